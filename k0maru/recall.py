@@ -1,0 +1,171 @@
+"""Hybrid recall: Reciprocal Rank Fusion of BM25 and vectors, plus a 1-hop graph boost.
+
+score(d) = sum over channels m of w_m / (k + rank_m(d))  +  graph_boost(d)
+
+Ranks are 1-based over documents (a document's rank in a channel is the rank of its best
+chunk), a channel that did not rank d adds 0, each channel contributes a pool of
+max(limit * pool_factor, pool_min) documents, and graph_boost(d) is added once when d links
+to, or is linked from, another document of the pooled candidates. Every number is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from k0maru import lexical, vectors
+from k0maru.config import Settings
+from k0maru.embedding import Embedder
+from k0maru.errors import K0maruError
+from k0maru.store import Store
+
+Mode = Literal["bm25", "vector", "hybrid"]
+MODES: tuple[str, ...] = ("bm25", "vector", "hybrid")
+
+
+@dataclass(slots=True)
+class Hit:
+    doc_id: int
+    path: str
+    title: str
+    score: float
+    snippet: str
+    heading: str
+    bm25_rank: int | None = None
+    bm25_score: float | None = None
+    vector_rank: int | None = None
+    cosine: float | None = None
+    rrf: float = 0.0
+    graph_boost: float = 0.0
+    boost_links: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class RecallResult:
+    query: str
+    mode: str
+    hits: list[Hit]
+    pool: int
+    warnings: list[str] = field(default_factory=list)
+
+
+def fuse(ranked: dict[str, list[int]], weights: dict[str, float], k: int) -> dict[int, float]:
+    """Plain RRF over per-channel ranked document lists (rank 1 = first element)."""
+    scores: dict[int, float] = {}
+    for channel, docs in ranked.items():
+        w = weights.get(channel, 0.0)
+        for rank, doc in enumerate(docs, start=1):
+            scores[doc] = scores.get(doc, 0.0) + w / (k + rank)
+    return scores
+
+
+def graph_boosts(edges: list[tuple[int, int]], boost: float, titles: dict[int, str]) -> dict[int, tuple[float, list[str]]]:
+    """Each candidate with a link to or from another candidate gets `boost` once, with the reasons."""
+    reasons: dict[int, list[str]] = {}
+    for src, dst in edges:
+        reasons.setdefault(src, []).append(f"links to [[{titles.get(dst, dst)}]]")
+        reasons.setdefault(dst, []).append(f"linked from [[{titles.get(src, src)}]]")
+    return {doc: (boost, sorted(set(r))) for doc, r in reasons.items()}
+
+
+def _doc_ranking(hits: list[Any]) -> tuple[list[int], dict[int, Any]]:
+    """Collapse chunk hits (best first) into documents ranked by their best chunk."""
+    order: list[int] = []
+    best: dict[int, Any] = {}
+    for hit in hits:
+        if hit.doc_id not in best:
+            best[hit.doc_id] = hit
+            order.append(hit.doc_id)
+    return order, best
+
+
+class Recall:
+    """Answers queries against one store; keeps the BM25 index and the model warm across calls."""
+
+    def __init__(self, store: Store, settings: Settings, embedder: Embedder | None, model_warning: str | None = None):
+        self.store = store
+        self.settings = settings
+        self.embedder = embedder
+        self.model_warning = model_warning
+        self.lexical = lexical.LexicalCache()
+
+    def pool_size(self, limit: int) -> int:
+        return max(limit * self.settings.pool_factor, self.settings.pool_min)
+
+    def search(self, query: str, limit: int = 10, mode: str = "hybrid", graph_boost: float | None = None) -> RecallResult:
+        query = query.strip()
+        if not query:
+            raise K0maruError("empty query; pass the words or symbols to look for")
+        if mode not in MODES:
+            raise K0maruError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
+        if limit < 1:
+            raise K0maruError("limit must be at least 1")
+        s = self.settings
+        pool = self.pool_size(limit)
+        warnings: list[str] = []
+        ranked: dict[str, list[int]] = {}
+        bm25_best: dict[int, lexical.LexicalHit] = {}
+        vec_best: dict[int, vectors.VectorHit] = {}
+        # chunks per channel: enough to fill `pool` distinct documents in practice
+        chunk_k = pool * 4
+        if mode in ("bm25", "hybrid"):
+            hits = self.lexical.get(self.store).search(query, chunk_k)
+            ranked["bm25"], bm25_best = _doc_ranking(hits)
+            ranked["bm25"] = ranked["bm25"][:pool]
+        if mode in ("vector", "hybrid"):
+            if self.embedder is None:
+                warnings.append(self.model_warning or "no embedding model: vector channel off")
+                if mode == "vector":
+                    return RecallResult(query, mode, [], pool, warnings)
+            else:
+                qvec = self.embedder.embed([query])[0]
+                hits_v = vectors.search(self.store, qvec, chunk_k)
+                ranked["vector"], vec_best = _doc_ranking(hits_v)
+                ranked["vector"] = ranked["vector"][:pool]
+                if vectors.pending_count(self.store):
+                    warnings.append("some chunks are not embedded yet; run `k0maru scan` to finish")
+        weights = {"bm25": s.weight_bm25, "vector": s.weight_vector}
+        if mode != "hybrid":
+            weights = {mode: 1.0}
+        rrf = fuse(ranked, weights, s.rrf_k)
+        candidates = list(rrf)
+        boost = s.graph_boost if graph_boost is None else graph_boost
+        titles = self._titles(candidates)
+        boosts = graph_boosts(self.store.edges_among(candidates), boost, titles) if boost > 0 else {}
+        final = {d: rrf[d] + boosts.get(d, (0.0, []))[0] for d in candidates}
+        top = sorted(candidates, key=lambda d: (-final[d], titles.get(d, "")))[:limit]
+        result_hits = [self._hit(d, final[d], rrf[d], ranked, bm25_best, vec_best, boosts) for d in top]
+        return RecallResult(query, mode, result_hits, pool, warnings)
+
+    def _titles(self, doc_ids: list[int]) -> dict[int, str]:
+        if not doc_ids:
+            return {}
+        marks = ",".join("?" * len(doc_ids))
+        return dict(self.store.conn.execute(f"SELECT id, title FROM documents WHERE id IN ({marks})", doc_ids))
+
+    def _hit(self, doc_id: int, score: float, rrf: float, ranked: dict[str, list[int]],
+             bm25_best: dict[int, Any], vec_best: dict[int, Any], boosts: dict[int, tuple[float, list[str]]]) -> Hit:
+        b = bm25_best.get(doc_id) if doc_id in ranked.get("bm25", ()) else None
+        v = vec_best.get(doc_id) if doc_id in ranked.get("vector", ()) else None
+        b_rank = ranked["bm25"].index(doc_id) + 1 if b else None
+        v_rank = ranked["vector"].index(doc_id) + 1 if v else None
+        # snippet: the best chunk of the channel that ranked the document higher
+        chunk_id = b.chunk_id if b and (not v or (b_rank or 10**9) <= (v_rank or 10**9)) else (v.chunk_id if v else None)
+        path, title = self.store.conn.execute("SELECT path, title FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        heading, text = ("", "")
+        if chunk_id is not None:
+            row = self.store.conn.execute("SELECT heading, text FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+            if row:
+                heading, text = row
+        boost, reasons = boosts.get(doc_id, (0.0, []))
+        return Hit(doc_id=doc_id, path=path, title=title, score=score, snippet=_snippet(text), heading=heading,
+                   bm25_rank=b_rank, bm25_score=b.score if b else None, vector_rank=v_rank,
+                   cosine=v.cosine if v else None, rrf=rrf, graph_boost=boost, boost_links=reasons)
+
+
+def _snippet(text: str, limit: int = 280) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"

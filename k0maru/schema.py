@@ -1,0 +1,96 @@
+"""The index schema, as an ordered list of migrations. Never edit a shipped step: append one."""
+
+from __future__ import annotations
+
+EMBED_DIM = 384
+
+MIGRATIONS: list[str] = [
+    # 1: documents, chunks, links, vectors, persisted BM25, scan history
+    f"""
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE documents (
+        id          INTEGER PRIMARY KEY,
+        path        TEXT NOT NULL UNIQUE,
+        mtime_ns    INTEGER NOT NULL,
+        size        INTEGER NOT NULL,
+        xxh3_64     TEXT NOT NULL,
+        title       TEXT NOT NULL,
+        stem        TEXT NOT NULL,
+        frontmatter TEXT NOT NULL,
+        body        TEXT NOT NULL,
+        indexed_at  REAL NOT NULL
+    );
+    CREATE INDEX documents_stem ON documents(stem);
+    CREATE TABLE aliases (
+        doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        alias  TEXT NOT NULL
+    );
+    CREATE INDEX aliases_alias ON aliases(alias);
+    CREATE INDEX aliases_doc ON aliases(doc_id);
+    CREATE TABLE chunks (
+        id       INTEGER PRIMARY KEY,
+        doc_id   INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        ord      INTEGER NOT NULL,
+        heading  TEXT NOT NULL,
+        text     TEXT NOT NULL,
+        hash     TEXT NOT NULL,
+        embedded INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX chunks_doc ON chunks(doc_id);
+    CREATE INDEX chunks_pending ON chunks(embedded) WHERE embedded = 0;
+    CREATE TABLE links (
+        src_id     INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        target     TEXT NOT NULL,
+        target_key TEXT NOT NULL,
+        heading    TEXT,
+        display    TEXT,
+        dst_id     INTEGER REFERENCES documents(id) ON DELETE SET NULL
+    );
+    CREATE INDEX links_src ON links(src_id);
+    CREATE INDEX links_dst ON links(dst_id);
+    CREATE VIRTUAL TABLE vec_chunks USING vec0(embedding float[{EMBED_DIM}] distance_metric=cosine);
+    CREATE TRIGGER chunks_drop_vector AFTER DELETE ON chunks WHEN old.embedded = 1
+    BEGIN
+        DELETE FROM vec_chunks WHERE rowid = old.id;
+    END;
+    CREATE TABLE bm25_index (
+        id             INTEGER PRIMARY KEY CHECK (id = 1),
+        corpus_version INTEGER NOT NULL,
+        built_at       REAL NOT NULL,
+        blob           BLOB NOT NULL
+    );
+    CREATE TABLE scans (
+        id         INTEGER PRIMARY KEY,
+        started_at REAL NOT NULL,
+        elapsed_ms REAL NOT NULL,
+        added      INTEGER NOT NULL,
+        modified   INTEGER NOT NULL,
+        unchanged  INTEGER NOT NULL,
+        removed    INTEGER NOT NULL,
+        skipped    INTEGER NOT NULL
+    );
+    """,
+    # 2: offloaded logs
+    """
+    CREATE TABLE offloads (
+        node_id        TEXT PRIMARY KEY,
+        task_id        TEXT NOT NULL,
+        created_at     REAL NOT NULL,
+        command        TEXT NOT NULL,
+        exit_code      INTEGER,
+        log_path       TEXT NOT NULL,
+        raw_lines      INTEGER NOT NULL,
+        raw_bytes      INTEGER NOT NULL,
+        raw_tokens     INTEGER NOT NULL,
+        summary_tokens INTEGER NOT NULL,
+        estimator      TEXT NOT NULL,
+        stack          TEXT NOT NULL,
+        error_codes    TEXT NOT NULL,
+        first_location TEXT,
+        failures       TEXT NOT NULL,
+        mermaid        TEXT NOT NULL,
+        summary        TEXT NOT NULL
+    );
+    CREATE INDEX offloads_created ON offloads(created_at);
+    """,
+]

@@ -1,0 +1,362 @@
+"""The one-file index: `<vault>/.k0maru/index.sqlite`. Schema migrations, documents, chunks, links."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from k0maru import db
+from k0maru.config import DB_FILE, STATE_DIR
+from k0maru.errors import IndexCorruptError, K0maruError
+from k0maru.schema import MIGRATIONS
+from k0maru.text import Chunk, Link
+
+
+@dataclass(frozen=True, slots=True)
+class CachedDoc:
+    id: int
+    mtime_ns: int
+    size: int
+    xxh3_64: str
+
+
+@dataclass(frozen=True, slots=True)
+class DocRow:
+    id: int
+    path: str
+    title: str
+    frontmatter: dict[str, Any]
+    body: str
+    mtime_ns: int
+    size: int
+
+
+def db_path(vault: Path) -> Path:
+    return vault / STATE_DIR / DB_FILE
+
+
+class Store:
+    """Owns one connection to the index; all SQL of the core tables lives here."""
+
+    def __init__(self, vault: Path, conn: db.Connection, path: Path):
+        self.vault = vault
+        self.conn = conn
+        self.path = path
+
+    # ---- lifecycle -------------------------------------------------------------------------
+    @classmethod
+    def open(cls, vault: Path, busy_timeout_ms: int = 10_000, create: bool = True) -> Store:
+        path = db_path(vault)
+        if not path.exists() and not create:
+            raise K0maruError(f"{path}: no index yet; run `k0maru scan` in the vault first")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = db.connect(path, busy_timeout_ms)
+        store = cls(vault, conn, path)
+        try:
+            store.migrate()
+        except db.DatabaseError as exc:
+            conn.close()
+            raise db.translate_error(exc, path) from exc
+        return store
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def schema_version(self) -> int:
+        row = self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name='schema_version'"
+        ).fetchone()
+        if not row:
+            return 0
+        return int(self.conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0])
+
+    def migrate(self) -> None:
+        if self.schema_version() >= len(MIGRATIONS):
+            return
+        with self.transaction():
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+            )
+            current = self.schema_version()
+            if current > len(MIGRATIONS):
+                raise K0maruError(f"{self.path}: index schema v{current} is newer than this k0maru; upgrade it")
+            for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
+                for statement in _split_sql(script):
+                    self.conn.execute(statement)
+                self.conn.execute("INSERT INTO schema_version VALUES (?, ?)", (version, time.time()))
+
+    @contextmanager
+    def transaction(self) -> Iterator[db.Connection]:
+        """BEGIN IMMEDIATE (retrying while another writer holds the lock) ... COMMIT, or ROLLBACK."""
+        db.retry_locked(lambda: self.conn.execute("BEGIN IMMEDIATE"), self.path)
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            db.retry_locked(lambda: self.conn.execute("COMMIT"), self.path)
+
+    def check_integrity(self) -> None:
+        result = self.conn.execute("PRAGMA quick_check").fetchone()[0]
+        if result != "ok":
+            raise IndexCorruptError(f"{self.path}: integrity check failed ({result}); run `k0maru scan --rebuild`")
+
+    # ---- meta ------------------------------------------------------------------------------
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                          (key, value))
+
+    def corpus_version(self) -> int:
+        return int(self.get_meta("corpus_version", "0") or 0)
+
+    def bump_corpus_version(self) -> None:
+        self.set_meta("corpus_version", str(self.corpus_version() + 1))
+
+    # ---- documents -------------------------------------------------------------------------
+    def cached_documents(self) -> dict[str, CachedDoc]:
+        return {
+            path: CachedDoc(doc_id, mtime, size, digest)
+            for doc_id, path, mtime, size, digest in self.conn.execute(
+                "SELECT id, path, mtime_ns, size, xxh3_64 FROM documents"
+            )
+        }
+
+    def upsert_document(self, path: str, mtime_ns: int, size: int, digest: str, title: str, stem: str,
+                        frontmatter: dict[str, Any], body: str, doc_id: int | None) -> int:
+        fm = json.dumps(frontmatter, default=str, ensure_ascii=False)
+        now = time.time()
+        if doc_id is None:
+            cur = self.conn.execute(
+                "INSERT INTO documents(path, mtime_ns, size, xxh3_64, title, stem, frontmatter, body, indexed_at)"
+                " VALUES (?,?,?,?,?,?,?,?,?)",
+                (path, mtime_ns, size, digest, title, stem, fm, body, now),
+            )
+            return int(cur.lastrowid)
+        self.conn.execute(
+            "UPDATE documents SET mtime_ns=?, size=?, xxh3_64=?, title=?, stem=?, frontmatter=?, body=?, indexed_at=?"
+            " WHERE id=?",
+            (mtime_ns, size, digest, title, stem, fm, body, now, doc_id),
+        )
+        return doc_id
+
+    def touch_document(self, doc_id: int, mtime_ns: int, size: int) -> None:
+        self.conn.execute("UPDATE documents SET mtime_ns=?, size=? WHERE id=?", (mtime_ns, size, doc_id))
+
+    def delete_documents(self, doc_ids: Sequence[int]) -> None:
+        self.conn.executemany("DELETE FROM documents WHERE id = ?", [(i,) for i in doc_ids])
+
+    def set_aliases(self, doc_id: int, aliases: Iterable[str]) -> None:
+        self.conn.execute("DELETE FROM aliases WHERE doc_id = ?", (doc_id,))
+        self.conn.executemany("INSERT INTO aliases(doc_id, alias) VALUES (?, ?)",
+                              [(doc_id, a.lower()) for a in aliases])
+
+    def document(self, doc_id: int) -> DocRow | None:
+        row = self.conn.execute(
+            "SELECT id, path, title, frontmatter, body, mtime_ns, size FROM documents WHERE id = ?", (doc_id,)
+        ).fetchone()
+        return _doc_row(row) if row else None
+
+    def document_by_path(self, path: str) -> DocRow | None:
+        row = self.conn.execute(
+            "SELECT id, path, title, frontmatter, body, mtime_ns, size FROM documents WHERE path = ?", (path,)
+        ).fetchone()
+        return _doc_row(row) if row else None
+
+    def list_documents(self) -> list[tuple[int, str, str]]:
+        return list(self.conn.execute("SELECT id, path, title FROM documents ORDER BY path"))
+
+    # ---- chunks ----------------------------------------------------------------------------
+    def replace_chunks(self, doc_id: int, chunks: Sequence[Chunk]) -> int:
+        """Store a document's chunks, keeping rows (and vectors) whose content hash is unchanged.
+
+        Returns how many chunks are new (and so need embedding).
+        """
+        old: dict[str, list[int]] = {}
+        for chunk_id, digest in self.conn.execute("SELECT id, hash FROM chunks WHERE doc_id = ?", (doc_id,)):
+            old.setdefault(digest, []).append(chunk_id)
+        fresh: list[tuple[Any, ...]] = []
+        kept: list[tuple[Any, ...]] = []
+        for chunk in chunks:
+            reusable = old.get(chunk.hash)
+            if reusable:
+                kept.append((chunk.ord, chunk.heading, chunk.text, reusable.pop()))
+            else:
+                fresh.append((doc_id, chunk.ord, chunk.heading, chunk.text, chunk.hash))
+        stale = [(i,) for ids in old.values() for i in ids]
+        if stale:
+            self.conn.executemany("DELETE FROM chunks WHERE id = ?", stale)
+        if kept:
+            self.conn.executemany("UPDATE chunks SET ord=?, heading=?, text=? WHERE id=?", kept)
+        if fresh:
+            self.conn.executemany("INSERT INTO chunks(doc_id, ord, heading, text, hash) VALUES (?,?,?,?,?)", fresh)
+        return len(fresh)
+
+    def insert_chunks(self, rows: Sequence[tuple[int, int, str, str, str]]) -> None:
+        """Bulk insert (doc_id, ord, heading, text, hash) for brand-new documents."""
+        self.conn.executemany("INSERT INTO chunks(doc_id, ord, heading, text, hash) VALUES (?,?,?,?,?)", rows)
+
+    # ---- links -----------------------------------------------------------------------------
+    def replace_links(self, doc_id: int, links: Sequence[Link]) -> None:
+        self.conn.execute("DELETE FROM links WHERE src_id = ?", (doc_id,))
+        self.insert_links([(doc_id, link) for link in links])
+
+    def insert_links(self, rows: Sequence[tuple[int, Link]]) -> None:
+        self.conn.executemany(
+            "INSERT INTO links(src_id, target, target_key, heading, display) VALUES (?,?,?,?,?)",
+            [(src, link.target, link.key, link.heading, link.display) for src, link in rows],
+        )
+
+    def resolve_links(self, only_unresolved_or_src: Iterable[int] | None = None) -> None:
+        """Resolve link targets the way Obsidian does: file name (case-insensitive), path suffix, alias.
+
+        With `only_unresolved_or_src`, only dangling links and links from those documents are redone;
+        with None, every link is (needed when documents appeared, vanished or changed aliases).
+        """
+        by_stem: dict[str, list[tuple[str, int]]] = {}
+        by_path: dict[str, int] = {}
+        for doc_id, path, stem in self.conn.execute("SELECT id, path, stem FROM documents"):
+            by_stem.setdefault(stem, []).append((path, doc_id))
+            by_path[path.lower().removesuffix(".md")] = doc_id
+        for candidates in by_stem.values():
+            candidates.sort(key=lambda item: (item[0].count("/"), len(item[0]), item[0]))
+        by_alias: dict[str, int] = {}
+        for doc_id, alias in self.conn.execute("SELECT doc_id, alias FROM aliases ORDER BY doc_id"):
+            by_alias.setdefault(alias, doc_id)
+
+        def resolve(key: str) -> int | None:
+            if "/" in key:
+                if key in by_path:
+                    return by_path[key]
+                suffix = "/" + key
+                for path, doc_id in sorted(by_path.items()):
+                    if path.endswith(suffix):
+                        return doc_id
+                key = key.rsplit("/", 1)[1]
+            hits = by_stem.get(key)
+            if hits:
+                return hits[0][1]
+            return by_alias.get(key)
+
+        if only_unresolved_or_src is None:
+            rows = self.conn.execute("SELECT rowid, target_key FROM links").fetchall()
+        else:
+            ids = list(only_unresolved_or_src)
+            rows = self.conn.execute("SELECT rowid, target_key FROM links WHERE dst_id IS NULL").fetchall()
+            for start in range(0, len(ids), 500):
+                part = ids[start:start + 500]
+                rows += self.conn.execute(
+                    f"SELECT rowid, target_key FROM links WHERE src_id IN ({','.join('?' * len(part))})", part
+                ).fetchall()
+        self.conn.executemany("UPDATE links SET dst_id = ? WHERE rowid = ?",
+                              [(resolve(key), rowid) for rowid, key in rows])
+
+    def links_from(self, doc_id: int) -> list[dict[str, Any]]:
+        return [
+            {"target": t, "heading": h, "display": d, "path": p, "doc_id": dst}
+            for t, h, d, dst, p in self.conn.execute(
+                "SELECT l.target, l.heading, l.display, l.dst_id, d.path FROM links l"
+                " LEFT JOIN documents d ON d.id = l.dst_id WHERE l.src_id = ? ORDER BY l.rowid",
+                (doc_id,),
+            )
+        ]
+
+    def backlinks(self, doc_id: int) -> list[dict[str, Any]]:
+        return [
+            {"doc_id": src, "path": p, "title": t}
+            for src, p, t in self.conn.execute(
+                "SELECT DISTINCT l.src_id, d.path, d.title FROM links l JOIN documents d ON d.id = l.src_id"
+                " WHERE l.dst_id = ? AND l.src_id != ? ORDER BY d.path",
+                (doc_id, doc_id),
+            )
+        ]
+
+    def edges_among(self, doc_ids: Sequence[int]) -> list[tuple[int, int]]:
+        """Resolved links (src, dst) whose both ends are in `doc_ids`, self-links excluded."""
+        if not doc_ids:
+            return []
+        marks = ",".join("?" * len(doc_ids))
+        return list(self.conn.execute(
+            f"SELECT DISTINCT src_id, dst_id FROM links WHERE src_id IN ({marks}) AND dst_id IN ({marks})"
+            " AND src_id != dst_id",
+            [*doc_ids, *doc_ids],
+        ))
+
+    def hub_documents(self, limit: int) -> list[tuple[int, str, str, int]]:
+        return list(self.conn.execute(
+            "SELECT d.id, d.path, d.title, count(DISTINCT l.src_id) AS n FROM links l JOIN documents d ON d.id = l.dst_id"
+            " WHERE l.src_id != l.dst_id GROUP BY d.id ORDER BY n DESC, d.path LIMIT ?",
+            (limit,),
+        ))
+
+    # ---- scans & status --------------------------------------------------------------------
+    def record_scan(self, started_at: float, elapsed_ms: float, counts: dict[str, int]) -> None:
+        self.conn.execute(
+            "INSERT INTO scans(started_at, elapsed_ms, added, modified, unchanged, removed, skipped)"
+            " VALUES (?,?,?,?,?,?,?)",
+            (started_at, elapsed_ms, counts["added"], counts["modified"], counts["unchanged"],
+             counts["removed"], counts["skipped"]),
+        )
+        self.conn.execute("DELETE FROM scans WHERE id <= (SELECT max(id) - 100 FROM scans)")
+
+    def last_scan(self) -> dict[str, Any] | None:
+        row = self.conn.execute(
+            "SELECT started_at, elapsed_ms, added, modified, unchanged, removed, skipped FROM scans"
+            " ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        if not row:
+            return None
+        keys = ("started_at", "elapsed_ms", "added", "modified", "unchanged", "removed", "skipped")
+        return dict(zip(keys, row, strict=True))
+
+    def counts(self) -> dict[str, int]:
+        q = self.conn.execute
+        return {
+            "documents": q("SELECT count(*) FROM documents").fetchone()[0],
+            "chunks": q("SELECT count(*) FROM chunks").fetchone()[0],
+            "chunks_embedded": q("SELECT count(*) FROM chunks WHERE embedded = 1").fetchone()[0],
+            "links": q("SELECT count(*) FROM links").fetchone()[0],
+            "links_resolved": q("SELECT count(*) FROM links WHERE dst_id IS NOT NULL").fetchone()[0],
+            "offloads": q("SELECT count(*) FROM offloads").fetchone()[0],
+        }
+
+    def db_size_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
+
+
+def _doc_row(row: tuple[Any, ...]) -> DocRow:
+    return DocRow(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6])
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies (BEGIN ... END;) whole."""
+    statements: list[str] = []
+    buf: list[str] = []
+    in_trigger = False
+    for line in script.strip().splitlines():
+        buf.append(line)
+        stripped = line.strip().upper()
+        if stripped.startswith("CREATE TRIGGER"):
+            in_trigger = True
+        if (in_trigger and stripped == "END;") or (not in_trigger and stripped.endswith(";")):
+            statements.append("\n".join(buf).strip())
+            buf = []
+            in_trigger = False
+    if "".join(buf).strip():
+        statements.append("\n".join(buf).strip())
+    return statements

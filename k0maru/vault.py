@@ -1,0 +1,179 @@
+"""One open vault: settings, the index store, the embedding model and recall, created lazily."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from k0maru.config import CONFIG_FILE, STATE_DIR, Settings, default_config_toml, load_settings, resolve_vault
+from k0maru.db import sqlite_route
+from k0maru.errors import IndexCorruptError
+from k0maru.fsutil import atomic_write_text
+from k0maru.scanner import IncrementalScanner, ProgressFn, ScanResult
+from k0maru.store import Store, db_path
+
+if TYPE_CHECKING:  # heavy modules (numpy, onnxruntime, bm25s) load only when a command needs them
+    from k0maru.embedding import Embedder
+    from k0maru.recall import Recall
+
+
+@dataclass(slots=True)
+class IndexReport:
+    scan: ScanResult
+    embedded: int = 0
+    embed_ms: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        s = self.scan
+        return {**s.counts(), "elapsed_ms": round(s.elapsed_ms + self.embed_ms, 2), "scan_ms": round(s.elapsed_ms, 2),
+                "touched": s.touched, "files_read": s.files_read, "new_chunks": s.new_chunks,
+                "embedded": self.embedded, "embed_ms": round(self.embed_ms, 2),
+                "warnings": s.warnings + self.warnings}
+
+
+class Vault:
+    def __init__(self, root: Path, settings: Settings):
+        self.root = root
+        self.settings = settings
+        self._store: Store | None = None
+        self._embedder: Embedder | None = None
+        self._embedder_loaded = False
+        self.model_warning: str | None = None
+        self._recall: Recall | None = None
+
+    @classmethod
+    def open(cls, vault: str | os.PathLike[str] | None = None, **flags: Any) -> Vault:
+        root = resolve_vault(vault)
+        return cls(root, load_settings(root, **flags))
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / STATE_DIR
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = Store.open(self.root, self.settings.busy_timeout_ms)
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+            self._recall = None
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def embedder(self) -> Embedder | None:
+        if not self._embedder_loaded:
+            from k0maru.embedding import load_embedder
+
+            s = self.settings
+            self._embedder, self.model_warning = load_embedder(s.model_path, s.embed_threads, s.embed)
+            self._embedder_loaded = True
+        return self._embedder
+
+    @property
+    def recall(self) -> Recall:
+        if self._recall is None:
+            from k0maru.recall import Recall
+
+            self._recall = Recall(self.store, self.settings, self.embedder, self.model_warning)
+        return self._recall
+
+    # ---- commands ----------------------------------------------------------------------------
+    def init(self) -> list[str]:
+        """Create .k0maru/, a commented config and a .gitignore entry; returns what was done."""
+        done: list[str] = []
+        self.state_dir.mkdir(exist_ok=True)
+        config = self.state_dir / CONFIG_FILE
+        if not config.exists():
+            atomic_write_text(config, default_config_toml())
+            done.append(f"wrote {config.relative_to(self.root)}")
+        gitignore = self.root / ".gitignore"
+        existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
+        if not any(line.strip().rstrip("/") in (".k0maru", "/.k0maru") for line in existing.splitlines()):
+            sep = "" if not existing or existing.endswith("\n") else "\n"
+            atomic_write_text(gitignore, f"{existing}{sep}# k0maru index (rebuilt from the notes)\n.k0maru/\n")
+            done.append("added .k0maru/ to .gitignore")
+        self.store  # noqa: B018 - creates the index file and schema
+        done.append(f"index at {db_path(self.root).relative_to(self.root)}")
+        return done
+
+    def index(self, full: bool = False, only: list[str] | None = None, embed: bool = True,
+              scan_progress: ProgressFn | None = None, embed_progress: ProgressFn | None = None,
+              record: bool = True) -> IndexReport:
+        """Incremental scan, then embed the chunks that have no vector yet."""
+        scan = IncrementalScanner(self.store, self.settings).scan(full=full, only=only, progress=scan_progress,
+                                                                  record=record)
+        report = IndexReport(scan)
+        if embed and self.settings.embed and scan.new_chunks + self._pending_hint():
+            from k0maru import vectors
+
+            if vectors.pending_count(self.store):
+                embedder = self.embedder
+                if embedder is None:
+                    report.warnings.append(self.model_warning or "no embedding model")
+                else:
+                    t0 = time.perf_counter()
+                    report.embedded = vectors.embed_pending(self.store, embedder, self.settings.embed_batch,
+                                                            embed_progress)
+                    report.embed_ms = (time.perf_counter() - t0) * 1000
+        return report
+
+    def _pending_hint(self) -> int:
+        row = self.store.conn.execute("SELECT 1 FROM chunks WHERE embedded = 0 LIMIT 1").fetchone()
+        return 1 if row else 0
+
+    def rebuild(self) -> Path | None:
+        """Move a (corrupt) index aside and start a new one; returns where the old one went."""
+        self.close()
+        path = db_path(self.root)
+        moved = None
+        if path.exists():
+            moved = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+            shutil.move(str(path), moved)
+        for suffix in ("-wal", "-shm"):
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                shutil.move(str(side), str(moved) + suffix if moved else side.with_suffix(".old"))
+        return moved
+
+    def status(self) -> dict[str, Any]:
+        store = self.store
+        counts = store.counts()
+        last = store.last_scan()
+        embedder_name = self.embedder.name if self.embedder else None
+        return {
+            "vault": str(self.root),
+            "index": str(store.path),
+            "db_size_bytes": store.db_size_bytes(),
+            "schema_version": store.schema_version(),
+            "sqlite": sqlite_route(),
+            "model": embedder_name,
+            "model_warning": self.model_warning,
+            **counts,
+            "chunks_pending_embedding": counts["chunks"] - counts["chunks_embedded"],
+            "last_scan": last,
+            "last_scan_age_s": round(time.time() - last["started_at"], 1) if last else None,
+        }
+
+
+def open_vault_checked(vault: str | None, **flags: Any) -> Vault:
+    v = Vault.open(vault, **flags)
+    try:
+        v.store.check_integrity()
+    except IndexCorruptError:
+        v.close()
+        raise
+    return v

@@ -1,0 +1,90 @@
+"""The vector channel: chunk embeddings in the sqlite-vec `vec_chunks` table of the index file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from k0maru.embedding import Embedder
+from k0maru.store import Store
+from k0maru.text import embed_input
+
+ProgressFn = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    chunk_id: int
+    doc_id: int
+    cosine: float
+
+
+def ensure_model(store: Store, embedder: Embedder) -> None:
+    """Vectors of another model are meaningless: drop them all when the model changes."""
+    if store.get_meta("embed_model") == embedder.name:
+        return
+    with store.transaction():
+        store.conn.execute("DELETE FROM vec_chunks")
+        store.conn.execute("UPDATE chunks SET embedded = 0")
+        store.set_meta("embed_model", embedder.name)
+
+
+def pending_count(store: Store) -> int:
+    return int(store.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0])
+
+
+def embed_pending(store: Store, embedder: Embedder, batch_size: int = 32,
+                  progress: ProgressFn | None = None, commit_every: int = 256) -> int:
+    """Embed every chunk without a vector; returns how many were embedded.
+
+    Work is committed in groups, so an interrupted run keeps what it finished; a chunk that a
+    concurrent scan replaced meanwhile (hash changed or row gone) is not written.
+    """
+    ensure_model(store, embedder)
+    rows = store.conn.execute(
+        "SELECT c.id, c.hash, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
+        " WHERE c.embedded = 0"
+    ).fetchall()
+    if not rows:
+        return 0
+    rows.sort(key=lambda r: len(r[4]))  # similar lengths per batch: less padding
+    total = len(rows)
+    done = 0
+    pending: list[tuple[int, str, np.ndarray]] = []
+    for start in range(0, total, batch_size):
+        batch = rows[start:start + batch_size]
+        vectors = embedder.embed([embed_input(r[2], r[3], r[4]) for r in batch])
+        pending.extend((r[0], r[1], v) for r, v in zip(batch, vectors, strict=True))
+        if len(pending) >= commit_every or start + batch_size >= total:
+            done += _write(store, pending)
+            pending = []
+        if progress is not None:
+            progress(min(start + batch_size, total), total)
+    return done
+
+
+def _write(store: Store, items: list[tuple[int, str, np.ndarray]]) -> int:
+    written = 0
+    with store.transaction() as conn:
+        for chunk_id, digest, vector in items:
+            cur = conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ? AND hash = ? AND embedded = 0",
+                               (chunk_id, digest))
+            if cur.rowcount == 1:
+                conn.execute("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
+                             (chunk_id, vector.astype(np.float32).tobytes()))
+                written += 1
+    return written
+
+
+def search(store: Store, query_vector: np.ndarray, k: int) -> list[VectorHit]:
+    """k nearest chunks by cosine similarity, best first."""
+    if k <= 0:
+        return []
+    rows = store.conn.execute(
+        "SELECT v.rowid, v.distance, c.doc_id FROM vec_chunks v JOIN chunks c ON c.id = v.rowid"
+        " WHERE v.embedding MATCH ? AND k = ? ORDER BY v.distance",
+        (query_vector.astype(np.float32).tobytes(), k),
+    ).fetchall()
+    return [VectorHit(int(rowid), int(doc_id), 1.0 - float(dist)) for rowid, dist, doc_id in rows]

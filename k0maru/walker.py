@@ -1,0 +1,114 @@
+"""Walk a vault: include globs, .gitignore files (nested too), config excludes; one stat per file."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+ALWAYS_SKIP_DIRS = {".git", ".k0maru", ".hg", ".svn", "__pycache__", ".venv", "node_modules", ".obsidian", ".trash"}
+
+
+@dataclass(slots=True)
+class Entry:
+    rel: str
+    abspath: str
+    mtime_ns: int
+    size: int
+
+
+class VaultWalker:
+    """Yields the vault's indexable files with their stat, pruning ignored folders early."""
+
+    def __init__(self, root: Path, include: list[str], exclude: list[str]):
+        self.root = root
+        self._md_only = include == ["**/*.md"]
+        self._include = pathspec.PathSpec.from_lines("gitwildmatch", include)
+        self._root_ignore = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
+
+    def _included(self, rel: str, name: str) -> bool:
+        if self._md_only:
+            return name.endswith(".md")
+        return self._include.match_file(rel)
+
+    def walk(self) -> Iterator[Entry]:
+        specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+        if self._root_ignore is not None:
+            specs.append(("", self._root_ignore))
+        yield from self._walk_dir(str(self.root), "", specs)
+
+    def _walk_dir(self, abspath: str, rel_dir: str, specs: list[tuple[str, pathspec.GitIgnoreSpec]]) -> Iterator[Entry]:
+        gitignore = os.path.join(abspath, ".gitignore")
+        if os.path.isfile(gitignore):
+            try:
+                with open(gitignore, encoding="utf-8", errors="replace") as fh:
+                    specs = [*specs, (rel_dir, pathspec.GitIgnoreSpec.from_lines(fh))]
+            except OSError:
+                pass
+        try:
+            with os.scandir(abspath) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            name = entry.name
+            rel = f"{rel_dir}{name}"
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if name in ALWAYS_SKIP_DIRS or _ignored(specs, rel + "/"):
+                    continue
+                yield from self._walk_dir(entry.path, rel + "/", specs)
+                continue
+            if not self._included(rel, name) or not entry.is_file(follow_symlinks=False):
+                continue
+            if specs and _ignored(specs, rel):
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            yield Entry(rel, entry.path, st.st_mtime_ns, st.st_size)
+
+
+    def walk_paths(self, rels: list[str]) -> Iterator[Entry]:
+        """Entries for just these vault-relative paths (those that exist and would be walked)."""
+        for rel in sorted(set(rels)):
+            parts = rel.split("/")
+            if any(p in ALWAYS_SKIP_DIRS or p in ("", ".", "..") for p in parts[:-1]):
+                continue
+            if not self._included(rel, parts[-1]):
+                continue
+            specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+            if self._root_ignore is not None:
+                specs.append(("", self._root_ignore))
+            for depth in range(len(parts)):
+                base = "/".join(parts[:depth]) + ("/" if depth else "")
+                gitignore = self.root / base / ".gitignore"
+                if gitignore.is_file():
+                    specs.append((base, pathspec.GitIgnoreSpec.from_lines(
+                        gitignore.read_text(encoding="utf-8", errors="replace").splitlines())))
+            ancestors = ["/".join(parts[:d]) + "/" for d in range(1, len(parts))]
+            if any(_ignored(specs, a) for a in ancestors) or _ignored(specs, rel):
+                continue
+            path = self.root / rel
+            try:
+                st = path.lstat()
+            except OSError:
+                continue
+            if path.is_file() and not path.is_symlink():
+                yield Entry(rel, str(path), st.st_mtime_ns, st.st_size)
+
+
+def _ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], rel: str) -> bool:
+    for base, spec in specs:
+        if base and not rel.startswith(base):
+            continue
+        if spec.match_file(rel[len(base):]):
+            return True
+    return False
