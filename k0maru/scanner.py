@@ -13,7 +13,7 @@ from pathlib import Path
 
 from k0maru.config import Settings
 from k0maru.store import CachedDoc, Store
-from k0maru.text import chunk_note, hash_bytes, parse_note
+from k0maru.text import Link, chunk_note, hash_bytes, parse_note
 from k0maru.walker import Entry, VaultWalker
 
 ProgressFn = Callable[[int, int], None]
@@ -78,16 +78,17 @@ class IncrementalScanner:
 
         if work or gone:
             with self.store.transaction():
-                structural, modified_ids = self._apply(work, result, progress, full)
+                structural, new_links = self._apply(work, result, progress, full)
                 if gone:
                     self.store.delete_documents(gone)
                     result.removed += len(gone)
                     result.changed_paths.extend(sorted(gone_paths))
                     structural = True
-                if structural:
-                    self.store.resolve_links(None)
-                elif modified_ids:
-                    self.store.resolve_links(modified_ids)
+                if structural or new_links:
+                    resolve = self.store.link_resolver()
+                    if structural:
+                        self.store.reresolve_links(resolve)
+                    self.store.insert_links(new_links, resolve)
                 if result.changed:
                     self.store.bump_corpus_version()
                 result.elapsed_ms = (time.perf_counter() - t0) * 1000
@@ -108,15 +109,16 @@ class IncrementalScanner:
         yield from allowed.values()
 
     def _apply(self, work: list[tuple[Entry, CachedDoc | None]], result: ScanResult,
-               progress: ProgressFn | None, full: bool) -> tuple[bool, list[int]]:
+               progress: ProgressFn | None, full: bool) -> tuple[bool, list[tuple[int, Link]]]:
         """Read, hash and (if needed) parse each candidate.
 
-        Returns (whether link targets may have moved, ids of re-parsed existing documents).
+        Returns whether link targets may have moved (documents added, removed or re-aliased),
+        and the links of the (re)parsed documents, inserted once all documents are known.
         """
         store = self.store
         cap = self.settings.max_file_bytes
         structural = False
-        modified_ids: list[int] = []
+        new_links: list[tuple[int, Link]] = []
         total = len(work)
         for done, (entry, known) in enumerate(work, start=1):
             if progress is not None and (done % 64 == 0 or done == total):
@@ -158,25 +160,24 @@ class IncrementalScanner:
             stem = entry.rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
             doc_id = store.upsert_document(entry.rel, entry.mtime_ns, entry.size, digest, note.title, stem,
                                            note.frontmatter, note.body, known.id if known else None)
-            store.set_aliases(doc_id, note.aliases)
+            if (known is not None or note.aliases) and store.set_aliases(doc_id, note.aliases):
+                structural = True
+            new_links.extend((doc_id, link) for link in note.links)
             chunks = chunk_note(note.title, note.body, self.settings.chunk_chars)
             if known is None:
                 store.insert_chunks([(doc_id, c.ord, c.heading, c.text, c.hash) for c in chunks])
                 result.new_chunks += len(chunks)
-                store.insert_links([(doc_id, link) for link in note.links])
                 result.added += 1
                 structural = True
             else:
                 result.new_chunks += store.replace_chunks(doc_id, chunks)
-                store.replace_links(doc_id, note.links)
-                modified_ids.append(doc_id)
+                store.delete_links_from([doc_id])
                 if known.xxh3_64 == digest:
                     result.unchanged += 1  # --full re-parse of identical content
                 else:
                     result.modified += 1
-                structural |= bool(note.aliases)
             result.changed_paths.append(entry.rel)
-        return structural, modified_ids
+        return structural, new_links
 
     def _skip(self, result: ScanResult, entry: Entry, known: CachedDoc | None, why: str) -> None:
         result.skipped += 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,10 +161,15 @@ class Store:
     def delete_documents(self, doc_ids: Sequence[int]) -> None:
         self.conn.executemany("DELETE FROM documents WHERE id = ?", [(i,) for i in doc_ids])
 
-    def set_aliases(self, doc_id: int, aliases: Iterable[str]) -> None:
+    def set_aliases(self, doc_id: int, aliases: Iterable[str]) -> bool:
+        """Replace a document's aliases; True if the set changed (links may resolve differently)."""
+        new = sorted({a.lower() for a in aliases})
+        old = sorted(a for (a,) in self.conn.execute("SELECT alias FROM aliases WHERE doc_id = ?", (doc_id,)))
+        if new == old:
+            return False
         self.conn.execute("DELETE FROM aliases WHERE doc_id = ?", (doc_id,))
-        self.conn.executemany("INSERT INTO aliases(doc_id, alias) VALUES (?, ?)",
-                              [(doc_id, a.lower()) for a in aliases])
+        self.conn.executemany("INSERT INTO aliases(doc_id, alias) VALUES (?, ?)", [(doc_id, a) for a in new])
+        return True
 
     def document(self, doc_id: int) -> DocRow | None:
         row = self.conn.execute(
@@ -212,29 +217,26 @@ class Store:
         self.conn.executemany("INSERT INTO chunks(doc_id, ord, heading, text, hash) VALUES (?,?,?,?,?)", rows)
 
     # ---- links -----------------------------------------------------------------------------
-    def replace_links(self, doc_id: int, links: Sequence[Link]) -> None:
-        self.conn.execute("DELETE FROM links WHERE src_id = ?", (doc_id,))
-        self.insert_links([(doc_id, link) for link in links])
+    def delete_links_from(self, doc_ids: Sequence[int]) -> None:
+        self.conn.executemany("DELETE FROM links WHERE src_id = ?", [(i,) for i in doc_ids])
 
-    def insert_links(self, rows: Sequence[tuple[int, Link]]) -> None:
+    def insert_links(self, rows: Sequence[tuple[int, Link]], resolve: Callable[[str], int | None]) -> None:
         self.conn.executemany(
-            "INSERT INTO links(src_id, target, target_key, heading, display) VALUES (?,?,?,?,?)",
-            [(src, link.target, link.key, link.heading, link.display) for src, link in rows],
+            "INSERT INTO links(src_id, target, target_key, heading, display, dst_id) VALUES (?,?,?,?,?,?)",
+            [(src, link.target, link.key, link.heading, link.display, resolve(link.key)) for src, link in rows],
         )
 
-    def resolve_links(self, only_unresolved_or_src: Iterable[int] | None = None) -> None:
-        """Resolve link targets the way Obsidian does: file name (case-insensitive), path suffix, alias.
-
-        With `only_unresolved_or_src`, only dangling links and links from those documents are redone;
-        with None, every link is (needed when documents appeared, vanished or changed aliases).
-        """
-        by_stem: dict[str, list[tuple[str, int]]] = {}
+    def link_resolver(self) -> Callable[[str], int | None]:
+        """A function mapping a link key to a document id, the way Obsidian resolves links:
+        exact vault path, then path suffix, then file name (case-insensitive; the shallowest and
+        shortest path wins a tie), then frontmatter aliases."""
+        by_stem: dict[str, tuple[tuple[int, int, str], int]] = {}
         by_path: dict[str, int] = {}
         for doc_id, path, stem in self.conn.execute("SELECT id, path, stem FROM documents"):
-            by_stem.setdefault(stem, []).append((path, doc_id))
+            rank = (path.count("/"), len(path), path)
+            if stem not in by_stem or rank < by_stem[stem][0]:
+                by_stem[stem] = (rank, doc_id)
             by_path[path.lower().removesuffix(".md")] = doc_id
-        for candidates in by_stem.values():
-            candidates.sort(key=lambda item: (item[0].count("/"), len(item[0]), item[0]))
         by_alias: dict[str, int] = {}
         for doc_id, alias in self.conn.execute("SELECT doc_id, alias FROM aliases ORDER BY doc_id"):
             by_alias.setdefault(alias, doc_id)
@@ -244,27 +246,29 @@ class Store:
                 if key in by_path:
                     return by_path[key]
                 suffix = "/" + key
-                for path, doc_id in sorted(by_path.items()):
+                for path in sorted(by_path):
                     if path.endswith(suffix):
-                        return doc_id
+                        return by_path[path]
                 key = key.rsplit("/", 1)[1]
-            hits = by_stem.get(key)
-            if hits:
-                return hits[0][1]
+            hit = by_stem.get(key)
+            if hit is not None:
+                return hit[1]
             return by_alias.get(key)
 
-        if only_unresolved_or_src is None:
-            rows = self.conn.execute("SELECT rowid, target_key FROM links").fetchall()
-        else:
-            ids = list(only_unresolved_or_src)
-            rows = self.conn.execute("SELECT rowid, target_key FROM links WHERE dst_id IS NULL").fetchall()
-            for start in range(0, len(ids), 500):
-                part = ids[start:start + 500]
-                rows += self.conn.execute(
-                    f"SELECT rowid, target_key FROM links WHERE src_id IN ({','.join('?' * len(part))})", part
-                ).fetchall()
-        self.conn.executemany("UPDATE links SET dst_id = ? WHERE rowid = ?",
-                              [(resolve(key), rowid) for rowid, key in rows])
+        return resolve
+
+    def reresolve_links(self, resolve: Callable[[str], int | None]) -> int:
+        """Re-point existing links after documents appeared, vanished or changed aliases.
+
+        Only rows whose target actually changes are written; returns how many.
+        """
+        changes = [
+            (new, rowid)
+            for rowid, key, dst in self.conn.execute("SELECT rowid, target_key, dst_id FROM links").fetchall()
+            if (new := resolve(key)) != dst
+        ]
+        self.conn.executemany("UPDATE links SET dst_id = ? WHERE rowid = ?", changes)
+        return len(changes)
 
     def links_from(self, doc_id: int) -> list[dict[str, Any]]:
         return [

@@ -15,10 +15,10 @@ except AttributeError:  # pragma: no cover
     _YamlLoader = yaml.SafeLoader
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M)
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
+_WIKILINK = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.M)
+_HEADING_LINE = re.compile(r"(#{1,6})[ \t]+(.+?)[ \t#]*\Z")
 _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.M)
 
 
@@ -52,6 +52,77 @@ def hash_bytes(data: bytes) -> str:
     return xxhash.xxh3_64_hexdigest(data)
 
 
+_SIMPLE_KEY = re.compile(r"([A-Za-z_][\w-]*):(?:[ \t]+(.*?))?[ \t]*\Z")
+_INT = re.compile(r"[-+]?\d+\Z")
+_FLOAT = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?\Z")
+_DATE = re.compile(r"\d{4}-\d\d-\d\d\Z")
+_UNSAFE_PLAIN = set("&*!|>{}[]%@`#\"'")
+_BOOLS = {"true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
+          "null": None, "~": None}
+
+
+def _plain_scalar(raw: str) -> Any:
+    """YAML 1.1 scalar resolution for the plain and simply-quoted values of typical frontmatter."""
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+        inner = raw[1:-1]
+        if "\\" in inner or raw[0] in inner:
+            raise ValueError("escapes")
+        return inner
+    if not raw or raw[0] in _UNSAFE_PLAIN or ": " in raw or " #" in raw or raw[0] in "-?," and len(raw) > 1 and raw[1] in " \t":
+        raise ValueError("complex scalar")
+    low = raw.lower()
+    if low in _BOOLS:
+        return _BOOLS[low]
+    if raw[0] in "0123456789+-.":  # YAML 1.1 has octal, hex, sexagesimal, .inf: only the plain forms here
+        if _INT.match(raw) and not (raw.lstrip("+-").startswith("0") and raw.lstrip("+-") != "0") and "_" not in raw:
+            return int(raw)
+        if _FLOAT.match(raw):
+            return float(raw)
+        if _DATE.match(raw):
+            return raw
+        raise ValueError("numeric-looking scalar")
+    return raw
+
+
+def _fast_frontmatter(text: str) -> dict[str, Any] | None:
+    """Parse the common flat frontmatter (scalars, flow lists, block lists) without PyYAML's
+    Python-level constructor; None means "not simple, use PyYAML"."""
+    data: dict[str, Any] = {}
+    last_key: str | None = None
+    try:
+        for line in text.split("\n"):
+            line = line.rstrip("\r")
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            if stripped.startswith("- ") and last_key is not None and line[0] in " -":
+                if data[last_key] is None:
+                    data[last_key] = []
+                if not isinstance(data[last_key], list):
+                    return None
+                data[last_key].append(_plain_scalar(stripped[2:].strip()))
+                continue
+            if line[0] in " \t":
+                return None
+            match = _SIMPLE_KEY.match(line)
+            if not match or match.group(1) in data:
+                return None
+            key, raw = match.group(1), match.group(2) or ""
+            if raw.startswith("[") and raw.endswith("]"):
+                inner = raw[1:-1].strip()
+                if any(c in inner for c in "[]{}\"'"):
+                    return None
+                data[key] = [_plain_scalar(v.strip()) for v in inner.split(",")] if inner else []
+            elif raw:
+                data[key] = _plain_scalar(raw)
+            else:
+                data[key] = None
+            last_key = key
+    except ValueError:
+        return None
+    return data
+
+
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
     """(frontmatter, body, error). Broken YAML keeps the whole text as body and reports why."""
     if not text.startswith("---"):
@@ -59,6 +130,9 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
     match = _FRONTMATTER.match(text)
     if not match:
         return {}, text, "frontmatter starts with '---' but has no closing '---' line"
+    fast = _fast_frontmatter(match.group(1))
+    if fast is not None:
+        return fast, text[match.end():], None
     try:
         data = yaml.load(match.group(1), Loader=_YamlLoader)  # noqa: S506 - safe loader
     except yaml.YAMLError as exc:
@@ -96,14 +170,14 @@ def extract_links(body: str) -> list[Link]:
         return []
     links: list[Link] = []
     for match in _WIKILINK.finditer(strip_code(body)):
-        target = match.group(2).strip()
-        heading = match.group(3)[1:].strip() if match.group(3) else None
+        target = match.group(1).strip()
+        heading = match.group(2)[1:].strip() if match.group(2) else None
         if not target:  # [[#Heading]] points into the same note
             continue
         key = target.lower()
         if key.endswith(".md"):
             key = key[:-3]
-        links.append(Link(target, key, heading or None, (match.group(4) or "").strip() or None))
+        links.append(Link(target, key, heading or None, (match.group(3) or "").strip() or None))
     return links
 
 
@@ -126,13 +200,7 @@ def chunk_note(title: str, body: str, cap: int) -> list[Chunk]:
     section keeps its vector across edits elsewhere in the note.
     """
     sections: list[tuple[str, str]] = []
-    fences = [(m.start(), m.end()) for m in _FENCE.finditer(body)] if ("```" in body or "~~~" in body) else []
-    starts: list[tuple[int, str]] = []
-    for match in _HEADING.finditer(body):
-        pos = match.start()
-        if any(a <= pos < b for a, b in fences):
-            continue
-        starts.append((pos, match.group(2).strip()))
+    starts = _heading_starts(body)
     if not starts or starts[0][0] > 0:
         starts.insert(0, (0, ""))
     for i, (pos, heading) in enumerate(starts):
@@ -146,6 +214,26 @@ def chunk_note(title: str, body: str, cap: int) -> list[Chunk]:
             digest = hash_bytes(embed_input(title, heading, piece).encode())
             chunks.append(Chunk(len(chunks), heading, piece, digest))
     return chunks
+
+
+def _heading_starts(body: str) -> list[tuple[int, str]]:
+    """(offset, heading text) of each ATX heading outside fenced code."""
+    starts: list[tuple[int, str]] = []
+    pos = 0
+    fence: str | None = None
+    for line in body.split("\n"):
+        first = line[:1]
+        if first in ("`", "~") and line[:3] in ("```", "~~~"):
+            if fence is None:
+                fence = line[:3]
+            elif line.strip() == fence or line.startswith(fence):
+                fence = None
+        elif first == "#" and fence is None:
+            match = _HEADING_LINE.match(line.rstrip("\r"))
+            if match:
+                starts.append((pos, match.group(2).strip()))
+        pos += len(line) + 1
+    return starts
 
 
 def _cap(section: str, cap: int) -> list[str]:

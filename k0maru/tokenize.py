@@ -33,45 +33,52 @@ def _word(part: str) -> str:
     return _stemmer.stemWord(low) if low.isalpha() else low
 
 
+_CACHE: dict[str, tuple[str, ...]] = {}
+_CACHE_MAX = 500_000
+
+
 def tokenize(text: str) -> list[str]:
+    """Index terms of `text` (same function for documents and queries)."""
     out: list[str] = []
-    append = out.append
+    extend = out.extend
+    cache = _CACHE
     for raw in _RAW.findall(text):
-        token = raw.strip(_EDGE)
-        if not token:
-            continue
-        runs = _ALNUM.findall(token)
-        if not runs:
-            continue
-        if len(runs) == 1 and runs[0] == token:  # plain word or code like E0502 / camelCase
-            low = token.lower()
-            if low in STOPWORDS:
-                continue
-            pieces = _CAMEL.findall(token) if not low.isdigit() and low != token and not token.isupper() else ()
-            if len(pieces) > 1 and not any(c.isdigit() for c in token):
-                append(low)
-                for piece in pieces:
-                    if len(piece) > 1:
-                        append(_word(piece))
-            elif len(low) > 1 or low.isdigit():
-                append(_word(token) if token.isalpha() else low)
-            continue
-        # a symbol with connectors: keep it whole, without a trailing :line, and by parts
+        terms = cache.get(raw)
+        if terms is None:
+            if len(cache) >= _CACHE_MAX:
+                cache.clear()
+            terms = cache[raw] = tuple(_terms(raw))
+        extend(terms)
+    return out
+
+
+def _terms(raw: str) -> list[str]:
+    """Terms of one whitespace-delimited raw token."""
+    out: list[str] = []
+    token = raw.strip(_EDGE)
+    runs = _ALNUM.findall(token)
+    if not runs:
+        return out
+    if len(runs) > 1 or runs[0] != token:
+        # a symbol with connectors: keep it whole, also without a trailing :line, and by parts
         whole = token.lower()
-        append(whole)
+        out.append(whole)
         bare = _LINE_SUFFIX.sub("", whole)
         if bare != whole and len(_ALNUM.findall(bare)) > 1:
-            append(bare)
-        for run in runs:
-            low = run.lower()
-            if low in STOPWORDS or (len(low) == 1 and not low.isdigit()):
-                continue
-            pieces = _CAMEL.findall(run) if run != low and not run.isupper() else ()
-            if len(pieces) > 1 and not any(c.isdigit() for c in run):
-                append(low)
-                for piece in pieces:
-                    if len(piece) > 1:
-                        append(_word(piece))
-            else:
-                append(_word(run) if run.isalpha() else low)
+            out.append(bare)
+    for run in runs:
+        _run_terms(run, out)
     return out
+
+
+def _run_terms(run: str, out: list[str]) -> None:
+    """A run of letters and digits: stop words dropped, camelCase split, plain words stemmed."""
+    low = run.lower()
+    if low in STOPWORDS or (len(low) == 1 and not low.isdigit()):
+        return
+    pieces = _CAMEL.findall(run) if run != low and not run.isupper() else ()
+    if len(pieces) > 1 and not any(c.isdigit() for c in run):
+        out.append(low)
+        out.extend(_word(p) for p in pieces if len(p) > 1)
+    else:
+        out.append(_word(run) if run.isalpha() else low)

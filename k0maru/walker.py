@@ -26,7 +26,7 @@ class VaultWalker:
     def __init__(self, root: Path, include: list[str], exclude: list[str]):
         self.root = root
         self._md_only = include == ["**/*.md"]
-        self._include = pathspec.PathSpec.from_lines("gitwildmatch", include)
+        self._include = pathspec.PathSpec.from_lines("gitignore", include)
         self._root_ignore = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
 
     def _included(self, rel: str, name: str) -> bool:

@@ -1,0 +1,58 @@
+from pathlib import Path
+
+import pytest
+
+from k0maru.config import find_vault, load_settings
+from k0maru.errors import ConfigError
+from tests.conftest import write
+
+
+def test_defaults(vault: Path) -> None:
+    s = load_settings(vault)
+    assert s.rrf_k == 60 and s.weight_bm25 == 0.5 and s.weight_vector == 0.5
+    assert s.include == ["**/*.md"] and s.offload_threshold == 50
+
+
+def test_precedence_toml_env_flag(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(vault, ".k0maru/config.toml", "rrf_k = 10\npool_min = 7\nchunk_chars = 900\n")
+    s = load_settings(vault)
+    assert (s.rrf_k, s.pool_min, s.chunk_chars) == (10, 7, 900)
+    monkeypatch.setenv("K0MARU_RRF_K", "20")
+    monkeypatch.setenv("K0MARU_POOL_MIN", "8")
+    s = load_settings(vault)
+    assert (s.rrf_k, s.pool_min, s.chunk_chars) == (20, 8, 900)  # env beats toml, toml beats default
+    s = load_settings(vault, rrf_k=30, pool_min=None)
+    assert (s.rrf_k, s.pool_min) == (30, 8)  # flag beats env; None flag = not given
+
+
+def test_invalid_value_names_the_key(vault: Path) -> None:
+    write(vault, ".k0maru/config.toml", "rrf_k = 'sixty'\n")
+    with pytest.raises(ConfigError) as err:
+        load_settings(vault)
+    assert "rrf_k" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_unknown_key_is_rejected(vault: Path) -> None:
+    write(vault, ".k0maru/config.toml", "rrf_kk = 3\n")
+    with pytest.raises(ConfigError, match="rrf_kk"):
+        load_settings(vault)
+
+
+def test_broken_toml_names_the_file(vault: Path) -> None:
+    write(vault, ".k0maru/config.toml", "rrf_k = = 3\n")
+    with pytest.raises(ConfigError, match="config.toml"):
+        load_settings(vault)
+
+
+def test_vault_defaults_to_git_root(tmp_path: Path) -> None:
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    deep = tmp_path / "repo" / "a" / "b"
+    deep.mkdir(parents=True)
+    assert find_vault(deep) == (tmp_path / "repo").resolve()
+    assert find_vault(tmp_path) == tmp_path.resolve()
+
+
+def test_cli_reports_bad_env_value_in_one_line(k0, vault: Path) -> None:
+    r = k0("status", "--vault", str(vault), env={"K0MARU_POOL_MIN": "-3"})
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "pool_min" in r.stderr

@@ -1,0 +1,167 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from k0maru.recall import fuse
+from k0maru.tokenize import tokenize
+from k0maru.vault import Vault
+from tests.conftest import write
+
+SYMBOL_NOTES = {
+    "SQLITE_BUSY": "The writer failed with SQLITE_BUSY during the backup.",
+    "E0502": "rustc said error[E0502] in the dispatcher.",
+    "Option<&mut T>": "Use as_mut to get an Option<&mut T> without moving.",
+    "std::sync::Mutex": "Never hold a std::sync::Mutex guard across await.",
+    "heap-use-after-free": "ASan reported heap-use-after-free in render_page.",
+    "snake_case": "Python functions use snake_case names.",
+    "camelCase": "The dashboard props use camelCase names.",
+    "src/worker.rs:42": "The panic points at src/worker.rs:42 in the lease loop.",
+}
+DISTRACTORS = [
+    "sqlite was busy and the writer retried; the mutex in std sync code; heap memory after free.",
+    "Option types and mut references in T generic code; snake and camel case; worker rs file.",
+    "The source folder holds the worker; error codes like E0499 and E0382 appear often.",
+]
+
+
+@pytest.fixture
+def symbol_vault(vault: Path) -> Path:
+    for i, text in enumerate(SYMBOL_NOTES.values()):
+        write(vault, f"sym{i}.md", f"# Symbol note {i}\n{text}\n")
+    for i, text in enumerate(DISTRACTORS):
+        write(vault, f"noise{i}.md", f"# Noise {i}\n{text}\n")
+    return vault
+
+
+@pytest.mark.parametrize("symbol", list(SYMBOL_NOTES))
+def test_exact_symbols_rank_first_in_bm25(symbol_vault: Path, symbol: str) -> None:
+    with Vault.open(symbol_vault, embed=False) as v:
+        v.index()
+        hits = v.recall.search(symbol, limit=3, mode="bm25").hits
+    expected = f"sym{list(SYMBOL_NOTES).index(symbol)}.md"
+    assert hits[0].path == expected, [h.path for h in hits]
+
+
+def test_tokenizer_keeps_symbols_whole_and_by_parts() -> None:
+    assert {"sqlite_busy", "sqlite", "busi"} <= set(tokenize("SQLITE_BUSY"))
+    assert "e0502" in tokenize("error[E0502]:")
+    assert {"std::sync::mutex", "mutex"} <= set(tokenize("std::sync::Mutex"))
+    assert {"src/worker.rs:42", "src/worker.rs", "worker"} <= set(tokenize("src/worker.rs:42"))
+    assert {"borrowmuterror", "borrow", "mut", "error"} <= set(tokenize("BorrowMutError"))
+
+
+def test_exact_symbols_in_demo_vault(demo: Path) -> None:
+    cases = {"SQLITE_BUSY": "20_Cards/sqlite-busy-timeout.md",
+             "heap-use-after-free": "00_Logs/2026-10-19-heap-use-after-free-in-ffi.md",
+             "E0502": "00_Logs/2026-10-11-borrow-checker-e0502-in-scheduler.md",
+             "InvalidStateError": "00_Logs/2026-11-20-invalidstateerror-python-sdk.md"}
+    with Vault.open(demo) as v:
+        for query, path in cases.items():
+            hits = v.recall.search(query, limit=5).hits
+            assert hits[0].path == path, (query, [h.path for h in hits])
+
+
+def test_paraphrase_found_only_by_vector_channel(demo: Path) -> None:
+    query = "concurrent routines frozen, nothing can progress"  # shares no term with the Go deadlock card
+    target = "20_Cards/go-channel-deadlocks.md"
+    with Vault.open(demo) as v:
+        doc_text = v.store.document_by_path(target).body
+        assert not set(tokenize(query)) & set(tokenize(doc_text))
+        bm25 = v.recall.search(query, limit=10, mode="bm25").hits
+        vec = v.recall.search(query, limit=10, mode="vector").hits
+        hybrid = v.recall.search(query, limit=10).hits
+    assert target not in [h.path for h in bm25]
+    assert target in [h.path for h in vec[:3]]
+    hit = next(h for h in hybrid if h.path == target)
+    assert hit.bm25_rank is None and hit.vector_rank is not None
+
+
+def test_rrf_against_hand_computed_values() -> None:
+    scores = fuse({"bm25": [11, 12, 13], "vector": [13, 11]}, {"bm25": 0.5, "vector": 0.5}, 60)
+    assert scores[11] == pytest.approx(0.5 / 61 + 0.5 / 62)
+    assert scores[12] == pytest.approx(0.5 / 62)
+    assert scores[13] == pytest.approx(0.5 / 63 + 0.5 / 61)
+    assert fuse({"bm25": [1]}, {"bm25": 0.3}, 10)[1] == pytest.approx(0.3 / 11)
+
+
+def test_reported_scores_follow_the_formula(demo: Path) -> None:
+    with Vault.open(demo) as v:
+        result = v.recall.search("lease renewal storms", limit=10)
+        k = v.settings.rrf_k
+    assert result.pool == 30
+    for h in result.hits:
+        expected = (0.5 / (k + h.bm25_rank) if h.bm25_rank else 0) + (0.5 / (k + h.vector_rank) if h.vector_rank else 0)
+        assert h.rrf == pytest.approx(expected)
+        assert h.score == pytest.approx(h.rrf + h.graph_boost)
+
+
+def test_graph_boost_exactly_on_linked_pool_members(vault: Path) -> None:
+    write(vault, "a.md", "# A\nzebra migration plan. See [[b]].\n")
+    write(vault, "b.md", "# B\nzebra migration rollback.\n")
+    write(vault, "c.md", "# C\nzebra migration checklist.\n")
+    write(vault, "d.md", "# D\nzebra migration owners.\n")
+    write(vault, "e.md", "# E\nunrelated gardening note that links [[c]].\n")
+    with Vault.open(vault, embed=False, graph_boost=0.05) as v:
+        v.index()
+        hits = {h.path: h for h in v.recall.search("zebra migration", limit=10, mode="bm25").hits}
+    assert set(hits) == {"a.md", "b.md", "c.md", "d.md"}  # e is not in the pool
+    assert hits["a.md"].graph_boost == 0.05 and hits["a.md"].boost_links == ["links to [[B]]"]
+    assert hits["b.md"].graph_boost == 0.05 and hits["b.md"].boost_links == ["linked from [[A]]"]
+    assert hits["c.md"].graph_boost == 0.0 and hits["c.md"].boost_links == []  # its partner e is outside the pool
+    assert hits["d.md"].graph_boost == 0.0
+
+
+def test_deletion_removes_vectors(demo: Path) -> None:
+    victim = "20_Cards/feature-flags.md"
+    with Vault.open(demo) as v:
+        doc = v.store.document_by_path(victim)
+        chunk_ids = [i for (i,) in v.store.conn.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc.id,))]
+        assert chunk_ids
+    (demo / victim).unlink()
+    with Vault.open(demo) as v:
+        assert v.index().scan.removed == 1
+        conn = v.store.conn
+        marks = ",".join("?" * len(chunk_ids))
+        assert conn.execute(f"SELECT count(*) FROM vec_chunks WHERE rowid IN ({marks})", chunk_ids).fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM vec_chunks").fetchone()[0] == \
+            conn.execute("SELECT count(*) FROM chunks WHERE embedded = 1").fetchone()[0]
+        assert victim not in [h.path for h in v.recall.search("feature flags", limit=10).hits]
+
+
+def test_incremental_reembed_touches_only_changed_chunks(demo: Path) -> None:
+    note = demo / "docs/adr/0002-lease-based-job-locking.md"
+    with Vault.open(demo) as v:
+        doc = v.store.document_by_path("docs/adr/0002-lease-based-job-locking.md")
+        n_chunks = v.store.conn.execute("SELECT count(*) FROM chunks WHERE doc_id = ?", (doc.id,)).fetchone()[0]
+    assert n_chunks >= 3
+    note.write_text(note.read_text().replace("Renewal storms are possible", "Renewal storms are likely"))
+    with Vault.open(demo) as v:
+        report = v.index()
+    assert report.scan.modified == 1 and report.scan.new_chunks == 1 and report.embedded == 1
+
+
+def test_missing_model_degrades_to_bm25(demo: Path, k0) -> None:
+    r = k0("search", "--vault", str(demo), "--json", "SQLITE_BUSY",
+           env={"K0MARU_MODEL_PATH": str(demo / "no-such-model.onnx")})
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["hits"][0]["path"] == "20_Cards/sqlite-busy-timeout.md"
+    assert all(h["vector_rank"] is None for h in data["hits"])
+    assert "no-such-model.onnx" in r.stderr and r.stderr.count("warning") == 1
+
+
+def test_cli_explain_shows_every_component(demo: Path, k0) -> None:
+    r = k0("search", "--vault", str(demo), "--explain", "--limit", "3", "lease", "expiry")
+    assert r.returncode == 0, r.stderr
+    assert "bm25 #" in r.stdout and "vector #" in r.stdout and "rrf " in r.stdout and "graph +" in r.stdout
+    for mode in ("bm25", "vector"):
+        r = k0("search", "--vault", str(demo), "--mode", mode, "--json", "lease expiry")
+        hits = json.loads(r.stdout)["hits"]
+        other = "vector_rank" if mode == "bm25" else "bm25_rank"
+        assert hits and all(h[other] is None for h in hits)
+
+
+def test_empty_query_is_an_error(demo: Path, k0) -> None:
+    r = k0("search", "--vault", str(demo), "  ")
+    assert r.returncode == 2 and "empty query" in r.stderr

@@ -1,0 +1,134 @@
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from k0maru.config import load_settings
+from k0maru.scanner import IncrementalScanner
+from k0maru.store import Store, db_path
+from tests.conftest import write
+
+
+def scan(root: Path, **kw):
+    with Store.open(root) as store:
+        return IncrementalScanner(store, load_settings(root, embed=False, **kw)).scan()
+
+
+def doc_count(root: Path) -> int:
+    with Store.open(root) as store:
+        return store.counts()["documents"]
+
+
+def test_each_state_with_real_files(vault: Path) -> None:
+    a = write(vault, "a.md", "# A\nalpha [[b]]\n")
+    write(vault, "sub/b.md", "# B\nbeta\n")
+    r = scan(vault)
+    assert (r.added, r.modified, r.unchanged, r.removed, r.skipped) == (2, 0, 0, 0, 0)
+    assert r.files_read == 2
+
+    r = scan(vault)  # nothing changed: one stat per file, zero reads
+    assert (r.added, r.modified, r.unchanged, r.removed) == (0, 0, 2, 0)
+    assert r.files_read == 0 and r.bytes_read == 0
+
+    st = a.stat()
+    os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))  # touch: mtime only
+    r = scan(vault)
+    assert (r.modified, r.unchanged, r.touched, r.files_read) == (0, 2, 1, 1)
+    r = scan(vault)  # the new mtime was stored: back to zero reads
+    assert r.files_read == 0
+
+    a.write_text("# A\nalpha changed [[b]]\n", encoding="utf-8")
+    os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns + 9_000_000_000))
+    r = scan(vault)
+    assert (r.added, r.modified, r.unchanged) == (0, 1, 1)
+    with Store.open(vault) as store:
+        assert "alpha changed" in store.document_by_path("a.md").body
+
+    (vault / "sub" / "b.md").rename(vault / "sub" / "c.md")  # rename = remove + add
+    r = scan(vault)
+    assert (r.added, r.removed, r.unchanged) == (1, 1, 1)
+
+    a.unlink()
+    r = scan(vault)
+    assert (r.removed, r.unchanged) == (1, 1)
+    with Store.open(vault) as store:
+        assert store.document_by_path("a.md") is None
+        assert store.conn.execute("SELECT count(*) FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id "
+                                  "WHERE d.id IS NULL").fetchone()[0] == 0
+        assert store.conn.execute("SELECT count(*) FROM links").fetchone()[0] == 0
+
+
+def test_bad_files_are_skipped_with_named_warnings(vault: Path) -> None:
+    write(vault, "good.md", "# Good\n")
+    (vault / "binary.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    (vault / "latin1.md").write_bytes("caf\xe9 cr\xe8me".encode("latin-1"))
+    (vault / "huge.md").write_text("x" * 5000, encoding="utf-8")
+    write(vault, "broken-fm.md", "---\ntitle: [unclosed\n---\n# Still indexed\nbody\n")
+    r = scan(vault, max_file_bytes=4000)
+    assert r.added == 2 and r.skipped == 3
+    text = "\n".join(r.warnings)
+    assert "binary.md" in text and "binary" in text
+    assert "latin1.md" in text and "UTF-8" in text
+    assert "huge.md" in text and "max_file_bytes" in text
+    assert "broken-fm.md" in text and "YAML" in text
+    with Store.open(vault) as store:
+        doc = store.document_by_path("broken-fm.md")
+        assert doc.title == "Still indexed" and doc.frontmatter == {}
+
+
+def test_gitignore_and_include_globs(vault: Path) -> None:
+    write(vault, ".gitignore", "drafts/\n*.tmp.md\n")
+    write(vault, "sub/.gitignore", "private.md\n")
+    write(vault, "keep.md", "k")
+    write(vault, "drafts/x.md", "x")
+    write(vault, "y.tmp.md", "y")
+    write(vault, "sub/private.md", "p")
+    write(vault, "sub/public.md", "p")
+    write(vault, "notes.txt", "t")
+    write(vault, ".k0maru/ignored.md", "never")
+    r = scan(vault)
+    with Store.open(vault) as store:
+        paths = [p for _, p, _ in store.list_documents()]
+    assert paths == ["keep.md", "sub/public.md"] and r.added == 2
+    scan(vault, include=["**/*.md", "**/*.txt"])
+    with Store.open(vault) as store:
+        assert "notes.txt" in [p for _, p, _ in store.list_documents()]
+
+
+def test_scan_only_given_paths(vault: Path) -> None:
+    write(vault, "a.md", "a")
+    write(vault, "b.md", "b")
+    scan(vault)
+    write(vault, "a.md", "a2 changed")
+    (vault / "b.md").unlink()
+    write(vault, "c.md", "c")
+    with Store.open(vault) as store:
+        r = IncrementalScanner(store, load_settings(vault, embed=False)).scan(only=["a.md", "b.md"])
+    assert (r.added, r.modified, r.removed) == (0, 1, 1)  # c.md was not asked about
+
+
+def test_kill_mid_scan_leaves_index_intact(vault: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from vaultgen import generate
+
+    write(vault, "seed.md", "# Seed\n")
+    scan(vault)
+    generate(vault, 4000, min_kb=4, max_kb=8)
+    wal = db_path(vault).with_name("index.sqlite-wal")
+    before = wal.stat().st_size if wal.exists() else 0
+    proc = subprocess.Popen([sys.executable, "-m", "k0maru", "scan", "--no-embed", "--vault", str(vault)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None:  # kill once the transaction is spilling pages
+        if wal.exists() and wal.stat().st_size > before + 2_000_000:
+            break
+        time.sleep(0.005)
+    assert proc.poll() is None, "scan finished before it could be killed; make the vault larger"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    with Store.open(vault) as store:
+        store.check_integrity()
+        assert store.counts()["documents"] == 1  # exactly as before the scan
+    assert scan(vault).added == 4000
