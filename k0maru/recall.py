@@ -63,7 +63,8 @@ def fuse(ranked: dict[str, list[int]], weights: dict[str, float], k: int) -> dic
 
 
 def graph_boosts(edges: list[tuple[int, int]], boost: float, titles: dict[int, str]) -> dict[int, tuple[float, list[str]]]:
-    """Each candidate with a link to or from another candidate gets `boost` once, with the reasons."""
+    """Each candidate with a link to or from another candidate gets `boost` once, with the links
+    that earned it (reported even when the boost is 0, so --explain shows the graph)."""
     reasons: dict[int, list[str]] = {}
     for src, dst in edges:
         reasons.setdefault(src, []).append(f"links to [[{titles.get(dst, dst)}]]")
@@ -134,9 +135,15 @@ class Recall:
         candidates = list(rrf)
         boost = s.graph_boost if graph_boost is None else graph_boost
         titles = self._titles(candidates)
-        boosts = graph_boosts(self.store.edges_among(candidates), boost, titles) if boost > 0 else {}
+        boosts = graph_boosts(self.store.edges_among(candidates), boost, titles)
         final = {d: rrf[d] + boosts.get(d, (0.0, []))[0] for d in candidates}
-        top = sorted(candidates, key=lambda d: (-final[d], titles.get(d, "")))[:limit]
+        b_pos = {d: i for i, d in enumerate(ranked.get("bm25", []))}
+        v_pos = {d: i for i, d in enumerate(ranked.get("vector", []))}
+
+        def order(d: int) -> tuple[float, int, int, str]:  # ties: exact lexical evidence first
+            return (-final[d], b_pos.get(d, pool), v_pos.get(d, pool), titles.get(d, ""))
+
+        top = sorted(candidates, key=order)[:limit]
         result_hits = [self._hit(d, final[d], rrf[d], ranked, bm25_best, vec_best, boosts) for d in top]
         return RecallResult(query, mode, result_hits, pool, warnings)
 

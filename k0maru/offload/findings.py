@@ -1,0 +1,61 @@
+"""What the extractors find in a log: failures with codes and locations, and the stacks seen."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class Failure:
+    stack: str  # rust, python, pytest, go, typescript, c, java, generic
+    code: str  # E0502, InvalidStateError, heap-use-after-free, TS2345, ...
+    message: str
+    line: int  # 1-based line number in the log where it was reported
+    location: str | None = None  # first failing file:line[:col]
+    test: str | None = None  # failing test id, when a test runner reported it
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Findings:
+    failures: list[Failure] = field(default_factory=list)
+    stacks: list[str] = field(default_factory=list)
+    phases: list[str] = field(default_factory=list)
+    generic: Failure | None = None
+
+    def add(self, failure: Failure) -> Failure:
+        self.failures.append(failure)
+        self.saw(failure.stack)
+        return failure
+
+    def saw(self, stack: str) -> None:
+        if stack not in self.stacks:
+            self.stacks.append(stack)
+
+    def phase(self, name: str) -> None:
+        if name not in self.phases:
+            self.phases.append(name)
+
+    @property
+    def error_codes(self) -> list[str]:
+        codes: list[str] = []
+        for f in self.failures:
+            if f.code not in codes:
+                codes.append(f.code)
+        return codes
+
+    @property
+    def first_location(self) -> str | None:
+        for f in sorted(self.failures, key=lambda f: f.line):
+            if f.location:
+                return f.location
+        return None
+
+    @property
+    def all_failures(self) -> list[Failure]:
+        if self.failures:
+            return self.failures
+        return [self.generic] if self.generic else []

@@ -1,0 +1,79 @@
+"""Bounded views of an offloaded log: a line range, or pattern matches with context. Streams the
+file: a multi-gigabyte log is never loaded whole."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from pathlib import Path
+
+from k0maru.errors import K0maruError
+
+MAX_LINES = 400
+MAX_LINE_CHARS = 2000
+
+
+def _clip(line: str) -> str:
+    line = line.rstrip("\r\n")
+    return line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + " …[clipped]"
+
+
+def parse_range(spec: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*(?::\s*(\d+)\s*)?", spec or "")
+    if not m:
+        raise K0maruError(f"bad line range {spec!r}; use A:B with 1-based line numbers, e.g. 120:180")
+    start = int(m.group(1))
+    end = int(m.group(2)) if m.group(2) else start
+    if start < 1 or end < start:
+        raise K0maruError(f"bad line range {spec!r}; need 1 <= A <= B")
+    return start, end
+
+
+def line_range(path: Path, start: int, end: int, max_lines: int = MAX_LINES) -> list[tuple[int, str]]:
+    end = min(end, start + max_lines - 1)
+    out: list[tuple[int, str]] = []
+    with path.open("r", encoding="utf-8", errors="replace", newline="") as fh:
+        for n, line in enumerate(fh, start=1):
+            if n > end:
+                break
+            if n >= start:
+                out.append((n, _clip(line)))
+    return out
+
+
+def grep(path: Path, pattern: str, context: int = 3, max_matches: int = 20,
+         max_lines: int = MAX_LINES) -> tuple[list[tuple[int, str, bool]], int]:
+    """(lines as (number, text, is_match), total matches). Groups of context are merged."""
+    if not pattern:
+        raise K0maruError("empty pattern; pass a regular expression or plain text to look for")
+    try:
+        rx = re.compile(pattern)
+    except re.error as exc:
+        raise K0maruError(f"bad pattern {pattern!r}: {exc}") from None
+    context = max(0, min(context, 50))
+    before: deque[tuple[int, str]] = deque(maxlen=context)
+    out: list[tuple[int, str, bool]] = []
+    seen_upto = 0
+    after = 0
+    matches = 0
+    with path.open("r", encoding="utf-8", errors="replace", newline="") as fh:
+        for n, raw in enumerate(fh, start=1):
+            line = _clip(raw)
+            if rx.search(line):
+                matches += 1
+                if matches <= max_matches and len(out) < max_lines:
+                    for bn, bl in before:
+                        if bn > seen_upto:
+                            out.append((bn, bl, False))
+                    out.append((n, line, True))
+                    seen_upto = n
+                    after = context
+                    before.clear()
+                    continue
+            elif after > 0 and len(out) < max_lines:
+                out.append((n, line, False))
+                seen_upto = n
+                after -= 1
+                continue
+            before.append((n, line))
+    return out, matches

@@ -1,0 +1,97 @@
+"""Offload benchmark: extractor throughput (MB/s), peak memory vs log size, and summary compression.
+
+    python scripts/bench_offload.py [--mb 20 200] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+NOISE = ["test scheduler::tests::claim_{i} ... ok", "   Compiling serde v1.0.{i}",
+         "[INFO] worker {i} claimed job 1234, lease renewed in 3ms",
+         "tests/test_api.py::test_case_{i} PASSED                                  [ 42%]",
+         "2026-11-02T10:00:00Z DEBUG request id={i} status=200 latency=12ms path=/v1/jobs"]
+ERRORS = ["error[E0502]: cannot borrow `self.queue` as mutable because it is also borrowed as immutable",
+          "  --> src/dispatcher.rs:88:13", "src/app.ts(5,7): error TS2345: Argument of type 'string | undefined'",
+          "==4121==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010",
+          "    #0 0x55d1 in render_page src/render.c:142:9",
+          "FAILED tests/test_leases.py::test_expiry - AssertionError: assert 'running' == 'queued'"]
+
+
+def make_log(path: Path, mb: float, seed: int = 3) -> int:
+    rng = random.Random(seed)
+    target = int(mb * 1e6)
+    written = 0
+    lines = 0
+    with path.open("w", encoding="utf-8") as fh:
+        while written < target:
+            block = []
+            for _ in range(1000):
+                if rng.random() < 0.001:
+                    block.extend(ERRORS)
+                block.append(rng.choice(NOISE).format(i=rng.randrange(10**6)))
+            text = "\n".join(block) + "\n"
+            fh.write(text)
+            written += len(text)
+            lines += len(block)
+    return lines
+
+
+def extractor_throughput(path: Path) -> dict[str, float]:
+    from k0maru.offload.extract import LogAnalyzer
+
+    size = path.stat().st_size
+    analyzer = LogAnalyzer()
+    t0 = time.perf_counter()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            analyzer.feed(chunk.decode("utf-8", "replace"))
+    findings = analyzer.close()
+    dt = time.perf_counter() - t0
+    return {"extractor_mb_per_s": round(size / 1e6 / dt, 1), "codes": len(findings.error_codes)}
+
+
+def offload_run(path: Path, vault: Path) -> dict[str, float]:
+    """The whole `k0maru offload` (stdin mode) in a child process: wall time, peak RSS, compression."""
+    code = ("import resource, sys, time; from k0maru.cli import main; t=time.perf_counter(); "
+            "rc=main(['offload','--vault',sys.argv[1],'--task-id','bench','--json']); "
+            "print('WALL', time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
+    with path.open("rb") as fh:
+        proc = subprocess.run([sys.executable, "-c", code, str(vault)], stdin=fh, capture_output=True, text=True)
+    rec = json.loads(next(line for line in proc.stderr.splitlines() if line.startswith("{")))
+    wall_line = next(line for line in proc.stderr.splitlines() if line.startswith("WALL"))
+    _, wall, rss_kb = wall_line.split()
+    return {"offload_wall_s": round(float(wall), 2), "offload_mb_per_s": round(path.stat().st_size / 1e6 / float(wall), 1),
+            "peak_rss_mb": round(int(rss_kb) / 1024, 1), "raw_lines": rec["raw_lines"], "raw_tokens": rec["raw_tokens"],
+            "summary_tokens": rec["summary_tokens"], "summary_pct": round(100 * rec["summary_tokens"] / rec["raw_tokens"], 3),
+            "codes_kept": sorted(rec["error_codes"]), "estimator": rec["estimator"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--mb", type=float, nargs="+", default=[20, 200])
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for mb in args.mb:
+            log = Path(tmp) / f"log{mb}.txt"
+            make_log(log, mb)
+            vault = Path(tmp) / f"vault{mb}"
+            vault.mkdir()
+            row = {"log_mb": mb, **extractor_throughput(log), **offload_run(log, vault)}
+            row["codes_expected"] = 4  # E0502, TS2345, heap-use-after-free, AssertionError
+            results.append(row)
+            log.unlink()
+    print(json.dumps(results) if args.json else "\n".join(json.dumps(r) for r in results))
+
+
+if __name__ == "__main__":
+    main()

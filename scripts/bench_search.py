@@ -1,0 +1,103 @@
+"""Search benchmark on a generated 5,000-note vault: hybrid and BM25 latency (p50/p95), embedding
+throughput of our pipeline vs the bare ONNX session, and incremental re-embed after one edit.
+
+    python scripts/bench_search.py [--notes 5000] [--queries 200] [--keep DIR] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from vaultgen import SYMBOLS, WORDS, generate  # noqa: E402
+
+from k0maru import vectors  # noqa: E402
+from k0maru.text import embed_input  # noqa: E402
+from k0maru.vault import Vault  # noqa: E402
+
+
+def pct(values: list[float], p: float) -> float:
+    return float(np.percentile(np.asarray(values), p))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--notes", type=int, default=5000)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--keep", type=Path, help="reuse/keep the generated vault here (embedding takes minutes)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="k0bench-search-"))
+    if not any(root.rglob("*.md")):
+        root.mkdir(parents=True, exist_ok=True)
+        generate(root, args.notes, seed=11, min_kb=0.3, max_kb=1.5)
+    out: dict[str, float | int | str] = {"notes": args.notes}
+    with Vault.open(root) as v:
+        t0 = time.perf_counter()
+        report = v.index()
+        out["index_s"] = round(time.perf_counter() - t0, 1)
+        out["chunks"] = v.store.counts()["chunks"]
+        out["embedded_now"] = report.embedded
+        embedder = v.embedder
+        assert embedder is not None, v.model_warning
+
+        # embedding throughput: our pipeline (tokenise, run, pool, store) vs bare session.run on the same batches
+        rows = v.store.conn.execute(
+            "SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id LIMIT 512"
+        ).fetchall()
+        texts = [embed_input(r[1], r[2], r[3]) for r in rows]
+        bs = v.settings.embed_batch
+        feeds = [embedder.encode(texts[i:i + bs]) for i in range(0, len(texts), bs)]
+        embedder.session.run(None, feeds[0])  # warm
+        t0 = time.perf_counter()
+        for f in feeds:
+            embedder.session.run(None, f)
+        bare = time.perf_counter() - t0
+        ids = [r[0] for r in rows]
+        marks = ",".join("?" * len(ids))
+        with v.store.transaction():
+            v.store.conn.execute(f"DELETE FROM vec_chunks WHERE rowid IN ({marks})", ids)
+            v.store.conn.execute(f"UPDATE chunks SET embedded = 0 WHERE id IN ({marks})", ids)
+        t0 = time.perf_counter()
+        n = vectors.embed_pending(v.store, embedder, bs)
+        ours = time.perf_counter() - t0
+        out.update(embed_chunks=n, bare_onnx_per_s=round(len(texts) / bare, 1), ours_per_s=round(n / ours, 1),
+                   embed_overhead_pct=round((ours / bare - 1) * 100, 1))
+
+        import random
+
+        rng = random.Random(5)
+        queries = [" ".join(rng.sample(WORDS, 3)) if i % 3 else rng.choice(SYMBOLS) for i in range(args.queries)]
+        v.recall.search("warm up the model and the bm25 index", limit=10)
+        for mode, key in (("hybrid", "hybrid"), ("bm25", "bm25")):
+            lat = []
+            for q in queries:
+                t0 = time.perf_counter()
+                v.recall.search(q, limit=10, mode=mode)
+                lat.append((time.perf_counter() - t0) * 1000)
+            out[f"{key}_p50_ms"] = round(statistics.median(lat), 2)
+            out[f"{key}_p95_ms"] = round(pct(lat, 95), 2)
+
+        # incremental re-embed after editing one note: only its changed chunks
+        target = sorted(root.rglob("*.md"))[0]
+        target.write_text(target.read_text(encoding="utf-8") + "\n\nOne new closing paragraph about leases.\n",
+                          encoding="utf-8")
+        report = v.index()
+        out.update(edit_modified=report.scan.modified, edit_new_chunks=report.scan.new_chunks,
+                   edit_embedded=report.embedded)
+        t0 = time.perf_counter()
+        v.recall.search("lease", limit=10)
+        out["first_query_after_edit_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+    print(json.dumps(out) if args.json else "\n".join(f"{k:>28}: {val}" for k, val in out.items()))
+
+
+if __name__ == "__main__":
+    main()

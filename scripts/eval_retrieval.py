@@ -1,0 +1,116 @@
+"""Retrieval quality: nDCG@10 and Recall@10 for bm25 / vector / hybrid / hybrid+graph.
+
+Datasets are BEIR-formatted folders (queries.jsonl, qrels/test.tsv and either corpus.jsonl or a
+vault given with --vault, in which case corpus ids are vault paths). With no arguments it runs the
+two shipped sets: examples/eval/tidewater (the demo vault) and examples/eval/opskb.
+
+    python scripts/eval_retrieval.py [--set DIR [--vault VAULT]] [--sweep] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from k0maru.vault import Vault
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_SETS = [(REPO / "examples/eval/tidewater", REPO / "examples/vault"), (REPO / "examples/eval/opskb", None)]
+SWEEP = [0.0, 0.001, 0.002, 0.004, 0.008, 0.016, 0.05]
+
+
+def load_set(folder: Path) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+    queries = {}
+    for line in (folder / "queries.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            queries[row["_id"]] = row["text"]
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (folder / "qrels" / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        qid, doc, score = line.split("\t")
+        qrels.setdefault(qid, {})[doc] = int(score)
+    return queries, qrels
+
+
+def materialise(folder: Path, vault: Path | None, work: Path) -> tuple[Path, dict[str, str]]:
+    """A private copy of the vault (or one built from corpus.jsonl) and path -> corpus id."""
+    target = work / "vault"
+    if vault is not None:
+        shutil.copytree(vault, target, ignore=shutil.ignore_patterns(".k0maru"))
+        return target, {p.relative_to(target).as_posix(): p.relative_to(target).as_posix() for p in target.rglob("*.md")}
+    target.mkdir()
+    mapping = {}
+    for line in (folder / "corpus.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        name = f"{row['_id']}.md"
+        (target / name).write_text(f"# {row.get('title') or row['_id']}\n\n{row['text']}\n", encoding="utf-8")
+        mapping[name] = row["_id"]
+    return target, mapping
+
+
+def ndcg_at(ranked: list[str], rels: dict[str, int], k: int = 10) -> float:
+    dcg = sum((2 ** rels.get(d, 0) - 1) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    ideal = sorted(rels.values(), reverse=True)[:k]
+    idcg = sum((2**r - 1) / math.log2(i + 2) for i, r in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def recall_at(ranked: list[str], rels: dict[str, int], k: int = 10) -> float:
+    relevant = {d for d, r in rels.items() if r > 0}
+    return len(relevant & set(ranked[:k])) / len(relevant) if relevant else 0.0
+
+
+def evaluate(folder: Path, vault: Path | None, sweep: bool) -> dict:
+    queries, qrels = load_set(folder)
+    with tempfile.TemporaryDirectory() as tmp:
+        root, mapping = materialise(folder, vault, Path(tmp))
+        with Vault.open(root) as v:
+            v.index()
+            default_boost = v.settings.graph_boost
+            runs = {"bm25": ("bm25", 0.0), "vector": ("vector", 0.0), "hybrid": ("hybrid", 0.0),
+                    "hybrid+graph": ("hybrid", default_boost)}
+            if sweep:
+                runs.update({f"hybrid+graph@{b:g}": ("hybrid", b) for b in SWEEP})
+            table = {}
+            for name, (mode, boost) in runs.items():
+                ndcgs, recalls = [], []
+                for qid, text in queries.items():
+                    hits = v.recall.search(text, limit=10, mode=mode, graph_boost=boost).hits
+                    ranked = [mapping.get(h.path, h.path) for h in hits]
+                    ndcgs.append(ndcg_at(ranked, qrels.get(qid, {})))
+                    recalls.append(recall_at(ranked, qrels.get(qid, {})))
+                table[name] = {"ndcg@10": round(sum(ndcgs) / len(ndcgs), 4),
+                               "recall@10": round(sum(recalls) / len(recalls), 4)}
+    return {"set": folder.name, "queries": len(queries), "docs": len(mapping), "graph_boost": default_boost,
+            "results": table}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--set", type=Path, help="BEIR folder (default: both shipped sets)")
+    ap.add_argument("--vault", type=Path, help="vault whose paths are the corpus ids of --set")
+    ap.add_argument("--sweep", action="store_true", help="also evaluate a range of graph boosts")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    sets = [(args.set, args.vault)] if args.set else DEFAULT_SETS
+    reports = [evaluate(folder, vault, args.sweep) for folder, vault in sets]
+    if args.json:
+        print(json.dumps(reports))
+        return
+    for rep in reports:
+        print(f"\n{rep['set']}: {rep['queries']} queries, {rep['docs']} docs (default graph_boost={rep['graph_boost']})")
+        print(f"{'run':<22}{'nDCG@10':>10}{'Recall@10':>11}")
+        for name, row in rep["results"].items():
+            print(f"{name:<22}{row['ndcg@10']:>10.4f}{row['recall@10']:>11.4f}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

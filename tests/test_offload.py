@@ -1,0 +1,225 @@
+"""`k0maru offload` on real tool output (rustc, gcc+ASan, pytest, python, javac/java, go, tsc), with
+checked-in captures of the same tools' output where a tool is missing on the machine."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from k0maru.offload.extract import LogAnalyzer
+from tests.conftest import write
+
+DATA = Path(__file__).parent / "data" / "logs"
+
+
+def offload(k0, vault: Path, *cmd: str, threshold: str = "5", **kw):
+    return k0("offload", "--vault", str(vault), "--threshold", threshold, "--task-id", "t1", "--", *cmd, **kw)
+
+
+def record(k0, vault: Path) -> dict:
+    r = k0("log", "list", "--vault", str(vault), "--json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)[0]
+
+
+def analyze(text: str):
+    a = LogAnalyzer()
+    a.feed(text)
+    return a.close()
+
+
+def line_of(path: Path, needle: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), start=1) if needle in line)
+
+
+RUST_SRC = """fn main() {
+    let mut queue = vec![1, 2, 3];
+    let head = &queue[0];
+    queue.push(4);
+    println!("{}", head);
+}
+"""
+
+
+def test_rustc_borrow_error(k0, vault: Path) -> None:
+    src = write(vault, "borrow.rs", RUST_SRC)
+    if shutil.which("rustc") is None:
+        findings = analyze((DATA / "rustc_e0502.log").read_text())
+        assert findings.error_codes == ["E0502"] and findings.first_location == "borrow.rs:4:5"
+        return
+    r = offload(k0, vault, "rustc", "--color=never", "--edition=2021", "-o", str(vault / "borrow"), str(src),
+                cwd=vault, threshold="3")
+    assert r.returncode == 1  # rustc's own exit code
+    rec = record(k0, vault)
+    assert rec["error_codes"] == ["E0502"]
+    assert rec["first_location"].endswith(f"borrow.rs:{line_of(src, 'queue.push')}:5")
+    assert "E0502" in r.stdout and "flowchart TD" in r.stdout
+
+
+def test_gcc_address_sanitizer_use_after_free(k0, vault: Path) -> None:
+    src = write(vault, "uaf.c", "#include <stdlib.h>\nint main(void) {\n  int *p = malloc(4 * sizeof(int));\n"
+                                "  free(p);\n  return p[1];\n}\n")
+    binary = vault / "uaf"
+    built = shutil.which("gcc") and subprocess.run(["gcc", "-g", "-fsanitize=address", str(src), "-o", str(binary)],
+                                                   capture_output=True).returncode == 0
+    if not built:
+        findings = analyze((DATA / "gcc_asan_uaf.log").read_text())
+        assert findings.error_codes == ["heap-use-after-free"] and findings.first_location.endswith("uaf.c:5")
+        return
+    r = offload(k0, vault, str(binary), threshold="3")
+    assert r.returncode == 1
+    rec = record(k0, vault)
+    assert rec["error_codes"] == ["heap-use-after-free"]
+    assert rec["first_location"] == f"{src}:5"
+
+
+def test_pytest_failure(k0, vault: Path) -> None:
+    test_file = write(vault, "test_sample.py", "def helper():\n    return 41\n\n\ndef test_answer():\n"
+                                               "    assert helper() == 42\n\n\ndef test_ok():\n    assert True\n")
+    r = offload(k0, vault, sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "test_sample.py", cwd=vault)
+    assert r.returncode == 1
+    rec = record(k0, vault)
+    assert rec["error_codes"] == ["AssertionError"]
+    assert rec["first_location"] == f"test_sample.py:{line_of(test_file, 'assert helper()')}"
+    assert rec["failures"][0]["test"] == "test_sample.py::test_answer"
+
+
+def test_python_traceback_innermost_frame(k0, vault: Path) -> None:
+    script = write(vault, "worker.py", "class InvalidStateError(Exception):\n    pass\n\n\ndef renew():\n"
+                                       "    raise InvalidStateError('invalid state')\n\n\n"
+                                       "for i in range(60):\n    print('renewing lease', i)\nrenew()\n")
+    r = offload(k0, vault, sys.executable, str(script))
+    assert r.returncode == 1
+    rec = record(k0, vault)
+    assert rec["error_codes"] == ["InvalidStateError"]
+    assert rec["first_location"] == f"{script}:6"
+    assert rec["stack"] == ["python"]
+
+
+def test_java_stack_trace(k0, vault: Path) -> None:
+    src = write(vault, "Main.java", "public class Main {\n  static void claim() {\n"
+                                    "    throw new IllegalStateException(\"lease lost\");\n  }\n"
+                                    "  public static void main(String[] a) { claim(); }\n}\n")
+    if not (shutil.which("javac") and shutil.which("java")):
+        findings = analyze((DATA / "java_exception.log").read_text())
+        assert findings.error_codes == ["IllegalStateException"] and findings.first_location == "Main.java:3"
+        return
+    subprocess.run(["javac", str(src)], check=True, cwd=vault)
+    r = offload(k0, vault, "java", "-cp", str(vault), "Main", threshold="1")
+    assert r.returncode == 1
+    rec = record(k0, vault)
+    assert rec["error_codes"] == ["IllegalStateException"] and rec["first_location"] == "Main.java:3"
+
+
+GO_MAIN = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tch := make(chan int)\n\tfmt.Println("starting")\n' \
+          '\t// send before any receiver runs\n\tch <- 1\n\tfmt.Println(<-ch)\n}\n'
+
+
+def test_go_deadlock(k0, vault: Path) -> None:
+    if shutil.which("go") is None:
+        findings = analyze((DATA / "go_deadlock.log").read_text())
+        assert findings.error_codes == ["deadlock"] and findings.first_location.endswith("main.go:9")
+        return
+    src = write(vault, "main.go", GO_MAIN)
+    r = offload(k0, vault, "go", "run", str(src), threshold="2", cwd=vault,
+                env={"GOCACHE": str(vault / ".gocache"), "GOFLAGS": "-mod=mod"})
+    assert r.returncode == 1  # `go run` exits 1 when the program dies
+    rec = record(k0, vault)
+    assert rec["error_codes"] == ["deadlock"] and rec["first_location"] == f"{src}:9"
+
+
+def test_go_test_failure(k0, vault: Path) -> None:
+    if shutil.which("go") is None:
+        findings = analyze((DATA / "go_test_fail.log").read_text())
+    else:
+        write(vault, "go.mod", "module lease\n\ngo 1.19\n")
+        write(vault, "lease.go", "package lease\n\nfunc Renew() int { return 1 }\n")
+        write(vault, "lease_test.go", 'package lease\n\nimport "testing"\n\nfunc TestLease(t *testing.T) {\n'
+              '\tgot := Renew()\n\tif got != 2 {\n\t\tt.Errorf("Renew() = %d, want 2", got)\n\t}\n}\n')
+        r = offload(k0, vault, "go", "test", "./...", threshold="2", cwd=vault, env={"GOCACHE": str(vault / ".gocache")})
+        assert r.returncode == 1
+        findings = analyze((vault / record(k0, vault)["log_path"]).read_text())
+    assert findings.error_codes == ["FAIL"]
+    assert findings.failures[0].test == "TestLease" and findings.first_location == "lease_test.go:8"
+
+
+def test_typescript_capture() -> None:
+    findings = analyze((DATA / "tsc_ts2345.log").read_text())
+    assert findings.error_codes == ["TS2345", "TS2322"]
+    assert findings.first_location == "src/app.ts:5:7"
+
+
+def test_unknown_format_gets_generic_summary() -> None:
+    findings = analyze("starting\nall good\nsomething went wrong: disk quota exceeded (FATAL)\nbye\n")
+    assert [f.line for f in findings.all_failures] == [3]
+
+
+def test_pass_through_under_threshold_is_byte_identical(k0, vault: Path) -> None:
+    script = write(vault, "short.py", "import sys\nsys.stdout.write('a\\nb  \\n\\tc')\nsys.exit(7)\n")
+    r = offload(k0, vault, sys.executable, str(script), threshold="50")
+    assert r.returncode == 7 and r.stdout == "a\nb  \n\tc"
+    assert not list((vault / ".k0maru" / "refs").glob("*.log"))
+
+
+def test_stored_log_is_byte_identical_and_summary_is_short(k0, vault: Path) -> None:
+    script = write(vault, "noisy.py", "import sys\nfor i in range(3000):\n"
+                                      "    sys.stdout.write(f'test case_{i} ... ok \\u00e9\\r\\n' if i % 7 else f'line {i}\\n')\n"
+                                      "sys.stdout.buffer.write(b'\\xff\\xfe raw bytes\\n')\n"
+                                      "print('error[E0382]: use of moved value: `job`')\nprint('  --> src/worker.rs:42:5')\n"
+                                      "sys.exit(101)\n")
+    direct = subprocess.run([sys.executable, str(script)], capture_output=True).stdout
+    r = offload(k0, vault, sys.executable, str(script), threshold="50")
+    assert r.returncode == 101
+    rec = record(k0, vault)
+    stored = (vault / rec["log_path"]).read_bytes()
+    assert stored == direct
+    assert rec["log_path"] == f".k0maru/refs/t1_{rec['node_id']}.log"
+    assert rec["raw_lines"] == 3003 and rec["error_codes"] == ["E0382"]
+    assert rec["first_location"] == "src/worker.rs:42:5"
+    assert rec["summary_tokens"] <= 0.03 * rec["raw_tokens"]
+    assert len(r.stdout.splitlines()) <= 20
+
+
+def test_signal_exit_code_is_128_plus_n(k0, vault: Path) -> None:
+    script = write(vault, "die.py", "import os, signal\nprint('bye')\nos.kill(os.getpid(), signal.SIGTERM)\n")
+    r = offload(k0, vault, sys.executable, str(script))
+    assert r.returncode == 128 + 15
+
+
+def test_stdin_mode(k0, vault: Path) -> None:
+    text = "".join(f"row {i}\n" for i in range(100)) + "FAILED tests/test_x.py::test_y - ValueError: nope\n"
+    r = k0("offload", "--vault", str(vault), "--task-id", "ci", input=text)
+    assert r.returncode == 0
+    rec = record(k0, vault)
+    assert rec["command"] == "<stdin>" and rec["error_codes"] == ["ValueError"]
+    assert (vault / rec["log_path"]).read_text() == text
+
+
+def test_log_show_slices(k0, vault: Path) -> None:
+    script = write(vault, "many.py", "for i in range(1, 201):\n    print(f'line {i}' + (' BOOM' if i == 150 else ''))\n")
+    offload(k0, vault, sys.executable, str(script))
+    node = record(k0, vault)["node_id"]
+    r = k0("log", "show", node, "--vault", str(vault), "--lines", "10:12", "--json")
+    assert [x["text"] for x in json.loads(r.stdout)["lines"]] == ["line 10", "line 11", "line 12"]
+    r = k0("log", "show", node, "--vault", str(vault), "--grep", "BOOM", "--context", "2", "--json")
+    data = json.loads(r.stdout)
+    assert data["matches"] == 1 and [x["n"] for x in data["lines"]] == [148, 149, 150, 151, 152]
+    r = k0("log", "show", "nosuchnode", "--vault", str(vault))
+    assert r.returncode == 2 and "unknown log node" in r.stderr
+
+
+def test_missing_command_is_a_clear_error(k0, vault: Path) -> None:
+    r = offload(k0, vault, "definitely-not-a-command-k0")
+    assert r.returncode == 127 and "command not found" in r.stderr
+
+
+@pytest.mark.parametrize("task", ["../../etc", "a/b"])
+def test_task_id_cannot_escape_refs(k0, vault: Path, task: str) -> None:
+    script = write(vault, "p.py", "for i in range(100): print(i)\n")
+    r = k0("offload", "--vault", str(vault), "--threshold", "5", "--task-id", task, "--", sys.executable, str(script))
+    assert r.returncode == 0
+    logs = list((vault / ".k0maru" / "refs").glob("*.log"))
+    assert len(logs) == 1 and logs[0].parent == vault / ".k0maru" / "refs"
