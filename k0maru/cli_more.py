@@ -111,8 +111,127 @@ def register(add: Adder) -> None:
     _common(sp)
     sp.set_defaults(handler=cmd_log_show)
     p.set_defaults(limit=50)
+    register_notes(add)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vault", metavar="DIR", help="vault root (default: enclosing git repo, else cwd)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+# ---- conventions, flush, distill --------------------------------------------------------------------
+def cmd_conventions(args: argparse.Namespace) -> int:
+    from k0maru.conventions import ConventionSniffer
+
+    with _vault(args) as vault:
+        conv = ConventionSniffer(vault.root, vault.settings.include).sniff()
+        if args.json:
+            print(json.dumps(conv.as_dict()))
+            return 0
+        print(f"layout: {conv.layout}   rules from: {', '.join(conv.rule_files) or 'none'}")
+        for kind, rule in conv.rules.items():
+            print(f"\n{kind:<9} -> {rule.folder}/  naming={rule.naming} slug={rule.slug_style} ({rule.source})")
+            for ev in rule.evidence:
+                print(f"           evidence: {ev}")
+            if rule.template:
+                print(f"           template fields: {', '.join(rule.template)}")
+    return 0
+
+
+def _read_body(path: str | None) -> str:
+    if path:
+        try:
+            return open(path, encoding="utf-8").read()  # noqa: SIM115 - small file
+        except OSError as exc:
+            raise K0maruError(f"cannot read {path}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise K0maruError(f"{path} is not valid UTF-8; re-save it as UTF-8") from None
+    if sys.stdin.isatty():
+        raise K0maruError("no body: pass --body-file FILE or pipe the text on stdin")
+    return sys.stdin.read()
+
+
+def _split_list(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def flush_note(vault, kind: str, title: str, body: str, tags: list[str], related: list[str]):
+    """Flush through the engine, link only notes the index knows, index the new note at once."""
+    from k0maru.flush import FlushEngine
+
+    resolve = vault.store.link_resolver()
+    result = FlushEngine(vault.root).flush(kind, title, body, tags, related,
+                                           resolve=lambda name: resolve(name.lower().removesuffix(".md")))
+    vault.index(only=[result.path])
+    return result
+
+
+def cmd_flush(args: argparse.Namespace) -> int:
+    with _vault(args) as vault:
+        vault.index(record=False, embed=False)
+        result = flush_note(vault, args.kind, args.title, _read_body(args.body_file), _split_list(args.tags),
+                            _split_list(args.related))
+        if args.json:
+            print(json.dumps(result.as_dict()))
+        else:
+            print(f"{result.outcome}: {result.path}")
+            if result.unresolved:
+                print(f"k0maru: warning: related notes not found: {', '.join(result.unresolved)}", file=sys.stderr)
+    return 0
+
+
+def distill_trace(vault, trace_text: str | None, node: str | None, source: str, export: str | None):
+    from pathlib import Path
+
+    from k0maru.distill import DistillEngine
+
+    engine = DistillEngine(vault)
+    export_dir = Path(export).expanduser() if export else None
+    if node:
+        from k0maru.offload import records, slices
+        from k0maru.offload.extract import LogAnalyzer
+
+        rec = records.get(vault.store, node)
+        path = records.log_file(vault.root, rec)
+        analyzer = LogAnalyzer()
+        with path.open("r", encoding="utf-8", errors="replace") as fh:
+            while chunk := fh.read(1 << 20):
+                analyzer.feed(chunk)
+        findings = analyzer.close()
+        first = min((f.line for f in findings.all_failures), default=1)
+        lines = [""] * max(first - 4, 0) + [t for _, t in slices.line_range(path, max(first - 3, 1), first + 60)]
+        return engine.distill("", f"log node {rec.node_id} ({rec.command})", export_dir, findings, lines)
+    return engine.distill(trace_text or "", source, export_dir)
+
+
+def cmd_distill(args: argparse.Namespace) -> int:
+    with _vault(args) as vault:
+        vault.index(record=False)
+        text = None if args.node else _read_body(args.trace_file)
+        export = None
+        if args.export_hermes is not None:
+            export = args.export_hermes or vault.settings.hermes_dir
+        card = distill_trace(vault, text, args.node, args.trace_file or "stdin", export)
+        if args.json:
+            print(json.dumps(card.as_dict()))
+        else:
+            print(f"{card.note.outcome}: {card.note.path}  [{card.stack}: {', '.join(card.codes)}]")
+            if card.hermes_path:
+                print(f"hermes skill {card.hermes_outcome}: {card.hermes_path}")
+    return 0
+
+
+def register_notes(add: Adder) -> None:
+    add("conventions", cmd_conventions, "show where each kind of note goes and how it is named, with evidence")
+    p = add("flush", cmd_flush, "write a note (adr, decision, card, log, skill) following the vault's conventions")
+    p.add_argument("--kind", required=True, choices=["adr", "decision", "card", "log", "skill"])
+    p.add_argument("--title", required=True)
+    p.add_argument("--body-file", metavar="FILE", help="note text (default: stdin)")
+    p.add_argument("--tags", metavar="a,b", help="comma-separated tags")
+    p.add_argument("--related", metavar="'Note A,Note B'", help="notes to link as [[Note]]")
+    p = add("distill", cmd_distill, "turn a failure trace into a skill card (optionally a Hermes skill)")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--trace-file", metavar="FILE")
+    src.add_argument("--node", metavar="NODE_ID", help="an offloaded log node")
+    p.add_argument("--export-hermes", nargs="?", const="", metavar="DIR",
+                   help="also write SKILL.md under DIR (default: hermes_dir, ~/.hermes/skills)")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from k0maru.errors import PathOutsideVaultError
@@ -58,3 +61,15 @@ def resolve_inside(root: Path, relative: str | os.PathLike[str]) -> Path:
     if candidate != root and root not in candidate.parents:
         raise PathOutsideVaultError(f"path {str(relative)!r} is outside the vault {root}; use a path inside it")
     return candidate
+
+
+@contextmanager
+def file_lock(lock_path: Path) -> Iterator[None]:
+    """An exclusive advisory lock (flock) held for the block; other processes wait."""
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

@@ -1,0 +1,329 @@
+"""ConventionSniffer: where a new note of each kind goes and how it is named.
+
+Order of authority: explicit rules (`.k0maru/rules.md`, then `AGENTS.md` / `CONVENTIONS.md` at the
+vault root), then the folder layout (Johnny-Decimal `NN_Name/`, flat `docs/adr/`, `decisions/`,
+`journal/` ...), then the names of the files already there. Every decision keeps its evidence.
+
+Rules format (forgiving; any Markdown list or plain lines):
+    - adr: docs/adr              kind -> folder
+    - log naming: YYYY-MM-DD-title.md   (or `NNNN-title.md`, `adr-NNN-title.md`, `title.md`)
+    - card template: templates/card.md  frontmatter fields of the template are added to new notes
+Lines that mention kinds together with a backticked file pattern (`YYYY-MM-DD-title.md`,
+`NNNN-title.md`, `kebab-case.md`) set the naming of those kinds too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from k0maru.text import split_frontmatter
+from k0maru.walker import VaultWalker
+
+KINDS = ("adr", "decision", "card", "log", "skill")
+RULE_FILES = (".k0maru/rules.md", "AGENTS.md", "CONVENTIONS.md")
+_KIND_WORDS = {
+    "adr": ("adr", "adrs", "architecture decision", "architecture decisions"),
+    "decision": ("decision", "decisions"),
+    "card": ("card", "cards"),
+    "log": ("log", "logs", "journal", "incident", "incidents"),
+    "skill": ("skill", "skills", "runbook skill", "playbooks"),
+}
+_FOLDER_WORDS = {
+    "adr": {"adr", "adrs", "architecture-decisions", "decision-records"},
+    "decision": {"decisions", "decision", "decision-log"},
+    "card": {"cards", "card", "zettel", "zettelkasten", "permanent", "notes", "knowledge"},
+    "log": {"logs", "log", "journal", "daily", "incidents", "dailies"},
+    "skill": {"skills", "skill", "playbooks"},
+}
+DEFAULT_FOLDERS = {"adr": "docs/adr", "decision": "decisions", "card": "cards", "log": "logs", "skill": "skills"}
+DEFAULT_JD_NAMES = {"adr": "ADRs", "decision": "Decisions", "card": "Cards", "log": "Logs", "skill": "Skills"}
+_JD = re.compile(r"^(\d{2})[_ -](.+)$")
+_DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}[-_ ]")
+_ADR_NUM = re.compile(r"^(\d{3,5})-(?!\d\d-\d\d)")  # not a YYYY-MM-DD date
+_ADR_PREFIXED = re.compile(r"^adr-(\d{1,5})-", re.I)
+_RULE_FOLDER = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s*(?::|=|->|→)\s*`?([\w./ -]+?)/?`?\s*$")
+_RULE_NAMING = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s+naming\s*(?::|=|->|→)\s*`?([^`]+?)`?\s*$", re.I)
+_RULE_TEMPLATE = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s+template\s*(?::|=|->|→)\s*`?([^`]+?)`?\s*$", re.I)
+_BACKTICK = re.compile(r"`([^`]+)`")
+
+
+@dataclass(slots=True)
+class KindRule:
+    kind: str
+    folder: str
+    naming: str  # "date-slug" | "slug" | "adr-number" | "adr-prefixed"
+    slug_style: str = "kebab"  # "kebab" | "snake" | "title"
+    number_width: int = 4
+    template: dict[str, Any] = field(default_factory=dict)
+    evidence: list[str] = field(default_factory=list)
+    source: str = "default"  # "rules" | "layout" | "default"
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Conventions:
+    rules: dict[str, KindRule]
+    layout: str  # "johnny-decimal" | "flat"
+    rule_files: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"layout": self.layout, "rule_files": self.rule_files,
+                "kinds": {k: r.as_dict() for k, r in self.rules.items()}}
+
+
+def slugify(title: str, style: str = "kebab", limit: int = 80) -> str:
+    words = re.findall(r"[A-Za-z0-9]+", title)
+    if not words:
+        return "note"
+    if style == "title":
+        slug = " ".join(w if w.isupper() else w[:1].upper() + w[1:] for w in words)
+    elif style == "snake":
+        slug = "_".join(w.lower() for w in words)
+    else:
+        slug = "-".join(w.lower() for w in words)
+    return slug[:limit].rstrip("-_ ")
+
+
+class ConventionSniffer:
+    def __init__(self, root: Path, include: list[str] | None = None):
+        self.root = root
+        self.include = include or ["**/*.md"]
+
+    def sniff(self) -> Conventions:
+        files = [e.rel for e in VaultWalker(self.root, self.include, []).walk()]
+        folders = self._folders(files)
+        jd = sum(1 for top in {f.split("/", 1)[0] for f in files if "/" in f} if _JD.match(top))
+        layout = "johnny-decimal" if jd >= 2 else "flat"
+        rules: dict[str, KindRule] = {}
+        explicit, rule_files = self._explicit_rules()
+        for kind in KINDS:
+            rule = explicit.get(kind)
+            if rule is None or not rule.folder:
+                folder, evidence = self._best_folder(kind, folders, files)
+                if folder is None:
+                    folder, evidence = self._default_folder(kind, layout, folders)
+                    source = "default"
+                else:
+                    source = "layout"
+                if rule is None:
+                    rule = KindRule(kind, folder, "", evidence=evidence, source=source)
+                else:
+                    rule.folder = folder
+                    rule.evidence.extend(evidence)
+            self._infer_naming(rule, folders.get(rule.folder, []))
+            rules[kind] = rule
+        return Conventions(rules, layout, rule_files)
+
+    # ---- explicit rules --------------------------------------------------------------------------
+    def _explicit_rules(self) -> tuple[dict[str, KindRule], list[str]]:
+        found: dict[str, KindRule] = {}
+        used: list[str] = []
+        for name in RULE_FILES:
+            path = self.root / name
+            if not path.is_file():
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            used.append(name)
+            for n, line in enumerate(text.splitlines(), start=1):
+                self._rule_line(line, f"{name}:{n}", found)
+        return found, used
+
+    def _rule_line(self, line: str, where: str, found: dict[str, KindRule]) -> None:
+        def rule(kind: str) -> KindRule:
+            return found.setdefault(kind, KindRule(kind, "", "", source="rules"))
+
+        m = _RULE_NAMING.match(line)
+        if m and _kind_of(m.group(1)):
+            kind = _kind_of(m.group(1))
+            if not rule(kind).naming:
+                _apply_pattern(rule(kind), m.group(2), f"{where}: {line.strip()}")
+            return
+        m = _RULE_TEMPLATE.match(line)
+        if m and _kind_of(m.group(1)):
+            kind = _kind_of(m.group(1))
+            template_path = (self.root / m.group(2).strip()).resolve()
+            if self.root.resolve() in template_path.parents and template_path.is_file():
+                fm, _, _ = split_frontmatter(template_path.read_text(encoding="utf-8", errors="replace"))
+                rule(kind).template = {k: v for k, v in fm.items() if k not in ("title", "date")}
+                rule(kind).evidence.append(f"{where}: template {m.group(2).strip()}")
+            return
+        m = _RULE_FOLDER.match(line)
+        if m and _kind_of(m.group(1)) and not rule(_kind_of(m.group(1))).folder:
+            kind = _kind_of(m.group(1))
+            rule(kind).folder = m.group(2).strip().strip("/")
+            rule(kind).evidence.append(f"{where}: {line.strip()}")
+            return
+        patterns = _BACKTICK.findall(line)
+        if not patterns:
+            return
+        low = line.lower()
+        kinds = [k for k, words in _KIND_WORDS.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)]
+        for pattern in patterns:
+            if not (pattern.endswith(".md") or "kebab" in pattern or "snake" in pattern):
+                continue
+            for kind in kinds:
+                r = rule(kind)
+                if not r.naming:
+                    _apply_pattern(r, pattern, f"{where}: {line.strip()}")
+
+    # ---- layout heuristics -----------------------------------------------------------------------
+    @staticmethod
+    def _folders(files: list[str]) -> dict[str, list[str]]:
+        folders: dict[str, list[str]] = {}
+        for f in files:
+            folder, _, name = f.rpartition("/")
+            folders.setdefault(folder, []).append(name)
+        return folders
+
+    def _best_folder(self, kind: str, folders: dict[str, list[str]], files: list[str]) -> tuple[str | None, list[str]]:
+        best: tuple[float, str] | None = None
+        evidence: list[str] = []
+        for folder, names in folders.items():
+            if not folder:
+                continue
+            leaf = folder.rsplit("/", 1)[-1]
+            jd = _JD.match(leaf)
+            words = {leaf.lower(), (jd.group(2) if jd else leaf).lower().replace(" ", "-").replace("_", "-")}
+            score = 0.0
+            why = []
+            if words & _FOLDER_WORDS[kind]:
+                score += 3
+                why.append(f"folder name '{leaf}'")
+            if kind == "adr":
+                numbered = sum(1 for n in names if _ADR_NUM.match(n) or _ADR_PREFIXED.match(n))
+                if numbered >= 2 and numbered >= len(names) / 2:
+                    score += 2
+                    why.append(f"{numbered} numbered files")
+            if kind == "log" and names:
+                dated = sum(1 for n in names if _DATE_PREFIX.match(n))
+                if dated >= 2 and dated >= len(names) / 2 and not words & _FOLDER_WORDS["decision"]:
+                    score += 1
+                    why.append(f"{dated} dated files")
+            kinds_in_fm = self._frontmatter_kinds(folder, names[:20])
+            if kinds_in_fm.get(kind, 0):
+                score += 2 * kinds_in_fm[kind] / max(sum(kinds_in_fm.values()), 1)
+                why.append(f"{kinds_in_fm[kind]} notes with kind: {kind}")
+            if score > 0:
+                score += min(len(names), 50) / 1000  # prefer the fuller folder on a tie
+                if best is None or score > best[0]:
+                    best = (score, folder)
+                    evidence = [f"{folder}/: " + ", ".join(why)]
+        return (best[1] if best else None), evidence
+
+    def _frontmatter_kinds(self, folder: str, names: list[str]) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for name in names:
+            try:
+                with (self.root / folder / name).open("r", encoding="utf-8") as fh:
+                    head = fh.read(1024)
+            except (OSError, UnicodeDecodeError):
+                continue
+            if head.startswith("---"):
+                m = re.search(r"^kind:\s*(\w+)", head, re.M)
+                if m and m.group(1).lower() in KINDS:
+                    counts[m.group(1).lower()] = counts.get(m.group(1).lower(), 0) + 1
+        return counts
+
+    @staticmethod
+    def _default_folder(kind: str, layout: str, folders: dict[str, list[str]]) -> tuple[str, list[str]]:
+        if layout == "johnny-decimal":
+            used = {int(m.group(1)) for f in folders for m in [_JD.match(f.split("/", 1)[0])] if m}
+            number = next(n for n in range(10, 100, 10) if n not in used) if any(
+                n not in used for n in range(10, 100, 10)) else 99
+            folder = f"{number:02d}_{DEFAULT_JD_NAMES[kind]}"
+            return folder, [f"no {kind} folder found; next free Johnny-Decimal area {folder}"]
+        return DEFAULT_FOLDERS[kind], [f"no {kind} folder found; default {DEFAULT_FOLDERS[kind]}"]
+
+    # ---- naming ----------------------------------------------------------------------------------
+    @staticmethod
+    def _infer_naming(rule: KindRule, names: list[str]) -> None:
+        stems = [n.removesuffix(".md") for n in names if n.endswith(".md")]
+        if not rule.naming:
+            dated = sum(1 for n in stems if _DATE_PREFIX.match(n + "-"))
+            adr_num = [int(m.group(1)) for n in stems for m in [_ADR_NUM.match(n + "-")] if m]
+            adr_pref = [int(m.group(1)) for n in stems for m in [_ADR_PREFIXED.match(n + "-")] if m]
+            if rule.kind == "adr" and len(adr_pref) > len(adr_num) and adr_pref:
+                rule.naming = "adr-prefixed"
+                rule.number_width = max(len(m.group(1)) for n in stems for m in [_ADR_PREFIXED.match(n + "-")] if m)
+                rule.evidence.append(f"{len(adr_pref)} files named adr-NNN-title")
+            elif rule.kind == "adr" and (adr_num or not stems):
+                rule.naming = "adr-number"
+                if adr_num:
+                    rule.number_width = max(len(m.group(1)) for n in stems for m in [_ADR_NUM.match(n + "-")] if m)
+                    rule.evidence.append(f"{len(adr_num)} files named NNNN-title")
+            elif stems and dated >= len(stems) / 2:
+                rule.naming = "date-slug"
+                rule.evidence.append(f"{dated}/{len(stems)} files start with YYYY-MM-DD")
+            elif stems:
+                rule.naming = "slug"
+                rule.evidence.append(f"{len(stems) - dated}/{len(stems)} files without a date prefix")
+            else:
+                rule.naming = "date-slug" if rule.kind in ("log", "decision") else "slug"
+        undated = [re.sub(r"^(\d{4}-\d{2}-\d{2}|adr-\d+|\d{3,5})[-_ ]", "", n, flags=re.I) for n in stems]
+        if undated and rule.slug_style == "kebab":
+            spaced = sum(1 for n in undated if " " in n)
+            snake = sum(1 for n in undated if "_" in n and " " not in n and "-" not in n)
+            if spaced > len(undated) / 2:
+                rule.slug_style = "title"
+                rule.evidence.append(f"{spaced}/{len(undated)} names use spaces (Title Case)")
+            elif snake > len(undated) / 2:
+                rule.slug_style = "snake"
+                rule.evidence.append(f"{snake}/{len(undated)} names use snake_case")
+
+    def next_adr_number(self, rule: KindRule) -> int:
+        folder = self.root / rule.folder
+        numbers = [0]
+        if folder.is_dir():
+            for p in folder.glob("*.md"):
+                m = _ADR_NUM.match(p.name) or _ADR_PREFIXED.match(p.name)
+                if m:
+                    numbers.append(int(m.group(1)))
+        return max(numbers) + 1
+
+    def file_name(self, rule: KindRule, title: str, when: date, number: int | None = None) -> str:
+        slug = slugify(title, rule.slug_style)
+        if rule.naming == "date-slug":
+            sep = " " if rule.slug_style == "title" else "-"
+            return f"{when.isoformat()}{sep}{slug}.md"
+        if rule.naming in ("adr-number", "adr-prefixed"):
+            n = number if number is not None else self.next_adr_number(rule)
+            num = f"{n:0{rule.number_width}d}"
+            return f"adr-{num}-{slug}.md" if rule.naming == "adr-prefixed" else f"{num}-{slug}.md"
+        return f"{slug}.md"
+
+
+def _kind_of(word: str) -> str | None:
+    low = word.lower().rstrip("s")
+    for kind in KINDS:
+        if low == kind or low + "s" in _KIND_WORDS[kind] or low in _KIND_WORDS[kind]:
+            return kind
+    return None
+
+
+def _apply_pattern(rule: KindRule, pattern: str, evidence: str) -> None:
+    p = pattern.strip()
+    if re.search(r"YYYY-MM-DD", p, re.I):
+        rule.naming = "date-slug"
+    elif re.search(r"adr-N+", p, re.I):
+        rule.naming = "adr-prefixed"
+        rule.number_width = len(re.search(r"adr-(N+)", p, re.I).group(1))
+    elif re.search(r"\bN{3,5}\b", p):
+        rule.naming = "adr-number"
+        rule.number_width = len(re.search(r"N{3,5}", p).group(0))
+    else:
+        rule.naming = "slug"
+    if "snake" in p or "_" in p.replace("YYYY-MM-DD", ""):
+        rule.slug_style = "snake"
+    elif " " in p.removesuffix(".md") or "Title" in p:
+        rule.slug_style = "title"
+    rule.evidence.append(evidence)
+    rule.source = "rules"

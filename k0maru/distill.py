@@ -1,0 +1,209 @@
+"""DistillEngine: turn a failure trace into a reusable skill card (and a Hermes / Agent Skills SKILL.md)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from k0maru.conventions import slugify
+from k0maru.errors import K0maruError
+from k0maru.fixes import fix_for
+from k0maru.flush import FlushEngine, FlushResult
+from k0maru.fsutil import create_exclusive, file_lock, resolve_inside
+from k0maru.offload.extract import LogAnalyzer
+from k0maru.offload.findings import Failure, Findings
+
+if TYPE_CHECKING:
+    from k0maru.vault import Vault
+
+_HINT = re.compile(r"^\s*(?:=\s*)?(help|note|hint|suggestion):\s*(.+)$", re.I)
+_PYTEST_E = re.compile(r"^E\s{2,}(.+)$")
+MAX_EXCERPT = 30
+
+
+@dataclass(slots=True)
+class SkillCard:
+    title: str
+    stack: str
+    codes: list[str]
+    location: str | None
+    message: str
+    body: str
+    related: list[str] = field(default_factory=list)
+    note: FlushResult | None = None
+    hermes_path: str | None = None
+    hermes_outcome: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["note"] = self.note.as_dict() if self.note else None
+        return data
+
+
+def analyze_text(text: str) -> Findings:
+    analyzer = LogAnalyzer()
+    analyzer.feed(text)
+    return analyzer.close()
+
+
+def trace_hints(lines: list[str], primary: Failure) -> list[str]:
+    """What the tool itself suggested near the failure: rustc help/note, pytest E-lines, free sites."""
+    hints: list[str] = []
+    start = max(primary.line - 1, 0)
+    window = lines[start:start + 40]
+    freed = False
+    for line in window:
+        m = _HINT.match(line)
+        if m and m.group(2).strip() not in hints:
+            hints.append(f"{m.group(1).lower()}: {m.group(2).strip()}")
+        m = _PYTEST_E.match(line)
+        if m and primary.stack == "pytest":
+            hints.append(f"assertion: {m.group(1).strip()}")
+        if "freed by thread" in line:
+            freed = True
+        elif freed and " in " in line and "#" in line and "libsanitizer" not in line and "interceptor" not in line:
+            hints.append("freed at: " + line.strip().split(" in ", 1)[1])
+            freed = False
+    return hints[:6]
+
+
+class DistillEngine:
+    def __init__(self, vault: Vault):
+        self.vault = vault
+
+    def distill(self, text: str, source: str, export_dir: Path | None = None, findings: Findings | None = None,
+                excerpt_lines: list[str] | None = None) -> SkillCard:
+        findings = findings or analyze_text(text)
+        failures = sorted(findings.all_failures, key=lambda f: f.line)
+        if not failures:
+            raise K0maruError(f"no error found in {source}; pass a trace with a compiler error, traceback, "
+                              "failing test or sanitizer report")
+        primary = next((f for f in failures if f.location and f.stack != "generic"), failures[0])
+        lines = excerpt_lines if excerpt_lines is not None else text.splitlines()
+        codes = [c for c in findings.error_codes] or [primary.code]
+        stack = primary.stack
+        hints = trace_hints(lines if excerpt_lines is None else excerpt_lines, primary)
+        title = f"{primary.code} {primary.message}"
+        title = " ".join(title.split())[:90].rstrip(" .:,")
+        related = self._related(codes, primary, exclude_title=title)
+        body = self._body(primary, failures, codes, stack, hints, related, lines, source)
+        card = SkillCard(title=title, stack=stack, codes=codes, location=primary.location,
+                         message=primary.message, body=body, related=[r[0] for r in related])
+        engine = FlushEngine(self.vault.root)
+        card.note = engine.flush("skill", title, body, tags=["skill", stack, *codes[:5]],
+                                 related=[r[0] for r in related], resolve=lambda _: True,
+                                 extra={"stack": stack, "error_codes": codes, "source": source})
+        self.vault.index(only=[card.note.path])
+        if export_dir is not None:
+            card.hermes_path, card.hermes_outcome = export_hermes(card, export_dir)
+        return card
+
+    def _related(self, codes: list[str], primary: Failure, exclude_title: str) -> list[tuple[str, str, str]]:
+        """(link name, path, fix excerpt) of vault notes about the same error, found by hybrid recall."""
+        try:
+            hits = self.vault.recall.search(" ".join([*codes[:3], primary.message]), limit=5).hits
+        except K0maruError:
+            return []
+        out = []
+        for hit in hits:
+            if hit.title == exclude_title:  # this card itself, from an earlier run
+                continue
+            code_hit = any(c.lower() in (hit.title + " " + hit.snippet).lower() for c in codes)
+            if code_hit or (hit.bm25_rank is not None and hit.bm25_rank <= 2):
+                doc = self.vault.store.document(hit.doc_id)
+                stem = hit.path.rsplit("/", 1)[-1].removesuffix(".md")  # what [[links]] resolve by
+                out.append((stem, hit.path, _fix_section(doc.body) if doc else ""))
+        return out[:3]
+
+    @staticmethod
+    def _body(primary: Failure, failures: list[Failure], codes: list[str], stack: str, hints: list[str],
+              related: list[tuple[str, str, str]], lines: list[str], source: str) -> str:
+        diagnosis, fix = fix_for(primary.code)
+        where = primary.location or f"line {primary.line} of the trace"
+        out = [f"# {primary.code}: {primary.message}", "",
+               f"Distilled by k0maru from {source}. Stack: {stack}. Error codes: {', '.join(codes)}.", "",
+               "## Symptoms"]
+        seen = set()
+        for f in failures[:8]:
+            key = (f.code, f.location)
+            if key in seen:
+                continue
+            seen.add(key)
+            test = f" in test `{f.test}`" if f.test else ""
+            out.append(f"- `{f.code}`{test}: {f.message}" + (f" (at `{f.location}`)" if f.location else ""))
+        out += ["", "## Diagnosis path",
+                f"1. Open `{where}`: this is the first failing location the trace points to.",
+                f"2. {diagnosis}"]
+        for i, hint in enumerate(hints, start=3):
+            out.append(f"{i}. The tool says: {hint}")
+        out += ["", "## Fix", f"- {fix}"]
+        for name, _path, excerpt in related:
+            if excerpt:
+                out.append(f"- Fixed before in [[{name}]]: {excerpt}")
+        out += ["", "## Evidence", "```text"]
+        start = max(primary.line - 3, 0)
+        excerpt = [line.rstrip()[:300] for line in lines[start:start + MAX_EXCERPT]]
+        out += excerpt
+        out.append("```")
+        return "\n".join(out)
+
+
+def _fix_section(body: str) -> str:
+    """First paragraph under a 'Fix' heading, or the sentence that starts with 'Fix:'."""
+    m = re.search(r"^#{1,6}\s*Fix[^\n]*\n+(.+?)(?:\n\s*\n|\n#|\Z)", body, re.M | re.S | re.I)
+    if not m:
+        m = re.search(r"\bFix:\s*(.+?)(?:\n\s*\n|\Z)", body, re.S)
+    if not m:
+        return ""
+    text = " ".join(m.group(1).split())
+    return text if len(text) <= 300 else text[:299] + "…"
+
+
+def hermes_name(card: SkillCard) -> str:
+    name = re.sub(r"-+", "-", slugify(f"{card.stack} {card.codes[0]} {card.message}", "kebab", limit=200).lower())
+    if len(name) > 64:
+        name = name[:65].rsplit("-", 1)[0]
+    return name.strip("-")
+
+
+def skill_md(card: SkillCard, name: str) -> str:
+    """A SKILL.md valid for Hermes and the Agent Skills spec (Hermes fields under metadata.hermes)."""
+    description = (f"Use when {card.stack} fails with {', '.join(card.codes[:4])}: {card.message}. "
+                   "Gives the symptoms, the diagnosis path and the fix found before.")[:1024]
+    fm = {
+        "name": name,
+        "description": description,
+        "license": "Proprietary",
+        "metadata": {
+            "author": "k0maru",
+            "version": "1.0.0",
+            "source": card.note.path if card.note else "",
+            "hermes": {"tags": [card.stack, *card.codes[:5]], "related_skills": []},
+        },
+    }
+    body = card.body
+    text = "---\n" + yaml.safe_dump(fm, sort_keys=False, allow_unicode=True, width=1000) + "---\n\n" + body + "\n"
+    return text[:100_000]
+
+
+def export_hermes(card: SkillCard, target: Path) -> tuple[str, str]:
+    """Write `<target>/<stack>/<name>/SKILL.md`; an existing different skill gets `<name>-v2`."""
+    target = target.expanduser()
+    target.mkdir(parents=True, exist_ok=True)
+    base = hermes_name(card)
+    with file_lock(target / ".k0maru-export.lock"):
+        for version in range(1, 100):
+            name = base if version == 1 else f"{base[:60]}-v{version}"
+            content = skill_md(card, name)
+            path = resolve_inside(target, f"{card.stack}/{name}/SKILL.md")
+            if path.exists():
+                if path.read_text(encoding="utf-8") == content:
+                    return str(path), "up_to_date"
+                continue
+            if create_exclusive(path, content.encode("utf-8")):
+                return str(path), "created" if version == 1 else "versioned"
+    raise K0maruError(f"{target}: too many versions of skill {base}")

@@ -1,0 +1,211 @@
+"""Convention sniffing on several vault shapes, the flush engine (idempotent, versioned, atomic,
+concurrent) and the distiller on real traces."""
+
+import json
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import yaml
+
+from k0maru.conventions import ConventionSniffer
+from k0maru.flush import FlushEngine
+from k0maru.text import split_frontmatter
+from tests.conftest import DEMO_VAULT, write
+
+DATA = Path(__file__).parent / "data" / "logs"
+
+
+def sniff(root: Path):
+    return ConventionSniffer(root).sniff().rules
+
+
+def test_johnny_decimal_obsidian_vault(vault: Path) -> None:
+    for name in ("Lease Design", "Retry Policy", "Sqlite Busy"):
+        write(vault, f"20_Cards/{name}.md", f"# {name}\n")
+    for d in ("2026-01-02", "2026-01-05"):
+        write(vault, f"00_Logs/{d} standup.md", "log")
+    write(vault, "10_Projects/Migration.md", "p")
+    rules = sniff(vault)
+    assert rules["card"].folder == "20_Cards" and rules["card"].slug_style == "title"
+    assert rules["log"].folder == "00_Logs" and rules["log"].naming == "date-slug"
+    assert rules["skill"].folder == "30_Skills"  # next free Johnny-Decimal area
+    assert any("folder name" in e for e in rules["card"].evidence)
+
+
+def test_flat_docs_adr_layout(vault: Path) -> None:
+    write(vault, "docs/adr/0001-use-postgres.md", "# 1")
+    write(vault, "docs/adr/0002-use-kafka.md", "# 2")
+    write(vault, "docs/adr/0017-drop-kafka.md", "# 17")
+    write(vault, "decisions/2026-02-01-pick-vendor.md", "d")
+    write(vault, "journal/2026-03-01.md", "j")
+    write(vault, "journal/2026-03-02.md", "j")
+    rules = sniff(vault)
+    assert (rules["adr"].folder, rules["adr"].naming, rules["adr"].number_width) == ("docs/adr", "adr-number", 4)
+    assert rules["decision"].folder == "decisions" and rules["decision"].naming == "date-slug"
+    assert rules["log"].folder == "journal"
+    sniffer = ConventionSniffer(vault)
+    assert sniffer.next_adr_number(rules["adr"]) == 18
+    assert sniffer.file_name(rules["adr"], "Adopt pre-commit", date(2026, 1, 1)) == "0018-adopt-pre-commit.md"
+
+
+def test_adr_prefixed_numbering(vault: Path) -> None:
+    write(vault, "architecture/adr-001-first.md", "a")
+    write(vault, "architecture/adr-002-second.md", "b")
+    rules = sniff(vault)
+    assert rules["adr"].folder == "architecture" and rules["adr"].naming == "adr-prefixed"
+    name = ConventionSniffer(vault).file_name(rules["adr"], "Third one", date(2026, 1, 1))
+    assert name == "adr-003-third-one.md"
+
+
+def test_messy_mixed_vault_uses_frontmatter_kinds(vault: Path) -> None:
+    write(vault, "stuff/a.md", "---\nkind: card\n---\n")
+    write(vault, "stuff/b.md", "---\nkind: card\n---\n")
+    write(vault, "misc/2026-01-01-x.md", "---\nkind: log\n---\n")
+    write(vault, "misc/2026-01-02-y.md", "---\nkind: log\n---\n")
+    write(vault, "misc/readme.md", "plain")
+    write(vault, "random_notes/some_thing.md", "x")
+    rules = sniff(vault)
+    assert rules["card"].folder == "stuff" and rules["log"].folder == "misc"
+    assert rules["adr"].folder == "docs/adr" and rules["adr"].source == "default"
+
+
+def test_explicit_rules_win(vault: Path) -> None:
+    write(vault, "docs/adr/0001-x.md", "x")
+    write(vault, "templates/card.md", "---\nstatus: draft\nowner: platform\n---\n")
+    write(vault, ".k0maru/rules.md", "# Rules\n- adr: architecture/decisions\n- card: kb\n"
+                                     "- card naming: `title_words.md`\n- card template: templates/card.md\n")
+    write(vault, "AGENTS.md", "- adr: ignored/because/rules-md-comes-first\n")
+    rules = sniff(vault)
+    assert rules["adr"].folder == "architecture/decisions" and rules["adr"].source == "rules"
+    assert rules["card"].folder == "kb" and rules["card"].slug_style == "snake"
+    assert rules["card"].template == {"status": "draft", "owner": "platform"}
+
+
+def test_demo_vault_agents_md() -> None:
+    rules = sniff(DEMO_VAULT)
+    assert rules["adr"].folder == "docs/adr" and rules["adr"].naming == "adr-number"
+    assert rules["log"].folder == "00_Logs" and rules["log"].naming == "date-slug"
+    assert rules["skill"].folder == "50_Skills"
+
+
+def test_conventions_cli(k0) -> None:
+    r = k0("conventions", "--vault", str(DEMO_VAULT), "--json")
+    assert r.returncode == 0
+    assert json.loads(r.stdout)["kinds"]["card"]["folder"] == "20_Cards"
+    r = k0("conventions", "--vault", str(DEMO_VAULT))
+    assert "evidence: AGENTS.md:" in r.stdout
+
+
+def test_flush_created_up_to_date_versioned(vault: Path) -> None:
+    write(vault, "docs/adr/0001-x.md", "x")
+    write(vault, "docs/adr/0002-y.md", "y")
+    engine = FlushEngine(vault)
+    a = engine.flush("adr", "Lease renewal batching", "We batch renewals.", ["locking"], ["Lease Design", "Nope"],
+                     resolve=lambda name: name == "Lease Design")
+    assert a.outcome == "created" and a.path == "docs/adr/0003-lease-renewal-batching.md"
+    assert a.linked == ["Lease Design"] and a.unresolved == ["Nope"]
+    text = (vault / a.path).read_text()
+    fm, body, err = split_frontmatter(text)
+    assert err is None and fm["kind"] == "adr" and fm["tags"] == ["locking"] and fm["date"]
+    assert fm["related_notes"] == ["[[Lease Design]]"] and "[[Lease Design]]" in body and "[[Nope]]" not in text
+    again = engine.flush("adr", "Lease renewal batching", "We batch renewals.", ["locking"], ["Lease Design", "Nope"],
+                         resolve=lambda name: name == "Lease Design", when=date(2030, 1, 1))
+    assert again.outcome == "up_to_date" and again.path == a.path  # a later day is still the same note
+    changed = engine.flush("adr", "Lease renewal batching", "We batch renewals every 10 s.", ["locking"])
+    assert changed.outcome == "versioned" and changed.path == "docs/adr/0003-lease-renewal-batching-v2.md"
+    assert (vault / a.path).read_text() == text  # never overwritten
+    third = engine.flush("adr", "Lease renewal batching", "Third text.", [])
+    assert third.path.endswith("-v3.md")
+
+
+def test_twenty_concurrent_flushes(vault: Path) -> None:
+    code = ("import sys; from pathlib import Path; from k0maru.flush import FlushEngine; "
+            "r = FlushEngine(Path(sys.argv[1])).flush('card', 'Shared title', 'body ' + sys.argv[2]); print(r.outcome)")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(vault), str(i % 3)], stdout=subprocess.PIPE, text=True)
+             for i in range(20)]
+    outcomes = [p.communicate(timeout=120)[0].strip() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    files = sorted((vault / "cards").glob("*.md"))
+    assert [f.name for f in files] == ["shared-title-v2.md", "shared-title-v3.md", "shared-title.md"]
+    bodies = sorted(f.read_text().rsplit("\n", 2)[-2] for f in files)
+    assert bodies == ["body 0", "body 1", "body 2"]  # one file per distinct content, nothing lost
+    assert outcomes.count("created") == 1 and outcomes.count("versioned") == 2 and outcomes.count("up_to_date") == 17
+    assert not list((vault / "cards").glob(".*.tmp"))  # no partial files left behind
+
+
+def test_flush_cli_indexes_immediately(demo: Path, k0) -> None:
+    body = demo / "body.txt"
+    body.write_text("Renew leases in batches of 500 per call to cut write load.")
+    r = k0("flush", "--vault", str(demo), "--kind", "decision", "--title", "Batch lease renewals",
+           "--body-file", str(body), "--tags", "locking,perf", "--related", "lease-renewal-redesign,Ghost Note",
+           "--json")
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert result["path"] == f"decisions/{date.today().isoformat()}-batch-lease-renewals.md"
+    assert result["linked"] == ["lease-renewal-redesign"] and result["unresolved"] == ["Ghost Note"]
+    r = k0("search", "--vault", str(demo), "--no-scan", "--json", "--mode", "bm25", "batches of 500")
+    assert json.loads(r.stdout)["hits"][0]["path"] == result["path"]
+    fm = yaml.safe_load((demo / result["path"]).read_text().split("---")[1])
+    assert fm["tags"] == ["locking", "perf"] and fm["category"] == "decisions"
+
+
+def test_flush_refuses_bad_input(demo: Path, k0) -> None:
+    r = k0("flush", "--vault", str(demo), "--kind", "card", "--title", "x", input="   ")
+    assert r.returncode == 2 and "empty body" in r.stderr
+
+
+def test_distill_rust_trace_is_specific(demo: Path, k0, tmp_path: Path) -> None:
+    hermes = tmp_path / "hermes"
+    r = k0("distill", "--vault", str(demo), "--trace-file", str(DATA / "rustc_e0502.log"),
+           "--export-hermes", str(hermes), "--json")
+    assert r.returncode == 0, r.stderr
+    card = json.loads(r.stdout)
+    assert card["codes"] == ["E0502"] and card["location"] == "borrow.rs:4:5" and card["stack"] == "rust"
+    text = (demo / card["note"]["path"]).read_text()
+    assert card["note"]["path"].startswith("50_Skills/")
+    for section in ("## Symptoms", "## Diagnosis path", "## Fix", "## Evidence"):
+        assert section in text
+    assert "`borrow.rs:4:5`" in text and "immutable borrow occurs here" in text
+    assert "copy the job id out of `head` first" in text  # the fix the team used before, found by recall
+    assert "[[2026-10-11-borrow-checker-e0502-in-scheduler]]" in text
+    skill = Path(card["hermes_path"])
+    assert skill.parent.parent == hermes / "rust" and skill.name == "SKILL.md"
+    raw = skill.read_text()
+    assert raw.startswith("---\n")
+    fm = yaml.safe_load(raw.split("---\n")[1])
+    assert len(fm["name"]) <= 64 and fm["name"] == fm["name"].lower() and " " not in fm["name"]
+    assert len(fm["description"]) <= 1024 and "E0502" in fm["description"]
+    assert fm["metadata"]["hermes"]["tags"] == ["rust", "E0502"]
+    again = json.loads(k0("distill", "--vault", str(demo), "--trace-file", str(DATA / "rustc_e0502.log"),
+                          "--export-hermes", str(hermes), "--json").stdout)
+    assert again["note"]["outcome"] == "up_to_date" and again["hermes_outcome"] == "up_to_date"
+
+
+def test_distill_asan_and_python_traces(demo: Path, k0) -> None:
+    r = k0("distill", "--vault", str(demo), "--trace-file", str(DATA / "gcc_asan_uaf.log"), "--json")
+    card = json.loads(r.stdout)
+    assert card["codes"] == ["heap-use-after-free"] and card["location"].endswith("uaf.c:5")
+    text = (demo / card["note"]["path"]).read_text()
+    assert "freed at: main /tmp/cap/uaf.c:4" in text and "reference-count" in text
+    trace = ("Traceback (most recent call last):\n  File \"/app/tidewater/worker.py\", line 118, in _renew_loop\n"
+             "    self._done.set_result(None)\nasyncio.exceptions.InvalidStateError: invalid state\n")
+    r = k0("distill", "--vault", str(demo), "--json", input=trace)
+    card = json.loads(r.stdout)
+    assert card["codes"] == ["InvalidStateError"] and card["location"] == "/app/tidewater/worker.py:118"
+    assert "future.done()" in (demo / card["note"]["path"]).read_text()
+
+
+def test_distill_from_offloaded_node(demo: Path, k0) -> None:
+    script = write(demo, "fail.py", "for i in range(80):\n    print('step', i)\nraise KeyError('lease-42')\n")
+    k0("offload", "--vault", str(demo), "--task-id", "t", "--", sys.executable, str(script))
+    node = json.loads(k0("log", "list", "--vault", str(demo), "--json").stdout)[0]["node_id"]
+    card = json.loads(k0("distill", "--vault", str(demo), "--node", node, "--json").stdout)
+    assert card["codes"] == ["KeyError"] and card["location"] == f"{script}:3"
+    assert "raise KeyError('lease-42')" in (demo / card["note"]["path"]).read_text()
+
+
+def test_distill_without_error_fails_clearly(demo: Path, k0) -> None:
+    r = k0("distill", "--vault", str(demo), input="all good\nnothing to see\n")
+    assert r.returncode == 2 and "no error found" in r.stderr
