@@ -221,7 +221,14 @@ def cmd_distill(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from k0maru.mcp_server import serve
+
+    return serve(args.vault)
+
+
 def register_notes(add: Adder) -> None:
+    p = add("mcp", cmd_mcp, "run the MCP server on stdio (tools: loadout, recall, inspect log, flush, distill)")
     add("conventions", cmd_conventions, "show where each kind of note goes and how it is named, with evidence")
     p = add("flush", cmd_flush, "write a note (adr, decision, card, log, skill) following the vault's conventions")
     p.add_argument("--kind", required=True, choices=["adr", "decision", "card", "log", "skill"])

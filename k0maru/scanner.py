@@ -60,29 +60,17 @@ class IncrementalScanner:
         """
         started = time.time()
         t0 = time.perf_counter()
-        result = ScanResult()
-        cached = self.store.cached_documents()
         entries = list(self._entries(only))
-        seen: set[str] = set()
-        work: list[tuple[Entry, CachedDoc | None]] = []
-        for entry in entries:
-            seen.add(entry.rel)
-            known = cached.get(entry.rel)
-            if known is not None and not full and known.mtime_ns == entry.mtime_ns and known.size == entry.size:
-                result.unchanged += 1
-                continue
-            work.append((entry, known))
-        scope = cached.keys() if only is None else {p for p in only if p in cached}
-        gone = [cached[p].id for p in scope if p not in seen]
-        gone_paths = [p for p in scope if p not in seen]
-
+        result, work, gone = self._diff(entries, self.store.cached_documents(), full, only)
         if work or gone:
             with self.store.transaction():
+                # re-diff under the write lock: another writer (a hook, the MCP server) may have moved on
+                result, work, gone = self._diff(entries, self.store.cached_documents(), full, only)
                 structural, new_links = self._apply(work, result, progress, full)
                 if gone:
-                    self.store.delete_documents(gone)
+                    self.store.delete_documents([doc_id for _, doc_id in gone])
                     result.removed += len(gone)
-                    result.changed_paths.extend(sorted(gone_paths))
+                    result.changed_paths.extend(sorted(path for path, _ in gone))
                     structural = True
                 if structural or new_links:
                     resolve = self.store.link_resolver()
@@ -100,6 +88,24 @@ class IncrementalScanner:
                 with self.store.transaction():
                     self.store.record_scan(started, result.elapsed_ms, result.counts())
         return result
+
+    @staticmethod
+    def _diff(entries: list[Entry], cached: dict[str, CachedDoc], full: bool, only: list[str] | None
+              ) -> tuple[ScanResult, list[tuple[Entry, CachedDoc | None]], list[tuple[str, int]]]:
+        """Level 1 and 2 of the filter: unknown path -> work; same mtime and size -> unchanged."""
+        result = ScanResult()
+        seen: set[str] = set()
+        work: list[tuple[Entry, CachedDoc | None]] = []
+        for entry in entries:
+            seen.add(entry.rel)
+            known = cached.get(entry.rel)
+            if known is not None and not full and known.mtime_ns == entry.mtime_ns and known.size == entry.size:
+                result.unchanged += 1
+                continue
+            work.append((entry, known))
+        scope = cached.keys() if only is None else {p for p in only if p in cached}
+        gone = [(p, cached[p].id) for p in scope if p not in seen]
+        return result, work, gone
 
     def _entries(self, only: list[str] | None):
         if only is None:

@@ -1,0 +1,69 @@
+"""The project loadout: explicit rules, sniffed conventions, hub notes and recent ADRs, within a token budget."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from k0maru.conventions import RULE_FILES, ConventionSniffer
+from k0maru.tokens import count_tokens
+
+if TYPE_CHECKING:
+    from k0maru.vault import Vault
+
+HUBS = 5
+ADRS = 5
+
+
+def _excerpt(body: str, chars: int = 600) -> str:
+    text = re.sub(r"\n{3,}", "\n\n", body.strip())
+    return text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + " …"
+
+
+def build_loadout(vault: Vault, budget: int) -> tuple[list[dict[str, str]], int, bool]:
+    """Sections in priority order; stops (and says so) where the next one would pass the budget."""
+    candidates: list[dict[str, str]] = []
+    for name in RULE_FILES:
+        path = vault.root / name
+        if path.is_file():
+            candidates.append({"kind": "rules", "source": name,
+                               "text": path.read_text(encoding="utf-8", errors="replace").strip()})
+    conv = ConventionSniffer(vault.root, vault.settings.include).sniff()
+    lines = [f"layout: {conv.layout}"] + [f"{k}: {r.folder}/ naming={r.naming} ({r.source})" for k, r in conv.rules.items()]
+    candidates.append({"kind": "conventions", "source": "k0maru conventions", "text": "\n".join(lines)})
+    store = vault.store
+    for doc_id, path, title, n in store.hub_documents(HUBS):
+        doc = store.document(doc_id)
+        candidates.append({"kind": "hub", "source": path,
+                           "text": f"{title} (linked from {n} notes)\n{_excerpt(doc.body if doc else '')}"})
+    adr_folder = conv.rules["adr"].folder.rstrip("/") + "/"
+    adrs = store.conn.execute(
+        "SELECT id, path, title FROM documents WHERE path LIKE ? ORDER BY path DESC LIMIT ?",
+        (adr_folder.replace("%", r"\%") + "%", ADRS),
+    ).fetchall()
+    for doc_id, path, title in adrs:
+        doc = store.document(doc_id)
+        status = doc.frontmatter.get("status", "") if doc else ""
+        candidates.append({"kind": "adr", "source": path,
+                           "text": f"{title}" + (f" [{status}]" if status else "") + "\n" + _excerpt(doc.body if doc else "", 400)})
+    out: list[dict[str, str]] = []
+    used = 0
+    truncated = False
+    for section in candidates:
+        cost = count_tokens(section["text"]) + 8
+        if used + cost > budget:
+            room = budget - used - 8
+            if room > 40 and section["kind"] == "rules":  # rules matter most: include what fits
+                words = section["text"].split(" ")
+                text = ""
+                for w in words:
+                    if count_tokens(text + " " + w) > room - 2:
+                        break
+                    text = f"{text} {w}" if text else w
+                out.append({**section, "text": text + " …"})
+                used += count_tokens(text) + 10
+            truncated = True
+            continue
+        out.append(section)
+        used += cost
+    return out, used, truncated

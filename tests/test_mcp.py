@@ -1,0 +1,174 @@
+"""The MCP server as a subprocess, driven by the official SDK's stdio client."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from tests.conftest import write
+
+DATA = Path(__file__).parent / "data" / "logs"
+
+
+def run_session(vault: Path, body, env: dict[str, str] | None = None):
+    async def main():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "k0maru", "mcp", "--vault", str(vault)],
+                                       env={**os.environ, **(env or {})})
+        async with stdio_client(params) as (read, write_), ClientSession(read, write_) as session:
+            await session.initialize()
+            return await body(session)
+
+    return anyio.run(main)
+
+
+def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
+    script = write(demo, "fail.py", "for i in range(70):\n    print('tick', i)\nraise RuntimeError('lease lost')\n")
+    subprocess.run([sys.executable, "-m", "k0maru", "offload", "--vault", str(demo), "--task-id", "t", "--",
+                    sys.executable, str(script)], capture_output=True, check=False)
+    from k0maru.offload import records
+    from k0maru.vault import Vault
+
+    with Vault.open(demo) as v:
+        node = records.list_all(v.store)[0].node_id
+
+    async def body(s: ClientSession):
+        out = {}
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        out["tools"] = tools
+        out["loadout"] = await s.call_tool("get_project_loadout", {"token_budget": 800})
+        out["recall"] = await s.call_tool("recall_memory", {"query": "SQLITE_BUSY", "limit": 3})
+        out["inspect"] = await s.call_tool("inspect_log_node", {"node_id": node, "pattern": "RuntimeError", "context": 1})
+        out["inspect_lines"] = await s.call_tool("inspect_log_node", {"node_id": node, "lines": "5:7"})
+        out["flush"] = await s.call_tool("flush_session", {"title": "Batch lease renewals", "kind": "decision",
+                                                           "body": "One RenewLeases call per worker every 10 s.",
+                                                           "tags": ["locking"], "related_notes": ["lease-renewal-redesign"]})
+        out["flush_again"] = await s.call_tool("flush_session", {"title": "Batch lease renewals", "kind": "decision",
+                                                                 "body": "One RenewLeases call per worker every 10 s.",
+                                                                 "tags": ["locking"],
+                                                                 "related_notes": ["lease-renewal-redesign"]})
+        out["recall_new"] = await s.call_tool("recall_memory", {"query": "RenewLeases call per worker", "mode": "bm25"})
+        out["distill"] = await s.call_tool("distill_session_skill",
+                                           {"trace": (DATA / "rustc_e0502.log").read_text()})
+        out["distill_node"] = await s.call_tool("distill_session_skill", {"node_id": node})
+        return out
+
+    out = run_session(demo, body)
+    tools = out["tools"]
+    assert set(tools) == {"get_project_loadout", "recall_memory", "inspect_log_node", "flush_session",
+                          "distill_session_skill"}
+    assert tools["recall_memory"].input_schema["required"] == ["query"]
+    assert set(tools["recall_memory"].input_schema["properties"]) == {"query", "limit", "mode"}
+    assert tools["flush_session"].input_schema["properties"]["kind"]["enum"] == ["adr", "decision", "card", "log", "skill"]
+    assert "have we seen this error before" in tools["recall_memory"].description
+    assert all(t.output_schema for t in tools.values())
+
+    loadout = out["loadout"].structured_content
+    assert not out["loadout"].is_error and loadout["tokens_used"] <= 800
+    assert loadout["sections"][0]["source"] == "AGENTS.md"
+    assert any(s["kind"] == "conventions" for s in loadout["sections"])
+
+    hits = out["recall"].structured_content["hits"]
+    assert hits[0]["path"] == "20_Cards/sqlite-busy-timeout.md" and hits[0]["bm25_rank"] == 1
+    assert hits[0]["uri"] == "k0maru://note/20_Cards/sqlite-busy-timeout.md"
+
+    view = out["inspect"].structured_content
+    assert view["matches"] == 2 and view["error_codes"] == ["RuntimeError"]  # the raise line and the exception line
+    assert [line["n"] for line in view["lines"]] == [72, 73, 74]
+    assert [line["text"] for line in out["inspect_lines"].structured_content["lines"]] == ["tick 4", "tick 5", "tick 6"]
+
+    flushed = out["flush"].structured_content
+    assert flushed["outcome"] == "created" and flushed["path"].startswith("decisions/")
+    assert flushed["linked"] == ["lease-renewal-redesign"]
+    assert out["flush_again"].structured_content["outcome"] == "up_to_date"
+    assert out["recall_new"].structured_content["hits"][0]["path"] == flushed["path"]
+
+    card = out["distill"].structured_content
+    assert card["error_codes"] == ["E0502"] and card["location"] == "borrow.rs:4:5"
+    assert "## Diagnosis path" in card["card_markdown"] and (demo / card["note_path"]).is_file()
+    assert out["distill_node"].structured_content["error_codes"] == ["RuntimeError"]
+
+
+def test_resources_list_and_read(demo: Path) -> None:
+    async def body(s: ClientSession):
+        listed = (await s.list_resources()).resources
+        read = await s.read_resource("k0maru://note/20_Cards/feature-flags.md")
+        bad = None
+        try:
+            await s.read_resource("k0maru://note/../../etc/passwd")
+        except Exception as exc:  # noqa: BLE001 - the SDK raises its protocol error type
+            bad = str(exc)
+        return listed, read, bad
+
+    listed, read, bad = run_session(demo, body)
+    uris = {str(r.uri) for r in listed}
+    assert "k0maru://note/docs/adr/0002-lease-based-job-locking.md" in uris and len(uris) >= 49
+    assert "# Feature flags" in read.contents[0].text
+    assert bad is not None and "root:" not in bad  # refused, nothing outside the vault was read
+
+
+def test_errors_are_tool_errors_and_server_survives(demo: Path) -> None:
+    async def body(s: ClientSession):
+        results = [
+            await s.call_tool("recall_memory", {"query": "   "}),
+            await s.call_tool("inspect_log_node", {"node_id": "deadbeef"}),
+            await s.call_tool("inspect_log_node", {"node_id": "deadbeef", "lines": "x:y"}),
+            await s.call_tool("distill_session_skill", {}),
+            await s.call_tool("flush_session", {"title": "t", "body": "b", "kind": "novel"}),
+        ]
+        ok = await s.call_tool("recall_memory", {"query": "lease"})
+        return results, ok
+
+    results, ok = run_session(demo, body)
+    assert all(r.is_error for r in results)
+    texts = [r.content[0].text for r in results]
+    assert "empty query" in texts[0] and "unknown log node" in texts[1] and "trace" in texts[3]
+    assert not ok.is_error and ok.structured_content["hits"]
+
+
+def test_concurrent_reindex_during_calls(demo: Path) -> None:
+    """A writer rewrites notes and rescans while the agent calls recall: no error reaches the agent."""
+    writer_code = ("import sys, time; from pathlib import Path; from k0maru.vault import Vault\n"
+                   "root = Path(sys.argv[1])\n"
+                   "for i in range(12):\n"
+                   "    (root / f'hook-note-{i % 3}.md').write_text(f'# Hook {i}\\nlease renewal churn {i}\\n')\n"
+                   "    with Vault.open(root, embed=False) as v: v.index()\n"
+                   "    time.sleep(0.05)\n")
+
+    async def body(s: ClientSession):
+        writer = subprocess.Popen([sys.executable, "-c", writer_code, str(demo)])
+        results = []
+        deadline = time.time() + 60
+        while writer.poll() is None and time.time() < deadline:
+            results.append(await s.call_tool("recall_memory", {"query": "lease renewal churn", "mode": "bm25"}))
+            results.append(await s.call_tool("flush_session", {"title": f"Note {len(results)}", "body": "x",
+                                                               "kind": "card"}))
+        writer.wait()
+        return results, writer.returncode
+
+    results, rc = run_session(demo, body, env={"K0MARU_BUSY_TIMEOUT_MS": "20000"})
+    assert rc == 0 and len(results) >= 2
+    assert not [r.content[0].text for r in results if r.is_error]
+
+
+def test_stdin_close_exits_cleanly(demo: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "k0maru", "mcp", "--vault", str(demo)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    proc.stdin.write((json.dumps(init) + "\n").encode())
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    assert json.loads(line)["id"] == 1  # stdout carries JSON-RPC only
+    proc.stdin.close()
+    try:
+        assert proc.wait(timeout=20) == 0
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("server did not exit when stdin closed")
