@@ -227,7 +227,58 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return serve(args.vault)
 
 
+def cmd_hooks(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from k0maru import githooks
+
+    action = args.hooks_action
+    if action == "run":
+        if args.what == "reindex":
+            return githooks.run_reindex(args.vault, args.hook, args.hook_args)
+        return githooks.run_adr(args.vault)
+    from k0maru.config import resolve_vault
+
+    vault_root = resolve_vault(args.vault)
+    repo = githooks.repo_root(vault_root)
+    if repo is None:
+        raise K0maruError(f"{vault_root} is not inside a git repository; run `git init` first")
+    if action == "install":
+        lines = githooks.install(repo)
+    elif action == "uninstall":
+        lines = githooks.uninstall(repo) or ["no k0maru hooks were installed"]
+    else:
+        info = githooks.status(repo, vault_root)
+        if args.json:
+            print(json.dumps(info))
+            return 0
+        lines = [f"{hook:<14} {state}" for hook, state in info["hooks"].items()]
+        p = info["pending"]
+        lines.append("index current" if info["index_current"] else
+                     f"index behind: {p['new']} new, {p['changed']} changed, {p['removed']} removed file(s), "
+                     f"{info['chunks_pending_embedding']} chunk(s) without vectors; run `k0maru scan`")
+    if args.json:
+        print(json.dumps({"done": lines, "repo": str(Path(repo))}))
+    else:
+        print("\n".join(lines))
+    return 0
+
+
 def register_notes(add: Adder) -> None:
+    p = add("hooks", cmd_hooks, "git hooks: install, uninstall, status (and `run`, used by the hooks)")
+    hs = p.add_subparsers(dest="hooks_action", metavar="ACTION", required=True)
+    for name, text in (("install", "install plain git hooks (existing hooks are kept and chained)"),
+                       ("uninstall", "remove k0maru's hooks, restoring chained ones"),
+                       ("status", "which hooks are installed and whether the index is current")):
+        sp = hs.add_parser(name, help=text)
+        _common(sp)
+        sp.set_defaults(handler=cmd_hooks)
+    rp = hs.add_parser("run", help="what the hooks call: `run reindex` or `run adr` (always exits 0)")
+    rp.add_argument("what", choices=["reindex", "adr"])
+    rp.add_argument("--hook", choices=["post-commit", "post-merge", "post-checkout", "post-rewrite"])
+    rp.add_argument("hook_args", nargs="*", help="arguments git gave the hook")
+    _common(rp)
+    rp.set_defaults(handler=cmd_hooks)
     p = add("mcp", cmd_mcp, "run the MCP server on stdio (tools: loadout, recall, inspect log, flush, distill)")
     add("conventions", cmd_conventions, "show where each kind of note goes and how it is named, with evidence")
     p = add("flush", cmd_flush, "write a note (adr, decision, card, log, skill) following the vault's conventions")

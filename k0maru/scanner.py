@@ -89,6 +89,14 @@ class IncrementalScanner:
                     self.store.record_scan(started, result.elapsed_ms, result.counts())
         return result
 
+    def pending(self) -> dict[str, int]:
+        """Without writing: files that are new, possibly changed (mtime or size moved) or gone."""
+        entries = list(self._entries(None))
+        cached = self.store.cached_documents()
+        _, work, gone = self._diff(entries, cached, False, None)
+        return {"new": sum(1 for _, k in work if k is None), "changed": sum(1 for _, k in work if k is not None),
+                "removed": len(gone)}
+
     @staticmethod
     def _diff(entries: list[Entry], cached: dict[str, CachedDoc], full: bool, only: list[str] | None
               ) -> tuple[ScanResult, list[tuple[Entry, CachedDoc | None]], list[tuple[str, int]]]:

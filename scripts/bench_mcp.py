@@ -1,0 +1,69 @@
+"""MCP benchmark: server start to first `recall_memory` answer (cold, model load included, median of
+runs) and warm `recall_memory` round trips (p50/p95) over stdio, on a generated vault.
+
+    python scripts/bench_mcp.py [--vault DIR | --notes 5000] [--starts 5] [--calls 100] [--json]
+
+Index the vault first (scripts/bench_search.py --keep DIR does), or the first start pays for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+import numpy as np
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from vaultgen import SYMBOLS, WORDS, generate  # noqa: E402
+
+
+async def one_start(vault: Path, calls: int) -> tuple[float, list[float]]:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "k0maru", "mcp", "--vault", str(vault)])
+    t0 = time.perf_counter()
+    async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+        await s.initialize()
+        res = await s.call_tool("recall_memory", {"query": "lease renewal", "limit": 8})
+        cold = time.perf_counter() - t0
+        assert not res.is_error, res.content
+        lat = []
+        for i in range(calls):
+            q = WORDS[i % len(WORDS)] + " " + WORDS[(i * 7) % len(WORDS)] if i % 3 else SYMBOLS[i % len(SYMBOLS)]
+            t1 = time.perf_counter()
+            res = await s.call_tool("recall_memory", {"query": q, "limit": 8})
+            lat.append((time.perf_counter() - t1) * 1000)
+            assert not res.is_error
+    return cold, lat
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--vault", type=Path)
+    ap.add_argument("--notes", type=int, default=5000)
+    ap.add_argument("--starts", type=int, default=5)
+    ap.add_argument("--calls", type=int, default=100)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    vault = args.vault or Path(tempfile.mkdtemp(prefix="k0bench-mcp-"))
+    if not any(vault.rglob("*.md")):
+        generate(vault, args.notes, seed=11, min_kb=0.3, max_kb=1.5)
+    colds, warm = [], []
+    for i in range(args.starts):
+        cold, lat = anyio.run(one_start, vault, args.calls if i == args.starts - 1 else 0)
+        colds.append(cold)
+        warm.extend(lat)
+    out = {"notes": sum(1 for _ in vault.rglob("*.md")), "cold_start_to_first_recall_s_median": round(statistics.median(colds), 3),
+           "cold_runs_s": [round(c, 3) for c in colds], "warm_recall_p50_ms": round(float(np.percentile(warm, 50)), 2),
+           "warm_recall_p95_ms": round(float(np.percentile(warm, 95)), 2), "warm_calls": len(warm)}
+    print(json.dumps(out) if args.json else "\n".join(f"{k:>38}: {v}" for k, v in out.items()))
+
+
+if __name__ == "__main__":
+    main()

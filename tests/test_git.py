@@ -1,0 +1,159 @@
+"""Real git repositories in temp dirs: plain hooks, the real pre-commit tool, merges, checkouts,
+rebases, ADR trailers, a broken index, and existing user hooks."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from k0maru.store import Store
+from tests.conftest import REPO, write
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "Ada Dev", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_COMMITTER_NAME": "Ada Dev",
+           "GIT_COMMITTER_EMAIL": "ada@example.com", "K0MARU_HOOK_EMBED": "off"}
+
+
+def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=repo, env={**os.environ, **GIT_ENV}, capture_output=True, text=True,
+                          check=check)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write(root, ".gitignore", ".k0maru/\n")
+    write(root, "docs/adr/0001-start.md", "# ADR 0001: Start\n\nWe start.\n")
+    write(root, "notes/alpha.md", "# Alpha\n\nalpha content [[beta]]\n")
+    write(root, "notes/beta.md", "# Beta\n\nbeta content\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "initial")
+    return root
+
+
+def indexed(root: Path) -> dict[str, str]:
+    with Store.open(root) as store:
+        return {p: store.document_by_path(p).body for p in store.cached_documents()}
+
+
+def on_disk(root: Path) -> dict[str, str]:
+    from k0maru.text import parse_note
+
+    return {p.relative_to(root).as_posix(): parse_note(p.name, p.read_text()).body
+            for p in root.rglob("*.md") if ".k0maru" not in p.parts}
+
+
+def test_plain_hooks_chain_existing_and_track_merge_checkout_rebase(repo: Path, k0) -> None:
+    user_hook = repo / ".git" / "hooks" / "post-commit"
+    marker = repo.parent / "user-hook-ran.txt"
+    user_hook.write_text(f"#!/bin/sh\necho ran >> {marker}\n")
+    user_hook.chmod(0o755)
+    r = k0("hooks", "install", "--vault", str(repo))
+    assert r.returncode == 0 and "chained" in r.stdout
+    k0("scan", "--vault", str(repo), "--no-embed")
+
+    write(repo, "notes/gamma.md", "# Gamma\n\nzanzibar lease protocol\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "add gamma")
+    assert marker.read_text() == "ran\n"  # the existing hook still runs
+    hits = json.loads(k0("search", "--vault", str(repo), "--no-scan", "--mode", "bm25", "--json", "zanzibar").stdout)
+    assert hits["hits"][0]["path"] == "notes/gamma.md"  # the commit reindexed it, no scan by us
+    log = (repo / ".k0maru" / "hooks.log").read_text()
+    assert "hook=post-commit scope=1 +1" in log
+
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, "notes/beta.md", "# Beta\n\nbeta rewritten on feature\n")
+    (repo / "notes" / "alpha.md").unlink()
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "feature work")
+    assert indexed(repo) == on_disk(repo)
+    git(repo, "checkout", "-q", "main")  # post-checkout: back to main's files
+    assert indexed(repo) == on_disk(repo) and "notes/alpha.md" in indexed(repo)
+    write(repo, "notes/delta.md", "# Delta\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "delta on main")
+    git(repo, "merge", "-q", "--no-edit", "feature")  # post-merge
+    assert indexed(repo) == on_disk(repo) and "notes/alpha.md" not in indexed(repo)
+
+    git(repo, "checkout", "-q", "-b", "topic", "HEAD~2")
+    write(repo, "notes/epsilon.md", "# Epsilon\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "epsilon")
+    git(repo, "rebase", "-q", "main")  # post-rewrite (rebase)
+    assert indexed(repo) == on_disk(repo)
+    status = json.loads(k0("hooks", "status", "--vault", str(repo), "--json").stdout)
+    assert status["hooks"]["post-commit"] == "k0maru (chained)"
+    assert status["pending"] == {"new": 0, "changed": 0, "removed": 0}
+
+    r = k0("hooks", "uninstall", "--vault", str(repo))
+    assert "restored your original hook" in r.stdout
+    assert user_hook.read_text().startswith("#!/bin/sh\necho ran")
+
+
+def test_adr_trailer_yields_exactly_one_adr(repo: Path, k0) -> None:
+    k0("hooks", "install", "--vault", str(repo))
+    write(repo, "src/lease.py", "RENEW_EVERY = 10\n")
+    git(repo, "add", "-A")
+    message = ("Batch lease renewals\n\nRenewals were 500 writes/s at peak.\n\n"
+               "ADR: Batch lease renewals per worker\nDecision: One RenewLeases call per worker every 10 s.\n"
+               "Consequences: Partial failures return the lost job ids.\n")
+    r = git(repo, "commit", "-qm", message)
+    assert "ADR written: docs/adr/0002-batch-lease-renewals-per-worker.md" in r.stderr
+    adr = repo / "docs/adr/0002-batch-lease-renewals-per-worker.md"
+    text = adr.read_text()
+    sha = git(repo, "rev-parse", "HEAD").stdout.strip()
+    assert f"commit: {sha}" in text and "author: Ada Dev" in text and "`src/lease.py`" in text
+    assert "## Decision\n\nOne RenewLeases call per worker every 10 s." in text
+    assert "## Context\n\nRenewals were 500 writes/s at peak." in text
+
+    git(repo, "commit", "-q", "--amend", "-m", message)  # amend: same decision, new sha
+    write(repo, "notes/other.md", "# Other\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "unrelated")
+    git(repo, "rebase", "-q", "HEAD~2", "--exec", "true")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "no trailer here")
+    adrs = sorted(p.name for p in (repo / "docs/adr").glob("*.md"))
+    assert adrs == ["0001-start.md", "0002-batch-lease-renewals-per-worker.md"]
+    hits = json.loads(k0("search", "--vault", str(repo), "--mode", "bm25", "--json", "RenewLeases").stdout)["hits"]
+    assert hits[0]["path"] == "docs/adr/0002-batch-lease-renewals-per-worker.md"
+
+
+def test_broken_index_never_blocks_a_commit(repo: Path, k0) -> None:
+    k0("hooks", "install", "--vault", str(repo))
+    (repo / ".k0maru").mkdir(exist_ok=True)
+    (repo / ".k0maru" / "index.sqlite").write_bytes(b"this is not a database" * 100)
+    write(repo, "notes/new.md", "# New\n")
+    git(repo, "add", "-A")
+    r = git(repo, "commit", "-qm", "commit with a broken index", check=False)
+    assert r.returncode == 0
+    assert git(repo, "log", "-1", "--format=%s").stdout.strip() == "commit with a broken index"
+    assert "k0maru: reindex skipped" in r.stderr and "hooks.log" in r.stderr
+    assert "index is corrupt" in (repo / ".k0maru" / "hooks.log").read_text()
+
+
+def test_real_pre_commit_from_local_path(repo: Path, k0, tmp_path: Path) -> None:
+    """pre-commit installs k0maru from this checkout into its own environment and runs the post-commit hooks."""
+    pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    if not head:
+        pytest.fail("this checkout has no commit for pre-commit to install from")
+    write(repo, ".pre-commit-config.yaml",
+          f"repos:\n  - repo: {REPO}\n    rev: {head}\n    hooks:\n      - id: k0maru-reindex\n      - id: k0maru-adr\n")
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(Path(os.environ.get("K0MARU_TEST_PRE_COMMIT_HOME",
+                                                                                tmp_path / "pc-home")))}
+    for hook_type in ("post-commit", "post-merge", "post-checkout", "post-rewrite"):
+        subprocess.run([pre_commit, "install", "--hook-type", hook_type], cwd=repo, env=env, check=True,
+                       capture_output=True)
+    subprocess.run([pre_commit, "install-hooks"], cwd=repo, env=env, check=True, capture_output=True, timeout=900)
+    write(repo, "notes/omega.md", "# Omega\n\nquokka migration plan\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
+    r = subprocess.run(["git", "commit", "-qm", "omega\n\nADR: Adopt quokka migration"], cwd=repo, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    hits = json.loads(k0("search", "--vault", str(repo), "--no-scan", "--mode", "bm25", "--json", "quokka").stdout)
+    assert {h["path"] for h in hits["hits"]} >= {"notes/omega.md", "docs/adr/0002-adopt-quokka-migration.md"}
