@@ -264,7 +264,17 @@ def cmd_hooks(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ui(args: argparse.Namespace) -> int:
+    from k0maru.console.server import serve
+
+    return serve(args.vault, args.host, args.port, args.open)
+
+
 def register_notes(add: Adder) -> None:
+    p = add("ui", cmd_ui, "web console: search debugger, token scoreboard, log nodes, notes, status")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, local only)")
+    p.add_argument("--port", type=int, default=8765, help="port; 0 picks a free one")
+    p.add_argument("--open", action="store_true", help="open the browser")
     p = add("hooks", cmd_hooks, "git hooks: install, uninstall, status (and `run`, used by the hooks)")
     hs = p.add_subparsers(dest="hooks_action", metavar="ACTION", required=True)
     for name, text in (("install", "install plain git hooks (existing hooks are kept and chained)"),

@@ -1,0 +1,47 @@
+"""`k0maru ui`: serve the console with waitress on 127.0.0.1; Ctrl+C stops it and frees the port."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import webbrowser
+
+from k0maru.errors import K0maruError
+from k0maru.vault import Vault
+
+
+def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> int:
+    from waitress.server import create_server
+
+    from k0maru.console.app import create_app
+
+    vault = Vault.open(vault_dir)
+    vault.index(record=False)
+    app = create_app(vault)
+    try:
+        server = create_server(app, host=host, port=port, threads=4, ident="k0maru")
+    except OSError as exc:
+        raise K0maruError(f"cannot listen on {host}:{port} ({exc.strerror}); pick another --port or 0") from None
+    url = f"http://{host}:{server.effective_port}/"
+    print(f"k0maru console on {url}  (Ctrl+C to stop)", flush=True)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"k0maru: warning: listening on {host}: anyone who can reach it can read this vault", file=sys.stderr)
+    if open_browser:
+        threading.Timer(0.3, webbrowser.open, args=(url,)).start()
+
+    def stop(_signum: int, _frame: object) -> None:
+        server.close()  # closes the listening socket, which ends run()
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        server.run()
+    except SystemExit:
+        pass
+    finally:
+        server.close()
+        vault.close()
+    print("k0maru console stopped", flush=True)
+    return 0

@@ -1,0 +1,218 @@
+"""The web console: the JSON API through Flask's test client (traversal, XSS, bad input), then the real
+server on a real port driven by headless Chromium, and a clean stop on SIGINT."""
+
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from k0maru.console.app import create_app
+from k0maru.console.mermaid_svg import MermaidError, render
+from k0maru.vault import Vault
+from tests.conftest import write
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
+XSS_NOTE = ("# Evil note\n\n<script>window.pwned = 1</script>\n\n[click](javascript:alert(1))\n\n"
+            "<img src=x onerror=alert(2)>\n\n[[sqlite-busy-timeout|a safe link]]\n")
+
+
+@pytest.fixture
+def console(demo: Path):
+    write(demo, "20_Cards/evil.md", XSS_NOTE)
+    vault = Vault.open(demo)
+    vault.index()
+    app = create_app(vault)
+    yield app.test_client()
+    vault.close()
+
+
+def test_api_search_explains_hits(console) -> None:
+    r = console.get("/api/search?q=SQLITE_BUSY&boost=0.002")
+    assert r.status_code == 200
+    data = r.get_json()
+    top = data["hits"][0]
+    assert top["path"] == "20_Cards/sqlite-busy-timeout.md" and top["bm25_rank"] == 1 and top["vector_rank"]
+    assert top["graph_boost"] == 0.002 and top["boost_links"]
+    assert console.get("/api/search?q=SQLITE_BUSY&mode=bm25").get_json()["hits"][0]["vector_rank"] is None
+
+
+@pytest.mark.parametrize("url,status,needle", [
+    ("/api/search", 400, "missing query"),
+    ("/api/search?q=x&mode=magic", 400, "mode must be"),
+    ("/api/search?q=x&limit=abc", 400, "limit must be an integer"),
+    ("/api/search?q=x&boost=-1", 400, "boost must be between"),
+    ("/api/logs/nosuchnode", 404, "unknown log node"),
+    ("/api/notes/../../etc/passwd", 400, "outside the vault"),
+    ("/api/notes/%2e%2e/%2e%2e/etc/passwd", 400, "outside the vault"),
+    ("/api/notes/..%2f..%2fetc%2fpasswd", 400, "outside the vault"),
+    ("/api/notes/does/not/exist.md", 404, "no note"),
+])
+def test_api_rejects_bad_input(console, url: str, status: int, needle: str) -> None:
+    r = console.get(url)
+    assert r.status_code == status and needle in r.get_json()["error"]
+    assert "root:" not in r.get_data(as_text=True)
+
+
+def test_note_content_is_sanitised(console) -> None:
+    page = console.get("/notes/20_Cards/evil.md").get_data(as_text=True)
+    article = page.split('<article class="card note">', 1)[1].split("</article>", 1)[0]
+    assert "<script" not in article and not re.search(r"href=[\"']?javascript", article)
+    assert not re.search(r"<[^>]*\bonerror", article)  # only escaped text, never an attribute
+    assert "&lt;script&gt;window.pwned" in article  # shown as text, not run
+    assert '<a href="/notes/20_Cards/sqlite-busy-timeout.md"' in article and "a safe link" in article
+    assert "script-src 'self'" in console.get("/notes/20_Cards/evil.md").headers["Content-Security-Policy"]
+    api = console.get("/api/notes/20_Cards/evil.md").get_json()
+    assert api["links"] == [{"target": "sqlite-busy-timeout", "path": "20_Cards/sqlite-busy-timeout.md",
+                             "title": "SQLITE_BUSY and busy_timeout"}]
+
+
+def test_search_page_escapes_the_query(console) -> None:
+    page = console.get("/search?q=%3Cscript%3Ealert(1)%3C/script%3E").get_data(as_text=True)
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_tokens_and_logs(console, demo: Path) -> None:
+    script = write(demo, "noisy.py", "for i in range(300):\n    print('ok', i)\nprint('error[E0502]: cannot borrow')\n"
+                                     "print('  --> src/a.rs:3:9')\nraise SystemExit(101)\n")
+    subprocess.run([sys.executable, "-m", "k0maru", "offload", "--vault", str(demo), "--task-id", "ui", "--",
+                    sys.executable, str(script)], capture_output=True)
+    tokens = console.get("/api/tokens?price=10").get_json()
+    totals = tokens["totals"]
+    assert totals["offloads"] == 1 and totals["saved_tokens"] == totals["raw_tokens"] - totals["summary_tokens"] > 0
+    assert totals["saved_usd"] == pytest.approx(totals["saved_tokens"] / 1e6 * 10, abs=1e-4)
+    node = console.get("/api/logs").get_json()[0]["node_id"]
+    log = console.get(f"/api/logs/{node}?grep=E0502&context=1").get_json()
+    assert log["error_codes"] == ["E0502"] and log["slice"]["matches"] == 1
+    page = console.get(f"/logs/{node}").get_data(as_text=True)
+    assert "<svg" in page and "E0502" in page and "mermaid-svg" in page
+    assert "<polyline" in console.get("/tokens").get_data(as_text=True)
+
+
+def test_mermaid_renderer() -> None:
+    svg = render('flowchart TD\n  cmd["$ cargo test · exit 101"]\n  cmd --> s1["rust"]\n'
+                 '  s1 --> f1["E0502 #quot;x#quot; <b>"]\n  f1 --> l1["src/a.rs:3:9"]\n')
+    assert svg.startswith("<svg") and svg.count('class="node"') == 4 and svg.count('class="edge"') == 3
+    assert "E0502 &quot;x&quot; &lt;b&gt;" in svg  # entities decoded, then escaped
+    with pytest.raises(MermaidError):
+        render("sequenceDiagram\n A->>B: hi")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_ui(vault: Path, port: int = 0) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "k0maru", "ui", "--vault", str(vault), "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+    if not m:
+        proc.kill()
+        pytest.fail(f"console did not start: {line!r} {proc.stderr.read()}")
+    return proc, m.group(1)
+
+
+def test_sigint_stops_at_once_and_frees_the_port(demo: Path) -> None:
+    port = _free_port()
+    proc, url = _start_ui(demo, port)
+    assert url == f"http://127.0.0.1:{port}/"
+    with socket.create_connection(("127.0.0.1", port), timeout=5):
+        pass
+    t0 = time.time()
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=10) == 0 and time.time() - t0 < 5
+    with socket.socket() as s:  # the port is free again
+        s.bind(("127.0.0.1", port))
+
+
+def _chromium():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"headless Chromium not found at {CHROMIUM}: .ci/run installs Debian's chromium package")
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+    return pw, browser
+
+
+def test_end_to_end_in_headless_chromium(demo: Path) -> None:
+    write(demo, "20_Cards/evil.md", XSS_NOTE)
+    script = write(demo, "boom.py", "for i in range(120):\n    print('tick', i)\nraise ValueError('bad lease')\n")
+    subprocess.run([sys.executable, "-m", "k0maru", "offload", "--vault", str(demo), "--task-id", "e2e", "--",
+                    sys.executable, str(script)], capture_output=True)
+    proc, url = _start_ui(demo)
+    ARTIFACTS.mkdir(exist_ok=True)
+    pw, browser = _chromium()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+        page.goto(url + "search")
+        page.fill("input[name=q]", "SQLITE_BUSY")
+        page.fill("input[name=boost]", "0.002")
+        page.click("button[type=submit]")
+        page.wait_for_selector("li.hit")
+        assert page.inner_text("li.hit .hit-title >> nth=0") == "SQLITE_BUSY and busy_timeout"
+        badge = page.locator("li.hit .badge.boost").first
+        assert badge.is_visible() and "+0.0020" in badge.inner_text()
+        bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert bg == "rgb(15, 23, 42)"  # #0F172A
+        page.wait_for_function("document.fonts.check('12px \"JetBrains Mono\"')")
+        page.screenshot(path=str(ARTIFACTS / "search.png"), full_page=True)
+        page.click("a.toggle:text('bm25')")
+        page.wait_for_selector("a.toggle.on:text('bm25')")
+        assert "vector –" in page.inner_text("li.hit .metrics >> nth=0")
+
+        page.goto(url + "logs")
+        page.click("table a >> nth=0")
+        svg = page.locator(".diagram svg.mermaid-svg")
+        assert svg.count() == 1 and page.locator(".diagram svg g.node").count() >= 4
+        assert "ValueError" in page.inner_text(".diagram")
+        page.screenshot(path=str(ARTIFACTS / "log.png"), full_page=True)
+
+        page.goto(url + "tokens")
+        assert page.locator("svg.chart-svg polyline").count() == 2
+        page.screenshot(path=str(ARTIFACTS / "tokens.png"), full_page=True)
+
+        page.goto(url + "notes/20_Cards/evil.md")
+        assert page.evaluate("window.pwned === undefined") and not dialogs
+        page.click("article a:text('a safe link')")
+        page.wait_for_url("**/notes/20_Cards/sqlite-busy-timeout.md")
+        assert page.locator("aside svg.graph-svg").count() == 1
+        page.screenshot(path=str(ARTIFACTS / "note.png"), full_page=True)
+
+        page.goto(url + "status")
+        assert "all-MiniLM-L6-v2" in page.inner_text("main")
+        page.set_viewport_size({"width": 420, "height": 900})  # responsive: still usable on a narrow window
+        page.goto(url + "search?q=lease")
+        assert page.locator("li.hit").count() > 0
+        page.screenshot(path=str(ARTIFACTS / "search-narrow.png"), full_page=True)
+        assert not errors
+    finally:
+        browser.close()
+        pw.stop()
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=10)
+    for name in ("search.png", "log.png", "tokens.png", "note.png", "search-narrow.png"):
+        assert (ARTIFACTS / name).stat().st_size > 10_000
+
+
+def test_console_binds_localhost_by_default() -> None:
+    from k0maru.cli import build_parser
+
+    args = build_parser().parse_args(["ui"])
+    assert args.host == "127.0.0.1"
