@@ -53,6 +53,7 @@ def main() -> None:
         rows = v.store.conn.execute(
             "SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id LIMIT 512"
         ).fetchall()
+        rows.sort(key=lambda r: len(r[3]))  # the order embed_pending uses: the very same batches
         texts = [embed_input(r[1], r[2], r[3]) for r in rows]
         bs = v.settings.embed_batch
         feeds = [embedder.encode(texts[i:i + bs]) for i in range(0, len(texts), bs)]

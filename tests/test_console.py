@@ -1,6 +1,7 @@
 """The web console: the JSON API through Flask's test client (traversal, XSS, bad input), then the real
 server on a real port driven by headless Chromium, and a clean stop on SIGINT."""
 
+import os
 import re
 import shutil
 import signal
@@ -138,7 +139,10 @@ def _chromium():
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"headless Chromium not found at {CHROMIUM}: .ci/run installs Debian's chromium package")
+        reason = os.environ.get("K0MARU_NO_CHROMIUM")
+        if reason:  # scripts/test.sh tried to install it and could not
+            pytest.skip(f"HEADLESS CHROMIUM UNAVAILABLE, END-TO-END UI TEST NOT RUN: {reason}")
+        pytest.fail(f"headless Chromium not found at {CHROMIUM}; scripts/test.sh installs Debian's chromium")
     pw = sync_playwright().start()
     browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
         "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

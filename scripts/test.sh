@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Set up everything the test suite needs on a fresh machine (Python 3.11, git, pip), then run it.
+#   bash scripts/test.sh [pytest args]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test]'
+
+# Headless Chromium for the console's end-to-end test (Debian's package; nothing is downloaded by tests).
+if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get install -y -q chromium >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; }) \
+      || export K0MARU_NO_CHROMIUM="apt-get install chromium failed on this machine"
+  else
+    export K0MARU_NO_CHROMIUM="chromium is not installed and this user cannot apt-get install it"
+  fi
+fi
+
+.venv/bin/ruff check k0maru tests scripts
+exec .venv/bin/python -m pytest -q "$@"

@@ -1,0 +1,87 @@
+"""The command line as a user meets it: help, init, scan/status JSON, locked and corrupt indexes."""
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import write
+
+COMMANDS = ["init", "scan", "status", "search", "offload", "log", "conventions", "flush", "distill", "mcp", "hooks", "ui"]
+
+
+def test_help_lists_every_command(k0) -> None:
+    r = k0("--help")
+    assert r.returncode == 0
+    for cmd in COMMANDS:
+        assert f"    {cmd}" in r.stdout, cmd
+        sub = k0(cmd, "--help")
+        assert sub.returncode == 0 and "--vault" in sub.stdout, cmd
+
+
+def test_init_scan_status(k0, vault: Path) -> None:
+    write(vault, ".gitignore", "build/\n")
+    write(vault, "a.md", "# A\n[[b]]\n")
+    write(vault, "b.md", "# B\n")
+    r = k0("init", "--vault", str(vault), "--json")
+    assert r.returncode == 0
+    assert (vault / ".k0maru" / "config.toml").is_file() and (vault / ".k0maru" / "index.sqlite").is_file()
+    assert (vault / ".gitignore").read_text() == "build/\n# k0maru index (rebuilt from the notes)\n.k0maru/\n"
+    k0("init", "--vault", str(vault))
+    assert (vault / ".gitignore").read_text().count(".k0maru/") == 1  # idempotent
+    r = k0("scan", "--vault", str(vault), "--json", "--no-embed")
+    data = json.loads(r.stdout)
+    assert {k: data[k] for k in ("added", "modified", "unchanged", "removed", "skipped")} == \
+        {"added": 2, "modified": 0, "unchanged": 0, "removed": 0, "skipped": 0}
+    assert isinstance(data["elapsed_ms"], float)
+    info = json.loads(k0("status", "--vault", str(vault), "--json").stdout)
+    assert info["documents"] == 2 and info["links_resolved"] == 1 and info["last_scan"]["added"] == 2
+    assert "pysqlite3" in info["sqlite"] or "stdlib" in info["sqlite"]
+    assert "sqlite-vec" in info["sqlite"] and info["model"].startswith("all-MiniLM-L6-v2")
+    assert info["db_size_bytes"] > 0 and info["schema_version"] == 2
+
+
+def test_no_progress_bar_when_not_a_terminal(k0, demo: Path) -> None:
+    r = k0("scan", "--vault", str(demo), "--full", "--no-embed")
+    assert r.returncode == 0 and "━" not in r.stdout and "\x1b[" not in r.stdout
+
+
+def test_locked_index_is_a_one_line_error(k0, vault: Path) -> None:
+    write(vault, "a.md", "# A\n")
+    k0("scan", "--vault", str(vault), "--no-embed")
+    write(vault, "b.md", "# B\n")
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None);"
+                               "c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(30)",
+                               str(vault / ".k0maru" / "index.sqlite")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        r = k0("scan", "--vault", str(vault), "--no-embed", env={"K0MARU_BUSY_TIMEOUT_MS": "100"})
+    finally:
+        holder.kill()
+        holder.wait()
+    assert r.returncode == 3
+    assert r.stderr.count("\n") == 1 and "index.sqlite" in r.stderr and "locked" in r.stderr
+    assert json.loads(k0("scan", "--vault", str(vault), "--no-embed", "--json").stdout)["added"] == 1
+
+
+def test_corrupt_index_error_and_rebuild(k0, vault: Path) -> None:
+    write(vault, "a.md", "# A\n")
+    db = vault / ".k0maru" / "index.sqlite"
+    db.parent.mkdir()
+    db.write_bytes(b"garbage, not a database" * 200)
+    r = k0("status", "--vault", str(vault))
+    assert r.returncode == 4 and r.stderr.count("\n") == 1
+    assert "index.sqlite" in r.stderr and "k0maru scan --rebuild" in r.stderr
+    r = k0("scan", "--vault", str(vault), "--rebuild", "--no-embed", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["added"] == 1
+    kept = list(db.parent.glob("index.sqlite.corrupt-*"))
+    assert len(kept) == 1 and kept[0].read_bytes().startswith(b"garbage")  # nothing is lost
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_missing_vault_dir_is_an_error(k0, tmp_path: Path) -> None:
+    r = k0("status", "--vault", str(tmp_path / "nope"))
+    assert r.returncode == 2 and "not a directory" in r.stderr
