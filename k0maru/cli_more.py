@@ -7,16 +7,11 @@ import json
 import sys
 from collections.abc import Callable
 
+from k0maru.cli import _common, _vault
 from k0maru.errors import K0maruError
 
 Handler = Callable[[argparse.Namespace], int]
 Adder = Callable[[str, Handler, str], argparse.ArgumentParser]
-
-
-def _vault(args: argparse.Namespace, **flags):
-    from k0maru.vault import Vault
-
-    return Vault.open(args.vault, **flags)
 
 
 # ---- offload & logs --------------------------------------------------------------------------------
@@ -112,11 +107,6 @@ def register(add: Adder) -> None:
     sp.set_defaults(handler=cmd_log_show)
     p.set_defaults(limit=50)
     register_notes(add)
-
-
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--vault", metavar="DIR", help="vault root (default: enclosing git repo, else cwd)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 # ---- conventions, flush, distill --------------------------------------------------------------------

@@ -9,13 +9,14 @@ it can load extensions. `sqlite_route()` names the one in use.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
 import time
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import TypeVar
-
-import sqlite_vec
 
 from k0maru.errors import IndexCorruptError, IndexLockedError, K0maruError
 
@@ -44,9 +45,28 @@ DatabaseError = sqlite3.DatabaseError
 OperationalError = sqlite3.OperationalError
 
 
+@lru_cache(maxsize=1)
+def vec_extension_path() -> str:
+    """The sqlite-vec loadable extension shipped in the sqlite-vec wheel.
+
+    Located without importing `sqlite_vec`, whose module imports numpy for type hints (~100 ms on
+    every git hook)."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise K0maruError("sqlite-vec is not installed; run `pip install sqlite-vec`")
+    return os.path.join(next(iter(spec.submodule_search_locations)), "vec0")
+
+
 def sqlite_route() -> str:
     """E.g. 'pysqlite3 (SQLite 3.51.1) + sqlite-vec v0.1.9'."""
-    return f"{ROUTE} (SQLite {sqlite3.sqlite_version}) + sqlite-vec {sqlite_vec.__version__}"
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.enable_load_extension(True)
+        conn.load_extension(vec_extension_path())
+        vec = conn.execute("SELECT vec_version()").fetchone()[0]
+    finally:
+        conn.close()
+    return f"{ROUTE} (SQLite {sqlite3.sqlite_version}) + sqlite-vec {vec}"
 
 
 def connect(path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False) -> Connection:
@@ -59,7 +79,7 @@ def connect(path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False) -
             conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, isolation_level=None,
                                    check_same_thread=False)
         conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
+        conn.load_extension(vec_extension_path())
         conn.enable_load_extension(False)
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         if not readonly:

@@ -12,8 +12,8 @@ from pathlib import Path
 from k0maru.errors import PathOutsideVaultError
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to `path` via a temp file and rename: readers see old or new, never half."""
+def _durable_temp(path: Path, data: bytes) -> Path:
+    """`data` written and fsynced to a temp file beside `path` (same filesystem, so rename/link work)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -21,9 +21,19 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` via a temp file and rename: readers see old or new, never half."""
+    tmp = _durable_temp(path, data)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
         raise
 
 
@@ -37,20 +47,14 @@ def create_exclusive(path: Path, data: bytes) -> bool:
     The content is written to a temp file first and hard-linked into place, so the target
     appears complete or not at all, and two processes can never both win the same name.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = _durable_temp(path, data)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        return True
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
     finally:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
+    return True
 
 
 def resolve_inside(root: Path, relative: str | os.PathLike[str]) -> Path:

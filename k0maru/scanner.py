@@ -61,11 +61,11 @@ class IncrementalScanner:
         started = time.time()
         t0 = time.perf_counter()
         entries = list(self._entries(only))
-        result, work, gone = self._diff(entries, self.store.cached_documents(), full, only)
+        result, work, gone = self._diff(entries, self.store.cached_documents(only), full, only)
         if work or gone:
             with self.store.transaction():
                 # re-diff under the write lock: another writer (a hook, the MCP server) may have moved on
-                result, work, gone = self._diff(entries, self.store.cached_documents(), full, only)
+                result, work, gone = self._diff(entries, self.store.cached_documents(only), full, only)
                 structural, new_links = self._apply(work, result, progress, full)
                 if gone:
                     self.store.delete_documents([doc_id for _, doc_id in gone])

@@ -129,13 +129,18 @@ class Store:
         self.set_meta("corpus_version", str(self.corpus_version() + 1))
 
     # ---- documents -------------------------------------------------------------------------
-    def cached_documents(self) -> dict[str, CachedDoc]:
-        return {
-            path: CachedDoc(doc_id, mtime, size, digest)
-            for doc_id, path, mtime, size, digest in self.conn.execute(
-                "SELECT id, path, mtime_ns, size, xxh3_64 FROM documents"
-            )
-        }
+    def cached_documents(self, paths: Iterable[str] | None = None) -> dict[str, CachedDoc]:
+        """path -> what the index knows of it; all documents, or just `paths` (the git hook's few files)."""
+        sql = "SELECT id, path, mtime_ns, size, xxh3_64 FROM documents"
+        if paths is None:
+            rows = self.conn.execute(sql).fetchall()
+        else:
+            wanted = list(paths)
+            rows = []
+            for start in range(0, len(wanted), 500):
+                part = wanted[start:start + 500]
+                rows += self.conn.execute(f"{sql} WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
+        return {path: CachedDoc(doc_id, mtime, size, digest) for doc_id, path, mtime, size, digest in rows}
 
     def upsert_document(self, path: str, mtime_ns: int, size: int, digest: str, title: str, stem: str,
                         frontmatter: dict[str, Any], body: str, doc_id: int | None) -> int:

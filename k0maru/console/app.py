@@ -49,28 +49,17 @@ def create_app(vault: Vault) -> Flask:
             vault.index(record=False)
             state["last_scan"] = time.monotonic()
 
-    def int_arg(name: str, default: int, lo: int, hi: int) -> int:
+    def num_arg(name: str, default: Any, lo: float, hi: float, kind: type = int) -> Any:
+        """A bounded numeric query parameter, or a 400 that says what is wrong."""
         raw = request.args.get(name)
         if raw is None or raw == "":
             return default
         try:
-            value = int(raw)
+            value = kind(raw)
         except ValueError:
-            raise ApiError(400, f"{name} must be an integer") from None
+            raise ApiError(400, f"{name} must be {'an integer' if kind is int else 'a number'}") from None
         if not lo <= value <= hi:
-            raise ApiError(400, f"{name} must be between {lo} and {hi}")
-        return value
-
-    def float_arg(name: str, default: float, lo: float, hi: float) -> float:
-        raw = request.args.get(name)
-        if raw is None or raw == "":
-            return default
-        try:
-            value = float(raw)
-        except ValueError:
-            raise ApiError(400, f"{name} must be a number") from None
-        if not lo <= value <= hi:
-            raise ApiError(400, f"{name} must be between {lo} and {hi}")
+            raise ApiError(400, f"{name} must be between {lo:g} and {hi:g}")
         return value
 
     @app.errorhandler(ApiError)
@@ -96,8 +85,8 @@ def create_app(vault: Vault) -> Flask:
         mode = request.args.get("mode") or "hybrid"
         if mode not in MODES:
             raise ApiError(400, f"mode must be one of {', '.join(MODES)}")
-        limit = int_arg("limit", 10, 1, 50)
-        boost = float_arg("boost", vault.settings.graph_boost, 0.0, 1.0)
+        limit = num_arg("limit", 10, 1, 50)
+        boost = num_arg("boost", vault.settings.graph_boost, 0, 1, float)
         if not q:
             raise ApiError(400, "missing query: pass ?q=words")
         with lock:
@@ -131,7 +120,7 @@ def create_app(vault: Vault) -> Flask:
 
         try:
             if request.args.get("grep"):
-                lines, total = slices.grep(path, request.args["grep"], int_arg("context", 3, 0, 50))
+                lines, total = slices.grep(path, request.args["grep"], num_arg("context", 3, 0, 50))
                 return {"matches": total, "lines": [{"n": n, "text": t, "match": m} for n, t, m in lines]}
             start, end = slices.parse_range(request.args.get("lines") or "1:60")
             return {"lines": [{"n": n, "text": t, "match": False} for n, t in slices.line_range(path, start, end)]}
@@ -141,7 +130,7 @@ def create_app(vault: Vault) -> Flask:
     def tokens_data() -> dict[str, Any]:
         from k0maru.offload import records
 
-        price = float_arg("price", vault.settings.token_price_per_mtok, 0.0, 1000.0)
+        price = num_arg("price", vault.settings.token_price_per_mtok, 0, 1000, float)
         with lock:
             totals = records.totals(vault.store)
             points = [{"node_id": r.node_id, "created_at": r.created_at, "raw_tokens": r.raw_tokens,

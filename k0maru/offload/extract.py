@@ -24,14 +24,36 @@ def _short(text: str, limit: int = 160) -> str:
 
 
 class Extractor:
+    """One tool family. A failure whose location comes on a later line is `pending` for a few lines."""
+
     stack = "generic"
     busy = False  # True while inside a multi-line report: wants every line
 
     def __init__(self, findings: Findings):
         self.f = findings
+        self.pending: Failure | None = None
+        self.window = 0
 
     def feed(self, line: str, lineno: int) -> None:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def expect_location(self, failure: Failure, within: int) -> None:
+        self.pending = self.f.add(failure)
+        self.window = within
+        self.busy = True
+
+    def locate(self, location: str) -> None:
+        assert self.pending is not None
+        self.pending.location = location
+        self.pending = None
+        self.busy = False
+
+    def tick(self) -> None:
+        """One more line without the location: give up once the window is spent."""
+        self.window -= 1
+        if self.window <= 0:
+            self.pending = None
+            self.busy = False
 
 
 class RustExtractor(Extractor):
@@ -44,9 +66,7 @@ class RustExtractor(Extractor):
 
     def __init__(self, findings: Findings):
         super().__init__(findings)
-        self.pending: Failure | None = None
         self.pending_panic: Failure | None = None
-        self.window = 0
         self.test: str | None = None
 
     def feed(self, line: str, lineno: int) -> None:
@@ -61,20 +81,13 @@ class RustExtractor(Extractor):
         if self.pending is not None:
             m = self.ARROW.match(line)
             if m:
-                self.pending.location = f"{m.group(1)}:{m.group(2)}:{m.group(3)}"
-                self.pending = None
-                self.busy = False
+                self.locate(f"{m.group(1)}:{m.group(2)}:{m.group(3)}")
                 return
-            self.window -= 1
-            if self.window <= 0:
-                self.pending = None
-                self.busy = False
+            self.tick()
         if line.startswith("error["):
             m = self.ERROR.match(line)
             if m:
-                self.pending = self.f.add(Failure(self.stack, m.group(1), _short(m.group(2)), lineno))
-                self.window = 6
-                self.busy = True
+                self.expect_location(Failure(self.stack, m.group(1), _short(m.group(2)), lineno), 6)
             return
         if line.startswith("thread '"):
             m = self.PANIC_NEW.match(line)
@@ -164,38 +177,25 @@ class GoExtractor(Extractor):
     TEST_FAIL = re.compile(r"^\s*--- FAIL: (\S+)")
     TEST_LOC = re.compile(r"^\s+(\S+_test\.go):(\d+): (.*)")
 
-    def __init__(self, findings: Findings):
-        super().__init__(findings)
-        self.pending: Failure | None = None
-        self.window = 0
-
     def feed(self, line: str, lineno: int) -> None:
         if self.pending is not None:
             m = self.FRAME.match(line) or self.TEST_LOC.match(line)
             if m and "/runtime/" not in m.group(1) and not m.group(1).startswith("runtime/"):
-                self.pending.location = f"{m.group(1)}:{m.group(2)}"
                 if self.pending.test and len(m.groups()) > 2:
                     self.pending.message = _short(m.group(3))
-                self.pending = None
-                self.busy = False
+                self.locate(f"{m.group(1)}:{m.group(2)}")
                 return
-            self.window -= 1
-            if self.window <= 0:
-                self.pending, self.busy = None, False
+            self.tick()
         if line.startswith("panic: "):
-            self._start(Failure(self.stack, "panic", _short(line[7:]), lineno), 40)
+            self.expect_location(Failure(self.stack, "panic", _short(line[7:]), lineno), 40)
         elif line.startswith("fatal error: "):
             msg = line[13:]
-            self._start(Failure(self.stack, "deadlock" if "deadlock" in msg else "fatal-error", _short(msg), lineno), 40)
+            code = "deadlock" if "deadlock" in msg else "fatal-error"
+            self.expect_location(Failure(self.stack, code, _short(msg), lineno), 40)
         elif "--- FAIL: " in line:
             m = self.TEST_FAIL.match(line)
             if m:
-                self._start(Failure(self.stack, "FAIL", _short(line), lineno, test=m.group(1)), 4)
-
-    def _start(self, failure: Failure, window: int) -> None:
-        self.pending = self.f.add(failure)
-        self.window = window
-        self.busy = True
+                self.expect_location(Failure(self.stack, "FAIL", _short(line), lineno, test=m.group(1)), 4)
 
 
 class TypeScriptExtractor(Extractor):
@@ -220,30 +220,19 @@ class CExtractor(Extractor):
     SAN_FRAME = re.compile(r"^\s+#\d+ 0x[0-9a-fA-F]+ in (\S+) (\S+?):(\d+)(?::(\d+))?")
     FLAG = re.compile(r"\[-W(?:error=)?([\w-]+)\]")
 
-    def __init__(self, findings: Findings):
-        super().__init__(findings)
-        self.pending: Failure | None = None
-        self.window = 0
-
     def feed(self, line: str, lineno: int) -> None:
         if self.pending is not None:
             m = self.SAN_FRAME.match(line)
             if m and not _runtime_path(m.group(2)):
-                col = f":{m.group(4)}" if m.group(4) else ""
-                self.pending.location = f"{m.group(2)}:{m.group(3)}{col}"
-                self.pending = None
-                self.busy = False
-                return
-            self.window -= 1
-            if self.window <= 0:
-                self.pending, self.busy = None, False
+                self.locate(f"{m.group(2)}:{m.group(3)}" + (f":{m.group(4)}" if m.group(4) else ""))
+            else:
+                self.tick()
             return
         if line.startswith("=="):
             m = self.SAN.match(line)
             if m:
-                self.pending = self.f.add(Failure(self.stack, m.group(2), _short(f"{m.group(1)}: {m.group(2)}{m.group(3)}"), lineno))
-                self.window = 30
-                self.busy = True
+                message = _short(f"{m.group(1)}: {m.group(2)}{m.group(3)}")
+                self.expect_location(Failure(self.stack, m.group(2), message, lineno), 30)
             return
         if "error: " in line:
             m = self.DIAG.match(line)
@@ -274,25 +263,25 @@ class JavaExtractor(Extractor):
 
     def __init__(self, findings: Findings):
         super().__init__(findings)
-        self.pending: tuple[str, str, int] | None = None  # an exception line awaiting its first frame
+        self.awaiting: tuple[str, str, int] | None = None  # an exception line awaiting its first frame
         self.current: Failure | None = None
 
     def feed(self, line: str, lineno: int) -> None:
         frame = self.FRAME.match(line) if line[:1] in " \t" else None
         if frame:
-            if self.pending is not None:
-                code, msg, start = self.pending
-                self.pending = None
+            if self.awaiting is not None:
+                code, msg, start = self.awaiting
+                self.awaiting = None
                 self.current = self.f.add(Failure(self.stack, code, msg, start))
             if self.current is not None and self.current.location is None:
                 self.current.location = f"{frame.group(1)}:{frame.group(2)}"
             return
-        self.pending = None
+        self.awaiting = None
         self.busy = False
         m = self.THREAD.match(line) or self.CAUSED.match(line) or self.BARE.match(line.rstrip())
         if m:
             code = m.group(1).rsplit(".", 1)[-1]
-            self.pending = (code, _short(line), lineno)
+            self.awaiting = (code, _short(line), lineno)
             self.busy = True
             return
         if line.startswith("[ERROR]"):
