@@ -105,8 +105,10 @@ def cmd_search(args: argparse.Namespace) -> int:
             if args.explain:
                 bm = f"#{hit.bm25_rank} ({hit.bm25_score:.3f})" if hit.bm25_rank else "-"
                 vc = f"#{hit.vector_rank} (cos {hit.cosine:.3f})" if hit.vector_rank else "-"
+                links = hit.boost_links
+                shown = "; ".join(links[:2]) + (f"; +{len(links) - 2} more" if len(links) > 2 else "")
                 print(f"    bm25 {bm}   vector {vc}   rrf {hit.rrf:.5f}   graph +{hit.graph_boost:.4f}"
-                      + (f" ({'; '.join(hit.boost_links)})" if hit.boost_links else ""))
+                      + (f" ({shown})" if links else ""))
             print(f"    {hit.snippet}")
     return 0
 

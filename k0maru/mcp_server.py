@@ -316,10 +316,14 @@ def serve(vault_dir: str | None) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="k0maru-mcp: %(message)s")
     vault = Vault.open(vault_dir)
     service = K0maruService(vault)
-    threading.Thread(target=service.warm_up, name="k0maru-warm-up", daemon=True).start()
+    warm = threading.Thread(target=service.warm_up, name="k0maru-warm-up")
+    warm.start()
     server = build_server(service)
     try:
         server.run("stdio")
     finally:
-        vault.close()
+        # never tear down under a thread still inside onnxruntime or SQLite (that crashes the interpreter)
+        warm.join()
+        with service.lock:
+            vault.close()
     return 0

@@ -1,11 +1,11 @@
 """The command line as a user meets it: help, init, scan/status JSON, locked and corrupt indexes."""
 
 import json
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
+from k0maru.store import Store
 from tests.conftest import write
 
 COMMANDS = ["init", "scan", "status", "search", "offload", "log", "conventions", "flush", "distill", "mcp", "hooks", "ui"]
@@ -78,8 +78,8 @@ def test_corrupt_index_error_and_rebuild(k0, vault: Path) -> None:
     assert r.returncode == 0 and json.loads(r.stdout)["added"] == 1
     kept = list(db.parent.glob("index.sqlite.corrupt-*"))
     assert len(kept) == 1 and kept[0].read_bytes().startswith(b"garbage")  # nothing is lost
-    with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    with Store.open(vault) as store:  # the rebuilt index is sound
+        assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
 def test_missing_vault_dir_is_an_error(k0, tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ def create_app(vault: Vault) -> Flask:
     app = Flask("k0maru.console", template_folder=str(base / "templates"), static_folder=str(base / "static"))
     app.config["JSON_SORT_KEYS"] = False
     lock = threading.RLock()
+    app.config["K0MARU_LOCK"] = lock  # the server takes it before closing the vault
     state = {"last_scan": 0.0}
 
     def fresh() -> None:
