@@ -88,9 +88,12 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 # ---- search ---------------------------------------------------------------------------------------
 def cmd_search(args: argparse.Namespace) -> int:
+    from k0maru.progress import LazyProgress
+
     with _vault(args) as vault:
         if not args.no_scan:
-            report = vault.index(record=False)
+            with LazyProgress("scanning", not args.json) as sp, LazyProgress("embedding", not args.json) as ep:
+                report = vault.index(record=False, scan_progress=sp, embed_progress=ep)
             _warn(report.as_dict()["warnings"])
         result = vault.recall.search(" ".join(args.query), limit=args.limit, mode=args.mode)
         _warn(result.warnings)
