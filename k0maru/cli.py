@@ -51,7 +51,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
                 print(f"k0maru: moved the old index to {moved}", file=sys.stderr)
         show = not args.json
         with LazyProgress("scanning", show) as sp, LazyProgress("embedding", show) as ep:
-            report = vault.index(full=args.full or args.rebuild, scan_progress=sp, embed_progress=ep)
+            report = vault.index(full=args.full or args.rebuild, scan_progress=sp, embed_progress=ep, lexical=True)
         data = report.as_dict()
         _warn(data["warnings"])
         if args.json:

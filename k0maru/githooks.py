@@ -104,7 +104,7 @@ def changed_files(repo_dir: Path, hook: str | None, args: list[str]) -> list[str
 
 
 def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int:
-    """The reindex hook: rescan exactly the changed notes; embeddings finish in the background."""
+    """The reindex hook: rescan exactly the changed notes; embeddings and BM25 finish in the background."""
     from k0maru.config import resolve_vault
 
     t0 = time.perf_counter()
@@ -124,8 +124,8 @@ def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int
         with Vault.open(vault_root) as vault:
             report = vault.index(only=only, embed=False)
             pending = vault._pending_hint()
-        if pending and os.environ.get("K0MARU_HOOK_EMBED", "background") == "background":
-            _embed_in_background(vault_root)
+        if (pending or report.scan.changed) and os.environ.get("K0MARU_HOOK_EMBED", "background") == "background":
+            _finish_in_background(vault_root)  # vectors and the BM25 index, off the commit's path
         s = report.scan
         log_line(vault_root, f"reindex hook={hook or '-'} scope={'all' if only is None else len(only)} "
                              f"+{s.added} ~{s.modified} -{s.removed} in {(time.perf_counter() - t0) * 1000:.0f} ms")
@@ -136,7 +136,7 @@ def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int
     return 0
 
 
-def _embed_in_background(vault_root: Path) -> None:
+def _finish_in_background(vault_root: Path) -> None:
     log = vault_root / STATE_DIR / "hooks.log"
     with log.open("a") as fh:
         subprocess.Popen([sys.executable, "-m", "k0maru", "scan", "--vault", str(vault_root)], stdin=subprocess.DEVNULL,

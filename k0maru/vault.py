@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from k0maru.config import CONFIG_FILE, STATE_DIR, Settings, default_config_toml, load_settings, resolve_vault
 from k0maru.db import sqlite_route
-from k0maru.errors import IndexCorruptError
 from k0maru.fsutil import atomic_write_text
 from k0maru.scanner import IncrementalScanner, ProgressFn, ScanResult
 from k0maru.store import Store, db_path
@@ -112,8 +111,9 @@ class Vault:
 
     def index(self, full: bool = False, only: list[str] | None = None, embed: bool = True,
               scan_progress: ProgressFn | None = None, embed_progress: ProgressFn | None = None,
-              record: bool = True) -> IndexReport:
-        """Incremental scan, then embed the chunks that have no vector yet."""
+              record: bool = True, lexical: bool = False) -> IndexReport:
+        """Incremental scan, then embed the chunks that have no vector yet; with `lexical`, also bring
+        the persisted BM25 index up to date now (else the first search after a change rebuilds it)."""
         scan = IncrementalScanner(self.store, self.settings).scan(full=full, only=only, progress=scan_progress,
                                                                   record=record)
         report = IndexReport(scan)
@@ -129,6 +129,10 @@ class Vault:
                     report.embedded = vectors.embed_pending(self.store, embedder, self.settings.embed_batch,
                                                             embed_progress)
                     report.embed_ms = (time.perf_counter() - t0) * 1000
+        if lexical:
+            from k0maru.lexical import LexicalCache
+
+            (self._recall.lexical if self._recall is not None else LexicalCache()).get(self.store)
         return report
 
     def _pending_hint(self) -> int:
@@ -167,13 +171,3 @@ class Vault:
             "last_scan": last,
             "last_scan_age_s": round(time.time() - last["started_at"], 1) if last else None,
         }
-
-
-def open_vault_checked(vault: str | None, **flags: Any) -> Vault:
-    v = Vault.open(vault, **flags)
-    try:
-        v.store.check_integrity()
-    except IndexCorruptError:
-        v.close()
-        raise
-    return v

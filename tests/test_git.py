@@ -157,3 +157,28 @@ def test_real_pre_commit_from_local_path(repo: Path, k0, tmp_path: Path) -> None
     assert r.returncode == 0, r.stderr
     hits = json.loads(k0("search", "--vault", str(repo), "--no-scan", "--mode", "bm25", "--json", "quokka").stdout)
     assert {h["path"] for h in hits["hits"]} >= {"notes/omega.md", "docs/adr/0002-adopt-quokka-migration.md"}
+
+
+def test_background_finish_embeds_and_warms_bm25(repo: Path, k0) -> None:
+    """With the default hook settings, vectors and the BM25 index are finished off the commit's path."""
+    import time
+
+    k0("hooks", "install", "--vault", str(repo))
+    k0("scan", "--vault", str(repo))
+    write(repo, "notes/theta.md", "# Theta\n\nplatypus rollout checklist\n")
+    git(repo, "add", "-A")
+    env = {k: v for k, v in {**os.environ, **GIT_ENV}.items() if k != "K0MARU_HOOK_EMBED"}
+    t0 = time.time()
+    subprocess.run(["git", "commit", "-qm", "theta"], cwd=repo, env=env, check=True, capture_output=True)
+    commit_s = time.time() - t0
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        with Store.open(repo) as store:
+            pending = store.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0]
+            row = store.conn.execute("SELECT corpus_version FROM bm25_index").fetchone()
+            if pending == 0 and row and row[0] == store.corpus_version():
+                break
+        time.sleep(0.5)
+    else:
+        pytest.fail("the background finish did not embed the new note and rebuild BM25 within 120 s")
+    assert commit_s < 10  # git was not held up by the model
