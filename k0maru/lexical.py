@@ -47,6 +47,8 @@ class LexicalIndex:
         if not rows:
             return cls(None, chunk_ids, doc_ids, version)
         corpus = [tokenize(f"{title}\n{heading}\n{text}") for _, _, title, heading, text in rows]
+        if not any(corpus):  # nothing indexable (e.g. only one-letter words): an empty index, not a crash
+            return cls(None, chunk_ids, doc_ids, version)
         bm25 = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
         bm25.index(corpus, show_progress=False)
         return cls(bm25, chunk_ids, doc_ids, version)

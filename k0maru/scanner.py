@@ -33,7 +33,6 @@ class ScanResult:
     new_chunks: int = 0
     elapsed_ms: float = 0.0
     warnings: list[str] = field(default_factory=list)
-    changed_paths: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -70,7 +69,6 @@ class IncrementalScanner:
                 if gone:
                     self.store.delete_documents([doc_id for _, doc_id in gone])
                     result.removed += len(gone)
-                    result.changed_paths.extend(sorted(path for path, _ in gone))
                     structural = True
                 if structural or new_links:
                     resolve = self.store.link_resolver()
@@ -190,7 +188,6 @@ class IncrementalScanner:
                     result.unchanged += 1  # --full re-parse of identical content
                 else:
                     result.modified += 1
-            result.changed_paths.append(entry.rel)
         return structural, new_links
 
     def _skip(self, result: ScanResult, entry: Entry, known: CachedDoc | None, why: str) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from k0maru import db
 from k0maru.config import DB_FILE, STATE_DIR
-from k0maru.errors import IndexCorruptError, K0maruError
+from k0maru.errors import K0maruError
 from k0maru.schema import MIGRATIONS
 from k0maru.text import Chunk, Link
 
@@ -107,11 +107,6 @@ class Store:
             raise
         else:
             db.retry_locked(lambda: self.conn.execute("COMMIT"), self.path)
-
-    def check_integrity(self) -> None:
-        result = self.conn.execute("PRAGMA quick_check").fetchone()[0]
-        if result != "ok":
-            raise IndexCorruptError(f"{self.path}: integrity check failed ({result}); run `k0maru scan --rebuild`")
 
     # ---- meta ------------------------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:

@@ -165,3 +165,11 @@ def test_cli_explain_shows_every_component(demo: Path, k0) -> None:
 def test_empty_query_is_an_error(demo: Path, k0) -> None:
     r = k0("search", "--vault", str(demo), "  ")
     assert r.returncode == 2 and "empty query" in r.stderr
+
+
+def test_vault_without_indexable_words(vault: Path, k0) -> None:
+    write(vault, "a.md", "# A\nb c d\n")
+    r = k0("scan", "--vault", str(vault), "--no-embed", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["added"] == 1
+    r = k0("search", "--vault", str(vault), "--mode", "bm25", "--json", "b")
+    assert r.returncode == 0 and json.loads(r.stdout)["hits"] == []

@@ -152,7 +152,6 @@ class PytestExtractor(Extractor):
     def feed(self, line: str, lineno: int) -> None:
         if "test session starts" in line and line.startswith("="):
             self.f.saw(self.stack)
-            self.f.phase("pytest")
             return
         m = self.LOCATION.match(line)
         if m:

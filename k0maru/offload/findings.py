@@ -23,7 +23,6 @@ class Failure:
 class Findings:
     failures: list[Failure] = field(default_factory=list)
     stacks: list[str] = field(default_factory=list)
-    phases: list[str] = field(default_factory=list)
     generic: Failure | None = None
 
     def add(self, failure: Failure) -> Failure:
@@ -34,10 +33,6 @@ class Findings:
     def saw(self, stack: str) -> None:
         if stack not in self.stacks:
             self.stacks.append(stack)
-
-    def phase(self, name: str) -> None:
-        if name not in self.phases:
-            self.phases.append(name)
 
     @property
     def error_codes(self) -> list[str]:

@@ -36,7 +36,7 @@ def _label(text: str, limit: int = 56) -> str:
 
 
 def mermaid(command: str, findings: Findings, exit_code: int | None, lines: int) -> str:
-    """command -> stack phases -> failures -> first failing location; about 15 lines."""
+    """command -> stacks -> failures -> first failing location; about 15 lines."""
     out = ["flowchart TD"]
     status = f"exit {exit_code}" if exit_code is not None else "stdin"
     out.append(f'  cmd["$ {_label(command, 48)} · {status} · {lines:,} lines"]')
