@@ -36,8 +36,8 @@ def pending_count(store: Store) -> int:
 
 
 def embed_pending(store: Store, embedder: Embedder, batch_size: int = 32,
-                  progress: ProgressFn | None = None, commit_every: int = 256) -> int:
-    """Embed every chunk without a vector; returns how many were embedded.
+                  progress: ProgressFn | None = None, commit_every: int = 256, limit: int | None = None) -> int:
+    """Embed the chunks without a vector (at most `limit` of them); returns how many were embedded.
 
     Work is committed in groups, so an interrupted run keeps what it finished; a chunk that a
     concurrent scan replaced meanwhile (hash changed or row gone) is not written.
@@ -45,7 +45,7 @@ def embed_pending(store: Store, embedder: Embedder, batch_size: int = 32,
     ensure_model(store, embedder)
     rows = store.conn.execute(
         "SELECT c.id, c.hash, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
-        " WHERE c.embedded = 0"
+        " WHERE c.embedded = 0 ORDER BY c.id" + (f" LIMIT {int(limit)}" if limit else "")
     ).fetchall()
     if not rows:
         return 0

@@ -172,3 +172,33 @@ def test_stdin_close_exits_cleanly(demo: Path) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         pytest.fail("server did not exit when stdin closed")
+
+
+def test_unembedded_vault_answers_at_once_and_embeds_in_background(tmp_path: Path) -> None:
+    """A fresh vault is not embedded on the request path: recall answers from BM25 right away, says
+    vectors are missing, and the vectors appear while the server keeps answering."""
+    import shutil
+
+    from tests.conftest import DEMO_VAULT
+
+    vault = tmp_path / "fresh"
+    shutil.copytree(DEMO_VAULT, vault, ignore=shutil.ignore_patterns(".k0maru"))
+
+    async def body(s: ClientSession):
+        t0 = time.perf_counter()
+        first = await s.call_tool("recall_memory", {"query": "SQLITE_BUSY", "limit": 3})
+        first_s = time.perf_counter() - t0
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            later = await s.call_tool("recall_memory", {"query": "SQLITE_BUSY", "limit": 3})
+            if not later.structured_content["warnings"]:
+                return first, first_s, later
+            await anyio.sleep(1)
+        return first, first_s, None
+
+    first, first_s, later = run_session(vault, body)
+    assert not first.is_error and first.structured_content["hits"][0]["path"] == "20_Cards/sqlite-busy-timeout.md"
+    assert any("not embedded yet" in w for w in first.structured_content["warnings"])
+    assert later is not None, "background embedding did not finish"
+    assert later.structured_content["hits"][0]["vector_rank"] == 1
+    assert first_s < 30

@@ -16,8 +16,11 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
 
     from k0maru.console.app import create_app
 
+    from k0maru.progress import LazyProgress
+
     vault = Vault.open(vault_dir)
-    vault.index(record=False)
+    with LazyProgress("scanning", True) as sp, LazyProgress("embedding", True) as ep:
+        vault.index(record=False, scan_progress=sp, embed_progress=ep, lexical=True)
     app = create_app(vault)
     try:
         server = create_server(app, host=host, port=port, threads=4, ident="k0maru")
