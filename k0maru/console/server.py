@@ -15,7 +15,6 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
     from waitress.server import create_server
 
     from k0maru.console.app import create_app
-
     from k0maru.progress import LazyProgress
 
     vault = Vault.open(vault_dir)
