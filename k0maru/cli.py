@@ -65,7 +65,11 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from k0maru.store import db_path
+
     with _vault(args) as vault:
+        if not db_path(vault.root).exists():  # status only reports; it never creates an index
+            raise K0maruError(f"no index in {vault.root}; run `k0maru scan` (or `k0maru init`) there first")
         info = vault.status()
 
         def human() -> None:

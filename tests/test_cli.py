@@ -82,6 +82,11 @@ def test_corrupt_index_error_and_rebuild(k0, vault: Path) -> None:
         assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+def test_status_does_not_create_an_index(k0, vault: Path) -> None:
+    r = k0("status", "--vault", str(vault))
+    assert r.returncode == 2 and "k0maru scan" in r.stderr and not (vault / ".k0maru").exists()
+
+
 def test_missing_vault_dir_is_an_error(k0, tmp_path: Path) -> None:
     r = k0("status", "--vault", str(tmp_path / "nope"))
     assert r.returncode == 2 and "not a directory" in r.stderr
