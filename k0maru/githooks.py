@@ -123,7 +123,7 @@ def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int
 
         with Vault.open(vault_root) as vault:
             report = vault.index(only=only, embed=False)
-            pending = vault._pending_hint()
+            pending = vault.store.unembedded_chunks()
         if (pending or report.scan.changed) and os.environ.get("K0MARU_HOOK_EMBED", "background") == "background":
             _finish_in_background(vault_root)  # vectors and the BM25 index, off the commit's path
         s = report.scan
@@ -322,7 +322,7 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
 
     with Vault.open(vault_root) as vault:
         pending = IncrementalScanner(vault.store, vault.settings).pending()
-        unembedded = vault.store.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0]
+        unembedded = vault.store.unembedded_chunks()
     return {"hooks": hooks, "index_current": not any(pending.values()) and unembedded == 0,
             "pending": pending, "chunks_pending_embedding": unembedded}
 

@@ -137,7 +137,7 @@ class K0maruService:
         self._last_scan = time.monotonic()
         for w in report.as_dict()["warnings"]:
             log.warning("%s", w)
-        if self.vault.settings.embed and self.vault._pending_hint():
+        if self.vault.settings.embed and self.vault.store.unembedded_chunks():
             self._embed_in_background()
 
     def _embed_in_background(self) -> None:
@@ -157,7 +157,7 @@ class K0maruService:
 
         try:
             with Store.open(self.vault.root, self.vault.settings.busy_timeout_ms) as store:
-                while not self._closing.is_set() and vectors.pending_count(store):
+                while not self._closing.is_set() and store.unembedded_chunks():
                     if not vectors.embed_pending(store, embedder, self.vault.settings.embed_batch, limit=256):
                         break
         except Exception as exc:  # noqa: BLE001 - the next rescan retries

@@ -126,7 +126,7 @@ class Recall:
                 hits_v = vectors.search(self.store, qvec, chunk_k)
                 ranked["vector"], vec_best = _doc_ranking(hits_v)
                 ranked["vector"] = ranked["vector"][:pool]
-                if vectors.pending_count(self.store):
+                if self.store.unembedded_chunks():
                     warnings.append("some chunks are not embedded yet; run `k0maru scan` to finish")
         weights = {"bm25": s.weight_bm25, "vector": s.weight_vector}
         if mode != "hybrid":

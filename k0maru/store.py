@@ -212,6 +212,10 @@ class Store:
             self.conn.executemany("INSERT INTO chunks(doc_id, ord, heading, text, hash) VALUES (?,?,?,?,?)", fresh)
         return len(fresh)
 
+    def unembedded_chunks(self) -> int:
+        """Chunks still without a vector (counted on the partial index `chunks_pending`)."""
+        return int(self.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0])
+
     def insert_chunks(self, rows: Sequence[tuple[int, int, str, str, str]]) -> None:
         """Bulk insert (doc_id, ord, heading, text, hash) for brand-new documents."""
         self.conn.executemany("INSERT INTO chunks(doc_id, ord, heading, text, hash) VALUES (?,?,?,?,?)", rows)

@@ -117,27 +117,22 @@ class Vault:
         scan = IncrementalScanner(self.store, self.settings).scan(full=full, only=only, progress=scan_progress,
                                                                   record=record)
         report = IndexReport(scan)
-        if embed and self.settings.embed and scan.new_chunks + self._pending_hint():
+        if embed and self.settings.embed and self.store.unembedded_chunks():
             from k0maru import vectors
 
-            if vectors.pending_count(self.store):
-                embedder = self.embedder
-                if embedder is None:
-                    report.warnings.append(self.model_warning or "no embedding model")
-                else:
-                    t0 = time.perf_counter()
-                    report.embedded = vectors.embed_pending(self.store, embedder, self.settings.embed_batch,
-                                                            embed_progress)
-                    report.embed_ms = (time.perf_counter() - t0) * 1000
+            embedder = self.embedder
+            if embedder is None:
+                report.warnings.append(self.model_warning or "no embedding model")
+            else:
+                t0 = time.perf_counter()
+                report.embedded = vectors.embed_pending(self.store, embedder, self.settings.embed_batch,
+                                                        embed_progress)
+                report.embed_ms = (time.perf_counter() - t0) * 1000
         if lexical:
             from k0maru.lexical import LexicalCache
 
             (self._recall.lexical if self._recall is not None else LexicalCache()).get(self.store)
         return report
-
-    def _pending_hint(self) -> int:
-        row = self.store.conn.execute("SELECT 1 FROM chunks WHERE embedded = 0 LIMIT 1").fetchone()
-        return 1 if row else 0
 
     def rebuild(self) -> Path | None:
         """Move a (corrupt) index aside and start a new one; returns where the old one went."""

@@ -31,10 +31,6 @@ def ensure_model(store: Store, embedder: Embedder) -> None:
         store.set_meta("embed_model", embedder.name)
 
 
-def pending_count(store: Store) -> int:
-    return int(store.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0])
-
-
 def embed_pending(store: Store, embedder: Embedder, batch_size: int = 32,
                   progress: ProgressFn | None = None, commit_every: int = 256, limit: int | None = None) -> int:
     """Embed the chunks without a vector (at most `limit` of them); returns how many were embedded.
