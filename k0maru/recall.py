@@ -144,7 +144,7 @@ class Recall:
             return (-final[d], b_pos.get(d, pool), v_pos.get(d, pool), titles.get(d, ""))
 
         top = sorted(candidates, key=order)[:limit]
-        result_hits = [self._hit(d, final[d], rrf[d], ranked, bm25_best, vec_best, boosts) for d in top]
+        result_hits = [self._hit(d, final[d], rrf[d], b_pos, v_pos, bm25_best, vec_best, boosts) for d in top]
         return RecallResult(query, mode, result_hits, pool, warnings)
 
     def _titles(self, doc_ids: list[int]) -> dict[int, str]:
@@ -153,12 +153,13 @@ class Recall:
         marks = ",".join("?" * len(doc_ids))
         return dict(self.store.conn.execute(f"SELECT id, title FROM documents WHERE id IN ({marks})", doc_ids))
 
-    def _hit(self, doc_id: int, score: float, rrf: float, ranked: dict[str, list[int]],
+    def _hit(self, doc_id: int, score: float, rrf: float, b_pos: dict[int, int], v_pos: dict[int, int],
              bm25_best: dict[int, Any], vec_best: dict[int, Any], boosts: dict[int, tuple[float, list[str]]]) -> Hit:
-        b = bm25_best.get(doc_id) if doc_id in ranked.get("bm25", ()) else None
-        v = vec_best.get(doc_id) if doc_id in ranked.get("vector", ()) else None
-        b_rank = ranked["bm25"].index(doc_id) + 1 if b else None
-        v_rank = ranked["vector"].index(doc_id) + 1 if v else None
+        """`b_pos`/`v_pos`: 0-based position of each pooled document in the BM25 / vector ranking."""
+        b = bm25_best[doc_id] if doc_id in b_pos else None
+        v = vec_best[doc_id] if doc_id in v_pos else None
+        b_rank = b_pos[doc_id] + 1 if b else None
+        v_rank = v_pos[doc_id] + 1 if v else None
         # snippet: the best chunk of the channel that ranked the document higher
         chunk_id = b.chunk_id if b and (not v or (b_rank or 10**9) <= (v_rank or 10**9)) else (v.chunk_id if v else None)
         path, title = self.store.conn.execute("SELECT path, title FROM documents WHERE id = ?", (doc_id,)).fetchone()

@@ -276,9 +276,9 @@ class Store:
 
     def links_from(self, doc_id: int) -> list[dict[str, Any]]:
         return [
-            {"target": t, "heading": h, "display": d, "path": p, "doc_id": dst}
-            for t, h, d, dst, p in self.conn.execute(
-                "SELECT l.target, l.heading, l.display, l.dst_id, d.path FROM links l"
+            {"target": t, "heading": h, "display": d, "path": p, "title": title, "doc_id": dst}
+            for t, h, d, dst, p, title in self.conn.execute(
+                "SELECT l.target, l.heading, l.display, l.dst_id, d.path, d.title FROM links l"
                 " LEFT JOIN documents d ON d.id = l.dst_id WHERE l.src_id = ? ORDER BY l.rowid",
                 (doc_id,),
             )

@@ -154,7 +154,6 @@ def create_app(vault: Vault) -> Flask:
             back = vault.store.backlinks(doc.id)
             resolve = vault.store.link_resolver()
             paths = {i: p for i, p, _ in vault.store.list_documents()}
-        titles = {p: t for _, p, t in vault.store.list_documents()}
 
         def resolve_path(key: str) -> str | None:
             doc_id = resolve(key)
@@ -162,8 +161,7 @@ def create_app(vault: Vault) -> Flask:
 
         return {"path": doc.path, "title": doc.title, "frontmatter": doc.frontmatter, "body": doc.body,
                 "html": render_markdown(doc.body, resolve_path),
-                "links": [{"target": x["target"], "path": x["path"], "title": titles.get(x["path"]) if x["path"] else None}
-                          for x in links],
+                "links": [{"target": x["target"], "path": x["path"], "title": x["title"]} for x in links],
                 "backlinks": [{"path": b["path"], "title": b["title"]} for b in back]}
 
     # ---- API -----------------------------------------------------------------------------------------
