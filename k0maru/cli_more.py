@@ -145,21 +145,12 @@ def _split_list(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
-def flush_note(vault, kind: str, title: str, body: str, tags: list[str], related: list[str]):
-    """Flush through the engine, link only notes the index knows, index the new note at once."""
-    from k0maru.flush import FlushEngine
-
-    resolve = vault.store.link_resolver()
-    result = FlushEngine(vault.root).flush(kind, title, body, tags, related,
-                                           resolve=lambda name: resolve(name.lower().removesuffix(".md")))
-    vault.index(only=[result.path])
-    return result
-
-
 def cmd_flush(args: argparse.Namespace) -> int:
     with _vault(args) as vault:
         vault.index(record=False, embed=False)
-        result = flush_note(vault, args.kind, args.title, _read_body(args.body_file), _split_list(args.tags),
+        from k0maru.flush import flush_indexed
+
+        result = flush_indexed(vault, args.kind, args.title, _read_body(args.body_file), _split_list(args.tags),
                             _split_list(args.related))
         if args.json:
             print(json.dumps(result.as_dict()))
@@ -170,30 +161,6 @@ def cmd_flush(args: argparse.Namespace) -> int:
     return 0
 
 
-def distill_trace(vault, trace_text: str | None, node: str | None, source: str, export: str | None):
-    from pathlib import Path
-
-    from k0maru.distill import DistillEngine
-
-    engine = DistillEngine(vault)
-    export_dir = Path(export).expanduser() if export else None
-    if node:
-        from k0maru.offload import records, slices
-        from k0maru.offload.extract import LogAnalyzer
-
-        rec = records.get(vault.store, node)
-        path = records.log_file(vault.root, rec)
-        analyzer = LogAnalyzer()
-        with path.open("r", encoding="utf-8", errors="replace") as fh:
-            while chunk := fh.read(1 << 20):
-                analyzer.feed(chunk)
-        findings = analyzer.close()
-        first = min((f.line for f in findings.all_failures), default=1)
-        lines = [""] * max(first - 4, 0) + [t for _, t in slices.line_range(path, max(first - 3, 1), first + 60)]
-        return engine.distill("", f"log node {rec.node_id} ({rec.command})", export_dir, findings, lines)
-    return engine.distill(trace_text or "", source, export_dir)
-
-
 def cmd_distill(args: argparse.Namespace) -> int:
     with _vault(args) as vault:
         vault.index(record=False)
@@ -201,7 +168,9 @@ def cmd_distill(args: argparse.Namespace) -> int:
         export = None
         if args.export_hermes is not None:
             export = args.export_hermes or vault.settings.hermes_dir
-        card = distill_trace(vault, text, args.node, args.trace_file or "stdin", export)
+        from k0maru.distill import distill_source
+
+        card = distill_source(vault, text, args.node, args.trace_file or "stdin", export)
         if args.json:
             print(json.dumps(card.as_dict()))
         else:

@@ -207,3 +207,24 @@ def export_hermes(card: SkillCard, target: Path) -> tuple[str, str]:
             if create_exclusive(path, content.encode("utf-8")):
                 return str(path), "created" if version == 1 else "versioned"
     raise K0maruError(f"{target}: too many versions of skill {base}")
+
+
+def distill_source(vault: Vault, trace_text: str | None, node: str | None, source: str,
+                   export: str | None) -> SkillCard:
+    """Distil a trace given as text, or the log of an offloaded node (streamed, never loaded whole)."""
+    from k0maru.offload import records, slices
+
+    engine = DistillEngine(vault)
+    export_dir = Path(export).expanduser() if export else None
+    if not node:
+        return engine.distill(trace_text or "", source, export_dir)
+    rec = records.get(vault.store, node)
+    path = records.log_file(vault.root, rec)
+    analyzer = LogAnalyzer()
+    with path.open("r", encoding="utf-8", errors="replace") as fh:
+        while chunk := fh.read(1 << 20):
+            analyzer.feed(chunk)
+    findings = analyzer.close()
+    first = min((f.line for f in findings.all_failures), default=1)
+    lines = [""] * max(first - 4, 0) + [t for _, t in slices.line_range(path, max(first - 3, 1), first + 60)]
+    return engine.distill("", f"log node {rec.node_id} ({rec.command})", export_dir, findings, lines)

@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -20,6 +20,9 @@ from k0maru.config import STATE_DIR
 from k0maru.conventions import KINDS, Conventions, ConventionSniffer, KindRule
 from k0maru.errors import K0maruError
 from k0maru.fsutil import create_exclusive, file_lock, resolve_inside
+
+if TYPE_CHECKING:
+    from k0maru.vault import Vault
 
 MAX_VERSIONS = 99
 _DATE_LINE = re.compile(r"^date:.*$", re.M)
@@ -127,3 +130,12 @@ class FlushEngine:
             if pattern.match(p.name):
                 return p.name
         return None
+
+
+def flush_indexed(vault: Vault, kind: str, title: str, body: str, tags: list[str], related: list[str]) -> FlushResult:
+    """Flush through the engine, link only notes the index knows, and index the new note at once."""
+    resolve = vault.store.link_resolver()
+    result = FlushEngine(vault.root).flush(kind, title, body, tags, related,
+                                           resolve=lambda name: resolve(name.lower().removesuffix(".md")))
+    vault.index(only=[result.path])
+    return result

@@ -206,22 +206,22 @@ class K0maruService:
         return LogNodeView(**base, summary=rec.summary, lines=[])
 
     def flush(self, title: str, body: str, kind: str, tags: list[str], related: list[str]) -> FlushOutcome:
-        from k0maru.cli_more import flush_note
+        from k0maru.flush import flush_indexed
 
         with self.lock:
             self.fresh()
-            result = flush_note(self.vault, kind, title, body, tags, related)
+            result = flush_indexed(self.vault, kind, title, body, tags, related)
         return FlushOutcome(**result.as_dict())
 
     def distill(self, trace: str | None, node_id: str | None, export_hermes: bool) -> SkillCardResult:
-        from k0maru.cli_more import distill_trace
+        from k0maru.distill import distill_source
 
         if not (trace and trace.strip()) and not node_id:
             raise K0maruError("pass either `trace` (the failure text) or `node_id` (an offloaded log)")
         export = self.vault.settings.hermes_dir if export_hermes else None
         with self.lock:
             self.fresh()
-            card = distill_trace(self.vault, trace, node_id, "an agent session", export)
+            card = distill_source(self.vault, trace, node_id, "an agent session", export)
             text = (self.vault.root / card.note.path).read_text(encoding="utf-8")
         return SkillCardResult(title=card.title, stack=card.stack, error_codes=card.codes, location=card.location,
                                note_path=card.note.path, note_outcome=card.note.outcome, related_notes=card.related,
