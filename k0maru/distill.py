@@ -84,9 +84,9 @@ class DistillEngine:
                               "failing test or sanitizer report")
         primary = next((f for f in failures if f.location and f.stack != "generic"), failures[0])
         lines = excerpt_lines if excerpt_lines is not None else text.splitlines()
-        codes = [c for c in findings.error_codes] or [primary.code]
+        codes = findings.error_codes or [primary.code]
         stack = primary.stack
-        hints = trace_hints(lines if excerpt_lines is None else excerpt_lines, primary)
+        hints = trace_hints(lines, primary)
         title = f"{primary.code} {primary.message}"
         title = " ".join(title.split())[:90].rstrip(" .:,")
         related = self._related(codes, primary, exclude_title=title)

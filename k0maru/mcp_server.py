@@ -9,13 +9,13 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-import time
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
 from k0maru.errors import K0maruError
+from k0maru.live import LiveVault
 from k0maru.vault import Vault
 
 log = logging.getLogger("k0maru.mcp")
@@ -105,16 +105,8 @@ class SkillCardResult(BaseModel):
     card_markdown: str
 
 
-class K0maruService:
-    """The tools' logic over one vault; one lock serialises access to the shared connection."""
-
-    def __init__(self, vault: Vault, rescan_interval: float = 2.0):
-        self.vault = vault
-        self.lock = threading.RLock()
-        self.rescan_interval = rescan_interval
-        self._last_scan = 0.0
-        self._embedder_thread: threading.Thread | None = None
-        self._closing = threading.Event()
+class K0maruService(LiveVault):
+    """The tools' logic over one vault (the lock and the throttled rescan come from LiveVault)."""
 
     def warm_up(self) -> None:
         """Load the model and the BM25 index off the request path."""
@@ -127,46 +119,6 @@ class K0maruService:
                 self.vault.embedder.embed(["warm up"])
         except Exception as exc:  # noqa: BLE001 - a failed warm-up must not kill the server
             log.warning("warm-up failed: %s", exc)
-
-    def fresh(self) -> None:
-        """Lexical rescan on the request path; new chunks are embedded by a background thread, so a
-        large un-embedded vault never stalls an agent (recall says when vectors are still missing)."""
-        if time.monotonic() - self._last_scan < self.rescan_interval:
-            return
-        report = self.vault.index(record=False, embed=False)
-        self._last_scan = time.monotonic()
-        for w in report.as_dict()["warnings"]:
-            log.warning("%s", w)
-        if self.vault.settings.embed and self.vault.store.unembedded_chunks():
-            self._embed_in_background()
-
-    def _embed_in_background(self) -> None:
-        if self._embedder_thread is not None and self._embedder_thread.is_alive():
-            return
-        embedder = self.vault.embedder
-        if embedder is None:
-            return
-        self._embedder_thread = threading.Thread(target=self._embed_pending, args=(embedder,), name="k0maru-embed")
-        self._embedder_thread.start()
-
-    def _embed_pending(self, embedder: Any) -> None:
-        """On its own connection (SQLite connections are not shared across threads); batches commit as
-        they finish, so recall sees vectors appear while the rest are computed."""
-        from k0maru import vectors
-        from k0maru.store import Store
-
-        try:
-            with Store.open(self.vault.root, self.vault.settings.busy_timeout_ms) as store:
-                while not self._closing.is_set() and store.unembedded_chunks():
-                    if not vectors.embed_pending(store, embedder, self.vault.settings.embed_batch, limit=256):
-                        break
-        except Exception as exc:  # noqa: BLE001 - the next rescan retries
-            log.warning("background embedding stopped: %s", exc)
-
-    def close(self) -> None:
-        self._closing.set()
-        if self._embedder_thread is not None:
-            self._embedder_thread.join()
 
     def recall(self, query: str, limit: int, mode: str) -> RecallResult:
         with self.lock:

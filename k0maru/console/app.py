@@ -3,7 +3,6 @@ connection goes through one lock; every path from a request is confined to the v
 
 from __future__ import annotations
 
-import threading
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from k0maru.console import graph_svg, mermaid_svg
 from k0maru.console.render import render_markdown
 from k0maru.errors import K0maruError, NotFoundError, PathOutsideVaultError
 from k0maru.fsutil import resolve_inside
+from k0maru.live import LiveVault
 from k0maru.vault import Vault
 
 MODES = ("hybrid", "bm25", "vector")
@@ -39,16 +39,9 @@ def create_app(vault: Vault) -> Flask:
     base = web_dir()
     app = Flask("k0maru.console", template_folder=str(base / "templates"), static_folder=str(base / "static"))
     app.config["JSON_SORT_KEYS"] = False
-    lock = threading.RLock()
-    app.config["K0MARU_LOCK"] = lock  # the server takes it before closing the vault
-    state = {"last_scan": 0.0}
-
-    def fresh() -> None:
-        import time
-
-        if time.monotonic() - state["last_scan"] > 2.0:
-            vault.index(record=False)
-            state["last_scan"] = time.monotonic()
+    live = LiveVault(vault)
+    app.config["K0MARU_LIVE"] = live  # the server closes it, then the vault under its lock
+    lock, fresh = live.lock, live.fresh
 
     def num_arg(name: str, default: Any, lo: float, hi: float, kind: type = int) -> Any:
         """A bounded numeric query parameter, or a 400 that says what is wrong."""

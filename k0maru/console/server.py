@@ -44,7 +44,9 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
         pass
     finally:
         server.close()
-        with app.config["K0MARU_LOCK"]:  # no request is inside SQLite while the vault closes
+        live = app.config["K0MARU_LIVE"]
+        live.close()  # background embedding stops first
+        with live.lock:  # no request is inside SQLite while the vault closes
             vault.close()
     print("k0maru console stopped", flush=True)
     return 0
