@@ -61,6 +61,16 @@ def demo(tmp_path: Path, _indexed_demo_template: Path) -> Path:
     return root
 
 
+def scan(root: Path, **settings):
+    """One lexical scan of `root` with the real scanner and store (no embeddings)."""
+    from k0maru.config import load_settings
+    from k0maru.scanner import IncrementalScanner
+    from k0maru.store import Store
+
+    with Store.open(root) as store:
+        return IncrementalScanner(store, load_settings(root, embed=False, **settings)).scan()
+
+
 def write(root: Path, rel: str, text: str) -> Path:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,15 +1,8 @@
 from pathlib import Path
 
-from k0maru.config import load_settings
-from k0maru.scanner import IncrementalScanner
 from k0maru.store import Store
 from k0maru.text import extract_links
-from tests.conftest import write
-
-
-def scan(root: Path) -> None:
-    with Store.open(root) as store:
-        IncrementalScanner(store, load_settings(root, embed=False)).scan()
+from tests.conftest import scan, write
 
 
 def targets(root: Path, rel: str) -> list[tuple[str, str | None, str | None, str | None]]:

@@ -8,12 +8,7 @@ from pathlib import Path
 from k0maru.config import load_settings
 from k0maru.scanner import IncrementalScanner
 from k0maru.store import Store, db_path
-from tests.conftest import write
-
-
-def scan(root: Path, **kw):
-    with Store.open(root) as store:
-        return IncrementalScanner(store, load_settings(root, embed=False, **kw)).scan()
+from tests.conftest import scan, write
 
 
 def doc_count(root: Path) -> int:
