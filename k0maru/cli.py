@@ -111,7 +111,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             print(f"{i:>2}. {hit.title}  [{hit.path}]  score={hit.score:.5f}")
             if args.explain:
                 bm = f"#{hit.bm25_rank} ({hit.bm25_score:.3f})" if hit.bm25_rank else "-"
-                vc = f"#{hit.vector_rank} (cos {hit.cosine:.3f})" if hit.vector_rank else "-"
+                vc = f"#{hit.vector_rank} (cos {hit.cosine:.3f})" if hit.vector_rank else (
+                    f"- (cos {hit.cosine:.3f}, no vote)" if hit.cosine is not None else "-")
                 links = hit.boost_links
                 shown = "; ".join(links[:2]) + (f"; +{len(links) - 2} more" if len(links) > 2 else "")
                 print(f"    bm25 {bm}   vector {vc}   rrf {hit.rrf:.5f}   graph +{hit.graph_boost:.4f}"

@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     weight_vector: float = Field(0.5, ge=0)
     pool_factor: int = Field(3, ge=1, description="candidate pool = max(limit * pool_factor, pool_min)")
     pool_min: int = Field(20, ge=1)
+    min_cosine: float = Field(0.2, ge=-1, le=1, description="hybrid: a vector hit below this cosine casts "
+                              "no RRF vote, as a note matching no query term gets none from BM25; 0.2 by "
+                              "measurement (scripts/eval_retrieval.py --sweep, README)")
     graph_boost: float = Field(0.0, ge=0, description="added to a candidate linked 1-hop to another pooled "
                                "candidate; 0 by measurement (scripts/eval_retrieval.py --sweep, README)")
     # embedding

@@ -5,7 +5,10 @@ score(d) = sum over channels m of w_m / (k + rank_m(d))  +  graph_boost(d)
 Ranks are 1-based over documents (a document's rank in a channel is the rank of its best
 chunk), a channel that did not rank d adds 0, each channel contributes a pool of
 max(limit * pool_factor, pool_min) documents, and graph_boost(d) is added once when d links
-to, or is linked from, another document of the pooled candidates. Every number is reported.
+to, or is linked from, another document of the pooled candidates. In hybrid mode a vector hit
+below `min_cosine` casts no vote, as a note that shares no term with the query gets none from
+BM25; otherwise every pooled note would vote in both channels and unrelated notes ranked 25th
+twice would beat the one clear hit of a single channel. Every number is reported.
 """
 
 from __future__ import annotations
@@ -126,6 +129,8 @@ class Recall:
                 hits_v = vectors.search(self.store, qvec, chunk_k)
                 ranked["vector"], vec_best = _doc_ranking(hits_v)
                 ranked["vector"] = ranked["vector"][:pool]
+                if mode == "hybrid":  # ranked best first, so the floor cuts a tail and keeps ranks
+                    ranked["vector"] = [d for d in ranked["vector"] if vec_best[d].cosine >= s.min_cosine]
                 if self.store.unembedded_chunks():
                     warnings.append("some chunks are not embedded yet; run `k0maru scan` to finish")
         weights = {"bm25": s.weight_bm25, "vector": s.weight_vector}
@@ -160,6 +165,7 @@ class Recall:
         v = vec_best[doc_id] if doc_id in v_pos else None
         b_rank = b_pos[doc_id] + 1 if b else None
         v_rank = v_pos[doc_id] + 1 if v else None
+        seen = vec_best.get(doc_id)  # also a vector hit under the floor: its cosine explains the missing vote
         # snippet: the best chunk of the channel that ranked the document higher
         chunk_id = b.chunk_id if b and (not v or (b_rank or 10**9) <= (v_rank or 10**9)) else (v.chunk_id if v else None)
         path, title = self.store.conn.execute("SELECT path, title FROM documents WHERE id = ?", (doc_id,)).fetchone()
@@ -171,7 +177,7 @@ class Recall:
         boost, reasons = boosts.get(doc_id, (0.0, []))
         return Hit(doc_id=doc_id, path=path, title=title, score=score, snippet=_snippet(text), heading=heading,
                    bm25_rank=b_rank, bm25_score=b.score if b else None, vector_rank=v_rank,
-                   cosine=v.cosine if v else None, rrf=rrf, graph_boost=boost, boost_links=reasons)
+                   cosine=seen.cosine if seen else None, rrf=rrf, graph_boost=boost, boost_links=reasons)
 
 
 def _snippet(text: str, limit: int = 280) -> str:

@@ -12,6 +12,7 @@ from k0maru.store import Store
 from k0maru.text import embed_input
 
 ProgressFn = Callable[[int, int], None]
+KNN_MAX = 4096  # the largest k a vec0 KNN query accepts
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +74,11 @@ def _write(store: Store, items: list[tuple[int, str, np.ndarray]]) -> int:
                 written += 1
     return written
 
-
 def search(store: Store, query_vector: np.ndarray, k: int) -> list[VectorHit]:
-    """k nearest chunks by cosine similarity, best first."""
+    """k nearest chunks by cosine similarity, best first (k capped at sqlite-vec's KNN limit)."""
     if k <= 0:
         return []
+    k = min(k, KNN_MAX)
     rows = store.conn.execute(
         "SELECT v.rowid, v.distance, c.doc_id FROM vec_chunks v JOIN chunks c ON c.id = v.rowid"
         " WHERE v.embedding MATCH ? AND k = ? ORDER BY v.distance",

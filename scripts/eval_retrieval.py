@@ -2,7 +2,8 @@
 
 Datasets are BEIR-formatted folders (queries.jsonl, qrels/test.tsv and either corpus.jsonl or a
 vault given with --vault, in which case corpus ids are vault paths). With no arguments it runs the
-two shipped sets: examples/eval/tidewater (the demo vault) and examples/eval/opskb.
+two shipped sets: examples/eval/tidewater (the demo vault) and examples/eval/opskb. "plain RRF" is
+the hybrid with no cosine floor (min_cosine=-1), for comparison with the default.
 
     python scripts/eval_retrieval.py [--set DIR [--vault VAULT]] [--sweep] [--json]
 """
@@ -22,6 +23,7 @@ from k0maru.vault import Vault
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SETS = [(REPO / "examples/eval/tidewater", REPO / "examples/vault"), (REPO / "examples/eval/opskb", None)]
 SWEEP = [0.0, 0.001, 0.002, 0.004, 0.008, 0.016, 0.05]
+FLOOR_SWEEP = [0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4]
 
 
 def load_set(folder: Path) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
@@ -73,13 +75,17 @@ def evaluate(folder: Path, vault: Path | None, sweep: bool) -> dict:
         root, mapping = materialise(folder, vault, Path(tmp))
         with Vault.open(root) as v:
             v.index()
-            default_boost = v.settings.graph_boost
-            runs = {"bm25": ("bm25", 0.0), "vector": ("vector", 0.0), "hybrid": ("hybrid", 0.0),
-                    "hybrid+graph": ("hybrid", default_boost)}
+            default_boost, default_floor = v.settings.graph_boost, v.settings.min_cosine
+            runs = {"bm25": ("bm25", 0.0, default_floor), "vector": ("vector", 0.0, default_floor),
+                    "hybrid": ("hybrid", 0.0, default_floor), "hybrid+graph": ("hybrid", default_boost, default_floor),
+                    "hybrid, plain RRF": ("hybrid", 0.0, -1.0)}
             if sweep:
-                runs.update({f"hybrid+graph@{b:g}": ("hybrid", b) for b in SWEEP})
+                runs.update({f"hybrid+graph@{b:g}": ("hybrid", b, default_floor) for b in SWEEP})
+                runs.update({f"hybrid min_cosine@{f:g}": ("hybrid", 0.0, f) for f in FLOOR_SWEEP})
             table = {}
-            for name, (mode, boost) in runs.items():
+            base = v.recall.settings
+            for name, (mode, boost, floor) in runs.items():
+                v.recall.settings = base.model_copy(update={"min_cosine": floor})
                 ndcgs, recalls = [], []
                 for qid, text in queries.items():
                     hits = v.recall.search(text, limit=10, mode=mode, graph_boost=boost).hits
@@ -89,14 +95,14 @@ def evaluate(folder: Path, vault: Path | None, sweep: bool) -> dict:
                 table[name] = {"ndcg@10": round(sum(ndcgs) / len(ndcgs), 4),
                                "recall@10": round(sum(recalls) / len(recalls), 4)}
     return {"set": folder.name, "queries": len(queries), "docs": len(mapping), "graph_boost": default_boost,
-            "results": table}
+            "min_cosine": default_floor, "results": table}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--set", type=Path, help="BEIR folder (default: both shipped sets)")
     ap.add_argument("--vault", type=Path, help="vault whose paths are the corpus ids of --set")
-    ap.add_argument("--sweep", action="store_true", help="also evaluate a range of graph boosts")
+    ap.add_argument("--sweep", action="store_true", help="also evaluate ranges of graph boosts and cosine floors")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     sets = [(args.set, args.vault)] if args.set else DEFAULT_SETS
@@ -105,10 +111,11 @@ def main() -> None:
         print(json.dumps(reports))
         return
     for rep in reports:
-        print(f"\n{rep['set']}: {rep['queries']} queries, {rep['docs']} docs (default graph_boost={rep['graph_boost']})")
-        print(f"{'run':<22}{'nDCG@10':>10}{'Recall@10':>11}")
+        print(f"\n{rep['set']}: {rep['queries']} queries, {rep['docs']} docs "
+              f"(defaults: graph_boost={rep['graph_boost']}, min_cosine={rep['min_cosine']})")
+        print(f"{'run':<26}{'nDCG@10':>10}{'Recall@10':>11}")
         for name, row in rep["results"].items():
-            print(f"{name:<22}{row['ndcg@10']:>10.4f}{row['recall@10']:>11.4f}")
+            print(f"{name:<26}{row['ndcg@10']:>10.4f}{row['recall@10']:>11.4f}")
     sys.stdout.flush()
 
 

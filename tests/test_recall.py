@@ -96,6 +96,28 @@ def test_reported_scores_follow_the_formula(demo: Path) -> None:
         assert h.score == pytest.approx(h.rrf + h.graph_boost)
 
 
+def test_vector_hits_under_the_cosine_floor_cast_no_vote(demo: Path) -> None:
+    query = "rounding errors in invoice totals"  # BM25 pools notes on "errors"/"invoice" the model finds unrelated
+    with Vault.open(demo) as v:
+        floor = v.settings.min_cosine
+        floored = {h.path: h for h in v.recall.search(query, limit=10).hits}
+        with Vault.open(demo, min_cosine=-1.0) as plain_vault:
+            plain = {h.path: h for h in plain_vault.recall.search(query, limit=10).hits}
+    under = [h for h in floored.values() if h.cosine is not None and h.cosine < floor]
+    assert under, "the query should pool notes below the floor"
+    assert all(h.vector_rank is None for h in under)
+    assert all(h.cosine >= floor for h in floored.values() if h.vector_rank is not None)
+    moved = [h for h in under if h.path in plain]
+    assert moved and all(plain[h.path].vector_rank is not None for h in moved)
+    assert all(plain[h.path].rrf > h.rrf for h in moved)  # the vote the floor withheld
+
+
+def test_huge_limit_is_capped_not_a_crash(demo: Path) -> None:
+    with Vault.open(demo) as v:
+        result = v.recall.search("lease", limit=2000)  # pool 6000 > sqlite-vec's KNN maximum of 4096
+    assert result.hits and result.pool == 6000
+
+
 def test_graph_boost_exactly_on_linked_pool_members(vault: Path) -> None:
     write(vault, "a.md", "# A\nzebra migration plan. See [[b]].\n")
     write(vault, "b.md", "# B\nzebra migration rollback.\n")
