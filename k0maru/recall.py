@@ -8,7 +8,8 @@ max(limit * pool_factor, pool_min) documents, and graph_boost(d) is added once w
 to, or is linked from, another document of the pooled candidates. In hybrid mode a vector hit
 below `min_cosine` casts no vote, as a note that shares no term with the query gets none from
 BM25; otherwise every pooled note would vote in both channels and unrelated notes ranked 25th
-twice would beat the one clear hit of a single channel. Every number is reported.
+twice would beat the one clear hit of a single channel. Such notes still fill the limit, with
+score 0, after every note that got a vote. Every number is reported.
 """
 
 from __future__ import annotations
@@ -111,6 +112,7 @@ class Recall:
         pool = self.pool_size(limit)
         warnings: list[str] = []
         ranked: dict[str, list[int]] = {}
+        unvoted: list[int] = []  # vector pool members under the floor: shown only to fill the limit
         bm25_best: dict[int, lexical.LexicalHit] = {}
         vec_best: dict[int, vectors.VectorHit] = {}
         # chunks per channel: enough to fill `pool` distinct documents in practice
@@ -130,7 +132,9 @@ class Recall:
                 ranked["vector"], vec_best = _doc_ranking(hits_v)
                 ranked["vector"] = ranked["vector"][:pool]
                 if mode == "hybrid":  # ranked best first, so the floor cuts a tail and keeps ranks
-                    ranked["vector"] = [d for d in ranked["vector"] if vec_best[d].cosine >= s.min_cosine]
+                    pooled = ranked["vector"]
+                    ranked["vector"] = [d for d in pooled if vec_best[d].cosine >= s.min_cosine]
+                    unvoted = pooled[len(ranked["vector"]):]
                 if self.store.unembedded_chunks():
                     warnings.append("some chunks are not embedded yet; run `k0maru scan` to finish")
         weights = {"bm25": s.weight_bm25, "vector": s.weight_vector}
@@ -149,6 +153,10 @@ class Recall:
             return (-final[d], b_pos.get(d, pool), v_pos.get(d, pool), titles.get(d, ""))
 
         top = sorted(candidates, key=order)[:limit]
+        fill = [d for d in unvoted if d not in rrf][: limit - len(top)]
+        final.update(dict.fromkeys(fill, 0.0))
+        rrf.update(dict.fromkeys(fill, 0.0))
+        top += fill
         result_hits = [self._hit(d, final[d], rrf[d], b_pos, v_pos, bm25_best, vec_best, boosts) for d in top]
         return RecallResult(query, mode, result_hits, pool, warnings)
 

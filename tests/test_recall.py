@@ -112,6 +112,19 @@ def test_vector_hits_under_the_cosine_floor_cast_no_vote(demo: Path) -> None:
     assert all(plain[h.path].rrf > h.rrf for h in moved)  # the vote the floor withheld
 
 
+def test_notes_without_a_vote_fill_the_limit_after_voted_ones(vault: Path) -> None:
+    write(vault, "zebra.md", "# Zebra crossing\nThe zebra crossing outside the office was repainted.\n")
+    for i, topic in enumerate(["tomato seedlings", "bicycle gears", "sourdough starter", "tax forms", "jazz chords"]):
+        write(vault, f"n{i}.md", f"# Note {i}\nA short note about {topic}.\n")
+    with Vault.open(vault, min_cosine=0.99) as v:  # no vector hit clears this floor
+        v.index()
+        hits = v.recall.search("zebra", limit=4).hits
+    assert len(hits) == 4 and hits[0].path == "zebra.md" and hits[0].rrf > 0
+    fill = hits[1:]
+    assert all(h.rrf == 0 and h.score == 0 and h.vector_rank is None and h.cosine < 0.99 for h in fill)
+    assert [h.cosine for h in fill] == sorted((h.cosine for h in fill), reverse=True)  # in vector order
+
+
 def test_huge_limit_is_capped_not_a_crash(demo: Path) -> None:
     with Vault.open(demo) as v:
         result = v.recall.search("lease", limit=2000)  # pool 6000 > sqlite-vec's KNN maximum of 4096

@@ -25,20 +25,21 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
         server = create_server(app, host=host, port=port, threads=4, ident="k0maru")
     except OSError as exc:
         raise K0maruError(f"cannot listen on {host}:{port} ({exc.strerror}); pick another --port or 0") from None
-    url = f"http://{host}:{server.effective_port}/"
-    print(f"k0maru console on {url}  (Ctrl+C to stop)", flush=True)
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"k0maru: warning: listening on {host}: anyone who can reach it can read this vault", file=sys.stderr)
-    if open_browser:
-        threading.Timer(0.3, webbrowser.open, args=(url,)).start()
 
     def stop(_signum: int, _frame: object) -> None:
         server.close()  # closes the listening socket, which ends run()
         raise SystemExit(0)
 
+    # before the URL is printed: whoever reads it may send Ctrl+C at once
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
+    url = f"http://{host}:{server.effective_port}/"
     try:
+        print(f"k0maru console on {url}  (Ctrl+C to stop)", flush=True)
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            print(f"k0maru: warning: listening on {host}: anyone who can reach it can read this vault", file=sys.stderr)
+        if open_browser:
+            threading.Timer(0.3, webbrowser.open, args=(url,)).start()
         server.run()
     except SystemExit:
         pass
