@@ -100,7 +100,9 @@ class Recall:
     def pool_size(self, limit: int) -> int:
         return max(limit * self.settings.pool_factor, self.settings.pool_min)
 
-    def search(self, query: str, limit: int = 10, mode: str = "hybrid", graph_boost: float | None = None) -> RecallResult:
+    def search(self, query: str, limit: int = 10, mode: str = "hybrid", graph_boost: float | None = None,
+               min_cosine: float | None = None) -> RecallResult:
+        """`graph_boost` / `min_cosine` override the settings for this query (the console's debugger)."""
         query = query.strip()
         if not query:
             raise K0maruError("empty query; pass the words or symbols to look for")
@@ -133,7 +135,8 @@ class Recall:
                 ranked["vector"] = ranked["vector"][:pool]
                 if mode == "hybrid":  # ranked best first, so the floor cuts a tail and keeps ranks
                     pooled = ranked["vector"]
-                    ranked["vector"] = [d for d in pooled if vec_best[d].cosine >= s.min_cosine]
+                    floor = s.min_cosine if min_cosine is None else min_cosine
+                    ranked["vector"] = [d for d in pooled if vec_best[d].cosine >= floor]
                     unvoted = pooled[len(ranked["vector"]):]
                 if self.store.unembedded_chunks():
                     warnings.append("some chunks are not embedded yet; run `k0maru scan` to finish")

@@ -85,12 +85,10 @@ def evaluate(folder: Path, vault: Path | None, sweep: bool) -> dict:
                 runs.update({f"hybrid+graph@{b:g}": ("hybrid", b, default_floor) for b in SWEEP})
                 runs.update({f"hybrid min_cosine@{f:g}": ("hybrid", 0.0, f) for f in FLOOR_SWEEP})
             table = {}
-            base = v.recall.settings
             for name, (mode, boost, floor) in runs.items():
-                v.recall.settings = base.model_copy(update={"min_cosine": floor})
                 ndcgs, recalls = [], []
                 for qid, text in queries.items():
-                    hits = v.recall.search(text, limit=10, mode=mode, graph_boost=boost).hits
+                    hits = v.recall.search(text, limit=10, mode=mode, graph_boost=boost, min_cosine=floor).hits
                     ranked = [mapping.get(h.path, h.path) for h in hits]
                     ndcgs.append(ndcg_at(ranked, qrels.get(qid, {})))
                     recalls.append(recall_at(ranked, qrels.get(qid, {})))

@@ -42,6 +42,9 @@ def test_api_search_explains_hits(console) -> None:
     assert top["path"] == "20_Cards/sqlite-busy-timeout.md" and top["bm25_rank"] == 1 and top["vector_rank"]
     assert top["graph_boost"] == 0.002 and top["boost_links"]
     assert console.get("/api/search?q=SQLITE_BUSY&mode=bm25").get_json()["hits"][0]["vector_rank"] is None
+    strict = console.get("/api/search?q=SQLITE_BUSY&floor=1").get_json()  # no vector hit reaches cosine 1
+    assert strict["min_cosine"] == 1 and strict["hits"][0]["path"] == top["path"]
+    assert all(h["vector_rank"] is None and h["cosine"] < 1 for h in strict["hits"] if h["cosine"] is not None)
 
 
 @pytest.mark.parametrize("url,status,needle", [
@@ -49,6 +52,7 @@ def test_api_search_explains_hits(console) -> None:
     ("/api/search?q=x&mode=magic", 400, "mode must be"),
     ("/api/search?q=x&limit=abc", 400, "limit must be an integer"),
     ("/api/search?q=x&boost=-1", 400, "boost must be between"),
+    ("/api/search?q=x&floor=2", 400, "floor must be between"),
     ("/api/logs/nosuchnode", 404, "unknown log node"),
     ("/api/notes/../../etc/passwd", 400, "outside the vault"),
     ("/api/notes/%2e%2e/%2e%2e/etc/passwd", 400, "outside the vault"),

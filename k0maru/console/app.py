@@ -81,15 +81,17 @@ def create_app(vault: Vault) -> Flask:
             raise ApiError(400, f"mode must be one of {', '.join(MODES)}")
         limit = num_arg("limit", 10, 1, 50)
         boost = num_arg("boost", vault.settings.graph_boost, 0, 1, float)
+        floor = num_arg("floor", vault.settings.min_cosine, -1, 1, float)
         if not q:
             raise ApiError(400, "missing query: pass ?q=words")
         with lock:
             fresh()
             try:
-                result = vault.recall.search(q, limit=limit, mode=mode, graph_boost=boost)
+                result = vault.recall.search(q, limit=limit, mode=mode, graph_boost=boost, min_cosine=floor)
             except K0maruError as exc:
                 raise ApiError(400, str(exc)) from None
-        return {"query": q, "mode": mode, "limit": limit, "graph_boost": boost, "pool": result.pool,
+        return {"query": q, "mode": mode, "limit": limit, "graph_boost": boost, "min_cosine": floor,
+                "rrf_k": vault.settings.rrf_k, "pool": result.pool,
                 "warnings": result.warnings, "hits": [h.as_dict() for h in result.hits]}
 
     def logs_data() -> list[dict[str, Any]]:
@@ -196,7 +198,8 @@ def create_app(vault: Vault) -> Flask:
         data = search_data() if (request.args.get("q") or "").strip() else None
         return render_template("search.html", data=data, modes=MODES, q=request.args.get("q", ""),
                                mode=request.args.get("mode", "hybrid"),
-                               boost=request.args.get("boost", vault.settings.graph_boost), page="search")
+                               boost=request.args.get("boost", vault.settings.graph_boost),
+                               floor=request.args.get("floor", vault.settings.min_cosine), page="search")
 
     @app.get("/tokens")
     def tokens_page():
