@@ -115,6 +115,7 @@ class Recall:
         warnings: list[str] = []
         ranked: dict[str, list[int]] = {}
         unvoted: list[int] = []  # vector pool members under the floor: shown only to fill the limit
+        floor = s.min_cosine if min_cosine is None else min_cosine
         bm25_best: dict[int, lexical.LexicalHit] = {}
         vec_best: dict[int, vectors.VectorHit] = {}
         # chunks per channel: enough to fill `pool` distinct documents in practice
@@ -135,7 +136,6 @@ class Recall:
                 ranked["vector"] = ranked["vector"][:pool]
                 if mode == "hybrid":  # ranked best first, so the floor cuts a tail and keeps ranks
                     pooled = ranked["vector"]
-                    floor = s.min_cosine if min_cosine is None else min_cosine
                     ranked["vector"] = [d for d in pooled if vec_best[d].cosine >= floor]
                     unvoted = pooled[len(ranked["vector"]):]
                 if self.store.unembedded_chunks():
@@ -160,6 +160,9 @@ class Recall:
         final.update(dict.fromkeys(fill, 0.0))
         rrf.update(dict.fromkeys(fill, 0.0))
         top += fill
+        if fill and not candidates:
+            warnings.append(f"no note shares a term with the query or reaches cosine {floor:g}; "
+                            "these are only the nearest notes")
         result_hits = [self._hit(d, final[d], rrf[d], b_pos, v_pos, bm25_best, vec_best, boosts) for d in top]
         return RecallResult(query, mode, result_hits, pool, warnings)
 
@@ -178,7 +181,7 @@ class Recall:
         v_rank = v_pos[doc_id] + 1 if v else None
         seen = vec_best.get(doc_id)  # also a vector hit under the floor: its cosine explains the missing vote
         # snippet: the best chunk of the channel that ranked the document higher
-        chunk_id = b.chunk_id if b and (not v or (b_rank or 10**9) <= (v_rank or 10**9)) else (v.chunk_id if v else None)
+        chunk_id = b.chunk_id if b and (not v or (b_rank or 10**9) <= (v_rank or 10**9)) else (seen.chunk_id if seen else None)
         path, title = self.store.conn.execute("SELECT path, title FROM documents WHERE id = ?", (doc_id,)).fetchone()
         heading, text = ("", "")
         if chunk_id is not None:

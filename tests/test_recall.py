@@ -122,7 +122,12 @@ def test_notes_without_a_vote_fill_the_limit_after_voted_ones(vault: Path) -> No
     assert len(hits) == 4 and hits[0].path == "zebra.md" and hits[0].rrf > 0
     fill = hits[1:]
     assert all(h.rrf == 0 and h.score == 0 and h.vector_rank is None and h.cosine < 0.99 for h in fill)
+    assert all("A short note about" in h.snippet for h in fill)
     assert [h.cosine for h in fill] == sorted((h.cosine for h in fill), reverse=True)  # in vector order
+    with Vault.open(vault) as v:
+        nothing = v.recall.search("the of and", limit=3)  # stop words only: no term, no close vector
+    assert len(nothing.hits) == 3 and all(h.score == 0 for h in nothing.hits)
+    assert any("only the nearest notes" in w for w in nothing.warnings)
 
 
 def test_huge_limit_is_capped_not_a_crash(demo: Path) -> None:
