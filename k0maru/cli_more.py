@@ -223,6 +223,17 @@ def cmd_hooks(args: argparse.Namespace) -> int:
     return 0
 
 
+def _port(text: str) -> int:
+    """A TCP port for argparse (waitress would silently wrap 99999 to 34463)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is out of range; use 1-65535, or 0 for a free one")
+    return port
+
+
 def cmd_ui(args: argparse.Namespace) -> int:
     from k0maru.console.server import serve
 
@@ -232,7 +243,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
 def register_notes(add: Adder) -> None:
     p = add("ui", cmd_ui, "web console: search debugger, token scoreboard, log nodes, notes, status")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, local only)")
-    p.add_argument("--port", type=int, default=8765, help="port; 0 picks a free one")
+    p.add_argument("--port", type=_port, default=8765, help="port; 0 picks a free one")
     p.add_argument("--open", action="store_true", help="open the browser")
     p = add("hooks", cmd_hooks, "git hooks: install, uninstall, status (and `run`, used by the hooks)")
     hs = p.add_subparsers(dest="hooks_action", metavar="ACTION", required=True)

@@ -111,7 +111,7 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
     except ValidationError as exc:
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"]) or "?"
-        where = f"{toml_path}, K0MARU_{key.upper()} or --{key.replace('_', '-')}"
+        where = f"{toml_path}, K0MARU_{key.upper()} or a command-line flag"
         raise ConfigError(f"invalid config key '{key}': {err['msg']} (set in {where})") from None
 
 

@@ -234,3 +234,15 @@ def test_console_binds_localhost_by_default() -> None:
 
     args = build_parser().parse_args(["ui"])
     assert args.host == "127.0.0.1"
+
+
+def test_bad_or_busy_port_is_a_one_line_error(demo: Path, k0) -> None:
+    r = k0("ui", "--vault", str(demo), "--port", "99999")
+    assert r.returncode == 2 and "port 99999 is out of range" in r.stderr
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        r = k0("ui", "--vault", str(demo), "--port", str(port), timeout=120)
+    assert r.returncode != 0 and f"cannot listen on 127.0.0.1:{port}" in r.stderr
+    assert "Traceback" not in r.stderr
