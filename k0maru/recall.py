@@ -176,12 +176,12 @@ class Recall:
              bm25_best: dict[int, Any], vec_best: dict[int, Any], boosts: dict[int, tuple[float, list[str]]]) -> Hit:
         """`b_pos`/`v_pos`: 0-based position of each pooled document in the BM25 / vector ranking."""
         b = bm25_best[doc_id] if doc_id in b_pos else None
-        v = vec_best[doc_id] if doc_id in v_pos else None
+        v = vec_best.get(doc_id)  # also a hit under the floor, which casts no vote: its cosine says why
         b_rank = b_pos[doc_id] + 1 if b else None
-        v_rank = v_pos[doc_id] + 1 if v else None
-        seen = vec_best.get(doc_id)  # also a vector hit under the floor: its cosine explains the missing vote
+        v_rank = v_pos[doc_id] + 1 if doc_id in v_pos else None
         # snippet: the best chunk of the channel that ranked the document higher
-        chunk_id = b.chunk_id if b and (not v or (b_rank or 10**9) <= (v_rank or 10**9)) else (seen.chunk_id if seen else None)
+        best = b if b and (v_rank is None or b_rank <= v_rank) else v
+        chunk_id = best.chunk_id if best else None
         path, title = self.store.conn.execute("SELECT path, title FROM documents WHERE id = ?", (doc_id,)).fetchone()
         heading, text = ("", "")
         if chunk_id is not None:
@@ -191,7 +191,7 @@ class Recall:
         boost, reasons = boosts.get(doc_id, (0.0, []))
         return Hit(doc_id=doc_id, path=path, title=title, score=score, snippet=_snippet(text), heading=heading,
                    bm25_rank=b_rank, bm25_score=b.score if b else None, vector_rank=v_rank,
-                   cosine=seen.cosine if seen else None, rrf=rrf, graph_boost=boost, boost_links=reasons)
+                   cosine=v.cosine if v else None, rrf=rrf, graph_boost=boost, boost_links=reasons)
 
 
 def _snippet(text: str, limit: int = 280) -> str:

@@ -74,6 +74,7 @@ def _write(store: Store, items: list[tuple[int, str, np.ndarray]]) -> int:
                 written += 1
     return written
 
+
 def search(store: Store, query_vector: np.ndarray, k: int) -> list[VectorHit]:
     """k nearest chunks by cosine similarity, best first (k capped at sqlite-vec's KNN limit)."""
     if k <= 0:
