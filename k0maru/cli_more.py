@@ -266,7 +266,7 @@ def register_notes(add: Adder) -> None:
     p.add_argument("--title", required=True)
     p.add_argument("--body-file", metavar="FILE", help="note text (default: stdin)")
     p.add_argument("--tags", metavar="a,b", help="comma-separated tags")
-    p.add_argument("--related", metavar="'Note A,Note B'", help="notes to link as [[Note]]")
+    p.add_argument("--related", metavar="'Note A,Note B'", help="notes to link: file name, vault path or title")
     p = add("distill", cmd_distill, "turn a failure trace into a skill card (optionally a Hermes skill)")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--trace-file", metavar="FILE")

@@ -95,7 +95,7 @@ class DistillEngine:
                          message=primary.message, body=body, related=[r[0] for r in related])
         engine = FlushEngine(self.vault.root)
         card.note = engine.flush("skill", title, body, tags=["skill", stack, *codes[:5]],
-                                 related=[r[0] for r in related], resolve=lambda _: True,
+                                 related=[r[0] for r in related], resolve=lambda name: name,
                                  extra={"stack": stack, "error_codes": codes, "source": source})
         self.vault.index(only=[card.note.path])
         if export_dir is not None:

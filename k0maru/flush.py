@@ -8,6 +8,7 @@ numbers and version suffixes are allocated once."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from datetime import date
@@ -22,6 +23,7 @@ from k0maru.errors import K0maruError
 from k0maru.fsutil import create_exclusive, file_lock, resolve_inside
 
 if TYPE_CHECKING:
+    from k0maru.store import Store
     from k0maru.vault import Vault
 
 MAX_VERSIONS = 99
@@ -75,9 +77,10 @@ class FlushEngine:
         return f"---\n{head}---\n\n{text}\n"
 
     def flush(self, kind: str, title: str, body: str, tags: list[str] | None = None,
-              related: list[str] | None = None, resolve: Any = None, extra: dict[str, Any] | None = None,
-              when: date | None = None) -> FlushResult:
-        """Write one note. `resolve(name) -> path | None` checks that related notes exist."""
+              related: list[str] | None = None, resolve: Callable[[str], str | None] | None = None,
+              extra: dict[str, Any] | None = None, when: date | None = None) -> FlushResult:
+        """Write one note. `resolve(name)` gives the [[link]] text for a related note, None where no
+        note matches (without it, names are linked as given)."""
         if kind not in KINDS:
             raise K0maruError(f"unknown kind {kind!r}; use one of {', '.join(KINDS)}")
         title = " ".join(title.split())
@@ -90,7 +93,11 @@ class FlushEngine:
         linked, unresolved = [], []
         for name in [r.strip() for r in related or [] if r.strip()]:
             target = name.removeprefix("[[").removesuffix("]]")
-            (linked if resolve is None or resolve(target) else unresolved).append(target)
+            link = target if resolve is None else resolve(target)
+            if link:
+                linked.append(link)
+            else:
+                unresolved.append(target)
         content = self.render(rule, title, body, tags or [], linked, unresolved, when, extra)
         folder = resolve_inside(self.root, rule.folder or ".")
         with vault_lock(self.root):
@@ -132,10 +139,32 @@ class FlushEngine:
         return None
 
 
+def link_text(store: Store) -> Callable[[str], str | None]:
+    """[[link]] text for a note named by link name, alias, vault path or title: its file name where
+    that resolves to it (else its path), with the given name as display text when it differs, so
+    Obsidian resolves what an agent copied from a search hit. None when no note matches."""
+    resolve = store.link_resolver()
+
+    def text(name: str) -> str | None:
+        doc_id = resolve(name.lower().removesuffix(".md"))
+        if doc_id is None:
+            row = store.conn.execute("SELECT id FROM documents WHERE title = ? COLLATE NOCASE"
+                                     " ORDER BY length(path), path LIMIT 1", (name,)).fetchone()
+            doc_id = row[0] if row else None
+        doc = store.document(doc_id) if doc_id is not None else None
+        if doc is None:
+            return None
+        path = doc.path.removesuffix(".md")
+        stem = path.rsplit("/", 1)[-1]
+        target = stem if resolve(stem.lower()) == doc_id else path
+        shown = " ".join(name.replace("|", " ").replace("]", " ").split())
+        return target if shown.lower().removesuffix(".md") in (stem.lower(), path.lower()) else f"{target}|{shown}"
+
+    return text
+
+
 def flush_indexed(vault: Vault, kind: str, title: str, body: str, tags: list[str], related: list[str]) -> FlushResult:
     """Flush through the engine, link only notes the index knows, and index the new note at once."""
-    resolve = vault.store.link_resolver()
-    result = FlushEngine(vault.root).flush(kind, title, body, tags, related,
-                                           resolve=lambda name: resolve(name.lower().removesuffix(".md")))
+    result = FlushEngine(vault.root).flush(kind, title, body, tags, related, resolve=link_text(vault.store))
     vault.index(only=[result.path])
     return result

@@ -262,7 +262,7 @@ def build_server(service: K0maruService):
         body: Annotated[str, Field(min_length=1, description="Markdown body of the note")],
         kind: Annotated[Literal["adr", "decision", "card", "log", "skill"], Field(description="kind of note")] = "decision",
         tags: Annotated[list[str], Field(description="tags")] = [],  # noqa: B006 - pydantic copies defaults
-        related_notes: Annotated[list[str], Field(description="existing note names to link as [[Note]]")] = [],  # noqa: B006
+        related_notes: Annotated[list[str], Field(description="existing notes to link: file name, vault path or title (as in recall hits)")] = [],  # noqa: B006
     ) -> FlushOutcome:
         """Save what was just decided or learned as a note in the vault, where the team's conventions put that
         kind of note, with frontmatter and [[links]]. Idempotent: the same note twice is `up_to_date`; a

@@ -12,6 +12,7 @@ import yaml
 from k0maru.conventions import ConventionSniffer
 from k0maru.flush import FlushEngine
 from k0maru.text import split_frontmatter
+from k0maru.vault import Vault
 from tests.conftest import DEMO_VAULT, write
 
 DATA = Path(__file__).parent / "data" / "logs"
@@ -103,7 +104,7 @@ def test_flush_created_up_to_date_versioned(vault: Path) -> None:
     write(vault, "docs/adr/0002-y.md", "y")
     engine = FlushEngine(vault)
     a = engine.flush("adr", "Lease renewal batching", "We batch renewals.", ["locking"], ["Lease Design", "Nope"],
-                     resolve=lambda name: name == "Lease Design")
+                     resolve=lambda name: name if name == "Lease Design" else None)
     assert a.outcome == "created" and a.path == "docs/adr/0003-lease-renewal-batching.md"
     assert a.linked == ["Lease Design"] and a.unresolved == ["Nope"]
     text = (vault / a.path).read_text()
@@ -111,7 +112,7 @@ def test_flush_created_up_to_date_versioned(vault: Path) -> None:
     assert err is None and fm["kind"] == "adr" and fm["tags"] == ["locking"] and fm["date"]
     assert fm["related_notes"] == ["[[Lease Design]]"] and "[[Lease Design]]" in body and "[[Nope]]" not in text
     again = engine.flush("adr", "Lease renewal batching", "We batch renewals.", ["locking"], ["Lease Design", "Nope"],
-                         resolve=lambda name: name == "Lease Design", when=date(2030, 1, 1))
+                         resolve=lambda name: name if name == "Lease Design" else None, when=date(2030, 1, 1))
     assert again.outcome == "up_to_date" and again.path == a.path  # a later day is still the same note
     changed = engine.flush("adr", "Lease renewal batching", "We batch renewals every 10 s.", ["locking"])
     assert changed.outcome == "versioned" and changed.path == "docs/adr/0003-lease-renewal-batching-v2.md"
@@ -149,6 +150,23 @@ def test_flush_cli_indexes_immediately(demo: Path, k0) -> None:
     assert json.loads(r.stdout)["hits"][0]["path"] == result["path"]
     fm = yaml.safe_load((demo / result["path"]).read_text().split("---")[1])
     assert fm["tags"] == ["locking", "perf"] and fm["category"] == "decisions"
+
+
+def test_related_notes_by_title_or_path_become_resolvable_links(demo: Path, k0) -> None:
+    related = "SQLITE_BUSY and busy_timeout,30_Runbooks/restore-from-backup.md,Lease renewal redesign,Ghost Note"
+    r = k0("flush", "--vault", str(demo), "--kind", "card", "--title", "Backup pauses writers",
+           "--related", related, "--json", input="The nightly backup holds a read lock for 40 s.")
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert result["linked"] == ["sqlite-busy-timeout|SQLITE_BUSY and busy_timeout", "restore-from-backup",
+                                "lease-renewal-redesign|Lease renewal redesign"]
+    assert result["unresolved"] == ["Ghost Note"]
+    with Vault.open(demo) as v:
+        src = v.store.document_by_path(result["path"]).id
+        targets = {path for (path,) in v.store.conn.execute(
+            "SELECT d.path FROM links l JOIN documents d ON d.id = l.dst_id WHERE l.src_id = ?", (src,))}
+    assert targets == {"20_Cards/sqlite-busy-timeout.md", "30_Runbooks/restore-from-backup.md",
+                       "10_Projects/lease-renewal-redesign.md"}
 
 
 def test_flush_refuses_bad_input(demo: Path, k0) -> None:
