@@ -5,6 +5,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -209,6 +210,18 @@ def test_log_show_slices(k0, vault: Path) -> None:
     assert data["matches"] == 1 and [x["n"] for x in data["lines"]] == [148, 149, 150, 151, 152]
     r = k0("log", "show", "nosuchnode", "--vault", str(vault))
     assert r.returncode == 2 and "unknown log node" in r.stderr
+
+
+def test_catastrophic_pattern_is_stopped_not_a_hang(k0, vault: Path) -> None:
+    script = write(vault, "long.py", "for i in range(80): print('a' * 1500 + '!')\n")
+    offload(k0, vault, sys.executable, str(script))
+    node = record(k0, vault)["node_id"]
+    t0 = time.monotonic()
+    r = k0("log", "show", node, "--vault", str(vault), "--grep", "(a|aa)+$", timeout=60)
+    assert r.returncode == 2 and "took over 2 s" in r.stderr and "simplify it" in r.stderr
+    assert time.monotonic() - t0 < 30 and len(r.stderr.strip().splitlines()) == 1
+    r = k0("log", "show", node, "--vault", str(vault), "--grep", "a{1500}!", "--json")
+    assert json.loads(r.stdout)["matches"] == 80  # a sound pattern over the same lines is fine
 
 
 def test_missing_command_is_a_clear_error(k0, vault: Path) -> None:

@@ -1,16 +1,22 @@
 """Bounded views of an offloaded log: a line range, or pattern matches with context. Streams the
-file: a multi-gigabyte log is never loaded whole."""
+file: a multi-gigabyte log is never loaded whole. Patterns come from agents and users, so they run
+under a time budget (the `regex` engine's timeout): a catastrophic one like `(a+)+$` is an error,
+not a hung server."""
 
 from __future__ import annotations
 
 import re
+import time
 from collections import deque
 from pathlib import Path
+
+import regex
 
 from k0maru.errors import K0maruError
 
 MAX_LINES = 400
 MAX_LINE_CHARS = 2000
+GREP_BUDGET_S = 2.0  # matching time allowed for one grep over the whole log
 
 
 def _clip(line: str) -> str:
@@ -47,9 +53,10 @@ def grep(path: Path, pattern: str, context: int = 3, max_matches: int = 20,
     if not pattern:
         raise K0maruError("empty pattern; pass a regular expression or plain text to look for")
     try:
-        rx = re.compile(pattern)
-    except re.error as exc:
+        rx = regex.compile(pattern)
+    except regex.error as exc:
         raise K0maruError(f"bad pattern {pattern!r}: {exc}") from None
+    deadline = time.monotonic() + GREP_BUDGET_S
     context = max(0, min(context, 50))
     before: deque[tuple[int, str]] = deque(maxlen=context)
     out: list[tuple[int, str, bool]] = []
@@ -59,7 +66,13 @@ def grep(path: Path, pattern: str, context: int = 3, max_matches: int = 20,
     with path.open("r", encoding="utf-8", errors="replace", newline="") as fh:
         for n, raw in enumerate(fh, start=1):
             line = _clip(raw)
-            if rx.search(line):
+            try:
+                found = rx.search(line, timeout=max(deadline - time.monotonic(), 0.001))
+            except TimeoutError:
+                raise K0maruError(f"pattern {pattern!r} took over {GREP_BUDGET_S:g} s (stopped at line {n} of "
+                                  f"{path.name}); nested repetition such as (a+)+ backtracks: simplify it "
+                                  "or search plain text") from None
+            if found:
                 matches += 1
                 if matches <= max_matches and len(out) < max_lines:
                     for bn, bl in before:
