@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from k0maru.config import STATE_DIR
 from k0maru.conventions import KINDS, Conventions, ConventionSniffer, KindRule
 from k0maru.errors import K0maruError
-from k0maru.fsutil import create_exclusive, file_lock, resolve_inside
+from k0maru.fsutil import create_exclusive, ensure_state_dir, file_lock, resolve_inside
 
 if TYPE_CHECKING:
     from k0maru.store import Store
@@ -43,7 +42,7 @@ class FlushResult:
 
 
 def vault_lock(root: Path) -> AbstractContextManager[None]:
-    return file_lock(root / STATE_DIR / "flush.lock")
+    return file_lock(ensure_state_dir(root) / "flush.lock")
 
 
 def _normalise(text: str) -> str:

@@ -9,7 +9,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from k0maru.config import STATE_DIR
 from k0maru.errors import PathOutsideVaultError
+
+STATE_GITIGNORE = ("# k0maru's local state (index, offloaded logs, locks) is rebuilt from the notes.\n"
+                   "# To share config.toml or rules.md, `git add -f` them.\n*\n")
 
 
 def _durable_temp(path: Path, data: bytes) -> Path:
@@ -77,3 +81,14 @@ def file_lock(lock_path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def ensure_state_dir(root: Path) -> Path:
+    """`<vault>/.k0maru`, created on first use with a .gitignore that keeps all of it out of git
+    (no edit of the repository's own .gitignore needed)."""
+    state = root / STATE_DIR
+    ignore = state / ".gitignore"
+    if not ignore.exists():
+        state.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(ignore, STATE_GITIGNORE)
+    return state

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from k0maru.config import STATE_DIR
+from k0maru.fsutil import ensure_state_dir
 
 HOOK_TYPES = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 MARKER = "# k0maru-managed hook"
@@ -38,9 +39,8 @@ def hooks_dir(repo: Path) -> Path:
 
 
 def log_line(vault: Path, message: str) -> None:
-    path = vault / STATE_DIR / "hooks.log"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = ensure_state_dir(vault) / "hooks.log"
         if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
             path.replace(path.with_suffix(".log.1"))
         with path.open("a", encoding="utf-8") as fh:

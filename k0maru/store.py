@@ -13,6 +13,7 @@ from typing import Any
 from k0maru import db
 from k0maru.config import DB_FILE, STATE_DIR
 from k0maru.errors import K0maruError
+from k0maru.fsutil import ensure_state_dir
 from k0maru.schema import MIGRATIONS
 from k0maru.text import Chunk, Link
 
@@ -54,7 +55,7 @@ class Store:
         path = db_path(vault)
         if not path.exists() and not create:
             raise K0maruError(f"{path}: no index yet; run `k0maru scan` in the vault first")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_state_dir(vault)
         conn = db.connect(path, busy_timeout_ms)
         store = cls(vault, conn, path)
         try:

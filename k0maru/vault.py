@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from k0maru.config import CONFIG_FILE, STATE_DIR, Settings, default_config_toml, load_settings, resolve_vault
 from k0maru.db import sqlite_route
-from k0maru.fsutil import atomic_write_text
+from k0maru.fsutil import atomic_write_text, ensure_state_dir
 from k0maru.scanner import IncrementalScanner, ProgressFn, ScanResult
 from k0maru.store import Store, db_path
 
@@ -92,19 +92,14 @@ class Vault:
 
     # ---- commands ----------------------------------------------------------------------------
     def init(self) -> list[str]:
-        """Create .k0maru/, a commented config and a .gitignore entry; returns what was done."""
+        """Create .k0maru/ (ignored by git through its own .gitignore), a commented config and the
+        index; returns what was done."""
         done: list[str] = []
-        self.state_dir.mkdir(exist_ok=True)
+        ensure_state_dir(self.root)
         config = self.state_dir / CONFIG_FILE
         if not config.exists():
             atomic_write_text(config, default_config_toml())
             done.append(f"wrote {config.relative_to(self.root)}")
-        gitignore = self.root / ".gitignore"
-        existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
-        if not any(line.strip().rstrip("/") in (".k0maru", "/.k0maru") for line in existing.splitlines()):
-            sep = "" if not existing or existing.endswith("\n") else "\n"
-            atomic_write_text(gitignore, f"{existing}{sep}# k0maru index (rebuilt from the notes)\n.k0maru/\n")
-            done.append("added .k0maru/ to .gitignore")
         self.store  # noqa: B018 - creates the index file and schema
         done.append(f"index at {db_path(self.root).relative_to(self.root)}")
         return done

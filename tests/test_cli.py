@@ -27,9 +27,9 @@ def test_init_scan_status(k0, vault: Path) -> None:
     r = k0("init", "--vault", str(vault), "--json")
     assert r.returncode == 0
     assert (vault / ".k0maru" / "config.toml").is_file() and (vault / ".k0maru" / "index.sqlite").is_file()
-    assert (vault / ".gitignore").read_text() == "build/\n# k0maru index (rebuilt from the notes)\n.k0maru/\n"
-    k0("init", "--vault", str(vault))
-    assert (vault / ".gitignore").read_text().count(".k0maru/") == 1  # idempotent
+    assert (vault / ".gitignore").read_text() == "build/\n"  # the repository's own file is left alone
+    k0("init", "--vault", str(vault))  # idempotent
+    assert (vault / ".k0maru" / ".gitignore").read_text().splitlines()[-1] == "*"
     r = k0("scan", "--vault", str(vault), "--json", "--no-embed")
     data = json.loads(r.stdout)
     assert {k: data[k] for k in ("added", "modified", "unchanged", "removed", "skipped")} == \
@@ -90,3 +90,14 @@ def test_status_does_not_create_an_index(k0, vault: Path) -> None:
 def test_missing_vault_dir_is_an_error(k0, tmp_path: Path) -> None:
     r = k0("status", "--vault", str(tmp_path / "nope"))
     assert r.returncode == 2 and "not a directory" in r.stderr
+
+
+def test_state_dir_stays_out_of_git_without_init(k0, vault: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(vault)], check=True)
+    write(vault, "a.md", "# A\nnote\n")
+    assert k0("scan", "--vault", str(vault), "--no-embed").returncode == 0
+    r = k0("offload", "--vault", str(vault), "--threshold", "2", "--", sys.executable, "-c", "print('x\\n' * 10)")
+    assert r.returncode == 0 and list((vault / ".k0maru" / "refs").glob("*.log"))
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=vault,
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    assert status == ["?? a.md"]

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from k0maru.config import STATE_DIR
 from k0maru.errors import K0maruError
+from k0maru.fsutil import ensure_state_dir
 from k0maru.offload import records, summary
 from k0maru.offload.extract import LogAnalyzer
 from k0maru.offload.findings import Findings
@@ -123,7 +123,7 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
                 save_record: Callable[[records.OffloadRecord], None] | None = None) -> OffloadOutcome:
     """Run `command` (or read `stdin`), streaming its combined output into the log spool."""
     out = out or sys.stdout.buffer
-    refs = vault / STATE_DIR / "refs"
+    refs = ensure_state_dir(vault) / "refs"
     task = safe_task_id(task_id) if task_id else default_task_id(vault)
     spool = _Spool(refs, threshold)
     started = time.time()
