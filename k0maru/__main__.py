@@ -1,3 +1,3 @@
-from k0maru.cli import main
+from k0maru.cli.main import main
 
 raise SystemExit(main())

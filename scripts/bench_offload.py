@@ -60,7 +60,7 @@ def extractor_throughput(path: Path) -> dict[str, float]:
 
 def offload_run(path: Path, vault: Path) -> dict[str, float]:
     """The whole `k0maru offload` (stdin mode) in a child process: wall time, peak RSS, compression."""
-    code = ("import resource, sys, time; from k0maru.cli import main; t=time.perf_counter(); "
+    code = ("import resource, sys, time; from k0maru.cli.main import main; t=time.perf_counter(); "
             "rc=main(['offload','--vault',sys.argv[1],'--task-id','bench','--json']); "
             "print('WALL', time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
     with path.open("rb") as fh:

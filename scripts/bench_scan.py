@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from vaultgen import generate  # noqa: E402
 
 from k0maru.config import load_settings  # noqa: E402
-from k0maru.lexical import LexicalIndex  # noqa: E402
-from k0maru.scanner import IncrementalScanner  # noqa: E402
-from k0maru.store import Store, db_path  # noqa: E402
+from k0maru.index.scanner import IncrementalScanner  # noqa: E402
+from k0maru.index.store import Store, db_path  # noqa: E402
+from k0maru.search.lexical import LexicalIndex  # noqa: E402
 
 
 def bench_size(count: int, repeat: int) -> dict[str, float]:

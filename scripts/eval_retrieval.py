@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from k0maru.vault import Vault
+from k0maru.service.vault import Vault
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SETS = [(REPO / "examples/eval/tidewater", REPO / "examples/vault"), (REPO / "examples/eval/opskb", None),

@@ -45,7 +45,7 @@ def _indexed_demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo vault indexed once per session (embeddings included)."""
     root = tmp_path_factory.mktemp("demo-template") / "vault"
     shutil.copytree(DEMO_VAULT, root, ignore=shutil.ignore_patterns(".k0maru"))
-    from k0maru.vault import Vault
+    from k0maru.service.vault import Vault
 
     with Vault.open(root) as v:
         report = v.index()
@@ -64,8 +64,8 @@ def demo(tmp_path: Path, _indexed_demo_template: Path) -> Path:
 def scan(root: Path, **settings):
     """One lexical scan of `root` with the real scanner and store (no embeddings)."""
     from k0maru.config import load_settings
-    from k0maru.scanner import IncrementalScanner
-    from k0maru.store import Store
+    from k0maru.index.scanner import IncrementalScanner
+    from k0maru.index.store import Store
 
     with Store.open(root) as store:
         return IncrementalScanner(store, load_settings(root, embed=False, **settings)).scan()

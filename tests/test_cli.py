@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from k0maru.store import Store
+from k0maru.index.store import Store
 from tests.conftest import write
 
 COMMANDS = ["init", "scan", "status", "search", "offload", "log", "conventions", "flush", "distill", "mcp", "hooks", "ui"]

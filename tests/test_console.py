@@ -15,7 +15,7 @@ import pytest
 
 from k0maru.console.app import create_app
 from k0maru.console.mermaid_svg import MermaidError, render
-from k0maru.vault import Vault
+from k0maru.service.vault import Vault
 from tests.conftest import write
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -230,7 +230,7 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
 
 
 def test_console_binds_localhost_by_default() -> None:
-    from k0maru.cli import build_parser
+    from k0maru.cli.main import build_parser
 
     args = build_parser().parse_args(["ui"])
     assert args.host == "127.0.0.1"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from k0maru.store import Store
+from k0maru.index.store import Store
 from tests.conftest import REPO, write
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "Ada Dev", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_COMMITTER_NAME": "Ada Dev",
@@ -42,7 +42,7 @@ def indexed(root: Path) -> dict[str, str]:
 
 
 def on_disk(root: Path) -> dict[str, str]:
-    from k0maru.text import parse_note
+    from k0maru.index.markdown import parse_note
 
     return {p.relative_to(root).as_posix(): parse_note(p.name, p.read_text()).body
             for p in root.rglob("*.md") if ".k0maru" not in p.parts}

@@ -1,7 +1,7 @@
 from pathlib import Path
 
-from k0maru.store import Store
-from k0maru.text import extract_links
+from k0maru.index.markdown import extract_links
+from k0maru.index.store import Store
 from tests.conftest import scan, write
 
 

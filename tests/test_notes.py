@@ -9,10 +9,10 @@ from pathlib import Path
 
 import yaml
 
-from k0maru.conventions import ConventionSniffer
-from k0maru.flush import FlushEngine
-from k0maru.text import split_frontmatter
-from k0maru.vault import Vault
+from k0maru.index.markdown import split_frontmatter
+from k0maru.notes.conventions import ConventionSniffer
+from k0maru.notes.flush import FlushEngine
+from k0maru.service.vault import Vault
 from tests.conftest import DEMO_VAULT, write
 
 DATA = Path(__file__).parent / "data" / "logs"
@@ -122,7 +122,7 @@ def test_flush_created_up_to_date_versioned(vault: Path) -> None:
 
 
 def test_twenty_concurrent_flushes(vault: Path) -> None:
-    code = ("import sys; from pathlib import Path; from k0maru.flush import FlushEngine; "
+    code = ("import sys; from pathlib import Path; from k0maru.notes.flush import FlushEngine; "
             "r = FlushEngine(Path(sys.argv[1])).flush('card', 'Shared title', 'body ' + sys.argv[2]); print(r.outcome)")
     procs = [subprocess.Popen([sys.executable, "-c", code, str(vault), str(i % 3)], stdout=subprocess.PIPE, text=True)
              for i in range(20)]

@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 
 from k0maru.config import load_settings
-from k0maru.scanner import IncrementalScanner
-from k0maru.store import Store, db_path
+from k0maru.index.scanner import IncrementalScanner
+from k0maru.index.store import Store, db_path
 from tests.conftest import scan, write
 
 

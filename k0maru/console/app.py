@@ -3,7 +3,6 @@ connection goes through one lock; every path from a request is confined to the v
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -15,17 +14,11 @@ from k0maru.console import graph_svg, mermaid_svg
 from k0maru.console.render import render_markdown
 from k0maru.errors import K0maruError, NotFoundError, PathOutsideVaultError
 from k0maru.fsutil import resolve_inside
-from k0maru.live import LiveVault
-from k0maru.vault import Vault
+from k0maru.resources import resource_path
+from k0maru.service.session import LiveVault
+from k0maru.service.vault import Vault
 
 MODES = ("hybrid", "bm25", "vector")
-
-
-def web_dir() -> Path:
-    packaged = Path(str(resources.files("k0maru") / "web"))
-    if (packaged / "templates").is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[2] / "web"
 
 
 class ApiError(Exception):
@@ -36,7 +29,7 @@ class ApiError(Exception):
 
 
 def create_app(vault: Vault) -> Flask:
-    base = web_dir()
+    base = resource_path("web")
     app = Flask("k0maru.console", template_folder=str(base / "templates"), static_folder=str(base / "static"))
     app.config["JSON_SORT_KEYS"] = False
     live = LiveVault(vault)

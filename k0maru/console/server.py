@@ -8,7 +8,7 @@ import threading
 import webbrowser
 
 from k0maru.errors import K0maruError
-from k0maru.vault import Vault
+from k0maru.service.vault import Vault
 
 
 def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> int:

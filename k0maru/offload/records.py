@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from k0maru.errors import NotFoundError
-from k0maru.store import Store
+from k0maru.index.store import Store
 
 COLUMNS = ("node_id", "task_id", "created_at", "command", "exit_code", "log_path", "raw_lines", "raw_bytes",
            "raw_tokens", "summary_tokens", "estimator", "stack", "error_codes", "first_location", "failures",

@@ -18,12 +18,12 @@ from typing import BinaryIO
 
 from k0maru.errors import K0maruError
 from k0maru.fsutil import ensure_state_dir
+from k0maru.index.markdown import hash_bytes
+from k0maru.llm_tokens import count_tokens
 from k0maru.offload import records, summary
 from k0maru.offload.extract import LogAnalyzer
 from k0maru.offload.findings import Findings
 from k0maru.offload.tokencount import StreamingTokenCounter
-from k0maru.text import hash_bytes
-from k0maru.tokens import count_tokens
 
 READ_SIZE = 1 << 16
 _TASK_SAFE = re.compile(r"[^A-Za-z0-9._-]+")

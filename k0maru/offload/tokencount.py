@@ -6,7 +6,7 @@ scaled to the remaining bytes. The estimator string says which of the two was us
 
 from __future__ import annotations
 
-from k0maru.tokens import ESTIMATOR, count_tokens_batch
+from k0maru.llm_tokens import ESTIMATOR, count_tokens_batch
 
 EXACT_BYTES = 1 << 20
 SAMPLE_EVERY = 64

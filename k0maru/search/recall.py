@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from k0maru import lexical, vectors
 from k0maru.config import Settings
-from k0maru.embedding import Embedder
 from k0maru.errors import K0maruError
-from k0maru.store import Store
+from k0maru.index.store import Store
+from k0maru.search import lexical, vectors
+from k0maru.search.embedding import Embedder
 
 Mode = Literal["bm25", "vector", "hybrid"]
 MODES: tuple[str, ...] = ("bm25", "vector", "hybrid")

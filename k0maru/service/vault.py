@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from k0maru.config import CONFIG_FILE, STATE_DIR, Settings, default_config_toml, load_settings, resolve_vault
-from k0maru.db import sqlite_route
 from k0maru.fsutil import atomic_write_text, ensure_state_dir
-from k0maru.scanner import IncrementalScanner, ProgressFn, ScanResult
-from k0maru.store import Store, db_path
+from k0maru.index.db import sqlite_route
+from k0maru.index.scanner import IncrementalScanner, ProgressFn, ScanResult
+from k0maru.index.store import Store, db_path
 
 if TYPE_CHECKING:  # heavy modules (numpy, onnxruntime, bm25s) load only when a command needs them
-    from k0maru.embedding import Embedder
-    from k0maru.recall import Recall
+    from k0maru.search.embedding import Embedder
+    from k0maru.search.recall import Recall
 
 
 @dataclass(slots=True)
@@ -75,7 +75,7 @@ class Vault:
     @property
     def embedder(self) -> Embedder | None:
         if not self._embedder_loaded:
-            from k0maru.embedding import load_embedder
+            from k0maru.search.embedding import load_embedder
 
             s = self.settings
             self._embedder, self.model_warning = load_embedder(s.model_path, s.embed_threads, s.embed)
@@ -85,7 +85,7 @@ class Vault:
     @property
     def recall(self) -> Recall:
         if self._recall is None:
-            from k0maru.recall import Recall
+            from k0maru.search.recall import Recall
 
             self._recall = Recall(self.store, self.settings, self.embedder, self.model_warning)
         return self._recall
@@ -113,7 +113,7 @@ class Vault:
                                                                   record=record)
         report = IndexReport(scan)
         if embed and self.settings.embed and self.store.unembedded_chunks():
-            from k0maru import vectors
+            from k0maru.search import vectors
 
             embedder = self.embedder
             if embedder is None:
@@ -124,7 +124,7 @@ class Vault:
                                                         embed_progress)
                 report.embed_ms = (time.perf_counter() - t0) * 1000
         if lexical:
-            from k0maru.lexical import LexicalCache
+            from k0maru.search.lexical import LexicalCache
 
             (self._recall.lexical if self._recall is not None else LexicalCache()).get(self.store)
         return report

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from k0maru.embedding import Embedder
-from k0maru.store import Store
-from k0maru.text import embed_input
+from k0maru.index.markdown import embed_input
+from k0maru.index.store import Store
+from k0maru.search.embedding import Embedder
 
 ProgressFn = Callable[[int, int], None]
 KNN_MAX = 4096  # the largest k a vec0 KNN query accepts

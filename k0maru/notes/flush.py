@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from k0maru.conventions import KINDS, Conventions, ConventionSniffer, KindRule
 from k0maru.errors import K0maruError
 from k0maru.fsutil import create_exclusive, ensure_state_dir, file_lock, resolve_inside
+from k0maru.notes.conventions import KINDS, Conventions, ConventionSniffer, KindRule
 
 if TYPE_CHECKING:
-    from k0maru.store import Store
-    from k0maru.vault import Vault
+    from k0maru.index.store import Store
+    from k0maru.service.vault import Vault
 
 MAX_VERSIONS = 99
 _DATE_LINE = re.compile(r"^date:.*$", re.M)
@@ -126,7 +126,7 @@ class FlushEngine:
 
     def _existing_adr(self, rule: KindRule, folder: Path, title: str) -> str | None:
         """An ADR keeps its number: a re-flush of the same title targets the numbered file."""
-        from k0maru.conventions import slugify
+        from k0maru.notes.conventions import slugify
 
         slug = slugify(title, rule.slug_style)
         if not folder.is_dir():

@@ -13,8 +13,8 @@ import bm25s
 import numpy as np
 
 from k0maru.errors import K0maruError
-from k0maru.store import Store
-from k0maru.tokenize import tokenize
+from k0maru.index.store import Store
+from k0maru.search.terms import tokenize
 
 logging.getLogger("bm25s").setLevel(logging.ERROR)
 

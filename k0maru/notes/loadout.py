@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from k0maru.conventions import RULE_FILES, ConventionSniffer
-from k0maru.tokens import count_tokens
+from k0maru.llm_tokens import count_tokens
+from k0maru.notes.conventions import RULE_FILES, ConventionSniffer
 
 if TYPE_CHECKING:
-    from k0maru.vault import Vault
+    from k0maru.service.vault import Vault
 
 HUBS = 5
 ADRS = 5

@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from k0maru.conventions import slugify
 from k0maru.errors import K0maruError
-from k0maru.fixes import fix_for
-from k0maru.flush import FlushEngine, FlushResult
 from k0maru.fsutil import create_exclusive, file_lock, resolve_inside
+from k0maru.notes.conventions import slugify
+from k0maru.notes.fix_hints import fix_for
+from k0maru.notes.flush import FlushEngine, FlushResult
 from k0maru.offload.extract import LogAnalyzer
 from k0maru.offload.findings import Failure, Findings
 
 if TYPE_CHECKING:
-    from k0maru.vault import Vault
+    from k0maru.service.vault import Vault
 
 _HINT = re.compile(r"^\s*(?:=\s*)?(help|note|hint|suggestion):\s*(.+)$", re.I)
 _PYTEST_E = re.compile(r"^E\s{2,}(.+)$")

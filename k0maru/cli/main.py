@@ -27,7 +27,7 @@ def _warn(lines: Sequence[str]) -> None:
 
 
 def _vault(args: argparse.Namespace, **flags: Any):
-    from k0maru.vault import Vault
+    from k0maru.service.vault import Vault
 
     return Vault.open(args.vault, **flags)
 
@@ -65,7 +65,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from k0maru.store import db_path
+    from k0maru.index.store import db_path
 
     with _vault(args) as vault:
         if not db_path(vault.root).exists():  # status only reports; it never creates an index
@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _register_extensions(add: Callable[[str, Handler, str], argparse.ArgumentParser]) -> None:
     """Commands of the other subsystems (offload, notes, agents, git, console)."""
-    from k0maru import cli_more
+    from k0maru.cli import more as cli_more
 
     cli_more.register(add)
 

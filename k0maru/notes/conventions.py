@@ -20,8 +20,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from k0maru.text import split_frontmatter
-from k0maru.walker import VaultWalker
+from k0maru.index.markdown import split_frontmatter
+from k0maru.index.walker import VaultWalker
 
 KINDS = ("adr", "decision", "card", "log", "skill")
 RULE_FILES = (".k0maru/rules.md", "AGENTS.md", "CONVENTIONS.md")

@@ -15,8 +15,8 @@ from urllib.parse import quote
 from pydantic import BaseModel, Field
 
 from k0maru.errors import K0maruError
-from k0maru.live import LiveVault
-from k0maru.vault import Vault
+from k0maru.service.session import LiveVault
+from k0maru.service.vault import Vault
 
 log = logging.getLogger("k0maru.mcp")
 
@@ -129,7 +129,7 @@ class K0maruService(LiveVault):
         return RecallResult(query=result.query, mode=result.mode, hits=hits, warnings=result.warnings)
 
     def loadout(self, token_budget: int) -> Loadout:
-        from k0maru.loadout import build_loadout
+        from k0maru.notes.loadout import build_loadout
 
         with self.lock:
             self.fresh()
@@ -158,7 +158,7 @@ class K0maruService(LiveVault):
         return LogNodeView(**base, summary=rec.summary, lines=[])
 
     def flush(self, title: str, body: str, kind: str, tags: list[str], related: list[str]) -> FlushOutcome:
-        from k0maru.flush import flush_indexed
+        from k0maru.notes.flush import flush_indexed
 
         with self.lock:
             self.fresh()
@@ -166,7 +166,7 @@ class K0maruService(LiveVault):
         return FlushOutcome(**result.as_dict())
 
     def distill(self, trace: str | None, node_id: str | None, export_hermes: bool) -> SkillCardResult:
-        from k0maru.distill import distill_source
+        from k0maru.notes.distill import distill_source
 
         if not (trace and trace.strip()) and not node_id:
             raise K0maruError("pass either `trace` (the failure text) or `node_id` (an offloaded log)")

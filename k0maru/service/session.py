@@ -11,9 +11,9 @@ import threading
 import time
 from typing import Any
 
-from k0maru.vault import Vault
+from k0maru.service.vault import Vault
 
-log = logging.getLogger("k0maru.live")
+log = logging.getLogger("k0maru.service.session")
 
 
 class LiveVault:
@@ -49,8 +49,8 @@ class LiveVault:
     def _embed_pending(self, embedder: Any) -> None:
         """On its own connection (SQLite connections are not shared across threads); batches commit as
         they finish, so recall sees vectors appear while the rest are computed."""
-        from k0maru import vectors
-        from k0maru.store import Store
+        from k0maru.index.store import Store
+        from k0maru.search import vectors
 
         try:
             with Store.open(self.vault.root, self.vault.settings.busy_timeout_ms) as store:

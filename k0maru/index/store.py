@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from k0maru import db
 from k0maru.config import DB_FILE, STATE_DIR
 from k0maru.errors import K0maruError
 from k0maru.fsutil import ensure_state_dir
-from k0maru.schema import MIGRATIONS
-from k0maru.text import Chunk, Link
+from k0maru.index import db
+from k0maru.index.markdown import Chunk, Link
+from k0maru.index.schema import MIGRATIONS
 
 
 @dataclass(frozen=True, slots=True)

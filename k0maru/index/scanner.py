@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from k0maru.config import Settings
-from k0maru.store import CachedDoc, Store
-from k0maru.text import Link, chunk_note, hash_bytes, parse_note
-from k0maru.walker import Entry, VaultWalker
+from k0maru.index.markdown import Link, chunk_note, hash_bytes, parse_note
+from k0maru.index.store import CachedDoc, Store
+from k0maru.index.walker import Entry, VaultWalker
 
 ProgressFn = Callable[[int, int], None]
 _BINARY_PROBE = 8192
