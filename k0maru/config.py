@@ -53,11 +53,10 @@ class Settings(BaseSettings):
 
 def find_vault(start: Path | None = None) -> Path:
     """The enclosing git repository's root, else the start directory."""
+    from k0maru.gitutil import repo_root
+
     start = (start or Path.cwd()).resolve()
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return start
+    return repo_root(start) or start
 
 
 def resolve_vault(explicit: str | os.PathLike[str] | None) -> Path:

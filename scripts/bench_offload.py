@@ -45,7 +45,7 @@ def make_log(path: Path, mb: float, seed: int = 3) -> int:
 
 
 def extractor_throughput(path: Path) -> dict[str, float]:
-    from k0maru.offload.extract import LogAnalyzer
+    from k0maru.offload.analyzer import LogAnalyzer
 
     size = path.stat().st_size
     analyzer = LogAnalyzer()

@@ -43,7 +43,8 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
         tools = {t.name: t for t in (await s.list_tools()).tools}
         out["tools"] = tools
         out["loadout"] = await s.call_tool("get_project_loadout", {"token_budget": 800})
-        out["recall"] = await s.call_tool("recall_memory", {"query": "SQLITE_BUSY", "limit": 3})
+        out["recall"] = await s.call_tool("recall_memory", {"query": "SQLITE_BUSY", "limit": 3, "explain": True})
+        out["recall_plain"] = await s.call_tool("recall_memory", {"query": "SQLITE_BUSY", "limit": 3})
         out["inspect"] = await s.call_tool("inspect_log_node", {"node_id": node, "pattern": "RuntimeError", "context": 1})
         out["inspect_lines"] = await s.call_tool("inspect_log_node", {"node_id": node, "lines": "5:7"})
         out["flush"] = await s.call_tool("flush_session", {"title": "Batch lease renewals", "kind": "decision",
@@ -64,7 +65,7 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
     assert set(tools) == {"get_project_loadout", "recall_memory", "inspect_log_node", "flush_session",
                           "distill_session_skill"}
     assert tools["recall_memory"].input_schema["required"] == ["query"]
-    assert set(tools["recall_memory"].input_schema["properties"]) == {"query", "limit", "mode"}
+    assert set(tools["recall_memory"].input_schema["properties"]) == {"query", "limit", "mode", "explain"}
     assert tools["flush_session"].input_schema["properties"]["kind"]["enum"] == ["adr", "decision", "card", "log", "skill"]
     assert "have we seen this error before" in tools["recall_memory"].description
     assert all(t.output_schema for t in tools.values())
@@ -76,7 +77,12 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
 
     hits = out["recall"].structured_content["hits"]
     assert hits[0]["path"] == "20_Cards/sqlite-busy-timeout.md" and hits[0]["bm25_rank"] == 1
-    assert hits[0]["uri"] == "k0maru://note/20_Cards/sqlite-busy-timeout.md"
+    plain = out["recall_plain"]
+    assert plain.structured_content["hits"][0]["path"] == hits[0]["path"]
+    assert not {"bm25_rank", "cosine", "rrf", "boost_links", "uri"} & set(plain.structured_content["hits"][0])
+    # the result goes out once: structured content, and a short text block that is not a JSON copy of it
+    assert len(plain.content) == 1 and not plain.content[0].text.lstrip().startswith("{")
+    assert "20_Cards/sqlite-busy-timeout.md" in plain.content[0].text
 
     view = out["inspect"].structured_content
     assert view["matches"] == 2 and view["error_codes"] == ["RuntimeError"]  # the raise line and the exception line
@@ -190,8 +196,8 @@ def test_unembedded_vault_answers_at_once_and_embeds_in_background(tmp_path: Pat
         first_s = time.perf_counter() - t0
         deadline = time.time() + 180
         while time.time() < deadline:
-            later = await s.call_tool("recall_memory", {"query": "SQLITE_BUSY", "limit": 3})
-            if not later.structured_content["warnings"]:
+            later = await s.call_tool("recall_memory", {"query": "SQLITE_BUSY", "limit": 3, "explain": True})
+            if not later.structured_content.get("warnings"):
                 return first, first_s, later
             await anyio.sleep(1)
         return first, first_s, None

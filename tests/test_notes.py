@@ -180,9 +180,9 @@ def test_distill_rust_trace_is_specific(demo: Path, k0, tmp_path: Path) -> None:
            "--export-hermes", str(hermes), "--json")
     assert r.returncode == 0, r.stderr
     card = json.loads(r.stdout)
-    assert card["codes"] == ["E0502"] and card["location"] == "borrow.rs:4:5" and card["stack"] == "rust"
-    text = (demo / card["note"]["path"]).read_text()
-    assert card["note"]["path"].startswith("50_Skills/")
+    assert card["error_codes"] == ["E0502"] and card["location"] == "borrow.rs:4:5" and card["stack"] == "rust"
+    text = (demo / card["note_path"]).read_text()
+    assert card["note_path"].startswith("50_Skills/")
     for section in ("## Symptoms", "## Diagnosis path", "## Fix", "## Evidence"):
         assert section in text
     assert "`borrow.rs:4:5`" in text and "immutable borrow occurs here" in text
@@ -198,21 +198,21 @@ def test_distill_rust_trace_is_specific(demo: Path, k0, tmp_path: Path) -> None:
     assert fm["metadata"]["hermes"]["tags"] == ["rust", "E0502"]
     again = json.loads(k0("distill", "--vault", str(demo), "--trace-file", str(DATA / "rustc_e0502.log"),
                           "--export-hermes", str(hermes), "--json").stdout)
-    assert again["note"]["outcome"] == "up_to_date" and again["hermes_outcome"] == "up_to_date"
+    assert again["note_outcome"] == "up_to_date" and again["hermes_outcome"] == "up_to_date"
 
 
 def test_distill_asan_and_python_traces(demo: Path, k0) -> None:
     r = k0("distill", "--vault", str(demo), "--trace-file", str(DATA / "gcc_asan_uaf.log"), "--json")
     card = json.loads(r.stdout)
-    assert card["codes"] == ["heap-use-after-free"] and card["location"].endswith("uaf.c:5")
-    text = (demo / card["note"]["path"]).read_text()
+    assert card["error_codes"] == ["heap-use-after-free"] and card["location"].endswith("uaf.c:5")
+    text = (demo / card["note_path"]).read_text()
     assert "freed at: main /tmp/cap/uaf.c:4" in text and "reference-count" in text
     trace = ("Traceback (most recent call last):\n  File \"/app/tidewater/worker.py\", line 118, in _renew_loop\n"
              "    self._done.set_result(None)\nasyncio.exceptions.InvalidStateError: invalid state\n")
     r = k0("distill", "--vault", str(demo), "--json", input=trace)
     card = json.loads(r.stdout)
-    assert card["codes"] == ["InvalidStateError"] and card["location"] == "/app/tidewater/worker.py:118"
-    assert "future.done()" in (demo / card["note"]["path"]).read_text()
+    assert card["error_codes"] == ["InvalidStateError"] and card["location"] == "/app/tidewater/worker.py:118"
+    assert "future.done()" in (demo / card["note_path"]).read_text()
 
 
 def test_distill_from_offloaded_node(demo: Path, k0) -> None:
@@ -220,8 +220,8 @@ def test_distill_from_offloaded_node(demo: Path, k0) -> None:
     k0("offload", "--vault", str(demo), "--task-id", "t", "--", sys.executable, str(script))
     node = json.loads(k0("log", "list", "--vault", str(demo), "--json").stdout)[0]["node_id"]
     card = json.loads(k0("distill", "--vault", str(demo), "--node", node, "--json").stdout)
-    assert card["codes"] == ["KeyError"] and card["location"] == f"{script}:3"
-    assert "raise KeyError('lease-42')" in (demo / card["note"]["path"]).read_text()
+    assert card["error_codes"] == ["KeyError"] and card["location"] == f"{script}:3"
+    assert "raise KeyError('lease-42')" in (demo / card["note_path"]).read_text()
 
 
 def test_distill_without_error_fails_clearly(demo: Path, k0) -> None:

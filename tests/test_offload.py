@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from k0maru.offload.extract import LogAnalyzer
+from k0maru.offload.analyzer import LogAnalyzer
 from tests.conftest import write
 
 DATA = Path(__file__).parent / "data" / "logs"

@@ -187,7 +187,7 @@ def test_missing_model_degrades_to_bm25(demo: Path, k0) -> None:
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert data["hits"][0]["path"] == "20_Cards/sqlite-busy-timeout.md"
-    assert all(h["vector_rank"] is None for h in data["hits"])
+    assert all(h.get("vector_rank") is None for h in data["hits"])
     assert "no-such-model.onnx" in r.stderr and r.stderr.count("warning") == 1
 
 
@@ -199,7 +199,7 @@ def test_cli_explain_shows_every_component(demo: Path, k0) -> None:
         r = k0("search", "--vault", str(demo), "--mode", mode, "--json", "lease expiry")
         hits = json.loads(r.stdout)["hits"]
         other = "vector_rank" if mode == "bm25" else "bm25_rank"
-        assert hits and all(h[other] is None for h in hits)
+        assert hits and all(h.get(other) is None for h in hits)
 
 
 def test_empty_query_is_an_error(demo: Path, k0) -> None:

@@ -8,22 +8,29 @@ import threading
 import webbrowser
 
 from k0maru.errors import K0maruError
-from k0maru.service.vault import Vault
+
+DEFAULT_PORT = 8765
 
 
 def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> int:
     from waitress.server import create_server
 
-    from k0maru.console.app import create_app
+    from k0maru.console.app import LOCAL_HOSTS, create_app
     from k0maru.progress import LazyProgress
+    from k0maru.service.operations import Service
+    from k0maru.service.session import VaultSession
+    from k0maru.service.vault import Vault
 
     vault = Vault.open(vault_dir)
     with LazyProgress("scanning", True) as sp, LazyProgress("embedding", True) as ep:
         vault.index(record=False, scan_progress=sp, embed_progress=ep, lexical=True)
-    app = create_app(vault)
+    service = Service(VaultSession(vault))
+    allowed = LOCAL_HOSTS if host in ("127.0.0.1", "localhost", "::1") else (*LOCAL_HOSTS, host.lower())
+    app = create_app(service, allowed)
     try:
         server = create_server(app, host=host, port=port, threads=4, ident="k0maru")
     except OSError as exc:
+        service.close()
         raise K0maruError(f"cannot listen on {host}:{port} ({exc.strerror}); pick another --port or 0") from None
 
     def stop(_signum: int, _frame: object) -> None:
@@ -45,9 +52,6 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
         pass
     finally:
         server.close()
-        live = app.config["K0MARU_LIVE"]
-        live.close()  # background embedding stops first
-        with live.lock:  # no request is inside SQLite while the vault closes
-            vault.close()
+        service.close()  # background embedding stops first, then the vault closes under the lock
     print("k0maru console stopped", flush=True)
     return 0

@@ -42,7 +42,7 @@ def db_path(vault: Path) -> Path:
 
 
 class Store:
-    """Owns one connection to the index; all SQL of the core tables lives here."""
+    """Owns one connection to the index; all of k0maru's SQL lives here."""
 
     def __init__(self, vault: Path, conn: db.Connection, path: Path):
         self.vault = vault
@@ -312,6 +312,116 @@ class Store:
             " WHERE l.src_id != l.dst_id GROUP BY d.id ORDER BY n DESC, d.path LIMIT ?",
             (limit,),
         ))
+
+    def titles(self, doc_ids: Sequence[int]) -> dict[int, str]:
+        if not doc_ids:
+            return {}
+        marks = ",".join("?" * len(doc_ids))
+        return dict(self.conn.execute(f"SELECT id, title FROM documents WHERE id IN ({marks})", list(doc_ids)))
+
+    def path_and_title(self, doc_id: int) -> tuple[str, str]:
+        path, title = self.conn.execute("SELECT path, title FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        return path, title
+
+    def document_id_by_title(self, title: str) -> int | None:
+        """The note with this title (case-insensitive), the shortest path first."""
+        row = self.conn.execute("SELECT id FROM documents WHERE title = ? COLLATE NOCASE"
+                                " ORDER BY length(path), path LIMIT 1", (title,)).fetchone()
+        return row[0] if row else None
+
+    def latest_under(self, folder: str, limit: int) -> list[tuple[int, str, str]]:
+        """(id, path, title) of the notes under `folder/`, by path descending (newest numbered first)."""
+        prefix = folder.rstrip("/") + "/"
+        return list(self.conn.execute(
+            "SELECT id, path, title FROM documents WHERE path LIKE ? ESCAPE '\\' ORDER BY path DESC LIMIT ?",
+            (prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%", limit),
+        ))
+
+    def chunk_text(self, chunk_id: int) -> tuple[str, str] | None:
+        """(heading, text) of a chunk."""
+        row = self.conn.execute("SELECT heading, text FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def lexical_corpus(self) -> list[tuple[int, int, str, str, str]]:
+        """(chunk id, doc id, title, heading, text) of every chunk, by chunk id."""
+        return self.conn.execute(
+            "SELECT c.id, c.doc_id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
+            " ORDER BY c.id"
+        ).fetchall()
+
+    # ---- persisted BM25 index ----------------------------------------------------------------
+    def bm25_blob(self) -> tuple[int, bytes] | None:
+        row = self.conn.execute("SELECT corpus_version, blob FROM bm25_index WHERE id = 1").fetchone()
+        return (int(row[0]), row[1]) if row else None
+
+    def save_bm25_blob(self, version: int, blob: bytes) -> bool:
+        """Store the BM25 index built for corpus `version`; False (nothing written) if the corpus moved on."""
+        with self.transaction():
+            if self.corpus_version() != version:
+                return False
+            self.conn.execute(
+                "INSERT INTO bm25_index(id, corpus_version, built_at, blob) VALUES (1, ?, ?, ?)"
+                " ON CONFLICT(id) DO UPDATE SET corpus_version=excluded.corpus_version,"
+                " built_at=excluded.built_at, blob=excluded.blob",
+                (version, time.time(), blob),
+            )
+        return True
+
+    # ---- vectors -----------------------------------------------------------------------------
+    def reset_vectors(self, model: str) -> None:
+        """Drop every vector (they belong to another model) and record `model` as the current one."""
+        with self.transaction():
+            self.conn.execute("DELETE FROM vec_chunks")
+            self.conn.execute("UPDATE chunks SET embedded = 0")
+            self.set_meta("embed_model", model)
+
+    def chunks_to_embed(self, limit: int | None = None) -> list[tuple[int, str, str, str, str]]:
+        """(chunk id, hash, title, heading, text) of chunks without a vector, by chunk id."""
+        sql = ("SELECT c.id, c.hash, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
+               " WHERE c.embedded = 0 ORDER BY c.id")
+        if limit:
+            return self.conn.execute(sql + " LIMIT ?", (int(limit),)).fetchall()
+        return self.conn.execute(sql).fetchall()
+
+    def write_vectors(self, items: Sequence[tuple[int, str, bytes]]) -> int:
+        """Store (chunk id, hash, float32 bytes) in one transaction, skipping chunks that a concurrent scan
+        replaced (hash changed, row gone) or that got a vector meanwhile; returns how many were written."""
+        written = 0
+        with self.transaction():
+            for chunk_id, digest, vector in items:
+                cur = self.conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ? AND hash = ? AND embedded = 0",
+                                        (chunk_id, digest))
+                if cur.rowcount == 1:
+                    self.conn.execute("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)", (chunk_id, vector))
+                    written += 1
+        return written
+
+    def nearest_chunks(self, vector: bytes, k: int) -> list[tuple[int, float, int]]:
+        """(chunk id, cosine distance, doc id) of the k nearest chunks, nearest first."""
+        return self.conn.execute(
+            "SELECT v.rowid, v.distance, c.doc_id FROM vec_chunks v JOIN chunks c ON c.id = v.rowid"
+            " WHERE v.embedding MATCH ? AND k = ? ORDER BY v.distance",
+            (vector, k),
+        ).fetchall()
+
+    # ---- offload records -----------------------------------------------------------------------
+    def insert_offload(self, columns: Sequence[str], values: Sequence[Any]) -> None:
+        with self.transaction():
+            self.conn.execute(f"INSERT INTO offloads({','.join(columns)}) VALUES ({','.join('?' * len(columns))})",
+                              list(values))
+
+    def offloads(self, columns: Sequence[str], limit: int) -> list[tuple[Any, ...]]:
+        return self.conn.execute(f"SELECT {','.join(columns)} FROM offloads ORDER BY created_at DESC LIMIT ?",
+                                 (limit,)).fetchall()
+
+    def offload(self, columns: Sequence[str], node_id: str) -> tuple[Any, ...] | None:
+        return self.conn.execute(f"SELECT {','.join(columns)} FROM offloads WHERE node_id = ?", (node_id,)).fetchone()
+
+    def offload_totals(self) -> tuple[int, int, int]:
+        """(raw tokens, summary tokens, count) over every offload."""
+        return self.conn.execute(
+            "SELECT coalesce(sum(raw_tokens), 0), coalesce(sum(summary_tokens), 0), count(*) FROM offloads"
+        ).fetchone()
 
     # ---- scans & status --------------------------------------------------------------------
     def record_scan(self, started_at: float, elapsed_ms: float, counts: dict[str, int]) -> None:

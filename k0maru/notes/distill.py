@@ -14,7 +14,7 @@ from k0maru.fsutil import create_exclusive, file_lock, resolve_inside
 from k0maru.notes.conventions import slugify
 from k0maru.notes.fix_hints import fix_for
 from k0maru.notes.flush import FlushEngine, FlushResult
-from k0maru.offload.extract import LogAnalyzer
+from k0maru.offload.analyzer import LogAnalyzer
 from k0maru.offload.findings import Failure, Findings
 
 if TYPE_CHECKING:

@@ -147,9 +147,7 @@ def link_text(store: Store) -> Callable[[str], str | None]:
     def text(name: str) -> str | None:
         doc_id = resolve(name.lower().removesuffix(".md"))
         if doc_id is None:
-            row = store.conn.execute("SELECT id FROM documents WHERE title = ? COLLATE NOCASE"
-                                     " ORDER BY length(path), path LIMIT 1", (name,)).fetchone()
-            doc_id = row[0] if row else None
+            doc_id = store.document_id_by_title(name)
         doc = store.document(doc_id) if doc_id is not None else None
         if doc is None:
             return None

@@ -36,11 +36,7 @@ def build_loadout(vault: Vault, budget: int) -> tuple[list[dict[str, str]], int,
         doc = store.document(doc_id)
         candidates.append({"kind": "hub", "source": path,
                            "text": f"{title} (linked from {n} notes)\n{_excerpt(doc.body if doc else '')}"})
-    adr_folder = conv.rules["adr"].folder.rstrip("/") + "/"
-    adrs = store.conn.execute(
-        "SELECT id, path, title FROM documents WHERE path LIKE ? ORDER BY path DESC LIMIT ?",
-        (adr_folder.replace("%", r"\%") + "%", ADRS),
-    ).fetchall()
+    adrs = store.latest_under(conv.rules["adr"].folder, ADRS)
     for doc_id, path, title in adrs:
         doc = store.document(doc_id)
         status = doc.frontmatter.get("status", "") if doc else ""

@@ -50,9 +50,7 @@ def save(store: Store, rec: OffloadRecord) -> None:
     for i, c in enumerate(COLUMNS):
         if c in ("stack", "error_codes", "failures"):
             values[i] = json.dumps(values[i])
-    with store.transaction():
-        store.conn.execute(f"INSERT INTO offloads({','.join(COLUMNS)}) VALUES ({','.join('?' * len(COLUMNS))})",
-                           values)
+    store.insert_offload(COLUMNS, values)
 
 
 def _row(row: tuple[Any, ...]) -> OffloadRecord:
@@ -63,15 +61,13 @@ def _row(row: tuple[Any, ...]) -> OffloadRecord:
 
 
 def list_all(store: Store, limit: int = 200) -> list[OffloadRecord]:
-    rows = store.conn.execute(f"SELECT {','.join(COLUMNS)} FROM offloads ORDER BY created_at DESC LIMIT ?", (limit,))
-    return [_row(r) for r in rows]
+    return [_row(r) for r in store.offloads(COLUMNS, limit)]
 
 
 def get(store: Store, node: str) -> OffloadRecord:
     """By node id, or by `<task>_<node>` as in the log file name."""
     node = node.strip().removesuffix(".log")
-    row = store.conn.execute(f"SELECT {','.join(COLUMNS)} FROM offloads WHERE node_id = ?",
-                             (node.rsplit("_", 1)[-1],)).fetchone()
+    row = store.offload(COLUMNS, node.rsplit("_", 1)[-1])
     if not row:
         raise NotFoundError(f"unknown log node {node!r}; `k0maru log list` shows the recorded ones")
     return _row(row)
@@ -85,8 +81,6 @@ def log_file(vault: Path, rec: OffloadRecord) -> Path:
 
 
 def totals(store: Store) -> dict[str, Any]:
-    raw, summary, count = store.conn.execute(
-        "SELECT coalesce(sum(raw_tokens), 0), coalesce(sum(summary_tokens), 0), count(*) FROM offloads"
-    ).fetchone()
+    raw, summary, count = store.offload_totals()
     return {"offloads": count, "raw_tokens": raw, "summary_tokens": summary, "saved_tokens": max(raw - summary, 0),
             "ratio": round(summary / raw, 4) if raw else None}

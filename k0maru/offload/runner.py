@@ -21,7 +21,7 @@ from k0maru.fsutil import ensure_state_dir
 from k0maru.index.markdown import hash_bytes
 from k0maru.llm_tokens import count_tokens
 from k0maru.offload import records, summary
-from k0maru.offload.extract import LogAnalyzer
+from k0maru.offload.analyzer import LogAnalyzer
 from k0maru.offload.findings import Findings
 from k0maru.offload.tokencount import StreamingTokenCounter
 
@@ -47,14 +47,10 @@ def default_task_id(vault: Path) -> str:
     env = os.environ.get("K0MARU_TASK_ID")
     if env:
         return safe_task_id(env)
-    head = vault / ".git" / "HEAD"
-    try:
-        ref = head.read_text(encoding="utf-8").strip()
-        if ref.startswith("ref: refs/heads/"):
-            return safe_task_id(ref.removeprefix("ref: refs/heads/"))
-    except OSError:
-        pass
-    return "adhoc"
+    from k0maru.gitutil import current_branch
+
+    branch = current_branch(vault)
+    return safe_task_id(branch) if branch else "adhoc"
 
 
 def safe_task_id(task: str) -> str:

@@ -38,10 +38,7 @@ class LexicalIndex:
     @classmethod
     def build(cls, store: Store) -> LexicalIndex:
         version = store.corpus_version()
-        rows = store.conn.execute(
-            "SELECT c.id, c.doc_id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
-            " ORDER BY c.id"
-        ).fetchall()
+        rows = store.lexical_corpus()
         chunk_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         doc_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
         if not rows:
@@ -84,16 +81,7 @@ class LexicalIndex:
         return cls(bm25, chunk_ids, doc_ids, version)
 
     def save(self, store: Store) -> None:
-        blob = self.to_blob()
-        with store.transaction():
-            if store.corpus_version() != self.version:
-                return  # the corpus moved on while we built; a later search rebuilds
-            store.conn.execute(
-                "INSERT INTO bm25_index(id, corpus_version, built_at, blob) VALUES (1, ?, ?, ?)"
-                " ON CONFLICT(id) DO UPDATE SET corpus_version=excluded.corpus_version,"
-                " built_at=excluded.built_at, blob=excluded.blob",
-                (self.version, time.time(), blob),
-            )
+        store.save_bm25_blob(self.version, self.to_blob())  # refused if the corpus moved on meanwhile
 
     # ---- query -----------------------------------------------------------------------------
     def search(self, query: str, k: int) -> list[LexicalHit]:
@@ -123,8 +111,8 @@ class LexicalCache:
         version = store.corpus_version()
         if self._index is not None and self._index.version == version:
             return self._index
-        row = store.conn.execute("SELECT corpus_version, blob FROM bm25_index WHERE id = 1").fetchone()
-        if row and int(row[0]) == version:
+        row = store.bm25_blob()
+        if row and row[0] == version:
             try:
                 self._index = LexicalIndex.from_blob(row[1], version)
                 return self._index

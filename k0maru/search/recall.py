@@ -146,7 +146,7 @@ class Recall:
         rrf = fuse(ranked, weights, s.rrf_k)
         candidates = list(rrf)
         boost = s.graph_boost if graph_boost is None else graph_boost
-        titles = self._titles(candidates)
+        titles = self.store.titles(candidates)
         boosts = graph_boosts(self.store.edges_among(candidates), boost, titles)
         final = {d: rrf[d] + boosts.get(d, (0.0, []))[0] for d in candidates}
         b_pos = {d: i for i, d in enumerate(ranked.get("bm25", []))}
@@ -166,12 +166,6 @@ class Recall:
         result_hits = [self._hit(d, final[d], rrf[d], b_pos, v_pos, bm25_best, vec_best, boosts) for d in top]
         return RecallResult(query, mode, result_hits, pool, warnings)
 
-    def _titles(self, doc_ids: list[int]) -> dict[int, str]:
-        if not doc_ids:
-            return {}
-        marks = ",".join("?" * len(doc_ids))
-        return dict(self.store.conn.execute(f"SELECT id, title FROM documents WHERE id IN ({marks})", doc_ids))
-
     def _hit(self, doc_id: int, score: float, rrf: float, b_pos: dict[int, int], v_pos: dict[int, int],
              bm25_best: dict[int, Any], vec_best: dict[int, Any], boosts: dict[int, tuple[float, list[str]]]) -> Hit:
         """`b_pos`/`v_pos`: 0-based position of each pooled document in the BM25 / vector ranking."""
@@ -182,12 +176,8 @@ class Recall:
         # snippet: the best chunk of the channel that ranked the document higher
         best = b if b and (v_rank is None or b_rank <= v_rank) else v
         chunk_id = best.chunk_id if best else None
-        path, title = self.store.conn.execute("SELECT path, title FROM documents WHERE id = ?", (doc_id,)).fetchone()
-        heading, text = ("", "")
-        if chunk_id is not None:
-            row = self.store.conn.execute("SELECT heading, text FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
-            if row:
-                heading, text = row
+        path, title = self.store.path_and_title(doc_id)
+        heading, text = (self.store.chunk_text(chunk_id) if chunk_id is not None else None) or ("", "")
         boost, reasons = boosts.get(doc_id, (0.0, []))
         return Hit(doc_id=doc_id, path=path, title=title, score=score, snippet=_snippet(text), heading=heading,
                    bm25_rank=b_rank, bm25_score=b.score if b else None, vector_rank=v_rank,

@@ -26,10 +26,7 @@ def ensure_model(store: Store, embedder: Embedder) -> None:
     """Vectors of another model are meaningless: drop them all when the model changes."""
     if store.get_meta("embed_model") == embedder.name:
         return
-    with store.transaction():
-        store.conn.execute("DELETE FROM vec_chunks")
-        store.conn.execute("UPDATE chunks SET embedded = 0")
-        store.set_meta("embed_model", embedder.name)
+    store.reset_vectors(embedder.name)
 
 
 def embed_pending(store: Store, embedder: Embedder, batch_size: int = 32,
@@ -40,10 +37,7 @@ def embed_pending(store: Store, embedder: Embedder, batch_size: int = 32,
     concurrent scan replaced meanwhile (hash changed or row gone) is not written.
     """
     ensure_model(store, embedder)
-    rows = store.conn.execute(
-        "SELECT c.id, c.hash, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
-        " WHERE c.embedded = 0 ORDER BY c.id" + (f" LIMIT {int(limit)}" if limit else "")
-    ).fetchall()
+    rows = store.chunks_to_embed(limit)
     if not rows:
         return 0
     rows.sort(key=lambda r: len(r[4]))  # similar lengths per batch: less padding
@@ -55,24 +49,11 @@ def embed_pending(store: Store, embedder: Embedder, batch_size: int = 32,
         vectors = embedder.embed([embed_input(r[2], r[3], r[4]) for r in batch])
         pending.extend((r[0], r[1], v) for r, v in zip(batch, vectors, strict=True))
         if len(pending) >= commit_every or start + batch_size >= total:
-            done += _write(store, pending)
+            done += store.write_vectors([(c, h, v.astype(np.float32).tobytes()) for c, h, v in pending])
             pending = []
         if progress is not None:
             progress(min(start + batch_size, total), total)
     return done
-
-
-def _write(store: Store, items: list[tuple[int, str, np.ndarray]]) -> int:
-    written = 0
-    with store.transaction() as conn:
-        for chunk_id, digest, vector in items:
-            cur = conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ? AND hash = ? AND embedded = 0",
-                               (chunk_id, digest))
-            if cur.rowcount == 1:
-                conn.execute("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
-                             (chunk_id, vector.astype(np.float32).tobytes()))
-                written += 1
-    return written
 
 
 def search(store: Store, query_vector: np.ndarray, k: int) -> list[VectorHit]:
@@ -80,9 +61,5 @@ def search(store: Store, query_vector: np.ndarray, k: int) -> list[VectorHit]:
     if k <= 0:
         return []
     k = min(k, KNN_MAX)
-    rows = store.conn.execute(
-        "SELECT v.rowid, v.distance, c.doc_id FROM vec_chunks v JOIN chunks c ON c.id = v.rowid"
-        " WHERE v.embedding MATCH ? AND k = ? ORDER BY v.distance",
-        (query_vector.astype(np.float32).tobytes(), k),
-    ).fetchall()
+    rows = store.nearest_chunks(query_vector.astype(np.float32).tobytes(), k)
     return [VectorHit(int(rowid), int(doc_id), 1.0 - float(dist)) for rowid, dist, doc_id in rows]

@@ -1,41 +1,65 @@
-"""A vault shared by the threads of a long-running process (the MCP server, the web console).
+"""One open vault shared by the callers of a process, with one lock and a fresh index.
 
-One lock serialises use of the shared SQLite connection. Before answering, callers `fresh()`: a
-lexical rescan at most every `rescan_interval` seconds; chunks still without vectors are embedded by a
-background thread on its own connection, so a large un-embedded vault never stalls a request."""
+`with session.session():` holds the lock (SQLite connections are not shared across threads at
+once) and first brings the index up to date: a lexical rescan, at most every `rescan_interval`
+seconds. In long-running processes (MCP server, console) chunks still without vectors are embedded
+by a background thread on its own connection, so a large un-embedded vault never stalls a request;
+one-shot commands embed in the foreground with progress bars instead."""
 
 from __future__ import annotations
 
 import logging
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from k0maru.index.scanner import ProgressFn
 from k0maru.service.vault import Vault
 
-log = logging.getLogger("k0maru.service.session")
+log = logging.getLogger("k0maru.session")
 
 
-class LiveVault:
-    def __init__(self, vault: Vault, rescan_interval: float = 2.0):
+class VaultSession:
+    def __init__(self, vault: Vault, *, rescan_interval: float = 2.0, background_embed: bool = True,
+                 rescan: bool = True, scan_progress: ProgressFn | None = None,
+                 embed_progress: ProgressFn | None = None):
         self.vault = vault
         self.lock = threading.RLock()
         self.rescan_interval = rescan_interval
-        self._last_scan = 0.0
+        self.background_embed = background_embed
+        self.rescan = rescan
+        self.scan_progress = scan_progress
+        self.embed_progress = embed_progress
+        self.warnings: list[str] = []
+        self._last_scan: float | None = None
         self._embedder_thread: threading.Thread | None = None
         self._closing = threading.Event()
 
+    @contextmanager
+    def session(self, fresh: bool = True) -> Iterator[Vault]:
+        """The vault under the lock, rescanned first unless `fresh` is False (pure reads of records)."""
+        with self.lock:
+            if fresh:
+                self.fresh()
+            yield self.vault
+
     def fresh(self) -> None:
-        """Lexical rescan on the request path (call it holding `lock`); new chunks get vectors in the
-        background, and recall says when some are still missing."""
-        if time.monotonic() - self._last_scan < self.rescan_interval:
+        """Incremental rescan (call it holding `lock`); throttled to one per `rescan_interval`."""
+        if not self.rescan:
             return
-        report = self.vault.index(record=False, embed=False)
+        if self._last_scan is not None and time.monotonic() - self._last_scan < self.rescan_interval:
+            return
+        report = self.vault.index(record=False, embed=not self.background_embed, scan_progress=self.scan_progress,
+                                  embed_progress=self.embed_progress)
         self._last_scan = time.monotonic()
-        for w in report.as_dict()["warnings"]:
-            log.warning("%s", w)
-        if self.vault.settings.embed and self.vault.store.unembedded_chunks():
-            self._embed_in_background()
+        self.warnings = report.as_dict()["warnings"]
+        if self.background_embed:
+            for w in self.warnings:
+                log.warning("%s", w)
+            if self.vault.settings.embed and self.vault.store.unembedded_chunks():
+                self._embed_in_background()
 
     def _embed_in_background(self) -> None:
         if self._embedder_thread is not None and self._embedder_thread.is_alive():
@@ -47,8 +71,8 @@ class LiveVault:
         self._embedder_thread.start()
 
     def _embed_pending(self, embedder: Any) -> None:
-        """On its own connection (SQLite connections are not shared across threads); batches commit as
-        they finish, so recall sees vectors appear while the rest are computed."""
+        """On its own connection; batches commit as they finish, so recall sees vectors appear while the
+        rest are computed."""
         from k0maru.index.store import Store
         from k0maru.search import vectors
 
@@ -61,8 +85,10 @@ class LiveVault:
             log.warning("background embedding stopped: %s", exc)
 
     def close(self) -> None:
-        """Stop the background embedding and wait for it (tearing down under it crashes the interpreter)."""
+        """Stop background embedding, wait for it, then close the vault under the lock (tearing down
+        under a thread still inside onnxruntime or SQLite crashes the interpreter)."""
         self._closing.set()
         if self._embedder_thread is not None:
             self._embedder_thread.join()
-
+        with self.lock:
+            self.vault.close()

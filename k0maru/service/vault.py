@@ -129,6 +129,10 @@ class Vault:
             (self._recall.lexical if self._recall is not None else LexicalCache()).get(self.store)
         return report
 
+    def pending_changes(self) -> dict[str, int]:
+        """New, changed and removed files the index has not seen yet (a walk with stat() only)."""
+        return IncrementalScanner(self.store, self.settings).pending()
+
     def rebuild(self) -> Path | None:
         """Move a (corrupt) index aside and start a new one; returns where the old one went."""
         self.close()

@@ -1,0 +1,63 @@
+"""`k0maru init`, `scan`, `status`."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from k0maru.cli.output import Adder, emit, service, warn
+
+
+def init(vault: str | None, as_json: bool) -> int:
+    with service(vault, as_json, rescan=False) as svc:
+        done = svc.init()
+        root = svc.vault.root
+    emit(as_json, {"vault": str(root), "done": done},
+         lambda: print("\n".join(f"k0maru: {d}" for d in done) + f"\nk0maru: vault {root} ready"))
+    return 0
+
+
+def scan(vault: str | None, as_json: bool, full: bool, rebuild: bool, include: list[str] | None,
+         max_file_bytes: int | None, embed: bool | None) -> int:
+    with service(vault, as_json, rescan=False, include=include, max_file_bytes=max_file_bytes, embed=embed) as svc:
+        moved, data = svc.scan(full=full, rebuild=rebuild)
+    if moved:
+        print(f"k0maru: moved the old index to {moved}", file=sys.stderr)
+    warn(data["warnings"])
+    keys = ("added", "modified", "unchanged", "removed", "skipped", "elapsed_ms", "touched", "files_read", "embedded")
+    emit(as_json, {k: data[k] for k in keys},
+         lambda: print(f"added {data['added']}  modified {data['modified']}  unchanged {data['unchanged']}  "
+                       f"removed {data['removed']}  skipped {data['skipped']}  embedded {data['embedded']}  "
+                       f"in {data['elapsed_ms']:.1f} ms"))
+    return 0
+
+
+def status(vault: str | None, as_json: bool) -> int:
+    with service(vault, as_json, rescan=False) as svc:
+        info = svc.status()
+
+    def human() -> None:
+        last = info["last_scan"]
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last["started_at"])) if last else "never"
+        print(f"vault      {info['vault']}")
+        print(f"index      {info['index']} ({info['db_size_bytes'] / 1e6:.2f} MB, schema v{info['schema_version']})")
+        print(f"sqlite     {info['sqlite']}")
+        print(f"model      {info['model'] or 'none: ' + str(info['model_warning'])}")
+        print(f"documents  {info['documents']}   chunks {info['chunks']} ({info['chunks_embedded']} embedded)")
+        print(f"links      {info['links']} ({info['links_resolved']} resolved)   offloads {info['offloads']}")
+        print(f"last scan  {when}" + (f" ({last['elapsed_ms']:.1f} ms, +{last['added']} ~{last['modified']}"
+                                      f" -{last['removed']})" if last else ""))
+
+    emit(as_json, info, human)
+    return 0
+
+
+def register(add: Adder) -> None:
+    add("init", init, "create .k0maru/ (config, index) and ignore it in git")
+    p = add("scan", scan, "index new and changed notes incrementally, then embed new chunks")
+    p.add_argument("--full", action="store_true", help="re-read and re-parse every file")
+    p.add_argument("--rebuild", action="store_true", help="move a corrupt index aside and rebuild it")
+    p.add_argument("--include", action="append", metavar="GLOB", help="files to index (default **/*.md)")
+    p.add_argument("--max-file-bytes", type=int, metavar="N", help="skip files larger than N bytes")
+    p.add_argument("--no-embed", dest="embed", action="store_const", const=False, help="skip embeddings")
+    add("status", status, "index counts, database size, model and last scan")

@@ -1,0 +1,92 @@
+"""`k0maru conventions`, `flush`, `distill`: notes written the way the vault already does."""
+
+from __future__ import annotations
+
+import sys
+
+from k0maru.cli.output import Adder, emit, service, warn
+from k0maru.errors import K0maruError
+
+KINDS = ["adr", "decision", "card", "log", "skill"]
+
+
+def conventions(vault: str | None, as_json: bool) -> int:
+    with service(vault, as_json, rescan=False) as svc:
+        conv = svc.conventions()
+
+    def human() -> None:
+        print(f"layout: {conv.layout}   rules from: {', '.join(conv.rule_files) or 'none'}")
+        for kind, rule in conv.rules.items():
+            print(f"\n{kind:<9} -> {rule.folder}/  naming={rule.naming} slug={rule.slug_style} ({rule.source})")
+            for ev in rule.evidence:
+                print(f"           evidence: {ev}")
+            if rule.template:
+                print(f"           template fields: {', '.join(rule.template)}")
+
+    emit(as_json, conv.as_dict(), human)
+    return 0
+
+
+def read_text_input(path: str | None) -> str:
+    """A file's text, or stdin when no file is named (refused on a terminal)."""
+    if path:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return fh.read()
+        except OSError as exc:
+            raise K0maruError(f"cannot read {path}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise K0maruError(f"{path} is not valid UTF-8; re-save it as UTF-8") from None
+    if sys.stdin.isatty():
+        raise K0maruError("no body: pass --body-file FILE or pipe the text on stdin")
+    return sys.stdin.read()
+
+
+def split_list(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def flush(vault: str | None, as_json: bool, kind: str, title: str, body_file: str | None, tags: str | None,
+          related: str | None) -> int:
+    body = read_text_input(body_file)
+    with service(vault, as_json) as svc:
+        result = svc.flush(kind, title, body, split_list(tags), split_list(related))
+
+    def human() -> None:
+        print(f"{result.outcome}: {result.path}")
+        if result.unresolved:
+            warn([f"related notes not found: {', '.join(result.unresolved)}"])
+
+    emit(as_json, result.payload(), human)
+    return 0
+
+
+def distill(vault: str | None, as_json: bool, trace_file: str | None, node: str | None,
+            export_hermes: str | None) -> int:
+    text = None if node else read_text_input(trace_file)
+    with service(vault, as_json) as svc:
+        card = svc.distill(text, node, trace_file or "stdin", export_hermes)
+
+    def human() -> None:
+        print(f"{card.note_outcome}: {card.note_path}  [{card.stack}: {', '.join(card.error_codes)}]")
+        if card.hermes_path:
+            print(f"hermes skill {card.hermes_outcome}: {card.hermes_path}")
+
+    emit(as_json, card.payload(), human)
+    return 0
+
+
+def register(add: Adder) -> None:
+    add("conventions", conventions, "show where each kind of note goes and how it is named, with evidence")
+    p = add("flush", flush, "write a note (adr, decision, card, log, skill) following the vault's conventions")
+    p.add_argument("--kind", required=True, choices=KINDS)
+    p.add_argument("--title", required=True)
+    p.add_argument("--body-file", metavar="FILE", help="note text (default: stdin)")
+    p.add_argument("--tags", metavar="a,b", help="comma-separated tags")
+    p.add_argument("--related", metavar="'Note A,Note B'", help="notes to link: file name, vault path or title")
+    p = add("distill", distill, "turn a failure trace into a skill card (optionally a Hermes skill)")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--trace-file", metavar="FILE")
+    src.add_argument("--node", metavar="NODE_ID", help="an offloaded log node")
+    p.add_argument("--export-hermes", nargs="?", const="", metavar="DIR",
+                   help="also write SKILL.md under DIR (default: hermes_dir, ~/.hermes/skills)")

@@ -1,0 +1,40 @@
+"""`k0maru search`: hybrid recall, with every number on --explain."""
+
+from __future__ import annotations
+
+from k0maru.cli.output import Adder, emit, service, warn
+from k0maru.service.models import RecallResult
+
+
+def search(vault: str | None, as_json: bool, query: list[str], limit: int, mode: str, explain: bool,
+           no_scan: bool) -> int:
+    with service(vault, as_json, rescan=not no_scan) as svc:
+        result = svc.recall(" ".join(query), limit=limit, mode=mode, explain=explain)
+    warn(result.warnings)
+    emit(as_json, result.payload(), lambda: _print(result, explain))
+    return 0
+
+
+def _print(result: RecallResult, explain: bool) -> None:
+    if not result.hits:
+        print("no results")
+    for i, hit in enumerate(result.hits, start=1):
+        print(f"{i:>2}. {hit.title}  [{hit.path}]  score={hit.score:.5f}")
+        if explain:
+            bm = f"#{hit.bm25_rank} ({hit.bm25_score:.3f})" if hit.bm25_rank else "-"
+            vc = f"#{hit.vector_rank} (cos {hit.cosine:.3f})" if hit.vector_rank else (
+                f"- (cos {hit.cosine:.3f}, no vote)" if hit.cosine is not None else "-")
+            links = hit.boost_links
+            shown = "; ".join(links[:2]) + (f"; +{len(links) - 2} more" if len(links) > 2 else "")
+            print(f"    bm25 {bm}   vector {vc}   rrf {hit.rrf or 0:.5f}   graph +{hit.graph_boost or 0:.4f}"
+                  + (f" ({shown})" if links else ""))
+        print(f"    {hit.snippet}")
+
+
+def register(add: Adder) -> None:
+    p = add("search", search, "hybrid search (BM25 + vectors + graph boost) over the vault")
+    p.add_argument("query", nargs="+")
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--mode", choices=["bm25", "vector", "hybrid"], default="hybrid")
+    p.add_argument("--explain", action="store_true", help="show ranks, scores, RRF parts and graph boosts")
+    p.add_argument("--no-scan", action="store_true", help="skip the incremental scan before searching")

@@ -1,0 +1,62 @@
+"""Query-string parameters of the console, bounded, with one-line errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app, request
+
+from k0maru.errors import K0maruError
+from k0maru.service.operations import Service
+
+MODES = ("hybrid", "bm25", "vector")
+MAX_QUERY_CHARS = 2000
+
+
+def service() -> Service:
+    return current_app.extensions["k0maru"]
+
+
+def number(name: str, default: Any, lo: float, hi: float, kind: type = int) -> Any:
+    """A bounded numeric query parameter, or a 400 that says what is wrong."""
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise K0maruError(f"{name} must be {'an integer' if kind is int else 'a number'}") from None
+    if not lo <= value <= hi:
+        raise K0maruError(f"{name} must be between {lo:g} and {hi:g}")
+    return value
+
+
+def search_args() -> dict[str, Any]:
+    """The search form's parameters (query, mode, limit, graph boost, cosine floor)."""
+    settings = service().vault.settings
+    mode = request.args.get("mode") or "hybrid"
+    if mode not in MODES:
+        raise K0maruError(f"mode must be one of {', '.join(MODES)}")
+    q = (request.args.get("q") or "").strip()
+    if len(q) > MAX_QUERY_CHARS:
+        raise K0maruError(f"query is {len(q):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+    return {"q": q, "mode": mode, "limit": number("limit", 10, 1, 50),
+            "boost": number("boost", settings.graph_boost, 0, 1, float),
+            "floor": number("floor", settings.min_cosine, -1, 1, float)}
+
+
+def search(args: dict[str, Any]) -> dict[str, Any]:
+    """The search result with every channel's numbers (the console is a debugger), plus its settings."""
+    if not args["q"]:
+        raise K0maruError("missing query: pass ?q=words")
+    result = service().recall(args["q"], args["limit"], args["mode"], explain=True, graph_boost=args["boost"],
+                              min_cosine=args["floor"])
+    return {**result.payload(), "hits": result.hits, "limit": args["limit"], "graph_boost": args["boost"],
+            "min_cosine": args["floor"], "rrf_k": service().vault.settings.rrf_k}
+
+
+def log_slice(node: str) -> Any:
+    """The lines of a log page or API call: ?grep=PATTERN (with ?context=N) or ?lines=A:B."""
+    if request.args.get("grep"):
+        return service().log_view(node, pattern=request.args["grep"], context=number("context", 3, 0, 50))
+    return service().log_view(node, lines=request.args.get("lines") or "1:60")

@@ -1,0 +1,97 @@
+"""What the git hooks run: reindex the files a git operation changed, and write ADRs from commit
+trailers. Nothing here may fail or block a git command: errors go to `.k0maru/hooks.log` and one stderr
+line, and the hook exits 0."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+from k0maru.config import STATE_DIR, resolve_vault
+from k0maru.fsutil import ensure_state_dir
+from k0maru.gitutil import changed_files, repo_root
+from k0maru.service.vault import Vault
+
+LOG_MAX_BYTES = 1_000_000
+
+
+def log_line(vault: Path, message: str) -> None:
+    try:
+        path = ensure_state_dir(vault) / "hooks.log"
+        if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
+            path.replace(path.with_suffix(".log.1"))
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {message}\n")
+    except OSError:
+        pass
+
+
+def never_fail(job: str, vault_arg: str | None, work: Callable[[Path], str | None]) -> int:
+    """Run a hook's `work(vault_root)`; its line (if any) goes to hooks.log. Any failure becomes one stderr
+    line and a log entry with the traceback. Always 0: a hook never fails git."""
+    vault_root: Path | None = None
+    try:
+        vault_root = resolve_vault(vault_arg)
+        line = work(vault_root)
+        if line:
+            log_line(vault_root, line)
+    except Exception as exc:  # noqa: BLE001 - a hook must never fail git
+        where = vault_root or Path.cwd()
+        log_line(where, f"{job} failed: {exc}\n{traceback.format_exc()}")
+        print(f"k0maru: {job} skipped ({exc}); details in {where / STATE_DIR / 'hooks.log'}", file=sys.stderr)
+    return 0
+
+
+def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int:
+    """The reindex hook: rescan exactly the changed notes; embeddings and BM25 finish in the background."""
+    return never_fail("reindex", vault_arg, lambda root: _reindex(root, hook, args))
+
+
+def _reindex(vault_root: Path, hook: str | None, args: list[str]) -> str:
+    t0 = time.perf_counter()
+    repo = repo_root(vault_root)
+    only: list[str] | None = None
+    if repo is not None:
+        files = changed_files(repo, hook, args)
+        if files is not None:
+            prefix = vault_root.relative_to(repo).as_posix()
+            prefix = "" if prefix == "." else prefix + "/"
+            only = [f[len(prefix):] for f in files if f.startswith(prefix)]
+    with Vault.open(vault_root) as vault:
+        report = vault.index(only=only, embed=False)
+        pending = vault.store.unembedded_chunks()
+    if (pending or report.scan.changed) and os.environ.get("K0MARU_HOOK_EMBED", "background") == "background":
+        _finish_in_background(vault_root)  # vectors and the BM25 index, off the commit's path
+    s = report.scan
+    return (f"reindex hook={hook or '-'} scope={'all' if only is None else len(only)} "
+            f"+{s.added} ~{s.modified} -{s.removed} in {(time.perf_counter() - t0) * 1000:.0f} ms")
+
+
+def _finish_in_background(vault_root: Path) -> None:
+    log = vault_root / STATE_DIR / "hooks.log"
+    with log.open("a") as fh:
+        subprocess.Popen([sys.executable, "-m", "k0maru", "scan", "--vault", str(vault_root)], stdin=subprocess.DEVNULL,
+                         stdout=fh, stderr=fh, start_new_session=True, close_fds=True)
+
+
+def run_adr(vault_arg: str | None) -> int:
+    """The ADR hook: HEAD's `ADR:` trailer becomes an ADR note, indexed at once."""
+    return never_fail("ADR", vault_arg, _adr)
+
+
+def _adr(vault_root: Path) -> str | None:
+    from k0maru.notes.adr import adr_from_head
+
+    result = adr_from_head(vault_root)
+    if not result:
+        return None
+    with Vault.open(vault_root) as vault:
+        vault.index(only=[result["path"]], embed=False)
+    if result["outcome"] == "created":
+        print(f"k0maru: ADR written: {result['path']}", file=sys.stderr)
+    return f"adr {result['outcome']}: {result['path']}"

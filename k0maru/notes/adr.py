@@ -1,0 +1,83 @@
+"""ADRs from commit messages: an `ADR: <title>` trailer (with optional `Context:`, `Decision:`,
+`Consequences:` trailers) becomes an ADR note where the vault keeps its ADRs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from k0maru.gitutil import commit_files, repo_root
+from k0maru.index.markdown import hash_bytes
+from k0maru.notes.flush import FlushEngine
+
+_TRAILER = re.compile(r"^([A-Za-z][\w-]*):\s*(.*)$")
+
+
+def parse_trailers(message: str) -> tuple[dict[str, str], str]:
+    """Trailers of the last paragraph (with continuation lines) and the body between subject and trailers."""
+    paragraphs = message.strip().split("\n\n")
+    trailers: dict[str, str] = {}
+    body_parts = paragraphs[1:]
+    if len(paragraphs) > 1:
+        last = paragraphs[-1].splitlines()
+        current = None
+        parsed: dict[str, str] = {}
+        ok = True
+        for line in last:
+            m = _TRAILER.match(line)
+            if m:
+                current = m.group(1).lower()
+                parsed[current] = m.group(2).strip()
+            elif line[:1] in " \t" and current:
+                parsed[current] += " " + line.strip()
+            else:
+                ok = False
+                break
+        if ok and parsed:
+            trailers = parsed
+            body_parts = paragraphs[1:-1]
+    return trailers, "\n\n".join(body_parts).strip()
+
+
+def adr_from_head(vault_root: Path) -> dict[str, str] | None:
+    """The ADR that HEAD's `ADR:` trailer asks for, written through the flush engine (idempotent by the
+    decision's content); None when HEAD has no such trailer or the vault is not in a repository."""
+    import git
+
+
+    repo_dir = repo_root(vault_root)
+    if repo_dir is None:
+        return None
+    repo = git.Repo(repo_dir)
+    commit = repo.head.commit
+    trailers, body = parse_trailers(commit.message)
+    title = trailers.get("adr", "").strip()
+    if not title:
+        return None
+    context = trailers.get("context") or body or commit.summary
+    decision = trailers.get("decision") or (commit.summary if trailers.get("context") or body else "")
+    consequences = trailers.get("consequences", "")
+    key = hash_bytes("\n".join([title, context, decision, consequences]).encode())
+    engine = FlushEngine(vault_root)
+    rule = engine.conventions.rules["adr"]
+    folder = vault_root / rule.folder
+    if folder.is_dir():
+        for existing in folder.glob("*.md"):
+            try:
+                head = existing.read_text(encoding="utf-8")[:2000]
+            except (OSError, UnicodeDecodeError):
+                continue
+            if f"decision_key: {key}" in head:
+                return {"outcome": "up_to_date", "path": existing.relative_to(vault_root).as_posix()}
+    files = commit_files(commit)
+    sections = [f"## Context\n\n{context}"]
+    sections.append(f"## Decision\n\n{decision or title}")
+    if consequences:
+        sections.append(f"## Consequences\n\n{consequences}")
+    sections.append("## Commit\n\n" + f"- sha: `{commit.hexsha}`\n- author: {commit.author.name} <{commit.author.email}>\n"
+                    f"- date: {commit.committed_datetime.isoformat()}\n- changed files:\n"
+                    + "\n".join(f"  - `{f}`" for f in files[:50]) + ("\n  - …" if len(files) > 50 else ""))
+    result = engine.flush("adr", title, "\n\n".join(sections), tags=["adr", "from-commit"],
+                          extra={"status": "accepted", "commit": commit.hexsha, "author": commit.author.name,
+                                 "decision_key": key})
+    return {"outcome": result.outcome, "path": result.path}

@@ -1,0 +1,80 @@
+"""Streaming log analysis: every registered extractor is a state machine over log lines, never a regex
+over the whole text. `LogAnalyzer.feed(block)` takes decoded text in any-size pieces; lines that cannot
+start a finding are skipped at C speed with one pre-filter search, and an extractor that is inside a
+multi-line report (a traceback, a sanitizer stack) sees every line until it is done."""
+
+from __future__ import annotations
+
+import re
+
+from k0maru.offload.extractors import all_extractors
+from k0maru.offload.extractors.base import short
+from k0maru.offload.findings import Failure, Findings
+
+# Words that start a generic failure line; with the extractors' own triggers, the pre-filter.
+GENERIC_TRIGGERS = ("error", "Error", "ERROR", "fatal", "Fatal", "FATAL", "FAIL", "fail", "Fail", "panic", "Panic", "PANIC",
+            "exception", "Exception", "EXCEPTION", "Traceback",
+            "Sanitizer", "test session starts", "undefined reference")
+_NEVER = 1 << 62
+
+GENERIC = re.compile(r"(?i)\b(error|fatal|failed|failure|exception|panic)\b")
+
+
+class LogAnalyzer:
+    """Feeds every extractor; counts lines; keeps memory flat whatever the log size."""
+
+    def __init__(self) -> None:
+        self.findings = Findings()
+        self.extractors = [cls(self.findings) for cls in all_extractors()]
+        self.triggers = tuple(dict.fromkeys(GENERIC_TRIGGERS + tuple(t for e in self.extractors for t in e.triggers)))
+        self.lines = 0
+        self._partial = ""
+
+    def feed(self, text: str) -> None:
+        if self._partial:
+            text = self._partial + text
+        cut = text.rfind("\n")
+        if cut < 0:
+            self._partial = text
+            return
+        self._partial = text[cut + 1:]
+        self._feed_block(text[: cut + 1])
+
+    def close(self) -> Findings:
+        if self._partial:
+            self._feed_block(self._partial + "\n")
+            self._partial = ""
+        return self.findings
+
+    def _feed_block(self, block: str) -> None:
+        base = self.lines  # lines before this block
+        pos = 0
+        counted = 0  # newlines in block[:pos]
+        end = len(block)
+        extractors = self.extractors
+        find = block.find
+        nexts = {kw: find(kw) for kw in self.triggers}
+        nexts = {kw: (i if i >= 0 else _NEVER) for kw, i in nexts.items()}
+        while pos < end:
+            if not any(e.busy for e in extractors):
+                hit = min(nexts.values())
+                if hit == _NEVER:
+                    break
+                start = block.rfind("\n", 0, hit) + 1
+                if start > pos:
+                    counted += block.count("\n", pos, start)
+                    pos = start
+            stop = find("\n", pos)
+            line = block[pos:stop]
+            lineno = base + counted + 1
+            for e in extractors:
+                e.feed(line, lineno)
+            if self.findings.generic is None and GENERIC.search(line):
+                self.findings.generic = Failure("generic", "error", short(line), lineno)
+            counted += 1
+            pos = stop + 1
+            for kw, i in nexts.items():
+                if i < pos:
+                    j = find(kw, pos)
+                    nexts[kw] = j if j >= 0 else _NEVER
+        self.lines = base + block.count("\n")

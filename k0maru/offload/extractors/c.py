@@ -1,0 +1,51 @@
+"""C failures in build and test logs."""
+
+from __future__ import annotations
+
+import re
+
+from k0maru.offload.extractors.base import Extractor, register, short
+from k0maru.offload.findings import Failure
+
+
+def _runtime_path(path: str) -> bool:
+    return any(part in path for part in ("compiler-rt", "libsanitizer", "asan_", "/usr/include", "/usr/lib", "<null>"))
+
+
+@register
+class CExtractor(Extractor):
+    stack = "c"
+    triggers = ("error", "Sanitizer", "undefined reference")
+    DIAG = re.compile(r"^(\S+?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|m|mm)):(\d+):(\d+): (?:fatal )?error: (.*)")
+    UBSAN = re.compile(r"^(\S+?\.(?:c|cc|cpp|cxx|h|hpp)):(\d+):(\d+): runtime error: (.*)")
+    SAN = re.compile(r"^==\d+==ERROR: (\w+Sanitizer): ([\w-]+)(.*)")
+    SAN_FRAME = re.compile(r"^\s+#\d+ 0x[0-9a-fA-F]+ in (\S+) (\S+?):(\d+)(?::(\d+))?")
+    FLAG = re.compile(r"\[-W(?:error=)?([\w-]+)\]")
+
+    def feed(self, line: str, lineno: int) -> None:
+        if self.pending is not None:
+            m = self.SAN_FRAME.match(line)
+            if m and not _runtime_path(m.group(2)):
+                self.locate(f"{m.group(2)}:{m.group(3)}" + (f":{m.group(4)}" if m.group(4) else ""))
+            else:
+                self.tick()
+            return
+        if line.startswith("=="):
+            m = self.SAN.match(line)
+            if m:
+                message = short(f"{m.group(1)}: {m.group(2)}{m.group(3)}")
+                self.expect_location(Failure(self.stack, m.group(2), message, lineno), 30)
+            return
+        if "error: " in line:
+            m = self.DIAG.match(line)
+            if m:
+                flag = self.FLAG.search(m.group(4))
+                self.f.add(Failure(self.stack, flag.group(1) if flag else "error", short(m.group(4)), lineno,
+                                   f"{m.group(1)}:{m.group(2)}:{m.group(3)}"))
+                return
+            m = self.UBSAN.match(line)
+            if m:
+                self.f.add(Failure(self.stack, "ubsan-runtime-error", short(m.group(4)), lineno,
+                                   f"{m.group(1)}:{m.group(2)}:{m.group(3)}"))
+        elif "undefined reference to" in line:
+            self.f.add(Failure(self.stack, "undefined-reference", short(line), lineno))

@@ -1,0 +1,62 @@
+"""Rust failures in build and test logs."""
+
+from __future__ import annotations
+
+import re
+
+from k0maru.offload.extractors.base import CODE_IN_TEXT, Extractor, register, short
+from k0maru.offload.findings import Failure, Findings
+
+
+@register
+class RustExtractor(Extractor):
+    stack = "rust"
+    triggers = ("error", "panicked")
+    ERROR = re.compile(r"^error\[(E\d{4})\]: (.*)")
+    ARROW = re.compile(r"^\s*--> (\S+?):(\d+):(\d+)")
+    PANIC_NEW = re.compile(r"^thread '([^']*)' panicked at (\S+?):(\d+):(\d+):\s*$")
+    PANIC_OLD = re.compile(r"^thread '([^']*)' panicked at '(.*)', (\S+?):(\d+):(\d+)")
+    TEST_HEADER = re.compile(r"^---- (\S+) stdout ----")
+
+    def __init__(self, findings: Findings):
+        super().__init__(findings)
+        self.pending_panic: Failure | None = None
+        self.test: str | None = None
+
+    def feed(self, line: str, lineno: int) -> None:
+        if self.pending_panic is not None:  # new-style panic: the message is on the next line
+            p, self.pending_panic = self.pending_panic, None
+            self.busy = self.pending is not None
+            p.message = short(line)
+            code = CODE_IN_TEXT.search(line)
+            p.code = code.group(1) if code else "panic"
+            self.f.add(p)
+            return
+        if self.pending is not None:
+            m = self.ARROW.match(line)
+            if m:
+                self.locate(f"{m.group(1)}:{m.group(2)}:{m.group(3)}")
+                return
+            self.tick()
+        if line.startswith("error["):
+            m = self.ERROR.match(line)
+            if m:
+                self.expect_location(Failure(self.stack, m.group(1), short(m.group(2)), lineno), 6)
+            return
+        if line.startswith("thread '"):
+            m = self.PANIC_NEW.match(line)
+            if m:
+                self.pending_panic = Failure(self.stack, "panic", "", lineno,
+                                             f"{m.group(2)}:{m.group(3)}:{m.group(4)}", self.test)
+                self.busy = True
+                return
+            m = self.PANIC_OLD.match(line)
+            if m:
+                code = CODE_IN_TEXT.search(m.group(2))
+                self.f.add(Failure(self.stack, code.group(1) if code else "panic", short(m.group(2)), lineno,
+                                   f"{m.group(3)}:{m.group(4)}:{m.group(5)}", self.test))
+            return
+        if line.startswith("---- "):
+            m = self.TEST_HEADER.match(line)
+            if m:
+                self.test = m.group(1)

@@ -1,0 +1,217 @@
+"""The operations every front end offers, implemented once over one `VaultSession`.
+
+Front ends (cli/, mcp/, console/, githooks/) parse their input, call one method here and render the
+typed result; none of them touches the store or the engines directly."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from k0maru.errors import K0maruError, NotFoundError
+from k0maru.service.models import (
+    FlushOutcome,
+    Loadout,
+    LoadoutSection,
+    LogLine,
+    LogNode,
+    LogNodeView,
+    NoteLink,
+    NoteView,
+    RecallHit,
+    RecallResult,
+    SkillCardResult,
+    TokenScoreboard,
+)
+from k0maru.service.session import VaultSession
+from k0maru.service.vault import Vault
+
+DEFAULT_LOG_LINES = 120
+
+
+class Service:
+    def __init__(self, session: VaultSession):
+        self.live = session
+        self.vault: Vault = session.vault
+
+    @classmethod
+    def open(cls, vault_dir: str | None, **session_options: Any) -> Service:
+        return cls(VaultSession(Vault.open(vault_dir), **session_options))
+
+    def close(self) -> None:
+        self.live.close()
+
+    def __enter__(self) -> Service:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- recall --------------------------------------------------------------------------------
+    def recall(self, query: str, limit: int = 8, mode: str = "hybrid", explain: bool = False,
+               graph_boost: float | None = None, min_cosine: float | None = None) -> RecallResult:
+        with self.live.session() as vault:
+            result = vault.recall.search(query, limit=limit, mode=mode, graph_boost=graph_boost,
+                                         min_cosine=min_cosine)
+        hits = []
+        for h in result.hits:
+            hit = RecallHit(path=h.path, title=h.title, score=h.score, snippet=h.snippet,
+                            heading=h.heading if h.heading and h.heading != h.title else None)
+            if explain:
+                hit = hit.model_copy(update={"bm25_rank": h.bm25_rank, "bm25_score": h.bm25_score,
+                                             "vector_rank": h.vector_rank, "cosine": h.cosine, "rrf": h.rrf,
+                                             "graph_boost": h.graph_boost, "boost_links": h.boost_links})
+            hits.append(hit)
+        return RecallResult(query=result.query, mode=result.mode, hits=hits, warnings=result.warnings,
+                            pool=result.pool if explain else None)
+
+    # ---- loadout -------------------------------------------------------------------------------
+    def loadout(self, token_budget: int) -> Loadout:
+        from k0maru.notes.loadout import build_loadout
+
+        with self.live.session() as vault:
+            sections, used, truncated = build_loadout(vault, token_budget)
+        return Loadout(vault=str(vault.root), token_budget=token_budget, tokens_used=used, truncated=truncated,
+                       sections=[LoadoutSection(**s) for s in sections])
+
+    # ---- offloaded logs ------------------------------------------------------------------------
+    def log_list(self, limit: int = 50) -> list[LogNode]:
+        from k0maru.offload import records
+
+        with self.live.session(fresh=False) as vault:
+            recs = records.list_all(vault.store, limit)
+        return [LogNode(**{k: v for k, v in r.as_dict().items() if k in LogNode.model_fields}) for r in recs]
+
+    def log_view(self, node_id: str, lines: str | None = None, pattern: str | None = None, context: int = 3,
+                 max_lines: int = DEFAULT_LOG_LINES, max_matches: int = 50) -> LogNodeView:
+        """A stored log: its summary (no range, no pattern), a 1-based line range, or pattern matches with
+        context. At most `max_lines` lines come back; `truncated` says when more were asked for."""
+        from k0maru.offload import records, slices
+
+        with self.live.session(fresh=False) as vault:
+            rec = records.get(vault.store, node_id)
+            path = records.log_file(vault.root, rec)
+        base = {"node_id": rec.node_id, "command": rec.command, "exit_code": rec.exit_code,
+                "raw_lines": rec.raw_lines, "error_codes": rec.error_codes, "first_location": rec.first_location}
+        max_lines = max(1, min(max_lines, slices.MAX_LINES))
+        if pattern:
+            found, total = slices.grep(path, pattern, context, max_matches=max_matches, max_lines=max_lines)
+            shown = sum(1 for _, _, m in found if m)
+            return LogNodeView(**base, matches=total, truncated=shown < total,
+                               lines=[LogLine(n=n, text=t, match=m) for n, t, m in found])
+        if lines:
+            start, end = slices.parse_range(lines)
+            got = slices.line_range(path, start, end, max_lines)
+            last = min(end, rec.raw_lines)
+            return LogNodeView(**base, truncated=bool(got) and got[-1][0] < last,
+                               lines=[LogLine(n=n, text=t) for n, t in got])
+        return LogNodeView(**base, summary=rec.summary, mermaid=rec.mermaid, raw_tokens=rec.raw_tokens,
+                           summary_tokens=rec.summary_tokens)
+
+    def token_scoreboard(self, price_per_mtok: float | None = None) -> TokenScoreboard:
+        from k0maru.offload import records
+
+        price = self.vault.settings.token_price_per_mtok if price_per_mtok is None else price_per_mtok
+        with self.live.session(fresh=False) as vault:
+            totals = records.totals(vault.store)
+            points = [{"node_id": r.node_id, "created_at": r.created_at, "raw_tokens": r.raw_tokens,
+                       "summary_tokens": r.summary_tokens} for r in reversed(records.list_all(vault.store, 10_000))]
+        return TokenScoreboard(**totals, price_per_mtok=price, saved_usd=round(totals["saved_tokens"] / 1e6 * price, 4),
+                               points=points)
+
+    # ---- notes ---------------------------------------------------------------------------------
+    def flush(self, kind: str, title: str, body: str, tags: list[str], related: list[str]) -> FlushOutcome:
+        from k0maru.notes.flush import flush_indexed
+
+        with self.live.session() as vault:
+            result = flush_indexed(vault, kind, title, body, tags, related)
+        return FlushOutcome(**result.as_dict())
+
+    def distill(self, trace: str | None, node_id: str | None, source: str = "an agent session",
+                export_dir: str | None = None) -> SkillCardResult:
+        """A skill card from failure text or an offloaded log; `export_dir` '' means the configured
+        Hermes folder, None no export."""
+        from k0maru.notes.distill import distill_source
+
+        if not (trace and trace.strip()) and not node_id:
+            raise K0maruError("pass either `trace` (the failure text) or `node_id` (an offloaded log)")
+        if export_dir == "":
+            export_dir = self.vault.settings.hermes_dir
+        with self.live.session() as vault:
+            card = distill_source(vault, trace, node_id, source, export_dir)
+            assert card.note is not None
+            text = (vault.root / card.note.path).read_text(encoding="utf-8")
+        return SkillCardResult(title=card.title, stack=card.stack, error_codes=card.codes, location=card.location,
+                               note_path=card.note.path, note_outcome=card.note.outcome, related_notes=card.related,
+                               hermes_path=card.hermes_path, hermes_outcome=card.hermes_outcome, card_markdown=text)
+
+    def notes(self) -> list[tuple[str, str]]:
+        """(path, title) of every indexed note."""
+        with self.live.session() as vault:
+            return [(path, title) for _, path, title in vault.store.list_documents()]
+
+    def read_note(self, path: str) -> str:
+        """The raw Markdown of an indexed note (confined to the vault)."""
+        from k0maru.fsutil import resolve_inside
+
+        resolve_inside(self.vault.root, path)
+        with self.live.session(fresh=False) as vault:
+            doc = vault.store.document_by_path(path)
+        if doc is None:
+            raise NotFoundError(f"no note {path[:200]!r} in the index; list the notes to see their paths")
+        return resolve_inside(self.vault.root, doc.path).read_text(encoding="utf-8", errors="replace")
+
+    def note_view(self, path: str) -> NoteView:
+        """A note with its outgoing links (resolved where possible) and backlinks."""
+        from k0maru.fsutil import resolve_inside
+
+        resolve_inside(self.vault.root, path)
+        with self.live.session() as vault:
+            doc = vault.store.document_by_path(path)
+            if doc is None:
+                raise NotFoundError(f"no note {path[:200]!r} in the index")
+            links = vault.store.links_from(doc.id)
+            back = vault.store.backlinks(doc.id)
+        return NoteView(path=doc.path, title=doc.title, frontmatter=doc.frontmatter, body=doc.body,
+                        links=[NoteLink(target=x["target"], path=x["path"], title=x["title"]) for x in links],
+                        backlinks=[NoteLink(path=b["path"], title=b["title"]) for b in back])
+
+    def conventions(self) -> Any:
+        from k0maru.notes.conventions import ConventionSniffer
+
+        return ConventionSniffer(self.vault.root, self.vault.settings.include).sniff()
+
+    # ---- index -----------------------------------------------------------------------------------
+    def init(self) -> list[str]:
+        with self.live.session(fresh=False) as vault:
+            return vault.init()
+
+    def scan(self, full: bool = False, rebuild: bool = False) -> tuple[Path | None, dict[str, Any]]:
+        """Incremental scan (all files with `full`; a new index with `rebuild`), embeddings and the BM25
+        index brought up to date; returns where a rebuilt index's old file went, and the report."""
+        with self.live.session(fresh=False) as vault:
+            moved = vault.rebuild() if rebuild else None
+            report = vault.index(full=full or rebuild, scan_progress=self.live.scan_progress,
+                                 embed_progress=self.live.embed_progress, lexical=True)
+        return moved, report.as_dict()
+
+    def status(self) -> dict[str, Any]:
+        from k0maru.index.store import db_path
+
+        if not db_path(self.vault.root).exists():  # status only reports; it never creates an index
+            raise K0maruError(f"no index in {self.vault.root}; run `k0maru scan` (or `k0maru init`) there first")
+        with self.live.session(fresh=False) as vault:
+            return vault.status()
+
+    def link_paths(self) -> Callable[[str], str | None]:
+        """A function from a link key to the vault path of the note it resolves to (None if dangling)."""
+        with self.live.session(fresh=False) as vault:
+            resolve = vault.store.link_resolver()
+            paths = {i: p for i, p, _ in vault.store.list_documents()}
+
+        def path_of(key: str) -> str | None:
+            doc_id = resolve(key)
+            return paths.get(doc_id) if doc_id is not None else None
+
+        return path_of
