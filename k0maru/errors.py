@@ -23,6 +23,18 @@ class IndexCorruptError(K0maruError):
     exit_code = 4
 
 
+class IndexNewerError(K0maruError):
+    """The index was written by a newer k0maru (a schema this one does not know)."""
+
+    exit_code = 4
+
+
+class IndexReadOnlyError(K0maruError):
+    """The state folder or index file cannot be written; reads still work."""
+
+    exit_code = 5
+
+
 class PathOutsideVaultError(K0maruError):
     """A tool argument tried to escape the vault."""
 

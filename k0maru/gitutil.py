@@ -29,6 +29,25 @@ def current_branch(repo: Path) -> str | None:
     return ref.removeprefix("ref: refs/heads/") if ref.startswith("ref: refs/heads/") else None
 
 
+def head_sha(repo: Path) -> str | None:
+    """HEAD's commit sha from the files in .git (no subprocess); None where it cannot be read."""
+    git_dir = repo / ".git"
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        if not head.startswith("ref: "):
+            return head or None
+        ref = head[5:]
+        loose = git_dir / ref
+        if loose.is_file():
+            return loose.read_text(encoding="utf-8").strip() or None
+        for line in (git_dir / "packed-refs").read_text(encoding="utf-8").splitlines():
+            if line.endswith(" " + ref):
+                return line.split(" ", 1)[0]
+    except OSError:
+        return None
+    return None
+
+
 def hooks_dir(repo: Path) -> Path:
     out = subprocess.run(["git", "rev-parse", "--git-path", "hooks"], cwd=repo, capture_output=True, text=True)
     path = Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else Path(".git/hooks")
@@ -62,30 +81,29 @@ def head_range(repo: Any, hook: str | None, args: list[str]) -> tuple[str | None
     return _resolve(repo, "HEAD@{1}"), new
 
 
-def changed_files(repo_dir: Path, hook: str | None, args: list[str]) -> list[str] | None:
-    """Repo-relative paths that differ between the previous and the new HEAD (both sides of renames).
+def changed_files(repo_dir: Path, hook: str | None, args: list[str]
+                  ) -> tuple[str | None, str | None, list[str] | None]:
+    """(previous HEAD, new HEAD, repo-relative paths that differ between them, both sides of renames).
 
-    None means "cannot tell" (first commit, no reflog): the caller falls back to a full incremental scan.
+    Paths None means "cannot tell" (first commit, no reflog): the caller falls back to a full scan.
     """
     import git
 
     repo = git.Repo(repo_dir)
     old, new = head_range(repo, hook, args)
     if new is None:
-        return None
+        return old, new, None
     if old is None:
         commit = repo.commit(new)
-        if commit.parents:
-            return None
-        return [item.path for item in commit.tree.traverse() if item.type == "blob"]  # the root commit
+        return old, new, None if commit.parents else commit_files(commit)  # a root commit: all of its tree
     if old == new:
-        return []
+        return old, new, []
     paths: set[str] = set()
     for diff in repo.commit(old).diff(new):
         for p in (diff.a_path, diff.b_path):
             if p:
                 paths.add(p)
-    return sorted(paths)
+    return old, new, sorted(paths)
 
 
 def head_commit(repo_dir: Path) -> Any:
@@ -99,4 +117,4 @@ def commit_files(commit: Any) -> list[str]:
     """The paths a commit changed (all of its tree for a root commit)."""
     if commit.parents:
         return sorted({d.b_path or d.a_path for d in commit.parents[0].diff(commit)})
-    return sorted(item.path for item in commit.tree.traverse() if item.type == "blob")
+    return sorted(str(item.path) for item in commit.tree.traverse() if getattr(item, "type", "") == "blob")

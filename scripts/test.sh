@@ -21,4 +21,5 @@ if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
 fi
 
 .venv/bin/ruff check k0maru tests scripts
+.venv/bin/mypy
 exec .venv/bin/python -m pytest -q "$@"

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from k0maru.index.store import Store
-from tests.conftest import write
+from tests.helpers import write
 
 COMMANDS = ["init", "scan", "status", "search", "offload", "log", "conventions", "flush", "distill", "mcp", "hooks", "ui"]
 

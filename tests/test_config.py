@@ -4,7 +4,7 @@ import pytest
 
 from k0maru.config import find_vault, load_settings
 from k0maru.errors import ConfigError
-from tests.conftest import write
+from tests.helpers import write
 
 
 def test_defaults(vault: Path) -> None:

@@ -18,7 +18,7 @@ from k0maru.console.mermaid_svg import MermaidError, render
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
 from k0maru.service.vault import Vault
-from tests.conftest import write
+from tests.helpers import write
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from k0maru.index.store import Store
-from tests.conftest import REPO, write
+from tests.helpers import REPO, write
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "Ada Dev", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_COMMITTER_NAME": "Ada Dev",
            "GIT_COMMITTER_EMAIL": "ada@example.com", "K0MARU_HOOK_EMBED": "off"}

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from k0maru.index.markdown import extract_links
 from k0maru.index.store import Store
-from tests.conftest import scan, write
+from tests.helpers import scan, write
 
 
 def targets(root: Path, rel: str) -> list[tuple[str, str | None, str | None, str | None]]:

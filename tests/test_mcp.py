@@ -12,7 +12,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.conftest import write
+from tests.helpers import write
 
 DATA = Path(__file__).parent / "data" / "logs"
 
@@ -185,7 +185,7 @@ def test_unembedded_vault_answers_at_once_and_embeds_in_background(tmp_path: Pat
     vectors are missing, and the vectors appear while the server keeps answering."""
     import shutil
 
-    from tests.conftest import DEMO_VAULT
+    from tests.helpers import DEMO_VAULT
 
     vault = tmp_path / "fresh"
     shutil.copytree(DEMO_VAULT, vault, ignore=shutil.ignore_patterns(".k0maru"))

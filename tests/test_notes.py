@@ -13,7 +13,7 @@ from k0maru.index.markdown import split_frontmatter
 from k0maru.notes.conventions import ConventionSniffer
 from k0maru.notes.flush import FlushEngine
 from k0maru.service.vault import Vault
-from tests.conftest import DEMO_VAULT, write
+from tests.helpers import DEMO_VAULT, write
 
 DATA = Path(__file__).parent / "data" / "logs"
 

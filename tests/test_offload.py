@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from k0maru.offload.analyzer import LogAnalyzer
-from tests.conftest import write
+from tests.helpers import write
 
 DATA = Path(__file__).parent / "data" / "logs"
 

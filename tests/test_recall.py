@@ -6,7 +6,7 @@ import pytest
 from k0maru.search.recall import fuse
 from k0maru.search.terms import tokenize
 from k0maru.service.vault import Vault
-from tests.conftest import write
+from tests.helpers import write
 
 SYMBOL_NOTES = {
     "SQLITE_BUSY": "The writer failed with SQLITE_BUSY during the backup.",

@@ -8,7 +8,7 @@ from pathlib import Path
 from k0maru.config import load_settings
 from k0maru.index.scanner import IncrementalScanner
 from k0maru.index.store import Store, db_path
-from tests.conftest import scan, write
+from tests.helpers import scan, write
 
 
 def doc_count(root: Path) -> int:

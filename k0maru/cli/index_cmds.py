@@ -52,6 +52,14 @@ def status(vault: str | None, as_json: bool) -> int:
     return 0
 
 
+def worker(vault: str | None) -> int:
+    from k0maru.config import resolve_vault
+    from k0maru.service import worker as background
+
+    background.run(resolve_vault(vault))
+    return 0
+
+
 def register(add: Adder) -> None:
     add("init", init, "create .k0maru/ (config, index) and ignore it in git")
     p = add("scan", scan, "index new and changed notes incrementally, then embed new chunks")
@@ -61,3 +69,4 @@ def register(add: Adder) -> None:
     p.add_argument("--max-file-bytes", type=int, metavar="N", help="skip files larger than N bytes")
     p.add_argument("--no-embed", dest="embed", action="store_const", const=False, help="skip embeddings")
     add("status", status, "index counts, database size, model and last scan")
+    add("worker", worker, "the background indexer the git hooks start (one per vault; exits when caught up)")

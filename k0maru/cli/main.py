@@ -51,6 +51,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except K0maruError as exc:
         print(f"k0maru: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except Exception as exc:
+        from k0maru.index import db
+
+        if not isinstance(exc, db.DatabaseError):
+            raise
+        err = db.translate_error(exc, db.last_opened or "the index")
+        print(f"k0maru: error: {err}", file=sys.stderr)
+        return err.exit_code
     except KeyboardInterrupt:
         print("k0maru: interrupted", file=sys.stderr)
         return 130

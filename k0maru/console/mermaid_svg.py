@@ -94,6 +94,7 @@ def render(source: str, title: str = "flowchart") -> str:
     pos: dict[str, tuple[float, float]] = {}
     if g.direction == "TD":
         row_w = {d: sum(width[n] for n in ns) + GAP_X * (len(ns) - 1) for d, ns in layers.items()}
+        total_h: float
         total_w = max(row_w.values()) + 2 * PAD
         for d, ns in sorted(layers.items()):
             x = (total_w - row_w[d]) / 2
@@ -103,8 +104,8 @@ def render(source: str, title: str = "flowchart") -> str:
         total_h = PAD * 2 + len(layers) * BOX_H + (len(layers) - 1) * GAP_Y
     else:
         col_w = {d: max(width[n] for n in ns) for d, ns in layers.items()}
-        x = PAD
-        xs = {}
+        x = float(PAD)
+        xs: dict[int, float] = {}
         for d in sorted(layers):
             xs[d] = x
             x += col_w[d] + GAP_X * 2

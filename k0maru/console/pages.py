@@ -67,8 +67,8 @@ def notes_page() -> Any:
 def note_page(path: str) -> Any:
     note = service().note_view(path)
     html = render_markdown(note.body, service().link_paths())
-    graph = graph_svg.neighbourhood(note.title, [(x.path, x.title or x.target) for x in note.links if x.path],
-                                    [(b.path, b.title) for b in note.backlinks], lambda p: "/notes/" + quote(p))
+    graph = graph_svg.neighbourhood(note.title, [(x.path, x.title or x.target or "") for x in note.links if x.path],
+                                    [(b.path or "", b.title or "") for b in note.backlinks], lambda p: "/notes/" + quote(p))
     return render_template("note.html", note=note, body=Markup(html), graph=Markup(graph), page="notes")
 
 

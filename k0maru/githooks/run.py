@@ -5,7 +5,6 @@ line, and the hook exits 0."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 import traceback
@@ -13,11 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from k0maru.config import STATE_DIR, resolve_vault
+from k0maru.errors import IndexLockedError
 from k0maru.fsutil import ensure_state_dir
 from k0maru.gitutil import changed_files, repo_root
+from k0maru.service import worker
 from k0maru.service.vault import Vault
 
 LOG_MAX_BYTES = 1_000_000
+HOOK_LOCK_WAIT_MS = 1500  # a commit waits at most this long on another k0maru's write lock
 
 
 def log_line(vault: Path, message: str) -> None:
@@ -53,30 +55,41 @@ def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int
 
 
 def _reindex(vault_root: Path, hook: str | None, args: list[str]) -> str:
+    """Index the changed files now, waiting at most HOOK_LOCK_WAIT_MS for another k0maru's write lock; if
+    the index stays busy, queue them for the worker instead. Vectors, the BM25 index and a stale index
+    (the previous HEAD is not the one the index matches, e.g. after `git reset --hard`) go to the worker."""
     t0 = time.perf_counter()
     repo = repo_root(vault_root)
     only: list[str] | None = None
+    old = new = None
     if repo is not None:
-        files = changed_files(repo, hook, args)
+        old, new, files = changed_files(repo, hook, args)
         if files is not None:
             prefix = vault_root.relative_to(repo).as_posix()
             prefix = "" if prefix == "." else prefix + "/"
             only = [f[len(prefix):] for f in files if f.startswith(prefix)]
-    with Vault.open(vault_root) as vault:
-        report = vault.index(only=only, embed=False)
-        pending = vault.store.unembedded_chunks()
-    if (pending or report.scan.changed) and os.environ.get("K0MARU_HOOK_EMBED", "background") == "background":
-        _finish_in_background(vault_root)  # vectors and the BM25 index, off the commit's path
+    background = os.environ.get("K0MARU_HOOK_EMBED", "background") == "background"
+    try:
+        with Vault.open(vault_root, busy_timeout_ms=HOOK_LOCK_WAIT_MS) as vault:
+            marked = vault.store.get_meta("git_head")
+            stale = bool(marked and old and marked != old)
+            if stale:
+                worker.queue_paths(vault_root, None)
+            report = vault.index(only=only, embed=False)
+            if new and only is not None and not stale:
+                vault.mark_git_head(new)
+            pending = vault.store.unembedded_chunks()
+    except IndexLockedError:
+        worker.queue_paths(vault_root, only)
+        if background:
+            worker.start(vault_root)
+        return (f"reindex hook={hook or '-'}: index busy, {'all' if only is None else len(only)} path(s) "
+                f"queued for the worker in {(time.perf_counter() - t0) * 1000:.0f} ms")
+    if background and (pending or report.scan.changed or stale):
+        worker.start(vault_root)  # vectors and the BM25 index, off the commit's path
     s = report.scan
-    return (f"reindex hook={hook or '-'} scope={'all' if only is None else len(only)} "
+    return (f"reindex hook={hook or '-'} scope={'all' if only is None else len(only)}{' stale' if stale else ''} "
             f"+{s.added} ~{s.modified} -{s.removed} in {(time.perf_counter() - t0) * 1000:.0f} ms")
-
-
-def _finish_in_background(vault_root: Path) -> None:
-    log = vault_root / STATE_DIR / "hooks.log"
-    with log.open("a") as fh:
-        subprocess.Popen([sys.executable, "-m", "k0maru", "scan", "--vault", str(vault_root)], stdin=subprocess.DEVNULL,
-                         stdout=fh, stderr=fh, start_new_session=True, close_fds=True)
 
 
 def run_adr(vault_arg: str | None) -> int:

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from k0maru.errors import IndexCorruptError, IndexLockedError, K0maruError
+from k0maru.errors import IndexCorruptError, IndexLockedError, IndexReadOnlyError, K0maruError
 
 T = TypeVar("T")
 
@@ -69,11 +69,17 @@ def sqlite_route() -> str:
     return f"{ROUTE} (SQLite {sqlite3.sqlite_version}) + sqlite-vec {vec}"
 
 
-def connect(path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False) -> Connection:
+last_opened: Path | None = None  # named in errors that surface outside a store call
+
+
+def connect(path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False) -> Any:
     """Open the index with sqlite-vec loaded, WAL journaling and foreign keys on."""
+    global last_opened
+    last_opened = path
     try:
         if readonly:
-            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=busy_timeout_ms / 1000,
+            # immutable: a WAL index in a folder nobody can write to has no -shm to coordinate through
+            conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, timeout=busy_timeout_ms / 1000,
                                    isolation_level=None, check_same_thread=False)
         else:
             conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, isolation_level=None,
@@ -83,7 +89,7 @@ def connect(path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False) -
         conn.enable_load_extension(False)
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         if not readonly:
-            retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL"), path)
+            retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL"), path, busy_timeout_ms / 1000)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA temp_store = MEMORY")
@@ -95,11 +101,13 @@ def connect(path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False) -
     return conn
 
 
-def translate_error(exc: Exception, path: Path) -> K0maruError:
+def translate_error(exc: Exception, path: Path | str) -> K0maruError:
     """Turn an SQLite exception into a one-line, actionable error naming the file."""
     text = str(exc)
     if "locked" in text or "busy" in text:
         return IndexLockedError(f"{path}: index is locked by another k0maru process; retry in a moment")
+    if "readonly" in text or "read-only" in text:
+        return IndexReadOnlyError(f"{path}: the index cannot be written ({text}); make .k0maru/ writable")
     if "not a database" in text or "malformed" in text or "corrupt" in text:
         return IndexCorruptError(
             f"{path}: index is corrupt ({text}); run `k0maru scan --rebuild` (your notes are untouched)"
@@ -107,15 +115,16 @@ def translate_error(exc: Exception, path: Path) -> K0maruError:
     return K0maruError(f"{path}: SQLite error: {text}")
 
 
-def retry_locked(fn: Callable[[], T], path: Path, attempts: int = 8) -> T:
-    """Run `fn`, retrying with backoff while SQLite reports the database busy or locked."""
+def retry_locked(fn: Callable[[], T], path: Path, wait_s: float = 10.0) -> T:
+    """Run `fn`, retrying with backoff while SQLite reports the database busy or locked, for `wait_s`
+    seconds in all (each try also waits out SQLite's own busy timeout)."""
+    deadline = time.monotonic() + wait_s
     delay = 0.05
-    for attempt in range(attempts):
+    while True:
         try:
             return fn()
         except sqlite3.OperationalError as exc:
-            if ("locked" not in str(exc) and "busy" not in str(exc)) or attempt == attempts - 1:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() + delay > deadline:
                 raise translate_error(exc, path) from exc
             time.sleep(delay)
             delay = min(delay * 2, 1.0)
-    raise AssertionError("unreachable")

@@ -1,7 +1,10 @@
 """IncrementalScanner: known path? -> same mtime and size? -> same xxh3_64? Only then parse.
 
-Unchanged files cost one stat() and no read. A scan's writes form one transaction: if the
-process dies halfway, the index is exactly as it was before the scan.
+Unchanged files cost one stat() and no read. A scan writes in batches of at most `BATCH_SECONDS` of
+work, each one transaction, so another process (a git hook) never waits long for the write lock; a
+document is indexed whole (row, chunks, links) or not at all, and a scan killed midway resumes where it
+stopped, since the files it did not reach still differ from the index. Links are resolved once all
+documents are in (a flag in `meta` makes the next scan finish that step if this one died first).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from k0maru.index.walker import Entry, VaultWalker
 
 ProgressFn = Callable[[int, int], None]
 _BINARY_PROBE = 8192
+BATCH_SECONDS = 0.5
+LINKS_DIRTY = "links_dirty"
 
 
 @dataclass(slots=True)
@@ -61,31 +66,58 @@ class IncrementalScanner:
         t0 = time.perf_counter()
         entries = list(self._entries(only))
         result, work, gone = self._diff(entries, self.store.cached_documents(only), full, only)
-        if work or gone:
+        links_dirty = self.store.get_meta(LINKS_DIRTY) == "1"
+        if work:
+            self._write_batches(work, result, progress, full)
+        if gone or result.changed or result.skipped or links_dirty or record:
             with self.store.transaction():
-                # re-diff under the write lock: another writer (a hook, the MCP server) may have moved on
-                result, work, gone = self._diff(entries, self.store.cached_documents(only), full, only)
-                structural, new_links = self._apply(work, result, progress, full)
+                # re-diff deletions under the write lock: another writer may have moved on
+                seen = {e.rel for e in entries}
+                cached = self.store.cached_documents(only)
+                scope = cached.keys() if only is None else {p for p in only if p in cached}
+                gone = [(p, cached[p].id) for p in scope if p not in seen]
                 if gone:
                     self.store.delete_documents([doc_id for _, doc_id in gone])
                     result.removed += len(gone)
-                    structural = True
-                if structural or new_links:
-                    resolve = self.store.link_resolver()
-                    if structural:
-                        self.store.reresolve_links(resolve)
-                    self.store.insert_links(new_links, resolve)
-                if result.changed:
                     self.store.bump_corpus_version()
+                if gone or self.store.get_meta(LINKS_DIRTY) == "1":
+                    self.store.reresolve_links(self.store.link_resolver())
+                    self.store.set_meta(LINKS_DIRTY, "0")
                 result.elapsed_ms = (time.perf_counter() - t0) * 1000
                 if record:
                     self.store.record_scan(started, result.elapsed_ms, result.counts())
-        else:
-            result.elapsed_ms = (time.perf_counter() - t0) * 1000
-            if record:
-                with self.store.transaction():
-                    self.store.record_scan(started, result.elapsed_ms, result.counts())
+        result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
+
+    def _write_batches(self, work: list[tuple[Entry, CachedDoc | None]], result: ScanResult,
+                       progress: ProgressFn | None, full: bool) -> None:
+        """Apply the work in transactions of about BATCH_SECONDS each; each file is re-checked under the
+        lock (another writer may have indexed it meanwhile)."""
+        total = len(work)
+        done = 0
+        while done < total:
+            with self.store.transaction():
+                t_batch = time.perf_counter()
+                batch_changed = False
+                links: list[tuple[int, Link]] = []
+                while done < total and time.perf_counter() - t_batch < BATCH_SECONDS:
+                    entry = work[done][0]
+                    done += 1
+                    known = self.store.cached_documents([entry.rel]).get(entry.rel)
+                    if known is not None and not full and known.mtime_ns == entry.mtime_ns \
+                            and known.size == entry.size:
+                        result.unchanged += 1
+                        continue
+                    changed, new_links = self._apply_one(entry, known, result, full)
+                    batch_changed |= changed
+                    links.extend(new_links)
+                    if progress is not None and (done % 64 == 0 or done == total):
+                        progress(done, total)
+                if links:
+                    self.store.insert_links(links, lambda _key: None)  # resolved once all documents are in
+                if batch_changed or links:
+                    self.store.set_meta(LINKS_DIRTY, "1")
+                    self.store.bump_corpus_version()
 
     def pending(self) -> dict[str, int]:
         """Without writing: files that are new, possibly changed (mtime or size moved) or gone."""
@@ -120,75 +152,62 @@ class IncrementalScanner:
         allowed = {e.rel: e for e in self.walker.walk_paths(only)}
         yield from allowed.values()
 
-    def _apply(self, work: list[tuple[Entry, CachedDoc | None]], result: ScanResult,
-               progress: ProgressFn | None, full: bool) -> tuple[bool, list[tuple[int, Link]]]:
-        """Read, hash and (if needed) parse each candidate.
-
-        Returns whether link targets may have moved (documents added, removed or re-aliased),
-        and the links of the (re)parsed documents, inserted once all documents are known.
-        """
+    def _apply_one(self, entry: Entry, known: CachedDoc | None, result: ScanResult, full: bool
+                   ) -> tuple[bool, list[tuple[int, Link]]]:
+        """Read, hash and (if needed) parse one file; returns whether the index changed, and its links."""
         store = self.store
         cap = self.settings.max_file_bytes
-        structural = False
-        new_links: list[tuple[int, Link]] = []
-        total = len(work)
-        for done, (entry, known) in enumerate(work, start=1):
-            if progress is not None and (done % 64 == 0 or done == total):
-                progress(done, total)
-            if entry.size > cap:
-                self._skip(result, entry, known, f"{entry.size:,} bytes is above max_file_bytes={cap:,}; "
-                           "raise it in .k0maru/config.toml or exclude the file")
-                structural |= known is not None
-                continue
-            try:
-                with open(entry.abspath, "rb") as fh:
-                    data = fh.read()
-            except OSError as exc:
-                self._skip(result, entry, known, f"unreadable ({exc.strerror}); check its permissions")
-                structural |= known is not None
-                continue
-            result.files_read += 1
-            result.bytes_read += len(data)
-            digest = hash_bytes(data)
-            if known is not None and known.xxh3_64 == digest and not full:
-                store.touch_document(known.id, entry.mtime_ns, entry.size)
-                result.unchanged += 1
-                result.touched += 1
-                continue
-            if b"\x00" in data[:_BINARY_PROBE]:
-                self._skip(result, entry, known, "binary content (NUL bytes); exclude it or remove it from the vault")
-                structural |= known is not None
-                continue
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                self._skip(result, entry, known, f"not valid UTF-8 (byte {exc.start}); re-save it as UTF-8")
-                structural |= known is not None
-                continue
-            if text.startswith("\ufeff"):
-                text = text[1:]
-            note = parse_note(entry.rel, text)
-            result.warnings.extend(note.warnings)
-            stem = entry.rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
-            doc_id = store.upsert_document(entry.rel, entry.mtime_ns, entry.size, digest, note.title, stem,
-                                           note.frontmatter, note.body, known.id if known else None)
-            if (known is not None or note.aliases) and store.set_aliases(doc_id, note.aliases):
-                structural = True
-            new_links.extend((doc_id, link) for link in note.links)
-            chunks = chunk_note(note.title, note.body, self.settings.chunk_chars)
-            if known is None:
-                store.insert_chunks([(doc_id, c.ord, c.heading, c.text, c.hash) for c in chunks])
-                result.new_chunks += len(chunks)
-                result.added += 1
-                structural = True
+        if entry.size > cap:
+            self._skip(result, entry, known, f"{entry.size:,} bytes is above max_file_bytes={cap:,}; "
+                       "raise it in .k0maru/config.toml or exclude the file")
+            return known is not None, []
+        try:
+            with open(entry.abspath, "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            self._skip(result, entry, known, "it vanished during the scan (deleted or renamed meanwhile)")
+            return known is not None, []
+        except OSError as exc:
+            self._skip(result, entry, known, f"unreadable ({exc.strerror}); check its permissions")
+            return known is not None, []
+        result.files_read += 1
+        result.bytes_read += len(data)
+        digest = hash_bytes(data)
+        if known is not None and known.xxh3_64 == digest and not full:
+            store.touch_document(known.id, entry.mtime_ns, entry.size)
+            result.unchanged += 1
+            result.touched += 1
+            return False, []
+        if b"\x00" in data[:_BINARY_PROBE]:
+            self._skip(result, entry, known, "binary content (NUL bytes); exclude it or remove it from the vault")
+            return known is not None, []
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self._skip(result, entry, known, f"not valid UTF-8 (byte {exc.start}); re-save it as UTF-8")
+            return known is not None, []
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        note = parse_note(entry.rel, text)
+        result.warnings.extend(note.warnings)
+        stem = entry.rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
+        doc_id = store.upsert_document(entry.rel, entry.mtime_ns, entry.size, digest, note.title, stem,
+                                       note.frontmatter, note.body, known.id if known else None)
+        if known is not None or note.aliases:
+            store.set_aliases(doc_id, note.aliases)
+        chunks = chunk_note(note.title, note.body, self.settings.chunk_chars)
+        if known is None:
+            store.insert_chunks([(doc_id, c.ord, c.heading, c.text, c.hash) for c in chunks])
+            result.new_chunks += len(chunks)
+            result.added += 1
+        else:
+            result.new_chunks += store.replace_chunks(doc_id, chunks)
+            store.delete_links_from([doc_id])
+            if known.xxh3_64 == digest:
+                result.unchanged += 1  # --full re-parse of identical content
             else:
-                result.new_chunks += store.replace_chunks(doc_id, chunks)
-                store.delete_links_from([doc_id])
-                if known.xxh3_64 == digest:
-                    result.unchanged += 1  # --full re-parse of identical content
-                else:
-                    result.modified += 1
-        return structural, new_links
+                result.modified += 1
+        return True, [(doc_id, link) for link in note.links]
 
     def _skip(self, result: ScanResult, entry: Entry, known: CachedDoc | None, why: str) -> None:
         result.skipped += 1

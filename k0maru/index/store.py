@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from k0maru.config import DB_FILE, STATE_DIR
-from k0maru.errors import K0maruError
+from k0maru.errors import IndexNewerError, IndexReadOnlyError, K0maruError
 from k0maru.fsutil import ensure_state_dir
 from k0maru.index import db
 from k0maru.index.markdown import Chunk, Link
@@ -44,10 +45,12 @@ def db_path(vault: Path) -> Path:
 class Store:
     """Owns one connection to the index; all of k0maru's SQL lives here."""
 
-    def __init__(self, vault: Path, conn: db.Connection, path: Path):
+    def __init__(self, vault: Path, conn: Any, path: Path, wait_s: float = 10.0):
         self.vault = vault
         self.conn = conn
         self.path = path
+        self.wait_s = wait_s  # how long a write waits for another process's lock, in all
+        self.readonly = False  # the state folder or file is not writable: reads only
 
     # ---- lifecycle -------------------------------------------------------------------------
     @classmethod
@@ -55,14 +58,27 @@ class Store:
         path = db_path(vault)
         if not path.exists() and not create:
             raise K0maruError(f"{path}: no index yet; run `k0maru scan` in the vault first")
-        ensure_state_dir(vault)
-        conn = db.connect(path, busy_timeout_ms)
-        store = cls(vault, conn, path)
+        readonly = path.exists() and not (os.access(path.parent, os.W_OK) and os.access(path, os.W_OK))
+        if not readonly:
+            try:
+                ensure_state_dir(vault)
+            except OSError as exc:
+                raise IndexReadOnlyError(f"{path.parent}: cannot create the index there ({exc.strerror}); "
+                                         "make the folder writable") from None
+        conn = db.connect(path, busy_timeout_ms, readonly=readonly)
+        store = cls(vault, conn, path, busy_timeout_ms / 1000)
+        store.readonly = readonly
         try:
-            store.migrate()
+            if not readonly:
+                store.migrate()
+            elif store.schema_version() > len(MIGRATIONS):
+                store.migrate()  # raises: newer schema
         except db.DatabaseError as exc:
             conn.close()
             raise db.translate_error(exc, path) from exc
+        except K0maruError:
+            conn.close()
+            raise
         return store
 
     def close(self) -> None:
@@ -83,31 +99,37 @@ class Store:
         return int(self.conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0])
 
     def migrate(self) -> None:
-        if self.schema_version() >= len(MIGRATIONS):
+        """Bring the schema up to this version's; an index from a newer k0maru is refused, never written."""
+        found = self.schema_version()
+        if found > len(MIGRATIONS):
+            raise IndexNewerError(f"{self.path}: this index was written by a newer k0maru (schema {found}, this one "
+                                  f"knows {len(MIGRATIONS)}); upgrade k0maru or run `k0maru scan --rebuild`")
+        if found == len(MIGRATIONS):
             return
         with self.transaction():
             self.conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
             )
             current = self.schema_version()
-            if current > len(MIGRATIONS):
-                raise K0maruError(f"{self.path}: index schema v{current} is newer than this k0maru; upgrade it")
             for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
                 for statement in _split_sql(script):
                     self.conn.execute(statement)
                 self.conn.execute("INSERT INTO schema_version VALUES (?, ?)", (version, time.time()))
 
     @contextmanager
-    def transaction(self) -> Iterator[db.Connection]:
+    def transaction(self) -> Iterator[Any]:
         """BEGIN IMMEDIATE (retrying while another writer holds the lock) ... COMMIT, or ROLLBACK."""
-        db.retry_locked(lambda: self.conn.execute("BEGIN IMMEDIATE"), self.path)
+        if self.readonly:
+            raise IndexReadOnlyError(f"{self.path}: the index is read-only here (its folder or file is not "
+                                     "writable); reads work, to update it make .k0maru/ writable (chmod u+w)")
+        db.retry_locked(lambda: self.conn.execute("BEGIN IMMEDIATE"), self.path, self.wait_s)
         try:
             yield self.conn
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
         else:
-            db.retry_locked(lambda: self.conn.execute("COMMIT"), self.path)
+            db.retry_locked(lambda: self.conn.execute("COMMIT"), self.path, self.wait_s)
 
     # ---- meta ------------------------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:

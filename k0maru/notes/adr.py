@@ -50,12 +50,14 @@ def adr_from_head(vault_root: Path) -> dict[str, str] | None:
         return None
     repo = git.Repo(repo_dir)
     commit = repo.head.commit
-    trailers, body = parse_trailers(commit.message)
+    message = commit.message if isinstance(commit.message, str) else commit.message.decode("utf-8", "replace")
+    summary = message.strip().split("\n", 1)[0]
+    trailers, body = parse_trailers(message)
     title = trailers.get("adr", "").strip()
     if not title:
         return None
-    context = trailers.get("context") or body or commit.summary
-    decision = trailers.get("decision") or (commit.summary if trailers.get("context") or body else "")
+    context = trailers.get("context") or body or summary
+    decision = trailers.get("decision") or (summary if trailers.get("context") or body else "")
     consequences = trailers.get("consequences", "")
     key = hash_bytes("\n".join([title, context, decision, consequences]).encode())
     engine = FlushEngine(vault_root)

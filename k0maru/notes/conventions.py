@@ -138,7 +138,8 @@ class ConventionSniffer:
         return found, used
 
     def _rule_line(self, line: str, where: str, found: dict[str, KindRule]) -> None:
-        def rule(kind: str) -> KindRule:
+        def rule(kind: str | None) -> KindRule:
+            assert kind is not None
             return found.setdefault(kind, KindRule(kind, "", "", source="rules"))
 
         m = _RULE_NAMING.match(line)
@@ -315,10 +316,10 @@ def _apply_pattern(rule: KindRule, pattern: str, evidence: str) -> None:
         rule.naming = "date-slug"
     elif re.search(r"adr-N+", p, re.I):
         rule.naming = "adr-prefixed"
-        rule.number_width = len(re.search(r"adr-(N+)", p, re.I).group(1))
+        rule.number_width = len(re.search(r"adr-(N+)", p, re.I).group(1))  # type: ignore[union-attr]
     elif re.search(r"\bN{3,5}\b", p):
         rule.naming = "adr-number"
-        rule.number_width = len(re.search(r"N{3,5}", p).group(0))
+        rule.number_width = len(re.search(r"N{3,5}", p).group(0))  # type: ignore[union-attr]
     else:
         rule.naming = "slug"
     if "snake" in p or "_" in p.replace("YYYY-MM-DD", ""):

@@ -146,8 +146,7 @@ class DistillEngine:
                 out.append(f"- Fixed before in [[{name}]]: {excerpt}")
         out += ["", "## Evidence", "```text"]
         start = max(primary.line - 3, 0)
-        excerpt = [line.rstrip()[:300] for line in lines[start:start + MAX_EXCERPT]]
-        out += excerpt
+        out += [line.rstrip()[:300] for line in lines[start:start + MAX_EXCERPT]]
         out.append("```")
         return "\n".join(out)
 

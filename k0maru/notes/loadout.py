@@ -24,10 +24,10 @@ def build_loadout(vault: Vault, budget: int) -> tuple[list[dict[str, str]], int,
     """Sections in priority order; stops (and says so) where the next one would pass the budget."""
     candidates: list[dict[str, str]] = []
     for name in RULE_FILES:
-        path = vault.root / name
-        if path.is_file():
+        rule_path = vault.root / name
+        if rule_path.is_file():
             candidates.append({"kind": "rules", "source": name,
-                               "text": path.read_text(encoding="utf-8", errors="replace").strip()})
+                               "text": rule_path.read_text(encoding="utf-8", errors="replace").strip()})
     conv = ConventionSniffer(vault.root, vault.settings.include).sniff()
     lines = [f"layout: {conv.layout}"] + [f"{k}: {r.folder}/ naming={r.naming} ({r.source})" for k, r in conv.rules.items()]
     candidates.append({"kind": "conventions", "source": "k0maru conventions", "text": "\n".join(lines)})

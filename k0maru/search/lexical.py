@@ -62,7 +62,7 @@ class LexicalIndex:
                 num_docs=np.asarray([scores["num_docs"]]),
                 vocab=np.frombuffer(json.dumps([k for k, _ in vocab]).encode(), dtype=np.uint8),
             )
-        np.savez(buf, **arrays)
+        np.savez(buf, **arrays)  # type: ignore[arg-type]
         return buf.getvalue()
 
     @classmethod

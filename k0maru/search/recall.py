@@ -174,7 +174,7 @@ class Recall:
         b_rank = b_pos[doc_id] + 1 if b else None
         v_rank = v_pos[doc_id] + 1 if doc_id in v_pos else None
         # snippet: the best chunk of the channel that ranked the document higher
-        best = b if b and (v_rank is None or b_rank <= v_rank) else v
+        best = b if b and (v_rank is None or (b_rank or 0) <= v_rank) else v
         chunk_id = best.chunk_id if best else None
         path, title = self.store.path_and_title(doc_id)
         heading, text = (self.store.chunk_text(chunk_id) if chunk_id is not None else None) or ("", "")

@@ -92,7 +92,7 @@ class Service:
         with self.live.session(fresh=False) as vault:
             rec = records.get(vault.store, node_id)
             path = records.log_file(vault.root, rec)
-        base = {"node_id": rec.node_id, "command": rec.command, "exit_code": rec.exit_code,
+        base: dict[str, Any] = {"node_id": rec.node_id, "command": rec.command, "exit_code": rec.exit_code,
                 "raw_lines": rec.raw_lines, "error_codes": rec.error_codes, "first_location": rec.first_location}
         max_lines = max(1, min(max_lines, slices.MAX_LINES))
         if pattern:

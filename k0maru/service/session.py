@@ -15,7 +15,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from k0maru.errors import IndexLockedError, IndexReadOnlyError
 from k0maru.index.scanner import ProgressFn
+from k0maru.index.store import db_path
 from k0maru.service.vault import Vault
 
 log = logging.getLogger("k0maru.session")
@@ -40,10 +42,15 @@ class VaultSession:
     @contextmanager
     def session(self, fresh: bool = True) -> Iterator[Vault]:
         """The vault under the lock, rescanned first unless `fresh` is False (pure reads of records)."""
+        from k0maru.index import db
+
         with self.lock:
-            if fresh:
-                self.fresh()
-            yield self.vault
+            try:
+                if fresh:
+                    self.fresh()
+                yield self.vault
+            except db.DatabaseError as exc:  # e.g. a corrupt page met mid-query: one line, not a traceback
+                raise db.translate_error(exc, db_path(self.vault.root)) from None
 
     def fresh(self) -> None:
         """Incremental rescan (call it holding `lock`); throttled to one per `rescan_interval`."""
@@ -51,8 +58,13 @@ class VaultSession:
             return
         if self._last_scan is not None and time.monotonic() - self._last_scan < self.rescan_interval:
             return
-        report = self.vault.index(record=False, embed=not self.background_embed, scan_progress=self.scan_progress,
-                                  embed_progress=self.embed_progress)
+        try:
+            report = self.vault.index(record=False, embed=not self.background_embed,
+                                      scan_progress=self.scan_progress, embed_progress=self.embed_progress)
+        except (IndexReadOnlyError, IndexLockedError) as exc:  # answer from the index as it is, and say so
+            self._last_scan = time.monotonic()
+            self.warnings = [f"index not refreshed: {exc}"]
+            return
         self._last_scan = time.monotonic()
         self.warnings = report.as_dict()["warnings"]
         if self.background_embed:

@@ -107,10 +107,22 @@ class Vault:
     def index(self, full: bool = False, only: list[str] | None = None, embed: bool = True,
               scan_progress: ProgressFn | None = None, embed_progress: ProgressFn | None = None,
               record: bool = True, lexical: bool = False) -> IndexReport:
-        """Incremental scan, then embed the chunks that have no vector yet; with `lexical`, also bring
-        the persisted BM25 index up to date now (else the first search after a change rebuilds it)."""
-        scan = IncrementalScanner(self.store, self.settings).scan(full=full, only=only, progress=scan_progress,
-                                                                  record=record)
+        """Incremental scan (of `only`, plus what the reindex queue holds), then embed the chunks that have
+        no vector yet; with `lexical`, also bring the persisted BM25 index up to date now (else the first
+        search after a change rebuilds it)."""
+        from k0maru.service import worker
+
+        queued = worker.take_queue(self.root)
+        scope = None if only is None or queued is None else sorted({*only, *queued})
+        try:
+            scan = IncrementalScanner(self.store, self.settings).scan(full=full, only=scope, progress=scan_progress,
+                                                                      record=record)
+        except BaseException:
+            if queued is None or queued:
+                worker.queue_paths(self.root, queued)  # not lost: the next writer takes them again
+            raise
+        if scope is None:
+            self.mark_git_head()
         report = IndexReport(scan)
         if embed and self.settings.embed and self.store.unembedded_chunks():
             from k0maru.search import vectors
@@ -128,6 +140,17 @@ class Vault:
 
             (self._recall.lexical if self._recall is not None else LexicalCache()).get(self.store)
         return report
+
+    def mark_git_head(self, sha: str | None = None) -> None:
+        """Record the commit the index matches (HEAD, unless given): a hook that finds the previous HEAD
+        differs from it knows the index missed a git operation (e.g. `git reset --hard`)."""
+        from k0maru.gitutil import head_sha, repo_root
+
+        repo = repo_root(self.root)
+        sha = sha or (head_sha(repo) if repo else None)
+        if sha and sha != self.store.get_meta("git_head") and not self.store.readonly:
+            with self.store.transaction():
+                self.store.set_meta("git_head", sha)
 
     def pending_changes(self) -> dict[str, int]:
         """New, changed and removed files the index has not seen yet (a walk with stat() only)."""

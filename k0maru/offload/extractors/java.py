@@ -44,6 +44,6 @@ class JavaExtractor(Extractor):
         if line.startswith("[ERROR]"):
             m = self.SUREFIRE.match(line)
             if m:
-                code = CODE_IN_TEXT.search(m.group(4))
-                self.f.add(Failure(self.stack, code.group(1) if code else "TestFailure", short(m.group(4)), lineno,
+                found = CODE_IN_TEXT.search(m.group(4))
+                self.f.add(Failure(self.stack, found.group(1) if found else "TestFailure", short(m.group(4)), lineno,
                                    f"{m.group(1)}.java:{m.group(3)}", f"{m.group(1)}.{m.group(2)}"))
