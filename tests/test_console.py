@@ -248,3 +248,26 @@ def test_bad_or_busy_port_is_a_one_line_error(demo: Path, k0) -> None:
         r = k0("ui", "--vault", str(demo), "--port", str(port), timeout=120)
     assert r.returncode != 0 and f"cannot listen on 127.0.0.1:{port}" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("host,status", [("evil.example", 403), ("evil.example:8765", 403), ("127.0.0.1.nip.io", 403),
+                                         ("127.0.0.1:8765", 200), ("localhost:8765", 200), ("[::1]:8765", 200)])
+def test_only_requests_addressed_to_the_console_itself(console, host: str, status: int) -> None:
+    """DNS rebinding: a page at evil.example resolving to 127.0.0.1 sends Host: evil.example."""
+    r = console.get("/api/notes/20_Cards/sqlite-busy-timeout.md", headers={"Host": host})
+    assert r.status_code == status
+    if status == 403:
+        assert "SQLITE_BUSY" not in r.get_data(as_text=True) and r.is_json
+
+
+@pytest.mark.parametrize("url,is_json", [("/api/notes/a%00b", True), ("/notes/%00", False), ("/api/logs/x%00", True)])
+def test_nul_in_a_url_is_a_400(console, url: str, is_json: bool) -> None:
+    r = console.get(url)
+    assert r.status_code == 400 and r.is_json == is_json
+    assert "Traceback" not in r.get_data(as_text=True)
+
+
+def test_bad_search_keeps_the_form(console) -> None:
+    r = console.get("/search?q=x&limit=abc")
+    page = r.get_data(as_text=True)
+    assert r.status_code == 400 and "limit must be an integer" in page and '<form class="searchbar"' in page

@@ -182,3 +182,74 @@ def test_background_finish_embeds_and_warms_bm25(repo: Path, k0) -> None:
     else:
         pytest.fail("the background finish did not embed the new note and rebuild BM25 within 120 s")
     assert commit_s < 10  # git was not held up by the model
+
+
+def test_amended_adr_follows_the_new_sha(repo: Path, k0) -> None:
+    k0("hooks", "install", "--vault", str(repo))
+    message = "Cache tokens\n\nADR: Cache auth tokens for 60 s\n"
+    write(repo, "src/auth.py", "TTL = 60\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", message)
+    first = git(repo, "rev-parse", "HEAD").stdout.strip()
+    write(repo, "src/auth.py", "TTL = 60  # seconds\n")
+    git(repo, "add", "-A")
+    r = git(repo, "commit", "-q", "--amend", "-m", message)
+    amended = git(repo, "rev-parse", "HEAD").stdout.strip()
+    adr = (repo / "docs/adr/0002-cache-auth-tokens-for-60-s.md").read_text()
+    assert amended != first and f"commit: {amended}" in adr and first not in adr
+    assert "ADR updated: docs/adr/0002-cache-auth-tokens-for-60-s.md" in r.stderr
+    assert len(list((repo / "docs/adr").glob("*.md"))) == 2
+
+
+def test_commit_with_the_index_locked_by_another_process(repo: Path, k0) -> None:
+    """Another k0maru holds the write lock for 30 s: the commit waits at most the hook's lock budget, queues
+    the path, and the next writer indexes it."""
+    import time
+
+    k0("hooks", "install", "--vault", str(repo))
+    k0("scan", "--vault", str(repo), "--no-embed")
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\nfrom pathlib import Path\nfrom k0maru.index.store import Store\n"
+        f"s = Store.open(Path({str(repo)!r}))\ns.conn.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\n"
+        "time.sleep(30)\n")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        write(repo, "notes/locked.md", "# Locked\n\nwombat failover drill\n")
+        git(repo, "add", "-A")
+        t0 = time.perf_counter()
+        r = git(repo, "commit", "-qm", "while locked")
+        commit_s = time.perf_counter() - t0
+    finally:
+        holder.kill()
+        holder.wait()
+    assert r.returncode == 0 and commit_s < 6, (commit_s, r.stderr)
+    assert "notes/locked.md" in (repo / ".k0maru" / "reindex-queue").read_text()
+    assert "queued for the worker" in (repo / ".k0maru" / "hooks.log").read_text()
+    k0("worker", "--vault", str(repo))  # what the hook would have started
+    assert "notes/locked.md" in indexed(repo) and not (repo / ".k0maru" / "reindex-queue").exists()
+
+
+def test_reset_hard_is_caught_by_the_next_hook(repo: Path, k0) -> None:
+    """`git reset --hard` runs no hook; the next hook sees the index was made at another HEAD and has the
+    worker rescan everything."""
+    k0("hooks", "install", "--vault", str(repo))
+    k0("scan", "--vault", str(repo), "--no-embed")
+    write(repo, "notes/doomed.md", "# Doomed\n\nnarwhal\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "doomed")
+    assert "notes/doomed.md" in indexed(repo)
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    assert "notes/doomed.md" in indexed(repo)  # no hook ran
+    write(repo, "notes/next.md", "# Next\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "next")
+    assert "stale" in (repo / ".k0maru" / "hooks.log").read_text()
+    k0("worker", "--vault", str(repo))
+    assert set(indexed(repo)) == set(on_disk(repo))
+
+
+def test_pre_commit_manifest_makes_failures_visible() -> None:
+    import yaml
+
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    assert all(h["verbose"] is True and h["always_run"] is True for h in hooks)

@@ -88,6 +88,8 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
     assert view["matches"] == 2 and view["error_codes"] == ["RuntimeError"]  # the raise line and the exception line
     assert [line["n"] for line in view["lines"]] == [72, 73, 74]
     assert [line["text"] for line in out["inspect_lines"].structured_content["lines"]] == ["tick 4", "tick 5", "tick 6"]
+    assert "truncated" not in out["inspect_lines"].structured_content  # every line asked for came back
+    assert all("match" not in line for line in out["inspect_lines"].structured_content["lines"])
 
     flushed = out["flush"].structured_content
     assert flushed["outcome"] == "created" and flushed["path"].startswith("decisions/")
@@ -127,6 +129,10 @@ def test_errors_are_tool_errors_and_server_survives(demo: Path) -> None:
             await s.call_tool("inspect_log_node", {"node_id": "deadbeef", "lines": "x:y"}),
             await s.call_tool("distill_session_skill", {}),
             await s.call_tool("flush_session", {"title": "t", "body": "b", "kind": "novel"}),
+            await s.call_tool("recall_memory", {"query": "lease", "limit": 999}),
+            await s.call_tool("recall_memory", {"query": "q" * 1_000_000}),
+            await s.call_tool("inspect_log_node", {"node_id": "n" * 100_000}),
+            await s.call_tool("flush_session", {"title": "t", "body": "b", "tags": ["a\nb"]}),
         ]
         ok = await s.call_tool("recall_memory", {"query": "lease"})
         return results, ok
@@ -135,6 +141,11 @@ def test_errors_are_tool_errors_and_server_survives(demo: Path) -> None:
     assert all(r.is_error for r in results)
     texts = [r.content[0].text for r in results]
     assert "empty query" in texts[0] and "unknown log node" in texts[1] and "trace" in texts[3]
+    assert "k0maru log list" not in texts[1] and "none recorded yet" in texts[1]  # no CLI an agent cannot run
+    assert texts[4].startswith("invalid arguments for flush_session: `kind`")
+    assert texts[5] == "invalid arguments for recall_memory: `limit`: Input should be less than or equal to 50"
+    assert "the limit is 2,000" in texts[6] and "tag" in texts[8]
+    assert all("pydantic.dev" not in t and len(t) < 300 for t in texts)  # nothing echoed back at length
     assert not ok.is_error and ok.structured_content["hits"]
 
 

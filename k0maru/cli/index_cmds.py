@@ -24,11 +24,13 @@ def scan(vault: str | None, as_json: bool, full: bool, rebuild: bool, include: l
     if moved:
         print(f"k0maru: moved the old index to {moved}", file=sys.stderr)
     warn(data["warnings"])
-    keys = ("added", "modified", "unchanged", "removed", "skipped", "elapsed_ms", "touched", "files_read", "embedded")
+    keys = ("added", "modified", "unchanged", "removed", "skipped", "symlinks", "elapsed_ms", "touched", "files_read",
+            "embedded")
     emit(as_json, {k: data[k] for k in keys},
          lambda: print(f"added {data['added']}  modified {data['modified']}  unchanged {data['unchanged']}  "
                        f"removed {data['removed']}  skipped {data['skipped']}  embedded {data['embedded']}  "
-                       f"in {data['elapsed_ms']:.1f} ms"))
+                       + (f"symlinks {data['symlinks']}  " if data["symlinks"] else "")
+                       + f"in {data['elapsed_ms']:.1f} ms"))
     return 0
 
 

@@ -7,10 +7,10 @@ from typing import Any
 from flask import current_app, request
 
 from k0maru.errors import K0maruError
+from k0maru.limits import MAX_QUERY_CHARS, check_length
 from k0maru.service.operations import Service
 
 MODES = ("hybrid", "bm25", "vector")
-MAX_QUERY_CHARS = 2000
 
 
 def service() -> Service:
@@ -38,8 +38,7 @@ def search_args() -> dict[str, Any]:
     if mode not in MODES:
         raise K0maruError(f"mode must be one of {', '.join(MODES)}")
     q = (request.args.get("q") or "").strip()
-    if len(q) > MAX_QUERY_CHARS:
-        raise K0maruError(f"query is {len(q):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+    check_length("query", q, MAX_QUERY_CHARS)
     return {"q": q, "mode": mode, "limit": number("limit", 10, 1, 50),
             "boost": number("boost", settings.graph_boost, 0, 1, float),
             "floor": number("floor", settings.min_cosine, -1, 1, float)}

@@ -105,6 +105,7 @@ def _adr(vault_root: Path) -> str | None:
         return None
     with Vault.open(vault_root) as vault:
         vault.index(only=[result["path"]], embed=False)
-    if result["outcome"] == "created":
-        print(f"k0maru: ADR written: {result['path']}", file=sys.stderr)
+    if result["outcome"] in ("created", "updated"):
+        print(f"k0maru: ADR {'written' if result['outcome'] == 'created' else 'updated'}: {result['path']}",
+              file=sys.stderr)
     return f"adr {result['outcome']}: {result['path']}"

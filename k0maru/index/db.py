@@ -103,7 +103,7 @@ def connect(path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False) -
 
 def translate_error(exc: Exception, path: Path | str) -> K0maruError:
     """Turn an SQLite exception into a one-line, actionable error naming the file."""
-    text = str(exc)
+    text = " ".join(str(exc).split())[:200]
     if "locked" in text or "busy" in text:
         return IndexLockedError(f"{path}: index is locked by another k0maru process; retry in a moment")
     if "readonly" in text or "read-only" in text:

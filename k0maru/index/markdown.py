@@ -124,7 +124,8 @@ def _fast_frontmatter(text: str) -> dict[str, Any] | None:
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
-    """(frontmatter, body, error). Broken YAML keeps the whole text as body and reports why."""
+    """(frontmatter, body, error). Broken YAML is reported (one line) and left out of the body, as any
+    frontmatter block is: snippets and answers never show raw YAML."""
     if not text.startswith("---"):
         return {}, text, None
     match = _FRONTMATTER.match(text)
@@ -138,11 +139,12 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark else ""
-        return {}, text, f"invalid YAML frontmatter{where}: {getattr(exc, 'problem', exc)}"
+        problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        return {}, text[match.end():], f"invalid YAML frontmatter{where}: {problem}"
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        return {}, text, "frontmatter is not a key: value mapping"
+        return {}, text[match.end():], "frontmatter is not a key: value mapping"
     return data, text[match.end():], None
 
 

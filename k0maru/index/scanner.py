@@ -36,6 +36,7 @@ class ScanResult:
     files_read: int = 0
     bytes_read: int = 0
     new_chunks: int = 0
+    symlinks: int = 0  # links to notes inside the vault, indexed once at their target
     elapsed_ms: float = 0.0
     warnings: list[str] = field(default_factory=list)
 
@@ -66,6 +67,10 @@ class IncrementalScanner:
         t0 = time.perf_counter()
         entries = list(self._entries(only))
         result, work, gone = self._diff(entries, self.store.cached_documents(only), full, only)
+        if only is None:
+            result.symlinks = self.walker.linked
+            result.skipped += len(self.walker.skips)
+            result.warnings += [f"skipped {rel}: {why}" for rel, why in self.walker.skips]
         links_dirty = self.store.get_meta(LINKS_DIRTY) == "1"
         if work:
             self._write_batches(work, result, progress, full)

@@ -119,9 +119,7 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[Any]:
         """BEGIN IMMEDIATE (retrying while another writer holds the lock) ... COMMIT, or ROLLBACK."""
-        if self.readonly:
-            raise IndexReadOnlyError(f"{self.path}: the index is read-only here (its folder or file is not "
-                                     "writable); reads work, to update it make .k0maru/ writable (chmod u+w)")
+        self.require_writable()
         db.retry_locked(lambda: self.conn.execute("BEGIN IMMEDIATE"), self.path, self.wait_s)
         try:
             yield self.conn
@@ -130,6 +128,11 @@ class Store:
             raise
         else:
             db.retry_locked(lambda: self.conn.execute("COMMIT"), self.path, self.wait_s)
+
+    def require_writable(self) -> None:
+        if self.readonly:
+            raise IndexReadOnlyError(f"{self.path}: the index is read-only here (its folder or file is not "
+                                     "writable); reads work, to update it make .k0maru/ writable (chmod u+w)")
 
     # ---- meta ------------------------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:
@@ -475,6 +478,14 @@ class Store:
             "links_resolved": q("SELECT count(*) FROM links WHERE dst_id IS NOT NULL").fetchone()[0],
             "offloads": q("SELECT count(*) FROM offloads").fetchone()[0],
         }
+
+    def integrity_problem(self) -> str | None:
+        """None when SQLite's quick_check finds the file sound, else its first complaint."""
+        row = self.conn.execute("PRAGMA quick_check(1)").fetchone()
+        if row and row[0] == "ok":
+            return None
+        text = " ".join(str(row[0] if row else "no answer").replace("*** in database main ***", "").split())
+        return text[:120] or "quick_check failed"
 
     def db_size_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())

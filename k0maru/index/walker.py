@@ -1,4 +1,8 @@
-"""Walk a vault: include globs, .gitignore files (nested too), config excludes; one stat per file."""
+"""Walk a vault: include globs, .gitignore files (nested too), config excludes; one stat per file.
+
+Symbolic links are not followed: a link to a note inside the vault is counted (`linked`) and the note
+is indexed once, at its target; a link that leaves the vault, dangles or loops is skipped with a reason
+(`skips`)."""
 
 from __future__ import annotations
 
@@ -28,6 +32,9 @@ class VaultWalker:
         self._md_only = include == ["**/*.md"]
         self._include = pathspec.PathSpec.from_lines("gitignore", include)
         self._root_ignore = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
+        self._real_root = os.path.realpath(root)
+        self.linked = 0  # symlinks to files inside the vault (indexed at their target)
+        self.skips: list[tuple[str, str]] = []  # (vault path, why) of symlinks not followed
 
     def _included(self, rel: str, name: str) -> bool:
         if self._md_only:
@@ -35,6 +42,8 @@ class VaultWalker:
         return self._include.match_file(rel)
 
     def walk(self) -> Iterator[Entry]:
+        self.linked = 0
+        self.skips = []
         specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
         if self._root_ignore is not None:
             specs.append(("", self._root_ignore))
@@ -58,7 +67,12 @@ class VaultWalker:
             rel = f"{rel_dir}{name}"
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
+                is_link = entry.is_symlink()
             except OSError:
+                continue
+            if is_link:
+                if name not in ALWAYS_SKIP_DIRS and not (specs and _ignored(specs, rel)):
+                    self._symlink(rel, entry.path)
                 continue
             if is_dir:
                 if name in ALWAYS_SKIP_DIRS or _ignored(specs, rel + "/"):
@@ -75,6 +89,19 @@ class VaultWalker:
                 continue
             yield Entry(rel, entry.path, st.st_mtime_ns, st.st_size)
 
+
+    def _symlink(self, rel: str, path: str) -> None:
+        """Count a link into the vault; record why any other link is skipped."""
+        try:
+            target = os.path.realpath(path, strict=True)
+        except OSError as exc:
+            why = "a symlink loop" if exc.errno == 40 else "a dangling symlink"
+            self.skips.append((rel, f"{why}; not followed"))
+            return
+        if target != self._real_root and not target.startswith(self._real_root + os.sep):
+            self.skips.append((rel, f"a symlink to {target}, outside the vault; not followed"))
+        elif os.path.isfile(target) and self._included(rel, os.path.basename(rel)):
+            self.linked += 1
 
     def walk_paths(self, rels: list[str]) -> Iterator[Entry]:
         """Entries for just these vault-relative paths (those that exist and would be walked)."""

@@ -30,6 +30,15 @@ def note_uri(path: str) -> str:
     return "k0maru://note/" + quote(path, safe="/")
 
 
+def invalid_arguments(tool: str, exc: Any) -> str:
+    """A pydantic ValidationError of a tool's arguments as one line (the input is never echoed)."""
+    parts = []
+    for err in exc.errors()[:3]:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "arguments") or "arguments"
+        parts.append(f"`{where}`: {err.get('msg', 'invalid')}")
+    return f"invalid arguments for {tool}: " + "; ".join(parts)
+
+
 def _bind(spec: ToolSpec, service: Service) -> Any:
     """The tool function with `service` bound: its signature (less the first parameter), name and
     docstring make the schema; its result goes out once as structured content plus a brief text."""
@@ -54,12 +63,21 @@ def _bind(spec: ToolSpec, service: Service) -> Any:
 
 def build_server(service: Service) -> Any:
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ResourceError
+    from mcp.server.mcpserver.exceptions import ResourceError, ToolError
     from mcp.types import Resource
+    from pydantic import ValidationError
 
     from k0maru import __version__
 
     class K0maruServer(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:  # argument validation: one readable line, no pydantic boilerplate
+                if isinstance(exc.__cause__, ValidationError):
+                    raise ToolError(invalid_arguments(name, exc.__cause__)) from None
+                raise
+
         async def list_resources(self) -> list[Resource]:  # the notes change: list them live
             import anyio
 

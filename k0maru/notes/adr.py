@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from k0maru.fsutil import atomic_write_text
 from k0maru.gitutil import commit_files, repo_root
 from k0maru.index.markdown import hash_bytes
 from k0maru.notes.flush import FlushEngine
@@ -70,7 +71,8 @@ def adr_from_head(vault_root: Path) -> dict[str, str] | None:
             except (OSError, UnicodeDecodeError):
                 continue
             if f"decision_key: {key}" in head:
-                return {"outcome": "up_to_date", "path": existing.relative_to(vault_root).as_posix()}
+                rel = existing.relative_to(vault_root).as_posix()
+                return {"outcome": _repoint(existing, commit.hexsha), "path": rel}
     files = commit_files(commit)
     sections = [f"## Context\n\n{context}"]
     sections.append(f"## Decision\n\n{decision or title}")
@@ -83,3 +85,15 @@ def adr_from_head(vault_root: Path) -> dict[str, str] | None:
                           extra={"status": "accepted", "commit": commit.hexsha, "author": commit.author.name,
                                  "decision_key": key})
     return {"outcome": result.outcome, "path": result.path}
+
+
+def _repoint(note: Path, sha: str) -> str:
+    """An amended or rebased commit carries the same decision under a new sha: the ADR k0maru wrote for it
+    follows (`commit:` and the sha line), atomically; 'up_to_date' when it already names `sha`."""
+    text = note.read_text(encoding="utf-8")
+    m = re.search(r"^commit: ([0-9a-f]{40})$", text, re.M)
+    if not m or m.group(1) == sha:
+        return "up_to_date"
+    old = m.group(1)
+    atomic_write_text(note, text.replace(f"commit: {old}", f"commit: {sha}", 1).replace(f"`{old}`", f"`{sha}`"))
+    return "updated"

@@ -9,6 +9,7 @@ from typing import Any
 
 from k0maru.errors import NotFoundError
 from k0maru.index.store import Store
+from k0maru.limits import echo
 
 COLUMNS = ("node_id", "task_id", "created_at", "command", "exit_code", "log_path", "raw_lines", "raw_bytes",
            "raw_tokens", "summary_tokens", "estimator", "stack", "error_codes", "first_location", "failures",
@@ -69,7 +70,9 @@ def get(store: Store, node: str) -> OffloadRecord:
     node = node.strip().removesuffix(".log")
     row = store.offload(COLUMNS, node.rsplit("_", 1)[-1])
     if not row:
-        raise NotFoundError(f"unknown log node {node!r}; `k0maru log list` shows the recorded ones")
+        recent = [r.node_id for r in list_all(store, 3)]
+        raise NotFoundError(f"unknown log node {echo(node)}; use a node id printed by `k0maru offload`"
+                            + (f" (the latest: {', '.join(recent)})" if recent else " (none recorded yet)"))
     return _row(row)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import regex
 
 from k0maru.errors import K0maruError
+from k0maru.limits import echo
 
 MAX_LINES = 400
 MAX_LINE_CHARS = 2000
@@ -27,11 +28,11 @@ def _clip(line: str) -> str:
 def parse_range(spec: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*(?::\s*(\d+)\s*)?", spec or "")
     if not m:
-        raise K0maruError(f"bad line range {spec!r}; use A:B with 1-based line numbers, e.g. 120:180")
+        raise K0maruError(f"bad line range {echo(spec)}; use A:B with 1-based line numbers, e.g. 120:180")
     start = int(m.group(1))
     end = int(m.group(2)) if m.group(2) else start
     if start < 1 or end < start:
-        raise K0maruError(f"bad line range {spec!r}; need 1 <= A <= B")
+        raise K0maruError(f"bad line range {echo(spec)}; need 1 <= A <= B")
     return start, end
 
 

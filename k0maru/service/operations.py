@@ -9,7 +9,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from k0maru.errors import K0maruError, NotFoundError
+from k0maru.errors import IndexCorruptError, K0maruError, NotFoundError
+from k0maru.limits import (
+    MAX_NODE_ID_CHARS,
+    MAX_PATTERN_CHARS,
+    MAX_QUERY_CHARS,
+    check_length,
+    check_note_input,
+    echo,
+    one_line,
+)
 from k0maru.service.models import (
     FlushOutcome,
     Loadout,
@@ -51,6 +60,7 @@ class Service:
     # ---- recall --------------------------------------------------------------------------------
     def recall(self, query: str, limit: int = 8, mode: str = "hybrid", explain: bool = False,
                graph_boost: float | None = None, min_cosine: float | None = None) -> RecallResult:
+        check_length("query", query, MAX_QUERY_CHARS)
         with self.live.session() as vault:
             result = vault.recall.search(query, limit=limit, mode=mode, graph_boost=graph_boost,
                                          min_cosine=min_cosine)
@@ -89,6 +99,9 @@ class Service:
         context. At most `max_lines` lines come back; `truncated` says when more were asked for."""
         from k0maru.offload import records, slices
 
+        one_line("node id", node_id, MAX_NODE_ID_CHARS)
+        if pattern:
+            check_length("pattern", pattern, MAX_PATTERN_CHARS)
         with self.live.session(fresh=False) as vault:
             rec = records.get(vault.store, node_id)
             path = records.log_file(vault.root, rec)
@@ -124,7 +137,9 @@ class Service:
     def flush(self, kind: str, title: str, body: str, tags: list[str], related: list[str]) -> FlushOutcome:
         from k0maru.notes.flush import flush_indexed
 
+        check_note_input(title, tags, related, body, self.vault.settings.max_file_bytes)
         with self.live.session() as vault:
+            vault.store.require_writable()
             result = flush_indexed(vault, kind, title, body, tags, related)
         return FlushOutcome(**result.as_dict())
 
@@ -136,9 +151,14 @@ class Service:
 
         if not (trace and trace.strip()) and not node_id:
             raise K0maruError("pass either `trace` (the failure text) or `node_id` (an offloaded log)")
+        if node_id:
+            one_line("node id", node_id, MAX_NODE_ID_CHARS)
+        if trace:
+            check_length("trace", trace, self.vault.settings.max_file_bytes)
         if export_dir == "":
             export_dir = self.vault.settings.hermes_dir
         with self.live.session() as vault:
+            vault.store.require_writable()
             card = distill_source(vault, trace, node_id, source, export_dir)
             assert card.note is not None
             text = (vault.root / card.note.path).read_text(encoding="utf-8")
@@ -159,7 +179,7 @@ class Service:
         with self.live.session(fresh=False) as vault:
             doc = vault.store.document_by_path(path)
         if doc is None:
-            raise NotFoundError(f"no note {path[:200]!r} in the index; list the notes to see their paths")
+            raise NotFoundError(f"no note {echo(path)} in the index; list the notes to see their paths")
         return resolve_inside(self.vault.root, doc.path).read_text(encoding="utf-8", errors="replace")
 
     def note_view(self, path: str) -> NoteView:
@@ -170,7 +190,7 @@ class Service:
         with self.live.session() as vault:
             doc = vault.store.document_by_path(path)
             if doc is None:
-                raise NotFoundError(f"no note {path[:200]!r} in the index")
+                raise NotFoundError(f"no note {echo(path)} in the index")
             links = vault.store.links_from(doc.id)
             back = vault.store.backlinks(doc.id)
         return NoteView(path=doc.path, title=doc.title, frontmatter=doc.frontmatter, body=doc.body,
@@ -191,6 +211,11 @@ class Service:
         """Incremental scan (all files with `full`; a new index with `rebuild`), embeddings and the BM25
         index brought up to date; returns where a rebuilt index's old file went, and the report."""
         with self.live.session(fresh=False) as vault:
+            if full and not rebuild:  # a full scan also vouches for the file it rewrites
+                problem = vault.store.integrity_problem()
+                if problem:
+                    raise IndexCorruptError(f"{vault.store.path}: index is corrupt ({problem}); run "
+                                            "`k0maru scan --rebuild` (your notes are untouched)")
             moved = vault.rebuild() if rebuild else None
             report = vault.index(full=full or rebuild, scan_progress=self.live.scan_progress,
                                  embed_progress=self.live.embed_progress, lexical=True)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from k0maru.errors import IndexLockedError, IndexReadOnlyError
+from k0maru.errors import IndexCorruptError, IndexLockedError, IndexReadOnlyError, K0maruError
 from k0maru.index.scanner import ProgressFn
 from k0maru.index.store import db_path
 from k0maru.service.vault import Vault
@@ -50,7 +50,23 @@ class VaultSession:
                     self.fresh()
                 yield self.vault
             except db.DatabaseError as exc:  # e.g. a corrupt page met mid-query: one line, not a traceback
-                raise db.translate_error(exc, db_path(self.vault.root)) from None
+                raise self._explain(exc) from None
+
+    def _explain(self, exc: Exception) -> K0maruError:
+        """An SQLite failure as one actionable line; an odd one (an extension's read error) is checked
+        against the file's integrity, so corruption is named as such."""
+        from k0maru.index import db
+
+        error = db.translate_error(exc, db_path(self.vault.root))
+        if type(error) is K0maruError:
+            try:
+                problem = self.vault.store.integrity_problem()
+            except db.DatabaseError as again:
+                return db.translate_error(again, db_path(self.vault.root))
+            if problem:
+                return IndexCorruptError(f"{db_path(self.vault.root)}: index is corrupt ({problem}); run "
+                                         "`k0maru scan --rebuild` (your notes are untouched)")
+        return error
 
     def fresh(self) -> None:
         """Incremental rescan (call it holding `lock`); throttled to one per `rescan_interval`."""

@@ -30,7 +30,7 @@ class IndexReport:
     def as_dict(self) -> dict[str, Any]:
         s = self.scan
         return {**s.counts(), "elapsed_ms": round(s.elapsed_ms + self.embed_ms, 2), "scan_ms": round(s.elapsed_ms, 2),
-                "touched": s.touched, "files_read": s.files_read, "new_chunks": s.new_chunks,
+                "touched": s.touched, "files_read": s.files_read, "new_chunks": s.new_chunks, "symlinks": s.symlinks,
                 "embedded": self.embedded, "embed_ms": round(self.embed_ms, 2),
                 "warnings": s.warnings + self.warnings}
 
@@ -171,7 +171,13 @@ class Vault:
         return moved
 
     def status(self) -> dict[str, Any]:
+        from k0maru.errors import IndexCorruptError
+
         store = self.store
+        problem = store.integrity_problem()
+        if problem:
+            raise IndexCorruptError(f"{store.path}: index is corrupt ({problem}); run `k0maru scan --rebuild` "
+                                    "(your notes are untouched)")
         counts = store.counts()
         last = store.last_scan()
         embedder_name = self.embedder.name if self.embedder else None

@@ -34,9 +34,11 @@ def take_queue(root: Path) -> list[str] | None:
     """The queued paths, removing the queue; [] when empty, None when a full scan was asked for."""
     path = root / STATE_DIR / QUEUE
     taken = path.with_name(f"{QUEUE}.{os.getpid()}")
+    if not path.exists():
+        return []
     try:
         path.replace(taken)
-    except FileNotFoundError:
+    except OSError:  # gone meanwhile, or a read-only state folder: nothing to take now
         return []
     try:
         lines = taken.read_text(encoding="utf-8", errors="replace").splitlines()

@@ -1,0 +1,52 @@
+"""Input limits, stated once (the README lists them) and enforced by the service for every front end.
+Errors never echo more than `ECHO_CHARS` of what was given."""
+
+from __future__ import annotations
+
+from k0maru.errors import K0maruError
+
+MAX_QUERY_CHARS = 2_000
+MAX_NODE_ID_CHARS = 80
+MAX_TITLE_CHARS = 200
+MAX_TAG_CHARS = 64
+MAX_TAGS = 32
+MAX_RELATED = 32
+MAX_PATTERN_CHARS = 500
+ECHO_CHARS = 200
+
+
+def echo(text: str, limit: int = ECHO_CHARS) -> str:
+    """`text` quoted for an error message, cut to `limit` characters."""
+    shown = text if len(text) <= limit else text[:limit] + "…"
+    return repr(shown)
+
+
+def check_length(what: str, text: str, limit: int) -> str:
+    if len(text) > limit:
+        raise K0maruError(f"{what} is {len(text):,} characters; the limit is {limit:,}")
+    return text
+
+
+def one_line(what: str, text: str, limit: int) -> str:
+    """A single-line field (title, tag): no line breaks or control characters, at most `limit` long."""
+    check_length(what, text, limit)
+    if any(ord(c) < 32 for c in text):
+        raise K0maruError(f"{what} {echo(text)} must be one line without control characters")
+    return text
+
+
+def check_note_input(title: str, tags: list[str], related: list[str], body: str, max_bytes: int) -> None:
+    """What a flushed note may carry; a body the scanner would skip is refused before anything is written."""
+    one_line("title", title, MAX_TITLE_CHARS)
+    if len(tags) > MAX_TAGS:
+        raise K0maruError(f"{len(tags)} tags; the limit is {MAX_TAGS}")
+    for tag in tags:
+        one_line("tag", tag, MAX_TAG_CHARS)
+    if len(related) > MAX_RELATED:
+        raise K0maruError(f"{len(related)} related notes; the limit is {MAX_RELATED}")
+    for name in related:
+        one_line("related note", name, MAX_TITLE_CHARS)
+    size = len(body.encode("utf-8"))
+    if size > max_bytes:
+        raise K0maruError(f"the note body is {size:,} bytes; the index takes notes up to max_file_bytes="
+                          f"{max_bytes:,} (raise it in .k0maru/config.toml or split the note)")
