@@ -1,12 +1,13 @@
 """The one place that knows git: the enclosing repository, the current branch, the hooks folder, and the
-files that changed between two HEADs. Plain file reads where they suffice; GitPython only for diffs."""
+files that changed between two HEADs, HEAD's commit. Plain file reads where they suffice, else the `git`
+command (a few ms each; no library import on the hooks' path)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 NULL_SHA = "0" * 40
 
@@ -54,16 +55,21 @@ def hooks_dir(repo: Path) -> Path:
     return path if path.is_absolute() else repo / path
 
 
-def _resolve(repo: Any, ref: str | None) -> str | None:
+def git(repo: Path, *args: str) -> str | None:
+    """stdout of a git command in `repo`, None when it fails (unknown ref, no reflog, not a repository)."""
+    out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, errors="replace",
+                         stdin=subprocess.DEVNULL)
+    return out.stdout if out.returncode == 0 else None
+
+
+def _resolve(repo: Path, ref: str | None) -> str | None:
     if not ref or ref == NULL_SHA:
         return None
-    try:
-        return str(repo.commit(ref).hexsha)
-    except Exception:  # noqa: BLE001 - unknown ref, empty reflog, shallow clone...
-        return None
+    out = git(repo, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
+    return out.strip() or None if out else None
 
 
-def head_range(repo: Any, hook: str | None, args: list[str]) -> tuple[str | None, str | None]:
+def head_range(repo: Path, hook: str | None, args: list[str]) -> tuple[str | None, str | None]:
     """(previous HEAD, new HEAD) for the hook that fired; previous None means 'unknown'."""
     env_from, env_to = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
     new = _resolve(repo, "HEAD")
@@ -81,40 +87,53 @@ def head_range(repo: Any, hook: str | None, args: list[str]) -> tuple[str | None
     return _resolve(repo, "HEAD@{1}"), new
 
 
+def _parents(repo: Path, sha: str) -> list[str]:
+    out = git(repo, "rev-list", "--parents", "-n", "1", sha) or ""
+    return out.split()[1:]
+
+
+def _names(out: str | None) -> list[str]:
+    return sorted({p for p in (out or "").split("\0") if p})
+
+
 def changed_files(repo_dir: Path, hook: str | None, args: list[str]
                   ) -> tuple[str | None, str | None, list[str] | None]:
     """(previous HEAD, new HEAD, repo-relative paths that differ between them, both sides of renames).
 
     Paths None means "cannot tell" (first commit, no reflog): the caller falls back to a full scan.
     """
-    import git
-
-    repo = git.Repo(repo_dir)
-    old, new = head_range(repo, hook, args)
+    old, new = head_range(repo_dir, hook, args)
     if new is None:
         return old, new, None
-    if old is None:
-        commit = repo.commit(new)
-        return old, new, None if commit.parents else commit_files(commit)  # a root commit: all of its tree
+    if old is None:  # a root commit: all of its tree; otherwise unknown
+        return old, new, None if _parents(repo_dir, new) else _names(git(repo_dir, "ls-tree", "-r", "-z", "--name-only", new))
     if old == new:
         return old, new, []
-    paths: set[str] = set()
-    for diff in repo.commit(old).diff(new):
-        for p in (diff.a_path, diff.b_path):
-            if p:
-                paths.add(p)
-    return old, new, sorted(paths)
+    out = git(repo_dir, "diff", "--name-only", "-z", "--no-renames", old, new)
+    return old, new, None if out is None else _names(out)
 
 
-def head_commit(repo_dir: Path) -> Any:
-    """HEAD's commit object (GitPython)."""
-    import git
+@dataclass(frozen=True, slots=True)
+class Commit:
+    sha: str
+    author: str
+    email: str
+    date: str  # ISO 8601
+    message: str
+    files: list[str]
 
-    return git.Repo(repo_dir).head.commit
+    @property
+    def summary(self) -> str:
+        return self.message.strip().split("\n", 1)[0]
 
 
-def commit_files(commit: Any) -> list[str]:
-    """The paths a commit changed (all of its tree for a root commit)."""
-    if commit.parents:
-        return sorted({d.b_path or d.a_path for d in commit.parents[0].diff(commit)})
-    return sorted(str(item.path) for item in commit.tree.traverse() if getattr(item, "type", "") == "blob")
+def head_commit(repo: Path) -> Commit | None:
+    """HEAD with its message and the paths it changed (against its first parent; all for a root commit)."""
+    out = git(repo, "log", "-1", "--format=%H%x00%an%x00%ae%x00%cI%x00%B", "HEAD")
+    if not out:
+        return None
+    sha, author, email, date, message = out.split("\0", 4)
+    parents = _parents(repo, sha)
+    files = _names(git(repo, "diff", "--name-only", "-z", "--no-renames", parents[0], sha) if parents
+                   else git(repo, "ls-tree", "-r", "-z", "--name-only", sha))
+    return Commit(sha, author, email, date, message, files)

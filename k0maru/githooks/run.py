@@ -19,7 +19,7 @@ from k0maru.service import worker
 from k0maru.service.vault import Vault
 
 LOG_MAX_BYTES = 1_000_000
-HOOK_LOCK_WAIT_MS = 1500  # a commit waits at most this long on another k0maru's write lock
+HOOK_LOCK_WAIT_MS = 1000  # a commit waits at most this long on another k0maru's write lock
 
 
 def log_line(vault: Path, message: str) -> None:
@@ -49,12 +49,24 @@ def never_fail(job: str, vault_arg: str | None, work: Callable[[Path], str | Non
     return 0
 
 
+ADR_HOOKS = (None, "post-commit", "post-rewrite")  # None: pre-commit, which names the stage in its manifest
+
+
 def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int:
-    """The reindex hook: rescan exactly the changed notes; embeddings and BM25 finish in the background."""
-    return never_fail("reindex", vault_arg, lambda root: _reindex(root, hook, args))
+    """The one hook process per git event: an ADR from HEAD's trailer (after a commit or rewrite), then a
+    rescan of exactly the changed notes; embeddings and BM25 finish in the background worker."""
+    def work(root: Path) -> str:
+        adr_line = _adr(root, index=False) if hook in ADR_HOOKS else None
+        return "; ".join(x for x in (adr_line, _reindex(root, hook, args, extra=_adr_path(adr_line))) if x)
+
+    return never_fail("reindex", vault_arg, work)
 
 
-def _reindex(vault_root: Path, hook: str | None, args: list[str]) -> str:
+def _adr_path(line: str | None) -> list[str]:
+    return [line.rsplit(": ", 1)[1]] if line and line.startswith("adr ") else []
+
+
+def _reindex(vault_root: Path, hook: str | None, args: list[str], extra: list[str] | None = None) -> str:
     """Index the changed files now, waiting at most HOOK_LOCK_WAIT_MS for another k0maru's write lock; if
     the index stays busy, queue them for the worker instead. Vectors, the BM25 index and a stale index
     (the previous HEAD is not the one the index matches, e.g. after `git reset --hard`) go to the worker."""
@@ -68,6 +80,8 @@ def _reindex(vault_root: Path, hook: str | None, args: list[str]) -> str:
             prefix = vault_root.relative_to(repo).as_posix()
             prefix = "" if prefix == "." else prefix + "/"
             only = [f[len(prefix):] for f in files if f.startswith(prefix)]
+    if only is not None and extra:
+        only = sorted({*only, *extra})
     background = os.environ.get("K0MARU_HOOK_EMBED", "background") == "background"
     try:
         with Vault.open(vault_root, busy_timeout_ms=HOOK_LOCK_WAIT_MS) as vault:
@@ -97,14 +111,15 @@ def run_adr(vault_arg: str | None) -> int:
     return never_fail("ADR", vault_arg, _adr)
 
 
-def _adr(vault_root: Path) -> str | None:
+def _adr(vault_root: Path, index: bool = True) -> str | None:
     from k0maru.notes.adr import adr_from_head
 
     result = adr_from_head(vault_root)
     if not result:
         return None
-    with Vault.open(vault_root) as vault:
-        vault.index(only=[result["path"]], embed=False)
+    if index:
+        with Vault.open(vault_root, busy_timeout_ms=HOOK_LOCK_WAIT_MS) as vault:
+            vault.index(only=[result["path"]], embed=False)
     if result["outcome"] in ("created", "updated"):
         print(f"k0maru: ADR {'written' if result['outcome'] == 'created' else 'updated'}: {result['path']}",
               file=sys.stderr)

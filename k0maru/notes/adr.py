@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from k0maru.fsutil import atomic_write_text
-from k0maru.gitutil import commit_files, repo_root
+from k0maru.gitutil import head_commit, repo_root
 from k0maru.index.markdown import hash_bytes
 from k0maru.notes.flush import FlushEngine
 
@@ -43,17 +43,12 @@ def parse_trailers(message: str) -> tuple[dict[str, str], str]:
 def adr_from_head(vault_root: Path) -> dict[str, str] | None:
     """The ADR that HEAD's `ADR:` trailer asks for, written through the flush engine (idempotent by the
     decision's content); None when HEAD has no such trailer or the vault is not in a repository."""
-    import git
-
-
     repo_dir = repo_root(vault_root)
-    if repo_dir is None:
+    commit = head_commit(repo_dir) if repo_dir is not None else None
+    if commit is None:
         return None
-    repo = git.Repo(repo_dir)
-    commit = repo.head.commit
-    message = commit.message if isinstance(commit.message, str) else commit.message.decode("utf-8", "replace")
-    summary = message.strip().split("\n", 1)[0]
-    trailers, body = parse_trailers(message)
+    summary = commit.summary
+    trailers, body = parse_trailers(commit.message)
     title = trailers.get("adr", "").strip()
     if not title:
         return None
@@ -72,17 +67,17 @@ def adr_from_head(vault_root: Path) -> dict[str, str] | None:
                 continue
             if f"decision_key: {key}" in head:
                 rel = existing.relative_to(vault_root).as_posix()
-                return {"outcome": _repoint(existing, commit.hexsha), "path": rel}
-    files = commit_files(commit)
+                return {"outcome": _repoint(existing, commit.sha), "path": rel}
+    files = commit.files
     sections = [f"## Context\n\n{context}"]
     sections.append(f"## Decision\n\n{decision or title}")
     if consequences:
         sections.append(f"## Consequences\n\n{consequences}")
-    sections.append("## Commit\n\n" + f"- sha: `{commit.hexsha}`\n- author: {commit.author.name} <{commit.author.email}>\n"
-                    f"- date: {commit.committed_datetime.isoformat()}\n- changed files:\n"
+    sections.append("## Commit\n\n" + f"- sha: `{commit.sha}`\n- author: {commit.author} <{commit.email}>\n"
+                    f"- date: {commit.date}\n- changed files:\n"
                     + "\n".join(f"  - `{f}`" for f in files[:50]) + ("\n  - …" if len(files) > 50 else ""))
     result = engine.flush("adr", title, "\n\n".join(sections), tags=["adr", "from-commit"],
-                          extra={"status": "accepted", "commit": commit.hexsha, "author": commit.author.name,
+                          extra={"status": "accepted", "commit": commit.sha, "author": commit.author,
                                  "decision_key": key})
     return {"outcome": result.outcome, "path": result.path}
 
