@@ -12,14 +12,20 @@ fi
 
 # Headless Chromium for the console's end-to-end test (Debian's package; nothing is downloaded by tests).
 if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
+  apt_log="$(mktemp)"
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    (apt-get install -y -q chromium >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; }) \
-      || export K0MARU_NO_CHROMIUM="apt-get install chromium failed on this machine"
+    (apt-get install -y -q chromium >"$apt_log" 2>&1 || { apt-get update -q >>"$apt_log" 2>&1 && apt-get install -y -q chromium >>"$apt_log" 2>&1; }) \
+      || { export K0MARU_NO_CHROMIUM="apt-get install chromium failed on this machine"; tail -n 5 "$apt_log" >&2; }
   else
     export K0MARU_NO_CHROMIUM="chromium is not installed and this user cannot apt-get install it"
   fi
+  rm -f "$apt_log"
+fi
+if [ -n "${K0MARU_NO_CHROMIUM:-}" ]; then
+  echo "test.sh: NO BROWSER: ${K0MARU_NO_CHROMIUM}; the console's browser test is skipped here (on CI, CI=true, it fails)" >&2
 fi
 
 .venv/bin/ruff check k0maru tests scripts
 .venv/bin/mypy
-exec .venv/bin/python -m pytest -q "$@"
+# -rs lists every skipped test with its reason in the summary
+exec .venv/bin/python -m pytest -q -rs "$@"

@@ -18,7 +18,7 @@ from k0maru.console.mermaid_svg import MermaidError, render
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
 from k0maru.service.vault import Vault
-from tests.helpers import write
+from tests.helpers import png_pixels, write
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
@@ -156,7 +156,7 @@ def _chromium():
 
     if not Path(CHROMIUM).exists():
         reason = os.environ.get("K0MARU_NO_CHROMIUM")
-        if reason:  # scripts/test.sh tried to install it and could not
+        if reason and os.environ.get("CI") != "true":  # scripts/test.sh tried to install it and could not
             pytest.skip(f"HEADLESS CHROMIUM UNAVAILABLE, END-TO-END UI TEST NOT RUN: {reason}")
         pytest.fail(f"headless Chromium not found at {CHROMIUM}; scripts/test.sh installs Debian's chromium")
     pw = sync_playwright().start()
@@ -175,7 +175,23 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     pw, browser = _chromium()
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        # fonts that never arrive (a slow network): the form's text must show at once in a fallback font
+        slow = browser.new_page(viewport={"width": 1400, "height": 1000})
+        slow.route("**/*.woff2", lambda route: None)
+        slow.goto(url + "search?q=SQLITE_BUSY&mode=bm25", wait_until="domcontentloaded")
+        slow.wait_for_function("[...document.fonts].some(f => f.family.includes('JetBrains') && "
+                               "f.status === 'loading')", timeout=10_000)  # held back by the route above
+        assert slow.evaluate("[...document.fonts].every(f => f.display === 'swap')")
+        import base64
+
+        box = slow.locator("select[name=mode]").bounding_box()
+        shot = slow.context.new_cdp_session(slow).send("Page.captureScreenshot", {  # no wait for fonts
+            "format": "png", "clip": {**box, "scale": 1}})
+        pixels = png_pixels(base64.b64decode(shot["data"]))
+        assert len(set(pixels)) > 4, "the mode select shows no text while the web font loads"
+        slow.close()
+
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         dialogs: list[str] = []
@@ -199,6 +215,13 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
 
         page.goto(url + "logs")
         page.click("table a >> nth=0")
+        failure = page.locator("#first-failure")
+        assert failure.inner_text().startswith("121Traceback")  # the line number, then the failure's first line
+        error_line = page.locator("pre.log span:has-text('ValueError: bad lease')")
+        for line in (failure, error_line):
+            top = line.evaluate("e => e.getBoundingClientRect().top")
+            assert 0 <= top < page.viewport_size["height"], "the log page does not open at the first failure"
+        page.evaluate("window.scrollTo(0, 0)")
         svg = page.locator(".diagram svg.mermaid-svg")
         assert svg.count() == 1 and page.locator(".diagram svg g.node").count() >= 4
         assert "ValueError" in page.inner_text(".diagram")
@@ -206,6 +229,11 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
 
         page.goto(url + "tokens")
         assert page.locator("svg.chart-svg polyline").count() == 2
+        assert page.locator("svg.chart-svg text.label-raw").count() == 1  # one offload still draws both lines
+        assert "summary" in page.locator("svg.chart-svg text.label-summary").text_content()
+        fill = page.evaluate("() => { const s = document.querySelector('svg.chart-svg'); "
+                             "return s.getBoundingClientRect().width / s.parentElement.clientWidth; }")
+        assert fill > 0.9, f"the chart fills {fill:.0%} of its card"
         page.screenshot(path=str(ARTIFACTS / "tokens.png"), full_page=True)
 
         page.goto(url + "notes/20_Cards/evil.md")
@@ -213,6 +241,11 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         page.click("article a:text('a safe link')")
         page.wait_for_url("**/notes/20_Cards/sqlite-busy-timeout.md")
         assert page.locator("aside svg.graph-svg").count() == 1
+        label_px = page.evaluate("() => { const s = document.querySelector('svg.graph-svg'); "
+                                 "const k = s.getBoundingClientRect().width / s.viewBox.baseVal.width; "
+                                 "return Math.min(...[...s.querySelectorAll('text')].map("
+                                 "t => parseFloat(getComputedStyle(t).fontSize) * k)); }")
+        assert label_px >= 11, f"graph labels are {label_px:.1f} px"
         page.screenshot(path=str(ARTIFACTS / "note.png"), full_page=True)
 
         page.goto(url + "status")

@@ -23,3 +23,21 @@ def test_every_mcp_tool_is_in_the_readme() -> None:
 
     missing = [t.name for t in TOOLS if f"`{t.name}" not in README]
     assert missing == []
+
+
+def test_readme_sample_is_what_its_command_prints(tmp_path) -> None:
+    """The `--explain` sample in the README is the output of the command it names, on the demo vault."""
+    import re
+    import shlex
+    import shutil
+
+    from tests.helpers import DEMO_VAULT, run_k0maru
+
+    m = re.search(r"On the demo vault,\n`k0maru (search [^`]+)` prints\n.*?\n```\n(.*?)\n```", README, re.S)
+    assert m, "the README lost its search sample"
+    vault = tmp_path / "vault"
+    shutil.copytree(DEMO_VAULT, vault, ignore=shutil.ignore_patterns(".k0maru"))
+    args = [a if a != "examples/vault" else str(vault) for a in shlex.split(m.group(1))]
+    r = run_k0maru(*args)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.rstrip("\n") == m.group(2)

@@ -61,3 +61,69 @@ def test_alias_change_reresolves(vault: Path) -> None:
     write(vault, "target.md", "---\naliases: [new name]\n---\nchanged")
     scan(vault)
     assert [t[3] for t in targets(vault, "src.md")] == [None, "target.md"]
+
+
+def _edges(root: Path) -> set[tuple[str, str]]:
+    from k0maru.index.store import Store
+
+    with Store.open(root) as store:
+        return set(store.conn.execute("SELECT s.path, d.path FROM links l JOIN documents s ON s.id = l.src_id "
+                                      "JOIN documents d ON d.id = l.dst_id WHERE l.src_id != l.dst_id"))
+
+
+def test_markdown_links_give_the_same_graph_as_wikilinks(tmp_path: Path) -> None:
+    """The demo vault rewritten with only relative Markdown links (as git repositories write docs, with
+    URL-encoded names and #anchors) yields exactly the wikilink vault's edges."""
+    import os
+    import re
+    import shutil
+    from urllib.parse import quote
+
+    from k0maru.index.store import Store
+    from tests.helpers import DEMO_VAULT
+
+    wiki = tmp_path / "wiki"
+    shutil.copytree(DEMO_VAULT, wiki, ignore=shutil.ignore_patterns(".k0maru"))
+    scan(wiki)
+    with Store.open(wiki) as store:
+        resolve = store.link_resolver()
+        paths = {i: p for i, p, _ in store.list_documents()}
+    md = tmp_path / "md"
+    shutil.copytree(wiki, md, ignore=shutil.ignore_patterns(".k0maru"))
+    rewritten = 0
+    for note in md.rglob("*.md"):
+        rel = note.relative_to(md).as_posix()
+
+        def to_markdown(m: re.Match[str], rel: str = rel) -> str:
+            nonlocal rewritten
+            doc = resolve(m.group(1).strip().lower().removesuffix(".md"))
+            if doc is None:
+                return m.group(0)
+            href = quote(os.path.relpath(paths[doc], os.path.dirname(rel) or "."))
+            rewritten += 1
+            return f"[{m.group(3) or m.group(1)}]({href}{'#' + quote(m.group(2)[1:]) if m.group(2) else ''})"
+
+        text = note.read_text()
+        note.write_text(re.sub(r"!?\[\[([^\[\]|#]+)(#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]", to_markdown, text))
+    assert rewritten > 40 and "[[" not in "".join(p.read_text() for p in md.rglob("*.md"))
+    scan(md)
+    assert _edges(md) == _edges(wiki) and len(_edges(wiki)) > 40
+
+
+def test_markdown_link_forms(vault: Path) -> None:
+    from k0maru.index.store import Store
+
+    write(vault, "docs/adr/0003-db.md", "# DB\n")
+    write(vault, "docs/adr/index.md", "# ADRs\n")
+    write(vault, "docs/My Note.md", "# Mine\n")
+    write(vault, "docs/guide/start.md", "# Start\n\n[db](../adr/0003-db.md#context) [folder](../adr) "
+          "[enc](../My%20Note.md) [ref][r] [web](https://example.com/x.md) ![pic](../img.png) "
+          "[gone](../../../outside.md) [dead](nowhere.md)\n\n[r]: /docs/adr/0003-db.md\n"
+          "`[code](../adr/0003-db.md)`\n")
+    scan(vault)
+    with Store.open(vault) as store:
+        start = store.document_by_path("docs/guide/start.md")
+        links = [(x["target"], x["path"]) for x in store.links_from(start.id)]
+    assert links == [("../adr/0003-db.md#context", "docs/adr/0003-db.md"), ("../adr", "docs/adr/index.md"),
+                     ("../My%20Note.md", "docs/My Note.md"), ("nowhere.md", None),
+                     ("/docs/adr/0003-db.md", "docs/adr/0003-db.md")]

@@ -213,3 +213,47 @@ def test_vault_without_indexable_words(vault: Path, k0) -> None:
     assert r.returncode == 0 and json.loads(r.stdout)["added"] == 1
     r = k0("search", "--vault", str(vault), "--mode", "bm25", "--json", "b")
     assert r.returncode == 0 and json.loads(r.stdout)["hits"] == []
+
+
+def test_filters_by_folder_tag_kind_and_date(demo: Path, k0) -> None:
+    """`--path`, `--tag` (nested tags included), `--kind` (frontmatter, else the folder) and a date window
+    (frontmatter date, else mtime) restrict both channels; a filter nothing passes says so."""
+    write(demo, "decisions/2026-12-01-cache-tokens.md", "---\ndate: 2026-12-01\nkind: decision\n---\n\n"
+          "# Cache auth tokens\n\nWe cache tokens for 60 s. #caching/auth\n")
+    write(demo, "decisions/2025-01-05-cache-old.md", "---\ndate: 2025-01-05\n---\n\n# Old cache choice\n\n"
+          "We cached nothing. #caching\n")
+
+    def paths(*args: str) -> list[str]:
+        r = k0("search", "--vault", str(demo), "--json", "--limit", "20", *args)
+        assert r.returncode == 0, r.stderr
+        return [h["path"] for h in json.loads(r.stdout)["hits"]]
+
+    assert set(paths("cache", "--tag", "caching")) == {"decisions/2026-12-01-cache-tokens.md",
+                                                       "decisions/2025-01-05-cache-old.md"}
+    assert paths("cache", "--tag", "caching/auth") == ["decisions/2026-12-01-cache-tokens.md"]
+    recent = paths("cache", "--kind", "decision", "--since", "2026-11-01")
+    assert recent == ["decisions/2026-12-01-cache-tokens.md"]
+    assert paths("cache", "--kind", "decision", "--until", "2025-12-31") == ["decisions/2025-01-05-cache-old.md"]
+    assert all(p.startswith("20_Cards/") for p in paths("SQLITE_BUSY", "--path", "20_Cards/"))
+    assert all(p.startswith(("00_Logs/", "journal/")) for p in paths("lease", "--kind", "log"))
+    r = k0("search", "--vault", str(demo), "--json", "lease", "--tag", "no-such-tag")
+    assert json.loads(r.stdout)["hits"] == [] and "no note is tagged no-such-tag" in r.stderr
+    r = k0("search", "--vault", str(demo), "lease", "--since", "last tuesday")
+    assert r.returncode == 2 and "bad date" in r.stderr
+
+
+def test_filters_in_the_console_and_mcp(demo: Path) -> None:
+    from k0maru.console.app import create_app
+    from k0maru.mcp.tools import recall_memory
+    from k0maru.service.operations import Service
+
+    with Service.open(str(demo)) as service:
+        api = create_app(service).test_client()
+        hits = api.get("/api/search?q=lease&kind=log").get_json()["hits"]
+        assert hits and all(h["path"].startswith(("00_Logs/", "journal/")) for h in hits)
+        page = api.get("/search?q=lease&kind=log").get_data(as_text=True)
+        assert 'name="kind" value="log"' in page and "&kind=log\"" in page  # kept in the form and the toggles
+        notes = api.get("/notes?filter=sqlite&path=20_Cards/").get_data(as_text=True)
+        assert "20_Cards/sqlite-busy-timeout.md" in notes and "00_Logs/" not in notes
+        result = recall_memory(service, "SQLITE_BUSY", kind="log")
+        assert result.hits and all(h.path.startswith(("00_Logs/", "journal/")) for h in result.hits)

@@ -30,9 +30,42 @@ def ui(vault: str | None, host: str, port: int, open: bool) -> int:  # noqa: A00
     return serve(vault, host, port, open)
 
 
+def connect(vault: str | None, as_json: bool, host: str | None, list_hosts: bool, print_only: bool) -> int:
+    import json
+
+    from k0maru import hosts
+    from k0maru.config import resolve_vault
+    from k0maru.errors import K0maruError
+
+    root = resolve_vault(vault)
+    if list_hosts or host is None:
+        rows = hosts.configured(root)
+        if as_json:
+            print(json.dumps([{"host": h, "file": str(p), "state": s} for h, p, s in rows]))
+        else:
+            for h, p, s in rows:
+                print(f"{h:<15} {s:<22} {p}")
+        return 0
+    if host not in hosts.HOSTS:
+        raise K0maruError(f"unknown host {host[:40]!r}; use one of {', '.join(hosts.HOSTS)}")
+    change = hosts.connect(host, root, write=not print_only)
+    if print_only:
+        print(change.text, end="")
+    elif as_json:
+        print(json.dumps({"host": host, "file": str(change.path), "outcome": change.outcome}))
+    else:
+        print(f"{change.outcome}: {change.path}")
+    return 0
+
+
 def register(add: Adder) -> None:
     add("mcp", mcp, "run the MCP server on stdio (its tools are listed by any MCP client)")
     p = add("ui", ui, "web console: search debugger, token scoreboard, log nodes, notes, status")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s, local only)")
     p.add_argument("--port", type=port_number, default=8765, help="port (default: %(default)s); 0 picks a free one")
     p.add_argument("--open", action="store_true", help="open the browser")
+    p = add("connect", connect, "register the MCP server with an agent host (claude-code, cursor, vscode, codex, "
+                                "claude-desktop), keeping the file's other entries")
+    p.add_argument("host", nargs="?", help="claude-code | cursor | vscode | codex | claude-desktop")
+    p.add_argument("--list", dest="list_hosts", action="store_true", help="say which hosts are configured")
+    p.add_argument("--print", dest="print_only", action="store_true", help="show the file it would write; write nothing")

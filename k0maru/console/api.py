@@ -24,7 +24,8 @@ def api_logs() -> Any:
 
 @api.get("/logs/<node>")
 def api_log(node: str) -> Any:
-    return jsonify({**service().log_view(node).payload(), "slice": log_slice(node).payload()})
+    view = service().log_view(node)
+    return jsonify({**view.payload(), "slice": log_slice(node, view.failure_lines).payload()})
 
 
 @api.get("/tokens")

@@ -9,9 +9,10 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from markupsafe import Markup
 
 from k0maru.console import graph_svg, mermaid_svg
-from k0maru.console.params import MODES, log_slice, number, search, search_args, service
+from k0maru.console.params import FILTERS, MODES, log_slice, number, search, search_args, service
 from k0maru.console.render import render_markdown
 from k0maru.errors import K0maruError
+from k0maru.search.filters import Filters
 
 pages = Blueprint("pages", __name__)
 
@@ -34,7 +35,7 @@ def search_page() -> Any:
         error = str(exc)
     status = 400 if error else 200
     return render_template("search.html", data=data, error=error, modes=MODES, q=args["q"], mode=args["mode"],
-                           boost=args["boost"], floor=args["floor"], page="search"), status
+                           boost=args["boost"], floor=args["floor"], filters=request.args, page="search"), status
 
 
 @pages.get("/tokens")
@@ -55,18 +56,22 @@ def log_page(node: str) -> Any:
         svg = Markup(mermaid_svg.render(rec.mermaid or "", f"log {rec.node_id}"))
     except mermaid_svg.MermaidError as exc:
         svg = Markup("<p class='warn'>diagram not renderable: {}</p>").format(str(exc))
-    return render_template("log.html", rec=rec, svg=svg, slice=log_slice(node), args=request.args, page="logs")
+    return render_template("log.html", rec=rec, svg=svg, slice=log_slice(node, rec.failure_lines),
+                           failures=set(rec.failure_lines), first_failure=rec.failure_lines[0] if rec.failure_lines else None,
+                           args=request.args, page="logs")
 
 
 @pages.get("/notes")
 def notes_page() -> Any:
-    return render_template("notes.html", docs=service().notes(), page="notes")
+    filters = Filters(*(((request.args.get(k) or "").strip()[:300] or None) for k in FILTERS))
+    docs = service().notes(request.args.get("filter", "")[:300], filters)
+    return render_template("notes.html", docs=docs, args=request.args, page="notes")
 
 
 @pages.get("/notes/<path:path>")
 def note_page(path: str) -> Any:
     note = service().note_view(path)
-    html = render_markdown(note.body, service().link_paths())
+    html = render_markdown(note.body, service().link_paths(), note.path)
     graph = graph_svg.neighbourhood(note.title, [(x.path, x.title or x.target or "") for x in note.links if x.path],
                                     [(b.path or "", b.title or "") for b in note.backlinks], lambda p: "/notes/" + quote(p))
     return render_template("note.html", note=note, body=Markup(html), graph=Markup(graph), page="notes")

@@ -8,9 +8,11 @@ from flask import current_app, request
 
 from k0maru.errors import K0maruError
 from k0maru.limits import MAX_QUERY_CHARS, check_length
+from k0maru.search.filters import Filters
 from k0maru.service.operations import Service
 
 MODES = ("hybrid", "bm25", "vector")
+FILTERS = ("path", "tag", "kind", "since", "until")
 
 
 def service() -> Service:
@@ -39,7 +41,8 @@ def search_args() -> dict[str, Any]:
         raise K0maruError(f"mode must be one of {', '.join(MODES)}")
     q = (request.args.get("q") or "").strip()
     check_length("query", q, MAX_QUERY_CHARS)
-    return {"q": q, "mode": mode, "limit": number("limit", 10, 1, 50),
+    filters = Filters(*(((request.args.get(k) or "").strip()[:300] or None) for k in FILTERS))
+    return {"q": q, "mode": mode, "limit": number("limit", 10, 1, 50), "filters": filters,
             "boost": number("boost", settings.graph_boost, 0, 1, float),
             "floor": number("floor", settings.min_cosine, -1, 1, float)}
 
@@ -49,13 +52,20 @@ def search(args: dict[str, Any]) -> dict[str, Any]:
     if not args["q"]:
         raise K0maruError("missing query: pass ?q=words")
     result = service().recall(args["q"], args["limit"], args["mode"], explain=True, graph_boost=args["boost"],
-                              min_cosine=args["floor"])
+                              min_cosine=args["floor"], filters=args["filters"])
     return {**result.payload(), "hits": result.hits, "limit": args["limit"], "graph_boost": args["boost"],
+            "filters": {k: v for k, v in zip(FILTERS, (args["filters"].path, args["filters"].tag, args["filters"].kind,
+                                                       args["filters"].since, args["filters"].until), strict=True) if v},
             "min_cosine": args["floor"], "rrf_k": service().vault.settings.rrf_k}
 
 
-def log_slice(node: str) -> Any:
-    """The lines of a log page or API call: ?grep=PATTERN (with ?context=N) or ?lines=A:B."""
+PAGE_LINES = 60
+
+
+def log_slice(node: str, failure_lines: list[int] | None = None) -> Any:
+    """The lines of a log page or API call: ?grep=PATTERN (with ?context=N) or ?lines=A:B; by default the
+    page around the first failure (the top of the log when none was recognised)."""
     if request.args.get("grep"):
         return service().log_view(node, pattern=request.args["grep"], context=number("context", 3, 0, 50))
-    return service().log_view(node, lines=request.args.get("lines") or "1:60")
+    start = max(1, failure_lines[0] - 8) if failure_lines else 1
+    return service().log_view(node, lines=request.args.get("lines") or f"{start}:{start + PAGE_LINES - 1}")

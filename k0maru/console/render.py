@@ -10,14 +10,25 @@ from urllib.parse import quote
 import nh3
 from markdown_it import MarkdownIt
 
+from k0maru.index.markdown import md_link_key
+
 _WIKI = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
+_MD_INLINE = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
+_EMBED = re.compile(r"!\[\[")  # an embed shows as a link to the embedded note
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
 ALLOWED_TAGS = {"a", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "code", "pre", "em", "strong", "blockquote",
                 "hr", "br", "table", "thead", "tbody", "tr", "th", "td", "del", "span"}
 
 
-def render_markdown(body: str, resolve: Callable[[str], str | None]) -> str:
-    """`resolve(link key)` gives the vault path of a wikilink target, or None for a dangling link."""
+def render_markdown(body: str, resolve: Callable[[str], str | None], note_path: str = "") -> str:
+    """`resolve(link key)` gives the vault path of a link target, or None for a dangling link. Wikilinks
+    (embeds too) and Markdown links to notes become console links; other URLs stay as they are."""
+    note_dir = note_path.rsplit("/", 1)[0] if "/" in note_path else ""
+
+    def md_link(m: re.Match[str]) -> str:
+        found = md_link_key(m.group(2), note_dir)
+        path = resolve(found[0]) if found else None
+        return f"[{m.group(1)}](/notes/{quote(path)})" if path else m.group(0)
 
     def wikilink(m: re.Match[str]) -> str:
         target = m.group(1).strip()
@@ -28,6 +39,6 @@ def render_markdown(body: str, resolve: Callable[[str], str | None]) -> str:
             return f"{safe_shown}"
         return f"[{safe_shown}](/notes/{quote(path)})"
 
-    html = _md.render(_WIKI.sub(wikilink, body))
+    html = _md.render(_WIKI.sub(wikilink, _MD_INLINE.sub(md_link, _EMBED.sub("[[", body))))
     return nh3.clean(html, tags=ALLOWED_TAGS, attributes={"a": {"href", "title"}, "code": {"class"}, "span": {"class"}},
                      url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")

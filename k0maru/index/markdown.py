@@ -1,10 +1,11 @@
-"""Markdown note parsing: frontmatter, title, wikilinks, and heading-based chunks."""
+"""Markdown note parsing: frontmatter, title, tags, links (wikilinks and Markdown links), heading chunks."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 import xxhash
 import yaml
@@ -16,6 +17,10 @@ except AttributeError:  # pragma: no cover
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 _WIKILINK = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
+# [text](href "title") (not an image), or a reference definition `[id]: href`
+_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+[\"'(][^\n]*?[\"')])?\s*\)"
+                      r"|^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]+>|\S+)", re.M)
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 _HEADING_LINE = re.compile(r"(#{1,6})[ \t]+(.+?)[ \t#]*\Z")
@@ -46,6 +51,9 @@ class ParsedNote:
     aliases: list[str]
     links: list[Link]
     warnings: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)  # frontmatter and inline #tags, lower-case, nested a/b
+    kind: str | None = None  # frontmatter kind/type, else from a folder name (adr, decision, card, ...)
+    date: float | None = None  # frontmatter date/created as epoch seconds (UTC midnight for a date)
 
 
 def hash_bytes(data: bytes) -> str:
@@ -167,11 +175,50 @@ def strip_code(body: str) -> str:
     return body
 
 
-def extract_links(body: str) -> list[Link]:
-    if "[[" not in body:
+def md_link_key(href: str, note_dir: str) -> tuple[str, str | None] | None:
+    """(vault path key, anchor) of a Markdown link to another note, None for anything else (URLs, images,
+    same-note anchors, paths that leave the vault)."""
+    href = href.strip().strip("<>")
+    if not href or href.startswith("#") or _SCHEME.match(href):
+        return None
+    path, _, anchor = href.partition("#")
+    path = unquote(path.split("?", 1)[0])
+    name = path.rsplit("/", 1)[-1]
+    if not name or ("." in name and not name.lower().endswith(".md")):
+        return None
+    parts: list[str] = [] if path.startswith("/") else [p for p in note_dir.split("/") if p]
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    key = "/".join(parts).lower().removesuffix(".md")
+    return ("/" + key, unquote(anchor) or None) if key else None  # leading "/": this exact vault path only
+
+
+def extract_links(body: str, rel_path: str = "") -> list[Link]:
+    """Wikilinks (embeds and block references too) and Markdown links to notes, resolved against the
+    folder of the note at `rel_path` (Markdown links become vault-path keys)."""
+    has_wiki, has_md = "[[" in body, "](" in body or "]:" in body
+    if not has_wiki and not has_md:
         return []
+    text = strip_code(body)
     links: list[Link] = []
-    for match in _WIKILINK.finditer(strip_code(body)):
+    if has_md:
+        note_dir = rel_path.rsplit("/", 1)[0] if "/" in rel_path else ""
+        for match in _MD_LINK.finditer(text):
+            href = match.group(2) or match.group(3)
+            found = md_link_key(href, note_dir) if href else None
+            if found:
+                display = (match.group(1) or "").strip() or None
+                links.append(Link(href.strip(), found[0], found[1], display))
+    if not has_wiki:
+        return links
+    for match in _WIKILINK.finditer(text):
         target = match.group(1).strip()
         heading = match.group(2)[1:].strip() if match.group(2) else None
         if not target:  # [[#Heading]] points into the same note
@@ -183,6 +230,53 @@ def extract_links(body: str) -> list[Link]:
     return links
 
 
+PARSER_VERSION = "3"  # bump when parsing changes what is stored: the next scan re-parses every note
+_INLINE_TAG = re.compile(r"(?:^|(?<=[\s(,;]))#([A-Za-z_\u00c0-\uffff][\w\-/\u00c0-\uffff]*)")
+_TAG_OK = re.compile(r"[\w\-/]+\Z")
+FOLDER_KINDS = {"adr": "adr", "adrs": "adr", "decision": "decision", "decisions": "decision", "card": "card",
+                "cards": "card", "log": "log", "logs": "log", "journal": "log", "skill": "skill", "skills": "skill",
+                "runbook": "runbook", "runbooks": "runbook", "incident": "incident", "incidents": "incident"}
+
+
+def note_tags(frontmatter: dict[str, Any], body: str) -> list[str]:
+    """Tags from frontmatter (`tags`/`tag`, list or comma string) and inline `#tag` / `#a/b` outside code
+    and headings, lower-case, without '#'."""
+    found = [t.lstrip("#") for t in _as_str_list(frontmatter.get("tags", frontmatter.get("tag")))]
+    if "#" in body:
+        text = "\n".join(line for line in strip_code(body).splitlines() if not line.lstrip().startswith("#"))
+        found += _INLINE_TAG.findall(text)
+    return sorted({t.lower().strip("/") for t in found if t and _TAG_OK.match(t) and not t.isdigit()})
+
+
+def note_kind(frontmatter: dict[str, Any], rel_path: str) -> str | None:
+    for key in ("kind", "type"):
+        value = frontmatter.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip().lower()[:32]
+    for part in reversed(rel_path.lower().split("/")[:-1]):
+        word = re.sub(r"^[\d_\- ]+", "", part)
+        if word in FOLDER_KINDS:
+            return FOLDER_KINDS[word]
+    return None
+
+
+def note_date(frontmatter: dict[str, Any]) -> float | None:
+    import datetime as dt
+
+    for key in ("date", "created", "updated"):
+        value = frontmatter.get(key)
+        if isinstance(value, dt.datetime):
+            return (value if value.tzinfo else value.replace(tzinfo=dt.UTC)).timestamp()
+        if isinstance(value, dt.date):
+            return dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC).timestamp()
+        if isinstance(value, str):
+            try:
+                return note_date({key: dt.date.fromisoformat(value.strip()[:10])})
+            except ValueError:
+                continue
+    return None
+
+
 def parse_note(rel_path: str, text: str) -> ParsedNote:
     frontmatter, body, error = split_frontmatter(text)
     warnings = [f"{rel_path}: {error}; indexed without frontmatter, fix the YAML"] if error else []
@@ -192,7 +286,8 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
         h1 = _H1.search(body)
         title = h1.group(1).strip() if h1 else stem
     aliases = _as_str_list(frontmatter.get("aliases", frontmatter.get("alias")))
-    return ParsedNote(title.strip(), frontmatter, body, aliases, extract_links(body), warnings)
+    return ParsedNote(title.strip(), frontmatter, body, aliases, extract_links(body, rel_path), warnings,
+                      note_tags(frontmatter, body), note_kind(frontmatter, rel_path), note_date(frontmatter))
 
 
 def chunk_note(title: str, body: str, cap: int) -> list[Chunk]:

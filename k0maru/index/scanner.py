@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from k0maru.config import Settings
-from k0maru.index.markdown import Link, chunk_note, hash_bytes, parse_note
+from k0maru.index.markdown import PARSER_VERSION, Link, chunk_note, hash_bytes, parse_note
 from k0maru.index.store import CachedDoc, Store
 from k0maru.index.walker import Entry, VaultWalker
 
@@ -65,6 +65,9 @@ class IncrementalScanner:
         """
         started = time.time()
         t0 = time.perf_counter()
+        reparse = self.store.get_meta("parser_version") != PARSER_VERSION
+        if reparse and only is None:  # the parser learned something: every note is read again, once
+            full = True
         entries = list(self._entries(only))
         result, work, gone = self._diff(entries, self.store.cached_documents(only), full, only)
         if only is None:
@@ -74,7 +77,7 @@ class IncrementalScanner:
         links_dirty = self.store.get_meta(LINKS_DIRTY) == "1"
         if work:
             self._write_batches(work, result, progress, full)
-        if gone or result.changed or result.skipped or links_dirty or record:
+        if gone or result.changed or result.skipped or links_dirty or record or (reparse and only is None):
             with self.store.transaction():
                 # re-diff deletions under the write lock: another writer may have moved on
                 seen = {e.rel for e in entries}
@@ -85,6 +88,8 @@ class IncrementalScanner:
                     self.store.delete_documents([doc_id for _, doc_id in gone])
                     result.removed += len(gone)
                     self.store.bump_corpus_version()
+                if reparse and only is None:
+                    self.store.set_meta("parser_version", PARSER_VERSION)
                 if gone or self.store.get_meta(LINKS_DIRTY) == "1":
                     self.store.reresolve_links(self.store.link_resolver())
                     self.store.set_meta(LINKS_DIRTY, "0")
@@ -197,7 +202,9 @@ class IncrementalScanner:
         result.warnings.extend(note.warnings)
         stem = entry.rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
         doc_id = store.upsert_document(entry.rel, entry.mtime_ns, entry.size, digest, note.title, stem,
-                                       note.frontmatter, note.body, known.id if known else None)
+                                       note.frontmatter, note.body, known.id if known else None, note.kind,
+                                       note.date)
+        store.set_tags(doc_id, note.tags)
         if known is not None or note.aliases:
             store.set_aliases(doc_id, note.aliases)
         chunks = chunk_note(note.title, note.body, self.settings.chunk_chars)

@@ -93,4 +93,17 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX offloads_created ON offloads(created_at);
     """,
+    # 3: tags, kind and date of each note, for filters
+    """
+    ALTER TABLE documents ADD COLUMN kind TEXT;
+    ALTER TABLE documents ADD COLUMN note_date REAL;
+    CREATE TABLE tags (
+        doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        tag    TEXT NOT NULL,
+        PRIMARY KEY (doc_id, tag)
+    ) WITHOUT ROWID;
+    CREATE INDEX tags_tag ON tags(tag);
+    CREATE INDEX documents_kind ON documents(kind);
+    CREATE INDEX documents_date ON documents(note_date);
+    """,
 ]

@@ -164,22 +164,54 @@ class Store:
         return {path: CachedDoc(doc_id, mtime, size, digest) for doc_id, path, mtime, size, digest in rows}
 
     def upsert_document(self, path: str, mtime_ns: int, size: int, digest: str, title: str, stem: str,
-                        frontmatter: dict[str, Any], body: str, doc_id: int | None) -> int:
+                        frontmatter: dict[str, Any], body: str, doc_id: int | None, kind: str | None = None,
+                        note_date: float | None = None) -> int:
         fm = json.dumps(frontmatter, default=str, ensure_ascii=False)
         now = time.time()
         if doc_id is None:
             cur = self.conn.execute(
-                "INSERT INTO documents(path, mtime_ns, size, xxh3_64, title, stem, frontmatter, body, indexed_at)"
-                " VALUES (?,?,?,?,?,?,?,?,?)",
-                (path, mtime_ns, size, digest, title, stem, fm, body, now),
+                "INSERT INTO documents(path, mtime_ns, size, xxh3_64, title, stem, frontmatter, body, indexed_at,"
+                " kind, note_date) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (path, mtime_ns, size, digest, title, stem, fm, body, now, kind, note_date),
             )
             return int(cur.lastrowid)
         self.conn.execute(
-            "UPDATE documents SET mtime_ns=?, size=?, xxh3_64=?, title=?, stem=?, frontmatter=?, body=?, indexed_at=?"
-            " WHERE id=?",
-            (mtime_ns, size, digest, title, stem, fm, body, now, doc_id),
+            "UPDATE documents SET mtime_ns=?, size=?, xxh3_64=?, title=?, stem=?, frontmatter=?, body=?, indexed_at=?,"
+            " kind=?, note_date=? WHERE id=?",
+            (mtime_ns, size, digest, title, stem, fm, body, now, kind, note_date, doc_id),
         )
         return doc_id
+
+    def set_tags(self, doc_id: int, tags: Iterable[str]) -> None:
+        self.conn.execute("DELETE FROM tags WHERE doc_id = ?", (doc_id,))
+        self.conn.executemany("INSERT OR IGNORE INTO tags(doc_id, tag) VALUES (?, ?)", [(doc_id, t) for t in tags])
+
+    def tags_of(self, doc_id: int) -> list[str]:
+        return [t for (t,) in self.conn.execute("SELECT tag FROM tags WHERE doc_id = ? ORDER BY tag", (doc_id,))]
+
+    def filter_documents(self, path_prefix: str | None = None, tag: str | None = None, kind: str | None = None,
+                         since: float | None = None, until: float | None = None) -> set[int]:
+        """Ids of the notes under `path_prefix`, tagged `tag` (or a nested `tag/...`), of `kind`, dated (the
+        frontmatter date, else the file's mtime) within [since, until] in epoch seconds."""
+        where: list[str] = []
+        args: list[Any] = []
+        if path_prefix:
+            where.append("d.path LIKE ? ESCAPE '\\'")
+            args.append(path_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+        if kind:
+            where.append("d.kind = ?")
+            args.append(kind.lower())
+        if since is not None:
+            where.append("coalesce(d.note_date, d.mtime_ns / 1e9) >= ?")
+            args.append(since)
+        if until is not None:
+            where.append("coalesce(d.note_date, d.mtime_ns / 1e9) <= ?")
+            args.append(until)
+        if tag:
+            where.append("EXISTS (SELECT 1 FROM tags t WHERE t.doc_id = d.id AND (t.tag = ? OR t.tag LIKE ?))")
+            args += [tag.lower(), tag.lower().replace("%", "").replace("_", "\\_") + "/%"]
+        sql = "SELECT d.id FROM documents d" + (" WHERE " + " AND ".join(where) if where else "")
+        return {i for (i,) in self.conn.execute(sql, args)}
 
     def touch_document(self, doc_id: int, mtime_ns: int, size: int) -> None:
         self.conn.execute("UPDATE documents SET mtime_ns=?, size=? WHERE id=?", (mtime_ns, size, doc_id))
@@ -259,7 +291,9 @@ class Store:
     def link_resolver(self) -> Callable[[str], int | None]:
         """A function mapping a link key to a document id, the way Obsidian resolves links:
         exact vault path, then path suffix, then file name (case-insensitive; the shallowest and
-        shortest path wins a tie), then frontmatter aliases."""
+        shortest path wins a tie), then frontmatter aliases. A key starting with "/" (a Markdown link,
+        already made relative to the vault) matches that exact path only, or for a folder its index.md
+        or README.md, as a Git host renders it."""
         by_stem: dict[str, tuple[tuple[int, int, str], int]] = {}
         by_path: dict[str, int] = {}
         for doc_id, path, stem in self.conn.execute("SELECT id, path, stem FROM documents"):
@@ -272,6 +306,9 @@ class Store:
             by_alias.setdefault(alias, doc_id)
 
         def resolve(key: str) -> int | None:
+            if key.startswith("/"):  # a Markdown link: that vault path, or that folder's index or README
+                path = key[1:]
+                return by_path.get(path) or by_path.get(f"{path}/index") or by_path.get(f"{path}/readme")
             if "/" in key:
                 if key in by_path:
                     return by_path[key]
@@ -366,6 +403,10 @@ class Store:
         """(heading, text) of a chunk."""
         row = self.conn.execute("SELECT heading, text FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
         return (row[0], row[1]) if row else None
+
+    def chunks_of(self, doc_id: int) -> list[tuple[str, str]]:
+        """(heading, text) of a document's chunks, in order."""
+        return self.conn.execute("SELECT heading, text FROM chunks WHERE doc_id = ? ORDER BY ord", (doc_id,)).fetchall()
 
     def lexical_corpus(self) -> list[tuple[int, int, str, str, str]]:
         """(chunk id, doc id, title, heading, text) of every chunk, by chunk id."""

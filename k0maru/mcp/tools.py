@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from k0maru.search.filters import Filters
 from k0maru.service.models import FlushOutcome, Loadout, LogNodeView, RecallResult, SkillCardResult
 from k0maru.service.operations import Service
 
@@ -73,12 +74,18 @@ def recall_memory(
     limit: Annotated[int, Field(ge=1, le=50, description="number of notes to return")] = 8,
     mode: Annotated[Literal["hybrid", "bm25", "vector"], Field(description="retrieval channel")] = "hybrid",
     explain: Annotated[bool, Field(description="add per-channel ranks, cosines and RRF parts")] = False,
+    path: Annotated[str | None, Field(max_length=300, description="only notes under this folder, e.g. 'docs/adr/'")] = None,
+    tag: Annotated[str | None, Field(max_length=64, description="only notes with this tag (nested tags included)")] = None,
+    kind: Annotated[str | None, Field(max_length=32, description="only notes of this kind: adr, decision, card, log, skill")] = None,
+    since: Annotated[str | None, Field(max_length=32, description="only notes dated on/after: YYYY-MM-DD or 30d, 2w, 6m")] = None,
+    until: Annotated[str | None, Field(max_length=32, description="only notes dated on/before: YYYY-MM-DD or 30d")] = None,
 ) -> RecallResult:
     """Search the project's memory (decisions, ADRs, incident logs, cards) with hybrid keyword + semantic
     recall. Use before fixing an error or making a design choice: "have we seen this error before?",
-    "why did we choose X?", "what do we know about E0502 / SQLITE_BUSY?". Each hit has the note's path,
-    title, score and the passage that matched; `explain` adds how it was ranked."""
-    return service.recall(query, limit, mode, explain)
+    "why did we choose X?", "what do we know about E0502 / SQLITE_BUSY?", "the decisions of the last month
+    about caching" (kind=decision, since=30d). Each hit has the note's path, title, score and the passage
+    that matched; `explain` adds how it was ranked."""
+    return service.recall(query, limit, mode, explain, filters=Filters(path, tag, kind, since, until))
 
 
 @tool("Inspect offloaded log", "to read parts of a long offloaded log", _brief_log)

@@ -84,14 +84,16 @@ class LexicalIndex:
         store.save_bm25_blob(self.version, self.to_blob())  # refused if the corpus moved on meanwhile
 
     # ---- query -----------------------------------------------------------------------------
-    def search(self, query: str, k: int) -> list[LexicalHit]:
-        """Top-k chunks with a positive score, best first."""
+    def search(self, query: str, k: int, allowed_docs: set[int] | None = None) -> list[LexicalHit]:
+        """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when given)."""
         if self.bm25 is None or k <= 0:
             return []
         ids = self.bm25.get_tokens_ids(tokenize(query))
         if not ids:
             return []
         scores = self.bm25.get_scores(ids)
+        if allowed_docs is not None:
+            scores = np.where(np.isin(self.doc_ids, np.fromiter(allowed_docs, dtype=np.int64)), scores, 0.0)
         positive = np.flatnonzero(scores > 0)
         if positive.size == 0:
             return []

@@ -22,6 +22,8 @@ from k0maru.errors import K0maruError
 from k0maru.index.store import Store
 from k0maru.search import lexical, vectors
 from k0maru.search.embedding import Embedder
+from k0maru.search.filters import Filters
+from k0maru.search.snippets import snippet
 
 Mode = Literal["bm25", "vector", "hybrid"]
 MODES: tuple[str, ...] = ("bm25", "vector", "hybrid")
@@ -96,13 +98,15 @@ class Recall:
         self.embedder = embedder
         self.model_warning = model_warning
         self.lexical = lexical.LexicalCache()
+        self._query = ""
 
     def pool_size(self, limit: int) -> int:
         return max(limit * self.settings.pool_factor, self.settings.pool_min)
 
     def search(self, query: str, limit: int = 10, mode: str = "hybrid", graph_boost: float | None = None,
-               min_cosine: float | None = None) -> RecallResult:
-        """`graph_boost` / `min_cosine` override the settings for this query (the console's debugger)."""
+               min_cosine: float | None = None, filters: Filters | None = None) -> RecallResult:
+        """`graph_boost` / `min_cosine` override the settings for this query (the console's debugger);
+        `filters` restrict both channels to the notes they select."""
         query = query.strip()
         if not query:
             raise K0maruError("empty query; pass the words or symbols to look for")
@@ -110,9 +114,16 @@ class Recall:
             raise K0maruError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
         if limit < 1:
             raise K0maruError("limit must be at least 1")
+        self._query = query
         s = self.settings
         pool = self.pool_size(limit)
         warnings: list[str] = []
+        allowed: set[int] | None = None
+        if filters:
+            since, until = filters.window()
+            allowed = self.store.filter_documents(filters.path, filters.tag, filters.kind, since, until)
+            if not allowed:
+                return RecallResult(query, mode, [], pool, [f"no note is {filters.describe()}"])
         ranked: dict[str, list[int]] = {}
         unvoted: list[int] = []  # vector pool members under the floor: shown only to fill the limit
         floor = s.min_cosine if min_cosine is None else min_cosine
@@ -121,7 +132,7 @@ class Recall:
         # chunks per channel: enough to fill `pool` distinct documents in practice
         chunk_k = pool * 4
         if mode in ("bm25", "hybrid"):
-            hits = self.lexical.get(self.store).search(query, chunk_k)
+            hits = self.lexical.get(self.store).search(query, chunk_k, allowed)
             ranked["bm25"], bm25_best = _doc_ranking(hits)
             ranked["bm25"] = ranked["bm25"][:pool]
         if mode in ("vector", "hybrid"):
@@ -131,7 +142,9 @@ class Recall:
                     return RecallResult(query, mode, [], pool, warnings)
             else:
                 qvec = self.embedder.embed([query])[0]
-                hits_v = vectors.search(self.store, qvec, chunk_k)
+                hits_v = vectors.search(self.store, qvec, chunk_k if allowed is None else vectors.KNN_MAX)
+                if allowed is not None:
+                    hits_v = [h for h in hits_v if h.doc_id in allowed]
                 ranked["vector"], vec_best = _doc_ranking(hits_v)
                 ranked["vector"] = ranked["vector"][:pool]
                 if mode == "hybrid":  # ranked best first, so the floor cuts a tail and keeps ranks
@@ -179,11 +192,13 @@ class Recall:
         path, title = self.store.path_and_title(doc_id)
         heading, text = (self.store.chunk_text(chunk_id) if chunk_id is not None else None) or ("", "")
         boost, reasons = boosts.get(doc_id, (0.0, []))
-        return Hit(doc_id=doc_id, path=path, title=title, score=score, snippet=_snippet(text), heading=heading,
+        shown = snippet(text, self._query, skip=heading or title)
+        if not shown:  # the best chunk is only a heading: the section that follows carries the text
+            for next_heading, next_text in self.store.chunks_of(doc_id):
+                shown = snippet(next_text, self._query, skip=next_heading or title)
+                if shown:
+                    heading = next_heading
+                    break
+        return Hit(doc_id=doc_id, path=path, title=title, score=score, snippet=shown, heading=heading,
                    bm25_rank=b_rank, bm25_score=b.score if b else None, vector_rank=v_rank,
                    cosine=v.cosine if v else None, rrf=rrf, graph_boost=boost, boost_links=reasons)
-
-
-def _snippet(text: str, limit: int = 280) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"

@@ -101,6 +101,7 @@ class LogNodeView(Result):
     mermaid: str | None = None
     raw_tokens: int | None = None
     summary_tokens: int | None = None
+    failure_lines: list[int] = []  # where the failures the summary names start, in log order
     lines: list[LogLine] = []
     matches: int | None = None
     truncated: bool = False

@@ -19,6 +19,7 @@ from k0maru.limits import (
     echo,
     one_line,
 )
+from k0maru.search.filters import Filters
 from k0maru.service.models import (
     FlushOutcome,
     Loadout,
@@ -59,11 +60,12 @@ class Service:
 
     # ---- recall --------------------------------------------------------------------------------
     def recall(self, query: str, limit: int = 8, mode: str = "hybrid", explain: bool = False,
-               graph_boost: float | None = None, min_cosine: float | None = None) -> RecallResult:
+               graph_boost: float | None = None, min_cosine: float | None = None,
+               filters: Filters | None = None) -> RecallResult:
         check_length("query", query, MAX_QUERY_CHARS)
         with self.live.session() as vault:
             result = vault.recall.search(query, limit=limit, mode=mode, graph_boost=graph_boost,
-                                         min_cosine=min_cosine)
+                                         min_cosine=min_cosine, filters=filters)
         hits = []
         for h in result.hits:
             hit = RecallHit(path=h.path, title=h.title, score=h.score, snippet=h.snippet,
@@ -120,7 +122,8 @@ class Service:
             return LogNodeView(**base, truncated=bool(got) and got[-1][0] < last,
                                lines=[LogLine(n=n, text=t) for n, t in got])
         return LogNodeView(**base, summary=rec.summary, mermaid=rec.mermaid, raw_tokens=rec.raw_tokens,
-                           summary_tokens=rec.summary_tokens)
+                           summary_tokens=rec.summary_tokens,
+                           failure_lines=sorted({int(f["line"]) for f in rec.failures if f.get("line")}))
 
     def token_scoreboard(self, price_per_mtok: float | None = None) -> TokenScoreboard:
         from k0maru.offload import records
@@ -166,10 +169,17 @@ class Service:
                                note_path=card.note.path, note_outcome=card.note.outcome, related_notes=card.related,
                                hermes_path=card.hermes_path, hermes_outcome=card.hermes_outcome, card_markdown=text)
 
-    def notes(self) -> list[tuple[str, str]]:
-        """(path, title) of every indexed note."""
+    def notes(self, contains: str | None = None, filters: Filters | None = None) -> list[tuple[str, str]]:
+        """(path, title) of the indexed notes: all, or those whose path or title contains `contains`
+        (case-insensitive) and that `filters` select."""
         with self.live.session() as vault:
-            return [(path, title) for _, path, title in vault.store.list_documents()]
+            docs = vault.store.list_documents()
+            if filters:
+                since, until = filters.window()
+                allowed = vault.store.filter_documents(filters.path, filters.tag, filters.kind, since, until)
+                docs = [d for d in docs if d[0] in allowed]
+        needle = (contains or "").strip().lower()
+        return [(path, title) for _, path, title in docs if not needle or needle in f"{path}\n{title}".lower()]
 
     def read_note(self, path: str) -> str:
         """The raw Markdown of an indexed note (confined to the vault)."""

@@ -1,0 +1,55 @@
+"""Recall filters: folder prefix, tag (nested tags included), kind, and a date window (the note's
+frontmatter date, else its file's mtime). Dates are ISO (`2026-11-01`) or relative (`30d`, `2w`, `6m`, `1y`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import time
+from dataclasses import dataclass
+
+from k0maru.errors import K0maruError
+
+_RELATIVE = re.compile(r"(\d{1,5})\s*([dwmy])\Z")
+_DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
+
+
+def parse_when(text: str, end_of_day: bool = False) -> float:
+    """Epoch seconds for an ISO date/datetime or a relative age; a bare `until` date includes that day."""
+    raw = text.strip().lower()
+    m = _RELATIVE.match(raw)
+    if m:
+        return time.time() - int(m.group(1)) * _DAYS[m.group(2)] * 86400
+    try:
+        if len(raw) == 10:
+            day = dt.date.fromisoformat(raw)
+            start = dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC).timestamp()
+            return start + 86399.999 if end_of_day else start
+        moment = dt.datetime.fromisoformat(raw)
+        return (moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)).timestamp()
+    except ValueError:
+        raise K0maruError(f"bad date {text[:40]!r}; use YYYY-MM-DD or an age like 30d, 2w, 6m, 1y") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    path: str | None = None
+    tag: str | None = None
+    kind: str | None = None
+    since: str | None = None
+    until: str | None = None
+
+    def __bool__(self) -> bool:
+        return any((self.path, self.tag, self.kind, self.since, self.until))
+
+    def window(self) -> tuple[float | None, float | None]:
+        since = parse_when(self.since) if self.since else None
+        until = parse_when(self.until, end_of_day=True) if self.until else None
+        if since is not None and until is not None and since > until:
+            raise K0maruError("--since is after --until; swap them")
+        return since, until
+
+    def describe(self) -> str:
+        parts = [f"{k} {v}" for k, v in (("under", self.path), ("tagged", self.tag), ("kind", self.kind),
+                                          ("since", self.since), ("until", self.until)) if v]
+        return ", ".join(parts)

@@ -1,0 +1,51 @@
+"""Query-focused snippets in plain text: Markdown syntax rendered away (`[[a|b]]` -> b, `[t](u)` -> t, no
+heading hashes, fence markers or emphasis), then the sentences that carry most of the query's terms."""
+
+from __future__ import annotations
+
+import re
+
+from k0maru.search.terms import tokenize
+
+_WIKI = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
+_MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_FENCE = re.compile(r"^\s*(```|~~~)[^\n]*$", re.M)
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)[\s#]*$", re.M)
+_LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?", re.M)
+_QUOTE = re.compile(r"^\s*>\s?", re.M)
+_EMPHASIS = re.compile(r"(\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*]))")
+_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$", re.M)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])|\n+")
+
+
+def plain(markdown: str) -> str:
+    """Markdown as readable plain text, one space between words; inline code keeps its backticks."""
+    text = _WIKI.sub(lambda m: (m.group(2) or m.group(1)).strip(), markdown)
+    text = _MD_LINK.sub(lambda m: m.group(1), text)
+    text = _HEADING.sub(lambda m: m.group(1) + "\n", text)  # a heading stays a line of its own
+    for rx in (_FENCE, _LIST, _QUOTE, _TABLE_RULE):
+        text = rx.sub("", text)
+    text = _EMPHASIS.sub("", text)
+    text = re.sub(r"(?<=\S)[ \t]*\n(?=[ \t]*\S)", " ", text)  # lines of one paragraph are one text
+    return text.replace("|", " ")
+
+
+def snippet(markdown: str, query: str, limit: int = 280, skip: str = "") -> str:
+    """At most `limit` characters of `markdown` as plain text, starting at the sentence that carries the
+    most query terms (ties: the earliest), continued with the sentences that follow. A first line equal
+    to `skip` (the section's heading, already shown) is left out."""
+    sentences = [" ".join(s.split()) for s in _SENTENCE.split(plain(markdown))]
+    sentences = [s for s in sentences if s]
+    if sentences and skip and sentences[0].lower() == " ".join(skip.split()).lower():
+        sentences = sentences[1:]
+    if not sentences:
+        return ""
+    wanted = set(tokenize(query))
+    best = 0
+    if wanted:
+        scores = [len(wanted & set(tokenize(s))) for s in sentences]
+        best = max(range(len(scores)), key=lambda i: (scores[i], -i))
+    out = " ".join(sentences[best:])
+    if len(out) < limit // 2 and best > 0:  # room left: take the lead-in too
+        out = " ".join(sentences[max(best - 1, 0):])
+    return out if len(out) <= limit else out[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
