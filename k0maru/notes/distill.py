@@ -105,16 +105,18 @@ class DistillEngine:
     def _related(self, codes: list[str], primary: Failure, exclude_title: str) -> list[tuple[str, str, str]]:
         """(link name, path, fix excerpt) of vault notes about the same error, found by hybrid recall."""
         try:
-            hits = self.vault.recall.search(" ".join([*codes[:3], primary.message]), limit=5).hits
+            hits = self.vault.recall.search(" ".join([*codes[:3], primary.message]), limit=10).hits
         except K0maruError:
             return []
+        # the same notes whether or not this card (an earlier run's) is in the index: idempotent. A note is
+        # related when its text names one of the failure's codes, not merely because it ranked high.
         out = []
         for hit in hits:
-            if hit.title == exclude_title:  # this card itself, from an earlier run
+            if hit.title == exclude_title:
                 continue
-            code_hit = any(c.lower() in (hit.title + " " + hit.snippet).lower() for c in codes)
-            if code_hit or (hit.bm25_rank is not None and hit.bm25_rank <= 2):
-                doc = self.vault.store.document(hit.doc_id)
+            doc = self.vault.store.document(hit.doc_id)
+            text = f"{hit.title}\n{doc.body if doc else ''}".lower()
+            if any(c.lower() in text for c in codes if len(c) > 3):
                 stem = hit.path.rsplit("/", 1)[-1].removesuffix(".md")  # what [[links]] resolve by
                 out.append((stem, hit.path, _fix_section(doc.body) if doc else ""))
         return out[:3]

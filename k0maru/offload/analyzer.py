@@ -16,6 +16,9 @@ GENERIC_TRIGGERS = ("error", "Error", "ERROR", "fatal", "Fatal", "FATAL", "FAIL"
             "exception", "Exception", "EXCEPTION", "Traceback",
             "Sanitizer", "test session starts", "undefined reference")
 _NEVER = 1 << 62
+# colour and hyperlink escapes (cargo --color=always, tsc --pretty, FORCE_COLOR): removed before matching,
+# the stored log keeps them
+ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
 GENERIC = re.compile(r"(?i)\b(error|fatal|failed|failure|exception|panic)\b")
 
@@ -38,11 +41,13 @@ class LogAnalyzer:
             self._partial = text
             return
         self._partial = text[cut + 1:]
-        self._feed_block(text[: cut + 1])
+        block = text[: cut + 1]
+        self._feed_block(ANSI.sub("", block) if "\x1b" in block else block)
 
     def close(self) -> Findings:
         if self._partial:
-            self._feed_block(self._partial + "\n")
+            block = self._partial + "\n"
+            self._feed_block(ANSI.sub("", block) if "\x1b" in block else block)
             self._partial = ""
         return self.findings
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import re
 import shlex
@@ -10,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from k0maru.offload.analyzer import LogAnalyzer
 from k0maru.offload.findings import Findings
 from k0maru.offload.tokencount import StreamingTokenCounter
 
+MAX_SUMMARY_SHARE = 0.5  # a summary must cost at most half the log's tokens, else the log passes through
 READ_SIZE = 1 << 16
 _TASK_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -70,9 +73,9 @@ class _Spool:
 
     def __init__(self, refs: Path, threshold: int):
         refs.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".offload-", suffix=".tmp", dir=refs)
+        fd, tmp = tempfile.mkstemp(prefix=f".offload-{os.getpid()}-", suffix=".tmp", dir=refs)
         self.tmp = Path(tmp)
-        self.fh = os.fdopen(fd, "wb")
+        self.fh = os.fdopen(fd, "wb", buffering=0)  # unbuffered: what was read is on disk if we are killed
         self.threshold = threshold
         self.head: list[bytes] | None = []
         self.newlines = 0
@@ -120,6 +123,9 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
     """Run `command` (or read `stdin`), streaming its combined output into the log spool."""
     out = out or sys.stdout.buffer
     refs = ensure_state_dir(vault) / "refs"
+    refs.mkdir(exist_ok=True)
+    for kept in keep_orphaned_spools(refs):
+        print(f"k0maru: kept the output of an interrupted offload as {kept.relative_to(vault)}", file=sys.stderr)
     task = safe_task_id(task_id) if task_id else default_task_id(vault)
     spool = _Spool(refs, threshold)
     started = time.time()
@@ -134,7 +140,13 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
             exit_code = None
         findings = spool.finish()
     except BaseException:
-        spool.discard()
+        if spool.bytes:  # interrupted: what was captured is kept, never silently dropped
+            spool.fh.close()
+            kept = refs / f"partial-{os.getpid()}-{int(started)}.log"
+            spool.tmp.replace(kept)
+            print(f"k0maru: interrupted; the output so far is in {kept.relative_to(vault)}", file=sys.stderr)
+        else:
+            spool.discard()
         raise
     status = exit_code if exit_code is not None else 0
     if spool.head is not None:  # at or under the threshold: pass through unchanged
@@ -165,6 +177,13 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
         final_text = with_savings(summary_tokens)
         summary_tokens = count_tokens(final_text)
     text = final_text
+    if summary_tokens > raw_tokens * MAX_SUMMARY_SHARE:  # not clearly smaller: the output itself is the answer
+        with final.open("rb") as fh:
+            while chunk := fh.read(READ_SIZE):
+                out.write(chunk)
+        out.flush()
+        final.unlink(missing_ok=True)
+        return OffloadOutcome(status, spool.lines, True, findings=findings)
     rec = records.OffloadRecord(
         node_id=node, task_id=task, created_at=started, command=cmd_text, exit_code=exit_code, log_path=log_rel,
         raw_lines=spool.lines, raw_bytes=spool.bytes, raw_tokens=raw_tokens, summary_tokens=summary_tokens,
@@ -178,17 +197,48 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
     return OffloadOutcome(status, spool.lines, False, rec, findings)
 
 
-def _pump_process(command: list[str], spool: _Spool) -> int:
+GRACE_S = 5.0  # after a forwarded SIGINT/SIGTERM, the child's group gets SIGKILL if still running
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """Linux: the child gets SIGKILL if offload itself dies (kill -9), so no orphan keeps running."""
     try:
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def _pump_process(command: list[str], spool: _Spool) -> int:
+    """Run `command` in its own process group, its output into the spool. SIGINT/SIGTERM/SIGHUP to offload
+    go to the whole group; a child that ignores them gets SIGKILL after GRACE_S (at once on a second
+    signal). Stdin is passed on unless it is a terminal (a background group reading it would stop)."""
+    stdin = subprocess.DEVNULL if sys.stdin is None or sys.stdin.isatty() else None
+    try:
+        proc = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0,
+                                process_group=0, preexec_fn=_die_with_parent if sys.platform == "linux" else None)
     except FileNotFoundError:
         raise CommandNotFound(f"command not found: {command[0]!r}; check the name and PATH") from None
     except PermissionError:
         raise K0maruError(f"command {command[0]!r} is not executable; check its permissions") from None
+    signals_seen = 0
+
+    def kill_group(signum: int) -> None:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signum)
 
     def forward(signum: int, _frame: object) -> None:
-        if proc.poll() is None:
-            proc.send_signal(signum)
+        nonlocal signals_seen
+        signals_seen += 1
+        if signals_seen > 1:
+            kill_group(signal.SIGKILL)
+            return
+        kill_group(signum)
+        timer = threading.Timer(GRACE_S, kill_group, args=(signal.SIGKILL,))
+        timer.daemon = True
+        timer.start()
 
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
@@ -206,3 +256,29 @@ def _pump_process(command: list[str], spool: _Spool) -> int:
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+        kill_group(signal.SIGKILL)  # nothing of the group outlives offload
+
+
+def keep_orphaned_spools(refs: Path) -> list[Path]:
+    """Spools of an offload that was killed (its pid is gone) become `partial-<pid>-<n>.log`: kept, not lost."""
+    kept: list[Path] = []
+    for tmp in refs.glob(".offload-*.tmp"):
+        parts = tmp.name.split("-")
+        pid = int(parts[1]) if len(parts) > 2 and parts[1].isdigit() else None
+        if pid is None or pid == os.getpid() or _alive(pid):
+            continue
+        target = refs / f"partial-{pid}-{len(kept)}.log"
+        with contextlib.suppress(OSError):
+            tmp.replace(target)
+            kept.append(target)
+    return kept
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

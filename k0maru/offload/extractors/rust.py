@@ -14,7 +14,7 @@ class RustExtractor(Extractor):
     triggers = ("error", "panicked")
     ERROR = re.compile(r"^error\[(E\d{4})\]: (.*)")
     ARROW = re.compile(r"^\s*--> (\S+?):(\d+):(\d+)")
-    PANIC_NEW = re.compile(r"^thread '([^']*)' panicked at (\S+?):(\d+):(\d+):\s*$")
+    PANIC_NEW = re.compile(r"^thread '([^']*)'(?: \(\d+\))? panicked at (\S+?):(\d+):(\d+):\s*$")  # rustc >= 1.80: (tid)
     PANIC_OLD = re.compile(r"^thread '([^']*)' panicked at '(.*)', (\S+?):(\d+):(\d+)")
     TEST_HEADER = re.compile(r"^---- (\S+) stdout ----")
 
