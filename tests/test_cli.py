@@ -5,8 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from k0maru.index.store import Store
 from k0maru.index.schema import MIGRATIONS
+from k0maru.index.store import Store
 from tests.helpers import write
 
 COMMANDS = ["init", "scan", "status", "search", "offload", "log", "conventions", "flush", "distill", "mcp", "hooks", "ui"]
