@@ -14,16 +14,19 @@ score 0, after every note that got a vote. Every number is reported.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from k0maru.config import Settings
 from k0maru.errors import K0maruError
 from k0maru.index.store import Store
 from k0maru.search import lexical, vectors
-from k0maru.search.embedding import Embedder
 from k0maru.search.filters import Filters
 from k0maru.search.snippets import snippet
+
+if TYPE_CHECKING:
+    from k0maru.search.embedding import Embedder
 
 Mode = Literal["bm25", "vector", "hybrid"]
 MODES: tuple[str, ...] = ("bm25", "vector", "hybrid")
@@ -92,11 +95,13 @@ def _doc_ranking(hits: list[Any]) -> tuple[list[int], dict[int, Any]]:
 class Recall:
     """Answers queries against one store; keeps the BM25 index and the model warm across calls."""
 
-    def __init__(self, store: Store, settings: Settings, embedder: Embedder | None, model_warning: str | None = None):
+    def __init__(self, store: Store, settings: Settings,
+                 load_embedder: Callable[[], tuple[Embedder | None, str | None]]):
+        """`load_embedder()` gives (model, warning); it is called on the first vector query only, so a
+        BM25 query never loads the model."""
         self.store = store
         self.settings = settings
-        self.embedder = embedder
-        self.model_warning = model_warning
+        self._load_embedder = load_embedder
         self.lexical = lexical.LexicalCache()
         self._query = ""
 
@@ -136,12 +141,13 @@ class Recall:
             ranked["bm25"], bm25_best = _doc_ranking(hits)
             ranked["bm25"] = ranked["bm25"][:pool]
         if mode in ("vector", "hybrid"):
-            if self.embedder is None:
-                warnings.append(self.model_warning or "no embedding model: vector channel off")
+            embedder, model_warning = self._load_embedder()
+            if embedder is None:
+                warnings.append(model_warning or "no embedding model: vector channel off")
                 if mode == "vector":
                     return RecallResult(query, mode, [], pool, warnings)
             else:
-                qvec = self.embedder.embed([query])[0]
+                qvec = embedder.embed([query])[0]
                 hits_v = vectors.search(self.store, qvec, chunk_k if allowed is None else vectors.KNN_MAX)
                 if allowed is not None:
                     hits_v = [h for h in hits_v if h.doc_id in allowed]
@@ -151,8 +157,10 @@ class Recall:
                     pooled = ranked["vector"]
                     ranked["vector"] = [d for d in pooled if vec_best[d].cosine >= floor]
                     unvoted = pooled[len(ranked["vector"]):]
-                if self.store.unembedded_chunks():
-                    warnings.append("some chunks are not embedded yet; run `k0maru scan` to finish")
+                pending = self.store.unembedded_chunks()
+                if pending:
+                    warnings.append(f"{pending:,} chunk(s) are not embedded yet: the vector channel used the "
+                                    "vectors that exist (the background worker is adding the rest)")
         weights = {"bm25": s.weight_bm25, "vector": s.weight_vector}
         if mode != "hybrid":
             weights = {mode: 1.0}

@@ -24,13 +24,13 @@ log = logging.getLogger("k0maru.session")
 
 
 class VaultSession:
-    def __init__(self, vault: Vault, *, rescan_interval: float = 2.0, background_embed: bool = True,
+    def __init__(self, vault: Vault, *, rescan_interval: float = 2.0, embed: str = "thread",
                  rescan: bool = True, scan_progress: ProgressFn | None = None,
                  embed_progress: ProgressFn | None = None):
         self.vault = vault
         self.lock = threading.RLock()
         self.rescan_interval = rescan_interval
-        self.background_embed = background_embed
+        self.embed = embed  # new chunks: "thread" (servers), "worker" (one-shot queries), "foreground"
         self.rescan = rescan
         self.scan_progress = scan_progress
         self.embed_progress = embed_progress
@@ -75,7 +75,7 @@ class VaultSession:
         if self._last_scan is not None and time.monotonic() - self._last_scan < self.rescan_interval:
             return
         try:
-            report = self.vault.index(record=False, embed=not self.background_embed,
+            report = self.vault.index(record=False, embed=self.embed == "foreground",
                                       scan_progress=self.scan_progress, embed_progress=self.embed_progress)
         except (IndexReadOnlyError, IndexLockedError) as exc:  # answer from the index as it is, and say so
             self._last_scan = time.monotonic()
@@ -83,11 +83,16 @@ class VaultSession:
             return
         self._last_scan = time.monotonic()
         self.warnings = report.as_dict()["warnings"]
-        if self.background_embed:
+        pending = self.vault.settings.embed and self.vault.store.unembedded_chunks()
+        if self.embed == "thread":
             for w in self.warnings:
                 log.warning("%s", w)
-            if self.vault.settings.embed and self.vault.store.unembedded_chunks():
+            if pending:
                 self._embed_in_background()
+        elif self.embed == "worker" and pending and not self.vault.store.readonly:
+            from k0maru.service import worker
+
+            worker.start(self.vault.root)  # a query never waits for embeddings: the worker does them
 
     def _embed_in_background(self) -> None:
         if self._embedder_thread is not None and self._embedder_thread.is_alive():
@@ -103,12 +108,16 @@ class VaultSession:
         rest are computed."""
         from k0maru.index.store import Store
         from k0maru.search import vectors
+        from k0maru.service import worker
 
         try:
-            with Store.open(self.vault.root, self.vault.settings.busy_timeout_ms) as store:
-                while not self._closing.is_set() and store.unembedded_chunks():
-                    if not vectors.embed_pending(store, embedder, self.vault.settings.embed_batch, limit=256):
-                        break
+            with worker.held(self.vault.root) as mine:  # one embedder per vault, across processes
+                if not mine:
+                    return
+                with Store.open(self.vault.root, self.vault.settings.busy_timeout_ms) as store:
+                    while not self._closing.is_set() and store.unembedded_chunks():
+                        if not vectors.embed_pending(store, embedder, self.vault.settings.embed_batch, limit=256):
+                            break
         except Exception as exc:  # noqa: BLE001 - the next rescan retries
             log.warning("background embedding stopped: %s", exc)
 

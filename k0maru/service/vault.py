@@ -87,7 +87,7 @@ class Vault:
         if self._recall is None:
             from k0maru.search.recall import Recall
 
-            self._recall = Recall(self.store, self.settings, self.embedder, self.model_warning)
+            self._recall = Recall(self.store, self.settings, lambda: (self.embedder, self.model_warning))
         return self._recall
 
     # ---- commands ----------------------------------------------------------------------------

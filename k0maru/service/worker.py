@@ -12,6 +12,8 @@ import fcntl
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from k0maru.config import STATE_DIR
@@ -71,17 +73,30 @@ def start(root: Path) -> bool:
     return True
 
 
-def run(root: Path, max_rounds: int = 20) -> int:
-    """The worker's loop, under the worker lock: index (queue included), embed, refresh BM25, until nothing
-    is left; returns how many rounds ran (0 when another worker holds the lock)."""
-    from k0maru.service.vault import Vault
-
+@contextmanager
+def held(root: Path) -> Iterator[bool]:
+    """The worker lock for the block, if no one else holds it: yields whether this process has it."""
     lock = root / STATE_DIR / LOCK
     lock.parent.mkdir(parents=True, exist_ok=True)
     with lock.open("a") as fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def run(root: Path, max_rounds: int = 20) -> int:
+    """The worker's loop, under the worker lock: index (queue included), embed, refresh BM25, until nothing
+    is left; returns how many rounds ran (0 when another worker holds the lock)."""
+    from k0maru.service.vault import Vault
+
+    with held(root) as mine:
+        if not mine:
             return 0
         rounds = 0
         with Vault.open(root) as vault:
