@@ -1,5 +1,7 @@
 """MCP benchmark: server start to first `recall_memory` answer (cold, model load included, median of
-runs) and warm `recall_memory` round trips (p50/p95) over stdio, on a generated vault.
+runs), warm `recall_memory` round trips (p50/p95) over stdio, and what each 8-hit answer costs the agent
+(o200k tokens of everything the tool returns: structured content and text), on a generated vault or the
+demo vault (`--vault examples/vault` is copied first, so the checkout stays clean).
 
     python scripts/bench_mcp.py [--vault DIR | --notes 5000] [--starts 5] [--calls 100] [--json]
 
@@ -25,7 +27,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from vaultgen import SYMBOLS, WORDS, generate  # noqa: E402
 
 
-async def one_start(vault: Path, calls: int) -> tuple[float, list[float]]:
+def answer_tokens(res) -> int:  # noqa: ANN001 - an mcp CallToolResult
+    from k0maru.llm_tokens import count_tokens
+
+    sent = json.dumps(res.structured_content, separators=(",", ":")) if res.structured_content else ""
+    return count_tokens(sent) + sum(count_tokens(c.text) for c in res.content if getattr(c, "text", None))
+
+
+async def one_start(vault: Path, calls: int, sizes: list[int]) -> tuple[float, list[float]]:
     params = StdioServerParameters(command=sys.executable, args=["-m", "k0maru", "mcp", "--vault", str(vault)])
     t0 = time.perf_counter()
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
@@ -40,6 +49,7 @@ async def one_start(vault: Path, calls: int) -> tuple[float, list[float]]:
             res = await s.call_tool("recall_memory", {"query": q, "limit": 8})
             lat.append((time.perf_counter() - t1) * 1000)
             assert not res.is_error
+            sizes.append(answer_tokens(res))
     return cold, lat
 
 
@@ -51,17 +61,23 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=100)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    vault = args.vault or Path(tempfile.mkdtemp(prefix="k0bench-mcp-"))
+    vault = Path(tempfile.mkdtemp(prefix="k0bench-mcp-"))
+    if args.vault:
+        import shutil
+
+        vault = vault / "vault"
+        shutil.copytree(args.vault, vault, ignore=shutil.ignore_patterns(".k0maru"))
     if not any(vault.rglob("*.md")):
         generate(vault, args.notes, seed=11, min_kb=0.3, max_kb=1.5)
-    colds, warm = [], []
+    colds, warm, sizes = [], [], []
     for i in range(args.starts):
-        cold, lat = anyio.run(one_start, vault, args.calls if i == args.starts - 1 else 0)
+        cold, lat = anyio.run(one_start, vault, args.calls if i == args.starts - 1 else 0, sizes)
         colds.append(cold)
         warm.extend(lat)
     out = {"notes": sum(1 for _ in vault.rglob("*.md")), "cold_start_to_first_recall_s_median": round(statistics.median(colds), 3),
            "cold_runs_s": [round(c, 3) for c in colds], "warm_recall_p50_ms": round(float(np.percentile(warm, 50)), 2),
-           "warm_recall_p95_ms": round(float(np.percentile(warm, 95)), 2), "warm_calls": len(warm)}
+           "warm_recall_p95_ms": round(float(np.percentile(warm, 95)), 2), "warm_calls": len(warm),
+           "answer_tokens_median": int(np.median(sizes)), "answer_tokens_max": int(max(sizes))}
     print(json.dumps(out) if args.json else "\n".join(f"{k:>38}: {v}" for k, v in out.items()))
 
 

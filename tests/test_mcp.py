@@ -65,7 +65,7 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
     assert set(tools) == {"get_project_loadout", "recall_memory", "inspect_log_node", "flush_session",
                           "distill_session_skill"}
     assert tools["recall_memory"].input_schema["required"] == ["query"]
-    assert set(tools["recall_memory"].input_schema["properties"]) == {"query", "limit", "mode", "explain", "path", "tag", "kind", "since", "until"}
+    assert set(tools["recall_memory"].input_schema["properties"]) == {"query", "limit", "mode", "explain", "path", "tag", "kind", "since", "until", "token_budget"}
     assert tools["flush_session"].input_schema["properties"]["kind"]["enum"] == ["adr", "decision", "card", "log", "skill"]
     assert "have we seen this error before" in tools["recall_memory"].description
     assert all(t.output_schema for t in tools.values())
@@ -219,3 +219,26 @@ def test_unembedded_vault_answers_at_once_and_embeds_in_background(tmp_path: Pat
     assert later is not None, "background embedding did not finish"
     assert later.structured_content["hits"][0]["vector_rank"] == 1
     assert first_s < 30
+
+
+def test_answers_fit_their_token_budget_and_carry_the_passage(demo: Path) -> None:
+    """An 8-hit recall answer on the demo vault costs <= 1,000 o200k tokens in all (structured content and
+    the text block), each hit with a passage of the note; a query nothing supports gets no hits."""
+    from k0maru.mcp.tools import TOOLS, recall_memory
+    from k0maru.service.operations import Service, answer_tokens
+
+    brief = next(t.brief for t in TOOLS if t.name == "recall_memory")
+    from k0maru.llm_tokens import count_tokens
+
+    with Service.open(str(demo)) as service:
+        for query in ("SQLITE_BUSY during the nightly backup", "why do leases expire", "E0502"):
+            result = recall_memory(service, query)
+            assert len(result.hits) == 8 and all(len(h.snippet) > 30 for h in result.hits)
+            assert answer_tokens(result) + count_tokens(brief(result)) <= 1000
+        top = recall_memory(service, "SQLITE_BUSY during the nightly backup").hits[0]
+        assert "database is locked" in top.snippet and "#" not in top.snippet and "[[" not in top.snippet
+        small = recall_memory(service, "SQLITE_BUSY", token_budget=200)
+        assert answer_tokens(small) <= 200 - 40 and small.hits
+        for noise in ("!!!???", "\x01\x02\x03"):
+            empty = recall_memory(service, noise)
+            assert empty.hits == [] and len(empty.warnings) == 1 and "nothing in the vault matches" in empty.warnings[0]

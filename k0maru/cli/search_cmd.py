@@ -8,12 +8,13 @@ from k0maru.service.models import RecallResult
 
 def search(vault: str | None, as_json: bool, query: list[str], limit: int, mode: str, explain: bool,
            no_scan: bool, path: str | None, tag: str | None, kind: str | None, since: str | None,
-           until: str | None) -> int:
+           until: str | None, budget: int | None) -> int:
     from k0maru.search.filters import Filters
 
     filters = Filters(path, tag, kind, since, until)
     with service(vault, as_json, rescan=not no_scan) as svc:
-        result = svc.recall(" ".join(query), limit=limit, mode=mode, explain=explain, filters=filters)
+        result = svc.recall(" ".join(query), limit=limit, mode=mode, explain=explain, filters=filters,
+                            token_budget=budget)
     warn(result.warnings)
     emit(as_json, result.payload(), lambda: _print(result, explain))
     return 0
@@ -46,4 +47,5 @@ def register(add: Adder) -> None:
     p.add_argument("--tag", help="only notes with this tag (frontmatter or inline #tag; nested a/b included)")
     p.add_argument("--kind", help="only notes of this kind (adr, decision, card, log, skill, ...)")
     p.add_argument("--since", metavar="WHEN", help="only notes dated on or after: YYYY-MM-DD or 30d, 2w, 6m")
+    p.add_argument("--budget", type=int, metavar="TOKENS", help="cut the answer to fit this many LLM tokens")
     p.add_argument("--until", metavar="WHEN", help="only notes dated on or before (frontmatter date, else mtime)")

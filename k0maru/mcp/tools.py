@@ -41,10 +41,14 @@ def tool(title: str, when: str, brief: Callable[[Any], str]) -> Callable[[Callab
     return register
 
 
+BRIEF_TOKENS = 40  # the one-line text block beside a recall answer, kept inside its token budget
+
+
 def _brief_recall(r: RecallResult) -> str:
     if not r.hits:
-        return "; ".join(r.warnings) or f"no note answers {r.query[:80]!r}"
-    return "\n".join(f"{i}. {h.title} ({h.path}, {h.score:.3g})" for i, h in enumerate(r.hits, 1))
+        return ("; ".join(r.warnings) or f"no note answers {r.query[:80]!r}")[:160]
+    best = r.hits[0]
+    return f"{len(r.hits)} note(s); best: {best.title[:60]} ({best.path[-60:]})"
 
 
 def _brief_log(v: LogNodeView) -> str:
@@ -79,13 +83,16 @@ def recall_memory(
     kind: Annotated[str | None, Field(max_length=32, description="only notes of this kind: adr, decision, card, log, skill")] = None,
     since: Annotated[str | None, Field(max_length=32, description="only notes dated on/after: YYYY-MM-DD or 30d, 2w, 6m")] = None,
     until: Annotated[str | None, Field(max_length=32, description="only notes dated on/before: YYYY-MM-DD or 30d")] = None,
+    token_budget: Annotated[int, Field(ge=100, le=32000, description="most tokens the answer may cost")] = 1000,
 ) -> RecallResult:
     """Search the project's memory (decisions, ADRs, incident logs, cards) with hybrid keyword + semantic
     recall. Use before fixing an error or making a design choice: "have we seen this error before?",
     "why did we choose X?", "what do we know about E0502 / SQLITE_BUSY?", "the decisions of the last month
     about caching" (kind=decision, since=30d). Each hit has the note's path, title, score and the passage
-    that matched; `explain` adds how it was ranked."""
-    return service.recall(query, limit, mode, explain, filters=Filters(path, tag, kind, since, until))
+    that matched, the whole answer within `token_budget`; `explain` adds how it was ranked. A query nothing
+    in the vault supports gets no hits and one line saying so."""
+    return service.recall(query, limit, mode, explain, filters=Filters(path, tag, kind, since, until),
+                          token_budget=token_budget - BRIEF_TOKENS, nearest_if_none=False)
 
 
 @tool("Inspect offloaded log", "to read parts of a long offloaded log", _brief_log)

@@ -109,9 +109,11 @@ class Recall:
         return max(limit * self.settings.pool_factor, self.settings.pool_min)
 
     def search(self, query: str, limit: int = 10, mode: str = "hybrid", graph_boost: float | None = None,
-               min_cosine: float | None = None, filters: Filters | None = None) -> RecallResult:
+               min_cosine: float | None = None, filters: Filters | None = None,
+               nearest_if_none: bool = True) -> RecallResult:
         """`graph_boost` / `min_cosine` override the settings for this query (the console's debugger);
-        `filters` restrict both channels to the notes they select."""
+        `filters` restrict both channels to the notes they select. When no channel supports any note,
+        `nearest_if_none` decides between the nearest notes (flagged) and no hits at all."""
         query = query.strip()
         if not query:
             raise K0maruError("empty query; pass the words or symbols to look for")
@@ -177,6 +179,10 @@ class Recall:
             return (-final[d], b_pos.get(d, pool), v_pos.get(d, pool), titles.get(d, ""))
 
         top = sorted(candidates, key=order)[:limit]
+        if not candidates and not nearest_if_none:
+            return RecallResult(query, mode, [], pool, [
+                f"nothing in the vault matches {query[:80]!r}: no note shares a term with it or reaches "
+                f"cosine {floor:g}"])
         fill = [d for d in unvoted if d not in rrf][: limit - len(top)]
         final.update(dict.fromkeys(fill, 0.0))
         rrf.update(dict.fromkeys(fill, 0.0))

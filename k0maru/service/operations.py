@@ -61,11 +61,14 @@ class Service:
     # ---- recall --------------------------------------------------------------------------------
     def recall(self, query: str, limit: int = 8, mode: str = "hybrid", explain: bool = False,
                graph_boost: float | None = None, min_cosine: float | None = None,
-               filters: Filters | None = None) -> RecallResult:
+               filters: Filters | None = None, token_budget: int | None = None,
+               nearest_if_none: bool = True) -> RecallResult:
+        """Ranked notes with their answering passages; with `token_budget`, the compact answer is cut to
+        fit it exactly (o200k tokens): passages are shortened evenly, then the lowest hits dropped."""
         check_length("query", query, MAX_QUERY_CHARS)
         with self.live.session() as vault:
             result = vault.recall.search(query, limit=limit, mode=mode, graph_boost=graph_boost,
-                                         min_cosine=min_cosine, filters=filters)
+                                         min_cosine=min_cosine, filters=filters, nearest_if_none=nearest_if_none)
         hits = []
         for h in result.hits:
             hit = RecallHit(path=h.path, title=h.title, score=h.score, snippet=h.snippet,
@@ -75,8 +78,9 @@ class Service:
                                              "vector_rank": h.vector_rank, "cosine": h.cosine, "rrf": h.rrf,
                                              "graph_boost": h.graph_boost, "boost_links": h.boost_links})
             hits.append(hit)
-        return RecallResult(query=result.query, mode=result.mode, hits=hits, warnings=result.warnings,
-                            pool=result.pool if explain else None)
+        answer = RecallResult(query=result.query, mode=result.mode, hits=hits, warnings=result.warnings,
+                              pool=result.pool if explain else None)
+        return fit_budget(answer, token_budget) if token_budget else answer
 
     # ---- loadout -------------------------------------------------------------------------------
     def loadout(self, token_budget: int) -> Loadout:
@@ -250,3 +254,33 @@ class Service:
             return paths.get(doc_id) if doc_id is not None else None
 
         return path_of
+
+
+def answer_tokens(result: RecallResult) -> int:
+    """What the answer costs an agent: its compact JSON, counted with the LLM tokenizer."""
+    import json
+
+    from k0maru.llm_tokens import count_tokens
+
+    return count_tokens(json.dumps(result.payload(), ensure_ascii=False, separators=(",", ":")))
+
+
+def fit_budget(result: RecallResult, budget: int) -> RecallResult:
+    """`result` within `budget` tokens: each passage cut (at a word, with "…") to the same share, shrinking
+    until it fits; if even short passages do not fit, the lowest-ranked hits go."""
+    if answer_tokens(result) <= budget:
+        return result
+    hits = list(result.hits)
+    while hits:
+        for cap in (400, 280, 200, 140, 100, 70, 40):
+            trimmed = [h.model_copy(update={"snippet": _cut(h.snippet, cap)}) for h in hits]
+            candidate = result.model_copy(update={"hits": trimmed})
+            if answer_tokens(candidate) <= budget:
+                return candidate
+        hits = hits[:-1]
+    return result.model_copy(update={"hits": [], "warnings": [*result.warnings,
+                                                               f"token_budget {budget} is too small for any hit"]})
+
+
+def _cut(text: str, cap: int) -> str:
+    return text if len(text) <= cap else text[: cap - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
