@@ -38,6 +38,7 @@ def test_readme_sample_is_what_its_command_prints(tmp_path) -> None:
     vault = tmp_path / "vault"
     shutil.copytree(DEMO_VAULT, vault, ignore=shutil.ignore_patterns(".k0maru"))
     args = [a if a != "examples/vault" else str(vault) for a in shlex.split(m.group(1))]
+    assert run_k0maru("scan", "--vault", str(vault)).returncode == 0  # as the README's first command does
     r = run_k0maru(*args)
     assert r.returncode == 0, r.stderr
     assert r.stdout.rstrip("\n") == m.group(2)
