@@ -20,7 +20,7 @@ from k0maru.service.session import VaultSession
 from k0maru.service.vault import Vault
 from tests.helpers import png_pixels, write
 
-ARTIFACTS = Path(__file__).parent / "artifacts"
+ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 XSS_NOTE = ("# Evil note\n\n<script>window.pwned = 1</script>\n\n[click](javascript:alert(1))\n\n"
             "<img src=x onerror=alert(2)>\n\n[[sqlite-busy-timeout|a safe link]]\n")
@@ -264,11 +264,19 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         assert (ARTIFACTS / name).stat().st_size > 10_000
 
 
-def test_console_binds_localhost_by_default() -> None:
+def test_console_binds_localhost_by_default(k0) -> None:
     from k0maru.cli.main import build_parser
 
     args = build_parser().parse_args(["ui"])
     assert args.host == "127.0.0.1"
+    help_text = " ".join(k0("ui", "--help").stdout.split())
+    assert "(default: 8765)" in help_text and "(default: 127.0.0.1, local only)" in help_text
+
+
+def test_link_badge_names_the_link_once(console) -> None:
+    page = console.get("/search?q=SQLITE_BUSY").get_data(as_text=True)
+    badges = re.findall(r'class="badge linked"[^>]*>([^<]*)<', page)
+    assert badges and all(not b.startswith("linked ·") and ("links to" in b or "linked from" in b) for b in badges)
 
 
 def test_bad_or_busy_port_is_a_one_line_error(demo: Path, k0) -> None:

@@ -157,6 +157,12 @@ def test_real_pre_commit_from_local_path(repo: Path, k0, tmp_path: Path) -> None
     assert r.returncode == 0, r.stderr
     hits = json.loads(k0("search", "--vault", str(repo), "--no-scan", "--mode", "bm25", "--json", "quokka").stdout)
     assert {h["path"] for h in hits["hits"]} >= {"notes/omega.md", "docs/adr/0002-adopt-quokka-migration.md"}
+    # a failing hook never fails the commit, and pre-commit shows its line (the manifest sets verbose)
+    (repo / ".k0maru" / "index.sqlite").write_bytes(b"this is not a database" * 100)
+    write(repo, "notes/psi.md", "# Psi\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
+    r = subprocess.run(["git", "commit", "-qm", "psi"], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "k0maru: reindex skipped" in r.stdout + r.stderr
 
 
 def test_background_finish_embeds_and_warms_bm25(repo: Path, k0) -> None:

@@ -13,7 +13,7 @@ import pytest
 from k0maru.offload.analyzer import LogAnalyzer
 from tests.helpers import write
 
-DATA = Path(__file__).parent / "data" / "logs"
+DATA = Path(__file__).parents[1] / "data" / "logs"
 
 
 PAD = ["sh", "-c", 'i=0; while [ $i -lt 400 ]; do echo "build step $i ok"; i=$((i+1)); done; exec "$@"', "sh"]

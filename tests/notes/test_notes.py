@@ -15,7 +15,7 @@ from k0maru.notes.flush import FlushEngine
 from k0maru.service.vault import Vault
 from tests.helpers import DEMO_VAULT, write
 
-DATA = Path(__file__).parent / "data" / "logs"
+DATA = Path(__file__).parents[1] / "data" / "logs"
 
 
 def sniff(root: Path):

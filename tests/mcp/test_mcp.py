@@ -14,7 +14,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.helpers import write
 
-DATA = Path(__file__).parent / "data" / "logs"
+DATA = Path(__file__).parents[1] / "data" / "logs"
 
 
 def run_session(vault: Path, body, env: dict[str, str] | None = None):

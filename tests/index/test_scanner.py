@@ -105,7 +105,7 @@ def test_scan_only_given_paths(vault: Path) -> None:
 
 
 def test_kill_mid_scan_leaves_index_intact(vault: Path) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
     from vaultgen import generate
 
     write(vault, "seed.md", "# Seed\n")

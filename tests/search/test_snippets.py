@@ -1,0 +1,23 @@
+"""Snippets: plain text, query-focused, bounded (in-process, no index)."""
+
+from k0maru.search.snippets import plain, snippet
+
+
+def test_markdown_is_rendered_to_plain_text() -> None:
+    md = "## Fix\n\nSee [[sqlite-busy-timeout|the busy card]] and [docs](../x.md).\n\n```sql\nPRAGMA x;\n```\n- **bold** item"
+    text = plain(md)
+    assert "the busy card" in text and "docs" in text and "PRAGMA x;" in text and "bold item" in text
+    assert not any(t in text for t in ("##", "[[", "](", "```", "**"))
+
+
+def test_the_sentence_with_the_query_terms_comes_first() -> None:
+    md = "Intro about queues. Nothing here.\n\nThe backup job hit SQLITE_BUSY at night. Retry later."
+    focused = snippet(md, "SQLITE_BUSY nightly backup")
+    assert "The backup job hit SQLITE_BUSY" in focused and "Intro about queues" not in focused
+    assert snippet(md, "zzz") .startswith("Intro about queues.")
+
+
+def test_bounded_at_a_word_and_heading_skipped() -> None:
+    md = "# Title\n\n" + "word " * 200
+    out = snippet(md, "word", limit=50, skip="Title")
+    assert len(out) <= 50 and out.endswith("…") and not out.startswith("Title")
