@@ -22,6 +22,7 @@ from k0maru.index.walker import Entry, VaultWalker
 ProgressFn = Callable[[int, int], None]
 _BINARY_PROBE = 8192
 BATCH_SECONDS = 0.5
+GROUP = 64  # files re-checked against the index with one query
 LINKS_DIRTY = "links_dirty"
 
 
@@ -79,11 +80,11 @@ class IncrementalScanner:
             self._write_batches(work, result, progress, full)
         if gone or result.changed or result.skipped or links_dirty or record or (reparse and only is None):
             with self.store.transaction():
-                # re-diff deletions under the write lock: another writer may have moved on
-                seen = {e.rel for e in entries}
-                cached = self.store.cached_documents(only)
-                scope = cached.keys() if only is None else {p for p in only if p in cached}
-                gone = [(p, cached[p].id) for p in scope if p not in seen]
+                if gone:  # re-diff deletions under the write lock: another writer may have moved on
+                    seen = {e.rel for e in entries}
+                    cached = self.store.cached_documents(only)
+                    scope = cached.keys() if only is None else {p for p in only if p in cached}
+                    gone = [(p, cached[p].id) for p in scope if p not in seen]
                 if gone:
                     self.store.delete_documents([doc_id for _, doc_id in gone])
                     result.removed += len(gone)
@@ -111,20 +112,22 @@ class IncrementalScanner:
                 batch_changed = False
                 links: list[tuple[int, Link]] = []
                 while done < total and time.perf_counter() - t_batch < BATCH_SECONDS:
-                    entry = work[done][0]
-                    done += 1
-                    known = self.store.cached_documents([entry.rel]).get(entry.rel)
-                    if known is not None and not full and known.mtime_ns == entry.mtime_ns \
-                            and known.size == entry.size:
-                        result.unchanged += 1
-                        continue
-                    changed, new_links = self._apply_one(entry, known, result, full)
-                    batch_changed |= changed
-                    links.extend(new_links)
-                    if progress is not None and (done % 64 == 0 or done == total):
+                    group = [entry for entry, _ in work[done:done + GROUP]]
+                    done += len(group)
+                    cached = self.store.cached_documents([e.rel for e in group])  # re-checked under the lock
+                    for entry in group:
+                        known = cached.get(entry.rel)
+                        if known is not None and not full and known.mtime_ns == entry.mtime_ns \
+                                and known.size == entry.size:
+                            result.unchanged += 1
+                            continue
+                        changed, new_links = self._apply_one(entry, known, result, full)
+                        batch_changed |= changed
+                        links.extend(new_links)
+                    if progress is not None:
                         progress(done, total)
-                if links:
-                    self.store.insert_links(links, lambda _key: None)  # resolved once all documents are in
+                if links:  # links to notes of later batches are resolved at the end of the scan
+                    self.store.insert_links(links, self.store.link_resolver())
                 if batch_changed or links:
                     self.store.set_meta(LINKS_DIRTY, "1")
                     self.store.bump_corpus_version()
@@ -204,7 +207,8 @@ class IncrementalScanner:
         doc_id = store.upsert_document(entry.rel, entry.mtime_ns, entry.size, digest, note.title, stem,
                                        note.frontmatter, note.body, known.id if known else None, note.kind,
                                        note.date)
-        store.set_tags(doc_id, note.tags)
+        if known is not None or note.tags:
+            store.set_tags(doc_id, note.tags, new=known is None)
         if known is not None or note.aliases:
             store.set_aliases(doc_id, note.aliases)
         chunks = chunk_note(note.title, note.body, self.settings.chunk_chars)

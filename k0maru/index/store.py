@@ -182,8 +182,9 @@ class Store:
         )
         return doc_id
 
-    def set_tags(self, doc_id: int, tags: Iterable[str]) -> None:
-        self.conn.execute("DELETE FROM tags WHERE doc_id = ?", (doc_id,))
+    def set_tags(self, doc_id: int, tags: Iterable[str], new: bool = False) -> None:
+        if not new:
+            self.conn.execute("DELETE FROM tags WHERE doc_id = ?", (doc_id,))
         self.conn.executemany("INSERT OR IGNORE INTO tags(doc_id, tag) VALUES (?, ?)", [(doc_id, t) for t in tags])
 
     def tags_of(self, doc_id: int) -> list[str]:
