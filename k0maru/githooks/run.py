@@ -19,7 +19,7 @@ from k0maru.service import worker
 from k0maru.service.vault import Vault
 
 LOG_MAX_BYTES = 1_000_000
-HOOK_LOCK_WAIT_MS = 1000  # a commit waits at most this long on another k0maru's write lock
+HOOK_LOCK_WAIT_MS = 750  # a commit waits at most this long on another k0maru's write lock
 
 
 def log_line(vault: Path, message: str) -> None:
