@@ -18,7 +18,7 @@ GENERIC_TRIGGERS = ("error", "Error", "ERROR", "fatal", "Fatal", "FATAL", "FAIL"
 _NEVER = 1 << 62
 # colour and hyperlink escapes (cargo --color=always, tsc --pretty, FORCE_COLOR): removed before matching,
 # the stored log keeps them
-ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+][0-9A-Za-z]|[@-Z\\-_])")
 
 GENERIC = re.compile(r"(?i)\b(error|fatal|failed|failure|exception|panic)\b")
 
