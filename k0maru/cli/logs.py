@@ -53,9 +53,10 @@ def log_list(vault: str | None, as_json: bool, limit: int) -> int:
 
 
 def log_show(vault: str | None, as_json: bool, node: str, lines: str | None, grep: str | None, context: int,
-             max_matches: int) -> int:
+             max_matches: int, fixed_strings: bool) -> int:
     with service(vault, as_json, rescan=False) as svc:
-        view = svc.log_view(node, lines=lines, pattern=grep, context=context, max_lines=400, max_matches=max_matches)
+        view = svc.log_view(node, lines=lines, pattern=grep, context=context, max_lines=400, max_matches=max_matches,
+                            fixed=fixed_strings)
 
     def human() -> None:
         if view.summary is not None:
@@ -88,6 +89,7 @@ def register(add: Adder) -> None:
     sp.add_argument("node")
     sp.add_argument("--lines", metavar="A:B", help="1-based inclusive line range")
     sp.add_argument("--grep", metavar="PAT", help="regular expression to look for")
+    sp.add_argument("--fixed-strings", "-F", action="store_true", help="match --grep as plain text, not a regex")
     sp.add_argument("--context", type=int, default=3, metavar="N")
     sp.add_argument("--max-matches", type=int, default=20, metavar="N")
     common(sp)

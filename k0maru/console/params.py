@@ -66,6 +66,7 @@ def log_slice(node: str, failure_lines: list[int] | None = None) -> Any:
     """The lines of a log page or API call: ?grep=PATTERN (with ?context=N) or ?lines=A:B; by default the
     page around the first failure (the top of the log when none was recognised)."""
     if request.args.get("grep"):
-        return service().log_view(node, pattern=request.args["grep"], context=number("context", 3, 0, 50))
+        return service().log_view(node, pattern=request.args["grep"], context=number("context", 3, 0, 50),
+                                  fixed=bool(request.args.get("fixed")))
     start = max(1, failure_lines[0] - 8) if failure_lines else 1
     return service().log_view(node, lines=request.args.get("lines") or f"{start}:{start + PAGE_LINES - 1}")

@@ -101,13 +101,14 @@ def inspect_log_node(
     node_id: Annotated[str, Field(min_length=1, description="node id printed by `k0maru offload` (e.g. 3fa2c1d0)")],
     lines: Annotated[str | None, Field(description="1-based line range 'A:B'")] = None,
     pattern: Annotated[str | None, Field(description="regular expression to find, with context lines")] = None,
+    fixed: Annotated[bool, Field(description="match `pattern` as plain text, not a regular expression")] = False,
     context: Annotated[int, Field(ge=0, le=50)] = 3,
     max_lines: Annotated[int, Field(ge=1, le=400)] = 120,
 ) -> LogNodeView:
     """Read a slice of a long build/test/CI log that `k0maru offload` stored: its summary, a line range,
     or the lines matching a pattern with context. Use for "show me the stack of that failing test",
     "what happened around line 300?", "grep the log for E0502"."""
-    return service.log_view(node_id, lines, pattern, context, max_lines)
+    return service.log_view(node_id, lines, pattern, context, max_lines, fixed=fixed)
 
 
 @tool("Flush session note", "to save a decision or finding", lambda r: f"{r.outcome}: {r.path}")

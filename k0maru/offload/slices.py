@@ -49,12 +49,13 @@ def line_range(path: Path, start: int, end: int, max_lines: int = MAX_LINES) -> 
 
 
 def grep(path: Path, pattern: str, context: int = 3, max_matches: int = 20,
-         max_lines: int = MAX_LINES) -> tuple[list[tuple[int, str, bool]], int]:
-    """(lines as (number, text, is_match), total matches). Groups of context are merged."""
+         max_lines: int = MAX_LINES, fixed: bool = False) -> tuple[list[tuple[int, str, bool]], int]:
+    """(lines as (number, text, is_match), total matches). Groups of context are merged. `fixed`: the
+    pattern is plain text, not a regular expression."""
     if not pattern:
         raise K0maruError("empty pattern; pass a regular expression or plain text to look for")
     try:
-        rx = regex.compile(pattern)
+        rx = regex.compile(regex.escape(pattern) if fixed else pattern)
     except regex.error as exc:
         raise K0maruError(f"bad pattern {pattern!r}: {exc}") from None
     deadline = time.monotonic() + GREP_BUDGET_S

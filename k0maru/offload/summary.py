@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 from k0maru.offload.findings import Failure, Findings
@@ -76,6 +77,7 @@ def render(*, command: str, findings: Findings, exit_code: int | None, lines: in
         test = f" [{first.test}]" if first.test else ""
         parts.append(f"first failure: {where}{test}  {first.code}: {first.message}")
     parts += ["```mermaid", diagram, "```"]
-    hint = f' --grep "{groups[0].code}" --context 5' if groups else " --lines 1:40"
+    # quoted for any POSIX shell, matched as plain text: `App$RepositoryException` is neither a variable nor a regex
+    hint = f" --grep {shlex.quote(groups[0].code)} --fixed-strings --context 5" if groups else " --lines 1:40"
     parts.append(f"inspect: k0maru log show {node_id}{hint}")
     return "\n".join(parts)

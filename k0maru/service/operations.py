@@ -100,7 +100,7 @@ class Service:
         return [LogNode(**{k: v for k, v in r.as_dict().items() if k in LogNode.model_fields}) for r in recs]
 
     def log_view(self, node_id: str, lines: str | None = None, pattern: str | None = None, context: int = 3,
-                 max_lines: int = DEFAULT_LOG_LINES, max_matches: int = 50) -> LogNodeView:
+                 max_lines: int = DEFAULT_LOG_LINES, max_matches: int = 50, fixed: bool = False) -> LogNodeView:
         """A stored log: its summary (no range, no pattern), a 1-based line range, or pattern matches with
         context. At most `max_lines` lines come back; `truncated` says when more were asked for."""
         from k0maru.offload import records, slices
@@ -115,7 +115,8 @@ class Service:
                 "raw_lines": rec.raw_lines, "error_codes": rec.error_codes, "first_location": rec.first_location}
         max_lines = max(1, min(max_lines, slices.MAX_LINES))
         if pattern:
-            found, total = slices.grep(path, pattern, context, max_matches=max_matches, max_lines=max_lines)
+            found, total = slices.grep(path, pattern, context, max_matches=max_matches, max_lines=max_lines,
+                                       fixed=fixed)
             shown = sum(1 for _, _, m in found if m)
             return LogNodeView(**base, matches=total, truncated=shown < total,
                                lines=[LogLine(n=n, text=t, match=m) for n, t, m in found])

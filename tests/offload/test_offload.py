@@ -327,3 +327,19 @@ def test_offload_killed_leaves_no_orphan_and_no_lost_output(k0, vault: Path) -> 
     kept = list((vault / ".k0maru" / "refs").glob("partial-*.log"))
     assert len(kept) == 1 and "line 99" in kept[0].read_text() and "kept the output" in r.stderr
     assert not list((vault / ".k0maru" / "refs").glob(".offload-*"))
+
+
+def test_inspect_hint_is_shell_safe_and_literal(k0, vault: Path) -> None:
+    """A Java nested class name has a `$` (a shell variable) and the hint must find it as written."""
+    import shlex
+
+    script = write(vault, "boom.py", "for i in range(2000):\n    print('step', i, 'ok')\n"
+                                     "print('Exception in thread \"main\" com.example.App$RepositoryException: db down')\n"
+                                     "print('\\tat com.example.App.main(App.java:12)')\nraise SystemExit(1)\n")
+    r = offload(k0, vault, sys.executable, str(script), threshold="50")
+    hint = next(line for line in r.stdout.splitlines() if line.startswith("inspect: "))
+    assert "'App$RepositoryException'" in hint and "--fixed-strings" in hint
+    cmd = shlex.split(hint.removeprefix("inspect: "))  # what a POSIX shell passes on
+    assert cmd[cmd.index("--grep") + 1] == "App$RepositoryException"
+    shown = k0(*cmd[1:], "--vault", str(vault))
+    assert shown.returncode == 0 and "App$RepositoryException: db down" in shown.stdout and "(1 matching" in shown.stdout
