@@ -134,7 +134,7 @@ def test_go_deadlock(k0, vault: Path) -> None:
         assert findings.error_codes == ["deadlock"] and findings.first_location.endswith("main.go:9")
         return
     src = write(vault, "main.go", GO_MAIN)
-    r = offload(k0, vault, "go", "run", str(src), threshold="2", cwd=vault,
+    r = offload(k0, vault, "go", "run", str(src), threshold="2", cwd=vault, pad=True,
                 env={"GOCACHE": str(vault / ".gocache"), "GOFLAGS": "-mod=mod"})
     assert r.returncode == 1  # `go run` exits 1 when the program dies
     rec = record(k0, vault)
@@ -149,7 +149,8 @@ def test_go_test_failure(k0, vault: Path) -> None:
         write(vault, "lease.go", "package lease\n\nfunc Renew() int { return 1 }\n")
         write(vault, "lease_test.go", 'package lease\n\nimport "testing"\n\nfunc TestLease(t *testing.T) {\n'
               '\tgot := Renew()\n\tif got != 2 {\n\t\tt.Errorf("Renew() = %d, want 2", got)\n\t}\n}\n')
-        r = offload(k0, vault, "go", "test", "./...", threshold="2", cwd=vault, env={"GOCACHE": str(vault / ".gocache")})
+        r = offload(k0, vault, "go", "test", "./...", threshold="2", cwd=vault, pad=True,
+                    env={"GOCACHE": str(vault / ".gocache")})
         assert r.returncode == 1
         findings = analyze((vault / record(k0, vault)["log_path"]).read_text())
     assert findings.error_codes == ["FAIL"]
@@ -253,6 +254,8 @@ def test_task_id_cannot_escape_refs(k0, vault: Path, task: str) -> None:
     ("mypy_strict.log", ["union-attr", "operator"], "app.py:9"),  # mypy 1.x --strict
     ("mypy_strict_force_color.log", ["union-attr", "operator"], "app.py:9"),  # FORCE_COLOR: CSI and ESC ( B
     ("javac_errors.log", ["incompatible types", "cannot find symbol"], "Main.java:6"),  # javac 17: no codes
+    ("go_test_verbose_errorf.log", ["FAIL"], "inv_test.go:10"),  # go 1.19 test -v: t.Errorf before --- FAIL
+    ("go_test_fail.log", ["FAIL"], "lease_test.go:8"),  # without -v the report follows --- FAIL
 ])
 def test_real_tool_output(log: str, codes: list[str], location: str) -> None:
     text = (DATA / log).read_text()
