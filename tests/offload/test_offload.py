@@ -256,11 +256,16 @@ def test_task_id_cannot_escape_refs(k0, vault: Path, task: str) -> None:
     ("javac_errors.log", ["incompatible types", "cannot find symbol"], "Main.java:6"),  # javac 17: no codes
     ("go_test_verbose_errorf.log", ["FAIL"], "inv_test.go:10"),  # go 1.19 test -v: t.Errorf before --- FAIL
     ("go_test_fail.log", ["FAIL"], "lease_test.go:8"),  # without -v the report follows --- FAIL
+    # pytest 9: a custom exception class, a KeyError, a stdlib JSONDecodeError rooted at the user's frame
+    ("pytest_failures_custom_chained.log", ["LeaseLostError", "KeyError", "JSONDecodeError"], "test_a.py:9"),
+    ("pytest_collection_error.log", ["ModuleNotFoundError"], "test_b.py:1"),  # a collection error
 ])
 def test_real_tool_output(log: str, codes: list[str], location: str) -> None:
     text = (DATA / log).read_text()
     findings = analyze(text)
     assert findings.error_codes == codes and findings.first_location == location
+    for failure in findings.all_failures:  # never "KeyError: KeyError ..." or a 'FAILED' pseudo-code
+        assert not failure.message.startswith(failure.code) and failure.code not in ("FAILED", "ERROR")
 
 
 def test_colour_is_stripped_for_reading_only(k0, vault: Path) -> None:

@@ -1,4 +1,7 @@
-"""Pytest failures in build and test logs."""
+"""Pytest failures: each failure's section (`____ test_x ____` or `____ ERROR collecting m.py ____`) gives
+the exception (`E   pkg.ErrType: message`) and its frames; the location is the innermost frame in the
+user's code (relative paths, not the standard library or site-packages). The short summary's `FAILED` /
+`ERROR` lines name the tests; without a section, their own text is used."""
 
 from __future__ import annotations
 
@@ -7,35 +10,82 @@ import re
 from k0maru.offload.extractors.base import CODE_IN_TEXT, Extractor, register, short
 from k0maru.offload.findings import Failure, Findings
 
+_NOT_USER = ("/lib/python", "site-packages", "dist-packages", "<frozen", "/usr/lib/")
+
+
+def user_frame(path: str) -> bool:
+    """A frame in the project's own code, not the standard library or an installed package."""
+    return not any(part in path for part in _NOT_USER)
+
 
 @register
 class PytestExtractor(Extractor):
     stack = "pytest"
     triggers = ("test session starts",)
-    FAILED = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
-    LOCATION = re.compile(r"^([\w./\\-]+\.py):(\d+): (\w+)")
+    SECTION = re.compile(r"^_{3,} (.+?) _{3,}$")
+    FRAME = re.compile(r"^([^\s:][^:]*\.py):(\d+):(?: (?:in \S+|([A-Za-z_][\w.]*))?)?\s*$")
+    EXC = re.compile(r"^E\s+([A-Za-z_][\w.]*?(?:Error|Exception|Exit|Interrupt|Failed|Warning|[A-Z]\w+))(?::\s?(.*))?$")
+    SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
+    END = re.compile(r"^=+ .*\b(?:passed|failed|error|errors|skipped|deselected)\b.* in [\d.]+s")
 
     def __init__(self, findings: Findings):
         super().__init__(findings)
-        self.locations: dict[str, str] = {}
-        self.codes: dict[str, str] = {}
+        self.section: str | None = None
+        self.frames: list[str] = []
+        self.exc: tuple[str, str] | None = None
+        self.frame_exc: str | None = None  # `path.py:7: AssertionError`, pytest's last line of a section
+        self.first_e: str | None = None  # the first `E ` line, e.g. `assert 41 == 42`
+        self.sections: dict[str, tuple[str | None, str | None, str | None]] = {}  # name -> (where, code, msg)
 
     def feed(self, line: str, lineno: int) -> None:
-        if "test session starts" in line and line.startswith("="):
-            self.f.saw(self.stack)
+        if not self.busy:
+            if "test session starts" in line and line.startswith("="):
+                self.f.saw(self.stack)
+                self.busy = True  # read the whole session: sections have no trigger words
+            elif line.startswith(("FAILED ", "ERROR ")):  # a short summary without its session
+                self._summary_line(line.rstrip(), lineno)
             return
-        m = self.LOCATION.match(line)
-        if m:
-            self.locations[m.group(1)] = f"{m.group(1)}:{m.group(2)}"
-            self.codes[m.group(1)] = m.group(3)
+        m = self.SECTION.match(line)
+        if m or line.startswith("====="):
+            self._close_section()
+            self.section = m.group(1) if m else None
+            if not m and self.END.match(line):
+                self.busy = False
             return
-        if line.startswith(("FAILED ", "ERROR ")):
-            m = self.FAILED.match(line.rstrip())
-            if not m or "::" not in m.group(2) and not m.group(2).endswith(".py"):
+        if self.section is not None:
+            fm = self.FRAME.match(line)
+            if fm:
+                self.frames.append(f"{fm.group(1)}:{fm.group(2)}")
+                if fm.group(3):
+                    self.frame_exc = fm.group(3).rsplit(".", 1)[-1]
                 return
-            test_id, message = m.group(2), m.group(3) or ""
-            path = test_id.split("::", 1)[0]
-            code = CODE_IN_TEXT.search(message)
-            code_text = code.group(1) if code else self.codes.get(path, m.group(1))
-            self.f.add(Failure(self.stack, code_text, short(message or line), lineno,
-                               self.locations.get(path, path), test_id))
+            if line.startswith("E ") and self.first_e is None:
+                self.first_e = line[1:].strip()
+            em = self.EXC.match(line)
+            if em:
+                self.exc = (em.group(1).rsplit(".", 1)[-1], (em.group(2) or "").strip())
+                return
+        if line.startswith(("FAILED ", "ERROR ")):
+            self._summary_line(line.rstrip(), lineno)
+
+    def _close_section(self) -> None:
+        if self.section is not None:
+            users = [f for f in self.frames if user_frame(f.rsplit(":", 1)[0])]
+            where = users[-1] if users else (self.frames[-1] if self.frames else None)
+            code, msg = self.exc if self.exc else (self.frame_exc, self.first_e)
+            self.sections[self.section] = (where, code, msg)
+        self.section, self.frames, self.exc, self.frame_exc, self.first_e = None, [], None, None, None
+
+    def _summary_line(self, line: str, lineno: int) -> None:
+        m = self.SUMMARY.match(line)
+        if not m or ("::" not in m.group(2) and not m.group(2).endswith(".py")):
+            return
+        test_id, text = m.group(2), m.group(3) or ""
+        path = test_id.split("::", 1)[0]
+        name = test_id.split("::", 1)[1].replace("::", ".") if "::" in test_id else f"ERROR collecting {path}"
+        where, code, msg = self.sections.get(name, (None, None, None))
+        if code is None:
+            found = CODE_IN_TEXT.search(text)
+            code = found.group(1) if found else ("CollectionError" if m.group(1) == "ERROR" else "TestFailure")
+            msg = text.split(": ", 1)[1] if ": " in text else text
+        self.f.add(Failure(self.stack, code, short(msg or line), lineno, where or path, test_id))
