@@ -9,10 +9,9 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from markupsafe import Markup
 
 from k0maru.console import graph_svg, mermaid_svg
-from k0maru.console.params import FILTERS, MODES, log_slice, number, search, search_args, service
+from k0maru.console.params import MODES, filters_arg, log_slice, number, search, search_args, service
 from k0maru.console.render import render_markdown
 from k0maru.errors import K0maruError
-from k0maru.search.filters import Filters
 
 pages = Blueprint("pages", __name__)
 
@@ -63,8 +62,7 @@ def log_page(node: str) -> Any:
 
 @pages.get("/notes")
 def notes_page() -> Any:
-    filters = Filters(*(((request.args.get(k) or "").strip()[:300] or None) for k in FILTERS))
-    docs = service().notes(request.args.get("filter", "")[:300], filters)
+    docs = service().notes(request.args.get("filter", "")[:300], filters_arg())
     return render_template("notes.html", docs=docs, args=request.args, page="notes")
 
 

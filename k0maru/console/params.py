@@ -33,6 +33,11 @@ def number(name: str, default: Any, lo: float, hi: float, kind: type = int) -> A
     return value
 
 
+def filters_arg() -> Filters:
+    """?path=, ?tag=, ?kind=, ?since=, ?until= (each cut to 300 characters)."""
+    return Filters(*(((request.args.get(k) or "").strip()[:300] or None) for k in FILTERS))
+
+
 def search_args() -> dict[str, Any]:
     """The search form's parameters (query, mode, limit, graph boost, cosine floor)."""
     settings = service().vault.settings
@@ -41,8 +46,7 @@ def search_args() -> dict[str, Any]:
         raise K0maruError(f"mode must be one of {', '.join(MODES)}")
     q = (request.args.get("q") or "").strip()
     check_length("query", q, MAX_QUERY_CHARS)
-    filters = Filters(*(((request.args.get(k) or "").strip()[:300] or None) for k in FILTERS))
-    return {"q": q, "mode": mode, "limit": number("limit", 10, 1, 50), "filters": filters,
+    return {"q": q, "mode": mode, "limit": number("limit", 10, 1, 50), "filters": filters_arg(),
             "boost": number("boost", settings.graph_boost, 0, 1, float),
             "floor": number("floor", settings.min_cosine, -1, 1, float)}
 

@@ -109,10 +109,13 @@ def translate_error(exc: Exception, path: Path | str) -> K0maruError:
     if "readonly" in text or "read-only" in text:
         return IndexReadOnlyError(f"{path}: the index cannot be written ({text}); make .k0maru/ writable")
     if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return IndexCorruptError(
-            f"{path}: index is corrupt ({text}); run `k0maru scan --rebuild` (your notes are untouched)"
-        )
+        return corrupt_error(path, text)
     return K0maruError(f"{path}: SQLite error: {text}")
+
+
+def corrupt_error(path: Path | str, detail: str) -> IndexCorruptError:
+    """The one corrupt-index line, whatever found the damage."""
+    return IndexCorruptError(f"{path}: index is corrupt ({detail}); run `k0maru scan --rebuild` (your notes are untouched)")
 
 
 def retry_locked(fn: Callable[[], T], path: Path, wait_s: float = 10.0) -> T:

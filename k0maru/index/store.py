@@ -521,6 +521,12 @@ class Store:
             "offloads": q("SELECT count(*) FROM offloads").fetchone()[0],
         }
 
+    def require_sound(self) -> None:
+        """Raise the corrupt-index error when SQLite's quick_check finds damage."""
+        problem = self.integrity_problem()
+        if problem:
+            raise db.corrupt_error(self.path, problem)
+
     def integrity_problem(self) -> str | None:
         """None when SQLite's quick_check finds the file sound, else its first complaint."""
         row = self.conn.execute("PRAGMA quick_check(1)").fetchone()

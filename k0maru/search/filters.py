@@ -7,8 +7,12 @@ import datetime as dt
 import re
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from k0maru.errors import K0maruError
+
+if TYPE_CHECKING:
+    from k0maru.index.store import Store
 
 _RELATIVE = re.compile(r"(\d{1,5})\s*([dwmy])\Z")
 _DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
@@ -48,6 +52,11 @@ class Filters:
         if since is not None and until is not None and since > until:
             raise K0maruError("--since is after --until; swap them")
         return since, until
+
+    def allowed(self, store: Store) -> set[int]:
+        """Ids of the notes these filters select."""
+        since, until = self.window()
+        return store.filter_documents(self.path, self.tag, self.kind, since, until)
 
     def describe(self) -> str:
         parts = [f"{k} {v}" for k, v in (("under", self.path), ("tagged", self.tag), ("kind", self.kind),

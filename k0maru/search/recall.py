@@ -103,7 +103,6 @@ class Recall:
         self.settings = settings
         self._load_embedder = load_embedder
         self.lexical = lexical.LexicalCache()
-        self._query = ""
 
     def pool_size(self, limit: int) -> int:
         return max(limit * self.settings.pool_factor, self.settings.pool_min)
@@ -121,14 +120,12 @@ class Recall:
             raise K0maruError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
         if limit < 1:
             raise K0maruError("limit must be at least 1")
-        self._query = query
         s = self.settings
         pool = self.pool_size(limit)
         warnings: list[str] = []
         allowed: set[int] | None = None
         if filters:
-            since, until = filters.window()
-            allowed = self.store.filter_documents(filters.path, filters.tag, filters.kind, since, until)
+            allowed = filters.allowed(self.store)
             if not allowed:
                 return RecallResult(query, mode, [], pool, [f"no note is {filters.describe()}"])
         ranked: dict[str, list[int]] = {}
@@ -190,10 +187,10 @@ class Recall:
         if fill and not candidates:
             warnings.append(f"no note shares a term with the query or reaches cosine {floor:g}; "
                             "these are only the nearest notes")
-        result_hits = [self._hit(d, final[d], rrf[d], b_pos, v_pos, bm25_best, vec_best, boosts) for d in top]
+        result_hits = [self._hit(query, d, final[d], rrf[d], b_pos, v_pos, bm25_best, vec_best, boosts) for d in top]
         return RecallResult(query, mode, result_hits, pool, warnings)
 
-    def _hit(self, doc_id: int, score: float, rrf: float, b_pos: dict[int, int], v_pos: dict[int, int],
+    def _hit(self, query: str, doc_id: int, score: float, rrf: float, b_pos: dict[int, int], v_pos: dict[int, int],
              bm25_best: dict[int, Any], vec_best: dict[int, Any], boosts: dict[int, tuple[float, list[str]]]) -> Hit:
         """`b_pos`/`v_pos`: 0-based position of each pooled document in the BM25 / vector ranking."""
         b = bm25_best[doc_id] if doc_id in b_pos else None
@@ -206,10 +203,10 @@ class Recall:
         path, title = self.store.path_and_title(doc_id)
         heading, text = (self.store.chunk_text(chunk_id) if chunk_id is not None else None) or ("", "")
         boost, reasons = boosts.get(doc_id, (0.0, []))
-        shown = snippet(text, self._query, skip=heading or title)
+        shown = snippet(text, query, skip=heading or title)
         if not shown:  # the best chunk is only a heading: the section that follows carries the text
             for next_heading, next_text in self.store.chunks_of(doc_id):
-                shown = snippet(next_text, self._query, skip=next_heading or title)
+                shown = snippet(next_text, query, skip=next_heading or title)
                 if shown:
                     heading = next_heading
                     break

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from k0maru.errors import IndexCorruptError, K0maruError, NotFoundError
+from k0maru.errors import K0maruError, NotFoundError
 from k0maru.limits import (
     MAX_NODE_ID_CHARS,
     MAX_PATTERN_CHARS,
@@ -180,8 +180,7 @@ class Service:
         with self.live.session() as vault:
             docs = vault.store.list_documents()
             if filters:
-                since, until = filters.window()
-                allowed = vault.store.filter_documents(filters.path, filters.tag, filters.kind, since, until)
+                allowed = filters.allowed(vault.store)
                 docs = [d for d in docs if d[0] in allowed]
         needle = (contains or "").strip().lower()
         return [(path, title) for _, path, title in docs if not needle or needle in f"{path}\n{title}".lower()]
@@ -227,10 +226,7 @@ class Service:
         index brought up to date; returns where a rebuilt index's old file went, and the report."""
         with self.live.session(fresh=False) as vault:
             if full and not rebuild:  # a full scan also vouches for the file it rewrites
-                problem = vault.store.integrity_problem()
-                if problem:
-                    raise IndexCorruptError(f"{vault.store.path}: index is corrupt ({problem}); run "
-                                            "`k0maru scan --rebuild` (your notes are untouched)")
+                vault.store.require_sound()
             moved = vault.rebuild() if rebuild else None
             report = vault.index(full=full or rebuild, scan_progress=self.live.scan_progress,
                                  embed_progress=self.live.embed_progress, lexical=True)

@@ -60,12 +60,11 @@ class VaultSession:
         error = db.translate_error(exc, db_path(self.vault.root))
         if type(error) is K0maruError:
             try:
-                problem = self.vault.store.integrity_problem()
+                self.vault.store.require_sound()
+            except IndexCorruptError as corrupt:
+                return corrupt
             except db.DatabaseError as again:
                 return db.translate_error(again, db_path(self.vault.root))
-            if problem:
-                return IndexCorruptError(f"{db_path(self.vault.root)}: index is corrupt ({problem}); run "
-                                         "`k0maru scan --rebuild` (your notes are untouched)")
         return error
 
     def fresh(self) -> None:

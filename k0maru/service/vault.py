@@ -171,13 +171,8 @@ class Vault:
         return moved
 
     def status(self) -> dict[str, Any]:
-        from k0maru.errors import IndexCorruptError
-
         store = self.store
-        problem = store.integrity_problem()
-        if problem:
-            raise IndexCorruptError(f"{store.path}: index is corrupt ({problem}); run `k0maru scan --rebuild` "
-                                    "(your notes are untouched)")
+        store.require_sound()
         counts = store.counts()
         last = store.last_scan()
         embedder_name = self.embedder.name if self.embedder else None

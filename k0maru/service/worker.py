@@ -50,16 +50,10 @@ def take_queue(root: Path) -> list[str] | None:
 
 
 def worker_running(root: Path) -> bool:
-    lock = root / STATE_DIR / LOCK
-    if not lock.exists():
+    if not (root / STATE_DIR / LOCK).exists():
         return False
-    with lock.open("a") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        fcntl.flock(fh, fcntl.LOCK_UN)
-    return False
+    with held(root) as mine:
+        return not mine
 
 
 def start(root: Path) -> bool:
