@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from k0maru.offload.extractors import all_extractors
-from k0maru.offload.extractors.base import short
+from k0maru.offload.extractors.base import Cursor, short
 from k0maru.offload.findings import Failure, Findings
 
 # Words that start a generic failure line; with the extractors' own triggers, the pre-filter.
@@ -28,7 +28,8 @@ class LogAnalyzer:
 
     def __init__(self) -> None:
         self.findings = Findings()
-        self.extractors = [cls(self.findings) for cls in all_extractors()]
+        self.cursor = Cursor()
+        self.extractors = [cls(self.findings, self.cursor) for cls in all_extractors()]
         self.triggers = tuple(dict.fromkeys(GENERIC_TRIGGERS + tuple(t for e in self.extractors for t in e.triggers)))
         self.lines = 0
         self._partial = ""
@@ -58,6 +59,8 @@ class LogAnalyzer:
         end = len(block)
         extractors = self.extractors
         find = block.find
+        cursor = self.cursor
+        cursor.block = block
         nexts = {kw: find(kw) for kw in self.triggers}
         nexts = {kw: (i if i >= 0 else _NEVER) for kw, i in nexts.items()}
         while pos < end:
@@ -72,6 +75,7 @@ class LogAnalyzer:
             stop = find("\n", pos)
             line = block[pos:stop]
             lineno = base + counted + 1
+            cursor.pos = pos
             for e in extractors:
                 e.feed(line, lineno)
             if self.findings.generic is None and GENERIC.search(line):

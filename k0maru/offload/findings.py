@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+# what a failure is called when its tool gives it no code: shown with the failure, never listed as a code
+UNCODED = frozenset({"error", "FAIL", "fatal-error"})
+
 
 @dataclass(slots=True)
 class Failure:
@@ -38,7 +41,7 @@ class Findings:
     def error_codes(self) -> list[str]:
         codes: list[str] = []
         for f in self.failures:
-            if f.code not in codes:
+            if f.code not in codes and f.code not in UNCODED:
                 codes.append(f.code)
         return codes
 
@@ -54,3 +57,13 @@ class Findings:
         if self.failures:
             return self.failures
         return [self.generic] if self.generic else []
+
+
+def same_place(found: str | None, expected: str) -> bool:
+    """Whether location `found` is `expected` (file:line[:col]): equal, or ending with it at a path boundary;
+    the column is compared only when `expected` has one."""
+    if not found:
+        return False
+    parts = expected.count(":") + 1
+    found = ":".join(found.split(":")[:parts]) if found.count(":") + 1 > parts else found
+    return found == expected or found.endswith("/" + expected)

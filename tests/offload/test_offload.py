@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from k0maru.offload.analyzer import LogAnalyzer
+from k0maru.offload.findings import same_place
 from tests.helpers import write
 
 DATA = Path(__file__).parents[1] / "data" / "logs"
@@ -153,7 +154,7 @@ def test_go_test_failure(k0, vault: Path) -> None:
                     env={"GOCACHE": str(vault / ".gocache")})
         assert r.returncode == 1
         findings = analyze((vault / record(k0, vault)["log_path"]).read_text())
-    assert findings.error_codes == ["FAIL"]
+    assert findings.error_codes == [] and findings.failures[0].code == "FAIL"  # go gives a failed test no code
     assert findings.failures[0].test == "TestLease" and findings.first_location == "lease_test.go:8"
 
 
@@ -248,24 +249,24 @@ def test_task_id_cannot_escape_refs(k0, vault: Path, task: str) -> None:
     assert len(logs) == 1 and logs[0].parent == vault / ".k0maru" / "refs"
 
 
-@pytest.mark.parametrize("log,codes,location", [
-    ("cargo_build_color_e0502.log", ["E0502"], "src/lib.rs:3:5"),  # cargo build --color=always, rustc 1.95
-    ("cargo_test_color_panic.log", ["panic"], "src/lib.rs:8:9"),  # `thread 'x' (tid) panicked at` (>= 1.80)
-    ("mypy_strict.log", ["union-attr", "operator"], "app.py:9"),  # mypy 1.x --strict
-    ("mypy_strict_force_color.log", ["union-attr", "operator"], "app.py:9"),  # FORCE_COLOR: CSI and ESC ( B
-    ("javac_errors.log", ["incompatible types", "cannot find symbol"], "Main.java:6"),  # javac 17: no codes
-    ("go_test_verbose_errorf.log", ["FAIL"], "inv_test.go:10"),  # go 1.19 test -v: t.Errorf before --- FAIL
-    ("go_test_fail.log", ["FAIL"], "lease_test.go:8"),  # without -v the report follows --- FAIL
-    # pytest 9: a custom exception class, a KeyError, a stdlib JSONDecodeError rooted at the user's frame
-    ("pytest_failures_custom_chained.log", ["LeaseLostError", "KeyError", "JSONDecodeError"], "test_a.py:9"),
-    ("pytest_collection_error.log", ["ModuleNotFoundError"], "test_b.py:1"),  # a collection error
-])
-def test_real_tool_output(log: str, codes: list[str], location: str) -> None:
-    text = (DATA / log).read_text()
-    findings = analyze(text)
-    assert findings.error_codes == codes and findings.first_location == location
+EXPECTATIONS = json.loads((DATA / "expectations.json").read_text())
+
+
+@pytest.mark.parametrize("log", sorted(EXPECTATIONS))
+def test_real_tool_output(log: str) -> None:
+    """Each captured run (scripts/capture_logs.py): every expected code found, the root at the true first failure."""
+    want = EXPECTATIONS[log]
+    findings = analyze((DATA / log).read_text())
+    assert set(want["codes"]) <= set(findings.error_codes) | {
+        c for f in findings.failures for c in want["codes"] if c in f.message}, findings.error_codes
+    assert same_place(findings.first_location, want["root"]), findings.first_location
     for failure in findings.all_failures:  # never "KeyError: KeyError ..." or a 'FAILED' pseudo-code
         assert not failure.message.startswith(failure.code) and failure.code not in ("FAILED", "ERROR")
+
+
+def test_the_corpus_spans_the_tools_it_claims() -> None:
+    assert len(EXPECTATIONS) >= 40 and len({w["tool"] for w in EXPECTATIONS.values()}) >= 12
+    assert all((DATA / log).exists() for log in EXPECTATIONS)
 
 
 def test_colour_is_stripped_for_reading_only(k0, vault: Path) -> None:

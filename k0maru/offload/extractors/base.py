@@ -10,6 +10,19 @@ from k0maru.offload.findings import Failure, Findings
 CODE_IN_TEXT = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
 EXTRACTORS: list[type[Extractor]] = []
 
+# where toolchains, standard libraries and installed packages live: a frame there is not the user's code
+_NOT_USER = ("/lib/python", "site-packages", "dist-packages", "<frozen", "/usr/lib/", "/usr/include/", "/usr/share/",
+             "/usr/local/lib/", "/usr/local/go/", "/usr/local/include/", "../sysdeps/", "/rustc/", "/.rustup/",
+             "/.cargo/registry/", "/go/pkg/mod/", "/.pyenv/versions/", "/node_modules/", "compiler-rt", "libsanitizer",
+             "<null>", "<unknown>")
+_NOT_USER_START = ("node:", "internal/", "runtime/", "testing/", "<", "java.", "javax.", "jdk.", "sun.", "kotlin.",
+                   "scala.", "org.junit.", "junit.")
+
+
+def user_path(path: str) -> bool:
+    """A file of the project's own code, not of a toolchain, standard library or installed package."""
+    return not path.startswith(_NOT_USER_START) and not any(part in path for part in _NOT_USER)
+
 
 def register(cls: type[Extractor]) -> type[Extractor]:
     EXTRACTORS.append(cls)
@@ -21,6 +34,25 @@ def short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+class Cursor:
+    """Where the analyzer is in the current block of text, so an extractor can look back a few lines (the
+    lines before a trigger are skipped, not fed)."""
+
+    def __init__(self) -> None:
+        self.block = ""
+        self.pos = 0  # start of the line being fed
+
+    def before(self, n: int) -> list[str]:
+        """Up to `n` lines before the current one, nearest first (none from an earlier block)."""
+        out: list[str] = []
+        end = self.pos - 1
+        while len(out) < n and end >= 0:
+            start = self.block.rfind("\n", 0, end) + 1
+            out.append(self.block[start:end])
+            end = start - 1
+        return out
+
+
 class Extractor:
     """One tool family. A failure whose location comes on a later line is `pending` for a few lines."""
 
@@ -28,8 +60,9 @@ class Extractor:
     triggers: tuple[str, ...] = ()  # words that can start a report (searched at C speed)
     busy = False  # True while inside a multi-line report: wants every line
 
-    def __init__(self, findings: Findings):
+    def __init__(self, findings: Findings, cursor: Cursor | None = None):
         self.f = findings
+        self.cursor = cursor or Cursor()
         self.pending: Failure | None = None
         self.window = 0
 

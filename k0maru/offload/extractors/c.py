@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 
-from k0maru.offload.extractors.base import Extractor, register, short
+from k0maru.offload.extractors.base import Extractor, register, short, user_path
 from k0maru.offload.findings import Failure
 
 
 def _runtime_path(path: str) -> bool:
-    return any(part in path for part in ("compiler-rt", "libsanitizer", "asan_", "/usr/include", "/usr/lib", "<null>"))
+    return not user_path(path)
 
 
 @register
@@ -20,7 +20,7 @@ class CExtractor(Extractor):
     UBSAN = re.compile(r"^(\S+?\.(?:c|cc|cpp|cxx|h|hpp)):(\d+):(\d+): runtime error: (.*)")
     SAN = re.compile(r"^==\d+==ERROR: (\w+Sanitizer): ([\w-]+)(.*)")
     SAN_FRAME = re.compile(r"^\s+#\d+ 0x[0-9a-fA-F]+ in (\S+) (\S+?):(\d+)(?::(\d+))?")
-    FLAG = re.compile(r"\[-W(?:error=)?([\w-]+)\]")
+    FLAG = re.compile(r"\[(-W[\w=+-]+)\]")
 
     def feed(self, line: str, lineno: int) -> None:
         if self.pending is not None:
@@ -36,7 +36,7 @@ class CExtractor(Extractor):
                 message = short(f"{m.group(1)}: {m.group(2)}{m.group(3)}")
                 self.expect_location(Failure(self.stack, m.group(2), message, lineno), 30)
             return
-        if "error: " in line:
+        if "error: " in line or "runtime error" in line:
             m = self.DIAG.match(line)
             if m:
                 flag = self.FLAG.search(m.group(4))
@@ -45,7 +45,9 @@ class CExtractor(Extractor):
                 return
             m = self.UBSAN.match(line)
             if m:
-                self.f.add(Failure(self.stack, "ubsan-runtime-error", short(m.group(4)), lineno,
+                kind = m.group(4).split(":", 1)[0].strip()  # "signed integer overflow" -> its -fsanitize= name
+                code = "-".join(kind.split()) if ":" in m.group(4) and len(kind.split()) <= 5 else "ubsan"
+                self.f.add(Failure(self.stack, code, short(m.group(4)), lineno,
                                    f"{m.group(1)}:{m.group(2)}:{m.group(3)}"))
         elif "undefined reference to" in line:
             self.f.add(Failure(self.stack, "undefined-reference", short(line), lineno))

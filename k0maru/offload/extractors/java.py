@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from k0maru.offload.extractors.base import CODE_IN_TEXT, Extractor, register, short
+from k0maru.offload.extractors.base import CODE_IN_TEXT, Cursor, Extractor, register, short, user_path
 from k0maru.offload.findings import Failure, Findings
 
 
@@ -15,32 +15,45 @@ class JavaExtractor(Extractor):
     THREAD = re.compile(r'^Exception in thread "[^"]*" ([\w.$]+)(?::\s*(.*))?')
     BARE = re.compile(r"^((?:[a-z_][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error|Failure|Throwable))(?::\s*(.*))?$")
     CAUSED = re.compile(r"^Caused by: ([\w.$]+)(?::\s*(.*))?")
-    FRAME = re.compile(r"^\s+at [\w$.<>/]+\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)")
+    FRAME = re.compile(r"^\s+at ([\w$.<>/]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)")
     SUREFIRE = re.compile(r"^\[ERROR\]\s+(\w+)\.(\w+):(\d+) (.*)")
 
-    def __init__(self, findings: Findings):
-        super().__init__(findings)
-        self.awaiting: tuple[str, str, int] | None = None  # an exception line awaiting its first frame
+    def __init__(self, findings: Findings, cursor: Cursor | None = None):
+        super().__init__(findings, cursor)
+        self.awaiting: tuple[str, str, int, bool] | None = None  # an exception line awaiting its first frame
         self.current: Failure | None = None
+        self.head: Failure | None = None  # the top exception of a `Caused by:` chain: located at the root cause
+        self.fallback: str | None = None  # the current exception's first frame, if none is the user's
 
     def feed(self, line: str, lineno: int) -> None:
         frame = self.FRAME.match(line) if line[:1] in " \t" else None
         if frame:
+            where = f"{frame.group(2)}:{frame.group(3)}"
             if self.awaiting is not None:
-                code, msg, start = self.awaiting
+                code, msg, start, cause = self.awaiting
                 self.awaiting = None
                 self.current = self.f.add(Failure(self.stack, code, msg, start))
-            if self.current is not None and self.current.location is None:
-                self.current.location = f"{frame.group(1)}:{frame.group(2)}"
+                self.fallback = where
+                if not cause:
+                    self.head = self.current
+            if self.current is not None and self.current.location is None and user_path(frame.group(1)):
+                self.current.location = where
+                if self.head is not None and self.head is not self.current:  # the innermost cause is the root
+                    self.head.location = where
             return
+        if self.current is not None and self.current.location is None:
+            self.current.location = self.fallback  # no frame of the user's: the exception's own first frame
+        if line.lstrip().startswith("... ") and line.rstrip().endswith(" more"):
+            return  # `... 3 more` closes a cause's frames; the chain goes on
         self.awaiting = None
         self.busy = False
         m = self.THREAD.match(line) or self.CAUSED.match(line) or self.BARE.match(line.rstrip())
         if m:
             code = m.group(1).rsplit(".", 1)[-1]
-            self.awaiting = (code, short(line), lineno)
+            self.awaiting = (code, short(line), lineno, line.startswith("Caused by:"))
             self.busy = True
             return
+        self.head = None
         if line.startswith("[ERROR]"):
             m = self.SUREFIRE.match(line)
             if m:

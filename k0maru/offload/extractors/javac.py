@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from k0maru.offload.extractors.base import Extractor, register, short
+from k0maru.offload.extractors.base import Cursor, Extractor, register, short
 from k0maru.offload.findings import Failure, Findings
 
 
@@ -15,8 +15,8 @@ class JavacExtractor(Extractor):
     triggers = (".java:",)
     ERROR = re.compile(r"^(\S+\.java):(\d+): error: (.*)$")
 
-    def __init__(self, findings: Findings):
-        super().__init__(findings)
+    def __init__(self, findings: Findings, cursor: Cursor | None = None):
+        super().__init__(findings, cursor)
         self.detail_for: Failure | None = None
         self.window = 0
 

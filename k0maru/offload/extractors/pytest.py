@@ -7,15 +7,8 @@ from __future__ import annotations
 
 import re
 
-from k0maru.offload.extractors.base import CODE_IN_TEXT, Extractor, register, short
+from k0maru.offload.extractors.base import CODE_IN_TEXT, Cursor, Extractor, register, short, user_path
 from k0maru.offload.findings import Failure, Findings
-
-_NOT_USER = ("/lib/python", "site-packages", "dist-packages", "<frozen", "/usr/lib/")
-
-
-def user_frame(path: str) -> bool:
-    """A frame in the project's own code, not the standard library or an installed package."""
-    return not any(part in path for part in _NOT_USER)
 
 
 @register
@@ -28,8 +21,8 @@ class PytestExtractor(Extractor):
     SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
     END = re.compile(r"^=+ .*\b(?:passed|failed|error|errors|skipped|deselected)\b.* in [\d.]+s")
 
-    def __init__(self, findings: Findings):
-        super().__init__(findings)
+    def __init__(self, findings: Findings, cursor: Cursor | None = None):
+        super().__init__(findings, cursor)
         self.section: str | None = None
         self.frames: list[str] = []
         self.exc: tuple[str, str] | None = None
@@ -70,7 +63,7 @@ class PytestExtractor(Extractor):
 
     def _close_section(self) -> None:
         if self.section is not None:
-            users = [f for f in self.frames if user_frame(f.rsplit(":", 1)[0])]
+            users = [f for f in self.frames if user_path(f.rsplit(":", 1)[0])]
             where = users[-1] if users else (self.frames[-1] if self.frames else None)
             code, msg = self.exc if self.exc else (self.frame_exc, self.first_e)
             self.sections[self.section] = (where, code, msg)

@@ -1,22 +1,26 @@
-"""Python failures in build and test logs."""
+"""Python tracebacks (and unittest's, which are the same): each exception at the innermost frame in the user's
+code; a chained exception (`raise ... from`, "During handling ...") is a failure of its own after its cause,
+which comes first in the log and so is the root. A `SyntaxError` has no traceback header: its `File ...,
+line N` comes right before it."""
 
 from __future__ import annotations
 
 import re
 
-from k0maru.offload.extractors.base import Extractor, register, short
+from k0maru.offload.extractors.base import Cursor, Extractor, register, short, user_path
 from k0maru.offload.findings import Failure, Findings
 
 
 @register
 class PythonExtractor(Extractor):
     stack = "python"
-    triggers = ("Traceback",)
+    triggers = ("Traceback", "SyntaxError", "IndentationError", "TabError")
     FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)(?:, in (.*))?')
     EXC = re.compile(r"^([A-Za-z_][\w.]*)(?::\s?(.*))?$")
+    SYNTAX = re.compile(r"^(SyntaxError|IndentationError|TabError): (.*)")
 
-    def __init__(self, findings: Findings):
-        super().__init__(findings)
+    def __init__(self, findings: Findings, cursor: Cursor | None = None):
+        super().__init__(findings, cursor)
         self.frames: list[str] = []
         self.start = 0
 
@@ -26,6 +30,11 @@ class PythonExtractor(Extractor):
                 self.busy = True
                 self.frames = []
                 self.start = lineno
+            elif line[:1] in "STI" and (m := self.SYNTAX.match(line)):
+                # `  File "bad.py", line 1` + the source + a caret come right before, without a traceback
+                frame = next(filter(None, map(self.FRAME.match, self.cursor.before(4))), None)
+                self.f.add(Failure(self.stack, m.group(1), short(m.group(2)), lineno,
+                                   f"{frame.group(1)}:{frame.group(2)}" if frame else None))
             return
         m = self.FRAME.match(line)
         if m:
@@ -38,4 +47,6 @@ class PythonExtractor(Extractor):
         if m and not line.startswith("During handling") and not line.startswith("The above exception"):
             code = m.group(1).rsplit(".", 1)[-1]
             message = m.group(2) or line
-            self.f.add(Failure(self.stack, code, short(message), self.start, self.frames[-1] if self.frames else None))
+            users = [f for f in self.frames if user_path(f.rsplit(":", 1)[0])]
+            where = users[-1] if users else (self.frames[-1] if self.frames else None)
+            self.f.add(Failure(self.stack, code, short(message), self.start, where))

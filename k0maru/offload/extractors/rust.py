@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from k0maru.offload.extractors.base import CODE_IN_TEXT, Extractor, register, short
+from k0maru.offload.extractors.base import CODE_IN_TEXT, Cursor, Extractor, register, short
 from k0maru.offload.findings import Failure, Findings
 
 
@@ -17,11 +17,15 @@ class RustExtractor(Extractor):
     PANIC_NEW = re.compile(r"^thread '([^']*)'(?: \(\d+\))? panicked at (\S+?):(\d+):(\d+):\s*$")  # rustc >= 1.80: (tid)
     PANIC_OLD = re.compile(r"^thread '([^']*)' panicked at '(.*)', (\S+?):(\d+):(\d+)")
     TEST_HEADER = re.compile(r"^---- (\S+) stdout ----")
+    UNCODED = re.compile(r"^error: (?!could not compile|aborting due to|process didn't exit|failed to run)(.*)")
+    LINT = re.compile(r"#!?\[(?:deny|forbid|allow)\(([\w:]+)\)\]")  # names the lint behind an uncoded error
 
-    def __init__(self, findings: Findings):
-        super().__init__(findings)
+    def __init__(self, findings: Findings, cursor: Cursor | None = None):
+        super().__init__(findings, cursor)
         self.pending_panic: Failure | None = None
         self.test: str | None = None
+        self.lint_for: Failure | None = None  # an uncoded error whose lint name may follow
+        self.lint_window = 0
 
     def feed(self, line: str, lineno: int) -> None:
         if self.pending_panic is not None:  # new-style panic: the message is on the next line
@@ -36,12 +40,22 @@ class RustExtractor(Extractor):
             m = self.ARROW.match(line)
             if m:
                 self.locate(f"{m.group(1)}:{m.group(2)}:{m.group(3)}")
+                self.busy = self.lint_for is not None
                 return
             self.tick()
+        if self.lint_for is not None:
+            self._watch_lint(line)
         if line.startswith("error["):
             m = self.ERROR.match(line)
             if m:
                 self.expect_location(Failure(self.stack, m.group(1), short(m.group(2)), lineno), 6)
+            return
+        if line.startswith("error: "):
+            m = self.UNCODED.match(line)
+            if m:  # every error counts: `error: unused variable` under deny, clippy lints
+                self.lint_for = self.f.add(Failure(self.stack, "error", short(m.group(1)), lineno))
+                self.lint_window = 30
+                self.pending, self.window, self.busy = self.lint_for, 6, True
             return
         if line.startswith("thread '"):
             m = self.PANIC_NEW.match(line)
@@ -56,7 +70,18 @@ class RustExtractor(Extractor):
                 self.f.add(Failure(self.stack, code.group(1) if code else "panic", short(m.group(2)), lineno,
                                    f"{m.group(3)}:{m.group(4)}:{m.group(5)}", self.test))
             return
-        if line.startswith("---- "):
+        if line.startswith("---- ") and not self.busy:
             m = self.TEST_HEADER.match(line)
             if m:
                 self.test = m.group(1)
+
+    def _watch_lint(self, line: str) -> None:
+        if line.startswith(("error", "warning")) and self.lint_window < 30:  # the next diagnostic: no lint named
+            self.lint_for, self.busy = None, self.pending is not None
+            return
+        m = self.LINT.search(line)
+        self.lint_window -= 1
+        if m and self.lint_for is not None:
+            self.lint_for.code = m.group(1)
+        if m or self.lint_window <= 0:
+            self.lint_for, self.busy = None, self.pending is not None
