@@ -21,7 +21,7 @@ from vaultgen import generate  # noqa: E402
 from k0maru.config import load_settings  # noqa: E402
 from k0maru.index.scanner import IncrementalScanner  # noqa: E402
 from k0maru.index.store import Store, db_path  # noqa: E402
-from k0maru.search.lexical import LexicalIndex  # noqa: E402
+from k0maru.search.lexical import MainSegment  # noqa: E402
 
 
 def bench_size(count: int, repeat: int) -> dict[str, float]:
@@ -41,7 +41,7 @@ def bench_size(count: int, repeat: int) -> dict[str, float]:
                 assert result.added == count, result.counts()
         with Store.open(root) as store:
             t0 = time.perf_counter()
-            LexicalIndex.build(store)
+            MainSegment.build(store)
             bm25_build = time.perf_counter() - t0
             scanner = IncrementalScanner(store, settings)
             nochange = []

@@ -24,7 +24,8 @@ def _print(result: RecallResult, explain: bool) -> None:
     if not result.hits:
         print("no results")
     for i, hit in enumerate(result.hits, start=1):
-        print(f"{i:>2}. {hit.title}  [{hit.path}]  score={hit.score:.5f}")
+        where = f"{hit.path}:{hit.lines.split('-')[0]}" if hit.lines else hit.path
+        print(f"{i:>2}. {hit.title}{' > ' + hit.heading if hit.heading else ''}  [{where}]  score={hit.score:.5f}")
         if explain:
             bm = f"#{hit.bm25_rank} ({hit.bm25_score:.3f})" if hit.bm25_rank else "-"
             vc = f"#{hit.vector_rank} (cos {hit.cosine:.3f})" if hit.vector_rank else (

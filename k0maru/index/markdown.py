@@ -41,6 +41,9 @@ class Chunk:
     heading: str
     text: str
     hash: str
+    section: str = ""  # the heading path below the title: "Section > Subsection"
+    line_start: int = 0  # 1-based lines of the file the chunk spans
+    line_end: int = 0
 
 
 @dataclass(slots=True)
@@ -54,6 +57,7 @@ class ParsedNote:
     tags: list[str] = field(default_factory=list)  # frontmatter and inline #tags, lower-case, nested a/b
     kind: str | None = None  # frontmatter kind/type, else from a folder name (adr, decision, card, ...)
     date: float | None = None  # frontmatter date/created as epoch seconds (UTC midnight for a date)
+    body_line: int = 1  # the file's line where the body starts (after the frontmatter)
 
 
 def hash_bytes(data: bytes) -> str:
@@ -231,7 +235,7 @@ def extract_links(body: str, rel_path: str = "", code_free: str | None = None) -
     return links
 
 
-PARSER_VERSION = "3"  # bump when parsing changes what is stored: the next scan re-parses every note
+PARSER_VERSION = "4"  # bump when parsing changes what is stored: the next scan re-parses every note
 _TAG_AFTER_HASH = re.compile(r"[^\W\d][\w\-/]*")
 _TAG_BEFORE = frozenset(" \t\n(,;")
 _TAG_OK = re.compile(r"[\w\-/]+\Z")
@@ -294,36 +298,51 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
         title = h1.group(1).strip() if h1 else stem
     aliases = _as_str_list(frontmatter.get("aliases", frontmatter.get("alias")))
     code_free = strip_code(body)
+    body_line = text.count("\n", 0, len(text) - len(body)) + 1 if text.endswith(body) else 1
     return ParsedNote(title.strip(), frontmatter, body, aliases, extract_links(body, rel_path, code_free), warnings,
-                      note_tags(frontmatter, code_free), note_kind(frontmatter, rel_path), note_date(frontmatter))
+                      note_tags(frontmatter, code_free), note_kind(frontmatter, rel_path), note_date(frontmatter),
+                      body_line)
 
 
-def chunk_note(title: str, body: str, cap: int) -> list[Chunk]:
-    """Split a note into heading sections, each at most `cap` characters (split at paragraphs).
+def chunk_note(title: str, body: str, cap: int, first_line: int = 1) -> list[Chunk]:
+    """Split a note into heading sections, each at most `cap` characters (split at paragraphs), with the
+    heading path of each and the file lines it spans (`first_line`: the file's line of the body's start).
 
     A chunk's hash covers the text the embedder sees (title, heading and text), so an unchanged
     section keeps its vector across edits elsewhere in the note.
     """
-    sections: list[tuple[str, str]] = []
+    sections: list[tuple[int, str, str, str]] = []  # (offset, heading, heading path, text)
     starts = _heading_starts(body)
     if not starts or starts[0][0] > 0:
-        starts.insert(0, (0, ""))
-    for i, (pos, heading) in enumerate(starts):
+        starts.insert(0, (0, "", 0))
+    trail: list[tuple[int, str]] = []  # (level, heading) of the enclosing headings
+    for i, (pos, heading, level) in enumerate(starts):
+        while trail and trail[-1][0] >= level > 0:
+            trail.pop()
+        if level and not (level == 1 and not trail and heading.strip().lower() == title.strip().lower()):
+            trail.append((level, heading))
         end = starts[i + 1][0] if i + 1 < len(starts) else len(body)
-        section = body[pos:end].strip()
+        raw = body[pos:end]
+        section = raw.strip()
         if section:
-            sections.append((heading, section))
+            lead = pos + (len(raw) - len(raw.lstrip()))
+            sections.append((lead, heading, " > ".join(h for _, h in trail), section))
     chunks: list[Chunk] = []
-    for heading, section in sections:
+    for offset, heading, path, section in sections:
+        cursor = 0
         for piece in _cap(section, cap):
+            at = section.find(piece[:80], cursor)
+            at = at if at >= 0 else cursor
+            cursor = at + len(piece)
+            start = first_line + body.count("\n", 0, offset + at)
             digest = hash_bytes(embed_input(title, heading, piece).encode())
-            chunks.append(Chunk(len(chunks), heading, piece, digest))
+            chunks.append(Chunk(len(chunks), heading, piece, digest, path, start, start + piece.count("\n")))
     return chunks
 
 
-def _heading_starts(body: str) -> list[tuple[int, str]]:
-    """(offset, heading text) of each ATX heading outside fenced code."""
-    starts: list[tuple[int, str]] = []
+def _heading_starts(body: str) -> list[tuple[int, str, int]]:
+    """(offset, heading text, level) of each ATX heading outside fenced code."""
+    starts: list[tuple[int, str, int]] = []
     pos = 0
     fence: str | None = None
     for line in body.split("\n"):
@@ -336,7 +355,7 @@ def _heading_starts(body: str) -> list[tuple[int, str]]:
         elif first == "#" and fence is None:
             match = _HEADING_LINE.match(line.rstrip("\r"))
             if match:
-                starts.append((pos, match.group(2).strip()))
+                starts.append((pos, match.group(2).strip(), len(match.group(1))))
         pos += len(line) + 1
     return starts
 

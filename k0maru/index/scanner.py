@@ -211,9 +211,9 @@ class IncrementalScanner:
             store.set_tags(doc_id, note.tags, new=known is None)
         if known is not None or note.aliases:
             store.set_aliases(doc_id, note.aliases)
-        chunks = chunk_note(note.title, note.body, self.settings.chunk_chars)
+        chunks = chunk_note(note.title, note.body, self.settings.chunk_chars, note.body_line)
         if known is None:
-            store.insert_chunks([(doc_id, c.ord, c.heading, c.text, c.hash) for c in chunks])
+            store.insert_chunks(chunks, doc_id)
             result.new_chunks += len(chunks)
             result.added += 1
         else:

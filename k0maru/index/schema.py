@@ -106,4 +106,18 @@ MIGRATIONS: list[str] = [
     CREATE INDEX documents_kind ON documents(kind);
     CREATE INDEX documents_date ON documents(note_date);
     """,
+    # 4: each chunk's heading path and file lines (section answers); incremental BM25: the persisted index is a main segment up to `max_chunk_id`; chunks above it and
+    # chunks deleted since it was built (`lexical_stale`) form a delta scored at query time
+    """
+    ALTER TABLE bm25_index ADD COLUMN max_chunk_id INTEGER NOT NULL DEFAULT -1;
+    ALTER TABLE bm25_index ADD COLUMN chunks INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE lexical_stale (chunk_id INTEGER PRIMARY KEY);
+    ALTER TABLE chunks ADD COLUMN section TEXT NOT NULL DEFAULT '';
+    ALTER TABLE chunks ADD COLUMN line_start INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE chunks ADD COLUMN line_end INTEGER NOT NULL DEFAULT 0;
+    CREATE TRIGGER chunks_lexical_stale AFTER DELETE ON chunks
+    BEGIN
+        INSERT OR IGNORE INTO lexical_stale(chunk_id) VALUES (old.id);
+    END;
+    """,
 ]

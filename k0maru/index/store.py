@@ -42,6 +42,29 @@ def db_path(vault: Path) -> Path:
     return vault / STATE_DIR / DB_FILE
 
 
+_PASSAGE = "heading, text, section, line_start, line_end"
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """One chunk as an answer shows it: its heading, text, heading path and file lines."""
+    heading: str
+    text: str
+    section: str
+    line_start: int
+    line_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bm25State:
+    """The persisted BM25 main segment: built at `version` over `chunks` chunks up to id `max_chunk_id`;
+    `backlog` = chunks added or deleted since (0 when the corpus has not moved)."""
+    version: int
+    max_chunk_id: int
+    chunks: int
+    backlog: int
+
+
 class Store:
     """Owns one connection to the index; all of k0maru's SQL lives here."""
 
@@ -254,30 +277,33 @@ class Store:
         old: dict[str, list[int]] = {}
         for chunk_id, digest in self.conn.execute("SELECT id, hash FROM chunks WHERE doc_id = ?", (doc_id,)):
             old.setdefault(digest, []).append(chunk_id)
-        fresh: list[tuple[Any, ...]] = []
+        fresh: list[Chunk] = []
         kept: list[tuple[Any, ...]] = []
         for chunk in chunks:
             reusable = old.get(chunk.hash)
             if reusable:
-                kept.append((chunk.ord, chunk.heading, chunk.text, reusable.pop()))
+                kept.append((chunk.ord, chunk.heading, chunk.text, chunk.section, chunk.line_start, chunk.line_end,
+                             reusable.pop()))
             else:
-                fresh.append((doc_id, chunk.ord, chunk.heading, chunk.text, chunk.hash))
+                fresh.append(chunk)
         stale = [(i,) for ids in old.values() for i in ids]
         if stale:
             self.conn.executemany("DELETE FROM chunks WHERE id = ?", stale)
         if kept:
-            self.conn.executemany("UPDATE chunks SET ord=?, heading=?, text=? WHERE id=?", kept)
+            self.conn.executemany("UPDATE chunks SET ord=?, heading=?, text=?, section=?, line_start=?, line_end=?"
+                                  " WHERE id=?", kept)
         if fresh:
-            self.conn.executemany("INSERT INTO chunks(doc_id, ord, heading, text, hash) VALUES (?,?,?,?,?)", fresh)
+            self.insert_chunks(fresh, doc_id)
         return len(fresh)
 
     def unembedded_chunks(self) -> int:
         """Chunks still without a vector (counted on the partial index `chunks_pending`)."""
         return int(self.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0])
 
-    def insert_chunks(self, rows: Sequence[tuple[int, int, str, str, str]]) -> None:
-        """Bulk insert (doc_id, ord, heading, text, hash) for brand-new documents."""
-        self.conn.executemany("INSERT INTO chunks(doc_id, ord, heading, text, hash) VALUES (?,?,?,?,?)", rows)
+    def insert_chunks(self, chunks: Sequence[Chunk], doc_id: int) -> None:
+        self.conn.executemany(
+            "INSERT INTO chunks(doc_id, ord, heading, text, hash, section, line_start, line_end) VALUES (?,?,?,?,?,?,?,?)",
+            [(doc_id, c.ord, c.heading, c.text, c.hash, c.section, c.line_start, c.line_end) for c in chunks])
 
     # ---- links -----------------------------------------------------------------------------
     def delete_links_from(self, doc_ids: Sequence[int]) -> None:
@@ -400,14 +426,14 @@ class Store:
             (prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%", limit),
         ))
 
-    def chunk_text(self, chunk_id: int) -> tuple[str, str] | None:
-        """(heading, text) of a chunk."""
-        row = self.conn.execute("SELECT heading, text FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
-        return (row[0], row[1]) if row else None
+    def passage(self, chunk_id: int) -> Passage | None:
+        row = self.conn.execute(f"SELECT {_PASSAGE} FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+        return Passage(*row) if row else None
 
-    def chunks_of(self, doc_id: int) -> list[tuple[str, str]]:
-        """(heading, text) of a document's chunks, in order."""
-        return self.conn.execute("SELECT heading, text FROM chunks WHERE doc_id = ? ORDER BY ord", (doc_id,)).fetchall()
+    def passages_of(self, doc_id: int) -> list[Passage]:
+        """A document's chunks, in order."""
+        return [Passage(*r) for r in self.conn.execute(f"SELECT {_PASSAGE} FROM chunks WHERE doc_id = ? ORDER BY ord",
+                                                       (doc_id,))]
 
     def lexical_corpus(self) -> list[tuple[int, int, str, str, str]]:
         """(chunk id, doc id, title, heading, text) of every chunk, by chunk id."""
@@ -416,22 +442,50 @@ class Store:
             " ORDER BY c.id"
         ).fetchall()
 
+    def lexical_delta(self, after_id: int) -> list[tuple[int, int, str, str, str]]:
+        """Chunks the BM25 main segment (built up to chunk `after_id`) lacks: newer ones, and re-used ids."""
+        cols = "SELECT c.id, c.doc_id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
+        return self.conn.execute(
+            f"{cols} WHERE c.id > ? UNION {cols} WHERE c.id IN (SELECT chunk_id FROM lexical_stale) AND c.id <= ?"
+            " ORDER BY 1", (after_id, after_id)).fetchall()
+
+    def lexical_stale(self) -> list[int]:
+        """Chunks deleted since the BM25 main segment was built (its entries for them no longer count)."""
+        return [i for (i,) in self.conn.execute("SELECT chunk_id FROM lexical_stale")]
+
     # ---- persisted BM25 index ----------------------------------------------------------------
+    def bm25_state(self) -> Bm25State | None:
+        """What the persisted BM25 main segment covers and how far the corpus has moved past it, without
+        reading the blob (a no-change scan answers from this alone)."""
+        row = self.conn.execute("SELECT corpus_version, max_chunk_id, chunks FROM bm25_index WHERE id = 1").fetchone()
+        if not row:
+            return None
+        version, max_id, chunks = (int(x) for x in row)
+        backlog = 0
+        if version != self.corpus_version():
+            backlog = self.conn.execute(
+                "SELECT (SELECT count(*) FROM chunks WHERE id > ?) + (SELECT count(*) FROM lexical_stale)", (max_id,)
+            ).fetchone()[0]
+        return Bm25State(version, max_id, chunks, int(backlog))
+
     def bm25_blob(self) -> tuple[int, bytes] | None:
         row = self.conn.execute("SELECT corpus_version, blob FROM bm25_index WHERE id = 1").fetchone()
         return (int(row[0]), row[1]) if row else None
 
-    def save_bm25_blob(self, version: int, blob: bytes) -> bool:
-        """Store the BM25 index built for corpus `version`; False (nothing written) if the corpus moved on."""
+    def save_bm25_blob(self, version: int, blob: bytes, max_chunk_id: int, chunks: int) -> bool:
+        """Store the BM25 main segment built for corpus `version` (chunks up to `max_chunk_id`) and forget
+        the deletions it already reflects; False (nothing written) if the corpus moved on meanwhile."""
         with self.transaction():
             if self.corpus_version() != version:
                 return False
             self.conn.execute(
-                "INSERT INTO bm25_index(id, corpus_version, built_at, blob) VALUES (1, ?, ?, ?)"
-                " ON CONFLICT(id) DO UPDATE SET corpus_version=excluded.corpus_version,"
-                " built_at=excluded.built_at, blob=excluded.blob",
-                (version, time.time(), blob),
+                "INSERT INTO bm25_index(id, corpus_version, built_at, blob, max_chunk_id, chunks)"
+                " VALUES (1, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET corpus_version=excluded.corpus_version,"
+                " built_at=excluded.built_at, blob=excluded.blob, max_chunk_id=excluded.max_chunk_id,"
+                " chunks=excluded.chunks",
+                (version, time.time(), blob, max_chunk_id, chunks),
             )
+            self.conn.execute("DELETE FROM lexical_stale")
         return True
 
     # ---- vectors -----------------------------------------------------------------------------

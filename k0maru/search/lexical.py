@@ -1,4 +1,14 @@
-"""The BM25 channel: a bm25s index over chunks, persisted in the index file, rebuilt only on change."""
+"""The BM25 channel: a bm25s main segment persisted in the index file, plus a delta scored at query time.
+
+A change to k notes costs O(k): the chunks added since the main segment was built (ids above its
+`max_chunk_id`) are tokenised and scored with the main segment's statistics, and the main segment's
+entries for chunks deleted since (`lexical_stale`) are masked. Delta chunks take IDF and average length
+from the main segment (a term the main segment never saw takes IDF from N_main + n_delta and its
+document frequency in the delta), so a delta chunk scores exactly as the same text in the main segment
+would. The segments are merged (a full rebuild) off the query path, by `scan` and the background worker,
+once the delta exceeds `MERGE_FRACTION` of the corpus; `scripts/bench_lexical.py` measures the ranking
+difference against a full rebuild.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +17,7 @@ import io
 import json
 import logging
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 import bm25s
@@ -18,6 +29,20 @@ from k0maru.search.terms import tokenize
 
 logging.getLogger("bm25s").setLevel(logging.ERROR)
 
+K1, B = 1.5, 0.75
+MERGE_MIN = 2_000  # delta chunks below this never trigger a merge
+MERGE_FRACTION = 0.10  # ... nor below this fraction of the main segment
+
+
+def merge_due(main_chunks: int, backlog: int) -> bool:
+    """Whether a delta of `backlog` chunks over a main segment of `main_chunks` should be merged."""
+    return backlog > max(MERGE_MIN, int(main_chunks * MERGE_FRACTION))
+
+
+def _idf(df: np.ndarray, n: int) -> np.ndarray:
+    """Lucene's IDF, as bm25s computes it."""
+    return np.log1p((n - df + 0.5) / (df + 0.5))
+
 
 @dataclass(frozen=True, slots=True)
 class LexicalHit:
@@ -26,34 +51,56 @@ class LexicalHit:
     score: float
 
 
-class LexicalIndex:
-    """Chunk-level BM25 (Lucene variant, k1=1.5, b=0.75) with chunk->document mapping."""
+class MainSegment:
+    """Chunk-level BM25 (Lucene variant, k1=1.5, b=0.75) over the chunks up to `max_chunk_id`."""
 
-    def __init__(self, bm25: bm25s.BM25 | None, chunk_ids: np.ndarray, doc_ids: np.ndarray, version: int):
+    def __init__(self, bm25: bm25s.BM25 | None, chunk_ids: np.ndarray, doc_ids: np.ndarray, avgdl: float,
+                 version: int):
         self.bm25 = bm25
         self.chunk_ids = chunk_ids
         self.doc_ids = doc_ids
+        self.avgdl = avgdl
         self.version = version
+        self.max_chunk_id = int(chunk_ids.max()) if chunk_ids.size else -1
 
     @classmethod
-    def build(cls, store: Store) -> LexicalIndex:
+    def build(cls, store: Store) -> MainSegment:
         version = store.corpus_version()
         rows = store.lexical_corpus()
         chunk_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         doc_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-        if not rows:
-            return cls(None, chunk_ids, doc_ids, version)
         corpus = [tokenize(f"{title}\n{heading}\n{text}") for _, _, title, heading, text in rows]
         if not any(corpus):  # nothing indexable (e.g. only one-letter words): an empty index, not a crash
-            return cls(None, chunk_ids, doc_ids, version)
-        bm25 = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+            return cls(None, chunk_ids, doc_ids, 1.0, version)
+        bm25 = bm25s.BM25(k1=K1, b=B, method="lucene")
         bm25.index(corpus, show_progress=False)
-        return cls(bm25, chunk_ids, doc_ids, version)
+        return cls(bm25, chunk_ids, doc_ids, max(sum(map(len, corpus)) / len(corpus), 1.0), version)
+
+    def document_frequencies(self, terms: list[str]) -> np.ndarray:
+        """In how many main chunks each term occurs (-1: not in the vocabulary)."""
+        if self.bm25 is None:
+            return np.full(len(terms), -1, dtype=np.int64)
+        vocab = self.bm25.vocab_dict
+        ids = np.fromiter((vocab.get(t, -1) for t in terms), dtype=np.int64, count=len(terms))
+        indptr = self.bm25.scores["indptr"]
+        known = ids >= 0
+        out = np.full(len(terms), -1, dtype=np.int64)
+        out[known] = indptr[ids[known] + 1] - indptr[ids[known]]
+        return out
+
+    def scores(self, terms: list[str]) -> np.ndarray:
+        if self.bm25 is None:
+            return np.zeros(self.chunk_ids.size, dtype=np.float32)
+        ids = self.bm25.get_tokens_ids(terms)
+        if not ids:
+            return np.zeros(self.chunk_ids.size, dtype=np.float32)
+        return self.bm25.get_scores(ids)
 
     # ---- persistence -----------------------------------------------------------------------
     def to_blob(self) -> bytes:
         buf = io.BytesIO()
-        arrays: dict[str, np.ndarray] = {"chunk_ids": self.chunk_ids, "doc_ids": self.doc_ids}
+        arrays: dict[str, np.ndarray] = {"chunk_ids": self.chunk_ids, "doc_ids": self.doc_ids,
+                                         "avgdl": np.asarray([self.avgdl])}
         if self.bm25 is not None:
             scores = self.bm25.scores
             vocab = sorted(self.bm25.vocab_dict.items(), key=lambda kv: kv[1])
@@ -66,32 +113,96 @@ class LexicalIndex:
         return buf.getvalue()
 
     @classmethod
-    def from_blob(cls, blob: bytes, version: int) -> LexicalIndex:
+    def from_blob(cls, blob: bytes, version: int) -> MainSegment:
         with np.load(io.BytesIO(blob)) as npz:
-            chunk_ids, doc_ids = npz["chunk_ids"], npz["doc_ids"]
+            chunk_ids, doc_ids, avgdl = npz["chunk_ids"], npz["doc_ids"], float(npz["avgdl"][0])
             if "data" not in npz:
-                return cls(None, chunk_ids, doc_ids, version)
-            bm25 = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+                return cls(None, chunk_ids, doc_ids, avgdl, version)
+            bm25 = bm25s.BM25(k1=K1, b=B, method="lucene")
             bm25.scores = {"data": npz["data"], "indices": npz["indices"], "indptr": npz["indptr"],
                            "num_docs": int(npz["num_docs"][0])}
             vocab = json.loads(npz["vocab"].tobytes().decode())
         bm25.vocab_dict = {token: i for i, token in enumerate(vocab)}
         bm25.unique_token_ids_set = set(bm25.vocab_dict.values())
         bm25.nonoccurrence_array = None  # lucene variant: no non-occurrence term
-        return cls(bm25, chunk_ids, doc_ids, version)
+        return cls(bm25, chunk_ids, doc_ids, avgdl, version)
 
-    def save(self, store: Store) -> None:
-        store.save_bm25_blob(self.version, self.to_blob())  # refused if the corpus moved on meanwhile
+    def save(self, store: Store) -> bool:
+        """Persist; refused (False) if the corpus moved on meanwhile."""
+        return store.save_bm25_blob(self.version, self.to_blob(), self.max_chunk_id, int(self.chunk_ids.size))
 
-    # ---- query -----------------------------------------------------------------------------
+
+class Delta:
+    """The chunks the main segment lacks, scored with its statistics, and the mask of its stale entries."""
+
+    def __init__(self, main: MainSegment, store: Store):
+        rows = store.lexical_delta(main.max_chunk_id)
+        stale = store.lexical_stale()
+        self.size = len(rows) + len(stale)
+        self.stale_mask = (np.isin(main.chunk_ids, np.asarray(stale, dtype=np.int64)) if stale
+                           else np.zeros(main.chunk_ids.size, dtype=bool))
+        self.chunk_ids = np.asarray([r[0] for r in rows], dtype=np.int64)
+        self.doc_ids = np.asarray([r[1] for r in rows], dtype=np.int64)
+        counts = [Counter(tokenize(f"{title}\n{heading}\n{text}")) for _, _, title, heading, text in rows]
+        vocab: dict[str, int] = {}
+        term_of: list[int] = []
+        doc_of: list[int] = []
+        counts_of: list[int] = []
+        for i, c in enumerate(counts):
+            for term, n in c.items():
+                term_of.append(vocab.setdefault(term, len(vocab)))
+                doc_of.append(i)
+                counts_of.append(n)
+        t = np.asarray(term_of, dtype=np.int64)
+        d = np.asarray(doc_of, dtype=np.int64)
+        tf = np.asarray(counts_of, dtype=np.float64)
+        lengths = np.asarray([c.total() for c in counts], dtype=np.float64)
+        n_main = int(main.bm25.scores["num_docs"]) if main.bm25 is not None else 0
+        df_main = main.document_frequencies(list(vocab))
+        df_delta = np.bincount(t, minlength=len(vocab))
+        idf = np.where(df_main >= 0, _idf(np.maximum(df_main, 0), n_main), _idf(df_delta, n_main + len(rows)))
+        norm = K1 * (1 - B + B * lengths / main.avgdl)  # per chunk: the length part of the tf component
+        score = (idf[t] * tf / (tf + norm[d])).astype(np.float32)
+        order = np.argsort(t, kind="stable")  # postings grouped by term
+        self.vocab = vocab
+        self.docs, self.weights = d[order], score[order]
+        self.indptr = np.concatenate([[0], np.cumsum(df_delta)])
+
+    def scores(self, terms: list[str]) -> np.ndarray:
+        out = np.zeros(self.chunk_ids.size, dtype=np.float32)
+        for term in terms:
+            j = self.vocab.get(term)
+            if j is not None:
+                lo, hi = self.indptr[j], self.indptr[j + 1]
+                out[self.docs[lo:hi]] += self.weights[lo:hi]
+        return out
+
+
+class LexicalIndex:
+    """The main segment, plus the delta that brings it to corpus `version`."""
+
+    def __init__(self, main: MainSegment, delta: Delta | None, version: int):
+        self.main = main
+        self.delta = delta
+        self.version = version
+        if delta is None:
+            self.chunk_ids, self.doc_ids = main.chunk_ids, main.doc_ids
+        else:
+            self.chunk_ids = np.concatenate([main.chunk_ids, delta.chunk_ids])
+            self.doc_ids = np.concatenate([main.doc_ids, delta.doc_ids])
+
+    @property
+    def delta_size(self) -> int:
+        return self.delta.size if self.delta is not None else 0
+
     def search(self, query: str, k: int, allowed_docs: set[int] | None = None) -> list[LexicalHit]:
         """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when given)."""
-        if self.bm25 is None or k <= 0:
+        terms = tokenize(query)
+        if k <= 0 or not terms:
             return []
-        ids = self.bm25.get_tokens_ids(tokenize(query))
-        if not ids:
-            return []
-        scores = self.bm25.get_scores(ids)
+        scores = self.main.scores(terms)
+        if self.delta is not None:
+            scores = np.concatenate([np.where(self.delta.stale_mask, 0.0, scores), self.delta.scores(terms)])
         if allowed_docs is not None:
             scores = np.where(np.isin(self.doc_ids, np.fromiter(allowed_docs, dtype=np.int64)), scores, 0.0)
         positive = np.flatnonzero(scores > 0)
@@ -103,27 +214,46 @@ class LexicalIndex:
 
 
 class LexicalCache:
-    """Keeps the loaded index per process; reloads or rebuilds when the corpus version moves."""
+    """Keeps the main segment loaded per process; on a change computes only the delta (O(changed chunks))."""
 
     def __init__(self) -> None:
+        self._main: MainSegment | None = None
         self._index: LexicalIndex | None = None
         self.last_build_ms: float | None = None
 
-    def get(self, store: Store) -> LexicalIndex:
+    def get(self, store: Store, merge: bool = False) -> LexicalIndex:
+        """The index at the store's current corpus version. A query never rebuilds the main segment once
+        one exists; `merge` (scan, background worker) rebuilds it when the delta has grown past
+        `merge_due`."""
         version = store.corpus_version()
-        if self._index is not None and self._index.version == version:
+        if self._index is not None and self._index.version == version and not merge:
             return self._index
-        row = store.bm25_blob()
-        if row and row[0] == version:
-            try:
-                self._index = LexicalIndex.from_blob(row[1], version)
-                return self._index
-            except (ValueError, KeyError, OSError):
-                pass  # unreadable blob: rebuild below
+        state = store.bm25_state()
+        main = self._main if self._main is not None and state and self._main.version == state.version else None
+        if main is None and state is not None and not (merge and merge_due(state.chunks, state.backlog)):
+            row = store.bm25_blob()
+            if row is not None:
+                with contextlib.suppress(ValueError, KeyError, OSError):  # unreadable or old: rebuilt below
+                    main = MainSegment.from_blob(row[1], row[0])
+        if main is None or (merge and state is not None and merge_due(state.chunks, state.backlog)):
+            main = self._rebuild(store)
+        self._main = main
+        delta = Delta(main, store) if main.version != version else None
+        self._index = LexicalIndex(main, delta, version)
+        return self._index
+
+    def _rebuild(self, store: Store) -> MainSegment:
         t0 = time.perf_counter()
-        index = LexicalIndex.build(store)
+        main = MainSegment.build(store)
         self.last_build_ms = (time.perf_counter() - t0) * 1000
-        with contextlib.suppress(K0maruError):  # busy writer: serve from memory, persist next time
-            index.save(store)
-        self._index = index
-        return index
+        with contextlib.suppress(K0maruError):  # busy or read-only: serve from memory, persist next time
+            main.save(store)
+        return main
+
+
+def refresh(store: Store) -> None:
+    """Bring the persisted BM25 index up to date if its delta is due a merge (build it if there is none);
+    a no-change call reads two rows and loads nothing."""
+    state = store.bm25_state()
+    if state is None or merge_due(state.chunks, state.backlog):
+        LexicalCache().get(store, merge=True)

@@ -47,6 +47,9 @@ class Hit:
     rrf: float = 0.0
     graph_boost: float = 0.0
     boost_links: list[str] = field(default_factory=list)
+    section: str = ""  # heading path of the passage below the title ("Section > Subsection")
+    line_start: int = 0  # the passage's lines in the file
+    line_end: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -109,8 +112,8 @@ class Recall:
 
     def search(self, query: str, limit: int = 10, mode: str = "hybrid", graph_boost: float | None = None,
                min_cosine: float | None = None, filters: Filters | None = None,
-               nearest_if_none: bool = True) -> RecallResult:
-        """`graph_boost` / `min_cosine` override the settings for this query (the console's debugger);
+               nearest_if_none: bool = True, passage_chars: int = 280) -> RecallResult:
+        """Each hit carries a passage of at most `passage_chars` characters. `graph_boost` / `min_cosine` override the settings for this query (the console's debugger);
         `filters` restrict both channels to the notes they select. When no channel supports any note,
         `nearest_if_none` decides between the nearest notes (flagged) and no hits at all."""
         query = query.strip()
@@ -187,10 +190,10 @@ class Recall:
         if fill and not candidates:
             warnings.append(f"no note shares a term with the query or reaches cosine {floor:g}; "
                             "these are only the nearest notes")
-        result_hits = [self._hit(query, d, final[d], rrf[d], b_pos, v_pos, bm25_best, vec_best, boosts) for d in top]
+        result_hits = [self._hit(query, passage_chars, d, final[d], rrf[d], b_pos, v_pos, bm25_best, vec_best, boosts) for d in top]
         return RecallResult(query, mode, result_hits, pool, warnings)
 
-    def _hit(self, query: str, doc_id: int, score: float, rrf: float, b_pos: dict[int, int], v_pos: dict[int, int],
+    def _hit(self, query: str, passage_chars: int, doc_id: int, score: float, rrf: float, b_pos: dict[int, int], v_pos: dict[int, int],
              bm25_best: dict[int, Any], vec_best: dict[int, Any], boosts: dict[int, tuple[float, list[str]]]) -> Hit:
         """`b_pos`/`v_pos`: 0-based position of each pooled document in the BM25 / vector ranking."""
         b = bm25_best[doc_id] if doc_id in b_pos else None
@@ -201,15 +204,18 @@ class Recall:
         best = b if b and (v_rank is None or (b_rank or 0) <= v_rank) else v
         chunk_id = best.chunk_id if best else None
         path, title = self.store.path_and_title(doc_id)
-        heading, text = (self.store.chunk_text(chunk_id) if chunk_id is not None else None) or ("", "")
+        passage = self.store.passage(chunk_id) if chunk_id is not None else None
         boost, reasons = boosts.get(doc_id, (0.0, []))
-        shown = snippet(text, query, skip=heading or title)
-        if not shown:  # the best chunk is only a heading: the section that follows carries the text
-            for next_heading, next_text in self.store.chunks_of(doc_id):
-                shown = snippet(next_text, query, skip=next_heading or title)
+        shown = snippet(passage.text, query, passage_chars, skip=passage.heading or title) if passage else ""
+        if passage and not shown:  # the best chunk is only a heading: the section that follows carries the text
+            for following in self.store.passages_of(doc_id):
+                shown = snippet(following.text, query, passage_chars, skip=following.heading or title)
                 if shown:
-                    heading = next_heading
+                    passage = following
                     break
+        heading = passage.heading if passage else ""
+        lines = (passage.line_start, passage.line_end) if passage else (0, 0)
         return Hit(doc_id=doc_id, path=path, title=title, score=score, snippet=shown, heading=heading,
                    bm25_rank=b_rank, bm25_score=b.score if b else None, vector_rank=v_rank,
-                   cosine=v.cosine if v else None, rrf=rrf, graph_boost=boost, boost_links=reasons)
+                   cosine=v.cosine if v else None, rrf=rrf, graph_boost=boost, boost_links=reasons,
+                   section=passage.section if passage else "", line_start=lines[0], line_end=lines[1])

@@ -22,7 +22,7 @@ def plain(markdown: str) -> str:
     """Markdown as readable plain text, one space between words; inline code keeps its backticks."""
     text = _WIKI.sub(lambda m: (m.group(2) or m.group(1)).strip(), markdown)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
-    text = _HEADING.sub(lambda m: m.group(1) + "\n", text)  # a heading stays a line of its own
+    text = _HEADING.sub(lambda m: m.group(1) + "\n\n", text)  # a heading stays a line of its own
     for rx in (_FENCE, _LIST, _QUOTE, _TABLE_RULE):
         text = rx.sub("", text)
     text = _EMPHASIS.sub("", text)

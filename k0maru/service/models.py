@@ -31,7 +31,8 @@ class RecallHit(Result):
     title: str
     score: float
     snippet: str
-    heading: str | None = None  # the section of the snippet, when it is not the note's lead
+    heading: str | None = None  # heading path of the passage below the title, when it is not the note's lead
+    lines: str | None = None  # the passage's lines in the file, "12-30"
     # per-channel detail, only with explain
     bm25_rank: int | None = None
     bm25_score: float | None = None

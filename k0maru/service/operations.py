@@ -38,6 +38,7 @@ from k0maru.service.session import VaultSession
 from k0maru.service.vault import Vault
 
 DEFAULT_LOG_LINES = 120
+PASSAGE_CAPS = (800, 560, 400, 280, 200, 140, 100, 70, 40)  # characters per passage, tried until a budget fits
 
 
 class Service:
@@ -68,11 +69,13 @@ class Service:
         check_length("query", query, MAX_QUERY_CHARS)
         with self.live.session() as vault:
             result = vault.recall.search(query, limit=limit, mode=mode, graph_boost=graph_boost,
-                                         min_cosine=min_cosine, filters=filters, nearest_if_none=nearest_if_none)
+                                         min_cosine=min_cosine, filters=filters, nearest_if_none=nearest_if_none,
+                                         passage_chars=PASSAGE_CAPS[0] if token_budget else 280)
         hits = []
         for h in result.hits:
-            hit = RecallHit(path=h.path, title=h.title, score=h.score, snippet=h.snippet,
-                            heading=h.heading if h.heading and h.heading != h.title else None)
+            hit = RecallHit(path=h.path, title=h.title, score=h.score, snippet=h.snippet, heading=h.section or None,
+                            lines=(f"{h.line_start}-{h.line_end}" if h.line_end > h.line_start else str(h.line_start))
+                            if h.line_start else None)
             if explain:
                 hit = hit.model_copy(update={"bm25_rank": h.bm25_rank, "bm25_score": h.bm25_score,
                                              "vector_rank": h.vector_rank, "cosine": h.cosine, "rrf": h.rrf,
@@ -269,7 +272,7 @@ def fit_budget(result: RecallResult, budget: int) -> RecallResult:
         return result
     hits = list(result.hits)
     while hits:
-        for cap in (400, 280, 200, 140, 100, 70, 40):
+        for cap in PASSAGE_CAPS:
             trimmed = [h.model_copy(update={"snippet": _cut(h.snippet, cap)}) for h in hits]
             candidate = result.model_copy(update={"hits": trimmed})
             if answer_tokens(candidate) <= budget:

@@ -108,8 +108,8 @@ class Vault:
               scan_progress: ProgressFn | None = None, embed_progress: ProgressFn | None = None,
               record: bool = True, lexical: bool = False) -> IndexReport:
         """Incremental scan (of `only`, plus what the reindex queue holds), then embed the chunks that have
-        no vector yet; with `lexical`, also bring the persisted BM25 index up to date now (else the first
-        search after a change rebuilds it)."""
+        no vector yet; with `lexical`, also merge the BM25 delta into its main segment when it has grown past
+        `lexical.merge_due` (a query only ever scores the delta)."""
         from k0maru.service import worker
 
         queued = worker.take_queue(self.root)
@@ -136,9 +136,12 @@ class Vault:
                                                         embed_progress)
                 report.embed_ms = (time.perf_counter() - t0) * 1000
         if lexical:
-            from k0maru.search.lexical import LexicalCache
+            state = self.store.bm25_state()
+            if state is None or state.backlog:  # a no-change scan stops here, loading nothing
+                from k0maru.search.lexical import LexicalCache, merge_due
 
-            (self._recall.lexical if self._recall is not None else LexicalCache()).get(self.store)
+                if state is None or merge_due(state.chunks, state.backlog):
+                    (self._recall.lexical if self._recall is not None else LexicalCache()).get(self.store, merge=True)
         return report
 
     def mark_git_head(self, sha: str | None = None) -> None:

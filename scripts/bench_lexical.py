@@ -1,0 +1,213 @@
+"""Incremental BM25: what an edit costs the next query, the delta against a full rebuild and against FTS5.
+
+Speed, on a generated vault (default 38,000 notes, 1-3 KB each): warm query latency; after editing 1% of
+the notes, the first query in the same process (main segment in memory, delta scored) and in a fresh one
+(main segment read from the index file, as the CLI does), against the full rebuild every edit used to
+cost; and SQLite FTS5 over the very same pre-tokenised terms (build, the 1% update, query latency), the
+alternative the design had to rule in or out. Quality, on the labelled sets of eval_retrieval.py: nDCG@10
+of the BM25 channel with the main segment built without 10% of the notes and those notes in the delta,
+against a full rebuild, and of FTS5's bm25() over the same terms.
+
+    python scripts/bench_lexical.py [--notes 38000] [--queries 100] [--skip-quality] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from eval_retrieval import DEFAULT_SETS, load_set, materialise, ndcg_at  # noqa: E402
+from vaultgen import SYMBOLS, WORDS, generate  # noqa: E402
+
+from k0maru.config import load_settings  # noqa: E402
+from k0maru.index.scanner import IncrementalScanner  # noqa: E402
+from k0maru.index.store import Store  # noqa: E402
+from k0maru.search.lexical import LexicalCache, LexicalIndex, MainSegment  # noqa: E402
+from k0maru.search.terms import tokenize  # noqa: E402
+
+
+class Fts5:
+    """FTS5 over our own terms: each distinct term becomes one opaque ASCII token, so FTS5 sees exactly
+    the terms the bm25s index sees and only its storage and scoring differ."""
+
+    def __init__(self) -> None:
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE f USING fts5(body, tokenize='ascii')")
+        self.ids: dict[str, str] = {}
+
+    def encode(self, terms: list[str], add: bool) -> str:
+        out = []
+        for t in terms:
+            code = self.ids.get(t)
+            if code is None and add:
+                code = self.ids[t] = f"t{len(self.ids)}"
+            if code is not None:
+                out.append(code)
+        return " ".join(out)
+
+    def put(self, rows: list[tuple[int, str]]) -> None:
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO f(rowid, body) VALUES (?, ?)",
+                                [(i, self.encode(tokenize(text), True)) for i, text in rows])
+
+    def delete(self, ids: list[int]) -> None:
+        with self.db:
+            self.db.executemany("DELETE FROM f WHERE rowid = ?", [(i,) for i in ids])
+
+    def search(self, query: str, k: int) -> list[int]:
+        q = self.encode(tokenize(query), False)
+        if not q:
+            return []
+        return [r[0] for r in self.db.execute(
+            "SELECT rowid FROM f WHERE f MATCH ? ORDER BY bm25(f) LIMIT ?", (" OR ".join(q.split()), k))]
+
+
+def chunk_rows(store: Store) -> list[tuple[int, str]]:
+    return [(cid, f"{title}\n{heading}\n{text}") for cid, _, title, heading, text in store.lexical_corpus()]
+
+
+def timed_ms(fn) -> tuple[float, object]:  # type: ignore[no-untyped-def]
+    t0 = time.perf_counter()
+    out = fn()
+    return (time.perf_counter() - t0) * 1000, out
+
+
+def speed(notes: int, n_queries: int) -> dict[str, float | int]:
+    root = Path(tempfile.mkdtemp(prefix="k0bench-lex-"))
+    try:
+        paths = generate(root, notes, seed=3, min_kb=1, max_kb=3)
+        rng = random.Random(9)
+        queries = [" ".join(rng.sample(WORDS, 3)) if i % 3 else rng.choice(SYMBOLS) for i in range(n_queries)]
+        out: dict[str, float | int] = {"notes": notes}
+        with Store.open(root) as store:
+            scanner = IncrementalScanner(store, load_settings(root, embed=False))
+            scanner.scan()
+            out["chunks"] = store.counts()["chunks"]
+            out["full_rebuild_ms"], main = timed_ms(lambda: MainSegment.build(store))
+            assert isinstance(main, MainSegment)
+            main.save(store)
+            cache = LexicalCache()
+            cache.get(store).search("warm", 10)
+            warm = [timed_ms(lambda q=q: cache.get(store).search(q, 80))[0] for q in queries]
+            out["warm_query_p50_ms"] = round(statistics.median(warm), 2)
+
+            fts = Fts5()
+            rows = chunk_rows(store)
+            out["fts5_build_ms"] = round(timed_ms(lambda: fts.put(rows))[0], 1)
+            fts_warm = [timed_ms(lambda q=q: fts.search(q, 80))[0] for q in queries]
+            out["fts5_query_p50_ms"] = round(statistics.median(fts_warm), 2)
+
+            edited = rng.sample(paths, max(1, notes // 100))
+            for p in edited:
+                p.write_text(p.read_text(encoding="utf-8") + "\n\nA closing paragraph on lease renewal.\n",
+                             encoding="utf-8")
+            before_ids = {cid for cid, _ in rows}
+            out["edited_notes"] = len(edited)
+            out["scan_after_edit_ms"] = round(timed_ms(lambda: scanner.scan())[0], 1)
+            q = queries[1]
+            out["first_query_after_edit_ms"] = round(timed_ms(lambda: cache.get(store).search(q, 80))[0], 2)
+            index = cache.get(store)
+            assert isinstance(index, LexicalIndex)
+            out["delta_chunks"] = index.delta_size
+            out["first_query_fresh_process_ms"] = round(timed_ms(lambda: LexicalCache().get(store).search(q, 80))[0], 1)
+            after = [timed_ms(lambda q=q: cache.get(store).search(q, 80))[0] for q in queries]
+            out["query_with_delta_p50_ms"] = round(statistics.median(after), 2)
+            out["first_query_vs_warm"] = round(out["first_query_after_edit_ms"] / out["warm_query_p50_ms"], 1)
+            out["old_first_query_ms"] = round(out["full_rebuild_ms"] + out["warm_query_p50_ms"], 1)
+            out["full_rebuild_ms"] = round(out["full_rebuild_ms"], 1)
+
+            now = chunk_rows(store)
+            now_ids = {cid for cid, _ in now}
+            gone = sorted(before_ids - now_ids)
+            fresh = [r for r in now if r[0] not in before_ids]
+            t0 = time.perf_counter()
+            fts.delete(gone)
+            fts.put(fresh)
+            out["fts5_update_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+            out["fts5_first_query_after_edit_ms"] = round(timed_ms(lambda: fts.search(q, 80))[0], 2)
+        return out
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def doc_ranking(store: Store, chunk_hits: list[int]) -> list[str]:
+    seen: list[str] = []
+    for cid in chunk_hits:
+        row = store.conn.execute("SELECT d.path FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id = ?",
+                                 (cid,)).fetchone()
+        if row[0] not in seen:
+            seen.append(row[0])
+    return seen[:10]
+
+
+def quality(folder: Path, vault: Path | None) -> dict[str, float | int | str]:
+    queries, qrels = load_set(folder)
+    with tempfile.TemporaryDirectory() as tmp:
+        root, mapping = materialise(folder, vault, Path(tmp))
+        held = Path(tmp) / "held"
+        notes = sorted(root.rglob("*.md"))
+        later = random.Random(1).sample(notes, max(1, len(notes) // 10))
+        for p in later:  # the main segment is built without 10% of the notes ...
+            dest = held / p.relative_to(root)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(p, dest)
+        with Store.open(root) as store:
+            scanner = IncrementalScanner(store, load_settings(root, embed=False))
+            scanner.scan()
+            MainSegment.build(store).save(store)
+            for p in later:  # ... which then arrive as the delta
+                shutil.move(held / p.relative_to(root), p)
+            scanner.scan()
+            incremental = LexicalCache().get(store)
+            assert incremental.delta_size >= len(later), incremental.delta_size  # chunks, not notes
+            full = LexicalIndex(MainSegment.build(store), None, store.corpus_version())
+            fts = Fts5()
+            fts.put(chunk_rows(store))
+            scores: dict[str, list[float]] = {"full": [], "delta": [], "fts5": []}
+            same_top10 = 0
+            for qid, text in queries.items():
+                rels = qrels.get(qid, {})
+                ranked = {
+                    "full": doc_ranking(store, [h.chunk_id for h in full.search(text, 80)]),
+                    "delta": doc_ranking(store, [h.chunk_id for h in incremental.search(text, 80)]),
+                    "fts5": doc_ranking(store, fts.search(text, 80)),
+                }
+                same_top10 += ranked["full"] == ranked["delta"]
+                for name, docs in ranked.items():
+                    scores[name].append(ndcg_at([mapping.get(d, d) for d in docs], rels))
+    out: dict[str, float | int | str] = {"set": folder.name, "queries": len(queries), "delta_notes": len(later)}
+    for name, vals in scores.items():
+        out[f"ndcg@10_{name}"] = round(sum(vals) / len(vals), 4)
+    out["identical_top10_pct"] = round(100 * same_top10 / len(queries), 1)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--notes", type=int, default=38_000)
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--skip-quality", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    fast = speed(args.notes, args.queries)
+    judged = [] if args.skip_quality else [quality(folder, vault) for folder, vault in DEFAULT_SETS]
+    if args.json:
+        print(json.dumps({"speed": fast, "quality": judged}))
+        return
+    for key, val in fast.items():
+        print(f"{key:>32}: {val}")
+    for row in judged:
+        print("  " + "  ".join(f"{k}={v}" for k, v in row.items()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""Chunks carry their heading path and the file lines they span, so an answer can point into the note."""
+
+from pathlib import Path
+
+from k0maru.index.markdown import chunk_note, parse_note
+from k0maru.service.operations import Service
+from tests.helpers import write
+
+NOTE = """---
+title: Lease renewal
+tags: [leases]
+---
+# Lease renewal
+
+Workers renew every 10 s.
+
+## Failure modes
+
+### Clock skew
+
+A fast clock renews too late.
+The scheduler's clock decides.
+
+## Rollout
+Ship behind a flag.
+"""
+
+
+def test_heading_paths_and_line_ranges_follow_the_file() -> None:
+    note = parse_note("leases.md", NOTE)
+    chunks = chunk_note(note.title, note.body, 1000, note.body_line)
+    lines = NOTE.split("\n")
+    got = [(c.section, c.line_start, c.line_end) for c in chunks]
+    assert got == [("", 5, 7), ("Failure modes", 9, 9), ("Failure modes > Clock skew", 11, 14), ("Rollout", 16, 17)]
+    for c in chunks:  # the range holds exactly the chunk's first and last lines
+        assert lines[c.line_start - 1] == c.text.split("\n")[0]
+        assert lines[c.line_end - 1] == c.text.split("\n")[-1]
+
+
+def test_a_long_section_split_in_pieces_keeps_each_piece_s_lines() -> None:
+    body = "## Big\n\n" + "\n\n".join(f"paragraph {i} " + "word " * 30 for i in range(12))
+    chunks = chunk_note("T", body, 400)
+    assert len(chunks) > 2 and all(c.section == "Big" for c in chunks)
+    lines = body.split("\n")
+    for c in chunks:
+        assert lines[c.line_start - 1].strip() == c.text.split("\n")[0].strip()
+    assert [c.line_start for c in chunks] == sorted({c.line_start for c in chunks})
+
+
+def test_recall_answers_with_heading_path_and_lines(vault: Path) -> None:
+    write(vault, "leases.md", NOTE)
+    write(vault, "other.md", "# Other\n\nNothing about clocks.\n")
+    with Service.open(str(vault), rescan_interval=0) as svc:
+        hit = svc.recall("fast clock renews too late", mode="bm25").hits[0]
+    assert hit.path == "leases.md" and hit.heading == "Failure modes > Clock skew" and hit.lines == "11-14"
+    assert hit.snippet.startswith("A fast clock renews too late.")

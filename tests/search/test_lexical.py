@@ -1,0 +1,68 @@
+"""The incremental BM25 index: a persisted main segment plus a delta scored at query time."""
+
+from pathlib import Path
+
+import pytest
+
+from k0maru.search.lexical import MERGE_MIN, LexicalCache, merge_due
+from k0maru.service.vault import Vault
+from tests.helpers import write
+
+
+@pytest.fixture
+def indexed(vault: Path) -> Path:
+    for i in range(30):
+        write(vault, f"n{i:02}.md", f"# Note {i}\n\nthe lease renewal runbook part {i} {'quokka ' * (i % 4)}\n")
+    with Vault.open(vault) as v:
+        v.index(embed=False, lexical=True)
+        assert v.store.bm25_state().backlog == 0
+    return vault
+
+
+def test_a_change_is_served_from_the_delta_without_a_rebuild(indexed: Path) -> None:
+    write(indexed, "n01.md", "# Note 1\n\nnow about SQLITE_BUSY retries\n")
+    (indexed / "n03.md").unlink()
+    write(indexed, "new.md", "# New\n\nquokka quokka quokka quokka\n")
+    with Vault.open(indexed) as v:
+        v.index(embed=False, lexical=True)  # a small delta: scan leaves the main segment as it is
+        state = v.store.bm25_state()
+        assert state.backlog == 4  # n01's new chunk, new.md's chunk, and the two deleted chunks
+        cache = LexicalCache()
+        index = cache.get(v.store)
+        assert cache.last_build_ms is None and index.delta_size == 4
+        hits = {v.store.path_and_title(h.doc_id)[0]: h for h in index.search("quokka", 50)}
+        assert "n03.md" not in hits and "n01.md" not in hits  # deleted, and edited away from the term
+        assert next(iter(hits)) == "new.md"  # the delta's chunk ranks with the main segment's
+        assert [v.store.path_and_title(h.doc_id)[0] for h in index.search("sqlite_busy", 5)] == ["n01.md"]
+
+
+def test_a_delta_chunk_scores_as_the_same_text_in_the_main_segment(indexed: Path) -> None:
+    write(indexed, "copy.md", (indexed / "n07.md").read_text().replace("# Note 7", "# Note 7"))
+    with Vault.open(indexed) as v:
+        v.index(embed=False)
+        hits = {v.store.path_and_title(h.doc_id)[0]: h.score for h in LexicalCache().get(v.store).search("quokka", 50)}
+    assert hits["copy.md"] == pytest.approx(hits["n07.md"], rel=1e-6)
+
+
+def test_the_delta_merges_once_it_grows_past_the_threshold(vault: Path) -> None:
+    assert not merge_due(100_000, 9_999) and merge_due(100_000, 10_001) and not merge_due(10, MERGE_MIN)
+    write(vault, "seed.md", "# Seed\n\nfirst note\n")
+    with Vault.open(vault) as v:
+        v.index(embed=False, lexical=True)
+        for i in range(MERGE_MIN + 1):
+            write(vault, f"bulk/{i}.md", f"# Bulk {i}\n\nwombat {i}\n")
+        v.index(embed=False, lexical=True)
+        state = v.store.bm25_state()
+        assert state.backlog == 0 and state.chunks == MERGE_MIN + 2
+        assert v.store.lexical_stale() == []
+
+
+def test_a_no_change_scan_does_not_load_the_lexical_index(indexed: Path) -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from k0maru.service.vault import Vault\n"
+            f"with Vault.open({str(indexed)!r}) as v: v.index(embed=False, lexical=True)\n"
+            "print('bm25s' in sys.modules, 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]
