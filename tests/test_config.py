@@ -9,37 +9,43 @@ from tests.helpers import write
 
 def test_defaults(vault: Path) -> None:
     s = load_settings(vault)
-    assert s.rrf_k == 60 and s.weight_bm25 == 0.5 and s.weight_vector == 0.5
+    assert s.bm25_weight_words == 0.05 and s.bm25_weight_code == 0.7 and s.min_cosine == 0.2
     assert s.include == ["**/*.md"] and s.offload_threshold == 50
 
 
 def test_precedence_toml_env_flag(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write(vault, ".k0maru/config.toml", "rrf_k = 10\npool_min = 7\nchunk_chars = 900\n")
+    write(vault, ".k0maru/config.toml", "pool_factor = 10\npool_min = 7\nchunk_chars = 900\n")
     s = load_settings(vault)
-    assert (s.rrf_k, s.pool_min, s.chunk_chars) == (10, 7, 900)
-    monkeypatch.setenv("K0MARU_RRF_K", "20")
+    assert (s.pool_factor, s.pool_min, s.chunk_chars) == (10, 7, 900)
+    monkeypatch.setenv("K0MARU_POOL_FACTOR", "20")
     monkeypatch.setenv("K0MARU_POOL_MIN", "8")
     s = load_settings(vault)
-    assert (s.rrf_k, s.pool_min, s.chunk_chars) == (20, 8, 900)  # env beats toml, toml beats default
-    s = load_settings(vault, rrf_k=30, pool_min=None)
-    assert (s.rrf_k, s.pool_min) == (30, 8)  # flag beats env; None flag = not given
+    assert (s.pool_factor, s.pool_min, s.chunk_chars) == (20, 8, 900)  # env beats toml, toml beats default
+    s = load_settings(vault, pool_factor=30, pool_min=None)
+    assert (s.pool_factor, s.pool_min) == (30, 8)  # flag beats env; None flag = not given
+
+
+def test_a_retired_key_is_ignored_with_a_warning(vault: Path, caplog: pytest.LogCaptureFixture) -> None:
+    write(vault, ".k0maru/config.toml", "rrf_k = 60\npool_min = 7\n")
+    s = load_settings(vault)
+    assert s.pool_min == 7 and "'rrf_k' is retired" in caplog.text
 
 
 def test_invalid_value_names_the_key(vault: Path) -> None:
-    write(vault, ".k0maru/config.toml", "rrf_k = 'sixty'\n")
+    write(vault, ".k0maru/config.toml", "pool_min = 'sixty'\n")
     with pytest.raises(ConfigError) as err:
         load_settings(vault)
-    assert "rrf_k" in str(err.value) and "\n" not in str(err.value)
+    assert "pool_min" in str(err.value) and "\n" not in str(err.value)
 
 
 def test_unknown_key_is_rejected(vault: Path) -> None:
-    write(vault, ".k0maru/config.toml", "rrf_kk = 3\n")
-    with pytest.raises(ConfigError, match="rrf_kk"):
+    write(vault, ".k0maru/config.toml", "pool_minn = 3\n")
+    with pytest.raises(ConfigError, match="pool_minn"):
         load_settings(vault)
 
 
 def test_broken_toml_names_the_file(vault: Path) -> None:
-    write(vault, ".k0maru/config.toml", "rrf_k = = 3\n")
+    write(vault, ".k0maru/config.toml", "pool_min = = 3\n")
     with pytest.raises(ConfigError, match="config.toml"):
         load_settings(vault)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from k0maru.cli.output import Adder, emit, service, warn
 from k0maru.errors import K0maruError
@@ -61,11 +62,18 @@ def flush(vault: str | None, as_json: bool, kind: str, title: str, body_file: st
     return 0
 
 
+def shown_path(root: Path, name: str) -> str:
+    """A trace file as the card records it: vault-relative inside the vault, else its name alone (an
+    absolute path would leak the machine's layout into a note that is shared)."""
+    path = Path(name).resolve()
+    return path.relative_to(root.resolve()).as_posix() if path.is_relative_to(root.resolve()) else path.name
+
+
 def distill(vault: str | None, as_json: bool, trace_file: str | None, node: str | None,
             export_hermes: str | None) -> int:
     text = None if node else read_text_input(trace_file)
     with service(vault, as_json) as svc:
-        card = svc.distill(text, node, trace_file or "stdin", export_hermes)
+        card = svc.distill(text, node, shown_path(svc.vault.root, trace_file) if trace_file else "stdin", export_hermes)
 
     def human() -> None:
         print(f"{card.note_outcome}: {card.note_path}  [{card.stack}: {', '.join(card.error_codes)}]")

@@ -23,6 +23,9 @@ def search(vault: str | None, as_json: bool, query: list[str], limit: int, mode:
 def _print(result: RecallResult, explain: bool) -> None:
     if not result.hits:
         print("no results")
+    elif explain and result.bm25_weight is not None:
+        print(f"score = {result.bm25_weight:.2f} x bm25/best + {1 - result.bm25_weight:.2f} x cosine above the "
+              "floor + graph")
     for i, hit in enumerate(result.hits, start=1):
         where = f"{hit.path}:{hit.lines.split('-')[0]}" if hit.lines else hit.path
         print(f"{i:>2}. {hit.title}{' > ' + hit.heading if hit.heading else ''}  [{where}]  score={hit.score:.5f}")
@@ -32,7 +35,8 @@ def _print(result: RecallResult, explain: bool) -> None:
                 f"- (cos {hit.cosine:.3f}, no vote)" if hit.cosine is not None else "-")
             links = hit.boost_links
             shown = "; ".join(links[:2]) + (f"; +{len(links) - 2} more" if len(links) > 2 else "")
-            print(f"    bm25 {bm}   vector {vc}   rrf {hit.rrf or 0:.5f}   graph +{hit.graph_boost or 0:.4f}"
+            print(f"    bm25 {bm} -> {hit.bm25_part or 0:.3f}   vector {vc} -> {hit.vector_part or 0:.3f}"
+                  f"   graph +{hit.graph_boost or 0:.3f}"
                   + (f" ({shown})" if links else ""))
         print(f"    {hit.snippet}")
 

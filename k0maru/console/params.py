@@ -60,7 +60,7 @@ def search(args: dict[str, Any]) -> dict[str, Any]:
     return {**result.payload(), "hits": result.hits, "limit": args["limit"], "graph_boost": args["boost"],
             "filters": {k: v for k, v in zip(FILTERS, (args["filters"].path, args["filters"].tag, args["filters"].kind,
                                                        args["filters"].since, args["filters"].until), strict=True) if v},
-            "min_cosine": args["floor"], "rrf_k": service().vault.settings.rrf_k}
+            "min_cosine": args["floor"]}
 
 
 PAGE_LINES = 60

@@ -87,7 +87,11 @@ def slugify(title: str, style: str = "kebab", limit: int = 80) -> str:
         slug = "_".join(w.lower() for w in words)
     else:
         slug = "-".join(w.lower() for w in words)
-    return slug[:limit].rstrip("-_ ")
+    if len(slug) > limit:  # cut between words, not inside one
+        sep = {"title": " ", "snake": "_"}.get(style, "-")
+        cut = slug[: limit + 1].rsplit(sep, 1)[0]
+        slug = cut if len(cut) > limit // 2 else slug[:limit]
+    return slug.rstrip("-_ ")
 
 
 class ConventionSniffer:

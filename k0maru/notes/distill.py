@@ -78,17 +78,17 @@ class DistillEngine:
     def distill(self, text: str, source: str, export_dir: Path | None = None, findings: Findings | None = None,
                 excerpt_lines: list[str] | None = None) -> SkillCard:
         findings = findings or analyze_text(text)
-        failures = sorted(findings.all_failures, key=lambda f: f.line)
+        failures = sorted(findings.failures, key=lambda f: f.line)  # a bare word "error" is not a failure
         if not failures:
-            raise K0maruError(f"no error found in {source}; pass a trace with a compiler error, traceback, "
-                              "failing test or sanitizer report")
+            raise K0maruError(f"no failure found in {source}: looked for compiler and linter errors, tracebacks, "
+                              "failing tests and sanitizer reports (what `k0maru offload` reads); pass the "
+                              "failing output itself")
         primary = next((f for f in failures if f.location and f.stack != "generic"), failures[0])
         lines = excerpt_lines if excerpt_lines is not None else text.splitlines()
         codes = findings.error_codes or [primary.code]
         stack = primary.stack
         hints = trace_hints(lines, primary)
-        title = f"{primary.code} {primary.message}"
-        title = " ".join(title.split())[:90].rstrip(" .:,")
+        title = cut_at_word(" ".join(f"{primary.code} {primary.message}".split()), 90).rstrip(" .:,")
         related = self._related(codes, primary, exclude_title=title)
         body = self._body(primary, failures, codes, stack, hints, related, lines, source)
         card = SkillCard(title=title, stack=stack, codes=codes, location=primary.location,
@@ -99,7 +99,8 @@ class DistillEngine:
                                  extra={"stack": stack, "error_codes": codes, "source": source})
         self.vault.index(only=[card.note.path])
         if export_dir is not None:
-            card.hermes_path, card.hermes_outcome = export_hermes(card, export_dir)
+            card.hermes_path, card.hermes_outcome = export_hermes(card, export_dir, self.vault.root,
+                                                                  self.vault.settings.skill_license)
         return card
 
     def _related(self, codes: list[str], primary: Failure, exclude_title: str) -> list[tuple[str, str, str]]:
@@ -164,21 +165,46 @@ def _fix_section(body: str) -> str:
     return text if len(text) <= 300 else text[:299] + "…"
 
 
+def cut_at_word(text: str, limit: int) -> str:
+    """`text` shortened to at most `limit` characters, at a word boundary where there is one."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit + 1].rsplit(" ", 1)[0]
+    return cut if len(cut) > limit // 2 else text[:limit]
+
+
 def hermes_name(card: SkillCard) -> str:
-    name = re.sub(r"-+", "-", slugify(f"{card.stack} {card.codes[0]} {card.message}", "kebab", limit=200).lower())
-    if len(name) > 64:
-        name = name[:65].rsplit("-", 1)[0]
-    return name.strip("-")
+    """The skill's name: lower-case words joined by hyphens, at most 64 characters, cut between words."""
+    words = slugify(f"{card.stack} {card.codes[0]} {card.message}", "kebab", limit=200).lower()
+    return cut_at_word(re.sub(r"-+", " ", words).strip(), 64).replace(" ", "-")
 
 
-def skill_md(card: SkillCard, name: str) -> str:
+def vault_license(root: Path, configured: str) -> str:
+    """The licence a skill is exported under: the configured SPDX id, else the one the vault's (or its
+    repository's) LICENSE file names, else MIT."""
+    if configured:
+        return configured
+    for name in ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING"):
+        path = root / name
+        if path.is_file():
+            head = path.read_text(encoding="utf-8", errors="replace")[:400].lower()
+            for marker, spdx in (("mit license", "MIT"), ("apache license", "Apache-2.0"),
+                                 ("bsd 3-clause", "BSD-3-Clause"), ("bsd 2-clause", "BSD-2-Clause"),
+                                 ("mozilla public license", "MPL-2.0"), ("gnu general public license", "GPL-3.0-or-later"),
+                                 ("creative commons attribution 4.0", "CC-BY-4.0"), ("isc license", "ISC")):
+                if marker in head:
+                    return spdx
+    return "MIT"
+
+
+def skill_md(card: SkillCard, name: str, license_id: str) -> str:
     """A SKILL.md valid for Hermes and the Agent Skills spec (Hermes fields under metadata.hermes)."""
     description = (f"Use when {card.stack} fails with {', '.join(card.codes[:4])}: {card.message}. "
                    "Gives the symptoms, the diagnosis path and the fix found before.")[:1024]
     fm = {
         "name": name,
         "description": description,
-        "license": "Proprietary",
+        "license": license_id,
         "metadata": {
             "author": "k0maru",
             "version": "1.0.0",
@@ -191,15 +217,19 @@ def skill_md(card: SkillCard, name: str) -> str:
     return text[:100_000]
 
 
-def export_hermes(card: SkillCard, target: Path) -> tuple[str, str]:
-    """Write `<target>/<stack>/<name>/SKILL.md`; an existing different skill gets `<name>-v2`."""
+def export_hermes(card: SkillCard, target: Path, vault_root: Path, license_id: str = "") -> tuple[str, str]:
+    """Write `<target>/<stack>/<name>/SKILL.md`; an existing different skill gets `<name>-v2`. The lock that
+    serialises exports lives in the vault's state folder: the skills folder gets the skill and nothing else."""
+    from k0maru.fsutil import ensure_state_dir
+
     target = target.expanduser()
     target.mkdir(parents=True, exist_ok=True)
     base = hermes_name(card)
-    with file_lock(target / ".k0maru-export.lock"):
+    license_id = vault_license(vault_root, license_id)
+    with file_lock(ensure_state_dir(vault_root) / "export.lock"):
         for version in range(1, 100):
-            name = base if version == 1 else f"{base[:60]}-v{version}"
-            content = skill_md(card, name)
+            name = base if version == 1 else f"{cut_at_word(base.replace('-', ' '), 60).replace(' ', '-')}-v{version}"
+            content = skill_md(card, name, license_id)
             path = resolve_inside(target, f"{card.stack}/{name}/SKILL.md")
             if path.exists():
                 if path.read_text(encoding="utf-8") == content:

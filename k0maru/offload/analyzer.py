@@ -16,6 +16,7 @@ GENERIC_TRIGGERS = ("error", "Error", "ERROR", "fatal", "Fatal", "FATAL", "FAIL"
             "exception", "Exception", "EXCEPTION", "Traceback",
             "Sanitizer", "test session starts", "undefined reference")
 _NEVER = 1 << 62
+MAX_LINE = 1 << 16  # characters of one line the extractors see; the stored log keeps the whole line
 # colour and hyperlink escapes (cargo --color=always, tsc --pretty, FORCE_COLOR): removed before matching,
 # the stored log keeps them
 ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+][0-9A-Za-z]|[@-Z\\-_])")
@@ -32,24 +33,39 @@ class LogAnalyzer:
         self.extractors = [cls(self.findings, self.cursor) for cls in all_extractors()]
         self.triggers = tuple(dict.fromkeys(GENERIC_TRIGGERS + tuple(t for e in self.extractors for t in e.triggers)))
         self.lines = 0
-        self._partial = ""
+        self._partial: list[str] = []  # the unfinished last line, in pieces (never re-copied per read)
+        self._partial_len = 0
 
     def feed(self, text: str) -> None:
-        if self._partial:
-            text = self._partial + text
         cut = text.rfind("\n")
         if cut < 0:
-            self._partial = text
+            self._hold(text)
             return
-        self._partial = text[cut + 1:]
-        block = text[: cut + 1]
-        self._feed_block(ANSI.sub("", block) if "\x1b" in block else block)
+        head = text[: cut + 1]
+        if self._partial:
+            first = head.find("\n") + 1
+            self._hold(head[:first])
+            head = "".join(self._partial) + head[first:]
+            self._partial, self._partial_len = [], 0
+        self._hold(text[cut + 1:])
+        self._feed_block(ANSI.sub("", head) if "\x1b" in head else head)
+
+    def _hold(self, piece: str) -> None:
+        """Keep the start of an unfinished line: only its first MAX_LINE characters can matter to an
+        extractor, so a 30 MB line without a newline costs no more than a short one."""
+        room = MAX_LINE - self._partial_len
+        if piece and room > 0:
+            piece = piece[:room] if len(piece) > room and not piece.endswith("\n") else piece
+            self._partial.append(piece)
+            self._partial_len += len(piece)
+        elif piece.endswith("\n"):
+            self._partial.append("\n")
 
     def close(self) -> Findings:
         if self._partial:
-            block = self._partial + "\n"
+            block = "".join(self._partial) + "\n"
             self._feed_block(ANSI.sub("", block) if "\x1b" in block else block)
-            self._partial = ""
+            self._partial, self._partial_len = [], 0
         return self.findings
 
     def _feed_block(self, block: str) -> None:

@@ -6,6 +6,7 @@ import codecs
 import contextlib
 import os
 import re
+import selectors
 import shlex
 import signal
 import subprocess
@@ -77,26 +78,29 @@ class _Spool:
         self.tmp = Path(tmp)
         self.fh = os.fdopen(fd, "wb", buffering=0)  # unbuffered: what was read is on disk if we are killed
         self.threshold = threshold
-        self.head: list[bytes] | None = []
+        self.head: list[tuple[bool, bytes]] | None = []  # (from stderr, bytes), while under the threshold
         self.newlines = 0
         self.bytes = 0
         self.last_byte = b""
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.analyzer = LogAnalyzer()
         self.tokens = StreamingTokenCounter()
+        self.progress: _Progress | None = None
 
-    def write(self, chunk: bytes) -> None:
+    def write(self, chunk: bytes, from_stderr: bool = False) -> None:
         self.fh.write(chunk)
         self.bytes += len(chunk)
         self.newlines += chunk.count(b"\n")
         self.last_byte = chunk[-1:]
         if self.head is not None:
-            self.head.append(chunk)
+            self.head.append((from_stderr, chunk))
             if self.lines > self.threshold:
                 self.head = None  # over the threshold: the file alone holds the log
         text = self.decoder.decode(chunk)
         self.analyzer.feed(text)
         self.tokens.feed(text, len(chunk))
+        if self.progress is not None:
+            self.progress.tick(self)
 
     @property
     def lines(self) -> int:
@@ -117,17 +121,59 @@ class _Spool:
         self.tmp.unlink(missing_ok=True)
 
 
+class _Progress:
+    """One self-overwriting line on a terminal's stderr while the command runs: lines so far, elapsed time
+    and the latest failure seen; erased before anything else is printed."""
+
+    INTERVAL_S = 0.25
+
+    def __init__(self, stream: BinaryIO):
+        self.stream = stream
+        self.started = time.monotonic()
+        self.shown_at = 0.0
+        self.shown = False
+
+    def tick(self, spool: _Spool) -> None:
+        now = time.monotonic()
+        if now - self.shown_at < self.INTERVAL_S:
+            return
+        self.shown_at = now
+        failures = spool.analyzer.findings.failures
+        latest = ""
+        if failures:
+            f = failures[-1]
+            latest = f" · latest: {f.code}" + (f" at {f.location}" if f.location else "")
+        line = f"k0maru offload: {spool.lines:,} lines · {now - self.started:.1f} s · {len(failures)} failure(s){latest}"
+        self.stream.write(f"\r\x1b[2K{line[:160]}".encode())
+        self.stream.flush()
+        self.shown = True
+
+    def erase(self) -> None:
+        if self.shown:
+            self.stream.write(b"\r\x1b[2K")
+            self.stream.flush()
+            self.shown = False
+
+
 def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, task_id: str | None = None,
-                stdin: BinaryIO | None = None, out: BinaryIO | None = None,
-                save_record: Callable[[records.OffloadRecord], None] | None = None) -> OffloadOutcome:
-    """Run `command` (or read `stdin`), streaming its combined output into the log spool."""
+                stdin: BinaryIO | None = None, out: BinaryIO | None = None, err: BinaryIO | None = None,
+                save_record: Callable[[records.OffloadRecord], None] | None = None,
+                progress: bool | None = None) -> OffloadOutcome:
+    """Run `command` (or read `stdin`), streaming its combined output into the log spool. A short output
+    passes through with the child's stderr on `err`; `progress` (default: when stderr is a terminal) shows
+    a live line on stderr while the command runs."""
     out = out or sys.stdout.buffer
+    err = err or sys.stderr.buffer
+    if progress is None:
+        progress = sys.stderr.isatty()
     refs = ensure_state_dir(vault) / "refs"
     refs.mkdir(exist_ok=True)
     for kept in keep_orphaned_spools(refs):
         print(f"k0maru: kept the output of an interrupted offload as {kept.relative_to(vault)}", file=sys.stderr)
     task = safe_task_id(task_id) if task_id else default_task_id(vault)
     spool = _Spool(refs, threshold)
+    if progress:
+        spool.progress = _Progress(err)
     started = time.time()
     exit_code: int | None
     try:
@@ -140,6 +186,8 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
             exit_code = None
         findings = spool.finish()
     except BaseException:
+        if spool.progress is not None:
+            spool.progress.erase()
         if spool.bytes:  # interrupted: what was captured is kept, never silently dropped
             spool.fh.close()
             kept = refs / f"partial-{os.getpid()}-{int(started)}.log"
@@ -148,10 +196,13 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
         else:
             spool.discard()
         raise
+    if spool.progress is not None:
+        spool.progress.erase()
     status = exit_code if exit_code is not None else 0
-    if spool.head is not None:  # at or under the threshold: pass through unchanged
-        for chunk in spool.head:
-            out.write(chunk)
+    if spool.head is not None:  # at or under the threshold: pass through unchanged, stderr to stderr
+        for from_stderr, chunk in spool.head:
+            (err if from_stderr else out).write(chunk)
+            (err if from_stderr else out).flush()
         out.flush()
         spool.discard()
         return OffloadOutcome(status, spool.lines, True, findings=findings)
@@ -216,7 +267,7 @@ def _pump_process(command: list[str], spool: _Spool) -> int:
     signal). Stdin is passed on unless it is a terminal (a background group reading it would stop)."""
     stdin = subprocess.DEVNULL if sys.stdin is None or sys.stdin.isatty() else None
     try:
-        proc = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0,
+        proc = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
                                 process_group=0, preexec_fn=_die_with_parent if sys.platform == "linux" else None)
     except FileNotFoundError:
         raise CommandNotFound(f"command not found: {command[0]!r}; check the name and PATH") from None
@@ -242,16 +293,17 @@ def _pump_process(command: list[str], spool: _Spool) -> int:
 
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
-        while True:
-            try:
-                chunk = os.read(fd, READ_SIZE)
-            except InterruptedError:  # pragma: no cover - PEP 475 retries, kept for safety
-                continue
-            if not chunk:
-                break
-            spool.write(chunk)
+        assert proc.stdout is not None and proc.stderr is not None
+        with selectors.DefaultSelector() as sel:  # both pipes, in the order their bytes arrive
+            sel.register(proc.stdout.fileno(), selectors.EVENT_READ, False)
+            sel.register(proc.stderr.fileno(), selectors.EVENT_READ, True)
+            while sel.get_map():
+                for key, _ in sel.select():
+                    chunk = os.read(key.fd, READ_SIZE)
+                    if chunk:
+                        spool.write(chunk, key.data)
+                    else:
+                        sel.unregister(key.fd)
         return _exit_status(proc.wait())
     finally:
         for s, handler in previous.items():

@@ -1,15 +1,15 @@
-"""Hybrid recall: Reciprocal Rank Fusion of BM25 and vectors, plus a 1-hop graph boost.
+"""Hybrid recall: a weighted sum of the two channels' normalised scores, leaning on BM25 the more of the
+query is code, plus an optional graph signal.
 
-score(d) = sum over channels m of w_m / (k + rank_m(d))  +  graph_boost(d)
+score(d) = w · bm25(d) / bm25(top)  +  (1 − w) · (cos(d) − floor) / (1 − floor)  +  graph(d)
+w = bm25_weight_words + (bm25_weight_code − bm25_weight_words) · code_share(query)
 
-Ranks are 1-based over documents (a document's rank in a channel is the rank of its best
-chunk), a channel that did not rank d adds 0, each channel contributes a pool of
-max(limit * pool_factor, pool_min) documents, and graph_boost(d) is added once when d links
-to, or is linked from, another document of the pooled candidates. In hybrid mode a vector hit
-below `min_cosine` casts no vote, as a note that shares no term with the query gets none from
-BM25; otherwise every pooled note would vote in both channels and unrelated notes ranked 25th
-twice would beat the one clear hit of a single channel. Such notes still fill the limit, with
-score 0, after every note that got a vote. Every number is reported.
+A document's channel score is that of its best chunk; each channel contributes a pool of
+max(limit * pool_factor, pool_min) documents; a vector hit below the cosine `floor` adds nothing (a note
+sharing no term with the query gets nothing from BM25 either). graph(d) = graph_boost × the best fused
+score among the pooled candidates d links to or is linked from. Notes under the floor still fill the
+limit, with score 0, after every note a channel supports. Every number is reported with --explain.
+The defaults come from scripts/eval_retrieval.py on four labelled sets (README).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from k0maru.index.store import Store
 from k0maru.search import lexical, vectors
 from k0maru.search.filters import Filters
 from k0maru.search.snippets import snippet
+from k0maru.search.terms import code_share
 
 if TYPE_CHECKING:
     from k0maru.search.embedding import Embedder
@@ -44,7 +45,8 @@ class Hit:
     bm25_score: float | None = None
     vector_rank: int | None = None
     cosine: float | None = None
-    rrf: float = 0.0
+    bm25_part: float = 0.0  # this channel's share of the score
+    vector_part: float = 0.0
     graph_boost: float = 0.0
     boost_links: list[str] = field(default_factory=list)
     section: str = ""  # heading path of the passage below the title ("Section > Subsection")
@@ -62,26 +64,31 @@ class RecallResult:
     hits: list[Hit]
     pool: int
     warnings: list[str] = field(default_factory=list)
+    bm25_weight: float = 0.0  # w in the score: BM25's share, the vector channel has the rest
 
 
-def fuse(ranked: dict[str, list[int]], weights: dict[str, float], k: int) -> dict[int, float]:
-    """Plain RRF over per-channel ranked document lists (rank 1 = first element)."""
-    scores: dict[int, float] = {}
-    for channel, docs in ranked.items():
-        w = weights.get(channel, 0.0)
-        for rank, doc in enumerate(docs, start=1):
-            scores[doc] = scores.get(doc, 0.0) + w / (k + rank)
-    return scores
+def fuse(bm25: dict[int, float], cosine: dict[int, float], w_bm25: float, floor: float) -> dict[int, tuple[float, float]]:
+    """(BM25 part, vector part) of each document: max-normalised BM25 and floor-normalised cosine, weighted."""
+    top = max(bm25.values(), default=0.0)
+    parts: dict[int, tuple[float, float]] = {d: (w_bm25 * s / top, 0.0) for d, s in bm25.items()} if top > 0 else {}
+    for d, c in cosine.items():
+        if c >= floor:
+            parts[d] = (parts.get(d, (0.0, 0.0))[0], (1 - w_bm25) * (c - floor) / (1 - floor))
+    return parts
 
 
-def graph_boosts(edges: list[tuple[int, int]], boost: float, titles: dict[int, str]) -> dict[int, tuple[float, list[str]]]:
-    """Each candidate with a link to or from another candidate gets `boost` once, with the links
-    that earned it (reported even when the boost is 0, so --explain shows the graph)."""
+def graph_boosts(edges: list[tuple[int, int]], boost: float, fused: dict[int, float],
+                 titles: dict[int, str]) -> dict[int, tuple[float, list[str]]]:
+    """Each candidate linked to or from other candidates gets `boost` × the best fused score among them, with
+    the links that earned it (reported even when the boost is 0, so --explain shows the graph)."""
     reasons: dict[int, list[str]] = {}
+    best: dict[int, float] = {}
     for src, dst in edges:
         reasons.setdefault(src, []).append(f"links to [[{titles.get(dst, dst)}]]")
         reasons.setdefault(dst, []).append(f"linked from [[{titles.get(src, src)}]]")
-    return {doc: (boost, sorted(set(r))) for doc, r in reasons.items()}
+        best[src] = max(best.get(src, 0.0), fused.get(dst, 0.0))
+        best[dst] = max(best.get(dst, 0.0), fused.get(src, 0.0))
+    return {doc: (boost * best[doc], sorted(set(r))) for doc, r in reasons.items()}
 
 
 def _doc_ranking(hits: list[Any]) -> tuple[list[int], dict[int, Any]]:
@@ -113,8 +120,8 @@ class Recall:
     def search(self, query: str, limit: int = 10, mode: str = "hybrid", graph_boost: float | None = None,
                min_cosine: float | None = None, filters: Filters | None = None,
                nearest_if_none: bool = True, passage_chars: int = 280) -> RecallResult:
-        """Each hit carries a passage of at most `passage_chars` characters. `graph_boost` / `min_cosine` override the settings for this query (the console's debugger);
-        `filters` restrict both channels to the notes they select. When no channel supports any note,
+        """Each hit carries a passage of at most `passage_chars` characters. `graph_boost` / `min_cosine`
+        override the settings for this query (the console's debugger); `filters` restrict both channels to the notes they select. When no channel supports any note,
         `nearest_if_none` decides between the nearest notes (flagged) and no hits at all."""
         query = query.strip()
         if not query:
@@ -163,15 +170,16 @@ class Recall:
                 if pending:
                     warnings.append(f"{pending:,} chunk(s) are not embedded yet: the vector channel used the "
                                     "vectors that exist (the background worker is adding the rest)")
-        weights = {"bm25": s.weight_bm25, "vector": s.weight_vector}
-        if mode != "hybrid":
-            weights = {mode: 1.0}
-        rrf = fuse(ranked, weights, s.rrf_k)
-        candidates = list(rrf)
+        w_bm25 = self.bm25_weight(query, mode)
+        parts = fuse({d: bm25_best[d].score for d in ranked.get("bm25", [])},
+                     {d: vec_best[d].cosine for d in ranked.get("vector", [])}, w_bm25,
+                     floor if mode == "hybrid" else -1.0)
+        fused = {d: b + v for d, (b, v) in parts.items()}
+        candidates = list(fused)
         boost = s.graph_boost if graph_boost is None else graph_boost
         titles = self.store.titles(candidates)
-        boosts = graph_boosts(self.store.edges_among(candidates), boost, titles)
-        final = {d: rrf[d] + boosts.get(d, (0.0, []))[0] for d in candidates}
+        boosts = graph_boosts(self.store.edges_among(candidates), boost, fused, titles)
+        final = {d: fused[d] + boosts.get(d, (0.0, []))[0] for d in candidates}
         b_pos = {d: i for i, d in enumerate(ranked.get("bm25", []))}
         v_pos = {d: i for i, d in enumerate(ranked.get("vector", []))}
 
@@ -182,18 +190,25 @@ class Recall:
         if not candidates and not nearest_if_none:
             return RecallResult(query, mode, [], pool, [
                 f"nothing in the vault matches {query[:80]!r}: no note shares a term with it or reaches "
-                f"cosine {floor:g}"])
-        fill = [d for d in unvoted if d not in rrf][: limit - len(top)]
+                f"cosine {floor:g}"], w_bm25)
+        fill = [d for d in unvoted if d not in fused][: limit - len(top)]
         final.update(dict.fromkeys(fill, 0.0))
-        rrf.update(dict.fromkeys(fill, 0.0))
         top += fill
         if fill and not candidates:
             warnings.append(f"no note shares a term with the query or reaches cosine {floor:g}; "
                             "these are only the nearest notes")
-        result_hits = [self._hit(query, passage_chars, d, final[d], rrf[d], b_pos, v_pos, bm25_best, vec_best, boosts) for d in top]
-        return RecallResult(query, mode, result_hits, pool, warnings)
+        result_hits = [self._hit(query, passage_chars, d, final[d], parts.get(d, (0.0, 0.0)), b_pos, v_pos,
+                                 bm25_best, vec_best, boosts) for d in top]
+        return RecallResult(query, mode, result_hits, pool, warnings, w_bm25)
 
-    def _hit(self, query: str, passage_chars: int, doc_id: int, score: float, rrf: float, b_pos: dict[int, int], v_pos: dict[int, int],
+    def bm25_weight(self, query: str, mode: str) -> float:
+        """The BM25 channel's weight for `query` (the vector channel has the rest)."""
+        if mode != "hybrid":
+            return 1.0 if mode == "bm25" else 0.0
+        lo, hi = self.settings.bm25_weight_words, self.settings.bm25_weight_code
+        return lo + (hi - lo) * code_share(query)
+
+    def _hit(self, query: str, passage_chars: int, doc_id: int, score: float, parts: tuple[float, float], b_pos: dict[int, int], v_pos: dict[int, int],
              bm25_best: dict[int, Any], vec_best: dict[int, Any], boosts: dict[int, tuple[float, list[str]]]) -> Hit:
         """`b_pos`/`v_pos`: 0-based position of each pooled document in the BM25 / vector ranking."""
         b = bm25_best[doc_id] if doc_id in b_pos else None
@@ -217,5 +232,6 @@ class Recall:
         lines = (passage.line_start, passage.line_end) if passage else (0, 0)
         return Hit(doc_id=doc_id, path=path, title=title, score=score, snippet=shown, heading=heading,
                    bm25_rank=b_rank, bm25_score=b.score if b else None, vector_rank=v_rank,
-                   cosine=v.cosine if v else None, rrf=rrf, graph_boost=boost, boost_links=reasons,
+                   cosine=v.cosine if v else None, bm25_part=parts[0], vector_part=parts[1], graph_boost=boost,
+                   boost_links=reasons,
                    section=passage.section if passage else "", line_start=lines[0], line_end=lines[1])

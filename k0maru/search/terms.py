@@ -82,3 +82,14 @@ def _run_terms(run: str, out: list[str]) -> None:
         out.extend(_word(p) for p in pieces if len(p) > 1)
     else:
         out.append(_word(run) if run.isalpha() else low)
+
+
+_CODE_TOKEN = re.compile(r"[_:/\\<>&$#@.=()\[\]{}]|\d|^-|^[A-Z0-9]{2,}$|[a-z][A-Z]")
+
+
+def code_share(query: str) -> float:
+    """The share of the query's words that are code: symbols, flags, error codes, paths, numbers,
+    identifiers in camelCase or CAPS (`SQLITE_BUSY`, `E0502`, `--force`, `src/a.rs:3`). 0 for a question
+    in plain words, 1 for a bare symbol; recall leans on BM25 the more of the query is code."""
+    words = query.split()
+    return sum(1 for w in words if _CODE_TOKEN.search(w)) / len(words) if words else 0.0

@@ -38,7 +38,8 @@ class RecallHit(Result):
     bm25_score: float | None = None
     vector_rank: int | None = None
     cosine: float | None = None
-    rrf: float | None = None
+    bm25_part: float | None = None  # the score's parts: BM25, vectors, graph
+    vector_part: float | None = None
     graph_boost: float | None = None
     boost_links: list[str] = []
 
@@ -49,6 +50,7 @@ class RecallResult(Result):
     hits: list[RecallHit]
     warnings: list[str] = []
     pool: int | None = None  # with explain
+    bm25_weight: float | None = None  # with explain: BM25's share of the score for this query
 
 
 # ---- loadout -----------------------------------------------------------------------------------------

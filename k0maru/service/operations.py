@@ -78,11 +78,13 @@ class Service:
                             if h.line_start else None)
             if explain:
                 hit = hit.model_copy(update={"bm25_rank": h.bm25_rank, "bm25_score": h.bm25_score,
-                                             "vector_rank": h.vector_rank, "cosine": h.cosine, "rrf": h.rrf,
+                                             "vector_rank": h.vector_rank, "cosine": h.cosine, "bm25_part": h.bm25_part,
+                                             "vector_part": h.vector_part,
                                              "graph_boost": h.graph_boost, "boost_links": h.boost_links})
             hits.append(hit)
         answer = RecallResult(query=result.query, mode=result.mode, hits=hits, warnings=result.warnings,
-                              pool=result.pool if explain else None)
+                              pool=result.pool if explain else None,
+                              bm25_weight=result.bm25_weight if explain else None)
         return fit_budget(answer, token_budget) if token_budget else answer
 
     # ---- loadout -------------------------------------------------------------------------------

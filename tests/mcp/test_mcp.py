@@ -79,7 +79,7 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
     assert hits[0]["path"] == "20_Cards/sqlite-busy-timeout.md" and hits[0]["bm25_rank"] == 1
     plain = out["recall_plain"]
     assert plain.structured_content["hits"][0]["path"] == hits[0]["path"]
-    assert not {"bm25_rank", "cosine", "rrf", "boost_links", "uri"} & set(plain.structured_content["hits"][0])
+    assert not {"bm25_rank", "cosine", "bm25_part", "boost_links", "uri"} & set(plain.structured_content["hits"][0])
     # the result goes out once: structured content, and a short text block that is not a JSON copy of it
     assert len(plain.content) == 1 and not plain.content[0].text.lstrip().startswith("{")
     assert "20_Cards/sqlite-busy-timeout.md" in plain.content[0].text

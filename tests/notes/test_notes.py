@@ -7,6 +7,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
+import pytest
 import yaml
 
 from k0maru.index.markdown import split_frontmatter
@@ -196,6 +197,9 @@ def test_distill_rust_trace_is_specific(demo: Path, k0, tmp_path: Path) -> None:
     assert len(fm["name"]) <= 64 and fm["name"] == fm["name"].lower() and " " not in fm["name"]
     assert len(fm["description"]) <= 1024 and "E0502" in fm["description"]
     assert fm["metadata"]["hermes"]["tags"] == ["rust", "E0502"]
+    assert fm["license"] == "MIT"  # the demo vault has no LICENSE file and none is configured
+    assert [p.name for p in hermes.iterdir()] == ["rust"]  # the skill and nothing else: no lock file
+    assert yaml.safe_load(text.split("---\n")[1])["source"] == "rustc_e0502.log"  # not the machine's path
     again = json.loads(k0("distill", "--vault", str(demo), "--trace-file", str(DATA / "rustc_e0502.log"),
                           "--export-hermes", str(hermes), "--json").stdout)
     assert again["note_outcome"] == "up_to_date" and again["hermes_outcome"] == "up_to_date"
@@ -224,6 +228,22 @@ def test_distill_from_offloaded_node(demo: Path, k0) -> None:
     assert "raise KeyError('lease-42')" in (demo / card["note_path"]).read_text()
 
 
-def test_distill_without_error_fails_clearly(demo: Path, k0) -> None:
-    r = k0("distill", "--vault", str(demo), input="all good\nnothing to see\n")
-    assert r.returncode == 2 and "no error found" in r.stderr
+@pytest.mark.parametrize("text", ["all good\nnothing to see\n", "everything is fine, no error here\n"])
+def test_distill_refuses_what_is_not_a_failure(demo: Path, k0, text: str) -> None:
+    before = sorted(p.relative_to(demo) for p in demo.rglob("*.md"))
+    r = k0("distill", "--vault", str(demo), input=text)
+    assert r.returncode == 2 and "no failure found in stdin" in r.stderr and "tracebacks" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and sorted(p.relative_to(demo) for p in demo.rglob("*.md")) == before
+
+
+def test_distilled_names_end_between_words_and_the_licence_is_the_vault_s(demo: Path, k0, tmp_path: Path) -> None:
+    (demo / "LICENSE").write_text("Apache License\nVersion 2.0, January 2004\n")
+    trace = DATA / "cargo_build_plain_e0382.log"
+    card = json.loads(k0("distill", "--vault", str(demo), "--trace-file", str(trace), "--export-hermes",
+                         str(tmp_path / "h"), "--json").stdout)
+    skill = Path(card["hermes_path"])
+    name = skill.parent.name
+    words = ["rust", "e0382", "borrow", "of", "moved", "value", "v"]
+    assert name.split("-") == words[: len(name.split("-"))]  # whole words only
+    assert Path(card["note_path"]).stem.split("-")[-1] in {w.lower() for w in card["title"].split()} | {"v"}
+    assert yaml.safe_load(skill.read_text().split("---\n")[1])["license"] == "Apache-2.0"

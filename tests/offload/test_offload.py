@@ -352,3 +352,37 @@ def test_inspect_hint_is_shell_safe_and_literal(k0, vault: Path) -> None:
     assert cmd[cmd.index("--grep") + 1] == "App$RepositoryException"
     shown = k0(*cmd[1:], "--vault", str(vault))
     assert shown.returncode == 0 and "App$RepositoryException: db down" in shown.stdout and "(1 matching" in shown.stdout
+
+
+def test_pass_through_keeps_stderr_on_stderr(k0, vault: Path) -> None:
+    r = offload(k0, vault, sys.executable, "-c", "import sys; print('to out'); print('to err', file=sys.stderr)",
+                threshold="50")
+    assert r.returncode == 0 and r.stdout == "to out\n" and "to err" in r.stderr and "to err" not in r.stdout
+
+
+def test_a_terminal_sees_live_progress(vault: Path) -> None:
+    """On a terminal, stderr shows lines, elapsed time and the latest failure while the command runs."""
+    import os
+    import pty
+
+    script = write(vault, "slow.py", "import time\nfor i in range(400):\n    print('step', i)\n"
+                                     "    if i == 100: print('error[E0502]: cannot borrow x as mutable')\n"
+                                     "    if i % 40 == 0: time.sleep(0.15)\n")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", "p",
+                             "--", sys.executable, str(script)], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        seen += data
+    out, _ = proc.communicate(timeout=60)
+    os.close(master)
+    assert b"k0maru offload: " in seen and b" lines \xc2\xb7 " in seen and b"latest: E0502" in seen
+    assert seen.rstrip().endswith(b"\r\x1b[2K")  # erased before the summary is printed
+    assert b"E0502" in out and b"\x1b" not in out

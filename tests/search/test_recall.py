@@ -77,23 +77,36 @@ def test_paraphrase_found_only_by_vector_channel(demo: Path) -> None:
     assert hit.bm25_rank is None and hit.vector_rank is not None
 
 
-def test_rrf_against_hand_computed_values() -> None:
-    scores = fuse({"bm25": [11, 12, 13], "vector": [13, 11]}, {"bm25": 0.5, "vector": 0.5}, 60)
-    assert scores[11] == pytest.approx(0.5 / 61 + 0.5 / 62)
-    assert scores[12] == pytest.approx(0.5 / 62)
-    assert scores[13] == pytest.approx(0.5 / 63 + 0.5 / 61)
-    assert fuse({"bm25": [1]}, {"bm25": 0.3}, 10)[1] == pytest.approx(0.3 / 11)
+def test_fusion_against_hand_computed_values() -> None:
+    parts = fuse({11: 8.0, 12: 2.0}, {13: 0.6, 11: 0.3, 14: 0.1}, w_bm25=0.25, floor=0.2)
+    assert parts[11] == pytest.approx((0.25 * 8 / 8, 0.75 * (0.3 - 0.2) / 0.8))
+    assert parts[12] == pytest.approx((0.25 * 2 / 8, 0.0))
+    assert parts[13] == pytest.approx((0.0, 0.75 * (0.6 - 0.2) / 0.8))
+    assert 14 not in parts  # under the floor: nothing
+    assert fuse({}, {}, 0.5, 0.2) == {}
+
+
+@pytest.mark.parametrize("query,share", [("SQLITE_BUSY", 1.0), ("how do we renew leases", 0.0),
+                                         ("E0502 in the dispatcher", 0.25), ("git rebase --continue", 1 / 3),
+                                         ("src/worker.rs:42 panics", 0.5), ("BorrowMutError", 1.0)])
+def test_code_share_of_a_query(query: str, share: float) -> None:
+    from k0maru.search.terms import code_share
+
+    assert code_share(query) == pytest.approx(share)
 
 
 def test_reported_scores_follow_the_formula(demo: Path) -> None:
     with Vault.open(demo) as v:
-        result = v.recall.search("lease renewal storms", limit=10)
-        k = v.settings.rrf_k
-    assert result.pool == 30
-    for h in result.hits:
-        expected = (0.5 / (k + h.bm25_rank) if h.bm25_rank else 0) + (0.5 / (k + h.vector_rank) if h.vector_rank else 0)
-        assert h.rrf == pytest.approx(expected)
-        assert h.score == pytest.approx(h.rrf + h.graph_boost)
+        for query in ("lease renewal storms", "SQLITE_BUSY busy_timeout"):
+            result = v.recall.search(query, limit=10)
+            w, floor = result.bm25_weight, v.settings.min_cosine
+            assert w == pytest.approx(v.recall.bm25_weight(query, "hybrid"))
+            best = max(h.bm25_score for h in result.hits if h.bm25_rank)
+            for h in result.hits:
+                assert h.bm25_part == pytest.approx(w * h.bm25_score / best if h.bm25_rank else 0)
+                assert h.vector_part == pytest.approx((1 - w) * (h.cosine - floor) / (1 - floor) if h.vector_rank else 0)
+                assert h.score == pytest.approx(h.bm25_part + h.vector_part + h.graph_boost)
+        assert result.pool == 30 and v.recall.search("lease renewal storms").bm25_weight < result.bm25_weight
 
 
 def test_vector_hits_under_the_cosine_floor_cast_no_vote(demo: Path) -> None:
@@ -109,7 +122,7 @@ def test_vector_hits_under_the_cosine_floor_cast_no_vote(demo: Path) -> None:
     assert all(h.cosine >= floor for h in floored.values() if h.vector_rank is not None)
     moved = [h for h in under if h.path in plain]
     assert moved and all(plain[h.path].vector_rank is not None for h in moved)
-    assert all(plain[h.path].rrf > h.rrf for h in moved)  # the vote the floor withheld
+    assert all(plain[h.path].vector_part > h.vector_part == 0 for h in moved)  # what the floor withheld
 
 
 def test_notes_without_a_vote_fill_the_limit_after_voted_ones(vault: Path) -> None:
@@ -119,9 +132,9 @@ def test_notes_without_a_vote_fill_the_limit_after_voted_ones(vault: Path) -> No
     with Vault.open(vault, min_cosine=0.99) as v:  # no vector hit clears this floor
         v.index()
         hits = v.recall.search("zebra", limit=4).hits
-    assert len(hits) == 4 and hits[0].path == "zebra.md" and hits[0].rrf > 0
+    assert len(hits) == 4 and hits[0].path == "zebra.md" and hits[0].bm25_part > 0
     fill = hits[1:]
-    assert all(h.rrf == 0 and h.score == 0 and h.vector_rank is None and h.cosine < 0.99 for h in fill)
+    assert all(h.bm25_part == h.vector_part == 0 and h.score == 0 and h.vector_rank is None and h.cosine < 0.99 for h in fill)
     assert all("A short note about" in h.snippet for h in fill)
     assert [h.cosine for h in fill] == sorted((h.cosine for h in fill), reverse=True)  # in vector order
     with Vault.open(vault) as v:
@@ -142,12 +155,13 @@ def test_graph_boost_exactly_on_linked_pool_members(vault: Path) -> None:
     write(vault, "c.md", "# C\nzebra migration checklist.\n")
     write(vault, "d.md", "# D\nzebra migration owners.\n")
     write(vault, "e.md", "# E\nunrelated gardening note that links [[c]].\n")
-    with Vault.open(vault, embed=False, graph_boost=0.05) as v:
+    with Vault.open(vault, embed=False, graph_boost=0.5) as v:
         v.index()
         hits = {h.path: h for h in v.recall.search("zebra migration", limit=10, mode="bm25").hits}
     assert set(hits) == {"a.md", "b.md", "c.md", "d.md"}  # e is not in the pool
-    assert hits["a.md"].graph_boost == 0.05 and hits["a.md"].boost_links == ["links to [[B]]"]
-    assert hits["b.md"].graph_boost == 0.05 and hits["b.md"].boost_links == ["linked from [[A]]"]
+    fused = {p: h.bm25_part + h.vector_part for p, h in hits.items()}
+    assert hits["a.md"].graph_boost == pytest.approx(0.5 * fused["b.md"]) and hits["a.md"].boost_links == ["links to [[B]]"]
+    assert hits["b.md"].graph_boost == pytest.approx(0.5 * fused["a.md"]) and hits["b.md"].boost_links == ["linked from [[A]]"]
     assert hits["c.md"].graph_boost == 0.0 and hits["c.md"].boost_links == []  # its partner e is outside the pool
     assert hits["d.md"].graph_boost == 0.0
 
@@ -194,7 +208,7 @@ def test_missing_model_degrades_to_bm25(demo: Path, k0) -> None:
 def test_cli_explain_shows_every_component(demo: Path, k0) -> None:
     r = k0("search", "--vault", str(demo), "--explain", "--limit", "3", "lease", "expiry")
     assert r.returncode == 0, r.stderr
-    assert "bm25 #" in r.stdout and "vector #" in r.stdout and "rrf " in r.stdout and "graph +" in r.stdout
+    assert "bm25 #" in r.stdout and "vector #" in r.stdout and "graph +" in r.stdout and "score = " in r.stdout
     for mode in ("bm25", "vector"):
         r = k0("search", "--vault", str(demo), "--mode", mode, "--json", "lease expiry")
         hits = json.loads(r.stdout)["hits"]
