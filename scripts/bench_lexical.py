@@ -81,7 +81,7 @@ def timed_ms(fn) -> tuple[float, object]:  # type: ignore[no-untyped-def]
     return (time.perf_counter() - t0) * 1000, out
 
 
-def speed(notes: int, n_queries: int) -> dict[str, float | int]:
+def speed(notes: int, n_queries: int) -> dict[str, float | int]:  # noqa: PLR0915
     root = Path(tempfile.mkdtemp(prefix="k0bench-lex-"))
     try:
         paths = generate(root, notes, seed=3, min_kb=1, max_kb=3)
@@ -196,9 +196,10 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=38_000)
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--skip-quality", action="store_true")
+    ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    fast = speed(args.notes, args.queries)
+    fast = {} if args.skip_speed else speed(args.notes, args.queries)
     judged = [] if args.skip_quality else [quality(folder, vault) for folder, vault in DEFAULT_SETS]
     if args.json:
         print(json.dumps({"speed": fast, "quality": judged}))

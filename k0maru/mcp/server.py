@@ -100,12 +100,11 @@ def build_server(service: Service) -> Any:
 
 
 def warm_up(service: Service) -> None:
-    """Load the model and the BM25 index off the request path."""
+    """Bring the index up to date and load the BM25 index off the request path. The model is not loaded
+    here: it costs ~150 MB, so it waits for the first query that needs a vector."""
     try:
         with service.live.session() as vault:
             vault.recall.lexical.get(vault.store)
-        if service.vault.embedder is not None:
-            service.vault.embedder.embed(["warm up"])
     except Exception as exc:  # noqa: BLE001 - a failed warm-up must not kill the server
         log.warning("warm-up failed: %s", exc)
 

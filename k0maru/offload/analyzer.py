@@ -11,10 +11,9 @@ from k0maru.offload.extractors import all_extractors
 from k0maru.offload.extractors.base import Cursor, short
 from k0maru.offload.findings import Failure, Findings
 
-# Words that start a generic failure line; with the extractors' own triggers, the pre-filter.
-GENERIC_TRIGGERS = ("error", "Error", "ERROR", "fatal", "Fatal", "FATAL", "FAIL", "fail", "Fail", "panic", "Panic", "PANIC",
-            "exception", "Exception", "EXCEPTION", "Traceback",
-            "Sanitizer", "test session starts", "undefined reference")
+# Words that start a generic failure line, searched in any case; with the extractors' own triggers
+# (searched as written, unless one of these words already finds them), the pre-filter.
+GENERIC_TRIGGERS = ("error", "fatal", "fail", "panic", "exception", "traceback", "sanitizer")
 _NEVER = 1 << 62
 MAX_LINE = 1 << 16  # characters of one line the extractors see; the stored log keeps the whole line
 # colour and hyperlink escapes (cargo --color=always, tsc --pretty, FORCE_COLOR): removed before matching,
@@ -31,7 +30,10 @@ class LogAnalyzer:
         self.findings = Findings()
         self.cursor = Cursor()
         self.extractors = [cls(self.findings, self.cursor) for cls in all_extractors()]
-        self.triggers = tuple(dict.fromkeys(GENERIC_TRIGGERS + tuple(t for e in self.extractors for t in e.triggers)))
+        own = ("test session starts", "undefined reference", *(t for e in self.extractors for t in e.triggers))
+        # one scan per trigger and block is the pre-filter's cost: a trigger another one finds is dropped
+        self.exact = tuple(dict.fromkeys(t for t in own if not any(g in t.lower() for g in GENERIC_TRIGGERS)))
+        self.triggers = GENERIC_TRIGGERS + self.exact
         self.lines = 0
         self._partial: list[str] = []  # the unfinished last line, in pieces (never re-copied per read)
         self._partial_len = 0
@@ -77,7 +79,14 @@ class LogAnalyzer:
         find = block.find
         cursor = self.cursor
         cursor.block = block
-        nexts = {kw: find(kw) for kw in self.triggers}
+        lowered = block.lower()
+        if len(lowered) != len(block):  # a character whose lower case is longer: offsets would drift
+            lowered = block
+            searches = {kw: find for kw in (*(v for g in GENERIC_TRIGGERS for v in (g, g.capitalize(), g.upper())),
+                                            *self.exact)}
+        else:
+            searches = {**dict.fromkeys(GENERIC_TRIGGERS, lowered.find), **dict.fromkeys(self.exact, find)}
+        nexts = {kw: search(kw) for kw, search in searches.items()}
         nexts = {kw: (i if i >= 0 else _NEVER) for kw, i in nexts.items()}
         while pos < end:
             if not any(e.busy for e in extractors):
@@ -100,6 +109,6 @@ class LogAnalyzer:
             pos = stop + 1
             for kw, i in nexts.items():
                 if i < pos:
-                    j = find(kw, pos)
+                    j = searches[kw](kw, pos)
                     nexts[kw] = j if j >= 0 else _NEVER
         self.lines = base + block.count("\n")

@@ -1,11 +1,12 @@
 """The BM25 channel: a bm25s main segment persisted in the index file, plus a delta scored at query time.
 
 A change to k notes costs O(k): the chunks added since the main segment was built (ids above its
-`max_chunk_id`) are tokenised and scored with the main segment's statistics, and the main segment's
-entries for chunks deleted since (`lexical_stale`) are masked. Delta chunks take IDF and average length
-from the main segment (a term the main segment never saw takes IDF from N_main + n_delta and its
-document frequency in the delta), so a delta chunk scores exactly as the same text in the main segment
-would. The segments are merged (a full rebuild) off the query path, by `scan` and the background worker,
+`max_chunk_id`) are tokenised at query time, and the main segment's entries for chunks deleted since
+(`lexical_stale`) are masked. IDF is exact for the corpus as it is now: each query term's document
+frequency is the main segment's, less its stale chunks, plus the delta's, and the main segment's stored
+scores are rescaled by new IDF / old IDF; only the average chunk length stays the main segment's. So a
+delta chunk scores as the same text in the main segment would, and the ranking matches a full rebuild
+but for that length term. The segments are merged (a full rebuild) off the query path, by `scan` and the background worker,
 once the delta exceeds `MERGE_FRACTION` of the corpus; `scripts/bench_lexical.py` measures the ranking
 difference against a full rebuild.
 """
@@ -16,6 +17,7 @@ import contextlib
 import io
 import json
 import logging
+import math
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -39,9 +41,9 @@ def merge_due(main_chunks: int, backlog: int) -> bool:
     return backlog > max(MERGE_MIN, int(main_chunks * MERGE_FRACTION))
 
 
-def _idf(df: np.ndarray, n: int) -> np.ndarray:
+def _idf(df: int, n: int) -> float:
     """Lucene's IDF, as bm25s computes it."""
-    return np.log1p((n - df + 0.5) / (df + 0.5))
+    return math.log1p((n - df + 0.5) / (df + 0.5))
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,25 +78,18 @@ class MainSegment:
         bm25.index(corpus, show_progress=False)
         return cls(bm25, chunk_ids, doc_ids, max(sum(map(len, corpus)) / len(corpus), 1.0), version)
 
-    def document_frequencies(self, terms: list[str]) -> np.ndarray:
-        """In how many main chunks each term occurs (-1: not in the vocabulary)."""
-        if self.bm25 is None:
-            return np.full(len(terms), -1, dtype=np.int64)
-        vocab = self.bm25.vocab_dict
-        ids = np.fromiter((vocab.get(t, -1) for t in terms), dtype=np.int64, count=len(terms))
-        indptr = self.bm25.scores["indptr"]
-        known = ids >= 0
-        out = np.full(len(terms), -1, dtype=np.int64)
-        out[known] = indptr[ids[known] + 1] - indptr[ids[known]]
-        return out
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """(chunk positions, stored scores) of `term`, None if the main segment never saw it."""
+        if self.bm25 is None or term not in self.bm25.vocab_dict:
+            return None
+        scores = self.bm25.scores
+        tid = self.bm25.vocab_dict[term]
+        lo, hi = scores["indptr"][tid], scores["indptr"][tid + 1]
+        return scores["indices"][lo:hi], scores["data"][lo:hi]
 
-    def scores(self, terms: list[str]) -> np.ndarray:
-        if self.bm25 is None:
-            return np.zeros(self.chunk_ids.size, dtype=np.float32)
-        ids = self.bm25.get_tokens_ids(terms)
-        if not ids:
-            return np.zeros(self.chunk_ids.size, dtype=np.float32)
-        return self.bm25.get_scores(ids)
+    @property
+    def size(self) -> int:
+        return int(self.bm25.scores["num_docs"]) if self.bm25 is not None else 0
 
     # ---- persistence -----------------------------------------------------------------------
     def to_blob(self) -> bytes:
@@ -157,25 +152,20 @@ class Delta:
         d = np.asarray(doc_of, dtype=np.int64)
         tf = np.asarray(counts_of, dtype=np.float64)
         lengths = np.asarray([c.total() for c in counts], dtype=np.float64)
-        n_main = int(main.bm25.scores["num_docs"]) if main.bm25 is not None else 0
-        df_main = main.document_frequencies(list(vocab))
         df_delta = np.bincount(t, minlength=len(vocab))
-        idf = np.where(df_main >= 0, _idf(np.maximum(df_main, 0), n_main), _idf(df_delta, n_main + len(rows)))
         norm = K1 * (1 - B + B * lengths / main.avgdl)  # per chunk: the length part of the tf component
-        score = (idf[t] * tf / (tf + norm[d])).astype(np.float32)
         order = np.argsort(t, kind="stable")  # postings grouped by term
         self.vocab = vocab
-        self.docs, self.weights = d[order], score[order]
+        self.docs, self.tfc = d[order], (tf / (tf + norm[d]))[order]  # tf components; IDF comes per query
         self.indptr = np.concatenate([[0], np.cumsum(df_delta)])
+        self.stale_in_main = int(self.stale_mask.sum())
 
-    def scores(self, terms: list[str]) -> np.ndarray:
-        out = np.zeros(self.chunk_ids.size, dtype=np.float32)
-        for term in terms:
-            j = self.vocab.get(term)
-            if j is not None:
-                lo, hi = self.indptr[j], self.indptr[j + 1]
-                out[self.docs[lo:hi]] += self.weights[lo:hi]
-        return out
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        j = self.vocab.get(term)
+        if j is None:
+            return None
+        lo, hi = self.indptr[j], self.indptr[j + 1]
+        return self.docs[lo:hi], self.tfc[lo:hi]
 
 
 class LexicalIndex:
@@ -195,14 +185,41 @@ class LexicalIndex:
     def delta_size(self) -> int:
         return self.delta.size if self.delta is not None else 0
 
+    def _scores(self, terms: list[str]) -> np.ndarray:
+        """BM25 of every chunk, main segment then delta (query terms counted as often as they occur)."""
+        main, delta = self.main, self.delta
+        out = np.zeros(self.chunk_ids.size, dtype=np.float64)
+        n_main = main.size
+        n_now = n_main + (delta.chunk_ids.size - delta.stale_in_main if delta is not None else 0)
+        for term in terms:
+            in_main = main.postings(term)
+            if delta is None:  # the main segment alone: its stored scores as they are
+                if in_main is not None:
+                    out[in_main[0]] += in_main[1]
+                continue
+            in_delta = delta.postings(term)
+            if in_main is None and in_delta is None:
+                continue
+            df_main = in_main[0].size if in_main is not None else 0
+            stale = int(delta.stale_mask[in_main[0]].sum()) if in_main is not None and delta.stale_in_main else 0
+            df = df_main - stale + (in_delta[0].size if in_delta is not None else 0)
+            if df <= 0:
+                continue
+            idf = _idf(df, n_now)
+            if in_main is not None:
+                out[in_main[0]] += in_main[1] * (idf / _idf(df_main, n_main))
+            if in_delta is not None:
+                out[main.chunk_ids.size + in_delta[0]] += in_delta[1] * idf
+        if delta is not None and delta.stale_in_main:
+            out[: main.chunk_ids.size][delta.stale_mask] = 0.0
+        return out
+
     def search(self, query: str, k: int, allowed_docs: set[int] | None = None) -> list[LexicalHit]:
         """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when given)."""
         terms = tokenize(query)
         if k <= 0 or not terms:
             return []
-        scores = self.main.scores(terms)
-        if self.delta is not None:
-            scores = np.concatenate([np.where(self.delta.stale_mask, 0.0, scores), self.delta.scores(terms)])
+        scores = self._scores(terms)
         if allowed_docs is not None:
             scores = np.where(np.isin(self.doc_ids, np.fromiter(allowed_docs, dtype=np.int64)), scores, 0.0)
         positive = np.flatnonzero(scores > 0)

@@ -37,12 +37,13 @@ def console(demo: Path):
 
 
 def test_api_search_explains_hits(console) -> None:
-    r = console.get("/api/search?q=SQLITE_BUSY&boost=0.002")
+    r = console.get("/api/search?q=SQLITE_BUSY&boost=0.1")
     assert r.status_code == 200
     data = r.get_json()
     top = data["hits"][0]
     assert top["path"] == "20_Cards/sqlite-busy-timeout.md" and top["bm25_rank"] == 1 and top["vector_rank"]
-    assert top["graph_boost"] == 0.002 and top["boost_links"]
+    assert top["boost_links"] and 0 < top["graph_boost"] <= 0.1  # 0.1 x the best linked candidate's score
+    assert data["bm25_weight"] == 0.7  # a query that is all code leans on BM25
     assert console.get("/api/search?q=SQLITE_BUSY&mode=bm25").get_json()["hits"][0].get("vector_rank") is None
     strict = console.get("/api/search?q=SQLITE_BUSY&floor=1").get_json()  # no vector hit reaches cosine 1
     assert strict["min_cosine"] == 1 and strict["hits"][0]["path"] == top["path"]
@@ -199,12 +200,12 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
 
         page.goto(url + "search")
         page.fill("input[name=q]", "SQLITE_BUSY")
-        page.fill("input[name=boost]", "0.002")
+        page.fill("input[name=boost]", "0.1")
         page.click("button[type=submit]")
         page.wait_for_selector("li.hit")
         assert page.inner_text("li.hit .hit-title >> nth=0") == "SQLITE_BUSY and busy_timeout"
         badge = page.locator("li.hit .badge.boost").first
-        assert badge.is_visible() and "+0.0020" in badge.inner_text()
+        assert badge.is_visible() and re.match(r"\+0\.0\d{3} · ", badge.inner_text())
         bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
         assert bg == "rgb(15, 23, 42)"  # #0F172A
         page.wait_for_function("document.fonts.check('12px \"JetBrains Mono\"')")
@@ -274,9 +275,12 @@ def test_console_binds_localhost_by_default(k0) -> None:
 
 
 def test_link_badge_names_the_link_once(console) -> None:
-    page = console.get("/search?q=SQLITE_BUSY").get_data(as_text=True)
+    page = console.get("/search?q=SQLITE_BUSY&boost=0").get_data(as_text=True)  # links shown, none boosts
     badges = re.findall(r'class="badge linked"[^>]*>([^<]*)<', page)
     assert badges and all(not b.startswith("linked ·") and ("links to" in b or "linked from" in b) for b in badges)
+    page = console.get("/search?q=SQLITE_BUSY").get_data(as_text=True)  # the default boost: what it added
+    boosted = re.findall(r'class="badge boost"[^>]*>([^<]*)<', page)
+    assert boosted and all(re.match(r"\+0\.\d{4} · (links to|linked from) ", b) for b in boosted)
 
 
 def test_bad_or_busy_port_is_a_one_line_error(demo: Path, k0) -> None:

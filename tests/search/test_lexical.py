@@ -66,3 +66,23 @@ def test_a_no_change_scan_does_not_load_the_lexical_index(indexed: Path) -> None
             "print('bm25s' in sys.modules, 'numpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "False"]
+
+
+def test_the_delta_ranks_as_a_full_rebuild_would(indexed: Path) -> None:
+    """IDF is exact for the corpus as it is now; only the average chunk length is the main segment's."""
+    from k0maru.search.lexical import LexicalIndex, MainSegment
+
+    for i in (0, 9, 18):  # a tenth of the notes, as when a merge is due
+        write(indexed, f"n{i:02}.md", f"# Note {i}\n\nquokka renewal backlog {'lease ' * (i % 4)}\n")
+    (indexed / "n01.md").unlink()
+    with Vault.open(indexed) as v:
+        v.index(embed=False)
+        incremental = LexicalCache().get(v.store)
+        assert incremental.delta_size == 7  # 3 new chunks, 3 replaced and 1 deleted
+        full = LexicalIndex(MainSegment.build(v.store), None, v.store.corpus_version())
+        for query in ("quokka", "lease renewal", "runbook part", "backlog quokka lease"):
+            got = {h.chunk_id: h.score for h in incremental.search(query, 100)}
+            want = {h.chunk_id: h.score for h in full.search(query, 100)}
+            assert set(got) == set(want)
+            for chunk, score in want.items():
+                assert got[chunk] == pytest.approx(score, rel=0.05)
