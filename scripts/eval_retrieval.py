@@ -100,7 +100,8 @@ def evaluate(folder: Path, vault: Path | None, sweep: bool) -> dict:
             v.index()
             default_boost, default_floor = v.settings.graph_boost, v.settings.min_cosine
             runs = {"bm25": ("bm25", 0.0, default_floor), "vector": ("vector", 0.0, default_floor),
-                    "hybrid": ("hybrid", 0.0, default_floor), "hybrid+graph": ("hybrid", default_boost, default_floor),
+                    "hybrid, no graph": ("hybrid", 0.0, default_floor),
+                    "hybrid (default)": ("hybrid", default_boost, default_floor),
                     "hybrid, no cosine floor": ("hybrid", 0.0, -1.0)}
             if sweep:
                 runs.update({f"hybrid+graph@{b:g}": ("hybrid", b, default_floor) for b in SWEEP})

@@ -56,6 +56,9 @@ class IncrementalScanner:
         self.settings = settings
         self.root: Path = store.vault
         self.walker = VaultWalker(self.root, settings.include, settings.exclude)
+        # a note appeared or vanished, or its aliases changed: how links resolve may change, so every link is
+        # re-resolved at the end of the scan; an edit that keeps the names costs only its own links
+        self.names_changed = False
 
     def scan(self, full: bool = False, only: list[str] | None = None, progress: ProgressFn | None = None,
              record: bool = True) -> ScanResult:
@@ -129,8 +132,10 @@ class IncrementalScanner:
                 if links:  # links to notes of later batches are resolved at the end of the scan
                     self.store.insert_links(links, self.store.link_resolver())
                 if batch_changed or links:
-                    self.store.set_meta(LINKS_DIRTY, "1")
                     self.store.bump_corpus_version()
+                if self.names_changed:  # a note appeared or vanished, or its aliases moved: links may re-point
+                    self.store.set_meta(LINKS_DIRTY, "1")
+                    self.names_changed = False
 
     def pending(self) -> dict[str, int]:
         """Without writing: files that are new, possibly changed (mtime or size moved) or gone."""
@@ -209,13 +214,14 @@ class IncrementalScanner:
                                        note.date)
         if known is not None or note.tags:
             store.set_tags(doc_id, note.tags, new=known is None)
-        if known is not None or note.aliases:
-            store.set_aliases(doc_id, note.aliases)
+        if (known is not None or note.aliases) and store.set_aliases(doc_id, note.aliases):
+            self.names_changed = True
         chunks = chunk_note(note.title, note.body, self.settings.chunk_chars, note.body_line)
         if known is None:
             store.insert_chunks(chunks, doc_id)
             result.new_chunks += len(chunks)
             result.added += 1
+            self.names_changed = True
         else:
             result.new_chunks += store.replace_chunks(doc_id, chunks)
             store.delete_links_from([doc_id])
@@ -231,3 +237,4 @@ class IncrementalScanner:
         if known is not None:
             self.store.delete_documents([known.id])
             result.removed += 1
+            self.names_changed = True
