@@ -365,9 +365,9 @@ def test_a_terminal_sees_live_progress(vault: Path) -> None:
     import os
     import pty
 
-    script = write(vault, "slow.py", "import time\nfor i in range(400):\n    print('step', i)\n"
-                                     "    if i == 100: print('error[E0502]: cannot borrow x as mutable')\n"
-                                     "    if i % 40 == 0: time.sleep(0.15)\n")
+    script = write(vault, "slow.py", "import time\nfor i in range(400):\n    print('step', i, flush=True)\n"
+                                     "    if i == 100: print('error[E0502]: cannot borrow x as mutable', flush=True)\n"
+                                     "    if i % 40 == 0: time.sleep(0.3)\n")
     master, slave = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", "p",
                              "--", sys.executable, str(script)], stdout=subprocess.PIPE, stderr=slave)
