@@ -47,6 +47,11 @@ def status(vault: str | None, as_json: bool) -> int:
         print(f"model      {info['model'] or 'none: ' + str(info['model_warning'])}")
         print(f"documents  {info['documents']}   chunks {info['chunks']} ({info['chunks_embedded']} embedded)")
         print(f"links      {info['links']} ({info['links_resolved']} resolved)   offloads {info['offloads']}")
+        if info["bm25_main_chunks"] is None:
+            print("bm25       not built yet (the first search or scan builds it)")
+        else:
+            print(f"bm25       {info['bm25_main_chunks']:,} chunks persisted, {info['bm25_delta_chunks']:,} changed since "
+                  "(scored per query; merged by scan or the worker past 10%)")
         print(f"last scan  {when}" + (f" ({last['elapsed_ms']:.1f} ms, +{last['added']} ~{last['modified']}"
                                       f" -{last['removed']})" if last else ""))
 

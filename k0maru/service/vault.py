@@ -178,6 +178,7 @@ class Vault:
         store.require_sound()
         counts = store.counts()
         last = store.last_scan()
+        bm25 = store.bm25_state()
         embedder_name = self.embedder.name if self.embedder else None
         return {
             "vault": str(self.root),
@@ -189,6 +190,8 @@ class Vault:
             "model_warning": self.model_warning,
             **counts,
             "chunks_pending_embedding": counts["chunks"] - counts["chunks_embedded"],
+            "bm25_main_chunks": bm25.chunks if bm25 else None,  # the persisted segment ...
+            "bm25_delta_chunks": bm25.backlog if bm25 else None,  # ... and what queries add to it
             "last_scan": last,
             "last_scan_age_s": round(time.time() - last["started_at"], 1) if last else None,
         }

@@ -41,6 +41,11 @@ def test_init_scan_status(k0, vault: Path) -> None:
     assert "pysqlite3" in info["sqlite"] or "stdlib" in info["sqlite"]
     assert "sqlite-vec" in info["sqlite"] and info["model"].startswith("all-MiniLM-L6-v2")
     assert info["db_size_bytes"] > 0 and info["schema_version"] == len(MIGRATIONS)
+    assert (info["bm25_main_chunks"], info["bm25_delta_chunks"]) == (2, 0)  # scan built the BM25 index
+    write(vault, "c.md", "# C\nnew\n")
+    k0("scan", "--vault", str(vault), "--no-embed")
+    info = json.loads(k0("status", "--vault", str(vault), "--json").stdout)
+    assert (info["bm25_main_chunks"], info["bm25_delta_chunks"]) == (2, 1)  # one new chunk, scored per query
 
 
 def test_no_progress_bar_when_not_a_terminal(k0, demo: Path) -> None:
