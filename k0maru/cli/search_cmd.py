@@ -50,7 +50,7 @@ def register(add: Adder) -> None:
     p.add_argument("query", nargs="+")
     p.add_argument("--limit", type=int, default=10)
     p.add_argument("--mode", choices=["bm25", "vector", "hybrid"], default="hybrid")
-    p.add_argument("--explain", action="store_true", help="show ranks, scores, RRF parts and graph boosts")
+    p.add_argument("--explain", action="store_true", help="show the formula, ranks, scores, each channel's part and graph boosts")
     p.add_argument("--no-scan", action="store_true", help="skip the incremental scan before searching")
     p.add_argument("--path", metavar="PREFIX", help="only notes under this vault path, e.g. docs/adr/")
     p.add_argument("--tag", help="only notes with this tag (frontmatter or inline #tag; nested a/b included)")

@@ -77,7 +77,7 @@ def recall_memory(
     query: Annotated[str, Field(min_length=1, description="words, error codes or symbols, e.g. 'SQLITE_BUSY during backup'")],
     limit: Annotated[int, Field(ge=1, le=50, description="number of notes to return")] = 8,
     mode: Annotated[Literal["hybrid", "bm25", "vector"], Field(description="retrieval channel")] = "hybrid",
-    explain: Annotated[bool, Field(description="add per-channel ranks, cosines and RRF parts")] = False,
+    explain: Annotated[bool, Field(description="add per-channel ranks, cosines and each channel's part of the score")] = False,
     path: Annotated[str | None, Field(max_length=300, description="only notes under this folder, e.g. 'docs/adr/'")] = None,
     tag: Annotated[str | None, Field(max_length=64, description="only notes with this tag (nested tags included)")] = None,
     kind: Annotated[str | None, Field(max_length=32, description="only notes of this kind: adr, decision, card, log, skill")] = None,

@@ -1,13 +1,13 @@
 """The BM25 channel: a bm25s main segment persisted in the index file, plus a delta scored at query time.
 
-A change to k notes costs O(k): the chunks added since the main segment was built (ids above its
-`max_chunk_id`) are tokenised at query time, and the main segment's entries for chunks deleted since
-(`lexical_stale`) are masked. IDF is exact for the corpus as it is now: each query term's document
+An edit costs O(chunks changed since the last merge), never O(corpus): the chunks added since the main
+segment was built (ids above its `max_chunk_id`) are tokenised when the corpus version moves, and the
+main segment's entries for chunks deleted since (`lexical_stale`) are masked. IDF is exact for the corpus as it is now: each query term's document
 frequency is the main segment's, less its stale chunks, plus the delta's, and the main segment's stored
 scores are rescaled by new IDF / old IDF; only the average chunk length stays the main segment's. So a
 delta chunk scores as the same text in the main segment would, and the ranking matches a full rebuild
-but for that length term. The segments are merged (a full rebuild) off the query path, by `scan` and the background worker,
-once the delta exceeds `MERGE_FRACTION` of the corpus; `scripts/bench_lexical.py` measures the ranking
+but for that length term. The segments are merged (a full rebuild) off the query path, by `scan` and the
+background worker, once the delta exceeds `MERGE_FRACTION` of the corpus; `scripts/bench_lexical.py` measures the ranking
 difference against a full rebuild.
 """
 
@@ -128,7 +128,8 @@ class MainSegment:
 
 
 class Delta:
-    """The chunks the main segment lacks, scored with its statistics, and the mask of its stale entries."""
+    """The chunks the main segment lacks (their tf components; IDF is applied per query) and the mask of
+    the main segment's stale entries."""
 
     def __init__(self, main: MainSegment, store: Store):
         rows = store.lexical_delta(main.max_chunk_id)
