@@ -2,13 +2,13 @@
 
 An edit costs O(chunks changed since the last merge), never O(corpus): the chunks added since the main
 segment was built (ids above its `max_chunk_id`) are tokenised when the corpus version moves, and the
-main segment's entries for chunks deleted since (`lexical_stale`) are masked. IDF is exact for the corpus as it is now: each query term's document
-frequency is the main segment's, less its stale chunks, plus the delta's, and the main segment's stored
-scores are rescaled by new IDF / old IDF; only the average chunk length stays the main segment's. So a
-delta chunk scores as the same text in the main segment would, and the ranking matches a full rebuild
-but for that length term. The segments are merged (a full rebuild) off the query path, by `scan` and the
-background worker, once the delta exceeds `MERGE_FRACTION` of the corpus; `scripts/bench_lexical.py` measures the ranking
-difference against a full rebuild.
+main segment's entries for chunks deleted since (`lexical_stale`) are masked. IDF is exact for the
+corpus as it is now: each query term's document frequency is the main segment's, less its stale chunks,
+plus the delta's, and the main segment's stored scores are rescaled by new IDF / old IDF; only the
+average chunk length stays the main segment's. So a delta chunk scores as the same text in the main
+segment would, and the ranking matches a full rebuild but for that length term. The segments are merged
+(a full rebuild) off the query path, by `scan` and the background worker, once `Bm25State.merge_due`;
+`scripts/bench_lexical.py` measures the ranking difference against a full rebuild.
 """
 
 from __future__ import annotations
@@ -32,13 +32,6 @@ from k0maru.search.terms import tokenize
 logging.getLogger("bm25s").setLevel(logging.ERROR)
 
 K1, B = 1.5, 0.75
-MERGE_MIN = 2_000  # delta chunks below this never trigger a merge
-MERGE_FRACTION = 0.10  # ... nor below this fraction of the main segment
-
-
-def merge_due(main_chunks: int, backlog: int) -> bool:
-    """Whether a delta of `backlog` chunks over a main segment of `main_chunks` should be merged."""
-    return backlog > max(MERGE_MIN, int(main_chunks * MERGE_FRACTION))
 
 
 def _idf(df: int, n: int) -> float:
@@ -241,19 +234,19 @@ class LexicalCache:
 
     def get(self, store: Store, merge: bool = False) -> LexicalIndex:
         """The index at the store's current corpus version. A query never rebuilds the main segment once
-        one exists; `merge` (scan, background worker) rebuilds it when the delta has grown past
-        `merge_due`."""
+        one exists; `merge` (scan, background worker) rebuilds it when `Bm25State.merge_due`."""
         version = store.corpus_version()
         if self._index is not None and self._index.version == version and not merge:
             return self._index
         state = store.bm25_state()
-        main = self._main if self._main is not None and state and self._main.version == state.version else None
-        if main is None and state is not None and not (merge and merge_due(state.chunks, state.backlog)):
-            row = store.bm25_blob()
-            if row is not None:
+        main = None
+        if state is not None and not (merge and state.merge_due):  # the persisted segment serves
+            if self._main is not None and self._main.version == state.version:
+                main = self._main
+            elif (row := store.bm25_blob()) is not None:
                 with contextlib.suppress(ValueError, KeyError, OSError):  # unreadable or old: rebuilt below
                     main = MainSegment.from_blob(row[1], row[0])
-        if main is None or (merge and state is not None and merge_due(state.chunks, state.backlog)):
+        if main is None:
             main = self._rebuild(store)
         self._main = main
         delta = Delta(main, store) if main.version != version else None
@@ -268,10 +261,3 @@ class LexicalCache:
             main.save(store)
         return main
 
-
-def refresh(store: Store) -> None:
-    """Bring the persisted BM25 index up to date if its delta is due a merge (build it if there is none);
-    a no-change call reads two rows and loads nothing."""
-    state = store.bm25_state()
-    if state is None or merge_due(state.chunks, state.backlog):
-        LexicalCache().get(store, merge=True)

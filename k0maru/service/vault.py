@@ -109,7 +109,7 @@ class Vault:
               record: bool = True, lexical: bool = False) -> IndexReport:
         """Incremental scan (of `only`, plus what the reindex queue holds), then embed the chunks that have
         no vector yet; with `lexical`, also merge the BM25 delta into its main segment when it has grown past
-        `lexical.merge_due` (a query only ever scores the delta)."""
+        `Bm25State.merge_due` (a query only ever scores the delta)."""
         from k0maru.service import worker
 
         queued = worker.take_queue(self.root)
@@ -137,11 +137,10 @@ class Vault:
                 report.embed_ms = (time.perf_counter() - t0) * 1000
         if lexical:
             state = self.store.bm25_state()
-            if state is None or state.backlog:  # a no-change scan stops here, loading nothing
-                from k0maru.search.lexical import LexicalCache, merge_due
+            if state is None or state.merge_due:  # else the delta serves queries and nothing is loaded
+                from k0maru.search.lexical import LexicalCache
 
-                if state is None or merge_due(state.chunks, state.backlog):
-                    (self._recall.lexical if self._recall is not None else LexicalCache()).get(self.store, merge=True)
+                (self._recall.lexical if self._recall is not None else LexicalCache()).get(self.store, merge=True)
         return report
 
     def mark_git_head(self, sha: str | None = None) -> None:

@@ -4,7 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from k0maru.search.lexical import MERGE_MIN, LexicalCache, merge_due
+from k0maru.index.store import BM25_MERGE_MIN as MERGE_MIN
+from k0maru.index.store import Bm25State
+from k0maru.search.lexical import LexicalCache
 from k0maru.service.vault import Vault
 from tests.helpers import write
 
@@ -45,7 +47,10 @@ def test_a_delta_chunk_scores_as_the_same_text_in_the_main_segment(indexed: Path
 
 
 def test_the_delta_merges_once_it_grows_past_the_threshold(vault: Path) -> None:
-    assert not merge_due(100_000, 9_999) and merge_due(100_000, 10_001) and not merge_due(10, MERGE_MIN)
+    def due(chunks: int, backlog: int) -> bool:
+        return Bm25State(1, 0, chunks, backlog).merge_due
+
+    assert not due(100_000, 9_999) and due(100_000, 10_001) and not due(10, MERGE_MIN)
     write(vault, "seed.md", "# Seed\n\nfirst note\n")
     with Vault.open(vault) as v:
         v.index(embed=False, lexical=True)
@@ -57,7 +62,7 @@ def test_the_delta_merges_once_it_grows_past_the_threshold(vault: Path) -> None:
         assert v.store.lexical_stale() == []
 
 
-def test_a_no_change_scan_does_not_load_the_lexical_index(indexed: Path) -> None:
+def test_a_scan_with_no_merge_due_does_not_load_the_lexical_index(indexed: Path) -> None:
     import subprocess
     import sys
 
@@ -66,6 +71,11 @@ def test_a_no_change_scan_does_not_load_the_lexical_index(indexed: Path) -> None
             "print('bm25s' in sys.modules, 'numpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "False"]
+    write(indexed, "n05.md", "# Note 5\n\nedited after the last merge\n")  # a small delta: no merge due either
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]
+    with Vault.open(indexed) as v:
+        assert v.store.bm25_state().backlog == 2  # the edit's chunk replaced one: served as a delta
 
 
 def test_the_delta_ranks_as_a_full_rebuild_would(indexed: Path) -> None:
