@@ -33,7 +33,6 @@ class LogAnalyzer:
         own = ("test session starts", "undefined reference", *(t for e in self.extractors for t in e.triggers))
         # one scan per trigger and block is the pre-filter's cost: a trigger another one finds is dropped
         self.exact = tuple(dict.fromkeys(t for t in own if not any(g in t.lower() for g in GENERIC_TRIGGERS)))
-        self.triggers = GENERIC_TRIGGERS + self.exact
         self.lines = 0
         self._partial: list[str] = []  # the unfinished last line, in pieces (never re-copied per read)
         self._partial_len = 0
@@ -80,12 +79,11 @@ class LogAnalyzer:
         cursor = self.cursor
         cursor.block = block
         lowered = block.lower()
-        if len(lowered) != len(block):  # a character whose lower case is longer: offsets would drift
-            lowered = block
+        if len(lowered) == len(block):
+            searches = {**dict.fromkeys(GENERIC_TRIGGERS, lowered.find), **dict.fromkeys(self.exact, find)}
+        else:  # a character whose lower case is longer: offsets would drift, so search the case variants
             searches = {kw: find for kw in (*(v for g in GENERIC_TRIGGERS for v in (g, g.capitalize(), g.upper())),
                                             *self.exact)}
-        else:
-            searches = {**dict.fromkeys(GENERIC_TRIGGERS, lowered.find), **dict.fromkeys(self.exact, find)}
         nexts = {kw: search(kw) for kw, search in searches.items()}
         nexts = {kw: (i if i >= 0 else _NEVER) for kw, i in nexts.items()}
         while pos < end:

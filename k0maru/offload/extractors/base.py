@@ -24,6 +24,12 @@ def user_path(path: str) -> bool:
     return not path.startswith(_NOT_USER_START) and not any(part in path for part in _NOT_USER)
 
 
+def innermost_user_frame(frames: list[str]) -> str | None:
+    """The last `path:line` of a stack listed outermost first that is the user's code, else the last one."""
+    users = [f for f in frames if user_path(f.rsplit(":", 1)[0])]
+    return users[-1] if users else (frames[-1] if frames else None)
+
+
 def register(cls: type[Extractor]) -> type[Extractor]:
     EXTRACTORS.append(cls)
     return cls

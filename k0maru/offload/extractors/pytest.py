@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import re
 
-from k0maru.offload.extractors.base import CODE_IN_TEXT, Cursor, Extractor, register, short, user_path
+from k0maru.offload.extractors.base import (
+    CODE_IN_TEXT,
+    Cursor,
+    Extractor,
+    innermost_user_frame,
+    register,
+    short,
+)
 from k0maru.offload.findings import Failure, Findings
 
 
@@ -63,8 +70,7 @@ class PytestExtractor(Extractor):
 
     def _close_section(self) -> None:
         if self.section is not None:
-            users = [f for f in self.frames if user_path(f.rsplit(":", 1)[0])]
-            where = users[-1] if users else (self.frames[-1] if self.frames else None)
+            where = innermost_user_frame(self.frames)
             code, msg = self.exc if self.exc else (self.frame_exc, self.first_e)
             self.sections[self.section] = (where, code, msg)
         self.section, self.frames, self.exc, self.frame_exc, self.first_e = None, [], None, None, None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from k0maru.offload.extractors.base import Cursor, Extractor, register, short, user_path
+from k0maru.offload.extractors.base import Cursor, Extractor, innermost_user_frame, register, short
 from k0maru.offload.findings import Failure, Findings
 
 
@@ -47,6 +47,5 @@ class PythonExtractor(Extractor):
         if m and not line.startswith("During handling") and not line.startswith("The above exception"):
             code = m.group(1).rsplit(".", 1)[-1]
             message = m.group(2) or line
-            users = [f for f in self.frames if user_path(f.rsplit(":", 1)[0])]
-            where = users[-1] if users else (self.frames[-1] if self.frames else None)
+            where = innermost_user_frame(self.frames)
             self.f.add(Failure(self.stack, code, short(message), self.start, where))
