@@ -77,6 +77,14 @@ class Conventions:
                 "kinds": {k: r.as_dict() for k, r in self.rules.items()}}
 
 
+def cut_at_word(text: str, limit: int, sep: str = " ") -> str:
+    """`text` shortened to at most `limit` characters, between words (split at `sep`) where there is one."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit + 1].rsplit(sep, 1)[0]
+    return cut if len(cut) > limit // 2 else text[:limit]
+
+
 def slugify(title: str, style: str = "kebab", limit: int = 80) -> str:
     words = re.findall(r"[A-Za-z0-9]+", title)
     if not words:
@@ -87,11 +95,7 @@ def slugify(title: str, style: str = "kebab", limit: int = 80) -> str:
         slug = "_".join(w.lower() for w in words)
     else:
         slug = "-".join(w.lower() for w in words)
-    if len(slug) > limit:  # cut between words, not inside one
-        sep = {"title": " ", "snake": "_"}.get(style, "-")
-        cut = slug[: limit + 1].rsplit(sep, 1)[0]
-        slug = cut if len(cut) > limit // 2 else slug[:limit]
-    return slug.rstrip("-_ ")
+    return cut_at_word(slug, limit, {"title": " ", "snake": "_"}.get(style, "-")).rstrip("-_ ")
 
 
 class ConventionSniffer:

@@ -11,7 +11,7 @@ import yaml
 
 from k0maru.errors import K0maruError
 from k0maru.fsutil import create_exclusive, file_lock, resolve_inside
-from k0maru.notes.conventions import slugify
+from k0maru.notes.conventions import cut_at_word, slugify
 from k0maru.notes.fix_hints import fix_for
 from k0maru.notes.flush import FlushEngine, FlushResult
 from k0maru.offload.analyzer import LogAnalyzer
@@ -165,23 +165,14 @@ def _fix_section(body: str) -> str:
     return text if len(text) <= 300 else text[:299] + "…"
 
 
-def cut_at_word(text: str, limit: int) -> str:
-    """`text` shortened to at most `limit` characters, at a word boundary where there is one."""
-    if len(text) <= limit:
-        return text
-    cut = text[: limit + 1].rsplit(" ", 1)[0]
-    return cut if len(cut) > limit // 2 else text[:limit]
-
-
 def hermes_name(card: SkillCard) -> str:
     """The skill's name: lower-case words joined by hyphens, at most 64 characters, cut between words."""
-    words = slugify(f"{card.stack} {card.codes[0]} {card.message}", "kebab", limit=200).lower()
-    return cut_at_word(re.sub(r"-+", " ", words).strip(), 64).replace(" ", "-")
+    return cut_at_word(slugify(f"{card.stack} {card.codes[0]} {card.message}", "kebab", limit=200), 64, "-")
 
 
 def vault_license(root: Path, configured: str) -> str:
-    """The licence a skill is exported under: the configured SPDX id, else the one the vault's (or its
-    repository's) LICENSE file names, else MIT."""
+    """The licence a skill is exported under: the configured SPDX id, else the one the vault's LICENSE file
+    names, else MIT."""
     if configured:
         return configured
     for name in ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING"):
@@ -228,7 +219,7 @@ def export_hermes(card: SkillCard, target: Path, vault_root: Path, license_id: s
     license_id = vault_license(vault_root, license_id)
     with file_lock(ensure_state_dir(vault_root) / "export.lock"):
         for version in range(1, 100):
-            name = base if version == 1 else f"{cut_at_word(base.replace('-', ' '), 60).replace(' ', '-')}-v{version}"
+            name = base if version == 1 else f"{cut_at_word(base, 60, '-')}-v{version}"
             content = skill_md(card, name, license_id)
             path = resolve_inside(target, f"{card.stack}/{name}/SKILL.md")
             if path.exists():
