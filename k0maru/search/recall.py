@@ -40,7 +40,6 @@ class Hit:
     title: str
     score: float
     snippet: str
-    heading: str
     bm25_rank: int | None = None
     bm25_score: float | None = None
     vector_rank: int | None = None
@@ -121,7 +120,8 @@ class Recall:
                min_cosine: float | None = None, filters: Filters | None = None,
                nearest_if_none: bool = True, passage_chars: int = 280) -> RecallResult:
         """Each hit carries a passage of at most `passage_chars` characters. `graph_boost` / `min_cosine`
-        override the settings for this query (the console's debugger); `filters` restrict both channels to the notes they select. When no channel supports any note,
+        override the settings for this query (the console's debugger); `filters` restrict both channels to
+        the notes they select. When no channel supports any note,
         `nearest_if_none` decides between the nearest notes (flagged) and no hits at all."""
         query = query.strip()
         if not query:
@@ -228,9 +228,8 @@ class Recall:
                 if shown:
                     passage = following
                     break
-        heading = passage.heading if passage else ""
         lines = (passage.line_start, passage.line_end) if passage else (0, 0)
-        return Hit(doc_id=doc_id, path=path, title=title, score=score, snippet=shown, heading=heading,
+        return Hit(doc_id=doc_id, path=path, title=title, score=score, snippet=shown,
                    bm25_rank=b_rank, bm25_score=b.score if b else None, vector_rank=v_rank,
                    cosine=v.cosine if v else None, bm25_part=parts[0], vector_part=parts[1], graph_boost=boost,
                    boost_links=reasons,
