@@ -200,10 +200,10 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
         spool.progress.erase()
     status = exit_code if exit_code is not None else 0
     if spool.head is not None:  # at or under the threshold: pass through unchanged, stderr to stderr
-        for from_stderr, chunk in spool.head:
-            (err if from_stderr else out).write(chunk)
-            (err if from_stderr else out).flush()
-        out.flush()
+        for from_stderr, chunk in spool.head:  # flushed chunk by chunk: the two streams keep their order
+            stream = err if from_stderr else out
+            stream.write(chunk)
+            stream.flush()
         spool.discard()
         return OffloadOutcome(status, spool.lines, True, findings=findings)
 
