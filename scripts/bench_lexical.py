@@ -81,7 +81,7 @@ def timed_ms(fn) -> tuple[float, object]:  # type: ignore[no-untyped-def]
     return (time.perf_counter() - t0) * 1000, out
 
 
-def speed(notes: int, n_queries: int) -> dict[str, float | int]:  # noqa: PLR0915
+def speed(notes: int, n_queries: int) -> dict[str, float | int]:
     root = Path(tempfile.mkdtemp(prefix="k0bench-lex-"))
     try:
         paths = generate(root, notes, seed=3, min_kb=1, max_kb=3)
