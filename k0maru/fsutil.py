@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from k0maru.config import STATE_DIR
 from k0maru.errors import PathOutsideVaultError
+from k0maru.layout import STATE_DIR
 
 STATE_GITIGNORE = ("# k0maru's local state (index, offloaded logs, locks) is rebuilt from the notes.\n"
                    "# To share config.toml or rules.md, `git add -f` them.\n*\n")

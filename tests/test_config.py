@@ -2,8 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from k0maru.config import find_vault, load_settings
+from k0maru.config import load_settings
 from k0maru.errors import ConfigError
+from k0maru.layout import find_vault
 from tests.helpers import write
 
 
@@ -62,3 +63,29 @@ def test_cli_reports_bad_env_value_in_one_line(k0, vault: Path) -> None:
     r = k0("status", "--vault", str(vault), env={"K0MARU_POOL_MIN": "-3"})
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "pool_min" in r.stderr
+
+
+def test_validated_settings_are_cached_and_follow_every_source(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second command with the same TOML, env and flags skips pydantic; any change re-validates."""
+    import subprocess
+    import sys
+
+    (vault / ".k0maru").mkdir()
+    write(vault, ".k0maru/config.toml", "pool_min = 7\n")
+    probe = ("import sys; from pathlib import Path; from k0maru.config import load_settings; "
+             f"s = load_settings(Path({str(vault)!r})); print(s.pool_min, s.pool_factor, 'pydantic' in sys.modules)")
+
+    def run(**env: str) -> str:
+        return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                              env={**__import__("os").environ, **env}).stdout.strip()
+
+    assert run() == "7 3 True"  # validated, cached
+    assert run() == "7 3 False"  # from the cache: no pydantic import
+    assert run(K0MARU_POOL_FACTOR="5") == "7 5 True"  # env changed
+    write(vault, ".k0maru/config.toml", "pool_min = 9\n")
+    assert run(K0MARU_POOL_FACTOR="5") == "9 5 True"  # file changed
+    (vault / ".k0maru" / "settings.cache.json").write_text("{not json")
+    assert run(K0MARU_POOL_FACTOR="5") == "9 5 True"  # a broken cache is only a miss
+    write(vault, ".k0maru/config.toml", "pool_min = 'x'\n")
+    with pytest.raises(ConfigError, match="pool_min"):
+        load_settings(vault)  # and a bad value is still refused, cache or not

@@ -11,9 +11,9 @@ HOOKS = ["post-commit", "post-merge", "post-checkout", "post-rewrite"]
 
 
 def hooks(vault: str | None, as_json: bool, hooks_action: str) -> int:
-    from k0maru.config import resolve_vault
     from k0maru.githooks import install
     from k0maru.gitutil import repo_root
+    from k0maru.layout import resolve_vault
 
     vault_root = resolve_vault(vault)
     repo = repo_root(vault_root)

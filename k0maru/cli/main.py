@@ -4,7 +4,6 @@ handler takes its arguments by name (never the argparse Namespace)."""
 from __future__ import annotations
 
 import argparse
-import inspect
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -34,8 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def call(handler: Callable[..., int], args: argparse.Namespace) -> int:
-    """The handler with the parsed values it names."""
-    names = inspect.signature(handler).parameters
+    """The handler with the parsed values it names (read off its code object: `inspect` costs a git hook
+    ~13 ms of import)."""
+    code = handler.__code__
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     values: dict[str, Any] = {n: getattr(args, n) for n in names}
     return handler(**values)
 

@@ -34,8 +34,8 @@ def connect(vault: str | None, as_json: bool, host: str | None, list_hosts: bool
     import json
 
     from k0maru import hosts
-    from k0maru.config import resolve_vault
     from k0maru.errors import K0maruError
+    from k0maru.layout import resolve_vault
 
     root = resolve_vault(vault)
     if list_hosts or host is None:

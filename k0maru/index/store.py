@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from k0maru.config import DB_FILE, STATE_DIR
 from k0maru.errors import IndexNewerError, IndexReadOnlyError, K0maruError
 from k0maru.fsutil import ensure_state_dir
 from k0maru.index import db
 from k0maru.index.markdown import Chunk, Link
 from k0maru.index.schema import MIGRATIONS
+from k0maru.layout import DB_FILE, STATE_DIR
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,6 +309,10 @@ class Store:
     def unembedded_chunks(self) -> int:
         """Chunks still without a vector (counted on the partial index `chunks_pending`)."""
         return int(self.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0])
+
+    def has_vectors(self) -> bool:
+        """Whether any chunk has a vector (a query with none skips loading the model)."""
+        return self.conn.execute("SELECT 1 FROM chunks WHERE embedded = 1 LIMIT 1").fetchone() is not None
 
     def insert_chunks(self, chunks: Sequence[Chunk], doc_id: int) -> None:
         self.conn.executemany(
