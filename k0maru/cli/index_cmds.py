@@ -60,10 +60,12 @@ def status(vault: str | None, as_json: bool) -> int:
 
 
 def worker(vault: str | None) -> int:
-    from k0maru.config import resolve_vault
+    from k0maru.layout import resolve_vault
     from k0maru.service import worker as background
 
-    background.run(resolve_vault(vault))
+    line = background.run(resolve_vault(vault))
+    if line:
+        print(line)
     return 0
 
 

@@ -38,6 +38,7 @@ class VaultSession:
         self._last_scan: float | None = None
         self._embedder_thread: threading.Thread | None = None
         self._closing = threading.Event()
+        self._worker_wanted = False
 
     @contextmanager
     def session(self, fresh: bool = True) -> Iterator[Vault]:
@@ -74,7 +75,7 @@ class VaultSession:
         if self._last_scan is not None and time.monotonic() - self._last_scan < self.rescan_interval:
             return
         try:
-            report = self.vault.index(record=False, embed=self.embed == "foreground",
+            report = self.vault.index(record=False, embed=self.embed == "foreground", lexical=True,
                                       scan_progress=self.scan_progress, embed_progress=self.embed_progress)
         except (IndexReadOnlyError, IndexLockedError) as exc:  # answer from the index as it is, and say so
             self._last_scan = time.monotonic()
@@ -89,9 +90,8 @@ class VaultSession:
             if pending:
                 self._embed_in_background()
         elif self.embed == "worker" and pending and not self.vault.store.readonly:
-            from k0maru.service import worker
-
-            worker.start(self.vault.root)  # a query never waits for embeddings: the worker does them
+            self._worker_wanted = True  # asked for on close: a query never waits for embeddings, nor shares
+            # the CPU with the worker's start-up while it answers
 
     def _embed_in_background(self) -> None:
         if self._embedder_thread is not None and self._embedder_thread.is_alive():
@@ -128,3 +128,7 @@ class VaultSession:
             self._embedder_thread.join()
         with self.lock:
             self.vault.close()
+        if self._worker_wanted:
+            from k0maru.service import worker
+
+            worker.request(self.vault.root)

@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from k0maru.config import CONFIG_FILE, STATE_DIR, Settings, default_config_toml, load_settings, resolve_vault
+from k0maru.config import Settings, default_config_toml, load_settings
 from k0maru.fsutil import atomic_write_text, ensure_state_dir
 from k0maru.index.db import sqlite_route
 from k0maru.index.scanner import IncrementalScanner, ProgressFn, ScanResult
 from k0maru.index.store import Store, db_path
+from k0maru.layout import CONFIG_FILE, STATE_DIR, resolve_vault
 
 if TYPE_CHECKING:  # heavy modules (numpy, onnxruntime, bm25s) load only when a command needs them
     from k0maru.search.embedding import Embedder
@@ -44,6 +45,7 @@ class Vault:
         self._embedder_loaded = False
         self.model_warning: str | None = None
         self._recall: Recall | None = None
+        self.one_shot = False  # a process that answers once and exits: load the model unoptimised (Embedder)
 
     @classmethod
     def open(cls, vault: str | os.PathLike[str] | None = None, **flags: Any) -> Vault:
@@ -78,7 +80,8 @@ class Vault:
             from k0maru.search.embedding import load_embedder
 
             s = self.settings
-            self._embedder, self.model_warning = load_embedder(s.model_path, s.embed_threads, s.embed)
+            self._embedder, self.model_warning = load_embedder(s.model_path, s.embed_threads, s.embed,
+                                                               optimize=not self.one_shot)
             self._embedder_loaded = True
         return self._embedder
 
@@ -106,24 +109,19 @@ class Vault:
 
     def index(self, full: bool = False, only: list[str] | None = None, embed: bool = True,
               scan_progress: ProgressFn | None = None, embed_progress: ProgressFn | None = None,
-              record: bool = True, lexical: bool = False) -> IndexReport:
-        """Incremental scan (of `only`, plus what the reindex queue holds), then embed the chunks that have
-        no vector yet; with `lexical`, also merge the BM25 delta into its main segment when it has grown past
-        `Bm25State.merge_due` (a query only ever scores the delta)."""
-        from k0maru.service import worker
-
-        queued = worker.take_queue(self.root)
-        scope = None if only is None or queued is None else sorted({*only, *queued})
-        try:
-            scan = IncrementalScanner(self.store, self.settings).scan(full=full, only=scope, progress=scan_progress,
-                                                                      record=record)
-        except BaseException:
-            if queued is None or queued:
-                worker.queue_paths(self.root, queued)  # not lost: the next writer takes them again
-            raise
-        if scope is None:
-            self.mark_git_head()
+              record: bool = True, lexical: bool = False, embed_limit: int | None = None) -> IndexReport:
+        """Incremental scan (of `only`, else everything), then embed the chunks that have no vector yet (at
+        most `embed_limit`); with `lexical`, also merge the BM25 delta into its main segment when it has grown
+        past `Bm25State.merge_due` (a query only ever scores the delta)."""
+        scan = IncrementalScanner(self.store, self.settings).scan(full=full, only=only, progress=scan_progress,
+                                                                  record=record)
         report = IndexReport(scan)
+        if lexical:  # before embedding: a large change is searchable at full speed while vectors follow
+            state = self.store.bm25_state()
+            if state is None or state.merge_due:  # else the delta serves queries and nothing is loaded
+                from k0maru.search.lexical import LexicalCache
+
+                (self._recall.lexical if self._recall is not None else LexicalCache()).get(self.store, merge=True)
         if embed and self.settings.embed and self.store.unembedded_chunks():
             from k0maru.search import vectors
 
@@ -133,26 +131,9 @@ class Vault:
             else:
                 t0 = time.perf_counter()
                 report.embedded = vectors.embed_pending(self.store, embedder, self.settings.embed_batch,
-                                                        embed_progress)
+                                                        embed_progress, limit=embed_limit)
                 report.embed_ms = (time.perf_counter() - t0) * 1000
-        if lexical:
-            state = self.store.bm25_state()
-            if state is None or state.merge_due:  # else the delta serves queries and nothing is loaded
-                from k0maru.search.lexical import LexicalCache
-
-                (self._recall.lexical if self._recall is not None else LexicalCache()).get(self.store, merge=True)
         return report
-
-    def mark_git_head(self, sha: str | None = None) -> None:
-        """Record the commit the index matches (HEAD, unless given): a hook that finds the previous HEAD
-        differs from it knows the index missed a git operation (e.g. `git reset --hard`)."""
-        from k0maru.gitutil import head_sha, repo_root
-
-        repo = repo_root(self.root)
-        sha = sha or (head_sha(repo) if repo else None)
-        if sha and sha != self.store.get_meta("git_head") and not self.store.readonly:
-            with self.store.transaction():
-                self.store.set_meta("git_head", sha)
 
     def pending_changes(self) -> dict[str, int]:
         """New, changed and removed files the index has not seen yet (a walk with stat() only)."""

@@ -1,70 +1,70 @@
-"""The one background indexing worker per vault, and the queue that feeds it.
+"""The one background indexing worker per vault.
 
-Git hooks index their own few files in the foreground; what they cannot do at once (the index is busy,
-the index is stale, vectors and the BM25 index are behind) goes to the worker: `start()` spawns
-`k0maru worker` unless one already holds `.k0maru/worker.lock`, and a running worker loops until the
-vault, the queue and the embeddings are all caught up. Paths that could not be indexed are appended to
-`.k0maru/reindex-queue` (`*` means "scan everything"); any writer that indexes drains it."""
+A git hook only asks for work (`request()`): it touches `.k0maru/reindex-wanted` and spawns `k0maru worker`
+unless one already holds `.k0maru/worker.lock`. The worker scans, embeds in slices and refreshes BM25 until
+nothing is left and nobody asked again, so a request made while it was finishing is never lost. A failure is
+kept in `.k0maru/worker-error` (one line) until a later run succeeds: the next hook shows it on stderr."""
 
 from __future__ import annotations
 
 import fcntl
-import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from k0maru.config import STATE_DIR
+from k0maru.layout import STATE_DIR
 
-QUEUE = "reindex-queue"
+WANTED = "reindex-wanted"
 LOCK = "worker.lock"
-ALL = "*"
+ERROR = "worker-error"
+LOG = "hooks.log"
+LOG_MAX_BYTES = 1_000_000
+EMBED_SLICE = 512  # chunks embedded between two looks at the notes: a new commit waits at most one slice
 
 
-def queue_paths(root: Path, paths: list[str] | None) -> None:
-    """Remember paths to reindex (None: everything) for the next writer or the worker."""
+def log_line(root: Path, message: str) -> None:
+    """Append a timestamped line to `.k0maru/hooks.log` (rotated at LOG_MAX_BYTES); never raises."""
+    try:
+        path = root / STATE_DIR / LOG
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
+            path.replace(path.with_suffix(".log.1"))
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {message}\n")
+    except OSError:
+        pass
+
+
+def request(root: Path, spawn: bool = True) -> bool:
+    """Ask for the vault to be brought up to date; spawns the worker when none runs (and `spawn`).
+    True when a worker was started."""
     state = root / STATE_DIR
     state.mkdir(parents=True, exist_ok=True)
-    lines = [ALL] if paths is None else [p for p in paths if p and "\n" not in p]
-    with (state / QUEUE).open("a", encoding="utf-8") as fh:  # appends of a few lines: atomic enough
-        fh.write("".join(f"{line}\n" for line in lines))
+    (state / WANTED).touch()  # before the lock check: a worker finishing now sees it and goes again
+    if not spawn or running(root):
+        return False
+    with (state / LOG).open("a") as fh:
+        subprocess.Popen([sys.executable, "-m", "k0maru", "worker", "--vault", str(root)], stdin=subprocess.DEVNULL,
+                         stdout=fh, stderr=fh, start_new_session=True, close_fds=True)
+    return True
 
 
-def take_queue(root: Path) -> list[str] | None:
-    """The queued paths, removing the queue; [] when empty, None when a full scan was asked for."""
-    path = root / STATE_DIR / QUEUE
-    taken = path.with_name(f"{QUEUE}.{os.getpid()}")
-    if not path.exists():
-        return []
+def last_error(root: Path) -> str | None:
+    """The line of the last failed worker run, None when the last run succeeded."""
     try:
-        path.replace(taken)
-    except OSError:  # gone meanwhile, or a read-only state folder: nothing to take now
-        return []
-    try:
-        lines = taken.read_text(encoding="utf-8", errors="replace").splitlines()
-    finally:
-        taken.unlink(missing_ok=True)
-    return None if ALL in lines else sorted({line for line in lines if line})
+        return (root / STATE_DIR / ERROR).read_text(encoding="utf-8", errors="replace").strip() or None
+    except OSError:
+        return None
 
 
-def worker_running(root: Path) -> bool:
+def running(root: Path) -> bool:
     if not (root / STATE_DIR / LOCK).exists():
         return False
     with held(root) as mine:
         return not mine
-
-
-def start(root: Path) -> bool:
-    """Spawn the worker, detached, unless one runs already; True if one was started."""
-    if worker_running(root):
-        return False
-    log = root / STATE_DIR / "hooks.log"
-    with log.open("a") as fh:
-        subprocess.Popen([sys.executable, "-m", "k0maru", "worker", "--vault", str(root)], stdin=subprocess.DEVNULL,
-                         stdout=fh, stderr=fh, start_new_session=True, close_fds=True)
-    return True
 
 
 @contextmanager
@@ -84,20 +84,49 @@ def held(root: Path) -> Iterator[bool]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def run(root: Path, max_rounds: int = 20) -> int:
-    """The worker's loop, under the worker lock: index (queue included), embed, refresh BM25, until nothing
-    is left; returns how many rounds ran (0 when another worker holds the lock)."""
+def run(root: Path) -> str | None:
+    """The worker: under the worker lock, catch up until nothing is left and no request is pending; returns
+    its summary line (also logged), None when another worker holds the lock."""
+    summary = None
+    while True:
+        with held(root) as mine:
+            if not mine:
+                return summary
+            summary = _catch_up(root)
+        if not (root / STATE_DIR / WANTED).exists():  # asked while we were releasing the lock: go again
+            return summary
+
+
+def _catch_up(root: Path) -> str:
+    from k0maru.index import db
     from k0maru.service.vault import Vault
 
-    with held(root) as mine:
-        if not mine:
-            return 0
-        rounds = 0
+    t0 = time.perf_counter()
+    wanted, error = root / STATE_DIR / WANTED, root / STATE_DIR / ERROR
+    totals = {"added": 0, "modified": 0, "removed": 0}
+    embedded = rounds = 0
+    try:
+        wanted.unlink(missing_ok=True)  # taken even if the vault cannot open: the next git event asks again
         with Vault.open(root) as vault:
-            while rounds < max_rounds:
+            while True:
                 rounds += 1
-                report = vault.index(lexical=True)
-                queue_left = (root / STATE_DIR / QUEUE).exists()
-                if not report.scan.changed and not queue_left and not vault.store.unembedded_chunks():
+                report = vault.index(lexical=True, embed_limit=EMBED_SLICE)
+                for key in totals:
+                    totals[key] += getattr(report.scan, key)
+                embedded += report.embedded
+                if wanted.exists():  # a git event since this round's scan: look again
+                    wanted.unlink(missing_ok=True)
+                elif not (report.embedded and vault.store.unembedded_chunks()):
                     break
-        return rounds
+    except Exception as exc:
+        err = db.translate_error(exc, db.last_opened or "the index") if isinstance(exc, db.DatabaseError) else exc
+        line = f"worker failed: {err}"
+        log_line(root, line)
+        with suppress(OSError):
+            error.write_text(f"{err}\n", encoding="utf-8")
+        raise
+    error.unlink(missing_ok=True)
+    line = (f"worker: +{totals['added']} ~{totals['modified']} -{totals['removed']}, {embedded} chunk(s) embedded, "
+            f"{rounds} round(s) in {(time.perf_counter() - t0) * 1000:.0f} ms")
+    log_line(root, line)
+    return line
