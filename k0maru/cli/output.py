@@ -38,8 +38,10 @@ def service(vault: str | None, as_json: bool = False, rescan: bool = True, **set
     from k0maru.service.vault import Vault
 
     with LazyProgress("scanning", not as_json) as sp, LazyProgress("embedding", not as_json) as ep:
-        session = VaultSession(Vault.open(vault, **settings), rescan_interval=0, embed="worker",
-                               rescan=rescan, scan_progress=sp, embed_progress=ep)
+        opened = Vault.open(vault, **settings)
+        opened.one_shot = True
+        session = VaultSession(opened, rescan_interval=0, embed="worker", rescan=rescan, scan_progress=sp,
+                               embed_progress=ep)
         svc = Service(session)
         try:
             yield svc

@@ -149,7 +149,17 @@ class Recall:
             hits = self.lexical.get(self.store).search(query, chunk_k, allowed)
             ranked["bm25"], bm25_best = _doc_ranking(hits)
             ranked["bm25"] = ranked["bm25"][:pool]
-        if mode in ("vector", "hybrid"):
+        channels = mode
+        if mode in ("vector", "hybrid") and not self.store.has_vectors():  # nothing to compare: no model load
+            pending = self.store.unembedded_chunks()
+            if pending:
+                warnings.append(f"no chunk has a vector yet ({pending:,} pending): "
+                                + ("no vector answers" if mode == "vector" else "BM25 alone answers")
+                                + " until the background worker adds them")
+            if mode == "vector":
+                return RecallResult(query, mode, [], pool, warnings)
+            channels = "bm25"
+        if channels in ("vector", "hybrid"):
             embedder, model_warning = self._load_embedder()
             if embedder is None:
                 warnings.append(model_warning or "no embedding model: vector channel off")
@@ -170,10 +180,10 @@ class Recall:
                 if pending:
                     warnings.append(f"{pending:,} chunk(s) are not embedded yet: the vector channel used the "
                                     "vectors that exist (the background worker is adding the rest)")
-        w_bm25 = self.bm25_weight(query, mode)
+        w_bm25 = self.bm25_weight(query, channels)
         parts = fuse({d: bm25_best[d].score for d in ranked.get("bm25", [])},
                      {d: vec_best[d].cosine for d in ranked.get("vector", [])}, w_bm25,
-                     floor if mode == "hybrid" else -1.0)
+                     floor if channels == "hybrid" else -1.0)
         fused = {d: b + v for d, (b, v) in parts.items()}
         candidates = list(fused)
         boost = s.graph_boost if graph_boost is None else graph_boost

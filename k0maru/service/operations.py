@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from k0maru.errors import K0maruError, NotFoundError
 from k0maru.limits import (
@@ -20,22 +20,20 @@ from k0maru.limits import (
     one_line,
 )
 from k0maru.search.filters import Filters
-from k0maru.service.models import (
-    FlushOutcome,
-    Loadout,
-    LoadoutSection,
-    LogLine,
-    LogNode,
-    LogNodeView,
-    NoteLink,
-    NoteView,
-    RecallHit,
-    RecallResult,
-    SkillCardResult,
-    TokenScoreboard,
-)
 from k0maru.service.session import VaultSession
 from k0maru.service.vault import Vault
+
+if TYPE_CHECKING:  # the pydantic models (~150 ms of import) load only for the operations that answer with one
+    from k0maru.service.models import (
+        FlushOutcome,
+        Loadout,
+        LogNode,
+        LogNodeView,
+        NoteView,
+        RecallResult,
+        SkillCardResult,
+        TokenScoreboard,
+    )
 
 DEFAULT_LOG_LINES = 120
 PASSAGE_CAPS = (800, 560, 400, 280, 200, 140, 100, 70, 40)  # characters per passage, tried until a budget fits
@@ -66,6 +64,7 @@ class Service:
                nearest_if_none: bool = True) -> RecallResult:
         """Ranked notes with their answering passages; with `token_budget`, the compact answer is cut to
         fit it exactly (o200k tokens): passages are shortened evenly, then the lowest hits dropped."""
+        from k0maru.service.models import RecallHit, RecallResult
         check_length("query", query, MAX_QUERY_CHARS)
         with self.live.session() as vault:
             result = vault.recall.search(query, limit=limit, mode=mode, graph_boost=graph_boost,
@@ -90,6 +89,7 @@ class Service:
     # ---- loadout -------------------------------------------------------------------------------
     def loadout(self, token_budget: int) -> Loadout:
         from k0maru.notes.loadout import build_loadout
+        from k0maru.service.models import Loadout, LoadoutSection
 
         with self.live.session() as vault:
             sections, used, truncated = build_loadout(vault, token_budget)
@@ -99,6 +99,7 @@ class Service:
     # ---- offloaded logs ------------------------------------------------------------------------
     def log_list(self, limit: int = 50) -> list[LogNode]:
         from k0maru.offload import records
+        from k0maru.service.models import LogNode
 
         with self.live.session(fresh=False) as vault:
             recs = records.list_all(vault.store, limit)
@@ -109,6 +110,7 @@ class Service:
         """A stored log: its summary (no range, no pattern), a 1-based line range, or pattern matches with
         context. At most `max_lines` lines come back; `truncated` says when more were asked for."""
         from k0maru.offload import records, slices
+        from k0maru.service.models import LogLine, LogNodeView
 
         one_line("node id", node_id, MAX_NODE_ID_CHARS)
         if pattern:
@@ -137,6 +139,7 @@ class Service:
 
     def token_scoreboard(self, price_per_mtok: float | None = None) -> TokenScoreboard:
         from k0maru.offload import records
+        from k0maru.service.models import TokenScoreboard
 
         price = self.vault.settings.token_price_per_mtok if price_per_mtok is None else price_per_mtok
         with self.live.session(fresh=False) as vault:
@@ -149,6 +152,7 @@ class Service:
     # ---- notes ---------------------------------------------------------------------------------
     def flush(self, kind: str, title: str, body: str, tags: list[str], related: list[str]) -> FlushOutcome:
         from k0maru.notes.flush import flush_indexed
+        from k0maru.service.models import FlushOutcome
 
         check_note_input(title, tags, related, body, self.vault.settings.max_file_bytes)
         with self.live.session() as vault:
@@ -161,6 +165,7 @@ class Service:
         """A skill card from failure text or an offloaded log; `export_dir` '' means the configured
         Hermes folder, None no export."""
         from k0maru.notes.distill import distill_source
+        from k0maru.service.models import SkillCardResult
 
         if not (trace and trace.strip()) and not node_id:
             raise K0maruError("pass either `trace` (the failure text) or `node_id` (an offloaded log)")
@@ -204,6 +209,7 @@ class Service:
     def note_view(self, path: str) -> NoteView:
         """A note with its outgoing links (resolved where possible) and backlinks."""
         from k0maru.fsutil import resolve_inside
+        from k0maru.service.models import NoteLink, NoteView
 
         resolve_inside(self.vault.root, path)
         with self.live.session() as vault:
