@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from k0maru.fsutil import ensure_state_dir
 from k0maru.layout import STATE_DIR
 
 WANTED = "reindex-wanted"
@@ -28,8 +29,7 @@ EMBED_SLICE = 512  # chunks embedded between two looks at the notes: a new commi
 def log_line(root: Path, message: str) -> None:
     """Append a timestamped line to `.k0maru/hooks.log` (rotated at LOG_MAX_BYTES); never raises."""
     try:
-        path = root / STATE_DIR / LOG
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = ensure_state_dir(root) / LOG
         if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
             path.replace(path.with_suffix(".log.1"))
         with path.open("a", encoding="utf-8") as fh:
@@ -41,8 +41,7 @@ def log_line(root: Path, message: str) -> None:
 def request(root: Path, spawn: bool = True) -> bool:
     """Ask for the vault to be brought up to date; spawns the worker when none runs (and `spawn`).
     True when a worker was started."""
-    state = root / STATE_DIR
-    state.mkdir(parents=True, exist_ok=True)
+    state = ensure_state_dir(root)  # with its .gitignore: a first hook leaves `git status` clean
     (state / WANTED).touch()  # before the lock check: a worker finishing now sees it and goes again
     if not spawn or running(root):
         return False

@@ -309,3 +309,19 @@ def test_pre_commit_manifest_makes_failures_visible() -> None:
 
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
     assert all(h["verbose"] is True and h["always_run"] is True for h in hooks)
+
+
+def test_the_first_hook_leaves_git_status_clean(tmp_path: Path, k0) -> None:
+    """A repository that never ignored .k0maru/: the state folder the hook creates ignores itself."""
+    root = tmp_path / "plain"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write(root, "notes/a.md", "# A\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "a")
+    k0("hooks", "install", "--vault", str(root))
+    write(root, "notes/b.md", "# B\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "b")
+    assert (root / ".k0maru" / "reindex-wanted").exists()
+    assert git(root, "status", "--porcelain").stdout == ""
