@@ -71,7 +71,12 @@ class Settings:
 
 
 FIELDS = dataclasses.fields(Settings)
+NAMES = frozenset(f.name for f in FIELDS)
 SCHEMA = repr([(f.name, f.type, dict(f.metadata)) for f in FIELDS])
+
+
+def _default(f: dataclasses.Field[Any]) -> Any:
+    return f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc,operator]
 
 
 def _read_toml(path: Path, raw: bytes) -> dict[str, Any]:
@@ -97,8 +102,7 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
     except OSError as exc:
         raise ConfigError(f"{toml_path}: cannot be read ({exc.strerror}); fix its permissions") from exc
     flags = {k: v for k, v in overrides.items() if v is not None}
-    names = {f.name for f in FIELDS}
-    env = sorted((k, v) for k, v in os.environ.items() if k.startswith("K0MARU_") and k[7:].lower() in names)
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith("K0MARU_") and k[7:].lower() in NAMES)
     digest = hashlib.sha256(raw)
     digest.update(json.dumps([__version__, SCHEMA, env, flags], default=str).encode())
     key = digest.hexdigest()
@@ -156,10 +160,8 @@ def _validate(toml_path: Path, toml_data: dict[str, Any], flags: dict[str, Any])
 
     hints = get_type_hints(Settings)
     fields: dict[str, Any] = {}
-    for f in FIELDS:
-        default = ({"default_factory": f.default_factory} if f.default is dataclasses.MISSING
-                   else {"default": f.default})
-        fields[f.name] = (hints[f.name], Field(**default, description=f.metadata["description"] or None,
+    for f in FIELDS:  # pydantic copies a mutable default per model, as the dataclass's factory does
+        fields[f.name] = (hints[f.name], Field(_default(f), description=f.metadata["description"] or None,
                                                **f.metadata["bounds"]))
     model = create_model("K0maruSettings", __base__=Base, **fields)
     try:
@@ -175,9 +177,8 @@ def default_config_toml() -> str:
     """The commented config file `k0maru init` writes."""
     lines = ["# k0maru settings. Precedence: defaults < this file < K0MARU_* env < CLI flags.", ""]
     for f in FIELDS:
-        default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc,operator]
         lines.append(f"# {f.metadata['description'] or f.name}")
-        lines.append(f"# {f.name} = {_toml_value(default)}")
+        lines.append(f"# {f.name} = {_toml_value(_default(f))}")
     return "\n".join(lines) + "\n"
 
 

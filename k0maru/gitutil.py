@@ -1,6 +1,6 @@
 """The one place that knows git: the enclosing repository, the current branch, the hooks folder and
-HEAD's commit. Plain file reads where they suffice, else the `git`
-command (a few ms each; no library import on the hooks' path)."""
+HEAD's commit. Plain file reads where they suffice, else the `git` command (a few ms each; no library
+import on the hooks' path)."""
 
 from __future__ import annotations
 

@@ -59,7 +59,7 @@ def wait_for_worker(root: Path) -> float:
     from k0maru.service import worker
 
     t0 = time.perf_counter()
-    while (root / ".k0maru" / worker.WANTED).exists() or worker.running(root):
+    while worker.busy(root):
         time.sleep(0.02)
     return (time.perf_counter() - t0) * 1000
 

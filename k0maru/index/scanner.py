@@ -65,7 +65,7 @@ class IncrementalScanner:
         """Bring the index in line with the vault.
 
         full: re-read and re-parse every file. only: restrict to these vault-relative paths
-        (the git hook's changed files); files of `only` that no longer exist are removed.
+        (a note just written by flush or distill); files of `only` that no longer exist are removed.
         """
         started = time.time()
         t0 = time.perf_counter()

@@ -45,9 +45,9 @@ def request(root: Path, spawn: bool = True) -> bool:
     (state / WANTED).touch()  # before the lock check: a worker finishing now sees it and goes again
     if not spawn or running(root):
         return False
-    with (state / LOG).open("a") as fh:
+    with (state / LOG).open("a") as log:  # its summary is logged by run(); stderr keeps anything unforeseen
         subprocess.Popen([sys.executable, "-m", "k0maru", "worker", "--vault", str(root)], stdin=subprocess.DEVNULL,
-                         stdout=fh, stderr=fh, start_new_session=True, close_fds=True)
+                         stdout=subprocess.DEVNULL, stderr=log, start_new_session=True, close_fds=True)
     return True
 
 
@@ -57,6 +57,11 @@ def last_error(root: Path) -> str | None:
         return (root / STATE_DIR / ERROR).read_text(encoding="utf-8", errors="replace").strip() or None
     except OSError:
         return None
+
+
+def busy(root: Path) -> bool:
+    """Whether a request waits for a worker or a worker runs (false once the vault is caught up)."""
+    return (root / STATE_DIR / WANTED).exists() or running(root)
 
 
 def running(root: Path) -> bool:

@@ -36,6 +36,11 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
+def background_env() -> dict[str, str]:
+    """The hooks' default: they start the background worker."""
+    return {k: v for k, v in {**os.environ, **GIT_ENV}.items() if k != "K0MARU_HOOK_EMBED"}
+
+
 def settle(root: Path, k0) -> None:
     """Run the worker the hook asks for, in the foreground (the tests set K0MARU_HOOK_EMBED=off)."""
     r = k0("worker", "--vault", str(root))
@@ -49,7 +54,7 @@ def wait_for_worker(root: Path, timeout_s: float = 120) -> None:
     from k0maru.service import worker
 
     deadline = time.time() + timeout_s
-    while (root / ".k0maru" / worker.WANTED).exists() or worker.running(root):
+    while worker.busy(root):
         if time.time() > deadline:
             pytest.fail("the background worker did not finish")
         time.sleep(0.2)
@@ -153,7 +158,7 @@ def test_broken_index_never_blocks_a_commit(repo: Path, k0) -> None:
     k0("hooks", "install", "--vault", str(repo))
     (repo / ".k0maru").mkdir(exist_ok=True)
     (repo / ".k0maru" / "index.sqlite").write_bytes(b"this is not a database" * 100)
-    env = {k: v for k, v in {**os.environ, **GIT_ENV}.items() if k != "K0MARU_HOOK_EMBED"}
+    env = background_env()
     for name in ("new", "newer"):
         write(repo, f"notes/{name}.md", f"# {name}\n")
         git(repo, "add", "-A")
@@ -211,7 +216,7 @@ def test_background_finish_embeds_and_warms_bm25(repo: Path, k0) -> None:
     k0("scan", "--vault", str(repo))
     write(repo, "notes/theta.md", "# Theta\n\nplatypus rollout checklist\n")
     git(repo, "add", "-A")
-    env = {k: v for k, v in {**os.environ, **GIT_ENV}.items() if k != "K0MARU_HOOK_EMBED"}
+    env = background_env()
     t0 = time.time()
     subprocess.run(["git", "commit", "-qm", "theta"], cwd=repo, env=env, check=True, capture_output=True)
     commit_s = time.time() - t0
