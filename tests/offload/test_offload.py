@@ -290,6 +290,22 @@ def test_tokens_are_counted_with_a_real_bpe(k0, vault: Path) -> None:
     assert rec["estimator"] == ESTIMATOR and rec["raw_tokens"] > 5_000
 
 
+def test_tiktoken_counts_equal_bpe_openai_on_every_captured_log() -> None:
+    """The o200k vocabulary is read from bpe-openai's wheel and encoded by tiktoken: both encoders must
+    agree on every real log (and on text with no newline, colour escapes and non-ASCII)."""
+    import bpe_openai
+
+    from k0maru.llm_tokens import count_tokens, vocabulary_file
+
+    assert vocabulary_file().parent.parent == Path(bpe_openai.__file__).parent
+    reference = bpe_openai.get_encoding("o200k_base")
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(DATA.glob("*.log"))]
+    texts += ["x" * 100_000, "\x1b[31merror\x1b[0m: déjà vu — 日本語 🚀", "SQLITE_BUSY"]
+    assert len(texts) > 40
+    for text in texts:
+        assert count_tokens(text) == len(reference.encode(text)), text[:80]
+
+
 def test_summary_not_clearly_smaller_passes_the_output_through(k0, vault: Path) -> None:
     r = offload(k0, vault, "seq", "1", "100", threshold="50")
     assert r.returncode == 0 and r.stdout == "".join(f"{i}\n" for i in range(1, 101))
