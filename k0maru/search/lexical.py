@@ -27,11 +27,12 @@ import numpy as np
 
 from k0maru.errors import K0maruError
 from k0maru.index.store import Store
-from k0maru.search.terms import tokenize
+from k0maru.search.terms import INDEX, STEMS, SURFACE, tokenize
 
 logging.getLogger("bm25s").setLevel(logging.ERROR)
 
 K1, B = 1.5, 0.75
+TERMS_FORMAT = 2  # 2: plain words as stem and =surface; a segment of another format is rebuilt
 
 
 def _idf(df: int, n: int) -> float:
@@ -64,7 +65,7 @@ class MainSegment:
         rows = store.lexical_corpus()
         chunk_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         doc_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-        corpus = [tokenize(f"{title}\n{heading}\n{text}") for _, _, title, heading, text in rows]
+        corpus = [tokenize(f"{title}\n{heading}\n{text}", INDEX) for _, _, title, heading, text in rows]
         if not any(corpus):  # nothing indexable (e.g. only one-letter words): an empty index, not a crash
             return cls(None, chunk_ids, doc_ids, 1.0, version)
         bm25 = bm25s.BM25(k1=K1, b=B, method="lucene")
@@ -88,7 +89,7 @@ class MainSegment:
     def to_blob(self) -> bytes:
         buf = io.BytesIO()
         arrays: dict[str, np.ndarray] = {"chunk_ids": self.chunk_ids, "doc_ids": self.doc_ids,
-                                         "avgdl": np.asarray([self.avgdl])}
+                                         "avgdl": np.asarray([self.avgdl]), "terms": np.asarray([TERMS_FORMAT])}
         if self.bm25 is not None:
             scores = self.bm25.scores
             vocab = sorted(self.bm25.vocab_dict.items(), key=lambda kv: kv[1])
@@ -103,6 +104,8 @@ class MainSegment:
     @classmethod
     def from_blob(cls, blob: bytes, version: int) -> MainSegment:
         with np.load(io.BytesIO(blob)) as npz:
+            if "terms" not in npz or int(npz["terms"][0]) != TERMS_FORMAT:
+                raise ValueError("a segment of an older term format")  # rebuilt by the caller, once
             chunk_ids, doc_ids, avgdl = npz["chunk_ids"], npz["doc_ids"], float(npz["avgdl"][0])
             if "data" not in npz:
                 return cls(None, chunk_ids, doc_ids, avgdl, version)
@@ -132,7 +135,7 @@ class Delta:
                            else np.zeros(main.chunk_ids.size, dtype=bool))
         self.chunk_ids = np.asarray([r[0] for r in rows], dtype=np.int64)
         self.doc_ids = np.asarray([r[1] for r in rows], dtype=np.int64)
-        counts = [Counter(tokenize(f"{title}\n{heading}\n{text}")) for _, _, title, heading, text in rows]
+        counts = [Counter(tokenize(f"{title}\n{heading}\n{text}", INDEX)) for _, _, title, heading, text in rows]
         vocab: dict[str, int] = {}
         term_of: list[int] = []
         doc_of: list[int] = []
@@ -208,9 +211,11 @@ class LexicalIndex:
             out[: main.chunk_ids.size][delta.stale_mask] = 0.0
         return out
 
-    def search(self, query: str, k: int, allowed_docs: set[int] | None = None) -> list[LexicalHit]:
-        """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when given)."""
-        terms = tokenize(query)
+    def search(self, query: str, k: int, allowed_docs: set[int] | None = None, surface: bool = False
+               ) -> list[LexicalHit]:
+        """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when given);
+        `surface`: match plain words as written, not by stem (the lexical part of a hybrid query)."""
+        terms = tokenize(query, SURFACE if surface else STEMS)
         if k <= 0 or not terms:
             return []
         scores = self._scores(terms)

@@ -146,7 +146,8 @@ class Recall:
         # chunks per channel: enough to fill `pool` distinct documents in practice
         chunk_k = pool * 4
         if mode in ("bm25", "hybrid"):
-            hits = self.lexical.get(self.store).search(query, chunk_k, allowed)
+            # in hybrid the vectors match inflection and paraphrase; BM25 adds exact evidence (terms.py)
+            hits = self.lexical.get(self.store).search(query, chunk_k, allowed, surface=mode == "hybrid")
             ranked["bm25"], bm25_best = _doc_ranking(hits)
             ranked["bm25"] = ranked["bm25"][:pool]
         channels = mode
