@@ -8,15 +8,14 @@ command that finds the cache current never imports pydantic (~200 ms; see script
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
-import logging
 import os
-import tomllib
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import xxhash
 
 from k0maru import __version__
 from k0maru.errors import ConfigError
@@ -80,6 +79,8 @@ def _default(f: dataclasses.Field[Any]) -> Any:
 
 
 def _read_toml(path: Path, raw: bytes) -> dict[str, Any]:
+    import tomllib  # only when the file changed: a cache hit never parses it
+
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -103,7 +104,7 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
         raise ConfigError(f"{toml_path}: cannot be read ({exc.strerror}); fix its permissions") from exc
     flags = {k: v for k, v in overrides.items() if v is not None}
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith("K0MARU_") and k[7:].lower() in NAMES)
-    digest = hashlib.sha256(raw)
+    digest = xxhash.xxh3_128(raw)
     digest.update(json.dumps([__version__, SCHEMA, env, flags], default=str).encode())
     key = digest.hexdigest()
     cache = vault / STATE_DIR / CACHE_FILE
@@ -126,6 +127,8 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
 
 
 def _warn(warnings: list[str]) -> None:
+    import logging
+
     for line in warnings:
         logging.getLogger("k0maru").warning("%s", line)
 

@@ -6,6 +6,7 @@ import sys
 import time
 
 from k0maru.cli.output import Adder, emit, service, warn
+from k0maru.service.operations import unchanged_scan
 
 
 def init(vault: str | None, as_json: bool) -> int:
@@ -19,8 +20,12 @@ def init(vault: str | None, as_json: bool) -> int:
 
 def scan(vault: str | None, as_json: bool, full: bool, rebuild: bool, include: list[str] | None,
          max_file_bytes: int | None, embed: bool | None) -> int:
-    with service(vault, as_json, rescan=False, include=include, max_file_bytes=max_file_bytes, embed=embed) as svc:
-        moved, data = svc.scan(full=full, rebuild=rebuild)
+    flags = {"include": include, "max_file_bytes": max_file_bytes, "embed": embed}
+    data = None if full or rebuild else unchanged_scan(vault, **flags)
+    moved = None
+    if data is None:
+        with service(vault, as_json, rescan=False, **flags) as svc:
+            moved, data = svc.scan(full=full, rebuild=rebuild)
     if moved:
         print(f"k0maru: moved the old index to {moved}", file=sys.stderr)
     warn(data["warnings"])

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from k0maru.config import Settings
+from k0maru.index import snapshot
 from k0maru.index.markdown import PARSER_VERSION, Link, chunk_note, hash_bytes, parse_note
 from k0maru.index.store import CachedDoc, Store
 from k0maru.index.walker import Entry, VaultWalker
@@ -40,6 +41,9 @@ class ScanResult:
     symlinks: int = 0  # links to notes inside the vault, indexed once at their target
     elapsed_ms: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    walked: str | None = None  # fingerprint of a whole-vault walk (snapshot.py), None for a partial scan
+    walked_files: int = 0
+    corpus_version: int | None = None  # the version this scan left, read under its last write lock
 
     @property
     def changed(self) -> bool:
@@ -100,6 +104,10 @@ class IncrementalScanner:
                 result.elapsed_ms = (time.perf_counter() - t0) * 1000
                 if record:
                     self.store.record_scan(started, result.elapsed_ms, result.counts())
+                if only is None:
+                    result.corpus_version = self.store.corpus_version()
+                    result.walked = snapshot.fingerprint((e.rel, e.mtime_ns, e.size) for e in entries)
+                    result.walked_files = len(entries)
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
 

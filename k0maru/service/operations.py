@@ -19,11 +19,10 @@ from k0maru.limits import (
     echo,
     one_line,
 )
-from k0maru.search.filters import Filters
-from k0maru.service.session import VaultSession
-from k0maru.service.vault import Vault
 
-if TYPE_CHECKING:  # the pydantic models (~150 ms of import) load only for the operations that answer with one
+if TYPE_CHECKING:  # the pydantic models (~150 ms of import) load only for the operations that answer with one;
+    # the session (the scanner, the store) only once a service is opened, so unchanged_scan stays light
+    from k0maru.search.filters import Filters
     from k0maru.service.models import (
         FlushOutcome,
         Loadout,
@@ -34,9 +33,31 @@ if TYPE_CHECKING:  # the pydantic models (~150 ms of import) load only for the o
         SkillCardResult,
         TokenScoreboard,
     )
+    from k0maru.service.session import VaultSession
+    from k0maru.service.vault import Vault
 
 DEFAULT_LOG_LINES = 120
 PASSAGE_CAPS = (800, 560, 400, 280, 200, 140, 100, 70, 40)  # characters per passage, tried until a budget fits
+
+
+def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None:
+    """The report of a scan that finds nothing to do, known from a walk and one read of the index
+    (index/snapshot.py); None when there is anything to do, and the full scan then runs."""
+    import time
+
+    from k0maru.config import load_settings
+    from k0maru.index.snapshot import unchanged_files
+    from k0maru.layout import resolve_vault
+
+    t0 = time.perf_counter()
+    root = resolve_vault(vault_dir)
+    s = load_settings(root, **flags)
+    files = unchanged_files(root, s.include, s.exclude, s.max_file_bytes, s.embed)
+    if files is None:
+        return None
+    return {"added": 0, "modified": 0, "unchanged": files, "removed": 0, "skipped": 0, "symlinks": 0,
+            "elapsed_ms": round((time.perf_counter() - t0) * 1000, 2), "touched": 0, "files_read": 0,
+            "embedded": 0, "warnings": []}
 
 
 class Service:
@@ -46,6 +67,9 @@ class Service:
 
     @classmethod
     def open(cls, vault_dir: str | None, **session_options: Any) -> Service:
+        from k0maru.service.session import VaultSession
+        from k0maru.service.vault import Vault
+
         return cls(VaultSession(Vault.open(vault_dir), **session_options))
 
     def close(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -11,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from k0maru.config import Settings, default_config_toml, load_settings
 from k0maru.fsutil import atomic_write_text, ensure_state_dir
+from k0maru.index import snapshot
 from k0maru.index.db import sqlite_route
+from k0maru.index.markdown import PARSER_VERSION
 from k0maru.index.scanner import IncrementalScanner, ProgressFn, ScanResult
 from k0maru.index.store import Store, db_path
 from k0maru.layout import CONFIG_FILE, STATE_DIR, resolve_vault
@@ -133,7 +136,21 @@ class Vault:
                 report.embedded = vectors.embed_pending(self.store, embedder, self.settings.embed_batch,
                                                         embed_progress, limit=embed_limit)
                 report.embed_ms = (time.perf_counter() - t0) * 1000
+        self._keep_snapshot(scan, lexical)
         return report
+
+    def _keep_snapshot(self, scan: ScanResult, lexical: bool) -> None:
+        """Record the walk when this index run left nothing for the next scan to do (snapshot.py)."""
+        s = self.settings
+        current = (scan.walked is not None and scan.corpus_version is not None and lexical
+                   and not (scan.skipped or scan.symlinks or scan.warnings)
+                   and not (s.embed and self.store.unembedded_chunks()))
+        with contextlib.suppress(OSError):  # a read-only state folder: every scan walks in full, as before
+            if not current:
+                snapshot.forget(self.root)
+                return
+            snapshot.save(self.root, scan.walked or "", scan.walked_files, scan.corpus_version or 0,
+                          snapshot.scan_key(s.include, s.exclude, s.max_file_bytes, PARSER_VERSION))
 
     def pending_changes(self) -> dict[str, int]:
         """New, changed and removed files the index has not seen yet (a walk with stat() only)."""

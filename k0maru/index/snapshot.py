@@ -1,0 +1,84 @@
+"""The walk snapshot that lets a scan with nothing to do stop after its walk.
+
+A scan that walked the whole vault and left the index current (nothing skipped, BM25 merged, no chunk
+waiting for a vector unless embedding is off) records a fingerprint of what it walked (every indexed
+path with its mtime and size), the corpus version it left and what decides a scan's outcome (the scan
+settings, the parser version, k0maru's version). The next scan walks again, one stat() per file as
+always; when all of that is unchanged it has nothing to do and returns without opening the index for
+writing, importing the parser or recording a history row. Anything else, or any doubt (a missing,
+unreadable or locked file), takes the full scan.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import xxhash
+
+from k0maru import __version__
+from k0maru.fsutil import atomic_write_text
+from k0maru.layout import DB_FILE, STATE_DIR
+
+FILE = "scan-snapshot.json"
+
+
+def fingerprint(entries: Iterable[tuple[str, int, int]]) -> str:
+    """xxh3-128 of the sorted (path, mtime_ns, size) triples."""
+    h = xxhash.xxh3_128()
+    for rel, mtime_ns, size in sorted(entries):
+        h.update(f"{rel}\0{mtime_ns}\0{size}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def scan_key(include: list[str], exclude: list[str], max_file_bytes: int, parser_version: str) -> str:
+    return json.dumps([__version__, parser_version, include, exclude, max_file_bytes])
+
+
+def save(root: Path, walked: str, files: int, corpus_version: int, key: str) -> None:
+    atomic_write_text(root / STATE_DIR / FILE, json.dumps(
+        {"walked": walked, "files": files, "corpus_version": corpus_version, "key": key}))
+
+
+def forget(root: Path) -> None:
+    (root / STATE_DIR / FILE).unlink(missing_ok=True)
+
+
+def unchanged_files(root: Path, include: list[str], exclude: list[str], max_file_bytes: int,
+                    embed: bool) -> int | None:
+    """The number of files when a full scan would find nothing to do, else None."""
+    try:
+        snap: dict[str, Any] = json.loads((root / STATE_DIR / FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    from k0maru.index.markdown import PARSER_VERSION
+    from k0maru.index.walker import VaultWalker
+
+    if snap.get("key") != scan_key(include, exclude, max_file_bytes, PARSER_VERSION):
+        return None
+    walker = VaultWalker(root, include, exclude)
+    entries = [(e.rel, e.mtime_ns, e.size) for e in walker.walk()]
+    if walker.skips or walker.linked or len(entries) != snap.get("files") or fingerprint(entries) != snap.get("walked"):
+        return None
+    return len(entries) if _index_as_left(root, snap.get("corpus_version"), embed) else None
+
+
+def _index_as_left(root: Path, corpus_version: object, embed: bool) -> bool:
+    """The index is still at the snapshot's corpus version, and (when embedding) every chunk has a vector."""
+    from k0maru.index.db import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"file:{root / STATE_DIR / DB_FILE}?mode=ro", uri=True, timeout=0.2)
+    except sqlite3.Error:
+        return False
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'corpus_version'").fetchone()
+        if row is None or str(row[0]) != str(corpus_version):
+            return False
+        return not (embed and conn.execute("SELECT 1 FROM chunks WHERE embedded = 0 LIMIT 1").fetchone())
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
