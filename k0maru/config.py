@@ -127,6 +127,8 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
 
 
 def _warn(warnings: list[str]) -> None:
+    if not warnings:
+        return
     import logging
 
     for line in warnings:

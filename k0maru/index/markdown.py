@@ -232,7 +232,6 @@ def extract_links(body: str, rel_path: str = "", code_free: str | None = None) -
     return links
 
 
-PARSER_VERSION = "4"  # bump when parsing changes what is stored: the next scan re-parses every note
 _TAG_AFTER_HASH = re.compile(r"[^\W\d][\w\-/]*")
 _TAG_BEFORE = frozenset(" \t\n(,;")
 _TAG_OK = re.compile(r"[\w\-/]+\Z")

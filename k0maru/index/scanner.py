@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from k0maru.config import Settings
-from k0maru.index import snapshot
-from k0maru.index.markdown import PARSER_VERSION, Link, chunk_note, hash_bytes, parse_note
+from k0maru.index import PARSER_VERSION, snapshot
+from k0maru.index.markdown import Link, chunk_note, hash_bytes, parse_note
 from k0maru.index.store import CachedDoc, Store
 from k0maru.index.walker import Entry, VaultWalker
 

@@ -20,6 +20,7 @@ import xxhash
 
 from k0maru import __version__
 from k0maru.fsutil import atomic_write_text
+from k0maru.index import PARSER_VERSION
 from k0maru.layout import DB_FILE, STATE_DIR
 
 FILE = "scan-snapshot.json"
@@ -33,8 +34,8 @@ def fingerprint(entries: Iterable[tuple[str, int, int]]) -> str:
     return h.hexdigest()
 
 
-def scan_key(include: list[str], exclude: list[str], max_file_bytes: int, parser_version: str) -> str:
-    return json.dumps([__version__, parser_version, include, exclude, max_file_bytes])
+def scan_key(include: list[str], exclude: list[str], max_file_bytes: int) -> str:
+    return json.dumps([__version__, PARSER_VERSION, include, exclude, max_file_bytes])
 
 
 def save(root: Path, walked: str, files: int, corpus_version: int, key: str) -> None:
@@ -53,10 +54,9 @@ def unchanged_files(root: Path, include: list[str], exclude: list[str], max_file
         snap: dict[str, Any] = json.loads((root / STATE_DIR / FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    from k0maru.index.markdown import PARSER_VERSION
     from k0maru.index.walker import VaultWalker
 
-    if snap.get("key") != scan_key(include, exclude, max_file_bytes, PARSER_VERSION):
+    if snap.get("key") != scan_key(include, exclude, max_file_bytes):
         return None
     walker = VaultWalker(root, include, exclude)
     entries = [(e.rel, e.mtime_ns, e.size) for e in walker.walk()]

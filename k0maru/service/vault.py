@@ -14,7 +14,6 @@ from k0maru.config import Settings, default_config_toml, load_settings
 from k0maru.fsutil import atomic_write_text, ensure_state_dir
 from k0maru.index import snapshot
 from k0maru.index.db import sqlite_route
-from k0maru.index.markdown import PARSER_VERSION
 from k0maru.index.scanner import IncrementalScanner, ProgressFn, ScanResult
 from k0maru.index.store import Store, db_path
 from k0maru.layout import CONFIG_FILE, STATE_DIR, resolve_vault
@@ -150,7 +149,7 @@ class Vault:
                 snapshot.forget(self.root)
                 return
             snapshot.save(self.root, scan.walked or "", scan.walked_files, scan.corpus_version or 0,
-                          snapshot.scan_key(s.include, s.exclude, s.max_file_bytes, PARSER_VERSION))
+                          snapshot.scan_key(s.include, s.exclude, s.max_file_bytes))
 
     def pending_changes(self) -> dict[str, int]:
         """New, changed and removed files the index has not seen yet (a walk with stat() only)."""
