@@ -103,6 +103,8 @@ def main() -> None:
         worker_lines = [line for line in log.splitlines() if " worker: " in line]
         assert len(worker_lines) >= args.runs, log  # every hooked commit was indexed by the worker
         scan_ms = [timed([*K0, "scan", "--vault", str(root), "--no-embed"], root) for _ in range(args.runs)]
+        walk_only = json.loads(subprocess.run([*K0, "scan", "--vault", str(root), "--no-embed", "--json"], check=True,
+                                              capture_output=True, text=True, env=ENV).stdout)["walk_only"]
         floor_ms = [timed([sys.executable, "-c", FLOOR, str(root)], root) for _ in range(args.runs)]
     added = statistics.median(with_hooks) - statistics.median(without)
     out = {"notes": args.notes, "changed_per_commit": args.changed, "runs": args.runs,
@@ -110,7 +112,7 @@ def main() -> None:
            "commit_with_hooks_ms_median": round(statistics.median(with_hooks), 1),
            "commit_added_ms_median": round(added, 1),
            "worker_catch_up_ms_median": round(statistics.median(catch_up), 1),
-           "cli_scan_no_change_ms_median": round(statistics.median(scan_ms), 1),
+           "cli_scan_no_change_ms_median": round(statistics.median(scan_ms), 1), "cli_scan_walk_only": walk_only,
            "scandir_stat_floor_ms_median": round(statistics.median(floor_ms), 1),
            "cli_scan_vs_floor_ratio": round(statistics.median(scan_ms) / statistics.median(floor_ms), 2)}
     print(json.dumps(out) if args.json else "\n".join(f"{k:>30}: {v}" for k, v in out.items()))

@@ -31,7 +31,7 @@ def scan(vault: str | None, as_json: bool, full: bool, rebuild: bool, include: l
     warn(data["warnings"])
     keys = ("added", "modified", "unchanged", "removed", "skipped", "symlinks", "elapsed_ms", "touched", "files_read",
             "embedded")
-    emit(as_json, {k: data[k] for k in keys},
+    emit(as_json, {**{k: data[k] for k in keys}, "walk_only": data.get("walk_only", False)},
          lambda: print(f"added {data['added']}  modified {data['modified']}  unchanged {data['unchanged']}  "
                        f"removed {data['removed']}  skipped {data['skipped']}  embedded {data['embedded']}  "
                        + (f"symlinks {data['symlinks']}  " if data["symlinks"] else "")

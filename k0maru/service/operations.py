@@ -57,7 +57,7 @@ def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None
         return None
     return {"added": 0, "modified": 0, "unchanged": files, "removed": 0, "skipped": 0, "symlinks": 0,
             "elapsed_ms": round((time.perf_counter() - t0) * 1000, 2), "touched": 0, "files_read": 0,
-            "embedded": 0, "warnings": []}
+            "embedded": 0, "warnings": [], "walk_only": True}
 
 
 class Service:

@@ -40,7 +40,8 @@ def test_a_second_scan_with_nothing_to_do_only_walks(vault: Path) -> None:
     recorded = scans_recorded(vault)
     again = scan(vault, "--no-embed")
     assert again["unchanged"] == 6 and again["added"] == again["modified"] == again["removed"] == 0
-    assert scans_recorded(vault) == recorded  # the index was not opened for writing
+    assert again["walk_only"] and scans_recorded(vault) == recorded  # the index was not opened for writing
+    assert not scan(vault, "--no-embed", "--full")["walk_only"]
 
 
 @pytest.mark.parametrize("change", ["edit", "add", "remove", "same size", "unignore"])
