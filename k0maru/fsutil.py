@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +18,8 @@ STATE_GITIGNORE = ("# k0maru's local state (index, offloaded logs, locks) is reb
 def _durable_temp(path: Path, data: bytes) -> Path:
     """`data` written and fsynced to a temp file beside `path` (same filesystem, so rename/link work)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # ~6 ms of import (random, shutil) that a read-only command never needs
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -43,6 +43,9 @@ def hooks_run(vault: str | None, what: str, hook: str | None, hook_args: list[st
     return run.run_reindex(vault, hook, hook_args) if what == "reindex" else run.run_adr(vault)
 
 
+COMMANDS = ("hooks",)  # what register() adds: main builds only the group a command line names
+
+
 def register(add: Adder) -> None:
     p = add("hooks", hooks, "git hooks: install, uninstall, status (and `run`, used by the hooks)")
     hs = p.add_subparsers(dest="hooks_action", metavar="ACTION", required=True)

@@ -74,6 +74,9 @@ def worker(vault: str | None) -> int:
     return 0
 
 
+COMMANDS = ("init", "scan", "status", "worker")  # what register() adds: main builds only the group a command line names
+
+
 def register(add: Adder) -> None:
     add("init", init, "create .k0maru/ (config, index) and ignore it in git")
     p = add("scan", scan, "index new and changed notes incrementally, then embed new chunks")

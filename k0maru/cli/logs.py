@@ -73,6 +73,9 @@ def log_show(vault: str | None, as_json: bool, node: str, lines: str | None, gre
     return 0
 
 
+COMMANDS = ("offload", "log")  # what register() adds: main builds only the group a command line names
+
+
 def register(add: Adder) -> None:
     p = add("offload", offload, "run CMD; past the line threshold, keep its log and print a short summary")
     p.add_argument("--threshold", type=int, metavar="N", help="lines passed through unchanged (default 50)")

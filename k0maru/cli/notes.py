@@ -84,6 +84,9 @@ def distill(vault: str | None, as_json: bool, trace_file: str | None, node: str 
     return 0
 
 
+COMMANDS = ("conventions", "flush", "distill")  # what register() adds: main builds only the group a command line names
+
+
 def register(add: Adder) -> None:
     add("conventions", conventions, "show where each kind of note goes and how it is named, with evidence")
     p = add("flush", flush, "write a note (adr, decision, card, log, skill) following the vault's conventions")

@@ -45,6 +45,9 @@ def _print(result: RecallResult, explain: bool) -> None:
         print(f"    {hit.snippet}")
 
 
+COMMANDS = ("search",)  # what register() adds: main builds only the group a command line names
+
+
 def register(add: Adder) -> None:
     p = add("search", search, "hybrid search (BM25 + vectors + graph boost) over the vault")
     p.add_argument("query", nargs="+")

@@ -58,6 +58,9 @@ def connect(vault: str | None, as_json: bool, host: str | None, list_hosts: bool
     return 0
 
 
+COMMANDS = ("mcp", "ui", "connect")  # what register() adds: main builds only the group a command line names
+
+
 def register(add: Adder) -> None:
     add("mcp", mcp, "run the MCP server on stdio (its tools are listed by any MCP client)")
     p = add("ui", ui, "web console: search debugger, token scoreboard, log nodes, notes, status")

@@ -106,7 +106,7 @@ class IncrementalScanner:
                     self.store.record_scan(started, result.elapsed_ms, result.counts())
                 if only is None:
                     result.corpus_version = self.store.corpus_version()
-                    result.walked = snapshot.fingerprint((e.rel, e.mtime_ns, e.size) for e in entries)
+                    result.walked = snapshot.fingerprint(entries)
                     result.walked_files = len(entries)
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result

@@ -7,13 +7,19 @@ is indexed once, at its target; a link that leaves the vault, dangles or loops i
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:  # imported when a vault has a .gitignore, excludes or include globs (~20 ms)
-    import pathspec
+
+class Spec(Protocol):
+    """A .gitignore matcher: pathspec's GitIgnoreSpec, or DirectoryNames."""
+
+    def match_file(self, file: str) -> bool: ...
+
 
 ALWAYS_SKIP_DIRS = {".git", ".k0maru", ".hg", ".svn", "__pycache__", ".venv", "node_modules", ".obsidian", ".trash"}
 
@@ -33,7 +39,7 @@ class VaultWalker:
         self.root = root
         self._md_only = include == ["**/*.md"]
         self._include = None if self._md_only else _pathspec().PathSpec.from_lines("gitignore", include)
-        self._root_ignore = _pathspec().GitIgnoreSpec.from_lines(exclude) if exclude else None
+        self._root_ignore = gitignore_spec(list(exclude)) if exclude else None
         self._real_root = os.path.realpath(root)
         self.linked = 0  # symlinks to files inside the vault (indexed at their target)
         self.skips: list[tuple[str, str]] = []  # (vault path, why) of symlinks not followed
@@ -46,23 +52,23 @@ class VaultWalker:
     def walk(self) -> Iterator[Entry]:
         self.linked = 0
         self.skips = []
-        specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+        specs: list[tuple[str, Spec]] = []
         if self._root_ignore is not None:
             specs.append(("", self._root_ignore))
         found: list[Entry] = []
         self._walk_dir(str(self.root), "", specs, found)
         # stat()ed in directory order, ~30% faster on 10,000 notes than in name order; reported by path
-        found.sort(key=_rel)
+        found.sort(key=attrgetter("rel"))
         self.skips.sort()
         yield from found
 
-    def _walk_dir(self, abspath: str, rel_dir: str, specs: list[tuple[str, pathspec.GitIgnoreSpec]],
+    def _walk_dir(self, abspath: str, rel_dir: str, specs: list[tuple[str, Spec]],
                   out: list[Entry]) -> None:
         gitignore = os.path.join(abspath, ".gitignore")
         if os.path.isfile(gitignore):
             try:
                 with open(gitignore, encoding="utf-8", errors="replace") as fh:
-                    specs = [*specs, (rel_dir, _pathspec().GitIgnoreSpec.from_lines(fh))]
+                    specs = [*specs, (rel_dir, gitignore_spec(fh.read().splitlines()))]
             except OSError:
                 pass
         md_only = self._include is None
@@ -122,14 +128,14 @@ class VaultWalker:
                 continue
             if not self._included(rel, parts[-1]):
                 continue
-            specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+            specs: list[tuple[str, Spec]] = []
             if self._root_ignore is not None:
                 specs.append(("", self._root_ignore))
             for depth in range(len(parts)):
                 base = "/".join(parts[:depth]) + ("/" if depth else "")
                 gitignore = self.root / base / ".gitignore"
                 if gitignore.is_file():
-                    specs.append((base, _pathspec().GitIgnoreSpec.from_lines(
+                    specs.append((base, gitignore_spec(
                         gitignore.read_text(encoding="utf-8", errors="replace").splitlines())))
             ancestors = ["/".join(parts[:d]) + "/" for d in range(1, len(parts))]
             if any(_ignored(specs, a) for a in ancestors) or _ignored(specs, rel):
@@ -143,10 +149,6 @@ class VaultWalker:
                 yield Entry(rel, str(path), st.st_mtime_ns, st.st_size)
 
 
-def _rel(entry: Entry) -> str:
-    return entry.rel
-
-
 def _pathspec() -> Any:
     """pathspec, imported on first use."""
     import pathspec
@@ -154,13 +156,41 @@ def _pathspec() -> Any:
     return pathspec
 
 
-def _directories_only(spec: pathspec.GitIgnoreSpec) -> bool:
+def _directories_only(spec: Spec) -> bool:
     """Whether every pattern of `spec` names directories only (`.k0maru/`, `build/`): it cannot match a file
     the walk reaches, since a directory it matches was never entered (~15 ms saved per 10,000 notes)."""
-    return all(p.include is None or str(getattr(p, "pattern", "")).endswith("/") for p in spec.patterns)
+    if isinstance(spec, DirectoryNames):
+        return True
+    return all(p.include is None or str(getattr(p, "pattern", "")).rstrip("\r\n").endswith("/")
+               for p in getattr(spec, "patterns", ()))
 
 
-def _ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], rel: str) -> bool:
+_PLAIN_DIRECTORY = re.compile(r"[A-Za-z0-9._-]+/")
+
+
+class DirectoryNames:
+    """A .gitignore made only of plain directory names (`.k0maru/`, `node_modules/`, `build/`): such a
+    pattern ignores every directory of that name at any depth below the file, and all beneath it, which
+    is a name lookup; pathspec (~25 ms of import) is loaded only for any other pattern. Tested against
+    pathspec's answers."""
+
+    def __init__(self, names: Iterable[str]):
+        self.names = frozenset(names)
+
+    def match_file(self, path: str) -> bool:
+        parts = path.split("/")
+        return any(part in self.names for part in parts[:-1])  # "a/b/" -> a, b; "a/b.md" -> a
+
+
+def gitignore_spec(lines: list[str]) -> Spec:
+    """The matcher for a .gitignore's (or the config's exclude) lines."""
+    patterns = [line for line in lines if line.strip() and not line.startswith("#")]
+    if all(_PLAIN_DIRECTORY.fullmatch(p) and p not in ("./", "../") for p in patterns):
+        return DirectoryNames(p[:-1] for p in patterns)
+    return _pathspec().GitIgnoreSpec.from_lines(lines)
+
+
+def _ignored(specs: list[tuple[str, Spec]], rel: str) -> bool:
     for base, spec in specs:
         if base and not rel.startswith(base):
             continue

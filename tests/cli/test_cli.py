@@ -21,6 +21,23 @@ def test_help_lists_every_command(k0) -> None:
         assert sub.returncode == 0 and "--vault" in sub.stdout, cmd
 
 
+def test_each_group_declares_the_commands_it_registers() -> None:
+    """main builds only the group a command line names: a command missing from its group's COMMANDS
+    would be unknown to that command line."""
+    import argparse
+
+    from k0maru.cli.main import GROUPS, build_parser
+
+    def names(parser: argparse.ArgumentParser) -> set[str]:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return set(sub.choices)
+
+    for group in GROUPS:
+        for command in group.COMMANDS:
+            assert names(build_parser(command)) == set(group.COMMANDS), (group.__name__, command)
+    assert names(build_parser()) == {c for g in GROUPS for c in g.COMMANDS}
+
+
 def test_init_scan_status(k0, vault: Path) -> None:
     write(vault, ".gitignore", "build/\n")
     write(vault, "a.md", "# A\n[[b]]\n")

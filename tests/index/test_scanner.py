@@ -127,3 +127,31 @@ def test_kill_mid_scan_leaves_index_intact(vault: Path) -> None:
         assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert store.counts()["documents"] == 1  # exactly as before the scan
     assert scan(vault).added == 4000
+
+
+def test_a_gitignore_of_directory_names_matches_as_pathspec_does() -> None:
+    """DirectoryNames (the walk's matcher for `.k0maru/`-style files, which spares importing pathspec)
+    answers every path as pathspec's GitIgnoreSpec does over the same lines."""
+    import pathspec
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from k0maru.index.walker import DirectoryNames, gitignore_spec
+
+    names = ["build", ".k0maru", "node_modules", "a.b", "x-y_z"]
+    segment = st.sampled_from([*names, "src", "notes", "build.md", "a", "b.md", ".k0maruX"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.sampled_from(names), min_size=1, max_size=3, unique=True),
+           st.lists(segment, min_size=1, max_size=4), st.booleans())
+    def agree(chosen: list[str], parts: list[str], is_dir: bool) -> None:
+        lines = ["# generated", "", *(f"{n}/" for n in chosen)]
+        ours = gitignore_spec(lines)
+        assert isinstance(ours, DirectoryNames)
+        path = "/".join(parts) + ("/" if is_dir else "")
+        assert ours.match_file(path) == pathspec.GitIgnoreSpec.from_lines(lines).match_file(path), (lines, path)
+
+    agree()
+    assert not isinstance(gitignore_spec(["*.pyc", "build/"]), DirectoryNames)
+    assert not isinstance(gitignore_spec(["/build/"]), DirectoryNames)
+    assert not isinstance(gitignore_spec(["!keep/"]), DirectoryNames)
