@@ -19,7 +19,6 @@ import json
 import logging
 import math
 import time
-from collections import Counter
 from dataclasses import dataclass
 
 import bm25s
@@ -131,30 +130,31 @@ class Delta:
         rows = store.lexical_delta(main.max_chunk_id)
         stale = store.lexical_stale()
         self.size = len(rows) + len(stale)
-        self.stale_mask = (np.isin(main.chunk_ids, np.asarray(stale, dtype=np.int64)) if stale
-                           else np.zeros(main.chunk_ids.size, dtype=bool))
+        self.stale_mask = np.zeros(main.chunk_ids.size, dtype=bool)
+        if stale:  # main.chunk_ids is sorted: a binary search per stale chunk, not a pass over the corpus
+            ids = np.asarray(stale, dtype=np.int64)
+            pos = np.minimum(np.searchsorted(main.chunk_ids, ids), max(main.chunk_ids.size - 1, 0))
+            if main.chunk_ids.size:
+                self.stale_mask[pos[main.chunk_ids[pos] == ids]] = True
         self.chunk_ids = np.asarray([r[0] for r in rows], dtype=np.int64)
         self.doc_ids = np.asarray([r[1] for r in rows], dtype=np.int64)
-        counts = [Counter(tokenize(f"{title}\n{heading}\n{text}", INDEX)) for _, _, title, heading, text in rows]
+        # every term occurrence as (term id, chunk), counted with numpy rather than a Counter per chunk
         vocab: dict[str, int] = {}
         term_of: list[int] = []
-        doc_of: list[int] = []
-        counts_of: list[int] = []
-        for i, c in enumerate(counts):
-            for term, n in c.items():
-                term_of.append(vocab.setdefault(term, len(vocab)))
-                doc_of.append(i)
-                counts_of.append(n)
-        t = np.asarray(term_of, dtype=np.int64)
-        d = np.asarray(doc_of, dtype=np.int64)
-        tf = np.asarray(counts_of, dtype=np.float64)
-        lengths = np.asarray([c.total() for c in counts], dtype=np.float64)
-        df_delta = np.bincount(t, minlength=len(vocab))
+        lengths = np.zeros(len(rows), dtype=np.int64)
+        add = vocab.setdefault
+        for i, (_, _, title, heading, text) in enumerate(rows):
+            terms = tokenize(f"{title}\n{heading}\n{text}", INDEX)
+            term_of.extend([add(term, len(vocab)) for term in terms])
+            lengths[i] = len(terms)
+        n = max(len(rows), 1)
+        pairs, tf = np.unique(np.asarray(term_of, dtype=np.int64) * n + np.repeat(np.arange(len(rows)), lengths),
+                              return_counts=True)  # sorted by term, then chunk: the postings, grouped by term
+        t, d = pairs // n, pairs % n
         norm = K1 * (1 - B + B * lengths / main.avgdl)  # per chunk: the length part of the tf component
-        order = np.argsort(t, kind="stable")  # postings grouped by term
         self.vocab = vocab
-        self.docs, self.tfc = d[order], (tf / (tf + norm[d]))[order]  # tf components; IDF comes per query
-        self.indptr = np.concatenate([[0], np.cumsum(df_delta)])
+        self.docs, self.tfc = d, tf / (tf + norm[d])  # tf components; IDF comes per query
+        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(t, minlength=len(vocab)))])
         self.stale_in_main = int(self.stale_mask.sum())
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
