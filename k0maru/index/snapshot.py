@@ -1,12 +1,13 @@
 """The walk snapshot that lets a scan with nothing to do stop after its walk.
 
-A scan that walked the whole vault and left the index current (nothing skipped, BM25 merged, no chunk
-waiting for a vector unless embedding is off) records a fingerprint of what it walked (every indexed
-path with its mtime and size), the corpus version it left and what decides a scan's outcome (the scan
-settings, the parser version, k0maru's version). The next scan walks again, one stat() per file as
-always; when all of that is unchanged it has nothing to do and returns without opening the index for
-writing, importing the parser or recording a history row. Anything else, or any doubt (a missing,
-unreadable or locked file), takes the full scan.
+A scan that walked the whole vault and left the index current (nothing skipped, BM25 merged) records a
+fingerprint of what it walked (every indexed path with its mtime and size), the corpus version it left and
+what decides a scan's outcome (the scan settings, the parser version, k0maru's version). The next scan
+walks again, one stat() per file as always; when all of that is unchanged, and no chunk waits for a vector
+where the caller would embed it, it has nothing to do and returns without opening the index for writing,
+importing the parser or recording a history row. The CLI's `scan` asks before importing the index code;
+every other whole-vault index run (a server's rescan, a one-shot query's) asks in `Vault.index`. Anything
+else, or any doubt (a missing, unreadable or locked file), takes the full scan.
 """
 
 from __future__ import annotations

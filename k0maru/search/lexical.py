@@ -15,23 +15,19 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import logging
 import math
 import time
 from dataclasses import dataclass
 
-import bm25s
 import numpy as np
 
 from k0maru.errors import K0maruError
 from k0maru.index.store import Store
 from k0maru.search.terms import INDEX, STEMS, SURFACE, tokenize
 
-logging.getLogger("bm25s").setLevel(logging.ERROR)
-
 K1, B = 1.5, 0.75
-TERMS_FORMAT = 2  # 2: plain words as stem and =surface; a segment of another format is rebuilt
+TERMS_FORMAT = 3  # 2: plain words as stem and =surface; 3: the vocabulary one term per line
 
 
 def _idf(df: int, n: int) -> float:
@@ -46,12 +42,24 @@ class LexicalHit:
     score: float
 
 
+@dataclass(slots=True)
+class Postings:
+    """bm25s's score matrix (CSC: per term, the chunks that hold it and their precomputed BM25 scores)
+    and its vocabulary; a query reads these arrays directly, so only a rebuild imports bm25s."""
+
+    vocab: dict[str, int]
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    num_docs: int
+
+
 class MainSegment:
     """Chunk-level BM25 (Lucene variant, k1=1.5, b=0.75) over the chunks up to `max_chunk_id`."""
 
-    def __init__(self, bm25: bm25s.BM25 | None, chunk_ids: np.ndarray, doc_ids: np.ndarray, avgdl: float,
+    def __init__(self, postings: Postings | None, chunk_ids: np.ndarray, doc_ids: np.ndarray, avgdl: float,
                  version: int):
-        self.bm25 = bm25
+        self.postings_of = postings
         self.chunk_ids = chunk_ids
         self.doc_ids = doc_ids
         self.avgdl = avgdl
@@ -60,6 +68,9 @@ class MainSegment:
 
     @classmethod
     def build(cls, store: Store) -> MainSegment:
+        import bm25s  # ~150 ms of import: a rebuild's cost, never a query's
+
+        logging.getLogger("bm25s").setLevel(logging.ERROR)
         version = store.corpus_version()
         rows = store.lexical_corpus()
         chunk_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
@@ -69,34 +80,32 @@ class MainSegment:
             return cls(None, chunk_ids, doc_ids, 1.0, version)
         bm25 = bm25s.BM25(k1=K1, b=B, method="lucene")
         bm25.index(corpus, show_progress=False)
-        return cls(bm25, chunk_ids, doc_ids, max(sum(map(len, corpus)) / len(corpus), 1.0), version)
+        m = bm25.scores
+        postings = Postings(dict(bm25.vocab_dict), m["data"], m["indices"], m["indptr"], int(m["num_docs"]))
+        return cls(postings, chunk_ids, doc_ids, max(sum(map(len, corpus)) / len(corpus), 1.0), version)
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         """(chunk positions, stored scores) of `term`, None if the main segment never saw it."""
-        if self.bm25 is None or term not in self.bm25.vocab_dict:
+        p = self.postings_of
+        tid = p.vocab.get(term) if p is not None else None
+        if p is None or tid is None:
             return None
-        scores = self.bm25.scores
-        tid = self.bm25.vocab_dict[term]
-        lo, hi = scores["indptr"][tid], scores["indptr"][tid + 1]
-        return scores["indices"][lo:hi], scores["data"][lo:hi]
+        lo, hi = p.indptr[tid], p.indptr[tid + 1]
+        return p.indices[lo:hi], p.data[lo:hi]
 
     @property
     def size(self) -> int:
-        return int(self.bm25.scores["num_docs"]) if self.bm25 is not None else 0
+        return self.postings_of.num_docs if self.postings_of is not None else 0
 
     # ---- persistence -----------------------------------------------------------------------
     def to_blob(self) -> bytes:
         buf = io.BytesIO()
         arrays: dict[str, np.ndarray] = {"chunk_ids": self.chunk_ids, "doc_ids": self.doc_ids,
                                          "avgdl": np.asarray([self.avgdl]), "terms": np.asarray([TERMS_FORMAT])}
-        if self.bm25 is not None:
-            scores = self.bm25.scores
-            vocab = sorted(self.bm25.vocab_dict.items(), key=lambda kv: kv[1])
-            arrays.update(
-                data=scores["data"], indices=scores["indices"], indptr=scores["indptr"],
-                num_docs=np.asarray([scores["num_docs"]]),
-                vocab=np.frombuffer(json.dumps([k for k, _ in vocab]).encode(), dtype=np.uint8),
-            )
+        if (p := self.postings_of) is not None:
+            vocab = sorted(p.vocab, key=p.vocab.__getitem__)  # terms hold no whitespace: one per line
+            arrays.update(data=p.data, indices=p.indices, indptr=p.indptr, num_docs=np.asarray([p.num_docs]),
+                          vocab=np.frombuffer("\n".join(vocab).encode(), dtype=np.uint8))
         np.savez(buf, **arrays)  # type: ignore[arg-type]
         return buf.getvalue()
 
@@ -108,14 +117,10 @@ class MainSegment:
             chunk_ids, doc_ids, avgdl = npz["chunk_ids"], npz["doc_ids"], float(npz["avgdl"][0])
             if "data" not in npz:
                 return cls(None, chunk_ids, doc_ids, avgdl, version)
-            bm25 = bm25s.BM25(k1=K1, b=B, method="lucene")
-            bm25.scores = {"data": npz["data"], "indices": npz["indices"], "indptr": npz["indptr"],
-                           "num_docs": int(npz["num_docs"][0])}
-            vocab = json.loads(npz["vocab"].tobytes().decode())
-        bm25.vocab_dict = {token: i for i, token in enumerate(vocab)}
-        bm25.unique_token_ids_set = set(bm25.vocab_dict.values())
-        bm25.nonoccurrence_array = None  # lucene variant: no non-occurrence term
-        return cls(bm25, chunk_ids, doc_ids, avgdl, version)
+            vocab = npz["vocab"].tobytes().decode().split("\n")
+            postings = Postings({term: i for i, term in enumerate(vocab)}, npz["data"], npz["indices"],
+                                npz["indptr"], int(npz["num_docs"][0]))
+        return cls(postings, chunk_ids, doc_ids, avgdl, version)
 
     def save(self, store: Store) -> bool:
         """Persist; refused (False) if the corpus moved on meanwhile."""

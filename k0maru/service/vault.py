@@ -114,7 +114,13 @@ class Vault:
               record: bool = True, lexical: bool = False, embed_limit: int | None = None) -> IndexReport:
         """Incremental scan (of `only`, else everything), then embed the chunks that have no vector yet (at
         most `embed_limit`); with `lexical`, also merge the BM25 delta into its main segment when it has grown
-        past `Bm25State.merge_due` (a query only ever scores the delta)."""
+        past `Bm25State.merge_due` (a query only ever scores the delta). A whole-vault run that a walk
+        shows has nothing to do (snapshot.py) stops after the walk."""
+        s = self.settings
+        if only is None and not full:
+            files = snapshot.unchanged_files(self.root, s.include, s.exclude, s.max_file_bytes, embed and s.embed)
+            if files is not None:
+                return IndexReport(ScanResult(unchanged=files))
         scan = IncrementalScanner(self.store, self.settings).scan(full=full, only=only, progress=scan_progress,
                                                                   record=record)
         report = IndexReport(scan)
@@ -142,8 +148,7 @@ class Vault:
         """Record the walk when this index run left nothing for the next scan to do (snapshot.py)."""
         s = self.settings
         current = (scan.walked is not None and scan.corpus_version is not None and lexical
-                   and not (scan.skipped or scan.symlinks or scan.warnings)
-                   and not (s.embed and self.store.unembedded_chunks()))
+                   and not (scan.skipped or scan.symlinks or scan.warnings))  # pending vectors: checked on use
         with contextlib.suppress(OSError):  # a read-only state folder: every scan walks in full, as before
             if not current:
                 snapshot.forget(self.root)
