@@ -134,5 +134,8 @@ MIGRATIONS: list[str] = [
         blob           BLOB NOT NULL
     );
     DELETE FROM lexical_stale;
+    -- a new corpus version: the walk snapshot no longer vouches for the index, so the next scan rebuilds
+    -- the segment instead of the first query
+    UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'corpus_version';
     """,
 ]
