@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -35,7 +36,7 @@ def neighbourhood(center: str, forward: list[tuple[str, str]], back: list[tuple[
     return "".join(out)
 
 
-def savings_chart(points: list[dict[str, Any]], width: int = 960, height: int = 300) -> str:
+def savings_chart(points: Sequence[dict[str, Any]], width: int = 960, height: int = 300) -> str:
     """Cumulative raw vs summary tokens over the offloads, oldest first, from zero; both lines labelled at
     their end. Drawn at the card's width."""
     pad, right = 56, 150

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from flask import current_app, request
@@ -66,7 +67,7 @@ def search(args: dict[str, Any]) -> dict[str, Any]:
 PAGE_LINES = 60
 
 
-def log_slice(node: str, failure_lines: list[int] | None = None) -> Any:
+def log_slice(node: str, failure_lines: Sequence[int] | None = None) -> Any:
     """The lines of a log page or API call: ?grep=PATTERN (with ?context=N) or ?lines=A:B; by default the
     page around the first failure (the top of the log when none was recognised)."""
     if request.args.get("grep"):

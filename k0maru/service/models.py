@@ -1,31 +1,57 @@
 """Typed results of the service operations, shared by every front end (CLI `--json`, MCP structured
-content, console API). `payload()` is the one compact wire shape."""
+content, console API). `payload()` is the one compact wire shape.
+
+Plain dataclasses, not pydantic models: a one-shot CLI command never imports pydantic (200-330 ms). The
+MCP SDK derives each tool's output schema from them (fields with a default are optional), and the
+sequences default to empty tuples so that every optional field's default is a class attribute it sees."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel
 
-
-def _round(value: Any) -> Any:
+def _compact(value: Any) -> Any:
+    """Dataclasses as dicts without the fields that are None or at their default; floats to 4
+    significant digits; sequences as lists."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {}
+        for f in dataclasses.fields(value):
+            v = getattr(value, f.name)
+            if v is None:
+                continue
+            if f.default is not dataclasses.MISSING and (
+                    v == f.default or (isinstance(v, list | tuple) and not v and f.default == ())):
+                continue
+            if f.default_factory is not dataclasses.MISSING and v == f.default_factory():
+                continue
+            out[f.name] = _compact(v)
+        return out
     if isinstance(value, float):
         return float(f"{value:.4g}")
     if isinstance(value, dict):
-        return {k: _round(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_round(v) for v in value]
+        return {k: _compact(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_compact(v) for v in value]
     return value
 
 
-class Result(BaseModel):
+class Result:
     def payload(self) -> dict[str, Any]:
         """The compact JSON-ready shape every front end sends: fields that are None or still at their
-        default (empty lists, false flags) are left out, floats carry 4 significant digits."""
-        return _round(self.model_dump(mode="json", exclude_none=True, exclude_defaults=True))
+        default (empty sequences, false flags) are left out, floats carry 4 significant digits."""
+        out: dict[str, Any] = _compact(self)
+        return out
+
+    def but(self, **changes: Any) -> Any:
+        """A copy with `changes`."""
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
 
 
 # ---- recall ------------------------------------------------------------------------------------------
+@dataclass(kw_only=True)
 class RecallHit(Result):
     path: str
     title: str
@@ -41,25 +67,28 @@ class RecallHit(Result):
     bm25_part: float | None = None  # the score's parts: BM25, vectors, graph
     vector_part: float | None = None
     graph_boost: float | None = None
-    boost_links: list[str] = []
+    boost_links: Sequence[str] = ()
 
 
+@dataclass(kw_only=True)
 class RecallResult(Result):
     query: str
     mode: str
     hits: list[RecallHit]
-    warnings: list[str] = []
+    warnings: Sequence[str] = ()
     pool: int | None = None  # with explain
     bm25_weight: float | None = None  # with explain: BM25's share of the score for this query
 
 
 # ---- loadout -----------------------------------------------------------------------------------------
+@dataclass(kw_only=True)
 class LoadoutSection(Result):
     kind: str  # rules | conventions | hub | adr
     source: str
     text: str
 
 
+@dataclass(kw_only=True)
 class Loadout(Result):
     vault: str
     token_budget: int
@@ -69,12 +98,14 @@ class Loadout(Result):
 
 
 # ---- offloaded logs ----------------------------------------------------------------------------------
+@dataclass(kw_only=True)
 class LogLine(Result):
     n: int
     text: str
     match: bool | None = None  # only when grepping
 
 
+@dataclass(kw_only=True)
 class LogNode(Result):
     node_id: str
     task_id: str
@@ -87,29 +118,31 @@ class LogNode(Result):
     summary_tokens: int
     saved_tokens: int
     estimator: str
-    stack: list[str] = []
-    error_codes: list[str] = []
+    stack: Sequence[str] = ()
+    error_codes: Sequence[str] = ()
     first_location: str | None = None
-    failures: list[dict[str, Any]] = []
+    failures: Sequence[dict[str, Any]] = ()
 
 
+@dataclass(kw_only=True)
 class LogNodeView(Result):
     node_id: str
     command: str
     exit_code: int | None
     raw_lines: int
-    error_codes: list[str] = []
+    error_codes: Sequence[str] = ()
     first_location: str | None = None
     summary: str | None = None  # the summary view only: summary, diagram and token counts
     mermaid: str | None = None
     raw_tokens: int | None = None
     summary_tokens: int | None = None
-    failure_lines: list[int] = []  # where the failures the summary names start, in log order
-    lines: list[LogLine] = []
+    failure_lines: Sequence[int] = ()  # where the failures the summary names start, in log order
+    lines: Sequence[LogLine] = ()
     matches: int | None = None
     truncated: bool = False
 
 
+@dataclass(kw_only=True)
 class TokenScoreboard(Result):
     offloads: int
     raw_tokens: int
@@ -118,18 +151,20 @@ class TokenScoreboard(Result):
     ratio: float | None
     price_per_mtok: float
     saved_usd: float
-    points: list[dict[str, Any]] = []
+    points: Sequence[dict[str, Any]] = ()
 
 
 # ---- notes -------------------------------------------------------------------------------------------
+@dataclass(kw_only=True)
 class FlushOutcome(Result):
     path: str
     outcome: Literal["created", "up_to_date", "versioned"]
     kind: str
-    linked: list[str] = []
-    unresolved: list[str] = []
+    linked: Sequence[str] = ()
+    unresolved: Sequence[str] = ()
 
 
+@dataclass(kw_only=True)
 class SkillCardResult(Result):
     title: str
     stack: str
@@ -137,22 +172,24 @@ class SkillCardResult(Result):
     location: str | None
     note_path: str
     note_outcome: str
-    related_notes: list[str] = []
+    related_notes: Sequence[str] = ()
     hermes_path: str | None = None
     hermes_outcome: str | None = None
     card_markdown: str
 
 
+@dataclass(kw_only=True)
 class NoteLink(Result):
     target: str | None = None
     path: str | None = None
     title: str | None = None
 
 
+@dataclass(kw_only=True)
 class NoteView(Result):
     path: str
     title: str
-    frontmatter: dict[str, Any] = {}
+    frontmatter: dict[str, Any] = field(default_factory=dict)
     body: str
-    links: list[NoteLink] = []
-    backlinks: list[NoteLink] = []
+    links: Sequence[NoteLink] = ()
+    backlinks: Sequence[NoteLink] = ()

@@ -5,6 +5,7 @@ typed result; none of them touches the store or the engines directly."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,7 @@ from k0maru.limits import (
     one_line,
 )
 
-if TYPE_CHECKING:  # the pydantic models (~150 ms of import) load only for the operations that answer with one;
+if TYPE_CHECKING:  # the result types load only for the operations that answer with one;
     # the session (the scanner, the store) only once a service is opened, so unchanged_scan stays light
     from k0maru.search.filters import Filters
     from k0maru.service.models import (
@@ -100,10 +101,9 @@ class Service:
                             lines=(f"{h.line_start}-{h.line_end}" if h.line_end > h.line_start else str(h.line_start))
                             if h.line_start else None)
             if explain:
-                hit = hit.model_copy(update={"bm25_rank": h.bm25_rank, "bm25_score": h.bm25_score,
-                                             "vector_rank": h.vector_rank, "cosine": h.cosine, "bm25_part": h.bm25_part,
-                                             "vector_part": h.vector_part,
-                                             "graph_boost": h.graph_boost, "boost_links": h.boost_links})
+                hit = hit.but(bm25_rank=h.bm25_rank, bm25_score=h.bm25_score, vector_rank=h.vector_rank,
+                              cosine=h.cosine, bm25_part=h.bm25_part, vector_part=h.vector_part,
+                              graph_boost=h.graph_boost, boost_links=h.boost_links)
             hits.append(hit)
         answer = RecallResult(query=result.query, mode=result.mode, hits=hits, warnings=result.warnings,
                               pool=result.pool if explain else None,
@@ -127,7 +127,8 @@ class Service:
 
         with self.live.session(fresh=False) as vault:
             recs = records.list_all(vault.store, limit)
-        return [LogNode(**{k: v for k, v in r.as_dict().items() if k in LogNode.model_fields}) for r in recs]
+        names = {f.name for f in dataclasses.fields(LogNode)}
+        return [LogNode(**{k: v for k, v in r.as_dict().items() if k in names}) for r in recs]
 
     def log_view(self, node_id: str, lines: str | None = None, pattern: str | None = None, context: int = 3,
                  max_lines: int = DEFAULT_LOG_LINES, max_matches: int = 50, fixed: bool = False) -> LogNodeView:
@@ -305,13 +306,12 @@ def fit_budget(result: RecallResult, budget: int) -> RecallResult:
     hits = list(result.hits)
     while hits:
         for cap in PASSAGE_CAPS:
-            trimmed = [h.model_copy(update={"snippet": _cut(h.snippet, cap)}) for h in hits]
-            candidate = result.model_copy(update={"hits": trimmed})
+            trimmed = [h.but(snippet=_cut(h.snippet, cap)) for h in hits]
+            candidate = result.but(hits=trimmed)
             if answer_tokens(candidate) <= budget:
                 return candidate
         hits = hits[:-1]
-    return result.model_copy(update={"hits": [], "warnings": [*result.warnings,
-                                                               f"token_budget {budget} is too small for any hit"]})
+    return result.but(hits=[], warnings=[*result.warnings, f"token_budget {budget} is too small for any hit"])
 
 
 def _cut(text: str, cap: int) -> str:
