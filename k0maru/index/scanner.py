@@ -42,7 +42,6 @@ class ScanResult:
     elapsed_ms: float = 0.0
     warnings: list[str] = field(default_factory=list)
     walked: str | None = None  # fingerprint of a whole-vault walk (snapshot.py), None for a partial scan
-    walked_files: int = 0
     corpus_version: int | None = None  # the version this scan left, read under its last write lock
 
     @property
@@ -107,7 +106,6 @@ class IncrementalScanner:
                 if only is None:
                     result.corpus_version = self.store.corpus_version()
                     result.walked = snapshot.fingerprint(entries)
-                    result.walked_files = len(entries)
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
 

@@ -40,9 +40,9 @@ def scan_key(include: list[str], exclude: list[str], max_file_bytes: int) -> str
     return json.dumps([__version__, PARSER_VERSION, include, exclude, max_file_bytes])
 
 
-def save(root: Path, walked: str, files: int, corpus_version: int, key: str) -> None:
-    atomic_write_text(root / STATE_DIR / FILE, json.dumps(
-        {"walked": walked, "files": files, "corpus_version": corpus_version, "key": key}))
+def save(root: Path, walked: str, corpus_version: int, key: str) -> None:
+    atomic_write_text(root / STATE_DIR / FILE, json.dumps({"walked": walked, "corpus_version": corpus_version,
+                                                           "key": key}))
 
 
 def forget(root: Path) -> None:
@@ -58,13 +58,15 @@ def unchanged_files(root: Path, include: list[str], exclude: list[str], max_file
         return None
     from k0maru.index.walker import VaultWalker
 
-    if snap.get("key") != scan_key(include, exclude, max_file_bytes):
+    # the one read of the index before the walk: a moved corpus or a vector backlog needs no walk to rule out
+    if snap.get("key") != scan_key(include, exclude, max_file_bytes) or not _index_as_left(
+            root, snap.get("corpus_version"), embed):
         return None
     walker = VaultWalker(root, include, exclude)
     entries = list(walker.walk())
-    if walker.skips or walker.linked or len(entries) != snap.get("files") or fingerprint(entries) != snap.get("walked"):
+    if walker.skips or walker.linked or fingerprint(entries) != snap.get("walked"):
         return None
-    return len(entries) if _index_as_left(root, snap.get("corpus_version"), embed) else None
+    return len(entries)
 
 
 def _index_as_left(root: Path, corpus_version: object, embed: bool) -> bool:

@@ -118,9 +118,10 @@ def check_model(model_path: str = "", enabled: bool = True) -> tuple[str | None,
 def load_embedder(model_path: str = "", threads: int = 0, enabled: bool = True,
                   optimize: bool = True) -> tuple[Embedder | None, str | None]:
     """(embedder, None) or (None, one-line warning). Never raises for a missing model."""
-    if not enabled:
-        return None, "embeddings disabled (embed = false): searching with BM25 only"
+    name, warning = check_model(model_path, enabled)
+    if name is None:
+        return None, warning
     try:
         return Embedder(Path(model_path).expanduser() if model_path else None, threads, optimize=optimize), None
-    except ModelUnavailable as exc:
+    except ModelUnavailable as exc:  # an unreadable model file: the same one-line warning
         return None, str(exc)

@@ -259,12 +259,13 @@ class Service:
 
     def scan(self, full: bool = False, rebuild: bool = False) -> tuple[Path | None, dict[str, Any]]:
         """Incremental scan (all files with `full`; a new index with `rebuild`), embeddings and the BM25
-        index brought up to date; returns where a rebuilt index's old file went, and the report."""
+        index brought up to date; returns where a rebuilt index's old file went, and the report. The caller
+        asks `unchanged_scan` first (before importing any of this), so the walk snapshot is not asked again."""
         with self.live.session(fresh=False) as vault:
             if full and not rebuild:  # a full scan also vouches for the file it rewrites
                 vault.store.require_sound()
             moved = vault.rebuild() if rebuild else None
-            report = vault.index(full=full or rebuild, scan_progress=self.live.scan_progress,
+            report = vault.index(full=full or rebuild, snapshot_first=False, scan_progress=self.live.scan_progress,
                                  embed_progress=self.live.embed_progress, lexical=True)
         return moved, report.as_dict()
 

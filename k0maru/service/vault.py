@@ -111,13 +111,15 @@ class Vault:
 
     def index(self, full: bool = False, only: list[str] | None = None, embed: bool = True,
               scan_progress: ProgressFn | None = None, embed_progress: ProgressFn | None = None,
-              record: bool = True, lexical: bool = False, embed_limit: int | None = None) -> IndexReport:
+              record: bool = True, lexical: bool = False, embed_limit: int | None = None,
+              snapshot_first: bool = True) -> IndexReport:
         """Incremental scan (of `only`, else everything), then embed the chunks that have no vector yet (at
         most `embed_limit`); with `lexical`, also merge the BM25 delta into its main segment when it has grown
         past `Bm25State.merge_due` (a query only ever scores the delta). A whole-vault run that a walk
-        shows has nothing to do (snapshot.py) stops after the walk."""
+        shows has nothing to do (snapshot.py) stops after the walk; `snapshot_first=False` when the caller
+        has just asked (the CLI's scan), so a vault with changes is not walked one time more."""
         s = self.settings
-        if only is None and not full:
+        if only is None and not full and snapshot_first:
             files = snapshot.unchanged_files(self.root, s.include, s.exclude, s.max_file_bytes, embed and s.embed)
             if files is not None:
                 return IndexReport(ScanResult(unchanged=files))
@@ -153,7 +155,7 @@ class Vault:
             if not current:
                 snapshot.forget(self.root)
                 return
-            snapshot.save(self.root, scan.walked or "", scan.walked_files, scan.corpus_version or 0,
+            snapshot.save(self.root, scan.walked or "", scan.corpus_version or 0,
                           snapshot.scan_key(s.include, s.exclude, s.max_file_bytes))
 
     def pending_changes(self) -> dict[str, int]:
