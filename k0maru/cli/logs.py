@@ -21,7 +21,7 @@ def offload(vault: str | None, as_json: bool, threshold: int | None, task_id: st
         command = command[1:]
     if not command and sys.stdin.isatty():
         raise K0maruError("nothing to run: use `k0maru offload -- CMD ARGS` or pipe output into `k0maru offload`")
-    with Vault.open(vault, offload_threshold=threshold) as v:
+    with Vault.open(vault, writes_state=True, offload_threshold=threshold) as v:
         def save(rec: records.OffloadRecord) -> None:
             try:
                 records.save(v.store, rec)

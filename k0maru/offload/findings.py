@@ -1,4 +1,6 @@
-"""What the extractors find in a log: failures with codes and locations, and the stacks seen."""
+"""What the extractors find in a log: failures with codes and locations, and the stacks seen. Memory stays
+bounded whatever the log: the first `MAX_KEPT` failures are kept whole, every failure is counted in its
+(stack, code) group, and groups past `MAX_KEPT` distinct ones are counted in the total only."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from typing import Any
 
 # what a failure is called when its tool gives it no code: shown with the failure, never listed as a code
 UNCODED = frozenset({"error", "FAIL", "fatal-error"})
+MAX_KEPT = 1000
 
 
 @dataclass(slots=True)
@@ -23,15 +26,54 @@ class Failure:
 
 
 @dataclass(slots=True)
+class Group:
+    """The failures of one (stack, code): how many, and the first one found."""
+
+    stack: str
+    code: str
+    count: int
+    first: Failure
+
+
+@dataclass(slots=True)
 class Findings:
-    failures: list[Failure] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)  # the first MAX_KEPT, in the order found
     stacks: list[str] = field(default_factory=list)
     generic: Failure | None = None
+    total: int = 0  # every failure found, kept or not
+    latest: Failure | None = None
+    groups: dict[tuple[str, str], Group] = field(default_factory=dict)
 
     def add(self, failure: Failure) -> Failure:
-        self.failures.append(failure)
+        self.latest = failure
+        if len(self.failures) < MAX_KEPT:
+            self.failures.append(failure)
+        self._count(failure)
         self.saw(failure.stack)
         return failure
+
+    def recode(self, failure: Failure, code: str) -> None:
+        """Give a failure the code its tool names on a later line (a Rust lint after `error: ...`)."""
+        old = (failure.stack, failure.code)
+        group = self.groups.get(old)
+        if group is not None:
+            group.count -= 1
+            if not group.count:
+                del self.groups[old]
+            elif group.first is failure:  # the group's next kept failure, if one was kept
+                group.first = next((f for f in self.failures if (f.stack, f.code) == old and f is not failure),
+                                   group.first)
+        self.total -= 1
+        failure.code = code
+        self._count(failure)
+
+    def _count(self, failure: Failure) -> None:
+        self.total += 1
+        key = (failure.stack, failure.code)
+        if key in self.groups:
+            self.groups[key].count += 1
+        elif len(self.groups) < MAX_KEPT:
+            self.groups[key] = Group(failure.stack, failure.code, 1, failure)
 
     def saw(self, stack: str) -> None:
         if stack not in self.stacks:
@@ -39,11 +81,17 @@ class Findings:
 
     @property
     def error_codes(self) -> list[str]:
-        codes: list[str] = []
-        for f in self.failures:
-            if f.code not in codes and f.code not in UNCODED:
-                codes.append(f.code)
-        return codes
+        return list(dict.fromkeys(code for _, code in self.groups if code not in UNCODED))
+
+    @property
+    def count(self) -> int:
+        return self.total or (1 if self.generic else 0)
+
+    def grouped(self) -> list[Group]:
+        """Groups in the order of their first failure's line; the generic line alone when nothing else."""
+        if not self.groups:
+            return [Group(self.generic.stack, self.generic.code, 1, self.generic)] if self.generic else []
+        return sorted(self.groups.values(), key=lambda g: g.first.line)
 
     @property
     def first_location(self) -> str | None:

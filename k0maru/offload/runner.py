@@ -26,7 +26,7 @@ from k0maru.llm_tokens import count_tokens
 from k0maru.offload import records, summary
 from k0maru.offload.analyzer import LogAnalyzer
 from k0maru.offload.findings import Findings
-from k0maru.offload.tokencount import StreamingTokenCounter
+from k0maru.offload.tokencount import count_log_tokens
 
 MAX_SUMMARY_SHARE = 0.5  # a summary must cost at most half the log's tokens, else the log passes through
 READ_SIZE = 1 << 16
@@ -84,7 +84,6 @@ class _Spool:
         self.last_byte = b""
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.analyzer = LogAnalyzer()
-        self.tokens = StreamingTokenCounter()
         self.progress: _Progress | None = None
 
     def write(self, chunk: bytes, from_stderr: bool = False) -> None:
@@ -98,7 +97,6 @@ class _Spool:
                 self.head = None  # over the threshold: the file alone holds the log
         text = self.decoder.decode(chunk)
         self.analyzer.feed(text)
-        self.tokens.feed(text, len(chunk))
         if self.progress is not None:
             self.progress.tick(self)
 
@@ -138,12 +136,11 @@ class _Progress:
         if now - self.shown_at < self.INTERVAL_S:
             return
         self.shown_at = now
-        failures = spool.analyzer.findings.failures
+        findings = spool.analyzer.findings
         latest = ""
-        if failures:
-            f = failures[-1]
+        if (f := findings.latest) is not None:
             latest = f" · latest: {f.code}" + (f" at {f.location}" if f.location else "")
-        line = f"k0maru offload: {spool.lines:,} lines · {now - self.started:.1f} s · {len(failures)} failure(s){latest}"
+        line = f"k0maru offload: {spool.lines:,} lines · {now - self.started:.1f} s · {findings.total:,} failure(s){latest}"
         self.stream.write(f"\r\x1b[2K{line[:160]}".encode())
         self.stream.flush()
         self.shown = True
@@ -212,7 +209,7 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
     final = refs / f"{task}_{node}.log"
     os.replace(spool.tmp, final)
     log_rel = final.relative_to(vault).as_posix()
-    raw_tokens, estimator = spool.tokens.result()
+    raw_tokens, estimator = count_log_tokens(final)
     diagram = summary.mermaid(cmd_text, findings, exit_code, spool.lines)
     text = summary.render(command=cmd_text, findings=findings, exit_code=exit_code, lines=spool.lines,
                           raw_tokens=raw_tokens, log_rel=log_rel, node_id=node, estimator=estimator, diagram=diagram)

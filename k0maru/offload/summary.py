@@ -3,30 +3,10 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 
-from k0maru.offload.findings import Failure, Findings
+from k0maru.offload.findings import Findings
 
 MAX_GROUPS = 4
-
-
-@dataclass(slots=True)
-class Group:
-    stack: str
-    code: str
-    count: int
-    first: Failure
-
-
-def group_failures(findings: Findings) -> list[Group]:
-    groups: dict[tuple[str, str], Group] = {}
-    for f in findings.all_failures:
-        key = (f.stack, f.code)
-        if key in groups:
-            groups[key].count += 1
-        else:
-            groups[key] = Group(f.stack, f.code, 1, f)
-    return sorted(groups.values(), key=lambda g: g.first.line)
 
 
 def _label(text: str, limit: int = 56) -> str:
@@ -41,7 +21,7 @@ def mermaid(command: str, findings: Findings, exit_code: int | None, lines: int)
     out = ["flowchart TD"]
     status = f"exit {exit_code}" if exit_code is not None else "stdin"
     out.append(f'  cmd["$ {_label(command, 48)} · {status} · {lines:,} lines"]')
-    groups = group_failures(findings)
+    groups = findings.grouped()
     if not groups:
         out.append('  cmd --> ok["no failures recognised"]')
         return "\n".join(out)
@@ -65,13 +45,13 @@ def mermaid(command: str, findings: Findings, exit_code: int | None, lines: int)
 def render(*, command: str, findings: Findings, exit_code: int | None, lines: int, raw_tokens: int,
            log_rel: str, node_id: str, estimator: str, diagram: str) -> str:
     """The text the terminal gets instead of the log (summary tokens are counted on this)."""
-    groups = group_failures(findings)
+    groups = findings.grouped()
     codes = ", ".join(findings.error_codes) or "none"
     stacks = ", ".join(findings.stacks) or "unknown"
     status = f"exit {exit_code}" if exit_code is not None else "read from stdin"
     first = next((g.first for g in groups if g.first.location), groups[0].first if groups else None)
     parts = [f"k0maru offload: {lines:,} lines, {raw_tokens:,} tokens -> {log_rel}",
-             f"{status} · stack: {stacks} · {len(findings.all_failures)} failure(s) · error codes: {codes}"]
+             f"{status} · stack: {stacks} · {findings.count:,} failure(s) · error codes: {codes}"]
     if first is not None:
         where = first.location or f"log line {first.line}"
         test = f" [{first.test}]" if first.test else ""

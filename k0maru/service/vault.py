@@ -50,8 +50,12 @@ class Vault:
         self.one_shot = False  # a process that answers once and exits: load the model unoptimised (Embedder)
 
     @classmethod
-    def open(cls, vault: str | os.PathLike[str] | None = None, **flags: Any) -> Vault:
+    def open(cls, vault: str | os.PathLike[str] | None = None, *, writes_state: bool = False, **flags: Any) -> Vault:
+        """`writes_state`: the command writes under `.k0maru/` anyway, so create it first and the settings
+        cache is written on this first run too."""
         root = resolve_vault(vault)
+        if writes_state:
+            ensure_state_dir(root)
         return cls(root, load_settings(root, **flags))
 
     @property

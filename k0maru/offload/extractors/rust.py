@@ -82,6 +82,6 @@ class RustExtractor(Extractor):
         m = self.LINT.search(line)
         self.lint_window -= 1
         if m and self.lint_for is not None:
-            self.lint_for.code = m.group(1)
+            self.f.recode(self.lint_for, m.group(1))
         if m or self.lint_window <= 0:
             self.lint_for, self.busy = None, self.pending is not None
