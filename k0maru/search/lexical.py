@@ -24,9 +24,13 @@ import numpy as np
 
 from k0maru.errors import K0maruError
 from k0maru.index.store import Store
-from k0maru.search.terms import INDEX, STEMS, SURFACE, tokenize
+from k0maru.search.terms import INDEX, SURFACE, tokenize, word_groups
 
 K1, B = 1.5, 0.75
+# a BM25-only query: a chunk holding a query word only in another form (`file` for `files`) scores this share
+# of the stem's score, a chunk with the word as written scores by that form (its own, sharper IDF); by
+# measurement on the four labelled sets (scripts/eval_retrieval.py, README)
+VARIANT_WEIGHT = 0.4
 TERMS_FORMAT = 3  # 2: plain words as stem and =surface; 3: the vocabulary one term per line
 
 
@@ -187,43 +191,61 @@ class LexicalIndex:
     def delta_size(self) -> int:
         return self.delta.size if self.delta is not None else 0
 
-    def _scores(self, terms: list[str]) -> np.ndarray:
-        """BM25 of every chunk, main segment then delta (query terms counted as often as they occur)."""
+    def _postings(self, term: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Where `term` occurs (chunk positions, main segment then delta) and its BM25 there, with IDF for
+        the corpus as it is now, in one part per segment; empty when no live chunk holds it. Stale main
+        entries are included: `_scores` zeroes them at the end."""
         main, delta = self.main, self.delta
-        out = np.zeros(self.chunk_ids.size, dtype=np.float64)
+        in_main = main.postings(term)
+        if delta is None:  # the main segment alone: its stored scores as they are
+            return [in_main] if in_main is not None else []
+        in_delta = delta.postings(term)
+        if in_main is None and in_delta is None:
+            return []
         n_main = main.size
-        n_now = n_main + (delta.chunk_ids.size - delta.stale_in_main if delta is not None else 0)
-        for term in terms:
-            in_main = main.postings(term)
-            if delta is None:  # the main segment alone: its stored scores as they are
-                if in_main is not None:
-                    out[in_main[0]] += in_main[1]
+        df_main = in_main[0].size if in_main is not None else 0
+        stale = int(delta.stale_mask[in_main[0]].sum()) if in_main is not None and delta.stale_in_main else 0
+        df = df_main - stale + (in_delta[0].size if in_delta is not None else 0)
+        if df <= 0:
+            return []
+        idf = _idf(df, n_main + delta.chunk_ids.size - delta.stale_in_main)
+        parts = []
+        if in_main is not None:
+            parts.append((in_main[0], in_main[1] * (idf / _idf(df_main, n_main))))
+        if in_delta is not None:
+            parts.append((main.chunk_ids.size + in_delta[0], in_delta[1] * idf))
+        return parts
+
+    def _scores(self, groups: list[tuple[str, ...]]) -> np.ndarray:
+        """BM25 of every chunk, main segment then delta (query terms counted as often as they occur). A
+        group (stem, =surface) scores a chunk that holds the word as written by that form, and a chunk that
+        holds only another form of it at VARIANT_WEIGHT times the stem's score."""
+        out = np.zeros(self.chunk_ids.size, dtype=np.float64)
+        for group in groups:
+            stem = self._postings(group[0])
+            written = self._postings(group[1]) if len(group) > 1 and stem else []
+            if not written:  # a symbol, or a word no chunk holds as written: its other forms count fully
+                for where, score in stem:
+                    out[where] += score
                 continue
-            in_delta = delta.postings(term)
-            if in_main is None and in_delta is None:
-                continue
-            df_main = in_main[0].size if in_main is not None else 0
-            stale = int(delta.stale_mask[in_main[0]].sum()) if in_main is not None and delta.stale_in_main else 0
-            df = df_main - stale + (in_delta[0].size if in_delta is not None else 0)
-            if df <= 0:
-                continue
-            idf = _idf(df, n_now)
-            if in_main is not None:
-                out[in_main[0]] += in_main[1] * (idf / _idf(df_main, n_main))
-            if in_delta is not None:
-                out[main.chunk_ids.size + in_delta[0]] += in_delta[1] * idf
-        if delta is not None and delta.stale_in_main:
-            out[: main.chunk_ids.size][delta.stale_mask] = 0.0
+            before = [out[where] for where, _ in written]
+            for where, score in stem:
+                out[where] += VARIANT_WEIGHT * score
+            for (where, score), prior in zip(written, before, strict=True):
+                out[where] = prior + score  # the word as written: its own score replaces the variant share
+        if self.delta is not None and self.delta.stale_in_main:
+            out[: self.main.chunk_ids.size][self.delta.stale_mask] = 0.0
         return out
 
     def search(self, query: str, k: int, allowed_docs: set[int] | None = None, surface: bool = False
                ) -> list[LexicalHit]:
         """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when given);
-        `surface`: match plain words as written, not by stem (the lexical part of a hybrid query)."""
-        terms = tokenize(query, SURFACE if surface else STEMS)
-        if k <= 0 or not terms:
+        `surface`: match plain words as written only (the lexical part of a hybrid query), else by the
+        word as written first and its other forms after (`_scores`)."""
+        groups = [(t,) for t in tokenize(query, SURFACE)] if surface else word_groups(query)
+        if k <= 0 or not groups:
             return []
-        scores = self._scores(terms)
+        scores = self._scores(groups)
         if allowed_docs is not None:
             scores = np.where(np.isin(self.doc_ids, np.fromiter(allowed_docs, dtype=np.int64)), scores, 0.0)
         positive = np.flatnonzero(scores > 0)

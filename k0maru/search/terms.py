@@ -6,9 +6,10 @@ src/worker.rs, src, worker, rs, 42;  `E0502` -> e0502. Plain English words are s
 and stop words dropped; symbol tokens are never stemmed.
 
 The index holds each plain word twice: its stem and its surface form (`=containers`). The lexical channel
-alone queries stems (morphology helps it: +0.05-0.09 nDCG@10 on three labelled sets); a hybrid query asks
-for the surface forms, because there the vectors already match paraphrase and inflection and BM25's part
-is exact evidence (stems there cost tldr 0.0135 and helped no set; scripts/eval_retrieval.py).
+alone queries both (`word_groups`): the form as written where a chunk has it, the stem at a discount where
+it has only another form (search/lexical.py); a hybrid query asks for the surface forms only, because there
+the vectors already match paraphrase and inflection and BM25's part is exact evidence (stems there cost
+tldr 0.0135 and helped no set; scripts/eval_retrieval.py).
 """
 
 from __future__ import annotations
@@ -57,6 +58,22 @@ def tokenize(text: str, forms: int = STEMS) -> list[str]:
             terms = cache[raw] = tuple(_terms(raw, forms))
         extend(terms)
     return out
+
+
+def word_groups(text: str) -> list[tuple[str, ...]]:
+    """The terms of a BM25-only query, one group per word: (stem, =surface) for a plain word, (term,) for
+    anything else (INDEX emits a plain word's stem, then its surface form)."""
+    terms = tokenize(text, INDEX)
+    groups: list[tuple[str, ...]] = []
+    i = 0
+    while i < len(terms):
+        if i + 1 < len(terms) and terms[i + 1].startswith("="):
+            groups.append((terms[i], terms[i + 1]))
+            i += 2
+        else:
+            groups.append((terms[i],))
+            i += 1
+    return groups
 
 
 def _terms(raw: str, forms: int = STEMS) -> list[str]:
