@@ -242,7 +242,7 @@ class LexicalIndex:
         """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when given);
         `surface`: match plain words as written only (the lexical part of a hybrid query), else by the
         word as written first and its other forms after (`_scores`)."""
-        groups = [(t,) for t in tokenize(query, SURFACE)] if surface else word_groups(query)
+        groups: list[tuple[str, ...]] = [(t,) for t in tokenize(query, SURFACE)] if surface else word_groups(query)
         if k <= 0 or not groups:
             return []
         scores = self._scores(groups)
