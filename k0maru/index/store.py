@@ -510,13 +510,21 @@ class Store:
             self.conn.execute("UPDATE chunks SET embedded = 0")
             self.set_meta("embed_model", model)
 
-    def chunks_to_embed(self, limit: int | None = None) -> list[tuple[int, str, str, str, str]]:
-        """(chunk id, hash, title, heading, text) of chunks without a vector, by chunk id."""
-        sql = ("SELECT c.id, c.hash, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
-               " WHERE c.embedded = 0 ORDER BY c.id")
+    def chunks_to_embed(self, limit: int | None = None) -> list[tuple[int, int]]:
+        """(chunk id, text length) of chunks without a vector, by chunk id: the texts are read per batch
+        (`chunks_for_embedding`), so a backlog of any size costs two integers a chunk in memory."""
+        sql = "SELECT id, length(text) FROM chunks WHERE embedded = 0 ORDER BY id"
         if limit:
             return self.conn.execute(sql + " LIMIT ?", (int(limit),)).fetchall()
         return self.conn.execute(sql).fetchall()
+
+    def chunks_for_embedding(self, ids: Sequence[int]) -> list[tuple[int, str, str, str, str]]:
+        """(chunk id, hash, title, heading, text) of these chunks, in the order of `ids` (gone ones left out)."""
+        rows = self.conn.execute(
+            "SELECT c.id, c.hash, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
+            f" WHERE c.id IN ({','.join('?' * len(ids))})", list(ids)).fetchall()
+        order = {chunk_id: i for i, chunk_id in enumerate(ids)}
+        return sorted(rows, key=lambda r: order[r[0]])
 
     def write_vectors(self, items: Sequence[tuple[int, str, bytes]]) -> int:
         """Store (chunk id, hash, float32 bytes) in one transaction, skipping chunks that a concurrent scan

@@ -37,17 +37,18 @@ def embed_pending(store: Store, embedder: Embedder, batch_size: int = 32,
     concurrent scan replaced meanwhile (hash changed or row gone) is not written.
     """
     ensure_model(store, embedder)
-    rows = store.chunks_to_embed(limit)
-    if not rows:
+    todo = store.chunks_to_embed(limit)
+    if not todo:
         return 0
-    rows.sort(key=lambda r: len(r[4]))  # similar lengths per batch: less padding
-    total = len(rows)
+    todo.sort(key=lambda r: r[1])  # similar lengths per batch: less padding
+    total = len(todo)
     done = 0
     pending: list[tuple[int, str, np.ndarray]] = []
     for start in range(0, total, batch_size):
-        batch = rows[start:start + batch_size]
-        vectors = embedder.embed([embed_input(r[2], r[3], r[4]) for r in batch])
-        pending.extend((r[0], r[1], v) for r, v in zip(batch, vectors, strict=True))
+        batch = store.chunks_for_embedding([chunk_id for chunk_id, _ in todo[start:start + batch_size]])
+        if batch:
+            vectors = embedder.embed([embed_input(r[2], r[3], r[4]) for r in batch])
+            pending.extend((r[0], r[1], v) for r, v in zip(batch, vectors, strict=True))
         if len(pending) >= commit_every or start + batch_size >= total:
             done += store.write_vectors([(c, h, v.astype(np.float32).tobytes()) for c, h, v in pending])
             pending = []
