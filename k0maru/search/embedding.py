@@ -73,7 +73,7 @@ class Embedder:
         opts.log_severity_level = 3
         # every batch has its own shape (padded to its longest chunk): a memory pattern per shape only
         # grows the arena (615 MB peak over 1,800 tldr chunks in batches of 32; 265 MB without, at batches
-        # of 8, and 18% more chunks/s; scripts/bench_search.py)
+        # of 8, and more chunks/s; scripts/bench_embed.py)
         opts.enable_mem_pattern = False
         try:
             self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])

@@ -29,7 +29,7 @@ def ensure_model(store: Store, embedder: Embedder) -> None:
     store.reset_vectors(embedder.name)
 
 
-def embed_pending(store: Store, embedder: Embedder, batch_size: int = 32,
+def embed_pending(store: Store, embedder: Embedder, batch_size: int,
                   progress: ProgressFn | None = None, commit_every: int = 256, limit: int | None = None) -> int:
     """Embed the chunks without a vector (at most `limit` of them); returns how many were embedded.
 
