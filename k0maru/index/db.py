@@ -69,11 +69,15 @@ def sqlite_route() -> str:
     return f"{ROUTE} (SQLite {sqlite3.sqlite_version}) + sqlite-vec {vec}"
 
 
+MMAP_BYTES = 256 * 1024 * 1024
 last_opened: Path | None = None  # named in errors that surface outside a store call
 
 
-def connect(path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False) -> Any:
-    """Open the index with sqlite-vec loaded, WAL journaling and foreign keys on."""
+def connect(path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False, lean: bool = False) -> Any:
+    """Open the index with sqlite-vec loaded, WAL journaling and foreign keys on. The file is read through
+    mmap (a query scans every vector: 9.2 ms on 40k chunks, 10.6 ms without) with a 32 MB page cache;
+    `lean` (the embedding worker) maps nothing and caches 8 MB: the pages it touches would only add to its
+    RSS (~45 MB mapped on 38k documents, plus the cache filling up as vectors are written)."""
     global last_opened
     last_opened = path
     try:
@@ -93,8 +97,8 @@ def connect(path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False) -
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA temp_store = MEMORY")
-        conn.execute("PRAGMA cache_size = -32000")
-        conn.execute("PRAGMA mmap_size = 268435456")
+        conn.execute(f"PRAGMA cache_size = {-8000 if lean else -32000}")
+        conn.execute(f"PRAGMA mmap_size = {0 if lean else MMAP_BYTES}")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as exc:
         raise translate_error(exc, path) from exc

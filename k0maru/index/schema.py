@@ -138,4 +138,9 @@ MIGRATIONS: list[str] = [
     -- the segment instead of the first query
     UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'corpus_version';
     """,
+    # 6: what a scan compares, as a covering index: reading every document's stat no longer pages through
+    # the note bodies (38,404 tldr pages: 57 MB of the file mapped into the scanning process, now 3 MB)
+    """
+    CREATE INDEX documents_stat ON documents(path, mtime_ns, size, xxh3_64);
+    """,
 ]

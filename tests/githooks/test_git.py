@@ -304,8 +304,9 @@ def test_a_request_made_while_the_worker_finishes_is_not_lost(repo: Path) -> Non
         assert mine
         write(repo, "notes/late.md", "# Late\n\nkestrel\n")
         assert worker.request(repo) is False
-    line = worker.run(repo)  # the next run (as the finishing worker's second pass would) takes the request
-    assert line and "+1 ~0 -0" in line and not (repo / ".k0maru" / "reindex-wanted").exists()
+    done = worker.run(repo)  # the next run (as the finishing worker's second pass would) takes the request
+    assert done and (done.added, done.modified, done.removed) == (1, 0, 0)
+    assert "+1 ~0 -0" in str(done) and not (repo / ".k0maru" / "reindex-wanted").exists()
     assert "notes/late.md" in indexed(repo)
 
 
