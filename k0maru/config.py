@@ -1,19 +1,18 @@
 """Settings: defaults < .k0maru/config.toml < K0MARU_* environment < CLI flags.
 
-`Settings` is a plain frozen dataclass, declared once below. pydantic-settings validates it (types,
+`Settings` is a plain frozen class, declared once below (not a dataclass: `dataclasses` imports `inspect`,
+~15 ms of every command). pydantic-settings validates it (types,
 bounds, env parsing) on a cache miss only: the validated values are kept in `.k0maru/settings.cache.json`,
 keyed by the TOML file's bytes, the K0MARU_* variables that name settings, the flags and this schema, so a
 command that finds the cache current never imports pydantic (~200 ms; see scripts/bench_hooks.py)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import xxhash
 
@@ -26,17 +25,28 @@ CACHE_FILE = "settings.cache.json"
 CACHE_ENTRIES = 16
 
 
+class Field(NamedTuple):
+    """A setting: its name and type (as annotated), default, the line `k0maru init` writes above it, and
+    its pydantic bounds."""
+
+    name: str
+    type: str
+    default: Any
+    description: str
+    bounds: dict[str, Any]
+
+    def fresh_default(self) -> Any:
+        return list(self.default) if isinstance(self.default, list) else self.default
+
+
 def setting(default: Any, description: str = "", **bounds: float) -> Any:
-    """A field of Settings: its default, the line `k0maru init` writes above it, and pydantic bounds."""
-    meta = {"description": description, "bounds": bounds}
-    if isinstance(default, list):
-        return dataclasses.field(default_factory=lambda: list(default), metadata=meta)
-    return dataclasses.field(default=default, metadata=meta)
+    """Declares a field of Settings (collected into FIELDS once the class is built)."""
+    return Field("", "", default, description, bounds)
 
 
-@dataclass(frozen=True, slots=True)
 class Settings:
-    """Every tunable of k0maru. Field names are the TOML keys and, upper-cased, the env suffixes."""
+    """Every tunable of k0maru, read-only. Field names are the TOML keys and, upper-cased, the env
+    suffixes. `Settings(**values)`: the defaults, with `values` (already validated) over them."""
 
     # scanner
     include: list[str] = setting(["**/*.md"], "globs of files to index")
@@ -70,14 +80,31 @@ class Settings:
     skill_license: str = setting("", "SPDX licence of exported skills; empty = the vault's LICENSE, else MIT")
     busy_timeout_ms: int = setting(10_000, "", ge=0)
 
+    def __init__(self, **values: Any):
+        unknown = values.keys() - NAMES
+        if unknown:
+            raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
+        for f in FIELDS:
+            object.__setattr__(self, f.name, values[f.name] if f.name in values else f.fresh_default())
 
-FIELDS = dataclasses.fields(Settings)
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Settings are read-only ({name})")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Settings) and vars(self) == vars(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Settings({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
+
+
+FIELDS = tuple(spec._replace(name=name, type=kind) for name, kind in Settings.__annotations__.items()
+               if isinstance(spec := vars(Settings).get(name), Field))
+for _field in FIELDS:  # instances hold the values; the class keeps no defaults that could be mutated
+    delattr(Settings, _field.name)
 NAMES = frozenset(f.name for f in FIELDS)
-SCHEMA = repr([(f.name, f.type, dict(f.metadata)) for f in FIELDS])
-
-
-def _default(f: dataclasses.Field[Any]) -> Any:
-    return f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc,operator]
+SCHEMA = repr([(f.name, f.type, {"description": f.description, "bounds": f.bounds}) for f in FIELDS])
 
 
 def _read_toml(path: Path, raw: bytes) -> dict[str, Any]:
@@ -141,7 +168,8 @@ def _validate(toml_path: Path, toml_data: dict[str, Any], flags: dict[str, Any])
     """pydantic-settings over `Settings`' fields: (validated values, warnings) or one ConfigError line."""
     from typing import get_type_hints
 
-    from pydantic import Field, ValidationError, create_model
+    from pydantic import Field as PydanticField
+    from pydantic import ValidationError, create_model
     from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
     warnings = [f"{toml_path}: config key '{key}' is retired and ignored ({RETIRED[key]}); delete it"
@@ -168,8 +196,8 @@ def _validate(toml_path: Path, toml_data: dict[str, Any], flags: dict[str, Any])
     hints = get_type_hints(Settings)
     fields: dict[str, Any] = {}
     for f in FIELDS:  # pydantic copies a mutable default per model, as the dataclass's factory does
-        fields[f.name] = (hints[f.name], Field(_default(f), description=f.metadata["description"] or None,
-                                               **f.metadata["bounds"]))
+        fields[f.name] = (hints[f.name], PydanticField(f.fresh_default(), description=f.description or None,
+                                                       **f.bounds))
     model = create_model("K0maruSettings", __base__=Base, **fields)
     try:
         return model(**flags).model_dump(), warnings
@@ -184,8 +212,8 @@ def default_config_toml() -> str:
     """The commented config file `k0maru init` writes."""
     lines = ["# k0maru settings. Precedence: defaults < this file < K0MARU_* env < CLI flags.", ""]
     for f in FIELDS:
-        lines.append(f"# {f.metadata['description'] or f.name}")
-        lines.append(f"# {f.name} = {_toml_value(_default(f))}")
+        lines.append(f"# {f.description or f.name}")
+        lines.append(f"# {f.name} = {_toml_value(f.default)}")
     return "\n".join(lines) + "\n"
 
 

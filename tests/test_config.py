@@ -14,6 +14,20 @@ def test_defaults(vault: Path) -> None:
     assert s.include == ["**/*.md"] and s.offload_threshold == 50
 
 
+def test_settings_are_read_only_and_never_share_a_default() -> None:
+    from k0maru.config import FIELDS, Settings
+
+    a, b = Settings(), Settings(pool_min=7)
+    a.include.append("x/*.txt")  # a default list is the instance's own
+    assert b.include == ["**/*.md"] and Settings().include == ["**/*.md"] and b.pool_min == 7
+    with pytest.raises(AttributeError):
+        b.pool_min = 8  # type: ignore[misc]
+    with pytest.raises(TypeError, match="unknown settings: nope"):
+        Settings(nope=1)
+    assert Settings(pool_min=7) == b != a
+    assert [f.name for f in FIELDS][:3] == ["include", "exclude", "max_file_bytes"]  # declaration order
+
+
 def test_precedence_toml_env_flag(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(vault, ".k0maru/config.toml", "pool_factor = 10\npool_min = 7\nchunk_chars = 900\n")
     s = load_settings(vault)

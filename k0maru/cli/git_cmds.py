@@ -43,7 +43,6 @@ def hooks_run(vault: str | None, what: str, hook: str | None, hook_args: list[st
     return run.run_reindex(vault, hook, hook_args) if what == "reindex" else run.run_adr(vault)
 
 
-COMMANDS = ("hooks",)  # what register() adds: main builds only the group a command line names
 
 
 def register(add: Adder) -> None:

@@ -36,7 +36,7 @@ def scan(vault: str | None, as_json: bool, full: bool, rebuild: bool, include: l
         print(f"k0maru: moved the old index to {moved}", file=sys.stderr)
     warn(data["warnings"])
     if data.get("pending_embedding"):
-        embed_after_scan(root, data, as_json)
+        embed_after_scan(root, data, as_json, flags)
     print_scan(data, as_json)
     return 0
 
@@ -45,7 +45,7 @@ SCAN_KEYS = ("added", "modified", "unchanged", "removed", "skipped", "symlinks",
              "embedded")
 
 
-def embed_after_scan(root: Path, data: dict[str, Any], as_json: bool) -> None:
+def embed_after_scan(root: Path, data: dict[str, Any], as_json: bool, flags: dict[str, Any]) -> None:
     """Hand the embedding to the vault's one worker: this process becomes it (exec), so the vectors are
     computed with a fresh heap, not beside what the scan and the BM25 build left (484 -> 2xx MB on 38,404
     new pages), and never twice at once. When a background worker already runs, it does them."""
@@ -57,7 +57,7 @@ def embed_after_scan(root: Path, data: dict[str, Any], as_json: bool) -> None:
         return
     sys.stdout.flush()
     sys.stderr.flush()
-    report = json.dumps({k: data[k] for k in SCAN_KEYS})
+    report = json.dumps({**{k: data[k] for k in SCAN_KEYS}, "flags": {k: v for k, v in flags.items() if v is not None}})
     os.execv(sys.executable, [sys.executable, "-m", "k0maru", "worker", "--vault", str(root), "--after-scan", report]
              + (["--json"] if as_json else []))
 
@@ -113,7 +113,7 @@ def worker(vault: str | None, as_json: bool, after_scan: str | None) -> int:
         return 0
     data = json.loads(after_scan)
     with LazyProgress("embedding", not as_json) as progress:
-        done = background.run(root, progress)
+        done = background.run(root, progress, **data.pop("flags", {}))
     if done is None:
         warn(["another k0maru worker took over the embedding (`k0maru status` shows how many chunks are left)"])
     else:
@@ -124,7 +124,6 @@ def worker(vault: str | None, as_json: bool, after_scan: str | None) -> int:
     return 0
 
 
-COMMANDS = ("init", "scan", "status", "worker")  # what register() adds: main builds only the group a command line names
 
 
 def register(add: Adder) -> None:

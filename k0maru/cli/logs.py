@@ -73,7 +73,6 @@ def log_show(vault: str | None, as_json: bool, node: str, lines: str | None, gre
     return 0
 
 
-COMMANDS = ("offload", "log")  # what register() adds: main builds only the group a command line names
 
 
 def register(add: Adder) -> None:

@@ -84,7 +84,6 @@ def distill(vault: str | None, as_json: bool, trace_file: str | None, node: str 
     return 0
 
 
-COMMANDS = ("conventions", "flush", "distill")  # what register() adds: main builds only the group a command line names
 
 
 def register(add: Adder) -> None:

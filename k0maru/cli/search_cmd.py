@@ -45,7 +45,6 @@ def _print(result: RecallResult, explain: bool) -> None:
         print(f"    {hit.snippet}")
 
 
-COMMANDS = ("search",)  # what register() adds: main builds only the group a command line names
 
 
 def register(add: Adder) -> None:

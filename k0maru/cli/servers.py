@@ -58,7 +58,6 @@ def connect(vault: str | None, as_json: bool, host: str | None, list_hosts: bool
     return 0
 
 
-COMMANDS = ("mcp", "ui", "connect")  # what register() adds: main builds only the group a command line names
 
 
 def register(add: Adder) -> None:

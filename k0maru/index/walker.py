@@ -9,10 +9,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 
 class Spec(Protocol):
@@ -24,8 +23,7 @@ class Spec(Protocol):
 ALWAYS_SKIP_DIRS = {".git", ".k0maru", ".hg", ".svn", "__pycache__", ".venv", "node_modules", ".obsidian", ".trash"}
 
 
-@dataclass(slots=True)
-class Entry:
+class Entry(NamedTuple):  # not a dataclass: `dataclasses` costs a no-change scan ~15 ms of import
     rel: str
     abspath: str
     mtime_ns: int

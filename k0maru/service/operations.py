@@ -5,7 +5,6 @@ typed result; none of them touches the store or the engines directly."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -122,6 +121,8 @@ class Service:
 
     # ---- offloaded logs ------------------------------------------------------------------------
     def log_list(self, limit: int = 50) -> list[LogNode]:
+        import dataclasses
+
         from k0maru.offload import records
         from k0maru.service.models import LogNode
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from k0maru.fsutil import ensure_state_dir
 from k0maru.layout import STATE_DIR
@@ -106,16 +106,17 @@ class CatchUp:
                 f"{self.rounds} round(s) in {self.elapsed_ms:.0f} ms")
 
 
-def run(root: Path, progress: ProgressFn | None = None) -> CatchUp | None:
+def run(root: Path, progress: ProgressFn | None = None, **flags: Any) -> CatchUp | None:
     """The worker: under the worker lock, catch up until nothing is left and no request is pending; returns
     what it did (also logged), None when another worker holds the lock. `progress(done, total)` follows the
-    embedding (`k0maru scan` hands its embedding over to this, in the same process)."""
+    embedding; `flags` are setting overrides (`k0maru scan` hands its embedding over to this, in the same
+    process, with its command-line flags)."""
     done = None
     while True:
         with held(root) as mine:
             if not mine:
                 return done
-            done = _catch_up(root, progress, done or CatchUp())
+            done = _catch_up(root, progress, done or CatchUp(), flags)
         if not (root / STATE_DIR / WANTED).exists():  # asked while we were releasing the lock: go again
             return done
 
@@ -125,7 +126,7 @@ def _offset(progress: ProgressFn, before: int) -> ProgressFn:
     return lambda n, total: progress(before + n, before + total)
 
 
-def _catch_up(root: Path, progress: ProgressFn | None, done: CatchUp) -> CatchUp:
+def _catch_up(root: Path, progress: ProgressFn | None, done: CatchUp, flags: dict[str, Any]) -> CatchUp:
     from k0maru.index import db
     from k0maru.service.vault import Vault
 
@@ -133,7 +134,7 @@ def _catch_up(root: Path, progress: ProgressFn | None, done: CatchUp) -> CatchUp
     wanted, error = root / STATE_DIR / WANTED, root / STATE_DIR / ERROR
     try:
         wanted.unlink(missing_ok=True)  # taken even if the vault cannot open: the next git event asks again
-        with Vault.open(root) as vault:
+        with Vault.open(root, **flags) as vault:
             vault.lean = True  # its reads are few: mapped and cached pages would only add to its RSS
             while True:
                 done.rounds += 1

@@ -22,7 +22,7 @@ def test_help_lists_every_command(k0) -> None:
 
 
 def test_each_group_declares_the_commands_it_registers() -> None:
-    """main builds only the group a command line names: a command missing from its group's COMMANDS
+    """main builds only the group a command line names: a command missing from its group's entry in GROUPS
     would be unknown to that command line."""
     import argparse
 
@@ -32,10 +32,17 @@ def test_each_group_declares_the_commands_it_registers() -> None:
         sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         return set(sub.choices)
 
-    for group in GROUPS:
-        for command in group.COMMANDS:
-            assert names(build_parser(command)) == set(group.COMMANDS), (group.__name__, command)
-    assert names(build_parser()) == {c for g in GROUPS for c in g.COMMANDS}
+    for module, commands in GROUPS.items():
+        for command in commands:
+            assert names(build_parser(command)) == set(commands), (module, command)
+    assert names(build_parser()) == {c for commands in GROUPS.values() for c in commands}
+
+
+def test_a_command_line_imports_only_its_group() -> None:
+    code = ("import sys; from k0maru.cli.main import build_parser; build_parser('scan'); "
+            "print(sorted(m for m in sys.modules if m.startswith('k0maru.cli.') or m in ('shutil', 'dataclasses')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['k0maru.cli.index_cmds', 'k0maru.cli.main', 'k0maru.cli.output']", out
 
 
 def test_init_scan_status(k0, vault: Path) -> None:
@@ -86,6 +93,14 @@ def test_scan_hands_its_embedding_to_the_one_worker(k0, vault: Path) -> None:
     info = json.loads(k0("status", "--vault", str(vault), "--json").stdout)
     assert info["chunks_pending_embedding"] == 0 and info["worker_running"] is False
     assert "worker: +0 ~0 -0, 2 chunk(s) embedded" in (vault / ".k0maru" / "hooks.log").read_text()
+
+
+def test_the_worker_a_scan_becomes_keeps_its_flags(k0, vault: Path) -> None:
+    """The embedding half runs with the scan's --include: its own look at the notes removes nothing."""
+    write(vault, "a.txt", "# A\n\nlease renewal\n")
+    r = k0("scan", "--vault", str(vault), "--json", "--include", "**/*.txt")
+    data = json.loads(r.stdout)
+    assert (data["added"], data["removed"], data["embedded"]) == (1, 0, 1), r.stderr
 
 
 def test_no_progress_bar_when_not_a_terminal(k0, demo: Path) -> None:
