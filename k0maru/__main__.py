@@ -1,3 +1,3 @@
-from k0maru.cli.main import main
+from k0maru.cli.main import entry
 
-raise SystemExit(main())
+entry()

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from k0maru.cli.output import Adder, emit, service, warn
+from k0maru.cli.output import Adder, emit, opened_nothing, service, warn
 from k0maru.service.operations import unchanged_scan
 
 
@@ -27,11 +27,13 @@ def scan(vault: str | None, as_json: bool, full: bool, rebuild: bool, include: l
          max_file_bytes: int | None, embed: bool | None) -> int:
     flags = {"include": include, "max_file_bytes": max_file_bytes, "embed": embed}
     data = None if full or rebuild else unchanged_scan(vault, **flags)
-    moved = None
-    if data is None:
-        with service(vault, as_json, rescan=False, **flags) as svc:
-            moved, data = svc.scan(full=full, rebuild=rebuild)
-            root = svc.vault.root
+    if data is not None:  # nothing to do, found from a walk and a look at the index files: nothing was opened
+        opened_nothing()
+        print_scan(data, as_json)
+        return 0
+    with service(vault, as_json, rescan=False, **flags) as svc:
+        moved, data = svc.scan(full=full, rebuild=rebuild)
+        root = svc.vault.root
     if moved:
         print(f"k0maru: moved the old index to {moved}", file=sys.stderr)
     warn(data["warnings"])

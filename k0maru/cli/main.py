@@ -8,10 +8,11 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from typing import Any
 
 from k0maru import __version__
-from k0maru.cli.output import common
+from k0maru.cli.output import OPENED_NOTHING, common
 from k0maru.errors import K0maruError
 
 # each module of k0maru.cli that registers commands, with the commands its register() adds
@@ -79,6 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except K0maruError as exc:
         print(f"k0maru: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # a reader that went away (`| head`): what it read is all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush cannot fail again
+        return 0
     except Exception as exc:
         from k0maru.index import db
 
@@ -90,5 +94,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("k0maru: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
+
+
+def entry() -> None:
+    """The `k0maru` command: `main()`, then exit with its status, at once when the command opened nothing."""
+    status = main()
+    if OPENED_NOTHING:
+        for stream in (sys.stdout, sys.stderr):
+            with suppress(OSError):  # a reader that went away (`| head`): what it read is all it wanted
+                stream.flush()
+        os._exit(status)
+    raise SystemExit(status)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from k0maru.config import Settings
-from k0maru.index import PARSER_VERSION, snapshot
+from k0maru.index import PARSER_VERSION
 from k0maru.index.markdown import Link, chunk_note, hash_bytes, parse_note
 from k0maru.index.store import CachedDoc, Store
 from k0maru.index.walker import Entry, VaultWalker
@@ -105,7 +105,7 @@ class IncrementalScanner:
                     self.store.record_scan(started, result.elapsed_ms, result.counts())
                 if only is None:
                     result.corpus_version = self.store.corpus_version()
-                    result.walked = snapshot.fingerprint(entries)
+                    result.walked = self.walker.walked
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
 

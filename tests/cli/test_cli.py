@@ -177,3 +177,17 @@ def test_status_names_the_model_without_loading_it(k0, vault: Path) -> None:
     assert r.stderr.strip().splitlines()[-1] == "False" and json.loads(r.stdout)["model"].startswith("all-MiniLM-L6-v2")
     missing = json.loads(k0("status", "--vault", str(vault), "--json", env={"K0MARU_MODEL_PATH": "/no/model.onnx"}).stdout)
     assert missing["model"] is None and "/no/model.onnx" in missing["model_warning"]
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(k0, vault: Path) -> None:
+    """`k0maru scan | head`: the no-change scan (which leaves without the interpreter's teardown) and a command
+    that opened the index both exit 0, with no traceback, when their reader has gone."""
+    write(vault, "a.md", "# A\n\nSQLITE_BUSY\n")
+    k0("scan", "--vault", str(vault), "--no-embed")
+    for args in (["scan", "--no-embed"], ["status"]):
+        proc = subprocess.Popen([sys.executable, "-m", "k0maru", *args, "--vault", str(vault)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # the reader is gone before anything is printed
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 0 and "Traceback" not in err and "Exception ignored" not in err, err

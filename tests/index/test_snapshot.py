@@ -93,3 +93,18 @@ def test_a_damaged_snapshot_only_costs_the_full_scan(vault: Path) -> None:
     (vault / ".k0maru" / "scan-snapshot.json").write_text("{not json")
     recorded = scans_recorded(vault)
     assert scan(vault, "--no-embed")["unchanged"] == 6 and scans_recorded(vault) == recorded + 1
+
+
+def test_the_index_files_are_trusted_only_while_nothing_writes_to_them(vault: Path) -> None:
+    snapshot = vault / ".k0maru" / "scan-snapshot.json"
+    for _ in range(2):  # the index read and found as left, its files' stat kept (the first read may add a log)
+        assert scan(vault, "--no-embed")["walk_only"]
+    kept = json.loads(snapshot.read_text())
+    assert kept["index"][0] and kept["vectors"] is False
+    assert scan(vault, "--no-embed")["walk_only"] and json.loads(snapshot.read_text()) == kept
+    with Store.open(vault) as store:  # another writer: the files' stat moves with it
+        store.bump_corpus_version()
+    recorded = scans_recorded(vault)
+    assert not scan(vault, "--no-embed")["walk_only"] and scans_recorded(vault) == recorded + 1
+    assert scan(vault, "--no-embed")["walk_only"]
+    assert scan(vault)["embedded"] >= 6  # trusted without vectors: a scan that embeds still asks for the backlog
