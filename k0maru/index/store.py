@@ -449,12 +449,11 @@ class Store:
         return [Passage(*r) for r in self.conn.execute(f"SELECT {_PASSAGE} FROM chunks WHERE doc_id = ? ORDER BY ord",
                                                        (doc_id,))]
 
-    def lexical_corpus(self) -> list[tuple[int, int, str, str, str]]:
-        """(chunk id, doc id, title, heading, text) of every chunk, by chunk id."""
-        return self.conn.execute(
+    def lexical_corpus(self) -> Iterator[tuple[int, int, str, str, str]]:
+        """(chunk id, doc id, title, heading, text) of every chunk, by chunk id, read as they are consumed."""
+        return iter(self.conn.execute(
             "SELECT c.id, c.doc_id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
-            " ORDER BY c.id"
-        ).fetchall()
+            " ORDER BY c.id"))
 
     def lexical_delta(self, after_id: int) -> list[tuple[int, int, str, str, str]]:
         """Chunks the BM25 main segment (built up to chunk `after_id`) lacks: newer ones, and re-used ids."""
