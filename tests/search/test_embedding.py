@@ -42,6 +42,7 @@ def test_the_optimised_copy_is_kept_reused_and_remade_when_damaged(tmp_path: Pat
     made = copy.stat().st_mtime_ns
     again = Embedder(optimize=False)  # a one-shot process loads the copy: optimised, and no slower to load
     assert copy.stat().st_mtime_ns == made
+    assert str(weights) in Path("/proc/self/maps").read_text()  # the weights are mapped, not read into the heap
     assert np.allclose(first.embed(TEXTS), again.embed(TEXTS), atol=1e-5)
     for damage in (lambda: copy.write_bytes(b"not a model"), lambda: os.truncate(weights, 1_000_000)):
         damage()
