@@ -105,6 +105,17 @@ def _encoding_for(text: str) -> Any:
         return _encoder.encoding
 
 
+def prepare(sample: str) -> None:
+    """Build the counter for texts like `sample` before the first count: ASCII and common punctuation when
+    that is all the sample holds, else every token (a corpus in other scripts meets new letters in almost
+    every passage, and each miss would build it again)."""
+    global _encoder
+    needed = _non_ascii_bytes(sample)
+    with _lock:
+        if _encoder is None:
+            _encoder = _Encoder(_COMMON if _COMMON.issuperset(needed) else _EVERY_BYTE)
+
+
 def loaded_vocabulary() -> int:
     """How many tokens the encoder holds now (0 before the first count)."""
     return _encoder.size if _encoder is not None else 0

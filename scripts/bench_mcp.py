@@ -33,7 +33,8 @@ from vaultgen import SYMBOLS, WORDS, generate  # noqa: E402
 def answer_tokens(res) -> int:  # noqa: ANN001 - an mcp CallToolResult
     from k0maru.llm_tokens import count_tokens
 
-    sent = json.dumps(res.structured_content, separators=(",", ":")) if res.structured_content else ""
+    # as the SDK sends it (pydantic's JSON: other scripts as UTF-8, not \u escapes)
+    sent = json.dumps(res.structured_content, separators=(",", ":"), ensure_ascii=False) if res.structured_content else ""
     return count_tokens(sent) + sum(count_tokens(c.text) for c in res.content if getattr(c, "text", None))
 
 

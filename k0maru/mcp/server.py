@@ -104,13 +104,15 @@ def warm_up(service: Service) -> None:
     """Bring the index up to date, load the BM25 index and the token counter the answers are fitted with,
     off the request path, then hand the heap this freed back. The model is not loaded here: it adds ~60 MB,
     so it waits for the first query that needs a vector."""
-    from k0maru.llm_tokens import count_tokens
+    from k0maru import llm_tokens
     from k0maru.memory import release_free_memory
 
     try:
         with service.live.session() as vault:
             vault.recall.lexical.get(vault.store)
-        count_tokens("warm-up")
+            sample = "\n".join(vault.store.text_sample(64))
+            vault.store.release_mapped_pages()
+        llm_tokens.prepare(sample)  # a vault in other scripts: a counter that covers them from the start
         release_free_memory()
     except Exception as exc:  # noqa: BLE001 - a failed warm-up must not kill the server
         log.warning("warm-up failed: %s", exc)

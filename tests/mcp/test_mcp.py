@@ -242,3 +242,28 @@ def test_answers_fit_their_token_budget_and_carry_the_passage(demo: Path) -> Non
         for noise in ("!!!???", "\x01\x02\x03"):
             empty = recall_memory(service, noise)
             assert empty.hits == [] and len(empty.warnings) == 1 and "nothing in the vault matches" in empty.warnings[0]
+
+
+def test_the_warm_up_loads_the_token_counter_for_the_vaults_scripts(tmp_path: Path) -> None:
+    """The first answer is fitted without building the counter again: the warm-up builds it for what a
+    sample of the vault's chunks holds (on 38k tldr pages in 40 languages the first recall took 0.74 s
+    when it was widened then, 0.16 s with it built while idle); an English vault keeps the smaller one."""
+
+    def warm(vault: Path, passage: Path) -> tuple[int, int]:
+        code = ("from k0maru import llm_tokens\nfrom k0maru.mcp.server import warm_up\n"
+                "from k0maru.service.operations import Service\n"
+                f"svc = Service.open({str(vault)!r})\nwarm_up(svc)\nloaded = llm_tokens.loaded_vocabulary()\n"
+                f"llm_tokens.count_tokens(open({str(passage)!r}, encoding='utf-8').read())\n"
+                "print(loaded, llm_tokens.loaded_vocabulary())\nsvc.close()\n")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        loaded, after = map(int, r.stdout.split())
+        return loaded, after
+
+    english = write(tmp_path / "en", "lease.md", "# Lease\n\nA lease renewal that never came — `SQLITE_BUSY`.\n")
+    small, after = warm(english.parent, english)
+    assert 100_000 < small == after  # ASCII and common punctuation only, and enough for its passages
+    russian = write(tmp_path / "ru", "ru.md", "# Ключ аренды\n\nПродление аренды не пришло: `SQLITE_BUSY`, 中文 日志.\n")
+    write(tmp_path / "ru", "en.md", "# Lease\n\nA lease renewal that never came.\n")
+    whole, after = warm(russian.parent, russian)
+    assert whole > small and after == whole  # every token from the start: no second build for the passage
