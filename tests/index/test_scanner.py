@@ -155,3 +155,29 @@ def test_a_gitignore_of_directory_names_matches_as_pathspec_does() -> None:
     assert not isinstance(gitignore_spec(["*.pyc", "build/"]), DirectoryNames)
     assert not isinstance(gitignore_spec(["/build/"]), DirectoryNames)
     assert not isinstance(gitignore_spec(["!keep/"]), DirectoryNames)
+
+
+def test_the_pages_a_connection_mapped_can_be_released(tmp_path: Path) -> None:
+    """A server's warm-up reads the BM25 segment through mmap; the pages it mapped count in its RSS until
+    `release_mapped_pages` unmaps them, and reads map again afterwards."""
+    for i in range(40):
+        write(tmp_path, f"n{i}.md", f"# Note {i}\n\n" + "lease renewal and SQLITE_BUSY " * 200 + "\n")
+    scan(tmp_path)
+
+    def mapped_kb(path: Path) -> int:
+        total, inside = 0, False
+        for line in Path("/proc/self/smaps").read_text().splitlines():
+            if line[:1].isalnum() and "-" in line.split()[0]:
+                inside = line.rstrip().endswith(str(path))
+            elif inside and line.startswith("Rss:"):
+                total += int(line.split()[1])
+        return total
+
+    with Store.open(tmp_path) as store:
+        path = db_path(tmp_path)
+        assert store.text_sample(8) and len(store.lexical_corpus().__next__()) == 5
+        assert sum(1 for _ in store.lexical_corpus()) >= 40 and mapped_kb(path) > 0
+        size = store.conn.execute("PRAGMA mmap_size").fetchone()[0]
+        store.release_mapped_pages()
+        assert mapped_kb(path) == 0 and store.conn.execute("PRAGMA mmap_size").fetchone()[0] == size
+        assert sum(1 for _ in store.lexical_corpus()) >= 40 and mapped_kb(path) > 0  # mapped again when read
