@@ -470,7 +470,7 @@ class Store:
         if lo is None:
             return []
         step = max((hi - lo) // count, 1)
-        return [row[0] for start in range(lo, hi + 1, step)
+        return [row[0] for start in range(lo, hi + 1, step)[:count]
                 for row in self.conn.execute("SELECT text FROM chunks WHERE id >= ? ORDER BY id LIMIT 1", (start,))]
 
     def lexical_delta(self, after_id: int) -> list[tuple[int, int, str, str, str]]:

@@ -19,6 +19,7 @@ import logging
 import math
 import time
 from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,6 +60,15 @@ class Postings:
     num_docs: int
 
 
+def term_ids(rows: Iterable[tuple[int, int, str, str, str]], vocab: dict[str, int]
+             ) -> Iterator[tuple[int, int, list[int]]]:
+    """(chunk id, doc id, its terms as ids in `vocab`) of each (chunk id, doc id, title, heading, text) row;
+    a term new to `vocab` gets the next id."""
+    add = vocab.setdefault
+    for chunk_id, doc_id, title, heading, text in rows:
+        yield chunk_id, doc_id, [add(term, len(vocab)) for term in tokenize(f"{title}\n{heading}\n{text}", INDEX)]
+
+
 class MainSegment:
     """Chunk-level BM25 (Lucene variant, k1=1.5, b=0.75) over the chunks up to `max_chunk_id`."""
 
@@ -80,13 +90,12 @@ class MainSegment:
         # the chunks stream from the index, each kept only as its term ids (4 bytes a term, not a string
         # each): 38,404 tldr pages built at ~390 MB when every text and token list was held at once
         vocab: dict[str, int] = {}
-        add = vocab.setdefault
         chunk_ids, doc_ids, corpus = array("q"), array("q"), []
-        for chunk_id, doc_id, title, heading, text in store.lexical_corpus():
+        for chunk_id, doc_id, ids in term_ids(store.lexical_corpus(), vocab):
             chunk_ids.append(chunk_id)
             doc_ids.append(doc_id)
-            corpus.append(array("I", [add(term, len(vocab)) for term in tokenize(f"{title}\n{heading}\n{text}", INDEX)]))
-        chunks, docs = np.frombuffer(chunk_ids, dtype=np.int64).copy(), np.frombuffer(doc_ids, dtype=np.int64).copy()
+            corpus.append(array("I", ids))
+        chunks, docs = np.array(chunk_ids, dtype=np.int64), np.array(doc_ids, dtype=np.int64)
         if not vocab:  # nothing indexable (e.g. only one-letter words): an empty index, not a crash
             return cls(None, chunks, docs, 1.0, version)
         bm25 = bm25s.BM25(k1=K1, b=B, method="lucene")
@@ -158,10 +167,8 @@ class Delta:
         vocab: dict[str, int] = {}
         term_of: list[int] = []
         lengths = np.zeros(len(rows), dtype=np.int64)
-        add = vocab.setdefault
-        for i, (_, _, title, heading, text) in enumerate(rows):
-            terms = tokenize(f"{title}\n{heading}\n{text}", INDEX)
-            term_of.extend([add(term, len(vocab)) for term in terms])
+        for i, (_, _, terms) in enumerate(term_ids(rows, vocab)):
+            term_of.extend(terms)
             lengths[i] = len(terms)
         n = max(len(rows), 1)
         pairs, tf = np.unique(np.asarray(term_of, dtype=np.int64) * n + np.repeat(np.arange(len(rows)), lengths),
