@@ -167,6 +167,16 @@ def _chromium():
     return pw, browser
 
 
+def _wait_until(page, expression: str, timeout_s: float = 10.0) -> None:
+    """Poll a JavaScript expression with page.evaluate. Not page.wait_for_function: its in-page polling
+    evals the predicate again on later frames, which the console's CSP (no 'unsafe-eval') may refuse
+    (microsoft/playwright#36986); each evaluate runs inside DevTools' own call, which CSP allows."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"timed out after {timeout_s:.0f} s waiting for: {expression}"
+        time.sleep(0.05)
+
+
 def test_end_to_end_in_headless_chromium(demo: Path) -> None:
     write(demo, "20_Cards/evil.md", XSS_NOTE)
     script = write(demo, "boom.py", "for i in range(120):\n    print('tick', i)\nraise ValueError('bad lease')\n")
@@ -180,8 +190,8 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         slow = browser.new_page(viewport={"width": 1400, "height": 1000})
         slow.route("**/*.woff2", lambda route: None)
         slow.goto(url + "search?q=SQLITE_BUSY&mode=bm25", wait_until="domcontentloaded")
-        slow.wait_for_function("[...document.fonts].some(f => f.family.includes('JetBrains') && "
-                               "f.status === 'loading')", timeout=10_000)  # held back by the route above
+        _wait_until(slow, "[...document.fonts].some(f => f.family.includes('JetBrains') && "
+                    "f.status === 'loading')")  # held back by the route above
         assert slow.evaluate("[...document.fonts].every(f => f.display === 'swap')")
         import base64
 
@@ -208,7 +218,7 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         assert badge.is_visible() and re.match(r"\+0\.0\d{3} · ", badge.inner_text())
         bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
         assert bg == "rgb(15, 23, 42)"  # #0F172A
-        page.wait_for_function("document.fonts.check('12px \"JetBrains Mono\"')")
+        _wait_until(page, "document.fonts.check('12px \"JetBrains Mono\"')")
         page.screenshot(path=str(ARTIFACTS / "search.png"), full_page=True)
         page.click("a.toggle:text('bm25')")
         page.wait_for_selector("a.toggle.on:text('bm25')")
