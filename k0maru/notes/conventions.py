@@ -15,10 +15,13 @@ Lines that mention kinds together with a backticked file pattern (`YYYY-MM-DD-ti
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
+
+import regex
 
 from k0maru.index.markdown import split_frontmatter
 from k0maru.index.walker import VaultWalker
@@ -81,12 +84,24 @@ def cut_at_word(text: str, limit: int, sep: str = " ") -> str:
     """`text` shortened to at most `limit` characters, between words (split at `sep`) where there is one."""
     if len(text) <= limit:
         return text
-    cut = text[: limit + 1].rsplit(sep, 1)[0]
+    head = text[: limit + 1]
+    cut = head.rsplit(sep, 1)[0] if sep in head else ""
     return cut if len(cut) > limit // 2 else text[:limit]
 
 
-def slugify(title: str, style: str = "kebab", limit: int = 80) -> str:
-    words = re.findall(r"[A-Za-z0-9]+", title)
+_SLUG_WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{M}\p{N}]*")  # letters of any script, with their marks
+SLUG_MAX_BYTES = 180  # room for a date, a version suffix and `.md` under the 255-byte file-name limit
+
+
+def slugify(title: str, style: str = "kebab", limit: int = 80, ascii_only: bool = False) -> str:
+    """A file-name stem from `title`: its words in any script (`Блокировка базы` -> блокировка-базы), at
+    most `limit` characters and SLUG_MAX_BYTES bytes of UTF-8; `note` when it has none. `ascii_only`: the
+    ASCII letters and digits alone, accents dropped (`Café` -> cafe), for names a spec limits to a-z0-9."""
+    if ascii_only:
+        folded = "".join(c for c in unicodedata.normalize("NFKD", title) if not unicodedata.combining(c))
+        words = re.findall(r"[A-Za-z0-9]+", folded)
+    else:
+        words = _SLUG_WORD.findall(unicodedata.normalize("NFC", title))
     if not words:
         return "note"
     if style == "title":
@@ -95,7 +110,11 @@ def slugify(title: str, style: str = "kebab", limit: int = 80) -> str:
         slug = "_".join(w.lower() for w in words)
     else:
         slug = "-".join(w.lower() for w in words)
-    return cut_at_word(slug, limit, {"title": " ", "snake": "_"}.get(style, "-")).rstrip("-_ ")
+    sep = {"title": " ", "snake": "_"}.get(style, "-")
+    slug = cut_at_word(slug, limit, sep)
+    while len(slug.encode()) > SLUG_MAX_BYTES:
+        slug = cut_at_word(slug, len(slug) - 1, sep)
+    return slug.rstrip("-_ ")
 
 
 class ConventionSniffer:

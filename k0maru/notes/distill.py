@@ -166,8 +166,10 @@ def _fix_section(body: str) -> str:
 
 
 def hermes_name(card: SkillCard) -> str:
-    """The skill's name: lower-case words joined by hyphens, at most 64 characters, cut between words."""
-    return cut_at_word(slugify(f"{card.stack} {card.codes[0]} {card.message}", "kebab", limit=200), 64, "-")
+    """The skill's name as the Agent Skills spec allows it (a-z, 0-9, single hyphens): lower-case words
+    joined by hyphens, at most 64 characters, cut between words."""
+    title = f"{card.stack} {card.codes[0]} {card.message}"
+    return cut_at_word(slugify(title, "kebab", limit=200, ascii_only=True), 64, "-")
 
 
 def vault_license(root: Path, configured: str) -> str:

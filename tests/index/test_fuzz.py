@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from k0maru.index.markdown import chunk_note, extract_links, parse_note, split_frontmatter
 from k0maru.notes.adr import parse_trailers
-from k0maru.notes.conventions import ConventionSniffer, slugify
+from k0maru.notes.conventions import SLUG_MAX_BYTES, ConventionSniffer, slugify
 
 MARKDOWNISH = st.text(alphabet=st.sampled_from(list("ab Z09#-:[]|^!`*_\n\t>{}\"'/.\\\u00e9\u4e2d\x00\r")), max_size=400)
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -65,6 +65,7 @@ def test_trailers_are_lowercase_keys_without_newlines(message: str) -> None:
 def test_slugs_are_safe_file_names(title: str) -> None:
     slug = slugify(title)
     assert "/" not in slug and "\\" not in slug and ".." not in slug and len(slug) <= 80
+    assert slug and len(slug.encode()) <= SLUG_MAX_BYTES and "\0" not in slug
 
 
 @settings(max_examples=60, deadline=None)

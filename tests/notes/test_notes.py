@@ -122,6 +122,21 @@ def test_flush_created_up_to_date_versioned(vault: Path) -> None:
     assert third.path.endswith("-v3.md")
 
 
+def test_titles_in_any_script_name_their_notes(vault: Path) -> None:
+    """A title's words name the file in whatever script it is written (they were all `note`, then `note-v2`
+    ...); a name the Agent Skills spec limits to a-z0-9 keeps its ASCII words only."""
+    from k0maru.notes.conventions import slugify
+
+    write(vault, "docs/adr/0001-x.md", "x")
+    engine = FlushEngine(vault)
+    ru = engine.flush("adr", "Блокировка базы данных", "Повторять при SQLITE_BUSY.", [])
+    zh = engine.flush("adr", "数据库锁：重试策略", "出现 SQLITE_BUSY 时重试。", [])
+    assert ru.path == "docs/adr/0002-блокировка-базы-данных.md" and zh.path == "docs/adr/0003-数据库锁-重试策略.md"
+    assert (vault / ru.path).read_text(encoding="utf-8").count("Блокировка базы данных") >= 1
+    assert slugify("数" * 200) == "数" * 60  # 180 bytes of UTF-8: room left for a date, `-v2` and `.md`
+    assert slugify("Rust E0502 ошибка заимствования café", ascii_only=True) == "rust-e0502-cafe"
+
+
 def test_twenty_concurrent_flushes(vault: Path) -> None:
     code = ("import sys; from pathlib import Path; from k0maru.notes.flush import FlushEngine; "
             "r = FlushEngine(Path(sys.argv[1])).flush('card', 'Shared title', 'body ' + sys.argv[2]); print(r.outcome)")
