@@ -58,6 +58,9 @@ class Settings:
                                        "(vectors have the rest); by measurement, README", ge=0, le=1)
     bm25_weight_code: float = setting(0.7, "... for a query made of code symbols; mixed queries lie between, by "
                                       "their share of code words", ge=0, le=1)
+    other_scripts_lexical: bool = setting(True, "hybrid: weigh a query word with letters outside the Latin script "
+                                          "as code (the bundled English model reads it as fragments); off for a "
+                                          "multilingual model_path")
     pool_factor: int = setting(3, "candidate pool = max(limit * pool_factor, pool_min)", ge=1)
     pool_min: int = setting(20, "", ge=1)
     min_cosine: float = setting(0.2, "hybrid: a vector hit below this cosine adds nothing, as a note matching no "

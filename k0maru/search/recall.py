@@ -1,8 +1,8 @@
 """Hybrid recall: a weighted sum of the two channels' normalised scores, leaning on BM25 the more of the
-query is code, plus an optional graph signal.
+query is code or in a script the model does not read, plus an optional graph signal.
 
 score(d) = w · bm25(d) / bm25(top)  +  (1 − w) · (cos(d) − floor) / (1 − floor)  +  graph(d)
-w = bm25_weight_words + (bm25_weight_code − bm25_weight_words) · code_share(query)
+w = bm25_weight_words + (bm25_weight_code − bm25_weight_words) · lexical_share(query)
 
 A document's channel score is that of its best chunk; each channel contributes a pool of
 max(limit * pool_factor, pool_min) documents; a vector hit below the cosine `floor` adds nothing (a note
@@ -24,7 +24,7 @@ from k0maru.index.store import Store
 from k0maru.search import lexical, vectors
 from k0maru.search.filters import Filters
 from k0maru.search.snippets import snippet
-from k0maru.search.terms import code_share
+from k0maru.search.terms import lexical_share
 
 if TYPE_CHECKING:
     from k0maru.search.embedding import Embedder
@@ -217,7 +217,7 @@ class Recall:
         if mode != "hybrid":
             return 1.0 if mode == "bm25" else 0.0
         lo, hi = self.settings.bm25_weight_words, self.settings.bm25_weight_code
-        return lo + (hi - lo) * code_share(query)
+        return lo + (hi - lo) * lexical_share(query, self.settings.other_scripts_lexical)
 
     def _hit(self, query: str, passage_chars: int, doc_id: int, score: float, parts: tuple[float, float], b_pos: dict[int, int], v_pos: dict[int, int],
              bm25_best: dict[int, Any], vec_best: dict[int, Any], boosts: dict[int, tuple[float, list[str]]]) -> Hit:

@@ -15,7 +15,7 @@ _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?", re.M)
 _QUOTE = re.compile(r"^\s*>\s?", re.M)
 _EMPHASIS = re.compile(r"(\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*]))")
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$", re.M)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])|\n+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])|(?<=[。！？])\s*|\n+")
 
 
 def plain(markdown: str) -> str:
@@ -28,6 +28,11 @@ def plain(markdown: str) -> str:
     text = _EMPHASIS.sub("", text)
     text = re.sub(r"(?<=\S)[ \t]*\n(?=[ \t]*\S)", " ", text)  # lines of one paragraph are one text
     return text.replace("|", " ")
+
+
+def _joined(sentences: list[str]) -> str:
+    """Sentences as one text: a space after each, none after a full-width stop (Chinese, Japanese)."""
+    return "".join(s + ("" if s.endswith(("。", "！", "？")) else " ") for s in sentences).rstrip()
 
 
 def snippet(markdown: str, query: str, limit: int = 280, skip: str = "") -> str:
@@ -45,7 +50,7 @@ def snippet(markdown: str, query: str, limit: int = 280, skip: str = "") -> str:
     if wanted:
         scores = [len(wanted & set(tokenize(s))) for s in sentences]
         best = max(range(len(scores)), key=lambda i: (scores[i], -i))
-    out = " ".join(sentences[best:])
+    out = _joined(sentences[best:])
     if len(out) < limit // 2 and best > 0:  # room left: take the lead-in too
-        out = " ".join(sentences[max(best - 1, 0):])
+        out = _joined(sentences[max(best - 1, 0):])
     return out if len(out) <= limit else out[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"

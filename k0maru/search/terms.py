@@ -5,6 +5,11 @@
 src/worker.rs, src, worker, rs, 42;  `E0502` -> e0502. Plain English words are stemmed (Snowball)
 and stop words dropped; symbol tokens are never stemmed.
 
+Other scripts: a token is NFKC-normalised (full-width `ＳＱＬＩＴＥ` is `sqlite`); Latin letters lose their
+accents (`café` -> cafe, then as any English word); a word in another script is kept whole, lower-cased,
+unstemmed (`Ошибка` -> ошибка); Chinese, Japanese and Korean runs, which have no spaces between words,
+become overlapping character pairs (`数据库` -> 数据, 据库; one character alone stays itself).
+
 The index holds each plain word twice: its stem and its surface form (`=containers`). The lexical channel
 alone queries both (`word_groups`): the form as written where a chunk has it, the stem at a discount where
 it has only another form (search/lexical.py); a hybrid query asks for the surface forms only, because there
@@ -15,12 +20,16 @@ tldr 0.0135 and helped no set; scripts/eval_retrieval.py).
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
+import regex
 import Stemmer
 
-_RAW = re.compile(r"[^\s`'\"(){}\[\],;|*!?]+")
-_ALNUM = re.compile(r"[A-Za-z0-9]+")
+_RAW = re.compile(r"[^\s`'\"(){}\[\],;|*!?，。、；：？！（）「」『』【】《》〈〉・…]+")
+_ALNUM = re.compile(r"[^\W_]+")  # on an ASCII token: [A-Za-z0-9]+
+_WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")  # any script: letters with their combining marks, digits
+_CJK = regex.compile(r"([\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u30fc\u3005]+)")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _LINE_SUFFIX = re.compile(r"(?::\d+)+$|\(\d+(?:,\d+)?\)$")
 _EDGE = ".:,=#>"
@@ -80,7 +89,16 @@ def _terms(raw: str, forms: int = STEMS) -> list[str]:
     """Terms of one whitespace-delimited raw token."""
     out: list[str] = []
     token = raw.strip(_EDGE)
-    runs = _ALNUM.findall(token)
+    if not token.isascii():
+        token = unicodedata.normalize("NFKC", token)
+        if _CJK.search(token):  # no spaces between words: CJK runs as pairs, the pieces between as tokens
+            for i, part in enumerate(_CJK.split(token)):
+                if i % 2:
+                    out.extend([part] if len(part) == 1 else [part[j:j + 2] for j in range(len(part) - 1)])
+                elif part:
+                    out.extend(_terms(part, forms))
+            return out
+    runs = (_ALNUM if token.isascii() else _WORD).findall(token)
     if not runs:
         return out
     if len(runs) > 1 or runs[0] != token:
@@ -97,6 +115,9 @@ def _terms(raw: str, forms: int = STEMS) -> list[str]:
 
 def _run_terms(run: str, out: list[str], forms: int = STEMS) -> None:
     """A run of letters and digits: stop words dropped, camelCase split, plain words stemmed."""
+    if not run.isascii():
+        _other_script(run, out, forms)
+        return
     low = run.lower()
     if low in STOPWORDS or (len(low) == 1 and not low.isdigit()):
         return
@@ -120,12 +141,27 @@ def _plain(word: str, out: list[str], forms: int) -> None:
         out.append("=" + word.lower())
 
 
+def _other_script(run: str, out: list[str], forms: int) -> None:
+    """A run with letters beyond ASCII: Latin without its accents as an English word, any other script
+    whole and lower-cased."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", run) if not unicodedata.combining(c))
+    if folded.isascii():
+        _run_terms(folded, out, forms)
+    elif len(run) > 1:
+        out.append(run.lower())
+
+
 _CODE_TOKEN = re.compile(r"[_:/\\<>&$#@.=()\[\]{}]|\d|^-|^[A-Z0-9]{2,}$|[a-z][A-Z]")
+_NOT_LATIN = regex.compile(r"(?!\p{Latin})\p{L}")
 
 
-def code_share(query: str) -> float:
-    """The share of the query's words that are code: symbols, flags, error codes, paths, numbers,
-    identifiers in camelCase or CAPS (`SQLITE_BUSY`, `E0502`, `--force`, `src/a.rs:3`). 0 for a question
-    in plain words, 1 for a bare symbol; recall leans on BM25 the more of the query is code."""
+def lexical_share(query: str, other_scripts: bool = True) -> float:
+    """The share of the query's words that only exact terms match well: code (symbols, flags, error codes,
+    paths, numbers, identifiers in camelCase or CAPS: `SQLITE_BUSY`, `E0502`, `--force`, `src/a.rs:3`) and,
+    if `other_scripts`, words with letters outside the Latin script, which the bundled English model reads
+    as fragments. 0 for a question in plain English words, 1 for a bare symbol or a question in Russian;
+    recall leans on BM25 the larger it is."""
     words = query.split()
-    return sum(1 for w in words if _CODE_TOKEN.search(w)) / len(words) if words else 0.0
+    if not words:
+        return 0.0
+    return sum(1 for w in words if _CODE_TOKEN.search(w) or (other_scripts and _NOT_LATIN.search(w))) / len(words)

@@ -1,7 +1,9 @@
 """The incremental BM25 index: a persisted main segment plus a delta scored at query time."""
 
+import io
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from k0maru.index.store import BM25_MERGE_MIN as MERGE_MIN
@@ -114,6 +116,35 @@ def test_a_word_as_written_outranks_its_other_forms_which_still_count(vault: Pat
         stems_only = index.search("retry", 5)
         assert [h.doc_id for h in retry] == [h.doc_id for h in stems_only]
         assert retry[0].score == pytest.approx(stems_only[0].score, rel=1e-9)
+
+
+def test_notes_in_other_scripts_are_found_by_their_words(vault: Path) -> None:
+    """Before terms of any script, these notes had no BM25 term but `café`'s `caf`; an index of that older
+    term format is rebuilt once by the next query."""
+    write(vault, "ru.md", "# Блокировка базы\n\nПри ошибке SQLITE_BUSY увеличьте busy_timeout и повторите запрос.\n")
+    write(vault, "zh.md", "# 数据库锁\n\n出现 SQLITE_BUSY 时，增加 busy_timeout 并重试事务。\n")
+    write(vault, "ja.md", "# アーカイブ\n\nアーカイブを作成し、それをファイルに書き込む。\n")
+    write(vault, "fr.md", "# Café\n\nLe café du matin règle la réunion.\n")
+    write(vault, "en.md", "# Retry\n\nretry the transaction with backoff\n")
+    with Vault.open(vault) as v:
+        v.index(embed=False, lexical=True)
+        main = v.store.bm25_blob()
+        assert main is not None
+        arrays = dict(np.load(io.BytesIO(main[1])))
+        arrays["terms"] = np.asarray([3])  # as written by the ASCII-only tokenizer's release
+        buf = io.BytesIO()
+        np.savez(buf, **arrays)
+        assert v.store.save_bm25_blob(main[0], buf.getvalue(), 10**9, 5)
+        cache = LexicalCache()
+
+        def top(query: str) -> str:
+            return v.store.path_and_title(cache.get(v.store).search(query, 5)[0].doc_id)[0]
+
+        assert top("повторите запрос") == "ru.md"
+        assert cache.last_build_ms is not None  # the older segment was rebuilt, not read
+        assert top("重试事务") == "zh.md" and top("ファイルに書き込む") == "ja.md" and top("reunion cafe") == "fr.md"
+        assert [h.path for h in v.recall.search("увеличьте busy_timeout", limit=3, mode="bm25").hits][0] == "ru.md"
+        assert "重试事务" in v.recall.search("重试事务", limit=1, mode="bm25").hits[0].snippet
 
 
 def test_the_lexical_channel_matches_plain_bm25s_on_every_labelled_set(tmp_path: Path) -> None:

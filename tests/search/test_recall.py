@@ -51,6 +51,18 @@ def test_tokenizer_keeps_symbols_whole_and_by_parts() -> None:
     assert {"borrowmuterror", "borrow", "mut", "error"} <= set(tokenize("BorrowMutError"))
 
 
+def test_tokenizer_keeps_words_of_every_script() -> None:
+    assert tokenize("Ошибка подключения") == ["ошибка", "подключения"]  # whole, lower-cased, unstemmed
+    assert tokenize("café naïve") == tokenize("cafe naive") == ["cafe", "naiv"]  # Latin accents fold away
+    assert tokenize("ＳＱＬＩＴＥ＿ＢＵＳＹ") == tokenize("SQLITE_BUSY")  # full-width forms (NFKC)
+    assert tokenize("数据库连接失败，请重试。") == ["数据", "据库", "库连", "连接", "接失", "失败", "请重", "重试"]
+    assert tokenize("锁") == ["锁"] and tokenize("使用SQLITE_BUSY重试") == ["使用", "sqlite_busy", "sqlite", "busi", "重试"]
+    assert tokenize("ファイルに書き込む")[:3] == ["ファ", "ァイ", "イル"]
+    assert tokenize("상태를 인쇄") == ["상태", "태를", "인쇄"]
+    assert tokenize("हिन्दी") == ["हिन्दी"]  # combining vowel signs stay inside the word
+    assert tokenize("src/файл.rs:3")[:2] == ["src/файл.rs:3", "src/файл.rs"]
+
+
 def test_exact_symbols_in_demo_vault(demo: Path) -> None:
     cases = {"SQLITE_BUSY": "20_Cards/sqlite-busy-timeout.md",
              "heap-use-after-free": "00_Logs/2026-10-19-heap-use-after-free-in-ffi.md",
@@ -88,11 +100,14 @@ def test_fusion_against_hand_computed_values() -> None:
 
 @pytest.mark.parametrize("query,share", [("SQLITE_BUSY", 1.0), ("how do we renew leases", 0.0),
                                          ("E0502 in the dispatcher", 0.25), ("git rebase --continue", 1 / 3),
-                                         ("src/worker.rs:42 panics", 0.5), ("BorrowMutError", 1.0)])
-def test_code_share_of_a_query(query: str, share: float) -> None:
-    from k0maru.search.terms import code_share
+                                         ("src/worker.rs:42 panics", 0.5), ("BorrowMutError", 1.0),
+                                         ("повторите запрос", 1.0), ("重试事务", 1.0), ("café crème brûlée", 0.0),
+                                         ("SQLITE_BUSY 时 重试", 1.0), ("retry on SQLITE_BUSY ошибка", 0.5)])
+def test_lexical_share_of_a_query(query: str, share: float) -> None:
+    from k0maru.search.terms import lexical_share
 
-    assert code_share(query) == pytest.approx(share)
+    assert lexical_share(query) == pytest.approx(share)
+    assert lexical_share(query, other_scripts=False) <= share
 
 
 def test_reported_scores_follow_the_formula(demo: Path) -> None:
