@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import re
 
+import regex
+
 from k0maru.search.terms import tokenize
 
 _WIKI = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _FENCE = re.compile(r"^\s*(```|~~~)[^\n]*$", re.M)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)[\s#]*$", re.M)
-_LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?", re.M)
-_QUOTE = re.compile(r"^\s*>\s?", re.M)
+_LIST = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX]\][ \t]+)?", re.M)  # [ \t]: not the blank line before
+_QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 _EMPHASIS = re.compile(r"(\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*]))")
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$", re.M)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])|(?<=[。！？])\s*|\n+")
+# a sentence ends at . ! ? before a capital (or a letter of a script without case), a digit or a quote
+_SENTENCE = regex.compile(r"(?<=[.!?])\s+(?=[\p{Lu}\p{Lt}\p{Lo}\d`\"'(])|(?<=[。！？])\s*|\n+")
 
 
 def plain(markdown: str) -> str:
