@@ -121,11 +121,12 @@ def test_a_word_as_written_outranks_its_other_forms_which_still_count(vault: Pat
 def test_notes_in_other_scripts_are_found_by_their_words(vault: Path) -> None:
     """Before terms of any script, these notes had no BM25 term but `café`'s `caf`; an index of that older
     term format is rebuilt once by the next query."""
-    write(vault, "ru.md", "# Блокировка базы\n\nПри ошибке SQLITE_BUSY увеличьте busy_timeout и повторите запрос.\n")
-    write(vault, "zh.md", "# 数据库锁\n\n出现 SQLITE_BUSY 时，增加 busy_timeout 并重试事务。\n")
-    write(vault, "ja.md", "# アーカイブ\n\nアーカイブを作成し、それをファイルに書き込む。\n")
-    write(vault, "fr.md", "# Café\n\nLe café du matin règle la réunion.\n")
-    write(vault, "en.md", "# Retry\n\nretry the transaction with backoff\n")
+    notes = {"ru.md": "# Блокировка базы\n\nПри ошибке SQLITE_BUSY увеличьте busy_timeout и повторите запрос.\n",
+             "zh.md": "# 数据库锁\n\n出现 SQLITE_BUSY 时，增加 busy_timeout 并重试事务。\n",
+             "ja.md": "# アーカイブ\n\nアーカイブを作成し、それをファイルに書き込む。\n",
+             "fr.md": "# Café\n\nLe café du matin règle la réunion.\n", "en.md": "# Retry\n\nretry the transaction\n"}
+    for name, text in notes.items():
+        write(vault, name, text)
     with Vault.open(vault) as v:
         v.index(embed=False, lexical=True)
         main = v.store.bm25_blob()
