@@ -90,7 +90,7 @@ def _terms(raw: str, forms: int = STEMS) -> list[str]:
     out: list[str] = []
     token = raw.strip(_EDGE)
     if not token.isascii():
-        token = unicodedata.normalize("NFKC", token)
+        token = _unaccented(unicodedata.normalize("NFKC", token))
         if _CJK.search(token):  # no spaces between words: CJK runs as pairs, the pieces between as tokens
             for i, part in enumerate(_CJK.split(token)):
                 if i % 2:
@@ -115,8 +115,9 @@ def _terms(raw: str, forms: int = STEMS) -> list[str]:
 
 def _run_terms(run: str, out: list[str], forms: int = STEMS) -> None:
     """A run of letters and digits: stop words dropped, camelCase split, plain words stemmed."""
-    if not run.isascii():
-        _other_script(run, out, forms)
+    if not run.isascii():  # a word of a script other than Latin: whole, lower-cased, unstemmed
+        if len(run) > 1:
+            out.append(run.lower())
         return
     low = run.lower()
     if low in STOPWORDS or (len(low) == 1 and not low.isdigit()):
@@ -141,14 +142,10 @@ def _plain(word: str, out: list[str], forms: int) -> None:
         out.append("=" + word.lower())
 
 
-def _other_script(run: str, out: list[str], forms: int) -> None:
-    """A run with letters beyond ASCII: Latin without its accents as an English word, any other script
-    whole and lower-cased."""
-    folded = "".join(c for c in unicodedata.normalize("NFKD", run) if not unicodedata.combining(c))
-    if folded.isascii():
-        _run_terms(folded, out, forms)
-    elif len(run) > 1:
-        out.append(run.lower())
+def _unaccented(token: str) -> str:
+    """`token` without its accents if that leaves it ASCII (`Café-Bar` -> Cafe-Bar), else as it is."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", token) if not unicodedata.combining(c))
+    return folded if folded.isascii() else token
 
 
 _CODE_TOKEN = re.compile(r"[_:/\\<>&$#@.=()\[\]{}]|\d|^-|^[A-Z0-9]{2,}$|[a-z][A-Z]")
