@@ -98,8 +98,9 @@ def slugify(title: str, style: str = "kebab", limit: int = 80, ascii_only: bool 
     most `limit` characters and SLUG_MAX_BYTES bytes of UTF-8; `note` when it has none. `ascii_only`: the
     ASCII letters and digits alone, accents dropped (`Café` -> cafe), for names a spec limits to a-z0-9."""
     if ascii_only:
-        folded = "".join(c for c in unicodedata.normalize("NFKD", title) if not unicodedata.combining(c))
-        words = re.findall(r"[A-Za-z0-9]+", folded)
+        from k0maru.search.terms import strip_accents
+
+        words = re.findall(r"[A-Za-z0-9]+", strip_accents(title))
     else:
         words = _SLUG_WORD.findall(unicodedata.normalize("NFC", title))
     if not words:

@@ -18,7 +18,8 @@ _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 _EMPHASIS = re.compile(r"(\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*]))")
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$", re.M)
 # a sentence ends at . ! ? before a capital (or a letter of a script without case), a digit or a quote
-_SENTENCE = regex.compile(r"(?<=[.!?])\s+(?=[\p{Lu}\p{Lt}\p{Lo}\d`\"'(])|(?<=[。！？])\s*|\n+")
+_FULL_STOPS = "。！？"  # Chinese and Japanese: no space follows them
+_SENTENCE = regex.compile(rf"(?<=[.!?])\s+(?=[\p{{Lu}}\p{{Lt}}\p{{Lo}}\d`\"'(])|(?<=[{_FULL_STOPS}])\s*|\n+")
 
 
 def plain(markdown: str) -> str:
@@ -35,7 +36,7 @@ def plain(markdown: str) -> str:
 
 def _joined(sentences: list[str]) -> str:
     """Sentences as one text: a space after each, none after a full-width stop (Chinese, Japanese)."""
-    return "".join(s + ("" if s.endswith(("。", "！", "？")) else " ") for s in sentences).rstrip()
+    return "".join(s + ("" if s.endswith(tuple(_FULL_STOPS)) else " ") for s in sentences).rstrip()
 
 
 def snippet(markdown: str, query: str, limit: int = 280, skip: str = "") -> str:

@@ -142,9 +142,14 @@ def _plain(word: str, out: list[str], forms: int) -> None:
         out.append("=" + word.lower())
 
 
+def strip_accents(text: str) -> str:
+    """`text` with its combining marks dropped after NFKD (`Café` -> Cafe, `й` -> и)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def _unaccented(token: str) -> str:
     """`token` without its accents if that leaves it ASCII (`Café-Bar` -> Cafe-Bar), else as it is."""
-    folded = "".join(c for c in unicodedata.normalize("NFKD", token) if not unicodedata.combining(c))
+    folded = strip_accents(token)
     return folded if folded.isascii() else token
 
 
