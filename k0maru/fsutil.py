@@ -11,8 +11,10 @@ from pathlib import Path
 from k0maru.errors import PathOutsideVaultError
 from k0maru.layout import STATE_DIR
 
-STATE_GITIGNORE = ("# k0maru's local state (index, offloaded logs, locks) is rebuilt from the notes.\n"
-                   "# To share config.toml or rules.md, `git add -f` them.\n*\n")
+STATE_GITIGNORE = (
+    "# k0maru's local state (index, offloaded logs, locks) is rebuilt from the notes.\n"
+    "# To share config.toml or rules.md, `git add -f` them.\n*\n"
+)
 
 
 def _durable_temp(path: Path, data: bytes) -> Path:
@@ -68,7 +70,9 @@ def resolve_inside(root: Path, relative: str | os.PathLike[str]) -> Path:
     raw = Path(relative)
     candidate = (raw if raw.is_absolute() else root / raw).resolve()
     if candidate != root and root not in candidate.parents:
-        raise PathOutsideVaultError(f"path {str(relative)!r} is outside the vault {root}; use a path inside it")
+        raise PathOutsideVaultError(
+            f"path {str(relative)!r} is outside the vault {root}; use a path inside it"
+        )
     return candidate
 
 

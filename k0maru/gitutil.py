@@ -28,15 +28,27 @@ def current_branch(repo: Path) -> str | None:
 
 
 def hooks_dir(repo: Path) -> Path:
-    out = subprocess.run(["git", "rev-parse", "--git-path", "hooks"], cwd=repo, capture_output=True, text=True)
-    path = Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else Path(".git/hooks")
+    out = subprocess.run(
+        ["git", "rev-parse", "--git-path", "hooks"], cwd=repo, capture_output=True, text=True
+    )
+    path = (
+        Path(out.stdout.strip())
+        if out.returncode == 0 and out.stdout.strip()
+        else Path(".git/hooks")
+    )
     return path if path.is_absolute() else repo / path
 
 
 def git(repo: Path, *args: str) -> str | None:
     """stdout of a git command in `repo`, None when it fails (unknown ref, no reflog, not a repository)."""
-    out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, errors="replace",
-                         stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        stdin=subprocess.DEVNULL,
+    )
     return out.stdout if out.returncode == 0 else None
 
 
@@ -70,6 +82,9 @@ def head_commit(repo: Path) -> Commit | None:
         return None
     sha, author, email, date, message = out.split("\0", 4)
     parents = _parents(repo, sha)
-    files = _names(git(repo, "diff", "--name-only", "-z", "--no-renames", parents[0], sha) if parents
-                   else git(repo, "ls-tree", "-r", "-z", "--name-only", sha))
+    files = _names(
+        git(repo, "diff", "--name-only", "-z", "--no-renames", parents[0], sha)
+        if parents
+        else git(repo, "ls-tree", "-r", "-z", "--name-only", sha)
+    )
     return Commit(sha, author, email, date, message, files)

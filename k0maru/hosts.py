@@ -47,12 +47,20 @@ def claude_desktop_config() -> Path:
         return home / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json"
     if sys.platform == "win32":
         return Path(os.environ.get("APPDATA", home)) / "Claude" / "claude_desktop_config.json"
-    return Path(os.environ.get("XDG_CONFIG_HOME", home / ".config")) / "Claude" / "claude_desktop_config.json"
+    return (
+        Path(os.environ.get("XDG_CONFIG_HOME", home / ".config"))
+        / "Claude"
+        / "claude_desktop_config.json"
+    )
 
 
 def config_path(host: str, vault: Path) -> Path:
-    paths = {"claude-code": vault / ".mcp.json", "cursor": vault / ".cursor" / "mcp.json",
-             "vscode": vault / ".vscode" / "mcp.json", "codex": vault / ".codex" / "config.toml"}
+    paths = {
+        "claude-code": vault / ".mcp.json",
+        "cursor": vault / ".cursor" / "mcp.json",
+        "vscode": vault / ".vscode" / "mcp.json",
+        "codex": vault / ".codex" / "config.toml",
+    }
     if host == "claude-desktop":
         return claude_desktop_config()
     if host not in paths:
@@ -66,14 +74,18 @@ def _read(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
-        raise K0maruError(f"{path}: cannot read it ({exc}); fix or move it, then run `k0maru connect` again") from None
+        raise K0maruError(
+            f"{path}: cannot read it ({exc}); fix or move it, then run `k0maru connect` again"
+        ) from None
 
 
 def _merge_json(host: str, old: str | None, entry: dict[str, Any], path: Path) -> str:
     try:
         data = json.loads(old) if old and old.strip() else {}
     except json.JSONDecodeError as exc:
-        raise K0maruError(f"{path}: not valid JSON (line {exc.lineno}); fix it by hand, nothing was written") from None
+        raise K0maruError(
+            f"{path}: not valid JSON (line {exc.lineno}); fix it by hand, nothing was written"
+        ) from None
     if not isinstance(data, dict):
         raise K0maruError(f"{path}: expected a JSON object at the top; nothing was written")
     table = "servers" if host == "vscode" else "mcpServers"
@@ -93,9 +105,13 @@ def _merge_toml(old: str | None, entry: dict[str, Any], path: Path) -> str:
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise K0maruError(f"{path}: not valid TOML ({exc}); fix it by hand, nothing was written") from None
-    block = (f"[mcp_servers.{NAME}]\ncommand = {_toml_str(entry['command'])}\n"
-             f"args = [{', '.join(_toml_str(a) for a in entry['args'])}]\n")
+        raise K0maruError(
+            f"{path}: not valid TOML ({exc}); fix it by hand, nothing was written"
+        ) from None
+    block = (
+        f"[mcp_servers.{NAME}]\ncommand = {_toml_str(entry['command'])}\n"
+        f"args = [{', '.join(_toml_str(a) for a in entry['args'])}]\n"
+    )
     # drop our previous table (and its sub-tables), keep everything else as written
     own = re.compile(rf"^\[mcp_servers\.{NAME}(?:\.[^\]]+)?\]\s*$")
     kept: list[str] = []
@@ -149,6 +165,12 @@ def configured(vault: Path) -> list[tuple[str, Path, str]]:
         want = server_entry(vault)
         if host == "vscode" and found:
             found = {k: v for k, v in found.items() if k != "type"}
-        state = "not configured" if not found else "current" if found == want else "other vault or command"
+        state = (
+            "not configured"
+            if not found
+            else "current"
+            if found == want
+            else "other vault or command"
+        )
         out.append((host, path, state))
     return out

@@ -27,6 +27,8 @@ def resolve_vault(explicit: str | os.PathLike[str] | None) -> Path:
     if chosen:
         path = Path(chosen).expanduser().resolve()
         if not path.is_dir():
-            raise ConfigError(f"vault {path} is not a directory; pass --vault DIR with an existing folder")
+            raise ConfigError(
+                f"vault {path} is not a directory; pass --vault DIR with an existing folder"
+            )
         return path
     return find_vault()

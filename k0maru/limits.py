@@ -35,7 +35,9 @@ def one_line(what: str, text: str, limit: int) -> str:
     return text
 
 
-def check_note_input(title: str, tags: list[str], related: list[str], body: str, max_bytes: int) -> None:
+def check_note_input(
+    title: str, tags: list[str], related: list[str], body: str, max_bytes: int
+) -> None:
     """What a flushed note may carry; a body the scanner would skip is refused before anything is written."""
     one_line("title", title, MAX_TITLE_CHARS)
     if len(tags) > MAX_TAGS:
@@ -48,5 +50,7 @@ def check_note_input(title: str, tags: list[str], related: list[str], body: str,
         one_line("related note", name, MAX_TITLE_CHARS)
     size = len(body.encode("utf-8"))
     if size > max_bytes:
-        raise K0maruError(f"the note body is {size:,} bytes; the index takes notes up to max_file_bytes="
-                          f"{max_bytes:,} (raise it in .k0maru/config.toml or split the note)")
+        raise K0maruError(
+            f"the note body is {size:,} bytes; the index takes notes up to max_file_bytes="
+            f"{max_bytes:,} (raise it in .k0maru/config.toml or split the note)"
+        )

@@ -25,15 +25,17 @@ from k0maru.errors import K0maruError
 ENCODING = "o200k_base"
 ESTIMATOR = f"{ENCODING} BPE (tiktoken)"
 # tiktoken_ext.openai_public.o200k_base's split pattern, as published with the encoding
-_O200K_PATTERN = "|".join([
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-])
+_O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
 _ASCII = bytes(range(128))
 # bytes of the non-ASCII punctuation common in tool output and notes, kept from the start so that a
 # summary line with "·" or a test runner's "✓" does not widen the encoder
@@ -49,8 +51,10 @@ def vocabulary_file() -> Path:
         path = Path(folder) / "data" / f"{ENCODING}.tiktoken.gz"
         if path.is_file():
             return path
-    raise K0maruError(f"the {ENCODING} vocabulary is missing (it comes with the bpe-openai wheel); "
-                      "reinstall k0maru: pip install --force-reinstall k0maru")
+    raise K0maruError(
+        f"the {ENCODING} vocabulary is missing (it comes with the bpe-openai wheel); "
+        "reinstall k0maru: pip install --force-reinstall k0maru"
+    )
 
 
 class _Encoder:
@@ -65,11 +69,13 @@ class _Encoder:
         # token left out never sits between kept ones in memory
         with io.BytesIO(gzip.decompress(vocabulary_file().read_bytes())) as lines:
             for rank, line in enumerate(lines):
-                token = binascii.a2b_base64(line[:line.index(b" ")])
+                token = binascii.a2b_base64(line[: line.index(b" ")])
                 if token.isascii() or extra.issuperset(token.translate(None, _ASCII)):
                     ranks[token] = rank
         self.size = len(ranks)
-        self.encoding = tiktoken.Encoding(ENCODING, pat_str=_O200K_PATTERN, mergeable_ranks=ranks, special_tokens={})
+        self.encoding = tiktoken.Encoding(
+            ENCODING, pat_str=_O200K_PATTERN, mergeable_ranks=ranks, special_tokens={}
+        )
         # tiktoken keeps the dict for a pure-Python path k0maru never takes; its Rust core holds its own copy
         self.encoding._mergeable_ranks = {}
 

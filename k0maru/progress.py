@@ -24,10 +24,21 @@ class LazyProgress:
         if self._progress is None:
             if time.monotonic() - self.started < self.delay:
                 return
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
-            self._progress = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(),
-                                      TimeRemainingColumn(), transient=True)
+            self._progress = Progress(
+                TextColumn(self.label),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                transient=True,
+            )
             self._progress.start()
             self._task = self._progress.add_task(self.label, total=total)
         self._progress.update(self._task, completed=done, total=total)

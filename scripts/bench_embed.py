@@ -89,11 +89,17 @@ def cpu_peak_gflops() -> tuple[float, str]:
     Haswell and later) at the clock /proc/cpuinfo reports."""
     import os
 
-    mhz = [float(line.split(":")[1]) for line in Path("/proc/cpuinfo").read_text().splitlines()
-           if line.startswith("cpu MHz")]
+    mhz = [
+        float(line.split(":")[1])
+        for line in Path("/proc/cpuinfo").read_text().splitlines()
+        if line.startswith("cpu MHz")
+    ]
     cores = os.cpu_count() or 1
     clock = statistics.median(mhz) if mhz else 2000.0
-    return cores * clock * 32 / 1000, f"{cores} cores x {clock:.0f} MHz x 32 fp32 FLOPs/cycle (AVX2, 2 FMA units)"
+    return (
+        cores * clock * 32 / 1000,
+        f"{cores} cores x {clock:.0f} MHz x 32 fp32 FLOPs/cycle (AVX2, 2 FMA units)",
+    )
 
 
 def corpus_flops(repeat: int) -> tuple[float, float]:
@@ -107,7 +113,11 @@ def corpus_flops(repeat: int) -> tuple[float, float]:
     tok.enable_truncation(max_length=MAX_TOKENS)
     texts = []
     for name in ("tldr", "devkb", "opskb"):
-        for line in (REPO / "examples" / "eval" / name / "corpus.jsonl").read_text(encoding="utf-8").splitlines():
+        for line in (
+            (REPO / "examples" / "eval" / name / "corpus.jsonl")
+            .read_text(encoding="utf-8")
+            .splitlines()
+        ):
             if line.strip():
                 row = json.loads(line)
                 texts.append(f"{row.get('title') or ''}\n{row['text']}")
@@ -119,40 +129,78 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=2, help="times each corpus text is embedded")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--batch", type=int, help="chunks per Embedder.embed call (default: the embed_batch setting)")
+    ap.add_argument(
+        "--batch",
+        type=int,
+        help="chunks per Embedder.embed call (default: the embed_batch setting)",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     from k0maru.config import Settings
 
     batch = args.batch or Settings().embed_batch
-    runs = {"bare, ort defaults, batch 32": ("defaults", 32), f"bare, no memory pattern, batch {batch}": ("bare", batch),
-            f"k0maru, batch {batch}": ("k0maru", batch)}
+    runs = {
+        "bare, ort defaults, batch 32": ("defaults", 32),
+        f"bare, no memory pattern, batch {batch}": ("bare", batch),
+        f"k0maru, batch {batch}": ("k0maru", batch),
+    }
     results: dict[str, list[dict[str, float]]] = {name: [] for name in runs}
     for _ in range(args.rounds):
         for name, (kind, size) in runs.items():
-            out = subprocess.run([sys.executable, "-c", CHILD, kind, str(size), str(args.repeat),
-                                  str(REPO / "examples" / "eval")], capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    CHILD,
+                    kind,
+                    str(size),
+                    str(args.repeat),
+                    str(REPO / "examples" / "eval"),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             results[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
-    table = {name: {"chunks": rows[0]["chunks"],
-                    "chunks_per_s_median": round(statistics.median(r["per_s"] for r in rows), 1),
-                    "peak_rss_mb_median": round(statistics.median(r["peak_rss_mb"] for r in rows), 1)}
-             for name, rows in results.items()}
+    table = {
+        name: {
+            "chunks": rows[0]["chunks"],
+            "chunks_per_s_median": round(statistics.median(r["per_s"] for r in rows), 1),
+            "peak_rss_mb_median": round(statistics.median(r["peak_rss_mb"] for r in rows), 1),
+        }
+        for name, rows in results.items()
+    }
     ours, bare = table[f"k0maru, batch {batch}"], table[f"bare, no memory pattern, batch {batch}"]
     before = table["bare, ort defaults, batch 32"]
-    summary = {"ours_vs_bare_same_batches": round(ours["chunks_per_s_median"] / bare["chunks_per_s_median"], 2),
-               "ours_vs_ort_defaults_batch_32": round(ours["chunks_per_s_median"] / before["chunks_per_s_median"], 2),
-               "peak_rss_ours_vs_ort_defaults": round(ours["peak_rss_mb_median"] / before["peak_rss_mb_median"], 2)}
+    summary = {
+        "ours_vs_bare_same_batches": round(
+            ours["chunks_per_s_median"] / bare["chunks_per_s_median"], 2
+        ),
+        "ours_vs_ort_defaults_batch_32": round(
+            ours["chunks_per_s_median"] / before["chunks_per_s_median"], 2
+        ),
+        "peak_rss_ours_vs_ort_defaults": round(
+            ours["peak_rss_mb_median"] / before["peak_rss_mb_median"], 2
+        ),
+    }
     flops, mean_tokens = corpus_flops(args.repeat)
     peak, assumed = cpu_peak_gflops()
     achieved = flops / ours["chunks"] * ours["chunks_per_s_median"] / 1e9
-    summary.update(mean_tokens_per_chunk=round(mean_tokens, 1), gflop_per_chunk=round(flops / ours["chunks"] / 1e9, 3),
-                   ours_gflop_per_s=round(achieved, 1), cpu_peak_gflop_per_s=round(peak, 1), cpu_peak_assumes=assumed,
-                   fraction_of_peak=round(achieved / peak, 3))
+    summary.update(
+        mean_tokens_per_chunk=round(mean_tokens, 1),
+        gflop_per_chunk=round(flops / ours["chunks"] / 1e9, 3),
+        ours_gflop_per_s=round(achieved, 1),
+        cpu_peak_gflop_per_s=round(peak, 1),
+        cpu_peak_assumes=assumed,
+        fraction_of_peak=round(achieved / peak, 3),
+    )
     if args.json:
         print(json.dumps({"runs": table, **summary}))
     else:
         for name, row in table.items():
-            print(f"{name:34s} {row['chunks_per_s_median']:7.1f} chunks/s  peak {row['peak_rss_mb_median']:6.1f} MB")
+            print(
+                f"{name:34s} {row['chunks_per_s_median']:7.1f} chunks/s  peak {row['peak_rss_mb_median']:6.1f} MB"
+            )
         print(json.dumps(summary))
 
 

@@ -56,8 +56,10 @@ class Fts5:
 
     def put(self, rows: list[tuple[int, str]]) -> None:
         with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO f(rowid, body) VALUES (?, ?)",
-                                [(i, self.encode(tokenize(text), True)) for i, text in rows])
+            self.db.executemany(
+                "INSERT OR REPLACE INTO f(rowid, body) VALUES (?, ?)",
+                [(i, self.encode(tokenize(text), True)) for i, text in rows],
+            )
 
     def delete(self, ids: list[int]) -> None:
         with self.db:
@@ -67,12 +69,20 @@ class Fts5:
         q = self.encode(tokenize(query), False)
         if not q:
             return []
-        return [r[0] for r in self.db.execute(
-            "SELECT rowid FROM f WHERE f MATCH ? ORDER BY bm25(f) LIMIT ?", (" OR ".join(q.split()), k))]
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT rowid FROM f WHERE f MATCH ? ORDER BY bm25(f) LIMIT ?",
+                (" OR ".join(q.split()), k),
+            )
+        ]
 
 
 def chunk_rows(store: Store) -> list[tuple[int, str]]:
-    return [(cid, f"{title}\n{heading}\n{text}") for cid, _, title, heading, text in store.lexical_corpus()]
+    return [
+        (cid, f"{title}\n{heading}\n{text}")
+        for cid, _, title, heading, text in store.lexical_corpus()
+    ]
 
 
 def timed_ms(fn) -> tuple[float, object]:  # type: ignore[no-untyped-def]
@@ -86,7 +96,10 @@ def speed(notes: int, n_queries: int) -> dict[str, float | int]:
     try:
         paths = generate(root, notes, seed=3, min_kb=1, max_kb=3)
         rng = random.Random(9)
-        queries = [" ".join(rng.sample(WORDS, 3)) if i % 3 else rng.choice(SYMBOLS) for i in range(n_queries)]
+        queries = [
+            " ".join(rng.sample(WORDS, 3)) if i % 3 else rng.choice(SYMBOLS)
+            for i in range(n_queries)
+        ]
         out: dict[str, float | int] = {"notes": notes}
         with Store.open(root) as store:
             scanner = IncrementalScanner(store, load_settings(root, embed=False))
@@ -108,20 +121,28 @@ def speed(notes: int, n_queries: int) -> dict[str, float | int]:
 
             edited = rng.sample(paths, max(1, notes // 100))
             for p in edited:
-                p.write_text(p.read_text(encoding="utf-8") + "\n\nA closing paragraph on lease renewal.\n",
-                             encoding="utf-8")
+                p.write_text(
+                    p.read_text(encoding="utf-8") + "\n\nA closing paragraph on lease renewal.\n",
+                    encoding="utf-8",
+                )
             before_ids = {cid for cid, _ in rows}
             out["edited_notes"] = len(edited)
             out["scan_after_edit_ms"] = round(timed_ms(lambda: scanner.scan())[0], 1)
             q = queries[1]
-            out["first_query_after_edit_ms"] = round(timed_ms(lambda: cache.get(store).search(q, 80))[0], 2)
+            out["first_query_after_edit_ms"] = round(
+                timed_ms(lambda: cache.get(store).search(q, 80))[0], 2
+            )
             index = cache.get(store)
             assert isinstance(index, LexicalIndex)
             out["delta_chunks"] = index.delta_size
-            out["first_query_fresh_process_ms"] = round(timed_ms(lambda: LexicalCache().get(store).search(q, 80))[0], 1)
+            out["first_query_fresh_process_ms"] = round(
+                timed_ms(lambda: LexicalCache().get(store).search(q, 80))[0], 1
+            )
             after = [timed_ms(lambda q=q: cache.get(store).search(q, 80))[0] for q in queries]
             out["query_with_delta_p50_ms"] = round(statistics.median(after), 2)
-            out["first_query_vs_warm"] = round(out["first_query_after_edit_ms"] / out["warm_query_p50_ms"], 1)
+            out["first_query_vs_warm"] = round(
+                out["first_query_after_edit_ms"] / out["warm_query_p50_ms"], 1
+            )
             out["old_first_query_ms"] = round(out["full_rebuild_ms"] + out["warm_query_p50_ms"], 1)
             out["full_rebuild_ms"] = round(out["full_rebuild_ms"], 1)
 
@@ -142,8 +163,9 @@ def speed(notes: int, n_queries: int) -> dict[str, float | int]:
 def doc_ranking(store: Store, chunk_hits: list[int]) -> list[str]:
     seen: list[str] = []
     for cid in chunk_hits:
-        row = store.conn.execute("SELECT d.path FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id = ?",
-                                 (cid,)).fetchone()
+        row = store.conn.execute(
+            "SELECT d.path FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id = ?", (cid,)
+        ).fetchone()
         if row[0] not in seen:
             seen.append(row[0])
     return seen[:10]
@@ -184,7 +206,11 @@ def quality(folder: Path, vault: Path | None) -> dict[str, float | int | str]:
                 same_top10 += ranked["full"] == ranked["delta"]
                 for name, docs in ranked.items():
                     scores[name].append(ndcg_at([mapping.get(d, d) for d in docs], rels))
-    out: dict[str, float | int | str] = {"set": folder.name, "queries": len(queries), "delta_notes": len(later)}
+    out: dict[str, float | int | str] = {
+        "set": folder.name,
+        "queries": len(queries),
+        "delta_notes": len(later),
+    }
     for name, vals in scores.items():
         out[f"ndcg@10_{name}"] = round(sum(vals) / len(vals), 4)
     out["identical_top10_pct"] = round(100 * same_top10 / len(queries), 1)

@@ -22,8 +22,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from vaultgen import generate  # noqa: E402
 
-ENV = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "bench",
-       "GIT_COMMITTER_EMAIL": "b@example.com", "K0MARU_HOOK_EMBED": "off"}
+ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "b@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "b@example.com",
+    "K0MARU_HOOK_EMBED": "off",
+}
 K0 = [sys.executable, "-m", "k0maru"]
 
 
@@ -40,9 +46,11 @@ def timed_commit(root: Path, path: Path, n: int) -> float:
 
 
 def hold_lock(root: Path, seconds: float) -> subprocess.Popen[str]:
-    code = ("import time\nfrom pathlib import Path\nfrom k0maru.index.store import Store\n"
-            f"s = Store.open(Path({str(root)!r}))\ns.conn.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\n"
-            f"time.sleep({seconds})\n")
+    code = (
+        "import time\nfrom pathlib import Path\nfrom k0maru.index.store import Store\n"
+        f"s = Store.open(Path({str(root)!r}))\ns.conn.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\n"
+        f"time.sleep({seconds})\n"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
     return proc
@@ -68,20 +76,31 @@ def commit_latency(tmp: Path, notes: int, runs: int) -> dict[str, float]:
         finally:
             holder.kill()
             holder.wait()
-    subprocess.run([*K0, "worker", "--vault", str(root)], cwd=root, env={**ENV, "K0MARU_EMBED": "false"}, check=True,
-                   capture_output=True)  # what the hooks asked for (embedding is not what is measured)
+    subprocess.run(
+        [*K0, "worker", "--vault", str(root)],
+        cwd=root,
+        env={**ENV, "K0MARU_EMBED": "false"},
+        check=True,
+        capture_output=True,
+    )  # what the hooks asked for (embedding is not what is measured)
     from k0maru.index.store import Store
 
     with Store.open(root) as store:
         indexed = {path: store.document_by_path(path).body for path in store.cached_documents()}
-    edited = paths[:3 * runs]
-    caught_up = all(f"edit {i}" in indexed[p.relative_to(root).as_posix()] for i, p in enumerate(edited))
-    return {"commit_no_hooks_ms_median": round(statistics.median(plain), 1),
-            "commit_hooks_ms_median": round(statistics.median(hooked), 1),
-            "commit_hooks_lock_held_ms_median": round(statistics.median(locked), 1),
-            "commit_hooks_lock_held_ms_max": round(max(locked), 1),
-            "lock_held_over_no_hooks_ms": round(statistics.median(locked) - statistics.median(plain), 1),
-            "worker_indexed_every_commit": caught_up}
+    edited = paths[: 3 * runs]
+    caught_up = all(
+        f"edit {i}" in indexed[p.relative_to(root).as_posix()] for i, p in enumerate(edited)
+    )
+    return {
+        "commit_no_hooks_ms_median": round(statistics.median(plain), 1),
+        "commit_hooks_ms_median": round(statistics.median(hooked), 1),
+        "commit_hooks_lock_held_ms_median": round(statistics.median(locked), 1),
+        "commit_hooks_lock_held_ms_max": round(max(locked), 1),
+        "lock_held_over_no_hooks_ms": round(
+            statistics.median(locked) - statistics.median(plain), 1
+        ),
+        "worker_indexed_every_commit": caught_up,
+    }
 
 
 def concurrent_writers(tmp: Path, writers: int) -> dict[str, int]:
@@ -89,17 +108,44 @@ def concurrent_writers(tmp: Path, writers: int) -> dict[str, int]:
     root.mkdir()
     (root / "a.md").write_text("# A\n")
     run(root, *K0, "scan", "--vault", str(root), "--no-embed")
-    procs = [subprocess.Popen([*K0, "flush", "--vault", str(root), "--kind", "card", "--title", f"Card {i}"],
-                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              env={**ENV, "K0MARU_EMBED": "false"}) for i in range(writers)]
+    procs = [
+        subprocess.Popen(
+            [*K0, "flush", "--vault", str(root), "--kind", "card", "--title", f"Card {i}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**ENV, "K0MARU_EMBED": "false"},
+        )
+        for i in range(writers)
+    ]
     for i, p in enumerate(procs):
         p.communicate(f"body of card {i}\n")
     ok = sum(p.returncode == 0 for p in procs)
     files = [p for p in root.rglob("*.md") if ".k0maru" not in p.parts and p.name != "a.md"]
-    indexed = json.loads(run(root, *K0, "search", "--vault", str(root), "--no-scan", "--mode", "bm25", "--json",
-                             "--limit", "50", "body card").stdout)["hits"]
-    return {"writers": writers, "writers_ok": ok, "notes_written": len(files), "notes_indexed": len(indexed),
-            "notes_lost": writers - min(len(files), len(indexed))}
+    indexed = json.loads(
+        run(
+            root,
+            *K0,
+            "search",
+            "--vault",
+            str(root),
+            "--no-scan",
+            "--mode",
+            "bm25",
+            "--json",
+            "--limit",
+            "50",
+            "body card",
+        ).stdout
+    )["hits"]
+    return {
+        "writers": writers,
+        "writers_ok": ok,
+        "notes_written": len(files),
+        "notes_indexed": len(indexed),
+        "notes_lost": writers - min(len(files), len(indexed)),
+    }
 
 
 def killed_scans(tmp: Path, kills: int, notes: int) -> dict[str, int]:
@@ -108,16 +154,23 @@ def killed_scans(tmp: Path, kills: int, notes: int) -> dict[str, int]:
     generate(root, notes, min_kb=1, max_kb=6)
     rng = random.Random(7)
     for _ in range(kills):
-        proc = subprocess.Popen([*K0, "scan", "--vault", str(root), "--no-embed"], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [*K0, "scan", "--vault", str(root), "--no-embed"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rng.uniform(0.8, 2.5))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     run(root, *K0, "scan", "--vault", str(root), "--no-embed")
     status = json.loads(run(root, *K0, "status", "--vault", str(root), "--json").stdout)
     files = sum(1 for p in root.rglob("*.md") if ".k0maru" not in p.parts)
-    return {"kills": kills, "files": files, "documents_after_rescan": status["documents"],
-            "documents_lost": files - status["documents"]}
+    return {
+        "kills": kills,
+        "files": files,
+        "documents_after_rescan": status["documents"],
+        "documents_lost": files - status["documents"],
+    }
 
 
 def main() -> None:
@@ -129,8 +182,11 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        out = {**commit_latency(Path(tmp), args.notes, args.runs), **concurrent_writers(Path(tmp), args.writers),
-               **killed_scans(Path(tmp), args.kills, args.notes)}
+        out = {
+            **commit_latency(Path(tmp), args.notes, args.runs),
+            **concurrent_writers(Path(tmp), args.writers),
+            **killed_scans(Path(tmp), args.kills, args.notes),
+        }
     print(json.dumps(out) if args.json else "\n".join(f"{k:>34}: {v}" for k, v in out.items()))
 
 

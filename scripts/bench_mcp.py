@@ -34,8 +34,14 @@ def answer_tokens(res) -> int:  # noqa: ANN001 - an mcp CallToolResult
     from k0maru.llm_tokens import count_tokens
 
     # as the SDK sends it (pydantic's JSON: other scripts as UTF-8, not \u escapes)
-    sent = json.dumps(res.structured_content, separators=(",", ":"), ensure_ascii=False) if res.structured_content else ""
-    return count_tokens(sent) + sum(count_tokens(c.text) for c in res.content if getattr(c, "text", None))
+    sent = (
+        json.dumps(res.structured_content, separators=(",", ":"), ensure_ascii=False)
+        if res.structured_content
+        else ""
+    )
+    return count_tokens(sent) + sum(
+        count_tokens(c.text) for c in res.content if getattr(c, "text", None)
+    )
 
 
 def server_rss_mb(vault: Path) -> float | None:
@@ -57,12 +63,18 @@ def import_floor_s() -> float:
     import subprocess
 
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import mcp.server.mcpserver, mcp.server.stdio"], check=True)
+    subprocess.run(
+        [sys.executable, "-c", "import mcp.server.mcpserver, mcp.server.stdio"], check=True
+    )
     return time.perf_counter() - t0
 
 
-async def one_start(vault: Path, calls: int, sizes: list[int], stats: dict[str, list[float]]) -> tuple[float, list[float]]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "k0maru", "mcp", "--vault", str(vault)])
+async def one_start(
+    vault: Path, calls: int, sizes: list[int], stats: dict[str, list[float]]
+) -> tuple[float, list[float]]:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "k0maru", "mcp", "--vault", str(vault)]
+    )
     t0 = time.perf_counter()
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
         await s.initialize()
@@ -77,7 +89,11 @@ async def one_start(vault: Path, calls: int, sizes: list[int], stats: dict[str, 
         assert not res.is_error, res.content
         lat = []
         for i in range(calls):
-            q = WORDS[i % len(WORDS)] + " " + WORDS[(i * 7) % len(WORDS)] if i % 3 else SYMBOLS[i % len(SYMBOLS)]
+            q = (
+                WORDS[i % len(WORDS)] + " " + WORDS[(i * 7) % len(WORDS)]
+                if i % 3
+                else SYMBOLS[i % len(SYMBOLS)]
+            )
             t1 = time.perf_counter()
             res = await s.call_tool("recall_memory", {"query": q, "limit": 8})
             lat.append((time.perf_counter() - t1) * 1000)
@@ -89,7 +105,9 @@ async def one_start(vault: Path, calls: int, sizes: list[int], stats: dict[str, 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--vault", type=Path, help="a vault to copy (its index is not copied)")
-    ap.add_argument("--keep", type=Path, help="generate the vault here once and use it in place, index included")
+    ap.add_argument(
+        "--keep", type=Path, help="generate the vault here once and use it in place, index included"
+    )
     ap.add_argument("--notes", type=int, default=5000)
     ap.add_argument("--starts", type=int, default=5)
     ap.add_argument("--calls", type=int, default=100)
@@ -107,23 +125,34 @@ def main() -> None:
     colds: list[float] = []
     warm: list[float] = []
     sizes: list[int] = []
-    stats: dict[str, list[float]] = {"initialize_s": [], "idle_rss_mb": [], "first_recall_s": [],
-                                     "rss_after_vector_query_mb": []}
+    stats: dict[str, list[float]] = {
+        "initialize_s": [],
+        "idle_rss_mb": [],
+        "first_recall_s": [],
+        "rss_after_vector_query_mb": [],
+    }
     floors = []
     for i in range(args.starts):
         floors.append(import_floor_s())
-        cold, lat = anyio.run(one_start, vault, args.calls if i == args.starts - 1 else 0, sizes, stats)
+        cold, lat = anyio.run(
+            one_start, vault, args.calls if i == args.starts - 1 else 0, sizes, stats
+        )
         colds.append(cold)
         warm.extend(lat)
-    out = {"notes": sum(1 for _ in vault.rglob("*.md")),
-           "cold_start_to_first_recall_s_median": round(statistics.median(colds), 3),
-           "cold_runs_s": [round(c, 3) for c in colds],
-           "bare_sdk_import_s_median": round(statistics.median(floors), 3),
-           **{f"{k}_median": round(statistics.median(v), 3) for k, v in stats.items()},
-           "warm_recall_p50_ms": round(float(np.percentile(warm, 50)), 2),
-           "warm_recall_p95_ms": round(float(np.percentile(warm, 95)), 2), "warm_calls": len(warm),
-           "answer_tokens_median": int(np.median(sizes)), "answer_tokens_max": int(max(sizes)),
-           "answer_tokens_total": int(sum(sizes)), "answer_tokens_per_query": sizes}
+    out = {
+        "notes": sum(1 for _ in vault.rglob("*.md")),
+        "cold_start_to_first_recall_s_median": round(statistics.median(colds), 3),
+        "cold_runs_s": [round(c, 3) for c in colds],
+        "bare_sdk_import_s_median": round(statistics.median(floors), 3),
+        **{f"{k}_median": round(statistics.median(v), 3) for k, v in stats.items()},
+        "warm_recall_p50_ms": round(float(np.percentile(warm, 50)), 2),
+        "warm_recall_p95_ms": round(float(np.percentile(warm, 95)), 2),
+        "warm_calls": len(warm),
+        "answer_tokens_median": int(np.median(sizes)),
+        "answer_tokens_max": int(max(sizes)),
+        "answer_tokens_total": int(sum(sizes)),
+        "answer_tokens_per_query": sizes,
+    }
     print(json.dumps(out) if args.json else "\n".join(f"{k:>38}: {v}" for k, v in out.items()))
 
 

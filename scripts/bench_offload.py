@@ -19,15 +19,21 @@ import tempfile
 import time
 from pathlib import Path
 
-NOISE = ["test scheduler::tests::claim_{i} ... ok", "   Compiling serde v1.0.{i}",
-         "[INFO] worker {i} claimed job 1234, lease renewed in 3ms",
-         "tests/test_api.py::test_case_{i} PASSED                                  [ 42%]",
-         "2026-11-02T10:00:00Z DEBUG request id={i} status=200 latency=12ms path=/v1/jobs"]
-ERRORS = ["error[E0502]: cannot borrow `self.queue` as mutable because it is also borrowed as immutable",
-          "  --> src/dispatcher.rs:88:13", "src/app.ts(5,7): error TS2345: Argument of type 'string | undefined'",
-          "==4121==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010",
-          "    #0 0x55d1 in render_page src/render.c:142:9",
-          "FAILED tests/test_leases.py::test_expiry - AssertionError: assert 'running' == 'queued'"]
+NOISE = [
+    "test scheduler::tests::claim_{i} ... ok",
+    "   Compiling serde v1.0.{i}",
+    "[INFO] worker {i} claimed job 1234, lease renewed in 3ms",
+    "tests/test_api.py::test_case_{i} PASSED                                  [ 42%]",
+    "2026-11-02T10:00:00Z DEBUG request id={i} status=200 latency=12ms path=/v1/jobs",
+]
+ERRORS = [
+    "error[E0502]: cannot borrow `self.queue` as mutable because it is also borrowed as immutable",
+    "  --> src/dispatcher.rs:88:13",
+    "src/app.ts(5,7): error TS2345: Argument of type 'string | undefined'",
+    "==4121==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010",
+    "    #0 0x55d1 in render_page src/render.c:142:9",
+    "FAILED tests/test_leases.py::test_expiry - AssertionError: assert 'running' == 'queued'",
+]
 
 
 def make_log(path: Path, mb: float, seed: int = 3) -> int:
@@ -65,23 +71,39 @@ def extractor_throughput(path: Path) -> dict[str, float]:
 
 def offload_run(path: Path, vault: Path) -> dict[str, float]:
     """The whole `k0maru offload` (stdin mode) in a child process: wall time, peak RSS, compression."""
-    subprocess.run([sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", "warm"],
-                   input=b"warm-up\n", capture_output=True, check=True)
-    code = ("import resource, sys, time; from k0maru.cli.main import main; t=time.perf_counter(); "
-            "rc=main(['offload','--vault',sys.argv[1],'--task-id','bench','--json']); "
-            "u=resource.getrusage(resource.RUSAGE_SELF); "
-            "print('WALL', time.perf_counter()-t, u.ru_maxrss, u.ru_utime+u.ru_stime, file=sys.stderr)")
+    subprocess.run(
+        [sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", "warm"],
+        input=b"warm-up\n",
+        capture_output=True,
+        check=True,
+    )
+    code = (
+        "import resource, sys, time; from k0maru.cli.main import main; t=time.perf_counter(); "
+        "rc=main(['offload','--vault',sys.argv[1],'--task-id','bench','--json']); "
+        "u=resource.getrusage(resource.RUSAGE_SELF); "
+        "print('WALL', time.perf_counter()-t, u.ru_maxrss, u.ru_utime+u.ru_stime, file=sys.stderr)"
+    )
     with path.open("rb") as fh:
-        proc = subprocess.run([sys.executable, "-c", code, str(vault)], stdin=fh, capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", code, str(vault)], stdin=fh, capture_output=True, text=True
+        )
     rec = json.loads(next(line for line in proc.stderr.splitlines() if line.startswith("{")))
     wall_line = next(line for line in proc.stderr.splitlines() if line.startswith("WALL"))
     _, wall, rss_kb, cpu = wall_line.split()
     mb = path.stat().st_size / 1e6
-    return {"offload_wall_s": round(float(wall), 2), "offload_mb_per_s": round(mb / float(wall), 1),
-            "offload_cpu_s": round(float(cpu), 2), "offload_mb_per_cpu_s": round(mb / float(cpu), 1),
-            "peak_rss_mb": round(int(rss_kb) / 1024, 1), "raw_lines": rec["raw_lines"], "raw_tokens": rec["raw_tokens"],
-            "summary_tokens": rec["summary_tokens"], "summary_pct": round(100 * rec["summary_tokens"] / rec["raw_tokens"], 3),
-            "codes_kept": sorted(rec["error_codes"]), "estimator": rec["estimator"]}
+    return {
+        "offload_wall_s": round(float(wall), 2),
+        "offload_mb_per_s": round(mb / float(wall), 1),
+        "offload_cpu_s": round(float(cpu), 2),
+        "offload_mb_per_cpu_s": round(mb / float(cpu), 1),
+        "peak_rss_mb": round(int(rss_kb) / 1024, 1),
+        "raw_lines": rec["raw_lines"],
+        "raw_tokens": rec["raw_tokens"],
+        "summary_tokens": rec["summary_tokens"],
+        "summary_pct": round(100 * rec["summary_tokens"] / rec["raw_tokens"], 3),
+        "codes_kept": sorted(rec["error_codes"]),
+        "estimator": rec["estimator"],
+    }
 
 
 def single_line(tmp: Path, mb: float) -> dict[str, float]:
@@ -90,8 +112,12 @@ def single_line(tmp: Path, mb: float) -> dict[str, float]:
     vault.mkdir()
     data = ("error: " + "x" * int(mb * 1e6)).encode()
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", "line"],
-                   input=data, capture_output=True, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", "line"],
+        input=data,
+        capture_output=True,
+        check=True,
+    )
     return {"line_mb": mb, "line_wall_s": round(time.perf_counter() - t0, 2)}
 
 

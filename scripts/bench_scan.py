@@ -1,6 +1,6 @@
 """Scanner benchmark: no-change rescans, full lexical rebuild, touch-only rescans (medians).
 
-    python scripts/bench_scan.py [--sizes 500 10000] [--repeat 15] [--json]
+python scripts/bench_scan.py [--sizes 500 10000] [--repeat 15] [--json]
 """
 
 from __future__ import annotations
@@ -86,10 +86,12 @@ def main() -> None:
         print(json.dumps(results))
         return
     for r in results:
-        print(f"{r['notes']:>6} notes ({r['mb']} MB): no-change rescan {r['nochange_rescan_ms_median']} ms | "
-              f"full rebuild {r['full_rebuild_s_median']} s = {r['full_rebuild_notes_per_s']} notes/s | "
-              f"touch-all {r['touch_all_rescan_s_median']} s ({r['touch_vs_rebuild_speedup']}x faster than rebuild) | "
-              f"BM25 build {r['bm25_build_s']} s")
+        print(
+            f"{r['notes']:>6} notes ({r['mb']} MB): no-change rescan {r['nochange_rescan_ms_median']} ms | "
+            f"full rebuild {r['full_rebuild_s_median']} s = {r['full_rebuild_notes_per_s']} notes/s | "
+            f"touch-all {r['touch_all_rescan_s_median']} s ({r['touch_vs_rebuild_speedup']}x faster than rebuild) | "
+            f"BM25 build {r['bm25_build_s']} s"
+        )
 
 
 if __name__ == "__main__":

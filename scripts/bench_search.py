@@ -39,8 +39,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--notes", type=int, default=5000)
     ap.add_argument("--queries", type=int, default=200)
-    ap.add_argument("--pending-notes", type=int, default=4500, help="notes added without vectors (~10 chunks each)")
-    ap.add_argument("--keep", type=Path, help="reuse/keep the generated vault here (embedding takes minutes)")
+    ap.add_argument(
+        "--pending-notes",
+        type=int,
+        default=4500,
+        help="notes added without vectors (~10 chunks each)",
+    )
+    ap.add_argument(
+        "--keep", type=Path, help="reuse/keep the generated vault here (embedding takes minutes)"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="k0bench-search-"))
@@ -64,7 +71,9 @@ def main() -> None:
         rows.sort(key=lambda r: len(r[3]))  # the order embed_pending uses: the very same batches
         texts = [embed_input(r[1], r[2], r[3]) for r in rows]
         bs = v.settings.embed_batch
-        feeds = [f for i in range(0, len(texts), bs) for _, f in embedder.batches(texts[i:i + bs])]
+        feeds = [
+            f for i in range(0, len(texts), bs) for _, f in embedder.batches(texts[i : i + bs])
+        ]
         embedder.session.run(None, feeds[0])  # warm
         ids = [r[0] for r in rows]
         marks = ",".join("?" * len(ids))
@@ -81,13 +90,21 @@ def main() -> None:
             n = vectors.embed_pending(v.store, embedder, bs)
             ours_s.append(time.perf_counter() - t0)
         bare, ours = statistics.median(bare_s), statistics.median(ours_s)
-        out.update(embed_chunks=n, embed_rounds=ROUNDS, bare_onnx_per_s=round(len(texts) / bare, 1),
-                   ours_per_s=round(n / ours, 1), embed_overhead_pct=round((ours / bare - 1) * 100, 1))
+        out.update(
+            embed_chunks=n,
+            embed_rounds=ROUNDS,
+            bare_onnx_per_s=round(len(texts) / bare, 1),
+            ours_per_s=round(n / ours, 1),
+            embed_overhead_pct=round((ours / bare - 1) * 100, 1),
+        )
 
         import random
 
         rng = random.Random(5)
-        queries = [" ".join(rng.sample(WORDS, 3)) if i % 3 else rng.choice(SYMBOLS) for i in range(args.queries)]
+        queries = [
+            " ".join(rng.sample(WORDS, 3)) if i % 3 else rng.choice(SYMBOLS)
+            for i in range(args.queries)
+        ]
         v.recall.search("warm up the model and the bm25 index", limit=10)
         for mode, key in (("hybrid", "hybrid"), ("bm25", "bm25")):
             lat = []
@@ -100,18 +117,25 @@ def main() -> None:
 
         # incremental re-embed after editing one note: only its changed chunks
         target = sorted(root.rglob("*.md"))[0]
-        target.write_text(target.read_text(encoding="utf-8") + "\n\nOne new closing paragraph about leases.\n",
-                          encoding="utf-8")
+        target.write_text(
+            target.read_text(encoding="utf-8") + "\n\nOne new closing paragraph about leases.\n",
+            encoding="utf-8",
+        )
         report = v.index()
-        out.update(edit_modified=report.scan.modified, edit_new_chunks=report.scan.new_chunks,
-                   edit_embedded=report.embedded)
+        out.update(
+            edit_modified=report.scan.modified,
+            edit_new_chunks=report.scan.new_chunks,
+            edit_embedded=report.embedded,
+        )
         t0 = time.perf_counter()
         v.recall.search("lease", limit=10)
         out["first_query_after_edit_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         # a backlog: notes indexed but not embedded; whole CLI processes answer while it waits
         if args.pending_notes:
             generate(root / "backlog", args.pending_notes, seed=12, min_kb=2, max_kb=8)
-            v.index(embed=False, lexical=True)  # as `k0maru scan --no-embed` or the worker's first round
+            v.index(
+                embed=False, lexical=True
+            )  # as `k0maru scan --no-embed` or the worker's first round
             out["pending_chunks"] = v.store.unembedded_chunks()
             out["embedded_chunks"] = v.store.counts()["chunks_embedded"]
     if args.pending_notes:
@@ -121,8 +145,12 @@ def main() -> None:
             assert mine
             for q in queries[:9]:
                 t0 = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "k0maru", "search", "--vault", str(root), q], check=True,
-                               capture_output=True, env=env)
+                subprocess.run(
+                    [sys.executable, "-m", "k0maru", "search", "--vault", str(root), q],
+                    check=True,
+                    capture_output=True,
+                    env=env,
+                )
                 cli.append((time.perf_counter() - t0) * 1000)
         out["cli_search_with_backlog_ms_median"] = round(statistics.median(cli), 1)
         out["cli_search_with_backlog_ms_max"] = round(max(cli), 1)

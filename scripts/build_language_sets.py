@@ -21,17 +21,29 @@ from pathlib import Path
 LANGS = "en,zh,ja,ko,ru,uk,de,fr,es,hi,ar"
 
 
-def build(git_dir: Path, lang: str, out: Path, pages: int, queries: int, seed: int) -> tuple[int, int]:
+def build(
+    git_dir: Path, lang: str, out: Path, pages: int, queries: int, seed: int
+) -> tuple[int, int]:
     def git(*cmd: str) -> str:
-        return subprocess.run(["git", "--git-dir", str(git_dir), *cmd], check=True, capture_output=True,
-                              text=True).stdout
+        return subprocess.run(
+            ["git", "--git-dir", str(git_dir), *cmd], check=True, capture_output=True, text=True
+        ).stdout
 
     folder = "pages" if lang == "en" else f"pages.{lang}"
-    names = sorted(p for p in git("ls-tree", "--name-only", f"HEAD:{folder}/common").split() if p.endswith(".md"))
+    names = sorted(
+        p
+        for p in git("ls-tree", "--name-only", f"HEAD:{folder}/common").split()
+        if p.endswith(".md")
+    )
     rng = random.Random(seed)
     chosen = sorted(rng.sample(names, min(pages, len(names))))
-    texts = {name.removesuffix(".md"): git("show", f"HEAD:{folder}/common/{name}") for name in chosen}
-    lines_of = {doc: [ln[2:].strip() for ln in text.splitlines() if ln.startswith("- ")] for doc, text in texts.items()}
+    texts = {
+        name.removesuffix(".md"): git("show", f"HEAD:{folder}/common/{name}") for name in chosen
+    }
+    lines_of = {
+        doc: [ln[2:].strip() for ln in text.splitlines() if ln.startswith("- ")]
+        for doc, text in texts.items()
+    }
     held: dict[str, str] = {}
     for doc in rng.sample(sorted(texts), len(texts)):
         candidates = [ln for ln in lines_of[doc] if sum(ln in t for t in texts.values()) == 1]
@@ -46,13 +58,22 @@ def build(git_dir: Path, lang: str, out: Path, pages: int, queries: int, seed: i
             body = text.split("\n", 1)[1].strip() if text.startswith("# ") else text
             if doc in held:
                 body = body.replace(f"- {held[doc]}\n", "", 1)
-            corpus.write(json.dumps({"_id": doc, "title": doc, "text": body}, ensure_ascii=False) + "\n")
+            corpus.write(
+                json.dumps({"_id": doc, "title": doc, "text": body}, ensure_ascii=False) + "\n"
+            )
     with (target / "queries.jsonl").open("w", encoding="utf-8") as qf:
         for i, (_doc, line) in enumerate(sorted(held.items())):
-            qf.write(json.dumps({"_id": f"{lang}{i:03d}", "text": line.rstrip(":：")}, ensure_ascii=False) + "\n")
+            qf.write(
+                json.dumps(
+                    {"_id": f"{lang}{i:03d}", "text": line.rstrip(":：")}, ensure_ascii=False
+                )
+                + "\n"
+            )
     (target / "qrels" / "test.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n" + "".join(f"{lang}{i:03d}\t{doc}\t1\n" for i, doc in enumerate(sorted(held))),
-        encoding="utf-8")
+        "query-id\tcorpus-id\tscore\n"
+        + "".join(f"{lang}{i:03d}\t{doc}\t1\n" for i, doc in enumerate(sorted(held))),
+        encoding="utf-8",
+    )
     return len(texts), len(held)
 
 

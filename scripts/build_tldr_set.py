@@ -26,13 +26,22 @@ def main() -> None:
     args = ap.parse_args()
 
     def git(*cmd: str) -> str:
-        return subprocess.run(["git", "--git-dir", str(args.git_dir), *cmd], check=True, capture_output=True,
-                              text=True).stdout
+        return subprocess.run(
+            ["git", "--git-dir", str(args.git_dir), *cmd],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
 
-    names = [p for p in git("ls-tree", "-r", "--name-only", "HEAD", "pages/common", "pages/linux").split()
-             if p.endswith(".md")]
+    names = [
+        p
+        for p in git("ls-tree", "-r", "--name-only", "HEAD", "pages/common", "pages/linux").split()
+        if p.endswith(".md")
+    ]
     ids = {p.removeprefix("pages/").removesuffix(".md"): p for p in names}
-    judged = {line.split("\t")[1] for line in (SET / "qrels" / "test.tsv").read_text().splitlines()[1:]}
+    judged = {
+        line.split("\t")[1] for line in (SET / "qrels" / "test.tsv").read_text().splitlines()[1:]
+    }
     missing = judged - ids.keys()
     if missing:
         raise SystemExit(f"judged pages missing from this checkout: {sorted(missing)}")
@@ -42,7 +51,9 @@ def main() -> None:
             text = git("show", f"HEAD:{ids[doc]}")
             title = doc.split("/", 1)[1]
             body = text.split("\n", 1)[1].strip() if text.startswith("# ") else text
-            out.write(json.dumps({"_id": doc, "title": title, "text": body}, ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps({"_id": doc, "title": title, "text": body}, ensure_ascii=False) + "\n"
+            )
     commit = git("rev-parse", "HEAD").strip()
     print(f"{len(judged) + len(others)} pages from tldr-pages {commit[:10]}")
 

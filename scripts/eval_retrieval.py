@@ -23,8 +23,12 @@ from pathlib import Path
 from k0maru.service.vault import Vault
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_SETS = [(REPO / "examples/eval/tidewater", REPO / "examples/vault"), (REPO / "examples/eval/opskb", None),
-                (REPO / "examples/eval/devkb", None), (REPO / "examples/eval/tldr", None)]
+DEFAULT_SETS = [
+    (REPO / "examples/eval/tidewater", REPO / "examples/vault"),
+    (REPO / "examples/eval/opskb", None),
+    (REPO / "examples/eval/devkb", None),
+    (REPO / "examples/eval/tldr", None),
+]
 SWEEP = [0.0, 0.02, 0.05, 0.1, 0.2, 0.3]
 FLOOR_SWEEP = [0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4]
 
@@ -47,7 +51,10 @@ def materialise(folder: Path, vault: Path | None, work: Path) -> tuple[Path, dic
     target = work / "vault"
     if vault is not None:
         shutil.copytree(vault, target, ignore=shutil.ignore_patterns(".k0maru"))
-        return target, {p.relative_to(target).as_posix(): p.relative_to(target).as_posix() for p in target.rglob("*.md")}
+        return target, {
+            p.relative_to(target).as_posix(): p.relative_to(target).as_posix()
+            for p in target.rglob("*.md")
+        }
     target.mkdir()
     mapping = {}
     for line in (folder / "corpus.jsonl").read_text(encoding="utf-8").splitlines():
@@ -56,7 +63,9 @@ def materialise(folder: Path, vault: Path | None, work: Path) -> tuple[Path, dic
         row = json.loads(line)
         name = f"{row['_id']}.md"
         (target / name).parent.mkdir(parents=True, exist_ok=True)
-        (target / name).write_text(f"# {row.get('title') or row['_id']}\n\n{row['text']}\n", encoding="utf-8")
+        (target / name).write_text(
+            f"# {row.get('title') or row['_id']}\n\n{row['text']}\n", encoding="utf-8"
+        )
         mapping[name] = row["_id"]
     return target, mapping
 
@@ -99,10 +108,13 @@ def evaluate(folder: Path, vault: Path | None, sweep: bool) -> dict:
         with Vault.open(root) as v:
             v.index()
             default_boost, default_floor = v.settings.graph_boost, v.settings.min_cosine
-            runs = {"bm25": ("bm25", 0.0, default_floor), "vector": ("vector", 0.0, default_floor),
-                    "hybrid, no graph": ("hybrid", 0.0, default_floor),
-                    "hybrid (default)": ("hybrid", default_boost, default_floor),
-                    "hybrid, no cosine floor": ("hybrid", 0.0, -1.0)}
+            runs = {
+                "bm25": ("bm25", 0.0, default_floor),
+                "vector": ("vector", 0.0, default_floor),
+                "hybrid, no graph": ("hybrid", 0.0, default_floor),
+                "hybrid (default)": ("hybrid", default_boost, default_floor),
+                "hybrid, no cosine floor": ("hybrid", 0.0, -1.0),
+            }
             if sweep:
                 runs.update({f"hybrid+graph@{b:g}": ("hybrid", b, default_floor) for b in SWEEP})
                 runs.update({f"hybrid min_cosine@{f:g}": ("hybrid", 0.0, f) for f in FLOOR_SWEEP})
@@ -113,26 +125,42 @@ def evaluate(folder: Path, vault: Path | None, sweep: bool) -> dict:
                 ranked = [mapping.get(p, p) for p in baseline(text)]
                 ndcgs.append(ndcg_at(ranked, qrels.get(qid, {})))
                 recalls.append(recall_at(ranked, qrels.get(qid, {})))
-            table["plain bm25s, whole notes"] = {"ndcg@10": round(sum(ndcgs) / len(ndcgs), 4),
-                                                 "recall@10": round(sum(recalls) / len(recalls), 4)}
+            table["plain bm25s, whole notes"] = {
+                "ndcg@10": round(sum(ndcgs) / len(ndcgs), 4),
+                "recall@10": round(sum(recalls) / len(recalls), 4),
+            }
             for name, (mode, boost, floor) in runs.items():
                 ndcgs, recalls = [], []
                 for qid, text in queries.items():
-                    hits = v.recall.search(text, limit=10, mode=mode, graph_boost=boost, min_cosine=floor).hits
+                    hits = v.recall.search(
+                        text, limit=10, mode=mode, graph_boost=boost, min_cosine=floor
+                    ).hits
                     ranked = [mapping.get(h.path, h.path) for h in hits]
                     ndcgs.append(ndcg_at(ranked, qrels.get(qid, {})))
                     recalls.append(recall_at(ranked, qrels.get(qid, {})))
-                table[name] = {"ndcg@10": round(sum(ndcgs) / len(ndcgs), 4),
-                               "recall@10": round(sum(recalls) / len(recalls), 4)}
-    return {"set": folder.name, "queries": len(queries), "docs": len(mapping), "graph_boost": default_boost,
-            "min_cosine": default_floor, "results": table}
+                table[name] = {
+                    "ndcg@10": round(sum(ndcgs) / len(ndcgs), 4),
+                    "recall@10": round(sum(recalls) / len(recalls), 4),
+                }
+    return {
+        "set": folder.name,
+        "queries": len(queries),
+        "docs": len(mapping),
+        "graph_boost": default_boost,
+        "min_cosine": default_floor,
+        "results": table,
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--set", type=Path, help="BEIR folder (default: both shipped sets)")
     ap.add_argument("--vault", type=Path, help="vault whose paths are the corpus ids of --set")
-    ap.add_argument("--sweep", action="store_true", help="also evaluate ranges of graph boosts and cosine floors")
+    ap.add_argument(
+        "--sweep",
+        action="store_true",
+        help="also evaluate ranges of graph boosts and cosine floors",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     sets = [(args.set, args.vault)] if args.set else DEFAULT_SETS
@@ -141,8 +169,10 @@ def main() -> None:
         print(json.dumps(reports))
         return
     for rep in reports:
-        print(f"\n{rep['set']}: {rep['queries']} queries, {rep['docs']} docs "
-              f"(defaults: graph_boost={rep['graph_boost']}, min_cosine={rep['min_cosine']})")
+        print(
+            f"\n{rep['set']}: {rep['queries']} queries, {rep['docs']} docs "
+            f"(defaults: graph_boost={rep['graph_boost']}, min_cosine={rep['min_cosine']})"
+        )
         print(f"{'run':<26}{'nDCG@10':>10}{'Recall@10':>11}")
         for name, row in rep["results"].items():
             print(f"{name:<26}{row['ndcg@10']:>10.4f}{row['recall@10']:>11.4f}")

@@ -16,10 +16,17 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PAGES = [("search", "search?q=SQLITE_BUSY+during+the+nightly+backup&boost=0.002"), ("search-filtered",
-         "search?q=lease&kind=log&since=2026-10-15"), ("tokens", "tokens"), ("logs", "logs"), ("log", None),
-         ("notes", "notes?filter=sqlite"), ("note", "notes/20_Cards/sqlite-busy-timeout.md"), ("status", "status"),
-         ("error", "search?q=x&limit=abc")]
+PAGES = [
+    ("search", "search?q=SQLITE_BUSY+during+the+nightly+backup&boost=0.002"),
+    ("search-filtered", "search?q=lease&kind=log&since=2026-10-15"),
+    ("tokens", "tokens"),
+    ("logs", "logs"),
+    ("log", None),
+    ("notes", "notes?filter=sqlite"),
+    ("note", "notes/20_Cards/sqlite-busy-timeout.md"),
+    ("status", "status"),
+    ("error", "search?q=x&limit=abc"),
+]
 
 
 def main() -> None:
@@ -31,19 +38,48 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "vault"
-        shutil.copytree(REPO / "examples" / "vault", vault, ignore=shutil.ignore_patterns(".k0maru"))
+        shutil.copytree(
+            REPO / "examples" / "vault", vault, ignore=shutil.ignore_patterns(".k0maru")
+        )
         boom = vault / "boom.py"
-        boom.write_text("for i in range(120):\n    print('tick', i)\nraise ValueError('bad lease')\n")
-        subprocess.run([sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", "shots", "--",
-                        sys.executable, str(boom)], capture_output=True)
-        ui = subprocess.Popen([sys.executable, "-m", "k0maru", "ui", "--vault", str(vault), "--port", "0"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        boom.write_text(
+            "for i in range(120):\n    print('tick', i)\nraise ValueError('bad lease')\n"
+        )
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "k0maru",
+                "offload",
+                "--vault",
+                str(vault),
+                "--task-id",
+                "shots",
+                "--",
+                sys.executable,
+                str(boom),
+            ],
+            capture_output=True,
+        )
+        ui = subprocess.Popen(
+            [sys.executable, "-m", "k0maru", "ui", "--vault", str(vault), "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         url = re.search(r"http://\S+/", ui.stdout.readline() if ui.stdout else "")
         try:
             assert url, "the console did not start"
             with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=[
-                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+                browser = pw.chromium.launch(
+                    executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+                    args=[
+                        "--headless",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--disable-background-networking",
+                    ],
+                )
                 for width in (1400, 420):
                     page = browser.new_page(viewport={"width": width, "height": 1000})
                     for name, path in PAGES:

@@ -11,12 +11,24 @@ REPO = Path(__file__).resolve().parents[1]
 DEMO_VAULT = REPO / "examples" / "vault"
 
 
-def run_k0maru(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, input: str | None = None,
-               timeout: float = 180) -> subprocess.CompletedProcess[str]:
+def run_k0maru(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    timeout: float = 180,
+) -> subprocess.CompletedProcess[str]:
     """Run the real CLI in a subprocess (python -m k0maru)."""
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "k0maru", *args], cwd=cwd, env=full_env, input=input,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "k0maru", *args],
+        cwd=cwd,
+        env=full_env,
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def scan(root: Path, **settings):
@@ -45,8 +57,8 @@ def png_pixels(data: bytes) -> list[tuple[int, ...]]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, width, height, channels = 8, b"", 0, 0, 0
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        chunk = data[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        chunk = data[pos + 8 : pos + 8 + length]
         if kind == b"IHDR":
             width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", chunk)
             assert depth == 8 and interlace == 0 and color in (2, 6)
@@ -54,9 +66,17 @@ def png_pixels(data: bytes) -> list[tuple[int, ...]]:
         elif kind == b"IDAT":
             idat += chunk
         pos += 12 + length
-    raw, stride, out, prev = zlib.decompress(idat), width * channels, [], bytearray(width * channels)
+    raw, stride, out, prev = (
+        zlib.decompress(idat),
+        width * channels,
+        [],
+        bytearray(width * channels),
+    )
     for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        kind, line = (
+            raw[y * (stride + 1)],
+            bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)]),
+        )
         for i in range(stride):
             a = line[i - channels] if i >= channels else 0
             b, c = prev[i], prev[i - channels] if i >= channels else 0
@@ -70,6 +90,6 @@ def png_pixels(data: bytes) -> list[tuple[int, ...]]:
                 p = a + b - c
                 pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        out += [tuple(line[x:x + channels]) for x in range(0, stride, channels)]
+        out += [tuple(line[x : x + channels]) for x in range(0, stride, channels)]
         prev = line
     return out

@@ -43,7 +43,11 @@ def layer(module: str) -> str:
     if module == "k0maru.__main__":
         return "cli"
     parts = module.split(".")
-    return parts[1] if len(parts) > 2 or (len(parts) == 2 and (PACKAGE / parts[1]).is_dir()) else "core"
+    return (
+        parts[1]
+        if len(parts) > 2 or (len(parts) == 2 and (PACKAGE / parts[1]).is_dir())
+        else "core"
+    )
 
 
 def test_engines_and_service_never_import_a_front_end() -> None:
@@ -52,7 +56,11 @@ def test_engines_and_service_never_import_a_front_end() -> None:
         if layer(name) in (*ENGINES, "service", "core"):
             bad += [f"{name} -> {m}" for m in imports(path) if layer(m) in FRONT_ENDS]
         if layer(name) in ENGINES:
-            bad += [f"{name} -> {m}" for m in imports(path) if layer(m) == "service" and not m.endswith(".vault")]
+            bad += [
+                f"{name} -> {m}"
+                for m in imports(path)
+                if layer(m) == "service" and not m.endswith(".vault")
+            ]
     assert bad == []
 
 
@@ -62,7 +70,12 @@ def test_only_the_index_package_runs_sql() -> None:
         if layer(name) == "index":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Attribute) and node.attr in ("execute", "executemany", "executescript", "conn"):
+            if isinstance(node, ast.Attribute) and node.attr in (
+                "execute",
+                "executemany",
+                "executescript",
+                "conn",
+            ):
                 offenders.append(f"{name}:{node.lineno} .{node.attr}")
     assert offenders == []
 
@@ -79,7 +92,11 @@ def test_no_import_cycles_at_module_level() -> None:
             if nxt.startswith(node + "."):
                 continue
             if state.get(nxt) == 1:
-                cycles.append(" -> ".join([*trail[trail.index(nxt):], nxt]) if nxt in trail else f"{node} -> {nxt}")
+                cycles.append(
+                    " -> ".join([*trail[trail.index(nxt) :], nxt])
+                    if nxt in trail
+                    else f"{node} -> {nxt}"
+                )
             elif nxt not in state:
                 visit(nxt, [*trail, nxt])
         state[node] = 2
@@ -95,6 +112,11 @@ def test_the_mcp_tool_list_is_written_once() -> None:
     from k0maru.mcp.tools import TOOLS
 
     names = [t.name for t in TOOLS]
-    elsewhere = [f"{n} in {p.relative_to(REPO)}" for p in PACKAGE.rglob("*.py") if p.name != "tools.py"
-                 for n in names if n in p.read_text(encoding="utf-8")]
+    elsewhere = [
+        f"{n} in {p.relative_to(REPO)}"
+        for p in PACKAGE.rglob("*.py")
+        if p.name != "tools.py"
+        for n in names
+        if n in p.read_text(encoding="utf-8")
+    ]
     assert elsewhere == []

@@ -25,7 +25,11 @@ def test_settings_are_read_only_and_never_share_a_default() -> None:
     with pytest.raises(TypeError, match="unknown settings: nope"):
         Settings(nope=1)
     assert Settings(pool_min=7) == b != a
-    assert [f.name for f in FIELDS][:3] == ["include", "exclude", "max_file_bytes"]  # declaration order
+    assert [f.name for f in FIELDS][:3] == [
+        "include",
+        "exclude",
+        "max_file_bytes",
+    ]  # declaration order
 
 
 def test_precedence_toml_env_flag(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -35,12 +39,18 @@ def test_precedence_toml_env_flag(vault: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("K0MARU_POOL_FACTOR", "20")
     monkeypatch.setenv("K0MARU_POOL_MIN", "8")
     s = load_settings(vault)
-    assert (s.pool_factor, s.pool_min, s.chunk_chars) == (20, 8, 900)  # env beats toml, toml beats default
+    assert (s.pool_factor, s.pool_min, s.chunk_chars) == (
+        20,
+        8,
+        900,
+    )  # env beats toml, toml beats default
     s = load_settings(vault, pool_factor=30, pool_min=None)
     assert (s.pool_factor, s.pool_min) == (30, 8)  # flag beats env; None flag = not given
 
 
-def test_a_retired_key_is_ignored_with_a_warning(vault: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_retired_key_is_ignored_with_a_warning(
+    vault: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     write(vault, ".k0maru/config.toml", "rrf_k = 60\npool_min = 7\n")
     s = load_settings(vault)
     assert s.pool_min == 7 and "'rrf_k' is retired" in caplog.text
@@ -79,19 +89,28 @@ def test_cli_reports_bad_env_value_in_one_line(k0, vault: Path) -> None:
     assert r.stderr.count("\n") == 1 and "pool_min" in r.stderr
 
 
-def test_validated_settings_are_cached_and_follow_every_source(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_validated_settings_are_cached_and_follow_every_source(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The second command with the same TOML, env and flags skips pydantic; any change re-validates."""
     import subprocess
     import sys
 
     (vault / ".k0maru").mkdir()
     write(vault, ".k0maru/config.toml", "pool_min = 7\n")
-    probe = ("import sys; from pathlib import Path; from k0maru.config import load_settings; "
-             f"s = load_settings(Path({str(vault)!r})); print(s.pool_min, s.pool_factor, 'pydantic' in sys.modules)")
+    probe = (
+        "import sys; from pathlib import Path; from k0maru.config import load_settings; "
+        f"s = load_settings(Path({str(vault)!r})); print(s.pool_min, s.pool_factor, 'pydantic' in sys.modules)"
+    )
 
     def run(**env: str) -> str:
-        return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                              env={**__import__("os").environ, **env}).stdout.strip()
+        return subprocess.run(
+            [sys.executable, "-c", probe],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**__import__("os").environ, **env},
+        ).stdout.strip()
 
     assert run() == "7 3 True"  # validated, cached
     assert run() == "7 3 False"  # from the cache: no pydantic import

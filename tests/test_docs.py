@@ -33,12 +33,16 @@ def test_readme_sample_is_what_its_command_prints(tmp_path) -> None:
 
     from tests.helpers import DEMO_VAULT, run_k0maru
 
-    m = re.search(r"On the demo vault,\n`k0maru (search [^`]+)` prints\n.*?\n```\n(.*?)\n```", README, re.S)
+    m = re.search(
+        r"On the demo vault,\n`k0maru (search [^`]+)` prints\n.*?\n```\n(.*?)\n```", README, re.S
+    )
     assert m, "the README lost its search sample"
     vault = tmp_path / "vault"
     shutil.copytree(DEMO_VAULT, vault, ignore=shutil.ignore_patterns(".k0maru"))
     args = [a if a != "examples/vault" else str(vault) for a in shlex.split(m.group(1))]
-    assert run_k0maru("scan", "--vault", str(vault)).returncode == 0  # as the README's first command does
+    assert (
+        run_k0maru("scan", "--vault", str(vault)).returncode == 0
+    )  # as the README's first command does
     r = run_k0maru(*args)
     assert r.returncode == 0, r.stderr
     assert r.stdout.rstrip("\n") == m.group(2)

@@ -30,9 +30,12 @@ def hooks(vault: str | None, as_json: bool, hooks_action: str) -> int:
             return 0
         lines = [f"{hook:<14} {state}" for hook, state in info["hooks"].items()]
         p = info["pending"]
-        lines.append("index current" if info["index_current"] else
-                     f"index behind: {p['new']} new, {p['changed']} changed, {p['removed']} removed file(s), "
-                     f"{info['chunks_pending_embedding']} chunk(s) without vectors; run `k0maru scan`")
+        lines.append(
+            "index current"
+            if info["index_current"]
+            else f"index behind: {p['new']} new, {p['changed']} changed, {p['removed']} removed file(s), "
+            f"{info['chunks_pending_embedding']} chunk(s) without vectors; run `k0maru scan`"
+        )
     print(json.dumps({"done": lines, "repo": str(repo)}) if as_json else "\n".join(lines))
     return 0
 
@@ -43,16 +46,18 @@ def hooks_run(vault: str | None, what: str, hook: str | None, hook_args: list[st
     return run.run_reindex(vault, hook, hook_args) if what == "reindex" else run.run_adr(vault)
 
 
-
-
 def register(add: Adder) -> None:
     p = add("hooks", hooks, "git hooks: install, uninstall, status (and `run`, used by the hooks)")
     hs = p.add_subparsers(dest="hooks_action", metavar="ACTION", required=True)
-    for name, text in (("install", "install plain git hooks (existing hooks are kept and chained)"),
-                       ("uninstall", "remove k0maru's hooks, restoring chained ones"),
-                       ("status", "which hooks are installed and whether the index is current")):
+    for name, text in (
+        ("install", "install plain git hooks (existing hooks are kept and chained)"),
+        ("uninstall", "remove k0maru's hooks, restoring chained ones"),
+        ("status", "which hooks are installed and whether the index is current"),
+    ):
         common(hs.add_parser(name, help=text))
-    rp = hs.add_parser("run", help="what the hooks call: `run reindex` or `run adr` (always exits 0)")
+    rp = hs.add_parser(
+        "run", help="what the hooks call: `run reindex` or `run adr` (always exits 0)"
+    )
     rp.add_argument("what", choices=["reindex", "adr"])
     rp.add_argument("--hook", choices=HOOKS)
     rp.add_argument("hook_args", nargs="*", help="arguments git gave the hook")

@@ -18,16 +18,28 @@ def init(vault: str | None, as_json: bool) -> int:
     with service(vault, as_json, rescan=False) as svc:
         done = svc.init()
         root = svc.vault.root
-    emit(as_json, {"vault": str(root), "done": done},
-         lambda: print("\n".join(f"k0maru: {d}" for d in done) + f"\nk0maru: vault {root} ready"))
+    emit(
+        as_json,
+        {"vault": str(root), "done": done},
+        lambda: print("\n".join(f"k0maru: {d}" for d in done) + f"\nk0maru: vault {root} ready"),
+    )
     return 0
 
 
-def scan(vault: str | None, as_json: bool, full: bool, rebuild: bool, include: list[str] | None,
-         max_file_bytes: int | None, embed: bool | None) -> int:
+def scan(
+    vault: str | None,
+    as_json: bool,
+    full: bool,
+    rebuild: bool,
+    include: list[str] | None,
+    max_file_bytes: int | None,
+    embed: bool | None,
+) -> int:
     flags = {"include": include, "max_file_bytes": max_file_bytes, "embed": embed}
     data = None if full or rebuild else unchanged_scan(vault, **flags)
-    if data is not None:  # nothing to do, found from a walk and a look at the index files: nothing was opened
+    if (
+        data is not None
+    ):  # nothing to do, found from a walk and a look at the index files: nothing was opened
         opened_nothing()
         print_scan(data, as_json)
         return 0
@@ -43,33 +55,62 @@ def scan(vault: str | None, as_json: bool, full: bool, rebuild: bool, include: l
     return 0
 
 
-SCAN_KEYS = ("added", "modified", "unchanged", "removed", "skipped", "symlinks", "elapsed_ms", "touched", "files_read",
-             "embedded")
+SCAN_KEYS = (
+    "added",
+    "modified",
+    "unchanged",
+    "removed",
+    "skipped",
+    "symlinks",
+    "elapsed_ms",
+    "touched",
+    "files_read",
+    "embedded",
+)
 
 
-def embed_after_scan(root: Path, data: dict[str, Any], as_json: bool, flags: dict[str, Any]) -> None:
+def embed_after_scan(
+    root: Path, data: dict[str, Any], as_json: bool, flags: dict[str, Any]
+) -> None:
     """Hand the embedding to the vault's one worker: this process becomes it (exec), so the vectors are
     computed with a fresh heap, not beside what the scan and the BM25 build left (484 -> 2xx MB on 38,404
     new pages), and never twice at once. When a background worker already runs, it does them."""
     from k0maru.service import worker as background
 
     if background.running(root):
-        warn([f"{data['pending_embedding']} chunk(s) wait for vectors: the background worker is embedding them "
-              "(`k0maru status` shows how many are left)"])
+        warn(
+            [
+                f"{data['pending_embedding']} chunk(s) wait for vectors: the background worker is embedding them "
+                "(`k0maru status` shows how many are left)"
+            ]
+        )
         return
     sys.stdout.flush()
     sys.stderr.flush()
-    report = json.dumps({**{k: data[k] for k in SCAN_KEYS}, "flags": {k: v for k, v in flags.items() if v is not None}})
-    os.execv(sys.executable, [sys.executable, "-m", "k0maru", "worker", "--vault", str(root), "--after-scan", report]
-             + (["--json"] if as_json else []))
+    report = json.dumps(
+        {
+            **{k: data[k] for k in SCAN_KEYS},
+            "flags": {k: v for k, v in flags.items() if v is not None},
+        }
+    )
+    os.execv(
+        sys.executable,
+        [sys.executable, "-m", "k0maru", "worker", "--vault", str(root), "--after-scan", report]
+        + (["--json"] if as_json else []),
+    )
 
 
 def print_scan(data: dict[str, Any], as_json: bool) -> None:
-    emit(as_json, {**{k: data[k] for k in SCAN_KEYS}, "walk_only": data.get("walk_only", False)},
-         lambda: print(f"added {data['added']}  modified {data['modified']}  unchanged {data['unchanged']}  "
-                       f"removed {data['removed']}  skipped {data['skipped']}  embedded {data['embedded']}  "
-                       + (f"symlinks {data['symlinks']}  " if data["symlinks"] else "")
-                       + f"in {data['elapsed_ms']:.1f} ms"))
+    emit(
+        as_json,
+        {**{k: data[k] for k in SCAN_KEYS}, "walk_only": data.get("walk_only", False)},
+        lambda: print(
+            f"added {data['added']}  modified {data['modified']}  unchanged {data['unchanged']}  "
+            f"removed {data['removed']}  skipped {data['skipped']}  embedded {data['embedded']}  "
+            + (f"symlinks {data['symlinks']}  " if data["symlinks"] else "")
+            + f"in {data['elapsed_ms']:.1f} ms"
+        ),
+    )
 
 
 def status(vault: str | None, as_json: bool) -> int:
@@ -78,23 +119,48 @@ def status(vault: str | None, as_json: bool) -> int:
 
     def human() -> None:
         last = info["last_scan"]
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last["started_at"])) if last else "never"
+        when = (
+            time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last["started_at"]))
+            if last
+            else "never"
+        )
         print(f"vault      {info['vault']}")
-        print(f"index      {info['index']} ({info['db_size_bytes'] / 1e6:.2f} MB, schema v{info['schema_version']})")
+        print(
+            f"index      {info['index']} ({info['db_size_bytes'] / 1e6:.2f} MB, schema v{info['schema_version']})"
+        )
         print(f"sqlite     {info['sqlite']}")
         print(f"model      {info['model'] or 'none: ' + str(info['model_warning'])}")
-        print(f"documents  {info['documents']}   chunks {info['chunks']} ({info['chunks_embedded']} embedded)")
+        print(
+            f"documents  {info['documents']}   chunks {info['chunks']} ({info['chunks_embedded']} embedded)"
+        )
         if info["chunks_pending_embedding"]:
-            print(f"embedding  {info['chunks_pending_embedding']:,} chunk(s) wait for vectors: "
-                  + ("the worker is embedding them" if info["worker_running"] else "the next scan embeds them"))
-        print(f"links      {info['links']} ({info['links_resolved']} resolved)   offloads {info['offloads']}")
+            print(
+                f"embedding  {info['chunks_pending_embedding']:,} chunk(s) wait for vectors: "
+                + (
+                    "the worker is embedding them"
+                    if info["worker_running"]
+                    else "the next scan embeds them"
+                )
+            )
+        print(
+            f"links      {info['links']} ({info['links_resolved']} resolved)   offloads {info['offloads']}"
+        )
         if info["bm25_main_chunks"] is None:
             print("bm25       not built yet (the first search or scan builds it)")
         else:
-            print(f"bm25       {info['bm25_main_chunks']:,} chunks persisted, {info['bm25_delta_chunks']:,} changed since "
-                  "(scored per query; merged by scan or the worker past 10%)")
-        print(f"last scan  {when}" + (f" ({last['elapsed_ms']:.1f} ms, +{last['added']} ~{last['modified']}"
-                                      f" -{last['removed']})" if last else ""))
+            print(
+                f"bm25       {info['bm25_main_chunks']:,} chunks persisted, {info['bm25_delta_chunks']:,} changed since "
+                "(scored per query; merged by scan or the worker past 10%)"
+            )
+        print(
+            f"last scan  {when}"
+            + (
+                f" ({last['elapsed_ms']:.1f} ms, +{last['added']} ~{last['modified']}"
+                f" -{last['removed']})"
+                if last
+                else ""
+            )
+        )
 
     emit(as_json, info, human)
     return 0
@@ -117,7 +183,11 @@ def worker(vault: str | None, as_json: bool, after_scan: str | None) -> int:
     with LazyProgress("embedding", not as_json) as progress:
         done = background.run(root, progress, **data.pop("flags", {}))
     if done is None:
-        warn(["another k0maru worker took over the embedding (`k0maru status` shows how many chunks are left)"])
+        warn(
+            [
+                "another k0maru worker took over the embedding (`k0maru status` shows how many chunks are left)"
+            ]
+        )
     else:
         for key in ("added", "modified", "removed", "embedded"):
             data[key] += getattr(done, key)
@@ -126,16 +196,26 @@ def worker(vault: str | None, as_json: bool, after_scan: str | None) -> int:
     return 0
 
 
-
-
 def register(add: Adder) -> None:
     add("init", init, "create .k0maru/ (config, index) and ignore it in git")
     p = add("scan", scan, "index new and changed notes incrementally, then embed new chunks")
     p.add_argument("--full", action="store_true", help="re-read and re-parse every file")
-    p.add_argument("--rebuild", action="store_true", help="move a corrupt index aside and rebuild it")
-    p.add_argument("--include", action="append", metavar="GLOB", help="files to index (default **/*.md)")
+    p.add_argument(
+        "--rebuild", action="store_true", help="move a corrupt index aside and rebuild it"
+    )
+    p.add_argument(
+        "--include", action="append", metavar="GLOB", help="files to index (default **/*.md)"
+    )
     p.add_argument("--max-file-bytes", type=int, metavar="N", help="skip files larger than N bytes")
-    p.add_argument("--no-embed", dest="embed", action="store_const", const=False, help="skip embeddings")
+    p.add_argument(
+        "--no-embed", dest="embed", action="store_const", const=False, help="skip embeddings"
+    )
     add("status", status, "index counts, database size, model and last scan")
-    p = add("worker", worker, "the background indexer the git hooks start (one per vault; exits when caught up)")
-    p.add_argument("--after-scan", metavar="JSON", help=argparse.SUPPRESS)  # `scan` hands its embedding over
+    p = add(
+        "worker",
+        worker,
+        "the background indexer the git hooks start (one per vault; exits when caught up)",
+    )
+    p.add_argument(
+        "--after-scan", metavar="JSON", help=argparse.SUPPRESS
+    )  # `scan` hands its embedding over

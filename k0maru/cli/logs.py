@@ -11,7 +11,9 @@ from k0maru.cli.output import Adder, common, emit, service
 from k0maru.errors import K0maruError
 
 
-def offload(vault: str | None, as_json: bool, threshold: int | None, task_id: str | None, cmd: list[str]) -> int:
+def offload(
+    vault: str | None, as_json: bool, threshold: int | None, task_id: str | None, cmd: list[str]
+) -> int:
     from k0maru.offload import records
     from k0maru.offload.runner import run_offload
     from k0maru.service.vault import Vault
@@ -20,16 +22,29 @@ def offload(vault: str | None, as_json: bool, threshold: int | None, task_id: st
     if command and command[0] == "--":
         command = command[1:]
     if not command and sys.stdin.isatty():
-        raise K0maruError("nothing to run: use `k0maru offload -- CMD ARGS` or pipe output into `k0maru offload`")
+        raise K0maruError(
+            "nothing to run: use `k0maru offload -- CMD ARGS` or pipe output into `k0maru offload`"
+        )
     with Vault.open(vault, writes_state=True, offload_threshold=threshold) as v:
+
         def save(rec: records.OffloadRecord) -> None:
             try:
                 records.save(v.store, rec)
-            except K0maruError as exc:  # the log is safe on disk; losing the record must not lose the exit code
-                print(f"k0maru: warning: log kept at {rec.log_path} but not recorded: {exc}", file=sys.stderr)
+            except (
+                K0maruError
+            ) as exc:  # the log is safe on disk; losing the record must not lose the exit code
+                print(
+                    f"k0maru: warning: log kept at {rec.log_path} but not recorded: {exc}",
+                    file=sys.stderr,
+                )
 
-        outcome = run_offload(v.root, command or None, threshold=v.settings.offload_threshold,
-                              task_id=task_id, save_record=save)
+        outcome = run_offload(
+            v.root,
+            command or None,
+            threshold=v.settings.offload_threshold,
+            task_id=task_id,
+            save_record=save,
+        )
     if as_json and outcome.record is not None:
         print(json.dumps(outcome.record.as_dict()), file=sys.stderr)
     return outcome.exit_code
@@ -44,19 +59,36 @@ def log_list(vault: str | None, as_json: bool, limit: int) -> int:
             print("no offloaded logs yet; run `k0maru offload -- CMD`")
         for r in nodes:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
-            print(f"{r.node_id}  {when}  exit {r.exit_code if r.exit_code is not None else '-':>3}  "
-                  f"{r.raw_lines:>7,} lines  {r.raw_tokens:>8,} -> {r.summary_tokens:,} tok  "
-                  f"{','.join(r.error_codes[:4]) or '-'}  {r.command[:60]}")
+            print(
+                f"{r.node_id}  {when}  exit {r.exit_code if r.exit_code is not None else '-':>3}  "
+                f"{r.raw_lines:>7,} lines  {r.raw_tokens:>8,} -> {r.summary_tokens:,} tok  "
+                f"{','.join(r.error_codes[:4]) or '-'}  {r.command[:60]}"
+            )
 
     emit(as_json, [n.payload() for n in nodes], human)
     return 0
 
 
-def log_show(vault: str | None, as_json: bool, node: str, lines: str | None, grep: str | None, context: int,
-             max_matches: int, fixed_strings: bool) -> int:
+def log_show(
+    vault: str | None,
+    as_json: bool,
+    node: str,
+    lines: str | None,
+    grep: str | None,
+    context: int,
+    max_matches: int,
+    fixed_strings: bool,
+) -> int:
     with service(vault, as_json, rescan=False) as svc:
-        view = svc.log_view(node, lines=lines, pattern=grep, context=context, max_lines=400, max_matches=max_matches,
-                            fixed=fixed_strings)
+        view = svc.log_view(
+            node,
+            lines=lines,
+            pattern=grep,
+            context=context,
+            max_lines=400,
+            max_matches=max_matches,
+            fixed=fixed_strings,
+        )
 
     def human() -> None:
         if view.summary is not None:
@@ -65,7 +97,11 @@ def log_show(vault: str | None, as_json: bool, node: str, lines: str | None, gre
         for ln in view.lines:
             print(f"{ln.n:>7}{':' if ln.match else '-' if grep else ' '} {ln.text}")
         if view.matches is not None:
-            print(f"({view.matches} matching line(s)" + (", not all shown" if view.truncated else "") + ")")
+            print(
+                f"({view.matches} matching line(s)"
+                + (", not all shown" if view.truncated else "")
+                + ")"
+            )
         elif view.truncated:
             print("(more lines exist; ask for a narrower range)")
 
@@ -73,12 +109,20 @@ def log_show(vault: str | None, as_json: bool, node: str, lines: str | None, gre
     return 0
 
 
-
-
 def register(add: Adder) -> None:
-    p = add("offload", offload, "run CMD; past the line threshold, keep its log and print a short summary")
-    p.add_argument("--threshold", type=int, metavar="N", help="lines passed through unchanged (default 50)")
-    p.add_argument("--task-id", metavar="ID", help="task the log belongs to (default: $K0MARU_TASK_ID or git branch)")
+    p = add(
+        "offload",
+        offload,
+        "run CMD; past the line threshold, keep its log and print a short summary",
+    )
+    p.add_argument(
+        "--threshold", type=int, metavar="N", help="lines passed through unchanged (default 50)"
+    )
+    p.add_argument(
+        "--task-id",
+        metavar="ID",
+        help="task the log belongs to (default: $K0MARU_TASK_ID or git branch)",
+    )
     p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]; omit to read stdin")
     p = add("log", log_list, "offloaded logs: `log list`, `log show NODE`")
     p.set_defaults(limit=50)
@@ -91,7 +135,9 @@ def register(add: Adder) -> None:
     sp.add_argument("node")
     sp.add_argument("--lines", metavar="A:B", help="1-based inclusive line range")
     sp.add_argument("--grep", metavar="PAT", help="regular expression to look for")
-    sp.add_argument("--fixed-strings", "-F", action="store_true", help="match --grep as plain text, not a regex")
+    sp.add_argument(
+        "--fixed-strings", "-F", action="store_true", help="match --grep as plain text, not a regex"
+    )
     sp.add_argument("--context", type=int, default=3, metavar="N")
     sp.add_argument("--max-matches", type=int, default=20, metavar="N")
     common(sp)

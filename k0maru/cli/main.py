@@ -41,8 +41,9 @@ class Formatter(argparse.HelpFormatter):
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; with `command`, only the group that defines it: a `k0maru scan` neither imports
     the other groups' modules nor builds their 15 commands."""
-    parser = argparse.ArgumentParser(prog="k0maru", description="Local memory for coding agents.",
-                                     formatter_class=Formatter)
+    parser = argparse.ArgumentParser(
+        prog="k0maru", description="Local memory for coding agents.", formatter_class=Formatter
+    )
     parser.add_argument("--version", action="version", version=f"k0maru {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -62,7 +63,7 @@ def call(handler: Callable[..., int], args: argparse.Namespace) -> int:
     """The handler with the parsed values it names (read off its code object: `inspect` costs a git hook
     ~13 ms of import)."""
     code = handler.__code__
-    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     values: dict[str, Any] = {n: getattr(args, n) for n in names}
     return handler(**values)
 
@@ -81,7 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"k0maru: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # a reader that went away (`| head`): what it read is all it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush cannot fail again
+        os.dup2(
+            os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno()
+        )  # so the exit's flush cannot fail again
         return 0
     except Exception as exc:
         from k0maru.index import db
@@ -101,7 +104,9 @@ def entry() -> None:
     status = main()
     if OPENED_NOTHING:
         for stream in (sys.stdout, sys.stderr):
-            with suppress(OSError):  # a reader that went away (`| head`): what it read is all it wanted
+            with suppress(
+                OSError
+            ):  # a reader that went away (`| head`): what it read is all it wanted
                 stream.flush()
         os._exit(status)
     raise SystemExit(status)

@@ -18,7 +18,9 @@ def conventions(vault: str | None, as_json: bool) -> int:
     def human() -> None:
         print(f"layout: {conv.layout}   rules from: {', '.join(conv.rule_files) or 'none'}")
         for kind, rule in conv.rules.items():
-            print(f"\n{kind:<9} -> {rule.folder}/  naming={rule.naming} slug={rule.slug_style} ({rule.source})")
+            print(
+                f"\n{kind:<9} -> {rule.folder}/  naming={rule.naming} slug={rule.slug_style} ({rule.source})"
+            )
             for ev in rule.evidence:
                 print(f"           evidence: {ev}")
             if rule.template:
@@ -47,8 +49,15 @@ def split_list(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
-def flush(vault: str | None, as_json: bool, kind: str, title: str, body_file: str | None, tags: str | None,
-          related: str | None) -> int:
+def flush(
+    vault: str | None,
+    as_json: bool,
+    kind: str,
+    title: str,
+    body_file: str | None,
+    tags: str | None,
+    related: str | None,
+) -> int:
     body = read_text_input(body_file)
     with service(vault, as_json) as svc:
         result = svc.flush(kind, title, body, split_list(tags), split_list(related))
@@ -66,17 +75,33 @@ def shown_path(root: Path, name: str) -> str:
     """A trace file as the card records it: vault-relative inside the vault, else its name alone (an
     absolute path would leak the machine's layout into a note that is shared)."""
     path = Path(name).resolve()
-    return path.relative_to(root.resolve()).as_posix() if path.is_relative_to(root.resolve()) else path.name
+    return (
+        path.relative_to(root.resolve()).as_posix()
+        if path.is_relative_to(root.resolve())
+        else path.name
+    )
 
 
-def distill(vault: str | None, as_json: bool, trace_file: str | None, node: str | None,
-            export_hermes: str | None) -> int:
+def distill(
+    vault: str | None,
+    as_json: bool,
+    trace_file: str | None,
+    node: str | None,
+    export_hermes: str | None,
+) -> int:
     text = None if node else read_text_input(trace_file)
     with service(vault, as_json) as svc:
-        card = svc.distill(text, node, shown_path(svc.vault.root, trace_file) if trace_file else "stdin", export_hermes)
+        card = svc.distill(
+            text,
+            node,
+            shown_path(svc.vault.root, trace_file) if trace_file else "stdin",
+            export_hermes,
+        )
 
     def human() -> None:
-        print(f"{card.note_outcome}: {card.note_path}  [{card.stack}: {', '.join(card.error_codes)}]")
+        print(
+            f"{card.note_outcome}: {card.note_path}  [{card.stack}: {', '.join(card.error_codes)}]"
+        )
         if card.hermes_path:
             print(f"hermes skill {card.hermes_outcome}: {card.hermes_path}")
 
@@ -84,19 +109,34 @@ def distill(vault: str | None, as_json: bool, trace_file: str | None, node: str 
     return 0
 
 
-
-
 def register(add: Adder) -> None:
-    add("conventions", conventions, "show where each kind of note goes and how it is named, with evidence")
-    p = add("flush", flush, "write a note (adr, decision, card, log, skill) following the vault's conventions")
+    add(
+        "conventions",
+        conventions,
+        "show where each kind of note goes and how it is named, with evidence",
+    )
+    p = add(
+        "flush",
+        flush,
+        "write a note (adr, decision, card, log, skill) following the vault's conventions",
+    )
     p.add_argument("--kind", required=True, choices=KINDS)
     p.add_argument("--title", required=True)
     p.add_argument("--body-file", metavar="FILE", help="note text (default: stdin)")
     p.add_argument("--tags", metavar="a,b", help="comma-separated tags")
-    p.add_argument("--related", metavar="'Note A,Note B'", help="notes to link: file name, vault path or title")
-    p = add("distill", distill, "turn a failure trace into a skill card (optionally a Hermes skill)")
+    p.add_argument(
+        "--related", metavar="'Note A,Note B'", help="notes to link: file name, vault path or title"
+    )
+    p = add(
+        "distill", distill, "turn a failure trace into a skill card (optionally a Hermes skill)"
+    )
     src = p.add_mutually_exclusive_group()
     src.add_argument("--trace-file", metavar="FILE")
     src.add_argument("--node", metavar="NODE_ID", help="an offloaded log node")
-    p.add_argument("--export-hermes", nargs="?", const="", metavar="DIR",
-                   help="also write SKILL.md under DIR (default: hermes_dir, ~/.hermes/skills)")
+    p.add_argument(
+        "--export-hermes",
+        nargs="?",
+        const="",
+        metavar="DIR",
+        help="also write SKILL.md under DIR (default: hermes_dir, ~/.hermes/skills)",
+    )

@@ -10,7 +10,9 @@ from contextlib import contextmanager
 from typing import Any
 
 Adder = Callable[..., argparse.ArgumentParser]
-OPENED_NOTHING: list[bool] = []  # set by a command that opened no index, thread or temporary file (`opened_nothing`)
+OPENED_NOTHING: list[
+    bool
+] = []  # set by a command that opened no index, thread or temporary file (`opened_nothing`)
 
 
 def opened_nothing() -> None:
@@ -20,7 +22,9 @@ def opened_nothing() -> None:
 
 
 def common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--vault", metavar="DIR", help="vault root (default: enclosing git repo, else cwd)")
+    p.add_argument(
+        "--vault", metavar="DIR", help="vault root (default: enclosing git repo, else cwd)"
+    )
     p.add_argument("--json", dest="as_json", action="store_true", help="machine-readable output")
 
 
@@ -37,7 +41,9 @@ def warn(lines: Sequence[str]) -> None:
 
 
 @contextmanager
-def service(vault: str | None, as_json: bool = False, rescan: bool = True, **settings: Any) -> Iterator[Any]:
+def service(
+    vault: str | None, as_json: bool = False, rescan: bool = True, **settings: Any
+) -> Iterator[Any]:
     """A one-shot service: rescans in the foreground (progress bars on a terminal), embeds before answering."""
     from k0maru.progress import LazyProgress
     from k0maru.service.operations import Service
@@ -47,8 +53,14 @@ def service(vault: str | None, as_json: bool = False, rescan: bool = True, **set
     with LazyProgress("scanning", not as_json) as sp, LazyProgress("embedding", not as_json) as ep:
         opened = Vault.open(vault, **settings)
         opened.one_shot = True
-        session = VaultSession(opened, rescan_interval=0, embed="worker", rescan=rescan, scan_progress=sp,
-                               embed_progress=ep)
+        session = VaultSession(
+            opened,
+            rescan_interval=0,
+            embed="worker",
+            rescan=rescan,
+            scan_progress=sp,
+            embed_progress=ep,
+        )
         svc = Service(session)
         try:
             yield svc

@@ -6,19 +6,39 @@ from typing import TYPE_CHECKING
 
 from k0maru.cli.output import Adder, emit, service, warn
 
-if TYPE_CHECKING:  # pydantic models cost 170 ms to import: a git hook going through this CLI never needs them
+if (
+    TYPE_CHECKING
+):  # pydantic models cost 170 ms to import: a git hook going through this CLI never needs them
     from k0maru.service.models import RecallResult
 
 
-def search(vault: str | None, as_json: bool, query: list[str], limit: int, mode: str, explain: bool,
-           no_scan: bool, path: str | None, tag: str | None, kind: str | None, since: str | None,
-           until: str | None, budget: int | None) -> int:
+def search(
+    vault: str | None,
+    as_json: bool,
+    query: list[str],
+    limit: int,
+    mode: str,
+    explain: bool,
+    no_scan: bool,
+    path: str | None,
+    tag: str | None,
+    kind: str | None,
+    since: str | None,
+    until: str | None,
+    budget: int | None,
+) -> int:
     from k0maru.search.filters import Filters
 
     filters = Filters(path, tag, kind, since, until)
     with service(vault, as_json, rescan=not no_scan) as svc:
-        result = svc.recall(" ".join(query), limit=limit, mode=mode, explain=explain, filters=filters,
-                            token_budget=budget)
+        result = svc.recall(
+            " ".join(query),
+            limit=limit,
+            mode=mode,
+            explain=explain,
+            filters=filters,
+            token_budget=budget,
+        )
     warn(result.warnings)
     emit(as_json, result.payload(), lambda: _print(result, explain))
     return 0
@@ -28,23 +48,29 @@ def _print(result: RecallResult, explain: bool) -> None:
     if not result.hits:
         print("no results")
     elif explain and result.bm25_weight is not None:
-        print(f"score = {result.bm25_weight:.2f} x bm25/best + {1 - result.bm25_weight:.2f} x cosine above the "
-              "floor + graph")
+        print(
+            f"score = {result.bm25_weight:.2f} x bm25/best + {1 - result.bm25_weight:.2f} x cosine above the "
+            "floor + graph"
+        )
     for i, hit in enumerate(result.hits, start=1):
         where = f"{hit.path}:{hit.lines.split('-')[0]}" if hit.lines else hit.path
-        print(f"{i:>2}. {hit.title}{' > ' + hit.heading if hit.heading else ''}  [{where}]  score={hit.score:.5f}")
+        print(
+            f"{i:>2}. {hit.title}{' > ' + hit.heading if hit.heading else ''}  [{where}]  score={hit.score:.5f}"
+        )
         if explain:
             bm = f"#{hit.bm25_rank} ({hit.bm25_score:.3f})" if hit.bm25_rank else "-"
-            vc = f"#{hit.vector_rank} (cos {hit.cosine:.3f})" if hit.vector_rank else (
-                f"- (cos {hit.cosine:.3f}, no vote)" if hit.cosine is not None else "-")
+            vc = (
+                f"#{hit.vector_rank} (cos {hit.cosine:.3f})"
+                if hit.vector_rank
+                else (f"- (cos {hit.cosine:.3f}, no vote)" if hit.cosine is not None else "-")
+            )
             links = hit.boost_links
             shown = "; ".join(links[:2]) + (f"; +{len(links) - 2} more" if len(links) > 2 else "")
-            print(f"    bm25 {bm} -> {hit.bm25_part or 0:.3f}   vector {vc} -> {hit.vector_part or 0:.3f}"
-                  f"   graph +{hit.graph_boost or 0:.3f}"
-                  + (f" ({shown})" if links else ""))
+            print(
+                f"    bm25 {bm} -> {hit.bm25_part or 0:.3f}   vector {vc} -> {hit.vector_part or 0:.3f}"
+                f"   graph +{hit.graph_boost or 0:.3f}" + (f" ({shown})" if links else "")
+            )
         print(f"    {hit.snippet}")
-
-
 
 
 def register(add: Adder) -> None:
@@ -52,11 +78,29 @@ def register(add: Adder) -> None:
     p.add_argument("query", nargs="+")
     p.add_argument("--limit", type=int, default=10)
     p.add_argument("--mode", choices=["bm25", "vector", "hybrid"], default="hybrid")
-    p.add_argument("--explain", action="store_true", help="show the formula, ranks, scores, each channel's part and graph boosts")
-    p.add_argument("--no-scan", action="store_true", help="skip the incremental scan before searching")
-    p.add_argument("--path", metavar="PREFIX", help="only notes under this vault path, e.g. docs/adr/")
-    p.add_argument("--tag", help="only notes with this tag (frontmatter or inline #tag; nested a/b included)")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="show the formula, ranks, scores, each channel's part and graph boosts",
+    )
+    p.add_argument(
+        "--no-scan", action="store_true", help="skip the incremental scan before searching"
+    )
+    p.add_argument(
+        "--path", metavar="PREFIX", help="only notes under this vault path, e.g. docs/adr/"
+    )
+    p.add_argument(
+        "--tag", help="only notes with this tag (frontmatter or inline #tag; nested a/b included)"
+    )
     p.add_argument("--kind", help="only notes of this kind (adr, decision, card, log, skill, ...)")
-    p.add_argument("--since", metavar="WHEN", help="only notes dated on or after: YYYY-MM-DD or 30d, 2w, 6m")
-    p.add_argument("--budget", type=int, metavar="TOKENS", help="cut the answer to fit this many LLM tokens")
-    p.add_argument("--until", metavar="WHEN", help="only notes dated on or before (frontmatter date, else mtime)")
+    p.add_argument(
+        "--since", metavar="WHEN", help="only notes dated on or after: YYYY-MM-DD or 30d, 2w, 6m"
+    )
+    p.add_argument(
+        "--budget", type=int, metavar="TOKENS", help="cut the answer to fit this many LLM tokens"
+    )
+    p.add_argument(
+        "--until",
+        metavar="WHEN",
+        help="only notes dated on or before (frontmatter date, else mtime)",
+    )

@@ -20,7 +20,9 @@ def port_number(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
     if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"port {port} is out of range; use 1-65535, or 0 for a free one")
+        raise argparse.ArgumentTypeError(
+            f"port {port} is out of range; use 1-65535, or 0 for a free one"
+        )
     return port
 
 
@@ -30,7 +32,9 @@ def ui(vault: str | None, host: str, port: int, open: bool) -> int:  # noqa: A00
     return serve(vault, host, port, open)
 
 
-def connect(vault: str | None, as_json: bool, host: str | None, list_hosts: bool, print_only: bool) -> int:
+def connect(
+    vault: str | None, as_json: bool, host: str | None, list_hosts: bool, print_only: bool
+) -> int:
     import json
 
     from k0maru import hosts
@@ -58,16 +62,32 @@ def connect(vault: str | None, as_json: bool, host: str | None, list_hosts: bool
     return 0
 
 
-
-
 def register(add: Adder) -> None:
     add("mcp", mcp, "run the MCP server on stdio (its tools are listed by any MCP client)")
     p = add("ui", ui, "web console: search debugger, token scoreboard, log nodes, notes, status")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s, local only)")
-    p.add_argument("--port", type=port_number, default=8765, help="port (default: %(default)s); 0 picks a free one")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default: %(default)s, local only)"
+    )
+    p.add_argument(
+        "--port",
+        type=port_number,
+        default=8765,
+        help="port (default: %(default)s); 0 picks a free one",
+    )
     p.add_argument("--open", action="store_true", help="open the browser")
-    p = add("connect", connect, "register the MCP server with an agent host (claude-code, cursor, vscode, codex, "
-                                "claude-desktop), keeping the file's other entries")
+    p = add(
+        "connect",
+        connect,
+        "register the MCP server with an agent host (claude-code, cursor, vscode, codex, "
+        "claude-desktop), keeping the file's other entries",
+    )
     p.add_argument("host", nargs="?", help="claude-code | cursor | vscode | codex | claude-desktop")
-    p.add_argument("--list", dest="list_hosts", action="store_true", help="say which hosts are configured")
-    p.add_argument("--print", dest="print_only", action="store_true", help="show the file it would write; write nothing")
+    p.add_argument(
+        "--list", dest="list_hosts", action="store_true", help="say which hosts are configured"
+    )
+    p.add_argument(
+        "--print",
+        dest="print_only",
+        action="store_true",
+        help="show the file it would write; write nothing",
+    )

@@ -28,7 +28,11 @@ def _error(status: int, message: str) -> Any:
 def create_app(service: Service, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -> Flask:
     """`allowed_hosts`: the Host header names (any port) the console answers; others get 403."""
     base = resource_path("web")
-    app = Flask("k0maru.console", template_folder=str(base / "templates"), static_folder=str(base / "static"))
+    app = Flask(
+        "k0maru.console",
+        template_folder=str(base / "templates"),
+        static_folder=str(base / "static"),
+    )
     app.config["JSON_SORT_KEYS"] = False
     app.extensions["k0maru"] = service
     app.jinja_env.globals["note_href"] = lambda path: "/notes/" + quote(path)
@@ -40,7 +44,9 @@ def create_app(service: Service, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -
         host = (request.host or "").lower()
         name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
         if name not in allowed_hosts:
-            return _error(403, "this console answers only requests addressed to its own local address")
+            return _error(
+                403, "this console answers only requests addressed to its own local address"
+            )
         if "\x00" in request.path:
             return _error(400, "invalid character in the path")
         return None
@@ -55,9 +61,11 @@ def create_app(service: Service, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -
 
     @app.after_request
     def security_headers(resp: Any) -> Any:
-        resp.headers["Content-Security-Policy"] = ("default-src 'self'; script-src 'self'; style-src 'self'; "
-                                                   "img-src 'self' data:; font-src 'self'; object-src 'none'; "
-                                                   "base-uri 'none'; frame-ancestors 'none'")
+        resp.headers["Content-Security-Policy"] = (
+            "default-src 'self'; script-src 'self'; style-src 'self'; "
+            "img-src 'self' data:; font-src 'self'; object-src 'none'; "
+            "base-uri 'none'; frame-ancestors 'none'"
+        )
         resp.headers["X-Content-Type-Options"] = "nosniff"
         resp.headers["Referrer-Policy"] = "no-referrer"
         return resp

@@ -53,11 +53,15 @@ def _node(text: str, g: Graph) -> str:
 
 
 def parse(source: str) -> Graph:
-    lines = [ln for ln in source.strip().splitlines() if ln.strip() and not ln.strip().startswith("%%")]
+    lines = [
+        ln for ln in source.strip().splitlines() if ln.strip() and not ln.strip().startswith("%%")
+    ]
     if not lines:
         raise MermaidError("empty diagram")
     head = lines[0].split()
-    if head[0] not in ("flowchart", "graph") or (len(head) > 1 and head[1] not in ("TD", "TB", "LR")):
+    if head[0] not in ("flowchart", "graph") or (
+        len(head) > 1 and head[1] not in ("TD", "TB", "LR")
+    ):
         raise MermaidError(f"only 'flowchart TD|LR' is supported, got {lines[0].strip()[:40]!r}")
     g = Graph(direction="LR" if len(head) > 1 and head[1] == "LR" else "TD")
     for line in lines[1:]:
@@ -89,7 +93,10 @@ def render(source: str, title: str = "flowchart") -> str:
     layers: dict[int, list[str]] = {}
     for n in g.order:
         layers.setdefault(depth[n], []).append(n)
-    label = {n: (g.labels[n] if len(g.labels[n]) <= MAX_LABEL else g.labels[n][: MAX_LABEL - 1] + "…") for n in g.order}
+    label = {
+        n: (g.labels[n] if len(g.labels[n]) <= MAX_LABEL else g.labels[n][: MAX_LABEL - 1] + "…")
+        for n in g.order
+    }
     width = {n: max(60.0, len(label[n]) * CHAR_W + 20) for n in g.order}
     pos: dict[str, tuple[float, float]] = {}
     if g.direction == "TD":
@@ -114,10 +121,12 @@ def render(source: str, title: str = "flowchart") -> str:
             for i, n in enumerate(ns):
                 pos[n] = (xs[d], PAD + i * (BOX_H + GAP_Y / 2))
         total_h = PAD * 2 + max(len(ns) for ns in layers.values()) * (BOX_H + GAP_Y / 2)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="mermaid-svg" role="img" viewBox="0 0 {total_w:.0f} {total_h:.0f}" '
-           f'width="{total_w:.0f}" height="{total_h:.0f}"><title>{html.escape(title)}</title>',
-           '<defs><marker id="k0-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-           'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#22C55E"/></marker></defs>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="mermaid-svg" role="img" viewBox="0 0 {total_w:.0f} {total_h:.0f}" '
+        f'width="{total_w:.0f}" height="{total_h:.0f}"><title>{html.escape(title)}</title>',
+        '<defs><marker id="k0-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+        'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#22C55E"/></marker></defs>',
+    ]
     for a, b in g.edges:
         ax, ay = pos[a]
         bx, by = pos[b]
@@ -125,13 +134,17 @@ def render(source: str, title: str = "flowchart") -> str:
             x1, y1, x2, y2 = ax + width[a] / 2, ay + BOX_H, bx + width[b] / 2, by
         else:
             x1, y1, x2, y2 = ax + width[a], ay + BOX_H / 2, bx, by + BOX_H / 2
-        out.append(f'<line class="edge" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#22C55E" '
-                   'stroke-width="1.5" marker-end="url(#k0-arrow)"/>')
+        out.append(
+            f'<line class="edge" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#22C55E" '
+            'stroke-width="1.5" marker-end="url(#k0-arrow)"/>'
+        )
     for n in g.order:
         x, y = pos[n]
-        out.append(f'<g class="node" data-id="{html.escape(n)}"><rect x="{x:.1f}" y="{y:.1f}" width="{width[n]:.1f}" '
-                   f'height="{BOX_H}" rx="6" fill="#1E293B" stroke="#22C55E" stroke-width="1.2"/>'
-                   f'<text x="{x + width[n] / 2:.1f}" y="{y + BOX_H / 2 + 4:.1f}" text-anchor="middle" '
-                   f'font-family="JetBrains Mono, monospace" font-size="12" fill="#E2E8F0">{html.escape(label[n])}</text></g>')
+        out.append(
+            f'<g class="node" data-id="{html.escape(n)}"><rect x="{x:.1f}" y="{y:.1f}" width="{width[n]:.1f}" '
+            f'height="{BOX_H}" rx="6" fill="#1E293B" stroke="#22C55E" stroke-width="1.2"/>'
+            f'<text x="{x + width[n] / 2:.1f}" y="{y + BOX_H / 2 + 4:.1f}" text-anchor="middle" '
+            f'font-family="JetBrains Mono, monospace" font-size="12" fill="#E2E8F0">{html.escape(label[n])}</text></g>'
+        )
     out.append("</svg>")
     return "".join(out)

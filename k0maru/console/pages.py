@@ -9,7 +9,15 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from markupsafe import Markup
 
 from k0maru.console import graph_svg, mermaid_svg
-from k0maru.console.params import MODES, filters_arg, log_slice, number, search, search_args, service
+from k0maru.console.params import (
+    MODES,
+    filters_arg,
+    log_slice,
+    number,
+    search,
+    search_args,
+    service,
+)
 from k0maru.console.render import render_markdown
 from k0maru.errors import K0maruError
 
@@ -23,9 +31,12 @@ def home() -> Any:
 
 @pages.get("/search")
 def search_page() -> Any:
-    args = {"q": request.args.get("q", ""), "mode": request.args.get("mode", "hybrid"),
-            "boost": request.args.get("boost", service().vault.settings.graph_boost),
-            "floor": request.args.get("floor", service().vault.settings.min_cosine)}
+    args = {
+        "q": request.args.get("q", ""),
+        "mode": request.args.get("mode", "hybrid"),
+        "boost": request.args.get("boost", service().vault.settings.graph_boost),
+        "floor": request.args.get("floor", service().vault.settings.min_cosine),
+    }
     data, error = None, None
     try:
         args = search_args()
@@ -33,14 +44,26 @@ def search_page() -> Any:
     except K0maruError as exc:  # keep the form on the page, with the error above the results
         error = str(exc)
     status = 400 if error else 200
-    return render_template("search.html", data=data, error=error, modes=MODES, q=args["q"], mode=args["mode"],
-                           boost=args["boost"], floor=args["floor"], filters=request.args, page="search"), status
+    return render_template(
+        "search.html",
+        data=data,
+        error=error,
+        modes=MODES,
+        q=args["q"],
+        mode=args["mode"],
+        boost=args["boost"],
+        floor=args["floor"],
+        filters=request.args,
+        page="search",
+    ), status
 
 
 @pages.get("/tokens")
 def tokens_page() -> Any:
     data = service().token_scoreboard(number("price", None, 0, 1000, float))
-    return render_template("tokens.html", data=data, chart=Markup(graph_svg.savings_chart(data.points)), page="tokens")
+    return render_template(
+        "tokens.html", data=data, chart=Markup(graph_svg.savings_chart(data.points)), page="tokens"
+    )
 
 
 @pages.get("/logs")
@@ -55,9 +78,16 @@ def log_page(node: str) -> Any:
         svg = Markup(mermaid_svg.render(rec.mermaid or "", f"log {rec.node_id}"))
     except mermaid_svg.MermaidError as exc:
         svg = Markup("<p class='warn'>diagram not renderable: {}</p>").format(str(exc))
-    return render_template("log.html", rec=rec, svg=svg, slice=log_slice(node, rec.failure_lines),
-                           failures=set(rec.failure_lines), first_failure=rec.failure_lines[0] if rec.failure_lines else None,
-                           args=request.args, page="logs")
+    return render_template(
+        "log.html",
+        rec=rec,
+        svg=svg,
+        slice=log_slice(node, rec.failure_lines),
+        failures=set(rec.failure_lines),
+        first_failure=rec.failure_lines[0] if rec.failure_lines else None,
+        args=request.args,
+        page="logs",
+    )
 
 
 @pages.get("/notes")
@@ -70,9 +100,15 @@ def notes_page() -> Any:
 def note_page(path: str) -> Any:
     note = service().note_view(path)
     html = render_markdown(note.body, service().link_paths(), note.path)
-    graph = graph_svg.neighbourhood(note.title, [(x.path, x.title or x.target or "") for x in note.links if x.path],
-                                    [(b.path or "", b.title or "") for b in note.backlinks], lambda p: "/notes/" + quote(p))
-    return render_template("note.html", note=note, body=Markup(html), graph=Markup(graph), page="notes")
+    graph = graph_svg.neighbourhood(
+        note.title,
+        [(x.path, x.title or x.target or "") for x in note.links if x.path],
+        [(b.path or "", b.title or "") for b in note.backlinks],
+        lambda p: "/notes/" + quote(p),
+    )
+    return render_template(
+        "note.html", note=note, body=Markup(html), graph=Markup(graph), page="notes"
+    )
 
 
 @pages.get("/status")

@@ -47,21 +47,51 @@ def search_args() -> dict[str, Any]:
         raise K0maruError(f"mode must be one of {', '.join(MODES)}")
     q = (request.args.get("q") or "").strip()
     check_length("query", q, MAX_QUERY_CHARS)
-    return {"q": q, "mode": mode, "limit": number("limit", 10, 1, 50), "filters": filters_arg(),
-            "boost": number("boost", settings.graph_boost, 0, 1, float),
-            "floor": number("floor", settings.min_cosine, -1, 1, float)}
+    return {
+        "q": q,
+        "mode": mode,
+        "limit": number("limit", 10, 1, 50),
+        "filters": filters_arg(),
+        "boost": number("boost", settings.graph_boost, 0, 1, float),
+        "floor": number("floor", settings.min_cosine, -1, 1, float),
+    }
 
 
 def search(args: dict[str, Any]) -> dict[str, Any]:
     """The search result with every channel's numbers (the console is a debugger), plus its settings."""
     if not args["q"]:
         raise K0maruError("missing query: pass ?q=words")
-    result = service().recall(args["q"], args["limit"], args["mode"], explain=True, graph_boost=args["boost"],
-                              min_cosine=args["floor"], filters=args["filters"])
-    return {**result.payload(), "hits": result.hits, "limit": args["limit"], "graph_boost": args["boost"],
-            "filters": {k: v for k, v in zip(FILTERS, (args["filters"].path, args["filters"].tag, args["filters"].kind,
-                                                       args["filters"].since, args["filters"].until), strict=True) if v},
-            "min_cosine": args["floor"]}
+    result = service().recall(
+        args["q"],
+        args["limit"],
+        args["mode"],
+        explain=True,
+        graph_boost=args["boost"],
+        min_cosine=args["floor"],
+        filters=args["filters"],
+    )
+    return {
+        **result.payload(),
+        "hits": result.hits,
+        "limit": args["limit"],
+        "graph_boost": args["boost"],
+        "filters": {
+            k: v
+            for k, v in zip(
+                FILTERS,
+                (
+                    args["filters"].path,
+                    args["filters"].tag,
+                    args["filters"].kind,
+                    args["filters"].since,
+                    args["filters"].until,
+                ),
+                strict=True,
+            )
+            if v
+        },
+        "min_cosine": args["floor"],
+    }
 
 
 PAGE_LINES = 60
@@ -71,7 +101,13 @@ def log_slice(node: str, failure_lines: Sequence[int] | None = None) -> Any:
     """The lines of a log page or API call: ?grep=PATTERN (with ?context=N) or ?lines=A:B; by default the
     page around the first failure (the top of the log when none was recognised)."""
     if request.args.get("grep"):
-        return service().log_view(node, pattern=request.args["grep"], context=number("context", 3, 0, 50),
-                                  fixed=bool(request.args.get("fixed")))
+        return service().log_view(
+            node,
+            pattern=request.args["grep"],
+            context=number("context", 3, 0, 50),
+            fixed=bool(request.args.get("fixed")),
+        )
     start = max(1, failure_lines[0] - 8) if failure_lines else 1
-    return service().log_view(node, lines=request.args.get("lines") or f"{start}:{start + PAGE_LINES - 1}")
+    return service().log_view(
+        node, lines=request.args.get("lines") or f"{start}:{start + PAGE_LINES - 1}"
+    )

@@ -15,9 +15,39 @@ from k0maru.index.markdown import md_link_key
 _WIKI = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
 _MD_INLINE = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 _EMBED = re.compile(r"!\[\[")  # an embed shows as a link to the embedded note
-_md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
-ALLOWED_TAGS = {"a", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "code", "pre", "em", "strong", "blockquote",
-                "hr", "br", "table", "thead", "tbody", "tr", "th", "td", "del", "span"}
+_md = (
+    MarkdownIt("commonmark", {"html": False, "linkify": False})
+    .enable("table")
+    .enable("strikethrough")
+)
+ALLOWED_TAGS = {
+    "a",
+    "p",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "ul",
+    "ol",
+    "li",
+    "code",
+    "pre",
+    "em",
+    "strong",
+    "blockquote",
+    "hr",
+    "br",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "del",
+    "span",
+}
 
 
 def render_markdown(body: str, resolve: Callable[[str], str | None], note_path: str = "") -> str:
@@ -40,5 +70,10 @@ def render_markdown(body: str, resolve: Callable[[str], str | None], note_path: 
         return f"[{safe_shown}](/notes/{quote(path)})"
 
     html = _md.render(_WIKI.sub(wikilink, _MD_INLINE.sub(md_link, _EMBED.sub("[[", body))))
-    return nh3.clean(html, tags=ALLOWED_TAGS, attributes={"a": {"href", "title"}, "code": {"class"}, "span": {"class"}},
-                     url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")
+    return nh3.clean(
+        html,
+        tags=ALLOWED_TAGS,
+        attributes={"a": {"href", "title"}, "code": {"class"}, "span": {"class"}},
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer",
+    )

@@ -25,13 +25,17 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
     with LazyProgress("scanning", True) as sp, LazyProgress("embedding", True) as ep:
         vault.index(record=False, scan_progress=sp, embed_progress=ep, lexical=True)
     service = Service(VaultSession(vault))
-    allowed = LOCAL_HOSTS if host in ("127.0.0.1", "localhost", "::1") else (*LOCAL_HOSTS, host.lower())
+    allowed = (
+        LOCAL_HOSTS if host in ("127.0.0.1", "localhost", "::1") else (*LOCAL_HOSTS, host.lower())
+    )
     app = create_app(service, allowed)
     try:
         server = create_server(app, host=host, port=port, threads=4, ident="k0maru")
     except OSError as exc:
         service.close()
-        raise K0maruError(f"cannot listen on {host}:{port} ({exc.strerror}); pick another --port or 0") from None
+        raise K0maruError(
+            f"cannot listen on {host}:{port} ({exc.strerror}); pick another --port or 0"
+        ) from None
 
     def stop(_signum: int, _frame: object) -> None:
         server.close()  # closes the listening socket, which ends run()
@@ -44,7 +48,10 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
     try:
         print(f"k0maru console on {url}  (Ctrl+C to stop)", flush=True)
         if host not in ("127.0.0.1", "localhost", "::1"):
-            print(f"k0maru: warning: listening on {host}: anyone who can reach it can read this vault", file=sys.stderr)
+            print(
+                f"k0maru: warning: listening on {host}: anyone who can reach it can read this vault",
+                file=sys.stderr,
+            )
         if open_browser:
             threading.Timer(0.3, webbrowser.open, args=(url,)).start()
         server.run()

@@ -17,14 +17,20 @@ CHAINED_SUFFIX = ".k0maru-chained"
 
 
 def _script(hook: str, chained: bool) -> str:
-    body = resource_text("hooks", hook).replace('K0MARU="${K0MARU:-k0maru}"',
-                                  f'K0MARU="${{K0MARU:-{sys.executable} -m k0maru}}"')
+    body = resource_text("hooks", hook).replace(
+        'K0MARU="${K0MARU:-k0maru}"', f'K0MARU="${{K0MARU:-{sys.executable} -m k0maru}}"'
+    )
     lines = body.splitlines()
     head, rest = lines[0], lines[1:]
     chain = []
     if chained:
-        if hook == "post-rewrite":  # git passes the rewritten commits on stdin: give them to the old hook
-            chain = ['input=$(cat)', f'printf "%s\\n" "$input" | "$(dirname "$0")/{hook}{CHAINED_SUFFIX}" "$@"']
+        if (
+            hook == "post-rewrite"
+        ):  # git passes the rewritten commits on stdin: give them to the old hook
+            chain = [
+                "input=$(cat)",
+                f'printf "%s\\n" "$input" | "$(dirname "$0")/{hook}{CHAINED_SUFFIX}" "$@"',
+            ]
         else:
             chain = [f'"$(dirname "$0")/{hook}{CHAINED_SUFFIX}" "$@"']
         chain.append("chained_status=$?")
@@ -43,7 +49,9 @@ def install(repo: Path) -> list[str]:
         chained = target / f"{hook}{CHAINED_SUFFIX}"
         if path.exists() and MARKER not in path.read_text(encoding="utf-8", errors="replace"):
             if chained.exists():
-                raise RuntimeError(f"{chained} already exists; resolve it by hand before installing")
+                raise RuntimeError(
+                    f"{chained} already exists; resolve it by hand before installing"
+                )
             path.replace(chained)
             done.append(f"{hook}: kept your hook as {chained.name}, chained before k0maru")
         else:
@@ -78,9 +86,13 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         if MARKER in text:
-            hooks[hook] = "k0maru" + (" (chained)" if (target / f"{hook}{CHAINED_SUFFIX}").exists() else "")
+            hooks[hook] = "k0maru" + (
+                " (chained)" if (target / f"{hook}{CHAINED_SUFFIX}").exists() else ""
+            )
         elif "pre-commit" in text:
-            hooks[hook] = "pre-commit" + (" (k0maru via .pre-commit-config.yaml)" if _precommit_has_k0maru(repo) else "")
+            hooks[hook] = "pre-commit" + (
+                " (k0maru via .pre-commit-config.yaml)" if _precommit_has_k0maru(repo) else ""
+            )
         else:
             hooks[hook] = "other"
     from k0maru.service.vault import Vault
@@ -88,8 +100,12 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
     with Vault.open(vault_root) as vault:
         pending = vault.pending_changes()
         unembedded = vault.store.unembedded_chunks()
-    return {"hooks": hooks, "index_current": not any(pending.values()) and unembedded == 0,
-            "pending": pending, "chunks_pending_embedding": unembedded}
+    return {
+        "hooks": hooks,
+        "index_current": not any(pending.values()) and unembedded == 0,
+        "pending": pending,
+        "chunks_pending_embedding": unembedded,
+    }
 
 
 def _precommit_has_k0maru(repo: Path) -> bool:

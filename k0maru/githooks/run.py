@@ -16,7 +16,11 @@ from k0maru.gitutil import git, repo_root
 from k0maru.layout import STATE_DIR, resolve_vault
 from k0maru.service import worker
 
-ADR_HOOKS = (None, "post-commit", "post-rewrite")  # None: pre-commit, which names the stage in its manifest
+ADR_HOOKS = (
+    None,
+    "post-commit",
+    "post-rewrite",
+)  # None: pre-commit, which names the stage in its manifest
 
 
 def never_fail(job: str, vault_arg: str | None, work: Callable[[Path], str | None]) -> int:
@@ -31,12 +35,16 @@ def never_fail(job: str, vault_arg: str | None, work: Callable[[Path], str | Non
     except Exception as exc:  # noqa: BLE001 - a hook must never fail git
         where = vault_root or Path.cwd()
         worker.log_line(where, f"{job} failed: {exc}\n{traceback.format_exc()}")
-        print(f"k0maru: {job} skipped ({exc}); details in {where / STATE_DIR / worker.LOG}", file=sys.stderr)
+        print(
+            f"k0maru: {job} skipped ({exc}); details in {where / STATE_DIR / worker.LOG}",
+            file=sys.stderr,
+        )
     return 0
 
 
 def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int:
     """The hook of every git event: the ADR step where it applies, then a request to the worker."""
+
     def work(root: Path) -> str:
         adr_line = _adr(root) if hook in ADR_HOOKS else None
         return "; ".join(x for x in (adr_line, _hand_to_worker(root, hook)) if x)
@@ -46,6 +54,7 @@ def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int
 
 def run_adr(vault_arg: str | None) -> int:
     """Only the ADR step (pre-commit's `k0maru-adr`); a written ADR is handed to the worker to index."""
+
     def work(root: Path) -> str | None:
         line = _adr(root)
         return f"{line}; {_hand_to_worker(root, None)}" if line else None
@@ -59,18 +68,29 @@ def _hand_to_worker(root: Path, hook: str | None) -> str:
     t0 = time.perf_counter()
     failed = worker.last_error(root)
     if failed:
-        print(f"k0maru: background reindex failed: {failed} (details in {root / STATE_DIR / worker.LOG})",
-              file=sys.stderr)
+        print(
+            f"k0maru: background reindex failed: {failed} (details in {root / STATE_DIR / worker.LOG})",
+            file=sys.stderr,
+        )
     spawn = os.environ.get("K0MARU_HOOK_EMBED", "background") == "background"
     started = worker.request(root, spawn=spawn)
-    state = "worker started" if started else ("worker already running" if spawn else "left to the next command")
+    state = (
+        "worker started"
+        if started
+        else ("worker already running" if spawn else "left to the next command")
+    )
     return f"reindex hook={hook or '-'}: {state} in {(time.perf_counter() - t0) * 1000:.0f} ms"
 
 
 def _adr(root: Path) -> str | None:
     """HEAD's ADR trailer as a note (nothing heavy is imported unless git sees such a trailer)."""
     repo = repo_root(root)
-    if repo is None or not (git(repo, "log", "-1", "--format=%(trailers:key=ADR,valueonly)", "HEAD") or "").strip():
+    if (
+        repo is None
+        or not (
+            git(repo, "log", "-1", "--format=%(trailers:key=ADR,valueonly)", "HEAD") or ""
+        ).strip()
+    ):
         return None
     from k0maru.notes.adr import adr_from_head
 
@@ -78,6 +98,8 @@ def _adr(root: Path) -> str | None:
     if not result:
         return None
     if result["outcome"] in ("created", "updated"):
-        print(f"k0maru: ADR {'written' if result['outcome'] == 'created' else 'updated'}: {result['path']}",
-              file=sys.stderr)
+        print(
+            f"k0maru: ADR {'written' if result['outcome'] == 'created' else 'updated'}: {result['path']}",
+            file=sys.stderr,
+        )
     return f"adr {result['outcome']}: {result['path']}"

@@ -73,7 +73,9 @@ MMAP_BYTES = 256 * 1024 * 1024
 last_opened: Path | None = None  # named in errors that surface outside a store call
 
 
-def connect(path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False, lean: bool = False) -> Any:
+def connect(
+    path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False, lean: bool = False
+) -> Any:
     """Open the index with sqlite-vec loaded, WAL journaling and foreign keys on. The file is read through
     mmap (a query scans every vector: 9.2 ms on 40k chunks, 10.6 ms without) with a 32 MB page cache;
     `lean` (the embedding worker) maps nothing and caches 8 MB: the pages it touches would only add to its
@@ -83,17 +85,28 @@ def connect(path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False, l
     try:
         if readonly:
             # immutable: a WAL index in a folder nobody can write to has no -shm to coordinate through
-            conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, timeout=busy_timeout_ms / 1000,
-                                   isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(
+                f"file:{path}?mode=ro&immutable=1",
+                uri=True,
+                timeout=busy_timeout_ms / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
         else:
-            conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, isolation_level=None,
-                                   check_same_thread=False)
+            conn = sqlite3.connect(
+                str(path),
+                timeout=busy_timeout_ms / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
         conn.enable_load_extension(True)
         conn.load_extension(vec_extension_path())
         conn.enable_load_extension(False)
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         if not readonly:
-            retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL"), path, busy_timeout_ms / 1000)
+            retry_locked(
+                lambda: conn.execute("PRAGMA journal_mode = WAL"), path, busy_timeout_ms / 1000
+            )
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA temp_store = MEMORY")
@@ -109,9 +122,13 @@ def translate_error(exc: Exception, path: Path | str) -> K0maruError:
     """Turn an SQLite exception into a one-line, actionable error naming the file."""
     text = " ".join(str(exc).split())[:200]
     if "locked" in text or "busy" in text:
-        return IndexLockedError(f"{path}: index is locked by another k0maru process; retry in a moment")
+        return IndexLockedError(
+            f"{path}: index is locked by another k0maru process; retry in a moment"
+        )
     if "readonly" in text or "read-only" in text:
-        return IndexReadOnlyError(f"{path}: the index cannot be written ({text}); make .k0maru/ writable")
+        return IndexReadOnlyError(
+            f"{path}: the index cannot be written ({text}); make .k0maru/ writable"
+        )
     if "not a database" in text or "malformed" in text or "corrupt" in text:
         return corrupt_error(path, text)
     return K0maruError(f"{path}: SQLite error: {text}")
@@ -119,7 +136,9 @@ def translate_error(exc: Exception, path: Path | str) -> K0maruError:
 
 def corrupt_error(path: Path | str, detail: str) -> IndexCorruptError:
     """The one corrupt-index line, whatever found the damage."""
-    return IndexCorruptError(f"{path}: index is corrupt ({detail}); run `k0maru scan --rebuild` (your notes are untouched)")
+    return IndexCorruptError(
+        f"{path}: index is corrupt ({detail}); run `k0maru scan --rebuild` (your notes are untouched)"
+    )
 
 
 def retry_locked(fn: Callable[[], T], path: Path, wait_s: float = 10.0) -> T:
@@ -131,7 +150,9 @@ def retry_locked(fn: Callable[[], T], path: Path, wait_s: float = 10.0) -> T:
         try:
             return fn()
         except sqlite3.OperationalError as exc:
-            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() + delay > deadline:
+            if (
+                "locked" not in str(exc) and "busy" not in str(exc)
+            ) or time.monotonic() + delay > deadline:
                 raise translate_error(exc, path) from exc
             time.sleep(delay)
             delay = min(delay * 2, 1.0)

@@ -9,11 +9,16 @@ from urllib.parse import unquote
 
 import xxhash
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M)
+_FRONTMATTER = re.compile(
+    r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M
+)
 _WIKILINK = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
 # [text](href "title") (not an image), or a reference definition `[id]: href`
-_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+[\"'(][^\n]*?[\"')])?\s*\)"
-                      r"|^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]+>|\S+)", re.M)
+_MD_LINK = re.compile(
+    r"(?<!!)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+[\"'(][^\n]*?[\"')])?\s*\)"
+    r"|^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]+>|\S+)",
+    re.M,
+)
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
@@ -48,8 +53,12 @@ class ParsedNote:
     aliases: list[str]
     links: list[Link]
     warnings: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)  # frontmatter and inline #tags, lower-case, nested a/b
-    kind: str | None = None  # frontmatter kind/type, else from a folder name (adr, decision, card, ...)
+    tags: list[str] = field(
+        default_factory=list
+    )  # frontmatter and inline #tags, lower-case, nested a/b
+    kind: str | None = (
+        None  # frontmatter kind/type, else from a folder name (adr, decision, card, ...)
+    )
     date: float | None = None  # frontmatter date/created as epoch seconds (UTC midnight for a date)
     body_line: int = 1  # the file's line where the body starts (after the frontmatter)
 
@@ -63,8 +72,16 @@ _INT = re.compile(r"[-+]?\d+\Z")
 _FLOAT = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?\Z")
 _DATE = re.compile(r"\d{4}-\d\d-\d\d\Z")
 _UNSAFE_PLAIN = set("&*!|>{}[]%@`#\"'")
-_BOOLS = {"true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
-          "null": None, "~": None}
+_BOOLS = {
+    "true": True,
+    "false": False,
+    "yes": True,
+    "no": False,
+    "on": True,
+    "off": False,
+    "null": None,
+    "~": None,
+}
 
 
 def _plain_scalar(raw: str) -> Any:
@@ -74,13 +91,27 @@ def _plain_scalar(raw: str) -> Any:
         if "\\" in inner or raw[0] in inner:
             raise ValueError("escapes")
         return inner
-    if not raw or raw[0] in _UNSAFE_PLAIN or ": " in raw or " #" in raw or raw[0] in "-?," and len(raw) > 1 and raw[1] in " \t":
+    if (
+        not raw
+        or raw[0] in _UNSAFE_PLAIN
+        or ": " in raw
+        or " #" in raw
+        or raw[0] in "-?,"
+        and len(raw) > 1
+        and raw[1] in " \t"
+    ):
         raise ValueError("complex scalar")
     low = raw.lower()
     if low in _BOOLS:
         return _BOOLS[low]
-    if raw[0] in "0123456789+-.":  # YAML 1.1 has octal, hex, sexagesimal, .inf: only the plain forms here
-        if _INT.match(raw) and not (raw.lstrip("+-").startswith("0") and raw.lstrip("+-") != "0") and "_" not in raw:
+    if (
+        raw[0] in "0123456789+-."
+    ):  # YAML 1.1 has octal, hex, sexagesimal, .inf: only the plain forms here
+        if (
+            _INT.match(raw)
+            and not (raw.lstrip("+-").startswith("0") and raw.lstrip("+-") != "0")
+            and "_" not in raw
+        ):
             return int(raw)
         if _FLOAT.match(raw):
             return float(raw)
@@ -139,22 +170,24 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
         return {}, text, "frontmatter starts with '---' but has no closing '---' line"
     fast = _fast_frontmatter(match.group(1))
     if fast is not None:
-        return fast, text[match.end():], None
+        return fast, text[match.end() :], None
     import yaml  # here: a rescan that finds nothing changed never parses YAML (~20 ms of import)
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader is ~10x faster, where libyaml is
+    loader = getattr(
+        yaml, "CSafeLoader", yaml.SafeLoader
+    )  # the C loader is ~10x faster, where libyaml is
     try:
         data = yaml.load(match.group(1), Loader=loader)  # noqa: S506 - safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark else ""
         problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
-        return {}, text[match.end():], f"invalid YAML frontmatter{where}: {problem}"
+        return {}, text[match.end() :], f"invalid YAML frontmatter{where}: {problem}"
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        return {}, text[match.end():], "frontmatter is not a key: value mapping"
-    return data, text[match.end():], None
+        return {}, text[match.end() :], "frontmatter is not a key: value mapping"
+    return data, text[match.end() :], None
 
 
 def _as_str_list(value: Any) -> list[str]:
@@ -198,7 +231,9 @@ def md_link_key(href: str, note_dir: str) -> tuple[str, str | None] | None:
         else:
             parts.append(part)
     key = "/".join(parts).lower().removesuffix(".md")
-    return ("/" + key, unquote(anchor) or None) if key else None  # leading "/": this exact vault path only
+    return (
+        ("/" + key, unquote(anchor) or None) if key else None
+    )  # leading "/": this exact vault path only
 
 
 def extract_links(body: str, rel_path: str = "", code_free: str | None = None) -> list[Link]:
@@ -235,9 +270,23 @@ def extract_links(body: str, rel_path: str = "", code_free: str | None = None) -
 _TAG_AFTER_HASH = re.compile(r"[^\W\d][\w\-/]*")
 _TAG_BEFORE = frozenset(" \t\n(,;")
 _TAG_OK = re.compile(r"[\w\-/]+\Z")
-FOLDER_KINDS = {"adr": "adr", "adrs": "adr", "decision": "decision", "decisions": "decision", "card": "card",
-                "cards": "card", "log": "log", "logs": "log", "journal": "log", "skill": "skill", "skills": "skill",
-                "runbook": "runbook", "runbooks": "runbook", "incident": "incident", "incidents": "incident"}
+FOLDER_KINDS = {
+    "adr": "adr",
+    "adrs": "adr",
+    "decision": "decision",
+    "decisions": "decision",
+    "card": "card",
+    "cards": "card",
+    "log": "log",
+    "logs": "log",
+    "journal": "log",
+    "skill": "skill",
+    "skills": "skill",
+    "runbook": "runbook",
+    "runbooks": "runbook",
+    "incident": "incident",
+    "incidents": "incident",
+}
 
 
 def note_tags(frontmatter: dict[str, Any], code_free_body: str) -> list[str]:
@@ -248,11 +297,15 @@ def note_tags(frontmatter: dict[str, Any], code_free_body: str) -> list[str]:
     at = text.find("#")
     while at != -1:  # str.find between the '#'s: a regex over the whole body costs ~10x more
         if at == 0 or text[at - 1] in _TAG_BEFORE:
-            m = _TAG_AFTER_HASH.match(text, at + 1)  # a heading's "# " has a space after it: never a tag
+            m = _TAG_AFTER_HASH.match(
+                text, at + 1
+            )  # a heading's "# " has a space after it: never a tag
             if m:
                 found.append(m.group(0))
         at = text.find("#", at + 1)
-    return sorted({t.lower().strip("/") for t in found if t and _TAG_OK.match(t) and not t.isdigit()})
+    return sorted(
+        {t.lower().strip("/") for t in found if t and _TAG_OK.match(t) and not t.isdigit()}
+    )
 
 
 def note_kind(frontmatter: dict[str, Any], rel_path: str) -> str | None:
@@ -295,9 +348,18 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
     aliases = _as_str_list(frontmatter.get("aliases", frontmatter.get("alias")))
     code_free = strip_code(body)
     body_line = text.count("\n", 0, len(text) - len(body)) + 1 if text.endswith(body) else 1
-    return ParsedNote(title.strip(), frontmatter, body, aliases, extract_links(body, rel_path, code_free), warnings,
-                      note_tags(frontmatter, code_free), note_kind(frontmatter, rel_path), note_date(frontmatter),
-                      body_line)
+    return ParsedNote(
+        title.strip(),
+        frontmatter,
+        body,
+        aliases,
+        extract_links(body, rel_path, code_free),
+        warnings,
+        note_tags(frontmatter, code_free),
+        note_kind(frontmatter, rel_path),
+        note_date(frontmatter),
+        body_line,
+    )
 
 
 def chunk_note(title: str, body: str, cap: int, first_line: int = 1) -> list[Chunk]:
@@ -315,7 +377,9 @@ def chunk_note(title: str, body: str, cap: int, first_line: int = 1) -> list[Chu
     for i, (pos, heading, level) in enumerate(starts):
         while trail and trail[-1][0] >= level > 0:
             trail.pop()
-        if level and not (level == 1 and not trail and heading.strip().lower() == title.strip().lower()):
+        if level and not (
+            level == 1 and not trail and heading.strip().lower() == title.strip().lower()
+        ):
             trail.append((level, heading))
         end = starts[i + 1][0] if i + 1 < len(starts) else len(body)
         raw = body[pos:end]
@@ -332,7 +396,9 @@ def chunk_note(title: str, body: str, cap: int, first_line: int = 1) -> list[Chu
             cursor = at + len(piece)
             start = first_line + body.count("\n", 0, offset + at)
             digest = hash_bytes(embed_input(title, heading, piece).encode())
-            chunks.append(Chunk(len(chunks), heading, piece, digest, path, start, start + piece.count("\n")))
+            chunks.append(
+                Chunk(len(chunks), heading, piece, digest, path, start, start + piece.count("\n"))
+            )
     return chunks
 
 

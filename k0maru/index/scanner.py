@@ -41,7 +41,9 @@ class ScanResult:
     symlinks: int = 0  # links to notes inside the vault, indexed once at their target
     elapsed_ms: float = 0.0
     warnings: list[str] = field(default_factory=list)
-    walked: str | None = None  # fingerprint of a whole-vault walk (snapshot.py), None for a partial scan
+    walked: str | None = (
+        None  # fingerprint of a whole-vault walk (snapshot.py), None for a partial scan
+    )
     corpus_version: int | None = None  # the version this scan left, read under its last write lock
 
     @property
@@ -49,8 +51,13 @@ class ScanResult:
         return bool(self.added or self.modified or self.removed)
 
     def counts(self) -> dict[str, int]:
-        return {"added": self.added, "modified": self.modified, "unchanged": self.unchanged,
-                "removed": self.removed, "skipped": self.skipped}
+        return {
+            "added": self.added,
+            "modified": self.modified,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
+            "skipped": self.skipped,
+        }
 
 
 class IncrementalScanner:
@@ -63,8 +70,13 @@ class IncrementalScanner:
         # re-resolved at the end of the scan; an edit that keeps the names costs only its own links
         self.names_changed = False
 
-    def scan(self, full: bool = False, only: list[str] | None = None, progress: ProgressFn | None = None,
-             record: bool = True) -> ScanResult:
+    def scan(
+        self,
+        full: bool = False,
+        only: list[str] | None = None,
+        progress: ProgressFn | None = None,
+        record: bool = True,
+    ) -> ScanResult:
         """Bring the index in line with the vault.
 
         full: re-read and re-parse every file. only: restrict to these vault-relative paths
@@ -84,7 +96,14 @@ class IncrementalScanner:
         links_dirty = self.store.get_meta(LINKS_DIRTY) == "1"
         if work:
             self._write_batches(work, result, progress, full)
-        if gone or result.changed or result.skipped or links_dirty or record or (reparse and only is None):
+        if (
+            gone
+            or result.changed
+            or result.skipped
+            or links_dirty
+            or record
+            or (reparse and only is None)
+        ):
             with self.store.transaction():
                 if gone:  # re-diff deletions under the write lock: another writer may have moved on
                     seen = {e.rel for e in entries}
@@ -109,8 +128,13 @@ class IncrementalScanner:
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
 
-    def _write_batches(self, work: list[tuple[Entry, CachedDoc | None]], result: ScanResult,
-                       progress: ProgressFn | None, full: bool) -> None:
+    def _write_batches(
+        self,
+        work: list[tuple[Entry, CachedDoc | None]],
+        result: ScanResult,
+        progress: ProgressFn | None,
+        full: bool,
+    ) -> None:
         """Apply the work in transactions of about BATCH_SECONDS each; each file is re-checked under the
         lock (another writer may have indexed it meanwhile)."""
         total = len(work)
@@ -121,13 +145,19 @@ class IncrementalScanner:
                 batch_changed = False
                 links: list[tuple[int, Link]] = []
                 while done < total and time.perf_counter() - t_batch < BATCH_SECONDS:
-                    group = [entry for entry, _ in work[done:done + GROUP]]
+                    group = [entry for entry, _ in work[done : done + GROUP]]
                     done += len(group)
-                    cached = self.store.cached_documents([e.rel for e in group])  # re-checked under the lock
+                    cached = self.store.cached_documents(
+                        [e.rel for e in group]
+                    )  # re-checked under the lock
                     for entry in group:
                         known = cached.get(entry.rel)
-                        if known is not None and not full and known.mtime_ns == entry.mtime_ns \
-                                and known.size == entry.size:
+                        if (
+                            known is not None
+                            and not full
+                            and known.mtime_ns == entry.mtime_ns
+                            and known.size == entry.size
+                        ):
                             result.unchanged += 1
                             continue
                         changed, new_links = self._apply_one(entry, known, result, full)
@@ -139,7 +169,9 @@ class IncrementalScanner:
                     self.store.insert_links(links, self.store.link_resolver())
                 if batch_changed or links:
                     self.store.bump_corpus_version()
-                if self.names_changed:  # a note appeared or vanished, or its aliases moved: links may re-point
+                if (
+                    self.names_changed
+                ):  # a note appeared or vanished, or its aliases moved: links may re-point
                     self.store.set_meta(LINKS_DIRTY, "1")
                     self.names_changed = False
 
@@ -148,12 +180,16 @@ class IncrementalScanner:
         entries = list(self._entries(None))
         cached = self.store.cached_documents()
         _, work, gone = self._diff(entries, cached, False, None)
-        return {"new": sum(1 for _, k in work if k is None), "changed": sum(1 for _, k in work if k is not None),
-                "removed": len(gone)}
+        return {
+            "new": sum(1 for _, k in work if k is None),
+            "changed": sum(1 for _, k in work if k is not None),
+            "removed": len(gone),
+        }
 
     @staticmethod
-    def _diff(entries: list[Entry], cached: dict[str, CachedDoc], full: bool, only: list[str] | None
-              ) -> tuple[ScanResult, list[tuple[Entry, CachedDoc | None]], list[tuple[str, int]]]:
+    def _diff(
+        entries: list[Entry], cached: dict[str, CachedDoc], full: bool, only: list[str] | None
+    ) -> tuple[ScanResult, list[tuple[Entry, CachedDoc | None]], list[tuple[str, int]]]:
         """Level 1 and 2 of the filter: unknown path -> work; same mtime and size -> unchanged."""
         result = ScanResult()
         seen: set[str] = set()
@@ -161,7 +197,12 @@ class IncrementalScanner:
         for entry in entries:
             seen.add(entry.rel)
             known = cached.get(entry.rel)
-            if known is not None and not full and known.mtime_ns == entry.mtime_ns and known.size == entry.size:
+            if (
+                known is not None
+                and not full
+                and known.mtime_ns == entry.mtime_ns
+                and known.size == entry.size
+            ):
                 result.unchanged += 1
                 continue
             work.append((entry, known))
@@ -176,20 +217,28 @@ class IncrementalScanner:
         allowed = {e.rel: e for e in self.walker.walk_paths(only)}
         yield from allowed.values()
 
-    def _apply_one(self, entry: Entry, known: CachedDoc | None, result: ScanResult, full: bool
-                   ) -> tuple[bool, list[tuple[int, Link]]]:
+    def _apply_one(
+        self, entry: Entry, known: CachedDoc | None, result: ScanResult, full: bool
+    ) -> tuple[bool, list[tuple[int, Link]]]:
         """Read, hash and (if needed) parse one file; returns whether the index changed, and its links."""
         store = self.store
         cap = self.settings.max_file_bytes
         if entry.size > cap:
-            self._skip(result, entry, known, f"{entry.size:,} bytes is above max_file_bytes={cap:,}; "
-                       "raise it in .k0maru/config.toml or exclude the file")
+            self._skip(
+                result,
+                entry,
+                known,
+                f"{entry.size:,} bytes is above max_file_bytes={cap:,}; "
+                "raise it in .k0maru/config.toml or exclude the file",
+            )
             return known is not None, []
         try:
             with open(entry.abspath, "rb") as fh:
                 data = fh.read()
         except FileNotFoundError:
-            self._skip(result, entry, known, "it vanished during the scan (deleted or renamed meanwhile)")
+            self._skip(
+                result, entry, known, "it vanished during the scan (deleted or renamed meanwhile)"
+            )
             return known is not None, []
         except OSError as exc:
             self._skip(result, entry, known, f"unreadable ({exc.strerror}); check its permissions")
@@ -203,21 +252,38 @@ class IncrementalScanner:
             result.touched += 1
             return False, []
         if b"\x00" in data[:_BINARY_PROBE]:
-            self._skip(result, entry, known, "binary content (NUL bytes); exclude it or remove it from the vault")
+            self._skip(
+                result,
+                entry,
+                known,
+                "binary content (NUL bytes); exclude it or remove it from the vault",
+            )
             return known is not None, []
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            self._skip(result, entry, known, f"not valid UTF-8 (byte {exc.start}); re-save it as UTF-8")
+            self._skip(
+                result, entry, known, f"not valid UTF-8 (byte {exc.start}); re-save it as UTF-8"
+            )
             return known is not None, []
         if text.startswith("\ufeff"):
             text = text[1:]
         note = parse_note(entry.rel, text)
         result.warnings.extend(note.warnings)
         stem = entry.rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
-        doc_id = store.upsert_document(entry.rel, entry.mtime_ns, entry.size, digest, note.title, stem,
-                                       note.frontmatter, note.body, known.id if known else None, note.kind,
-                                       note.date)
+        doc_id = store.upsert_document(
+            entry.rel,
+            entry.mtime_ns,
+            entry.size,
+            digest,
+            note.title,
+            stem,
+            note.frontmatter,
+            note.body,
+            known.id if known else None,
+            note.kind,
+            note.date,
+        )
         if known is not None or note.tags:
             store.set_tags(doc_id, note.tags, new=known is None)
         if (known is not None or note.aliases) and store.set_aliases(doc_id, note.aliases):

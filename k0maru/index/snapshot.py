@@ -35,16 +35,19 @@ def scan_key(include: list[str], exclude: list[str], max_file_bytes: int) -> str
 
 
 def save(root: Path, walked: str, corpus_version: int, key: str) -> None:
-    atomic_write_text(root / STATE_DIR / FILE, json.dumps({"walked": walked, "corpus_version": corpus_version,
-                                                           "key": key}))
+    atomic_write_text(
+        root / STATE_DIR / FILE,
+        json.dumps({"walked": walked, "corpus_version": corpus_version, "key": key}),
+    )
 
 
 def forget(root: Path) -> None:
     (root / STATE_DIR / FILE).unlink(missing_ok=True)
 
 
-def unchanged_files(root: Path, include: list[str], exclude: list[str], max_file_bytes: int,
-                    embed: bool) -> int | None:
+def unchanged_files(
+    root: Path, include: list[str], exclude: list[str], max_file_bytes: int, embed: bool
+) -> int | None:
     """The number of files when a full scan would find nothing to do, else None."""
     try:
         snap: dict[str, Any] = json.loads((root / STATE_DIR / FILE).read_text(encoding="utf-8"))
@@ -57,7 +60,8 @@ def unchanged_files(root: Path, include: list[str], exclude: list[str], max_file
     index = _index_files(root)
     trusted = snap.get("index") == index and (snap.get("vectors") or not embed)
     if snap.get("key") != scan_key(include, exclude, max_file_bytes) or not (
-            trusted or _index_as_left(root, snap.get("corpus_version"), embed)):
+        trusted or _index_as_left(root, snap.get("corpus_version"), embed)
+    ):
         return None
     walker = VaultWalker(root, include, exclude)
     files = sum(1 for _ in walker.walk(ordered=False))
@@ -65,7 +69,9 @@ def unchanged_files(root: Path, include: list[str], exclude: list[str], max_file
         return None
     if not trusted and _index_files(root) == index:  # nothing wrote to the index while it was read
         with suppress(OSError):
-            atomic_write_text(root / STATE_DIR / FILE, json.dumps({**snap, "index": index, "vectors": embed}))
+            atomic_write_text(
+                root / STATE_DIR / FILE, json.dumps({**snap, "index": index, "vectors": embed})
+            )
     return files
 
 
@@ -95,7 +101,9 @@ def _index_as_left(root: Path, corpus_version: object, embed: bool) -> bool:
         row = conn.execute("SELECT value FROM meta WHERE key = 'corpus_version'").fetchone()
         if row is None or str(row[0]) != str(corpus_version):
             return False
-        return not (embed and conn.execute("SELECT 1 FROM chunks WHERE embedded = 0 LIMIT 1").fetchone())
+        return not (
+            embed and conn.execute("SELECT 1 FROM chunks WHERE embedded = 0 LIMIT 1").fetchone()
+        )
     except sqlite3.Error:
         return False
     finally:

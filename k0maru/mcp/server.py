@@ -23,8 +23,10 @@ log = logging.getLogger("k0maru.mcp")
 
 def instructions() -> str:
     calls = ", ".join(f"{spec.name} {spec.when}" for spec in TOOLS)
-    return ("k0maru is this project's memory: decisions, ADRs, cards, incident logs and offloaded build/test "
-            f"logs. Call {calls}.")
+    return (
+        "k0maru is this project's memory: decisions, ADRs, cards, incident logs and offloaded build/test "
+        f"logs. Call {calls}."
+    )
 
 
 def note_uri(path: str) -> str:
@@ -54,8 +56,10 @@ def _bind(spec: ToolSpec, service: Service) -> Any:
             result = spec.fn(service, *args, **kwargs)
         except K0maruError as exc:
             raise ToolError(str(exc)) from None
-        return CallToolResult(content=[TextContent(type="text", text=spec.brief(result))],
-                              structured_content=result.payload())
+        return CallToolResult(
+            content=[TextContent(type="text", text=spec.brief(result))],
+            structured_content=result.payload(),
+        )
 
     call.__signature__ = sig.replace(parameters=list(sig.parameters.values())[1:])  # type: ignore[attr-defined]
     del call.__wrapped__  # inspect must see the bound signature, not the original's
@@ -74,7 +78,9 @@ def build_server(service: Service) -> Any:
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             try:
                 return await super().call_tool(name, arguments, context)
-            except ToolError as exc:  # argument validation: one readable line, no pydantic boilerplate
+            except (
+                ToolError
+            ) as exc:  # argument validation: one readable line, no pydantic boilerplate
                 if isinstance(exc.__cause__, ValidationError):
                     raise ToolError(invalid_arguments(name, exc.__cause__)) from None
                 raise
@@ -83,14 +89,23 @@ def build_server(service: Service) -> Any:
             import anyio
 
             notes = await anyio.to_thread.run_sync(service.notes)
-            return [Resource(uri=note_uri(p), name=p, title=t, mime_type="text/markdown") for p, t in notes]
+            return [
+                Resource(uri=note_uri(p), name=p, title=t, mime_type="text/markdown")
+                for p, t in notes
+            ]
 
-    server = K0maruServer("k0maru", instructions=instructions(), version=__version__, log_level="WARNING")
+    server = K0maruServer(
+        "k0maru", instructions=instructions(), version=__version__, log_level="WARNING"
+    )
     for spec in TOOLS:
         server.tool(title=spec.title)(_bind(spec, service))
 
-    @server.resource("k0maru://note/{+path}", name="note", mime_type="text/markdown",
-                     description="A note of the vault, by its vault-relative path")
+    @server.resource(
+        "k0maru://note/{+path}",
+        name="note",
+        mime_type="text/markdown",
+        description="A note of the vault, by its vault-relative path",
+    )
     def read_note(path: str) -> str:
         try:
             return service.read_note(path)
@@ -112,7 +127,9 @@ def warm_up(service: Service) -> None:
             vault.recall.lexical.get(vault.store)
             sample = "\n".join(vault.store.text_sample(64))
             vault.store.release_mapped_pages()
-        llm_tokens.prepare(sample)  # a vault in other scripts: a counter that covers them from the start
+        llm_tokens.prepare(
+            sample
+        )  # a vault in other scripts: a counter that covers them from the start
         release_free_memory()
     except Exception as exc:  # noqa: BLE001 - a failed warm-up must not kill the server
         log.warning("warm-up failed: %s", exc)
@@ -121,7 +138,9 @@ def warm_up(service: Service) -> None:
 def serve(vault_dir: str | None) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="k0maru-mcp: %(message)s")
     service = Service.open(vault_dir)
-    server = build_server(service)  # importing the SDK is the path to `initialize`: nothing runs beside it
+    server = build_server(
+        service
+    )  # importing the SDK is the path to `initialize`: nothing runs beside it
     gc.freeze()  # the SDK's ~560 model classes live as long as the process: no collection walks them again
     warm = threading.Thread(target=warm_up, args=(service,), name="k0maru-warm-up")
     warm.start()

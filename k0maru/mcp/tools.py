@@ -33,7 +33,9 @@ class ToolSpec:
 TOOLS: list[ToolSpec] = []
 
 
-def tool(title: str, when: str, brief: Callable[[Any], str]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def tool(
+    title: str, when: str, brief: Callable[[Any], str]
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         TOOLS.append(ToolSpec(fn, title, when, brief))
         return fn
@@ -54,15 +56,24 @@ def _brief_recall(r: RecallResult) -> str:
 def _brief_log(v: LogNodeView) -> str:
     if v.summary is not None:
         return v.summary
-    shown = f"{len(v.lines)} line(s)" + (f", {v.matches} match(es)" if v.matches is not None else "")
-    return f"log {v.node_id}: {shown}" + (" (more exist: narrow the range or pattern)" if v.truncated else "")
+    shown = f"{len(v.lines)} line(s)" + (
+        f", {v.matches} match(es)" if v.matches is not None else ""
+    )
+    return f"log {v.node_id}: {shown}" + (
+        " (more exist: narrow the range or pattern)" if v.truncated else ""
+    )
 
 
-@tool("Project loadout", "when starting on the project",
-      lambda r: f"loadout: {len(r.sections)} section(s), {r.tokens_used} tokens")
+@tool(
+    "Project loadout",
+    "when starting on the project",
+    lambda r: f"loadout: {len(r.sections)} section(s), {r.tokens_used} tokens",
+)
 def get_project_loadout(
     service: Service,
-    token_budget: Annotated[int, Field(ge=200, le=32000, description="maximum tokens to return")] = 2000,
+    token_budget: Annotated[
+        int, Field(ge=200, le=32000, description="maximum tokens to return")
+    ] = 2000,
 ) -> Loadout:
     """Start here when taking over or resuming work on this project: returns the team's explicit rules
     (AGENTS.md, CONVENTIONS.md, .k0maru/rules.md), where notes of each kind live, the most linked hub
@@ -74,16 +85,46 @@ def get_project_loadout(
 @tool("Recall memory", "before solving a problem that may have been seen before", _brief_recall)
 def recall_memory(
     service: Service,
-    query: Annotated[str, Field(min_length=1, description="words, error codes or symbols, e.g. 'SQLITE_BUSY during backup'")],
+    query: Annotated[
+        str,
+        Field(
+            min_length=1,
+            description="words, error codes or symbols, e.g. 'SQLITE_BUSY during backup'",
+        ),
+    ],
     limit: Annotated[int, Field(ge=1, le=50, description="number of notes to return")] = 8,
-    mode: Annotated[Literal["hybrid", "bm25", "vector"], Field(description="retrieval channel")] = "hybrid",
-    explain: Annotated[bool, Field(description="add per-channel ranks, cosines and each channel's part of the score")] = False,
-    path: Annotated[str | None, Field(max_length=300, description="only notes under this folder, e.g. 'docs/adr/'")] = None,
-    tag: Annotated[str | None, Field(max_length=64, description="only notes with this tag (nested tags included)")] = None,
-    kind: Annotated[str | None, Field(max_length=32, description="only notes of this kind: adr, decision, card, log, skill")] = None,
-    since: Annotated[str | None, Field(max_length=32, description="only notes dated on/after: YYYY-MM-DD or 30d, 2w, 6m")] = None,
-    until: Annotated[str | None, Field(max_length=32, description="only notes dated on/before: YYYY-MM-DD or 30d")] = None,
-    token_budget: Annotated[int, Field(ge=100, le=32000, description="most tokens the answer may cost")] = 1000,
+    mode: Annotated[
+        Literal["hybrid", "bm25", "vector"], Field(description="retrieval channel")
+    ] = "hybrid",
+    explain: Annotated[
+        bool,
+        Field(description="add per-channel ranks, cosines and each channel's part of the score"),
+    ] = False,
+    path: Annotated[
+        str | None,
+        Field(max_length=300, description="only notes under this folder, e.g. 'docs/adr/'"),
+    ] = None,
+    tag: Annotated[
+        str | None,
+        Field(max_length=64, description="only notes with this tag (nested tags included)"),
+    ] = None,
+    kind: Annotated[
+        str | None,
+        Field(
+            max_length=32, description="only notes of this kind: adr, decision, card, log, skill"
+        ),
+    ] = None,
+    since: Annotated[
+        str | None,
+        Field(max_length=32, description="only notes dated on/after: YYYY-MM-DD or 30d, 2w, 6m"),
+    ] = None,
+    until: Annotated[
+        str | None,
+        Field(max_length=32, description="only notes dated on/before: YYYY-MM-DD or 30d"),
+    ] = None,
+    token_budget: Annotated[
+        int, Field(ge=100, le=32000, description="most tokens the answer may cost")
+    ] = 1000,
 ) -> RecallResult:
     """Search the project's memory (decisions, ADRs, incident logs, cards) with hybrid keyword + semantic
     recall. Use before fixing an error or making a design choice: "have we seen this error before?",
@@ -91,17 +132,30 @@ def recall_memory(
     about caching" (kind=decision, since=30d). Each hit has the note's path, title, score and the passage
     that matched, the whole answer within `token_budget`; `explain` adds how it was ranked. A query nothing
     in the vault supports gets no hits and one line saying so."""
-    return service.recall(query, limit, mode, explain, filters=Filters(path, tag, kind, since, until),
-                          token_budget=token_budget - BRIEF_TOKENS, nearest_if_none=False)
+    return service.recall(
+        query,
+        limit,
+        mode,
+        explain,
+        filters=Filters(path, tag, kind, since, until),
+        token_budget=token_budget - BRIEF_TOKENS,
+        nearest_if_none=False,
+    )
 
 
 @tool("Inspect offloaded log", "to read parts of a long offloaded log", _brief_log)
 def inspect_log_node(
     service: Service,
-    node_id: Annotated[str, Field(min_length=1, description="node id printed by `k0maru offload` (e.g. 3fa2c1d0)")],
+    node_id: Annotated[
+        str, Field(min_length=1, description="node id printed by `k0maru offload` (e.g. 3fa2c1d0)")
+    ],
     lines: Annotated[str | None, Field(description="1-based line range 'A:B'")] = None,
-    pattern: Annotated[str | None, Field(description="regular expression to find, with context lines")] = None,
-    fixed: Annotated[bool, Field(description="match `pattern` as plain text, not a regular expression")] = False,
+    pattern: Annotated[
+        str | None, Field(description="regular expression to find, with context lines")
+    ] = None,
+    fixed: Annotated[
+        bool, Field(description="match `pattern` as plain text, not a regular expression")
+    ] = False,
     context: Annotated[int, Field(ge=0, le=50)] = 3,
     max_lines: Annotated[int, Field(ge=1, le=400)] = 120,
 ) -> LogNodeView:
@@ -116,9 +170,16 @@ def flush_session(
     service: Service,
     title: Annotated[str, Field(min_length=1, description="note title")],
     body: Annotated[str, Field(min_length=1, description="Markdown body of the note")],
-    kind: Annotated[Literal["adr", "decision", "card", "log", "skill"], Field(description="kind of note")] = "decision",
+    kind: Annotated[
+        Literal["adr", "decision", "card", "log", "skill"], Field(description="kind of note")
+    ] = "decision",
     tags: Annotated[list[str], Field(description="tags")] = [],  # noqa: B006 - pydantic copies defaults
-    related_notes: Annotated[list[str], Field(description="existing notes to link: file name, vault path or title (as in recall hits)")] = [],  # noqa: B006
+    related_notes: Annotated[
+        list[str],
+        Field(
+            description="existing notes to link: file name, vault path or title (as in recall hits)"
+        ),
+    ] = [],  # noqa: B006
 ) -> FlushOutcome:
     """Save what was just decided or learned as a note in the vault, where the team's conventions put that
     kind of note, with frontmatter and [[links]]. Idempotent: the same note twice is `up_to_date`; a
@@ -127,13 +188,20 @@ def flush_session(
     return service.flush(kind, title, body, tags, related_notes)
 
 
-@tool("Distill skill from a failure", "to turn a failure into a reusable runbook",
-      lambda r: f"skill card {r.note_outcome}: {r.note_path}")
+@tool(
+    "Distill skill from a failure",
+    "to turn a failure into a reusable runbook",
+    lambda r: f"skill card {r.note_outcome}: {r.note_path}",
+)
 def distill_session_skill(
     service: Service,
-    trace: Annotated[str | None, Field(description="failure text: compiler error, traceback, test output")] = None,
+    trace: Annotated[
+        str | None, Field(description="failure text: compiler error, traceback, test output")
+    ] = None,
     node_id: Annotated[str | None, Field(description="or an offloaded log node id")] = None,
-    export_hermes: Annotated[bool, Field(description="also export a Hermes/Agent Skills SKILL.md")] = False,
+    export_hermes: Annotated[
+        bool, Field(description="also export a Hermes/Agent Skills SKILL.md")
+    ] = False,
 ) -> SkillCardResult:
     """Turn a failure (compiler error, traceback, failing test, sanitizer report) into a reusable skill
     card with Symptoms, Diagnosis path and Fix, linked to related notes; optionally exported as a Hermes

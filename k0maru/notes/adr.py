@@ -73,12 +73,24 @@ def adr_from_head(vault_root: Path) -> dict[str, str] | None:
     sections.append(f"## Decision\n\n{decision or title}")
     if consequences:
         sections.append(f"## Consequences\n\n{consequences}")
-    sections.append("## Commit\n\n" + f"- sha: `{commit.sha}`\n- author: {commit.author} <{commit.email}>\n"
-                    f"- date: {commit.date}\n- changed files:\n"
-                    + "\n".join(f"  - `{f}`" for f in files[:50]) + ("\n  - …" if len(files) > 50 else ""))
-    result = engine.flush("adr", title, "\n\n".join(sections), tags=["adr", "from-commit"],
-                          extra={"status": "accepted", "commit": commit.sha, "author": commit.author,
-                                 "decision_key": key})
+    sections.append(
+        "## Commit\n\n" + f"- sha: `{commit.sha}`\n- author: {commit.author} <{commit.email}>\n"
+        f"- date: {commit.date}\n- changed files:\n"
+        + "\n".join(f"  - `{f}`" for f in files[:50])
+        + ("\n  - …" if len(files) > 50 else "")
+    )
+    result = engine.flush(
+        "adr",
+        title,
+        "\n\n".join(sections),
+        tags=["adr", "from-commit"],
+        extra={
+            "status": "accepted",
+            "commit": commit.sha,
+            "author": commit.author,
+            "decision_key": key,
+        },
+    )
     return {"outcome": result.outcome, "path": result.path}
 
 
@@ -90,5 +102,7 @@ def _repoint(note: Path, sha: str) -> str:
     if not m or m.group(1) == sha:
         return "up_to_date"
     old = m.group(1)
-    atomic_write_text(note, text.replace(f"commit: {old}", f"commit: {sha}", 1).replace(f"`{old}`", f"`{sha}`"))
+    atomic_write_text(
+        note, text.replace(f"commit: {old}", f"commit: {sha}", 1).replace(f"`{old}`", f"`{sha}`")
+    )
     return "updated"

@@ -42,15 +42,31 @@ _FOLDER_WORDS = {
     "log": {"logs", "log", "journal", "daily", "incidents", "dailies"},
     "skill": {"skills", "skill", "playbooks"},
 }
-DEFAULT_FOLDERS = {"adr": "docs/adr", "decision": "decisions", "card": "cards", "log": "logs", "skill": "skills"}
-DEFAULT_JD_NAMES = {"adr": "ADRs", "decision": "Decisions", "card": "Cards", "log": "Logs", "skill": "Skills"}
+DEFAULT_FOLDERS = {
+    "adr": "docs/adr",
+    "decision": "decisions",
+    "card": "cards",
+    "log": "logs",
+    "skill": "skills",
+}
+DEFAULT_JD_NAMES = {
+    "adr": "ADRs",
+    "decision": "Decisions",
+    "card": "Cards",
+    "log": "Logs",
+    "skill": "Skills",
+}
 _JD = re.compile(r"^(\d{2})[_ -](.+)$")
 _DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}[-_ ]")
 _ADR_NUM = re.compile(r"^(\d{3,5})-(?!\d\d-\d\d)")  # not a YYYY-MM-DD date
 _ADR_PREFIXED = re.compile(r"^adr-(\d{1,5})-", re.I)
 _RULE_FOLDER = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s*(?::|=|->|→)\s*`?([\w./ -]+?)/?`?\s*$")
-_RULE_NAMING = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s+naming\s*(?::|=|->|→)\s*`?([^`]+?)`?\s*$", re.I)
-_RULE_TEMPLATE = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s+template\s*(?::|=|->|→)\s*`?([^`]+?)`?\s*$", re.I)
+_RULE_NAMING = re.compile(
+    r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s+naming\s*(?::|=|->|→)\s*`?([^`]+?)`?\s*$", re.I
+)
+_RULE_TEMPLATE = re.compile(
+    r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s+template\s*(?::|=|->|→)\s*`?([^`]+?)`?\s*$", re.I
+)
 _BACKTICK = re.compile(r"`([^`]+)`")
 
 
@@ -76,8 +92,11 @@ class Conventions:
     rule_files: list[str]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"layout": self.layout, "rule_files": self.rule_files,
-                "kinds": {k: r.as_dict() for k, r in self.rules.items()}}
+        return {
+            "layout": self.layout,
+            "rule_files": self.rule_files,
+            "kinds": {k: r.as_dict() for k, r in self.rules.items()},
+        }
 
 
 def cut_at_word(text: str, limit: int, sep: str = " ") -> str:
@@ -89,8 +108,12 @@ def cut_at_word(text: str, limit: int, sep: str = " ") -> str:
     return cut if len(cut) > limit // 2 else text[:limit]
 
 
-_SLUG_WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{M}\p{N}]*")  # letters of any script, with their marks
-SLUG_MAX_BYTES = 180  # room for a date, a version suffix and `.md` under the 255-byte file-name limit
+_SLUG_WORD = regex.compile(
+    r"[\p{L}\p{N}][\p{L}\p{M}\p{N}]*"
+)  # letters of any script, with their marks
+SLUG_MAX_BYTES = (
+    180  # room for a date, a version suffix and `.md` under the 255-byte file-name limit
+)
 
 
 def slugify(title: str, style: str = "kebab", limit: int = 80, ascii_only: bool = False) -> str:
@@ -181,7 +204,9 @@ class ConventionSniffer:
             kind = _kind_of(m.group(1))
             template_path = (self.root / m.group(2).strip()).resolve()
             if self.root.resolve() in template_path.parents and template_path.is_file():
-                fm, _, _ = split_frontmatter(template_path.read_text(encoding="utf-8", errors="replace"))
+                fm, _, _ = split_frontmatter(
+                    template_path.read_text(encoding="utf-8", errors="replace")
+                )
                 rule(kind).template = {k: v for k, v in fm.items() if k not in ("title", "date")}
                 rule(kind).evidence.append(f"{where}: template {m.group(2).strip()}")
             return
@@ -195,7 +220,11 @@ class ConventionSniffer:
         if not patterns:
             return
         low = line.lower()
-        kinds = [k for k, words in _KIND_WORDS.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)]
+        kinds = [
+            k
+            for k, words in _KIND_WORDS.items()
+            if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
+        ]
         for pattern in patterns:
             if not (pattern.endswith(".md") or "kebab" in pattern or "snake" in pattern):
                 continue
@@ -213,7 +242,9 @@ class ConventionSniffer:
             folders.setdefault(folder, []).append(name)
         return folders
 
-    def _best_folder(self, kind: str, folders: dict[str, list[str]], files: list[str]) -> tuple[str | None, list[str]]:
+    def _best_folder(
+        self, kind: str, folders: dict[str, list[str]], files: list[str]
+    ) -> tuple[str | None, list[str]]:
         best: tuple[float, str] | None = None
         evidence: list[str] = []
         for folder, names in folders.items():
@@ -221,7 +252,10 @@ class ConventionSniffer:
                 continue
             leaf = folder.rsplit("/", 1)[-1]
             jd = _JD.match(leaf)
-            words = {leaf.lower(), (jd.group(2) if jd else leaf).lower().replace(" ", "-").replace("_", "-")}
+            words = {
+                leaf.lower(),
+                (jd.group(2) if jd else leaf).lower().replace(" ", "-").replace("_", "-"),
+            }
             score = 0.0
             why = []
             if words & _FOLDER_WORDS[kind]:
@@ -263,11 +297,16 @@ class ConventionSniffer:
         return counts
 
     @staticmethod
-    def _default_folder(kind: str, layout: str, folders: dict[str, list[str]]) -> tuple[str, list[str]]:
+    def _default_folder(
+        kind: str, layout: str, folders: dict[str, list[str]]
+    ) -> tuple[str, list[str]]:
         if layout == "johnny-decimal":
             used = {int(m.group(1)) for f in folders for m in [_JD.match(f.split("/", 1)[0])] if m}
-            number = next(n for n in range(10, 100, 10) if n not in used) if any(
-                n not in used for n in range(10, 100, 10)) else 99
+            number = (
+                next(n for n in range(10, 100, 10) if n not in used)
+                if any(n not in used for n in range(10, 100, 10))
+                else 99
+            )
             folder = f"{number:02d}_{DEFAULT_JD_NAMES[kind]}"
             return folder, [f"no {kind} folder found; next free Johnny-Decimal area {folder}"]
         return DEFAULT_FOLDERS[kind], [f"no {kind} folder found; default {DEFAULT_FOLDERS[kind]}"]
@@ -282,22 +321,30 @@ class ConventionSniffer:
             adr_pref = [int(m.group(1)) for n in stems for m in [_ADR_PREFIXED.match(n + "-")] if m]
             if rule.kind == "adr" and len(adr_pref) > len(adr_num) and adr_pref:
                 rule.naming = "adr-prefixed"
-                rule.number_width = max(len(m.group(1)) for n in stems for m in [_ADR_PREFIXED.match(n + "-")] if m)
+                rule.number_width = max(
+                    len(m.group(1)) for n in stems for m in [_ADR_PREFIXED.match(n + "-")] if m
+                )
                 rule.evidence.append(f"{len(adr_pref)} files named adr-NNN-title")
             elif rule.kind == "adr" and (adr_num or not stems):
                 rule.naming = "adr-number"
                 if adr_num:
-                    rule.number_width = max(len(m.group(1)) for n in stems for m in [_ADR_NUM.match(n + "-")] if m)
+                    rule.number_width = max(
+                        len(m.group(1)) for n in stems for m in [_ADR_NUM.match(n + "-")] if m
+                    )
                     rule.evidence.append(f"{len(adr_num)} files named NNNN-title")
             elif stems and dated >= len(stems) / 2:
                 rule.naming = "date-slug"
                 rule.evidence.append(f"{dated}/{len(stems)} files start with YYYY-MM-DD")
             elif stems:
                 rule.naming = "slug"
-                rule.evidence.append(f"{len(stems) - dated}/{len(stems)} files without a date prefix")
+                rule.evidence.append(
+                    f"{len(stems) - dated}/{len(stems)} files without a date prefix"
+                )
             else:
                 rule.naming = "date-slug" if rule.kind in ("log", "decision") else "slug"
-        undated = [re.sub(r"^(\d{4}-\d{2}-\d{2}|adr-\d+|\d{3,5})[-_ ]", "", n, flags=re.I) for n in stems]
+        undated = [
+            re.sub(r"^(\d{4}-\d{2}-\d{2}|adr-\d+|\d{3,5})[-_ ]", "", n, flags=re.I) for n in stems
+        ]
         if undated and rule.slug_style == "kebab":
             spaced = sum(1 for n in undated if " " in n)
             snake = sum(1 for n in undated if "_" in n and " " not in n and "-" not in n)

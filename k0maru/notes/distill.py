@@ -54,7 +54,7 @@ def trace_hints(lines: list[str], primary: Failure) -> list[str]:
     """What the tool itself suggested near the failure: rustc help/note, pytest E-lines, free sites."""
     hints: list[str] = []
     start = max(primary.line - 1, 0)
-    window = lines[start:start + 40]
+    window = lines[start : start + 40]
     freed = False
     for line in window:
         m = _HINT.match(line)
@@ -65,7 +65,13 @@ def trace_hints(lines: list[str], primary: Failure) -> list[str]:
             hints.append(f"assertion: {m.group(1).strip()}")
         if "freed by thread" in line:
             freed = True
-        elif freed and " in " in line and "#" in line and "libsanitizer" not in line and "interceptor" not in line:
+        elif (
+            freed
+            and " in " in line
+            and "#" in line
+            and "libsanitizer" not in line
+            and "interceptor" not in line
+        ):
             hints.append("freed at: " + line.strip().split(" in ", 1)[1])
             freed = False
     return hints[:6]
@@ -75,35 +81,63 @@ class DistillEngine:
     def __init__(self, vault: Vault):
         self.vault = vault
 
-    def distill(self, text: str, source: str, export_dir: Path | None = None, findings: Findings | None = None,
-                excerpt_lines: list[str] | None = None) -> SkillCard:
+    def distill(
+        self,
+        text: str,
+        source: str,
+        export_dir: Path | None = None,
+        findings: Findings | None = None,
+        excerpt_lines: list[str] | None = None,
+    ) -> SkillCard:
         findings = findings or analyze_text(text)
-        failures = sorted(findings.failures, key=lambda f: f.line)  # a bare word "error" is not a failure
+        failures = sorted(
+            findings.failures, key=lambda f: f.line
+        )  # a bare word "error" is not a failure
         if not failures:
-            raise K0maruError(f"no failure found in {source}: looked for compiler and linter errors, tracebacks, "
-                              "failing tests and sanitizer reports (what `k0maru offload` reads); pass the "
-                              "failing output itself")
+            raise K0maruError(
+                f"no failure found in {source}: looked for compiler and linter errors, tracebacks, "
+                "failing tests and sanitizer reports (what `k0maru offload` reads); pass the "
+                "failing output itself"
+            )
         primary = next((f for f in failures if f.location and f.stack != "generic"), failures[0])
         lines = excerpt_lines if excerpt_lines is not None else text.splitlines()
         codes = findings.error_codes or [primary.code]
         stack = primary.stack
         hints = trace_hints(lines, primary)
-        title = cut_at_word(" ".join(f"{primary.code} {primary.message}".split()), 90).rstrip(" .:,")
+        title = cut_at_word(" ".join(f"{primary.code} {primary.message}".split()), 90).rstrip(
+            " .:,"
+        )
         related = self._related(codes, primary, exclude_title=title)
         body = self._body(primary, failures, codes, stack, hints, related, lines, source)
-        card = SkillCard(title=title, stack=stack, codes=codes, location=primary.location,
-                         message=primary.message, body=body, related=[r[0] for r in related])
+        card = SkillCard(
+            title=title,
+            stack=stack,
+            codes=codes,
+            location=primary.location,
+            message=primary.message,
+            body=body,
+            related=[r[0] for r in related],
+        )
         engine = FlushEngine(self.vault.root)
-        card.note = engine.flush("skill", title, body, tags=["skill", stack, *codes[:5]],
-                                 related=[r[0] for r in related], resolve=lambda name: name,
-                                 extra={"stack": stack, "error_codes": codes, "source": source})
+        card.note = engine.flush(
+            "skill",
+            title,
+            body,
+            tags=["skill", stack, *codes[:5]],
+            related=[r[0] for r in related],
+            resolve=lambda name: name,
+            extra={"stack": stack, "error_codes": codes, "source": source},
+        )
         self.vault.index(only=[card.note.path])
         if export_dir is not None:
-            card.hermes_path, card.hermes_outcome = export_hermes(card, export_dir, self.vault.root,
-                                                                  self.vault.settings.skill_license)
+            card.hermes_path, card.hermes_outcome = export_hermes(
+                card, export_dir, self.vault.root, self.vault.settings.skill_license
+            )
         return card
 
-    def _related(self, codes: list[str], primary: Failure, exclude_title: str) -> list[tuple[str, str, str]]:
+    def _related(
+        self, codes: list[str], primary: Failure, exclude_title: str
+    ) -> list[tuple[str, str, str]]:
         """(link name, path, fix excerpt) of vault notes about the same error, found by hybrid recall."""
         try:
             hits = self.vault.recall.search(" ".join([*codes[:3], primary.message]), limit=10).hits
@@ -123,13 +157,25 @@ class DistillEngine:
         return out[:3]
 
     @staticmethod
-    def _body(primary: Failure, failures: list[Failure], codes: list[str], stack: str, hints: list[str],
-              related: list[tuple[str, str, str]], lines: list[str], source: str) -> str:
+    def _body(
+        primary: Failure,
+        failures: list[Failure],
+        codes: list[str],
+        stack: str,
+        hints: list[str],
+        related: list[tuple[str, str, str]],
+        lines: list[str],
+        source: str,
+    ) -> str:
         diagnosis, fix = fix_for(primary.code)
         where = primary.location or f"line {primary.line} of the trace"
-        out = [f"# {primary.code}: {primary.message}", "",
-               f"Distilled by k0maru from {source}. Stack: {stack}. Error codes: {', '.join(codes)}.", "",
-               "## Symptoms"]
+        out = [
+            f"# {primary.code}: {primary.message}",
+            "",
+            f"Distilled by k0maru from {source}. Stack: {stack}. Error codes: {', '.join(codes)}.",
+            "",
+            "## Symptoms",
+        ]
         seen = set()
         for f in failures[:8]:
             key = (f.code, f.location)
@@ -137,10 +183,15 @@ class DistillEngine:
                 continue
             seen.add(key)
             test = f" in test `{f.test}`" if f.test else ""
-            out.append(f"- `{f.code}`{test}: {f.message}" + (f" (at `{f.location}`)" if f.location else ""))
-        out += ["", "## Diagnosis path",
-                f"1. Open `{where}`: this is the first failing location the trace points to.",
-                f"2. {diagnosis}"]
+            out.append(
+                f"- `{f.code}`{test}: {f.message}" + (f" (at `{f.location}`)" if f.location else "")
+            )
+        out += [
+            "",
+            "## Diagnosis path",
+            f"1. Open `{where}`: this is the first failing location the trace points to.",
+            f"2. {diagnosis}",
+        ]
         for i, hint in enumerate(hints, start=3):
             out.append(f"{i}. The tool says: {hint}")
         out += ["", "## Fix", f"- {fix}"]
@@ -149,7 +200,7 @@ class DistillEngine:
                 out.append(f"- Fixed before in [[{name}]]: {excerpt}")
         out += ["", "## Evidence", "```text"]
         start = max(primary.line - 3, 0)
-        out += [line.rstrip()[:300] for line in lines[start:start + MAX_EXCERPT]]
+        out += [line.rstrip()[:300] for line in lines[start : start + MAX_EXCERPT]]
         out.append("```")
         return "\n".join(out)
 
@@ -181,10 +232,16 @@ def vault_license(root: Path, configured: str) -> str:
         path = root / name
         if path.is_file():
             head = path.read_text(encoding="utf-8", errors="replace")[:400].lower()
-            for marker, spdx in (("mit license", "MIT"), ("apache license", "Apache-2.0"),
-                                 ("bsd 3-clause", "BSD-3-Clause"), ("bsd 2-clause", "BSD-2-Clause"),
-                                 ("mozilla public license", "MPL-2.0"), ("gnu general public license", "GPL-3.0-or-later"),
-                                 ("creative commons attribution 4.0", "CC-BY-4.0"), ("isc license", "ISC")):
+            for marker, spdx in (
+                ("mit license", "MIT"),
+                ("apache license", "Apache-2.0"),
+                ("bsd 3-clause", "BSD-3-Clause"),
+                ("bsd 2-clause", "BSD-2-Clause"),
+                ("mozilla public license", "MPL-2.0"),
+                ("gnu general public license", "GPL-3.0-or-later"),
+                ("creative commons attribution 4.0", "CC-BY-4.0"),
+                ("isc license", "ISC"),
+            ):
                 if marker in head:
                     return spdx
     return "MIT"
@@ -192,8 +249,10 @@ def vault_license(root: Path, configured: str) -> str:
 
 def skill_md(card: SkillCard, name: str, license_id: str) -> str:
     """A SKILL.md valid for Hermes and the Agent Skills spec (Hermes fields under metadata.hermes)."""
-    description = (f"Use when {card.stack} fails with {', '.join(card.codes[:4])}: {card.message}. "
-                   "Gives the symptoms, the diagnosis path and the fix found before.")[:1024]
+    description = (
+        f"Use when {card.stack} fails with {', '.join(card.codes[:4])}: {card.message}. "
+        "Gives the symptoms, the diagnosis path and the fix found before."
+    )[:1024]
     fm = {
         "name": name,
         "description": description,
@@ -206,11 +265,19 @@ def skill_md(card: SkillCard, name: str, license_id: str) -> str:
         },
     }
     body = card.body
-    text = "---\n" + yaml.safe_dump(fm, sort_keys=False, allow_unicode=True, width=1000) + "---\n\n" + body + "\n"
+    text = (
+        "---\n"
+        + yaml.safe_dump(fm, sort_keys=False, allow_unicode=True, width=1000)
+        + "---\n\n"
+        + body
+        + "\n"
+    )
     return text[:100_000]
 
 
-def export_hermes(card: SkillCard, target: Path, vault_root: Path, license_id: str = "") -> tuple[str, str]:
+def export_hermes(
+    card: SkillCard, target: Path, vault_root: Path, license_id: str = ""
+) -> tuple[str, str]:
     """Write `<target>/<stack>/<name>/SKILL.md`; an existing different skill gets `<name>-v2`. The lock that
     serialises exports lives in the vault's state folder: the skills folder gets the skill and nothing else."""
     from k0maru.fsutil import ensure_state_dir
@@ -233,8 +300,9 @@ def export_hermes(card: SkillCard, target: Path, vault_root: Path, license_id: s
     raise K0maruError(f"{target}: too many versions of skill {base}")
 
 
-def distill_source(vault: Vault, trace_text: str | None, node: str | None, source: str,
-                   export: str | None) -> SkillCard:
+def distill_source(
+    vault: Vault, trace_text: str | None, node: str | None, source: str, export: str | None
+) -> SkillCard:
     """Distil a trace given as text, or the log of an offloaded node (streamed, never loaded whole)."""
     from k0maru.offload import records, slices
 
@@ -250,5 +318,9 @@ def distill_source(vault: Vault, trace_text: str | None, node: str | None, sourc
             analyzer.feed(chunk)
     findings = analyzer.close()
     first = min((f.line for f in findings.all_failures), default=1)
-    lines = [""] * max(first - 4, 0) + [t for _, t in slices.line_range(path, max(first - 3, 1), first + 60)]
-    return engine.distill("", f"log node {rec.node_id} ({rec.command})", export_dir, findings, lines)
+    lines = [""] * max(first - 4, 0) + [
+        t for _, t in slices.line_range(path, max(first - 3, 1), first + 60)
+    ]
+    return engine.distill(
+        "", f"log node {rec.node_id} ({rec.command})", export_dir, findings, lines
+    )

@@ -51,16 +51,34 @@ def _normalise(text: str) -> str:
 
 
 class FlushEngine:
-    def __init__(self, root: Path, conventions: Conventions | None = None, sniffer: ConventionSniffer | None = None):
+    def __init__(
+        self,
+        root: Path,
+        conventions: Conventions | None = None,
+        sniffer: ConventionSniffer | None = None,
+    ):
         self.root = root
         self.sniffer = sniffer or ConventionSniffer(root)
         self.conventions = conventions or self.sniffer.sniff()
 
-    def render(self, rule: KindRule, title: str, body: str, tags: list[str], linked: list[str],
-               unresolved: list[str], when: date, extra: dict[str, Any] | None = None) -> str:
-        fm: dict[str, Any] = {"title": title, "date": when.isoformat(), "kind": rule.kind,
-                              "category": rule.folder.rsplit("/", 1)[-1] if rule.folder else rule.kind,
-                              "tags": sorted(set(tags)) or [rule.kind]}
+    def render(
+        self,
+        rule: KindRule,
+        title: str,
+        body: str,
+        tags: list[str],
+        linked: list[str],
+        unresolved: list[str],
+        when: date,
+        extra: dict[str, Any] | None = None,
+    ) -> str:
+        fm: dict[str, Any] = {
+            "title": title,
+            "date": when.isoformat(),
+            "kind": rule.kind,
+            "category": rule.folder.rsplit("/", 1)[-1] if rule.folder else rule.kind,
+            "tags": sorted(set(tags)) or [rule.kind],
+        }
         for key, value in {**rule.template, **(extra or {})}.items():
             fm.setdefault(key, value)
         if linked:
@@ -75,9 +93,17 @@ class FlushEngine:
             text += "\n\n> Not found in the vault when this was written: " + ", ".join(unresolved)
         return f"---\n{head}---\n\n{text}\n"
 
-    def flush(self, kind: str, title: str, body: str, tags: list[str] | None = None,
-              related: list[str] | None = None, resolve: Callable[[str], str | None] | None = None,
-              extra: dict[str, Any] | None = None, when: date | None = None) -> FlushResult:
+    def flush(
+        self,
+        kind: str,
+        title: str,
+        body: str,
+        tags: list[str] | None = None,
+        related: list[str] | None = None,
+        resolve: Callable[[str], str | None] | None = None,
+        extra: dict[str, Any] | None = None,
+        when: date | None = None,
+    ) -> FlushResult:
         """Write one note. `resolve(name)` gives the [[link]] text for a related note, None where no
         note matches (without it, names are linked as given)."""
         if kind not in KINDS:
@@ -101,9 +127,13 @@ class FlushEngine:
         folder = resolve_inside(self.root, rule.folder or ".")
         with vault_lock(self.root):
             path, outcome = self._place(rule, folder, title, content, when)
-        return FlushResult(path.relative_to(self.root).as_posix(), outcome, kind, linked, unresolved)
+        return FlushResult(
+            path.relative_to(self.root).as_posix(), outcome, kind, linked, unresolved
+        )
 
-    def _place(self, rule: KindRule, folder: Path, title: str, content: str, when: date) -> tuple[Path, str]:
+    def _place(
+        self, rule: KindRule, folder: Path, title: str, content: str, when: date
+    ) -> tuple[Path, str]:
         wanted = _normalise(content)
         base = self._existing_adr(rule, folder, title) if rule.kind == "adr" else None
         name = base or self.sniffer.file_name(rule, title, when)
@@ -155,13 +185,21 @@ def link_text(store: Store) -> Callable[[str], str | None]:
         stem = path.rsplit("/", 1)[-1]
         target = stem if resolve(stem.lower()) == doc_id else path
         shown = " ".join(name.replace("|", " ").replace("]", " ").split())
-        return target if shown.lower().removesuffix(".md") in (stem.lower(), path.lower()) else f"{target}|{shown}"
+        return (
+            target
+            if shown.lower().removesuffix(".md") in (stem.lower(), path.lower())
+            else f"{target}|{shown}"
+        )
 
     return text
 
 
-def flush_indexed(vault: Vault, kind: str, title: str, body: str, tags: list[str], related: list[str]) -> FlushResult:
+def flush_indexed(
+    vault: Vault, kind: str, title: str, body: str, tags: list[str], related: list[str]
+) -> FlushResult:
     """Flush through the engine, link only notes the index knows, and index the new note at once."""
-    result = FlushEngine(vault.root).flush(kind, title, body, tags, related, resolve=link_text(vault.store))
+    result = FlushEngine(vault.root).flush(
+        kind, title, body, tags, related, resolve=link_text(vault.store)
+    )
     vault.index(only=[result.path])
     return result

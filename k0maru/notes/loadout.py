@@ -26,22 +26,44 @@ def build_loadout(vault: Vault, budget: int) -> tuple[list[dict[str, str]], int,
     for name in RULE_FILES:
         rule_path = vault.root / name
         if rule_path.is_file():
-            candidates.append({"kind": "rules", "source": name,
-                               "text": rule_path.read_text(encoding="utf-8", errors="replace").strip()})
+            candidates.append(
+                {
+                    "kind": "rules",
+                    "source": name,
+                    "text": rule_path.read_text(encoding="utf-8", errors="replace").strip(),
+                }
+            )
     conv = ConventionSniffer(vault.root, vault.settings.include).sniff()
-    lines = [f"layout: {conv.layout}"] + [f"{k}: {r.folder}/ naming={r.naming} ({r.source})" for k, r in conv.rules.items()]
-    candidates.append({"kind": "conventions", "source": "k0maru conventions", "text": "\n".join(lines)})
+    lines = [f"layout: {conv.layout}"] + [
+        f"{k}: {r.folder}/ naming={r.naming} ({r.source})" for k, r in conv.rules.items()
+    ]
+    candidates.append(
+        {"kind": "conventions", "source": "k0maru conventions", "text": "\n".join(lines)}
+    )
     store = vault.store
     for doc_id, path, title, n in store.hub_documents(HUBS):
         doc = store.document(doc_id)
-        candidates.append({"kind": "hub", "source": path,
-                           "text": f"{title} (linked from {n} notes)\n{_excerpt(doc.body if doc else '')}"})
+        candidates.append(
+            {
+                "kind": "hub",
+                "source": path,
+                "text": f"{title} (linked from {n} notes)\n{_excerpt(doc.body if doc else '')}",
+            }
+        )
     adrs = store.latest_under(conv.rules["adr"].folder, ADRS)
     for doc_id, path, title in adrs:
         doc = store.document(doc_id)
         status = doc.frontmatter.get("status", "") if doc else ""
-        candidates.append({"kind": "adr", "source": path,
-                           "text": f"{title}" + (f" [{status}]" if status else "") + "\n" + _excerpt(doc.body if doc else "", 400)})
+        candidates.append(
+            {
+                "kind": "adr",
+                "source": path,
+                "text": f"{title}"
+                + (f" [{status}]" if status else "")
+                + "\n"
+                + _excerpt(doc.body if doc else "", 400),
+            }
+        )
     out: list[dict[str, str]] = []
     used = 0
     truncated = False

@@ -20,7 +20,9 @@ GENERIC_TRIGGERS = ("error", "fatal", "fail", "panic", "exception", "traceback",
 MAX_LINE = 1 << 16  # characters of one line the extractors see; the stored log keeps the whole line
 # colour and hyperlink escapes (cargo --color=always, tsc --pretty, FORCE_COLOR): removed before matching,
 # the stored log keeps them
-ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+][0-9A-Za-z]|[@-Z\\-_])")
+ANSI = re.compile(
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+][0-9A-Za-z]|[@-Z\\-_])"
+)
 
 GENERIC = re.compile(r"(?i)\b(error|fatal|failed|failure|exception|panic)\b")
 
@@ -32,11 +34,19 @@ class LogAnalyzer:
         self.findings = Findings()
         self.cursor = Cursor()
         self.extractors = [cls(self.findings, self.cursor) for cls in all_extractors()]
-        words = ("test session starts", "undefined reference", *(t for e in self.extractors for t in e.triggers),
-                 *(v for g in GENERIC_TRIGGERS for v in (g, g.capitalize(), g.upper())))
-        self.triggers = ahocorasick_rs.AhoCorasick(dict.fromkeys(words), matchkind=ahocorasick_rs.MatchKind.LeftmostFirst)
+        words = (
+            "test session starts",
+            "undefined reference",
+            *(t for e in self.extractors for t in e.triggers),
+            *(v for g in GENERIC_TRIGGERS for v in (g, g.capitalize(), g.upper())),
+        )
+        self.triggers = ahocorasick_rs.AhoCorasick(
+            dict.fromkeys(words), matchkind=ahocorasick_rs.MatchKind.LeftmostFirst
+        )
         self.lines = 0
-        self._partial: list[str] = []  # the unfinished last line, in pieces (never re-copied per read)
+        self._partial: list[
+            str
+        ] = []  # the unfinished last line, in pieces (never re-copied per read)
         self._partial_len = 0
 
     def feed(self, text: str) -> None:
@@ -50,7 +60,7 @@ class LogAnalyzer:
             self._hold(head[:first])
             head = "".join(self._partial) + head[first:]
             self._partial, self._partial_len = [], 0
-        self._hold(text[cut + 1:])
+        self._hold(text[cut + 1 :])
         self._feed_block(ANSI.sub("", head) if "\x1b" in head else head)
 
     def _hold(self, piece: str) -> None:

@@ -61,8 +61,10 @@ class Findings:
             if not group.count:
                 del self.groups[old]
             elif group.first is failure:  # the group's next kept failure, if one was kept
-                group.first = next((f for f in self.failures if (f.stack, f.code) == old and f is not failure),
-                                   group.first)
+                group.first = next(
+                    (f for f in self.failures if (f.stack, f.code) == old and f is not failure),
+                    group.first,
+                )
         self.total -= 1
         failure.code = code
         self._count(failure)
@@ -90,7 +92,11 @@ class Findings:
     def grouped(self) -> list[Group]:
         """Groups in the order of their first failure's line; the generic line alone when nothing else."""
         if not self.groups:
-            return [Group(self.generic.stack, self.generic.code, 1, self.generic)] if self.generic else []
+            return (
+                [Group(self.generic.stack, self.generic.code, 1, self.generic)]
+                if self.generic
+                else []
+            )
         return sorted(self.groups.values(), key=lambda g: g.first.line)
 
     @property

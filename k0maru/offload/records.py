@@ -11,9 +11,25 @@ from k0maru.errors import NotFoundError
 from k0maru.index.store import Store
 from k0maru.limits import echo
 
-COLUMNS = ("node_id", "task_id", "created_at", "command", "exit_code", "log_path", "raw_lines", "raw_bytes",
-           "raw_tokens", "summary_tokens", "estimator", "stack", "error_codes", "first_location", "failures",
-           "mermaid", "summary")
+COLUMNS = (
+    "node_id",
+    "task_id",
+    "created_at",
+    "command",
+    "exit_code",
+    "log_path",
+    "raw_lines",
+    "raw_bytes",
+    "raw_tokens",
+    "summary_tokens",
+    "estimator",
+    "stack",
+    "error_codes",
+    "first_location",
+    "failures",
+    "mermaid",
+    "summary",
+)
 
 
 @dataclass(slots=True)
@@ -71,19 +87,28 @@ def get(store: Store, node: str) -> OffloadRecord:
     row = store.offload(COLUMNS, node.rsplit("_", 1)[-1])
     if not row:
         recent = [r.node_id for r in list_all(store, 3)]
-        raise NotFoundError(f"unknown log node {echo(node)}; use a node id printed by `k0maru offload`"
-                            + (f" (the latest: {', '.join(recent)})" if recent else " (none recorded yet)"))
+        raise NotFoundError(
+            f"unknown log node {echo(node)}; use a node id printed by `k0maru offload`"
+            + (f" (the latest: {', '.join(recent)})" if recent else " (none recorded yet)")
+        )
     return _row(row)
 
 
 def log_file(vault: Path, rec: OffloadRecord) -> Path:
     path = (vault / rec.log_path).resolve()
     if not path.is_file():
-        raise NotFoundError(f"log file {rec.log_path} of node {rec.node_id} is missing; it was deleted from .k0maru/refs")
+        raise NotFoundError(
+            f"log file {rec.log_path} of node {rec.node_id} is missing; it was deleted from .k0maru/refs"
+        )
     return path
 
 
 def totals(store: Store) -> dict[str, Any]:
     raw, summary, count = store.offload_totals()
-    return {"offloads": count, "raw_tokens": raw, "summary_tokens": summary, "saved_tokens": max(raw - summary, 0),
-            "ratio": round(summary / raw, 4) if raw else None}
+    return {
+        "offloads": count,
+        "raw_tokens": raw,
+        "summary_tokens": summary,
+        "saved_tokens": max(raw - summary, 0),
+        "ratio": round(summary / raw, 4) if raw else None,
+    }

@@ -28,7 +28,9 @@ from k0maru.offload.analyzer import LogAnalyzer
 from k0maru.offload.findings import Findings
 from k0maru.offload.tokencount import count_log_tokens
 
-MAX_SUMMARY_SHARE = 0.5  # a summary must cost at most half the log's tokens, else the log passes through
+MAX_SUMMARY_SHARE = (
+    0.5  # a summary must cost at most half the log's tokens, else the log passes through
+)
 READ_SIZE = 1 << 16
 _TASK_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -60,7 +62,9 @@ def default_task_id(vault: Path) -> str:
 def safe_task_id(task: str) -> str:
     cleaned = _TASK_SAFE.sub("-", task).strip(".-")[:64]
     if not cleaned:
-        raise K0maruError(f"task id {task!r} has no usable characters; use letters, digits, '.', '_' or '-'")
+        raise K0maruError(
+            f"task id {task!r} has no usable characters; use letters, digits, '.', '_' or '-'"
+        )
     return cleaned
 
 
@@ -76,9 +80,13 @@ class _Spool:
         refs.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".offload-{os.getpid()}-", suffix=".tmp", dir=refs)
         self.tmp = Path(tmp)
-        self.fh = os.fdopen(fd, "wb", buffering=0)  # unbuffered: what was read is on disk if we are killed
+        self.fh = os.fdopen(
+            fd, "wb", buffering=0
+        )  # unbuffered: what was read is on disk if we are killed
         self.threshold = threshold
-        self.head: list[tuple[bool, bytes]] | None = []  # (from stderr, bytes), while under the threshold
+        self.head: (
+            list[tuple[bool, bytes]] | None
+        ) = []  # (from stderr, bytes), while under the threshold
         self.newlines = 0
         self.bytes = 0
         self.last_byte = b""
@@ -152,10 +160,18 @@ class _Progress:
             self.shown = False
 
 
-def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, task_id: str | None = None,
-                stdin: BinaryIO | None = None, out: BinaryIO | None = None, err: BinaryIO | None = None,
-                save_record: Callable[[records.OffloadRecord], None] | None = None,
-                progress: bool | None = None) -> OffloadOutcome:
+def run_offload(
+    vault: Path,
+    command: list[str] | None,
+    *,
+    threshold: int = 50,
+    task_id: str | None = None,
+    stdin: BinaryIO | None = None,
+    out: BinaryIO | None = None,
+    err: BinaryIO | None = None,
+    save_record: Callable[[records.OffloadRecord], None] | None = None,
+    progress: bool | None = None,
+) -> OffloadOutcome:
     """Run `command` (or read `stdin`), streaming its combined output into the log spool. A short output
     passes through with the child's stderr on `err`; `progress` (default: when stderr is a terminal) shows
     a live line on stderr while the command runs."""
@@ -166,7 +182,10 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
     refs = ensure_state_dir(vault) / "refs"
     refs.mkdir(exist_ok=True)
     for kept in keep_orphaned_spools(refs):
-        print(f"k0maru: kept the output of an interrupted offload as {kept.relative_to(vault)}", file=sys.stderr)
+        print(
+            f"k0maru: kept the output of an interrupted offload as {kept.relative_to(vault)}",
+            file=sys.stderr,
+        )
     task = safe_task_id(task_id) if task_id else default_task_id(vault)
     spool = _Spool(refs, threshold)
     if progress:
@@ -189,15 +208,23 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
             spool.fh.close()
             kept = refs / f"partial-{os.getpid()}-{int(started)}.log"
             spool.tmp.replace(kept)
-            print(f"k0maru: interrupted; the output so far is in {kept.relative_to(vault)}", file=sys.stderr)
+            print(
+                f"k0maru: interrupted; the output so far is in {kept.relative_to(vault)}",
+                file=sys.stderr,
+            )
         else:
             spool.discard()
         raise
     if spool.progress is not None:
         spool.progress.erase()
     status = exit_code if exit_code is not None else 0
-    if spool.head is not None:  # at or under the threshold: pass through unchanged, stderr to stderr
-        for from_stderr, chunk in spool.head:  # flushed chunk by chunk: the two streams keep their order
+    if (
+        spool.head is not None
+    ):  # at or under the threshold: pass through unchanged, stderr to stderr
+        for (
+            from_stderr,
+            chunk,
+        ) in spool.head:  # flushed chunk by chunk: the two streams keep their order
             stream = err if from_stderr else out
             stream.write(chunk)
             stream.flush()
@@ -211,8 +238,17 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
     log_rel = final.relative_to(vault).as_posix()
     raw_tokens, estimator = count_log_tokens(final)
     diagram = summary.mermaid(cmd_text, findings, exit_code, spool.lines)
-    text = summary.render(command=cmd_text, findings=findings, exit_code=exit_code, lines=spool.lines,
-                          raw_tokens=raw_tokens, log_rel=log_rel, node_id=node, estimator=estimator, diagram=diagram)
+    text = summary.render(
+        command=cmd_text,
+        findings=findings,
+        exit_code=exit_code,
+        lines=spool.lines,
+        raw_tokens=raw_tokens,
+        log_rel=log_rel,
+        node_id=node,
+        estimator=estimator,
+        diagram=diagram,
+    )
 
     def with_savings(summary_tokens: int) -> str:
         saved = max(raw_tokens - summary_tokens, 0)
@@ -225,7 +261,9 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
         final_text = with_savings(summary_tokens)
         summary_tokens = count_tokens(final_text)
     text = final_text
-    if summary_tokens > raw_tokens * MAX_SUMMARY_SHARE:  # not clearly smaller: the output itself is the answer
+    if (
+        summary_tokens > raw_tokens * MAX_SUMMARY_SHARE
+    ):  # not clearly smaller: the output itself is the answer
         with final.open("rb") as fh:
             while chunk := fh.read(READ_SIZE):
                 out.write(chunk)
@@ -233,11 +271,24 @@ def run_offload(vault: Path, command: list[str] | None, *, threshold: int = 50, 
         final.unlink(missing_ok=True)
         return OffloadOutcome(status, spool.lines, True, findings=findings)
     rec = records.OffloadRecord(
-        node_id=node, task_id=task, created_at=started, command=cmd_text, exit_code=exit_code, log_path=log_rel,
-        raw_lines=spool.lines, raw_bytes=spool.bytes, raw_tokens=raw_tokens, summary_tokens=summary_tokens,
-        estimator=estimator, stack=findings.stacks, error_codes=findings.error_codes,
-        first_location=findings.first_location, failures=[f.as_dict() for f in findings.all_failures[:200]],
-        mermaid=diagram, summary=text)
+        node_id=node,
+        task_id=task,
+        created_at=started,
+        command=cmd_text,
+        exit_code=exit_code,
+        log_path=log_rel,
+        raw_lines=spool.lines,
+        raw_bytes=spool.bytes,
+        raw_tokens=raw_tokens,
+        summary_tokens=summary_tokens,
+        estimator=estimator,
+        stack=findings.stacks,
+        error_codes=findings.error_codes,
+        first_location=findings.first_location,
+        failures=[f.as_dict() for f in findings.all_failures[:200]],
+        mermaid=diagram,
+        summary=text,
+    )
     if save_record is not None:
         save_record(rec)
     out.write((text + "\n").encode("utf-8"))
@@ -264,12 +315,23 @@ def _pump_process(command: list[str], spool: _Spool) -> int:
     signal). Stdin is passed on unless it is a terminal (a background group reading it would stop)."""
     stdin = subprocess.DEVNULL if sys.stdin is None or sys.stdin.isatty() else None
     try:
-        proc = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
-                                process_group=0, preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+        proc = subprocess.Popen(
+            command,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            process_group=0,
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+        )
     except FileNotFoundError:
-        raise CommandNotFound(f"command not found: {command[0]!r}; check the name and PATH") from None
+        raise CommandNotFound(
+            f"command not found: {command[0]!r}; check the name and PATH"
+        ) from None
     except PermissionError:
-        raise K0maruError(f"command {command[0]!r} is not executable; check its permissions") from None
+        raise K0maruError(
+            f"command {command[0]!r} is not executable; check its permissions"
+        ) from None
     signals_seen = 0
 
     def kill_group(signum: int) -> None:
@@ -288,7 +350,9 @@ def _pump_process(command: list[str], spool: _Spool) -> int:
         timer.daemon = True
         timer.start()
 
-    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    previous = {
+        s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    }
     try:
         assert proc.stdout is not None and proc.stderr is not None
         with selectors.DefaultSelector() as sel:  # both pipes, in the order their bytes arrive

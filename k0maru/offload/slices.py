@@ -28,7 +28,9 @@ def _clip(line: str) -> str:
 def parse_range(spec: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*(?::\s*(\d+)\s*)?", spec or "")
     if not m:
-        raise K0maruError(f"bad line range {echo(spec)}; use A:B with 1-based line numbers, e.g. 120:180")
+        raise K0maruError(
+            f"bad line range {echo(spec)}; use A:B with 1-based line numbers, e.g. 120:180"
+        )
     start = int(m.group(1))
     end = int(m.group(2)) if m.group(2) else start
     if start < 1 or end < start:
@@ -36,7 +38,9 @@ def parse_range(spec: str) -> tuple[int, int]:
     return start, end
 
 
-def line_range(path: Path, start: int, end: int, max_lines: int = MAX_LINES) -> list[tuple[int, str]]:
+def line_range(
+    path: Path, start: int, end: int, max_lines: int = MAX_LINES
+) -> list[tuple[int, str]]:
     end = min(end, start + max_lines - 1)
     out: list[tuple[int, str]] = []
     with path.open("r", encoding="utf-8", errors="replace", newline="") as fh:
@@ -48,8 +52,14 @@ def line_range(path: Path, start: int, end: int, max_lines: int = MAX_LINES) -> 
     return out
 
 
-def grep(path: Path, pattern: str, context: int = 3, max_matches: int = 20,
-         max_lines: int = MAX_LINES, fixed: bool = False) -> tuple[list[tuple[int, str, bool]], int]:
+def grep(
+    path: Path,
+    pattern: str,
+    context: int = 3,
+    max_matches: int = 20,
+    max_lines: int = MAX_LINES,
+    fixed: bool = False,
+) -> tuple[list[tuple[int, str, bool]], int]:
     """(lines as (number, text, is_match), total matches). Groups of context are merged. `fixed`: the
     pattern is plain text, not a regular expression."""
     if not pattern:
@@ -71,9 +81,11 @@ def grep(path: Path, pattern: str, context: int = 3, max_matches: int = 20,
             try:
                 found = rx.search(line, timeout=max(deadline - time.monotonic(), 0.001))
             except TimeoutError:
-                raise K0maruError(f"pattern {pattern!r} took over {GREP_BUDGET_S:g} s (stopped at line {n} of "
-                                  f"{path.name}); nested repetition such as (a+)+ backtracks: simplify it "
-                                  "or search plain text") from None
+                raise K0maruError(
+                    f"pattern {pattern!r} took over {GREP_BUDGET_S:g} s (stopped at line {n} of "
+                    f"{path.name}); nested repetition such as (a+)+ backtracks: simplify it "
+                    "or search plain text"
+                ) from None
             if found:
                 matches += 1
                 if matches <= max_matches and len(out) < max_lines:

@@ -32,7 +32,9 @@ def mermaid(command: str, findings: Findings, exit_code: int | None, lines: int)
             out.append(f'  cmd --> s{len(stacks)}["{g.stack}"]')
     for i, g in enumerate(groups[:MAX_GROUPS], start=1):
         times = f" ×{g.count}" if g.count > 1 else ""
-        out.append(f'  s{stacks.index(g.stack) + 1} --> f{i}["{_label(g.code)}{times}: {_label(g.first.message, 40)}"]')
+        out.append(
+            f'  s{stacks.index(g.stack) + 1} --> f{i}["{_label(g.code)}{times}: {_label(g.first.message, 40)}"]'
+        )
         if g.first.location:
             out.append(f'  f{i} --> l{i}["{_label(g.first.location)}"]')
     rest = groups[MAX_GROUPS:]
@@ -42,22 +44,38 @@ def mermaid(command: str, findings: Findings, exit_code: int | None, lines: int)
     return "\n".join(out)
 
 
-def render(*, command: str, findings: Findings, exit_code: int | None, lines: int, raw_tokens: int,
-           log_rel: str, node_id: str, estimator: str, diagram: str) -> str:
+def render(
+    *,
+    command: str,
+    findings: Findings,
+    exit_code: int | None,
+    lines: int,
+    raw_tokens: int,
+    log_rel: str,
+    node_id: str,
+    estimator: str,
+    diagram: str,
+) -> str:
     """The text the terminal gets instead of the log (summary tokens are counted on this)."""
     groups = findings.grouped()
     codes = ", ".join(findings.error_codes) or "none"
     stacks = ", ".join(findings.stacks) or "unknown"
     status = f"exit {exit_code}" if exit_code is not None else "read from stdin"
     first = next((g.first for g in groups if g.first.location), groups[0].first if groups else None)
-    parts = [f"k0maru offload: {lines:,} lines, {raw_tokens:,} tokens -> {log_rel}",
-             f"{status} · stack: {stacks} · {findings.count:,} failure(s) · error codes: {codes}"]
+    parts = [
+        f"k0maru offload: {lines:,} lines, {raw_tokens:,} tokens -> {log_rel}",
+        f"{status} · stack: {stacks} · {findings.count:,} failure(s) · error codes: {codes}",
+    ]
     if first is not None:
         where = first.location or f"log line {first.line}"
         test = f" [{first.test}]" if first.test else ""
         parts.append(f"first failure: {where}{test}  {first.code}: {first.message}")
     parts += ["```mermaid", diagram, "```"]
     # quoted for any POSIX shell, matched as plain text: `App$RepositoryException` is neither a variable nor a regex
-    hint = f" --grep {shlex.quote(groups[0].code)} --fixed-strings --context 5" if groups else " --lines 1:40"
+    hint = (
+        f" --grep {shlex.quote(groups[0].code)} --fixed-strings --context 5"
+        if groups
+        else " --lines 1:40"
+    )
     parts.append(f"inspect: k0maru log show {node_id}{hint}")
     return "\n".join(parts)

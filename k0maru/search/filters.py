@@ -32,7 +32,9 @@ def parse_when(text: str, end_of_day: bool = False) -> float:
         moment = dt.datetime.fromisoformat(raw)
         return (moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)).timestamp()
     except ValueError:
-        raise K0maruError(f"bad date {text[:40]!r}; use YYYY-MM-DD or an age like 30d, 2w, 6m, 1y") from None
+        raise K0maruError(
+            f"bad date {text[:40]!r}; use YYYY-MM-DD or an age like 30d, 2w, 6m, 1y"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +61,15 @@ class Filters:
         return store.filter_documents(self.path, self.tag, self.kind, since, until)
 
     def describe(self) -> str:
-        parts = [f"{k} {v}" for k, v in (("under", self.path), ("tagged", self.tag), ("kind", self.kind),
-                                          ("since", self.since), ("until", self.until)) if v]
+        parts = [
+            f"{k} {v}"
+            for k, v in (
+                ("under", self.path),
+                ("tagged", self.tag),
+                ("kind", self.kind),
+                ("since", self.since),
+                ("until", self.until),
+            )
+            if v
+        ]
         return ", ".join(parts)

@@ -60,20 +60,31 @@ class Postings:
     num_docs: int
 
 
-def term_ids(rows: Iterable[tuple[int, int, str, str, str]], vocab: dict[str, int]
-             ) -> Iterator[tuple[int, int, list[int]]]:
+def term_ids(
+    rows: Iterable[tuple[int, int, str, str, str]], vocab: dict[str, int]
+) -> Iterator[tuple[int, int, list[int]]]:
     """(chunk id, doc id, its terms as ids in `vocab`) of each (chunk id, doc id, title, heading, text) row;
     a term new to `vocab` gets the next id."""
     add = vocab.setdefault
     for chunk_id, doc_id, title, heading, text in rows:
-        yield chunk_id, doc_id, [add(term, len(vocab)) for term in tokenize(f"{title}\n{heading}\n{text}", INDEX)]
+        yield (
+            chunk_id,
+            doc_id,
+            [add(term, len(vocab)) for term in tokenize(f"{title}\n{heading}\n{text}", INDEX)],
+        )
 
 
 class MainSegment:
     """Chunk-level BM25 (Lucene variant, k1=1.5, b=0.75) over the chunks up to `max_chunk_id`."""
 
-    def __init__(self, postings: Postings | None, chunk_ids: np.ndarray, doc_ids: np.ndarray, avgdl: float,
-                 version: int):
+    def __init__(
+        self,
+        postings: Postings | None,
+        chunk_ids: np.ndarray,
+        doc_ids: np.ndarray,
+        avgdl: float,
+        version: int,
+    ):
         self.postings_of = postings
         self.chunk_ids = chunk_ids
         self.doc_ids = doc_ids
@@ -101,7 +112,9 @@ class MainSegment:
         bm25 = bm25s.BM25(k1=K1, b=B, method="lucene")
         bm25.index((corpus, vocab), show_progress=False)
         m = bm25.scores
-        postings = Postings(dict(bm25.vocab_dict), m["data"], m["indices"], m["indptr"], int(m["num_docs"]))
+        postings = Postings(
+            dict(bm25.vocab_dict), m["data"], m["indices"], m["indptr"], int(m["num_docs"])
+        )
         return cls(postings, chunks, docs, max(sum(map(len, corpus)) / len(corpus), 1.0), version)
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
@@ -120,12 +133,23 @@ class MainSegment:
     # ---- persistence -----------------------------------------------------------------------
     def to_blob(self) -> bytes:
         buf = io.BytesIO()
-        arrays: dict[str, np.ndarray] = {"chunk_ids": self.chunk_ids, "doc_ids": self.doc_ids,
-                                         "avgdl": np.asarray([self.avgdl]), "terms": np.asarray([TERMS_FORMAT])}
+        arrays: dict[str, np.ndarray] = {
+            "chunk_ids": self.chunk_ids,
+            "doc_ids": self.doc_ids,
+            "avgdl": np.asarray([self.avgdl]),
+            "terms": np.asarray([TERMS_FORMAT]),
+        }
         if (p := self.postings_of) is not None:
-            vocab = sorted(p.vocab, key=p.vocab.__getitem__)  # terms hold no whitespace: one per line
-            arrays.update(data=p.data, indices=p.indices, indptr=p.indptr, num_docs=np.asarray([p.num_docs]),
-                          vocab=np.frombuffer("\n".join(vocab).encode(), dtype=np.uint8))
+            vocab = sorted(
+                p.vocab, key=p.vocab.__getitem__
+            )  # terms hold no whitespace: one per line
+            arrays.update(
+                data=p.data,
+                indices=p.indices,
+                indptr=p.indptr,
+                num_docs=np.asarray([p.num_docs]),
+                vocab=np.frombuffer("\n".join(vocab).encode(), dtype=np.uint8),
+            )
         np.savez(buf, **arrays)  # type: ignore[arg-type]
         return buf.getvalue()
 
@@ -138,13 +162,20 @@ class MainSegment:
             if "data" not in npz:
                 return cls(None, chunk_ids, doc_ids, avgdl, version)
             vocab = npz["vocab"].tobytes().decode().split("\n")
-            postings = Postings({term: i for i, term in enumerate(vocab)}, npz["data"], npz["indices"],
-                                npz["indptr"], int(npz["num_docs"][0]))
+            postings = Postings(
+                {term: i for i, term in enumerate(vocab)},
+                npz["data"],
+                npz["indices"],
+                npz["indptr"],
+                int(npz["num_docs"][0]),
+            )
         return cls(postings, chunk_ids, doc_ids, avgdl, version)
 
     def save(self, store: Store) -> bool:
         """Persist; refused (False) if the corpus moved on meanwhile."""
-        return store.save_bm25_blob(self.version, self.to_blob(), self.max_chunk_id, int(self.chunk_ids.size))
+        return store.save_bm25_blob(
+            self.version, self.to_blob(), self.max_chunk_id, int(self.chunk_ids.size)
+        )
 
 
 class Delta:
@@ -156,7 +187,9 @@ class Delta:
         stale = store.lexical_stale()
         self.size = len(rows) + len(stale)
         self.stale_mask = np.zeros(main.chunk_ids.size, dtype=bool)
-        if stale:  # main.chunk_ids is sorted: a binary search per stale chunk, not a pass over the corpus
+        if (
+            stale
+        ):  # main.chunk_ids is sorted: a binary search per stale chunk, not a pass over the corpus
             ids = np.asarray(stale, dtype=np.int64)
             pos = np.minimum(np.searchsorted(main.chunk_ids, ids), max(main.chunk_ids.size - 1, 0))
             if main.chunk_ids.size:
@@ -171,10 +204,14 @@ class Delta:
             term_of.extend(terms)
             lengths[i] = len(terms)
         n = max(len(rows), 1)
-        pairs, tf = np.unique(np.asarray(term_of, dtype=np.int64) * n + np.repeat(np.arange(len(rows)), lengths),
-                              return_counts=True)  # sorted by term, then chunk: the postings, grouped by term
+        pairs, tf = np.unique(
+            np.asarray(term_of, dtype=np.int64) * n + np.repeat(np.arange(len(rows)), lengths),
+            return_counts=True,
+        )  # sorted by term, then chunk: the postings, grouped by term
         t, d = pairs // n, pairs % n
-        norm = K1 * (1 - B + B * lengths / main.avgdl)  # per chunk: the length part of the tf component
+        norm = K1 * (
+            1 - B + B * lengths / main.avgdl
+        )  # per chunk: the length part of the tf component
         self.vocab = vocab
         self.docs, self.tfc = d, tf / (tf + norm[d])  # tf components; IDF comes per query
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(t, minlength=len(vocab)))])
@@ -218,7 +255,11 @@ class LexicalIndex:
             return []
         n_main = main.size
         df_main = in_main[0].size if in_main is not None else 0
-        stale = int(delta.stale_mask[in_main[0]].sum()) if in_main is not None and delta.stale_in_main else 0
+        stale = (
+            int(delta.stale_mask[in_main[0]].sum())
+            if in_main is not None and delta.stale_in_main
+            else 0
+        )
         df = df_main - stale + (in_delta[0].size if in_delta is not None else 0)
         if df <= 0:
             return []
@@ -238,7 +279,9 @@ class LexicalIndex:
         for group in groups:
             stem = self._postings(group[0])
             written = self._postings(group[1]) if len(group) > 1 and stem else []
-            if not written:  # a symbol, or a word no chunk holds as written: its other forms count fully
+            if (
+                not written
+            ):  # a symbol, or a word no chunk holds as written: its other forms count fully
                 for where, score in stem:
                     out[where] += score
                 continue
@@ -246,28 +289,41 @@ class LexicalIndex:
             for where, score in stem:
                 out[where] += VARIANT_WEIGHT * score
             for (where, score), prior in zip(written, before, strict=True):
-                out[where] = prior + score  # the word as written: its own score replaces the variant share
+                out[where] = (
+                    prior + score
+                )  # the word as written: its own score replaces the variant share
         if self.delta is not None and self.delta.stale_in_main:
             out[: self.main.chunk_ids.size][self.delta.stale_mask] = 0.0
         return out
 
-    def search(self, query: str, k: int, allowed_docs: set[int] | None = None, surface: bool = False
-               ) -> list[LexicalHit]:
+    def search(
+        self, query: str, k: int, allowed_docs: set[int] | None = None, surface: bool = False
+    ) -> list[LexicalHit]:
         """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when given);
         `surface`: match plain words as written only (the lexical part of a hybrid query), else by the
         word as written first and its other forms after (`_scores`)."""
-        groups: list[tuple[str, ...]] = [(t,) for t in tokenize(query, SURFACE)] if surface else word_groups(query)
+        groups: list[tuple[str, ...]] = (
+            [(t,) for t in tokenize(query, SURFACE)] if surface else word_groups(query)
+        )
         if k <= 0 or not groups:
             return []
         scores = self._scores(groups)
         if allowed_docs is not None:
-            scores = np.where(np.isin(self.doc_ids, np.fromiter(allowed_docs, dtype=np.int64)), scores, 0.0)
+            scores = np.where(
+                np.isin(self.doc_ids, np.fromiter(allowed_docs, dtype=np.int64)), scores, 0.0
+            )
         positive = np.flatnonzero(scores > 0)
         if positive.size == 0:
             return []
-        top = positive[np.argpartition(-scores[positive], k - 1)[:k]] if positive.size > k else positive
+        top = (
+            positive[np.argpartition(-scores[positive], k - 1)[:k]]
+            if positive.size > k
+            else positive
+        )
         top = top[np.lexsort((self.chunk_ids[top], -scores[top]))]
-        return [LexicalHit(int(self.chunk_ids[i]), int(self.doc_ids[i]), float(scores[i])) for i in top]
+        return [
+            LexicalHit(int(self.chunk_ids[i]), int(self.doc_ids[i]), float(scores[i])) for i in top
+        ]
 
 
 class LexicalCache:
@@ -290,7 +346,9 @@ class LexicalCache:
             if self._main is not None and self._main.version == state.version:
                 main = self._main
             elif (row := store.bm25_blob()) is not None:
-                with contextlib.suppress(ValueError, KeyError, OSError):  # unreadable or old: rebuilt below
+                with contextlib.suppress(
+                    ValueError, KeyError, OSError
+                ):  # unreadable or old: rebuilt below
                     main = MainSegment.from_blob(row[1], row[0])
         if main is None:
             main = self._rebuild(store)
@@ -303,7 +361,8 @@ class LexicalCache:
         t0 = time.perf_counter()
         main = MainSegment.build(store)
         self.last_build_ms = (time.perf_counter() - t0) * 1000
-        with contextlib.suppress(K0maruError):  # busy or read-only: serve from memory, persist next time
+        with contextlib.suppress(
+            K0maruError
+        ):  # busy or read-only: serve from memory, persist next time
             main.save(store)
         return main
-

@@ -66,18 +66,23 @@ class RecallResult:
     bm25_weight: float = 0.0  # w in the score: BM25's share, the vector channel has the rest
 
 
-def fuse(bm25: dict[int, float], cosine: dict[int, float], w_bm25: float, floor: float) -> dict[int, tuple[float, float]]:
+def fuse(
+    bm25: dict[int, float], cosine: dict[int, float], w_bm25: float, floor: float
+) -> dict[int, tuple[float, float]]:
     """(BM25 part, vector part) of each document: max-normalised BM25 and floor-normalised cosine, weighted."""
     top = max(bm25.values(), default=0.0)
-    parts: dict[int, tuple[float, float]] = {d: (w_bm25 * s / top, 0.0) for d, s in bm25.items()} if top > 0 else {}
+    parts: dict[int, tuple[float, float]] = (
+        {d: (w_bm25 * s / top, 0.0) for d, s in bm25.items()} if top > 0 else {}
+    )
     for d, c in cosine.items():
         if c >= floor:
             parts[d] = (parts.get(d, (0.0, 0.0))[0], (1 - w_bm25) * (c - floor) / (1 - floor))
     return parts
 
 
-def graph_boosts(edges: list[tuple[int, int]], boost: float, fused: dict[int, float],
-                 titles: dict[int, str]) -> dict[int, tuple[float, list[str]]]:
+def graph_boosts(
+    edges: list[tuple[int, int]], boost: float, fused: dict[int, float], titles: dict[int, str]
+) -> dict[int, tuple[float, list[str]]]:
     """Each candidate linked to or from other candidates gets `boost` × the best fused score among them, with
     the links that earned it (reported even when the boost is 0, so --explain shows the graph)."""
     reasons: dict[int, list[str]] = {}
@@ -104,8 +109,12 @@ def _doc_ranking(hits: list[Any]) -> tuple[list[int], dict[int, Any]]:
 class Recall:
     """Answers queries against one store; keeps the BM25 index and the model warm across calls."""
 
-    def __init__(self, store: Store, settings: Settings,
-                 load_embedder: Callable[[], tuple[Embedder | None, str | None]]):
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        load_embedder: Callable[[], tuple[Embedder | None, str | None]],
+    ):
         """`load_embedder()` gives (model, warning); it is called on the first vector query only, so a
         BM25 query never loads the model."""
         self.store = store
@@ -116,9 +125,17 @@ class Recall:
     def pool_size(self, limit: int) -> int:
         return max(limit * self.settings.pool_factor, self.settings.pool_min)
 
-    def search(self, query: str, limit: int = 10, mode: str = "hybrid", graph_boost: float | None = None,
-               min_cosine: float | None = None, filters: Filters | None = None,
-               nearest_if_none: bool = True, passage_chars: int = 280) -> RecallResult:
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        mode: str = "hybrid",
+        graph_boost: float | None = None,
+        min_cosine: float | None = None,
+        filters: Filters | None = None,
+        nearest_if_none: bool = True,
+        passage_chars: int = 280,
+    ) -> RecallResult:
         """Each hit carries a passage of at most `passage_chars` characters. `graph_boost` / `min_cosine`
         override the settings for this query (the console's debugger); `filters` restrict both channels to
         the notes they select. When no channel supports any note,
@@ -147,16 +164,22 @@ class Recall:
         chunk_k = pool * 4
         if mode in ("bm25", "hybrid"):
             # in hybrid the vectors match inflection and paraphrase; BM25 adds exact evidence (terms.py)
-            hits = self.lexical.get(self.store).search(query, chunk_k, allowed, surface=mode == "hybrid")
+            hits = self.lexical.get(self.store).search(
+                query, chunk_k, allowed, surface=mode == "hybrid"
+            )
             ranked["bm25"], bm25_best = _doc_ranking(hits)
             ranked["bm25"] = ranked["bm25"][:pool]
         channels = mode
-        if mode in ("vector", "hybrid") and not self.store.has_vectors():  # nothing to compare: no model load
+        if (
+            mode in ("vector", "hybrid") and not self.store.has_vectors()
+        ):  # nothing to compare: no model load
             pending = self.store.unembedded_chunks()
             if pending:
-                warnings.append(f"no chunk has a vector yet ({pending:,} pending): "
-                                + ("no vector answers" if mode == "vector" else "BM25 alone answers")
-                                + " until the background worker adds them")
+                warnings.append(
+                    f"no chunk has a vector yet ({pending:,} pending): "
+                    + ("no vector answers" if mode == "vector" else "BM25 alone answers")
+                    + " until the background worker adds them"
+                )
             if mode == "vector":
                 return RecallResult(query, mode, [], pool, warnings)
             channels = "bm25"
@@ -168,7 +191,9 @@ class Recall:
                     return RecallResult(query, mode, [], pool, warnings)
             else:
                 qvec = embedder.embed([query])[0]
-                hits_v = vectors.search(self.store, qvec, chunk_k if allowed is None else vectors.KNN_MAX)
+                hits_v = vectors.search(
+                    self.store, qvec, chunk_k if allowed is None else vectors.KNN_MAX
+                )
                 if allowed is not None:
                     hits_v = [h for h in hits_v if h.doc_id in allowed]
                 ranked["vector"], vec_best = _doc_ranking(hits_v)
@@ -176,15 +201,20 @@ class Recall:
                 if mode == "hybrid":  # ranked best first, so the floor cuts a tail and keeps ranks
                     pooled = ranked["vector"]
                     ranked["vector"] = [d for d in pooled if vec_best[d].cosine >= floor]
-                    unvoted = pooled[len(ranked["vector"]):]
+                    unvoted = pooled[len(ranked["vector"]) :]
                 pending = self.store.unembedded_chunks()
                 if pending:
-                    warnings.append(f"{pending:,} chunk(s) are not embedded yet: the vector channel used the "
-                                    "vectors that exist (the background worker is adding the rest)")
+                    warnings.append(
+                        f"{pending:,} chunk(s) are not embedded yet: the vector channel used the "
+                        "vectors that exist (the background worker is adding the rest)"
+                    )
         w_bm25 = self.bm25_weight(query, channels)
-        parts = fuse({d: bm25_best[d].score for d in ranked.get("bm25", [])},
-                     {d: vec_best[d].cosine for d in ranked.get("vector", [])}, w_bm25,
-                     floor if channels == "hybrid" else -1.0)
+        parts = fuse(
+            {d: bm25_best[d].score for d in ranked.get("bm25", [])},
+            {d: vec_best[d].cosine for d in ranked.get("vector", [])},
+            w_bm25,
+            floor if channels == "hybrid" else -1.0,
+        )
         fused = {d: b + v for d, (b, v) in parts.items()}
         candidates = list(fused)
         boost = s.graph_boost if graph_boost is None else graph_boost
@@ -199,17 +229,40 @@ class Recall:
 
         top = sorted(candidates, key=order)[:limit]
         if not candidates and not nearest_if_none:
-            return RecallResult(query, mode, [], pool, [
-                f"nothing in the vault matches {query[:80]!r}: no note shares a term with it or reaches "
-                f"cosine {floor:g}"], w_bm25)
+            return RecallResult(
+                query,
+                mode,
+                [],
+                pool,
+                [
+                    f"nothing in the vault matches {query[:80]!r}: no note shares a term with it or reaches "
+                    f"cosine {floor:g}"
+                ],
+                w_bm25,
+            )
         fill = [d for d in unvoted if d not in fused][: limit - len(top)]
         final.update(dict.fromkeys(fill, 0.0))
         top += fill
         if fill and not candidates:
-            warnings.append(f"no note shares a term with the query or reaches cosine {floor:g}; "
-                            "these are only the nearest notes")
-        result_hits = [self._hit(query, passage_chars, d, final[d], parts.get(d, (0.0, 0.0)), b_pos, v_pos,
-                                 bm25_best, vec_best, boosts) for d in top]
+            warnings.append(
+                f"no note shares a term with the query or reaches cosine {floor:g}; "
+                "these are only the nearest notes"
+            )
+        result_hits = [
+            self._hit(
+                query,
+                passage_chars,
+                d,
+                final[d],
+                parts.get(d, (0.0, 0.0)),
+                b_pos,
+                v_pos,
+                bm25_best,
+                vec_best,
+                boosts,
+            )
+            for d in top
+        ]
         return RecallResult(query, mode, result_hits, pool, warnings, w_bm25)
 
     def bm25_weight(self, query: str, mode: str) -> float:
@@ -219,11 +272,24 @@ class Recall:
         lo, hi = self.settings.bm25_weight_words, self.settings.bm25_weight_code
         return lo + (hi - lo) * lexical_share(query, self.settings.other_scripts_lexical)
 
-    def _hit(self, query: str, passage_chars: int, doc_id: int, score: float, parts: tuple[float, float], b_pos: dict[int, int], v_pos: dict[int, int],
-             bm25_best: dict[int, Any], vec_best: dict[int, Any], boosts: dict[int, tuple[float, list[str]]]) -> Hit:
+    def _hit(
+        self,
+        query: str,
+        passage_chars: int,
+        doc_id: int,
+        score: float,
+        parts: tuple[float, float],
+        b_pos: dict[int, int],
+        v_pos: dict[int, int],
+        bm25_best: dict[int, Any],
+        vec_best: dict[int, Any],
+        boosts: dict[int, tuple[float, list[str]]],
+    ) -> Hit:
         """`b_pos`/`v_pos`: 0-based position of each pooled document in the BM25 / vector ranking."""
         b = bm25_best[doc_id] if doc_id in b_pos else None
-        v = vec_best.get(doc_id)  # also a hit under the floor, which casts no vote: its cosine says why
+        v = vec_best.get(
+            doc_id
+        )  # also a hit under the floor, which casts no vote: its cosine says why
         b_rank = b_pos[doc_id] + 1 if b else None
         v_rank = v_pos[doc_id] + 1 if doc_id in v_pos else None
         # snippet: the best chunk of the channel that ranked the document higher
@@ -232,16 +298,37 @@ class Recall:
         path, title = self.store.path_and_title(doc_id)
         passage = self.store.passage(chunk_id) if chunk_id is not None else None
         boost, reasons = boosts.get(doc_id, (0.0, []))
-        shown = snippet(passage.text, query, passage_chars, skip=passage.heading or title) if passage else ""
-        if passage and not shown:  # the best chunk is only a heading: the section that follows carries the text
+        shown = (
+            snippet(passage.text, query, passage_chars, skip=passage.heading or title)
+            if passage
+            else ""
+        )
+        if (
+            passage and not shown
+        ):  # the best chunk is only a heading: the section that follows carries the text
             for following in self.store.passages_of(doc_id):
-                shown = snippet(following.text, query, passage_chars, skip=following.heading or title)
+                shown = snippet(
+                    following.text, query, passage_chars, skip=following.heading or title
+                )
                 if shown:
                     passage = following
                     break
         lines = (passage.line_start, passage.line_end) if passage else (0, 0)
-        return Hit(doc_id=doc_id, path=path, title=title, score=score, snippet=shown,
-                   bm25_rank=b_rank, bm25_score=b.score if b else None, vector_rank=v_rank,
-                   cosine=v.cosine if v else None, bm25_part=parts[0], vector_part=parts[1], graph_boost=boost,
-                   boost_links=reasons,
-                   section=passage.section if passage else "", line_start=lines[0], line_end=lines[1])
+        return Hit(
+            doc_id=doc_id,
+            path=path,
+            title=title,
+            score=score,
+            snippet=shown,
+            bm25_rank=b_rank,
+            bm25_score=b.score if b else None,
+            vector_rank=v_rank,
+            cosine=v.cosine if v else None,
+            bm25_part=parts[0],
+            vector_part=parts[1],
+            graph_boost=boost,
+            boost_links=reasons,
+            section=passage.section if passage else "",
+            line_start=lines[0],
+            line_end=lines[1],
+        )

@@ -13,13 +13,17 @@ _WIKI = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _FENCE = re.compile(r"^\s*(```|~~~)[^\n]*$", re.M)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)[\s#]*$", re.M)
-_LIST = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX]\][ \t]+)?", re.M)  # [ \t]: not the blank line before
+_LIST = re.compile(
+    r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX]\][ \t]+)?", re.M
+)  # [ \t]: not the blank line before
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 _EMPHASIS = re.compile(r"(\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*]))")
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$", re.M)
 # a sentence ends at . ! ? before a capital (or a letter of a script without case), a digit or a quote
 _FULL_STOPS = "。！？"  # Chinese and Japanese: no space follows them
-_SENTENCE = regex.compile(rf"(?<=[.!?])\s+(?=[\p{{Lu}}\p{{Lt}}\p{{Lo}}\d`\"'(])|(?<=[{_FULL_STOPS}])\s*|\n+")
+_SENTENCE = regex.compile(
+    rf"(?<=[.!?])\s+(?=[\p{{Lu}}\p{{Lt}}\p{{Lo}}\d`\"'(])|(?<=[{_FULL_STOPS}])\s*|\n+"
+)
 
 
 def plain(markdown: str) -> str:
@@ -56,5 +60,5 @@ def snippet(markdown: str, query: str, limit: int = 280, skip: str = "") -> str:
         best = max(range(len(scores)), key=lambda i: (scores[i], -i))
     out = _joined(sentences[best:])
     if len(out) < limit // 2 and best > 0:  # room left: take the lead-in too
-        out = _joined(sentences[max(best - 1, 0):])
+        out = _joined(sentences[max(best - 1, 0) :])
     return out if len(out) <= limit else out[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"

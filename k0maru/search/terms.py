@@ -28,14 +28,100 @@ import Stemmer
 
 _RAW = re.compile(r"[^\s`'\"(){}\[\],;|*!?，。、；：？！（）「」『』【】《》〈〉・…]+")
 _ALNUM = re.compile(r"[^\W_]+")  # on an ASCII token: [A-Za-z0-9]+
-_WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")  # any script: letters with their combining marks, digits
+_WORD = regex.compile(
+    r"[\p{L}\p{M}\p{N}]+"
+)  # any script: letters with their combining marks, digits
 _CJK = regex.compile(r"([\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u30fc\u3005]+)")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _LINE_SUFFIX = re.compile(r"(?::\d+)+$|\(\d+(?:,\d+)?\)$")
 _EDGE = ".:,=#>"
 
 STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "if", "in", "into", "is", "it", "its", "of", "on", "or", "so", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "while", "who", "will", "with", "you", "your", "our", "not", "no", "do", "does", "did", "can", "could", "should", "would", "i", "me", "my", "he", "she", "his", "her", "them", "than", "also", "just", "only", "over", "out", "up", "about", "after", "before", "all", "any", "each", "how", "more", "most", "other", "some", "very"]
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "so",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "will",
+        "with",
+        "you",
+        "your",
+        "our",
+        "not",
+        "no",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "i",
+        "me",
+        "my",
+        "he",
+        "she",
+        "his",
+        "her",
+        "them",
+        "than",
+        "also",
+        "just",
+        "only",
+        "over",
+        "out",
+        "up",
+        "about",
+        "after",
+        "before",
+        "all",
+        "any",
+        "each",
+        "how",
+        "more",
+        "most",
+        "other",
+        "some",
+        "very",
+    ]
 )
 
 _stemmer = Stemmer.Stemmer("english")
@@ -48,7 +134,11 @@ def _word(part: str) -> str:
     return _stemmer.stemWord(low) if low.isalpha() else low
 
 
-STEMS, INDEX, SURFACE = 0, 1, 2  # what tokenize emits for a plain word: its stem; stem and =surface; =surface
+STEMS, INDEX, SURFACE = (
+    0,
+    1,
+    2,
+)  # what tokenize emits for a plain word: its stem; stem and =surface; =surface
 _CACHES: tuple[dict[str, tuple[str, ...]], ...] = ({}, {}, {})
 _CACHE_MAX = 500_000
 
@@ -91,10 +181,16 @@ def _terms(raw: str, forms: int = STEMS) -> list[str]:
     token = raw.strip(_EDGE)
     if not token.isascii():
         token = _unaccented(unicodedata.normalize("NFKC", token))
-        if _CJK.search(token):  # no spaces between words: CJK runs as pairs, the pieces between as tokens
+        if _CJK.search(
+            token
+        ):  # no spaces between words: CJK runs as pairs, the pieces between as tokens
             for i, part in enumerate(_CJK.split(token)):
                 if i % 2:
-                    out.extend([part] if len(part) == 1 else [part[j:j + 2] for j in range(len(part) - 1)])
+                    out.extend(
+                        [part]
+                        if len(part) == 1
+                        else [part[j : j + 2] for j in range(len(part) - 1)]
+                    )
                 elif part:
                     out.extend(_terms(part, forms))
             return out
@@ -166,4 +262,6 @@ def lexical_share(query: str, other_scripts: bool = True) -> float:
     words = query.split()
     if not words:
         return 0.0
-    return sum(1 for w in words if _CODE_TOKEN.search(w) or (other_scripts and _NOT_LATIN.search(w))) / len(words)
+    return sum(
+        1 for w in words if _CODE_TOKEN.search(w) or (other_scripts and _NOT_LATIN.search(w))
+    ) / len(words)

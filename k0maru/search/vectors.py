@@ -29,8 +29,14 @@ def ensure_model(store: Store, embedder: Embedder) -> None:
     store.reset_vectors(embedder.name)
 
 
-def embed_pending(store: Store, embedder: Embedder, batch_size: int,
-                  progress: ProgressFn | None = None, commit_every: int = 256, limit: int | None = None) -> int:
+def embed_pending(
+    store: Store,
+    embedder: Embedder,
+    batch_size: int,
+    progress: ProgressFn | None = None,
+    commit_every: int = 256,
+    limit: int | None = None,
+) -> int:
     """Embed the chunks without a vector (at most `limit` of them); returns how many were embedded.
 
     Work is committed in groups, so an interrupted run keeps what it finished; a chunk that a
@@ -45,12 +51,16 @@ def embed_pending(store: Store, embedder: Embedder, batch_size: int,
     done = 0
     pending: list[tuple[int, str, np.ndarray]] = []
     for start in range(0, total, batch_size):
-        batch = store.chunks_for_embedding([chunk_id for chunk_id, _ in todo[start:start + batch_size]])
+        batch = store.chunks_for_embedding(
+            [chunk_id for chunk_id, _ in todo[start : start + batch_size]]
+        )
         if batch:
             vectors = embedder.embed([embed_input(r[2], r[3], r[4]) for r in batch])
             pending.extend((r[0], r[1], v) for r, v in zip(batch, vectors, strict=True))
         if len(pending) >= commit_every or start + batch_size >= total:
-            done += store.write_vectors([(c, h, v.astype(np.float32).tobytes()) for c, h, v in pending])
+            done += store.write_vectors(
+                [(c, h, v.astype(np.float32).tobytes()) for c, h, v in pending]
+            )
             pending = []
         if progress is not None:
             progress(min(start + batch_size, total), total)

@@ -23,7 +23,8 @@ def _compact(value: Any) -> Any:
             if v is None:
                 continue
             if f.default is not dataclasses.MISSING and (
-                    v == f.default or (isinstance(v, list | tuple) and not v and f.default == ())):
+                v == f.default or (isinstance(v, list | tuple) and not v and f.default == ())
+            ):
                 continue
             if f.default_factory is not dataclasses.MISSING and v == f.default_factory():
                 continue
@@ -57,7 +58,9 @@ class RecallHit(Result):
     title: str
     score: float
     snippet: str
-    heading: str | None = None  # heading path of the passage below the title, when it is not the note's lead
+    heading: str | None = (
+        None  # heading path of the passage below the title, when it is not the note's lead
+    )
     lines: str | None = None  # the passage's lines in the file, "12-30"
     # per-channel detail, only with explain
     bm25_rank: int | None = None

@@ -37,7 +37,17 @@ if TYPE_CHECKING:  # the result types load only for the operations that answer w
     from k0maru.service.vault import Vault
 
 DEFAULT_LOG_LINES = 120
-PASSAGE_CAPS = (800, 560, 400, 280, 200, 140, 100, 70, 40)  # characters per passage, tried until a budget fits
+PASSAGE_CAPS = (
+    800,
+    560,
+    400,
+    280,
+    200,
+    140,
+    100,
+    70,
+    40,
+)  # characters per passage, tried until a budget fits
 
 
 def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None:
@@ -55,9 +65,20 @@ def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None
     files = unchanged_files(root, s.include, s.exclude, s.max_file_bytes, s.embed)
     if files is None:
         return None
-    return {"added": 0, "modified": 0, "unchanged": files, "removed": 0, "skipped": 0, "symlinks": 0,
-            "elapsed_ms": round((time.perf_counter() - t0) * 1000, 2), "touched": 0, "files_read": 0,
-            "embedded": 0, "warnings": [], "walk_only": True}
+    return {
+        "added": 0,
+        "modified": 0,
+        "unchanged": files,
+        "removed": 0,
+        "skipped": 0,
+        "symlinks": 0,
+        "elapsed_ms": round((time.perf_counter() - t0) * 1000, 2),
+        "touched": 0,
+        "files_read": 0,
+        "embedded": 0,
+        "warnings": [],
+        "walk_only": True,
+    }
 
 
 class Service:
@@ -82,31 +103,70 @@ class Service:
         self.close()
 
     # ---- recall --------------------------------------------------------------------------------
-    def recall(self, query: str, limit: int = 8, mode: str = "hybrid", explain: bool = False,
-               graph_boost: float | None = None, min_cosine: float | None = None,
-               filters: Filters | None = None, token_budget: int | None = None,
-               nearest_if_none: bool = True) -> RecallResult:
+    def recall(
+        self,
+        query: str,
+        limit: int = 8,
+        mode: str = "hybrid",
+        explain: bool = False,
+        graph_boost: float | None = None,
+        min_cosine: float | None = None,
+        filters: Filters | None = None,
+        token_budget: int | None = None,
+        nearest_if_none: bool = True,
+    ) -> RecallResult:
         """Ranked notes with their answering passages; with `token_budget`, the compact answer is cut to
         fit it exactly (o200k tokens): passages are shortened evenly, then the lowest hits dropped."""
         from k0maru.service.models import RecallHit, RecallResult
+
         check_length("query", query, MAX_QUERY_CHARS)
         with self.live.session() as vault:
-            result = vault.recall.search(query, limit=limit, mode=mode, graph_boost=graph_boost,
-                                         min_cosine=min_cosine, filters=filters, nearest_if_none=nearest_if_none,
-                                         passage_chars=PASSAGE_CAPS[0] if token_budget else 280)
+            result = vault.recall.search(
+                query,
+                limit=limit,
+                mode=mode,
+                graph_boost=graph_boost,
+                min_cosine=min_cosine,
+                filters=filters,
+                nearest_if_none=nearest_if_none,
+                passage_chars=PASSAGE_CAPS[0] if token_budget else 280,
+            )
         hits = []
         for h in result.hits:
-            hit = RecallHit(path=h.path, title=h.title, score=h.score, snippet=h.snippet, heading=h.section or None,
-                            lines=(f"{h.line_start}-{h.line_end}" if h.line_end > h.line_start else str(h.line_start))
-                            if h.line_start else None)
+            hit = RecallHit(
+                path=h.path,
+                title=h.title,
+                score=h.score,
+                snippet=h.snippet,
+                heading=h.section or None,
+                lines=(
+                    f"{h.line_start}-{h.line_end}"
+                    if h.line_end > h.line_start
+                    else str(h.line_start)
+                )
+                if h.line_start
+                else None,
+            )
             if explain:
-                hit = hit.but(bm25_rank=h.bm25_rank, bm25_score=h.bm25_score, vector_rank=h.vector_rank,
-                              cosine=h.cosine, bm25_part=h.bm25_part, vector_part=h.vector_part,
-                              graph_boost=h.graph_boost, boost_links=h.boost_links)
+                hit = hit.but(
+                    bm25_rank=h.bm25_rank,
+                    bm25_score=h.bm25_score,
+                    vector_rank=h.vector_rank,
+                    cosine=h.cosine,
+                    bm25_part=h.bm25_part,
+                    vector_part=h.vector_part,
+                    graph_boost=h.graph_boost,
+                    boost_links=h.boost_links,
+                )
             hits.append(hit)
-        answer = RecallResult(query=result.query, mode=result.mode, hits=hits, warnings=result.warnings,
-                              pool=result.pool if explain else None,
-                              bm25_weight=result.bm25_weight if explain else None)
+        answer = RecallResult(
+            query=result.query,
+            mode=result.mode,
+            hits=hits,
+            warnings=result.warnings,
+            pool=result.pool if explain else None,
+            bm25_weight=result.bm25_weight if explain else None,
+        )
         return fit_budget(answer, token_budget) if token_budget else answer
 
     # ---- loadout -------------------------------------------------------------------------------
@@ -116,8 +176,13 @@ class Service:
 
         with self.live.session() as vault:
             sections, used, truncated = build_loadout(vault, token_budget)
-        return Loadout(vault=str(vault.root), token_budget=token_budget, tokens_used=used, truncated=truncated,
-                       sections=[LoadoutSection(**s) for s in sections])
+        return Loadout(
+            vault=str(vault.root),
+            token_budget=token_budget,
+            tokens_used=used,
+            truncated=truncated,
+            sections=[LoadoutSection(**s) for s in sections],
+        )
 
     # ---- offloaded logs ------------------------------------------------------------------------
     def log_list(self, limit: int = 50) -> list[LogNode]:
@@ -131,8 +196,16 @@ class Service:
         names = {f.name for f in dataclasses.fields(LogNode)}
         return [LogNode(**{k: v for k, v in r.as_dict().items() if k in names}) for r in recs]
 
-    def log_view(self, node_id: str, lines: str | None = None, pattern: str | None = None, context: int = 3,
-                 max_lines: int = DEFAULT_LOG_LINES, max_matches: int = 50, fixed: bool = False) -> LogNodeView:
+    def log_view(
+        self,
+        node_id: str,
+        lines: str | None = None,
+        pattern: str | None = None,
+        context: int = 3,
+        max_lines: int = DEFAULT_LOG_LINES,
+        max_matches: int = 50,
+        fixed: bool = False,
+    ) -> LogNodeView:
         """A stored log: its summary (no range, no pattern), a 1-based line range, or pattern matches with
         context. At most `max_lines` lines come back; `truncated` says when more were asked for."""
         from k0maru.offload import records, slices
@@ -144,39 +217,73 @@ class Service:
         with self.live.session(fresh=False) as vault:
             rec = records.get(vault.store, node_id)
             path = records.log_file(vault.root, rec)
-        base: dict[str, Any] = {"node_id": rec.node_id, "command": rec.command, "exit_code": rec.exit_code,
-                "raw_lines": rec.raw_lines, "error_codes": rec.error_codes, "first_location": rec.first_location}
+        base: dict[str, Any] = {
+            "node_id": rec.node_id,
+            "command": rec.command,
+            "exit_code": rec.exit_code,
+            "raw_lines": rec.raw_lines,
+            "error_codes": rec.error_codes,
+            "first_location": rec.first_location,
+        }
         max_lines = max(1, min(max_lines, slices.MAX_LINES))
         if pattern:
-            found, total = slices.grep(path, pattern, context, max_matches=max_matches, max_lines=max_lines,
-                                       fixed=fixed)
+            found, total = slices.grep(
+                path, pattern, context, max_matches=max_matches, max_lines=max_lines, fixed=fixed
+            )
             shown = sum(1 for _, _, m in found if m)
-            return LogNodeView(**base, matches=total, truncated=shown < total,
-                               lines=[LogLine(n=n, text=t, match=m) for n, t, m in found])
+            return LogNodeView(
+                **base,
+                matches=total,
+                truncated=shown < total,
+                lines=[LogLine(n=n, text=t, match=m) for n, t, m in found],
+            )
         if lines:
             start, end = slices.parse_range(lines)
             got = slices.line_range(path, start, end, max_lines)
             last = min(end, rec.raw_lines)
-            return LogNodeView(**base, truncated=bool(got) and got[-1][0] < last,
-                               lines=[LogLine(n=n, text=t) for n, t in got])
-        return LogNodeView(**base, summary=rec.summary, mermaid=rec.mermaid, raw_tokens=rec.raw_tokens,
-                           summary_tokens=rec.summary_tokens,
-                           failure_lines=sorted({int(f["line"]) for f in rec.failures if f.get("line")}))
+            return LogNodeView(
+                **base,
+                truncated=bool(got) and got[-1][0] < last,
+                lines=[LogLine(n=n, text=t) for n, t in got],
+            )
+        return LogNodeView(
+            **base,
+            summary=rec.summary,
+            mermaid=rec.mermaid,
+            raw_tokens=rec.raw_tokens,
+            summary_tokens=rec.summary_tokens,
+            failure_lines=sorted({int(f["line"]) for f in rec.failures if f.get("line")}),
+        )
 
     def token_scoreboard(self, price_per_mtok: float | None = None) -> TokenScoreboard:
         from k0maru.offload import records
         from k0maru.service.models import TokenScoreboard
 
-        price = self.vault.settings.token_price_per_mtok if price_per_mtok is None else price_per_mtok
+        price = (
+            self.vault.settings.token_price_per_mtok if price_per_mtok is None else price_per_mtok
+        )
         with self.live.session(fresh=False) as vault:
             totals = records.totals(vault.store)
-            points = [{"node_id": r.node_id, "created_at": r.created_at, "raw_tokens": r.raw_tokens,
-                       "summary_tokens": r.summary_tokens} for r in reversed(records.list_all(vault.store, 10_000))]
-        return TokenScoreboard(**totals, price_per_mtok=price, saved_usd=round(totals["saved_tokens"] / 1e6 * price, 4),
-                               points=points)
+            points = [
+                {
+                    "node_id": r.node_id,
+                    "created_at": r.created_at,
+                    "raw_tokens": r.raw_tokens,
+                    "summary_tokens": r.summary_tokens,
+                }
+                for r in reversed(records.list_all(vault.store, 10_000))
+            ]
+        return TokenScoreboard(
+            **totals,
+            price_per_mtok=price,
+            saved_usd=round(totals["saved_tokens"] / 1e6 * price, 4),
+            points=points,
+        )
 
     # ---- notes ---------------------------------------------------------------------------------
-    def flush(self, kind: str, title: str, body: str, tags: list[str], related: list[str]) -> FlushOutcome:
+    def flush(
+        self, kind: str, title: str, body: str, tags: list[str], related: list[str]
+    ) -> FlushOutcome:
         from k0maru.notes.flush import flush_indexed
         from k0maru.service.models import FlushOutcome
 
@@ -186,15 +293,22 @@ class Service:
             result = flush_indexed(vault, kind, title, body, tags, related)
         return FlushOutcome(**result.as_dict())
 
-    def distill(self, trace: str | None, node_id: str | None, source: str = "an agent session",
-                export_dir: str | None = None) -> SkillCardResult:
+    def distill(
+        self,
+        trace: str | None,
+        node_id: str | None,
+        source: str = "an agent session",
+        export_dir: str | None = None,
+    ) -> SkillCardResult:
         """A skill card from failure text or an offloaded log; `export_dir` '' means the configured
         Hermes folder, None no export."""
         from k0maru.notes.distill import distill_source
         from k0maru.service.models import SkillCardResult
 
         if not (trace and trace.strip()) and not node_id:
-            raise K0maruError("pass either `trace` (the failure text) or `node_id` (an offloaded log)")
+            raise K0maruError(
+                "pass either `trace` (the failure text) or `node_id` (an offloaded log)"
+            )
         if node_id:
             one_line("node id", node_id, MAX_NODE_ID_CHARS)
         if trace:
@@ -206,11 +320,22 @@ class Service:
             card = distill_source(vault, trace, node_id, source, export_dir)
             assert card.note is not None
             text = (vault.root / card.note.path).read_text(encoding="utf-8")
-        return SkillCardResult(title=card.title, stack=card.stack, error_codes=card.codes, location=card.location,
-                               note_path=card.note.path, note_outcome=card.note.outcome, related_notes=card.related,
-                               hermes_path=card.hermes_path, hermes_outcome=card.hermes_outcome, card_markdown=text)
+        return SkillCardResult(
+            title=card.title,
+            stack=card.stack,
+            error_codes=card.codes,
+            location=card.location,
+            note_path=card.note.path,
+            note_outcome=card.note.outcome,
+            related_notes=card.related,
+            hermes_path=card.hermes_path,
+            hermes_outcome=card.hermes_outcome,
+            card_markdown=text,
+        )
 
-    def notes(self, contains: str | None = None, filters: Filters | None = None) -> list[tuple[str, str]]:
+    def notes(
+        self, contains: str | None = None, filters: Filters | None = None
+    ) -> list[tuple[str, str]]:
         """(path, title) of the indexed notes: all, or those whose path or title contains `contains`
         (case-insensitive) and that `filters` select."""
         with self.live.session() as vault:
@@ -219,7 +344,11 @@ class Service:
                 allowed = filters.allowed(vault.store)
                 docs = [d for d in docs if d[0] in allowed]
         needle = (contains or "").strip().lower()
-        return [(path, title) for _, path, title in docs if not needle or needle in f"{path}\n{title}".lower()]
+        return [
+            (path, title)
+            for _, path, title in docs
+            if not needle or needle in f"{path}\n{title}".lower()
+        ]
 
     def read_note(self, path: str) -> str:
         """The raw Markdown of an indexed note (confined to the vault)."""
@@ -229,8 +358,12 @@ class Service:
         with self.live.session(fresh=False) as vault:
             doc = vault.store.document_by_path(path)
         if doc is None:
-            raise NotFoundError(f"no note {echo(path)} in the index; list the notes to see their paths")
-        return resolve_inside(self.vault.root, doc.path).read_text(encoding="utf-8", errors="replace")
+            raise NotFoundError(
+                f"no note {echo(path)} in the index; list the notes to see their paths"
+            )
+        return resolve_inside(self.vault.root, doc.path).read_text(
+            encoding="utf-8", errors="replace"
+        )
 
     def note_view(self, path: str) -> NoteView:
         """A note with its outgoing links (resolved where possible) and backlinks."""
@@ -244,9 +377,14 @@ class Service:
                 raise NotFoundError(f"no note {echo(path)} in the index")
             links = vault.store.links_from(doc.id)
             back = vault.store.backlinks(doc.id)
-        return NoteView(path=doc.path, title=doc.title, frontmatter=doc.frontmatter, body=doc.body,
-                        links=[NoteLink(target=x["target"], path=x["path"], title=x["title"]) for x in links],
-                        backlinks=[NoteLink(path=b["path"], title=b["title"]) for b in back])
+        return NoteView(
+            path=doc.path,
+            title=doc.title,
+            frontmatter=doc.frontmatter,
+            body=doc.body,
+            links=[NoteLink(target=x["target"], path=x["path"], title=x["title"]) for x in links],
+            backlinks=[NoteLink(path=b["path"], title=b["title"]) for b in back],
+        )
 
     def conventions(self) -> Any:
         from k0maru.notes.conventions import ConventionSniffer
@@ -270,8 +408,13 @@ class Service:
             if full and not rebuild:  # a full scan also vouches for the file it rewrites
                 vault.store.require_sound()
             moved = vault.rebuild() if rebuild else None
-            report = vault.index(full=full or rebuild, snapshot_first=False, scan_progress=self.live.scan_progress,
-                                 embed=False, lexical=True)
+            report = vault.index(
+                full=full or rebuild,
+                snapshot_first=False,
+                scan_progress=self.live.scan_progress,
+                embed=False,
+                lexical=True,
+            )
             data = report.as_dict()
             pending = vault.store.unembedded_chunks() if vault.settings.embed else 0
             model, warning = check_model(vault.settings.model_path, vault.settings.embed)
@@ -284,7 +427,9 @@ class Service:
         from k0maru.index.store import db_path
 
         if not db_path(self.vault.root).exists():  # status only reports; it never creates an index
-            raise K0maruError(f"no index in {self.vault.root}; run `k0maru scan` (or `k0maru init`) there first")
+            raise K0maruError(
+                f"no index in {self.vault.root}; run `k0maru scan` (or `k0maru init`) there first"
+            )
         with self.live.session(fresh=False) as vault:
             return vault.status()
 
@@ -323,7 +468,9 @@ def fit_budget(result: RecallResult, budget: int) -> RecallResult:
             if answer_tokens(candidate) <= budget:
                 return candidate
         hits = hits[:-1]
-    return result.but(hits=[], warnings=[*result.warnings, f"token_budget {budget} is too small for any hit"])
+    return result.but(
+        hits=[], warnings=[*result.warnings, f"token_budget {budget} is too small for any hit"]
+    )
 
 
 def _cut(text: str, cap: int) -> str:

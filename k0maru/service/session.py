@@ -24,13 +24,22 @@ log = logging.getLogger("k0maru.session")
 
 
 class VaultSession:
-    def __init__(self, vault: Vault, *, rescan_interval: float = 2.0, embed: str = "thread",
-                 rescan: bool = True, scan_progress: ProgressFn | None = None,
-                 embed_progress: ProgressFn | None = None):
+    def __init__(
+        self,
+        vault: Vault,
+        *,
+        rescan_interval: float = 2.0,
+        embed: str = "thread",
+        rescan: bool = True,
+        scan_progress: ProgressFn | None = None,
+        embed_progress: ProgressFn | None = None,
+    ):
         self.vault = vault
         self.lock = threading.RLock()
         self.rescan_interval = rescan_interval
-        self.embed = embed  # new chunks: "thread" (servers), "worker" (one-shot queries), "foreground"
+        self.embed = (
+            embed  # new chunks: "thread" (servers), "worker" (one-shot queries), "foreground"
+        )
         self.rescan = rescan
         self.scan_progress = scan_progress
         self.embed_progress = embed_progress
@@ -50,7 +59,9 @@ class VaultSession:
                 if fresh:
                     self.fresh()
                 yield self.vault
-            except db.DatabaseError as exc:  # e.g. a corrupt page met mid-query: one line, not a traceback
+            except (
+                db.DatabaseError
+            ) as exc:  # e.g. a corrupt page met mid-query: one line, not a traceback
                 raise self._explain(exc) from None
 
     def _explain(self, exc: Exception) -> K0maruError:
@@ -72,12 +83,23 @@ class VaultSession:
         """Incremental rescan (call it holding `lock`); throttled to one per `rescan_interval`."""
         if not self.rescan:
             return
-        if self._last_scan is not None and time.monotonic() - self._last_scan < self.rescan_interval:
+        if (
+            self._last_scan is not None
+            and time.monotonic() - self._last_scan < self.rescan_interval
+        ):
             return
         try:
-            report = self.vault.index(record=False, embed=self.embed == "foreground", lexical=True,
-                                      scan_progress=self.scan_progress, embed_progress=self.embed_progress)
-        except (IndexReadOnlyError, IndexLockedError) as exc:  # answer from the index as it is, and say so
+            report = self.vault.index(
+                record=False,
+                embed=self.embed == "foreground",
+                lexical=True,
+                scan_progress=self.scan_progress,
+                embed_progress=self.embed_progress,
+            )
+        except (
+            IndexReadOnlyError,
+            IndexLockedError,
+        ) as exc:  # answer from the index as it is, and say so
             self._last_scan = time.monotonic()
             self.warnings = [f"index not refreshed: {exc}"]
             return
@@ -90,7 +112,9 @@ class VaultSession:
             if pending:
                 self._embed_in_background()
         elif self.embed == "worker" and pending and not self.vault.store.readonly:
-            self._worker_wanted = True  # asked for on close: a query never waits for embeddings, nor shares
+            self._worker_wanted = (
+                True  # asked for on close: a query never waits for embeddings, nor shares
+            )
             # the CPU with the worker's start-up while it answers
 
     def _embed_in_background(self) -> None:
@@ -99,7 +123,9 @@ class VaultSession:
         embedder = self.vault.embedder
         if embedder is None:
             return
-        self._embedder_thread = threading.Thread(target=self._embed_pending, args=(embedder,), name="k0maru-embed")
+        self._embedder_thread = threading.Thread(
+            target=self._embed_pending, args=(embedder,), name="k0maru-embed"
+        )
         self._embedder_thread.start()
 
     def _embed_pending(self, embedder: Any) -> None:
@@ -115,7 +141,9 @@ class VaultSession:
                     return
                 with Store.open(self.vault.root, self.vault.settings.busy_timeout_ms) as store:
                     while not self._closing.is_set() and store.unembedded_chunks():
-                        if not vectors.embed_pending(store, embedder, self.vault.settings.embed_batch, limit=256):
+                        if not vectors.embed_pending(
+                            store, embedder, self.vault.settings.embed_batch, limit=256
+                        ):
                             break
         except Exception as exc:  # noqa: BLE001 - the next rescan retries
             log.warning("background embedding stopped: %s", exc)

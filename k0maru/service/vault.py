@@ -33,10 +33,18 @@ class IndexReport:
 
     def as_dict(self) -> dict[str, Any]:
         s = self.scan
-        return {**s.counts(), "elapsed_ms": round(s.elapsed_ms + self.embed_ms, 2), "scan_ms": round(s.elapsed_ms, 2),
-                "touched": s.touched, "files_read": s.files_read, "new_chunks": s.new_chunks, "symlinks": s.symlinks,
-                "embedded": self.embedded, "embed_ms": round(self.embed_ms, 2),
-                "warnings": s.warnings + self.warnings}
+        return {
+            **s.counts(),
+            "elapsed_ms": round(s.elapsed_ms + self.embed_ms, 2),
+            "scan_ms": round(s.elapsed_ms, 2),
+            "touched": s.touched,
+            "files_read": s.files_read,
+            "new_chunks": s.new_chunks,
+            "symlinks": s.symlinks,
+            "embedded": self.embedded,
+            "embed_ms": round(self.embed_ms, 2),
+            "warnings": s.warnings + self.warnings,
+        }
 
 
 class Vault:
@@ -48,11 +56,21 @@ class Vault:
         self._embedder_loaded = False
         self.model_warning: str | None = None
         self._recall: Recall | None = None
-        self.one_shot = False  # a process that answers once and exits: load the model unoptimised (Embedder)
-        self.lean = False  # the embedding worker: an index connection that maps nothing and caches little
+        self.one_shot = (
+            False  # a process that answers once and exits: load the model unoptimised (Embedder)
+        )
+        self.lean = (
+            False  # the embedding worker: an index connection that maps nothing and caches little
+        )
 
     @classmethod
-    def open(cls, vault: str | os.PathLike[str] | None = None, *, writes_state: bool = False, **flags: Any) -> Vault:
+    def open(
+        cls,
+        vault: str | os.PathLike[str] | None = None,
+        *,
+        writes_state: bool = False,
+        **flags: Any,
+    ) -> Vault:
         """`writes_state`: the command writes under `.k0maru/` anyway, so create it first and the settings
         cache is written on this first run too."""
         root = resolve_vault(vault)
@@ -88,8 +106,9 @@ class Vault:
             from k0maru.search.embedding import load_embedder
 
             s = self.settings
-            self._embedder, self.model_warning = load_embedder(s.model_path, s.embed_threads, s.embed,
-                                                               optimize=not self.one_shot)
+            self._embedder, self.model_warning = load_embedder(
+                s.model_path, s.embed_threads, s.embed, optimize=not self.one_shot
+            )
             self._embedder_loaded = True
         return self._embedder
 
@@ -98,7 +117,9 @@ class Vault:
         if self._recall is None:
             from k0maru.search.recall import Recall
 
-            self._recall = Recall(self.store, self.settings, lambda: (self.embedder, self.model_warning))
+            self._recall = Recall(
+                self.store, self.settings, lambda: (self.embedder, self.model_warning)
+            )
         return self._recall
 
     # ---- commands ----------------------------------------------------------------------------
@@ -115,10 +136,18 @@ class Vault:
         done.append(f"index at {db_path(self.root).relative_to(self.root)}")
         return done
 
-    def index(self, full: bool = False, only: list[str] | None = None, embed: bool = True,
-              scan_progress: ProgressFn | None = None, embed_progress: ProgressFn | None = None,
-              record: bool = True, lexical: bool = False, embed_limit: int | None = None,
-              snapshot_first: bool = True) -> IndexReport:
+    def index(
+        self,
+        full: bool = False,
+        only: list[str] | None = None,
+        embed: bool = True,
+        scan_progress: ProgressFn | None = None,
+        embed_progress: ProgressFn | None = None,
+        record: bool = True,
+        lexical: bool = False,
+        embed_limit: int | None = None,
+        snapshot_first: bool = True,
+    ) -> IndexReport:
         """Incremental scan (of `only`, else everything), then embed the chunks that have no vector yet (at
         most `embed_limit`); with `lexical`, also merge the BM25 delta into its main segment when it has grown
         past `Bm25State.merge_due` (a query only ever scores the delta). A whole-vault run that a walk
@@ -126,18 +155,27 @@ class Vault:
         has just asked (the CLI's scan), so a vault with changes is not walked one time more."""
         s = self.settings
         if only is None and not full and snapshot_first:
-            files = snapshot.unchanged_files(self.root, s.include, s.exclude, s.max_file_bytes, embed and s.embed)
+            files = snapshot.unchanged_files(
+                self.root, s.include, s.exclude, s.max_file_bytes, embed and s.embed
+            )
             if files is not None:
                 return IndexReport(ScanResult(unchanged=files))
-        scan = IncrementalScanner(self.store, self.settings).scan(full=full, only=only, progress=scan_progress,
-                                                                  record=record)
+        scan = IncrementalScanner(self.store, self.settings).scan(
+            full=full, only=only, progress=scan_progress, record=record
+        )
         report = IndexReport(scan)
-        if lexical:  # before embedding: a large change is searchable at full speed while vectors follow
+        if (
+            lexical
+        ):  # before embedding: a large change is searchable at full speed while vectors follow
             state = self.store.bm25_state()
-            if state is None or state.merge_due:  # else the delta serves queries and nothing is loaded
+            if (
+                state is None or state.merge_due
+            ):  # else the delta serves queries and nothing is loaded
                 from k0maru.search.lexical import LexicalCache
 
-                (self._recall.lexical if self._recall is not None else LexicalCache()).get(self.store, merge=True)
+                (self._recall.lexical if self._recall is not None else LexicalCache()).get(
+                    self.store, merge=True
+                )
         if embed and self.settings.embed and self.store.unembedded_chunks():
             from k0maru.search import vectors
 
@@ -148,8 +186,13 @@ class Vault:
                 report.warnings.append(self.model_warning or "no embedding model")
             else:
                 t0 = time.perf_counter()
-                report.embedded = vectors.embed_pending(self.store, embedder, self.settings.embed_batch,
-                                                        embed_progress, limit=embed_limit)
+                report.embedded = vectors.embed_pending(
+                    self.store,
+                    embedder,
+                    self.settings.embed_batch,
+                    embed_progress,
+                    limit=embed_limit,
+                )
                 report.embed_ms = (time.perf_counter() - t0) * 1000
         self._keep_snapshot(scan, lexical)
         return report
@@ -157,14 +200,24 @@ class Vault:
     def _keep_snapshot(self, scan: ScanResult, lexical: bool) -> None:
         """Record the walk when this index run left nothing for the next scan to do (snapshot.py)."""
         s = self.settings
-        current = (scan.walked is not None and scan.corpus_version is not None and lexical
-                   and not (scan.skipped or scan.symlinks or scan.warnings))  # pending vectors: checked on use
-        with contextlib.suppress(OSError):  # a read-only state folder: every scan walks in full, as before
+        current = (
+            scan.walked is not None
+            and scan.corpus_version is not None
+            and lexical
+            and not (scan.skipped or scan.symlinks or scan.warnings)
+        )  # pending vectors: checked on use
+        with contextlib.suppress(
+            OSError
+        ):  # a read-only state folder: every scan walks in full, as before
             if not current:
                 snapshot.forget(self.root)
                 return
-            snapshot.save(self.root, scan.walked or "", scan.corpus_version or 0,
-                          snapshot.scan_key(s.include, s.exclude, s.max_file_bytes))
+            snapshot.save(
+                self.root,
+                scan.walked or "",
+                scan.corpus_version or 0,
+                snapshot.scan_key(s.include, s.exclude, s.max_file_bytes),
+            )
 
     def pending_changes(self) -> dict[str, int]:
         """New, changed and removed files the index has not seen yet (a walk with stat() only)."""
@@ -193,7 +246,10 @@ class Vault:
         last = store.last_scan()
         bm25 = store.bm25_state()
         if self._embedder_loaded:
-            embedder_name, warning = (self._embedder.name if self._embedder else None), self.model_warning
+            embedder_name, warning = (
+                (self._embedder.name if self._embedder else None),
+                self.model_warning,
+            )
         else:  # status reports the model without loading it (onnxruntime and 150 MB)
             from k0maru.search.embedding import check_model
 

@@ -27,7 +27,9 @@ LOCK = "worker.lock"
 ERROR = "worker-error"
 LOG = "hooks.log"
 LOG_MAX_BYTES = 1_000_000
-EMBED_SLICE = 512  # chunks embedded between two looks at the notes: a new commit waits at most one slice
+EMBED_SLICE = (
+    512  # chunks embedded between two looks at the notes: a new commit waits at most one slice
+)
 
 
 def log_line(root: Path, message: str) -> None:
@@ -49,16 +51,26 @@ def request(root: Path, spawn: bool = True) -> bool:
     (state / WANTED).touch()  # before the lock check: a worker finishing now sees it and goes again
     if not spawn or running(root):
         return False
-    with (state / LOG).open("a") as log:  # its summary is logged by run(); stderr keeps anything unforeseen
-        subprocess.Popen([sys.executable, "-m", "k0maru", "worker", "--vault", str(root)], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=log, start_new_session=True, close_fds=True)
+    with (state / LOG).open(
+        "a"
+    ) as log:  # its summary is logged by run(); stderr keeps anything unforeseen
+        subprocess.Popen(
+            [sys.executable, "-m", "k0maru", "worker", "--vault", str(root)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+            close_fds=True,
+        )
     return True
 
 
 def last_error(root: Path) -> str | None:
     """The line of the last failed worker run, None when the last run succeeded."""
     try:
-        return (root / STATE_DIR / ERROR).read_text(encoding="utf-8", errors="replace").strip() or None
+        return (root / STATE_DIR / ERROR).read_text(
+            encoding="utf-8", errors="replace"
+        ).strip() or None
     except OSError:
         return None
 
@@ -102,8 +114,10 @@ class CatchUp:
         self.elapsed_ms = 0.0
 
     def __str__(self) -> str:
-        return (f"worker: +{self.added} ~{self.modified} -{self.removed}, {self.embedded} chunk(s) embedded, "
-                f"{self.rounds} round(s) in {self.elapsed_ms:.0f} ms")
+        return (
+            f"worker: +{self.added} ~{self.modified} -{self.removed}, {self.embedded} chunk(s) embedded, "
+            f"{self.rounds} round(s) in {self.elapsed_ms:.0f} ms"
+        )
 
 
 def run(root: Path, progress: ProgressFn | None = None, **flags: Any) -> CatchUp | None:
@@ -117,7 +131,9 @@ def run(root: Path, progress: ProgressFn | None = None, **flags: Any) -> CatchUp
             if not mine:
                 return done
             done = _catch_up(root, progress, done or CatchUp(), flags)
-        if not (root / STATE_DIR / WANTED).exists():  # asked while we were releasing the lock: go again
+        if not (
+            root / STATE_DIR / WANTED
+        ).exists():  # asked while we were releasing the lock: go again
             return done
 
 
@@ -126,20 +142,29 @@ def _offset(progress: ProgressFn, before: int) -> ProgressFn:
     return lambda n, total: progress(before + n, before + total)
 
 
-def _catch_up(root: Path, progress: ProgressFn | None, done: CatchUp, flags: dict[str, Any]) -> CatchUp:
+def _catch_up(
+    root: Path, progress: ProgressFn | None, done: CatchUp, flags: dict[str, Any]
+) -> CatchUp:
     from k0maru.index import db
     from k0maru.service.vault import Vault
 
     t0 = time.perf_counter()
     wanted, error = root / STATE_DIR / WANTED, root / STATE_DIR / ERROR
     try:
-        wanted.unlink(missing_ok=True)  # taken even if the vault cannot open: the next git event asks again
+        wanted.unlink(
+            missing_ok=True
+        )  # taken even if the vault cannot open: the next git event asks again
         with Vault.open(root, **flags) as vault:
-            vault.lean = True  # its reads are few: mapped and cached pages would only add to its RSS
+            vault.lean = (
+                True  # its reads are few: mapped and cached pages would only add to its RSS
+            )
             while True:
                 done.rounds += 1
-                report = vault.index(lexical=True, embed_limit=EMBED_SLICE,
-                                     embed_progress=_offset(progress, done.embedded) if progress else None)
+                report = vault.index(
+                    lexical=True,
+                    embed_limit=EMBED_SLICE,
+                    embed_progress=_offset(progress, done.embedded) if progress else None,
+                )
                 done.added += report.scan.added
                 done.modified += report.scan.modified
                 done.removed += report.scan.removed
@@ -149,7 +174,11 @@ def _catch_up(root: Path, progress: ProgressFn | None, done: CatchUp, flags: dic
                 elif not (report.embedded and vault.store.unembedded_chunks()):
                     break
     except Exception as exc:
-        err = db.translate_error(exc, db.last_opened or "the index") if isinstance(exc, db.DatabaseError) else exc
+        err = (
+            db.translate_error(exc, db.last_opened or "the index")
+            if isinstance(exc, db.DatabaseError)
+            else exc
+        )
         line = f"worker failed: {err}"
         log_line(root, line)
         with suppress(OSError):

@@ -9,7 +9,20 @@ from k0maru.index.schema import MIGRATIONS
 from k0maru.index.store import Store
 from tests.helpers import write
 
-COMMANDS = ["init", "scan", "status", "search", "offload", "log", "conventions", "flush", "distill", "mcp", "hooks", "ui"]
+COMMANDS = [
+    "init",
+    "scan",
+    "status",
+    "search",
+    "offload",
+    "log",
+    "conventions",
+    "flush",
+    "distill",
+    "mcp",
+    "hooks",
+    "ui",
+]
 
 
 def test_help_lists_every_command(k0) -> None:
@@ -39,9 +52,13 @@ def test_each_group_declares_the_commands_it_registers() -> None:
 
 
 def test_a_command_line_imports_only_its_group() -> None:
-    code = ("import sys; from k0maru.cli.main import build_parser; build_parser('scan'); "
-            "print(sorted(m for m in sys.modules if m.startswith('k0maru.cli.') or m in ('shutil', 'dataclasses')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    code = (
+        "import sys; from k0maru.cli.main import build_parser; build_parser('scan'); "
+        "print(sorted(m for m in sys.modules if m.startswith('k0maru.cli.') or m in ('shutil', 'dataclasses')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "['k0maru.cli.index_cmds', 'k0maru.cli.main', 'k0maru.cli.output']", out
 
 
@@ -51,25 +68,42 @@ def test_init_scan_status(k0, vault: Path) -> None:
     write(vault, "b.md", "# B\n")
     r = k0("init", "--vault", str(vault), "--json")
     assert r.returncode == 0
-    assert (vault / ".k0maru" / "config.toml").is_file() and (vault / ".k0maru" / "index.sqlite").is_file()
-    assert (vault / ".gitignore").read_text() == "build/\n"  # the repository's own file is left alone
+    assert (vault / ".k0maru" / "config.toml").is_file() and (
+        vault / ".k0maru" / "index.sqlite"
+    ).is_file()
+    assert (
+        vault / ".gitignore"
+    ).read_text() == "build/\n"  # the repository's own file is left alone
     k0("init", "--vault", str(vault))  # idempotent
     assert (vault / ".k0maru" / ".gitignore").read_text().splitlines()[-1] == "*"
     r = k0("scan", "--vault", str(vault), "--json", "--no-embed")
     data = json.loads(r.stdout)
-    assert {k: data[k] for k in ("added", "modified", "unchanged", "removed", "skipped")} == \
-        {"added": 2, "modified": 0, "unchanged": 0, "removed": 0, "skipped": 0}
+    assert {k: data[k] for k in ("added", "modified", "unchanged", "removed", "skipped")} == {
+        "added": 2,
+        "modified": 0,
+        "unchanged": 0,
+        "removed": 0,
+        "skipped": 0,
+    }
     assert isinstance(data["elapsed_ms"], float)
     info = json.loads(k0("status", "--vault", str(vault), "--json").stdout)
-    assert info["documents"] == 2 and info["links_resolved"] == 1 and info["last_scan"]["added"] == 2
+    assert (
+        info["documents"] == 2 and info["links_resolved"] == 1 and info["last_scan"]["added"] == 2
+    )
     assert "pysqlite3" in info["sqlite"] or "stdlib" in info["sqlite"]
     assert "sqlite-vec" in info["sqlite"] and info["model"].startswith("all-MiniLM-L6-v2")
     assert info["db_size_bytes"] > 0 and info["schema_version"] == len(MIGRATIONS)
-    assert (info["bm25_main_chunks"], info["bm25_delta_chunks"]) == (2, 0)  # scan built the BM25 index
+    assert (info["bm25_main_chunks"], info["bm25_delta_chunks"]) == (
+        2,
+        0,
+    )  # scan built the BM25 index
     write(vault, "c.md", "# C\nnew\n")
     k0("scan", "--vault", str(vault), "--no-embed")
     info = json.loads(k0("status", "--vault", str(vault), "--json").stdout)
-    assert (info["bm25_main_chunks"], info["bm25_delta_chunks"]) == (2, 1)  # one new chunk, scored per query
+    assert (info["bm25_main_chunks"], info["bm25_delta_chunks"]) == (
+        2,
+        1,
+    )  # one new chunk, scored per query
 
 
 def test_scan_hands_its_embedding_to_the_one_worker(k0, vault: Path) -> None:
@@ -112,10 +146,17 @@ def test_locked_index_is_a_one_line_error(k0, vault: Path) -> None:
     write(vault, "a.md", "# A\n")
     k0("scan", "--vault", str(vault), "--no-embed")
     write(vault, "b.md", "# B\n")
-    holder = subprocess.Popen([sys.executable, "-c",
-                               "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None);"
-                               "c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(30)",
-                               str(vault / ".k0maru" / "index.sqlite")], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None);"
+            "c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(30)",
+            str(vault / ".k0maru" / "index.sqlite"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         r = k0("scan", "--vault", str(vault), "--no-embed", env={"K0MARU_BUSY_TIMEOUT_MS": "100"})
@@ -124,7 +165,9 @@ def test_locked_index_is_a_one_line_error(k0, vault: Path) -> None:
         holder.wait()
     assert r.returncode == 3
     assert r.stderr.count("\n") == 1 and "index.sqlite" in r.stderr and "locked" in r.stderr
-    assert json.loads(k0("scan", "--vault", str(vault), "--no-embed", "--json").stdout)["added"] == 1
+    assert (
+        json.loads(k0("scan", "--vault", str(vault), "--no-embed", "--json").stdout)["added"] == 1
+    )
 
 
 def test_corrupt_index_error_and_rebuild(k0, vault: Path) -> None:
@@ -157,10 +200,25 @@ def test_state_dir_stays_out_of_git_without_init(k0, vault: Path) -> None:
     subprocess.run(["git", "init", "-q", str(vault)], check=True)
     write(vault, "a.md", "# A\nnote\n")
     assert k0("scan", "--vault", str(vault), "--no-embed").returncode == 0
-    r = k0("offload", "--vault", str(vault), "--threshold", "2", "--", sys.executable, "-c", "print('step ok\\n' * 2000)")
+    r = k0(
+        "offload",
+        "--vault",
+        str(vault),
+        "--threshold",
+        "2",
+        "--",
+        sys.executable,
+        "-c",
+        "print('step ok\\n' * 2000)",
+    )
     assert r.returncode == 0 and list((vault / ".k0maru" / "refs").glob("*.log"))
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=vault,
-                            capture_output=True, text=True, check=True).stdout.splitlines()
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=vault,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
     assert status == ["?? a.md"]
 
 
@@ -170,12 +228,20 @@ def test_status_names_the_model_without_loading_it(k0, vault: Path) -> None:
 
     write(vault, "a.md", "# A\n")
     k0("scan", "--vault", str(vault), "--no-embed")
-    code = ("import sys; from k0maru.cli.main import main\n"
-            f"main(['status', '--vault', {str(vault)!r}, '--json'])\n"
-            "print('onnxruntime' in sys.modules, file=sys.stderr)")
+    code = (
+        "import sys; from k0maru.cli.main import main\n"
+        f"main(['status', '--vault', {str(vault)!r}, '--json'])\n"
+        "print('onnxruntime' in sys.modules, file=sys.stderr)"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert r.stderr.strip().splitlines()[-1] == "False" and json.loads(r.stdout)["model"].startswith("all-MiniLM-L6-v2")
-    missing = json.loads(k0("status", "--vault", str(vault), "--json", env={"K0MARU_MODEL_PATH": "/no/model.onnx"}).stdout)
+    assert r.stderr.strip().splitlines()[-1] == "False" and json.loads(r.stdout)[
+        "model"
+    ].startswith("all-MiniLM-L6-v2")
+    missing = json.loads(
+        k0(
+            "status", "--vault", str(vault), "--json", env={"K0MARU_MODEL_PATH": "/no/model.onnx"}
+        ).stdout
+    )
     assert missing["model"] is None and "/no/model.onnx" in missing["model_warning"]
 
 
@@ -185,9 +251,14 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(k0, vault: Path) -> No
     write(vault, "a.md", "# A\n\nSQLITE_BUSY\n")
     k0("scan", "--vault", str(vault), "--no-embed")
     for args in (["scan", "--no-embed"], ["status"]):
-        proc = subprocess.Popen([sys.executable, "-m", "k0maru", *args, "--vault", str(vault)],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "k0maru", *args, "--vault", str(vault)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.close()  # the reader is gone before anything is printed
         err = proc.stderr.read().decode()
-        assert proc.wait(timeout=60) == 0 and "Traceback" not in err and "Exception ignored" not in err, err
+        assert (
+            proc.wait(timeout=60) == 0 and "Traceback" not in err and "Exception ignored" not in err
+        ), err

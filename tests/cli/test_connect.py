@@ -17,8 +17,13 @@ from tests.helpers import write
 EXISTING = {  # what a user already has in each file: must survive the merge
     "claude-code": (".mcp.json", {"mcpServers": {"github": {"command": "gh-mcp", "args": []}}}),
     "cursor": (".cursor/mcp.json", {"mcpServers": {"other": {"url": "http://localhost:9/mcp"}}}),
-    "vscode": (".vscode/mcp.json", {"inputs": [{"id": "tok", "type": "promptString"}],
-                                    "servers": {"x": {"type": "stdio", "command": "x"}}}),
+    "vscode": (
+        ".vscode/mcp.json",
+        {
+            "inputs": [{"id": "tok", "type": "promptString"}],
+            "servers": {"x": {"type": "stdio", "command": "x"}},
+        },
+    ),
 }
 
 
@@ -30,7 +35,9 @@ def entry_of(host: str, path: Path) -> dict:
 
 
 @pytest.mark.parametrize("host", ["claude-code", "cursor", "vscode", "codex", "claude-desktop"])
-def test_connect_writes_the_hosts_format_and_keeps_the_rest(vault: Path, tmp_path: Path, k0, host: str) -> None:
+def test_connect_writes_the_hosts_format_and_keeps_the_rest(
+    vault: Path, tmp_path: Path, k0, host: str
+) -> None:
     env = {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config")}
     write(vault, "a.md", "# A\n\nwombat\n")
     if host in EXISTING:
@@ -47,9 +54,15 @@ def test_connect_writes_the_hosts_format_and_keeps_the_rest(vault: Path, tmp_pat
     assert out["outcome"] == ("updated" if host in EXISTING or host == "codex" else "created")
     assert path.read_text() == printed.stdout  # --print shows exactly what is written
     entry = entry_of(host, path)
-    assert entry["args"][-3:] == ["mcp", "--vault", str(vault)] and Path(entry["command"]).is_absolute()
+    assert (
+        entry["args"][-3:] == ["mcp", "--vault", str(vault)]
+        and Path(entry["command"]).is_absolute()
+    )
     if host == "vscode":
-        assert entry["type"] == "stdio" and json.loads(path.read_text())["inputs"] == EXISTING[host][1]["inputs"]
+        assert (
+            entry["type"] == "stdio"
+            and json.loads(path.read_text())["inputs"] == EXISTING[host][1]["inputs"]
+        )
     if host in EXISTING:
         table = "servers" if host == "vscode" else "mcpServers"
         kept = json.loads(path.read_text())[table]
@@ -61,8 +74,12 @@ def test_connect_writes_the_hosts_format_and_keeps_the_rest(vault: Path, tmp_pat
         assert path == tmp_path / "home" / ".config" / "Claude" / "claude_desktop_config.json"
     again = json.loads(k0("connect", host, "--vault", str(vault), "--json", env=env).stdout)
     assert again["outcome"] == "up_to_date"
-    listed = {row["host"]: row["state"] for row in json.loads(k0("connect", "--list", "--vault", str(vault), "--json",
-                                                                 env=env).stdout)}
+    listed = {
+        row["host"]: row["state"]
+        for row in json.loads(
+            k0("connect", "--list", "--vault", str(vault), "--json", env=env).stdout
+        )
+    }
     assert listed[host] == "current"
 
     async def tools() -> list[str]:  # the entry as written starts the real server

@@ -22,8 +22,10 @@ from tests.helpers import png_pixels, write
 
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
-XSS_NOTE = ("# Evil note\n\n<script>window.pwned = 1</script>\n\n[click](javascript:alert(1))\n\n"
-            "<img src=x onerror=alert(2)>\n\n[[sqlite-busy-timeout|a safe link]]\n")
+XSS_NOTE = (
+    "# Evil note\n\n<script>window.pwned = 1</script>\n\n[click](javascript:alert(1))\n\n"
+    "<img src=x onerror=alert(2)>\n\n[[sqlite-busy-timeout|a safe link]]\n"
+)
 
 
 @pytest.fixture
@@ -41,27 +43,45 @@ def test_api_search_explains_hits(console) -> None:
     assert r.status_code == 200
     data = r.get_json()
     top = data["hits"][0]
-    assert top["path"] == "20_Cards/sqlite-busy-timeout.md" and top["bm25_rank"] == 1 and top["vector_rank"]
-    assert top["boost_links"] and 0 < top["graph_boost"] <= 0.1  # 0.1 x the best linked candidate's score
+    assert (
+        top["path"] == "20_Cards/sqlite-busy-timeout.md"
+        and top["bm25_rank"] == 1
+        and top["vector_rank"]
+    )
+    assert (
+        top["boost_links"] and 0 < top["graph_boost"] <= 0.1
+    )  # 0.1 x the best linked candidate's score
     assert data["bm25_weight"] == 0.7  # a query that is all code leans on BM25
-    assert console.get("/api/search?q=SQLITE_BUSY&mode=bm25").get_json()["hits"][0].get("vector_rank") is None
-    strict = console.get("/api/search?q=SQLITE_BUSY&floor=1").get_json()  # no vector hit reaches cosine 1
+    assert (
+        console.get("/api/search?q=SQLITE_BUSY&mode=bm25").get_json()["hits"][0].get("vector_rank")
+        is None
+    )
+    strict = console.get(
+        "/api/search?q=SQLITE_BUSY&floor=1"
+    ).get_json()  # no vector hit reaches cosine 1
     assert strict["min_cosine"] == 1 and strict["hits"][0]["path"] == top["path"]
-    assert all(h.get("vector_rank") is None and h["cosine"] < 1 for h in strict["hits"] if h.get("cosine") is not None)
+    assert all(
+        h.get("vector_rank") is None and h["cosine"] < 1
+        for h in strict["hits"]
+        if h.get("cosine") is not None
+    )
 
 
-@pytest.mark.parametrize("url,status,needle", [
-    ("/api/search", 400, "missing query"),
-    ("/api/search?q=x&mode=magic", 400, "mode must be"),
-    ("/api/search?q=x&limit=abc", 400, "limit must be an integer"),
-    ("/api/search?q=x&boost=-1", 400, "boost must be between"),
-    ("/api/search?q=x&floor=2", 400, "floor must be between"),
-    ("/api/logs/nosuchnode", 404, "unknown log node"),
-    ("/api/notes/../../etc/passwd", 400, "outside the vault"),
-    ("/api/notes/%2e%2e/%2e%2e/etc/passwd", 400, "outside the vault"),
-    ("/api/notes/..%2f..%2fetc%2fpasswd", 400, "outside the vault"),
-    ("/api/notes/does/not/exist.md", 404, "no note"),
-])
+@pytest.mark.parametrize(
+    "url,status,needle",
+    [
+        ("/api/search", 400, "missing query"),
+        ("/api/search?q=x&mode=magic", 400, "mode must be"),
+        ("/api/search?q=x&limit=abc", 400, "limit must be an integer"),
+        ("/api/search?q=x&boost=-1", 400, "boost must be between"),
+        ("/api/search?q=x&floor=2", 400, "floor must be between"),
+        ("/api/logs/nosuchnode", 404, "unknown log node"),
+        ("/api/notes/../../etc/passwd", 400, "outside the vault"),
+        ("/api/notes/%2e%2e/%2e%2e/etc/passwd", 400, "outside the vault"),
+        ("/api/notes/..%2f..%2fetc%2fpasswd", 400, "outside the vault"),
+        ("/api/notes/does/not/exist.md", 404, "no note"),
+    ],
+)
 def test_api_rejects_bad_input(console, url: str, status: int, needle: str) -> None:
     r = console.get(url)
     assert r.status_code == status and needle in r.get_json()["error"]
@@ -74,26 +94,59 @@ def test_note_content_is_sanitised(console) -> None:
     assert "<script" not in article and not re.search(r"href=[\"']?javascript", article)
     assert not re.search(r"<[^>]*\bonerror", article)  # only escaped text, never an attribute
     assert "&lt;script&gt;window.pwned" in article  # shown as text, not run
-    assert '<a href="/notes/20_Cards/sqlite-busy-timeout.md"' in article and "a safe link" in article
-    assert "script-src 'self'" in console.get("/notes/20_Cards/evil.md").headers["Content-Security-Policy"]
+    assert (
+        '<a href="/notes/20_Cards/sqlite-busy-timeout.md"' in article and "a safe link" in article
+    )
+    assert (
+        "script-src 'self'"
+        in console.get("/notes/20_Cards/evil.md").headers["Content-Security-Policy"]
+    )
     api = console.get("/api/notes/20_Cards/evil.md").get_json()
-    assert api["links"] == [{"target": "sqlite-busy-timeout", "path": "20_Cards/sqlite-busy-timeout.md",
-                             "title": "SQLITE_BUSY and busy_timeout"}]
+    assert api["links"] == [
+        {
+            "target": "sqlite-busy-timeout",
+            "path": "20_Cards/sqlite-busy-timeout.md",
+            "title": "SQLITE_BUSY and busy_timeout",
+        }
+    ]
 
 
 def test_search_page_escapes_the_query(console) -> None:
     page = console.get("/search?q=%3Cscript%3Ealert(1)%3C/script%3E").get_data(as_text=True)
-    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert (
+        "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    )
 
 
 def test_tokens_and_logs(console, demo: Path) -> None:
-    script = write(demo, "noisy.py", "for i in range(300):\n    print('ok', i)\nprint('error[E0502]: cannot borrow')\n"
-                                     "print('  --> src/a.rs:3:9')\nraise SystemExit(101)\n")
-    subprocess.run([sys.executable, "-m", "k0maru", "offload", "--vault", str(demo), "--task-id", "ui", "--",
-                    sys.executable, str(script)], capture_output=True)
+    script = write(
+        demo,
+        "noisy.py",
+        "for i in range(300):\n    print('ok', i)\nprint('error[E0502]: cannot borrow')\n"
+        "print('  --> src/a.rs:3:9')\nraise SystemExit(101)\n",
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "k0maru",
+            "offload",
+            "--vault",
+            str(demo),
+            "--task-id",
+            "ui",
+            "--",
+            sys.executable,
+            str(script),
+        ],
+        capture_output=True,
+    )
     tokens = console.get("/api/tokens?price=10").get_json()
     totals = tokens
-    assert totals["offloads"] == 1 and totals["saved_tokens"] == totals["raw_tokens"] - totals["summary_tokens"] > 0
+    assert (
+        totals["offloads"] == 1
+        and totals["saved_tokens"] == totals["raw_tokens"] - totals["summary_tokens"] > 0
+    )
     assert totals["saved_usd"] == pytest.approx(totals["saved_tokens"] / 1e6 * 10, abs=1e-4)
     node = console.get("/api/logs").get_json()[0]["node_id"]
     log = console.get(f"/api/logs/{node}?grep=E0502&context=1").get_json()
@@ -104,9 +157,13 @@ def test_tokens_and_logs(console, demo: Path) -> None:
 
 
 def test_mermaid_renderer() -> None:
-    svg = render('flowchart TD\n  cmd["$ cargo test · exit 101"]\n  cmd --> s1["rust"]\n'
-                 '  s1 --> f1["E0502 #quot;x#quot; <b>"]\n  f1 --> l1["src/a.rs:3:9"]\n')
-    assert svg.startswith("<svg") and svg.count('class="node"') == 4 and svg.count('class="edge"') == 3
+    svg = render(
+        'flowchart TD\n  cmd["$ cargo test · exit 101"]\n  cmd --> s1["rust"]\n'
+        '  s1 --> f1["E0502 #quot;x#quot; <b>"]\n  f1 --> l1["src/a.rs:3:9"]\n'
+    )
+    assert (
+        svg.startswith("<svg") and svg.count('class="node"') == 4 and svg.count('class="edge"') == 3
+    )
     assert "E0502 &quot;x&quot; &lt;b&gt;" in svg  # entities decoded, then escaped
     with pytest.raises(MermaidError):
         render("sequenceDiagram\n A->>B: hi")
@@ -119,8 +176,12 @@ def _free_port() -> int:
 
 
 def _start_ui(vault: Path, port: int = 0) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "k0maru", "ui", "--vault", str(vault), "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "k0maru", "ui", "--vault", str(vault), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     line = proc.stdout.readline()
     m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
     if not m:
@@ -157,13 +218,27 @@ def _chromium():
 
     if not Path(CHROMIUM).exists():
         reason = os.environ.get("K0MARU_NO_CHROMIUM")
-        if reason and os.environ.get("CI") != "true":  # scripts/test.sh tried to install it and could not
+        if (
+            reason and os.environ.get("CI") != "true"
+        ):  # scripts/test.sh tried to install it and could not
             pytest.skip(f"HEADLESS CHROMIUM UNAVAILABLE, END-TO-END UI TEST NOT RUN: {reason}")
-        pytest.fail(f"headless Chromium not found at {CHROMIUM}; scripts/test.sh installs Debian's chromium")
+        pytest.fail(
+            f"headless Chromium not found at {CHROMIUM}; scripts/test.sh installs Debian's chromium"
+        )
     pw = sync_playwright().start()
-    browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+    browser = pw.chromium.launch(
+        executable_path=CHROMIUM,
+        args=[
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
+    )
     return pw, browser
 
 
@@ -173,15 +248,35 @@ def _wait_until(page, expression: str, timeout_s: float = 10.0) -> None:
     (microsoft/playwright#36986); each evaluate runs inside DevTools' own call, which CSP allows."""
     deadline = time.monotonic() + timeout_s
     while not page.evaluate(expression):
-        assert time.monotonic() < deadline, f"timed out after {timeout_s:.0f} s waiting for: {expression}"
+        assert time.monotonic() < deadline, (
+            f"timed out after {timeout_s:.0f} s waiting for: {expression}"
+        )
         time.sleep(0.05)
 
 
 def test_end_to_end_in_headless_chromium(demo: Path) -> None:
     write(demo, "20_Cards/evil.md", XSS_NOTE)
-    script = write(demo, "boom.py", "for i in range(120):\n    print('tick', i)\nraise ValueError('bad lease')\n")
-    subprocess.run([sys.executable, "-m", "k0maru", "offload", "--vault", str(demo), "--task-id", "e2e", "--",
-                    sys.executable, str(script)], capture_output=True)
+    script = write(
+        demo,
+        "boom.py",
+        "for i in range(120):\n    print('tick', i)\nraise ValueError('bad lease')\n",
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "k0maru",
+            "offload",
+            "--vault",
+            str(demo),
+            "--task-id",
+            "e2e",
+            "--",
+            sys.executable,
+            str(script),
+        ],
+        capture_output=True,
+    )
     proc, url = _start_ui(demo)
     ARTIFACTS.mkdir(exist_ok=True)
     pw, browser = _chromium()
@@ -190,14 +285,22 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         slow = browser.new_page(viewport={"width": 1400, "height": 1000})
         slow.route("**/*.woff2", lambda route: None)
         slow.goto(url + "search?q=SQLITE_BUSY&mode=bm25", wait_until="domcontentloaded")
-        _wait_until(slow, "[...document.fonts].some(f => f.family.includes('JetBrains') && "
-                    "f.status === 'loading')")  # held back by the route above
+        _wait_until(
+            slow,
+            "[...document.fonts].some(f => f.family.includes('JetBrains') && "
+            "f.status === 'loading')",
+        )  # held back by the route above
         assert slow.evaluate("[...document.fonts].every(f => f.display === 'swap')")
         import base64
 
         box = slow.locator("select[name=mode]").bounding_box()
-        shot = slow.context.new_cdp_session(slow).send("Page.captureScreenshot", {  # no wait for fonts
-            "format": "png", "clip": {**box, "scale": 1}})
+        shot = slow.context.new_cdp_session(slow).send(
+            "Page.captureScreenshot",
+            {  # no wait for fonts
+                "format": "png",
+                "clip": {**box, "scale": 1},
+            },
+        )
         pixels = png_pixels(base64.b64decode(shot["data"]))
         assert len(set(pixels)) > 4, "the mode select shows no text while the web font loads"
         slow.close()
@@ -227,11 +330,15 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         page.goto(url + "logs")
         page.click("table a >> nth=0")
         failure = page.locator("#first-failure")
-        assert failure.inner_text().startswith("121Traceback")  # the line number, then the failure's first line
+        assert failure.inner_text().startswith(
+            "121Traceback"
+        )  # the line number, then the failure's first line
         error_line = page.locator("pre.log span:has-text('ValueError: bad lease')")
         for line in (failure, error_line):
             top = line.evaluate("e => e.getBoundingClientRect().top")
-            assert 0 <= top < page.viewport_size["height"], "the log page does not open at the first failure"
+            assert 0 <= top < page.viewport_size["height"], (
+                "the log page does not open at the first failure"
+            )
         page.evaluate("window.scrollTo(0, 0)")
         svg = page.locator(".diagram svg.mermaid-svg")
         assert svg.count() == 1 and page.locator(".diagram svg g.node").count() >= 4
@@ -240,10 +347,14 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
 
         page.goto(url + "tokens")
         assert page.locator("svg.chart-svg polyline").count() == 2
-        assert page.locator("svg.chart-svg text.label-raw").count() == 1  # one offload still draws both lines
+        assert (
+            page.locator("svg.chart-svg text.label-raw").count() == 1
+        )  # one offload still draws both lines
         assert "summary" in page.locator("svg.chart-svg text.label-summary").text_content()
-        fill = page.evaluate("() => { const s = document.querySelector('svg.chart-svg'); "
-                             "return s.getBoundingClientRect().width / s.parentElement.clientWidth; }")
+        fill = page.evaluate(
+            "() => { const s = document.querySelector('svg.chart-svg'); "
+            "return s.getBoundingClientRect().width / s.parentElement.clientWidth; }"
+        )
         assert fill > 0.9, f"the chart fills {fill:.0%} of its card"
         page.screenshot(path=str(ARTIFACTS / "tokens.png"), full_page=True)
 
@@ -252,16 +363,20 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         page.click("article a:text('a safe link')")
         page.wait_for_url("**/notes/20_Cards/sqlite-busy-timeout.md")
         assert page.locator("aside svg.graph-svg").count() == 1
-        label_px = page.evaluate("() => { const s = document.querySelector('svg.graph-svg'); "
-                                 "const k = s.getBoundingClientRect().width / s.viewBox.baseVal.width; "
-                                 "return Math.min(...[...s.querySelectorAll('text')].map("
-                                 "t => parseFloat(getComputedStyle(t).fontSize) * k)); }")
+        label_px = page.evaluate(
+            "() => { const s = document.querySelector('svg.graph-svg'); "
+            "const k = s.getBoundingClientRect().width / s.viewBox.baseVal.width; "
+            "return Math.min(...[...s.querySelectorAll('text')].map("
+            "t => parseFloat(getComputedStyle(t).fontSize) * k)); }"
+        )
         assert label_px >= 11, f"graph labels are {label_px:.1f} px"
         page.screenshot(path=str(ARTIFACTS / "note.png"), full_page=True)
 
         page.goto(url + "status")
         assert "all-MiniLM-L6-v2" in page.inner_text("main")
-        page.set_viewport_size({"width": 420, "height": 900})  # responsive: still usable on a narrow window
+        page.set_viewport_size(
+            {"width": 420, "height": 900}
+        )  # responsive: still usable on a narrow window
         page.goto(url + "search?q=lease")
         assert page.locator("li.hit").count() > 0
         page.screenshot(path=str(ARTIFACTS / "search-narrow.png"), full_page=True)
@@ -285,10 +400,16 @@ def test_console_binds_localhost_by_default(k0) -> None:
 
 
 def test_link_badge_names_the_link_once(console) -> None:
-    page = console.get("/search?q=SQLITE_BUSY&boost=0").get_data(as_text=True)  # links shown, none boosts
+    page = console.get("/search?q=SQLITE_BUSY&boost=0").get_data(
+        as_text=True
+    )  # links shown, none boosts
     badges = re.findall(r'class="badge linked"[^>]*>([^<]*)<', page)
-    assert badges and all(not b.startswith("linked ·") and ("links to" in b or "linked from" in b) for b in badges)
-    page = console.get("/search?q=SQLITE_BUSY").get_data(as_text=True)  # the default boost: what it added
+    assert badges and all(
+        not b.startswith("linked ·") and ("links to" in b or "linked from" in b) for b in badges
+    )
+    page = console.get("/search?q=SQLITE_BUSY").get_data(
+        as_text=True
+    )  # the default boost: what it added
     boosted = re.findall(r'class="badge boost"[^>]*>([^<]*)<', page)
     assert boosted and all(re.match(r"\+0\.\d{4} · (links to|linked from) ", b) for b in boosted)
 
@@ -305,8 +426,17 @@ def test_bad_or_busy_port_is_a_one_line_error(demo: Path, k0) -> None:
     assert "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("host,status", [("evil.example", 403), ("evil.example:8765", 403), ("127.0.0.1.nip.io", 403),
-                                         ("127.0.0.1:8765", 200), ("localhost:8765", 200), ("[::1]:8765", 200)])
+@pytest.mark.parametrize(
+    "host,status",
+    [
+        ("evil.example", 403),
+        ("evil.example:8765", 403),
+        ("127.0.0.1.nip.io", 403),
+        ("127.0.0.1:8765", 200),
+        ("localhost:8765", 200),
+        ("[::1]:8765", 200),
+    ],
+)
 def test_only_requests_addressed_to_the_console_itself(console, host: str, status: int) -> None:
     """DNS rebinding: a page at evil.example resolving to 127.0.0.1 sends Host: evil.example."""
     r = console.get("/api/notes/20_Cards/sqlite-busy-timeout.md", headers={"Host": host})
@@ -315,7 +445,9 @@ def test_only_requests_addressed_to_the_console_itself(console, host: str, statu
         assert "SQLITE_BUSY" not in r.get_data(as_text=True) and r.is_json
 
 
-@pytest.mark.parametrize("url,is_json", [("/api/notes/a%00b", True), ("/notes/%00", False), ("/api/logs/x%00", True)])
+@pytest.mark.parametrize(
+    "url,is_json", [("/api/notes/a%00b", True), ("/notes/%00", False), ("/api/logs/x%00", True)]
+)
 def test_nul_in_a_url_is_a_400(console, url: str, is_json: bool) -> None:
     r = console.get(url)
     assert r.status_code == 400 and r.is_json == is_json
@@ -325,4 +457,8 @@ def test_nul_in_a_url_is_a_400(console, url: str, is_json: bool) -> None:
 def test_bad_search_keeps_the_form(console) -> None:
     r = console.get("/search?q=x&limit=abc")
     page = r.get_data(as_text=True)
-    assert r.status_code == 400 and "limit must be an integer" in page and '<form class="searchbar"' in page
+    assert (
+        r.status_code == 400
+        and "limit must be an integer" in page
+        and '<form class="searchbar"' in page
+    )

@@ -13,13 +13,24 @@ import pytest
 from k0maru.index.store import Store
 from tests.helpers import REPO, write
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "Ada Dev", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_COMMITTER_NAME": "Ada Dev",
-           "GIT_COMMITTER_EMAIL": "ada@example.com", "K0MARU_HOOK_EMBED": "off"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Ada Dev",
+    "GIT_AUTHOR_EMAIL": "ada@example.com",
+    "GIT_COMMITTER_NAME": "Ada Dev",
+    "GIT_COMMITTER_EMAIL": "ada@example.com",
+    "K0MARU_HOOK_EMBED": "off",
+}
 
 
 def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=repo, env={**os.environ, **GIT_ENV}, capture_output=True, text=True,
-                          check=check)
+    return subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        env={**os.environ, **GIT_ENV},
+        capture_output=True,
+        text=True,
+        check=check,
+    )
 
 
 @pytest.fixture
@@ -68,8 +79,11 @@ def indexed(root: Path) -> dict[str, str]:
 def on_disk(root: Path) -> dict[str, str]:
     from k0maru.index.markdown import parse_note
 
-    return {p.relative_to(root).as_posix(): parse_note(p.name, p.read_text()).body
-            for p in root.rglob("*.md") if ".k0maru" not in p.parts}
+    return {
+        p.relative_to(root).as_posix(): parse_note(p.name, p.read_text()).body
+        for p in root.rglob("*.md")
+        if ".k0maru" not in p.parts
+    }
 
 
 def test_plain_hooks_chain_existing_and_track_merge_checkout_rebase(repo: Path, k0) -> None:
@@ -85,9 +99,16 @@ def test_plain_hooks_chain_existing_and_track_merge_checkout_rebase(repo: Path, 
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "add gamma")
     assert marker.read_text() == "ran\n"  # the existing hook still runs
-    assert "reindex hook=post-commit: left to the next command" in (repo / ".k0maru" / "hooks.log").read_text()
+    assert (
+        "reindex hook=post-commit: left to the next command"
+        in (repo / ".k0maru" / "hooks.log").read_text()
+    )
     settle(repo, k0)
-    hits = json.loads(k0("search", "--vault", str(repo), "--no-scan", "--mode", "bm25", "--json", "zanzibar").stdout)
+    hits = json.loads(
+        k0(
+            "search", "--vault", str(repo), "--no-scan", "--mode", "bm25", "--json", "zanzibar"
+        ).stdout
+    )
     assert hits["hits"][0]["path"] == "notes/gamma.md"  # the worker the commit asked for indexed it
     assert "worker: +1 ~0 -0" in (repo / ".k0maru" / "hooks.log").read_text()
 
@@ -128,9 +149,11 @@ def test_adr_trailer_yields_exactly_one_adr(repo: Path, k0) -> None:
     k0("hooks", "install", "--vault", str(repo))
     write(repo, "src/lease.py", "RENEW_EVERY = 10\n")
     git(repo, "add", "-A")
-    message = ("Batch lease renewals\n\nRenewals were 500 writes/s at peak.\n\n"
-               "ADR: Batch lease renewals per worker\nDecision: One RenewLeases call per worker every 10 s.\n"
-               "Consequences: Partial failures return the lost job ids.\n")
+    message = (
+        "Batch lease renewals\n\nRenewals were 500 writes/s at peak.\n\n"
+        "ADR: Batch lease renewals per worker\nDecision: One RenewLeases call per worker every 10 s.\n"
+        "Consequences: Partial failures return the lost job ids.\n"
+    )
     r = git(repo, "commit", "-qm", message)
     assert "ADR written: docs/adr/0002-batch-lease-renewals-per-worker.md" in r.stderr
     adr = repo / "docs/adr/0002-batch-lease-renewals-per-worker.md"
@@ -148,7 +171,9 @@ def test_adr_trailer_yields_exactly_one_adr(repo: Path, k0) -> None:
     git(repo, "commit", "-q", "--allow-empty", "-m", "no trailer here")
     adrs = sorted(p.name for p in (repo / "docs/adr").glob("*.md"))
     assert adrs == ["0001-start.md", "0002-batch-lease-renewals-per-worker.md"]
-    hits = json.loads(k0("search", "--vault", str(repo), "--mode", "bm25", "--json", "RenewLeases").stdout)["hits"]
+    hits = json.loads(
+        k0("search", "--vault", str(repo), "--mode", "bm25", "--json", "RenewLeases").stdout
+    )["hits"]
     assert hits[0]["path"] == "docs/adr/0002-batch-lease-renewals-per-worker.md"
 
 
@@ -162,10 +187,18 @@ def test_broken_index_never_blocks_a_commit(repo: Path, k0) -> None:
     for name in ("new", "newer"):
         write(repo, f"notes/{name}.md", f"# {name}\n")
         git(repo, "add", "-A")
-        r = subprocess.run(["git", "commit", "-qm", f"commit {name} with a broken index"], cwd=repo, env=env,
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            ["git", "commit", "-qm", f"commit {name} with a broken index"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         assert r.returncode == 0
-        assert git(repo, "log", "-1", "--format=%s").stdout.strip() == f"commit {name} with a broken index"
+        assert (
+            git(repo, "log", "-1", "--format=%s").stdout.strip()
+            == f"commit {name} with a broken index"
+        )
         wait_for_worker(repo)
     assert "k0maru: background reindex failed:" in r.stderr and "index is corrupt" in r.stderr
     assert "hooks.log" in r.stderr and "Traceback" not in r.stderr
@@ -178,32 +211,74 @@ def test_broken_index_never_blocks_a_commit(repo: Path, k0) -> None:
 def test_real_pre_commit_from_local_path(repo: Path, k0, tmp_path: Path) -> None:
     """pre-commit installs k0maru from this checkout into its own environment and runs the post-commit hooks."""
     pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True
+    ).stdout.strip()
     if not head:
         pytest.fail("this checkout has no commit for pre-commit to install from")
-    write(repo, ".pre-commit-config.yaml",
-          f"repos:\n  - repo: {REPO}\n    rev: {head}\n    hooks:\n      - id: k0maru-reindex\n      - id: k0maru-adr\n")
-    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(Path(os.environ.get("K0MARU_TEST_PRE_COMMIT_HOME",
-                                                                                tmp_path / "pc-home")))}
+    write(
+        repo,
+        ".pre-commit-config.yaml",
+        f"repos:\n  - repo: {REPO}\n    rev: {head}\n    hooks:\n      - id: k0maru-reindex\n      - id: k0maru-adr\n",
+    )
+    env = {
+        **os.environ,
+        **GIT_ENV,
+        "PRE_COMMIT_HOME": str(
+            Path(os.environ.get("K0MARU_TEST_PRE_COMMIT_HOME", tmp_path / "pc-home"))
+        ),
+    }
     for hook_type in ("post-commit", "post-merge", "post-checkout", "post-rewrite"):
-        subprocess.run([pre_commit, "install", "--hook-type", hook_type], cwd=repo, env=env, check=True,
-                       capture_output=True)
-    subprocess.run([pre_commit, "install-hooks"], cwd=repo, env=env, check=True, capture_output=True, timeout=900)
+        subprocess.run(
+            [pre_commit, "install", "--hook-type", hook_type],
+            cwd=repo,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+    subprocess.run(
+        [pre_commit, "install-hooks"],
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=900,
+    )
     write(repo, "notes/omega.md", "# Omega\n\nquokka migration plan\n")
     subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
-    r = subprocess.run(["git", "commit", "-qm", "omega\n\nADR: Adopt quokka migration"], cwd=repo, env=env,
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        ["git", "commit", "-qm", "omega\n\nADR: Adopt quokka migration"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
-    assert "reindex hook=-: left to the next command" in (repo / ".k0maru" / "hooks.log").read_text()
+    assert (
+        "reindex hook=-: left to the next command" in (repo / ".k0maru" / "hooks.log").read_text()
+    )
     settle(repo, k0)
-    hits = json.loads(k0("search", "--vault", str(repo), "--no-scan", "--mode", "bm25", "--json", "quokka").stdout)
-    assert {h["path"] for h in hits["hits"]} >= {"notes/omega.md", "docs/adr/0002-adopt-quokka-migration.md"}
+    hits = json.loads(
+        k0("search", "--vault", str(repo), "--no-scan", "--mode", "bm25", "--json", "quokka").stdout
+    )
+    assert {h["path"] for h in hits["hits"]} >= {
+        "notes/omega.md",
+        "docs/adr/0002-adopt-quokka-migration.md",
+    }
     # a failing hook never fails the commit, and pre-commit shows its line (the manifest sets verbose)
     (repo / ".k0maru" / "index.sqlite").write_bytes(b"this is not a database" * 100)
     assert k0("worker", "--vault", str(repo)).returncode != 0
     write(repo, "notes/psi.md", "# Psi\n")
     subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
-    r = subprocess.run(["git", "commit", "-qm", "psi"], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        ["git", "commit", "-qm", "psi"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0 and "k0maru: background reindex failed:" in r.stdout + r.stderr
 
 
@@ -218,7 +293,9 @@ def test_background_finish_embeds_and_warms_bm25(repo: Path, k0) -> None:
     git(repo, "add", "-A")
     env = background_env()
     t0 = time.time()
-    subprocess.run(["git", "commit", "-qm", "theta"], cwd=repo, env=env, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "commit", "-qm", "theta"], cwd=repo, env=env, check=True, capture_output=True
+    )
     commit_s = time.time() - t0
     wait_for_worker(repo)
     with Store.open(repo) as store:
@@ -227,7 +304,11 @@ def test_background_finish_embeds_and_warms_bm25(repo: Path, k0) -> None:
     assert "notes/theta.md" in indexed(repo) and pending == 0 and state is not None
     assert commit_s < 10  # git was not held up by the model
     assert state.backlog == 1  # one new chunk: the delta, not a rebuild
-    hits = json.loads(k0("search", "--vault", str(repo), "--no-scan", "--mode", "bm25", "--json", "platypus").stdout)
+    hits = json.loads(
+        k0(
+            "search", "--vault", str(repo), "--no-scan", "--mode", "bm25", "--json", "platypus"
+        ).stdout
+    )
     assert [h["path"] for h in hits["hits"]] == ["notes/theta.md"]
 
 
@@ -255,10 +336,19 @@ def test_commit_with_the_index_locked_by_another_process(repo: Path, k0) -> None
 
     k0("hooks", "install", "--vault", str(repo))
     k0("scan", "--vault", str(repo), "--no-embed")
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time\nfrom pathlib import Path\nfrom k0maru.index.store import Store\n"
-        f"s = Store.open(Path({str(repo)!r}))\ns.conn.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\n"
-        "time.sleep(30)\n")], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys, time\nfrom pathlib import Path\nfrom k0maru.index.store import Store\n"
+                f"s = Store.open(Path({str(repo)!r}))\ns.conn.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\n"
+                "time.sleep(30)\n"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         write(repo, "notes/locked.md", "# Locked\n\nwombat failover drill\n")
@@ -298,13 +388,20 @@ def test_a_request_made_while_the_worker_finishes_is_not_lost(repo: Path) -> Non
     """The worker goes again when a hook asked after its last look (the flag outlives the lock check)."""
     from k0maru.service import worker
 
-    subprocess.run([sys.executable, "-m", "k0maru", "scan", "--vault", str(repo), "--no-embed"], check=True,
-                   capture_output=True)
-    with worker.held(repo) as mine:  # a worker is finishing: the hook's request finds the lock taken
+    subprocess.run(
+        [sys.executable, "-m", "k0maru", "scan", "--vault", str(repo), "--no-embed"],
+        check=True,
+        capture_output=True,
+    )
+    with worker.held(
+        repo
+    ) as mine:  # a worker is finishing: the hook's request finds the lock taken
         assert mine
         write(repo, "notes/late.md", "# Late\n\nkestrel\n")
         assert worker.request(repo) is False
-    done = worker.run(repo)  # the next run (as the finishing worker's second pass would) takes the request
+    done = worker.run(
+        repo
+    )  # the next run (as the finishing worker's second pass would) takes the request
     assert done and (done.added, done.modified, done.removed) == (1, 0, 0)
     assert "+1 ~0 -0" in str(done) and not (repo / ".k0maru" / "reindex-wanted").exists()
     assert "notes/late.md" in indexed(repo)

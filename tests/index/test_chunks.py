@@ -31,7 +31,12 @@ def test_heading_paths_and_line_ranges_follow_the_file() -> None:
     chunks = chunk_note(note.title, note.body, 1000, note.body_line)
     lines = NOTE.split("\n")
     got = [(c.section, c.line_start, c.line_end) for c in chunks]
-    assert got == [("", 5, 7), ("Failure modes", 9, 9), ("Failure modes > Clock skew", 11, 14), ("Rollout", 16, 17)]
+    assert got == [
+        ("", 5, 7),
+        ("Failure modes", 9, 9),
+        ("Failure modes > Clock skew", 11, 14),
+        ("Rollout", 16, 17),
+    ]
     for c in chunks:  # the range holds exactly the chunk's first and last lines
         assert lines[c.line_start - 1] == c.text.split("\n")[0]
         assert lines[c.line_end - 1] == c.text.split("\n")[-1]
@@ -52,5 +57,9 @@ def test_recall_answers_with_heading_path_and_lines(vault: Path) -> None:
     write(vault, "other.md", "# Other\n\nNothing about clocks.\n")
     with Service.open(str(vault), rescan_interval=0) as svc:
         hit = svc.recall("fast clock renews too late", mode="bm25").hits[0]
-    assert hit.path == "leases.md" and hit.heading == "Failure modes > Clock skew" and hit.lines == "11-14"
+    assert (
+        hit.path == "leases.md"
+        and hit.heading == "Failure modes > Clock skew"
+        and hit.lines == "11-14"
+    )
     assert hit.snippet.startswith("A fast clock renews too late.")

@@ -14,7 +14,10 @@ from k0maru.index.markdown import chunk_note, extract_links, parse_note, split_f
 from k0maru.notes.adr import parse_trailers
 from k0maru.notes.conventions import SLUG_MAX_BYTES, ConventionSniffer, slugify
 
-MARKDOWNISH = st.text(alphabet=st.sampled_from(list("ab Z09#-:[]|^!`*_\n\t>{}\"'/.\\\u00e9\u4e2d\x00\r")), max_size=400)
+MARKDOWNISH = st.text(
+    alphabet=st.sampled_from(list("ab Z09#-:[]|^!`*_\n\t>{}\"'/.\\\u00e9\u4e2d\x00\r")),
+    max_size=400,
+)
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -8,22 +8,39 @@ from tests.helpers import scan, write
 def targets(root: Path, rel: str) -> list[tuple[str, str | None, str | None, str | None]]:
     with Store.open(root) as store:
         doc = store.document_by_path(rel)
-        return [(link["target"], link["heading"], link["display"], link["path"]) for link in store.links_from(doc.id)]
+        return [
+            (link["target"], link["heading"], link["display"], link["path"])
+            for link in store.links_from(doc.id)
+        ]
 
 
 def test_wikilink_syntax() -> None:
-    links = extract_links("See [[Note]], [[Note|shown]], [[Note#Part two|x]], ![[img.png]], [[#Local]] "
-                          "`[[in code]]`\n```\n[[in fence]]\n```\n[[Folder/Deep Note.md]]")
+    links = extract_links(
+        "See [[Note]], [[Note|shown]], [[Note#Part two|x]], ![[img.png]], [[#Local]] "
+        "`[[in code]]`\n```\n[[in fence]]\n```\n[[Folder/Deep Note.md]]"
+    )
     assert [(lk.target, lk.key, lk.heading, lk.display) for lk in links] == [
-        ("Note", "note", None, None), ("Note", "note", None, "shown"), ("Note", "note", "Part two", "x"),
-        ("img.png", "img.png", None, None), ("Folder/Deep Note.md", "folder/deep note", None, None)]
+        ("Note", "note", None, None),
+        ("Note", "note", None, "shown"),
+        ("Note", "note", "Part two", "x"),
+        ("img.png", "img.png", None, None),
+        ("Folder/Deep Note.md", "folder/deep note", None, None),
+    ]
 
 
 def test_resolution_like_obsidian(vault: Path) -> None:
-    write(vault, "Projects/Lease Design.md", "---\naliases: [lease plan, LD]\n---\n# Lease\n## Open questions\n")
+    write(
+        vault,
+        "Projects/Lease Design.md",
+        "---\naliases: [lease plan, LD]\n---\n# Lease\n## Open questions\n",
+    )
     write(vault, "archive/2025/Lease Design.md", "# old copy, deeper path loses the tie\n")
-    write(vault, "src.md", "[[lease design]] [[LEASE DESIGN#Open questions]] [[Lease Plan|the plan]] "
-                           "[[ld]] [[2025/Lease Design]] [[Missing Note]]")
+    write(
+        vault,
+        "src.md",
+        "[[lease design]] [[LEASE DESIGN#Open questions]] [[Lease Plan|the plan]] "
+        "[[ld]] [[2025/Lease Design]] [[Missing Note]]",
+    )
     scan(vault)
     assert targets(vault, "src.md") == [
         ("lease design", None, None, "Projects/Lease Design.md"),
@@ -67,8 +84,12 @@ def _edges(root: Path) -> set[tuple[str, str]]:
     from k0maru.index.store import Store
 
     with Store.open(root) as store:
-        return set(store.conn.execute("SELECT s.path, d.path FROM links l JOIN documents s ON s.id = l.src_id "
-                                      "JOIN documents d ON d.id = l.dst_id WHERE l.src_id != l.dst_id"))
+        return set(
+            store.conn.execute(
+                "SELECT s.path, d.path FROM links l JOIN documents s ON s.id = l.src_id "
+                "JOIN documents d ON d.id = l.dst_id WHERE l.src_id != l.dst_id"
+            )
+        )
 
 
 def test_markdown_links_give_the_same_graph_as_wikilinks(tmp_path: Path) -> None:
@@ -104,7 +125,9 @@ def test_markdown_links_give_the_same_graph_as_wikilinks(tmp_path: Path) -> None
             return f"[{m.group(3) or m.group(1)}]({href}{'#' + quote(m.group(2)[1:]) if m.group(2) else ''})"
 
         text = note.read_text()
-        note.write_text(re.sub(r"!?\[\[([^\[\]|#]+)(#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]", to_markdown, text))
+        note.write_text(
+            re.sub(r"!?\[\[([^\[\]|#]+)(#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]", to_markdown, text)
+        )
     assert rewritten > 40 and "[[" not in "".join(p.read_text() for p in md.rglob("*.md"))
     scan(md)
     assert _edges(md) == _edges(wiki) and len(_edges(wiki)) > 40
@@ -116,14 +139,22 @@ def test_markdown_link_forms(vault: Path) -> None:
     write(vault, "docs/adr/0003-db.md", "# DB\n")
     write(vault, "docs/adr/index.md", "# ADRs\n")
     write(vault, "docs/My Note.md", "# Mine\n")
-    write(vault, "docs/guide/start.md", "# Start\n\n[db](../adr/0003-db.md#context) [folder](../adr) "
-          "[enc](../My%20Note.md) [ref][r] [web](https://example.com/x.md) ![pic](../img.png) "
-          "[gone](../../../outside.md) [dead](nowhere.md)\n\n[r]: /docs/adr/0003-db.md\n"
-          "`[code](../adr/0003-db.md)`\n")
+    write(
+        vault,
+        "docs/guide/start.md",
+        "# Start\n\n[db](../adr/0003-db.md#context) [folder](../adr) "
+        "[enc](../My%20Note.md) [ref][r] [web](https://example.com/x.md) ![pic](../img.png) "
+        "[gone](../../../outside.md) [dead](nowhere.md)\n\n[r]: /docs/adr/0003-db.md\n"
+        "`[code](../adr/0003-db.md)`\n",
+    )
     scan(vault)
     with Store.open(vault) as store:
         start = store.document_by_path("docs/guide/start.md")
         links = [(x["target"], x["path"]) for x in store.links_from(start.id)]
-    assert links == [("../adr/0003-db.md#context", "docs/adr/0003-db.md"), ("../adr", "docs/adr/index.md"),
-                     ("../My%20Note.md", "docs/My Note.md"), ("nowhere.md", None),
-                     ("/docs/adr/0003-db.md", "docs/adr/0003-db.md")]
+    assert links == [
+        ("../adr/0003-db.md#context", "docs/adr/0003-db.md"),
+        ("../adr", "docs/adr/index.md"),
+        ("../My%20Note.md", "docs/My Note.md"),
+        ("nowhere.md", None),
+        ("/docs/adr/0003-db.md", "docs/adr/0003-db.md"),
+    ]

@@ -50,8 +50,13 @@ def test_each_state_with_real_files(vault: Path) -> None:
     assert (r.removed, r.unchanged) == (1, 1)
     with Store.open(vault) as store:
         assert store.document_by_path("a.md") is None
-        assert store.conn.execute("SELECT count(*) FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id "
-                                  "WHERE d.id IS NULL").fetchone()[0] == 0
+        assert (
+            store.conn.execute(
+                "SELECT count(*) FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id "
+                "WHERE d.id IS NULL"
+            ).fetchone()[0]
+            == 0
+        )
         assert store.conn.execute("SELECT count(*) FROM links").fetchone()[0] == 0
 
 
@@ -113,10 +118,15 @@ def test_kill_mid_scan_leaves_index_intact(vault: Path) -> None:
     generate(vault, 4000, min_kb=4, max_kb=8)
     wal = db_path(vault).with_name("index.sqlite-wal")
     before = wal.stat().st_size if wal.exists() else 0
-    proc = subprocess.Popen([sys.executable, "-m", "k0maru", "scan", "--no-embed", "--vault", str(vault)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "k0maru", "scan", "--no-embed", "--vault", str(vault)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 60
-    while time.time() < deadline and proc.poll() is None:  # kill once the transaction is spilling pages
+    while (
+        time.time() < deadline and proc.poll() is None
+    ):  # kill once the transaction is spilling pages
         if wal.exists() and wal.stat().st_size > before + 2_000_000:
             break
         time.sleep(0.005)
@@ -142,14 +152,20 @@ def test_a_gitignore_of_directory_names_matches_as_pathspec_does() -> None:
     segment = st.sampled_from([*names, "src", "notes", "build.md", "a", "b.md", ".k0maruX"])
 
     @settings(max_examples=300, deadline=None)
-    @given(st.lists(st.sampled_from(names), min_size=1, max_size=3, unique=True),
-           st.lists(segment, min_size=1, max_size=4), st.booleans())
+    @given(
+        st.lists(st.sampled_from(names), min_size=1, max_size=3, unique=True),
+        st.lists(segment, min_size=1, max_size=4),
+        st.booleans(),
+    )
     def agree(chosen: list[str], parts: list[str], is_dir: bool) -> None:
         lines = ["# generated", "", *(f"{n}/" for n in chosen)]
         ours = gitignore_spec(lines)
         assert isinstance(ours, DirectoryNames)
         path = "/".join(parts) + ("/" if is_dir else "")
-        assert ours.match_file(path) == pathspec.GitIgnoreSpec.from_lines(lines).match_file(path), (lines, path)
+        assert ours.match_file(path) == pathspec.GitIgnoreSpec.from_lines(lines).match_file(path), (
+            lines,
+            path,
+        )
 
     agree()
     assert not isinstance(gitignore_spec(["*.pyc", "build/"]), DirectoryNames)
@@ -161,7 +177,9 @@ def test_the_pages_a_connection_mapped_can_be_released(tmp_path: Path) -> None:
     """A server's warm-up reads the BM25 segment through mmap; the pages it mapped count in its RSS until
     `release_mapped_pages` unmaps them, and reads map again afterwards."""
     for i in range(40):
-        write(tmp_path, f"n{i}.md", f"# Note {i}\n\n" + "lease renewal and SQLITE_BUSY " * 200 + "\n")
+        write(
+            tmp_path, f"n{i}.md", f"# Note {i}\n\n" + "lease renewal and SQLITE_BUSY " * 200 + "\n"
+        )
     scan(tmp_path)
 
     def mapped_kb(path: Path) -> int:
@@ -180,4 +198,6 @@ def test_the_pages_a_connection_mapped_can_be_released(tmp_path: Path) -> None:
         size = store.conn.execute("PRAGMA mmap_size").fetchone()[0]
         store.release_mapped_pages()
         assert mapped_kb(path) == 0 and store.conn.execute("PRAGMA mmap_size").fetchone()[0] == size
-        assert sum(1 for _ in store.lexical_corpus()) >= 40 and mapped_kb(path) > 0  # mapped again when read
+        assert (
+            sum(1 for _ in store.lexical_corpus()) >= 40 and mapped_kb(path) > 0
+        )  # mapped again when read

@@ -28,7 +28,11 @@ def scans_recorded(vault: Path) -> int:
 def vault(tmp_path: Path) -> Path:
     root = tmp_path / "v"
     for i in range(6):
-        write(root, f"notes/n{i}.md", f"# Note {i}\n\nSQLITE_BUSY and lease renewal, note {i}. [[Note {(i + 1) % 6}]]\n")
+        write(
+            root,
+            f"notes/n{i}.md",
+            f"# Note {i}\n\nSQLITE_BUSY and lease renewal, note {i}. [[Note {(i + 1) % 6}]]\n",
+        )
     write(root, ".gitignore", "drafts/\n")
     write(root, "drafts/skip.md", "# Draft\n\nnot indexed\n")
     first = scan(root, "--no-embed")
@@ -40,7 +44,9 @@ def test_a_second_scan_with_nothing_to_do_only_walks(vault: Path) -> None:
     recorded = scans_recorded(vault)
     again = scan(vault, "--no-embed")
     assert again["unchanged"] == 6 and again["added"] == again["modified"] == again["removed"] == 0
-    assert again["walk_only"] and scans_recorded(vault) == recorded  # the index was not opened for writing
+    assert (
+        again["walk_only"] and scans_recorded(vault) == recorded
+    )  # the index was not opened for writing
     assert not scan(vault, "--no-embed", "--full")["walk_only"]
 
 
@@ -61,16 +67,31 @@ def test_every_change_to_the_files_takes_the_full_scan(vault: Path, change: str)
     recorded = scans_recorded(vault)
     report = scan(vault, "--no-embed")
     assert scans_recorded(vault) == recorded + 1
-    expected = {"edit": ("modified", 1), "add": ("added", 1), "remove": ("removed", 1),
-                "same size": ("modified", 1), "unignore": ("added", 1)}[change]
+    expected = {
+        "edit": ("modified", 1),
+        "add": ("added", 1),
+        "remove": ("removed", 1),
+        "same size": ("modified", 1),
+        "unignore": ("added", 1),
+    }[change]
     assert report[expected[0]] == expected[1]
-    assert scan(vault, "--no-embed")["unchanged"] == (5 if change == "remove" else 7 if change in ("add", "unignore") else 6)
+    assert scan(vault, "--no-embed")["unchanged"] == (
+        5 if change == "remove" else 7 if change in ("add", "unignore") else 6
+    )
     assert scans_recorded(vault) == recorded + 1  # and the scan after it has nothing to do again
 
 
 def test_another_writer_or_other_settings_take_the_full_scan(vault: Path) -> None:
-    r = run_k0maru("flush", "--vault", str(vault), "--kind", "card", "--title", "Busy timeout",
-                   input="Set busy_timeout before the first write.\n")
+    r = run_k0maru(
+        "flush",
+        "--vault",
+        str(vault),
+        "--kind",
+        "card",
+        "--title",
+        "Busy timeout",
+        input="Set busy_timeout before the first write.\n",
+    )
     assert r.returncode == 0, r.stderr
     assert scan(vault, "--no-embed")["unchanged"] == 7
     with Store.open(vault) as store:  # the index moved on while no file did
@@ -82,8 +103,12 @@ def test_another_writer_or_other_settings_take_the_full_scan(vault: Path) -> Non
     assert scans_recorded(vault) == recorded + 2
 
 
-def test_a_scan_that_embeds_does_not_stop_at_a_snapshot_taken_without_embedding(vault: Path) -> None:
-    report = scan(vault)  # the snapshot was taken with --no-embed: the chunks still wait for vectors
+def test_a_scan_that_embeds_does_not_stop_at_a_snapshot_taken_without_embedding(
+    vault: Path,
+) -> None:
+    report = scan(
+        vault
+    )  # the snapshot was taken with --no-embed: the chunks still wait for vectors
     assert report["embedded"] >= 6
     recorded = scans_recorded(vault)
     assert scan(vault)["embedded"] == 0 and scans_recorded(vault) == recorded
@@ -97,7 +122,9 @@ def test_a_damaged_snapshot_only_costs_the_full_scan(vault: Path) -> None:
 
 def test_the_index_files_are_trusted_only_while_nothing_writes_to_them(vault: Path) -> None:
     snapshot = vault / ".k0maru" / "scan-snapshot.json"
-    for _ in range(2):  # the index read and found as left, its files' stat kept (the first read may add a log)
+    for _ in range(
+        2
+    ):  # the index read and found as left, its files' stat kept (the first read may add a log)
         assert scan(vault, "--no-embed")["walk_only"]
     kept = json.loads(snapshot.read_text())
     assert kept["index"][0] and kept["vectors"] is False
@@ -107,4 +134,6 @@ def test_the_index_files_are_trusted_only_while_nothing_writes_to_them(vault: Pa
     recorded = scans_recorded(vault)
     assert not scan(vault, "--no-embed")["walk_only"] and scans_recorded(vault) == recorded + 1
     assert scan(vault, "--no-embed")["walk_only"]
-    assert scan(vault)["embedded"] >= 6  # trusted without vectors: a scan that embeds still asks for the backlog
+    assert (
+        scan(vault)["embedded"] >= 6
+    )  # trusted without vectors: a scan that embeds still asks for the backlog

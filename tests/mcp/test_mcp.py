@@ -19,8 +19,11 @@ DATA = Path(__file__).parents[1] / "data" / "logs"
 
 def run_session(vault: Path, body, env: dict[str, str] | None = None):
     async def main():
-        params = StdioServerParameters(command=sys.executable, args=["-m", "k0maru", "mcp", "--vault", str(vault)],
-                                       env={**os.environ, **(env or {})})
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "k0maru", "mcp", "--vault", str(vault)],
+            env={**os.environ, **(env or {})},
+        )
         async with stdio_client(params) as (read, write_), ClientSession(read, write_) as session:
             await session.initialize()
             return await body(session)
@@ -29,9 +32,28 @@ def run_session(vault: Path, body, env: dict[str, str] | None = None):
 
 
 def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
-    script = write(demo, "fail.py", "for i in range(2000):\n    print('tick', i)\nraise RuntimeError('lease lost')\n")
-    subprocess.run([sys.executable, "-m", "k0maru", "offload", "--vault", str(demo), "--task-id", "t", "--",
-                    sys.executable, str(script)], capture_output=True, check=False)
+    script = write(
+        demo,
+        "fail.py",
+        "for i in range(2000):\n    print('tick', i)\nraise RuntimeError('lease lost')\n",
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "k0maru",
+            "offload",
+            "--vault",
+            str(demo),
+            "--task-id",
+            "t",
+            "--",
+            sys.executable,
+            str(script),
+        ],
+        capture_output=True,
+        check=False,
+    )
     from k0maru.offload import records
     from k0maru.service.vault import Vault
 
@@ -43,30 +65,76 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
         tools = {t.name: t for t in (await s.list_tools()).tools}
         out["tools"] = tools
         out["loadout"] = await s.call_tool("get_project_loadout", {"token_budget": 800})
-        out["recall"] = await s.call_tool("recall_memory", {"query": "SQLITE_BUSY", "limit": 3, "explain": True})
-        out["recall_plain"] = await s.call_tool("recall_memory", {"query": "SQLITE_BUSY", "limit": 3})
-        out["inspect"] = await s.call_tool("inspect_log_node", {"node_id": node, "pattern": "RuntimeError", "context": 1})
-        out["inspect_lines"] = await s.call_tool("inspect_log_node", {"node_id": node, "lines": "5:7"})
-        out["flush"] = await s.call_tool("flush_session", {"title": "Batch lease renewals", "kind": "decision",
-                                                           "body": "One RenewLeases call per worker every 10 s.",
-                                                           "tags": ["locking"], "related_notes": ["lease-renewal-redesign"]})
-        out["flush_again"] = await s.call_tool("flush_session", {"title": "Batch lease renewals", "kind": "decision",
-                                                                 "body": "One RenewLeases call per worker every 10 s.",
-                                                                 "tags": ["locking"],
-                                                                 "related_notes": ["lease-renewal-redesign"]})
-        out["recall_new"] = await s.call_tool("recall_memory", {"query": "RenewLeases call per worker", "mode": "bm25"})
-        out["distill"] = await s.call_tool("distill_session_skill",
-                                           {"trace": (DATA / "rustc_e0502.log").read_text()})
+        out["recall"] = await s.call_tool(
+            "recall_memory", {"query": "SQLITE_BUSY", "limit": 3, "explain": True}
+        )
+        out["recall_plain"] = await s.call_tool(
+            "recall_memory", {"query": "SQLITE_BUSY", "limit": 3}
+        )
+        out["inspect"] = await s.call_tool(
+            "inspect_log_node", {"node_id": node, "pattern": "RuntimeError", "context": 1}
+        )
+        out["inspect_lines"] = await s.call_tool(
+            "inspect_log_node", {"node_id": node, "lines": "5:7"}
+        )
+        out["flush"] = await s.call_tool(
+            "flush_session",
+            {
+                "title": "Batch lease renewals",
+                "kind": "decision",
+                "body": "One RenewLeases call per worker every 10 s.",
+                "tags": ["locking"],
+                "related_notes": ["lease-renewal-redesign"],
+            },
+        )
+        out["flush_again"] = await s.call_tool(
+            "flush_session",
+            {
+                "title": "Batch lease renewals",
+                "kind": "decision",
+                "body": "One RenewLeases call per worker every 10 s.",
+                "tags": ["locking"],
+                "related_notes": ["lease-renewal-redesign"],
+            },
+        )
+        out["recall_new"] = await s.call_tool(
+            "recall_memory", {"query": "RenewLeases call per worker", "mode": "bm25"}
+        )
+        out["distill"] = await s.call_tool(
+            "distill_session_skill", {"trace": (DATA / "rustc_e0502.log").read_text()}
+        )
         out["distill_node"] = await s.call_tool("distill_session_skill", {"node_id": node})
         return out
 
     out = run_session(demo, body)
     tools = out["tools"]
-    assert set(tools) == {"get_project_loadout", "recall_memory", "inspect_log_node", "flush_session",
-                          "distill_session_skill"}
+    assert set(tools) == {
+        "get_project_loadout",
+        "recall_memory",
+        "inspect_log_node",
+        "flush_session",
+        "distill_session_skill",
+    }
     assert tools["recall_memory"].input_schema["required"] == ["query"]
-    assert set(tools["recall_memory"].input_schema["properties"]) == {"query", "limit", "mode", "explain", "path", "tag", "kind", "since", "until", "token_budget"}
-    assert tools["flush_session"].input_schema["properties"]["kind"]["enum"] == ["adr", "decision", "card", "log", "skill"]
+    assert set(tools["recall_memory"].input_schema["properties"]) == {
+        "query",
+        "limit",
+        "mode",
+        "explain",
+        "path",
+        "tag",
+        "kind",
+        "since",
+        "until",
+        "token_budget",
+    }
+    assert tools["flush_session"].input_schema["properties"]["kind"]["enum"] == [
+        "adr",
+        "decision",
+        "card",
+        "log",
+        "skill",
+    ]
     assert "have we seen this error before" in tools["recall_memory"].description
     assert all(t.output_schema for t in tools.values())
 
@@ -79,16 +147,26 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
     assert hits[0]["path"] == "20_Cards/sqlite-busy-timeout.md" and hits[0]["bm25_rank"] == 1
     plain = out["recall_plain"]
     assert plain.structured_content["hits"][0]["path"] == hits[0]["path"]
-    assert not {"bm25_rank", "cosine", "bm25_part", "boost_links", "uri"} & set(plain.structured_content["hits"][0])
+    assert not {"bm25_rank", "cosine", "bm25_part", "boost_links", "uri"} & set(
+        plain.structured_content["hits"][0]
+    )
     # the result goes out once: structured content, and a short text block that is not a JSON copy of it
     assert len(plain.content) == 1 and not plain.content[0].text.lstrip().startswith("{")
     assert "20_Cards/sqlite-busy-timeout.md" in plain.content[0].text
 
     view = out["inspect"].structured_content
-    assert view["matches"] == 2 and view["error_codes"] == ["RuntimeError"]  # the raise line and the exception line
+    assert view["matches"] == 2 and view["error_codes"] == [
+        "RuntimeError"
+    ]  # the raise line and the exception line
     assert [line["n"] for line in view["lines"]] == [2002, 2003, 2004]
-    assert [line["text"] for line in out["inspect_lines"].structured_content["lines"]] == ["tick 4", "tick 5", "tick 6"]
-    assert "truncated" not in out["inspect_lines"].structured_content  # every line asked for came back
+    assert [line["text"] for line in out["inspect_lines"].structured_content["lines"]] == [
+        "tick 4",
+        "tick 5",
+        "tick 6",
+    ]
+    assert (
+        "truncated" not in out["inspect_lines"].structured_content
+    )  # every line asked for came back
     assert all("match" not in line for line in out["inspect_lines"].structured_content["lines"])
 
     flushed = out["flush"].structured_content
@@ -141,31 +219,45 @@ def test_errors_are_tool_errors_and_server_survives(demo: Path) -> None:
     assert all(r.is_error for r in results)
     texts = [r.content[0].text for r in results]
     assert "empty query" in texts[0] and "unknown log node" in texts[1] and "trace" in texts[3]
-    assert "k0maru log list" not in texts[1] and "none recorded yet" in texts[1]  # no CLI an agent cannot run
+    assert (
+        "k0maru log list" not in texts[1] and "none recorded yet" in texts[1]
+    )  # no CLI an agent cannot run
     assert texts[4].startswith("invalid arguments for flush_session: `kind`")
-    assert texts[5] == "invalid arguments for recall_memory: `limit`: Input should be less than or equal to 50"
+    assert (
+        texts[5]
+        == "invalid arguments for recall_memory: `limit`: Input should be less than or equal to 50"
+    )
     assert "the limit is 2,000" in texts[6] and "tag" in texts[8]
-    assert all("pydantic.dev" not in t and len(t) < 300 for t in texts)  # nothing echoed back at length
+    assert all(
+        "pydantic.dev" not in t and len(t) < 300 for t in texts
+    )  # nothing echoed back at length
     assert not ok.is_error and ok.structured_content["hits"]
 
 
 def test_concurrent_reindex_during_calls(demo: Path) -> None:
     """A writer rewrites notes and rescans while the agent calls recall: no error reaches the agent."""
-    writer_code = ("import sys, time; from pathlib import Path; from k0maru.service.vault import Vault\n"
-                   "root = Path(sys.argv[1])\n"
-                   "for i in range(12):\n"
-                   "    (root / f'hook-note-{i % 3}.md').write_text(f'# Hook {i}\\nlease renewal churn {i}\\n')\n"
-                   "    with Vault.open(root, embed=False) as v: v.index()\n"
-                   "    time.sleep(0.05)\n")
+    writer_code = (
+        "import sys, time; from pathlib import Path; from k0maru.service.vault import Vault\n"
+        "root = Path(sys.argv[1])\n"
+        "for i in range(12):\n"
+        "    (root / f'hook-note-{i % 3}.md').write_text(f'# Hook {i}\\nlease renewal churn {i}\\n')\n"
+        "    with Vault.open(root, embed=False) as v: v.index()\n"
+        "    time.sleep(0.05)\n"
+    )
 
     async def body(s: ClientSession):
         writer = subprocess.Popen([sys.executable, "-c", writer_code, str(demo)])
         results = []
         deadline = time.time() + 60
         while writer.poll() is None and time.time() < deadline:
-            results.append(await s.call_tool("recall_memory", {"query": "lease renewal churn", "mode": "bm25"}))
-            results.append(await s.call_tool("flush_session", {"title": f"Note {len(results)}", "body": "x",
-                                                               "kind": "card"}))
+            results.append(
+                await s.call_tool("recall_memory", {"query": "lease renewal churn", "mode": "bm25"})
+            )
+            results.append(
+                await s.call_tool(
+                    "flush_session", {"title": f"Note {len(results)}", "body": "x", "kind": "card"}
+                )
+            )
         writer.wait()
         return results, writer.returncode
 
@@ -175,10 +267,22 @@ def test_concurrent_reindex_during_calls(demo: Path) -> None:
 
 
 def test_stdin_close_exits_cleanly(demo: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "k0maru", "mcp", "--vault", str(demo)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "k0maru", "mcp", "--vault", str(demo)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
     proc.stdin.write((json.dumps(init) + "\n").encode())
     proc.stdin.flush()
     line = proc.stdout.readline()
@@ -207,15 +311,23 @@ def test_unembedded_vault_answers_at_once_and_embeds_in_background(tmp_path: Pat
         first_s = time.perf_counter() - t0
         deadline = time.time() + 180
         while time.time() < deadline:
-            later = await s.call_tool("recall_memory", {"query": "SQLITE_BUSY", "limit": 3, "explain": True})
+            later = await s.call_tool(
+                "recall_memory", {"query": "SQLITE_BUSY", "limit": 3, "explain": True}
+            )
             if not later.structured_content.get("warnings"):
                 return first, first_s, later
             await anyio.sleep(1)
         return first, first_s, None
 
     first, first_s, later = run_session(vault, body)
-    assert not first.is_error and first.structured_content["hits"][0]["path"] == "20_Cards/sqlite-busy-timeout.md"
-    assert any("no chunk has a vector yet" in w or "not embedded yet" in w for w in first.structured_content["warnings"])
+    assert (
+        not first.is_error
+        and first.structured_content["hits"][0]["path"] == "20_Cards/sqlite-busy-timeout.md"
+    )
+    assert any(
+        "no chunk has a vector yet" in w or "not embedded yet" in w
+        for w in first.structured_content["warnings"]
+    )
     assert later is not None, "background embedding did not finish"
     assert later.structured_content["hits"][0]["vector_rank"] == 1
     assert first_s < 30
@@ -236,12 +348,20 @@ def test_answers_fit_their_token_budget_and_carry_the_passage(demo: Path) -> Non
             assert len(result.hits) == 8 and all(len(h.snippet) > 30 for h in result.hits)
             assert answer_tokens(result) + count_tokens(brief(result)) <= 1000
         top = recall_memory(service, "SQLITE_BUSY during the nightly backup").hits[0]
-        assert "database is locked" in top.snippet and "#" not in top.snippet and "[[" not in top.snippet
+        assert (
+            "database is locked" in top.snippet
+            and "#" not in top.snippet
+            and "[[" not in top.snippet
+        )
         small = recall_memory(service, "SQLITE_BUSY", token_budget=200)
         assert answer_tokens(small) <= 200 - 40 and small.hits
         for noise in ("!!!???", "\x01\x02\x03"):
             empty = recall_memory(service, noise)
-            assert empty.hits == [] and len(empty.warnings) == 1 and "nothing in the vault matches" in empty.warnings[0]
+            assert (
+                empty.hits == []
+                and len(empty.warnings) == 1
+                and "nothing in the vault matches" in empty.warnings[0]
+            )
 
 
 def test_the_warm_up_loads_the_token_counter_for_the_vaults_scripts(tmp_path: Path) -> None:
@@ -250,20 +370,34 @@ def test_the_warm_up_loads_the_token_counter_for_the_vaults_scripts(tmp_path: Pa
     when it was widened then, 0.16 s with it built while idle); an English vault keeps the smaller one."""
 
     def warm(vault: Path, passage: Path) -> tuple[int, int]:
-        code = ("from k0maru import llm_tokens\nfrom k0maru.mcp.server import warm_up\n"
-                "from k0maru.service.operations import Service\n"
-                f"svc = Service.open({str(vault)!r})\nwarm_up(svc)\nloaded = llm_tokens.loaded_vocabulary()\n"
-                f"llm_tokens.count_tokens(open({str(passage)!r}, encoding='utf-8').read())\n"
-                "print(loaded, llm_tokens.loaded_vocabulary())\nsvc.close()\n")
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        code = (
+            "from k0maru import llm_tokens\nfrom k0maru.mcp.server import warm_up\n"
+            "from k0maru.service.operations import Service\n"
+            f"svc = Service.open({str(vault)!r})\nwarm_up(svc)\nloaded = llm_tokens.loaded_vocabulary()\n"
+            f"llm_tokens.count_tokens(open({str(passage)!r}, encoding='utf-8').read())\n"
+            "print(loaded, llm_tokens.loaded_vocabulary())\nsvc.close()\n"
+        )
+        r = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+        )
         assert r.returncode == 0, r.stderr
         loaded, after = map(int, r.stdout.split())
         return loaded, after
 
-    english = write(tmp_path / "en", "lease.md", "# Lease\n\nA lease renewal that never came — `SQLITE_BUSY`.\n")
+    english = write(
+        tmp_path / "en", "lease.md", "# Lease\n\nA lease renewal that never came — `SQLITE_BUSY`.\n"
+    )
     small, after = warm(english.parent, english)
-    assert 100_000 < small == after  # ASCII and common punctuation only, and enough for its passages
-    russian = write(tmp_path / "ru", "ru.md", "# Ключ аренды\n\nПродление аренды не пришло: `SQLITE_BUSY`, 中文 日志.\n")
+    assert (
+        100_000 < small == after
+    )  # ASCII and common punctuation only, and enough for its passages
+    russian = write(
+        tmp_path / "ru",
+        "ru.md",
+        "# Ключ аренды\n\nПродление аренды не пришло: `SQLITE_BUSY`, 中文 日志.\n",
+    )
     write(tmp_path / "ru", "en.md", "# Lease\n\nA lease renewal that never came.\n")
     whole, after = warm(russian.parent, russian)
-    assert whole > small and after == whole  # every token from the start: no second build for the passage
+    assert (
+        whole > small and after == whole
+    )  # every token from the start: no second build for the passage

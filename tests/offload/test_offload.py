@@ -17,14 +17,30 @@ from tests.helpers import write
 DATA = Path(__file__).parents[1] / "data" / "logs"
 
 
-PAD = ["sh", "-c", 'i=0; while [ $i -lt 400 ]; do echo "build step $i ok"; i=$((i+1)); done; exec "$@"', "sh"]
+PAD = [
+    "sh",
+    "-c",
+    'i=0; while [ $i -lt 400 ]; do echo "build step $i ok"; i=$((i+1)); done; exec "$@"',
+    "sh",
+]
 
 
 def offload(k0, vault: Path, *cmd: str, threshold: str = "5", pad: bool = False, **kw):
     """`pad`: 400 lines of build noise before CMD's own output (exit code still CMD's), as in a real CI log,
     so the summary is clearly smaller than the log and is used."""
-    return k0("offload", "--vault", str(vault), "--threshold", threshold, "--task-id", "t1", "--",
-              *(PAD if pad else []), *cmd, **kw)
+    return k0(
+        "offload",
+        "--vault",
+        str(vault),
+        "--threshold",
+        threshold,
+        "--task-id",
+        "t1",
+        "--",
+        *(PAD if pad else []),
+        *cmd,
+        **kw,
+    )
 
 
 def record(k0, vault: Path) -> dict:
@@ -40,7 +56,9 @@ def analyze(text: str):
 
 
 def line_of(path: Path, needle: str) -> int:
-    return next(i for i, line in enumerate(path.read_text().splitlines(), start=1) if needle in line)
+    return next(
+        i for i, line in enumerate(path.read_text().splitlines(), start=1) if needle in line
+    )
 
 
 RUST_SRC = """fn main() {
@@ -58,8 +76,18 @@ def test_rustc_borrow_error(k0, vault: Path) -> None:
         findings = analyze((DATA / "rustc_e0502.log").read_text())
         assert findings.error_codes == ["E0502"] and findings.first_location == "borrow.rs:4:5"
         return
-    r = offload(k0, vault, "rustc", "--color=never", "--edition=2021", "-o", str(vault / "borrow"), str(src),
-                cwd=vault, threshold="3")
+    r = offload(
+        k0,
+        vault,
+        "rustc",
+        "--color=never",
+        "--edition=2021",
+        "-o",
+        str(vault / "borrow"),
+        str(src),
+        cwd=vault,
+        threshold="3",
+    )
     assert r.returncode == 1  # rustc's own exit code
     # ~20 lines: a summary would not cost clearly fewer tokens, so rustc's own output passes through
     assert "error[E0502]" in r.stdout and "flowchart TD" not in r.stdout
@@ -70,14 +98,25 @@ def test_rustc_borrow_error(k0, vault: Path) -> None:
 
 
 def test_gcc_address_sanitizer_use_after_free(k0, vault: Path) -> None:
-    src = write(vault, "uaf.c", "#include <stdlib.h>\nint main(void) {\n  int *p = malloc(4 * sizeof(int));\n"
-                                "  free(p);\n  return p[1];\n}\n")
+    src = write(
+        vault,
+        "uaf.c",
+        "#include <stdlib.h>\nint main(void) {\n  int *p = malloc(4 * sizeof(int));\n"
+        "  free(p);\n  return p[1];\n}\n",
+    )
     binary = vault / "uaf"
-    built = shutil.which("gcc") and subprocess.run(["gcc", "-g", "-fsanitize=address", str(src), "-o", str(binary)],
-                                                   capture_output=True).returncode == 0
+    built = (
+        shutil.which("gcc")
+        and subprocess.run(
+            ["gcc", "-g", "-fsanitize=address", str(src), "-o", str(binary)], capture_output=True
+        ).returncode
+        == 0
+    )
     if not built:
         findings = analyze((DATA / "gcc_asan_uaf.log").read_text())
-        assert findings.error_codes == ["heap-use-after-free"] and findings.first_location.endswith("uaf.c:5")
+        assert findings.error_codes == ["heap-use-after-free"] and findings.first_location.endswith(
+            "uaf.c:5"
+        )
         return
     r = offload(k0, vault, str(binary), threshold="3")
     assert r.returncode == 1
@@ -87,10 +126,24 @@ def test_gcc_address_sanitizer_use_after_free(k0, vault: Path) -> None:
 
 
 def test_pytest_failure(k0, vault: Path) -> None:
-    test_file = write(vault, "test_sample.py", "def helper():\n    return 41\n\n\ndef test_answer():\n"
-                                               "    assert helper() == 42\n\n\ndef test_ok():\n    assert True\n")
-    r = offload(k0, vault, sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "test_sample.py", cwd=vault,
-                pad=True)
+    test_file = write(
+        vault,
+        "test_sample.py",
+        "def helper():\n    return 41\n\n\ndef test_answer():\n"
+        "    assert helper() == 42\n\n\ndef test_ok():\n    assert True\n",
+    )
+    r = offload(
+        k0,
+        vault,
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "test_sample.py",
+        cwd=vault,
+        pad=True,
+    )
     assert r.returncode == 1
     rec = record(k0, vault)
     assert rec["error_codes"] == ["AssertionError"]
@@ -99,9 +152,13 @@ def test_pytest_failure(k0, vault: Path) -> None:
 
 
 def test_python_traceback_innermost_frame(k0, vault: Path) -> None:
-    script = write(vault, "worker.py", "class InvalidStateError(Exception):\n    pass\n\n\ndef renew():\n"
-                                       "    raise InvalidStateError('invalid state')\n\n\n"
-                                       "for i in range(60):\n    print('renewing lease', i)\nrenew()\n")
+    script = write(
+        vault,
+        "worker.py",
+        "class InvalidStateError(Exception):\n    pass\n\n\ndef renew():\n"
+        "    raise InvalidStateError('invalid state')\n\n\n"
+        "for i in range(60):\n    print('renewing lease', i)\nrenew()\n",
+    )
     r = offload(k0, vault, sys.executable, str(script), pad=True)
     assert r.returncode == 1
     rec = record(k0, vault)
@@ -111,32 +168,54 @@ def test_python_traceback_innermost_frame(k0, vault: Path) -> None:
 
 
 def test_java_stack_trace(k0, vault: Path) -> None:
-    src = write(vault, "Main.java", "public class Main {\n  static void claim() {\n"
-                                    "    throw new IllegalStateException(\"lease lost\");\n  }\n"
-                                    "  public static void main(String[] a) { claim(); }\n}\n")
+    src = write(
+        vault,
+        "Main.java",
+        "public class Main {\n  static void claim() {\n"
+        '    throw new IllegalStateException("lease lost");\n  }\n'
+        "  public static void main(String[] a) { claim(); }\n}\n",
+    )
     if not (shutil.which("javac") and shutil.which("java")):
         findings = analyze((DATA / "java_exception.log").read_text())
-        assert findings.error_codes == ["IllegalStateException"] and findings.first_location == "Main.java:3"
+        assert (
+            findings.error_codes == ["IllegalStateException"]
+            and findings.first_location == "Main.java:3"
+        )
         return
     subprocess.run(["javac", str(src)], check=True, cwd=vault)
     r = offload(k0, vault, "java", "-cp", str(vault), "Main", threshold="1", pad=True)
     assert r.returncode == 1
     rec = record(k0, vault)
-    assert rec["error_codes"] == ["IllegalStateException"] and rec["first_location"] == "Main.java:3"
+    assert (
+        rec["error_codes"] == ["IllegalStateException"] and rec["first_location"] == "Main.java:3"
+    )
 
 
-GO_MAIN = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tch := make(chan int)\n\tfmt.Println("starting")\n' \
-          '\t// send before any receiver runs\n\tch <- 1\n\tfmt.Println(<-ch)\n}\n'
+GO_MAIN = (
+    'package main\n\nimport "fmt"\n\nfunc main() {\n\tch := make(chan int)\n\tfmt.Println("starting")\n'
+    "\t// send before any receiver runs\n\tch <- 1\n\tfmt.Println(<-ch)\n}\n"
+)
 
 
 def test_go_deadlock(k0, vault: Path) -> None:
     if shutil.which("go") is None:
         findings = analyze((DATA / "go_deadlock.log").read_text())
-        assert findings.error_codes == ["deadlock"] and findings.first_location.endswith("main.go:9")
+        assert findings.error_codes == ["deadlock"] and findings.first_location.endswith(
+            "main.go:9"
+        )
         return
     src = write(vault, "main.go", GO_MAIN)
-    r = offload(k0, vault, "go", "run", str(src), threshold="2", cwd=vault, pad=True,
-                env={"GOCACHE": str(vault / ".gocache"), "GOFLAGS": "-mod=mod"})
+    r = offload(
+        k0,
+        vault,
+        "go",
+        "run",
+        str(src),
+        threshold="2",
+        cwd=vault,
+        pad=True,
+        env={"GOCACHE": str(vault / ".gocache"), "GOFLAGS": "-mod=mod"},
+    )
     assert r.returncode == 1  # `go run` exits 1 when the program dies
     rec = record(k0, vault)
     assert rec["error_codes"] == ["deadlock"] and rec["first_location"] == f"{src}:9"
@@ -148,13 +227,28 @@ def test_go_test_failure(k0, vault: Path) -> None:
     else:
         write(vault, "go.mod", "module lease\n\ngo 1.19\n")
         write(vault, "lease.go", "package lease\n\nfunc Renew() int { return 1 }\n")
-        write(vault, "lease_test.go", 'package lease\n\nimport "testing"\n\nfunc TestLease(t *testing.T) {\n'
-              '\tgot := Renew()\n\tif got != 2 {\n\t\tt.Errorf("Renew() = %d, want 2", got)\n\t}\n}\n')
-        r = offload(k0, vault, "go", "test", "./...", threshold="2", cwd=vault, pad=True,
-                    env={"GOCACHE": str(vault / ".gocache")})
+        write(
+            vault,
+            "lease_test.go",
+            'package lease\n\nimport "testing"\n\nfunc TestLease(t *testing.T) {\n'
+            '\tgot := Renew()\n\tif got != 2 {\n\t\tt.Errorf("Renew() = %d, want 2", got)\n\t}\n}\n',
+        )
+        r = offload(
+            k0,
+            vault,
+            "go",
+            "test",
+            "./...",
+            threshold="2",
+            cwd=vault,
+            pad=True,
+            env={"GOCACHE": str(vault / ".gocache")},
+        )
         assert r.returncode == 1
         findings = analyze((vault / record(k0, vault)["log_path"]).read_text())
-    assert findings.error_codes == [] and findings.failures[0].code == "FAIL"  # go gives a failed test no code
+    assert (
+        findings.error_codes == [] and findings.failures[0].code == "FAIL"
+    )  # go gives a failed test no code
     assert findings.failures[0].test == "TestLease" and findings.first_location == "lease_test.go:8"
 
 
@@ -165,23 +259,31 @@ def test_typescript_capture() -> None:
 
 
 def test_unknown_format_gets_generic_summary() -> None:
-    findings = analyze("starting\nall good\nsomething went wrong: disk quota exceeded (FATAL)\nbye\n")
+    findings = analyze(
+        "starting\nall good\nsomething went wrong: disk quota exceeded (FATAL)\nbye\n"
+    )
     assert [f.line for f in findings.all_failures] == [3]
 
 
 def test_pass_through_under_threshold_is_byte_identical(k0, vault: Path) -> None:
-    script = write(vault, "short.py", "import sys\nsys.stdout.write('a\\nb  \\n\\tc')\nsys.exit(7)\n")
+    script = write(
+        vault, "short.py", "import sys\nsys.stdout.write('a\\nb  \\n\\tc')\nsys.exit(7)\n"
+    )
     r = offload(k0, vault, sys.executable, str(script), threshold="50")
     assert r.returncode == 7 and r.stdout == "a\nb  \n\tc"
     assert not list((vault / ".k0maru" / "refs").glob("*.log"))
 
 
 def test_stored_log_is_byte_identical_and_summary_is_short(k0, vault: Path) -> None:
-    script = write(vault, "noisy.py", "import sys\nfor i in range(3000):\n"
-                                      "    sys.stdout.write(f'test case_{i} ... ok \\u00e9\\r\\n' if i % 7 else f'line {i}\\n')\n"
-                                      "sys.stdout.buffer.write(b'\\xff\\xfe raw bytes\\n')\n"
-                                      "print('error[E0382]: use of moved value: `job`')\nprint('  --> src/worker.rs:42:5')\n"
-                                      "sys.exit(101)\n")
+    script = write(
+        vault,
+        "noisy.py",
+        "import sys\nfor i in range(3000):\n"
+        "    sys.stdout.write(f'test case_{i} ... ok \\u00e9\\r\\n' if i % 7 else f'line {i}\\n')\n"
+        "sys.stdout.buffer.write(b'\\xff\\xfe raw bytes\\n')\n"
+        "print('error[E0382]: use of moved value: `job`')\nprint('  --> src/worker.rs:42:5')\n"
+        "sys.exit(101)\n",
+    )
     direct = subprocess.run([sys.executable, str(script)], capture_output=True).stdout
     r = offload(k0, vault, sys.executable, str(script), threshold="50")
     assert r.returncode == 101
@@ -196,13 +298,18 @@ def test_stored_log_is_byte_identical_and_summary_is_short(k0, vault: Path) -> N
 
 
 def test_signal_exit_code_is_128_plus_n(k0, vault: Path) -> None:
-    script = write(vault, "die.py", "import os, signal\nprint('bye')\nos.kill(os.getpid(), signal.SIGTERM)\n")
+    script = write(
+        vault, "die.py", "import os, signal\nprint('bye')\nos.kill(os.getpid(), signal.SIGTERM)\n"
+    )
     r = offload(k0, vault, sys.executable, str(script))
     assert r.returncode == 128 + 15
 
 
 def test_stdin_mode(k0, vault: Path) -> None:
-    text = "".join(f"row {i}\n" for i in range(100)) + "FAILED tests/test_x.py::test_y - ValueError: nope\n"
+    text = (
+        "".join(f"row {i}\n" for i in range(100))
+        + "FAILED tests/test_x.py::test_y - ValueError: nope\n"
+    )
     r = k0("offload", "--vault", str(vault), "--task-id", "ci", input=text)
     assert r.returncode == 0
     rec = record(k0, vault)
@@ -211,7 +318,11 @@ def test_stdin_mode(k0, vault: Path) -> None:
 
 
 def test_log_show_slices(k0, vault: Path) -> None:
-    script = write(vault, "many.py", "for i in range(1, 201):\n    print(f'line {i}' + (' BOOM' if i == 150 else ''))\n")
+    script = write(
+        vault,
+        "many.py",
+        "for i in range(1, 201):\n    print(f'line {i}' + (' BOOM' if i == 150 else ''))\n",
+    )
     offload(k0, vault, sys.executable, str(script))
     node = record(k0, vault)["node_id"]
     r = k0("log", "show", node, "--vault", str(vault), "--lines", "10:12", "--json")
@@ -243,7 +354,18 @@ def test_missing_command_is_a_clear_error(k0, vault: Path) -> None:
 @pytest.mark.parametrize("task", ["../../etc", "a/b"])
 def test_task_id_cannot_escape_refs(k0, vault: Path, task: str) -> None:
     script = write(vault, "p.py", "for i in range(2000): print('step', i, 'ok')\n")
-    r = k0("offload", "--vault", str(vault), "--threshold", "5", "--task-id", task, "--", sys.executable, str(script))
+    r = k0(
+        "offload",
+        "--vault",
+        str(vault),
+        "--threshold",
+        "5",
+        "--task-id",
+        task,
+        "--",
+        sys.executable,
+        str(script),
+    )
     assert r.returncode == 0
     logs = list((vault / ".k0maru" / "refs").glob("*.log"))
     assert len(logs) == 1 and logs[0].parent == vault / ".k0maru" / "refs"
@@ -258,10 +380,16 @@ def test_real_tool_output(log: str) -> None:
     want = EXPECTATIONS[log]
     findings = analyze((DATA / log).read_text())
     assert set(want["codes"]) <= set(findings.error_codes) | {
-        c for f in findings.failures for c in want["codes"] if c in f.message}, findings.error_codes
+        c for f in findings.failures for c in want["codes"] if c in f.message
+    }, findings.error_codes
     assert same_place(findings.first_location, want["root"]), findings.first_location
-    for failure in findings.all_failures:  # never "KeyError: KeyError ..." or a 'FAILED' pseudo-code
-        assert not failure.message.startswith(failure.code) and failure.code not in ("FAILED", "ERROR")
+    for (
+        failure
+    ) in findings.all_failures:  # never "KeyError: KeyError ..." or a 'FAILED' pseudo-code
+        assert not failure.message.startswith(failure.code) and failure.code not in (
+            "FAILED",
+            "ERROR",
+        )
 
 
 def test_the_corpus_spans_the_tools_it_claims() -> None:
@@ -270,8 +398,9 @@ def test_the_corpus_spans_the_tools_it_claims() -> None:
 
 
 def test_colour_is_stripped_for_reading_only(k0, vault: Path) -> None:
-    raw = (DATA / "cargo_build_color_e0502.log").read_bytes() + b"".join(b"\x1b[32mok\x1b[0m %d\n" % i
-                                                                         for i in range(300))
+    raw = (DATA / "cargo_build_color_e0502.log").read_bytes() + b"".join(
+        b"\x1b[32mok\x1b[0m %d\n" % i for i in range(300)
+    )
     r = k0("offload", "--vault", str(vault), "--task-id", "c", input=raw.decode())
     rec = record(k0, vault)
     assert rec["error_codes"] == ["E0502"] and (vault / rec["log_path"]).read_bytes() == raw
@@ -282,9 +411,15 @@ def test_tokens_are_counted_with_a_real_bpe(k0, vault: Path) -> None:
     """o200k BPE, not the embedding model's WordPiece: one 100,000-character word is thousands of tokens."""
     from k0maru.llm_tokens import ESTIMATOR, count_tokens
 
-    assert count_tokens("x" * 100_000) > 5_000 and count_tokens("SQLITE_BUSY: database is locked") < 12
-    script = write(vault, "big.py", "print('y' * 100_000)\nfor i in range(200):\n    print('noise', i)\n"
-                                    "raise SystemExit('error: boom')\n")
+    assert (
+        count_tokens("x" * 100_000) > 5_000 and count_tokens("SQLITE_BUSY: database is locked") < 12
+    )
+    script = write(
+        vault,
+        "big.py",
+        "print('y' * 100_000)\nfor i in range(200):\n    print('noise', i)\n"
+        "raise SystemExit('error: boom')\n",
+    )
     offload(k0, vault, sys.executable, str(script), threshold="50")
     rec = record(k0, vault)
     assert rec["estimator"] == ESTIMATOR and rec["raw_tokens"] > 5_000
@@ -316,13 +451,32 @@ def test_a_child_that_ignores_signals_is_killed_and_its_log_kept(vault: Path) ->
     import os
     import signal
 
-    script = write(vault, "stubborn.py", "import signal, sys, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-                                         "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-                                         "for i in range(2000):\n    print('step', i, flush=True)\n"
-                                         "print('error: stuck', flush=True)\ntime.sleep(120)\n")
-    proc = subprocess.Popen([sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", "s",
-                             "--", sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    script = write(
+        vault,
+        "stubborn.py",
+        "import signal, sys, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "for i in range(2000):\n    print('step', i, flush=True)\n"
+        "print('error: stuck', flush=True)\ntime.sleep(120)\n",
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "k0maru",
+            "offload",
+            "--vault",
+            str(vault),
+            "--task-id",
+            "s",
+            "--",
+            sys.executable,
+            str(script),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(3)
     t0 = time.time()
     proc.send_signal(signal.SIGTERM)
@@ -339,10 +493,28 @@ def test_a_child_that_ignores_signals_is_killed_and_its_log_kept(vault: Path) ->
 def test_offload_killed_leaves_no_orphan_and_no_lost_output(k0, vault: Path) -> None:
     import signal
 
-    script = write(vault, "slow.py", "import time\nfor i in range(100):\n    print('line', i, flush=True)\n"
-                                     "time.sleep(120)\n")
-    proc = subprocess.Popen([sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", "k",
-                             "--", sys.executable, str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    script = write(
+        vault,
+        "slow.py",
+        "import time\nfor i in range(100):\n    print('line', i, flush=True)\ntime.sleep(120)\n",
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "k0maru",
+            "offload",
+            "--vault",
+            str(vault),
+            "--task-id",
+            "k",
+            "--",
+            sys.executable,
+            str(script),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     time.sleep(3)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -358,22 +530,41 @@ def test_inspect_hint_is_shell_safe_and_literal(k0, vault: Path) -> None:
     """A Java nested class name has a `$` (a shell variable) and the hint must find it as written."""
     import shlex
 
-    script = write(vault, "boom.py", "for i in range(2000):\n    print('step', i, 'ok')\n"
-                                     "print('Exception in thread \"main\" com.example.App$RepositoryException: db down')\n"
-                                     "print('\\tat com.example.App.main(App.java:12)')\nraise SystemExit(1)\n")
+    script = write(
+        vault,
+        "boom.py",
+        "for i in range(2000):\n    print('step', i, 'ok')\n"
+        "print('Exception in thread \"main\" com.example.App$RepositoryException: db down')\n"
+        "print('\\tat com.example.App.main(App.java:12)')\nraise SystemExit(1)\n",
+    )
     r = offload(k0, vault, sys.executable, str(script), threshold="50")
     hint = next(line for line in r.stdout.splitlines() if line.startswith("inspect: "))
     assert "'App$RepositoryException'" in hint and "--fixed-strings" in hint
     cmd = shlex.split(hint.removeprefix("inspect: "))  # what a POSIX shell passes on
     assert cmd[cmd.index("--grep") + 1] == "App$RepositoryException"
     shown = k0(*cmd[1:], "--vault", str(vault))
-    assert shown.returncode == 0 and "App$RepositoryException: db down" in shown.stdout and "(1 matching" in shown.stdout
+    assert (
+        shown.returncode == 0
+        and "App$RepositoryException: db down" in shown.stdout
+        and "(1 matching" in shown.stdout
+    )
 
 
 def test_pass_through_keeps_stderr_on_stderr(k0, vault: Path) -> None:
-    r = offload(k0, vault, sys.executable, "-c", "import sys; print('to out'); print('to err', file=sys.stderr)",
-                threshold="50")
-    assert r.returncode == 0 and r.stdout == "to out\n" and "to err" in r.stderr and "to err" not in r.stdout
+    r = offload(
+        k0,
+        vault,
+        sys.executable,
+        "-c",
+        "import sys; print('to out'); print('to err', file=sys.stderr)",
+        threshold="50",
+    )
+    assert (
+        r.returncode == 0
+        and r.stdout == "to out\n"
+        and "to err" in r.stderr
+        and "to err" not in r.stdout
+    )
 
 
 def test_a_terminal_sees_live_progress(vault: Path) -> None:
@@ -381,12 +572,31 @@ def test_a_terminal_sees_live_progress(vault: Path) -> None:
     import os
     import pty
 
-    script = write(vault, "slow.py", "import time\nfor i in range(400):\n    print('step', i, flush=True)\n"
-                                     "    if i == 100: print('error[E0502]: cannot borrow x as mutable', flush=True)\n"
-                                     "    if i % 40 == 0: time.sleep(0.3)\n")
+    script = write(
+        vault,
+        "slow.py",
+        "import time\nfor i in range(400):\n    print('step', i, flush=True)\n"
+        "    if i == 100: print('error[E0502]: cannot borrow x as mutable', flush=True)\n"
+        "    if i % 40 == 0: time.sleep(0.3)\n",
+    )
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", "p",
-                             "--", sys.executable, str(script)], stdout=subprocess.PIPE, stderr=slave)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "k0maru",
+            "offload",
+            "--vault",
+            str(vault),
+            "--task-id",
+            "p",
+            "--",
+            sys.executable,
+            str(script),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+    )
     os.close(slave)
     seen = b""
     while True:

@@ -35,7 +35,9 @@ print("ok")
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
 
 
-def test_a_long_log_is_counted_exactly_at_its_head_and_estimated_closely_beyond(tmp_path: Path) -> None:
+def test_a_long_log_is_counted_exactly_at_its_head_and_estimated_closely_beyond(
+    tmp_path: Path,
+) -> None:
     from k0maru.llm_tokens import ESTIMATOR, count_tokens
     from k0maru.offload.tokencount import EXACT_BYTES, count_log_tokens
 
@@ -48,26 +50,42 @@ def test_a_long_log_is_counted_exactly_at_its_head_and_estimated_closely_beyond(
     long_log.write_text(text, encoding="utf-8")
     estimate, estimator = count_log_tokens(long_log)
     exact = count_tokens(text)
-    assert estimator.startswith(ESTIMATOR + "; exact on the first") and abs(estimate - exact) / exact < 0.02
+    assert (
+        estimator.startswith(ESTIMATOR + "; exact on the first")
+        and abs(estimate - exact) / exact < 0.02
+    )
 
 
 def test_findings_stay_bounded_whatever_the_number_of_failures() -> None:
     analyzer = LogAnalyzer()
-    block = "".join(f"src/app.ts({i},7): error TS{2000 + i % 1500}: bad {i}\n" for i in range(20_000))
+    block = "".join(
+        f"src/app.ts({i},7): error TS{2000 + i % 1500}: bad {i}\n" for i in range(20_000)
+    )
     analyzer.feed(block)
     findings = analyzer.close()
     assert findings.total == 20_000 and len(findings.failures) == MAX_KEPT
     assert len(findings.groups) == MAX_KEPT and findings.error_codes[:2] == ["TS2000", "TS2001"]
     assert findings.latest is not None and findings.latest.message == "bad 19999"
-    text = render(command="tsc", findings=findings, exit_code=2, lines=20_000, raw_tokens=1, log_rel="x.log",
-                  node_id="n", estimator="e", diagram="")
+    text = render(
+        command="tsc",
+        findings=findings,
+        exit_code=2,
+        lines=20_000,
+        raw_tokens=1,
+        log_rel="x.log",
+        node_id="n",
+        estimator="e",
+        diagram="",
+    )
     assert "20,000 failure(s)" in text and "first failure: src/app.ts:0:7" in text
 
 
 def test_a_pass_through_never_loads_the_tokenizer(tmp_path: Path) -> None:
-    code = ("import io, sys; from k0maru.offload.runner import run_offload; "
-            "o = run_offload(__import__('pathlib').Path(sys.argv[1]), None, stdin=io.BytesIO(b'ok\\n' * 10), "
-            "out=io.BytesIO(), err=io.BytesIO(), progress=False); "
-            "assert o.passed_through; print('tiktoken' in sys.modules)")
+    code = (
+        "import io, sys; from k0maru.offload.runner import run_offload; "
+        "o = run_offload(__import__('pathlib').Path(sys.argv[1]), None, stdin=io.BytesIO(b'ok\\n' * 10), "
+        "out=io.BytesIO(), err=io.BytesIO(), progress=False); "
+        "assert o.passed_through; print('tiktoken' in sys.modules)"
+    )
     r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr

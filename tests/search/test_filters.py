@@ -10,7 +10,9 @@ from k0maru.search.filters import Filters, parse_when
 
 def test_dates_and_ages() -> None:
     assert parse_when("2026-11-01") == 1793491200.0
-    assert parse_when("2026-11-01", end_of_day=True) - parse_when("2026-11-01") == pytest.approx(86399.999)
+    assert parse_when("2026-11-01", end_of_day=True) - parse_when("2026-11-01") == pytest.approx(
+        86399.999
+    )
     assert abs(parse_when("30d") - (time.time() - 30 * 86400)) < 5
     assert parse_when("2w") < parse_when("1w")
 

@@ -16,7 +16,11 @@ from tests.helpers import write
 @pytest.fixture
 def indexed(vault: Path) -> Path:
     for i in range(30):
-        write(vault, f"n{i:02}.md", f"# Note {i}\n\nthe lease renewal runbook part {i} {'quokka ' * (i % 4)}\n")
+        write(
+            vault,
+            f"n{i:02}.md",
+            f"# Note {i}\n\nthe lease renewal runbook part {i} {'quokka ' * (i % 4)}\n",
+        )
     with Vault.open(vault) as v:
         v.index(embed=False, lexical=True)
         assert v.store.bm25_state().backlog == 0
@@ -35,16 +39,23 @@ def test_a_change_is_served_from_the_delta_without_a_rebuild(indexed: Path) -> N
         index = cache.get(v.store)
         assert cache.last_build_ms is None and index.delta_size == 4
         hits = {v.store.path_and_title(h.doc_id)[0]: h for h in index.search("quokka", 50)}
-        assert "n03.md" not in hits and "n01.md" not in hits  # deleted, and edited away from the term
+        assert (
+            "n03.md" not in hits and "n01.md" not in hits
+        )  # deleted, and edited away from the term
         assert next(iter(hits)) == "new.md"  # the delta's chunk ranks with the main segment's
-        assert [v.store.path_and_title(h.doc_id)[0] for h in index.search("sqlite_busy", 5)] == ["n01.md"]
+        assert [v.store.path_and_title(h.doc_id)[0] for h in index.search("sqlite_busy", 5)] == [
+            "n01.md"
+        ]
 
 
 def test_a_delta_chunk_scores_as_the_same_text_in_the_main_segment(indexed: Path) -> None:
     write(indexed, "copy.md", (indexed / "n07.md").read_text().replace("# Note 7", "# Note 7"))
     with Vault.open(indexed) as v:
         v.index(embed=False)
-        hits = {v.store.path_and_title(h.doc_id)[0]: h.score for h in LexicalCache().get(v.store).search("quokka", 50)}
+        hits = {
+            v.store.path_and_title(h.doc_id)[0]: h.score
+            for h in LexicalCache().get(v.store).search("quokka", 50)
+        }
     assert hits["copy.md"] == pytest.approx(hits["n07.md"], rel=1e-6)
 
 
@@ -68,13 +79,21 @@ def test_a_scan_with_no_merge_due_does_not_load_the_lexical_index(indexed: Path)
     import subprocess
     import sys
 
-    code = ("import sys; from k0maru.service.vault import Vault\n"
-            f"with Vault.open({str(indexed)!r}) as v: v.index(embed=False, lexical=True)\n"
-            "print('bm25s' in sys.modules, 'numpy' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    code = (
+        "import sys; from k0maru.service.vault import Vault\n"
+        f"with Vault.open({str(indexed)!r}) as v: v.index(embed=False, lexical=True)\n"
+        "print('bm25s' in sys.modules, 'numpy' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out == ["False", "False"]
-    write(indexed, "n05.md", "# Note 5\n\nedited after the last merge\n")  # a small delta: no merge due either
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    write(
+        indexed, "n05.md", "# Note 5\n\nedited after the last merge\n"
+    )  # a small delta: no merge due either
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out == ["False", "False"]
     with Vault.open(indexed) as v:
         assert v.store.bm25_state().backlog == 2  # the edit's chunk replaced one: served as a delta
@@ -85,7 +104,9 @@ def test_the_delta_ranks_as_a_full_rebuild_would(indexed: Path) -> None:
     from k0maru.search.lexical import LexicalIndex, MainSegment
 
     for i in (0, 9, 18):  # a tenth of the notes, as when a merge is due
-        write(indexed, f"n{i:02}.md", f"# Note {i}\n\nquokka renewal backlog {'lease ' * (i % 4)}\n")
+        write(
+            indexed, f"n{i:02}.md", f"# Note {i}\n\nquokka renewal backlog {'lease ' * (i % 4)}\n"
+        )
     (indexed / "n01.md").unlink()
     with Vault.open(indexed) as v:
         v.index(embed=False)
@@ -121,10 +142,13 @@ def test_a_word_as_written_outranks_its_other_forms_which_still_count(vault: Pat
 def test_notes_in_other_scripts_are_found_by_their_words(vault: Path) -> None:
     """Before terms of any script, these notes had no BM25 term but `café`'s `caf`; an index of that older
     term format is rebuilt once by the next query."""
-    notes = {"ru.md": "# Блокировка базы\n\nПри ошибке SQLITE_BUSY увеличьте busy_timeout и повторите запрос.\n",
-             "zh.md": "# 数据库锁\n\n出现 SQLITE_BUSY 时，增加 busy_timeout 并重试事务。\n",
-             "ja.md": "# アーカイブ\n\nアーカイブを作成し、それをファイルに書き込む。\n",
-             "fr.md": "# Café\n\nLe café du matin règle la réunion.\n", "en.md": "# Retry\n\nretry the transaction\n"}
+    notes = {
+        "ru.md": "# Блокировка базы\n\nПри ошибке SQLITE_BUSY увеличьте busy_timeout и повторите запрос.\n",
+        "zh.md": "# 数据库锁\n\n出现 SQLITE_BUSY 时，增加 busy_timeout 并重试事务。\n",
+        "ja.md": "# アーカイブ\n\nアーカイブを作成し、それをファイルに書き込む。\n",
+        "fr.md": "# Café\n\nLe café du matin règle la réunion.\n",
+        "en.md": "# Retry\n\nretry the transaction\n",
+    }
     for name, text in notes.items():
         write(vault, name, text)
     with Vault.open(vault) as v:
@@ -143,8 +167,14 @@ def test_notes_in_other_scripts_are_found_by_their_words(vault: Path) -> None:
 
         assert top("повторите запрос") == "ru.md"
         assert cache.last_build_ms is not None  # the older segment was rebuilt, not read
-        assert top("重试事务") == "zh.md" and top("ファイルに書き込む") == "ja.md" and top("reunion cafe") == "fr.md"
-        assert [h.path for h in v.recall.search("увеличьте busy_timeout", limit=3, mode="bm25").hits][0] == "ru.md"
+        assert (
+            top("重试事务") == "zh.md"
+            and top("ファイルに書き込む") == "ja.md"
+            and top("reunion cafe") == "fr.md"
+        )
+        assert [
+            h.path for h in v.recall.search("увеличьте busy_timeout", limit=3, mode="bm25").hits
+        ][0] == "ru.md"
         assert "重试事务" in v.recall.search("重试事务", limit=1, mode="bm25").hits[0].snippet
 
 

@@ -52,11 +52,31 @@ def test_tokenizer_keeps_symbols_whole_and_by_parts() -> None:
 
 
 def test_tokenizer_keeps_words_of_every_script() -> None:
-    assert tokenize("Ошибка подключения") == ["ошибка", "подключения"]  # whole, lower-cased, unstemmed
-    assert tokenize("café naïve") == tokenize("cafe naive") == ["cafe", "naiv"]  # Latin accents fold away
+    assert tokenize("Ошибка подключения") == [
+        "ошибка",
+        "подключения",
+    ]  # whole, lower-cased, unstemmed
+    assert (
+        tokenize("café naïve") == tokenize("cafe naive") == ["cafe", "naiv"]
+    )  # Latin accents fold away
     assert tokenize("ＳＱＬＩＴＥ＿ＢＵＳＹ") == tokenize("SQLITE_BUSY")  # full-width forms (NFKC)
-    assert tokenize("数据库连接失败，请重试。") == ["数据", "据库", "库连", "连接", "接失", "失败", "请重", "重试"]
-    assert tokenize("锁") == ["锁"] and tokenize("使用SQLITE_BUSY重试") == ["使用", "sqlite_busy", "sqlite", "busi", "重试"]
+    assert tokenize("数据库连接失败，请重试。") == [
+        "数据",
+        "据库",
+        "库连",
+        "连接",
+        "接失",
+        "失败",
+        "请重",
+        "重试",
+    ]
+    assert tokenize("锁") == ["锁"] and tokenize("使用SQLITE_BUSY重试") == [
+        "使用",
+        "sqlite_busy",
+        "sqlite",
+        "busi",
+        "重试",
+    ]
     assert tokenize("ファイルに書き込む")[:3] == ["ファ", "ァイ", "イル"]
     assert tokenize("상태를 인쇄") == ["상태", "태를", "인쇄"]
     assert tokenize("हिन्दी") == ["हिन्दी"]  # combining vowel signs stay inside the word
@@ -64,10 +84,12 @@ def test_tokenizer_keeps_words_of_every_script() -> None:
 
 
 def test_exact_symbols_in_demo_vault(demo: Path) -> None:
-    cases = {"SQLITE_BUSY": "20_Cards/sqlite-busy-timeout.md",
-             "heap-use-after-free": "00_Logs/2026-10-19-heap-use-after-free-in-ffi.md",
-             "E0502": "00_Logs/2026-10-11-borrow-checker-e0502-in-scheduler.md",
-             "InvalidStateError": "00_Logs/2026-11-20-invalidstateerror-python-sdk.md"}
+    cases = {
+        "SQLITE_BUSY": "20_Cards/sqlite-busy-timeout.md",
+        "heap-use-after-free": "00_Logs/2026-10-19-heap-use-after-free-in-ffi.md",
+        "E0502": "00_Logs/2026-10-11-borrow-checker-e0502-in-scheduler.md",
+        "InvalidStateError": "00_Logs/2026-11-20-invalidstateerror-python-sdk.md",
+    }
     with Vault.open(demo) as v:
         for query, path in cases.items():
             hits = v.recall.search(query, limit=5).hits
@@ -98,11 +120,22 @@ def test_fusion_against_hand_computed_values() -> None:
     assert fuse({}, {}, 0.5, 0.2) == {}
 
 
-@pytest.mark.parametrize("query,share", [("SQLITE_BUSY", 1.0), ("how do we renew leases", 0.0),
-                                         ("E0502 in the dispatcher", 0.25), ("git rebase --continue", 1 / 3),
-                                         ("src/worker.rs:42 panics", 0.5), ("BorrowMutError", 1.0),
-                                         ("повторите запрос", 1.0), ("重试事务", 1.0), ("café crème brûlée", 0.0),
-                                         ("SQLITE_BUSY 时 重试", 1.0), ("retry on SQLITE_BUSY ошибка", 0.5)])
+@pytest.mark.parametrize(
+    "query,share",
+    [
+        ("SQLITE_BUSY", 1.0),
+        ("how do we renew leases", 0.0),
+        ("E0502 in the dispatcher", 0.25),
+        ("git rebase --continue", 1 / 3),
+        ("src/worker.rs:42 panics", 0.5),
+        ("BorrowMutError", 1.0),
+        ("повторите запрос", 1.0),
+        ("重试事务", 1.0),
+        ("café crème brûlée", 0.0),
+        ("SQLITE_BUSY 时 重试", 1.0),
+        ("retry on SQLITE_BUSY ошибка", 0.5),
+    ],
+)
 def test_lexical_share_of_a_query(query: str, share: float) -> None:
     from k0maru.search.terms import lexical_share
 
@@ -119,9 +152,14 @@ def test_reported_scores_follow_the_formula(demo: Path) -> None:
             best = max(h.bm25_score for h in result.hits if h.bm25_rank)
             for h in result.hits:
                 assert h.bm25_part == pytest.approx(w * h.bm25_score / best if h.bm25_rank else 0)
-                assert h.vector_part == pytest.approx((1 - w) * (h.cosine - floor) / (1 - floor) if h.vector_rank else 0)
+                assert h.vector_part == pytest.approx(
+                    (1 - w) * (h.cosine - floor) / (1 - floor) if h.vector_rank else 0
+                )
                 assert h.score == pytest.approx(h.bm25_part + h.vector_part + h.graph_boost)
-        assert result.pool == 30 and v.recall.search("lease renewal storms").bm25_weight < result.bm25_weight
+        assert (
+            result.pool == 30
+            and v.recall.search("lease renewal storms").bm25_weight < result.bm25_weight
+        )
 
 
 def test_vector_hits_under_the_cosine_floor_cast_no_vote(demo: Path) -> None:
@@ -137,30 +175,50 @@ def test_vector_hits_under_the_cosine_floor_cast_no_vote(demo: Path) -> None:
     assert all(h.cosine >= floor for h in floored.values() if h.vector_rank is not None)
     moved = [h for h in under if h.path in plain]
     assert moved and all(plain[h.path].vector_rank is not None for h in moved)
-    assert all(plain[h.path].vector_part > h.vector_part == 0 for h in moved)  # what the floor withheld
+    assert all(
+        plain[h.path].vector_part > h.vector_part == 0 for h in moved
+    )  # what the floor withheld
 
 
 def test_notes_without_a_vote_fill_the_limit_after_voted_ones(vault: Path) -> None:
-    write(vault, "zebra.md", "# Zebra crossing\nThe zebra crossing outside the office was repainted.\n")
-    for i, topic in enumerate(["tomato seedlings", "bicycle gears", "sourdough starter", "tax forms", "jazz chords"]):
+    write(
+        vault,
+        "zebra.md",
+        "# Zebra crossing\nThe zebra crossing outside the office was repainted.\n",
+    )
+    for i, topic in enumerate(
+        ["tomato seedlings", "bicycle gears", "sourdough starter", "tax forms", "jazz chords"]
+    ):
         write(vault, f"n{i}.md", f"# Note {i}\nA short note about {topic}.\n")
     with Vault.open(vault, min_cosine=0.99) as v:  # no vector hit clears this floor
         v.index()
         hits = v.recall.search("zebra", limit=4).hits
     assert len(hits) == 4 and hits[0].path == "zebra.md" and hits[0].bm25_part > 0
     fill = hits[1:]
-    assert all(h.bm25_part == h.vector_part == 0 and h.score == 0 and h.vector_rank is None and h.cosine < 0.99 for h in fill)
+    assert all(
+        h.bm25_part == h.vector_part == 0
+        and h.score == 0
+        and h.vector_rank is None
+        and h.cosine < 0.99
+        for h in fill
+    )
     assert all("A short note about" in h.snippet for h in fill)
-    assert [h.cosine for h in fill] == sorted((h.cosine for h in fill), reverse=True)  # in vector order
+    assert [h.cosine for h in fill] == sorted(
+        (h.cosine for h in fill), reverse=True
+    )  # in vector order
     with Vault.open(vault) as v:
-        nothing = v.recall.search("the of and", limit=3)  # stop words only: no term, no close vector
+        nothing = v.recall.search(
+            "the of and", limit=3
+        )  # stop words only: no term, no close vector
     assert len(nothing.hits) == 3 and all(h.score == 0 for h in nothing.hits)
     assert any("only the nearest notes" in w for w in nothing.warnings)
 
 
 def test_huge_limit_is_capped_not_a_crash(demo: Path) -> None:
     with Vault.open(demo) as v:
-        result = v.recall.search("lease", limit=2000)  # pool 6000 > sqlite-vec's KNN maximum of 4096
+        result = v.recall.search(
+            "lease", limit=2000
+        )  # pool 6000 > sqlite-vec's KNN maximum of 4096
     assert result.hits and result.pool == 6000
 
 
@@ -175,9 +233,15 @@ def test_graph_boost_exactly_on_linked_pool_members(vault: Path) -> None:
         hits = {h.path: h for h in v.recall.search("zebra migration", limit=10, mode="bm25").hits}
     assert set(hits) == {"a.md", "b.md", "c.md", "d.md"}  # e is not in the pool
     fused = {p: h.bm25_part + h.vector_part for p, h in hits.items()}
-    assert hits["a.md"].graph_boost == pytest.approx(0.5 * fused["b.md"]) and hits["a.md"].boost_links == ["links to [[B]]"]
-    assert hits["b.md"].graph_boost == pytest.approx(0.5 * fused["a.md"]) and hits["b.md"].boost_links == ["linked from [[A]]"]
-    assert hits["c.md"].graph_boost == 0.0 and hits["c.md"].boost_links == []  # its partner e is outside the pool
+    assert hits["a.md"].graph_boost == pytest.approx(0.5 * fused["b.md"]) and hits[
+        "a.md"
+    ].boost_links == ["links to [[B]]"]
+    assert hits["b.md"].graph_boost == pytest.approx(0.5 * fused["a.md"]) and hits[
+        "b.md"
+    ].boost_links == ["linked from [[A]]"]
+    assert (
+        hits["c.md"].graph_boost == 0.0 and hits["c.md"].boost_links == []
+    )  # its partner e is outside the pool
     assert hits["d.md"].graph_boost == 0.0
 
 
@@ -185,16 +249,25 @@ def test_deletion_removes_vectors(demo: Path) -> None:
     victim = "20_Cards/feature-flags.md"
     with Vault.open(demo) as v:
         doc = v.store.document_by_path(victim)
-        chunk_ids = [i for (i,) in v.store.conn.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc.id,))]
+        chunk_ids = [
+            i for (i,) in v.store.conn.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc.id,))
+        ]
         assert chunk_ids
     (demo / victim).unlink()
     with Vault.open(demo) as v:
         assert v.index().scan.removed == 1
         conn = v.store.conn
         marks = ",".join("?" * len(chunk_ids))
-        assert conn.execute(f"SELECT count(*) FROM vec_chunks WHERE rowid IN ({marks})", chunk_ids).fetchone()[0] == 0
-        assert conn.execute("SELECT count(*) FROM vec_chunks").fetchone()[0] == \
-            conn.execute("SELECT count(*) FROM chunks WHERE embedded = 1").fetchone()[0]
+        assert (
+            conn.execute(
+                f"SELECT count(*) FROM vec_chunks WHERE rowid IN ({marks})", chunk_ids
+            ).fetchone()[0]
+            == 0
+        )
+        assert (
+            conn.execute("SELECT count(*) FROM vec_chunks").fetchone()[0]
+            == conn.execute("SELECT count(*) FROM chunks WHERE embedded = 1").fetchone()[0]
+        )
         assert victim not in [h.path for h in v.recall.search("feature flags", limit=10).hits]
 
 
@@ -202,17 +275,27 @@ def test_incremental_reembed_touches_only_changed_chunks(demo: Path) -> None:
     note = demo / "docs/adr/0002-lease-based-job-locking.md"
     with Vault.open(demo) as v:
         doc = v.store.document_by_path("docs/adr/0002-lease-based-job-locking.md")
-        n_chunks = v.store.conn.execute("SELECT count(*) FROM chunks WHERE doc_id = ?", (doc.id,)).fetchone()[0]
+        n_chunks = v.store.conn.execute(
+            "SELECT count(*) FROM chunks WHERE doc_id = ?", (doc.id,)
+        ).fetchone()[0]
     assert n_chunks >= 3
-    note.write_text(note.read_text().replace("Renewal storms are possible", "Renewal storms are likely"))
+    note.write_text(
+        note.read_text().replace("Renewal storms are possible", "Renewal storms are likely")
+    )
     with Vault.open(demo) as v:
         report = v.index()
     assert report.scan.modified == 1 and report.scan.new_chunks == 1 and report.embedded == 1
 
 
 def test_missing_model_degrades_to_bm25(demo: Path, k0) -> None:
-    r = k0("search", "--vault", str(demo), "--json", "SQLITE_BUSY",
-           env={"K0MARU_MODEL_PATH": str(demo / "no-such-model.onnx")})
+    r = k0(
+        "search",
+        "--vault",
+        str(demo),
+        "--json",
+        "SQLITE_BUSY",
+        env={"K0MARU_MODEL_PATH": str(demo / "no-such-model.onnx")},
+    )
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert data["hits"][0]["path"] == "20_Cards/sqlite-busy-timeout.md"
@@ -223,7 +306,12 @@ def test_missing_model_degrades_to_bm25(demo: Path, k0) -> None:
 def test_cli_explain_shows_every_component(demo: Path, k0) -> None:
     r = k0("search", "--vault", str(demo), "--explain", "--limit", "3", "lease", "expiry")
     assert r.returncode == 0, r.stderr
-    assert "bm25 #" in r.stdout and "vector #" in r.stdout and "graph +" in r.stdout and "score = " in r.stdout
+    assert (
+        "bm25 #" in r.stdout
+        and "vector #" in r.stdout
+        and "graph +" in r.stdout
+        and "score = " in r.stdout
+    )
     for mode in ("bm25", "vector"):
         r = k0("search", "--vault", str(demo), "--mode", mode, "--json", "lease expiry")
         hits = json.loads(r.stdout)["hits"]
@@ -247,22 +335,33 @@ def test_vault_without_indexable_words(vault: Path, k0) -> None:
 def test_filters_by_folder_tag_kind_and_date(demo: Path, k0) -> None:
     """`--path`, `--tag` (nested tags included), `--kind` (frontmatter, else the folder) and a date window
     (frontmatter date, else mtime) restrict both channels; a filter nothing passes says so."""
-    write(demo, "decisions/2026-12-01-cache-tokens.md", "---\ndate: 2026-12-01\nkind: decision\n---\n\n"
-          "# Cache auth tokens\n\nWe cache tokens for 60 s. #caching/auth\n")
-    write(demo, "decisions/2025-01-05-cache-old.md", "---\ndate: 2025-01-05\n---\n\n# Old cache choice\n\n"
-          "We cached nothing. #caching\n")
+    write(
+        demo,
+        "decisions/2026-12-01-cache-tokens.md",
+        "---\ndate: 2026-12-01\nkind: decision\n---\n\n"
+        "# Cache auth tokens\n\nWe cache tokens for 60 s. #caching/auth\n",
+    )
+    write(
+        demo,
+        "decisions/2025-01-05-cache-old.md",
+        "---\ndate: 2025-01-05\n---\n\n# Old cache choice\n\nWe cached nothing. #caching\n",
+    )
 
     def paths(*args: str) -> list[str]:
         r = k0("search", "--vault", str(demo), "--json", "--limit", "20", *args)
         assert r.returncode == 0, r.stderr
         return [h["path"] for h in json.loads(r.stdout)["hits"]]
 
-    assert set(paths("cache", "--tag", "caching")) == {"decisions/2026-12-01-cache-tokens.md",
-                                                       "decisions/2025-01-05-cache-old.md"}
+    assert set(paths("cache", "--tag", "caching")) == {
+        "decisions/2026-12-01-cache-tokens.md",
+        "decisions/2025-01-05-cache-old.md",
+    }
     assert paths("cache", "--tag", "caching/auth") == ["decisions/2026-12-01-cache-tokens.md"]
     recent = paths("cache", "--kind", "decision", "--since", "2026-11-01")
     assert recent == ["decisions/2026-12-01-cache-tokens.md"]
-    assert paths("cache", "--kind", "decision", "--until", "2025-12-31") == ["decisions/2025-01-05-cache-old.md"]
+    assert paths("cache", "--kind", "decision", "--until", "2025-12-31") == [
+        "decisions/2025-01-05-cache-old.md"
+    ]
     assert all(p.startswith("20_Cards/") for p in paths("SQLITE_BUSY", "--path", "20_Cards/"))
     assert all(p.startswith(("00_Logs/", "journal/")) for p in paths("lease", "--kind", "log"))
     r = k0("search", "--vault", str(demo), "--json", "lease", "--tag", "no-such-tag")
@@ -281,7 +380,9 @@ def test_filters_in_the_console_and_mcp(demo: Path) -> None:
         hits = api.get("/api/search?q=lease&kind=log").get_json()["hits"]
         assert hits and all(h["path"].startswith(("00_Logs/", "journal/")) for h in hits)
         page = api.get("/search?q=lease&kind=log").get_data(as_text=True)
-        assert 'name="kind" value="log"' in page and "&kind=log\"" in page  # kept in the form and the toggles
+        assert (
+            'name="kind" value="log"' in page and '&kind=log"' in page
+        )  # kept in the form and the toggles
         notes = api.get("/notes?filter=sqlite&path=20_Cards/").get_data(as_text=True)
         assert "20_Cards/sqlite-busy-timeout.md" in notes and "00_Logs/" not in notes
         result = recall_memory(service, "SQLITE_BUSY", kind="log")

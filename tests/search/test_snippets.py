@@ -6,15 +6,19 @@ from k0maru.search.snippets import plain, snippet
 def test_markdown_is_rendered_to_plain_text() -> None:
     md = "## Fix\n\nSee [[sqlite-busy-timeout|the busy card]] and [docs](../x.md).\n\n```sql\nPRAGMA x;\n```\n- **bold** item"
     text = plain(md)
-    assert "the busy card" in text and "docs" in text and "PRAGMA x;" in text and "bold item" in text
+    assert (
+        "the busy card" in text and "docs" in text and "PRAGMA x;" in text and "bold item" in text
+    )
     assert not any(t in text for t in ("##", "[[", "](", "```", "**"))
 
 
 def test_the_sentence_with_the_query_terms_comes_first() -> None:
-    md = "Intro about queues. Nothing here.\n\nThe backup job hit SQLITE_BUSY at night. Retry later."
+    md = (
+        "Intro about queues. Nothing here.\n\nThe backup job hit SQLITE_BUSY at night. Retry later."
+    )
     focused = snippet(md, "SQLITE_BUSY nightly backup")
     assert "The backup job hit SQLITE_BUSY" in focused and "Intro about queues" not in focused
-    assert snippet(md, "zzz") .startswith("Intro about queues.")
+    assert snippet(md, "zzz").startswith("Intro about queues.")
 
 
 def test_bounded_at_a_word_and_heading_skipped() -> None:
@@ -30,4 +34,6 @@ def test_sentences_split_in_every_script_and_list_items_stay_apart() -> None:
     assert snippet(md, "распаковать архив", limit=60).startswith("Распаковать архив.")
     assert snippet(md, "сохраняя каталоги", limit=40).startswith("Сохраняя каталоги:")
     zh = "数据库很好。连接失败时请重试。其他内容在这里，还有更多的内容。" * 3
-    assert snippet(zh, "连接失败", limit=60).startswith("连接失败时请重试。其他")  # no space after 。
+    assert snippet(zh, "连接失败", limit=60).startswith(
+        "连接失败时请重试。其他"
+    )  # no space after 。

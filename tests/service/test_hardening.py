@@ -77,17 +77,44 @@ def test_read_only_state_dir_serves_reads(demo: Path, k0) -> None:
 
 def test_flush_refuses_a_body_the_scanner_would_skip(demo: Path, k0) -> None:
     body = "x" * 300_000
-    r = k0("flush", "--vault", str(demo), "--kind", "card", "--title", "Huge", input=body,
-           env={"K0MARU_MAX_FILE_BYTES": "200000"})
+    r = k0(
+        "flush",
+        "--vault",
+        str(demo),
+        "--kind",
+        "card",
+        "--title",
+        "Huge",
+        input=body,
+        env={"K0MARU_MAX_FILE_BYTES": "200000"},
+    )
     assert r.returncode == 2 and "max_file_bytes=200,000" in one_line_error(r)
     assert not list(demo.rglob("huge*.md"))
 
 
-@pytest.mark.parametrize("title,tags,needle", [
-    ("two\nlines", "", "title"), ("ok", "a,b\nc", "tag"), ("t" * 300, "", "title is 300 characters"),
-])
-def test_note_fields_are_one_line_and_bounded(demo: Path, k0, title: str, tags: str, needle: str) -> None:
-    r = k0("flush", "--vault", str(demo), "--kind", "card", "--title", title, "--tags", tags, input="body")
+@pytest.mark.parametrize(
+    "title,tags,needle",
+    [
+        ("two\nlines", "", "title"),
+        ("ok", "a,b\nc", "tag"),
+        ("t" * 300, "", "title is 300 characters"),
+    ],
+)
+def test_note_fields_are_one_line_and_bounded(
+    demo: Path, k0, title: str, tags: str, needle: str
+) -> None:
+    r = k0(
+        "flush",
+        "--vault",
+        str(demo),
+        "--kind",
+        "card",
+        "--title",
+        title,
+        "--tags",
+        tags,
+        input="body",
+    )
     line = one_line_error(r)
     assert r.returncode == 2 and needle in line and len(line) < 400
 
@@ -132,9 +159,16 @@ N_KILLED = 8000
 
 def test_killed_scan_leaves_whole_documents_and_resumes(vault: Path, k0) -> None:
     for i in range(N_KILLED):
-        write(vault, f"n/{i:04d}.md", f"# Note {i}\n\n" + "lorem ipsum dolor sit amet " * 40 + f"\n\n[[{i + 1:04d}]]\n")
-    proc = subprocess.Popen([sys.executable, "-m", "k0maru", "scan", "--vault", str(vault), "--no-embed"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        write(
+            vault,
+            f"n/{i:04d}.md",
+            f"# Note {i}\n\n" + "lorem ipsum dolor sit amet " * 40 + f"\n\n[[{i + 1:04d}]]\n",
+        )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "k0maru", "scan", "--vault", str(vault), "--no-embed"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 60
     while time.time() < deadline:
         time.sleep(0.02)
@@ -149,13 +183,17 @@ def test_killed_scan_leaves_whole_documents_and_resumes(vault: Path, k0) -> None
     proc.wait()
     with Store.open(vault) as store:
         docs = len(store.cached_documents())
-        orphans = store.conn.execute("SELECT count(*) FROM documents d WHERE NOT EXISTS "
-                                     "(SELECT 1 FROM chunks c WHERE c.doc_id = d.id)").fetchone()[0]
+        orphans = store.conn.execute(
+            "SELECT count(*) FROM documents d WHERE NOT EXISTS "
+            "(SELECT 1 FROM chunks c WHERE c.doc_id = d.id)"
+        ).fetchone()[0]
     assert 0 < docs < N_KILLED and orphans == 0  # killed midway, every indexed document whole
     r = k0("scan", "--vault", str(vault), "--no-embed", "--json")
     import json
 
     assert json.loads(r.stdout)["added"] == N_KILLED - docs
     with Store.open(vault) as store:
-        unresolved = store.conn.execute("SELECT count(*) FROM links WHERE dst_id IS NULL").fetchone()[0]
+        unresolved = store.conn.execute(
+            "SELECT count(*) FROM links WHERE dst_id IS NULL"
+        ).fetchone()[0]
     assert unresolved == 1  # only the last note's link to a note that does not exist

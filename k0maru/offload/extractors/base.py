@@ -11,12 +11,44 @@ CODE_IN_TEXT = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
 EXTRACTORS: list[type[Extractor]] = []
 
 # where toolchains, standard libraries and installed packages live: a frame there is not the user's code
-_NOT_USER = ("/lib/python", "site-packages", "dist-packages", "<frozen", "/usr/lib/", "/usr/include/", "/usr/share/",
-             "/usr/local/lib/", "/usr/local/go/", "/usr/local/include/", "../sysdeps/", "/rustc/", "/.rustup/",
-             "/.cargo/registry/", "/go/pkg/mod/", "/.pyenv/versions/", "/node_modules/", "compiler-rt", "libsanitizer",
-             "<null>", "<unknown>")
-_NOT_USER_START = ("node:", "internal/", "runtime/", "testing/", "<", "java.", "javax.", "jdk.", "sun.", "kotlin.",
-                   "scala.", "org.junit.", "junit.")
+_NOT_USER = (
+    "/lib/python",
+    "site-packages",
+    "dist-packages",
+    "<frozen",
+    "/usr/lib/",
+    "/usr/include/",
+    "/usr/share/",
+    "/usr/local/lib/",
+    "/usr/local/go/",
+    "/usr/local/include/",
+    "../sysdeps/",
+    "/rustc/",
+    "/.rustup/",
+    "/.cargo/registry/",
+    "/go/pkg/mod/",
+    "/.pyenv/versions/",
+    "/node_modules/",
+    "compiler-rt",
+    "libsanitizer",
+    "<null>",
+    "<unknown>",
+)
+_NOT_USER_START = (
+    "node:",
+    "internal/",
+    "runtime/",
+    "testing/",
+    "<",
+    "java.",
+    "javax.",
+    "jdk.",
+    "sun.",
+    "kotlin.",
+    "scala.",
+    "org.junit.",
+    "junit.",
+)
 
 
 def user_path(path: str) -> bool:

@@ -16,7 +16,9 @@ def _runtime_path(path: str) -> bool:
 class CExtractor(Extractor):
     stack = "c"
     triggers = ("error", "Sanitizer", "undefined reference")
-    DIAG = re.compile(r"^(\S+?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|m|mm)):(\d+):(\d+): (?:fatal )?error: (.*)")
+    DIAG = re.compile(
+        r"^(\S+?\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|m|mm)):(\d+):(\d+): (?:fatal )?error: (.*)"
+    )
     UBSAN = re.compile(r"^(\S+?\.(?:c|cc|cpp|cxx|h|hpp)):(\d+):(\d+): runtime error: (.*)")
     SAN = re.compile(r"^==\d+==ERROR: (\w+Sanitizer): ([\w-]+)(.*)")
     SAN_FRAME = re.compile(r"^\s+#\d+ 0x[0-9a-fA-F]+ in (\S+) (\S+?):(\d+)(?::(\d+))?")
@@ -40,14 +42,34 @@ class CExtractor(Extractor):
             m = self.DIAG.match(line)
             if m:
                 flag = self.FLAG.search(m.group(4))
-                self.f.add(Failure(self.stack, flag.group(1) if flag else "error", short(m.group(4)), lineno,
-                                   f"{m.group(1)}:{m.group(2)}:{m.group(3)}"))
+                self.f.add(
+                    Failure(
+                        self.stack,
+                        flag.group(1) if flag else "error",
+                        short(m.group(4)),
+                        lineno,
+                        f"{m.group(1)}:{m.group(2)}:{m.group(3)}",
+                    )
+                )
                 return
             m = self.UBSAN.match(line)
             if m:
-                kind = m.group(4).split(":", 1)[0].strip()  # "signed integer overflow" -> its -fsanitize= name
-                code = "-".join(kind.split()) if ":" in m.group(4) and len(kind.split()) <= 5 else "ubsan"
-                self.f.add(Failure(self.stack, code, short(m.group(4)), lineno,
-                                   f"{m.group(1)}:{m.group(2)}:{m.group(3)}"))
+                kind = (
+                    m.group(4).split(":", 1)[0].strip()
+                )  # "signed integer overflow" -> its -fsanitize= name
+                code = (
+                    "-".join(kind.split())
+                    if ":" in m.group(4) and len(kind.split()) <= 5
+                    else "ubsan"
+                )
+                self.f.add(
+                    Failure(
+                        self.stack,
+                        code,
+                        short(m.group(4)),
+                        lineno,
+                        f"{m.group(1)}:{m.group(2)}:{m.group(3)}",
+                    )
+                )
         elif "undefined reference to" in line:
             self.f.add(Failure(self.stack, "undefined-reference", short(line), lineno))

@@ -25,6 +25,8 @@ class CMakeExtractor(Extractor):
         m = self.ERROR.match(line)
         if m:
             where = f"{m.group(1)}:{m.group(2)}" if m.group(1) else None
-            failure = self.f.add(Failure(self.stack, "error", short(m.group(4) or f"in {m.group(3)}"), lineno, where))
+            failure = self.f.add(
+                Failure(self.stack, "error", short(m.group(4) or f"in {m.group(3)}"), lineno, where)
+            )
             if not m.group(4):
                 self.pending, self.window, self.busy = failure, 3, True

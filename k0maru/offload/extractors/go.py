@@ -15,7 +15,9 @@ class GoExtractor(Extractor):
     FRAME = re.compile(r"^\s+(\S+\.go):(\d+)")
     TEST_FAIL = re.compile(r"^\s*--- FAIL: (\S+)")
     TEST_LOC = re.compile(r"^\s+(\S+_test\.go):(\d+): (.*)")
-    COMPILE = re.compile(r"^(?:\./)?([^\s:]+\.go):(\d+):(\d+): (.*)")  # go build / vet / test: a file's error
+    COMPILE = re.compile(
+        r"^(?:\./)?([^\s:]+\.go):(\d+):(\d+): (.*)"
+    )  # go build / vet / test: a file's error
 
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
         super().__init__(findings, cursor)
@@ -29,18 +31,33 @@ class GoExtractor(Extractor):
             return
         if "_test.go:" in line and self.pending is None:
             m = self.TEST_LOC.match(line)
-            if m:  # `go test -v` prints t.Errorf before `--- FAIL`: remember where the test last spoke
+            if (
+                m
+            ):  # `go test -v` prints t.Errorf before `--- FAIL`: remember where the test last spoke
                 if self.running is not None and len(self.reports) < 10_000:
                     self.reports[self.running] = (f"{m.group(1)}:{m.group(2)}", m.group(3))
                 return
         if self.pending is None and line[:1] not in " \t" and ".go:" in line:
             m = self.COMPILE.match(line)
             if m:
-                self.f.add(Failure(self.stack, "error", short(m.group(4)), lineno, f"{m.group(1)}:{m.group(2)}:{m.group(3)}"))
+                self.f.add(
+                    Failure(
+                        self.stack,
+                        "error",
+                        short(m.group(4)),
+                        lineno,
+                        f"{m.group(1)}:{m.group(2)}:{m.group(3)}",
+                    )
+                )
                 return
         if self.pending is not None:
             m = self.FRAME.match(line) or self.TEST_LOC.match(line)
-            if m and user_path(m.group(1)) and "/src/runtime/" not in m.group(1) and "/src/testing/" not in m.group(1):
+            if (
+                m
+                and user_path(m.group(1))
+                and "/src/runtime/" not in m.group(1)
+                and "/src/testing/" not in m.group(1)
+            ):
                 if self.pending.test and len(m.groups()) > 2:
                     self.pending.message = short(m.group(3))
                 self.locate(f"{m.group(1)}:{m.group(2)}")
@@ -58,4 +75,6 @@ class GoExtractor(Extractor):
                 where, message = self.reports.pop(m.group(1))
                 self.f.add(Failure(self.stack, "FAIL", short(message), lineno, where, m.group(1)))
             elif m:
-                self.expect_location(Failure(self.stack, "FAIL", short(line), lineno, test=m.group(1)), 4)
+                self.expect_location(
+                    Failure(self.stack, "FAIL", short(line), lineno, test=m.group(1)), 4
+                )

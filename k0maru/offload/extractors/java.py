@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import re
 
-from k0maru.offload.extractors.base import CODE_IN_TEXT, Cursor, Extractor, register, short, user_path
+from k0maru.offload.extractors.base import (
+    CODE_IN_TEXT,
+    Cursor,
+    Extractor,
+    register,
+    short,
+    user_path,
+)
 from k0maru.offload.findings import Failure, Findings
 
 
@@ -13,17 +20,25 @@ class JavaExtractor(Extractor):
     stack = "java"
     triggers = ("Exception", "FAIL", "ERROR")
     THREAD = re.compile(r'^Exception in thread "[^"]*" ([\w.$]+)(?::\s*(.*))?')
-    BARE = re.compile(r"^((?:[a-z_][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error|Failure|Throwable))(?::\s*(.*))?$")
+    BARE = re.compile(
+        r"^((?:[a-z_][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error|Failure|Throwable))(?::\s*(.*))?$"
+    )
     CAUSED = re.compile(r"^Caused by: ([\w.$]+)(?::\s*(.*))?")
     FRAME = re.compile(r"^\s+at ([\w$.<>/]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)")
     SUREFIRE = re.compile(r"^\[ERROR\]\s+(\w+)\.(\w+):(\d+) (.*)")
 
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
         super().__init__(findings, cursor)
-        self.awaiting: tuple[str, str, int, bool] | None = None  # an exception line awaiting its first frame
+        self.awaiting: tuple[str, str, int, bool] | None = (
+            None  # an exception line awaiting its first frame
+        )
         self.current: Failure | None = None
-        self.head: Failure | None = None  # the top exception of a `Caused by:` chain: located at the root cause
-        self.fallback: str | None = None  # the current exception's first frame, if none is the user's
+        self.head: Failure | None = (
+            None  # the top exception of a `Caused by:` chain: located at the root cause
+        )
+        self.fallback: str | None = (
+            None  # the current exception's first frame, if none is the user's
+        )
 
     def feed(self, line: str, lineno: int) -> None:
         frame = self.FRAME.match(line) if line[:1] in " \t" else None
@@ -36,13 +51,21 @@ class JavaExtractor(Extractor):
                 self.fallback = where
                 if not cause:
                     self.head = self.current
-            if self.current is not None and self.current.location is None and user_path(frame.group(1)):
+            if (
+                self.current is not None
+                and self.current.location is None
+                and user_path(frame.group(1))
+            ):
                 self.current.location = where
-                if self.head is not None and self.head is not self.current:  # the innermost cause is the root
+                if (
+                    self.head is not None and self.head is not self.current
+                ):  # the innermost cause is the root
                     self.head.location = where
             return
         if self.current is not None and self.current.location is None:
-            self.current.location = self.fallback  # no frame of the user's: the exception's own first frame
+            self.current.location = (
+                self.fallback
+            )  # no frame of the user's: the exception's own first frame
         if line.lstrip().startswith("... ") and line.rstrip().endswith(" more"):
             return  # `... 3 more` closes a cause's frames; the chain goes on
         self.awaiting = None
@@ -58,5 +81,13 @@ class JavaExtractor(Extractor):
             m = self.SUREFIRE.match(line)
             if m:
                 found = CODE_IN_TEXT.search(m.group(4))
-                self.f.add(Failure(self.stack, found.group(1) if found else "TestFailure", short(m.group(4)), lineno,
-                                   f"{m.group(1)}.java:{m.group(3)}", f"{m.group(1)}.{m.group(2)}"))
+                self.f.add(
+                    Failure(
+                        self.stack,
+                        found.group(1) if found else "TestFailure",
+                        short(m.group(4)),
+                        lineno,
+                        f"{m.group(1)}.java:{m.group(3)}",
+                        f"{m.group(1)}.{m.group(2)}",
+                    )
+                )

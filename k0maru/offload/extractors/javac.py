@@ -33,7 +33,14 @@ class JavacExtractor(Extractor):
         m = self.ERROR.match(line)
         if m:
             kind, _, detail = m.group(3).partition(":")
-            failure = self.f.add(Failure(self.stack, kind.strip(), short(detail.strip()), lineno,
-                                         f"{m.group(1)}:{m.group(2)}"))
+            failure = self.f.add(
+                Failure(
+                    self.stack,
+                    kind.strip(),
+                    short(detail.strip()),
+                    lineno,
+                    f"{m.group(1)}:{m.group(2)}",
+                )
+            )
             if not detail.strip():
                 self.detail_for, self.window, self.busy = failure, 5, True

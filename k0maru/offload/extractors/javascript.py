@@ -15,7 +15,9 @@ from k0maru.offload.findings import Failure, Findings
 class JavaScriptExtractor(Extractor):
     stack = "javascript"
     triggers = ("Error", "Exception")
-    ERROR = re.compile(r"^\s*(?:Uncaught )?([A-Z]\w*(?:Error|Exception))(?: \[([A-Z][A-Z0-9_]+)\])?: (.*)")
+    ERROR = re.compile(
+        r"^\s*(?:Uncaught )?([A-Z]\w*(?:Error|Exception))(?: \[([A-Z][A-Z0-9_]+)\])?: (.*)"
+    )
     FRAME = re.compile(r"^\s+at (?:.*? \()?(?:file://)?([^()\s]+?):(\d+):(\d+)\)?\s*$")
 
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
@@ -29,7 +31,11 @@ class JavaScriptExtractor(Extractor):
             if frame:
                 if self.awaiting is not None:
                     self.current, self.awaiting = self.f.add(self.awaiting), None
-                if self.current is not None and self.current.location is None and user_path(frame.group(1)):
+                if (
+                    self.current is not None
+                    and self.current.location is None
+                    and user_path(frame.group(1))
+                ):
                     self.current.location = f"{frame.group(1)}:{frame.group(2)}:{frame.group(3)}"
                 return
             if self.current is not None:  # the stack ended

@@ -22,8 +22,15 @@ class RuffExtractor(Extractor):
         if m:
             rule = next(filter(None, (self.RULE.match(p) for p in self.cursor.before(1))), None)
             if rule:
-                self.f.add(Failure(self.stack, rule.group(1), short(rule.group(2)), lineno - 1,
-                                   f"{m.group(1)}:{m.group(2)}:{m.group(3)}"))
+                self.f.add(
+                    Failure(
+                        self.stack,
+                        rule.group(1),
+                        short(rule.group(2)),
+                        lineno - 1,
+                        f"{m.group(1)}:{m.group(2)}:{m.group(3)}",
+                    )
+                )
 
 
 @register
@@ -47,7 +54,15 @@ class ShellcheckExtractor(Extractor):
             return
         m = self.MARK.search(line)
         if m:
-            self.f.add(Failure(self.stack, m.group(1), short(f"({m.group(2)}) {m.group(3)}"), lineno, self.where))
+            self.f.add(
+                Failure(
+                    self.stack,
+                    m.group(1),
+                    short(f"({m.group(2)}) {m.group(3)}"),
+                    lineno,
+                    self.where,
+                )
+            )
             return
         self.window -= 1
         if self.window <= 0 or line.startswith(("For more information", "Did you mean")):
@@ -77,5 +92,12 @@ class EslintExtractor(Extractor):
                 break
         self.busy = True  # the group's later lines, warnings included
         if m.group(3) == "error":
-            self.f.add(Failure(self.stack, m.group(5), short(m.group(4)), lineno,
-                               f"{self.file}:{m.group(1)}:{m.group(2)}" if self.file else None))
+            self.f.add(
+                Failure(
+                    self.stack,
+                    m.group(5),
+                    short(m.group(4)),
+                    lineno,
+                    f"{self.file}:{m.group(1)}:{m.group(2)}" if self.file else None,
+                )
+            )

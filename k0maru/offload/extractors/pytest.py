@@ -24,7 +24,9 @@ class PytestExtractor(Extractor):
     triggers = ("test session starts",)
     SECTION = re.compile(r"^_{3,} (.+?) _{3,}$")
     FRAME = re.compile(r"^([^\s:][^:]*\.py):(\d+):(?: (?:in \S+|([A-Za-z_][\w.]*))?)?\s*$")
-    EXC = re.compile(r"^E\s+([A-Za-z_][\w.]*?(?:Error|Exception|Exit|Interrupt|Failed|Warning|[A-Z]\w+))(?::\s?(.*))?$")
+    EXC = re.compile(
+        r"^E\s+([A-Za-z_][\w.]*?(?:Error|Exception|Exit|Interrupt|Failed|Warning|[A-Z]\w+))(?::\s?(.*))?$"
+    )
     SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
     END = re.compile(r"^=+ .*\b(?:passed|failed|error|errors|skipped|deselected)\b.* in [\d.]+s")
 
@@ -33,9 +35,13 @@ class PytestExtractor(Extractor):
         self.section: str | None = None
         self.frames: list[str] = []
         self.exc: tuple[str, str] | None = None
-        self.frame_exc: str | None = None  # `path.py:7: AssertionError`, pytest's last line of a section
+        self.frame_exc: str | None = (
+            None  # `path.py:7: AssertionError`, pytest's last line of a section
+        )
         self.first_e: str | None = None  # the first `E ` line, e.g. `assert 41 == 42`
-        self.sections: dict[str, tuple[str | None, str | None, str | None]] = {}  # name -> (where, code, msg)
+        self.sections: dict[
+            str, tuple[str | None, str | None, str | None]
+        ] = {}  # name -> (where, code, msg)
 
     def feed(self, line: str, lineno: int) -> None:
         if not self.busy:
@@ -73,7 +79,13 @@ class PytestExtractor(Extractor):
             where = innermost_user_frame(self.frames)
             code, msg = self.exc if self.exc else (self.frame_exc, self.first_e)
             self.sections[self.section] = (where, code, msg)
-        self.section, self.frames, self.exc, self.frame_exc, self.first_e = None, [], None, None, None
+        self.section, self.frames, self.exc, self.frame_exc, self.first_e = (
+            None,
+            [],
+            None,
+            None,
+            None,
+        )
 
     def _summary_line(self, line: str, lineno: int) -> None:
         m = self.SUMMARY.match(line)
@@ -81,10 +93,18 @@ class PytestExtractor(Extractor):
             return
         test_id, text = m.group(2), m.group(3) or ""
         path = test_id.split("::", 1)[0]
-        name = test_id.split("::", 1)[1].replace("::", ".") if "::" in test_id else f"ERROR collecting {path}"
+        name = (
+            test_id.split("::", 1)[1].replace("::", ".")
+            if "::" in test_id
+            else f"ERROR collecting {path}"
+        )
         where, code, msg = self.sections.get(name, (None, None, None))
         if code is None:
             found = CODE_IN_TEXT.search(text)
-            code = found.group(1) if found else ("CollectionError" if m.group(1) == "ERROR" else "TestFailure")
+            code = (
+                found.group(1)
+                if found
+                else ("CollectionError" if m.group(1) == "ERROR" else "TestFailure")
+            )
             msg = text.split(": ", 1)[1] if ": " in text else text
         self.f.add(Failure(self.stack, code, short(msg or line), lineno, where or path, test_id))

@@ -33,8 +33,15 @@ class PythonExtractor(Extractor):
             elif line[:1] in "STI" and (m := self.SYNTAX.match(line)):
                 # `  File "bad.py", line 1` + the source + a caret come right before, without a traceback
                 frame = next(filter(None, map(self.FRAME.match, self.cursor.before(4))), None)
-                self.f.add(Failure(self.stack, m.group(1), short(m.group(2)), lineno,
-                                   f"{frame.group(1)}:{frame.group(2)}" if frame else None))
+                self.f.add(
+                    Failure(
+                        self.stack,
+                        m.group(1),
+                        short(m.group(2)),
+                        lineno,
+                        f"{frame.group(1)}:{frame.group(2)}" if frame else None,
+                    )
+                )
             return
         m = self.FRAME.match(line)
         if m:
@@ -44,7 +51,11 @@ class PythonExtractor(Extractor):
             return
         m = self.EXC.match(line.rstrip())
         self.busy = False
-        if m and not line.startswith("During handling") and not line.startswith("The above exception"):
+        if (
+            m
+            and not line.startswith("During handling")
+            and not line.startswith("The above exception")
+        ):
             code = m.group(1).rsplit(".", 1)[-1]
             message = m.group(2) or line
             where = innermost_user_frame(self.frames)

@@ -14,11 +14,17 @@ class RustExtractor(Extractor):
     triggers = ("error", "panicked")
     ERROR = re.compile(r"^error\[(E\d{4})\]: (.*)")
     ARROW = re.compile(r"^\s*--> (\S+?):(\d+):(\d+)")
-    PANIC_NEW = re.compile(r"^thread '([^']*)'(?: \(\d+\))? panicked at (\S+?):(\d+):(\d+):\s*$")  # rustc >= 1.80: (tid)
+    PANIC_NEW = re.compile(
+        r"^thread '([^']*)'(?: \(\d+\))? panicked at (\S+?):(\d+):(\d+):\s*$"
+    )  # rustc >= 1.80: (tid)
     PANIC_OLD = re.compile(r"^thread '([^']*)' panicked at '(.*)', (\S+?):(\d+):(\d+)")
     TEST_HEADER = re.compile(r"^---- (\S+) stdout ----")
-    UNCODED = re.compile(r"^error: (?!could not compile|aborting due to|process didn't exit|failed to run)(.*)")
-    LINT = re.compile(r"#!?\[(?:deny|forbid|allow)\(([\w:]+)\)\]")  # names the lint behind an uncoded error
+    UNCODED = re.compile(
+        r"^error: (?!could not compile|aborting due to|process didn't exit|failed to run)(.*)"
+    )
+    LINT = re.compile(
+        r"#!?\[(?:deny|forbid|allow)\(([\w:]+)\)\]"
+    )  # names the lint behind an uncoded error
 
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
         super().__init__(findings, cursor)
@@ -60,15 +66,29 @@ class RustExtractor(Extractor):
         if line.startswith("thread '"):
             m = self.PANIC_NEW.match(line)
             if m:
-                self.pending_panic = Failure(self.stack, "panic", "", lineno,
-                                             f"{m.group(2)}:{m.group(3)}:{m.group(4)}", self.test)
+                self.pending_panic = Failure(
+                    self.stack,
+                    "panic",
+                    "",
+                    lineno,
+                    f"{m.group(2)}:{m.group(3)}:{m.group(4)}",
+                    self.test,
+                )
                 self.busy = True
                 return
             m = self.PANIC_OLD.match(line)
             if m:
                 code = CODE_IN_TEXT.search(m.group(2))
-                self.f.add(Failure(self.stack, code.group(1) if code else "panic", short(m.group(2)), lineno,
-                                   f"{m.group(3)}:{m.group(4)}:{m.group(5)}", self.test))
+                self.f.add(
+                    Failure(
+                        self.stack,
+                        code.group(1) if code else "panic",
+                        short(m.group(2)),
+                        lineno,
+                        f"{m.group(3)}:{m.group(4)}:{m.group(5)}",
+                        self.test,
+                    )
+                )
             return
         if line.startswith("---- ") and not self.busy:
             m = self.TEST_HEADER.match(line)
@@ -76,7 +96,9 @@ class RustExtractor(Extractor):
                 self.test = m.group(1)
 
     def _watch_lint(self, line: str) -> None:
-        if line.startswith(("error", "warning")) and self.lint_window < 30:  # the next diagnostic: no lint named
+        if (
+            line.startswith(("error", "warning")) and self.lint_window < 30
+        ):  # the next diagnostic: no lint named
             self.lint_for, self.busy = None, self.pending is not None
             return
         m = self.LINT.search(line)

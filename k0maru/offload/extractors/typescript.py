@@ -20,5 +20,12 @@ class TypeScriptExtractor(Extractor):
             return
         m = self.CLASSIC.match(line) or self.PRETTY.match(line)
         if m:
-            self.f.add(Failure(self.stack, m.group(4), short(m.group(5)), lineno,
-                               f"{m.group(1)}:{m.group(2)}:{m.group(3)}"))
+            self.f.add(
+                Failure(
+                    self.stack,
+                    m.group(4),
+                    short(m.group(5)),
+                    lineno,
+                    f"{m.group(1)}:{m.group(2)}:{m.group(3)}",
+                )
+            )
