@@ -51,11 +51,26 @@ RUNS: dict[str, tuple[str, dict[str, Any]]] = {
     "k0maru bm25": ("bm25", {}),
     "k0maru vector": ("vector", {}),
 }
+NO_FLOOR = {"relevance_cosine": -1.0}
 SWEEP: dict[str, tuple[str, dict[str, Any]]] = {
-    "hybrid graph 0": ("hybrid", {"graph_boost": 0.0}),
-    "hybrid graph 0.1": ("hybrid", {"graph_boost": 0.1}),
-    "hybrid graph 0.3": ("hybrid", {"graph_boost": 0.3}),
+    "hybrid, no floor": ("hybrid", NO_FLOOR),
+    **{
+        f"w_words {w:g}": ("hybrid", {**NO_FLOOR, "bm25_weight_words": w})
+        for w in (0.05, 0.2, 0.35, 0.5)
+    },
+    **{f"w_code {w:g}": ("hybrid", {**NO_FLOOR, "bm25_weight_code": w}) for w in (0.5, 0.9)},
+    **{f"graph {b:g}": ("hybrid", {**NO_FLOOR, "graph_boost": b}) for b in (0.1, 0.3)},
 }
+# off-topic queries for a set: the dev queries of a set from another domain, and two from issue #26
+OFF_TOPIC_FROM = {
+    "ruff": "man",
+    "clippy": "tldr-pages",
+    "tldr-pages": "clippy",
+    "man": "ruff",
+    "mypy-docs": "tldr-pages",
+    "rust-by-example": "man",
+}
+OFF_TOPIC_EXTRA = ["recipe for banana bread", "kubernetes ingress annotations"]
 BASELINES = ["bm25s whole docs", "model over sections", "naive RRF(60)"]
 
 
@@ -67,6 +82,9 @@ class LabelledSet:
     corpus: Path | None  # corpus.jsonl, or None when the set is a vault
     vault: Path | None = None
     runs: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # run -> qid -> ranking
+    # (best cosine, best share of query words in a chunk) of each query, and of off-topic ones by half
+    signals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    off_topic: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
 
 
 def read_qrels(path: Path) -> dict[str, dict[str, int]]:
@@ -253,6 +271,13 @@ def run_set(ls: LabelledSet, runs: dict[str, tuple[str, dict[str, Any]]], fresh:
         v.recall.settings = base
         embedder = v.embedder
         assert embedder is not None, "the bundled model is needed for the baselines"
+        signal = relevance_signals(v, embedder)
+        ls.signals = {qid: signal(text) for qid, (text, _) in ls.queries.items()}
+        if ls.name in OFF_TOPIC_FROM:
+            other = load_labelled(EVAL / OFF_TOPIC_FROM[ls.name])
+            for half, qrels in other.halves.items():
+                texts = [other.queries[q][0] for q in sorted(qrels)] + OFF_TOPIC_EXTRA
+                ls.off_topic[half] = [signal(t) for t in texts]
         lexical = bm25s_whole(docs)
         dense = model_over_sections(ls.name, docs, lambda t: embedder.embed(t))
         b, d = {}, {}
@@ -261,6 +286,65 @@ def run_set(ls: LabelledSet, runs: dict[str, tuple[str, dict[str, Any]]], fresh:
         ls.runs[BASELINES[0]] = b
         ls.runs[BASELINES[1]] = d
         ls.runs[BASELINES[2]] = {q: rrf(b[q], d[q]) for q in ls.queries}
+
+
+def relevance_signals(v: Vault, embedder: Any) -> Callable[[str], tuple[float, float]]:
+    """What Recall.answered reads for a query: the best chunk's cosine and the largest share of the
+    query's words one chunk holds."""
+    from k0maru.search import vectors
+
+    def signal(text: str) -> tuple[float, float]:
+        lexical = v.recall.lexical.get(v.store).search(text, 200, None, surface=True)
+        nearest = vectors.search(v.store, embedder.embed([text])[0], 1)
+        return (
+            nearest[0].cosine if nearest else -1.0,
+            max((h.matched for h in lexical), default=0.0),
+        )
+
+    return signal
+
+
+def answered(sig: tuple[float, float], cos: float, terms: float) -> bool:
+    return sig[0] >= cos or sig[1] >= terms
+
+
+def calibrate(sets: list[LabelledSet]) -> None:
+    """The relevance floor on the dev halves: of the thresholds that keep >= 97% of on-topic dev
+    queries answered, the one that turns away the most off-topic dev queries; then its test figures."""
+    grid = [(c / 100, t / 100) for c in range(20, 61, 5) for t in range(50, 101, 5)]
+
+    def rates(half: str, c: float, t: float) -> tuple[float, float]:
+        on = [
+            answered(ls.signals[q], c, t)
+            for ls in sets
+            for q in ls.halves.get(half, {})
+            if q in ls.signals
+        ]
+        off = [not answered(sig, c, t) for ls in sets for sig in ls.off_topic.get(half, [])]
+        return sum(on) / max(len(on), 1), sum(off) / max(len(off), 1)
+
+    ok = [(rates("dev", c, t), c, t) for c, t in grid if rates("dev", c, t)[0] >= 0.97]
+    if not ok:
+        print("\nrelevance floor: no threshold keeps 97% of on-topic dev queries answered")
+        return
+    (on, off), c, t = max(ok, key=lambda r: (r[0][1], r[0][0]))
+    test_on, test_off = rates("test", c, t)
+    print(
+        f"\nrelevance floor chosen on dev: cosine {c:g} or {t:.0%} of the words; dev: on-topic "
+        f"answered {on:.1%}, off-topic refused {off:.1%}; test: {test_on:.1%} / {test_off:.1%}"
+    )
+    for ls in sets:
+        s_on, s_off = [], []
+        for half in ("test", "dev"):
+            qs = [q for q in ls.halves.get(half, {}) if q in ls.signals]
+            s_on.append(sum(answered(ls.signals[q], c, t) for q in qs) / max(len(qs), 1))
+            offs = ls.off_topic.get(half, [])
+            s_off.append(sum(not answered(x, c, t) for x in offs) / max(len(offs), 1))
+        print(
+            f"   {ls.name:<16} answered test {s_on[0]:.0%} dev {s_on[1]:.0%}; "
+            f"off-topic ({OFF_TOPIC_FROM.get(ls.name, '-')}) refused test {s_off[0]:.0%} "
+            f"dev {s_off[1]:.0%}"
+        )
 
 
 def bootstrap(values: np.ndarray, rng: np.random.Generator, n: int = 2000) -> tuple[float, float]:
@@ -335,13 +419,15 @@ def main() -> None:
     names = args.set or (list(SMOKE) if args.smoke else HELD_OUT)
     folders = [Path(n) if "/" in n else EVAL / n for n in names]
     runs = {**RUNS, **(SWEEP if args.sweep else {})}
-    reports = []
+    reports, done = [], []
     for folder in folders:
         ls = load_labelled(folder)
         run_set(ls, runs, args.fresh)
         rep = report(ls)
         print_report(rep)
         reports.append(rep)
+        done.append(ls)
+    calibrate(done)
     if args.json:
         args.json.write_text(json.dumps(reports, indent=1))
 

@@ -139,7 +139,6 @@ def recall_memory(
         explain,
         filters=Filters(path, tag, kind, since, until),
         token_budget=token_budget - BRIEF_TOKENS,
-        nearest_if_none=False,
     )
 
 

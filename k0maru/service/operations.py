@@ -113,7 +113,6 @@ class Service:
         min_cosine: float | None = None,
         filters: Filters | None = None,
         token_budget: int | None = None,
-        nearest_if_none: bool = True,
     ) -> RecallResult:
         """Ranked notes with their answering passages; with `token_budget`, the compact answer is cut to
         fit it exactly (o200k tokens): passages are shortened evenly, then the lowest hits dropped."""
@@ -128,7 +127,6 @@ class Service:
                 graph_boost=graph_boost,
                 min_cosine=min_cosine,
                 filters=filters,
-                nearest_if_none=nearest_if_none,
                 passage_chars=PASSAGE_CAPS[0] if token_budget else 280,
             )
         hits = []
