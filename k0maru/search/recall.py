@@ -70,9 +70,16 @@ class RecallResult:
 
 
 def fuse(
-    bm25: dict[int, float], cosine: dict[int, float], w_bm25: float, floor: float
+    bm25: dict[int, float],
+    cosine: dict[int, float],
+    w_bm25: float,
+    floor: float,
+    unembedded: set[int] | frozenset[int] = frozenset(),
 ) -> dict[int, tuple[float, float]]:
-    """(BM25 part, vector part) of each document: max-normalised BM25 and floor-normalised cosine, weighted."""
+    """(BM25 part, vector part) of each document: max-normalised BM25 and floor-normalised cosine, weighted.
+    A document in `unembedded` (its best BM25 chunk has no vector yet) keeps its full BM25 vote: its
+    missing vector vote is taken to be as strong as its BM25 vote, so pending embeddings cost nothing but
+    the vector channel's own evidence."""
     top = max(bm25.values(), default=0.0)
     parts: dict[int, tuple[float, float]] = (
         {d: (w_bm25 * s / top, 0.0) for d, s in bm25.items()} if top > 0 else {}
@@ -80,6 +87,9 @@ def fuse(
     for d, c in cosine.items():
         if c >= floor:
             parts[d] = (parts.get(d, (0.0, 0.0))[0], (1 - w_bm25) * (c - floor) / (1 - floor))
+    for d in unembedded & bm25.keys():
+        b, v = parts[d]
+        parts[d] = (b, max(v, (1 - w_bm25) * bm25[d] / top))
     return parts
 
 
@@ -203,6 +213,7 @@ class Recall:
             ranked["bm25"], bm25_best = _doc_ranking(bm25_hits)
             ranked["bm25"] = ranked["bm25"][:pool]
         channels = mode
+        pending = 0
         if (
             mode in ("vector", "hybrid") and not self.store.has_vectors()
         ):  # nothing to compare: no model load
@@ -242,11 +253,16 @@ class Recall:
                     )
         w_bm25 = self.bm25_weight(query, channels)
         vec_floor = floor if channels == "hybrid" else -1.0
+        unembedded: set[int] = set()
+        if channels == "hybrid" and pending:
+            best_chunks = {bm25_best[d].chunk_id: d for d in ranked["bm25"]}
+            unembedded = {best_chunks[c] for c in self.store.unembedded_among(list(best_chunks))}
         parts = fuse(
             {d: bm25_best[d].score for d in ranked.get("bm25", [])},
             {d: vec_best[d].cosine for d in ranked.get("vector", [])},
             w_bm25,
             vec_floor,
+            unembedded,
         )
         fused = {d: b + v for d, (b, v) in parts.items() if b + v > 0}
         candidates = list(fused)

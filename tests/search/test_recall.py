@@ -278,6 +278,28 @@ def test_the_top_five_do_not_depend_on_the_limit(vault: Path) -> None:
             assert tops[0] == tops[1] == tops[2], (query, tops)
 
 
+def test_a_note_not_embedded_yet_keeps_its_bm25_vote(vault: Path) -> None:
+    """While vectors are pending, the note holding every query word is not buried under embedded
+    notes that share no word with the query."""
+    for i, topic in enumerate(
+        ["quarterly budget review", "office furniture", "payroll calendar", "expense policy"]
+    ):
+        write(vault, f"a{i}.md", f"# {topic.title()}\nNotes on the {topic} for accounting.\n")
+    with Vault.open(vault) as v:
+        v.index()  # these four have vectors
+    write(
+        vault,
+        "sheets.md",
+        "# Shared workbooks\nThe finance team spreadsheets live on the shared drive.\n",
+    )
+    with Vault.open(vault) as v:
+        v.index(embed=False)
+        assert v.store.unembedded_chunks() > 0
+        result = v.recall.search("finance team spreadsheets", limit=5)
+    assert result.hits[0].path == "sheets.md", [(h.path, h.score) for h in result.hits]
+    assert any("not embedded yet" in w for w in result.warnings)
+
+
 def test_an_off_topic_query_gets_no_hits_and_one_line(demo: Path) -> None:
     with Vault.open(demo) as v:
         for query in ("recipe for banana bread", "knitting patterns for winter scarves"):
