@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from k0maru.config import Settings
+from k0maru.search.recall import Recall
 from k0maru.service.vault import Vault
 
 REPO = Path(__file__).resolve().parents[1]
@@ -253,24 +254,38 @@ def rrf(*rankings: list[str], k: int = 60) -> list[str]:
     return sorted(score, key=lambda d: -score[d])
 
 
+class QueryMemo:
+    """The model, remembering the vector of each query text: every run asks for the same queries."""
+
+    def __init__(self, embedder: Any):
+        self.embedder = embedder
+        self.memo: dict[str, np.ndarray] = {}
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if len(texts) != 1:
+            return np.asarray(self.embedder.embed(texts))
+        if texts[0] not in self.memo:
+            self.memo[texts[0]] = self.embedder.embed(texts)
+        return self.memo[texts[0]]
+
+
 def run_set(ls: LabelledSet, runs: dict[str, tuple[str, dict[str, Any]]], fresh: bool) -> None:
     docs = documents(ls)
     root, mapping = cached_vault(ls, docs, fresh)
     with Vault.open(root, writes_state=True) as v:
         v.index()
-        base = v.settings
+        assert v.embedder is not None, "the bundled model is needed"
+        embedder = QueryMemo(v.embedder)
+        recall = Recall(v.store, v.settings, lambda: (embedder, None))
         for name, (mode, overrides) in runs.items():
-            v.recall.settings = Settings(**{**vars(base), **overrides})
+            recall.settings = Settings(**{**vars(v.settings), **overrides})
             ls.runs[name] = {
                 qid: [
                     mapping.get(h.path, h.path)
-                    for h in v.recall.search(text, limit=K, mode=mode).hits
+                    for h in recall.search(text, limit=K, mode=mode).hits
                 ]
                 for qid, (text, _) in ls.queries.items()
             }
-        v.recall.settings = base
-        embedder = v.embedder
-        assert embedder is not None, "the bundled model is needed for the baselines"
         signal = relevance_signals(v, embedder)
         ls.signals = {qid: signal(text) for qid, (text, _) in ls.queries.items()}
         if ls.name in OFF_TOPIC_FROM:

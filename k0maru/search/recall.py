@@ -52,6 +52,7 @@ class Hit:
     graph_boost: float = 0.0
     boost_links: list[str] = field(default_factory=list)
     section: str = ""  # heading path of the passage below the title ("Section > Subsection")
+    also_at: list[str] = field(default_factory=list)  # copies of this note, folded into this hit
     line_start: int = 0  # the passage's lines in the file
     line_end: int = 0
 
@@ -278,7 +279,7 @@ class Recall:
         def order(d: int) -> tuple[float, int, int, str]:  # ties: exact lexical evidence first
             return (-final[d], b_pos.get(d, pool), v_pos.get(d, pool), titles.get(d, ""))
 
-        top = sorted(candidates, key=order)[:limit]
+        top, copies = self.fold_copies(sorted(candidates, key=order), limit)
         if not top or (channels == "hybrid" and not self.answered(bm25_best, vec_best)):
             why = (
                 f"no note shares a term with it or reaches cosine {floor:g}"
@@ -311,7 +312,36 @@ class Recall:
             )
             for d in top
         ]
+        for hit in result_hits:
+            hit.also_at = copies.get(hit.doc_id, [])
         return RecallResult(query, mode, result_hits, pool, warnings, w_bm25)
+
+    def fold_copies(self, ranked: list[int], limit: int) -> tuple[list[int], dict[int, list[str]]]:
+        """The first `limit` documents of `ranked` that are not a copy of a better-ranked one, and the
+        paths of each one's copies among the candidates. A copy has the same body once case and
+        whitespace are ignored (a translation folder's untranslated pages, a note saved twice)."""
+        sizes = self.store.body_sizes(ranked)
+        by_size = sorted(ranked, key=lambda d: sizes[d][1])
+        alike: set[int] = set()  # bodies within 2% of another's length: only those are compared
+        for a, b in zip(by_size, by_size[1:], strict=False):
+            if sizes[b][1] - sizes[a][1] <= 0.02 * sizes[b][1] + 8:
+                alike.update((a, b))
+        kept: list[int] = []
+        copies: dict[int, list[str]] = {}
+        first_of: dict[int, int] = {}
+        for d in ranked:
+            if d in alike:
+                doc = self.store.document(d)
+                key = hash(" ".join(doc.body.lower().split())) if doc else d
+                if key in first_of:
+                    if first_of[key] in copies:
+                        copies[first_of[key]].append(sizes[d][0])
+                    continue
+                first_of[key] = d
+            if len(kept) < limit:
+                kept.append(d)
+                copies[d] = []
+        return kept, copies
 
     def answered(
         self, bm25_best: dict[int, lexical.LexicalHit], vec_best: dict[int, vectors.VectorHit]

@@ -144,6 +144,7 @@ class Service:
                 )
                 if h.line_start
                 else None,
+                also_at=h.also_at,
             )
             if explain:
                 hit = hit.but(

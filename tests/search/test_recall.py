@@ -459,3 +459,19 @@ def test_filters_in_the_console_and_mcp(demo: Path) -> None:
         assert "20_Cards/sqlite-busy-timeout.md" in notes and "00_Logs/" not in notes
         result = recall_memory(service, "SQLITE_BUSY", kind="log")
         assert result.hits and all(h.path.startswith(("00_Logs/", "journal/")) for h in result.hits)
+
+
+def test_copies_are_folded_into_one_hit(vault: Path) -> None:
+    """Identical pages (an untranslated locale folder) are one hit that names the other paths."""
+    page = "# Lease renewal\nRenew the zebra lease before the storm window closes.\n"
+    for folder in ("en", "tr", "de"):
+        write(vault, f"{folder}/lease.md", page)
+    write(vault, "fr/lease.md", page.replace("storm window", "storm  window").upper())
+    write(vault, "other.md", "# Zebra notes\nThe zebra lease is owned by the ops team.\n")
+    with Vault.open(vault) as v:
+        v.index()
+        hits = v.recall.search("zebra lease storm window", limit=5).hits
+    copies = {f"{folder}/lease.md" for folder in ("en", "tr", "de", "fr")}
+    assert len(hits) == 2 and hits[0].path in copies and hits[1].path == "other.md", hits
+    assert sorted(hits[0].also_at) == sorted(copies - {hits[0].path})
+    assert hits[1].also_at == []
