@@ -33,7 +33,7 @@ K1, B = 1.5, 0.75
 # of the stem's score, a chunk with the word as written scores by that form (its own, sharper IDF); by
 # measurement on the four labelled sets (scripts/eval_retrieval.py, README)
 VARIANT_WEIGHT = 0.4
-TERMS_FORMAT = 4  # 2: plain words as stem and =surface; 3: the vocabulary one term per line; 4: words of any script
+TERMS_FORMAT = 5  # 4: words of any script; 5: Cyrillic, Greek, Arabic... words stemmed
 
 
 def _idf(df: int, n: int) -> float:
