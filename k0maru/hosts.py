@@ -52,7 +52,7 @@ NO_HOOKS = {
     "vscode": "VS Code has no hook that rewrites the agent's terminal commands",
     "claude-desktop": "Claude Desktop runs no shell commands",
 }
-HOOK_COMMAND = "k0maru hooks agent"
+HOOK_COMMAND = "k0maru-hook"
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +284,7 @@ def _is_ours(group: Any) -> bool:
 
 def connect_hooks(host: str, vault: Path, write: bool = True, remove: bool = False) -> Change:
     """Install (or remove) the PreToolUse hook that routes test/build/lint commands through `k0maru
-    offload` (`k0maru hooks agent`), for the hosts whose hooks can rewrite a command."""
+    offload` (`k0maru-hook`, k0maru/agent_hook.py), for the hosts whose hooks can rewrite a command."""
     if host not in HOOK_FILES:
         raise K0maruError(
             f"{host} cannot run k0maru's command hook: {NO_HOOKS.get(host, 'unknown host')}; the "
