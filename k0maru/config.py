@@ -68,6 +68,12 @@ class Settings:
         ge=0,
         le=1,
     )
+    bm25_weight_all_terms: float = setting(
+        0.0,
+        "hybrid: BM25's share at least this for a note with a chunk holding every word of the query",
+        ge=0,
+        le=1,
+    )
     other_scripts_lexical: bool = setting(
         True,
         "hybrid: weigh a query word with letters outside the Latin script "

@@ -421,6 +421,26 @@ def print_report(rep: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
+def markdown_table(reports: list[dict[str, Any]]) -> str:
+    """The figures table of docs/retrieval.md: per set, test half then dev, each run's nDCG@10 with
+    its interval (k0maru's three modes, then the three baselines)."""
+    runs = [*RUNS, *BASELINES]
+    lines = [
+        "| set | half | " + " | ".join(runs) + " |",
+        "|---|---|" + "---|" * len(runs),
+    ]
+    for rep in reports:
+        for half, body in rep["halves"].items():
+            cells = []
+            for run in runs:
+                row = body["runs"][run]
+                lo, hi = row["ci"]
+                cells.append(f"{row['ndcg']:.3f} [{lo:.2f}, {hi:.2f}]")
+            name = f"{rep['set']} ({body['queries']} q)"
+            lines.append(f"| {name} | {half} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument(
@@ -430,6 +450,7 @@ def main() -> None:
     ap.add_argument("--sweep", action="store_true", help="also the tuning variants (read dev only)")
     ap.add_argument("--fresh", action="store_true", help="rebuild each set's vault and index")
     ap.add_argument("--json", type=Path, help="also write the report here")
+    ap.add_argument("--markdown", type=Path, help="also write the figures table here")
     args = ap.parse_args()
     names = args.set or (list(SMOKE) if args.smoke else HELD_OUT)
     folders = [Path(n) if "/" in n else EVAL / n for n in names]
@@ -445,6 +466,8 @@ def main() -> None:
     calibrate(done)
     if args.json:
         args.json.write_text(json.dumps(reports, indent=1))
+    if args.markdown:
+        args.markdown.write_text(markdown_table(reports))
 
 
 if __name__ == "__main__":
