@@ -69,7 +69,7 @@ class Settings:
         le=1,
     )
     bm25_weight_all_terms: float = setting(
-        0.0,
+        0.2,
         "hybrid: BM25's share at least this for a note with a chunk holding every word of the query",
         ge=0,
         le=1,
