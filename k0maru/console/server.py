@@ -22,9 +22,12 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
     from k0maru.service.vault import Vault
 
     vault = Vault.open(vault_dir)
-    with LazyProgress("scanning", True) as sp, LazyProgress("embedding", True) as ep:
-        vault.index(record=False, scan_progress=sp, embed_progress=ep, lexical=True)
+    with LazyProgress(
+        "scanning", True
+    ) as sp:  # vectors follow in the background: it listens at once
+        vault.index(record=False, scan_progress=sp, embed=False, lexical=True)
     service = Service(VaultSession(vault))
+    service.live.embed_later()
     allowed = (
         LOCAL_HOSTS if host in ("127.0.0.1", "localhost", "::1") else (*LOCAL_HOSTS, host.lower())
     )

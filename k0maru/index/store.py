@@ -86,6 +86,9 @@ class Store:
         self.path = path
         self.wait_s = wait_s  # how long a write waits for another process's lock, in all
         self.readonly = False  # the state folder or file is not writable: reads only
+        self.identity: tuple[int, int] | None = (
+            None  # the file this connection holds (db.file_identity)
+        )
 
     # ---- lifecycle -------------------------------------------------------------------------
     @classmethod
@@ -109,6 +112,7 @@ class Store:
         conn = db.connect(path, busy_timeout_ms, readonly=readonly, lean=lean)
         store = cls(vault, conn, path, busy_timeout_ms / 1000)
         store.readonly = readonly
+        store.identity = db.file_identity(path)
         try:
             if not readonly:
                 store.migrate()
@@ -124,6 +128,11 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
+
+    def replaced(self) -> bool:
+        """Whether the file at the index's path is no longer the one this connection holds (moved aside by
+        a rebuild, deleted, replaced): a long-running process then reopens. One stat(), no SQL."""
+        return db.file_identity(self.path) != self.identity
 
     def __enter__(self) -> Store:
         return self

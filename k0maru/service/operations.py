@@ -288,9 +288,10 @@ class Service:
         from k0maru.service.models import FlushOutcome
 
         check_note_input(title, tags, related, body, self.vault.settings.max_file_bytes)
-        with self.live.session() as vault:
+        with self.live.session(fresh=False) as vault:  # indexes its own note: no walk of the vault
             vault.store.require_writable()
             result = flush_indexed(vault, kind, title, body, tags, related)
+        self.live.embed_later()
         return FlushOutcome(**result.as_dict())
 
     def distill(
@@ -320,6 +321,7 @@ class Service:
             card = distill_source(vault, trace, node_id, source, export_dir)
             assert card.note is not None
             text = (vault.root / card.note.path).read_text(encoding="utf-8")
+        self.live.embed_later()
         return SkillCardResult(
             title=card.title,
             stack=card.stack,
@@ -407,7 +409,7 @@ class Service:
         with self.live.session(fresh=False) as vault:
             if full and not rebuild:  # a full scan also vouches for the file it rewrites
                 vault.store.require_sound()
-            moved = vault.rebuild() if rebuild else None
+            moved, why = vault.rebuild() if rebuild else (None, "")
             report = vault.index(
                 full=full or rebuild,
                 snapshot_first=False,
@@ -421,6 +423,8 @@ class Service:
             if pending and model is None:
                 data["warnings"].append(warning)
             data["pending_embedding"] = pending if model and not vault.store.readonly else 0
+            if moved:
+                data["moved_aside"] = {"path": str(moved), "why": why}
         return moved, data
 
     def status(self) -> dict[str, Any]:

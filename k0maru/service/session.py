@@ -56,6 +56,11 @@ class VaultSession:
 
         with self.lock:
             try:
+                if self.vault.reopen_if_replaced():  # one stat(): a rebuild or a person moved it
+                    log.warning(
+                        "the index file was replaced; reopened %s", db_path(self.vault.root)
+                    )
+                    self._last_scan = None
                 if fresh:
                     self.fresh()
                 yield self.vault
@@ -117,6 +122,17 @@ class VaultSession:
             )
             # the CPU with the worker's start-up while it answers
 
+    def embed_later(self) -> None:
+        """Chunks without vectors (a note just written and indexed lexically, a server's start): they
+        follow in the background thread (servers) or the worker (one-shot commands), never before an
+        answer."""
+        if not (self.vault.settings.embed and self.vault.store.unembedded_chunks()):
+            return
+        if self.embed == "thread":
+            self._embed_in_background()
+        elif self.embed == "worker" and not self.vault.store.readonly:
+            self._worker_wanted = True
+
     def _embed_in_background(self) -> None:
         if self._embedder_thread is not None and self._embedder_thread.is_alive():
             return
@@ -140,9 +156,15 @@ class VaultSession:
                 if not mine:
                     return
                 with Store.open(self.vault.root, self.vault.settings.busy_timeout_ms) as store:
-                    while not self._closing.is_set() and store.unembedded_chunks():
+
+                    def stop() -> (
+                        bool
+                    ):  # closing, or the file moved away (the next request reopens)
+                        return self._closing.is_set() or store.replaced()
+
+                    while not stop() and store.unembedded_chunks():
                         if not vectors.embed_pending(
-                            store, embedder, self.vault.settings.embed_batch, limit=256
+                            store, embedder, self.vault.settings.embed_batch, limit=256, stop=stop
                         ):
                             break
         except Exception as exc:  # noqa: BLE001 - the next rescan retries

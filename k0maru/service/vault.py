@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from k0maru.config import Settings, default_config_toml, load_settings
+from k0maru.errors import K0maruError
 from k0maru.fsutil import atomic_write_text, ensure_state_dir
-from k0maru.index import snapshot
+from k0maru.index import db, snapshot
 from k0maru.index.db import sqlite_route
 from k0maru.index.scanner import IncrementalScanner, ProgressFn, ScanResult
 from k0maru.index.store import Store, db_path
@@ -87,6 +88,14 @@ class Vault:
         if self._store is None:
             self._store = Store.open(self.root, self.settings.busy_timeout_ms, lean=self.lean)
         return self._store
+
+    def reopen_if_replaced(self) -> bool:
+        """Close the index when the file at its path is no longer the one held (a rebuild moved it aside,
+        a person deleted or replaced it), so the next use opens the one there now; True when it did."""
+        if self._store is None or not self._store.replaced():
+            return False
+        self.close()
+        return True
 
     def close(self) -> None:
         if self._store is not None:
@@ -192,6 +201,7 @@ class Vault:
                     self.settings.embed_batch,
                     embed_progress,
                     limit=embed_limit,
+                    stop=self.store.replaced,  # a rebuild moved the file: go on in the new one
                 )
                 report.embed_ms = (time.perf_counter() - t0) * 1000
         self._keep_snapshot(scan, lexical)
@@ -223,19 +233,37 @@ class Vault:
         """New, changed and removed files the index has not seen yet (a walk with stat() only)."""
         return IncrementalScanner(self.store, self.settings).pending()
 
-    def rebuild(self) -> Path | None:
-        """Move a (corrupt) index aside and start a new one; returns where the old one went."""
+    def rebuild(self) -> tuple[Path | None, str]:
+        """Move the index aside and start a new one; returns where the old one went and why it was moved:
+        named `.corrupt-*` only when SQLite finds damage, else `.old-*` (a healthy index rebuilt on
+        request). Processes that hold the old file notice (`Store.replaced`) and reopen."""
+        why = self._health()
         self.close()
         path = db_path(self.root)
         moved = None
         if path.exists():
-            moved = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+            label = "old" if why is None else "corrupt"
+            moved = path.with_name(f"{path.name}.{label}-{int(time.time())}")
             shutil.move(str(path), moved)
+        why = why and f"corrupt: {why}"
         for suffix in ("-wal", "-shm"):
             side = path.with_name(path.name + suffix)
             if side.exists():
                 shutil.move(str(side), str(moved) + suffix if moved else side.with_suffix(".old"))
-        return moved
+        return moved, why or "healthy (quick_check ok), rebuilt on request"
+
+    def _health(self) -> str | None:
+        """None when the index opens and SQLite's quick_check finds it sound, else what is wrong."""
+        from k0maru.errors import IndexCorruptError
+
+        if not db_path(self.root).exists():
+            return None
+        try:
+            return self.store.integrity_problem()
+        except IndexCorruptError as exc:
+            return str(exc).split("index is corrupt (", 1)[-1].split(");", 1)[0]
+        except (K0maruError, db.DatabaseError) as exc:
+            return " ".join(str(exc).split())[:120]
 
     def status(self) -> dict[str, Any]:
         from k0maru.service import worker

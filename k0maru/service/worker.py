@@ -169,6 +169,9 @@ def _catch_up(
                 done.modified += report.scan.modified
                 done.removed += report.scan.removed
                 done.embedded += report.embedded
+                if vault.reopen_if_replaced():  # a rebuild moved the index aside: on in the new one
+                    log_line(root, "worker: the index file was replaced; reopened it")
+                    continue
                 if wanted.exists():  # a git event since this round's scan: look again
                     wanted.unlink(missing_ok=True)
                 elif not (report.embedded and vault.store.unembedded_chunks()):
