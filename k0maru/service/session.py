@@ -98,6 +98,7 @@ class VaultSession:
                 record=False,
                 embed=self.embed == "foreground",
                 lexical=True,
+                merge=False,  # never on a query's path: the background thread or the worker merges
                 scan_progress=self.scan_progress,
                 embed_progress=self.embed_progress,
             )
@@ -114,9 +115,13 @@ class VaultSession:
         if self.embed == "thread":
             for w in self.warnings:
                 log.warning("%s", w)
-            if pending:
+            if pending or report.merge_due:
                 self._embed_in_background()
-        elif self.embed == "worker" and pending and not self.vault.store.readonly:
+        elif (
+            self.embed == "worker"
+            and (pending or report.merge_due)
+            and not self.vault.store.readonly
+        ):
             self._worker_wanted = (
                 True  # asked for on close: a query never waits for embeddings, nor shares
             )
@@ -136,16 +141,15 @@ class VaultSession:
     def _embed_in_background(self) -> None:
         if self._embedder_thread is not None and self._embedder_thread.is_alive():
             return
-        embedder = self.vault.embedder
-        if embedder is None:
-            return
+        embedder = self.vault.embedder if self.vault.settings.embed else None
         self._embedder_thread = threading.Thread(
             target=self._embed_pending, args=(embedder,), name="k0maru-embed"
         )
         self._embedder_thread.start()
 
     def _embed_pending(self, embedder: Any) -> None:
-        """On its own connection; batches commit as they finish, so recall sees vectors appear while the
+        """On its own connection: first the BM25 merge when one is due (into the lexical cache queries
+        use), then the vectors; batches commit as they finish, so recall sees vectors appear while the
         rest are computed."""
         from k0maru.index.store import Store
         from k0maru.search import vectors
@@ -156,13 +160,14 @@ class VaultSession:
                 if not mine:
                     return
                 with Store.open(self.vault.root, self.vault.settings.busy_timeout_ms) as store:
-
-                    def stop() -> (
-                        bool
-                    ):  # closing, or the file moved away (the next request reopens)
+                    # closing, or the file moved away (the next request reopens)
+                    def stop() -> bool:
                         return self._closing.is_set() or store.replaced()
 
-                    while not stop() and store.unembedded_chunks():
+                    state = store.bm25_state()
+                    if state is not None and state.merge_due and not stop():
+                        self.vault.merge_bm25(store)
+                    while embedder is not None and not stop() and store.unembedded_chunks():
                         if not vectors.embed_pending(
                             store, embedder, self.vault.settings.embed_batch, limit=256, stop=stop
                         ):

@@ -31,6 +31,7 @@ class IndexReport:
     embedded: int = 0
     embed_ms: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    merge_due: bool = False  # the BM25 delta is due a merge that this run left to the background
 
     def as_dict(self) -> dict[str, Any]:
         s = self.scan
@@ -156,12 +157,15 @@ class Vault:
         lexical: bool = False,
         embed_limit: int | None = None,
         snapshot_first: bool = True,
+        merge: bool = True,
     ) -> IndexReport:
         """Incremental scan (of `only`, else everything), then embed the chunks that have no vector yet (at
         most `embed_limit`); with `lexical`, also merge the BM25 delta into its main segment when it has grown
         past `Bm25State.merge_due` (a query only ever scores the delta). A whole-vault run that a walk
         shows has nothing to do (snapshot.py) stops after the walk; `snapshot_first=False` when the caller
-        has just asked (the CLI's scan), so a vault with changes is not walked one time more."""
+        has just asked (the CLI's scan), so a vault with changes is not walked one time more. A server's or
+        a query's run passes `merge=False`: a merge due is then only reported (`merge_due`), for the
+        background thread or the worker to do."""
         s = self.settings
         if only is None and not full and snapshot_first:
             files = snapshot.unchanged_files(
@@ -177,14 +181,12 @@ class Vault:
             lexical
         ):  # before embedding: a large change is searchable at full speed while vectors follow
             state = self.store.bm25_state()
-            if (
+            if state is not None and state.merge_due and not merge:
+                report.merge_due = True  # a query reads the persisted segment plus the delta
+            elif (
                 state is None or state.merge_due
             ):  # else the delta serves queries and nothing is loaded
-                from k0maru.search.lexical import LexicalCache
-
-                (self._recall.lexical if self._recall is not None else LexicalCache()).get(
-                    self.store, merge=True
-                )
+                self.merge_bm25(self.store)
         if embed and self.settings.embed and self.store.unembedded_chunks():
             from k0maru.search import vectors
 
@@ -204,8 +206,17 @@ class Vault:
                     stop=self.store.replaced,  # a rebuild moved the file: go on in the new one
                 )
                 report.embed_ms = (time.perf_counter() - t0) * 1000
-        self._keep_snapshot(scan, lexical)
+        self._keep_snapshot(scan, lexical and not report.merge_due)
         return report
+
+    def merge_bm25(self, store: Store) -> None:
+        """Fold the BM25 delta into a rebuilt, persisted main segment, through `store` (a background
+        thread's own connection, or the vault's), into this process's lexical cache."""
+        from k0maru.search.lexical import LexicalCache
+
+        (self._recall.lexical if self._recall is not None else LexicalCache()).get(
+            store, merge=True
+        )
 
     def _keep_snapshot(self, scan: ScanResult, lexical: bool) -> None:
         """Record the walk when this index run left nothing for the next scan to do (snapshot.py)."""
