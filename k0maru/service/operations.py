@@ -288,7 +288,7 @@ class Service:
         from k0maru.service.models import FlushOutcome
 
         check_note_input(title, tags, related, body, self.vault.settings.max_file_bytes)
-        with self.live.session(fresh=False) as vault:  # indexes its own note: no walk of the vault
+        with self.live.session(fresh=False, write=True) as vault:  # indexes its own note: no walk
             vault.store.require_writable()
             result = flush_indexed(vault, kind, title, body, tags, related)
         self.live.embed_later()
@@ -316,7 +316,7 @@ class Service:
             check_length("trace", trace, self.vault.settings.max_file_bytes)
         if export_dir == "":
             export_dir = self.vault.settings.hermes_dir
-        with self.live.session() as vault:
+        with self.live.session(write=True) as vault:
             vault.store.require_writable()
             card = distill_source(vault, trace, node_id, source, export_dir)
             assert card.note is not None
@@ -395,7 +395,7 @@ class Service:
 
     # ---- index -----------------------------------------------------------------------------------
     def init(self) -> list[str]:
-        with self.live.session(fresh=False) as vault:
+        with self.live.session(fresh=False, write=True) as vault:
             return vault.init()
 
     def scan(self, full: bool = False, rebuild: bool = False) -> tuple[Path | None, dict[str, Any]]:
@@ -406,7 +406,7 @@ class Service:
         again."""
         from k0maru.search.embedding import check_model
 
-        with self.live.session(fresh=False) as vault:
+        with self.live.session(fresh=False, write=True) as vault:
             if full and not rebuild:  # a full scan also vouches for the file it rewrites
                 vault.store.require_sound()
             moved, why = vault.rebuild() if rebuild else (None, "")

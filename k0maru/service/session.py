@@ -1,10 +1,13 @@
-"""One open vault shared by the callers of a process, with one lock and a fresh index.
+"""One open vault shared by the callers of a process: readers side by side, one writer, a fresh index.
 
-`with session.session():` holds the lock (SQLite connections are not shared across threads at
-once) and first brings the index up to date: a lexical rescan, at most every `rescan_interval`
-seconds. In long-running processes (MCP server, console) chunks still without vectors are embedded
-by a background thread on its own connection, so a large un-embedded vault never stalls a request;
-one-shot commands embed in the foreground with progress bars instead."""
+`with session.session():` reads through the calling thread's own connection (WAL readers never wait
+for a writer) after bringing the index up to date: a lexical rescan, at most every `rescan_interval`
+seconds, under the one write lock (a request that finds another thread writing reads the index as it
+is). `session(write=True)` holds that lock for the block (flush, distill, scan). Each request first
+checks that the index file is still the one its connection holds (one stat) and reopens it if not. In
+long-running processes (MCP server, console) chunks still without vectors are embedded, and a BM25
+merge that is due is done, by a background thread on its own connection; one-shot commands leave both
+to the worker."""
 
 from __future__ import annotations
 
@@ -48,26 +51,49 @@ class VaultSession:
         self._embedder_thread: threading.Thread | None = None
         self._closing = threading.Event()
         self._worker_wanted = False
+        self._requests = 0  # in flight: close() waits for them
+        self._idle = threading.Condition()
 
     @contextmanager
-    def session(self, fresh: bool = True) -> Iterator[Vault]:
-        """The vault under the lock, rescanned first unless `fresh` is False (pure reads of records)."""
+    def session(self, fresh: bool = True, write: bool = False) -> Iterator[Vault]:
+        """The vault through this thread's own connection, rescanned first unless `fresh` is False (pure
+        reads of records); `write` holds the write lock for the block."""
         from k0maru.index import db
 
-        with self.lock:
+        with self._in_flight():
             try:
                 if self.vault.reopen_if_replaced():  # one stat(): a rebuild or a person moved it
                     log.warning(
                         "the index file was replaced; reopened %s", db_path(self.vault.root)
                     )
                     self._last_scan = None
-                if fresh:
-                    self.fresh()
-                yield self.vault
+                if write:
+                    with self.lock:
+                        if fresh:
+                            self.fresh()
+                        yield self.vault
+                else:
+                    if fresh and self.lock.acquire(blocking=False):  # else another thread writes
+                        try:
+                            self.fresh()
+                        finally:
+                            self.lock.release()
+                    yield self.vault
             except (
                 db.DatabaseError
             ) as exc:  # e.g. a corrupt page met mid-query: one line, not a traceback
                 raise self._explain(exc) from None
+
+    @contextmanager
+    def _in_flight(self) -> Iterator[None]:
+        with self._idle:
+            self._requests += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._requests -= 1
+                self._idle.notify_all()
 
     def _explain(self, exc: Exception) -> K0maruError:
         """An SQLite failure as one actionable line; an odd one (an extension's read error) is checked
@@ -181,6 +207,8 @@ class VaultSession:
         self._closing.set()
         if self._embedder_thread is not None:
             self._embedder_thread.join()
+        with self._idle:
+            self._idle.wait_for(lambda: self._requests == 0, timeout=60)
         with self.lock:
             self.vault.close()
         if self._worker_wanted:

@@ -1,10 +1,14 @@
-"""One open vault: settings, the index store, the embedding model and recall, created lazily."""
+"""One open vault: settings, the index store, the embedding model and recall, created lazily.
+
+Each thread reads through its own connection (`store`, `recall`: WAL readers never wait for a writer);
+the model and the BM25 cache of the index file are shared by the threads of a process."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +26,7 @@ from k0maru.memory import release_free_memory
 
 if TYPE_CHECKING:  # heavy modules (numpy, onnxruntime, bm25s) load only when a command needs them
     from k0maru.search.embedding import Embedder
+    from k0maru.search.lexical import LexicalCache
     from k0maru.search.recall import Recall
 
 
@@ -53,11 +58,14 @@ class Vault:
     def __init__(self, root: Path, settings: Settings):
         self.root = root
         self.settings = settings
-        self._store: Store | None = None
+        self._local = threading.local()  # this thread's store and recall
+        self._stores: dict[threading.Thread, Store] = {}  # every open one, closed by close()
+        self._lexical: tuple[object, LexicalCache] | None = None  # (file identity, its BM25 cache)
+        self._guard = threading.Lock()
+        self._model_lock = threading.Lock()
         self._embedder: Embedder | None = None
         self._embedder_loaded = False
         self.model_warning: str | None = None
-        self._recall: Recall | None = None
         self.one_shot = (
             False  # a process that answers once and exits: load the model unoptimised (Embedder)
         )
@@ -85,24 +93,58 @@ class Vault:
         return self.root / STATE_DIR
 
     @property
+    def _store(self) -> Store | None:
+        """This thread's open store, if any."""
+        store: Store | None = getattr(self._local, "store", None)
+        return (
+            store
+            if store is not None and self._stores.get(threading.current_thread()) is store
+            else None
+        )
+
+    @property
     def store(self) -> Store:
-        if self._store is None:
-            self._store = Store.open(self.root, self.settings.busy_timeout_ms, lean=self.lean)
-        return self._store
+        """This thread's connection to the index (opened on first use)."""
+        store = self._store
+        if store is None:
+            store = Store.open(self.root, self.settings.busy_timeout_ms, lean=self.lean)
+            self._local.store, self._local.recall = store, None
+            with self._guard:
+                for gone in [t for t in self._stores if not t.is_alive()]:
+                    self._stores.pop(gone).close()  # its thread ended: nobody uses it any more
+                self._stores[threading.current_thread()] = store
+        return store
 
     def reopen_if_replaced(self) -> bool:
-        """Close the index when the file at its path is no longer the one held (a rebuild moved it aside,
-        a person deleted or replaced it), so the next use opens the one there now; True when it did."""
-        if self._store is None or not self._store.replaced():
+        """Close this thread's connection when the file at the index's path is no longer the one it holds
+        (a rebuild moved it aside, a person deleted or replaced it), so the next use opens the one there
+        now; True when it did. Other threads' connections notice on their own next request."""
+        store = self._store
+        if store is None or not store.replaced():
             return False
-        self.close()
+        with self._guard:
+            self._stores.pop(threading.current_thread(), None)
+        self._local.store = self._local.recall = None
+        store.close()
         return True
 
     def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
-            self._recall = None
+        """Close every connection (no thread may be using one: the session waits for its readers)."""
+        with self._guard:
+            stores, self._stores = list(self._stores.values()), {}
+            self._lexical = None
+        self._local.store = self._local.recall = None
+        for store in stores:
+            store.close()
+
+    def lexical_cache(self, store: Store) -> LexicalCache:
+        """The BM25 cache of the index file `store` holds, shared by every thread of the process."""
+        from k0maru.search.lexical import LexicalCache
+
+        with self._guard:
+            if self._lexical is None or self._lexical[0] != store.identity:
+                self._lexical = (store.identity, LexicalCache())
+            return self._lexical[1]
 
     def __enter__(self) -> Vault:
         return self
@@ -112,25 +154,29 @@ class Vault:
 
     @property
     def embedder(self) -> Embedder | None:
-        if not self._embedder_loaded:
-            from k0maru.search.embedding import load_embedder
+        with self._model_lock if not self._embedder_loaded else contextlib.nullcontext():
+            if not self._embedder_loaded:  # loaded once for every thread
+                from k0maru.search.embedding import load_embedder
 
-            s = self.settings
-            self._embedder, self.model_warning = load_embedder(
-                s.model_path, s.embed_threads, s.embed, optimize=not self.one_shot
-            )
-            self._embedder_loaded = True
+                s = self.settings
+                self._embedder, self.model_warning = load_embedder(
+                    s.model_path, s.embed_threads, s.embed, optimize=not self.one_shot
+                )
+                self._embedder_loaded = True
         return self._embedder
 
     @property
     def recall(self) -> Recall:
-        if self._recall is None:
+        """This thread's recall over its own connection, with the process's shared BM25 cache."""
+        store = self.store
+        recall: Recall | None = self._local.recall
+        if recall is None:
             from k0maru.search.recall import Recall
 
-            self._recall = Recall(
-                self.store, self.settings, lambda: (self.embedder, self.model_warning)
-            )
-        return self._recall
+            recall = Recall(store, self.settings, lambda: (self.embedder, self.model_warning))
+            recall.lexical = self.lexical_cache(store)
+            self._local.recall = recall
+        return recall
 
     # ---- commands ----------------------------------------------------------------------------
     def init(self) -> list[str]:
@@ -212,11 +258,7 @@ class Vault:
     def merge_bm25(self, store: Store) -> None:
         """Fold the BM25 delta into a rebuilt, persisted main segment, through `store` (a background
         thread's own connection, or the vault's), into this process's lexical cache."""
-        from k0maru.search.lexical import LexicalCache
-
-        (self._recall.lexical if self._recall is not None else LexicalCache()).get(
-            store, merge=True
-        )
+        self.lexical_cache(store).get(store, merge=True)
 
     def _keep_snapshot(self, scan: ScanResult, lexical: bool) -> None:
         """Record the walk when this index run left nothing for the next scan to do (snapshot.py)."""
