@@ -37,6 +37,9 @@ class IndexReport:
     embed_ms: float = 0.0
     warnings: list[str] = field(default_factory=list)
     merge_due: bool = False  # the BM25 delta is due a merge that this run left to the background
+    reused: int = (
+        0  # new chunks that got the vector of the same text (renames, moves, branch switches)
+    )
 
     def as_dict(self) -> dict[str, Any]:
         s = self.scan
@@ -49,6 +52,7 @@ class IndexReport:
             "new_chunks": s.new_chunks,
             "symlinks": s.symlinks,
             "embedded": self.embedded,
+            "vectors_reused": self.reused,
             "embed_ms": round(self.embed_ms, 2),
             "warnings": s.warnings + self.warnings,
         }
@@ -224,6 +228,8 @@ class Vault:
             full=full, only=only, progress=scan_progress, record=record
         )
         report = IndexReport(scan)
+        if scan.new_chunks and self.settings.embed and not self.store.readonly:
+            report.reused = self.store.reuse_vectors()  # same text as before: its vector, no model
         if (
             lexical
         ):  # before embedding: a large change is searchable at full speed while vectors follow
