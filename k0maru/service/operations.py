@@ -163,7 +163,7 @@ class Service:
             query=result.query,
             mode=result.mode,
             hits=hits,
-            warnings=result.warnings,
+            warnings=[*self.live.behind(), *result.warnings],
             pool=result.pool if explain else None,
             bm25_weight=result.bm25_weight if explain else None,
         )

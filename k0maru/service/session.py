@@ -22,6 +22,7 @@ from k0maru.errors import IndexCorruptError, IndexLockedError, IndexReadOnlyErro
 from k0maru.index.scanner import ProgressFn
 from k0maru.index.store import db_path
 from k0maru.service.vault import Vault
+from k0maru.service.watcher import ChangeWatcher
 
 log = logging.getLogger("k0maru.session")
 
@@ -52,6 +53,8 @@ class VaultSession:
         self._closing = threading.Event()
         self._worker_wanted = False
         self._requests = 0  # in flight: close() waits for them
+        self._watcher: ChangeWatcher | None = None  # servers: what changed since the last request
+        self._lag = threading.local()  # why this thread's answer may miss a recent change
         self._idle = threading.Condition()
 
     @contextmanager
@@ -60,6 +63,7 @@ class VaultSession:
         reads of records); `write` holds the write lock for the block."""
         from k0maru.index import db
 
+        self._lag.text = None
         with self._in_flight():
             try:
                 if self.vault.reopen_if_replaced():  # one stat(): a rebuild or a person moved it
@@ -73,11 +77,15 @@ class VaultSession:
                             self.fresh()
                         yield self.vault
                 else:
-                    if fresh and self.lock.acquire(blocking=False):  # else another thread writes
+                    # another thread writing: read the index as it is, unless it was never brought up
+                    # to date in this process (the first walk: an answer before it would be empty)
+                    if fresh and self.lock.acquire(blocking=self._last_scan is None):
                         try:
                             self.fresh()
                         finally:
                             self.lock.release()
+                    elif fresh and self._watcher is not None and self._watcher.pending():
+                        self._lag.text = "another request is indexing; files changed just now may not be in this answer"
                     yield self.vault
             except (
                 db.DatabaseError
@@ -111,16 +119,26 @@ class VaultSession:
         return error
 
     def fresh(self) -> None:
-        """Incremental rescan (call it holding `lock`); throttled to one per `rescan_interval`."""
+        """Incremental rescan (call it holding `lock`). In a server (`rescan_interval` > 0) a file watcher
+        marks what changed and only those paths are indexed again (nothing at all when nothing changed);
+        without one, a whole stat walk at most every `rescan_interval` seconds."""
         if not self.rescan:
             return
-        if (
+        only: list[str] | None = None
+        if self._last_scan is not None and self._watcher is not None and self._watcher.running:
+            only = self._watcher.take()
+            if only == []:
+                return
+        elif (
             self._last_scan is not None
             and time.monotonic() - self._last_scan < self.rescan_interval
         ):
             return
+        if self._watcher is None and self.rescan_interval > 0 and self.embed == "thread":
+            self._watcher = ChangeWatcher.start(self.vault.root, self._closing)  # before the walk
         try:
             report = self.vault.index(
+                only=only,
                 record=False,
                 embed=self.embed == "foreground",
                 lexical=True,
@@ -134,6 +152,7 @@ class VaultSession:
         ) as exc:  # answer from the index as it is, and say so
             self._last_scan = time.monotonic()
             self.warnings = [f"index not refreshed: {exc}"]
+            self._lag.text = f"the index is behind the files: {exc}"
             return
         self._last_scan = time.monotonic()
         self.warnings = report.as_dict()["warnings"]
@@ -152,6 +171,11 @@ class VaultSession:
                 True  # asked for on close: a query never waits for embeddings, nor shares
             )
             # the CPU with the worker's start-up while it answers
+
+    def behind(self) -> list[str]:
+        """Why the calling thread's last answer may miss a recent change (empty when it cannot)."""
+        text = getattr(self._lag, "text", None)
+        return [text] if text else []
 
     def embed_later(self) -> None:
         """Chunks without vectors (a note just written and indexed lexically, a server's start): they
