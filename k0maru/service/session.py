@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from k0maru.errors import IndexCorruptError, IndexLockedError, IndexReadOnlyError, K0maruError
 from k0maru.index.scanner import ProgressFn
@@ -191,13 +190,10 @@ class VaultSession:
     def _embed_in_background(self) -> None:
         if self._embedder_thread is not None and self._embedder_thread.is_alive():
             return
-        embedder = self.vault.embedder if self.vault.settings.embed else None
-        self._embedder_thread = threading.Thread(
-            target=self._embed_pending, args=(embedder,), name="k0maru-embed"
-        )
+        self._embedder_thread = threading.Thread(target=self._embed_pending, name="k0maru-embed")
         self._embedder_thread.start()
 
-    def _embed_pending(self, embedder: Any) -> None:
+    def _embed_pending(self) -> None:
         """On its own connection: first the BM25 merge when one is due (into the lexical cache queries
         use), then the vectors; batches commit as they finish, so recall sees vectors appear while the
         rest are computed."""
@@ -209,6 +205,8 @@ class VaultSession:
             with worker.held(self.vault.root) as mine:  # one embedder per vault, across processes
                 if not mine:
                     return
+                # the model loads here, off the request that asked for vectors
+                embedder = self.vault.embedder if self.vault.settings.embed else None
                 with Store.open(self.vault.root, self.vault.settings.busy_timeout_ms) as store:
                     # closing, or the file moved away (the next request reopens)
                     def stop() -> bool:
