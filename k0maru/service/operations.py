@@ -114,7 +114,6 @@ class Service:
         min_cosine: float | None = None,
         filters: Filters | None = None,
         token_budget: int | None = None,
-        nearest_if_none: bool = True,
         min_score: float | None = None,
     ) -> RecallResult:
         """Ranked notes with their answering passages (those scoring at least `min_score`); with
@@ -131,7 +130,6 @@ class Service:
                 graph_boost=graph_boost,
                 min_cosine=min_cosine,
                 filters=filters,
-                nearest_if_none=nearest_if_none,
                 passage_chars=PASSAGE_CAPS[0] if token_budget else 280,
             )
         hits = []
@@ -151,6 +149,7 @@ class Service:
                 )
                 if h.line_start
                 else None,
+                also_at=h.also_at,
             )
             if explain:
                 hit = hit.but(
