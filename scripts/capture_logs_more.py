@@ -613,7 +613,515 @@ BATCH1 = [
     ),
 ]
 
-BATCHES: dict[int, list[Case]] = {1: BATCH1}
+WALLET_PHP = d("""\
+<?php
+
+class Wallet
+{
+    private int $cents = 0;
+
+    public function deposit(int $cents): void
+    {
+        $this->cents += $cents - 1;
+    }
+
+    public function withdraw(int $cents): void
+    {
+        if ($cents > $this->cents) {
+            throw new InvalidArgumentException("insufficient funds: $cents > {$this->cents}");
+        }
+        $this->cents -= $cents;
+    }
+
+    public function balance(): int
+    {
+        return $this->cents;
+    }
+}
+""")
+
+BATCH2 = [
+    Case(
+        "php_fatal_undefined_function",
+        "php",
+        "php",
+        {
+            "index.php": d("""\
+            <?php
+            require __DIR__ . '/lib.php';
+
+            echo render_total([3, 4]) . "\\n";
+            """),
+            "lib.php": d("""\
+            <?php
+
+            function render_total(array $prices): string {
+                return format_price(array_sum($prices));
+            }
+            """),
+        },
+        "php index.php",
+        [],
+        "lib.php:4",
+        "Call to undefined function format_price()",
+    ),
+    Case(
+        "php_typeerror_display",
+        "php",
+        "php",
+        {
+            "index.php": d("""\
+            <?php
+            declare(strict_types=1);
+            require __DIR__ . '/math.php';
+
+            $qty = $_SERVER['argv'][1] ?? '2';
+            echo "total: " . line_total(5, $qty) . "\\n";
+            """),
+            "math.php": d("""\
+            <?php
+            declare(strict_types=1);
+
+            function line_total(int $price, int $qty): int {
+                return $price * $qty;
+            }
+            """),
+        },
+        "php -d display_errors=1 -d log_errors=0 index.php",
+        ["TypeError"],
+        "math.php:4",
+        "must be of type int, string given",
+    ),
+    Case(
+        "php_parse_error",
+        "php",
+        "php",
+        {
+            "app.php": d("""\
+            <?php
+
+            function greet(string $name): string {
+                return "hello " . $name
+            }
+
+            echo greet("ada");
+            """),
+        },
+        "php app.php",
+        [],
+        "app.php:5",
+        'syntax error, unexpected token "}"',
+    ),
+    Case(
+        "php_uncaught_exception_both",
+        "php",
+        "php",
+        {
+            "src/Wallet.php": WALLET_PHP,
+            "run.php": d("""\
+            <?php
+            require __DIR__ . '/src/Wallet.php';
+
+            $w = new Wallet();
+            $w->deposit(500);
+            $w->withdraw(500);
+            echo $w->balance() . "\\n";
+            """),
+        },
+        "php -d display_errors=1 run.php",
+        ["InvalidArgumentException"],
+        "src/Wallet.php:15",
+        "insufficient funds: 500 > 499",
+    ),
+    Case(
+        "phpunit_assert",
+        "phpunit",
+        "php-test",
+        {
+            "src/Wallet.php": WALLET_PHP,
+            "tests/WalletTest.php": d("""\
+            <?php
+            use PHPUnit\\Framework\\TestCase;
+
+            require_once __DIR__ . '/../src/Wallet.php';
+
+            final class WalletTest extends TestCase
+            {
+                public function testDepositAddsToBalance(): void
+                {
+                    $w = new Wallet();
+                    $w->deposit(10);
+                    $this->assertSame(10, $w->balance());
+                }
+            }
+            """),
+        },
+        "phpunit tests",
+        [],
+        "tests/WalletTest.php:12",
+        "Failed asserting that 9 is identical to 10.",
+    ),
+    Case(
+        "phpunit_exception_color",
+        "phpunit",
+        "php-test",
+        {
+            "src/Wallet.php": WALLET_PHP,
+            "tests/WalletTest.php": d("""\
+            <?php
+            use PHPUnit\\Framework\\TestCase;
+
+            require_once __DIR__ . '/../src/Wallet.php';
+
+            final class WalletTest extends TestCase
+            {
+                public function testEmptyBalance(): void
+                {
+                    $this->assertSame(0, (new Wallet())->balance());
+                }
+
+                public function testWithdrawAll(): void
+                {
+                    $w = new Wallet();
+                    $w->deposit(100);
+                    $w->withdraw(100);
+                    $this->assertSame(0, $w->balance());
+                }
+            }
+            """),
+        },
+        "phpunit --colors=always tests",
+        ["InvalidArgumentException"],
+        "src/Wallet.php:15",
+        "insufficient funds: 100 > 99",
+    ),
+    Case(
+        "prove_is_fail",
+        "prove",
+        "perl-test",
+        {
+            "lib/Price.pm": d("""\
+            package Price;
+            use strict;
+            use warnings;
+
+            sub with_tax {
+                my ($net) = @_;
+                return $net * 1.19;
+            }
+
+            1;
+            """),
+            "t/01-price.t": d("""\
+            use strict;
+            use warnings;
+            use Test::More tests => 2;
+            use Price;
+
+            ok(defined &Price::with_tax, 'has with_tax');
+            is(Price::with_tax(100), 120, 'adds 20% tax');
+            """),
+        },
+        "prove -l t",
+        [],
+        "t/01-price.t:7",
+        "got: '119'",
+    ),
+    Case(
+        "prove_die_in_module",
+        "prove",
+        "perl-test",
+        {
+            "lib/Stats.pm": d("""\
+            package Stats;
+            use strict;
+            use warnings;
+            use List::Util qw(sum);
+
+            sub mean {
+                my @xs = @_;
+                return sum(0, @xs) / @xs;
+            }
+
+            1;
+            """),
+            "t/stats.t": d("""\
+            use strict;
+            use warnings;
+            use Test::More;
+            use Stats;
+
+            is(Stats::mean(2, 4), 3, 'mean of two');
+            is(Stats::mean(), 0, 'mean of nothing');
+            done_testing;
+            """),
+        },
+        "prove -l t",
+        [],
+        "lib/Stats.pm:8",
+        "Illegal division by zero",
+    ),
+    Case(
+        "prove_verbose_many",
+        "prove",
+        "perl-test",
+        {
+            "lib/Slot.pm": d("""\
+            package Slot;
+            use strict;
+            use warnings;
+
+            sub of { my ($i) = @_; return $i == 187 ? -1 : $i % 13; }
+
+            1;
+            """),
+            "t/slots.t": d("""\
+            use strict;
+            use warnings;
+            use Test::More;
+            use Slot;
+
+            for my $i (0 .. 239) {
+                cmp_ok(Slot::of($i), '>=', 0, "slot $i");
+            }
+            done_testing;
+            """),
+        },
+        "prove -lv t",
+        [],
+        "t/slots.t:7",
+        "slot 187",
+    ),
+    Case(
+        "perl_die_script",
+        "perl",
+        "perl",
+        {
+            "report.pl": d("""\
+            use strict;
+            use warnings;
+
+            my $file = shift // 'data.csv';
+            open(my $fh, '<', $file) or die "cannot open $file: $!";
+            print while <$fh>;
+            """),
+        },
+        "perl report.pl",
+        [],
+        "report.pl:5",
+        "cannot open data.csv: No such file or directory",
+    ),
+    Case(
+        "perl_fatal_warning",
+        "perl",
+        "perl",
+        {
+            "greet.pl": d("""\
+            use strict;
+            use warnings FATAL => 'all';
+
+            my %user = (first => 'Ada');
+            my $name = $user{name};
+            print "hello " . $name . "\\n";
+            """),
+        },
+        "perl greet.pl",
+        [],
+        "greet.pl:6",
+        "Use of uninitialized value $name in concatenation",
+    ),
+    Case(
+        "npm_test_script_throws",
+        "npm",
+        "npm",
+        {
+            "package.json": '{"name": "demo", "version": "1.0.0", "private": true,'
+            ' "scripts": {"test": "node check.js"}}\n',
+            "check.js": d("""\
+            const limits = require("./limits.json");
+
+            if (limits.max < limits.min) {
+              throw new Error(`max ${limits.max} is below min ${limits.min}`);
+            }
+            """),
+            "limits.json": '{"min": 10, "max": 5}\n',
+        },
+        "npm test",
+        ["Error"],
+        "check.js:4:9",
+        "max 5 is below min 10",
+    ),
+    Case(
+        "npm9_err_jsonparse",
+        "npm",
+        "npm",
+        {"package.json": '{\n  "name": "demo",\n  "version": "1.0.0",\n}\n'},
+        "{npm9}/npm install --no-audit --no-fund",
+        ["EJSONPARSE"],
+        "",
+        "code EJSONPARSE",
+    ),
+    Case(
+        "npm_missing_script",
+        "npm",
+        "npm",
+        {"package.json": PKG},
+        "npm run build",
+        [],
+        "",
+        'Missing script: "build"',
+    ),
+    Case(
+        "npm_etarget",
+        "npm",
+        "npm",
+        {
+            "package.json": '{"name": "demo", "version": "1.0.0", "private": true,'
+            ' "dependencies": {"left-pad": "^99.0.0"}}\n'
+        },
+        "npm install --no-audit --no-fund",
+        ["ETARGET"],
+        "",
+        "No matching version found for left-pad@^99.0.0",
+    ),
+    Case(
+        "npm9_postinstall_fail",
+        "npm",
+        "npm",
+        {
+            "package.json": '{"name": "demo", "version": "1.0.0", "private": true,'
+            ' "scripts": {"postinstall": "node setup.js"}}\n',
+            "setup.js": d("""\
+            const fs = require("fs");
+
+            const cfg = fs.readFileSync("config/local.json", "utf8");
+            console.log(JSON.parse(cfg).name);
+            """),
+        },
+        "{npm9}/npm install --no-audit --no-fund",
+        ["ENOENT"],
+        "setup.js:3:16",
+        "no such file or directory, open 'config/local.json'",
+    ),
+    Case(
+        "npm_ci_no_lockfile",
+        "npm",
+        "npm",
+        {"package.json": PKG},
+        "npm ci",
+        ["EUSAGE"],
+        "",
+        "can only install with an existing package-lock.json",
+    ),
+    Case(
+        "bash_unbound_variable",
+        "bash",
+        "shell",
+        {
+            "deploy.sh": d("""\
+            #!/usr/bin/env bash
+            set -euo pipefail
+
+            echo "deploying ${APP_NAME:-app}"
+            target="$DEPLOY_DIR/current"
+            echo "to $target"
+            """),
+        },
+        "bash deploy.sh",
+        [],
+        "deploy.sh:5",
+        "DEPLOY_DIR: unbound variable",
+    ),
+    Case(
+        "bash_command_not_found",
+        "bash",
+        "shell",
+        {
+            "build.sh": d("""\
+            #!/usr/bin/env bash
+            set -e
+
+            mkdir -p out
+            echo "linting"
+            cpp_lint src/
+            echo "building"
+            """),
+        },
+        "bash build.sh",
+        [],
+        "build.sh:6",
+        "cpp_lint: command not found",
+    ),
+    Case(
+        "bash_pipefail_sort",
+        "bash",
+        "shell",
+        {
+            "report.sh": d("""\
+            #!/usr/bin/env bash
+            set -euo pipefail
+
+            echo "top users:"
+            sort -k2 -n users.txt | head -n 3
+            echo "done"
+            """),
+        },
+        "bash report.sh",
+        [],
+        "",
+        "sort: cannot read: users.txt: No such file or directory",
+    ),
+    Case(
+        "bash_trap_err",
+        "bash",
+        "shell",
+        {
+            "release.sh": d("""\
+            #!/usr/bin/env bash
+            set -eEuo pipefail
+            trap 'echo "${BASH_SOURCE[0]}:${LINENO}: \\"${BASH_COMMAND}\\" exited $?" >&2' ERR
+
+            version=1.4.2
+            echo "packing $version"
+            tar -xzf "dist/app-$version.tgz" -C build
+            echo "released $version"
+            """),
+        },
+        "bash release.sh",
+        [],
+        "release.sh:7",
+        "Cannot open: No such file or directory",
+    ),
+    Case(
+        "bash_sourced_lib_unbound",
+        "bash",
+        "shell",
+        {
+            "lib.sh": d("""\
+            log() {
+              local level=$1
+              local msg=$2
+              echo "[$level] $msg"
+            }
+            """),
+            "run.sh": d("""\
+            #!/usr/bin/env bash
+            set -euo pipefail
+            source ./lib.sh
+
+            log info "starting"
+            log warn
+            log info "finished"
+            """),
+        },
+        "bash run.sh",
+        [],
+        "lib.sh:3",
+        "$2: unbound variable",
+    ),
+]
+
+BATCHES: dict[int, list[Case]] = {1: BATCH1, 2: BATCH2}
 
 
 def split(batch: int, cases: list[Case]) -> set[str]:
@@ -687,7 +1195,13 @@ def root_in(root: str, text: str) -> bool:
     """Whether the text prints the root, as `path:line[:col]` or as `path line N` / `path on line N`."""
     file, _, rest = root.partition(":")
     line = rest.split(":")[0]
-    forms = [root, f"{file} line {line}", f"{file} on line {line}", f"{file}({line}"]
+    forms = [
+        root,
+        f"{file} line {line}",
+        f"{file}: line {line}",
+        f"{file} on line {line}",
+        f"{file}({line}",
+    ]
     return any(f in text for f in forms)
 
 
