@@ -15,7 +15,7 @@ def offload(
     vault: str | None, as_json: bool, threshold: int | None, task_id: str | None, cmd: list[str]
 ) -> int:
     from k0maru.offload import records
-    from k0maru.offload.runner import run_offload
+    from k0maru.offload.runner import run_offload, why
     from k0maru.service.vault import Vault
 
     command = list(cmd)
@@ -25,14 +25,29 @@ def offload(
         raise K0maruError(
             "nothing to run: use `k0maru offload -- CMD ARGS` or pipe output into `k0maru offload`"
         )
-    with Vault.open(vault, writes_state=True, offload_threshold=threshold) as v:
+    try:
+        v = Vault.open(vault, writes_state=True, offload_threshold=threshold)
+    except OSError as exc:  # a full disk or a vanished state folder: the command still runs
+        from k0maru.layout import resolve_vault
+
+        outcome = run_offload(
+            resolve_vault(vault),
+            command or None,
+            threshold=threshold or 50,
+            task_id=task_id or "adhoc",
+            cannot_keep=why(exc),
+        )
+        return outcome.exit_code
+    with v:
 
         def save(rec: records.OffloadRecord) -> None:
+            # the log and its sidecar are safe on disk; losing the record must not lose the exit code
             try:
                 records.save(v.store, rec)
-            except (
-                K0maruError
-            ) as exc:  # the log is safe on disk; losing the record must not lose the exit code
+                cap = v.settings.offload_max_mb
+                if cap:
+                    records.prune(v.store, v.root, max_bytes=cap * 1_000_000)
+            except Exception as exc:  # noqa: BLE001 - any failure of the index, one line
                 print(
                     f"k0maru: warning: log kept at {rec.log_path} but not recorded: {exc}",
                     file=sys.stderr,
@@ -48,6 +63,22 @@ def offload(
     if as_json and outcome.record is not None:
         print(json.dumps(outcome.record.as_dict()), file=sys.stderr)
     return outcome.exit_code
+
+
+def log_prune(
+    vault: str | None, as_json: bool, older_than: str | None, keep: int | None, max_mb: int | None
+) -> int:
+    with service(vault, as_json, rescan=False) as svc:
+        done = svc.log_prune(older_than, keep, max_mb)
+
+    def human() -> None:
+        print(
+            f"removed {done.removed} log(s), {done.freed_bytes / 1e6:,.1f} MB; "
+            f"{done.kept} kept, {done.kept_bytes / 1e6:,.1f} MB"
+        )
+
+    emit(as_json, done.payload(), human)
+    return 0
 
 
 def log_list(vault: str | None, as_json: bool, limit: int) -> int:
@@ -124,7 +155,7 @@ def register(add: Adder) -> None:
         help="task the log belongs to (default: $K0MARU_TASK_ID or git branch)",
     )
     p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]; omit to read stdin")
-    p = add("log", log_list, "offloaded logs: `log list`, `log show NODE`")
+    p = add("log", log_list, "offloaded logs: `log list`, `log show NODE`, `log prune`")
     p.set_defaults(limit=50)
     log_sub = p.add_subparsers(dest="log_command", metavar="ACTION")
     lp = log_sub.add_parser("list", help="recorded offloads, newest first")
@@ -142,3 +173,16 @@ def register(add: Adder) -> None:
     sp.add_argument("--max-matches", type=int, default=20, metavar="N")
     common(sp)
     sp.set_defaults(handler=log_show)
+    pp = log_sub.add_parser(
+        "prune", help="remove offloaded logs by age, count or size, with their records"
+    )
+    pp.add_argument("--older-than", metavar="AGE", help="e.g. 30d, 12h, 90m, 2w")
+    pp.add_argument("--keep", type=int, metavar="N", help="keep only the newest N logs")
+    pp.add_argument(
+        "--max-mb",
+        type=int,
+        metavar="MB",
+        help="then the oldest go while all logs hold more (default: offload_max_mb)",
+    )
+    common(pp)
+    pp.set_defaults(handler=log_prune)

@@ -7,12 +7,14 @@ multi-line report (a traceback, a sanitizer stack) sees every line until it is d
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import ahocorasick_rs
 
 from k0maru.offload.extractors import all_extractors
 from k0maru.offload.extractors.base import Cursor, short
 from k0maru.offload.findings import Failure, Findings
+from k0maru.offload.locations import Places
 
 # Words that start a generic failure line, searched as written, capitalised and in capitals; with the
 # extractors' own triggers (searched as written), the pre-filter.
@@ -27,12 +29,23 @@ ANSI = re.compile(
 GENERIC = re.compile(r"(?i)\b(error|fatal|failed|failure|exception|panic)\b")
 
 
+def _path_of(location: str) -> str:
+    """`src/a.rs:4:5` -> `src/a.rs` (a Windows drive's colon kept)."""
+    parts = location.split(":")
+    while len(parts) > 1 and parts[-1].isdigit():
+        parts.pop()
+    return ":".join(parts)
+
+
 class LogAnalyzer:
     """Feeds every extractor; counts lines; keeps memory flat whatever the log size."""
 
-    def __init__(self) -> None:
+    def __init__(self, tree: Path | None = None) -> None:
+        """`tree`: the working tree whose files are the user's code (the command's folder, or the
+        repository root when the log is piped in)."""
         self.findings = Findings()
-        self.cursor = Cursor()
+        self.places = Places(tree)
+        self.cursor = Cursor(self.places)
         self.extractors = [cls(self.findings, self.cursor) for cls in all_extractors()]
         words = (
             "test session starts",
@@ -79,7 +92,28 @@ class LogAnalyzer:
             block = "".join(self._partial) + "\n"
             self._feed_block(ANSI.sub("", block) if "\x1b" in block else block)
             self._partial, self._partial_len = [], 0
+        for e in self.extractors:  # a report still open at the end of the log
+            e.finish()
+        self.findings.root, self.findings.root_is_users = self._root()
         return self.findings
+
+    def _root(self) -> tuple[Failure | None, bool]:
+        """The first failure in log order located in the user's code: an extractor's, else the first
+        marker of the generic layer that has one; else the first failure or marker at all."""
+        f = self.findings
+        ordered = sorted(f.failures, key=lambda x: x.line)
+        for failure in ordered:
+            if failure.location and self.places.is_user(_path_of(failure.location)):
+                return failure, True
+        for marker in f.markers:
+            if marker.location:
+                return marker, True
+        located = next((x for x in ordered if x.location), None)
+        if located is not None:
+            return located, False
+        if ordered:
+            return ordered[0], False
+        return (f.markers[0] if f.markers else f.generic), False
 
     def _feed_block(self, block: str) -> None:
         """`block` is whole lines. Lines before the next trigger hit are skipped unless an extractor is busy."""
