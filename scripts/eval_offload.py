@@ -160,7 +160,7 @@ def totals(rows: list[dict]) -> dict:
         "roots_right_pct": round(100 * sum(r["root_right"] for r in rows) / n, 1),
         "roots_right_ci": _ci([r["root_right"] for r in rows]),
         "hides_cause": sum(r["hides_cause"] for r in rows),
-        "median_saved_pct_over_200_lines": statistics.median(long) if long else None,
+        "median_saved_pct_over_200_lines": round(statistics.median(long), 1) if long else None,
         "logs_over_200_lines": len(long),
         "tail30_roots_pct": round(100 * sum(r["tail30_root"] for r in rows) / n, 1),
         "tail30_roots_ci": _ci([r["tail30_root"] for r in rows]),

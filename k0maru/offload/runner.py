@@ -157,7 +157,7 @@ class _Spool:
         back from the file), then drop the file so the disk gets its space back."""
         if self.broken is not None:
             return
-        self.broken = why(exc)
+        self.broken = why(exc, self.path)
         if self.head is not None:
             for from_stderr, chunk in self.head:
                 self._show(chunk, from_stderr)
@@ -203,10 +203,10 @@ class _Spool:
         self.path = None
 
 
-def why(exc: OSError) -> str:
+def why(exc: OSError, path: Path | None = None) -> str:
     """`No space left on device: .k0maru/refs/x.log`: the reason, and the file when it is known."""
     reason = os.strerror(exc.errno) if exc.errno else str(exc)
-    name = exc.filename
+    name = exc.filename or path
     if name:
         with contextlib.suppress(ValueError):
             name = Path(name).relative_to(Path.cwd())

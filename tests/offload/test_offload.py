@@ -613,3 +613,37 @@ def test_a_terminal_sees_live_progress(vault: Path) -> None:
     assert b"k0maru offload: " in seen and b" lines \xc2\xb7 " in seen and b"latest: E0502" in seen
     assert seen.rstrip().endswith(b"\r\x1b[2K")  # erased before the summary is printed
     assert b"E0502" in out and b"\x1b" not in out
+
+
+@pytest.mark.parametrize("log", sorted(EXPECTATIONS))
+def test_codes_are_in_the_log_and_the_inspect_hint_finds_lines(log: str, tmp_path: Path) -> None:
+    """Every code the summary names is a string of the log (none invented), and the `inspect` hint it
+    prints shows at least one line of the stored log."""
+    import io
+    import shlex
+
+    from k0maru.offload import slices
+    from k0maru.offload.analyzer import ANSI
+    from k0maru.offload.runner import run_offload
+
+    raw = (DATA / log).read_bytes()
+    text = ANSI.sub("", raw.decode("utf-8", "replace"))
+    outcome = run_offload(
+        tmp_path, None, threshold=0, task_id="c", stdin=io.BytesIO(raw), out=io.BytesIO(),
+        err=io.BytesIO(), progress=False, tree=tmp_path,
+    )  # fmt: skip
+    assert outcome.findings is not None
+    for code in outcome.findings.error_codes:
+        assert code in text, f"code {code!r} is not in the log"
+    if outcome.record is None:
+        return  # passed through: the agent reads the log itself
+    hint = next(ln for ln in outcome.record.summary.splitlines() if ln.startswith("inspect: "))
+    args = shlex.split(hint.removeprefix("inspect: "))
+    path = tmp_path / outcome.record.log_path
+    if "--grep" in args:
+        pattern = args[args.index("--grep") + 1]
+        _, matches = slices.grep(path, pattern, fixed="--fixed-strings" in args)
+        assert matches >= 1, hint
+    else:
+        start, end = slices.parse_range(args[args.index("--lines") + 1])
+        assert slices.line_range(path, start, end), hint

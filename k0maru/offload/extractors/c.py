@@ -54,22 +54,18 @@ class CExtractor(Extractor):
                 return
             m = self.UBSAN.match(line)
             if m:
-                kind = (
-                    m.group(4).split(":", 1)[0].strip()
-                )  # "signed integer overflow" -> its -fsanitize= name
-                code = (
-                    "-".join(kind.split())
-                    if ":" in m.group(4) and len(kind.split()) <= 5
-                    else "ubsan"
-                )
+                # the check's name as UBSan prints it ("signed integer overflow"), else uncoded
+                kind = m.group(4).split(":", 1)[0].strip()
+                code = kind if ":" in m.group(4) and len(kind.split()) <= 5 else "error"
+                said = m.group(4).split(":", 1)[1] if code == kind else m.group(4)
                 self.f.add(
                     Failure(
                         self.stack,
                         code,
-                        short(m.group(4)),
+                        short(said),
                         lineno,
                         f"{m.group(1)}:{m.group(2)}:{m.group(3)}",
                     )
                 )
         elif "undefined reference to" in line:
-            self.f.add(Failure(self.stack, "undefined-reference", short(line), lineno))
+            self.f.add(Failure(self.stack, "undefined reference", short(line), lineno))

@@ -84,7 +84,7 @@ class JavaExtractor(Extractor):
                 self.f.add(
                     Failure(
                         self.stack,
-                        found.group(1) if found else "TestFailure",
+                        found.group(1) if found else "error",
                         short(m.group(4)),
                         lineno,
                         f"{m.group(1)}.java:{m.group(3)}",
