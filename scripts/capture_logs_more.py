@@ -64,6 +64,7 @@ def d(text: str) -> str:
     return textwrap.dedent(text)
 
 
+GO_MOD = "module demo\n\ngo 1.19\n"
 PKG = '{"name": "demo", "version": "1.0.0", "private": true}\n'
 PKG_ESM = '{"name": "demo", "version": "1.0.0", "private": true, "type": "module"}\n'
 COLOR = {"FORCE_COLOR": "1", "TERM": "xterm-256color"}
@@ -1121,7 +1122,708 @@ BATCH2 = [
     ),
 ]
 
-BATCHES: dict[int, list[Case]] = {1: BATCH1, 2: BATCH2}
+CT_CMAKE = d("""\
+cmake_minimum_required(VERSION 3.16)
+project(demo C)
+enable_testing()
+add_library(parse parse.c)
+add_executable(test_parse test_parse.c)
+target_link_libraries(test_parse parse)
+add_test(NAME parse COMMAND test_parse)
+add_test(NAME parse_negative COMMAND test_parse -)
+""")
+
+BATCH3 = [
+    Case(
+        "tsan_gcc_race_c",
+        "gcc",
+        "sanitizer",
+        {
+            "race.c": d("""\
+            #include <pthread.h>
+            #include <stdio.h>
+
+            static int hits;
+
+            static void *worker(void *arg) {
+                (void)arg;
+                for (int i = 0; i < 1000; i++)
+                    hits++;
+                return NULL;
+            }
+
+            int main(void) {
+                pthread_t a, b;
+                pthread_create(&a, NULL, worker, NULL);
+                pthread_create(&b, NULL, worker, NULL);
+                pthread_join(a, NULL);
+                pthread_join(b, NULL);
+                printf("%d\\n", hits);
+                return 0;
+            }
+            """)
+        },
+        "./race",
+        ["data race"],
+        "race.c:9",
+        "WARNING: ThreadSanitizer: data race",
+        setup=["gcc -g -O0 -fsanitize=thread race.c -o race"],
+    ),
+    Case(
+        "tsan_clangxx_race_member",
+        "clang++",
+        "sanitizer",
+        {
+            "cache.cpp": d("""\
+            #include <cstdio>
+            #include <thread>
+            #include <vector>
+
+            struct Cache {
+                std::vector<int> items;
+                long total = 0;
+                void add(int x) {
+                    total += x;
+                    items.push_back(x);
+                }
+            };
+
+            int main() {
+                Cache c;
+                c.items.reserve(1000);
+                std::thread t1([&] { for (int i = 0; i < 100; i++) c.add(i); });
+                std::thread t2([&] { for (int i = 0; i < 100; i++) c.add(-i); });
+                t1.join();
+                t2.join();
+                std::printf("%zu %ld\\n", c.items.size(), c.total);
+            }
+            """)
+        },
+        "./cache",
+        ["data race"],
+        "cache.cpp:9:15",
+        "WARNING: ThreadSanitizer: data race",
+        setup=["clang++ -g -O0 -fsanitize=thread cache.cpp -o cache"],
+    ),
+    Case(
+        "go_test_race",
+        "go",
+        "sanitizer",
+        {
+            "go.mod": GO_MOD,
+            "counter.go": d("""\
+            package demo
+
+            type Counter struct{ n int }
+
+            func (c *Counter) Inc() { c.n++ }
+            """),
+            "counter_test.go": d("""\
+            package demo
+
+            import (
+            \t"sync"
+            \t"testing"
+            )
+
+            func TestConcurrentInc(t *testing.T) {
+            \tvar c Counter
+            \tvar wg sync.WaitGroup
+            \tfor i := 0; i < 2; i++ {
+            \t\twg.Add(1)
+            \t\tgo func() {
+            \t\t\tdefer wg.Done()
+            \t\t\tc.Inc()
+            \t\t}()
+            \t}
+            \twg.Wait()
+            \tif c.n != 2 {
+            \t\tt.Logf("lost an increment: %d", c.n)
+            \t}
+            }
+            """),
+        },
+        "go test -race ./...",
+        ["DATA RACE"],
+        "counter.go:5",
+        "race detected during execution of test",
+    ),
+    Case(
+        "go_run_race_map",
+        "go",
+        "sanitizer",
+        {
+            "go.mod": GO_MOD,
+            "main.go": d("""\
+            package main
+
+            import (
+            \t"fmt"
+            \t"sync"
+            )
+
+            func main() {
+            \tseen := map[int]bool{}
+            \tvar wg sync.WaitGroup
+            \tfor i := 0; i < 4; i++ {
+            \t\twg.Add(1)
+            \t\tgo func(i int) {
+            \t\t\tdefer wg.Done()
+            \t\t\tseen[i] = true
+            \t\t}(i)
+            \t}
+            \twg.Wait()
+            \tfmt.Println(len(seen))
+            }
+            """),
+        },
+        "go run -race .",
+        ["DATA RACE"],
+        "main.go:15",
+        "WARNING: DATA RACE",
+    ),
+    Case(
+        "lsan_gcc_leak",
+        "gcc",
+        "sanitizer",
+        {
+            "leak.c": d("""\
+            #include <stdlib.h>
+            #include <string.h>
+
+            char *dup_name(const char *s) {
+                char *p = malloc(strlen(s) + 1);
+                strcpy(p, s);
+                return p;
+            }
+
+            int main(void) {
+                char *n = dup_name("lease");
+                n = dup_name("owner");
+                free(n);
+                return 0;
+            }
+            """)
+        },
+        "./leak",
+        ["LeakSanitizer"],
+        "leak.c:5",
+        "Direct leak of 6 byte(s) in 1 object(s)",
+        setup=["gcc -g -O0 -fsanitize=address leak.c -o leak"],
+    ),
+    Case(
+        "asan_clang_stack_overflow",
+        "clang",
+        "sanitizer",
+        {
+            "fmt.c": d("""\
+            #include <stdio.h>
+            #include <string.h>
+
+            static void label(char *out, const char *name) {
+                char buf[8];
+                strcpy(buf, name);
+                snprintf(out, 32, "[%s]", buf);
+            }
+
+            int main(void) {
+                char out[32];
+                label(out, "lease-owner");
+                puts(out);
+                return 0;
+            }
+            """)
+        },
+        "./fmt",
+        ["stack-buffer-overflow"],
+        "fmt.c:6:5",
+        "ERROR: AddressSanitizer: stack-buffer-overflow",
+        setup=["clang -g -O0 -fsanitize=address fmt.c -o fmt"],
+    ),
+    Case(
+        "asan_clangxx_uaf_color",
+        "clang++",
+        "sanitizer",
+        {
+            "first.cpp": d("""\
+            #include <cstdio>
+            #include <vector>
+
+            int main() {
+                std::vector<int> v{1, 2, 3};
+                int &first = v[0];
+                for (int i = 0; i < 10; i++) v.push_back(i);
+                std::printf("%d\\n", first);
+            }
+            """)
+        },
+        "./first",
+        ["heap-use-after-free"],
+        "first.cpp:8:25",
+        "ERROR: AddressSanitizer: heap-use-after-free",
+        setup=["clang++ -g -O0 -fsanitize=address first.cpp -o first"],
+        env={"ASAN_OPTIONS": "color=always"},
+    ),
+    Case(
+        "ubsan_clang_shift",
+        "clang",
+        "sanitizer",
+        {
+            "bits.c": d("""\
+            #include <stdio.h>
+
+            static unsigned mask(int width) {
+                return (1 << width) - 1;
+            }
+
+            int main(void) {
+                printf("%u\\n", mask(40));
+                return 0;
+            }
+            """)
+        },
+        "./bits",
+        ["undefined-behavior"],
+        "bits.c:4:15",
+        "shift exponent 40 is too large for 32-bit type 'int'",
+        setup=["clang -g -O0 -fsanitize=undefined -fno-sanitize-recover=all bits.c -o bits"],
+    ),
+    Case(
+        "ubsan_gcc_bounds",
+        "gcc",
+        "sanitizer",
+        {
+            "tab.c": d("""\
+            #include <stdio.h>
+
+            struct table { int slots[5]; int used; };
+
+            static int last(struct table *t) {
+                return t->slots[t->used];
+            }
+
+            int main(void) {
+                struct table t = { {1, 2, 3, 4, 5}, 5 };
+                printf("%d\\n", last(&t));
+                return 0;
+            }
+            """)
+        },
+        "./tab",
+        [],
+        "tab.c:6:20",
+        "index 5 out of bounds for type 'int [5]'",
+        setup=["gcc -g -O0 -fsanitize=undefined -fno-sanitize-recover=all tab.c -o tab"],
+    ),
+    Case(
+        "valgrind_invalid_read",
+        "valgrind",
+        "valgrind",
+        {
+            "sum.c": d("""\
+            #include <stdio.h>
+            #include <stdlib.h>
+
+            static int sum(const int *a, int n) {
+                int s = 0;
+                for (int i = 0; i <= n; i++)
+                    s += a[i];
+                return s;
+            }
+
+            int main(void) {
+                int *a = malloc(4 * sizeof *a);
+                for (int i = 0; i < 4; i++) a[i] = i;
+                printf("%d\\n", sum(a, 4));
+                free(a);
+                return 0;
+            }
+            """)
+        },
+        "valgrind --error-exitcode=1 ./sum",
+        [],
+        "sum.c:7",
+        "Invalid read of size 4",
+        setup=["gcc -g -O0 sum.c -o sum"],
+    ),
+    Case(
+        "valgrind_leak_full",
+        "valgrind",
+        "valgrind",
+        {
+            "names.c": d("""\
+            #include <stdlib.h>
+            #include <string.h>
+            #include <stdio.h>
+
+            static char *join(const char *a, const char *b) {
+                char *out = malloc(strlen(a) + strlen(b) + 2);
+                sprintf(out, "%s/%s", a, b);
+                return out;
+            }
+
+            int main(void) {
+                for (int i = 0; i < 3; i++) {
+                    char *p = join("vault", "notes");
+                    puts(p);
+                }
+                return 0;
+            }
+            """)
+        },
+        "valgrind --leak-check=full --error-exitcode=1 ./names",
+        [],
+        "names.c:6",
+        "36 bytes in 3 blocks are definitely lost",
+        setup=["gcc -g -O0 names.c -o names"],
+    ),
+    Case(
+        "valgrind_uninit_cond",
+        "valgrind",
+        "valgrind",
+        {
+            "flag.c": d("""\
+            #include <stdio.h>
+
+            static int check(int verbose) {
+                int level;
+                if (verbose)
+                    level = 2;
+                if (level > 1)
+                    return puts("verbose");
+                return 0;
+            }
+
+            int main(void) {
+                return check(0);
+            }
+            """)
+        },
+        "valgrind --error-exitcode=3 ./flag",
+        [],
+        "flag.c:7",
+        "Conditional jump or move depends on uninitialised value(s)",
+        setup=["gcc -g -O0 flag.c -o flag"],
+    ),
+    Case(
+        "gxx_template_sort_no_less",
+        "g++",
+        "c++-compile",
+        {
+            "main.cpp": d("""\
+            #include <algorithm>
+            #include <vector>
+
+            struct Point {
+                int x, y;
+            };
+
+            int main() {
+                std::vector<Point> pts{{2, 1}, {1, 2}};
+                std::sort(pts.begin(), pts.end());
+                return pts[0].x;
+            }
+            """)
+        },
+        "g++ -fdiagnostics-color=never -c main.cpp",
+        [],
+        "main.cpp:10:14",
+        "no match for ‘operator<’",
+    ),
+    Case(
+        "clangxx_template_sort_no_less",
+        "clang++",
+        "c++-compile",
+        {
+            "main.cpp": d("""\
+            #include <algorithm>
+            #include <vector>
+
+            struct Point {
+                int x, y;
+            };
+
+            int main() {
+                std::vector<Point> pts{{2, 1}, {1, 2}};
+                std::sort(pts.begin(), pts.end());
+                return pts[0].x;
+            }
+            """)
+        },
+        "clang++ -fno-color-diagnostics -c main.cpp",
+        [],
+        "main.cpp:10:10",
+        "invalid operands to binary expression",
+    ),
+    Case(
+        "gxx_template_hash_color",
+        "g++",
+        "c++-compile",
+        {
+            "ids.cpp": d("""\
+            #include <string>
+            #include <unordered_set>
+
+            struct NoteId {
+                std::string path;
+                bool operator==(const NoteId &o) const { return path == o.path; }
+            };
+
+            int main() {
+                std::unordered_set<NoteId> seen;
+                seen.insert(NoteId{"a.md"});
+                return static_cast<int>(seen.size());
+            }
+            """)
+        },
+        "g++ -fdiagnostics-color=always -c ids.cpp",
+        [],
+        "ids.cpp:10:32",
+        "use of deleted function",
+    ),
+    Case(
+        "clangxx_template_member_color",
+        "clang++",
+        "c++-compile",
+        {
+            "util.h": d("""\
+            template <typename T>
+            int count_items(const T &box) {
+                return static_cast<int>(box.size());
+            }
+            """),
+            "main.cpp": d("""\
+            #include "util.h"
+
+            int main() {
+                int n = 3;
+                return count_items(n);
+            }
+            """),
+        },
+        "clang++ -fcolor-diagnostics -c main.cpp",
+        [],
+        "util.h:3:32",
+        "member reference base type 'const int' is not a structure or union",
+    ),
+    Case(
+        "gxx_link_undefined_reference",
+        "g++",
+        "c++-compile",
+        {
+            "main.cpp": d("""\
+            #include <cstdio>
+
+            int scale(int x);
+
+            int main() {
+                std::printf("%d\\n", scale(21));
+                return 0;
+            }
+            """),
+            "scale.cpp": "long scale(long x) { return x * 2; }\n",
+        },
+        "g++ -g main.cpp scale.cpp -o app",
+        [],
+        "main.cpp:6",
+        "undefined reference to `scale(int)'",
+    ),
+    Case(
+        "make_recursive_error",
+        "make",
+        "make",
+        {
+            "Makefile": "all:\n\t$(MAKE) -C lib\n\t$(MAKE) -C app\n",
+            "lib/Makefile": "libutil.a: util.o\n\tar rcs $@ $^\n\n%.o: %.c\n\tgcc -Wall -c $<\n",
+            "lib/util.c": "int util_scale(int x) {\n    return x * scale_factor;\n}\n",
+            "app/Makefile": "app: main.c\n\tgcc -o app main.c ../lib/libutil.a\n",
+            "app/main.c": "int util_scale(int);\nint main(void) { return util_scale(2); }\n",
+        },
+        "make",
+        [],
+        "util.c:2:16",
+        "‘scale_factor’ undeclared",
+    ),
+    Case(
+        "make_recursive_many",
+        "make",
+        "make",
+        {
+            "Makefile": "DIRS := $(sort $(wildcard mod*))\nall:\n"
+            "\tfor d in $(DIRS); do $(MAKE) -C $$d || exit 1; done\n",
+            **{
+                f"mod{m}/Makefile": "OBJS := $(patsubst %.c,%.o,$(sort $(wildcard *.c)))\n"
+                "lib.a: $(OBJS)\n\tar rcs $@ $^\n\n%.o: %.c\n\tgcc -Wall -c $< -o $@\n"
+                for m in range(4)
+            },
+            **{
+                f"mod{m}/f{i:02d}.c": f"int f{m}_{i}(int x) {{\n    return x + {i};\n}}\n"
+                for m in range(4)
+                for i in range(30)
+            },
+            "mod2/f17.c": "int f2_17(int x) {\n    int unused;\n    return x + lease_base;\n}\n",
+        },
+        "make",
+        [],
+        "f17.c:3:16",
+        "‘lease_base’ undeclared",
+    ),
+    Case(
+        "make_no_rule",
+        "make",
+        "make",
+        {
+            "Makefile": "app: main.o\n\tgcc -o app main.o\n\nmain.o: main.c src/config.h\n"
+            "\tgcc -c main.c\n",
+            "main.c": "int main(void) { return 0; }\n",
+        },
+        "make",
+        [],
+        "",
+        "No rule to make target 'src/config.h', needed by 'main.o'",
+    ),
+    Case(
+        "ctest_output_on_failure",
+        "ctest",
+        "c-test",
+        {
+            "CMakeLists.txt": CT_CMAKE,
+            "parse.c": d("""\
+            #include <stdlib.h>
+
+            int parse(const char *s) {
+                int sign = 1;
+                if (*s == '-') { sign = -1; s++; }
+                return sign * (int)strtol(s, NULL, 10) + (sign < 0);
+            }
+            """),
+            "test_parse.c": d("""\
+            #include <assert.h>
+            #include <stdio.h>
+
+            int parse(const char *s);
+
+            int main(int argc, char **argv) {
+                if (argc > 1) {
+                    printf("parse(-7) = %d\\n", parse("-7"));
+                    assert(parse("-7") == -7);
+                }
+                assert(parse("12") == 12);
+                return 0;
+            }
+            """),
+        },
+        "ctest --test-dir build --output-on-failure",
+        [],
+        "test_parse.c:9",
+        'Assertion `parse("-7") == -7\' failed.',
+        setup=["cmake -S . -B build >/dev/null && cmake --build build >/dev/null"],
+    ),
+    Case(
+        "go_vet_printf",
+        "go",
+        "go-lint",
+        {
+            "go.mod": GO_MOD,
+            "main.go": d("""\
+            package main
+
+            import "fmt"
+
+            func main() {
+            \tname := "lease"
+            \tttl := 30
+            \tfmt.Printf("%s expires in %s seconds\\n", name, ttl)
+            }
+            """),
+        },
+        "go vet ./...",
+        [],
+        "main.go:8:2",
+        "fmt.Printf format %s has arg ttl of wrong type int",
+    ),
+    Case(
+        "go_test_json",
+        "go",
+        "go-test",
+        {
+            "go.mod": GO_MOD,
+            "parse.go": d("""\
+            package demo
+
+            import "strings"
+
+            func Fields(s string) []string { return strings.Split(s, ",") }
+            """),
+            "parse_test.go": d("""\
+            package demo
+
+            import "testing"
+
+            func TestFields(t *testing.T) {
+            \tgot := Fields("a, b")
+            \tif got[1] != "b" {
+            \t\tt.Fatalf("second field = %q, want %q", got[1], "b")
+            \t}
+            }
+            """),
+        },
+        "go test -json ./...",
+        [],
+        "parse_test.go:8",
+        r"second field = \" b\", want \"b\"",
+    ),
+    Case(
+        "go_test_fatal_helper",
+        "go",
+        "go-test",
+        {
+            "go.mod": GO_MOD,
+            "store.go": d("""\
+            package demo
+
+            import "errors"
+
+            var ErrMissing = errors.New("note not found")
+
+            func Get(m map[string]string, k string) (string, error) {
+            \tif v, ok := m[k]; ok {
+            \t\treturn v, nil
+            \t}
+            \treturn "", ErrMissing
+            }
+            """),
+            "store_test.go": d("""\
+            package demo
+
+            import "testing"
+
+            func mustGet(t *testing.T, m map[string]string, k string) string {
+            \tt.Helper()
+            \tv, err := Get(m, k)
+            \tif err != nil {
+            \t\tt.Fatalf("get %q: %v", k, err)
+            \t}
+            \treturn v
+            }
+
+            func TestGet(t *testing.T) {
+            \tm := map[string]string{"a.md": "alpha"}
+            \tif mustGet(t, m, "a.md") != "alpha" {
+            \t\tt.Error("wrong value")
+            \t}
+            \t_ = mustGet(t, m, "b.md")
+            }
+            """),
+        },
+        "go test ./...",
+        [],
+        "store_test.go:19",
+        'get "b.md": note not found',
+    ),
+]
+
+BATCHES: dict[int, list[Case]] = {1: BATCH1, 2: BATCH2, 3: BATCH3}
 
 
 def split(batch: int, cases: list[Case]) -> set[str]:
@@ -1157,13 +1859,11 @@ def capture(case: Case, paths: dict[str, str]) -> bytes:
         }
         env.update({"LANG": "C.UTF-8", "TZ": "UTC", **case.env})
         for step in case.setup:
-            subprocess.run(
-                ["bash", "-c", step.format(**paths)],
-                cwd=work,
-                env=env,
-                check=True,
-                capture_output=True,
+            done = subprocess.run(
+                ["bash", "-c", step.format(**paths)], cwd=work, env=env, capture_output=True
             )
+            if done.returncode:
+                raise SystemExit(f"{case.name}: setup {step!r} failed:\n{done.stderr.decode()}")
         cmd = case.command.format(**paths)
         run = subprocess.run(
             ["bash", "-c", cmd],
