@@ -1823,7 +1823,555 @@ BATCH3 = [
     ),
 ]
 
-BATCHES: dict[int, list[Case]] = {1: BATCH1, 2: BATCH2, 3: BATCH3}
+CARGO_TOML = '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n'
+PYTEST = "{venv}/python -m pytest -p no:cacheprovider"
+INVENTORY_PY = d("""\
+def reserve(stock, sku, qty):
+    left = stock[sku] - qty
+    if left < 0:
+        raise ValueError(f"not enough {sku}: {stock[sku]} < {qty}")
+    stock[sku] = left
+    return left
+""")
+
+BATCH4 = [
+    Case(
+        "pytest_error_at_setup",
+        "pytest",
+        "python-test",
+        {
+            "conftest.py": d("""\
+            import json
+
+            import pytest
+
+
+            @pytest.fixture
+            def config():
+                with open("settings.json") as fh:
+                    return json.load(fh)
+            """),
+            "test_app.py": d("""\
+            def test_port(config):
+                assert config["port"] == 8080
+
+
+            def test_true():
+                assert True
+            """),
+        },
+        PYTEST,
+        ["FileNotFoundError"],
+        "conftest.py:8",
+        "No such file or directory: 'settings.json'",
+    ),
+    Case(
+        "pytest_collection_nameerror",
+        "pytest",
+        "python-test",
+        {
+            "test_limits.py": d("""\
+            import pytest
+
+            CASES = [(n, n * 2) for n in DEFAULTS]
+
+
+            @pytest.mark.parametrize("n,want", CASES)
+            def test_double(n, want):
+                assert n * 2 == want
+            """),
+            "test_other.py": "def test_ok():\n    assert 1 + 1 == 2\n",
+        },
+        PYTEST,
+        ["NameError"],
+        "test_limits.py:3",
+        "NameError: name 'DEFAULTS' is not defined",
+    ),
+    Case(
+        "pytest_q_long_message",
+        "pytest",
+        "python-test",
+        {
+            "inventory.py": INVENTORY_PY,
+            "test_inventory.py": d("""\
+            from inventory import reserve
+
+
+            def test_reserve_keeps_a_safety_margin():
+                stock = {"bolt": 10}
+                left = reserve(stock, "bolt", 8)
+                assert left >= 3, f"safety margin broken: only {left} bolts left after reserving 8 of 10"
+            """),
+        },
+        PYTEST + " -q",
+        ["AssertionError"],
+        "test_inventory.py:7",
+        "safety margin broken: only 2 bolts left after reserving 8 of 10",
+    ),
+    Case(
+        "pytest_q_exception_in_code",
+        "pytest",
+        "python-test",
+        {
+            "inventory.py": INVENTORY_PY,
+            "test_inventory.py": d("""\
+            from inventory import reserve
+
+
+            def test_reserve_two_orders():
+                stock = {"nut": 5}
+                reserve(stock, "nut", 3)
+                assert reserve(stock, "nut", 3) == 0
+            """),
+        },
+        PYTEST + " -q",
+        ["ValueError"],
+        "inventory.py:4",
+        "ValueError: not enough nut: 2 < 3",
+    ),
+    Case(
+        "pytest_rA_mixed",
+        "pytest",
+        "python-test",
+        {
+            "inventory.py": INVENTORY_PY,
+            "test_mixed.py": d("""\
+            import sys
+
+            import pytest
+
+            from inventory import reserve
+
+
+            def test_ok():
+                assert reserve({"a": 2}, "a", 1) == 1
+
+
+            @pytest.mark.skipif(sys.platform == "linux", reason="not on linux")
+            def test_skipped():
+                pass
+
+
+            def test_unknown_sku():
+                assert reserve({"a": 2}, "b", 1) == 1
+
+
+            @pytest.mark.xfail(reason="known bug")
+            def test_xfail():
+                assert reserve({"a": 1}, "a", 1) == 1
+            """),
+        },
+        PYTEST + " -rA",
+        ["KeyError"],
+        "inventory.py:2",
+        "KeyError: 'b'",
+    ),
+    Case(
+        "pytest_rA_many_q",
+        "pytest",
+        "python-test",
+        {
+            "test_grid.py": d("""\
+            import pytest
+
+
+            def cell(i):
+                return (i * 7) % 300 if i != 233 else None
+
+
+            @pytest.mark.parametrize("i", range(300))
+            def test_cell(i):
+                assert isinstance(cell(i), int), f"cell {i} is empty"
+            """),
+        },
+        PYTEST + " -q -rA",
+        ["AssertionError"],
+        "test_grid.py:10",
+        "cell 233 is empty",
+    ),
+    Case(
+        "pytest_color_did_not_raise",
+        "pytest",
+        "python-test",
+        {
+            "inventory.py": INVENTORY_PY,
+            "test_raise.py": d("""\
+            import pytest
+
+            from inventory import reserve
+
+
+            def test_reserve_all_raises():
+                with pytest.raises(ValueError):
+                    reserve({"gear": 4}, "gear", 4)
+            """),
+        },
+        PYTEST + " --color=yes",
+        [],
+        "test_raise.py:7",
+        "Failed: DID NOT RAISE",
+    ),
+    Case(
+        "pytest_tb_short_helper",
+        "pytest",
+        "python-test",
+        {
+            "parse.py": d("""\
+            def parse_duration(text):
+                value, unit = text[:-1], text[-1]
+                return int(value) * {"s": 1, "m": 60, "h": 3600}[unit]
+            """),
+            "test_parse.py": d("""\
+            from parse import parse_duration
+
+
+            def test_minutes():
+                assert parse_duration("5m") == 300
+
+
+            def test_days():
+                assert parse_duration("2d") == 172800
+            """),
+        },
+        PYTEST + " --tb=short",
+        ["KeyError"],
+        "parse.py:3",
+        "KeyError: 'd'",
+    ),
+    Case(
+        "unittest_setup_error",
+        "unittest",
+        "python-test",
+        {
+            "test_db.py": d("""\
+            import sqlite3
+            import unittest
+
+
+            class NotesTest(unittest.TestCase):
+                def setUp(self):
+                    self.db = sqlite3.connect(":memory:")
+                    self.db.execute("CREATE TABLE notes (id INTEGER, body TEXT)")
+                    self.db.execute("INSERT INTO notes VALUES (1, 'a', 'extra')")
+
+                def test_count(self):
+                    n = self.db.execute("SELECT count(*) FROM notes").fetchone()[0]
+                    self.assertEqual(n, 1)
+
+
+            if __name__ == "__main__":
+                unittest.main()
+            """)
+        },
+        "{venv}/python -m unittest -v test_db",
+        ["sqlite3.OperationalError"],
+        "test_db.py:9",
+        "table notes has 2 columns but 3 values were supplied",
+    ),
+    Case(
+        "tox_pytest",
+        "tox",
+        "python-test",
+        {
+            "tox.ini": d("""\
+            [tox]
+            env_list = py
+            skipsdist = true
+
+            [testenv]
+            skip_install = true
+            allowlist_externals = {env:PYTEST_BIN}
+            commands = {env:PYTEST_BIN} -p no:cacheprovider -q test_slug.py
+            """),
+            "slug.py": d("""\
+            import re
+
+
+            def slugify(title):
+                return re.sub(r"[^a-z0-9]+", "-", title.lower())
+            """),
+            "test_slug.py": d("""\
+            from slug import slugify
+
+
+            def test_strips_edges():
+                assert slugify("  Hello, World!  ") == "hello-world"
+            """),
+        },
+        "PYTEST_BIN={venv}/pytest {venv}/tox -e py",
+        ["AssertionError"],
+        "test_slug.py:5",
+        "AssertionError: assert '-hello-world-' == 'hello-world'",
+    ),
+    Case(
+        "python_exception_group",
+        "python",
+        "python-runtime",
+        {
+            "check.py": d("""\
+            def validate(item):
+                if item < 0:
+                    raise ValueError(f"negative item: {item}")
+                if item > 100:
+                    raise OverflowError(f"item too large: {item}")
+
+
+            def check(items):
+                errors = []
+                for item in items:
+                    try:
+                        validate(item)
+                    except (ValueError, OverflowError) as e:
+                        errors.append(e)
+                if errors:
+                    raise ExceptionGroup("invalid items", errors)
+
+
+            check([3, -1, 250])
+            """)
+        },
+        "{venv}/python check.py",
+        ["ExceptionGroup", "ValueError", "OverflowError"],
+        "check.py:3",
+        "ValueError: negative item: -1",
+    ),
+    Case(
+        "python_taskgroup",
+        "python",
+        "python-runtime",
+        {
+            "fetch.py": d("""\
+            import asyncio
+
+            SOURCES = {"notes": 0.01, "skills": 0.02}
+
+
+            async def load(name):
+                await asyncio.sleep(SOURCES[name])
+                return name
+
+
+            async def main():
+                async with asyncio.TaskGroup() as tg:
+                    tg.create_task(load("notes"))
+                    tg.create_task(load("cards"))
+                    tg.create_task(load("skills"))
+
+
+            asyncio.run(main())
+            """)
+        },
+        "{venv}/python fetch.py",
+        ["ExceptionGroup", "KeyError"],
+        "fetch.py:7",
+        "KeyError: 'cards'",
+    ),
+    Case(
+        "python_recursion_error",
+        "python",
+        "python-runtime",
+        {
+            "chain.py": d("""\
+            def describe(node, depth):
+                return f"{depth}:{node['name']}"
+
+
+            def walk(node, depth=0):
+                describe(node, depth)
+                return walk(node["next"], depth + 1)
+
+
+            a = {"name": "a"}
+            b = {"name": "b", "next": a}
+            a["next"] = b
+            walk(a)
+            """)
+        },
+        "{venv}/python chain.py",
+        ["RecursionError"],
+        "chain.py:7",
+        "RecursionError: maximum recursion depth exceeded",
+    ),
+    Case(
+        "python_package_traceback",
+        "python",
+        "python-runtime",
+        {
+            "app/__init__.py": "",
+            "app/config.py": d("""\
+            import os
+
+
+            def port():
+                return int(os.environ.get("APP_PORT", "eighty"))
+            """),
+            "app/main.py": d("""\
+            from app.config import port
+
+
+            def serve():
+                print(f"listening on {port()}")
+
+
+            if __name__ == "__main__":
+                serve()
+            """),
+        },
+        "{venv}/python -m app.main",
+        ["ValueError"],
+        "app/config.py:5",
+        "invalid literal for int() with base 10: 'eighty'",
+    ),
+    Case(
+        "rust_should_panic_no_panic",
+        "cargo",
+        "rust-test",
+        {
+            "Cargo.toml": CARGO_TOML,
+            "src/lib.rs": d("""\
+            pub fn ratio(a: u32, b: u32) -> u32 {
+                a.checked_div(b).unwrap_or(0)
+            }
+
+            #[cfg(test)]
+            mod tests {
+                use super::*;
+
+                #[test]
+                fn ratio_of_two() {
+                    assert_eq!(ratio(4, 2), 2);
+                }
+
+                #[test]
+                #[should_panic]
+                fn ratio_by_zero_panics() {
+                    ratio(1, 0);
+                }
+            }
+            """),
+        },
+        "cargo test --color=never",
+        [],
+        "src/lib.rs:16:8",
+        "test did not panic as expected",
+    ),
+    Case(
+        "rust_should_panic_wrong_message",
+        "cargo",
+        "rust-test",
+        {
+            "Cargo.toml": CARGO_TOML,
+            "src/lib.rs": d("""\
+            pub fn parse_level(s: &str) -> u8 {
+                match s {
+                    "low" => 1,
+                    "high" => 3,
+                    other => panic!("unknown level {other}"),
+                }
+            }
+
+            #[cfg(test)]
+            mod tests {
+                use super::*;
+
+                #[test]
+                #[should_panic(expected = "invalid level")]
+                fn rejects_medium() {
+                    parse_level("medium");
+                }
+            }
+            """),
+        },
+        "cargo test --color=never",
+        [],
+        "src/lib.rs:5:18",
+        "panic did not contain expected string",
+    ),
+    Case(
+        "cargo_run_unwrap_err",
+        "cargo",
+        "rust-runtime",
+        {
+            "Cargo.toml": CARGO_TOML,
+            "src/main.rs": d("""\
+            fn port(raw: &str) -> u16 {
+                raw.trim().parse().unwrap()
+            }
+
+            fn main() {
+                println!("{}", port("80a"));
+            }
+            """),
+        },
+        "cargo run -q --color=never",
+        [],
+        "src/main.rs:2:24",
+        "called `Result::unwrap()` on an `Err` value: ParseIntError { kind: InvalidDigit }",
+    ),
+    Case(
+        "rust_test_returns_err",
+        "cargo",
+        "rust-test",
+        {
+            "Cargo.toml": CARGO_TOML,
+            "src/lib.rs": d("""\
+            pub fn parse_pair(s: &str) -> Result<(i32, i32), std::num::ParseIntError> {
+                let (a, b) = s.split_once(',').unwrap_or((s, "0"));
+                Ok((a.parse()?, b.parse()?))
+            }
+
+            #[cfg(test)]
+            mod tests {
+                use super::*;
+
+                #[test]
+                fn parses_spaced_pair() -> Result<(), std::num::ParseIntError> {
+                    assert_eq!(parse_pair("1, 2")?, (1, 2));
+                    Ok(())
+                }
+            }
+            """),
+        },
+        "cargo test --color=never",
+        [],
+        "",
+        "Error: ParseIntError { kind: InvalidDigit }",
+    ),
+    Case(
+        "cargo_nextest_fail",
+        "cargo-nextest",
+        "rust-test",
+        {
+            "Cargo.toml": CARGO_TOML,
+            "src/lib.rs": d("""\
+            pub fn clamp_ttl(ttl: i64) -> i64 {
+                ttl.max(0).min(3600) + 1
+            }
+
+            #[cfg(test)]
+            mod tests {
+                use super::*;
+
+                #[test]
+                fn keeps_small() {
+                    assert_eq!(clamp_ttl(10), 10);
+                }
+
+                #[test]
+                fn clamps_negative() {
+                    assert!(clamp_ttl(-5) >= 0);
+                }
+            }
+            """),
+        },
+        "PATH={venv}:$PATH cargo nextest run --color never",
+        [],
+        "src/lib.rs:11:9",
+        "left: 11",
+    ),
+]
+
+BATCHES: dict[int, list[Case]] = {1: BATCH1, 2: BATCH2, 3: BATCH3, 4: BATCH4}
 
 
 def split(batch: int, cases: list[Case]) -> set[str]:
@@ -1899,6 +2447,7 @@ def root_in(root: str, text: str) -> bool:
         root,
         f"{file} line {line}",
         f"{file}: line {line}",
+        f'{file}", line {line}',
         f"{file} on line {line}",
         f"{file}({line}",
     ]
