@@ -2371,7 +2371,641 @@ BATCH4 = [
     ),
 ]
 
-BATCHES: dict[int, list[Case]] = {1: BATCH1, 2: BATCH2, 3: BATCH3, 4: BATCH4}
+POM = d("""\
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>demo</groupId>
+  <artifactId>demo</artifactId>
+  <version>1.0</version>
+  <properties>
+    <maven.compiler.source>17</maven.compiler.source>
+    <maven.compiler.target>17</maven.compiler.target>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version>
+      <scope>test</scope>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin><artifactId>maven-resources-plugin</artifactId><version>3.3.0</version></plugin>
+      <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.10.1</version></plugin>
+      <plugin><artifactId>maven-surefire-plugin</artifactId><version>2.22.3</version></plugin>
+    </plugins>
+  </build>
+</project>
+""")
+# Debian's maven-repo (apt: junit4 libsurefire-java libmaven-compiler-plugin-java ...), offline
+MVN = "mvn -o -Dmaven.repo.local=/usr/share/maven-repo"
+LEDGER_JAVA = d("""\
+package demo;
+
+import java.util.HashMap;
+import java.util.Map;
+
+public class Ledger {
+    private final Map<String, Integer> balances = new HashMap<>();
+
+    public void credit(String account, int amount) {
+        balances.merge(account, amount, Integer::sum);
+    }
+
+    public int balance(String account) {
+        return balances.get(account);
+    }
+
+    public int total() {
+        return balances.values().stream().mapToInt(Integer::intValue).sum() - 1;
+    }
+}
+""")
+# A GitHub-Actions-style runner: each step in a group, every line prefixed with the runner's
+# timestamp format, and the step's failure as an ##[error] line (what a downloaded job log holds).
+GHA_SH = d("""\
+#!/usr/bin/env bash
+stamp() {
+  while IFS= read -r line; do
+    printf '%s %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%S.%7NZ)" "$line"
+  done
+}
+step() {
+  echo "##[group]Run $1" | stamp
+  echo "$1" | sed 's/^/  /' | stamp
+  echo "##[endgroup]" | stamp
+  bash -eo pipefail -c "$1" 2>&1 | stamp
+  local rc=${PIPESTATUS[0]}
+  if [ "$rc" -ne 0 ]; then
+    echo "##[error]Process completed with exit code $rc." | stamp
+    exit "$rc"
+  fi
+}
+echo "Current runner version: '2.321.0'" | stamp
+echo "##[group]Operating System" | stamp
+printf 'Ubuntu\\n24.04.1\\nLTS\\n' | stamp
+echo "##[endgroup]" | stamp
+while IFS= read -r cmd; do
+  step "$cmd"
+done < steps.txt
+""")
+
+BATCH5 = [
+    Case(
+        "maven_surefire_assert",
+        "maven",
+        "java-test",
+        {
+            "pom.xml": POM,
+            "src/main/java/demo/Ledger.java": LEDGER_JAVA,
+            "src/test/java/demo/LedgerTest.java": d("""\
+            package demo;
+
+            import static org.junit.Assert.assertEquals;
+
+            import org.junit.Test;
+
+            public class LedgerTest {
+                @Test
+                public void creditsAddUp() {
+                    Ledger l = new Ledger();
+                    l.credit("ada", 5);
+                    l.credit("bob", 7);
+                    assertEquals(12, l.total());
+                }
+            }
+            """),
+        },
+        MVN + " -B test",
+        ["java.lang.AssertionError"],
+        "LedgerTest.java:13",
+        "expected:<12> but was:<11>",
+    ),
+    Case(
+        "maven_surefire_npe_color",
+        "maven",
+        "java-test",
+        {
+            "pom.xml": POM,
+            "src/main/java/demo/Ledger.java": LEDGER_JAVA,
+            "src/test/java/demo/LedgerTest.java": d("""\
+            package demo;
+
+            import static org.junit.Assert.assertEquals;
+
+            import org.junit.Test;
+
+            public class LedgerTest {
+                @Test
+                public void unknownAccountIsEmpty() {
+                    Ledger l = new Ledger();
+                    l.credit("ada", 5);
+                    assertEquals(0, l.balance("bob"));
+                }
+            }
+            """),
+        },
+        MVN + " -B -Dstyle.color=always test",
+        ["java.lang.NullPointerException"],
+        "LedgerTest.java:12",
+        'Cannot invoke "java.lang.Integer.intValue()"',
+    ),
+    Case(
+        "maven_compile_error",
+        "maven",
+        "java-compile",
+        {
+            "pom.xml": POM,
+            "src/main/java/demo/Ledger.java": LEDGER_JAVA.replace(
+                "balances.get(account);", "balances.getOrDefault(account);"
+            ),
+        },
+        MVN + " -B compile",
+        [],
+        "Ledger.java:14:24",
+        "method getOrDefault in interface java.util.Map<K,V> cannot be applied to given types",
+    ),
+    Case(
+        "junit5_console",
+        "junit",
+        "java-test",
+        {
+            "Slug.java": d("""\
+            public class Slug {
+                static String of(String title) {
+                    return title.trim().toLowerCase().replace(' ', '_');
+                }
+            }
+            """),
+            "SlugTest.java": d("""\
+            import static org.junit.jupiter.api.Assertions.assertEquals;
+
+            import org.junit.jupiter.api.Test;
+
+            class SlugTest {
+                @Test
+                void lowercases() {
+                    assertEquals("hello", Slug.of("Hello"));
+                }
+
+                @Test
+                void joinsWithDashes() {
+                    assertEquals("a-b", Slug.of("A B"));
+                }
+            }
+            """),
+        },
+        "java -jar /usr/share/java/junit-platform-console-standalone.jar -cp . "
+        "--select-class SlugTest --disable-banner",
+        ["org.opentest4j.AssertionFailedError"],
+        "SlugTest.java:13",
+        "expected: <a-b> but was: <a_b>",
+        setup=[
+            "javac -cp /usr/share/java/junit-platform-console-standalone.jar Slug.java SlugTest.java"
+        ],
+    ),
+    Case(
+        "java_npe_helpful",
+        "java",
+        "java-runtime",
+        {
+            "Report.java": d("""\
+            public class Report {
+                record User(String name, String email) {}
+
+                static String domain(User u) {
+                    return u.email().substring(u.email().indexOf('@') + 1);
+                }
+
+                public static void main(String[] args) {
+                    System.out.println(domain(new User("ada", null)));
+                }
+            }
+            """)
+        },
+        "java Report",
+        ["java.lang.NullPointerException"],
+        "Report.java:5",
+        'because the return value of "Report$User.email()" is null',
+        setup=["javac Report.java"],
+    ),
+    Case(
+        "black_check_diff",
+        "black",
+        "python-lint",
+        {
+            "src/app.py": d("""\
+            def greet(name,greeting = 'hello'):
+                return greeting+', '+name
+            """),
+            "src/ok.py": "X = 1\n",
+        },
+        "{venv}/black --check --diff --no-color src",
+        [],
+        "",
+        "1 file would be reformatted",
+    ),
+    Case(
+        "flake8_multi",
+        "flake8",
+        "python-lint",
+        {
+            "app.py": d("""\
+            import os
+            import sys
+
+
+            def main():
+                total=0
+                for arg in sys.argv[1:]:
+                    total += int(arg)
+                print(totl)
+            """),
+        },
+        "{venv}/flake8 app.py",
+        ["F401", "E225", "F821"],
+        "app.py:1:1",
+        "F821 undefined name 'totl'",
+    ),
+    Case(
+        "pylint_errors",
+        "pylint",
+        "python-lint",
+        {
+            "notes.py": d("""\
+            \"\"\"Notes helpers.\"\"\"
+
+
+            import os
+
+
+            class Note:
+                \"\"\"A note.\"\"\"
+
+                def __init__(self, body):
+                    self.body = body
+
+                def words(self):
+                    \"\"\"Count its words.\"\"\"
+                    return len(self.body.split())
+
+                def lines(self):
+                    \"\"\"Count its lines.\"\"\"
+                    return len(self.body.splitlines())
+
+
+            def count():
+                \"\"\"Words of an empty note.\"\"\"
+                return Note().words()
+            """),
+        },
+        "{venv}/pylint --score=n notes.py",
+        ["E1120", "no-value-for-parameter", "W0611", "unused-import"],
+        "notes.py:24:11",
+        "No value for argument 'body' in constructor call",
+    ),
+    Case(
+        "yamllint_standard",
+        "yamllint",
+        "config-lint",
+        {
+            "ci.yml": d("""\
+            name: ci
+            on: [push]
+            jobs:
+              test:
+                runs-on: ubuntu-latest
+                steps:
+                  - run: make test
+            jobs:
+              lint:
+                runs-on: ubuntu-latest
+            """),
+        },
+        "yamllint ci.yml",
+        ["key-duplicates"],
+        "ci.yml:8:1",
+        'duplication of key "jobs" in mapping',
+    ),
+    Case(
+        "yamllint_parsable",
+        "yamllint",
+        "config-lint",
+        {
+            "deploy.yaml": d("""\
+            service:
+              name: notes
+              ports: [8080, 8443
+              replicas: 2
+            """),
+        },
+        "yamllint -f parsable deploy.yaml",
+        ["syntax"],
+        "deploy.yaml:4:11",
+        "syntax error: expected ',' or ']', but got ':'",
+    ),
+    Case(
+        "markdownlint",
+        "markdownlint",
+        "config-lint",
+        {
+            "README.md": d("""\
+            # Notes
+
+            ### Install
+            Run the installer.
+
+            * one
+            + two
+            """),
+        },
+        "{npm}/markdownlint README.md",
+        ["MD001"],
+        "README.md:3",
+        "Heading levels should only increment by one level at a time",
+    ),
+    Case(
+        "hadolint_dockerfile",
+        "hadolint",
+        "config-lint",
+        {
+            "Dockerfile": d("""\
+            FROM debian
+            RUN apt-get update && apt-get install -y curl
+            WORKDIR app
+            COPY . .
+            CMD python app.py
+            """),
+        },
+        "{venv}/hadolint --no-color Dockerfile",
+        ["DL3006", "DL3008"],
+        "Dockerfile:1",
+        "Always tag the version of an image explicitly",
+    ),
+    Case(
+        "shellcheck_gcc_format",
+        "shellcheck",
+        "shell",
+        {
+            "backup.sh": d("""\
+            #!/bin/bash
+            src=$1
+            dest=/backups/$(date +%F)
+            cp -r $src $dest
+            if [ $? != 0 ]; then echo failed; fi
+            """),
+        },
+        "shellcheck -f gcc backup.sh",
+        ["SC2086", "SC2181"],
+        "backup.sh:4:7",
+        "Double quote to prevent globbing and word splitting",
+    ),
+    Case(
+        "gha_pytest_verbose",
+        "github-actions",
+        "ci-log",
+        {
+            "run.sh": GHA_SH,
+            "steps.txt": "python --version\n"
+            "$VENV/python -m pytest -p no:cacheprovider -v --color=yes tests\n",
+            "pkg/__init__.py": "",
+            "pkg/window.py": d("""\
+            def window(xs, size):
+                last = len(xs) - size + (len(xs) != 2 * size)
+                return [xs[i : i + size] for i in range(0, last)]
+            """),
+            "tests/test_window.py": d("""\
+            import pytest
+
+            from pkg.window import window
+
+
+            @pytest.mark.parametrize("n", range(220))
+            def test_count(n):
+                assert len(window(list(range(n + 5)), 5)) == n + 1
+            """),
+        },
+        "VENV={venv} PYTHONPATH=. bash run.sh",
+        ["AssertionError"],
+        "tests/test_window.py:8",
+        "assert 5 == (5 + 1)",
+    ),
+    Case(
+        "gha_npm_jest",
+        "github-actions",
+        "ci-log",
+        {
+            "run.sh": GHA_SH,
+            "steps.txt": "node --version\nnpm test\n",
+            "package.json": '{"name": "demo", "version": "1.0.0", "private": true,'
+            ' "scripts": {"test": "jest --ci"}}\n',
+            "src/price.js": d("""\
+            function withTax(cents, rate) {
+              return Math.round(cents * rate);
+            }
+            module.exports = { withTax };
+            """),
+            "src/price.test.js": d("""\
+            const { withTax } = require("./price");
+
+            test("adds 20% tax", () => {
+              expect(withTax(1000, 0.2)).toBe(1200);
+            });
+            """),
+        },
+        "PATH={npm}:$PATH bash run.sh",
+        [],
+        "src/price.test.js:4:30",
+        "Received: 200",
+        node_modules=True,
+    ),
+    Case(
+        "gha_cargo_color",
+        "github-actions",
+        "ci-log",
+        {
+            "run.sh": GHA_SH,
+            "steps.txt": "cargo build --color=always\n",
+            "Cargo.toml": CARGO_TOML,
+            "src/main.rs": d("""\
+            fn half(x: u32) -> u32 {
+                x / 2
+            }
+
+            fn main() {
+                let n: i64 = 10;
+                println!("{}", half(n));
+            }
+            """),
+        },
+        "bash run.sh",
+        ["E0308"],
+        "src/main.rs:7:25",
+        "mismatched types",
+    ),
+    Case(
+        "gha_go_test",
+        "github-actions",
+        "ci-log",
+        {
+            "run.sh": GHA_SH,
+            "steps.txt": "go version\ngo test ./...\n",
+            "go.mod": GO_MOD,
+            "sum.go": "package demo\n\nfunc Sum(xs []int) int {\n\ts := 0\n"
+            "\tfor i := 1; i < len(xs); i++ {\n\t\ts += xs[i]\n\t}\n\treturn s\n}\n",
+            "sum_test.go": d("""\
+            package demo
+
+            import "testing"
+
+            func TestSum(t *testing.T) {
+            \tif got := Sum([]int{1, 2, 3}); got != 6 {
+            \t\tt.Errorf("Sum = %d, want 6", got)
+            \t}
+            }
+            """),
+        },
+        "bash run.sh",
+        [],
+        "sum_test.go:7",
+        "Sum = 5, want 6",
+    ),
+    Case(
+        "pytest_error_at_teardown",
+        "pytest",
+        "python-test",
+        {
+            "test_tmp.py": d("""\
+            import os
+            import shutil
+
+            import pytest
+
+
+            @pytest.fixture
+            def workdir(tmp_path):
+                path = tmp_path / "work"
+                path.mkdir()
+                yield path
+                shutil.rmtree(path / "cache")
+
+
+            def test_writes(workdir):
+                (workdir / "a.txt").write_text("a")
+                assert os.listdir(workdir) == ["a.txt"]
+            """),
+        },
+        PYTEST,
+        ["FileNotFoundError"],
+        "test_tmp.py:12",
+        "ERROR at teardown of test_writes",
+    ),
+    Case(
+        "pytest_q_setup_class_error",
+        "pytest",
+        "python-test",
+        {
+            "test_store.py": d("""\
+            import sqlite3
+
+
+            class TestStore:
+                @classmethod
+                def setup_class(cls):
+                    cls.db = sqlite3.connect(":memory:")
+                    cls.db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+                    cls.db.execute("INSERT INTO note (body) VALUES ('a')")
+
+                def test_count(self):
+                    assert self.db.execute("SELECT count(*) FROM notes").fetchone()[0] == 1
+            """),
+        },
+        PYTEST + " -q",
+        ["sqlite3.OperationalError"],
+        "test_store.py:9",
+        "no such table: note",
+    ),
+    Case(
+        "python_recursion_error_method",
+        "python",
+        "python-runtime",
+        {
+            "tree.py": d("""\
+            class Node:
+                def __init__(self, name, parent=None):
+                    self.name = name
+                    self.parent = parent
+
+                def path(self):
+                    if self.parent is None:
+                        return self.name
+                    return self.parent.path() + "/" + self.name
+
+
+            a = Node("a")
+            b = Node("b", a)
+            a.parent = b
+            print(b.path())
+            """)
+        },
+        "{venv}/python tree.py",
+        ["RecursionError"],
+        "tree.py:9",
+        "RecursionError: maximum recursion depth exceeded",
+    ),
+    Case(
+        "gxx_template_map_key",
+        "g++",
+        "c++-compile",
+        {
+            "index.cpp": d("""\
+            #include <map>
+            #include <string>
+
+            struct Key {
+                std::string vault;
+                int id;
+            };
+
+            int lookup(const std::map<Key, int> &m, const Key &k) {
+                auto it = m.find(k);
+                return it == m.end() ? -1 : it->second;
+            }
+
+            int main() {
+                std::map<Key, int> m;
+                return lookup(m, Key{"v", 1});
+            }
+            """)
+        },
+        "g++ -fdiagnostics-color=never -c index.cpp",
+        [],
+        "index.cpp:10:21",
+        "no match for ‘operator<’",
+    ),
+    Case(
+        "cargo_warnings_then_error",
+        "cargo",
+        "rust-compile",
+        {
+            "Cargo.toml": CARGO_TOML,
+            "src/main.rs": "".join(f"fn unused_{i}() -> u32 {{ {i} }}\n" for i in range(40))
+            + d("""\
+            fn main() {
+                let names = vec![String::from("a")];
+                let first = names[0];
+                println!("{}", first);
+            }
+            """),
+        },
+        "cargo build --color=never",
+        ["E0507"],
+        "src/main.rs:43:17",
+        "cannot move out of index of `Vec<String>`",
+    ),
+]
+
+BATCHES: dict[int, list[Case]] = {1: BATCH1, 2: BATCH2, 3: BATCH3, 4: BATCH4, 5: BATCH5}
 
 
 def split(batch: int, cases: list[Case]) -> set[str]:
@@ -2451,7 +3085,18 @@ def root_in(root: str, text: str) -> bool:
         f"{file} on line {line}",
         f"{file}({line}",
     ]
-    return any(f in text for f in forms)
+    if any(f in text for f in forms):
+        return True
+    col = rest.split(":")[1] if rest.count(":") else ""
+    if col and f"{file}:[{line},{col}]" in text:  # maven's javac form
+        return True
+    # grouped reports (eslint's stylish, yamllint's standard): the file on a line of its own,
+    # then indented `line:col` rows
+    return (
+        bool(col)
+        and re.search(rf"(?m)^\S*{re.escape(file)}\n(?:\s+\d+:\d+.*\n)*?\s+{line}:{col}\s", text)
+        is not None
+    )
 
 
 def main() -> None:
