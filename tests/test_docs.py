@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+import pytest
+
 from tests.helpers import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -25,6 +27,7 @@ def test_every_mcp_tool_is_in_the_readme() -> None:
     assert missing == []
 
 
+@pytest.mark.slow
 def test_readme_sample_is_what_its_command_prints(tmp_path) -> None:
     """The `--explain` sample in the README is the output of the command it names, on the demo vault."""
     import re
