@@ -16,6 +16,7 @@ logs go to tests/data/logs/heldout/ with their own expectations.json.
 
     python scripts/capture_logs_more.py --batch 1 [--only NAME ...] [--check]
         [--npm DIR] [--npm9 DIR] [--venv DIR]
+    python scripts/capture_logs_more.py --first-part   # family/cause for the first part's logs
 
 --npm: a folder whose node_modules has jest, vitest, mocha, markdownlint-cli, typescript;
 --npm9: a folder whose node_modules has npm@9 (for the older `npm ERR!` form);
@@ -3007,6 +3008,72 @@ BATCH5 = [
 
 BATCHES: dict[int, list[Case]] = {1: BATCH1, 2: BATCH2, 3: BATCH3, 4: BATCH4, 5: BATCH5}
 
+# The first part's logs (scripts/capture_logs.py and earlier hand captures): family and cause, read from
+# each raw log, added to their entries by --first-part (codes and root stay as they were).
+FIRST_PART = {
+    "cargo_build_color_e0502.log": ("rust-compile", "cannot borrow `*v` as mutable"),
+    "cargo_build_deny_uncoded.log": ("rust-compile", "borrow of moved value: `v`"),
+    "cargo_build_plain_e0382.log": ("rust-compile", "borrow of moved value: `v`"),
+    "cargo_clippy_deny.log": ("rust-lint", "unneeded `return` statement"),
+    "cargo_test_color_panic.log": ("rust-test", "length mismatch"),
+    "cargo_test_many.log": ("rust-test", "assertion `left == right` failed"),
+    "cargo_test_plain_assert.log": ("rust-test", "lease shrank"),
+    "cmake_build_error.log": ("c-compile", "‘not_declared’ undeclared"),
+    "cmake_configure_error.log": ("cmake", "CMake Error at CMakeLists.txt:3 (find_package)"),
+    "eslint.log": ("js-lint", "'undefinedThing' is not defined"),
+    "gcc_asan_overflow.log": ("sanitizer", "ERROR: AddressSanitizer: heap-buffer-overflow"),
+    "gcc_asan_uaf.log": ("sanitizer", "ERROR: AddressSanitizer: heap-use-after-free"),
+    "gcc_compile_errors.log": ("c-compile", "‘undefined_count’ undeclared"),
+    "gcc_ubsan_overflow.log": ("sanitizer", "signed integer overflow: 2147483647 + 1"),
+    "gcc_werror_color.log": ("c-compile", "‘left’ is used uninitialized"),
+    "go_build_error.log": ("go-compile", "undefined: lease"),
+    "go_deadlock.log": ("go-runtime", "all goroutines are asleep - deadlock!"),
+    "go_runtime_nil_map.log": ("go-runtime", "assignment to entry in nil map"),
+    "go_test_fail.log": ("go-test", "Renew() = 1, want 2"),
+    "go_test_index_panic.log": ("go-test", "index out of range [2] with length 2"),
+    "go_test_many_verbose.log": ("go-test", "lease 177 expired early"),
+    "go_test_verbose_errorf.log": ("go-test", "Total = 2, want 3"),
+    "go_vet.log": ("go-lint", "fmt.Printf format %d has arg name of wrong type string"),
+    "java_caused_by.log": ("java-runtime", 'For input string: "80a"'),
+    "java_exception.log": ("java-runtime", "java.lang.IllegalStateException: lease lost"),
+    "javac_errors.log": (
+        "java-compile",
+        "incompatible types: List<String> cannot be converted to int",
+    ),
+    "make_gcc_error.log": ("make", "‘missing_value’ undeclared"),
+    "make_many_objects.log": ("make", "‘lease_base’ undeclared"),
+    "mypy_plain.log": ("python-lint", 'Argument 1 to "ttl" has incompatible type "str"'),
+    "mypy_strict.log": ("python-lint", 'Item "None" of "str | None" has no attribute "upper"'),
+    "mypy_strict_force_color.log": ("python-lint", "has no attribute"),
+    "node_test_many.log": ("js-test", "negative ttl for 140"),
+    "node_test_runner.log": ("js-test", "Expected values to be strictly equal:"),
+    "node_uncaught_typeerror.log": (
+        "js-runtime",
+        "Cannot read properties of undefined (reading 'owner')",
+    ),
+    "pytest_assert_helper.log": ("python-test", "AssertionError: ttl must be positive"),
+    "pytest_collection_error.log": ("python-test", "No module named 'nonexistent_module_xyz'"),
+    "pytest_failures_custom_chained.log": ("python-test", "LeaseLostError: lease 42 lost"),
+    "pytest_many_verbose.log": (
+        "python-test",
+        "ZeroDivisionError: integer division or modulo by zero",
+    ),
+    "python_during_handling.log": ("python-runtime", "KeyError: 'job-7'"),
+    "python_raise_from.log": ("python-runtime", "ConfigError: bad config"),
+    "python_syntax_error.log": ("python-runtime", "SyntaxError: '(' was never closed"),
+    "ruff_check.log": ("python-lint", "F821 Undefined name `undefined_name`"),
+    "rustc_e0502.log": ("rust-compile", "cannot borrow `queue` as mutable"),
+    "shellcheck.log": (
+        "shell",
+        "Use ./*glob* or -- *glob* so names with dashes won't become options.",
+    ),
+    "tsc_many_errors.log": ("ts-compile", "Type 'string' is not assignable to type 'number'."),
+    "tsc_pretty_color.log": ("ts-compile", "Type 'string' is not assignable to type 'number'."),
+    "tsc_ts2345.log": ("ts-compile", "Argument of type 'string | undefined' is not assignable"),
+    "unittest_failures.log": ("python-test", "KeyError: 'now'"),
+    "unittest_many_verbose.log": ("python-test", "KeyError: 'b'"),
+}
+
 
 def split(batch: int, cases: list[Case]) -> set[str]:
     """The held-out names of one batch: per family, a seeded shuffle, and the first quarter of it.
@@ -3099,15 +3166,47 @@ def root_in(root: str, text: str) -> bool:
     )
 
 
+def annotate_first_part() -> None:
+    """Add family, cause and tail30_has_root to the first part's entries, checking each on its log."""
+    exp_path = LOGS / "expectations.json"
+    expectations = json.loads(exp_path.read_text())
+    bad = []
+    for name, (family, cause) in FIRST_PART.items():
+        want = expectations[name]
+        data = (LOGS / name).read_bytes()
+        text = ANSI.sub(b"", data).decode("utf-8", "replace")
+        tail = ANSI.sub(b"", b"\n".join(data.splitlines()[-30:])).decode("utf-8", "replace")
+        if cause not in text:
+            bad.append(f"{name}: cause {cause!r} not in the log")
+        want.update(
+            family=family,
+            cause=cause,
+            tail30_has_root=bool(want["root"]) and root_in(want["root"], tail),
+        )
+    exp_path.write_text(json.dumps(dict(sorted(expectations.items())), indent=1) + "\n")
+    if bad:
+        raise SystemExit("\n".join(bad))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--batch", type=int, required=True, choices=sorted(BATCHES))
+    ap.add_argument("--batch", type=int, choices=sorted(BATCHES))
+    ap.add_argument(
+        "--first-part",
+        action="store_true",
+        help="annotate the first part's entries, capture nothing",
+    )
     ap.add_argument("--only", nargs="*", help="capture just these cases")
     ap.add_argument("--check", action="store_true", help="check the stored logs, capture nothing")
     ap.add_argument("--npm", default="/tmp/i27logs/npm/node_modules/.bin")
     ap.add_argument("--npm9", default="/tmp/i27logs/npm9/node_modules/.bin")
     ap.add_argument("--venv", default="/tmp/i27logs/venv/bin")
     args = ap.parse_args()
+    if args.first_part:
+        annotate_first_part()
+        return
+    if args.batch is None:
+        ap.error("--batch or --first-part is needed")
     paths = {"npm": args.npm, "npm9": args.npm9, "venv": args.venv}
     cases = BATCHES[args.batch]
     held = split(args.batch, cases)
