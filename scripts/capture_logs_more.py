@@ -16,6 +16,7 @@ logs go to tests/data/logs/heldout/ with their own expectations.json.
 
     python scripts/capture_logs_more.py --batch 1 [--only NAME ...] [--check]
         [--npm DIR] [--npm9 DIR] [--venv DIR]
+    python scripts/capture_logs_more.py --first-part   # family/cause for the first part's logs
 
 --npm: a folder whose node_modules has jest, vitest, mocha, markdownlint-cli, typescript;
 --npm9: a folder whose node_modules has npm@9 (for the older `npm ERR!` form);
@@ -64,6 +65,7 @@ def d(text: str) -> str:
     return textwrap.dedent(text)
 
 
+GO_MOD = "module demo\n\ngo 1.19\n"
 PKG = '{"name": "demo", "version": "1.0.0", "private": true}\n'
 PKG_ESM = '{"name": "demo", "version": "1.0.0", "private": true, "type": "module"}\n'
 COLOR = {"FORCE_COLOR": "1", "TERM": "xterm-256color"}
@@ -1121,7 +1123,1956 @@ BATCH2 = [
     ),
 ]
 
-BATCHES: dict[int, list[Case]] = {1: BATCH1, 2: BATCH2}
+CT_CMAKE = d("""\
+cmake_minimum_required(VERSION 3.16)
+project(demo C)
+enable_testing()
+add_library(parse parse.c)
+add_executable(test_parse test_parse.c)
+target_link_libraries(test_parse parse)
+add_test(NAME parse COMMAND test_parse)
+add_test(NAME parse_negative COMMAND test_parse -)
+""")
+
+BATCH3 = [
+    Case(
+        "tsan_gcc_race_c",
+        "gcc",
+        "sanitizer",
+        {
+            "race.c": d("""\
+            #include <pthread.h>
+            #include <stdio.h>
+
+            static int hits;
+
+            static void *worker(void *arg) {
+                (void)arg;
+                for (int i = 0; i < 1000; i++)
+                    hits++;
+                return NULL;
+            }
+
+            int main(void) {
+                pthread_t a, b;
+                pthread_create(&a, NULL, worker, NULL);
+                pthread_create(&b, NULL, worker, NULL);
+                pthread_join(a, NULL);
+                pthread_join(b, NULL);
+                printf("%d\\n", hits);
+                return 0;
+            }
+            """)
+        },
+        "./race",
+        ["data race"],
+        "race.c:9",
+        "WARNING: ThreadSanitizer: data race",
+        setup=["gcc -g -O0 -fsanitize=thread race.c -o race"],
+    ),
+    Case(
+        "tsan_clangxx_race_member",
+        "clang++",
+        "sanitizer",
+        {
+            "cache.cpp": d("""\
+            #include <cstdio>
+            #include <thread>
+            #include <vector>
+
+            struct Cache {
+                std::vector<int> items;
+                long total = 0;
+                void add(int x) {
+                    total += x;
+                    items.push_back(x);
+                }
+            };
+
+            int main() {
+                Cache c;
+                c.items.reserve(1000);
+                std::thread t1([&] { for (int i = 0; i < 100; i++) c.add(i); });
+                std::thread t2([&] { for (int i = 0; i < 100; i++) c.add(-i); });
+                t1.join();
+                t2.join();
+                std::printf("%zu %ld\\n", c.items.size(), c.total);
+            }
+            """)
+        },
+        "./cache",
+        ["data race"],
+        "cache.cpp:9:15",
+        "WARNING: ThreadSanitizer: data race",
+        setup=["clang++ -g -O0 -fsanitize=thread cache.cpp -o cache"],
+    ),
+    Case(
+        "go_test_race",
+        "go",
+        "sanitizer",
+        {
+            "go.mod": GO_MOD,
+            "counter.go": d("""\
+            package demo
+
+            type Counter struct{ n int }
+
+            func (c *Counter) Inc() { c.n++ }
+            """),
+            "counter_test.go": d("""\
+            package demo
+
+            import (
+            \t"sync"
+            \t"testing"
+            )
+
+            func TestConcurrentInc(t *testing.T) {
+            \tvar c Counter
+            \tvar wg sync.WaitGroup
+            \tfor i := 0; i < 2; i++ {
+            \t\twg.Add(1)
+            \t\tgo func() {
+            \t\t\tdefer wg.Done()
+            \t\t\tc.Inc()
+            \t\t}()
+            \t}
+            \twg.Wait()
+            \tif c.n != 2 {
+            \t\tt.Logf("lost an increment: %d", c.n)
+            \t}
+            }
+            """),
+        },
+        "go test -race ./...",
+        ["DATA RACE"],
+        "counter.go:5",
+        "race detected during execution of test",
+    ),
+    Case(
+        "go_run_race_map",
+        "go",
+        "sanitizer",
+        {
+            "go.mod": GO_MOD,
+            "main.go": d("""\
+            package main
+
+            import (
+            \t"fmt"
+            \t"sync"
+            )
+
+            func main() {
+            \tseen := map[int]bool{}
+            \tvar wg sync.WaitGroup
+            \tfor i := 0; i < 4; i++ {
+            \t\twg.Add(1)
+            \t\tgo func(i int) {
+            \t\t\tdefer wg.Done()
+            \t\t\tseen[i] = true
+            \t\t}(i)
+            \t}
+            \twg.Wait()
+            \tfmt.Println(len(seen))
+            }
+            """),
+        },
+        "go run -race .",
+        ["DATA RACE"],
+        "main.go:15",
+        "WARNING: DATA RACE",
+    ),
+    Case(
+        "lsan_gcc_leak",
+        "gcc",
+        "sanitizer",
+        {
+            "leak.c": d("""\
+            #include <stdlib.h>
+            #include <string.h>
+
+            char *dup_name(const char *s) {
+                char *p = malloc(strlen(s) + 1);
+                strcpy(p, s);
+                return p;
+            }
+
+            int main(void) {
+                char *n = dup_name("lease");
+                n = dup_name("owner");
+                free(n);
+                return 0;
+            }
+            """)
+        },
+        "./leak",
+        ["LeakSanitizer"],
+        "leak.c:5",
+        "Direct leak of 6 byte(s) in 1 object(s)",
+        setup=["gcc -g -O0 -fsanitize=address leak.c -o leak"],
+    ),
+    Case(
+        "asan_clang_stack_overflow",
+        "clang",
+        "sanitizer",
+        {
+            "fmt.c": d("""\
+            #include <stdio.h>
+            #include <string.h>
+
+            static void label(char *out, const char *name) {
+                char buf[8];
+                strcpy(buf, name);
+                snprintf(out, 32, "[%s]", buf);
+            }
+
+            int main(void) {
+                char out[32];
+                label(out, "lease-owner");
+                puts(out);
+                return 0;
+            }
+            """)
+        },
+        "./fmt",
+        ["stack-buffer-overflow"],
+        "fmt.c:6:5",
+        "ERROR: AddressSanitizer: stack-buffer-overflow",
+        setup=["clang -g -O0 -fsanitize=address fmt.c -o fmt"],
+    ),
+    Case(
+        "asan_clangxx_uaf_color",
+        "clang++",
+        "sanitizer",
+        {
+            "first.cpp": d("""\
+            #include <cstdio>
+            #include <vector>
+
+            int main() {
+                std::vector<int> v{1, 2, 3};
+                int &first = v[0];
+                for (int i = 0; i < 10; i++) v.push_back(i);
+                std::printf("%d\\n", first);
+            }
+            """)
+        },
+        "./first",
+        ["heap-use-after-free"],
+        "first.cpp:8:25",
+        "ERROR: AddressSanitizer: heap-use-after-free",
+        setup=["clang++ -g -O0 -fsanitize=address first.cpp -o first"],
+        env={"ASAN_OPTIONS": "color=always"},
+    ),
+    Case(
+        "ubsan_clang_shift",
+        "clang",
+        "sanitizer",
+        {
+            "bits.c": d("""\
+            #include <stdio.h>
+
+            static unsigned mask(int width) {
+                return (1 << width) - 1;
+            }
+
+            int main(void) {
+                printf("%u\\n", mask(40));
+                return 0;
+            }
+            """)
+        },
+        "./bits",
+        ["undefined-behavior"],
+        "bits.c:4:15",
+        "shift exponent 40 is too large for 32-bit type 'int'",
+        setup=["clang -g -O0 -fsanitize=undefined -fno-sanitize-recover=all bits.c -o bits"],
+    ),
+    Case(
+        "ubsan_gcc_bounds",
+        "gcc",
+        "sanitizer",
+        {
+            "tab.c": d("""\
+            #include <stdio.h>
+
+            struct table { int slots[5]; int used; };
+
+            static int last(struct table *t) {
+                return t->slots[t->used];
+            }
+
+            int main(void) {
+                struct table t = { {1, 2, 3, 4, 5}, 5 };
+                printf("%d\\n", last(&t));
+                return 0;
+            }
+            """)
+        },
+        "./tab",
+        [],
+        "tab.c:6:20",
+        "index 5 out of bounds for type 'int [5]'",
+        setup=["gcc -g -O0 -fsanitize=undefined -fno-sanitize-recover=all tab.c -o tab"],
+    ),
+    Case(
+        "valgrind_invalid_read",
+        "valgrind",
+        "valgrind",
+        {
+            "sum.c": d("""\
+            #include <stdio.h>
+            #include <stdlib.h>
+
+            static int sum(const int *a, int n) {
+                int s = 0;
+                for (int i = 0; i <= n; i++)
+                    s += a[i];
+                return s;
+            }
+
+            int main(void) {
+                int *a = malloc(4 * sizeof *a);
+                for (int i = 0; i < 4; i++) a[i] = i;
+                printf("%d\\n", sum(a, 4));
+                free(a);
+                return 0;
+            }
+            """)
+        },
+        "valgrind --error-exitcode=1 ./sum",
+        [],
+        "sum.c:7",
+        "Invalid read of size 4",
+        setup=["gcc -g -O0 sum.c -o sum"],
+    ),
+    Case(
+        "valgrind_leak_full",
+        "valgrind",
+        "valgrind",
+        {
+            "names.c": d("""\
+            #include <stdlib.h>
+            #include <string.h>
+            #include <stdio.h>
+
+            static char *join(const char *a, const char *b) {
+                char *out = malloc(strlen(a) + strlen(b) + 2);
+                sprintf(out, "%s/%s", a, b);
+                return out;
+            }
+
+            int main(void) {
+                for (int i = 0; i < 3; i++) {
+                    char *p = join("vault", "notes");
+                    puts(p);
+                }
+                return 0;
+            }
+            """)
+        },
+        "valgrind --leak-check=full --error-exitcode=1 ./names",
+        [],
+        "names.c:6",
+        "36 bytes in 3 blocks are definitely lost",
+        setup=["gcc -g -O0 names.c -o names"],
+    ),
+    Case(
+        "valgrind_uninit_cond",
+        "valgrind",
+        "valgrind",
+        {
+            "flag.c": d("""\
+            #include <stdio.h>
+
+            static int check(int verbose) {
+                int level;
+                if (verbose)
+                    level = 2;
+                if (level > 1)
+                    return puts("verbose");
+                return 0;
+            }
+
+            int main(void) {
+                return check(0);
+            }
+            """)
+        },
+        "valgrind --error-exitcode=3 ./flag",
+        [],
+        "flag.c:7",
+        "Conditional jump or move depends on uninitialised value(s)",
+        setup=["gcc -g -O0 flag.c -o flag"],
+    ),
+    Case(
+        "gxx_template_sort_no_less",
+        "g++",
+        "c++-compile",
+        {
+            "main.cpp": d("""\
+            #include <algorithm>
+            #include <vector>
+
+            struct Point {
+                int x, y;
+            };
+
+            int main() {
+                std::vector<Point> pts{{2, 1}, {1, 2}};
+                std::sort(pts.begin(), pts.end());
+                return pts[0].x;
+            }
+            """)
+        },
+        "g++ -fdiagnostics-color=never -c main.cpp",
+        [],
+        "main.cpp:10:14",
+        "no match for ‘operator<’",
+    ),
+    Case(
+        "clangxx_template_sort_no_less",
+        "clang++",
+        "c++-compile",
+        {
+            "main.cpp": d("""\
+            #include <algorithm>
+            #include <vector>
+
+            struct Point {
+                int x, y;
+            };
+
+            int main() {
+                std::vector<Point> pts{{2, 1}, {1, 2}};
+                std::sort(pts.begin(), pts.end());
+                return pts[0].x;
+            }
+            """)
+        },
+        "clang++ -fno-color-diagnostics -c main.cpp",
+        [],
+        "main.cpp:10:10",
+        "invalid operands to binary expression",
+    ),
+    Case(
+        "gxx_template_hash_color",
+        "g++",
+        "c++-compile",
+        {
+            "ids.cpp": d("""\
+            #include <string>
+            #include <unordered_set>
+
+            struct NoteId {
+                std::string path;
+                bool operator==(const NoteId &o) const { return path == o.path; }
+            };
+
+            int main() {
+                std::unordered_set<NoteId> seen;
+                seen.insert(NoteId{"a.md"});
+                return static_cast<int>(seen.size());
+            }
+            """)
+        },
+        "g++ -fdiagnostics-color=always -c ids.cpp",
+        [],
+        "ids.cpp:10:32",
+        "use of deleted function",
+    ),
+    Case(
+        "clangxx_template_member_color",
+        "clang++",
+        "c++-compile",
+        {
+            "util.h": d("""\
+            template <typename T>
+            int count_items(const T &box) {
+                return static_cast<int>(box.size());
+            }
+            """),
+            "main.cpp": d("""\
+            #include "util.h"
+
+            int main() {
+                int n = 3;
+                return count_items(n);
+            }
+            """),
+        },
+        "clang++ -fcolor-diagnostics -c main.cpp",
+        [],
+        "util.h:3:32",
+        "member reference base type 'const int' is not a structure or union",
+    ),
+    Case(
+        "gxx_link_undefined_reference",
+        "g++",
+        "c++-compile",
+        {
+            "main.cpp": d("""\
+            #include <cstdio>
+
+            int scale(int x);
+
+            int main() {
+                std::printf("%d\\n", scale(21));
+                return 0;
+            }
+            """),
+            "scale.cpp": "long scale(long x) { return x * 2; }\n",
+        },
+        "g++ -g main.cpp scale.cpp -o app",
+        [],
+        "main.cpp:6",
+        "undefined reference to `scale(int)'",
+    ),
+    Case(
+        "make_recursive_error",
+        "make",
+        "make",
+        {
+            "Makefile": "all:\n\t$(MAKE) -C lib\n\t$(MAKE) -C app\n",
+            "lib/Makefile": "libutil.a: util.o\n\tar rcs $@ $^\n\n%.o: %.c\n\tgcc -Wall -c $<\n",
+            "lib/util.c": "int util_scale(int x) {\n    return x * scale_factor;\n}\n",
+            "app/Makefile": "app: main.c\n\tgcc -o app main.c ../lib/libutil.a\n",
+            "app/main.c": "int util_scale(int);\nint main(void) { return util_scale(2); }\n",
+        },
+        "make",
+        [],
+        "util.c:2:16",
+        "‘scale_factor’ undeclared",
+    ),
+    Case(
+        "make_recursive_many",
+        "make",
+        "make",
+        {
+            "Makefile": "DIRS := $(sort $(wildcard mod*))\nall:\n"
+            "\tfor d in $(DIRS); do $(MAKE) -C $$d || exit 1; done\n",
+            **{
+                f"mod{m}/Makefile": "OBJS := $(patsubst %.c,%.o,$(sort $(wildcard *.c)))\n"
+                "lib.a: $(OBJS)\n\tar rcs $@ $^\n\n%.o: %.c\n\tgcc -Wall -c $< -o $@\n"
+                for m in range(4)
+            },
+            **{
+                f"mod{m}/f{i:02d}.c": f"int f{m}_{i}(int x) {{\n    return x + {i};\n}}\n"
+                for m in range(4)
+                for i in range(30)
+            },
+            "mod2/f17.c": "int f2_17(int x) {\n    int unused;\n    return x + lease_base;\n}\n",
+        },
+        "make",
+        [],
+        "f17.c:3:16",
+        "‘lease_base’ undeclared",
+    ),
+    Case(
+        "make_no_rule",
+        "make",
+        "make",
+        {
+            "Makefile": "app: main.o\n\tgcc -o app main.o\n\nmain.o: main.c src/config.h\n"
+            "\tgcc -c main.c\n",
+            "main.c": "int main(void) { return 0; }\n",
+        },
+        "make",
+        [],
+        "",
+        "No rule to make target 'src/config.h', needed by 'main.o'",
+    ),
+    Case(
+        "ctest_output_on_failure",
+        "ctest",
+        "c-test",
+        {
+            "CMakeLists.txt": CT_CMAKE,
+            "parse.c": d("""\
+            #include <stdlib.h>
+
+            int parse(const char *s) {
+                int sign = 1;
+                if (*s == '-') { sign = -1; s++; }
+                return sign * (int)strtol(s, NULL, 10) + (sign < 0);
+            }
+            """),
+            "test_parse.c": d("""\
+            #include <assert.h>
+            #include <stdio.h>
+
+            int parse(const char *s);
+
+            int main(int argc, char **argv) {
+                if (argc > 1) {
+                    printf("parse(-7) = %d\\n", parse("-7"));
+                    assert(parse("-7") == -7);
+                }
+                assert(parse("12") == 12);
+                return 0;
+            }
+            """),
+        },
+        "ctest --test-dir build --output-on-failure",
+        [],
+        "test_parse.c:9",
+        'Assertion `parse("-7") == -7\' failed.',
+        setup=["cmake -S . -B build >/dev/null && cmake --build build >/dev/null"],
+    ),
+    Case(
+        "go_vet_printf",
+        "go",
+        "go-lint",
+        {
+            "go.mod": GO_MOD,
+            "main.go": d("""\
+            package main
+
+            import "fmt"
+
+            func main() {
+            \tname := "lease"
+            \tttl := 30
+            \tfmt.Printf("%s expires in %s seconds\\n", name, ttl)
+            }
+            """),
+        },
+        "go vet ./...",
+        [],
+        "main.go:8:2",
+        "fmt.Printf format %s has arg ttl of wrong type int",
+    ),
+    Case(
+        "go_test_json",
+        "go",
+        "go-test",
+        {
+            "go.mod": GO_MOD,
+            "parse.go": d("""\
+            package demo
+
+            import "strings"
+
+            func Fields(s string) []string { return strings.Split(s, ",") }
+            """),
+            "parse_test.go": d("""\
+            package demo
+
+            import "testing"
+
+            func TestFields(t *testing.T) {
+            \tgot := Fields("a, b")
+            \tif got[1] != "b" {
+            \t\tt.Fatalf("second field = %q, want %q", got[1], "b")
+            \t}
+            }
+            """),
+        },
+        "go test -json ./...",
+        [],
+        "parse_test.go:8",
+        r"second field = \" b\", want \"b\"",
+    ),
+    Case(
+        "go_test_fatal_helper",
+        "go",
+        "go-test",
+        {
+            "go.mod": GO_MOD,
+            "store.go": d("""\
+            package demo
+
+            import "errors"
+
+            var ErrMissing = errors.New("note not found")
+
+            func Get(m map[string]string, k string) (string, error) {
+            \tif v, ok := m[k]; ok {
+            \t\treturn v, nil
+            \t}
+            \treturn "", ErrMissing
+            }
+            """),
+            "store_test.go": d("""\
+            package demo
+
+            import "testing"
+
+            func mustGet(t *testing.T, m map[string]string, k string) string {
+            \tt.Helper()
+            \tv, err := Get(m, k)
+            \tif err != nil {
+            \t\tt.Fatalf("get %q: %v", k, err)
+            \t}
+            \treturn v
+            }
+
+            func TestGet(t *testing.T) {
+            \tm := map[string]string{"a.md": "alpha"}
+            \tif mustGet(t, m, "a.md") != "alpha" {
+            \t\tt.Error("wrong value")
+            \t}
+            \t_ = mustGet(t, m, "b.md")
+            }
+            """),
+        },
+        "go test ./...",
+        [],
+        "store_test.go:19",
+        'get "b.md": note not found',
+    ),
+]
+
+CARGO_TOML = '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n'
+PYTEST = "{venv}/python -m pytest -p no:cacheprovider"
+INVENTORY_PY = d("""\
+def reserve(stock, sku, qty):
+    left = stock[sku] - qty
+    if left < 0:
+        raise ValueError(f"not enough {sku}: {stock[sku]} < {qty}")
+    stock[sku] = left
+    return left
+""")
+
+BATCH4 = [
+    Case(
+        "pytest_error_at_setup",
+        "pytest",
+        "python-test",
+        {
+            "conftest.py": d("""\
+            import json
+
+            import pytest
+
+
+            @pytest.fixture
+            def config():
+                with open("settings.json") as fh:
+                    return json.load(fh)
+            """),
+            "test_app.py": d("""\
+            def test_port(config):
+                assert config["port"] == 8080
+
+
+            def test_true():
+                assert True
+            """),
+        },
+        PYTEST,
+        ["FileNotFoundError"],
+        "conftest.py:8",
+        "No such file or directory: 'settings.json'",
+    ),
+    Case(
+        "pytest_collection_nameerror",
+        "pytest",
+        "python-test",
+        {
+            "test_limits.py": d("""\
+            import pytest
+
+            CASES = [(n, n * 2) for n in DEFAULTS]
+
+
+            @pytest.mark.parametrize("n,want", CASES)
+            def test_double(n, want):
+                assert n * 2 == want
+            """),
+            "test_other.py": "def test_ok():\n    assert 1 + 1 == 2\n",
+        },
+        PYTEST,
+        ["NameError"],
+        "test_limits.py:3",
+        "NameError: name 'DEFAULTS' is not defined",
+    ),
+    Case(
+        "pytest_q_long_message",
+        "pytest",
+        "python-test",
+        {
+            "inventory.py": INVENTORY_PY,
+            "test_inventory.py": d("""\
+            from inventory import reserve
+
+
+            def test_reserve_keeps_a_safety_margin():
+                stock = {"bolt": 10}
+                left = reserve(stock, "bolt", 8)
+                assert left >= 3, f"safety margin broken: only {left} bolts left after reserving 8 of 10"
+            """),
+        },
+        PYTEST + " -q",
+        ["AssertionError"],
+        "test_inventory.py:7",
+        "safety margin broken: only 2 bolts left after reserving 8 of 10",
+    ),
+    Case(
+        "pytest_q_exception_in_code",
+        "pytest",
+        "python-test",
+        {
+            "inventory.py": INVENTORY_PY,
+            "test_inventory.py": d("""\
+            from inventory import reserve
+
+
+            def test_reserve_two_orders():
+                stock = {"nut": 5}
+                reserve(stock, "nut", 3)
+                assert reserve(stock, "nut", 3) == 0
+            """),
+        },
+        PYTEST + " -q",
+        ["ValueError"],
+        "inventory.py:4",
+        "ValueError: not enough nut: 2 < 3",
+    ),
+    Case(
+        "pytest_rA_mixed",
+        "pytest",
+        "python-test",
+        {
+            "inventory.py": INVENTORY_PY,
+            "test_mixed.py": d("""\
+            import sys
+
+            import pytest
+
+            from inventory import reserve
+
+
+            def test_ok():
+                assert reserve({"a": 2}, "a", 1) == 1
+
+
+            @pytest.mark.skipif(sys.platform == "linux", reason="not on linux")
+            def test_skipped():
+                pass
+
+
+            def test_unknown_sku():
+                assert reserve({"a": 2}, "b", 1) == 1
+
+
+            @pytest.mark.xfail(reason="known bug")
+            def test_xfail():
+                assert reserve({"a": 1}, "a", 1) == 1
+            """),
+        },
+        PYTEST + " -rA",
+        ["KeyError"],
+        "inventory.py:2",
+        "KeyError: 'b'",
+    ),
+    Case(
+        "pytest_rA_many_q",
+        "pytest",
+        "python-test",
+        {
+            "test_grid.py": d("""\
+            import pytest
+
+
+            def cell(i):
+                return (i * 7) % 300 if i != 233 else None
+
+
+            @pytest.mark.parametrize("i", range(300))
+            def test_cell(i):
+                assert isinstance(cell(i), int), f"cell {i} is empty"
+            """),
+        },
+        PYTEST + " -q -rA",
+        ["AssertionError"],
+        "test_grid.py:10",
+        "cell 233 is empty",
+    ),
+    Case(
+        "pytest_color_did_not_raise",
+        "pytest",
+        "python-test",
+        {
+            "inventory.py": INVENTORY_PY,
+            "test_raise.py": d("""\
+            import pytest
+
+            from inventory import reserve
+
+
+            def test_reserve_all_raises():
+                with pytest.raises(ValueError):
+                    reserve({"gear": 4}, "gear", 4)
+            """),
+        },
+        PYTEST + " --color=yes",
+        [],
+        "test_raise.py:7",
+        "Failed: DID NOT RAISE",
+    ),
+    Case(
+        "pytest_tb_short_helper",
+        "pytest",
+        "python-test",
+        {
+            "parse.py": d("""\
+            def parse_duration(text):
+                value, unit = text[:-1], text[-1]
+                return int(value) * {"s": 1, "m": 60, "h": 3600}[unit]
+            """),
+            "test_parse.py": d("""\
+            from parse import parse_duration
+
+
+            def test_minutes():
+                assert parse_duration("5m") == 300
+
+
+            def test_days():
+                assert parse_duration("2d") == 172800
+            """),
+        },
+        PYTEST + " --tb=short",
+        ["KeyError"],
+        "parse.py:3",
+        "KeyError: 'd'",
+    ),
+    Case(
+        "unittest_setup_error",
+        "unittest",
+        "python-test",
+        {
+            "test_db.py": d("""\
+            import sqlite3
+            import unittest
+
+
+            class NotesTest(unittest.TestCase):
+                def setUp(self):
+                    self.db = sqlite3.connect(":memory:")
+                    self.db.execute("CREATE TABLE notes (id INTEGER, body TEXT)")
+                    self.db.execute("INSERT INTO notes VALUES (1, 'a', 'extra')")
+
+                def test_count(self):
+                    n = self.db.execute("SELECT count(*) FROM notes").fetchone()[0]
+                    self.assertEqual(n, 1)
+
+
+            if __name__ == "__main__":
+                unittest.main()
+            """)
+        },
+        "{venv}/python -m unittest -v test_db",
+        ["sqlite3.OperationalError"],
+        "test_db.py:9",
+        "table notes has 2 columns but 3 values were supplied",
+    ),
+    Case(
+        "tox_pytest",
+        "tox",
+        "python-test",
+        {
+            "tox.ini": d("""\
+            [tox]
+            env_list = py
+            skipsdist = true
+
+            [testenv]
+            skip_install = true
+            allowlist_externals = {env:PYTEST_BIN}
+            commands = {env:PYTEST_BIN} -p no:cacheprovider -q test_slug.py
+            """),
+            "slug.py": d("""\
+            import re
+
+
+            def slugify(title):
+                return re.sub(r"[^a-z0-9]+", "-", title.lower())
+            """),
+            "test_slug.py": d("""\
+            from slug import slugify
+
+
+            def test_strips_edges():
+                assert slugify("  Hello, World!  ") == "hello-world"
+            """),
+        },
+        "PYTEST_BIN={venv}/pytest {venv}/tox -e py",
+        ["AssertionError"],
+        "test_slug.py:5",
+        "AssertionError: assert '-hello-world-' == 'hello-world'",
+    ),
+    Case(
+        "python_exception_group",
+        "python",
+        "python-runtime",
+        {
+            "check.py": d("""\
+            def validate(item):
+                if item < 0:
+                    raise ValueError(f"negative item: {item}")
+                if item > 100:
+                    raise OverflowError(f"item too large: {item}")
+
+
+            def check(items):
+                errors = []
+                for item in items:
+                    try:
+                        validate(item)
+                    except (ValueError, OverflowError) as e:
+                        errors.append(e)
+                if errors:
+                    raise ExceptionGroup("invalid items", errors)
+
+
+            check([3, -1, 250])
+            """)
+        },
+        "{venv}/python check.py",
+        ["ExceptionGroup", "ValueError", "OverflowError"],
+        "check.py:3",
+        "ValueError: negative item: -1",
+    ),
+    Case(
+        "python_taskgroup",
+        "python",
+        "python-runtime",
+        {
+            "fetch.py": d("""\
+            import asyncio
+
+            SOURCES = {"notes": 0.01, "skills": 0.02}
+
+
+            async def load(name):
+                await asyncio.sleep(SOURCES[name])
+                return name
+
+
+            async def main():
+                async with asyncio.TaskGroup() as tg:
+                    tg.create_task(load("notes"))
+                    tg.create_task(load("cards"))
+                    tg.create_task(load("skills"))
+
+
+            asyncio.run(main())
+            """)
+        },
+        "{venv}/python fetch.py",
+        ["ExceptionGroup", "KeyError"],
+        "fetch.py:7",
+        "KeyError: 'cards'",
+    ),
+    Case(
+        "python_recursion_error",
+        "python",
+        "python-runtime",
+        {
+            "chain.py": d("""\
+            def describe(node, depth):
+                return f"{depth}:{node['name']}"
+
+
+            def walk(node, depth=0):
+                describe(node, depth)
+                return walk(node["next"], depth + 1)
+
+
+            a = {"name": "a"}
+            b = {"name": "b", "next": a}
+            a["next"] = b
+            walk(a)
+            """)
+        },
+        "{venv}/python chain.py",
+        ["RecursionError"],
+        "chain.py:7",
+        "RecursionError: maximum recursion depth exceeded",
+    ),
+    Case(
+        "python_package_traceback",
+        "python",
+        "python-runtime",
+        {
+            "app/__init__.py": "",
+            "app/config.py": d("""\
+            import os
+
+
+            def port():
+                return int(os.environ.get("APP_PORT", "eighty"))
+            """),
+            "app/main.py": d("""\
+            from app.config import port
+
+
+            def serve():
+                print(f"listening on {port()}")
+
+
+            if __name__ == "__main__":
+                serve()
+            """),
+        },
+        "{venv}/python -m app.main",
+        ["ValueError"],
+        "app/config.py:5",
+        "invalid literal for int() with base 10: 'eighty'",
+    ),
+    Case(
+        "rust_should_panic_no_panic",
+        "cargo",
+        "rust-test",
+        {
+            "Cargo.toml": CARGO_TOML,
+            "src/lib.rs": d("""\
+            pub fn ratio(a: u32, b: u32) -> u32 {
+                a.checked_div(b).unwrap_or(0)
+            }
+
+            #[cfg(test)]
+            mod tests {
+                use super::*;
+
+                #[test]
+                fn ratio_of_two() {
+                    assert_eq!(ratio(4, 2), 2);
+                }
+
+                #[test]
+                #[should_panic]
+                fn ratio_by_zero_panics() {
+                    ratio(1, 0);
+                }
+            }
+            """),
+        },
+        "cargo test --color=never",
+        [],
+        "src/lib.rs:16:8",
+        "test did not panic as expected",
+    ),
+    Case(
+        "rust_should_panic_wrong_message",
+        "cargo",
+        "rust-test",
+        {
+            "Cargo.toml": CARGO_TOML,
+            "src/lib.rs": d("""\
+            pub fn parse_level(s: &str) -> u8 {
+                match s {
+                    "low" => 1,
+                    "high" => 3,
+                    other => panic!("unknown level {other}"),
+                }
+            }
+
+            #[cfg(test)]
+            mod tests {
+                use super::*;
+
+                #[test]
+                #[should_panic(expected = "invalid level")]
+                fn rejects_medium() {
+                    parse_level("medium");
+                }
+            }
+            """),
+        },
+        "cargo test --color=never",
+        [],
+        "src/lib.rs:5:18",
+        "panic did not contain expected string",
+    ),
+    Case(
+        "cargo_run_unwrap_err",
+        "cargo",
+        "rust-runtime",
+        {
+            "Cargo.toml": CARGO_TOML,
+            "src/main.rs": d("""\
+            fn port(raw: &str) -> u16 {
+                raw.trim().parse().unwrap()
+            }
+
+            fn main() {
+                println!("{}", port("80a"));
+            }
+            """),
+        },
+        "cargo run -q --color=never",
+        [],
+        "src/main.rs:2:24",
+        "called `Result::unwrap()` on an `Err` value: ParseIntError { kind: InvalidDigit }",
+    ),
+    Case(
+        "rust_test_returns_err",
+        "cargo",
+        "rust-test",
+        {
+            "Cargo.toml": CARGO_TOML,
+            "src/lib.rs": d("""\
+            pub fn parse_pair(s: &str) -> Result<(i32, i32), std::num::ParseIntError> {
+                let (a, b) = s.split_once(',').unwrap_or((s, "0"));
+                Ok((a.parse()?, b.parse()?))
+            }
+
+            #[cfg(test)]
+            mod tests {
+                use super::*;
+
+                #[test]
+                fn parses_spaced_pair() -> Result<(), std::num::ParseIntError> {
+                    assert_eq!(parse_pair("1, 2")?, (1, 2));
+                    Ok(())
+                }
+            }
+            """),
+        },
+        "cargo test --color=never",
+        [],
+        "",
+        "Error: ParseIntError { kind: InvalidDigit }",
+    ),
+    Case(
+        "cargo_nextest_fail",
+        "cargo-nextest",
+        "rust-test",
+        {
+            "Cargo.toml": CARGO_TOML,
+            "src/lib.rs": d("""\
+            pub fn clamp_ttl(ttl: i64) -> i64 {
+                ttl.max(0).min(3600) + 1
+            }
+
+            #[cfg(test)]
+            mod tests {
+                use super::*;
+
+                #[test]
+                fn keeps_small() {
+                    assert_eq!(clamp_ttl(10), 10);
+                }
+
+                #[test]
+                fn clamps_negative() {
+                    assert!(clamp_ttl(-5) >= 0);
+                }
+            }
+            """),
+        },
+        "PATH={venv}:$PATH cargo nextest run --color never",
+        [],
+        "src/lib.rs:11:9",
+        "left: 11",
+    ),
+]
+
+POM = d("""\
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>demo</groupId>
+  <artifactId>demo</artifactId>
+  <version>1.0</version>
+  <properties>
+    <maven.compiler.source>17</maven.compiler.source>
+    <maven.compiler.target>17</maven.compiler.target>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version>
+      <scope>test</scope>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin><artifactId>maven-resources-plugin</artifactId><version>3.3.0</version></plugin>
+      <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.10.1</version></plugin>
+      <plugin><artifactId>maven-surefire-plugin</artifactId><version>2.22.3</version></plugin>
+    </plugins>
+  </build>
+</project>
+""")
+# Debian's maven-repo (apt: junit4 libsurefire-java libmaven-compiler-plugin-java ...), offline
+MVN = "mvn -o -Dmaven.repo.local=/usr/share/maven-repo"
+LEDGER_JAVA = d("""\
+package demo;
+
+import java.util.HashMap;
+import java.util.Map;
+
+public class Ledger {
+    private final Map<String, Integer> balances = new HashMap<>();
+
+    public void credit(String account, int amount) {
+        balances.merge(account, amount, Integer::sum);
+    }
+
+    public int balance(String account) {
+        return balances.get(account);
+    }
+
+    public int total() {
+        return balances.values().stream().mapToInt(Integer::intValue).sum() - 1;
+    }
+}
+""")
+# A GitHub-Actions-style runner: each step in a group, every line prefixed with the runner's
+# timestamp format, and the step's failure as an ##[error] line (what a downloaded job log holds).
+GHA_SH = d("""\
+#!/usr/bin/env bash
+stamp() {
+  while IFS= read -r line; do
+    printf '%s %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%S.%7NZ)" "$line"
+  done
+}
+step() {
+  echo "##[group]Run $1" | stamp
+  echo "$1" | sed 's/^/  /' | stamp
+  echo "##[endgroup]" | stamp
+  bash -eo pipefail -c "$1" 2>&1 | stamp
+  local rc=${PIPESTATUS[0]}
+  if [ "$rc" -ne 0 ]; then
+    echo "##[error]Process completed with exit code $rc." | stamp
+    exit "$rc"
+  fi
+}
+echo "Current runner version: '2.321.0'" | stamp
+echo "##[group]Operating System" | stamp
+printf 'Ubuntu\\n24.04.1\\nLTS\\n' | stamp
+echo "##[endgroup]" | stamp
+while IFS= read -r cmd; do
+  step "$cmd"
+done < steps.txt
+""")
+
+BATCH5 = [
+    Case(
+        "maven_surefire_assert",
+        "maven",
+        "java-test",
+        {
+            "pom.xml": POM,
+            "src/main/java/demo/Ledger.java": LEDGER_JAVA,
+            "src/test/java/demo/LedgerTest.java": d("""\
+            package demo;
+
+            import static org.junit.Assert.assertEquals;
+
+            import org.junit.Test;
+
+            public class LedgerTest {
+                @Test
+                public void creditsAddUp() {
+                    Ledger l = new Ledger();
+                    l.credit("ada", 5);
+                    l.credit("bob", 7);
+                    assertEquals(12, l.total());
+                }
+            }
+            """),
+        },
+        MVN + " -B test",
+        ["java.lang.AssertionError"],
+        "LedgerTest.java:13",
+        "expected:<12> but was:<11>",
+    ),
+    Case(
+        "maven_surefire_npe_color",
+        "maven",
+        "java-test",
+        {
+            "pom.xml": POM,
+            "src/main/java/demo/Ledger.java": LEDGER_JAVA,
+            "src/test/java/demo/LedgerTest.java": d("""\
+            package demo;
+
+            import static org.junit.Assert.assertEquals;
+
+            import org.junit.Test;
+
+            public class LedgerTest {
+                @Test
+                public void unknownAccountIsEmpty() {
+                    Ledger l = new Ledger();
+                    l.credit("ada", 5);
+                    assertEquals(0, l.balance("bob"));
+                }
+            }
+            """),
+        },
+        MVN + " -B -Dstyle.color=always test",
+        ["java.lang.NullPointerException"],
+        "LedgerTest.java:12",
+        'Cannot invoke "java.lang.Integer.intValue()"',
+    ),
+    Case(
+        "maven_compile_error",
+        "maven",
+        "java-compile",
+        {
+            "pom.xml": POM,
+            "src/main/java/demo/Ledger.java": LEDGER_JAVA.replace(
+                "balances.get(account);", "balances.getOrDefault(account);"
+            ),
+        },
+        MVN + " -B compile",
+        [],
+        "Ledger.java:14:24",
+        "method getOrDefault in interface java.util.Map<K,V> cannot be applied to given types",
+    ),
+    Case(
+        "junit5_console",
+        "junit",
+        "java-test",
+        {
+            "Slug.java": d("""\
+            public class Slug {
+                static String of(String title) {
+                    return title.trim().toLowerCase().replace(' ', '_');
+                }
+            }
+            """),
+            "SlugTest.java": d("""\
+            import static org.junit.jupiter.api.Assertions.assertEquals;
+
+            import org.junit.jupiter.api.Test;
+
+            class SlugTest {
+                @Test
+                void lowercases() {
+                    assertEquals("hello", Slug.of("Hello"));
+                }
+
+                @Test
+                void joinsWithDashes() {
+                    assertEquals("a-b", Slug.of("A B"));
+                }
+            }
+            """),
+        },
+        "java -jar /usr/share/java/junit-platform-console-standalone.jar -cp . "
+        "--select-class SlugTest --disable-banner",
+        ["org.opentest4j.AssertionFailedError"],
+        "SlugTest.java:13",
+        "expected: <a-b> but was: <a_b>",
+        setup=[
+            "javac -cp /usr/share/java/junit-platform-console-standalone.jar Slug.java SlugTest.java"
+        ],
+    ),
+    Case(
+        "java_npe_helpful",
+        "java",
+        "java-runtime",
+        {
+            "Report.java": d("""\
+            public class Report {
+                record User(String name, String email) {}
+
+                static String domain(User u) {
+                    return u.email().substring(u.email().indexOf('@') + 1);
+                }
+
+                public static void main(String[] args) {
+                    System.out.println(domain(new User("ada", null)));
+                }
+            }
+            """)
+        },
+        "java Report",
+        ["java.lang.NullPointerException"],
+        "Report.java:5",
+        'because the return value of "Report$User.email()" is null',
+        setup=["javac Report.java"],
+    ),
+    Case(
+        "black_check_diff",
+        "black",
+        "python-lint",
+        {
+            "src/app.py": d("""\
+            def greet(name,greeting = 'hello'):
+                return greeting+', '+name
+            """),
+            "src/ok.py": "X = 1\n",
+        },
+        "{venv}/black --check --diff --no-color src",
+        [],
+        "",
+        "1 file would be reformatted",
+    ),
+    Case(
+        "flake8_multi",
+        "flake8",
+        "python-lint",
+        {
+            "app.py": d("""\
+            import os
+            import sys
+
+
+            def main():
+                total=0
+                for arg in sys.argv[1:]:
+                    total += int(arg)
+                print(totl)
+            """),
+        },
+        "{venv}/flake8 app.py",
+        ["F401", "E225", "F821"],
+        "app.py:1:1",
+        "F821 undefined name 'totl'",
+    ),
+    Case(
+        "pylint_errors",
+        "pylint",
+        "python-lint",
+        {
+            "notes.py": d("""\
+            \"\"\"Notes helpers.\"\"\"
+
+
+            import os
+
+
+            class Note:
+                \"\"\"A note.\"\"\"
+
+                def __init__(self, body):
+                    self.body = body
+
+                def words(self):
+                    \"\"\"Count its words.\"\"\"
+                    return len(self.body.split())
+
+                def lines(self):
+                    \"\"\"Count its lines.\"\"\"
+                    return len(self.body.splitlines())
+
+
+            def count():
+                \"\"\"Words of an empty note.\"\"\"
+                return Note().words()
+            """),
+        },
+        "{venv}/pylint --score=n notes.py",
+        ["E1120", "no-value-for-parameter", "W0611", "unused-import"],
+        "notes.py:24:11",
+        "No value for argument 'body' in constructor call",
+    ),
+    Case(
+        "yamllint_standard",
+        "yamllint",
+        "config-lint",
+        {
+            "ci.yml": d("""\
+            name: ci
+            on: [push]
+            jobs:
+              test:
+                runs-on: ubuntu-latest
+                steps:
+                  - run: make test
+            jobs:
+              lint:
+                runs-on: ubuntu-latest
+            """),
+        },
+        "yamllint ci.yml",
+        ["key-duplicates"],
+        "ci.yml:8:1",
+        'duplication of key "jobs" in mapping',
+    ),
+    Case(
+        "yamllint_parsable",
+        "yamllint",
+        "config-lint",
+        {
+            "deploy.yaml": d("""\
+            service:
+              name: notes
+              ports: [8080, 8443
+              replicas: 2
+            """),
+        },
+        "yamllint -f parsable deploy.yaml",
+        ["syntax"],
+        "deploy.yaml:4:11",
+        "syntax error: expected ',' or ']', but got ':'",
+    ),
+    Case(
+        "markdownlint",
+        "markdownlint",
+        "config-lint",
+        {
+            "README.md": d("""\
+            # Notes
+
+            ### Install
+            Run the installer.
+
+            * one
+            + two
+            """),
+        },
+        "{npm}/markdownlint README.md",
+        ["MD001"],
+        "README.md:3",
+        "Heading levels should only increment by one level at a time",
+    ),
+    Case(
+        "hadolint_dockerfile",
+        "hadolint",
+        "config-lint",
+        {
+            "Dockerfile": d("""\
+            FROM debian
+            RUN apt-get update && apt-get install -y curl
+            WORKDIR app
+            COPY . .
+            CMD python app.py
+            """),
+        },
+        "{venv}/hadolint --no-color Dockerfile",
+        ["DL3006", "DL3008"],
+        "Dockerfile:1",
+        "Always tag the version of an image explicitly",
+    ),
+    Case(
+        "shellcheck_gcc_format",
+        "shellcheck",
+        "shell",
+        {
+            "backup.sh": d("""\
+            #!/bin/bash
+            src=$1
+            dest=/backups/$(date +%F)
+            cp -r $src $dest
+            if [ $? != 0 ]; then echo failed; fi
+            """),
+        },
+        "shellcheck -f gcc backup.sh",
+        ["SC2086", "SC2181"],
+        "backup.sh:4:7",
+        "Double quote to prevent globbing and word splitting",
+    ),
+    Case(
+        "gha_pytest_verbose",
+        "github-actions",
+        "ci-log",
+        {
+            "run.sh": GHA_SH,
+            "steps.txt": "python --version\n"
+            "$VENV/python -m pytest -p no:cacheprovider -v --color=yes tests\n",
+            "pkg/__init__.py": "",
+            "pkg/window.py": d("""\
+            def window(xs, size):
+                last = len(xs) - size + (len(xs) != 2 * size)
+                return [xs[i : i + size] for i in range(0, last)]
+            """),
+            "tests/test_window.py": d("""\
+            import pytest
+
+            from pkg.window import window
+
+
+            @pytest.mark.parametrize("n", range(220))
+            def test_count(n):
+                assert len(window(list(range(n + 5)), 5)) == n + 1
+            """),
+        },
+        "VENV={venv} PYTHONPATH=. bash run.sh",
+        ["AssertionError"],
+        "tests/test_window.py:8",
+        "assert 5 == (5 + 1)",
+    ),
+    Case(
+        "gha_npm_jest",
+        "github-actions",
+        "ci-log",
+        {
+            "run.sh": GHA_SH,
+            "steps.txt": "node --version\nnpm test\n",
+            "package.json": '{"name": "demo", "version": "1.0.0", "private": true,'
+            ' "scripts": {"test": "jest --ci"}}\n',
+            "src/price.js": d("""\
+            function withTax(cents, rate) {
+              return Math.round(cents * rate);
+            }
+            module.exports = { withTax };
+            """),
+            "src/price.test.js": d("""\
+            const { withTax } = require("./price");
+
+            test("adds 20% tax", () => {
+              expect(withTax(1000, 0.2)).toBe(1200);
+            });
+            """),
+        },
+        "PATH={npm}:$PATH bash run.sh",
+        [],
+        "src/price.test.js:4:30",
+        "Received: 200",
+        node_modules=True,
+    ),
+    Case(
+        "gha_cargo_color",
+        "github-actions",
+        "ci-log",
+        {
+            "run.sh": GHA_SH,
+            "steps.txt": "cargo build --color=always\n",
+            "Cargo.toml": CARGO_TOML,
+            "src/main.rs": d("""\
+            fn half(x: u32) -> u32 {
+                x / 2
+            }
+
+            fn main() {
+                let n: i64 = 10;
+                println!("{}", half(n));
+            }
+            """),
+        },
+        "bash run.sh",
+        ["E0308"],
+        "src/main.rs:7:25",
+        "mismatched types",
+    ),
+    Case(
+        "gha_go_test",
+        "github-actions",
+        "ci-log",
+        {
+            "run.sh": GHA_SH,
+            "steps.txt": "go version\ngo test ./...\n",
+            "go.mod": GO_MOD,
+            "sum.go": "package demo\n\nfunc Sum(xs []int) int {\n\ts := 0\n"
+            "\tfor i := 1; i < len(xs); i++ {\n\t\ts += xs[i]\n\t}\n\treturn s\n}\n",
+            "sum_test.go": d("""\
+            package demo
+
+            import "testing"
+
+            func TestSum(t *testing.T) {
+            \tif got := Sum([]int{1, 2, 3}); got != 6 {
+            \t\tt.Errorf("Sum = %d, want 6", got)
+            \t}
+            }
+            """),
+        },
+        "bash run.sh",
+        [],
+        "sum_test.go:7",
+        "Sum = 5, want 6",
+    ),
+    Case(
+        "pytest_error_at_teardown",
+        "pytest",
+        "python-test",
+        {
+            "test_tmp.py": d("""\
+            import os
+            import shutil
+
+            import pytest
+
+
+            @pytest.fixture
+            def workdir(tmp_path):
+                path = tmp_path / "work"
+                path.mkdir()
+                yield path
+                shutil.rmtree(path / "cache")
+
+
+            def test_writes(workdir):
+                (workdir / "a.txt").write_text("a")
+                assert os.listdir(workdir) == ["a.txt"]
+            """),
+        },
+        PYTEST,
+        ["FileNotFoundError"],
+        "test_tmp.py:12",
+        "ERROR at teardown of test_writes",
+    ),
+    Case(
+        "pytest_q_setup_class_error",
+        "pytest",
+        "python-test",
+        {
+            "test_store.py": d("""\
+            import sqlite3
+
+
+            class TestStore:
+                @classmethod
+                def setup_class(cls):
+                    cls.db = sqlite3.connect(":memory:")
+                    cls.db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+                    cls.db.execute("INSERT INTO note (body) VALUES ('a')")
+
+                def test_count(self):
+                    assert self.db.execute("SELECT count(*) FROM notes").fetchone()[0] == 1
+            """),
+        },
+        PYTEST + " -q",
+        ["sqlite3.OperationalError"],
+        "test_store.py:9",
+        "no such table: note",
+    ),
+    Case(
+        "python_recursion_error_method",
+        "python",
+        "python-runtime",
+        {
+            "tree.py": d("""\
+            class Node:
+                def __init__(self, name, parent=None):
+                    self.name = name
+                    self.parent = parent
+
+                def path(self):
+                    if self.parent is None:
+                        return self.name
+                    return self.parent.path() + "/" + self.name
+
+
+            a = Node("a")
+            b = Node("b", a)
+            a.parent = b
+            print(b.path())
+            """)
+        },
+        "{venv}/python tree.py",
+        ["RecursionError"],
+        "tree.py:9",
+        "RecursionError: maximum recursion depth exceeded",
+    ),
+    Case(
+        "gxx_template_map_key",
+        "g++",
+        "c++-compile",
+        {
+            "index.cpp": d("""\
+            #include <map>
+            #include <string>
+
+            struct Key {
+                std::string vault;
+                int id;
+            };
+
+            int lookup(const std::map<Key, int> &m, const Key &k) {
+                auto it = m.find(k);
+                return it == m.end() ? -1 : it->second;
+            }
+
+            int main() {
+                std::map<Key, int> m;
+                return lookup(m, Key{"v", 1});
+            }
+            """)
+        },
+        "g++ -fdiagnostics-color=never -c index.cpp",
+        [],
+        "index.cpp:10:21",
+        "no match for ‘operator<’",
+    ),
+    Case(
+        "cargo_warnings_then_error",
+        "cargo",
+        "rust-compile",
+        {
+            "Cargo.toml": CARGO_TOML,
+            "src/main.rs": "".join(f"fn unused_{i}() -> u32 {{ {i} }}\n" for i in range(40))
+            + d("""\
+            fn main() {
+                let names = vec![String::from("a")];
+                let first = names[0];
+                println!("{}", first);
+            }
+            """),
+        },
+        "cargo build --color=never",
+        ["E0507"],
+        "src/main.rs:43:17",
+        "cannot move out of index of `Vec<String>`",
+    ),
+]
+
+BATCHES: dict[int, list[Case]] = {1: BATCH1, 2: BATCH2, 3: BATCH3, 4: BATCH4, 5: BATCH5}
+
+# The first part's logs (scripts/capture_logs.py and earlier hand captures): family and cause, read from
+# each raw log, added to their entries by --first-part (codes and root stay as they were).
+FIRST_PART = {
+    "cargo_build_color_e0502.log": ("rust-compile", "cannot borrow `*v` as mutable"),
+    "cargo_build_deny_uncoded.log": ("rust-compile", "borrow of moved value: `v`"),
+    "cargo_build_plain_e0382.log": ("rust-compile", "borrow of moved value: `v`"),
+    "cargo_clippy_deny.log": ("rust-lint", "unneeded `return` statement"),
+    "cargo_test_color_panic.log": ("rust-test", "length mismatch"),
+    "cargo_test_many.log": ("rust-test", "assertion `left == right` failed"),
+    "cargo_test_plain_assert.log": ("rust-test", "lease shrank"),
+    "cmake_build_error.log": ("c-compile", "‘not_declared’ undeclared"),
+    "cmake_configure_error.log": ("cmake", "CMake Error at CMakeLists.txt:3 (find_package)"),
+    "eslint.log": ("js-lint", "'undefinedThing' is not defined"),
+    "gcc_asan_overflow.log": ("sanitizer", "ERROR: AddressSanitizer: heap-buffer-overflow"),
+    "gcc_asan_uaf.log": ("sanitizer", "ERROR: AddressSanitizer: heap-use-after-free"),
+    "gcc_compile_errors.log": ("c-compile", "‘undefined_count’ undeclared"),
+    "gcc_ubsan_overflow.log": ("sanitizer", "signed integer overflow: 2147483647 + 1"),
+    "gcc_werror_color.log": ("c-compile", "‘left’ is used uninitialized"),
+    "go_build_error.log": ("go-compile", "undefined: lease"),
+    "go_deadlock.log": ("go-runtime", "all goroutines are asleep - deadlock!"),
+    "go_runtime_nil_map.log": ("go-runtime", "assignment to entry in nil map"),
+    "go_test_fail.log": ("go-test", "Renew() = 1, want 2"),
+    "go_test_index_panic.log": ("go-test", "index out of range [2] with length 2"),
+    "go_test_many_verbose.log": ("go-test", "lease 177 expired early"),
+    "go_test_verbose_errorf.log": ("go-test", "Total = 2, want 3"),
+    "go_vet.log": ("go-lint", "fmt.Printf format %d has arg name of wrong type string"),
+    "java_caused_by.log": ("java-runtime", 'For input string: "80a"'),
+    "java_exception.log": ("java-runtime", "java.lang.IllegalStateException: lease lost"),
+    "javac_errors.log": (
+        "java-compile",
+        "incompatible types: List<String> cannot be converted to int",
+    ),
+    "make_gcc_error.log": ("make", "‘missing_value’ undeclared"),
+    "make_many_objects.log": ("make", "‘lease_base’ undeclared"),
+    "mypy_plain.log": ("python-lint", 'Argument 1 to "ttl" has incompatible type "str"'),
+    "mypy_strict.log": ("python-lint", 'Item "None" of "str | None" has no attribute "upper"'),
+    "mypy_strict_force_color.log": ("python-lint", "has no attribute"),
+    "node_test_many.log": ("js-test", "negative ttl for 140"),
+    "node_test_runner.log": ("js-test", "Expected values to be strictly equal:"),
+    "node_uncaught_typeerror.log": (
+        "js-runtime",
+        "Cannot read properties of undefined (reading 'owner')",
+    ),
+    "pytest_assert_helper.log": ("python-test", "AssertionError: ttl must be positive"),
+    "pytest_collection_error.log": ("python-test", "No module named 'nonexistent_module_xyz'"),
+    "pytest_failures_custom_chained.log": ("python-test", "LeaseLostError: lease 42 lost"),
+    "pytest_many_verbose.log": (
+        "python-test",
+        "ZeroDivisionError: integer division or modulo by zero",
+    ),
+    "python_during_handling.log": ("python-runtime", "KeyError: 'job-7'"),
+    "python_raise_from.log": ("python-runtime", "ConfigError: bad config"),
+    "python_syntax_error.log": ("python-runtime", "SyntaxError: '(' was never closed"),
+    "ruff_check.log": ("python-lint", "F821 Undefined name `undefined_name`"),
+    "rustc_e0502.log": ("rust-compile", "cannot borrow `queue` as mutable"),
+    "shellcheck.log": (
+        "shell",
+        "Use ./*glob* or -- *glob* so names with dashes won't become options.",
+    ),
+    "tsc_many_errors.log": ("ts-compile", "Type 'string' is not assignable to type 'number'."),
+    "tsc_pretty_color.log": ("ts-compile", "Type 'string' is not assignable to type 'number'."),
+    "tsc_ts2345.log": ("ts-compile", "Argument of type 'string | undefined' is not assignable"),
+    "unittest_failures.log": ("python-test", "KeyError: 'now'"),
+    "unittest_many_verbose.log": ("python-test", "KeyError: 'b'"),
+}
 
 
 def split(batch: int, cases: list[Case]) -> set[str]:
@@ -1157,13 +3108,11 @@ def capture(case: Case, paths: dict[str, str]) -> bytes:
         }
         env.update({"LANG": "C.UTF-8", "TZ": "UTC", **case.env})
         for step in case.setup:
-            subprocess.run(
-                ["bash", "-c", step.format(**paths)],
-                cwd=work,
-                env=env,
-                check=True,
-                capture_output=True,
+            done = subprocess.run(
+                ["bash", "-c", step.format(**paths)], cwd=work, env=env, capture_output=True
             )
+            if done.returncode:
+                raise SystemExit(f"{case.name}: setup {step!r} failed:\n{done.stderr.decode()}")
         cmd = case.command.format(**paths)
         run = subprocess.run(
             ["bash", "-c", cmd],
@@ -1199,21 +3148,65 @@ def root_in(root: str, text: str) -> bool:
         root,
         f"{file} line {line}",
         f"{file}: line {line}",
+        f'{file}", line {line}',
         f"{file} on line {line}",
         f"{file}({line}",
     ]
-    return any(f in text for f in forms)
+    if any(f in text for f in forms):
+        return True
+    col = rest.split(":")[1] if rest.count(":") else ""
+    if col and f"{file}:[{line},{col}]" in text:  # maven's javac form
+        return True
+    # grouped reports (eslint's stylish, yamllint's standard): the file on a line of its own,
+    # then indented `line:col` rows
+    return (
+        bool(col)
+        and re.search(rf"(?m)^\S*{re.escape(file)}\n(?:\s+\d+:\d+.*\n)*?\s+{line}:{col}\s", text)
+        is not None
+    )
+
+
+def annotate_first_part() -> None:
+    """Add family, cause and tail30_has_root to the first part's entries, checking each on its log."""
+    exp_path = LOGS / "expectations.json"
+    expectations = json.loads(exp_path.read_text())
+    bad = []
+    for name, (family, cause) in FIRST_PART.items():
+        want = expectations[name]
+        data = (LOGS / name).read_bytes()
+        text = ANSI.sub(b"", data).decode("utf-8", "replace")
+        tail = ANSI.sub(b"", b"\n".join(data.splitlines()[-30:])).decode("utf-8", "replace")
+        if cause not in text:
+            bad.append(f"{name}: cause {cause!r} not in the log")
+        want.update(
+            family=family,
+            cause=cause,
+            tail30_has_root=bool(want["root"]) and root_in(want["root"], tail),
+        )
+    exp_path.write_text(json.dumps(dict(sorted(expectations.items())), indent=1) + "\n")
+    if bad:
+        raise SystemExit("\n".join(bad))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--batch", type=int, required=True, choices=sorted(BATCHES))
+    ap.add_argument("--batch", type=int, choices=sorted(BATCHES))
+    ap.add_argument(
+        "--first-part",
+        action="store_true",
+        help="annotate the first part's entries, capture nothing",
+    )
     ap.add_argument("--only", nargs="*", help="capture just these cases")
     ap.add_argument("--check", action="store_true", help="check the stored logs, capture nothing")
     ap.add_argument("--npm", default="/tmp/i27logs/npm/node_modules/.bin")
     ap.add_argument("--npm9", default="/tmp/i27logs/npm9/node_modules/.bin")
     ap.add_argument("--venv", default="/tmp/i27logs/venv/bin")
     args = ap.parse_args()
+    if args.first_part:
+        annotate_first_part()
+        return
+    if args.batch is None:
+        ap.error("--batch or --first-part is needed")
     paths = {"npm": args.npm, "npm9": args.npm9, "venv": args.venv}
     cases = BATCHES[args.batch]
     held = split(args.batch, cases)
