@@ -6,6 +6,7 @@ multi-line report (a traceback, a sanitizer stack) sees every line until it is d
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -27,6 +28,30 @@ ANSI = re.compile(
 )
 
 GENERIC = re.compile(r"(?i)\b(error|fatal|failed|failure|exception|panic)\b")
+# a CI runner's timestamp before every line (GitHub Actions), removed before matching
+STAMP = re.compile(r"(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
+# `go test -json`: the test's own output line, read as the test printed it
+GO_JSON = re.compile(r'(?m)^\{"Time":"[^"]*","Action":"output",.*?"Output":"((?:[^"\\]|\\.)*)"\}$')
+
+
+def _go_output(m: re.Match[str]) -> str:
+    try:
+        text = json.loads(f'"{m.group(1)}"')
+    except ValueError:
+        return m.group(0)
+    return " ".join(text.rstrip("\n").split("\n"))
+
+
+def _readable(block: str) -> str:
+    """`block` as the extractors read it: colour, CI timestamps and `go test -json` framing removed,
+    one line for one line."""
+    if "\x1b" in block:
+        block = ANSI.sub("", block)
+    if STAMP.match(block):
+        block = STAMP.sub("", block)
+    if block.startswith('{"Time":'):
+        block = GO_JSON.sub(_go_output, block)
+    return block
 
 
 def _path_of(location: str) -> str:
@@ -74,7 +99,7 @@ class LogAnalyzer:
             head = "".join(self._partial) + head[first:]
             self._partial, self._partial_len = [], 0
         self._hold(text[cut + 1 :])
-        self._feed_block(ANSI.sub("", head) if "\x1b" in head else head)
+        self._feed_block(_readable(head))
 
     def _hold(self, piece: str) -> None:
         """Keep the start of an unfinished line: only its first MAX_LINE characters can matter to an
@@ -90,7 +115,7 @@ class LogAnalyzer:
     def close(self) -> Findings:
         if self._partial:
             block = "".join(self._partial) + "\n"
-            self._feed_block(ANSI.sub("", block) if "\x1b" in block else block)
+            self._feed_block(_readable(block))
             self._partial, self._partial_len = [], 0
         for e in self.extractors:  # a report still open at the end of the log
             e.finish()

@@ -134,6 +134,8 @@ class Findings:
         if start is None:
             return []
         out = list(kept[start].lines or [])
+        if out[0][0] < failure.line - 1 <= out[-1][0]:  # from the failure's own line
+            out = [row for row in out if row[0] >= failure.line - 1]
         for m in kept[start + 1 :]:
             if len(out) >= most or not m.lines or m.lines[0][0] > out[-1][0] + 1:
                 break

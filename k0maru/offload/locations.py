@@ -1,7 +1,7 @@
 """Source locations in any tool's output, and whether one is the user's code.
 
 Forms read: `file:line[:col]`, `File "x", line N`, `at fn (file:line:col)`, `x.rb:12:in`,
-`at t/01.t line 8.`, `(File.java:12)`, `--> src/x.rs:4:5`, `file(12,5)`, `x.sh: line 3:` and PHP's
+`at t/01.t line 8.`, `(File.java:12)`, `--> src/x.rs:4:5`, `file(12,5)`, `File.java:[12,5]`, `x.sh: line 3:` and PHP's
 `in /x.php on line 3`. A location is the user's when its path lies under the working tree (wrapped: the
 command's folder; piped: the repository root), or is relative and not a toolchain, standard library,
 site-packages, node_modules or `node:internal` path. An absolute path that exists outside the tree is
@@ -23,6 +23,7 @@ FORMS = (
     re.compile(rf"\((?:file://)?({_PATH}):(\d+)()\)"),
     re.compile(rf"\bat ({_PATH}) line (\d+)()"),
     re.compile(rf"({_PATH})\((\d+),(\d+)\)"),
+    re.compile(rf"({_PATH}):\[(\d+),(\d+)\]"),
     re.compile(rf"\bin ({_PATH}) on line (\d+)()"),
     re.compile(rf"({_PATH}): line (\d+)():"),
     re.compile(rf"\[({_PATH}):(\d+)()\]"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from k0maru.offload.findings import UNCODED, Findings
@@ -45,6 +46,9 @@ def mermaid(command: str, findings: Findings, exit_code: int | None, lines: int)
 
 
 PIPED_STATUS = "exit status unknown (piped: `set -o pipefail`, or `k0maru offload -- CMD`)"
+# a line worth showing has words beyond a leading `[INFO]`-style tag (not a rule, not blank)
+TAG = re.compile(r"^\W*\[\w+\]")
+WORD = re.compile(r"[A-Za-z0-9]{2}")
 SHOWN_TAIL = (
     30  # the log's last lines, the view `tail -n 30` gives: a summary never shows less of them
 )
@@ -115,7 +119,7 @@ def render(
         nonlocal room
         kept: list[tuple[int, str]] = []
         for n, text in candidates:
-            if n in shown:
+            if n in shown or not WORD.search(TAG.sub("", text, count=1)):
                 continue
             cost = count_tokens(text) + 3
             if cost > limit or cost > room:

@@ -22,6 +22,8 @@ _NOT_USER = (
     "<frozen",
     "/usr/lib/",
     "/usr/include/",
+    "/include/c++/",
+    "/lib/gcc/",
     "/usr/share/",
     "/usr/local/lib/",
     "/usr/local/go/",

@@ -13,7 +13,7 @@ from k0maru.offload.extractors.base import Cursor, Extractor, register, short
 from k0maru.offload.findings import Failure, Findings
 
 MARKER = re.compile(
-    r"^\s*(?:\[\w+\]\s*|#\s+|\d+\) )?(?:"
+    r"^\s*\[ERROR\]|^\s*(?:#*\[\w+\]\s*|#\s+|\d+\) )?(?:"
     r"not ok\b"
     r"|Failed test\b"
     r"|(?:--- )?FAIL(?:ED)?\b"
@@ -29,11 +29,14 @@ MARKER = re.compile(
     r"|thread '[^']*'.* panicked"
     r"|(?:Uncaught )?(?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception)\b(?: \[\w+\])?:"
     r"|(?:fatal )?error(?:\[\w+\])?:"
-    r"|Error:|ERROR\b|Failure:|FATAL\b"
+    r"|Error:|ERROR\b|Failure:|FATAL\b|Exception in thread\b"
+    r"|There (?:was|were) \d+ (?:failure|error)s?:|Failed asserting\b"
     r")"
     r"|: (?:fatal )?error:|: runtime error:| ERR! |: line \d+: "
     r"|: (?:fatal )?[Ee]rror\b|: No such file or directory|: command not found|: Permission denied"
-    r"|: unbound variable| at \S+ line \d+\.$"
+    r"|: unbound variable| at \S+ line \d+\.$|\bAssertion .* failed\b"
+    r"|^==\d+== (?:Invalid |Conditional jump|Use of uninitialised|Mismatched free|Syscall param"
+    r"|Source and destination overlap|[\d,]+ bytes in [\d,]+ blocks are (?:definitely|possibly))"
     r"|:\d+:in [`'][^']*': .*\([A-Z]\w*\)$"
 )
 TRIGGERS = (
@@ -64,11 +67,22 @@ TRIGGERS = (
     "unbound variable",
     " line ",
     ":in ",
+    "Assertion",
+    "asserting",
+    "There w",
+    "Invalid ",
+    "Conditional jump",
+    "uninitialised",
+    "Mismatched",
+    "Syscall param",
+    "overlap",
+    "blocks are",
 )
 ERROR_NAME = re.compile(r"\b((?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception))\b")
 # codes a runner prints in a failure's lines, each as it is written in the log
 CODES = re.compile(
-    r"(?:^|[\s(\['])(?:[\w$]+\.)*([A-Z][\w$]*(?:Error|Exception))(?=[:)\]'\s]|$)"
+    r"(?:^|[\s(\['])((?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception))(?=[:)\]'\s]|$)"
+    r"|^SUMMARY: \w+Sanitizer: ([a-z]+(?:-[a-z]+)+)"
     r"|^\s*(?:Uncaught )?(Error):"
     r"|\[(ERR_[A-Z0-9_]+)\]|\bcode: '(ERR_[A-Z0-9_]+)'"
     r"|^npm (?:ERR!|error) code (E[A-Z0-9]+)\b"
@@ -96,14 +110,14 @@ class GenericExtractor(Extractor):
         super().__init__(findings, cursor)
         self.marker: Failure | None = None
         self.python: list[str] = []
-        self.found: list[tuple[int, str]] = []  # (rank, location)
+        self.found: list[tuple[int, str, str]] = []  # (rank, location, its line)
 
     def feed(self, line: str, lineno: int) -> None:
         if len(self.f.markers) >= MAX_MARKERS and self.marker is None:
             return
         is_marker = MARKER.search(line) is not None
         if is_marker and (
-            self.marker is None or self.python or any(r <= FRAME for r, _ in self.found)
+            self.marker is None or self.python or any(f[0] <= FRAME for f in self.found)
         ):
             self._close()
             name = ERROR_NAME.search(line)
@@ -133,7 +147,13 @@ class GenericExtractor(Extractor):
         self._close()
 
     def _read_codes(self, line: str) -> None:
-        if "rror" in line or "xception" in line or "ERR" in line or "code" in line:
+        if (
+            "rror" in line
+            or "xception" in line
+            or "ERR" in line
+            or "code" in line
+            or "SUMM" in line
+        ):
             for m in CODES.finditer(line):
                 self.f.seen_code(next(g for g in m.groups() if g))
 
@@ -161,7 +181,7 @@ class GenericExtractor(Extractor):
                 if framed
                 else PLAIN
             )
-            self.found.append((rank, where))
+            self.found.append((rank, where, line))
 
     def _close(self) -> None:
         marker, self.marker = self.marker, None
@@ -171,6 +191,8 @@ class GenericExtractor(Extractor):
         if self.python:  # a Python stack lists the innermost frame last
             marker.location = self.python[-1]
         elif self.found:
-            marker.location = min(self.found, key=lambda f: f[0])[1]
+            rank, marker.location, said = min(self.found, key=lambda f: f[0])
+            if rank in (THROWN, PLAIN) and said.strip() != marker.message:  # a message of its own
+                marker.message = short(said, 240)
         self.python, self.found = [], []
         self.f.mark(marker)

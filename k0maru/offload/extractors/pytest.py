@@ -86,7 +86,11 @@ class PytestExtractor(Extractor):
         if self.section is not None:
             where = innermost_user_frame(self.frames)
             code, msg = self.exc if self.exc else (self.frame_exc, self.first_e)
+            if code and msg and msg.startswith(f"{code}: "):  # `E   Failed: DID NOT RAISE ...`
+                msg = msg[len(code) + 2 :]
             name = re.sub(r"^ERROR at (?:setup|teardown) of ", "", self.section)
+            if name != self.section:  # the phase that failed is part of the message
+                msg = f"{self.section}: {msg}" if msg else self.section
             self.sections[name] = (where, code, msg)
         self.section, self.frames, self.exc, self.frame_exc, self.first_e = (
             None,
