@@ -123,4 +123,4 @@ class CExtractor(Extractor):
             from k0maru.offload.locations import find_all
 
             place = next((f"{p}:{n}" for p, n, _, _ in find_all(line) if user_path(p)), None)
-            self.f.add(Failure(self.stack, "undefined reference", short(line), lineno, where))
+            self.f.add(Failure(self.stack, "undefined reference", short(line), lineno, place))
