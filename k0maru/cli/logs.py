@@ -6,9 +6,13 @@ import argparse
 import json
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from k0maru.cli.output import Adder, common, emit, service
 from k0maru.errors import K0maruError
+
+if TYPE_CHECKING:
+    from k0maru.offload.findings import Failure
 
 
 def offload(
@@ -53,12 +57,20 @@ def offload(
                     file=sys.stderr,
                 )
 
+        from k0maru.index.base_store import db_path
+
+        def seen(root: Failure | None) -> str | None:
+            from k0maru.offload.seen import seen_before
+
+            return seen_before(v, root) if db_path(v.root).exists() else None
+
         outcome = run_offload(
             v.root,
             command or None,
             threshold=v.settings.offload_threshold,
             task_id=task_id,
             save_record=save,
+            seen=seen,
         )
     if as_json and outcome.record is not None:
         print(json.dumps(outcome.record.as_dict()), file=sys.stderr)

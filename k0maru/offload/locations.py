@@ -15,7 +15,11 @@ from pathlib import Path
 
 from k0maru.offload.extractors.base import user_path
 
-_PATH = r"(?:[A-Za-z]:)?[\w.@~+/\\-]*[\w-]\.[A-Za-z][\w+-]{0,9}"
+_PATH = r"(?:[A-Za-z]:)?[\w.@~+/\\-]{0,240}[\w-]\.[A-Za-z][\w+-]{0,9}"
+# what every form has after the file's extension: cheap to look for, so most lines skip the forms
+_HINT = re.compile(
+    r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d)"
+)
 # most specific first; each yields (path, line, column or None)
 FORMS = (
     re.compile(r'File "([^"]+)", line (\d+)()'),
@@ -64,6 +68,8 @@ def find_all(line: str) -> list[tuple[str, str, str | None, int]]:
     """Every location in `line` as (path, line, column, offset), in the order they appear."""
     if len(line) > 4000:
         line = line[:4000]
+    if not _HINT.search(line):
+        return []
     found: dict[int, tuple[str, str, str | None, int]] = {}
     taken: list[tuple[int, int]] = []
     for form in FORMS:

@@ -25,7 +25,7 @@ from k0maru.index.markdown import hash_bytes
 from k0maru.llm_tokens import count_tokens
 from k0maru.offload import records, summary
 from k0maru.offload.analyzer import LogAnalyzer
-from k0maru.offload.findings import Findings
+from k0maru.offload.findings import Failure, Findings
 from k0maru.offload.tokencount import count_log_tokens
 
 MAX_SUMMARY_SHARE = (
@@ -260,13 +260,15 @@ def run_offload(
     progress: bool | None = None,
     cannot_keep: str | None = None,
     tree: Path | None = None,
+    seen: Callable[[Failure | None], str | None] | None = None,
 ) -> OffloadOutcome:
     """Run `command` (or read `stdin`), streaming its combined output into the log spool. A short output
     passes through with the child's stderr on `err`; `progress` (default: when stderr is a terminal) shows
     a live line on stderr while the command runs. `tree` holds the user's code (default: the current
     folder, or its repository's root when the log is piped in). When the log cannot be kept
     (`cannot_keep`, or a full disk, an I/O error or `.k0maru/` gone while it runs), the output passes
-    through, the exit status is still the command's, and one line on stderr says why."""
+    through, the exit status is still the command's, and one line on stderr says why. `seen` names the
+    vault's note about the same failure, if any (`offload.seen`)."""
     out = out or sys.stdout.buffer
     err = err or sys.stderr.buffer
     if progress is None:
@@ -333,7 +335,7 @@ def run_offload(
     if spool.broken is None:
         assert refs is not None
         try:
-            rec = _keep(vault, refs, spool, findings, command, task, started, exit_code)
+            rec = _keep(vault, refs, spool, findings, command, task, started, exit_code, seen)
         except OSError as exc:
             spool.give_up(exc)
     if spool.broken is not None:
@@ -369,6 +371,7 @@ def _keep(
     task: str,
     started: float,
     exit_code: int | None,
+    seen: Callable[[Failure | None], str | None] | None = None,
 ) -> records.OffloadRecord | None:
     """The record of a kept log, its sidecar written and the log renamed into place; None when the
     summary is not clearly smaller than the log (the caller passes the log through)."""
@@ -377,7 +380,14 @@ def _keep(
     final = refs / f"{task}_{node}.log"
     log_rel = final.relative_to(vault).as_posix()
     raw_tokens, estimator = count_log_tokens(spool.tmp)
+    note = None
+    if seen is not None:
+        try:
+            note = seen(findings.root)
+        except Exception:  # noqa: BLE001 - an index that cannot answer names nothing
+            note = None
     text = summary.render(
+        seen=note,
         command=cmd_text,
         findings=findings,
         exit_code=exit_code,

@@ -58,7 +58,7 @@ def budget_for(raw_tokens: int, lines: int) -> int:
     """Tokens a summary may spend: a small share of the log, enough for a failure's own lines (a
     short log of at most 200 lines, up to 40% of it)."""
     small = min(raw_tokens * 2 // 5, 400) if lines <= 200 else 0
-    return max(small, 250, min(900, raw_tokens * 6 // 100))
+    return max(small, 250, min(600, raw_tokens * 6 // 100))
 
 
 def _failure_like(text: str) -> bool:
@@ -79,6 +79,7 @@ def render(
     node_id: str,
     tail: list[tuple[int, str]] | None = None,
     budget: int | None = None,
+    seen: str | None = None,
 ) -> str:
     """The text the terminal gets instead of the log (summary tokens are counted on this). When no
     failure is located in the user's code, it carries the failure's own lines: the block around the
@@ -98,6 +99,8 @@ def render(
         test = f" [{root.test}]" if root.test else ""
         said = root.message if root.stack == "generic" else f"{root.code}: {root.message}"
         parts.append(f"first failure: {where}{test}  {said}")
+        if seen:
+            parts.append(f"seen before: {seen}")
     elif exit_code:
         parts.append("no failure recognised: the log's last lines follow")
     else:

@@ -112,7 +112,8 @@ class DiagnosticExtractor(Extractor):
     its warnings do not fail a run)."""
 
     stack = "lint"
-    triggers = (": ", " DL", "[SC")
+    # a rule code after the place (`: F401`, `: C0114`, ` DL3006`, ` MD022`), or a bracketed one
+    triggers = (*(f": {c}" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"), " DL", " MD", "[SC", ": [error]")
     LINE = re.compile(r"^(?:\./)?([^\s:]+\.?[\w-]*):(\d+)(?::(\d+))?:? (.*)$")
     # flake8/ruff `F401 msg`, pylint `C0114: msg (symbol)`, markdownlint `MD022/blanks-around-headings msg`
     LEAD = re.compile(r"^([A-Z]{1,5}\d{2,5})(?:/[\w-]+)*:?(?: \[\*\])? (.*)")
