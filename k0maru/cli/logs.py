@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from k0maru.cli.output import Adder, common, emit, service
-from k0maru.errors import K0maruError
+from k0maru.cli.output import (
+    Adder,
+    common,
+    count,
+    emit,
+    index_exists,
+    positive_int,
+    say_vault,
+    service,
+)
+from k0maru.errors import K0maruError, NotFoundError
 
 if TYPE_CHECKING:
     from k0maru.offload.findings import Failure
@@ -40,9 +51,11 @@ def offload(
             threshold=threshold or 50,
             task_id=task_id or "adhoc",
             cannot_keep=why(exc),
+            out=sys.stderr.buffer if as_json else None,
         )
         return outcome.exit_code
     with v:
+        say_vault(v.root, as_json)
 
         def save(rec: records.OffloadRecord) -> None:
             # the log and its sidecar are safe on disk; losing the record must not lose the exit code
@@ -71,9 +84,15 @@ def offload(
             task_id=task_id,
             save_record=save,
             seen=seen,
+            out=sys.stderr.buffer if as_json else None,  # with --json, stdout carries only the JSON
         )
-    if as_json and outcome.record is not None:
-        print(json.dumps(outcome.record.as_dict()), file=sys.stderr)
+    if as_json:
+        payload = (
+            outcome.record.as_dict()
+            if outcome.record is not None
+            else {"offloaded": False, "exit_code": outcome.exit_code, "lines": outcome.lines}
+        )
+        print(json.dumps(payload), flush=True)
     return outcome.exit_code
 
 
@@ -93,9 +112,23 @@ def log_prune(
     return 0
 
 
+def _has_sidecars(vault: str | None) -> bool:
+    """Offload records kept beside their logs, to bring back into a lost index."""
+    from k0maru.layout import resolve_vault
+    from k0maru.offload.records import SIDECAR, refs_dir
+
+    try:
+        return any(refs_dir(resolve_vault(vault)).glob(f"*{SIDECAR}"))
+    except (OSError, K0maruError):
+        return False
+
+
 def log_list(vault: str | None, as_json: bool, limit: int) -> int:
-    with service(vault, as_json, rescan=False) as svc:
-        nodes = svc.log_list(limit)
+    if not index_exists(vault) and not _has_sidecars(vault):  # nothing was ever offloaded here
+        nodes = []
+    else:
+        with service(vault, as_json, rescan=False) as svc:
+            nodes = svc.log_list(limit)
 
     def human() -> None:
         if not nodes:
@@ -122,6 +155,17 @@ def log_show(
     max_matches: int,
     fixed_strings: bool,
 ) -> int:
+    from k0maru.offload import slices
+
+    if lines:
+        slices.parse_range(lines)  # bad input is refused before the index is opened
+    if grep is not None:
+        slices.grep(Path(os.devnull), grep, fixed=fixed_strings)
+    if not index_exists(vault):
+        raise NotFoundError(
+            f"unknown log node {node[:40]!r}: nothing was offloaded in this vault yet "
+            "(`k0maru offload -- CMD` records one)"
+        )
     with service(vault, as_json, rescan=False) as svc:
         view = svc.log_view(
             node,
@@ -159,7 +203,10 @@ def register(add: Adder) -> None:
         "run CMD; past the line threshold, keep its log and print a short summary",
     )
     p.add_argument(
-        "--threshold", type=int, metavar="N", help="lines passed through unchanged (default 50)"
+        "--threshold",
+        type=positive_int,
+        metavar="N",
+        help="lines passed through unchanged (default: offload_threshold in config, 50)",
     )
     p.add_argument(
         "--task-id",
@@ -171,18 +218,24 @@ def register(add: Adder) -> None:
     p.set_defaults(limit=50)
     log_sub = p.add_subparsers(dest="log_command", metavar="ACTION")
     lp = log_sub.add_parser("list", help="recorded offloads, newest first")
-    lp.add_argument("--limit", type=int, default=50)
+    lp.add_argument(
+        "--limit", type=positive_int, default=50, metavar="N", help="logs to list (default: 50)"
+    )
     common(lp)
     lp.set_defaults(handler=log_list)
     sp = log_sub.add_parser("show", help="summary, a line range, or matches with context")
-    sp.add_argument("node")
+    sp.add_argument("node", help="the log's node id, as `log list` or the offload summary shows")
     sp.add_argument("--lines", metavar="A:B", help="1-based inclusive line range")
     sp.add_argument("--grep", metavar="PAT", help="regular expression to look for")
     sp.add_argument(
         "--fixed-strings", "-F", action="store_true", help="match --grep as plain text, not a regex"
     )
-    sp.add_argument("--context", type=int, default=3, metavar="N")
-    sp.add_argument("--max-matches", type=int, default=20, metavar="N")
+    sp.add_argument(
+        "--context", type=count, default=3, metavar="N", help="lines shown around each --grep match"
+    )
+    sp.add_argument(
+        "--max-matches", type=positive_int, default=20, metavar="N", help="matches to show at most"
+    )
     common(sp)
     sp.set_defaults(handler=log_show)
     pp = log_sub.add_parser(
