@@ -3006,7 +3006,540 @@ BATCH5 = [
     ),
 ]
 
-BATCHES: dict[int, list[Case]] = {1: BATCH1, 2: BATCH2, 3: BATCH3, 4: BATCH4, 5: BATCH5}
+# Long runs (over 200 lines): the failure early, much passing or unrelated output after it, so that
+# `tail -n 30` often misses the root; for the token-saving figure on both halves.
+WORKSPACE_TOML = '[workspace]\nmembers = ["alpha", "beta"]\nresolver = "2"\n'
+CT_MANY = d("""\
+cmake_minimum_required(VERSION 3.16)
+project(demo C)
+enable_testing()
+add_executable(check check.c)
+foreach(i RANGE 1 150)
+  add_test(NAME case_${i} COMMAND check ${i})
+endforeach()
+""")
+
+BATCH6 = [
+    Case(
+        "jest_many_files_verbose",
+        "jest",
+        "js-test",
+        {
+            "package.json": PKG,
+            "score.js": d("""\
+            function score(file, i) {
+              return file === 3 && i === 7 ? -1 : file * 10 + i;
+            }
+            module.exports = { score };
+            """),
+            **{
+                f"t{f:02d}.test.js": d(f"""\
+                const {{ score }} = require("./score");
+
+                describe("file {f}", () => {{
+                  for (let i = 0; i < 10; i++) {{
+                    test(`case ${{i}}`, () => {{
+                      expect(score({f}, i)).toBe({f} * 10 + i);
+                    }});
+                  }}
+                }});
+                """)
+                for f in range(25)
+            },
+        },
+        "{npm}/jest --ci --verbose --runInBand",
+        [],
+        "t03.test.js:6:27",
+        "Received: -1",
+        node_modules=True,
+    ),
+    Case(
+        "vitest_verbose_many",
+        "vitest",
+        "js-test",
+        {
+            "package.json": PKG_ESM,
+            "src/bucket.js": d("""\
+            export function bucket(i) {
+              return i === 12 ? "overflow" : `b${i % 8}`;
+            }
+            """),
+            "test/bucket.test.js": d("""\
+            import { describe, it, expect } from "vitest";
+            import { bucket } from "../src/bucket.js";
+
+            describe("bucket", () => {
+              for (let i = 0; i < 240; i++) {
+                it(`places ${i}`, () => {
+                  expect(bucket(i)).toMatch(/^b[0-7]$/);
+                });
+              }
+            });
+            """),
+        },
+        "{npm}/vitest run --reporter=verbose",
+        ["AssertionError"],
+        "test/bucket.test.js:7:25",
+        "expected 'overflow' to match /^b[0-7]$/",
+        node_modules=True,
+    ),
+    Case(
+        "mocha_many_spec",
+        "mocha",
+        "js-test",
+        {
+            "package.json": PKG,
+            "lib/quota.js": d("""\
+            function remaining(used) {
+              return used === 20 ? 100 - used - 1 : 100 - used;
+            }
+            module.exports = { remaining };
+            """),
+            "test/quota.spec.js": d("""\
+            const assert = require("assert");
+            const { remaining } = require("../lib/quota");
+
+            describe("quota", function () {
+              for (let i = 0; i < 240; i++) {
+                it(`leaves ${100 - i} after ${i}`, function () {
+                  assert.strictEqual(remaining(i), 100 - i);
+                });
+              }
+            });
+            """),
+        },
+        "{npm}/mocha",
+        ["AssertionError", "ERR_ASSERTION"],
+        "test/quota.spec.js:7:14",
+        "79 !== 80",
+        node_modules=True,
+    ),
+    Case(
+        "node_test_spec_many_early",
+        "node",
+        "js-test",
+        {
+            "package.json": PKG_ESM,
+            "lib/label.mjs": "export const label = (i) => (i === 3 ? `L${i}`.toLowerCase() : `L${i}`);\n",
+            "test/label.test.mjs": d("""\
+            import { test } from "node:test";
+            import assert from "node:assert/strict";
+            import { label } from "../lib/label.mjs";
+
+            for (let i = 0; i < 240; i++) {
+              test(`label ${i}`, () => {
+                assert.equal(label(i), `L${i}`);
+              });
+            }
+            """),
+        },
+        "node --test --test-reporter=spec",
+        ["AssertionError", "ERR_ASSERTION"],
+        "test/label.test.mjs:7:12",
+        "'l3' !== 'L3'",
+    ),
+    Case(
+        "go_test_v_packages",
+        "go",
+        "go-test",
+        {
+            "go.mod": GO_MOD,
+            "alpha/alpha.go": 'package alpha\n\nfunc Pad(s string) string { return s + " " }\n',
+            "alpha/alpha_test.go": d("""\
+            package alpha
+
+            import "testing"
+
+            func TestPad(t *testing.T) {
+            \tif got := Pad("a"); got != "a" {
+            \t\tt.Fatalf("Pad(%q) = %q, want %q", "a", got, "a")
+            \t}
+            }
+            """),
+            **{
+                f"{p}/{p}_test.go": d(f"""\
+                package {p}
+
+                import (
+                \t"fmt"
+                \t"testing"
+                )
+
+                func TestMany(t *testing.T) {{
+                \tfor i := 0; i < 60; i++ {{
+                \t\tt.Run(fmt.Sprintf("case_%02d", i), func(t *testing.T) {{}})
+                \t}}
+                }}
+                """)
+                for p in ("beta", "gamma")
+            },
+        },
+        "go test -v ./...",
+        [],
+        "alpha_test.go:7",
+        'Pad("a") = "a ", want "a"',
+    ),
+    Case(
+        "cargo_workspace_no_fail_fast",
+        "cargo",
+        "rust-test",
+        {
+            "Cargo.toml": WORKSPACE_TOML,
+            "alpha/Cargo.toml": CARGO_TOML.replace('"demo"', '"alpha"'),
+            "alpha/src/lib.rs": d("""\
+            pub fn words(s: &str) -> usize {
+                s.split(' ').count()
+            }
+
+            #[cfg(test)]
+            mod tests {
+                use super::*;
+
+                #[test]
+                fn one_word() {
+                    assert_eq!(words("a"), 1);
+                }
+
+                #[test]
+                fn double_space() {
+                    assert_eq!(words("a  b"), 2, "empty words are not words");
+                }
+            }
+            """),
+            "beta/Cargo.toml": CARGO_TOML.replace('"demo"', '"beta"'),
+            "beta/src/lib.rs": "pub fn id(i: u32) -> u32 { i }\n#[cfg(test)]\nmod tests {\n"
+            "    use super::*;\n"
+            + "".join(
+                f"    #[test] fn t{i:03d}() {{ assert_eq!(id({i}), {i}); }}\n" for i in range(240)
+            )
+            + "}\n",
+        },
+        "cargo test --no-fail-fast --color=never",
+        [],
+        "alpha/src/lib.rs:16:9",
+        "empty words are not words",
+    ),
+    Case(
+        "pytest_warnings_flood",
+        "pytest",
+        "python-test",
+        {
+            "legacy.py": d("""\
+            import warnings
+
+
+            def old_api(i):
+                warnings.warn(f"old_api({i}) is deprecated, use new_api", DeprecationWarning)
+                return i
+
+
+            def ratio(a, b):
+                return a / b
+            """),
+            "test_legacy.py": d("""\
+            import pytest
+
+            from legacy import old_api, ratio
+
+
+            def test_ratio_of_empty():
+                assert ratio(0, 0) == 0
+
+
+            @pytest.mark.parametrize("i", range(120))
+            def test_old_api(i):
+                assert old_api(i) == i
+            """),
+        },
+        PYTEST,
+        ["ZeroDivisionError", "DeprecationWarning"],
+        "legacy.py:10",
+        "ZeroDivisionError: division by zero",
+    ),
+    Case(
+        "make_k_many",
+        "make",
+        "make",
+        {
+            "Makefile": "SRCS := $(sort $(wildcard src/*.c))\nOBJS := $(SRCS:.c=.o)\n"
+            "app: $(OBJS)\n\tgcc -o app $(OBJS)\n\n%.o: %.c\n\tgcc -Wall -c $< -o $@\n",
+            **{
+                f"src/m{i:03d}.c": f"int m{i}(int x) {{\n    return x * {i};\n}}\n"
+                for i in range(220)
+            },
+            "src/m005.c": "int m5(int x) {\n    return x * quota_scale;\n}\n",
+        },
+        "make -k",
+        [],
+        "src/m005.c:2:16",
+        "‘quota_scale’ undeclared",
+    ),
+    Case(
+        "phpunit_testdox_many",
+        "phpunit",
+        "php-test",
+        {
+            "src/Slug.php": d("""\
+            <?php
+
+            function slug(string $title): string
+            {
+                $s = strtolower(trim($title));
+                return preg_replace('/[^a-z0-9]+/', '-', $s);
+            }
+            """),
+            "tests/SlugTest.php": d("""\
+            <?php
+            use PHPUnit\\Framework\\TestCase;
+
+            require_once __DIR__ . '/../src/Slug.php';
+
+            final class SlugTest extends TestCase
+            {
+                public static function titles(): array
+                {
+                    $cases = [];
+                    for ($i = 0; $i < 220; $i++) {
+                        $cases["title $i"] = ["Title $i", "title-$i"];
+                    }
+                    $cases["trailing bang"] = ["Hello World!", "hello-world"];
+                    return $cases;
+                }
+
+                /** @dataProvider titles */
+                public function testSlug(string $title, string $want): void
+                {
+                    $this->assertSame($want, slug($title));
+                }
+            }
+            """),
+        },
+        "phpunit --testdox tests",
+        [],
+        "tests/SlugTest.php:21",
+        "+'hello-world-'",
+    ),
+    Case(
+        "prove_verbose_many_files",
+        "prove",
+        "perl-test",
+        {
+            "lib/Mod.pm": d("""\
+            package Mod;
+            use strict;
+            use warnings;
+
+            sub half { my ($n) = @_; return $n == 6 ? 4 : $n / 2; }
+
+            1;
+            """),
+            **{
+                f"t/{f:02d}.t": d(f"""\
+                use strict;
+                use warnings;
+                use Test::More tests => 5;
+                use Mod;
+
+                for my $i (1 .. 5) {{
+                    is(Mod::half({f} * 2 + $i * 0), {f}, "half of {f} times two, round $i");
+                }}
+                """)
+                for f in range(40)
+            },
+        },
+        "prove -lv t",
+        [],
+        "t/03.t:7",
+        "got: '4'",
+    ),
+    Case(
+        "ctest_many_early",
+        "ctest",
+        "c-test",
+        {
+            "CMakeLists.txt": CT_MANY,
+            "check.c": d("""\
+            #include <assert.h>
+            #include <stdlib.h>
+
+            static int cube(int i) {
+                return i == 5 ? i * i : i * i * i;
+            }
+
+            int main(int argc, char **argv) {
+                int i = argc > 1 ? atoi(argv[1]) : 1;
+                assert(cube(i) / i == i * i);
+                return 0;
+            }
+            """),
+        },
+        "ctest --test-dir build --output-on-failure",
+        [],
+        "check.c:10",
+        "Assertion `cube(i) / i == i * i' failed.",
+        setup=["cmake -S . -B build >/dev/null && cmake --build build >/dev/null"],
+    ),
+    Case(
+        "bash_xtrace_long",
+        "bash",
+        "shell",
+        {
+            "sync.sh": d("""\
+            #!/usr/bin/env bash
+            set -euxo pipefail
+
+            for i in $(seq 1 70); do
+              name="batch-$i"
+              echo "synced $name"
+            done
+            cp "$SYNC_TARGET/state.json" state.json
+            """),
+        },
+        "bash sync.sh",
+        [],
+        "sync.sh:8",
+        "SYNC_TARGET: unbound variable",
+    ),
+    Case(
+        "python_thread_exception_then_logs",
+        "python",
+        "python-runtime",
+        {
+            "sync.py": d("""\
+            import logging
+            import threading
+
+            logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+            log = logging.getLogger("sync")
+
+
+            def pull(source):
+                return source["rows"]
+
+
+            def worker():
+                pull({"name": "notes"})
+
+
+            t = threading.Thread(target=worker, name="puller")
+            t.start()
+            t.join()
+            for i in range(240):
+                log.info("synced batch %d", i)
+            log.error("sync finished with errors")
+            raise SystemExit(1)
+            """)
+        },
+        "{venv}/python sync.py",
+        ["KeyError"],
+        "sync.py:9",
+        "KeyError: 'rows'",
+    ),
+    Case(
+        "go_panic_goroutines_all",
+        "go",
+        "go-runtime",
+        {
+            "go.mod": GO_MOD,
+            "main.go": d("""\
+            package main
+
+            import "fmt"
+
+            func collect(results []int, i int) {
+            \tresults[i] = i * i
+            }
+
+            func main() {
+            \tblock := make(chan struct{})
+            \tfor i := 0; i < 40; i++ {
+            \t\tgo func() { <-block }()
+            \t}
+            \tresults := make([]int, 4)
+            \tfor i := 0; i <= 4; i++ {
+            \t\tcollect(results, i)
+            \t}
+            \tfmt.Println(results)
+            }
+            """),
+        },
+        "GOTRACEBACK=all go run .",
+        ["panic"],
+        "main.go:6",
+        "index out of range [4] with length 4",
+    ),
+    Case(
+        "java_stackoverflow",
+        "java",
+        "java-runtime",
+        {
+            "Tree.java": d("""\
+            public class Tree {
+                Tree parent;
+
+                int depth() {
+                    return parent == null ? 0 : 1 + parent.depth();
+                }
+
+                public static void main(String[] args) {
+                    Tree a = new Tree();
+                    Tree b = new Tree();
+                    a.parent = b;
+                    b.parent = a;
+                    System.out.println(a.depth());
+                }
+            }
+            """)
+        },
+        "java Tree",
+        ["java.lang.StackOverflowError"],
+        "Tree.java:5",
+        'Exception in thread "main" java.lang.StackOverflowError',
+        setup=["javac Tree.java"],
+    ),
+    Case(
+        "gha_make_k_long",
+        "github-actions",
+        "ci-log",
+        {
+            "run.sh": GHA_SH,
+            "steps.txt": "gcc --version | head -n 1\nmake -k\n",
+            "Makefile": "SRCS := $(sort $(wildcard src/*.c))\nOBJS := $(SRCS:.c=.o)\n"
+            "app: $(OBJS)\n\tgcc -o app $(OBJS)\n\n%.o: %.c\n\tgcc -Wall -c $< -o $@\n",
+            **{
+                f"src/unit{i:03d}.c": f"int unit{i}(int x) {{\n    return x - {i};\n}}\n"
+                for i in range(200)
+            },
+            "src/unit012.c": "int unit12(int x) {\n    int pad;\n    return x - pad_width;\n}\n",
+            "src/main.c": "int main(void) {\n    return 0;\n}\n",
+        },
+        "bash run.sh",
+        [],
+        "src/unit012.c:3:16",
+        "‘pad_width’ undeclared",
+    ),
+    Case(
+        "mypy_many_errors",
+        "mypy",
+        "python-lint",
+        {
+            "pkg/__init__.py": "",
+            **{
+                f"pkg/m{i:03d}.py": f"def value() -> int:\n    return 'v{i}'\n"
+                if i % 2 == 0
+                else f"def value() -> int:\n    return {i}\n"
+                for i in range(240)
+            },
+        },
+        "{venv}/python -m mypy --no-incremental pkg",
+        ["return-value"],
+        "pkg/m238.py:2",
+        'Incompatible return value type (got "str", expected "int")',
+        setup=["test -x {venv}/mypy || {venv}/pip install -q mypy"],
+    ),
+]
+
+BATCHES: dict[int, list[Case]] = {1: BATCH1, 2: BATCH2, 3: BATCH3, 4: BATCH4, 5: BATCH5, 6: BATCH6}
 
 # The first part's logs (scripts/capture_logs.py and earlier hand captures): family and cause, read from
 # each raw log, added to their entries by --first-part (codes and root stay as they were).
