@@ -242,10 +242,10 @@ def register(add: Adder) -> None:
         "prune", help="remove offloaded logs by age, count or size, with their records"
     )
     pp.add_argument("--older-than", metavar="AGE", help="e.g. 30d, 12h, 90m, 2w")
-    pp.add_argument("--keep", type=int, metavar="N", help="keep only the newest N logs")
+    pp.add_argument("--keep", type=count, metavar="N", help="keep only the newest N logs")
     pp.add_argument(
         "--max-mb",
-        type=int,
+        type=count,
         metavar="MB",
         help="then the oldest go while all logs hold more (default: offload_max_mb)",
     )
