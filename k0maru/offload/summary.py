@@ -47,6 +47,10 @@ def mermaid(command: str, findings: Findings, exit_code: int | None, lines: int)
 
 PIPED_STATUS = "exit status unknown (piped: `set -o pipefail`, or `k0maru offload -- CMD`)"
 # a line worth showing has words beyond a leading `[INFO]`-style tag (not a rule, not blank)
+# a passing test's line (jest/vitest/mocha ticks, TAP `ok`, `... ok`, `PASS`): never the failure's
+PASSED = re.compile(
+    r"^\s*(?:[✓✔√]|ok \d|PASS\b|\[\s*(?:OK|PASSED)\s*\])|.*(?:\.\.\. ok| PASSED)\s*$"
+)
 TAG = re.compile(r"^\W*\[\w+\]")
 WORD = re.compile(r"[A-Za-z0-9]{2}")
 SHOWN_TAIL = (
@@ -58,7 +62,7 @@ def budget_for(raw_tokens: int, lines: int) -> int:
     """Tokens a summary may spend: a small share of the log, enough for a failure's own lines (a
     short log of at most 200 lines, up to 40% of it)."""
     small = min(raw_tokens * 2 // 5, 400) if lines <= 200 else 0
-    return max(small, 250, min(600, raw_tokens * 6 // 100))
+    return max(small, 300, min(600, raw_tokens * 6 // 100))
 
 
 def _failure_like(text: str) -> bool:
@@ -122,7 +126,7 @@ def render(
         nonlocal room
         kept: list[tuple[int, str]] = []
         for n, text in candidates:
-            if n in shown or not WORD.search(TAG.sub("", text, count=1)):
+            if n in shown or not WORD.search(TAG.sub("", text, count=1)) or PASSED.match(text):
                 continue
             cost = count_tokens(text) + 3
             if cost > limit or cost > room:

@@ -13,13 +13,13 @@ from k0maru.offload.extractors.base import Cursor, Extractor, register, short
 from k0maru.offload.findings import Failure, Findings
 
 MARKER = re.compile(
-    r"^\s*\[ERROR\]|^\s*(?:#*\[\w+\]\s*|#\s+|\d+\) )?(?:"
+    r"^\s*\[ERROR\]|^[\s│┃|]*(?:#*\[\w+\]\s*|#\s+|\d+\) )?(?:"
     r"not ok\b"
     r"|Failed test\b"
     r"|(?:--- )?FAIL(?:ED)?\b"
     r"|Failure/Error:"
     r"|● "
-    r"|[✗×✕✖] "
+    r"|[✗×✕✖✘] "
     r"|(?:PHP )?(?:Fatal|Parse) error:"
     r"|(?:npm )?ERR!|npm error\b"
     r"|WARNING: (?:ThreadSanitizer|DATA RACE)"
@@ -49,6 +49,7 @@ TRIGGERS = (
     "×",
     "✕",
     "✖",
+    "✘",
     "rror:",
     "ERR!",
     "ThreadSanitizer",
@@ -192,7 +193,8 @@ class GenericExtractor(Extractor):
             marker.location = self.python[-1]
         elif self.found:
             rank, marker.location, said = min(self.found, key=lambda f: f[0])
-            if rank in (THROWN, PLAIN) and said.strip() != marker.message:  # a message of its own
+            own = said.replace(marker.location.rsplit(":", 1)[0], "")
+            if rank in (THROWN, PLAIN) and re.search(r"[A-Za-z]{3}", own):  # a message of its own
                 marker.message = short(said, 240)
         self.python, self.found = [], []
         self.f.mark(marker)

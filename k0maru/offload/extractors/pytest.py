@@ -27,6 +27,7 @@ class PytestExtractor(Extractor):
     EXC = re.compile(
         r"^E\s+([A-Za-z_][\w.]*?(?:Error|Exception|Exit|Interrupt|Failed|Warning|[A-Z]\w+))(?::\s?(.*))?$"
     )
+    WARNING = re.compile(r"^\s+\S+:\d+: ([A-Z]\w*Warning): ")
     SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
     END = re.compile(
         r"^(?:=+ )?\d+ (?:passed|failed|error|errors|skipped|deselected)\b.* in [\d.]+s"
@@ -65,6 +66,9 @@ class PytestExtractor(Extractor):
         if line[:1].isdigit() and self.END.match(line):  # `-q`'s closing line
             self._close_section()
             self.busy = False
+            return
+        if line[:1] == " " and "Warning: " in line and (w := self.WARNING.match(line)):
+            self.f.seen_code(w.group(1))  # the warnings summary: each category as written
             return
         if self.section is not None:
             fm = self.FRAME.match(line)
