@@ -64,6 +64,12 @@ class Places:
         return not os.path.exists(path)
 
 
+def _url_part(line: str, start: int, path: str) -> bool:
+    """A URL's host (`https://host:8080`), or its scheme read as a drive letter (`s://host`)."""
+    after_scheme = line[max(start - 3, 0) : start] == "://"
+    return (after_scheme and line[max(start - 7, 0) : start] != "file://") or path[1:4] == "://"
+
+
 def find_all(line: str) -> list[tuple[str, str, str | None, int]]:
     """Every location in `line` as (path, line, column, offset), in the order they appear."""
     if len(line) > 4000:
@@ -78,6 +84,8 @@ def find_all(line: str) -> list[tuple[str, str, str | None, int]]:
             if any(s <= start < e for s, e in taken):
                 continue
             taken.append((start, end))
+            if _url_part(line, start, m.group(1)):
+                continue
             path = m.group(1).removeprefix("file://")
             while path.startswith("./"):
                 path = path[2:]

@@ -145,7 +145,9 @@ def render(
     if tail:
         rest = [(n, t) for n, t in tail[-SHOWN_TAIL:] if n not in shown and t.strip()]
         cost = sum(count_tokens(t) + 3 for _, t in rest)
-        if confident or cost > room:  # only the failure's own lines of the tail, the last first
+        if root is None and cost > room:  # nothing recognised: the last lines are the failure
+            rest = list(reversed(take(list(reversed(rest)), room)))
+        elif confident or cost > room:  # only the failure's own lines of the tail, the last first
             rest = [(n, t) for n, t in rest if _failure_like(t)]
             rest = list(reversed(take(list(reversed(rest)), room)))
         else:

@@ -42,6 +42,7 @@ _NOT_USER = (
 )
 _NOT_USER_START = (
     "node:",
+    "node_modules/",
     "internal/",
     "runtime/",
     "testing/",
