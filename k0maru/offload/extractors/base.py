@@ -54,6 +54,9 @@ _NOT_USER_START = (
     "kotlin.",
     "scala.",
     "org.junit.",
+    "org.opentest4j.",
+    "org.gradle.",
+    "org.apache.maven.",
     "junit.",
 )
 

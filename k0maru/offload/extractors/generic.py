@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from k0maru.offload import locations
-from k0maru.offload.extractors.base import Cursor, Extractor, register, short
+from k0maru.offload.extractors.base import Cursor, Extractor, register, short, user_path
 from k0maru.offload.findings import Failure, Findings
 
 MARKER = re.compile(
@@ -34,7 +34,7 @@ MARKER = re.compile(
     r")"
     r"|: (?:fatal )?error:|: runtime error:| ERR! |: line \d+: "
     r"|: (?:fatal )?[Ee]rror\b|: No such file or directory|: command not found|: Permission denied"
-    r"|: unbound variable| at \S+ line \d+\.$|\bAssertion .* failed\b"
+    r"|: unbound variable| at \S+ line \d+\.$|\bAssertion .* failed\b| FAILED$"
     r"|^==\d+== (?:Invalid |Conditional jump|Use of uninitialised|Mismatched free|Syscall param"
     r"|Source and destination overlap|[\d,]+ bytes in [\d,]+ blocks are (?:definitely|possibly))"
     r"|:\d+:in [`'][^']*': .*\([A-Z]\w*\)$"
@@ -88,6 +88,8 @@ CODES = re.compile(
     r"|\[(ERR_[A-Z0-9_]+)\]|\bcode: '(ERR_[A-Z0-9_]+)'"
     r"|^npm (?:ERR!|error) code (E[A-Z0-9]+)\b"
 )
+# `at app//demo.Ledger.add(` before a `File.java:12)`: the class, without a class loader's prefix
+JVM_FRAME = re.compile(r"^\s*at (?:[\w.-]+//)?([\w$.]+)\.[\w$<>]+\($")
 WINDOW = 30  # lines after a marker searched for its location
 MAX_MARKERS = 50
 KEPT_LINES = 10  # markers whose lines are kept for the summary
@@ -171,6 +173,8 @@ class GenericExtractor(Extractor):
                 continue
             before = line[:offset].removesuffix("file://").rstrip()
             framed = before.endswith("(") or before.lstrip().startswith(("at ", "#"))
+            if framed and (jvm := JVM_FRAME.match(before)) and not user_path(jvm.group(1)):
+                continue  # a JVM frame names its class: the JDK's and test runners' are not the user's
             rank = (
                 THROWN
                 if thrown

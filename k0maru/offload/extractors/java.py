@@ -70,7 +70,8 @@ class JavaExtractor(Extractor):
             return  # `... 3 more` closes a cause's frames; the chain goes on
         self.awaiting = None
         self.busy = False
-        m = self.THREAD.match(line) or self.CAUSED.match(line) or self.BARE.match(line.rstrip())
+        # an exception's line: at the start, or indented under a runner's `... FAILED` (Gradle)
+        m = self.THREAD.match(line) or self.CAUSED.match(line) or self.BARE.match(line.strip())
         if m:
             code = m.group(1).rsplit(".", 1)[-1]
             self.awaiting = (code, short(line), lineno, line.startswith("Caused by:"))

@@ -117,6 +117,7 @@ class DiagnosticExtractor(Extractor):
     LINE = re.compile(r"^(?:\./)?([^\s:]+\.?[\w-]*):(\d+)(?::(\d+))?:? (.*)$")
     # flake8/ruff `F401 msg`, pylint `C0114: msg (symbol)`, markdownlint `MD022/blanks-around-headings msg`
     LEAD = re.compile(r"^([A-Z]{1,5}\d{2,5})(?:/[\w-]+)*:?(?: \[\*\])? (.*)")
+    SYMBOL = re.compile(r" \(([a-z]+(?:-[a-z]+)+)\)$")
     SC = re.compile(r"^(?:note|warning|error|info|style): (.*) \[(SC\d{4})\]$")
     BRACKETED = re.compile(r"^\[(error|warning)\] (.*) \(([a-z][\w-]*)\)$")
 
@@ -130,6 +131,8 @@ class DiagnosticExtractor(Extractor):
         found = self.LEAD.match(rest)
         if found:
             code, message = found.group(1), found.group(2)
+            if symbol := self.SYMBOL.search(message):  # pylint names the check both ways
+                self.f.seen_code(symbol.group(1))
         elif found := self.SC.match(rest):
             code, message = found.group(2), found.group(1)
         elif (found := self.BRACKETED.match(rest)) and found.group(1) == "error":
