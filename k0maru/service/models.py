@@ -153,6 +153,14 @@ class LogNodeView(Result):
 
 
 @dataclass(kw_only=True)
+class LogPruned(Result):
+    removed: int  # logs removed, with their records and sidecars
+    freed_bytes: int
+    kept: int
+    kept_bytes: int
+
+
+@dataclass(kw_only=True)
 class TokenScoreboard(Result):
     offloads: int
     raw_tokens: int
