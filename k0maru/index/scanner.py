@@ -16,7 +16,14 @@ from pathlib import Path
 
 from k0maru.config import Settings
 from k0maru.index import PARSER_VERSION
-from k0maru.index.markdown import Link, chunk_note, hash_bytes, parse_note
+from k0maru.index.markdown import (
+    Link,
+    ParsedNote,
+    chunk_note,
+    hash_bytes,
+    parse_note,
+    split_frontmatter,
+)
 from k0maru.index.store import CachedDoc, Store
 from k0maru.index.walker import Entry, VaultWalker
 
@@ -268,7 +275,10 @@ class IncrementalScanner:
             return known is not None, []
         if text.startswith("\ufeff"):
             text = text[1:]
-        note = parse_note(entry.rel, text)
+        note = _parse(entry.rel, text)
+        if note is None:
+            self._skip(result, entry, known, "the parser failed on it; please report it")
+            return known is not None, []
         result.warnings.extend(note.warnings)
         stem = entry.rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
         doc_id = store.upsert_document(
@@ -310,3 +320,19 @@ class IncrementalScanner:
             self.store.delete_documents([known.id])
             result.removed += 1
             self.names_changed = True
+
+
+def _parse(rel: str, text: str) -> ParsedNote | None:
+    """The note parsed; one note never stops a scan: if the parser fails on its frontmatter all the same,
+    it is parsed without it (one warning), and None when even that fails."""
+    try:
+        return parse_note(rel, text)
+    except Exception as exc:  # noqa: BLE001 - one note never stops the scan
+        try:
+            body = split_frontmatter(text)[1]
+            note = parse_note(rel, body)
+        except Exception:  # noqa: BLE001
+            return None
+        note.body_line = text.count("\n", 0, len(text) - len(body)) + 1
+        note.warnings.append(f"{rel}: frontmatter unusable ({exc}); indexed without frontmatter")
+        return note
