@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from k0maru.text import printable
+
 Adder = Callable[..., argparse.ArgumentParser]
 OPENED_NOTHING: list[
     bool
@@ -37,7 +39,7 @@ def emit(as_json: bool, payload: Any, human: Callable[[], None]) -> None:
 
 def warn(lines: Sequence[str]) -> None:
     for line in lines:
-        print(f"k0maru: warning: {line}", file=sys.stderr)
+        print(f"k0maru: warning: {printable(line)}", file=sys.stderr)
 
 
 @contextmanager

@@ -26,6 +26,7 @@ from k0maru.index.markdown import (
 )
 from k0maru.index.store import CachedDoc, Store
 from k0maru.index.walker import Entry, VaultWalker
+from k0maru.text import printable
 
 ProgressFn = Callable[[int, int], None]
 _BINARY_PROBE = 8192
@@ -323,10 +324,11 @@ class IncrementalScanner:
 
 
 def _parse(rel: str, text: str) -> ParsedNote | None:
-    """The note parsed; one note never stops a scan: if the parser fails on its frontmatter all the same,
-    it is parsed without it (one warning), and None when even that fails."""
+    """The note parsed, its title without control characters (titles reach terminals). One note never
+    stops a scan: if the parser fails on its frontmatter all the same, it is parsed without it (one
+    warning), and None when even that fails."""
     try:
-        return parse_note(rel, text)
+        note = parse_note(rel, text)
     except Exception as exc:  # noqa: BLE001 - one note never stops the scan
         try:
             body = split_frontmatter(text)[1]
@@ -335,4 +337,5 @@ def _parse(rel: str, text: str) -> ParsedNote | None:
             return None
         note.body_line = text.count("\n", 0, len(text) - len(body)) + 1
         note.warnings.append(f"{rel}: frontmatter unusable ({exc}); indexed without frontmatter")
-        return note
+    note.title = printable(note.title).strip() or "untitled"
+    return note
