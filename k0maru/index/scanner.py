@@ -1,4 +1,5 @@
-"""IncrementalScanner: known path? -> same mtime and size? -> same xxh3_64? Only then parse.
+"""IncrementalScanner: known path? -> same stat signature (mtime, size, ctime, inode)? -> same
+xxh3_64? Only then parse.
 
 Unchanged files cost one stat() and no read. A scan writes in batches of at most `BATCH_SECONDS` of
 work, each one transaction, so another process (a git hook) never waits long for the write lock; a
@@ -165,6 +166,8 @@ class IncrementalScanner:
                             and not full
                             and known.mtime_ns == entry.mtime_ns
                             and known.size == entry.size
+                            and known.ctime_ns == entry.ctime_ns
+                            and known.inode == entry.inode
                         ):
                             result.unchanged += 1
                             continue
@@ -198,7 +201,7 @@ class IncrementalScanner:
     def _diff(
         entries: list[Entry], cached: dict[str, CachedDoc], full: bool, only: list[str] | None
     ) -> tuple[ScanResult, list[tuple[Entry, CachedDoc | None]], list[tuple[str, int]]]:
-        """Level 1 and 2 of the filter: unknown path -> work; same mtime and size -> unchanged."""
+        """Level 1 and 2 of the filter: unknown path -> work; same stat signature -> unchanged."""
         result = ScanResult()
         seen: set[str] = set()
         work: list[tuple[Entry, CachedDoc | None]] = []
@@ -210,6 +213,8 @@ class IncrementalScanner:
                 and not full
                 and known.mtime_ns == entry.mtime_ns
                 and known.size == entry.size
+                and known.ctime_ns == entry.ctime_ns
+                and known.inode == entry.inode
             ):
                 result.unchanged += 1
                 continue
@@ -255,7 +260,7 @@ class IncrementalScanner:
         result.bytes_read += len(data)
         digest = hash_bytes(data)
         if known is not None and known.xxh3_64 == digest and not full:
-            store.touch_document(known.id, entry.mtime_ns, entry.size)
+            store.touch_document(known.id, entry.mtime_ns, entry.size, entry.ctime_ns, entry.inode)
             result.unchanged += 1
             result.touched += 1
             return False, []
@@ -297,6 +302,8 @@ class IncrementalScanner:
             known.id if known else None,
             note.kind,
             note.date,
+            entry.ctime_ns,
+            entry.inode,
         )
         if known is not None or note.tags:
             store.set_tags(doc_id, note.tags, new=known is None)
