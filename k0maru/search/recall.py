@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from k0maru.config import Settings
 from k0maru.errors import K0maruError
+from k0maru.index import db
 from k0maru.index.store import Store
 from k0maru.search import lexical, vectors
 from k0maru.search.filters import Filters
@@ -191,9 +192,15 @@ class Recall:
                     return RecallResult(query, mode, [], pool, warnings)
             else:
                 qvec = embedder.embed([query])[0]
-                hits_v = vectors.search(
-                    self.store, qvec, chunk_k if allowed is None else vectors.KNN_MAX
-                )
+                try:
+                    hits_v = vectors.search(
+                        self.store, qvec, chunk_k if allowed is None else vectors.KNN_MAX
+                    )
+                except db.DatabaseError as exc:  # a damaged vector page: BM25 still answers
+                    hits_v, channels = [], "bm25"
+                    warnings.append(
+                        f"vector channel off: {db.translate_error(exc, self.store.path)}"
+                    )
                 if allowed is not None:
                     hits_v = [h for h in hits_v if h.doc_id in allowed]
                 ranked["vector"], vec_best = _doc_ranking(hits_v)

@@ -81,6 +81,8 @@ class VaultSession:
 
     def fresh(self) -> None:
         """Incremental rescan (call it holding `lock`); throttled to one per `rescan_interval`."""
+        from k0maru.index import db
+
         if not self.rescan:
             return
         if (
@@ -99,9 +101,18 @@ class VaultSession:
         except (
             IndexReadOnlyError,
             IndexLockedError,
-        ) as exc:  # answer from the index as it is, and say so
+            IndexCorruptError,
+            db.DatabaseError,
+        ) as exc:  # answer from what is readable, and say what to run (a full disk, a damaged page)
+            error = (
+                exc
+                if isinstance(exc, K0maruError)
+                else db.translate_error(exc, db_path(self.vault.root))
+            )
+            if not isinstance(error, IndexReadOnlyError | IndexLockedError | IndexCorruptError):
+                raise error from None
             self._last_scan = time.monotonic()
-            self.warnings = [f"index not refreshed: {exc}"]
+            self.warnings = [f"index not refreshed: {error}"]
             return
         self._last_scan = time.monotonic()
         self.warnings = report.as_dict()["warnings"]
