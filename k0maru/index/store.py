@@ -67,6 +67,7 @@ class Store(DocumentStore, ChunkStore, LinkStore, Bm25Store, VectorStore, Offloa
         store = cls(vault, conn, path, busy_timeout_ms / 1000)
         store.readonly = readonly
         store.readonly_why = full
+        store.identity = db.file_identity(path)
         try:
             if not readonly:
                 store.migrate()

@@ -36,11 +36,10 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 
 def fill(folder: Path) -> None:
     """Write until the filesystem is full."""
-    with (folder / "filler").open("wb") as fh:
+    with (folder / "filler").open("wb", buffering=0) as fh:
         try:
-            while True:
-                fh.write(b"\0" * 65536)
-                fh.flush()
+            while fh.write(b"\0" * 4096):
+                pass
         except OSError:
             pass
 
