@@ -98,6 +98,7 @@ class IncrementalScanner:
             full = True
         entries = list(self._entries(only))
         result, work, gone = self._diff(entries, self.store.cached_documents(only), full, only)
+        gone = self._listed(gone)
         if only is None:
             result.symlinks = self.walker.linked
             result.skipped += len(self.walker.skips)
@@ -118,7 +119,7 @@ class IncrementalScanner:
                     seen = {e.rel for e in entries}
                     cached = self.store.cached_documents(only)
                     scope = cached.keys() if only is None else {p for p in only if p in cached}
-                    gone = [(p, cached[p].id) for p in scope if p not in seen]
+                    gone = self._listed([(p, cached[p].id) for p in scope if p not in seen])
                 if gone:
                     self.store.delete_documents([doc_id for _, doc_id in gone])
                     result.removed += len(gone)
@@ -191,6 +192,7 @@ class IncrementalScanner:
         entries = list(self._entries(None))
         cached = self.store.cached_documents()
         _, work, gone = self._diff(entries, cached, False, None)
+        gone = self._listed(gone)
         return {
             "new": sum(1 for _, k in work if k is None),
             "changed": sum(1 for _, k in work if k is not None),
@@ -323,6 +325,11 @@ class IncrementalScanner:
             else:
                 result.modified += 1
         return True, [(doc_id, link) for link in note.links]
+
+    def _listed(self, gone: list[tuple[str, int]]) -> list[tuple[str, int]]:
+        """The vanished notes, less those in a folder the walk could not list (not known to be gone)."""
+        folders = tuple(self.walker.unreadable)
+        return [g for g in gone if not g[0].startswith(folders)] if folders else gone
 
     def _skip(self, result: ScanResult, entry: Entry, known: CachedDoc | None, why: str) -> None:
         result.skipped += 1

@@ -60,7 +60,8 @@ class VaultWalker:
         self._root_ignore = gitignore_spec(list(exclude)) if exclude else None
         self._real_root = os.path.realpath(root)
         self.linked = 0  # symlinks to files inside the vault (indexed at their target)
-        self.skips: list[tuple[str, str]] = []  # (vault path, why) of symlinks not followed
+        self.skips: list[tuple[str, str]] = []  # (vault path, why): symlinks not followed, folders
+        self.unreadable: list[str] = []  # folders that could not be listed ("a/b/")
         self.walked = ""  # the last whole walk's fingerprint (`fingerprint`)
 
     def _included(self, rel: str, name: str) -> bool:
@@ -73,6 +74,7 @@ class VaultWalker:
         is then the walk's fingerprint, taken in directory order."""
         self.linked = 0
         self.skips = []
+        self.unreadable = []
         specs: list[tuple[str, Spec]] = []
         if self._root_ignore is not None:
             specs.append(("", self._root_ignore))
@@ -143,7 +145,16 @@ class VaultWalker:
                                 self._symlink(rel, entry.path)
                     except OSError:  # gone, or unreadable, since it was listed
                         continue
-        except OSError:  # unreadable, or gone while listed: what was read of it counts
+        except OSError as exc:  # unreadable, or gone while listed: what was read of it counts
+            if not isinstance(exc, FileNotFoundError):
+                self.unreadable.append(rel_dir)
+                self.skips.append(
+                    (
+                        rel_dir or "./",
+                        f"an unreadable folder ({exc.strerror}); its notes stay as last indexed, "
+                        "check its permissions",
+                    )
+                )
             return
 
     def _symlink(self, rel: str, path: str) -> None:
