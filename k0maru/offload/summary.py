@@ -58,11 +58,13 @@ SHOWN_TAIL = (
 )
 
 
-def budget_for(raw_tokens: int, lines: int) -> int:
+def budget_for(raw_tokens: int, lines: int, failing: bool = True) -> int:
     """Tokens a summary may spend: a small share of the log, enough for a failure's own lines (a
-    short log of at most 200 lines, up to 40% of it)."""
+    short log of at most 200 lines, up to 40% of it). A failing log too small for that passes through
+    whole (a summary must cost under half the log); one with nothing failing is summarised in less."""
     small = min(raw_tokens * 2 // 5, 400) if lines <= 200 else 0
-    return max(small, 300, min(600, raw_tokens * 6 // 100))
+    budget = max(small, 300, min(600, raw_tokens * 6 // 100))
+    return budget if failing else min(budget, raw_tokens * 45 // 100)
 
 
 def _failure_like(text: str) -> bool:
@@ -117,7 +119,9 @@ def render(
         hint = f" --lines {max(lines - 60, 1)}:{max(lines, 1)}"
     closing = f"inspect: k0maru log show {node_id}{hint}"
     room = (
-        (budget or budget_for(raw_tokens, lines)) - count_tokens("\n".join([*parts, closing])) - 30
+        (budget or budget_for(raw_tokens, lines, root is not None or bool(exit_code)))
+        - count_tokens("\n".join([*parts, closing]))
+        - 30
     )
     confident = root is not None and findings.root_is_users and root.stack != "generic"
     shown: set[int] = set()
