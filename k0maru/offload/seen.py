@@ -33,7 +33,7 @@ def seen_before(vault: Vault, root: Failure | None) -> str | None:
     words = shape(root.message)
     place = Path(root.location.split(":", 1)[0]).name if root.location else ""
     query = " ".join([root.code, *words[:12], place]).strip()
-    result = vault.recall.search(query, limit=3, mode="bm25", nearest_if_none=False)
+    result = vault.recall.search(query, limit=3, mode="bm25")
     for hit in result.hits:
         try:
             text = (vault.root / hit.path).read_text(encoding="utf-8", errors="replace")
