@@ -46,16 +46,14 @@ def mermaid(command: str, findings: Findings, exit_code: int | None, lines: int)
 
 
 PIPED_STATUS = "exit status unknown (piped: `set -o pipefail`, or `k0maru offload -- CMD`)"
-# a line worth showing has words beyond a leading `[INFO]`-style tag (not a rule, not blank)
 # a passing test's line (jest/vitest/mocha ticks, TAP `ok`, `... ok`, `PASS`): never the failure's
 PASSED = re.compile(
     r"^\s*(?:[✓✔√]|ok \d|PASS\b|\[\s*(?:OK|PASSED)\s*\])|.*(?:\.\.\. ok| PASSED)\s*$"
 )
+# a line worth showing has words beyond a leading `[INFO]`-style tag (not a rule, not blank)
 TAG = re.compile(r"^\W*\[\w+\]")
 WORD = re.compile(r"[A-Za-z0-9]{2}")
-SHOWN_TAIL = (
-    30  # the log's last lines, the view `tail -n 30` gives: a summary never shows less of them
-)
+SHOWN_TAIL = 30  # the log's last lines read for the summary: the view `tail -n 30` gives
 
 
 def budget_for(raw_tokens: int, lines: int, failing: bool = True) -> int:
@@ -87,9 +85,10 @@ def render(
     budget: int | None = None,
     seen: str | None = None,
 ) -> str:
-    """The text the terminal gets instead of the log (summary tokens are counted on this). When no
-    failure is located in the user's code, it carries the failure's own lines: the block around the
-    first failure marker, then the log's last lines, within `budget` tokens."""
+    """The text the terminal gets instead of the log (summary tokens are counted on this): status,
+    codes, the first failure, then within `budget` tokens the failure's own lines (the block around
+    its marker) and the failure's lines among the log's last 30 (all of those when nothing was
+    recognised, the view `tail -n 30` would give)."""
     from k0maru.llm_tokens import count_tokens
 
     codes = ", ".join(findings.error_codes) or "none"
