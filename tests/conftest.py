@@ -1,13 +1,17 @@
-"""Shared fixtures: real vaults in temp dirs, real SQLite + sqlite-vec, the real ONNX model."""
+"""Shared fixtures: real vaults in temp dirs, real SQLite + sqlite-vec, the real ONNX model.
+
+Two guards keep the test tiers honest: a test not marked `slow` may not start a process, and no
+process a test started (however indirectly) may outlive the suite."""
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import shutil
 import signal
+import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from subprocess import CompletedProcess
@@ -16,56 +20,59 @@ import pytest
 
 from tests.helpers import DEMO_VAULT, run_k0maru
 
-PR_SET_CHILD_SUBREAPER = 36
+# Every process the suite starts inherits this variable, so one left behind can be found by it.
+RUN_MARK = "K0MARU_TEST_RUN"
+os.environ[RUN_MARK] = uuid.uuid4().hex
+SPAWN_EVENTS = ("subprocess.Popen", "os.exec", "os.posix_spawn", "os.fork", "os.system")
+_spawned: list[str] = []
 
 
-def _live_children() -> dict[int, str]:
-    """This process's children that are still running (zombies reaped), pid -> command line."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            break
-        if pid == 0:
-            break
-    found = {}
-    me = str(os.getpid())
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    if event in SPAWN_EVENTS:
+        _spawned.append(f"{event} {args[1] if len(args) > 1 else args}"[:200])
+
+
+sys.addaudithook(_audit)
+
+
+@pytest.fixture(autouse=True)
+def _fast_tests_start_no_process(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The fast tier runs in-process: a test that starts a process must carry `@pytest.mark.slow`."""
+    _spawned.clear()
+    yield
+    if request.node.get_closest_marker("slow") is None and _spawned:
+        pytest.fail(f"a test not marked slow started a process: {_spawned[0]}; mark it slow")
+
+
+def _ours() -> list[int]:
+    """Processes other than this one whose environment carries this run's mark."""
+    needle = f"{RUN_MARK}={os.environ[RUN_MARK]}".encode()
+    found = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+        if not entry.isdigit() or int(entry) == os.getpid():
             continue
         try:
-            with open(f"/proc/{entry}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-            if fields[1] != me or fields[0] == "Z":
-                continue
-            with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                found[int(entry)] = fh.read().replace(b"\0", b" ").decode(errors="replace")
-        except (OSError, IndexError):
+            environ = open(f"/proc/{entry}/environ", "rb").read()  # noqa: SIM115
+        except OSError:
             continue
+        if needle in environ.split(b"\0"):
+            found.append(int(entry))
     return found
 
 
 @pytest.fixture(scope="session", autouse=True)
-def no_process_outlives_the_suite() -> Iterator[None]:
-    """Fail the run when a process a test started (a server, a hook's worker, a grandchild) is still
-    running at the end: pytest is made the subreaper, so orphans become its children and are seen."""
-    if not os.path.isdir("/proc"):
-        yield
-        return
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    before = set(_live_children())
+def _no_process_outlives_the_suite() -> Iterator[None]:
+    """Fail (and end them) if processes the tests started are still running a while after the last test."""
     yield
-    deadline = time.monotonic() + 20  # a hook's background worker exits once it has caught up
-    left = {p: c for p, c in _live_children().items() if p not in before}
-    while left and time.monotonic() < deadline:
+    if not os.path.isdir("/proc"):
+        return
+    deadline = time.monotonic() + 15
+    while (left := _ours()) and time.monotonic() < deadline:
         time.sleep(0.2)
-        left = {p: c for p, c in _live_children().items() if p not in before}
     for pid in left:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-    _live_children()
-    assert not left, f"processes outlived the test suite: {left}"
+    assert left == [], f"processes started by the tests outlived the suite: {left}"
 
 
 @pytest.fixture

@@ -5,9 +5,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from k0maru.index.schema import MIGRATIONS
 from k0maru.index.store import Store
 from tests.helpers import errors, write
+
+pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
 
 COMMANDS = [
     "init",

@@ -14,6 +14,8 @@ from mcp.client.stdio import stdio_client
 
 from tests.helpers import write
 
+pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
+
 EXISTING = {  # what a user already has in each file: must survive the merge
     "claude-code": (".mcp.json", {"mcpServers": {"github": {"command": "gh-mcp", "args": []}}}),
     "cursor": (".cursor/mcp.json", {"mcpServers": {"other": {"url": "http://localhost:9/mcp"}}}),

@@ -118,6 +118,7 @@ def test_search_page_escapes_the_query(console) -> None:
     )
 
 
+@pytest.mark.slow
 def test_tokens_and_logs(console, demo: Path) -> None:
     script = write(
         demo,
@@ -190,6 +191,7 @@ def _start_ui(vault: Path, port: int = 0) -> tuple[subprocess.Popen, str]:
     return proc, m.group(1)
 
 
+@pytest.mark.slow
 def test_sigint_stops_at_once_and_frees_the_port(demo: Path) -> None:
     port = _free_port()
     proc, url = _start_ui(demo, port)
@@ -258,6 +260,7 @@ def _wait_until(page, expression: str, timeout_s: float = 10.0) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_end_to_end_in_headless_chromium(demo: Path) -> None:
     write(demo, "20_Cards/evil.md", XSS_NOTE)
     script = write(
@@ -398,6 +401,7 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         assert (ARTIFACTS / name).stat().st_size > 10_000
 
 
+@pytest.mark.slow
 def test_console_binds_localhost_by_default(k0) -> None:
     from k0maru.cli.main import build_parser
 
@@ -422,6 +426,7 @@ def test_link_badge_names_the_link_once(console) -> None:
     assert boosted and all(re.match(r"\+0\.\d{4} · (links to|linked from) ", b) for b in boosted)
 
 
+@pytest.mark.slow
 def test_bad_or_busy_port_is_a_one_line_error(demo: Path, k0) -> None:
     r = k0("ui", "--vault", str(demo), "--port", "99999")
     assert r.returncode == 2 and "port 99999 is out of range" in r.stderr

@@ -13,6 +13,8 @@ import pytest
 from k0maru.index.store import Store
 from tests.helpers import REPO, write
 
+pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Ada Dev",
     "GIT_AUTHOR_EMAIL": "ada@example.com",
