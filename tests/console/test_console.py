@@ -176,18 +176,22 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_ui(vault: Path, port: int = 0) -> tuple[subprocess.Popen, str]:
+def _start_ui(
+    vault: Path, port: int = 0, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "k0maru", "ui", "--vault", str(vault), "--port", str(port)],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         text=True,
+        env={**os.environ, **(env or {})},
     )
     line = proc.stdout.readline()
     m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
     if not m:
         proc.kill()
-        pytest.fail(f"console did not start: {line!r} {proc.stderr.read()}")
+        proc.wait()
+        pytest.fail(f"console did not start: {line!r}")
     return proc, m.group(1)
 
 
