@@ -15,6 +15,7 @@ from k0maru.index.markdown import md_link_key
 _WIKI = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
 _MD_INLINE = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 _EMBED = re.compile(r"!\[\[")  # an embed shows as a link to the embedded note
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _md = (
     MarkdownIt("commonmark", {"html": False, "linkify": False})
     .enable("table")
@@ -69,6 +70,9 @@ def render_markdown(body: str, resolve: Callable[[str], str | None], note_path: 
             return f"{safe_shown}"
         return f"[{safe_shown}](/notes/{quote(path)})"
 
+    body = _COMMENT.sub(
+        "", body
+    )  # an HTML comment is hidden in any Markdown viewer: not shown as text
     html = _md.render(_WIKI.sub(wikilink, _MD_INLINE.sub(md_link, _EMBED.sub("[[", body))))
     return nh3.clean(
         html,

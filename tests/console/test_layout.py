@@ -48,7 +48,11 @@ def big_demo(demo: Path) -> Path:
         demo,
         "20_Cards/twice.md",
         "---\ntags: [twice, links]\nowner: ada\nstatus: draft\n---\n# Linked twice\n\n"
-        "See [[sqlite-busy-timeout]] and again [[sqlite-busy-timeout|the same card]].\n",
+        "<!-- an HTML comment stays hidden -->\n"
+        "See [[sqlite-busy-timeout]] and again [[sqlite-busy-timeout|the same card]].\n\n"
+        "| option | effect | notes |\n|---|---|---|\n"
+        f"| {'x' * 90} | {'a_very_long_identifier_' * 4} | {'wide ' * 30} |\n\n"
+        f"```\n{'IMPORTANT: a very long line of code that does not wrap ' * 3}\n```\n",
     )
     offload(demo, "pytest", PYTEST_LOG.read_bytes())
     ticks = "".join(f"tick {i}\n" for i in range(3000)) + "error: the end\n"
@@ -167,6 +171,7 @@ def check_size(page, url: str, width: int, height: int) -> None:
     assert page.locator(".tags .badge").all_inner_texts() == ["#twice", "#links"]
     assert "owner" in page.inner_text("dl.props") and "draft" in page.inner_text("dl.props")
     assert page.locator("aside li a:text('SQLITE_BUSY and busy_timeout')").count() == 1
+    assert "HTML comment" not in page.inner_text("article")
     no_horizontal_scroll(page, f"a note at {size}")
 
     # the link graph: legible labels that do not overlap
