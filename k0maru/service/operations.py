@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the result types load only for the operations that answer w
     from k0maru.service.vault import Vault
 
 DEFAULT_LOG_LINES = 120
+QUERY_ECHO_CHARS = 80  # a pasted backtrace as the query is not sent back whole
 PASSAGE_CAPS = (
     800,
     560,
@@ -114,9 +115,11 @@ class Service:
         filters: Filters | None = None,
         token_budget: int | None = None,
         nearest_if_none: bool = True,
+        min_score: float | None = None,
     ) -> RecallResult:
-        """Ranked notes with their answering passages; with `token_budget`, the compact answer is cut to
-        fit it exactly (o200k tokens): passages are shortened evenly, then the lowest hits dropped."""
+        """Ranked notes with their answering passages (those scoring at least `min_score`); with
+        `token_budget`, the compact answer is cut to fit it exactly (o200k tokens): passages are shortened
+        evenly, then the lowest hits dropped. The query comes back cut to a short echo."""
         from k0maru.service.models import RecallHit, RecallResult
 
         check_length("query", query, MAX_QUERY_CHARS)
@@ -133,6 +136,8 @@ class Service:
             )
         hits = []
         for h in result.hits:
+            if min_score is not None and h.score < min_score:
+                continue
             hit = RecallHit(
                 path=h.path,
                 title=h.title,
@@ -160,7 +165,7 @@ class Service:
                 )
             hits.append(hit)
         answer = RecallResult(
-            query=result.query,
+            query=_cut(" ".join(result.query.split()), QUERY_ECHO_CHARS),
             mode=result.mode,
             hits=hits,
             warnings=result.warnings,
