@@ -523,3 +523,39 @@ def test_a_short_token_is_refused(monkeypatch, capsys) -> None:
     monkeypatch.setenv("K0MARU_UI_TOKEN", "short")
     assert main(["ui", "--host", "0.0.0.0", "--port", "0"]) == 2
     assert "K0MARU_UI_TOKEN is shorter than 16 characters" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_ui_beyond_loopback_prints_a_token_once_and_checks_it(demo: Path) -> None:
+    """Over real HTTP: `ui --host 0.0.0.0` prints its token once; `Host: localhost` without it gets 401."""
+    import http.client
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "k0maru", "ui", "--vault", str(demo), "--host", "0.0.0.0"]
+        + ["--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "K0MARU_EMBED": "0"},
+    )
+    try:
+        line = proc.stdout.readline()
+        m = re.search(
+            r"http://0\.0\.0\.0:(\d+)/\?token=([\w-]{32})\s+\(the token is shown once", line
+        )
+        assert m, line
+        port, token = int(m.group(1)), m.group(2)
+
+        def get(path: str, host: str) -> http.client.HTTPResponse:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request("GET", path, headers={"Host": host})
+            return conn.getresponse()
+
+        r = get("/api/notes/20_Cards/sqlite-busy-timeout.md", "localhost")
+        assert r.status == 401 and b"SQLITE_BUSY" not in r.read()
+        r = get(f"/status?token={token}", "192.168.1.9:8765")
+        assert r.status == 302 and f"k0maru_token={token}" in r.getheader("Set-Cookie")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=15)
+    assert token not in proc.stdout.read() + proc.stderr.read()  # printed once, at start only
