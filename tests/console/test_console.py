@@ -559,3 +559,41 @@ def test_ui_beyond_loopback_prints_a_token_once_and_checks_it(demo: Path) -> Non
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=15)
     assert token not in proc.stdout.read() + proc.stderr.read()  # printed once, at start only
+
+
+def test_dashboard_and_pages_hold_what_a_person_looks_for(console, demo: Path, monkeypatch) -> None:
+    """In-process twin of test_layout.py's content checks (that one measures the layout in Chromium)."""
+    import io
+
+    from k0maru.cli.main import main
+
+    log = (Path(__file__).parents[1] / "data" / "logs" / "pytest_many_verbose.log").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(log)))
+    assert main(["offload", "--vault", str(demo), "--task-id", "pt"]) == 0
+    home = console.get("/").get_data(as_text=True)
+    assert 'class="grid dashboard"' in home and "recent offloads" in home and "bm25" in home
+    node = console.get("/api/logs").get_json()[0]["node_id"]
+    page = console.get(f"/logs/{node}").get_data(as_text=True)
+    first = re.search(r'id="first-failure"><i>(\d+)</i>([^<]*)<', page)
+    assert first and first.group(1) == "325" and "return 100 // (n - 213)" in first.group(2)
+    assert "log line 325" in page and "showing lines" in page
+    grep = console.get(f"/logs/{node}?grep=%5C%5B(10|20)%5C%5D&context=1").get_data(as_text=True)
+    assert grep.count('class="sep"') == 1 and "showing 2 of 2 matching lines" in grep
+    logs = console.get("/logs").get_data(as_text=True)
+    assert "<th>when</th><th>took</th><th>task</th>" in logs and "332" in logs
+    write(
+        demo,
+        "20_Cards/twice.md",
+        "---\ntags: [a, b]\nowner: ada\n---\n# Twice\n\n"
+        "[[sqlite-busy-timeout]] and [[sqlite-busy-timeout|again]]\n",
+    )
+    note = console.get("/notes/20_Cards/twice.md").get_data(as_text=True)
+    assert '<h1 class="note-title">Twice</h1>' in note and "#a" in note and "<dt>owner</dt>" in note
+    listed = note.split("<h3>links (", 1)[1].split("</ul>", 1)[0]
+    assert listed.startswith("1)") and listed.count("sqlite-busy-timeout.md") == 1  # linked twice
+    notes = console.get("/notes").get_data(as_text=True)
+    assert re.search(r"1–\d+ of \d+ notes", notes) and '<aside class="card tree">' in notes
+    search = console.get("/search?q=SQLITE_BUSY").get_data(as_text=True)
+    assert "+ graph <b>" in search
+    status = console.get("/status").get_data(as_text=True)
+    assert "pending vectors" in status and "worker" in status
