@@ -245,3 +245,22 @@ def test_an_unforeseen_failure_is_one_line_with_its_cause(demo: Path, service: S
     assert result.is_error and "\n" not in message and len(message) < 300
     assert "Error executing tool" not in message
     assert "Error" in message.split(":")[1] or "exists" in message or "directory" in message
+
+
+def test_distill_never_cites_a_card_it_wrote(service: Service) -> None:
+    """Two E0502 failures in a row, then the first again: no card cites or links a distilled card (the
+    first would be "Fixed before" in the second), and the third call is the first card, unchanged."""
+    traces = [(LOGS / n).read_text() for n in ("rustc_e0502.log", "cargo_build_color_e0502.log")]
+
+    async def body(c: Client) -> Any:
+        return [
+            await c.call_tool("distill_session_skill", {"trace": t}) for t in (*traces, traces[0])
+        ]
+
+    first, second, again = (r.structured_content for r in call(service, body))
+    stem = first["note_path"].rsplit("/", 1)[-1].removesuffix(".md")
+    assert first["note_outcome"] == second["note_outcome"] == "created"
+    assert stem not in second["related_notes"] and f"[[{stem}]]" not in second["card_markdown"]
+    fixed = [line for line in second["card_markdown"].splitlines() if "Fixed before" in line]
+    assert fixed and all("e0502-cannot-borrow" not in line for line in fixed)  # human notes only
+    assert again["note_outcome"] == "up_to_date" and again["note_path"] == first["note_path"]
