@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up everything the test suite needs on a fresh machine (Python 3.11, git, pip), then run it.
+# Set up everything the test suite needs on a fresh machine (Python 3.11, git, pip), then run
+# ruff, mypy and both test tiers.
 #   bash scripts/test.sh [pytest args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +26,10 @@ if [ -n "${K0MARU_NO_CHROMIUM:-}" ]; then
   echo "test.sh: NO BROWSER: ${K0MARU_NO_CHROMIUM}; the console's browser test is skipped here (on CI, CI=true, it fails)" >&2
 fi
 
+.venv/bin/ruff format --check k0maru tests scripts
 .venv/bin/ruff check k0maru tests scripts
 .venv/bin/mypy
-# -rs lists every skipped test with its reason in the summary
-exec .venv/bin/python -m pytest -q -rs "$@"
+# Both tiers, the fast in-process one first (pyproject's addopts select it), then the `slow` one that
+# starts real processes; -rs lists every skipped test with its reason. `set -e` stops at the first failure.
+.venv/bin/python -m pytest -q -rs "$@"
+.venv/bin/python -m pytest -q -rs -m slow "$@"

@@ -64,10 +64,16 @@ def test_engines_and_service_never_import_a_front_end() -> None:
     assert bad == []
 
 
-def test_only_the_index_package_runs_sql() -> None:
+# index/snapshot.py's read-only look at the corpus version is being replaced (#31); until then it is
+# the one module outside the stores that runs SQL.
+SQL_MODULES = ("k0maru.index.db", "k0maru.index.schema", "k0maru.index.snapshot")
+
+
+def test_only_the_store_modules_run_sql() -> None:
+    """Only `index/*_store` modules (and db.py, which opens the connection) run SQL."""
     offenders = []
     for name, path in modules().items():
-        if layer(name) == "index":
+        if (name.endswith("_store") and layer(name) == "index") or name in SQL_MODULES:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and node.attr in (

@@ -80,15 +80,21 @@ def test_vault_defaults_to_git_root(tmp_path: Path) -> None:
     deep = tmp_path / "repo" / "a" / "b"
     deep.mkdir(parents=True)
     assert find_vault(deep) == (tmp_path / "repo").resolve()
-    assert find_vault(tmp_path) == tmp_path.resolve()
+    (tmp_path / "repo" / "a" / ".k0maru").mkdir()  # a vault inside the repository is the nearer one
+    assert find_vault(deep) == (tmp_path / "repo" / "a").resolve()
+    with pytest.raises(ConfigError, match="k0maru init"):  # no repository, no vault: refused ...
+        find_vault(tmp_path)
+    assert find_vault(tmp_path, create=True) == tmp_path.resolve()  # ... unless `init` asks
 
 
+@pytest.mark.slow
 def test_cli_reports_bad_env_value_in_one_line(k0, vault: Path) -> None:
     r = k0("status", "--vault", str(vault), env={"K0MARU_POOL_MIN": "-3"})
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "pool_min" in r.stderr
 
 
+@pytest.mark.slow
 def test_validated_settings_are_cached_and_follow_every_source(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -75,8 +75,18 @@ def connect(
 
 
 def register(add: Adder) -> None:
-    add("mcp", mcp, "run the MCP server on stdio (its tools are listed by any MCP client)")
-    p = add("ui", ui, "web console: search debugger, token scoreboard, log nodes, notes, status")
+    add(
+        "mcp",
+        mcp,
+        "run the MCP server on stdio (its tools are listed by any MCP client)",
+        json=False,
+    )
+    p = add(
+        "ui",
+        ui,
+        "web console: dashboard, search debugger, token scoreboard, log nodes, notes, status",
+        json=False,
+    )
     p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default: %(default)s, local only)"
     )

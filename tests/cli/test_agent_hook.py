@@ -160,6 +160,7 @@ def test_the_installed_command_answers_each_hosts_input(host: str) -> None:
     assert r.returncode == 0 and r.stdout == ""  # a broken input lets the command run as written
 
 
+@pytest.mark.slow
 def test_the_hook_imports_only_json_and_shlex() -> None:
     """What keeps the hook fast: beyond what `import json, shlex` loads, only the hook module itself."""
     code = (

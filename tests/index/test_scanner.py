@@ -5,6 +5,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from k0maru.config import load_settings
 from k0maru.index.scanner import IncrementalScanner
 from k0maru.index.store import Store, db_path
@@ -109,6 +111,7 @@ def test_scan_only_given_paths(vault: Path) -> None:
     assert (r.added, r.modified, r.removed) == (0, 1, 1)  # c.md was not asked about
 
 
+@pytest.mark.slow
 def test_kill_mid_scan_leaves_index_intact(vault: Path) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
     from vaultgen import generate

@@ -12,6 +12,8 @@ import pytest
 from k0maru.index.store import Store
 from tests.helpers import run_k0maru, write
 
+pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
+
 
 def scan(vault: Path, *flags: str) -> dict:
     r = run_k0maru("scan", "--vault", str(vault), "--json", *flags)

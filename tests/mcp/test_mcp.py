@@ -14,8 +14,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.helpers import write
 
+pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
+
 DATA = Path(__file__).parents[1] / "data" / "logs"
-pytestmark = pytest.mark.slow
 
 
 def run_session(vault: Path, body, env: dict[str, str] | None = None):

@@ -103,6 +103,7 @@ def test_demo_vault_agents_md() -> None:
     assert rules["skill"].folder == "50_Skills"
 
 
+@pytest.mark.slow
 def test_conventions_cli(k0) -> None:
     r = k0("conventions", "--vault", str(DEMO_VAULT), "--json")
     assert r.returncode == 0
@@ -177,6 +178,7 @@ def test_titles_in_any_script_name_their_notes(vault: Path) -> None:
     assert slugify("Rust E0502 ошибка заимствования café", ascii_only=True) == "rust-e0502-cafe"
 
 
+@pytest.mark.slow
 def test_twenty_concurrent_flushes(vault: Path) -> None:
     code = (
         "import sys; from pathlib import Path; from k0maru.notes.flush import FlushEngine; "
@@ -206,6 +208,7 @@ def test_twenty_concurrent_flushes(vault: Path) -> None:
     assert not list((vault / "cards").glob(".*.tmp"))  # no partial files left behind
 
 
+@pytest.mark.slow
 def test_flush_cli_indexes_immediately(demo: Path, k0) -> None:
     body = demo / "body.txt"
     body.write_text("Renew leases in batches of 500 per call to cut write load.")
@@ -237,6 +240,7 @@ def test_flush_cli_indexes_immediately(demo: Path, k0) -> None:
     assert fm["tags"] == ["locking", "perf"] and fm["category"] == "decisions"
 
 
+@pytest.mark.slow
 def test_related_notes_by_title_or_path_become_resolvable_links(demo: Path, k0) -> None:
     related = "SQLITE_BUSY and busy_timeout,30_Runbooks/restore-from-backup.md,Lease renewal redesign,Ghost Note"
     r = k0(
@@ -276,11 +280,13 @@ def test_related_notes_by_title_or_path_become_resolvable_links(demo: Path, k0) 
     }
 
 
+@pytest.mark.slow
 def test_flush_refuses_bad_input(demo: Path, k0) -> None:
     r = k0("flush", "--vault", str(demo), "--kind", "card", "--title", "x", input="   ")
     assert r.returncode == 2 and "empty body" in r.stderr
 
 
+@pytest.mark.slow
 def test_distill_rust_trace_is_specific(demo: Path, k0, tmp_path: Path) -> None:
     hermes = tmp_path / "hermes"
     r = k0(
@@ -339,6 +345,7 @@ def test_distill_rust_trace_is_specific(demo: Path, k0, tmp_path: Path) -> None:
     assert again["note_outcome"] == "up_to_date" and again["hermes_outcome"] == "up_to_date"
 
 
+@pytest.mark.slow
 def test_distill_asan_and_python_traces(demo: Path, k0) -> None:
     r = k0(
         "distill", "--vault", str(demo), "--trace-file", str(DATA / "gcc_asan_uaf.log"), "--json"
@@ -360,6 +367,7 @@ def test_distill_asan_and_python_traces(demo: Path, k0) -> None:
     assert "future.done()" in (demo / card["note_path"]).read_text()
 
 
+@pytest.mark.slow
 def test_distill_from_offloaded_node(demo: Path, k0) -> None:
     script = write(
         demo, "fail.py", "for i in range(2000):\n    print('step', i)\nraise KeyError('lease-42')\n"
@@ -371,6 +379,7 @@ def test_distill_from_offloaded_node(demo: Path, k0) -> None:
     assert "raise KeyError('lease-42')" in (demo / card["note_path"]).read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text", ["all good\nnothing to see\n", "everything is fine, no error here\n"]
 )
@@ -386,6 +395,7 @@ def test_distill_refuses_what_is_not_a_failure(demo: Path, k0, text: str) -> Non
     )
 
 
+@pytest.mark.slow
 def test_distilled_names_end_between_words_and_the_licence_is_the_vault_s(
     demo: Path, k0, tmp_path: Path
 ) -> None:

@@ -14,6 +14,8 @@ from k0maru.offload.analyzer import LogAnalyzer
 from k0maru.offload.findings import same_place
 from tests.helpers import write
 
+pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
+
 DATA = Path(__file__).parents[1] / "data" / "logs"
 
 

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from k0maru.offload.analyzer import LogAnalyzer
 from k0maru.offload.findings import MAX_KEPT
 from k0maru.offload.summary import render
@@ -11,6 +13,7 @@ from k0maru.offload.summary import render
 DATA = Path(__file__).parents[1] / "data" / "logs"
 
 
+@pytest.mark.slow
 def test_the_encoder_holds_only_the_vocabulary_the_text_needs_and_counts_exactly() -> None:
     """ASCII text loads a narrow vocabulary; a text with other bytes widens it to the whole one; every count
     equals bpe-openai's over the whole vocabulary (fresh process: the order of texts matters here)."""
@@ -80,6 +83,7 @@ def test_findings_stay_bounded_whatever_the_number_of_failures() -> None:
     assert "20,000 failure(s)" in text and "first failure: src/app.ts:0:7" in text
 
 
+@pytest.mark.slow
 def test_a_pass_through_never_loads_the_tokenizer(tmp_path: Path) -> None:
     code = (
         "import io, sys; from k0maru.offload.runner import run_offload; "

@@ -75,6 +75,7 @@ def test_the_delta_merges_once_it_grows_past_the_threshold(vault: Path) -> None:
         assert v.store.lexical_stale() == []
 
 
+@pytest.mark.slow
 def test_a_scan_with_no_merge_due_does_not_load_the_lexical_index(indexed: Path) -> None:
     import subprocess
     import sys

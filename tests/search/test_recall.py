@@ -287,6 +287,7 @@ def test_incremental_reembed_touches_only_changed_chunks(demo: Path) -> None:
     assert report.scan.modified == 1 and report.scan.new_chunks == 1 and report.embedded == 1
 
 
+@pytest.mark.slow
 def test_missing_model_degrades_to_bm25(demo: Path, k0) -> None:
     r = k0(
         "search",
@@ -303,6 +304,7 @@ def test_missing_model_degrades_to_bm25(demo: Path, k0) -> None:
     assert "no-such-model.onnx" in r.stderr and r.stderr.count("warning") == 1
 
 
+@pytest.mark.slow
 def test_cli_explain_shows_every_component(demo: Path, k0) -> None:
     r = k0("search", "--vault", str(demo), "--explain", "--limit", "3", "lease", "expiry")
     assert r.returncode == 0, r.stderr
@@ -319,11 +321,13 @@ def test_cli_explain_shows_every_component(demo: Path, k0) -> None:
         assert hits and all(h.get(other) is None for h in hits)
 
 
+@pytest.mark.slow
 def test_empty_query_is_an_error(demo: Path, k0) -> None:
     r = k0("search", "--vault", str(demo), "  ")
     assert r.returncode == 2 and "empty query" in r.stderr
 
 
+@pytest.mark.slow
 def test_vault_without_indexable_words(vault: Path, k0) -> None:
     write(vault, "a.md", "# A\nb c d\n")
     r = k0("scan", "--vault", str(vault), "--no-embed", "--json")
@@ -332,6 +336,7 @@ def test_vault_without_indexable_words(vault: Path, k0) -> None:
     assert r.returncode == 0 and json.loads(r.stdout)["hits"] == []
 
 
+@pytest.mark.slow
 def test_filters_by_folder_tag_kind_and_date(demo: Path, k0) -> None:
     """`--path`, `--tag` (nested tags included), `--kind` (frontmatter, else the folder) and a date window
     (frontmatter date, else mtime) restrict both channels; a filter nothing passes says so."""

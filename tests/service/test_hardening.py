@@ -16,6 +16,8 @@ import pytest
 from k0maru.index.store import Store, db_path
 from tests.helpers import write
 
+pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
+
 
 def one_line_error(r: subprocess.CompletedProcess[str]) -> str:
     assert "Traceback" not in r.stderr, r.stderr

@@ -1,0 +1,159 @@
+"""The index connection every per-concern store shares: schema migrations, transactions, `meta`.
+
+`BaseStore` owns one connection to `<vault>/.k0maru/index.sqlite`; the `*_store` modules add one table
+family each, and `store.Store` combines them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Self
+
+from k0maru.errors import IndexNewerError, IndexReadOnlyError
+from k0maru.index import db
+from k0maru.index.schema import MIGRATIONS
+from k0maru.layout import DB_FILE, STATE_DIR
+
+
+def db_path(vault: Path) -> Path:
+    return vault / STATE_DIR / DB_FILE
+
+
+class BaseStore:
+    """One connection to the index, its schema, transactions and `meta` rows."""
+
+    def __init__(self, vault: Path, conn: Any, path: Path, wait_s: float = 10.0):
+        self.vault = vault
+        self.conn = conn
+        self.path = path
+        self.wait_s = wait_s  # how long a write waits for another process's lock, in all
+        self.readonly = False  # the state folder or file is not writable: reads only
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def schema_version(self) -> int:
+        row = self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name='schema_version'"
+        ).fetchone()
+        if not row:
+            return 0
+        return int(
+            self.conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
+        )
+
+    def migrate(self) -> None:
+        """Bring the schema up to this version's; an index from a newer k0maru is refused, never written."""
+        found = self.schema_version()
+        if found > len(MIGRATIONS):
+            raise IndexNewerError(
+                f"{self.path}: this index was written by a newer k0maru (schema {found}, this one "
+                f"knows {len(MIGRATIONS)}); upgrade k0maru or run `k0maru scan --rebuild`"
+            )
+        if found == len(MIGRATIONS):
+            return
+        with self.transaction():
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+            )
+            current = self.schema_version()
+            for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
+                for statement in _split_sql(script):
+                    self.conn.execute(statement)
+                self.conn.execute(
+                    "INSERT INTO schema_version VALUES (?, ?)", (version, time.time())
+                )
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """BEGIN IMMEDIATE (retrying while another writer holds the lock) ... COMMIT, or ROLLBACK."""
+        self.require_writable()
+        db.retry_locked(lambda: self.conn.execute("BEGIN IMMEDIATE"), self.path, self.wait_s)
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            db.retry_locked(lambda: self.conn.execute("COMMIT"), self.path, self.wait_s)
+
+    def require_writable(self) -> None:
+        if self.readonly:
+            raise IndexReadOnlyError(
+                f"{self.path}: the index is read-only here (its folder or file is not "
+                "writable); reads work, to update it make .k0maru/ writable (chmod u+w)"
+            )
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def corpus_version(self) -> int:
+        return int(self.get_meta("corpus_version", "0") or 0)
+
+    def bump_corpus_version(self) -> None:
+        self.set_meta("corpus_version", str(self.corpus_version() + 1))
+
+    def release_mapped_pages(self) -> None:
+        """Unmap the pages of the index file this connection has read: they count in the process's RSS until
+        then (a server's warm-up reads the BM25 segment, ~16 MB of pages on 5,000 notes, that it keeps as
+        arrays anyway). Later reads map what they touch again."""
+        mapped = self.conn.execute("PRAGMA mmap_size").fetchone()[0]
+        if mapped:
+            self.conn.execute("PRAGMA mmap_size = 0")
+            self.conn.execute(f"PRAGMA mmap_size = {int(mapped)}")
+
+    def require_sound(self) -> None:
+        """Raise the corrupt-index error when SQLite's quick_check finds damage."""
+        problem = self.integrity_problem()
+        if problem:
+            raise db.corrupt_error(self.path, problem)
+
+    def integrity_problem(self) -> str | None:
+        """None when SQLite's quick_check finds the file sound, else its first complaint."""
+        row = self.conn.execute("PRAGMA quick_check(1)").fetchone()
+        if row and row[0] == "ok":
+            return None
+        text = " ".join(
+            str(row[0] if row else "no answer").replace("*** in database main ***", "").split()
+        )
+        return text[:120] or "quick_check failed"
+
+    def db_size_bytes(self) -> int:
+        return sum(
+            p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file()
+        )
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies (BEGIN ... END;) whole."""
+    statements: list[str] = []
+    buf: list[str] = []
+    in_trigger = False
+    for line in script.strip().splitlines():
+        buf.append(line)
+        stripped = line.strip().upper()
+        if stripped.startswith("CREATE TRIGGER"):
+            in_trigger = True
+        if (in_trigger and stripped == "END;") or (not in_trigger and stripped.endswith(";")):
+            statements.append("\n".join(buf).strip())
+            buf = []
+            in_trigger = False
+    if "".join(buf).strip():
+        statements.append("\n".join(buf).strip())
+    return statements

@@ -1,0 +1,74 @@
+"""The persisted BM25 main segment and the chunks its delta is read from."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from k0maru.index.base_store import BaseStore
+from k0maru.index.bm25_merge import Bm25State
+
+
+class Bm25Store(BaseStore):
+    """The `bm25_index` and `lexical_stale` tables, and the lexical corpus over `chunks`."""
+
+    def lexical_corpus(self) -> Iterator[tuple[int, int, str, str, str]]:
+        """(chunk id, doc id, title, heading, text) of every chunk, by chunk id, read as they are consumed."""
+        return iter(
+            self.conn.execute(
+                "SELECT c.id, c.doc_id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
+                " ORDER BY c.id"
+            )
+        )
+
+    def lexical_delta(self, after_id: int) -> list[tuple[int, int, str, str, str]]:
+        """Chunks the BM25 main segment (built up to chunk `after_id`) lacks: newer ones, and re-used ids."""
+        cols = "SELECT c.id, c.doc_id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
+        return self.conn.execute(
+            f"{cols} WHERE c.id > ? UNION {cols} WHERE c.id IN (SELECT chunk_id FROM lexical_stale) AND c.id <= ?"
+            " ORDER BY 1",
+            (after_id, after_id),
+        ).fetchall()
+
+    def lexical_stale(self) -> list[int]:
+        """Chunks deleted since the BM25 main segment was built (its entries for them no longer count)."""
+        return [i for (i,) in self.conn.execute("SELECT chunk_id FROM lexical_stale")]
+
+    def bm25_state(self) -> Bm25State | None:
+        """What the persisted BM25 main segment covers and how far the corpus has moved past it, without
+        reading the blob (a no-change scan answers from this alone)."""
+        row = self.conn.execute(
+            "SELECT corpus_version, max_chunk_id, chunks FROM bm25_index WHERE id = 1"
+        ).fetchone()
+        if not row:
+            return None
+        version, max_id, chunks = (int(x) for x in row)
+        backlog = 0
+        if version != self.corpus_version():
+            backlog = self.conn.execute(
+                "SELECT (SELECT count(*) FROM chunks WHERE id > ?) + (SELECT count(*) FROM lexical_stale)",
+                (max_id,),
+            ).fetchone()[0]
+        return Bm25State(version, max_id, chunks, int(backlog))
+
+    def bm25_blob(self) -> tuple[int, bytes] | None:
+        row = self.conn.execute(
+            "SELECT corpus_version, blob FROM bm25_index WHERE id = 1"
+        ).fetchone()
+        return (int(row[0]), row[1]) if row else None
+
+    def save_bm25_blob(self, version: int, blob: bytes, max_chunk_id: int, chunks: int) -> bool:
+        """Store the BM25 main segment built for corpus `version` (chunks up to `max_chunk_id`) and forget
+        the deletions it already reflects; False (nothing written) if the corpus moved on meanwhile."""
+        with self.transaction():
+            if self.corpus_version() != version:
+                return False
+            self.conn.execute(
+                "INSERT INTO bm25_index(id, corpus_version, built_at, blob, max_chunk_id, chunks)"
+                " VALUES (1, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET corpus_version=excluded.corpus_version,"
+                " built_at=excluded.built_at, blob=excluded.blob, max_chunk_id=excluded.max_chunk_id,"
+                " chunks=excluded.chunks",
+                (version, time.time(), blob, max_chunk_id, chunks),
+            )
+            self.conn.execute("DELETE FROM lexical_stale")
+        return True

@@ -1,0 +1,209 @@
+"""Documents, their tags and aliases: what the index knows of each note file."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from k0maru.index.base_store import BaseStore
+
+
+@dataclass(frozen=True, slots=True)
+class CachedDoc:
+    id: int
+    mtime_ns: int
+    size: int
+    xxh3_64: str
+
+
+@dataclass(frozen=True, slots=True)
+class DocRow:
+    id: int
+    path: str
+    title: str
+    frontmatter: dict[str, Any]
+    body: str
+    mtime_ns: int
+    size: int
+
+
+class DocumentStore(BaseStore):
+    """The `documents`, `tags` and `aliases` tables."""
+
+    def cached_documents(self, paths: Iterable[str] | None = None) -> dict[str, CachedDoc]:
+        """path -> what the index knows of it; all documents, or just `paths` (the git hook's few files)."""
+        sql = "SELECT id, path, mtime_ns, size, xxh3_64 FROM documents"
+        if paths is None:
+            rows = self.conn.execute(sql).fetchall()
+        else:
+            wanted = list(paths)
+            rows = []
+            for start in range(0, len(wanted), 500):
+                part = wanted[start : start + 500]
+                rows += self.conn.execute(
+                    f"{sql} WHERE path IN ({','.join('?' * len(part))})", part
+                ).fetchall()
+        return {
+            path: CachedDoc(doc_id, mtime, size, digest)
+            for doc_id, path, mtime, size, digest in rows
+        }
+
+    def upsert_document(
+        self,
+        path: str,
+        mtime_ns: int,
+        size: int,
+        digest: str,
+        title: str,
+        stem: str,
+        frontmatter: dict[str, Any],
+        body: str,
+        doc_id: int | None,
+        kind: str | None = None,
+        note_date: float | None = None,
+    ) -> int:
+        fm = json.dumps(frontmatter, default=str, ensure_ascii=False)
+        now = time.time()
+        if doc_id is None:
+            cur = self.conn.execute(
+                "INSERT INTO documents(path, mtime_ns, size, xxh3_64, title, stem, frontmatter, body, indexed_at,"
+                " kind, note_date) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (path, mtime_ns, size, digest, title, stem, fm, body, now, kind, note_date),
+            )
+            return int(cur.lastrowid)
+        self.conn.execute(
+            "UPDATE documents SET mtime_ns=?, size=?, xxh3_64=?, title=?, stem=?, frontmatter=?, body=?, indexed_at=?,"
+            " kind=?, note_date=? WHERE id=?",
+            (mtime_ns, size, digest, title, stem, fm, body, now, kind, note_date, doc_id),
+        )
+        return doc_id
+
+    def set_tags(self, doc_id: int, tags: Iterable[str], new: bool = False) -> None:
+        if not new:
+            self.conn.execute("DELETE FROM tags WHERE doc_id = ?", (doc_id,))
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO tags(doc_id, tag) VALUES (?, ?)", [(doc_id, t) for t in tags]
+        )
+
+    def tags_of(self, doc_id: int) -> list[str]:
+        return [
+            t
+            for (t,) in self.conn.execute(
+                "SELECT tag FROM tags WHERE doc_id = ? ORDER BY tag", (doc_id,)
+            )
+        ]
+
+    def filter_documents(
+        self,
+        path_prefix: str | None = None,
+        tag: str | None = None,
+        kind: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+    ) -> set[int]:
+        """Ids of the notes under `path_prefix`, tagged `tag` (or a nested `tag/...`), of `kind`, dated (the
+        frontmatter date, else the file's mtime) within [since, until] in epoch seconds."""
+        where: list[str] = []
+        args: list[Any] = []
+        if path_prefix:
+            where.append("d.path LIKE ? ESCAPE '\\'")
+            args.append(
+                path_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            )
+        if kind:
+            where.append("d.kind = ?")
+            args.append(kind.lower())
+        if since is not None:
+            where.append("coalesce(d.note_date, d.mtime_ns / 1e9) >= ?")
+            args.append(since)
+        if until is not None:
+            where.append("coalesce(d.note_date, d.mtime_ns / 1e9) <= ?")
+            args.append(until)
+        if tag:
+            where.append(
+                "EXISTS (SELECT 1 FROM tags t WHERE t.doc_id = d.id AND (t.tag = ? OR t.tag LIKE ?))"
+            )
+            args += [tag.lower(), tag.lower().replace("%", "").replace("_", "\\_") + "/%"]
+        sql = "SELECT d.id FROM documents d" + (" WHERE " + " AND ".join(where) if where else "")
+        return {i for (i,) in self.conn.execute(sql, args)}
+
+    def touch_document(self, doc_id: int, mtime_ns: int, size: int) -> None:
+        self.conn.execute(
+            "UPDATE documents SET mtime_ns=?, size=? WHERE id=?", (mtime_ns, size, doc_id)
+        )
+
+    def delete_documents(self, doc_ids: Sequence[int]) -> None:
+        self.conn.executemany("DELETE FROM documents WHERE id = ?", [(i,) for i in doc_ids])
+
+    def set_aliases(self, doc_id: int, aliases: Iterable[str]) -> bool:
+        """Replace a document's aliases; True if the set changed (links may resolve differently)."""
+        new = sorted({a.lower() for a in aliases})
+        old = sorted(
+            a for (a,) in self.conn.execute("SELECT alias FROM aliases WHERE doc_id = ?", (doc_id,))
+        )
+        if new == old:
+            return False
+        self.conn.execute("DELETE FROM aliases WHERE doc_id = ?", (doc_id,))
+        self.conn.executemany(
+            "INSERT INTO aliases(doc_id, alias) VALUES (?, ?)", [(doc_id, a) for a in new]
+        )
+        return True
+
+    def document(self, doc_id: int) -> DocRow | None:
+        row = self.conn.execute(
+            "SELECT id, path, title, frontmatter, body, mtime_ns, size FROM documents WHERE id = ?",
+            (doc_id,),
+        ).fetchone()
+        return _doc_row(row) if row else None
+
+    def document_by_path(self, path: str) -> DocRow | None:
+        row = self.conn.execute(
+            "SELECT id, path, title, frontmatter, body, mtime_ns, size FROM documents WHERE path = ?",
+            (path,),
+        ).fetchone()
+        return _doc_row(row) if row else None
+
+    def list_documents(self) -> list[tuple[int, str, str]]:
+        return list(self.conn.execute("SELECT id, path, title FROM documents ORDER BY path"))
+
+    def titles(self, doc_ids: Sequence[int]) -> dict[int, str]:
+        if not doc_ids:
+            return {}
+        marks = ",".join("?" * len(doc_ids))
+        return dict(
+            self.conn.execute(
+                f"SELECT id, title FROM documents WHERE id IN ({marks})", list(doc_ids)
+            )
+        )
+
+    def path_and_title(self, doc_id: int) -> tuple[str, str]:
+        path, title = self.conn.execute(
+            "SELECT path, title FROM documents WHERE id = ?", (doc_id,)
+        ).fetchone()
+        return path, title
+
+    def document_id_by_title(self, title: str) -> int | None:
+        """The note with this title (case-insensitive), the shortest path first."""
+        row = self.conn.execute(
+            "SELECT id FROM documents WHERE title = ? COLLATE NOCASE"
+            " ORDER BY length(path), path LIMIT 1",
+            (title,),
+        ).fetchone()
+        return row[0] if row else None
+
+    def latest_under(self, folder: str, limit: int) -> list[tuple[int, str, str]]:
+        """(id, path, title) of the notes under `folder/`, by path descending (newest numbered first)."""
+        prefix = folder.rstrip("/") + "/"
+        return list(
+            self.conn.execute(
+                "SELECT id, path, title FROM documents WHERE path LIKE ? ESCAPE '\\' ORDER BY path DESC LIMIT ?",
+                (prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%", limit),
+            )
+        )
+
+
+def _doc_row(row: tuple[Any, ...]) -> DocRow:
+    return DocRow(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6])

@@ -1,0 +1,92 @@
+"""Links between notes: stored as written, resolved to documents (`link_resolution`), queried as a graph."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from k0maru.index.base_store import BaseStore
+from k0maru.index.link_resolution import build_resolver
+from k0maru.index.markdown import Link
+
+
+class LinkStore(BaseStore):
+    """The `links` table."""
+
+    def delete_links_from(self, doc_ids: Sequence[int]) -> None:
+        self.conn.executemany("DELETE FROM links WHERE src_id = ?", [(i,) for i in doc_ids])
+
+    def insert_links(
+        self, rows: Sequence[tuple[int, Link]], resolve: Callable[[str], int | None]
+    ) -> None:
+        self.conn.executemany(
+            "INSERT INTO links(src_id, target, target_key, heading, display, dst_id) VALUES (?,?,?,?,?,?)",
+            [
+                (src, link.target, link.key, link.heading, link.display, resolve(link.key))
+                for src, link in rows
+            ],
+        )
+
+    def link_resolver(self) -> Callable[[str], int | None]:
+        """A function mapping a link key to a document id, as Obsidian resolves it (`link_resolution`)."""
+        return build_resolver(
+            self.conn.execute("SELECT id, path, stem FROM documents").fetchall(),
+            self.conn.execute("SELECT doc_id, alias FROM aliases ORDER BY doc_id"),
+        )
+
+    def reresolve_links(self, resolve: Callable[[str], int | None]) -> int:
+        """Re-point existing links after documents appeared, vanished or changed aliases.
+
+        Only rows whose target actually changes are written; returns how many.
+        """
+        changes = [
+            (new, rowid)
+            for rowid, key, dst in self.conn.execute(
+                "SELECT rowid, target_key, dst_id FROM links"
+            ).fetchall()
+            if (new := resolve(key)) != dst
+        ]
+        self.conn.executemany("UPDATE links SET dst_id = ? WHERE rowid = ?", changes)
+        return len(changes)
+
+    def links_from(self, doc_id: int) -> list[dict[str, Any]]:
+        return [
+            {"target": t, "heading": h, "display": d, "path": p, "title": title, "doc_id": dst}
+            for t, h, d, dst, p, title in self.conn.execute(
+                "SELECT l.target, l.heading, l.display, l.dst_id, d.path, d.title FROM links l"
+                " LEFT JOIN documents d ON d.id = l.dst_id WHERE l.src_id = ? ORDER BY l.rowid",
+                (doc_id,),
+            )
+        ]
+
+    def backlinks(self, doc_id: int) -> list[dict[str, Any]]:
+        return [
+            {"doc_id": src, "path": p, "title": t}
+            for src, p, t in self.conn.execute(
+                "SELECT DISTINCT l.src_id, d.path, d.title FROM links l JOIN documents d ON d.id = l.src_id"
+                " WHERE l.dst_id = ? AND l.src_id != ? ORDER BY d.path",
+                (doc_id, doc_id),
+            )
+        ]
+
+    def edges_among(self, doc_ids: Sequence[int]) -> list[tuple[int, int]]:
+        """Resolved links (src, dst) whose both ends are in `doc_ids`, self-links excluded."""
+        if not doc_ids:
+            return []
+        marks = ",".join("?" * len(doc_ids))
+        return list(
+            self.conn.execute(
+                f"SELECT DISTINCT src_id, dst_id FROM links WHERE src_id IN ({marks}) AND dst_id IN ({marks})"
+                " AND src_id != dst_id",
+                [*doc_ids, *doc_ids],
+            )
+        )
+
+    def hub_documents(self, limit: int) -> list[tuple[int, str, str, int]]:
+        return list(
+            self.conn.execute(
+                "SELECT d.id, d.path, d.title, count(DISTINCT l.src_id) AS n FROM links l JOIN documents d ON d.id = l.dst_id"
+                " WHERE l.src_id != l.dst_id GROUP BY d.id ORDER BY n DESC, d.path LIMIT ?",
+                (limit,),
+            )
+        )

@@ -1,0 +1,35 @@
+"""Offload records: one row per log `k0maru offload` summarised."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from k0maru.index.base_store import BaseStore
+
+
+class OffloadStore(BaseStore):
+    """The `offloads` table."""
+
+    def insert_offload(self, columns: Sequence[str], values: Sequence[Any]) -> None:
+        with self.transaction():
+            self.conn.execute(
+                f"INSERT INTO offloads({','.join(columns)}) VALUES ({','.join('?' * len(columns))})",
+                list(values),
+            )
+
+    def offloads(self, columns: Sequence[str], limit: int) -> list[tuple[Any, ...]]:
+        return self.conn.execute(
+            f"SELECT {','.join(columns)} FROM offloads ORDER BY created_at DESC LIMIT ?", (limit,)
+        ).fetchall()
+
+    def offload(self, columns: Sequence[str], node_id: str) -> tuple[Any, ...] | None:
+        return self.conn.execute(
+            f"SELECT {','.join(columns)} FROM offloads WHERE node_id = ?", (node_id,)
+        ).fetchone()
+
+    def offload_totals(self) -> tuple[int, int, int]:
+        """(raw tokens, summary tokens, count) over every offload."""
+        return self.conn.execute(
+            "SELECT coalesce(sum(raw_tokens), 0), coalesce(sum(summary_tokens), 0), count(*) FROM offloads"
+        ).fetchone()

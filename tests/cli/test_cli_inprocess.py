@@ -1,0 +1,128 @@
+"""The command line in-process: `main([...])` with its output captured, through the real `Service`.
+
+Fast-tier twins of the end-to-end tests in test_cli.py: every `cli/` handler module is exercised here
+without starting a process (the subprocess tests keep checking what only a process shows: exit codes
+of `entry()`, imports, terminals, signals)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from k0maru.cli.main import GROUPS, build_parser, main
+from tests.helpers import REPO, write
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_init_scan_status_in_process(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(vault, "a.md", "# Alpha\n\nThe writer retries on SQLITE_BUSY. See [[b]].\n")
+    write(vault, "b.md", "# Beta\n\nBackups run nightly.\n")
+    code, out, _ = run(capsys, "init", "--vault", str(vault))
+    assert code == 0 and f"vault {vault} ready" in out
+    code, out, _ = run(capsys, "scan", "--no-embed", "--json", "--vault", str(vault))
+    assert code == 0
+    assert json.loads(out)["added"] == 2
+    code, out, _ = run(capsys, "scan", "--no-embed", "--json", "--vault", str(vault))
+    assert (json.loads(out)["added"], json.loads(out)["unchanged"]) == (0, 2)
+    code, out, _ = run(capsys, "status", "--json", "--vault", str(vault))
+    info = json.loads(out)
+    assert (info["documents"], info["links_resolved"]) == (2, 1)
+    code, out, _ = run(capsys, "status", "--vault", str(vault))
+    assert code == 0 and "documents  2" in out
+
+
+def test_search_prints_ranked_hits_and_explains_them(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "search", "--vault", str(demo), "--json", "--limit", "3", "E0502")
+    assert code == 0
+    hits = json.loads(out)["hits"]
+    assert hits[0]["path"] == "00_Logs/2026-10-11-borrow-checker-e0502-in-scheduler.md"
+    assert len(hits) <= 3
+    code, out, _ = run(capsys, "search", "--vault", str(demo), "--explain", "SQLITE_BUSY")
+    assert out.startswith("score = ") and "20_Cards/sqlite-busy-timeout.md" in out
+    assert "bm25 #1" in out
+
+
+def test_bad_input_is_one_line_and_an_exit_code(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "search", "--vault", str(demo), "--since", "yesterdayish", "x")
+    assert code != 0 and out == ""
+    assert err.startswith("k0maru: error: ") and err.count("\n") == 1
+
+
+def test_offload_from_stdin_then_list_and_show(
+    vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = (REPO / "tests/data/logs/pytest_many_verbose.log").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(log)))
+    code, out, err = run(capsys, "offload", "--vault", str(vault), "--json")
+    assert code == 0
+    record = json.loads(out)  # --json: the record on stdout, the summary on stderr
+    assert record["error_codes"] == ["ZeroDivisionError"] and record["raw_lines"] == 332
+    assert "test_many.py:5" in err and len(err) < len(log) / 10
+    code, out, _ = run(capsys, "log", "list", "--vault", str(vault), "--json")
+    assert [n["node_id"] for n in json.loads(out)] == [record["node_id"]]
+    code, out, _ = run(capsys, "log", "show", record["node_id"], "--vault", str(vault))
+    assert code == 0 and "ZeroDivisionError" in out
+
+
+def test_conventions_and_flush(
+    demo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("K0MARU_EMBED", "false")  # the new note's vectors would start the worker
+    code, out, _ = run(capsys, "conventions", "--vault", str(demo), "--json")
+    assert code == 0 and "adr" in json.loads(out)["kinds"]
+    body = demo / "body.md"
+    body.write_text("Retry the backup when the lock is held.\n", encoding="utf-8")
+    code, out, _ = run(
+        capsys,
+        "flush",
+        "--vault",
+        str(demo),
+        "--kind",
+        "card",
+        "--title",
+        "Backup lock retry",
+        "--body-file",
+        str(body),
+        "--json",
+    )
+    assert code == 0
+    written = json.loads(out)
+    assert written["outcome"] == "created" and (demo / written["path"]).is_file()
+
+
+def test_connect_print_writes_nothing(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "connect", "claude-code", "--print", "--vault", str(vault))
+    assert code == 0 and '"k0maru"' in out
+    assert list(vault.iterdir()) == []
+    code, _, err = run(capsys, "connect", "no-such-host", "--vault", str(vault))
+    assert code != 0 and "unknown host" in err
+
+
+def test_hooks_outside_a_repository_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "hooks", "status", "--vault", str(tmp_path))
+    assert code != 0 and "not inside a git repository" in err
+
+
+def test_every_group_module_registers_its_commands() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert sorted(sub.choices) == sorted(c for cs in GROUPS.values() for c in cs)
+
+
+def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys)
+    assert code == 0 and "usage: k0maru" in out
