@@ -95,7 +95,7 @@ def test_recall_text_is_the_whole_answer_within_budget(service: Service) -> None
         assert f"{rank}. {hit['title']} · {hit['path']}:{hit['lines']}" in text
         assert hit["snippet"].split("\n")[0] in text
         if "heading" in hit:
-            assert f"› {hit['heading']}" in text
+            assert f"section: {hit['heading']}" in text
     assert count_tokens(text) <= 1000 and count_tokens(structured) <= 1000
     assert text.count(hits[0]["snippet"]) == 1 and structured.count(hits[0]["snippet"]) == 1
 
@@ -264,3 +264,22 @@ def test_distill_never_cites_a_card_it_wrote(service: Service) -> None:
     fixed = [line for line in second["card_markdown"].splitlines() if "Fixed before" in line]
     assert fixed and all("e0502-cannot-borrow" not in line for line in fixed)  # human notes only
     assert again["note_outcome"] == "up_to_date" and again["note_path"] == first["note_path"]
+
+
+def test_the_token_counter_keeps_its_vocabulary_cut_once_per_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The counter's ranks come from the user's cache after the first build (reading the vocabulary was
+    most of the first answer's wait), identical to a fresh read, and a damaged cache file is read past."""
+    from k0maru import llm_tokens
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    fresh = llm_tokens._read_ranks(llm_tokens.vocabulary_file(), llm_tokens._COMMON)
+    assert llm_tokens._cached_ranks(llm_tokens._COMMON) == fresh
+    (kept,) = (tmp_path / "k0maru" / "tokens").iterdir()
+    assert llm_tokens._cached_ranks(llm_tokens._COMMON) == fresh
+    kept.write_bytes(b"\x00damaged")
+    assert llm_tokens._cached_ranks(llm_tokens._COMMON) == fresh
+    text = "SQLITE_BUSY · lease renewal → retry"
+    encoder = llm_tokens._Encoder(llm_tokens._COMMON)
+    assert len(encoder.encoding.encode_ordinary(text)) == llm_tokens.count_tokens(text)
