@@ -317,7 +317,6 @@ def read_note(
     return note_excerpt(path, service.read_note(path), lines, heading, token_budget)
 
 
-LOG_TOOLS = (
-    inspect_log_node.__name__,
-    list_log_nodes.__name__,
-)  # named by the instructions and hints
+# named by the instructions and hints
+LOG_TOOLS = (inspect_log_node.__name__, list_log_nodes.__name__)
+NOTE_FINDER = recall_memory.__name__

@@ -202,6 +202,13 @@ def test_read_note_range_heading_and_budget(demo: Path) -> None:
         assert count_tokens(part_sent) <= 300
     assert outside.is_error and "root:" not in outside.content[0].text
 
+    async def missing(c: Client) -> Any:
+        return await c.call_tool("read_note", {"path": "no/such-note.md"})
+
+    with Service.open(str(demo)) as service:
+        gone = call(service, missing)
+    assert gone.is_error and "take the path from a recall_memory hit" in gone.content[0].text
+
 
 def test_resources_come_a_page_at_a_time(tmp_path: Path) -> None:
     from k0maru.service.vault import Vault
@@ -283,3 +290,25 @@ def test_the_token_counter_keeps_its_vocabulary_cut_once_per_user(
     text = "SQLITE_BUSY · lease renewal → retry"
     encoder = llm_tokens._Encoder(llm_tokens._COMMON)
     assert len(encoder.encoding.encode_ordinary(text)) == llm_tokens.count_tokens(text)
+
+
+@pytest.mark.slow
+def test_the_first_answer_builds_the_token_counter_once(demo: Path) -> None:
+    """After the warm-up, a recall and its text block need no second build of the counter over the whole
+    vocabulary (a separator outside the bytes it covers once cost the first answer 1.6 s)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from k0maru import llm_tokens\nfrom k0maru.mcp.server import warm_up\n"
+        "from k0maru.mcp import render\nfrom k0maru.mcp.tools import recall_memory\n"
+        "from k0maru.service.operations import Service\n"
+        f"svc = Service.open({str(demo)!r})\nwarm_up(svc)\nbuilt = llm_tokens.loaded_vocabulary()\n"
+        "r = recall_memory(svc, 'SQLITE_BUSY during the nightly backup')\n"
+        "llm_tokens.count_tokens(render.recall_text(r))\n"
+        "print(built, llm_tokens.loaded_vocabulary(), len(r.hits))\nsvc.close()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    built, after, hits = map(int, out.stdout.split())
+    assert hits == 8 and 0 < built == after < 199_998
