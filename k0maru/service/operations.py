@@ -168,7 +168,7 @@ class Service:
             query=_cut(" ".join(result.query.split()), QUERY_ECHO_CHARS),
             mode=result.mode,
             hits=hits,
-            warnings=result.warnings,
+            warnings=[*self.live.behind(), *result.warnings],
             pool=result.pool if explain else None,
             bm25_weight=result.bm25_weight if explain else None,
         )
@@ -293,9 +293,10 @@ class Service:
         from k0maru.service.models import FlushOutcome
 
         check_note_input(title, tags, related, body, self.vault.settings.max_file_bytes)
-        with self.live.session() as vault:
+        with self.live.session(fresh=False, write=True) as vault:  # indexes its own note: no walk
             vault.store.require_writable()
             result = flush_indexed(vault, kind, title, body, tags, related)
+        self.live.embed_later()
         return FlushOutcome(**result.as_dict())
 
     def distill(
@@ -320,11 +321,12 @@ class Service:
             check_length("trace", trace, self.vault.settings.max_file_bytes)
         if export_dir == "":
             export_dir = self.vault.settings.hermes_dir
-        with self.live.session() as vault:
+        with self.live.session(write=True) as vault:
             vault.store.require_writable()
             card = distill_source(vault, trace, node_id, source, export_dir)
             assert card.note is not None
             text = (vault.root / card.note.path).read_text(encoding="utf-8")
+        self.live.embed_later()
         return SkillCardResult(
             title=card.title,
             stack=card.stack,
@@ -398,7 +400,7 @@ class Service:
 
     # ---- index -----------------------------------------------------------------------------------
     def init(self) -> list[str]:
-        with self.live.session(fresh=False) as vault:
+        with self.live.session(fresh=False, write=True) as vault:
             return vault.init()
 
     def scan(self, full: bool = False, rebuild: bool = False) -> tuple[Path | None, dict[str, Any]]:
@@ -409,10 +411,10 @@ class Service:
         again."""
         from k0maru.search.embedding import check_model
 
-        with self.live.session(fresh=False) as vault:
+        with self.live.session(fresh=False, write=True) as vault:
             if full and not rebuild:  # a full scan also vouches for the file it rewrites
                 vault.store.require_sound()
-            moved = vault.rebuild() if rebuild else None
+            moved, why = vault.rebuild() if rebuild else (None, "")
             report = vault.index(
                 full=full or rebuild,
                 snapshot_first=False,
@@ -426,6 +428,8 @@ class Service:
             if pending and model is None:
                 data["warnings"].append(warning)
             data["pending_embedding"] = pending if model and not vault.store.readonly else 0
+            if moved:
+                data["moved_aside"] = {"path": str(moved), "why": why}
         return moved, data
 
     def status(self) -> dict[str, Any]:
