@@ -106,7 +106,9 @@ def log_list_text(r: LogNodeList) -> str:
 
 
 def note_text(r: NoteExcerpt) -> str:
-    head = f"{r.path} lines {r.lines} of {r.total_lines}" + (f" · section: {r.heading}" if r.heading else "")
+    head = f"{r.path} lines {r.lines} of {r.total_lines}" + (
+        f" · section: {r.heading}" if r.heading else ""
+    )
     tail = "\n(cut to the token budget: ask for a later line range)" if r.truncated else ""
     return f"{head}\n{r.text}{tail}"
 

@@ -312,3 +312,17 @@ def test_the_first_answer_builds_the_token_counter_once(demo: Path) -> None:
     assert out.returncode == 0, out.stderr
     built, after, hits = map(int, out.stdout.split())
     assert hits == 8 and 0 < built == after < 199_998
+
+
+def test_the_loadout_fits_its_budget_in_either_part(service: Service) -> None:
+    async def body(c: Client) -> Any:
+        return [
+            await c.call_tool("get_project_loadout", {"token_budget": b}) for b in (300, 800, 2000)
+        ]
+
+    for budget, result in zip((300, 800, 2000), call(service, body), strict=True):
+        text, structured = sent(result)
+        assert count_tokens(text) <= budget and count_tokens(structured) <= budget
+        assert result.structured_content["sections"]
+        for section in result.structured_content["sections"]:
+            assert section["text"] in text  # the text block holds every section whole
