@@ -62,7 +62,7 @@ def search(
 
 
 def _print(result: RecallResult, explain: bool) -> None:
-    if not result.hits:
+    if not result.hits and not result.warnings:  # else the warning is the one line that says so
         print("no results")
     elif explain and result.bm25_weight is not None:
         print(
@@ -87,6 +87,8 @@ def _print(result: RecallResult, explain: bool) -> None:
                 f"   graph +{hit.graph_boost or 0:.3f}" + (f" ({shown})" if links else "")
             )
         print(f"    {printable(hit.snippet, keep=chr(10))}")
+        if hit.also_at:
+            print(f"    also at: {', '.join(printable(p) for p in hit.also_at)}")
 
 
 def register(add: Adder) -> None:

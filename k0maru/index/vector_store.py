@@ -20,6 +20,16 @@ class VectorStore(BaseStore):
             self.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0]
         )
 
+    def unembedded_among(self, chunk_ids: Sequence[int]) -> set[int]:
+        """Which of these chunks have no vector yet."""
+        if not chunk_ids:
+            return set()
+        rows = self.conn.execute(
+            f"SELECT id FROM chunks WHERE embedded = 0 AND id IN ({','.join('?' * len(chunk_ids))})",
+            list(chunk_ids),
+        ).fetchall()
+        return {int(r[0]) for r in rows}
+
     def has_vectors(self) -> bool:
         """Whether any chunk has a vector (a query with none skips loading the model)."""
         return (

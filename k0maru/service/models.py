@@ -68,6 +68,7 @@ class RecallHit(Result):
         None  # heading path of the passage below the title, when it is not the note's lead
     )
     lines: str | None = None  # the passage's lines in the file, "12-30"
+    also_at: Sequence[str] = ()  # paths of copies of this note, folded into this hit
     # per-channel detail, only with explain
     bm25_rank: int | None = None
     bm25_score: float | None = None
@@ -149,6 +150,14 @@ class LogNodeView(Result):
     lines: Sequence[LogLine] = ()
     matches: int | None = None
     truncated: bool = False
+
+
+@dataclass(kw_only=True)
+class LogPruned(Result):
+    removed: int  # logs removed, with their records and sidecars
+    freed_bytes: int
+    kept: int
+    kept_bytes: int
 
 
 @dataclass(kw_only=True)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the result types load only for the operations that answer w
         Loadout,
         LogNode,
         LogNodeView,
+        LogPruned,
         NoteView,
         RecallResult,
         SkillCardResult,
@@ -114,7 +115,6 @@ class Service:
         min_cosine: float | None = None,
         filters: Filters | None = None,
         token_budget: int | None = None,
-        nearest_if_none: bool = True,
         min_score: float | None = None,
     ) -> RecallResult:
         """Ranked notes with their answering passages (those scoring at least `min_score`); with
@@ -131,7 +131,6 @@ class Service:
                 graph_boost=graph_boost,
                 min_cosine=min_cosine,
                 filters=filters,
-                nearest_if_none=nearest_if_none,
                 passage_chars=PASSAGE_CAPS[0] if token_budget else 280,
             )
         hits = []
@@ -151,6 +150,7 @@ class Service:
                 )
                 if h.line_start
                 else None,
+                also_at=h.also_at,
             )
             if explain:
                 hit = hit.but(
@@ -258,6 +258,34 @@ class Service:
             raw_tokens=rec.raw_tokens,
             summary_tokens=rec.summary_tokens,
             failure_lines=sorted({int(f["line"]) for f in rec.failures if f.get("line")}),
+        )
+
+    def log_prune(
+        self, older_than: str | None = None, keep: int | None = None, max_mb: int | None = None
+    ) -> LogPruned:
+        """Offloaded logs removed by age, count and size cap (`max_mb`; default: the configured cap),
+        each with its record and sidecar."""
+        from k0maru.offload import records
+        from k0maru.service.models import LogPruned
+
+        age = records.parse_age(older_than) if older_than else None
+        if keep is not None and keep < 0:
+            raise K0maruError(f"--keep {keep}: use 0 or more logs to keep")
+        cap = self.vault.settings.offload_max_mb if max_mb is None else max_mb
+        with self.live.session(fresh=False) as vault:
+            vault.store.require_writable()
+            done = records.prune(
+                vault.store,
+                vault.root,
+                older_than_s=age,
+                keep=keep,
+                max_bytes=cap * 1_000_000 if cap else None,
+            )
+        return LogPruned(
+            removed=done.logs,
+            freed_bytes=done.freed_bytes,
+            kept=done.kept,
+            kept_bytes=done.kept_bytes,
         )
 
     def token_scoreboard(self, price_per_mtok: float | None = None) -> TokenScoreboard:
