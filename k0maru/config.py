@@ -126,6 +126,12 @@ class Settings:
     embed_threads: int = setting(0, "onnxruntime threads; 0 = all cores", ge=0)
     # offload
     offload_threshold: int = setting(50, "lines above which output is offloaded", ge=1)
+    offload_max_mb: int = setting(
+        1024,
+        "offloaded logs kept in .k0maru/refs up to this many MB in all; the oldest go first, "
+        "after each offload (0 = no cap)",
+        ge=0,
+    )
     # console
     token_price_per_mtok: float = setting(3.0, "USD per million input tokens", ge=0)
     hermes_dir: str = setting("~/.hermes/skills", "where distilled skills are exported")

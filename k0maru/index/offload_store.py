@@ -28,6 +28,12 @@ class OffloadStore(BaseStore):
             f"SELECT {','.join(columns)} FROM offloads WHERE node_id = ?", (node_id,)
         ).fetchone()
 
+    def delete_offloads(self, node_ids: Sequence[str]) -> None:
+        with self.transaction():
+            self.conn.executemany(
+                "DELETE FROM offloads WHERE node_id = ?", [(n,) for n in node_ids]
+            )
+
     def offload_totals(self) -> tuple[int, int, int]:
         """(raw tokens, summary tokens, count) over every offload."""
         return self.conn.execute(

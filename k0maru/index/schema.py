@@ -143,4 +143,31 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX documents_stat ON documents(path, mtime_ns, size, xxh3_64);
     """,
+    # 7: vectors keyed by content: a chunk's vector outlives its row, under the hash of the text the model
+    # read, so a rename, a move or a branch switch back finds it instead of embedding the text again
+    """
+    CREATE TABLE vector_keep (
+        hash       TEXT PRIMARY KEY,
+        embedding  BLOB NOT NULL,
+        dropped_at REAL NOT NULL
+    );
+    CREATE INDEX vector_keep_age ON vector_keep(dropped_at);
+    CREATE INDEX chunks_hash ON chunks(hash);
+    DROP TRIGGER chunks_drop_vector;
+    CREATE TRIGGER chunks_drop_vector AFTER DELETE ON chunks WHEN old.embedded = 1
+    BEGIN
+        INSERT OR REPLACE INTO vector_keep(hash, embedding, dropped_at)
+            SELECT old.hash, embedding, julianday('now') FROM vec_chunks WHERE rowid = old.id;
+        DELETE FROM vec_chunks WHERE rowid = old.id;
+    END;
+    """,
+    # 8: a file's stat signature is git's: mtime, size, ctime and inode, so an edit that keeps the size and
+    # restores the mtime (`cp -p`, `rsync -a`, `tar x`, `touch -r`) is seen; every file is read (not
+    # re-parsed) once, on the first scan after this step
+    """
+    ALTER TABLE documents ADD COLUMN ctime_ns INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE documents ADD COLUMN inode INTEGER NOT NULL DEFAULT 0;
+    DROP INDEX documents_stat;
+    CREATE INDEX documents_stat ON documents(path, mtime_ns, size, xxh3_64, ctime_ns, inode);
+    """,
 ]

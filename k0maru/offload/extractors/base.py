@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from k0maru.offload.findings import Failure, Findings
+
+if TYPE_CHECKING:
+    from k0maru.offload.locations import Places
 
 CODE_IN_TEXT = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
 EXTRACTORS: list[type[Extractor]] = []
@@ -18,6 +22,8 @@ _NOT_USER = (
     "<frozen",
     "/usr/lib/",
     "/usr/include/",
+    "/include/c++/",
+    "/lib/gcc/",
     "/usr/share/",
     "/usr/local/lib/",
     "/usr/local/go/",
@@ -36,6 +42,7 @@ _NOT_USER = (
 )
 _NOT_USER_START = (
     "node:",
+    "node_modules/",
     "internal/",
     "runtime/",
     "testing/",
@@ -47,6 +54,9 @@ _NOT_USER_START = (
     "kotlin.",
     "scala.",
     "org.junit.",
+    "org.opentest4j.",
+    "org.gradle.",
+    "org.apache.maven.",
     "junit.",
 )
 
@@ -76,9 +86,14 @@ class Cursor:
     """Where the analyzer is in the current block of text, so an extractor can look back a few lines (the
     lines before a trigger are skipped, not fed)."""
 
-    def __init__(self) -> None:
+    def __init__(self, places: Places | None = None) -> None:
         self.block = ""
         self.pos = 0  # start of the line being fed
+        if places is None:
+            from k0maru.offload.locations import Places
+
+            places = Places(None)
+        self.places = places  # judges whether a path is the user's code
 
     def before(self, n: int) -> list[str]:
         """Up to `n` lines before the current one, nearest first (none from an earlier block)."""
@@ -106,6 +121,9 @@ class Extractor:
 
     def feed(self, line: str, lineno: int) -> None:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def finish(self) -> None:
+        """The log ended: close a report still open."""
 
     def expect_location(self, failure: Failure, within: int) -> None:
         self.pending = self.f.add(failure)

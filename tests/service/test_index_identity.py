@@ -1,0 +1,120 @@
+"""Index identity: a long-running session notices when the index file it holds is moved aside, deleted or
+replaced, and reopens the one at the path; `scan --rebuild` names a healthy index as such."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from k0maru.index.store import Store, db_path
+from k0maru.service.operations import Service
+from k0maru.service.session import VaultSession
+from k0maru.service.vault import Vault
+from tests.helpers import write
+
+
+def server_session(root: Path) -> Service:
+    return Service(VaultSession(Vault.open(root, embed=False), rescan_interval=0))
+
+
+def paths(svc: Service, query: str) -> list[str]:
+    return [h.path for h in svc.recall(query, mode="bm25").hits]
+
+
+def test_a_rebuild_under_a_server_is_followed_and_not_called_corrupt(vault: Path) -> None:
+    write(vault, "notes/a.md", "# A\n\nmarkeralpha lease.\n")
+    with server_session(vault) as server:
+        assert paths(server, "markeralpha") == ["notes/a.md"]
+        with server_session(vault) as cli:
+            moved, data = cli.scan(rebuild=True)
+        assert moved is not None and ".old-" in moved.name and ".corrupt-" not in moved.name
+        assert "healthy" in data["moved_aside"]["why"]
+        # a note indexed into the new file by another process is seen by the server ...
+        write(vault, "notes/b.md", "# B\n\nmarkerbravo lease.\n")
+        with Vault.open(vault, embed=False) as other:
+            other.index(only=["notes/b.md"])
+        assert paths(server, "markerbravo") == ["notes/b.md"]
+        # ... and what the server indexes lands in the live file, not the moved one
+        write(vault, "notes/c.md", "# C\n\nmarkercharlie lease.\n")
+        assert paths(server, "markercharlie") == ["notes/c.md"]
+    with Store.open(vault) as live:
+        got = {p for _, p, _ in live.list_documents()}
+    assert got == {"notes/a.md", "notes/b.md", "notes/c.md"}
+
+
+def test_a_deleted_index_is_replaced_not_served_as_a_ghost(vault: Path) -> None:
+    write(vault, "notes/a.md", "# A\n\nmarkeralpha lease.\n")
+    with server_session(vault) as server:
+        assert paths(server, "markeralpha") == ["notes/a.md"]
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db_path(vault)}{suffix}").unlink(missing_ok=True)
+        write(vault, "notes/d.md", "# D\n\nmarkerdelta lease.\n")
+        assert paths(server, "markerdelta") == ["notes/d.md"]
+        assert server.status()["documents"] == 2
+    assert db_path(vault).exists()
+    with Store.open(vault) as live:
+        assert live.counts()["documents"] == 2
+
+
+def test_a_corrupt_index_is_named_corrupt_with_the_reason(vault: Path) -> None:
+    write(vault, "notes/a.md", "# A\n\nmarkeralpha lease.\n")
+    with server_session(vault) as svc:
+        svc.scan()
+    path = db_path(vault)
+    data = bytearray(path.read_bytes())
+    data[:16] = b"not a database!!"
+    path.write_bytes(bytes(data))
+    with server_session(vault) as svc:
+        moved, report = svc.scan(rebuild=True)
+    assert moved is not None and ".corrupt-" in moved.name
+    assert report["moved_aside"]["why"].startswith("corrupt: ")
+    assert report["added"] == 1
+
+
+def _embedded(path: Path) -> int:
+    from k0maru.index.db import sqlite3
+
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return int(conn.execute("SELECT count(*) FROM chunks WHERE embedded = 1").fetchone()[0])
+    finally:
+        conn.close()
+
+
+@pytest.mark.slow
+def test_a_rebuild_while_the_worker_embeds_retargets_it(vault: Path) -> None:
+    """The worker follows `scan --rebuild` into the new index instead of filling the moved-aside file."""
+    import time
+
+    from k0maru.service import worker
+    from tests.helpers import run_k0maru
+    from tests.service.test_backlog import backlog_vault
+
+    backlog_vault(vault, 150)
+    assert worker.request(vault)
+    deadline = time.monotonic() + 120
+    while _embedded(db_path(vault)) == 0:
+        assert time.monotonic() < deadline, "the worker embedded nothing"
+        time.sleep(0.2)
+    r = run_k0maru("scan", "--vault", str(vault), "--rebuild", "--json")
+    assert r.returncode == 0, r.stderr
+    said = re.search(r"moved the old index to (\S+) \((.*)\)", r.stderr)
+    assert said and "healthy" in said.group(2), r.stderr
+    moved = Path(said.group(1))
+    assert ".old-" in moved.name
+    try:
+        deadline = time.monotonic() + 60
+        while _embedded(db_path(vault)) == 0:
+            assert time.monotonic() < deadline, "the worker never came to the new index"
+            time.sleep(0.2)
+        aside = _embedded(moved)
+        time.sleep(2)
+        assert _embedded(moved) == aside  # nothing more goes to the moved-aside file
+    finally:
+        deadline = time.monotonic() + 180
+        while worker.running(vault) and time.monotonic() < deadline:
+            time.sleep(0.5)
+    with Store.open(vault) as live:
+        assert live.unembedded_chunks() == 0
