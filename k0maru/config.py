@@ -55,7 +55,7 @@ class Settings:
     chunk_chars: int = setting(1000, "size cap of one chunk, in characters", ge=200)
     # recall
     bm25_weight_words: float = setting(
-        0.05,
+        0.2,
         "hybrid: BM25's share of the score for a query in plain words "
         "(vectors have the rest); chosen on the held-out dev halves (docs/retrieval.md)",
         ge=0,
@@ -65,12 +65,6 @@ class Settings:
         0.7,
         "... for a query made of code symbols; mixed queries lie between, by "
         "their share of code words",
-        ge=0,
-        le=1,
-    )
-    bm25_weight_all_terms: float = setting(
-        0.2,
-        "hybrid: BM25's share at least this for a note with a chunk holding every word of the query",
         ge=0,
         le=1,
     )

@@ -10,7 +10,7 @@ from tests.helpers import write
 
 def test_defaults(vault: Path) -> None:
     s = load_settings(vault)
-    assert s.bm25_weight_words == 0.05 and s.bm25_weight_code == 0.7 and s.min_cosine == 0.2
+    assert s.bm25_weight_words == 0.2 and s.bm25_weight_code == 0.7 and s.min_cosine == 0.2
     assert s.include == ["**/*.md"] and s.offload_threshold == 50
 
 

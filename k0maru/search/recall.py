@@ -77,22 +77,14 @@ def fuse(
     w_bm25: float,
     floor: float,
     unembedded: set[int] | frozenset[int] = frozenset(),
-    all_terms: set[int] | frozenset[int] = frozenset(),
-    w_all_terms: float = 0.0,
 ) -> dict[int, tuple[float, float]]:
     """(BM25 part, vector part) of each document: max-normalised BM25 and floor-normalised cosine, weighted.
     A document in `unembedded` (its best BM25 chunk has no vector yet) keeps its full BM25 vote: its
     missing vector vote is taken to be as strong as its BM25 vote, so pending embeddings cost nothing but
-    the vector channel's own evidence. A document in `all_terms` (a chunk holds every word of the query)
-    has its BM25 part weighed at least `w_all_terms`."""
+    the vector channel's own evidence."""
     top = max(bm25.values(), default=0.0)
     parts: dict[int, tuple[float, float]] = (
-        {
-            d: ((max(w_bm25, w_all_terms) if d in all_terms else w_bm25) * s / top, 0.0)
-            for d, s in bm25.items()
-        }
-        if top > 0
-        else {}
+        {d: (w_bm25 * s / top, 0.0) for d, s in bm25.items()} if top > 0 else {}
     )
     for d, c in cosine.items():
         if c >= floor:
@@ -273,17 +265,12 @@ class Recall:
         if channels == "hybrid" and pending:
             best_chunks = {bm25_best[d].chunk_id: d for d in ranked["bm25"]}
             unembedded = {best_chunks[c] for c in self.store.unembedded_among(list(best_chunks))}
-        all_terms: set[int] = set()
-        if channels == "hybrid" and len(set(query.lower().split())) > 1:
-            all_terms = {d for d in ranked["bm25"] if bm25_best[d].matched >= 1.0}
         parts = fuse(
             {d: bm25_best[d].score for d in ranked.get("bm25", [])},
             {d: vec_best[d].cosine for d in ranked.get("vector", [])},
             w_bm25,
             vec_floor,
             unembedded,
-            all_terms,
-            s.bm25_weight_all_terms,
         )
         fused = {d: b + v for d, (b, v) in parts.items() if b + v > 0}
         candidates = list(fused)
