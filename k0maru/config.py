@@ -166,7 +166,10 @@ for (
     delattr(Settings, _field.name)
 NAMES = frozenset(f.name for f in FIELDS)
 SCHEMA = repr(
-    [(f.name, f.type, {"description": f.description, "bounds": f.bounds}) for f in FIELDS]
+    [
+        (f.name, f.type, f.default, {"description": f.description, "bounds": f.bounds})
+        for f in FIELDS
+    ]
 )
 
 
