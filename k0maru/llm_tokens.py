@@ -76,8 +76,6 @@ class _Encoder:
         self.encoding = tiktoken.Encoding(
             ENCODING, pat_str=_O200K_PATTERN, mergeable_ranks=ranks, special_tokens={}
         )
-        # tiktoken keeps the dict for a pure-Python path k0maru never takes; its Rust core holds its own copy
-        self.encoding._mergeable_ranks = {}
 
 
 _lock = threading.Lock()

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from k0maru.cli.output import Adder, emit, opened_nothing, service, warn
+from k0maru.cli.output import Adder, emit, service, warn
 from k0maru.service.operations import unchanged_scan
 
 
@@ -37,10 +37,7 @@ def scan(
 ) -> int:
     flags = {"include": include, "max_file_bytes": max_file_bytes, "embed": embed}
     data = None if full or rebuild else unchanged_scan(vault, **flags)
-    if (
-        data is not None
-    ):  # nothing to do, found from a walk and a look at the index files: nothing was opened
-        opened_nothing()
+    if data is not None:  # nothing to do, found from a walk and a look at the index files
         print_scan(data, as_json)
         return 0
     with service(vault, as_json, rescan=False, **flags) as svc:

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import os
 import sys
 from collections.abc import Callable, Sequence
-from contextlib import suppress
-from typing import Any
 
 from k0maru import __version__
-from k0maru.cli.output import OPENED_NOTHING, common
+from k0maru.cli.output import common
 from k0maru.errors import K0maruError
 
 # each module of k0maru.cli that registers commands, with the commands its register() adds
@@ -26,29 +25,15 @@ GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
-class Formatter(argparse.HelpFormatter):
-    """argparse's, with the terminal width read without `shutil` (argparse imports it on every command line
-    to format help that is rarely asked for: ~7 ms of a no-change scan)."""
-
-    def __init__(self, prog: str, **kwargs: Any):
-        try:
-            columns = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
-        except (ValueError, OSError):
-            columns = 80
-        super().__init__(prog, width=columns - 2, **kwargs)
-
-
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; with `command`, only the group that defines it: a `k0maru scan` neither imports
     the other groups' modules nor builds their 15 commands."""
-    parser = argparse.ArgumentParser(
-        prog="k0maru", description="Local memory for coding agents.", formatter_class=Formatter
-    )
+    parser = argparse.ArgumentParser(prog="k0maru", description="Local memory for coding agents.")
     parser.add_argument("--version", action="version", version=f"k0maru {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name: str, handler: Callable[..., int], help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=Formatter)
+        p = sub.add_parser(name, help=help_text, description=help_text)
         common(p)
         p.set_defaults(handler=handler)
         return p
@@ -60,12 +45,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def call(handler: Callable[..., int], args: argparse.Namespace) -> int:
-    """The handler with the parsed values it names (read off its code object: `inspect` costs a git hook
-    ~13 ms of import)."""
-    code = handler.__code__
-    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-    values: dict[str, Any] = {n: getattr(args, n) for n in names}
-    return handler(**values)
+    """The handler with the parsed values its parameters name."""
+    names = inspect.signature(handler).parameters
+    return handler(**{n: getattr(args, n) for n in names})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -100,13 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> None:
-    """The `k0maru` command: `main()`, then exit with its status, at once when the command opened nothing."""
+    """The `k0maru` command: `main()`, then exit with its status."""
     status = main()
-    if OPENED_NOTHING:
-        for stream in (sys.stdout, sys.stderr):
-            with suppress(
-                OSError
-            ):  # a reader that went away (`| head`): what it read is all it wanted
-                stream.flush()
-        os._exit(status)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # a reader that went away (`| head`): what it read is all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     raise SystemExit(status)

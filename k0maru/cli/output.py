@@ -10,15 +10,6 @@ from contextlib import contextmanager
 from typing import Any
 
 Adder = Callable[..., argparse.ArgumentParser]
-OPENED_NOTHING: list[
-    bool
-] = []  # set by a command that opened no index, thread or temporary file (`opened_nothing`)
-
-
-def opened_nothing() -> None:
-    """Say that this command opened nothing that needs closing: the `k0maru` command then leaves without the
-    interpreter's teardown (~5 ms of a ~80 ms no-change scan); a caller of `main()` is not affected."""
-    OPENED_NOTHING.append(True)
 
 
 def common(p: argparse.ArgumentParser) -> None:

@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from k0maru.cli.output import Adder, emit, service, warn
-
-if (
-    TYPE_CHECKING
-):  # pydantic models cost 170 ms to import: a git hook going through this CLI never needs them
-    from k0maru.service.models import RecallResult
+from k0maru.service.models import RecallResult
 
 
 def search(
