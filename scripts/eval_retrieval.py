@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from k0maru.service.vault import Vault
+from k0maru.index.vault import Vault
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SETS = [

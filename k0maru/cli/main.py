@@ -69,11 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         )  # so the exit's flush cannot fail again
         return 0
     except Exception as exc:
-        from k0maru.index import db
+        from k0maru.service.operations import database_error
 
-        if not isinstance(exc, db.DatabaseError):
+        err = database_error(exc)
+        if err is None:
             raise
-        err = db.translate_error(exc, db.last_opened or "the index")
         print(f"k0maru: error: {err}", file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:

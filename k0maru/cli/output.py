@@ -38,23 +38,20 @@ def service(
     """A one-shot service: rescans in the foreground (progress bars on a terminal), embeds before answering."""
     from k0maru.progress import LazyProgress
     from k0maru.service.operations import Service
-    from k0maru.service.session import VaultSession
-    from k0maru.service.vault import Vault
 
     with LazyProgress("scanning", not as_json) as sp, LazyProgress("embedding", not as_json) as ep:
-        opened = Vault.open(vault, **settings)
-        opened.one_shot = True
-        session = VaultSession(
-            opened,
+        svc = Service.open(
+            vault,
+            settings=settings,
+            one_shot=True,
             rescan_interval=0,
             embed="worker",
             rescan=rescan,
             scan_progress=sp,
             embed_progress=ep,
         )
-        svc = Service(session)
         try:
             yield svc
         finally:
             svc.close()
-    warn(session.warnings)
+    warn(svc.live.warnings)

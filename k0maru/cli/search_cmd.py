@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from k0maru.cli.output import Adder, emit, service, warn
-from k0maru.service.models import RecallResult
+from k0maru.service.models import Filters, RecallResult
 
 
 def search(
@@ -21,8 +21,6 @@ def search(
     until: str | None,
     budget: int | None,
 ) -> int:
-    from k0maru.search.filters import Filters
-
     filters = Filters(path, tag, kind, since, until)
     with service(vault, as_json, rescan=not no_scan) as svc:
         result = svc.recall(

@@ -18,13 +18,10 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
     from k0maru.console.app import LOCAL_HOSTS, create_app
     from k0maru.progress import LazyProgress
     from k0maru.service.operations import Service
-    from k0maru.service.session import VaultSession
-    from k0maru.service.vault import Vault
 
-    vault = Vault.open(vault_dir)
+    service = Service.open(vault_dir)
     with LazyProgress("scanning", True) as sp, LazyProgress("embedding", True) as ep:
-        vault.index(record=False, scan_progress=sp, embed_progress=ep, lexical=True)
-    service = Service(VaultSession(vault))
+        service.vault.index(record=False, scan_progress=sp, embed_progress=ep, lexical=True)
     allowed = (
         LOCAL_HOSTS if host in ("127.0.0.1", "localhost", "::1") else (*LOCAL_HOSTS, host.lower())
     )

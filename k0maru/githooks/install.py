@@ -95,16 +95,16 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
             )
         else:
             hooks[hook] = "other"
-    from k0maru.service.vault import Vault
+    from k0maru.service.operations import Service
 
-    with Vault.open(vault_root) as vault:
-        pending = vault.pending_changes()
-        unembedded = vault.store.unembedded_chunks()
+    with Service.open(vault_root) as service:
+        backlog = service.backlog()
     return {
         "hooks": hooks,
-        "index_current": not any(pending.values()) and unembedded == 0,
-        "pending": pending,
-        "chunks_pending_embedding": unembedded,
+        "index_current": not any(backlog.pending.values())
+        and backlog.chunks_pending_embedding == 0,
+        "pending": backlog.pending,
+        "chunks_pending_embedding": backlog.chunks_pending_embedding,
     }
 
 

@@ -13,8 +13,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from k0maru.search.filters import Filters
-from k0maru.service.models import FlushOutcome, Loadout, LogNodeView, RecallResult, SkillCardResult
+from k0maru.service.models import (
+    Filters,
+    FlushOutcome,
+    Loadout,
+    LogNodeView,
+    RecallResult,
+    SkillCardResult,
+)
 from k0maru.service.operations import Service
 
 

@@ -12,6 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from k0maru.search.filters import (
+    Filters as Filters,
+)  # the recall filters: an input every front end builds
+
 
 def _compact(value: Any) -> Any:
     """Dataclasses as dicts without the fields that are None or at their default; floats to 4
@@ -81,6 +85,13 @@ class RecallResult(Result):
     warnings: Sequence[str] = ()
     pool: int | None = None  # with explain
     bm25_weight: float | None = None  # with explain: BM25's share of the score for this query
+
+
+# ---- index --------------------------------------------------------------------------------------------
+@dataclass(kw_only=True)
+class IndexBacklog(Result):
+    pending: dict[str, int]  # files new, changed and removed since the last scan
+    chunks_pending_embedding: int
 
 
 # ---- loadout -----------------------------------------------------------------------------------------

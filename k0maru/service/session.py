@@ -18,7 +18,7 @@ from typing import Any
 from k0maru.errors import IndexCorruptError, IndexLockedError, IndexReadOnlyError, K0maruError
 from k0maru.index.scanner import ProgressFn
 from k0maru.index.store import db_path
-from k0maru.service.vault import Vault
+from k0maru.index.vault import Vault
 
 log = logging.getLogger("k0maru.session")
 

@@ -238,8 +238,6 @@ class Vault:
         return moved
 
     def status(self) -> dict[str, Any]:
-        from k0maru.service import worker
-
         store = self.store
         store.require_sound()
         counts = store.counts()
@@ -264,7 +262,6 @@ class Vault:
             "model_warning": warning,
             **counts,
             "chunks_pending_embedding": counts["chunks"] - counts["chunks_embedded"],
-            "worker_running": worker.running(self.root),  # the one process that embeds them
             "bm25_main_chunks": bm25.chunks if bm25 else None,  # the persisted segment ...
             "bm25_delta_chunks": bm25.backlog if bm25 else None,  # ... and what queries add to it
             "last_scan": last,
