@@ -245,8 +245,13 @@ def _validate(
 
         @classmethod
         def settings_customise_sources(
-            cls, settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings
-        ):  # noqa: ANN001
+            cls,
+            settings_cls: Any,
+            init_settings: Any,
+            env_settings: Any,
+            dotenv_settings: Any,
+            file_secret_settings: Any,
+        ) -> tuple[Any, ...]:
             return init_settings, env_settings, TomlSource(settings_cls)
 
     hints = get_type_hints(Settings)

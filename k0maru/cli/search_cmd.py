@@ -6,7 +6,7 @@ from k0maru.cli.output import Adder, emit, service, warn
 from k0maru.service.models import Filters, RecallResult
 
 
-def search(
+def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
     vault: str | None,
     as_json: bool,
     query: list[str],

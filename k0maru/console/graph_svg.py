@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
 def neighbourhood(
-    center: str, forward: list[tuple[str, str]], back: list[tuple[str, str]], href
+    center: str,
+    forward: list[tuple[str, str]],
+    back: list[tuple[str, str]],
+    href: Callable[[str], str],
 ) -> str:
     """Center note in the middle, linked notes on a circle; emerald arrows out, slate arrows in."""
     nodes: dict[str, tuple[str, set[str]]] = {}

@@ -17,7 +17,8 @@ FILTERS = ("path", "tag", "kind", "since", "until")
 
 
 def service() -> Service:
-    return current_app.extensions["k0maru"]
+    svc: Service = current_app.extensions["k0maru"]
+    return svc
 
 
 def number(name: str, default: Any, lo: float, hi: float, kind: type = int) -> Any:

@@ -51,7 +51,7 @@ class DocumentStore(BaseStore):
             for doc_id, path, mtime, size, digest in rows
         }
 
-    def upsert_document(
+    def upsert_document(  # noqa: PLR0913 - one parameter per column
         self,
         path: str,
         mtime_ns: int,

@@ -10,7 +10,7 @@ documents are in (a flag in `meta` makes the next scan finish that step if this 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -210,7 +210,7 @@ class IncrementalScanner:
         gone = [(p, cached[p].id) for p in scope if p not in seen]
         return result, work, gone
 
-    def _entries(self, only: list[str] | None):
+    def _entries(self, only: list[str] | None) -> Iterator[Entry]:
         if only is None:
             yield from self.walker.walk()
             return

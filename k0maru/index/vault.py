@@ -136,7 +136,7 @@ class Vault:
         done.append(f"index at {db_path(self.root).relative_to(self.root)}")
         return done
 
-    def index(
+    def index(  # noqa: PLR0913 - each caller's choice of what an index run does
         self,
         full: bool = False,
         only: list[str] | None = None,

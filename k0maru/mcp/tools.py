@@ -89,7 +89,7 @@ def get_project_loadout(
 
 
 @tool("Recall memory", "before solving a problem that may have been seen before", _brief_recall)
-def recall_memory(
+def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
     service: Service,
     query: Annotated[
         str,

@@ -160,7 +160,7 @@ class _Progress:
             self.shown = False
 
 
-def run_offload(
+def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and its record, in order
     vault: Path,
     command: list[str] | None,
     *,

@@ -44,7 +44,7 @@ def mermaid(command: str, findings: Findings, exit_code: int | None, lines: int)
     return "\n".join(out)
 
 
-def render(
+def render(  # noqa: PLR0913 - one parameter per part of the summary
     *,
     command: str,
     findings: Findings,

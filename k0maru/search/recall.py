@@ -125,7 +125,7 @@ class Recall:
     def pool_size(self, limit: int) -> int:
         return max(limit * self.settings.pool_factor, self.settings.pool_min)
 
-    def search(
+    def search(  # noqa: C901 - the ranking pipeline, step by step (#26 reworks it)
         self,
         query: str,
         limit: int = 10,
@@ -272,7 +272,7 @@ class Recall:
         lo, hi = self.settings.bm25_weight_words, self.settings.bm25_weight_code
         return lo + (hi - lo) * lexical_share(query, self.settings.other_scripts_lexical)
 
-    def _hit(
+    def _hit(  # noqa: PLR0913 - one parameter per field of a hit
         self,
         query: str,
         passage_chars: int,

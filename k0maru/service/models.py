@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from k0maru.search.filters import (
     Filters as Filters,
@@ -50,9 +50,10 @@ class Result:
         out: dict[str, Any] = _compact(self)
         return out
 
-    def but(self, **changes: Any) -> Any:
+    def but(self, **changes: Any) -> Self:
         """A copy with `changes`."""
-        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+        copy: Self = dataclasses.replace(self, **changes)  # type: ignore[type-var]
+        return copy
 
 
 # ---- recall ------------------------------------------------------------------------------------------

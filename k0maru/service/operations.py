@@ -116,7 +116,7 @@ class Service:
         self.close()
 
     # ---- recall --------------------------------------------------------------------------------
-    def recall(
+    def recall(  # noqa: PLR0913 - the operation's options, as every front end passes them
         self,
         query: str,
         limit: int = 8,
