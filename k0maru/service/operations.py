@@ -21,8 +21,7 @@ from k0maru.limits import (
     one_line,
 )
 
-if TYPE_CHECKING:  # the result types load only for the operations that answer with one;
-    # the session (the scanner, the store) only once a service is opened, so unchanged_scan stays light
+if TYPE_CHECKING:
     from k0maru.index.vault import Vault
     from k0maru.search.filters import Filters
     from k0maru.service.models import (
