@@ -17,14 +17,34 @@ STATE_GITIGNORE = (
 )
 
 
+def current_umask() -> int:
+    """The process's umask, read without changing it (/proc), else by setting it back at once."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _durable_temp(path: Path, data: bytes) -> Path:
-    """`data` written and fsynced to a temp file beside `path` (same filesystem, so rename/link work)."""
+    """`data` written and fsynced to a temp file beside `path` (same filesystem, so rename/link work),
+    with the mode `path` has, else the one a plain `open()` would give it under the user's umask."""
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # ~6 ms of import (random, shutil) that a read-only command never needs
 
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except OSError:
+        mode = 0o666 & ~current_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), mode)
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())

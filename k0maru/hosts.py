@@ -1,44 +1,80 @@
-"""Agent hosts' MCP configuration: where each host reads the servers of a project, in what format, and a
-merge that adds or updates k0maru's entry while keeping every other entry and setting in the file.
+"""Agent hosts' MCP configuration: where each host reads the servers of a project, in what format, and an
+edit that adds, updates or removes k0maru's entry while leaving every other byte of the file as it was.
 
-| host           | file (project-scoped unless noted)                         | table                  |
-|----------------|------------------------------------------------------------|------------------------|
-| claude-code    | .mcp.json                                                  | mcpServers             |
-| cursor         | .cursor/mcp.json                                           | mcpServers             |
-| vscode         | .vscode/mcp.json                                           | servers (type "stdio") |
-| codex          | .codex/config.toml (read in trusted projects)              | [mcp_servers.k0maru]   |
-| claude-desktop | the user's claude_desktop_config.json (no project scope)   | mcpServers             |
+| host           | file                                        | table                  | command           |
+|----------------|---------------------------------------------|------------------------|-------------------|
+| claude-code    | .mcp.json (shared with the team)            | mcpServers             | k0maru on PATH    |
+| cursor         | .cursor/mcp.json (shared)                   | mcpServers             | k0maru on PATH    |
+| vscode         | .vscode/mcp.json (shared, JSONC)            | servers (type "stdio") | k0maru on PATH    |
+| codex          | .codex/config.toml (trusted projects)       | [mcp_servers.k0maru]   | this Python       |
+| claude-desktop | the user's claude_desktop_config.json       | mcpServers, per vault  | this Python       |
+
+Shared files name the workspace folder with the host's own variable and run `k0maru` from PATH, so the
+file works on a teammate's machine; the user-level files carry this machine's absolute paths. The user's
+own fields on k0maru's entry (`env`, `timeout`, Codex `startup_timeout_sec`, ...) are kept, as are the
+file's formatting, comments and mode. A project file is written only as a regular file inside the vault,
+never through a symlinked folder.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import os
 import re
+import shutil
+import stat
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from k0maru import jsonedit
 from k0maru.errors import K0maruError
 from k0maru.fsutil import atomic_write_text
 
 NAME = "k0maru"
 HOSTS = ("claude-code", "cursor", "vscode", "codex", "claude-desktop")
+PROJECT_FILES = {
+    "claude-code": ".mcp.json",
+    "cursor": ".cursor/mcp.json",
+    "vscode": ".vscode/mcp.json",
+    "codex": ".codex/config.toml",
+}
+SHARED = {"claude-code", "cursor", "vscode"}  # files a team commits
+WORKSPACE = {  # each host's variable for the folder it opened
+    "claude-code": "${CLAUDE_PROJECT_DIR:-.}",
+    "cursor": "${workspaceFolder}",
+    "vscode": "${workspaceFolder}",
+}
+HOOK_FILES = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json"}
+NO_HOOKS = {
+    "cursor": "Cursor's beforeShellExecution hook can allow, deny or ask, not rewrite a command",
+    "vscode": "VS Code has no hook that rewrites the agent's terminal commands",
+    "claude-desktop": "Claude Desktop runs no shell commands",
+}
+HOOK_COMMAND = "k0maru-hook"
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
     host: str
     path: Path
-    outcome: str  # created | updated | up_to_date
+    outcome: str  # created | updated | up_to_date | removed | absent
     text: str  # the whole file as written (or as it would be)
+    warning: str | None = None
 
 
-def server_entry(vault: Path) -> dict[str, Any]:
-    """The stdio server: this Python (its k0maru), `mcp`, this vault, absolute paths only."""
-    return {"command": sys.executable, "args": ["-m", "k0maru", "mcp", "--vault", str(vault)]}
+def table_of(host: str) -> str:
+    return "servers" if host == "vscode" else "mcpServers"
+
+
+def server_entry(host: str, vault: Path) -> dict[str, Any]:
+    """k0maru's fields of the entry: portable in shared files, this Python's absolute path elsewhere."""
+    if host in SHARED:
+        entry: dict[str, Any] = {"command": NAME, "args": ["mcp", "--vault", WORKSPACE[host]]}
+    else:
+        entry = {"command": sys.executable, "args": ["-m", NAME, "mcp", "--vault", str(vault)]}
+    return {"type": "stdio", **entry} if host == "vscode" else entry
 
 
 def claude_desktop_config() -> Path:
@@ -54,18 +90,31 @@ def claude_desktop_config() -> Path:
     )
 
 
+def _inside(vault: Path, rel: str) -> Path:
+    """`vault/rel`, refused when a folder on the way or the file itself is a symlink, or the file is not
+    a regular file: connect writes inside the repository only."""
+    path = vault
+    for part in Path(rel).parts:
+        path = path / part
+        if path.is_symlink():
+            raise K0maruError(
+                f"{path} is a symlink; connect writes only inside the repository: replace the link "
+                "with a folder (or file) of its own, nothing was written"
+            )
+    if path.exists() and not path.is_file():
+        raise K0maruError(f"{path} is not a regular file; nothing was written")
+    return path
+
+
 def config_path(host: str, vault: Path) -> Path:
-    paths = {
-        "claude-code": vault / ".mcp.json",
-        "cursor": vault / ".cursor" / "mcp.json",
-        "vscode": vault / ".vscode" / "mcp.json",
-        "codex": vault / ".codex" / "config.toml",
-    }
     if host == "claude-desktop":
-        return claude_desktop_config()
-    if host not in paths:
+        path = claude_desktop_config()
+        if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+            raise K0maruError(f"{path} is not a regular file; nothing was written")
+        return path
+    if host not in PROJECT_FILES:
         raise K0maruError(f"unknown host {host[:40]!r}; use one of {', '.join(HOSTS)}")
-    return paths[host]
+    return _inside(vault, PROJECT_FILES[host])
 
 
 def _read(path: Path) -> str | None:
@@ -79,76 +128,207 @@ def _read(path: Path) -> str | None:
         ) from None
 
 
-def _merge_json(host: str, old: str | None, entry: dict[str, Any], path: Path) -> str:
+def _write(path: Path, old: str | None, new: str) -> None:
+    """Atomically, with the old file's mode (a new file: the user's umask)."""
+    if old is not None:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, new)
+    os.chmod(path, mode)
+
+
+# ---- JSON hosts ------------------------------------------------------------------------------------------
+def _parse_json(text: str, path: Path) -> Any:
     try:
-        data = json.loads(old) if old and old.strip() else {}
-    except json.JSONDecodeError as exc:
+        data = jsonedit.parse(text).value
+    except jsonedit.JSONCError as exc:
         raise K0maruError(
-            f"{path}: not valid JSON (line {exc.lineno}); fix it by hand, nothing was written"
+            f"{path}: not valid JSON ({exc}); fix it by hand, nothing was written"
         ) from None
     if not isinstance(data, dict):
         raise K0maruError(f"{path}: expected a JSON object at the top; nothing was written")
-    table = "servers" if host == "vscode" else "mcpServers"
-    servers = data.setdefault(table, {})
+    return data
+
+
+def _vault_of(entry: Any) -> str | None:
+    args = entry.get("args") if isinstance(entry, dict) else None
+    if isinstance(args, list) and "--vault" in args[:-1]:
+        value = args[args.index("--vault") + 1]
+        return value if isinstance(value, str) else None
+    return None
+
+
+def entry_name(
+    host: str, vault: Path, servers: dict[str, Any], removing: bool = False
+) -> str | None:
+    """The entry's key: `k0maru`, or for Claude Desktop (one file for every project) one per vault."""
+    if host != "claude-desktop":
+        return NAME
+    for key, value in servers.items():
+        if key.startswith(NAME) and _vault_of(value) == str(vault):
+            return key
+    if removing:
+        return None
+    base = f"{NAME}-" + (re.sub(r"[^a-z0-9]+", "-", vault.name.lower()).strip("-") or "vault")
+    if base in servers:  # another project with the same folder name
+        base += "-" + hashlib.sha1(str(vault).encode()).hexdigest()[:6]
+    return base
+
+
+def _merge_json(host: str, old: str | None, vault: Path, path: Path, remove: bool) -> str:
+    text = old or ""
+    data = _parse_json(text, path)
+    table = table_of(host)
+    servers = data.get(table, {})
     if not isinstance(servers, dict):
         raise K0maruError(f"{path}: `{table}` is not an object; nothing was written")
-    servers[NAME] = {"type": "stdio", **entry} if host == "vscode" else entry
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    name = entry_name(host, vault, servers, removing=remove)
+    if remove:
+        return jsonedit.delete_member(text, [table, name]) if name is not None else text
+    assert name is not None
+    current = servers.get(name)
+    kept = current if isinstance(current, dict) else {}
+    entry = {**kept, **server_entry(host, vault)}  # the user's own fields stay, in their order
+    if current == entry:
+        return text
+    return jsonedit.set_member(text, [table, name], entry)
 
 
-def _toml_str(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+# ---- TOML (Codex) ----------------------------------------------------------------------------------------
+def _merge_toml(old: str | None, vault: Path, path: Path, remove: bool) -> str:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
 
-
-def _merge_toml(old: str | None, entry: dict[str, Any], path: Path) -> str:
-    text = old or ""
     try:
-        tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        doc = tomlkit.parse(old or "")
+    except TOMLKitError as exc:
         raise K0maruError(
             f"{path}: not valid TOML ({exc}); fix it by hand, nothing was written"
         ) from None
-    block = (
-        f"[mcp_servers.{NAME}]\ncommand = {_toml_str(entry['command'])}\n"
-        f"args = [{', '.join(_toml_str(a) for a in entry['args'])}]\n"
-    )
-    # drop our previous table (and its sub-tables), keep everything else as written
-    own = re.compile(rf"^\[mcp_servers\.{NAME}(?:\.[^\]]+)?\]\s*$")
-    kept: list[str] = []
-    skipping = False
-    for line in text.splitlines():
-        if line.lstrip().startswith("["):
-            skipping = bool(own.match(line.strip()))
-        if not skipping:
-            kept.append(line)
-    body = "\n".join(kept).rstrip()
-    merged = (body + "\n\n" if body else "") + block
-    parsed = tomllib.loads(merged)["mcp_servers"][NAME]
-    assert parsed == entry, "TOML merge changed the entry"
-    return merged
+    servers = doc.get("mcp_servers")
+    if servers is not None and not isinstance(servers, dict):
+        raise K0maruError(f"{path}: `mcp_servers` is not a table; nothing was written")
+    if remove:
+        if servers is None or NAME not in servers:
+            return old or ""
+        del servers[NAME]
+        if not servers:
+            del doc["mcp_servers"]
+        return tomlkit.dumps(doc)
+    entry = server_entry("codex", vault)
+    if servers is None:
+        outer = tomlkit.table(is_super_table=True)
+        outer[NAME] = _toml_table(entry)
+        doc["mcp_servers"] = outer
+    elif NAME not in servers:
+        if isinstance(servers, tomlkit.items.InlineTable):
+            inline = tomlkit.inline_table()
+            inline.update(entry)
+            servers[NAME] = inline
+        else:
+            servers[NAME] = _toml_table(entry)
+    else:
+        current = servers[NAME]
+        if not isinstance(current, dict):
+            raise K0maruError(f"{path}: `mcp_servers.{NAME}` is not a table; nothing was written")
+        for key, value in entry.items():  # only k0maru's own fields change
+            if current.get(key) != value:
+                current[key] = value
+    return tomlkit.dumps(doc)
 
 
-def connect(host: str, vault: Path, write: bool = True) -> Change:
-    """Add or update k0maru in `host`'s config for `vault`; with `write` False, only say what it would be."""
+def _toml_table(entry: dict[str, Any]) -> Any:
+    import tomlkit
+
+    table = tomlkit.table()
+    for key, value in entry.items():
+        table[key] = value
+    return table
+
+
+# ---- connect ---------------------------------------------------------------------------------------------
+def connect(host: str, vault: Path, write: bool = True, remove: bool = False) -> Change:
+    """Add or update (or with `remove`, take out) k0maru in `host`'s config for `vault`; with `write`
+    False, only say what the file would be."""
     path = config_path(host, vault)
     old = _read(path)
-    entry = server_entry(vault)
-    new = _merge_toml(old, entry, path) if host == "codex" else _merge_json(host, old, entry, path)
-    if old is not None and _entry(host, old) == _entry(host, new):
-        return Change(host, path, "up_to_date", old)
-    if write:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, new)
-    return Change(host, path, "created" if old is None else "updated", new)
+    if host == "codex":
+        new = _merge_toml(old, vault, path, remove)
+    else:
+        new = _merge_json(host, old, vault, path, remove)
+    if remove:
+        outcome = "absent" if old is None or new == old else "removed"
+    else:
+        outcome = "up_to_date" if new == old else "created" if old is None else "updated"
+    if write and new != (old or "") and not (remove and old is None):
+        _write(path, old, new)
+    warning = None
+    if not remove and host in SHARED and shutil.which(NAME) is None:
+        warning = (
+            f"`{NAME}` is not on PATH here; the host starts `{NAME} mcp` from PATH (install it with "
+            "pipx or activate its environment before starting the host)"
+        )
+    return Change(host, path, outcome, new if old is not None or not remove else "", warning)
 
 
-def _entry(host: str, text: str) -> Any:
+def _is_ours(group: Any) -> bool:
+    hooks = group.get("hooks") if isinstance(group, dict) else None
+    return isinstance(hooks, list) and any(
+        isinstance(h, dict) and str(h.get("command", "")).endswith(HOOK_COMMAND) for h in hooks
+    )
+
+
+def connect_hooks(host: str, vault: Path, write: bool = True, remove: bool = False) -> Change:
+    """Install (or remove) the PreToolUse hook that routes test/build/lint commands through `k0maru
+    offload` (`k0maru-hook`, k0maru/agent_hook.py), for the hosts whose hooks can rewrite a command."""
+    if host not in HOOK_FILES:
+        raise K0maruError(
+            f"{host} cannot run k0maru's command hook: {NO_HOOKS.get(host, 'unknown host')}; the "
+            "server's instructions ask the agent to use `k0maru offload` instead"
+        )
+    path = _inside(vault, HOOK_FILES[host])
+    old = _read(path)
+    text = old or ""
+    data = _parse_json(text, path)
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict) or not isinstance(hooks.get("PreToolUse", []), list):
+        raise K0maruError(f"{path}: `hooks.PreToolUse` is not a list; nothing was written")
+    groups = hooks.get("PreToolUse", [])
+    others = [g for g in groups if not _is_ours(g)]
+    ours = {
+        "matcher": "Bash",
+        "hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 10}],
+    }
+    wanted = others if remove else [*others, ours]
+    if wanted == groups:
+        new = text
+    elif remove and not others:
+        new = jsonedit.delete_member(text, ["hooks", "PreToolUse"])
+    else:
+        new = jsonedit.set_member(text, ["hooks", "PreToolUse"], wanted)
+    if remove:
+        outcome = "removed" if new != text else "absent"
+    else:
+        outcome = "up_to_date" if new == old else "created" if old is None else "updated"
+    if write and new != text:
+        _write(path, old, new)
+    return Change(host, path, outcome, new)
+
+
+def _entry(host: str, vault: Path, text: str) -> Any:
     try:
         if host == "codex":
+            import tomllib
+
             return tomllib.loads(text).get("mcp_servers", {}).get(NAME)
-        data = json.loads(text)
-        return data.get("servers" if host == "vscode" else "mcpServers", {}).get(NAME)
-    except (ValueError, AttributeError):
+        servers = jsonedit.parse(text).value.get(table_of(host), {})
+        name = entry_name(host, vault, servers, removing=True)
+        return servers.get(name) if name else None
+    except (ValueError, AttributeError, K0maruError):
         return None
 
 
@@ -156,20 +336,22 @@ def configured(vault: Path) -> list[tuple[str, Path, str]]:
     """(host, file, state) for every host: 'current', 'other vault or command', 'not configured', 'no file'."""
     out = []
     for host in HOSTS:
-        path = config_path(host, vault)
+        try:
+            path = config_path(host, vault)
+        except K0maruError as exc:
+            out.append((host, vault / PROJECT_FILES.get(host, ""), str(exc).split(";")[0]))
+            continue
         text = _read(path)
         if text is None:
             out.append((host, path, "no file"))
             continue
-        found = _entry(host, text)
-        want = server_entry(vault)
-        if host == "vscode" and found:
-            found = {k: v for k, v in found.items() if k != "type"}
+        found = _entry(host, vault, text)
+        want = server_entry(host, vault)
         state = (
             "not configured"
             if not found
             else "current"
-            if found == want
+            if all(found.get(k) == v for k, v in want.items())
             else "other vault or command"
         )
         out.append((host, path, state))

@@ -13,16 +13,30 @@ CONFIG_FILE = "config.toml"
 DB_FILE = "index.sqlite"
 
 
-def find_vault(start: Path | None = None) -> Path:
-    """The enclosing git repository's root, else the start directory."""
+def find_vault(start: Path | None = None, create: bool = False) -> Path:
+    """The nearest folder at or above `start` that already holds `.k0maru/` (not above the enclosing
+    git repository's root), else that repository's root. Outside any repository and any vault, `start`
+    itself only with `create` (`k0maru init`); otherwise a one-line refusal, so a command run in an
+    unrelated folder does not silently make it a vault."""
     from k0maru.gitutil import repo_root
 
     start = (start or Path.cwd()).resolve()
-    return repo_root(start) or start
+    repo = repo_root(start)
+    for folder in (start, *start.parents):
+        if (folder / STATE_DIR).is_dir():
+            return folder
+        if folder == repo:
+            return repo
+    if create:
+        return start
+    raise ConfigError(
+        f"{start} is not a k0maru vault nor inside a git repository; run `k0maru init` to make it "
+        "one, or pass --vault DIR"
+    )
 
 
-def resolve_vault(explicit: str | os.PathLike[str] | None) -> Path:
-    """The vault a command means: `--vault`, else $K0MARU_VAULT, else the enclosing repository or cwd."""
+def resolve_vault(explicit: str | os.PathLike[str] | None, create: bool = False) -> Path:
+    """The vault a command means: `--vault`, else $K0MARU_VAULT, else `find_vault` from the cwd."""
     chosen = explicit or os.environ.get("K0MARU_VAULT")
     if chosen:
         path = Path(chosen).expanduser().resolve()
@@ -31,4 +45,4 @@ def resolve_vault(explicit: str | os.PathLike[str] | None) -> Path:
                 f"vault {path} is not a directory; pass --vault DIR with an existing folder"
             )
         return path
-    return find_vault()
+    return find_vault(create=create)

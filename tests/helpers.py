@@ -93,3 +93,10 @@ def png_pixels(data: bytes) -> list[tuple[int, ...]]:
         out += [tuple(line[x : x + channels]) for x in range(0, stride, channels)]
         prev = line
     return out
+
+
+def errors(stderr: str) -> str:
+    """A command's stderr less the line naming the vault it used (`k0maru: vault DIR`)."""
+    return "".join(
+        line for line in stderr.splitlines(keepends=True) if not line.startswith("k0maru: vault ")
+    )

@@ -80,7 +80,11 @@ def test_vault_defaults_to_git_root(tmp_path: Path) -> None:
     deep = tmp_path / "repo" / "a" / "b"
     deep.mkdir(parents=True)
     assert find_vault(deep) == (tmp_path / "repo").resolve()
-    assert find_vault(tmp_path) == tmp_path.resolve()
+    (tmp_path / "repo" / "a" / ".k0maru").mkdir()  # a vault inside the repository is the nearer one
+    assert find_vault(deep) == (tmp_path / "repo" / "a").resolve()
+    with pytest.raises(ConfigError, match="k0maru init"):  # no repository, no vault: refused ...
+        find_vault(tmp_path)
+    assert find_vault(tmp_path, create=True) == tmp_path.resolve()  # ... unless `init` asks
 
 
 @pytest.mark.slow

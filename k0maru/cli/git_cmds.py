@@ -29,6 +29,13 @@ def hooks(vault: str | None, as_json: bool, hooks_action: str) -> int:
             print(json.dumps(info))
             return 0
         lines = [f"{hook:<14} {state}" for hook, state in info["hooks"].items()]
+        if info["double"]:
+            lines.append(
+                "k0maru is installed twice (plain hooks and pre-commit): keep one; "
+                "`k0maru hooks uninstall` removes the plain ones"
+            )
+        if info["last_error"]:
+            lines.append(f"last background failure: {info['last_error']} (see .k0maru/hooks.log)")
         p = info["pending"]
         lines.append(
             "index current"
@@ -58,8 +65,10 @@ def register(add: Adder) -> None:
     rp = hs.add_parser(
         "run", help="what the hooks call: `run reindex` or `run adr` (always exits 0)"
     )
-    rp.add_argument("what", choices=["reindex", "adr"])
-    rp.add_argument("--hook", choices=HOOKS)
+    rp.add_argument(
+        "what", choices=["reindex", "adr"], help="re-index changed notes, or only write ADRs"
+    )
+    rp.add_argument("--hook", choices=HOOKS, help="the git hook that calls it")
     rp.add_argument("hook_args", nargs="*", help="arguments git gave the hook")
-    common(rp)
+    common(rp, json=False)
     rp.set_defaults(handler=hooks_run)

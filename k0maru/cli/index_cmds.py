@@ -10,12 +10,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from k0maru.cli.output import Adder, emit, service, warn
+from k0maru.cli.output import Adder, emit, say_vault, service, warn
+from k0maru.errors import K0maruError
 from k0maru.service.operations import unchanged_scan
 
 
 def init(vault: str | None, as_json: bool) -> int:
-    with service(vault, as_json, rescan=False) as svc:
+    with service(vault, as_json, rescan=False, create=True) as svc:
         done = svc.init()
         root = svc.vault.root
     emit(
@@ -35,9 +36,14 @@ def scan(
     max_file_bytes: int | None,
     embed: bool | None,
 ) -> int:
-    flags = {"include": include, "max_file_bytes": max_file_bytes, "embed": embed}
-    data = None if full or rebuild else unchanged_scan(vault, **flags)
+    from k0maru.layout import resolve_vault
+
+    if max_file_bytes is not None and max_file_bytes < 1:
+        raise K0maruError(f"--max-file-bytes must be at least 1, not {max_file_bytes}")
+    flags: dict[str, Any] = {"include": include, "max_file_bytes": max_file_bytes, "embed": embed}
+    data = None if full or rebuild else unchanged_scan(str(resolve_vault(vault)), **flags)
     if data is not None:  # nothing to do, found from a walk and a look at the index files
+        say_vault(resolve_vault(vault), as_json)
         print_scan(data, as_json)
         return 0
     with service(vault, as_json, rescan=False, **flags) as svc:
@@ -88,12 +94,12 @@ def embed_after_scan(
         {
             **{k: data[k] for k in SCAN_KEYS},
             "flags": {k: v for k, v in flags.items() if v is not None},
+            "as_json": as_json,
         }
     )
     os.execv(
         sys.executable,
-        [sys.executable, "-m", "k0maru", "worker", "--vault", str(root), "--after-scan", report]
-        + (["--json"] if as_json else []),
+        [sys.executable, "-m", "k0maru", "worker", "--vault", str(root), "--after-scan", report],
     )
 
 
@@ -163,7 +169,7 @@ def status(vault: str | None, as_json: bool) -> int:
     return 0
 
 
-def worker(vault: str | None, as_json: bool, after_scan: str | None) -> int:
+def worker(vault: str | None, after_scan: str | None) -> int:
     """The background worker; with `after_scan` (the scan's counts), the embedding half of a `k0maru scan`
     that handed over to it: a progress bar, then the scan's report with what was embedded."""
     from k0maru.layout import resolve_vault
@@ -177,6 +183,7 @@ def worker(vault: str | None, as_json: bool, after_scan: str | None) -> int:
             print(done)
         return 0
     data = json.loads(after_scan)
+    as_json = bool(data.pop("as_json", False))
     with LazyProgress("embedding", not as_json) as progress:
         done = background.run(root, progress, **data.pop("flags", {}))
     if done is None:
@@ -212,6 +219,7 @@ def register(add: Adder) -> None:
         "worker",
         worker,
         "the background indexer the git hooks start (one per vault; exits when caught up)",
+        json=False,
     )
     p.add_argument(
         "--after-scan", metavar="JSON", help=argparse.SUPPRESS

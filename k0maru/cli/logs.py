@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+from pathlib import Path
 
-from k0maru.cli.output import Adder, common, emit, service
-from k0maru.errors import K0maruError
+from k0maru.cli.output import (
+    Adder,
+    common,
+    count,
+    emit,
+    index_exists,
+    positive_int,
+    say_vault,
+    service,
+)
+from k0maru.errors import K0maruError, NotFoundError
 
 
 def offload(
@@ -26,6 +37,7 @@ def offload(
             "nothing to run: use `k0maru offload -- CMD ARGS` or pipe output into `k0maru offload`"
         )
     with Vault.open(vault, writes_state=True, offload_threshold=threshold) as v:
+        say_vault(v.root, as_json)
 
         def save(rec: records.OffloadRecord) -> None:
             try:
@@ -44,15 +56,24 @@ def offload(
             threshold=v.settings.offload_threshold,
             task_id=task_id,
             save_record=save,
+            out=sys.stderr.buffer if as_json else None,  # with --json, stdout carries only the JSON
         )
-    if as_json and outcome.record is not None:
-        print(json.dumps(outcome.record.as_dict()), file=sys.stderr)
+    if as_json:
+        payload = (
+            outcome.record.as_dict()
+            if outcome.record is not None
+            else {"offloaded": False, "exit_code": outcome.exit_code, "lines": outcome.lines}
+        )
+        print(json.dumps(payload), flush=True)
     return outcome.exit_code
 
 
 def log_list(vault: str | None, as_json: bool, limit: int) -> int:
-    with service(vault, as_json, rescan=False) as svc:
-        nodes = svc.log_list(limit)
+    if not index_exists(vault):  # nothing was ever offloaded here: no index to create for that
+        nodes = []
+    else:
+        with service(vault, as_json, rescan=False) as svc:
+            nodes = svc.log_list(limit)
 
     def human() -> None:
         if not nodes:
@@ -79,6 +100,17 @@ def log_show(
     max_matches: int,
     fixed_strings: bool,
 ) -> int:
+    from k0maru.offload import slices
+
+    if lines:
+        slices.parse_range(lines)  # bad input is refused before the index is opened
+    if grep is not None:
+        slices.grep(Path(os.devnull), grep, fixed=fixed_strings)
+    if not index_exists(vault):
+        raise NotFoundError(
+            f"unknown log node {node[:40]!r}: nothing was offloaded in this vault yet "
+            "(`k0maru offload -- CMD` records one)"
+        )
     with service(vault, as_json, rescan=False) as svc:
         view = svc.log_view(
             node,
@@ -116,7 +148,10 @@ def register(add: Adder) -> None:
         "run CMD; past the line threshold, keep its log and print a short summary",
     )
     p.add_argument(
-        "--threshold", type=int, metavar="N", help="lines passed through unchanged (default 50)"
+        "--threshold",
+        type=positive_int,
+        metavar="N",
+        help="lines passed through unchanged (default: offload_threshold in config, 50)",
     )
     p.add_argument(
         "--task-id",
@@ -128,17 +163,23 @@ def register(add: Adder) -> None:
     p.set_defaults(limit=50)
     log_sub = p.add_subparsers(dest="log_command", metavar="ACTION")
     lp = log_sub.add_parser("list", help="recorded offloads, newest first")
-    lp.add_argument("--limit", type=int, default=50)
+    lp.add_argument(
+        "--limit", type=positive_int, default=50, metavar="N", help="logs to list (default: 50)"
+    )
     common(lp)
     lp.set_defaults(handler=log_list)
     sp = log_sub.add_parser("show", help="summary, a line range, or matches with context")
-    sp.add_argument("node")
+    sp.add_argument("node", help="the log's node id, as `log list` or the offload summary shows")
     sp.add_argument("--lines", metavar="A:B", help="1-based inclusive line range")
     sp.add_argument("--grep", metavar="PAT", help="regular expression to look for")
     sp.add_argument(
         "--fixed-strings", "-F", action="store_true", help="match --grep as plain text, not a regex"
     )
-    sp.add_argument("--context", type=int, default=3, metavar="N")
-    sp.add_argument("--max-matches", type=int, default=20, metavar="N")
+    sp.add_argument(
+        "--context", type=count, default=3, metavar="N", help="lines shown around each --grep match"
+    )
+    sp.add_argument(
+        "--max-matches", type=positive_int, default=20, metavar="N", help="matches to show at most"
+    )
     common(sp)
     sp.set_defaults(handler=log_show)

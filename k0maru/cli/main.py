@@ -9,6 +9,7 @@ import inspect
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from k0maru import __version__
 from k0maru.cli.output import common
@@ -25,16 +26,52 @@ GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
+class Formatter(argparse.HelpFormatter):
+    """argparse's, naming each flag's default in its help."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        """Every flag's help names its default, when it has one worth naming."""
+        text = action.help or ""
+        default = action.default
+        if (
+            action.option_strings
+            and default not in (None, False, True, argparse.SUPPRESS)
+            and "default" not in text
+        ):
+            text += " (default: %(default)s)"
+        return text
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's, with "did you mean" for a mistyped command or choice."""
+
+    def error(self, message: str) -> NoReturn:
+        import difflib
+        import re
+
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:
+            choices = re.findall(r"'([^']*)'", m.group(2))
+            close = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
+            if close:
+                message = f"unknown choice {m.group(1)!r}; did you mean {close[0]!r}?"
+        super().error(message)
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; with `command`, only the group that defines it: a `k0maru scan` neither imports
     the other groups' modules nor builds their 15 commands."""
-    parser = argparse.ArgumentParser(prog="k0maru", description="Local memory for coding agents.")
+    parser = Parser(
+        prog="k0maru", description="Local memory for coding agents.", formatter_class=Formatter
+    )
     parser.add_argument("--version", action="version", version=f"k0maru {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def add(name: str, handler: Callable[..., int], help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        common(p)
+    def add(
+        name: str, handler: Callable[..., int], help_text: str, json: bool = True
+    ) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=Formatter)
+        common(p, json)
         p.set_defaults(handler=handler)
         return p
 
@@ -53,6 +90,13 @@ def call(handler: Callable[..., int], args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     known = {c for commands in GROUPS.values() for c in commands}
+    if argv and not argv[0].startswith("-") and argv[0] not in known:
+        import difflib
+
+        close = difflib.get_close_matches(argv[0], sorted(known), n=1, cutoff=0.6)
+        hint = f"did you mean `k0maru {close[0]}`?" if close else "`k0maru --help` lists them"
+        print(f"k0maru: error: unknown command {argv[0][:40]!r}; {hint}", file=sys.stderr)
+        return 2
     parser = build_parser(argv[0] if argv and argv[0] in known else None)
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):

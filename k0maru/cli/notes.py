@@ -120,8 +120,12 @@ def register(add: Adder) -> None:
         flush,
         "write a note (adr, decision, card, log, skill) following the vault's conventions",
     )
-    p.add_argument("--kind", required=True, choices=KINDS)
-    p.add_argument("--title", required=True)
+    p.add_argument(
+        "--kind", required=True, choices=KINDS, help="which kind of note (sets its folder and name)"
+    )
+    p.add_argument(
+        "--title", required=True, help="the note's title (its file name is made from it)"
+    )
     p.add_argument("--body-file", metavar="FILE", help="note text (default: stdin)")
     p.add_argument("--tags", metavar="a,b", help="comma-separated tags")
     p.add_argument(
@@ -131,7 +135,7 @@ def register(add: Adder) -> None:
         "distill", distill, "turn a failure trace into a skill card (optionally a Hermes skill)"
     )
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--trace-file", metavar="FILE")
+    src.add_argument("--trace-file", metavar="FILE", help="the failure's text (default: stdin)")
     src.add_argument("--node", metavar="NODE_ID", help="an offloaded log node")
     p.add_argument(
         "--export-hermes",

@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import Any
 
 Adder = Callable[..., argparse.ArgumentParser]
 
 
-def common(p: argparse.ArgumentParser) -> None:
+def common(p: argparse.ArgumentParser, json: bool = True) -> None:
+    """--vault, and --json for a command whose output has a machine-readable form."""
     p.add_argument(
-        "--vault", metavar="DIR", help="vault root (default: enclosing git repo, else cwd)"
+        "--vault",
+        metavar="DIR",
+        help="vault root (default: the nearest folder with .k0maru/, else the git repository's root)",
     )
-    p.add_argument("--json", dest="as_json", action="store_true", help="machine-readable output")
+    if json:
+        p.add_argument(
+            "--json", dest="as_json", action="store_true", help="machine-readable output on stdout"
+        )
 
 
 def emit(as_json: bool, payload: Any, human: Callable[[], None]) -> None:
@@ -31,11 +39,22 @@ def warn(lines: Sequence[str]) -> None:
         print(f"k0maru: warning: {line}", file=sys.stderr)
 
 
+def say_vault(root: Any, as_json: bool) -> None:
+    """The one line that names the vault a command resolved (stderr; never with --json)."""
+    if not as_json:
+        print(f"k0maru: vault {root}", file=sys.stderr)
+
+
 @contextmanager
 def service(
-    vault: str | None, as_json: bool = False, rescan: bool = True, **settings: Any
+    vault: str | None,
+    as_json: bool = False,
+    rescan: bool = True,
+    create: bool = False,
+    **settings: Any,
 ) -> Iterator[Any]:
-    """A one-shot service: rescans in the foreground (progress bars on a terminal), embeds before answering."""
+    """A one-shot service: rescans in the foreground (progress bars on a terminal), embeds before answering.
+    Names the vault it opened on stderr first."""
     from k0maru.progress import LazyProgress
     from k0maru.service.operations import Service
 
@@ -43,6 +62,7 @@ def service(
         svc = Service.open(
             vault,
             settings=settings,
+            create=create,
             one_shot=True,
             rescan_interval=0,
             embed="worker",
@@ -50,8 +70,73 @@ def service(
             scan_progress=sp,
             embed_progress=ep,
         )
+        say_vault(svc.vault.root, as_json)
         try:
             yield svc
         finally:
             svc.close()
-    warn(svc.live.warnings)
+    warn(once_per_change(svc.vault.root, svc.live.warnings))
+
+
+SKIPPED = re.compile(r"skipped (.+?): ")
+
+
+def once_per_change(root: Path, lines: Sequence[str]) -> list[str]:
+    """`lines` less the skipped-file warnings already shown for the file as it is now (its size, mtime
+    and the reason, kept in .k0maru/warned.json): a `search` does not repeat them until the file
+    changes. Other warnings pass."""
+    from k0maru.fsutil import atomic_write_text
+    from k0maru.layout import STATE_DIR
+
+    state = root / STATE_DIR / "warned.json"
+    try:
+        seen = json.loads(state.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        seen = {}
+    shown: list[str] = []
+    now: dict[str, str] = {}
+    for line in lines:
+        m = SKIPPED.match(line)
+        try:
+            st = (root / m.group(1)).stat() if m else None
+        except OSError:
+            st = None
+        if m is None or st is None:
+            shown.append(line)
+            continue
+        now[m.group(1)] = f"{st.st_mtime_ns}:{st.st_size}:{line}"
+        if seen.get(m.group(1)) != now[m.group(1)]:
+            shown.append(line)
+    if now != seen and state.parent.is_dir():
+        with suppress(OSError):  # a read-only state folder: the warnings repeat, nothing worse
+            atomic_write_text(state, json.dumps(now))
+    return shown
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1, refused before any work starts."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def count(text: str) -> int:
+    """An argparse type: a whole number of at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def index_exists(vault: str | None) -> bool:
+    """Whether the vault already has an index file (a read-only command then need not create one)."""
+    from k0maru.layout import DB_FILE, STATE_DIR, resolve_vault
+
+    return (resolve_vault(vault) / STATE_DIR / DB_FILE).exists()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from k0maru.cli.output import Adder, emit, service, warn
+from k0maru.cli.output import Adder, emit, index_exists, positive_int, service, warn
+from k0maru.errors import K0maruError
 from k0maru.service.models import Filters, RecallResult
 
 
@@ -22,6 +23,12 @@ def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
     budget: int | None,
 ) -> int:
     filters = Filters(path, tag, kind, since, until)
+    filters.window()  # a bad date is refused before anything is opened or indexed
+    if no_scan and not index_exists(vault):
+        raise K0maruError(
+            "no index yet, and --no-scan skips building it; run `k0maru scan` first "
+            "(or search without --no-scan)"
+        )
     with service(vault, as_json, rescan=not no_scan) as svc:
         result = svc.recall(
             " ".join(query),
@@ -31,7 +38,16 @@ def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
             filters=filters,
             token_budget=budget,
         )
-    warn(result.warnings)
+        notes = svc.status()["documents"] if not result.hits else None
+    empty = (
+        [
+            "no notes are indexed in this vault: k0maru reads **/*.md (set `include` in "
+            ".k0maru/config.toml for other files)"
+        ]
+        if notes == 0
+        else []
+    )
+    warn([*result.warnings, *empty])
     emit(as_json, result.payload(), lambda: _print(result, explain))
     return 0
 
@@ -67,9 +83,16 @@ def _print(result: RecallResult, explain: bool) -> None:
 
 def register(add: Adder) -> None:
     p = add("search", search, "hybrid search (BM25 + vectors + graph boost) over the vault")
-    p.add_argument("query", nargs="+")
-    p.add_argument("--limit", type=int, default=10)
-    p.add_argument("--mode", choices=["bm25", "vector", "hybrid"], default="hybrid")
+    p.add_argument(
+        "query", nargs="+", help="words to look for (quote nothing: all words are one query)"
+    )
+    p.add_argument("--limit", type=positive_int, default=10, metavar="N", help="notes to show")
+    p.add_argument(
+        "--mode",
+        choices=["bm25", "vector", "hybrid"],
+        default="hybrid",
+        help="channels to rank with",
+    )
     p.add_argument(
         "--explain",
         action="store_true",
@@ -89,7 +112,10 @@ def register(add: Adder) -> None:
         "--since", metavar="WHEN", help="only notes dated on or after: YYYY-MM-DD or 30d, 2w, 6m"
     )
     p.add_argument(
-        "--budget", type=int, metavar="TOKENS", help="cut the answer to fit this many LLM tokens"
+        "--budget",
+        type=positive_int,
+        metavar="TOKENS",
+        help="cut the answer to fit this many LLM tokens",
     )
     p.add_argument(
         "--until",

@@ -33,9 +33,16 @@ def ui(vault: str | None, host: str, port: int, open: bool) -> int:  # noqa: A00
 
 
 def connect(
-    vault: str | None, as_json: bool, host: str | None, list_hosts: bool, print_only: bool
+    vault: str | None,
+    as_json: bool,
+    host: str | None,
+    list_hosts: bool,
+    print_only: bool,
+    remove: bool,
+    hooks: bool,
 ) -> int:
     import json
+    import sys
 
     from k0maru import hosts
     from k0maru.errors import K0maruError
@@ -52,19 +59,34 @@ def connect(
         return 0
     if host not in hosts.HOSTS:
         raise K0maruError(f"unknown host {host[:40]!r}; use one of {', '.join(hosts.HOSTS)}")
-    change = hosts.connect(host, root, write=not print_only)
-    if print_only:
-        print(change.text, end="")
-    elif as_json:
-        print(json.dumps({"host": host, "file": str(change.path), "outcome": change.outcome}))
-    else:
-        print(f"{change.outcome}: {change.path}")
+    changes = [hosts.connect(host, root, write=not print_only, remove=remove)]
+    if hooks:
+        changes.append(hosts.connect_hooks(host, root, write=not print_only, remove=remove))
+    for change in changes:
+        if print_only:
+            print(change.text, end="")
+        elif as_json:
+            print(json.dumps({"host": host, "file": str(change.path), "outcome": change.outcome}))
+        else:
+            print(f"{change.outcome}: {change.path}")
+        if change.warning:
+            print(f"k0maru: warning: {change.warning}", file=sys.stderr)
     return 0
 
 
 def register(add: Adder) -> None:
-    add("mcp", mcp, "run the MCP server on stdio (its tools are listed by any MCP client)")
-    p = add("ui", ui, "web console: search debugger, token scoreboard, log nodes, notes, status")
+    add(
+        "mcp",
+        mcp,
+        "run the MCP server on stdio (its tools are listed by any MCP client)",
+        json=False,
+    )
+    p = add(
+        "ui",
+        ui,
+        "web console: dashboard, search debugger, token scoreboard, log nodes, notes, status",
+        json=False,
+    )
     p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default: %(default)s, local only)"
     )
@@ -90,4 +112,13 @@ def register(add: Adder) -> None:
         dest="print_only",
         action="store_true",
         help="show the file it would write; write nothing",
+    )
+    p.add_argument(
+        "--remove", action="store_true", help="take k0maru's entry (and with --hooks its hook) out"
+    )
+    p.add_argument(
+        "--hooks",
+        action="store_true",
+        help="also install the hook that runs test/build/lint commands through `k0maru offload` "
+        "(claude-code, codex)",
     )

@@ -4,14 +4,15 @@ Host check so a DNS-rebinding page cannot read the vault through the user's brow
 
 from __future__ import annotations
 
+import hmac
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, jsonify, redirect, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from k0maru.console.api import api
-from k0maru.console.pages import pages
+from k0maru.console.pages import pages, when
 from k0maru.errors import K0maruError, NotFoundError
 from k0maru.resources import resource_path
 from k0maru.service.operations import Service
@@ -25,8 +26,15 @@ def _error(status: int, message: str) -> Any:
     return render_template("error.html", status=status, message=message), status
 
 
-def create_app(service: Service, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -> Flask:
-    """`allowed_hosts`: the Host header names (any port) the console answers; others get 403."""
+TOKEN_COOKIE = "k0maru_token"
+
+
+def create_app(
+    service: Service, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS, token: str | None = None
+) -> Flask:
+    """`allowed_hosts`: the Host header names (any port) the console answers; others get 403.
+    `token` (a console bound beyond loopback): every request must carry it, as `?token=` (then kept in
+    a cookie), the cookie, or `Authorization: Bearer`; any Host is then answered."""
     base = resource_path("web")
     app = Flask(
         "k0maru.console",
@@ -36,11 +44,14 @@ def create_app(service: Service, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -
     app.config["JSON_SORT_KEYS"] = False
     app.extensions["k0maru"] = service
     app.jinja_env.globals["note_href"] = lambda path: "/notes/" + quote(path)
+    app.jinja_env.globals["when"] = when
     app.register_blueprint(api)
     app.register_blueprint(pages)
 
     @app.before_request
     def trusted_host_only() -> Any:
+        if token is not None:
+            return token_holders_only()
         host = (request.host or "").lower()
         name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
         if name not in allowed_hosts:
@@ -49,6 +60,26 @@ def create_app(service: Service, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -
             )
         if "\x00" in request.path:
             return _error(400, "invalid character in the path")
+        return None
+
+    def token_holders_only() -> Any:
+        assert token is not None
+        given = request.args.get("token") or ""
+        bearer = request.headers.get("Authorization", "")
+        candidates = (
+            given,
+            request.cookies.get(TOKEN_COOKIE, ""),
+            bearer.removeprefix("Bearer ") if bearer.startswith("Bearer ") else "",
+        )
+        if not any(hmac.compare_digest(c.encode(), token.encode()) for c in candidates if c):
+            return _error(401, "this console needs its token: open the URL `k0maru ui` printed")
+        if "\x00" in request.path:
+            return _error(400, "invalid character in the path")
+        if given and request.method == "GET":  # keep it in a cookie, and out of the address bar
+            args = {k: v for k, v in request.args.items(multi=True) if k != "token"}
+            resp = redirect(request.path + ("?" + urlencode(args) if args else ""))
+            resp.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict")
+            return resp
         return None
 
     @app.errorhandler(K0maruError)

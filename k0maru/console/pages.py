@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import time
+from collections import Counter
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from flask import Blueprint, redirect, render_template, request, url_for
+from flask import Blueprint, render_template, request
 from markupsafe import Markup
 
 from k0maru.console import graph_svg, mermaid_svg
 from k0maru.console.params import (
     MODES,
+    PAGE_LINES,
     filters_arg,
     log_slice,
     number,
@@ -26,7 +30,15 @@ pages = Blueprint("pages", __name__)
 
 @pages.get("/")
 def home() -> Any:
-    return redirect(url_for("pages.search_page"))
+    """The dashboard: what the index holds, what is still embedding, the latest offloads."""
+    svc = service()
+    return render_template(
+        "home.html",
+        info=svc.status(),
+        logs=svc.log_list(5),
+        tokens=svc.token_scoreboard(),
+        page="home",
+    )
 
 
 @pages.get("/search")
@@ -66,9 +78,44 @@ def tokens_page() -> Any:
     )
 
 
+def when(epoch: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
+
+
+def run_seconds(root: Path, log_path: str, started: float) -> float | None:
+    """How long an offloaded command ran: its log file was last written when the command ended."""
+    try:
+        return max(0.0, (root / log_path).stat().st_mtime - started)
+    except OSError:
+        return None
+
+
 @pages.get("/logs")
 def logs_page() -> Any:
-    return render_template("logs.html", logs=service().log_list(10_000), page="logs")
+    root = service().vault.root
+    rows = [
+        (r, when(r.created_at), run_seconds(root, r.log_path, r.created_at))
+        for r in service().log_list(10_000)
+    ]
+    return render_template("logs.html", rows=rows, page="logs")
+
+
+def failing_line(node: str, first: int, location: str | None) -> int:
+    """The log line to open a failure at. pytest records a failure at its short-summary line; the
+    failing line itself is the `>` line above the `path:line: Error` line that names the location."""
+    if not location:
+        return first
+    where = location.split(" ", 1)[0]
+    above = service().log_view(node, lines=f"{max(1, first - 400)}:{first}", max_lines=401)
+    lines = list(above.lines)
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].text.startswith(f"{where}: "):
+            for j in range(i - 1, max(-1, i - 200), -1):
+                text = lines[j].text
+                if text.startswith(">") or text.startswith("____"):
+                    return lines[j].n if text.startswith(">") else lines[i].n
+            return lines[i].n
+    return first
 
 
 @pages.get("/logs/<node>")
@@ -78,36 +125,110 @@ def log_page(node: str) -> Any:
         svg = Markup(mermaid_svg.render(rec.mermaid or "", f"log {rec.node_id}"))
     except mermaid_svg.MermaidError as exc:
         svg = Markup("<p class='warn'>diagram not renderable: {}</p>").format(str(exc))
+    first = (
+        failing_line(node, rec.failure_lines[0], rec.first_location) if rec.failure_lines else None
+    )
+    view = log_slice(node, [first] if first else [])
+    shown = [ln.n for ln in view.lines]
+    groups: list[list[Any]] = []  # grep: runs of consecutive lines, shown with `--` between them
+    for ln in view.lines:
+        if groups and ln.n == groups[-1][-1].n + 1:
+            groups[-1].append(ln)
+        else:
+            groups.append([ln])
+    span = (shown[0], shown[-1]) if shown else None
     return render_template(
         "log.html",
         rec=rec,
         svg=svg,
-        slice=log_slice(node, rec.failure_lines),
-        failures=set(rec.failure_lines),
-        first_failure=rec.failure_lines[0] if rec.failure_lines else None,
+        slice=view,
+        groups=groups,
+        span=span,
+        page_lines=PAGE_LINES,
+        failures=set(rec.failure_lines) | ({first} if first else set()),
+        first_failure=first,
         args=request.args,
         page="logs",
     )
 
 
+NOTES_PER_PAGE = 200
+
+
+def folders(paths: list[str], under: str) -> list[tuple[str, int]]:
+    """The folders one level below `under` (a vault path prefix), with how many notes each holds."""
+    prefix = under.rstrip("/") + "/" if under.strip("/") else ""
+    counts: Counter[str] = Counter()
+    for p in paths:
+        if p.startswith(prefix) and "/" in p[len(prefix) :]:
+            counts[prefix + p[len(prefix) :].split("/", 1)[0] + "/"] += 1
+    return sorted(counts.items())
+
+
 @pages.get("/notes")
 def notes_page() -> Any:
     docs = service().notes(request.args.get("filter", "")[:300], filters_arg())
-    return render_template("notes.html", docs=docs, args=request.args, page="notes")
+    pages_total = max(1, -(-len(docs) // NOTES_PER_PAGE))
+    page_no = min(number("page", 1, 1, 1_000_000), pages_total)
+    start = (page_no - 1) * NOTES_PER_PAGE
+    under = (request.args.get("path") or "").strip()[:300]
+    keep = {k: v for k, v in request.args.items() if k != "page" and v}
+    return render_template(
+        "notes.html",
+        docs=docs[start : start + NOTES_PER_PAGE],
+        total=len(docs),
+        start=start,
+        page_no=page_no,
+        pages_total=pages_total,
+        tree=folders([p for p, _ in docs], under),
+        under=under,
+        keep=keep,
+        args=request.args,
+        page="notes",
+    )
+
+
+GRAPH_MAX = 12  # more neighbours than this cannot be labelled legibly on a circle: lists only
 
 
 @pages.get("/notes/<path:path>")
 def note_page(path: str) -> Any:
     note = service().note_view(path)
     html = render_markdown(note.body, service().link_paths(), note.path)
-    graph = graph_svg.neighbourhood(
-        note.title,
-        [(x.path, x.title or x.target or "") for x in note.links if x.path],
-        [(b.path or "", b.title or "") for b in note.backlinks],
-        lambda p: "/notes/" + quote(p),
+    links, seen = [], set()
+    for x in note.links:  # a note that links to another twice lists it once
+        key = x.path or (x.target or "").lower()
+        if key not in seen:
+            seen.add(key)
+            links.append(x)
+    backlinks = list({b.path: b for b in note.backlinks}.values())
+    neighbours = {x.path for x in links if x.path} | {b.path for b in backlinks}
+    graph = (
+        graph_svg.neighbourhood(
+            note.title,
+            [(x.path, x.title or x.target or "") for x in links if x.path],
+            [(b.path or "", b.title or "") for b in backlinks],
+            lambda p: "/notes/" + quote(p),
+        )
+        if 0 < len(neighbours) <= GRAPH_MAX
+        else ""
     )
+    front = note.frontmatter or {}
+    tags = front.get("tags") or []
+    if isinstance(tags, str):
+        tags = [t.strip() for t in tags.replace(",", " ").split() if t.strip()]
+    properties = {k: v for k, v in front.items() if k not in ("title", "tags")}
     return render_template(
-        "note.html", note=note, body=Markup(html), graph=Markup(graph), page="notes"
+        "note.html",
+        note=note,
+        links=links,
+        backlinks=backlinks,
+        neighbours=len(neighbours),
+        tags=tags,
+        properties=properties,
+        body=Markup(html),
+        graph=Markup(graph),
+        page="notes",
     )
 
 

@@ -107,6 +107,8 @@ def log_slice(node: str, failure_lines: Sequence[int] | None = None) -> Any:
             pattern=request.args["grep"],
             context=number("context", 3, 0, 50),
             fixed=bool(request.args.get("fixed")),
+            max_matches=number("max", 50, 1, 1000),
+            max_lines=400,
         )
     start = max(1, failure_lines[0] - 8) if failure_lines else 1
     return service().log_view(

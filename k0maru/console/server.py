@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import secrets
 import signal
 import sys
 import threading
@@ -10,6 +12,7 @@ import webbrowser
 from k0maru.errors import K0maruError
 
 DEFAULT_PORT = 8765
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> int:
@@ -19,13 +22,18 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
     from k0maru.progress import LazyProgress
     from k0maru.service.operations import Service
 
+    token = None
+    if host not in LOOPBACK:  # beyond this machine: every request must carry a secret
+        token = os.environ.get("K0MARU_UI_TOKEN") or secrets.token_urlsafe(24)
+        if len(token) < 16:
+            raise K0maruError(
+                "K0MARU_UI_TOKEN is shorter than 16 characters; set a longer one, or unset it "
+                "and a token is generated"
+            )
     service = Service.open(vault_dir)
     with LazyProgress("scanning", True) as sp, LazyProgress("embedding", True) as ep:
         service.vault.index(record=False, scan_progress=sp, embed_progress=ep, lexical=True)
-    allowed = (
-        LOCAL_HOSTS if host in ("127.0.0.1", "localhost", "::1") else (*LOCAL_HOSTS, host.lower())
-    )
-    app = create_app(service, allowed)
+    app = create_app(service, LOCAL_HOSTS, token)
     try:
         server = create_server(app, host=host, port=port, threads=4, ident="k0maru")
     except OSError as exc:
@@ -43,10 +51,15 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
     signal.signal(signal.SIGTERM, stop)
     url = f"http://{host}:{server.effective_port}/"
     try:
-        print(f"k0maru console on {url}  (Ctrl+C to stop)", flush=True)
-        if host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"k0maru console on {url}"
+            + (f"?token={token}  (the token is shown once; " if token else "  (")
+            + "Ctrl+C to stop)",
+            flush=True,
+        )
+        if token:
             print(
-                f"k0maru: warning: listening on {host}: anyone who can reach it can read this vault",
+                f"k0maru: warning: listening on {host}: anyone with the token can read this vault",
                 file=sys.stderr,
             )
         if open_browser:

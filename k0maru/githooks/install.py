@@ -9,11 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from k0maru.gitutil import hooks_dir
+from k0maru.layout import STATE_DIR
 from k0maru.resources import resource_text
+from k0maru.service import worker
 
 HOOK_TYPES = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 MARKER = "# k0maru-managed hook"
 CHAINED_SUFFIX = ".k0maru-chained"
+DOUBLE = " -- DOUBLE INSTALL: k0maru runs twice per git event"
 
 
 def _script(hook: str, chained: bool) -> str:
@@ -73,6 +76,12 @@ def uninstall(repo: Path) -> list[str]:
             if chained.exists():
                 chained.replace(path)
                 done.append(f"{hook}: restored your original hook")
+        legacy = target / f"{hook}.legacy"
+        if legacy.exists() and MARKER in _read(legacy):
+            legacy.unlink()
+            done.append(
+                f"{hook}: removed k0maru's plain hook that pre-commit kept as {legacy.name}"
+            )
     return done
 
 
@@ -85,27 +94,43 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
             hooks[hook] = "missing"
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
+        chained = target / f"{hook}{CHAINED_SUFFIX}"
+        legacy = target / f"{hook}.legacy"  # pre-commit's "migration mode" keeps the old hook here
         if MARKER in text:
-            hooks[hook] = "k0maru" + (
-                " (chained)" if (target / f"{hook}{CHAINED_SUFFIX}").exists() else ""
-            )
+            hooks[hook] = "k0maru" + (" (chained)" if chained.exists() else "")
+            if _precommit_has_k0maru(repo) and chained.exists() and "pre-commit" in _read(chained):
+                hooks[hook] += DOUBLE
         elif "pre-commit" in text:
             hooks[hook] = "pre-commit" + (
                 " (k0maru via .pre-commit-config.yaml)" if _precommit_has_k0maru(repo) else ""
             )
+            if legacy.exists() and MARKER in _read(legacy) and _precommit_has_k0maru(repo):
+                hooks[hook] += DOUBLE
+            elif legacy.exists() and MARKER in _read(legacy):
+                hooks[hook] += f" + k0maru's plain hook kept as {legacy.name}"
         else:
             hooks[hook] = "other"
     from k0maru.service.operations import Service
 
     with Service.open(vault_root) as service:
         backlog = service.backlog()
+    pending, unembedded = backlog.pending, backlog.chunks_pending_embedding
+    error = vault_root / STATE_DIR / worker.ERROR
     return {
         "hooks": hooks,
-        "index_current": not any(backlog.pending.values())
-        and backlog.chunks_pending_embedding == 0,
-        "pending": backlog.pending,
-        "chunks_pending_embedding": backlog.chunks_pending_embedding,
+        "double": any(DOUBLE in state for state in hooks.values()),
+        "last_error": _read(error).strip() if error.is_file() else None,
+        "index_current": not any(pending.values()) and unembedded == 0,
+        "pending": pending,
+        "chunks_pending_embedding": unembedded,
     }
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _precommit_has_k0maru(repo: Path) -> bool:

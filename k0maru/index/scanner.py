@@ -217,7 +217,7 @@ class IncrementalScanner:
         allowed = {e.rel: e for e in self.walker.walk_paths(only)}
         yield from allowed.values()
 
-    def _apply_one(
+    def _apply_one(  # noqa: C901 - one file's outcomes in order: too big, gone, unreadable, same, binary, parsed
         self, entry: Entry, known: CachedDoc | None, result: ScanResult, full: bool
     ) -> tuple[bool, list[tuple[int, Link]]]:
         """Read, hash and (if needed) parse one file; returns whether the index changed, and its links."""
@@ -251,6 +251,9 @@ class IncrementalScanner:
             result.unchanged += 1
             result.touched += 1
             return False, []
+        if wide_text(data[:_BINARY_PROBE]):
+            self._skip(result, entry, known, "UTF-16/UTF-32 text; re-save it as UTF-8")
+            return known is not None, []
         if b"\x00" in data[:_BINARY_PROBE]:
             self._skip(
                 result,
@@ -310,3 +313,12 @@ class IncrementalScanner:
             self.store.delete_documents([known.id])
             result.removed += 1
             self.names_changed = True
+
+
+def wide_text(head: bytes) -> bool:
+    """Whether a file's first bytes look like UTF-16 or UTF-32 text (a byte-order mark, or ASCII with
+    every other byte NUL), which wants re-saving as UTF-8, not removing as binary."""
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:4] == b"\x00\x00\xfe\xff":
+        return True
+    half = len(head) // 2
+    return half >= 8 and max(head[0::2].count(0), head[1::2].count(0)) >= 0.9 * half

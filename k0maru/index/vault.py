@@ -69,11 +69,12 @@ class Vault:
         vault: str | os.PathLike[str] | None = None,
         *,
         writes_state: bool = False,
+        create: bool = False,
         **flags: Any,
     ) -> Vault:
         """`writes_state`: the command writes under `.k0maru/` anyway, so create it first and the settings
-        cache is written on this first run too."""
-        root = resolve_vault(vault)
+        cache is written on this first run too. `create`: the cwd may become a new vault (`init`)."""
+        root = resolve_vault(vault, create=create)
         if writes_state:
             ensure_state_dir(root)
         return cls(root, load_settings(root, **flags))

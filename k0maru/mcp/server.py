@@ -1,7 +1,8 @@
 """MCP stdio server: the tools of `k0maru.mcp.tools` and the vault's notes as resources.
 
 Only JSON-RPC goes to stdout (logs go to stderr). The tool list and the instructions are derived
-from the registry; each result is sent once, as structured content, with a short text block beside it."""
+from the registry; each result is sent as structured content and as a text block, each complete (a host
+passes the model one of them)."""
 
 from __future__ import annotations
 
@@ -15,17 +16,29 @@ from typing import Any
 from urllib.parse import quote
 
 from k0maru.errors import K0maruError
-from k0maru.mcp.tools import TOOLS, ToolSpec
+from k0maru.mcp.tools import LOG_TOOLS, TOOLS, ToolSpec
 from k0maru.service.operations import Service
 
 log = logging.getLogger("k0maru.mcp")
 
 
+PAGE_SIZE = 200  # notes per resources/list page
+
+
 def instructions() -> str:
-    calls = ", ".join(f"{spec.name} {spec.when}" for spec in TOOLS)
+    """The server's instructions, derived from the tool list: when to call each tool, and when to run a
+    command through `k0maru offload` (the tools that read offloaded logs named as they are registered)."""
+    calls = "; ".join(f"{spec.name} {spec.when}" for spec in TOOLS)
+    readers = " or ".join(LOG_TOOLS)
+    offload = (
+        " Run test, build and lint commands whose output may be long (pytest, cargo test/build, go "
+        "test, npm test, make, tsc, mvn, gradle, ruff, mypy, eslint) as `k0maru offload -- CMD`: the "
+        "command runs as usual, its exit status is kept, and a long log is stored and replaced by a short "
+        f"summary with a node id to read with {readers}."
+    )
     return (
         "k0maru is this project's memory: decisions, ADRs, cards, incident logs and offloaded build/test "
-        f"logs. Call {calls}."
+        f"logs. Call {calls}.{offload}"
     )
 
 
@@ -42,9 +55,28 @@ def invalid_arguments(tool: str, exc: Any) -> str:
     return f"invalid arguments for {tool}: " + "; ".join(parts)
 
 
+def failure_line(what: str, exc: BaseException) -> str:
+    """An unforeseen failure as one line naming its cause (the traceback goes to stderr)."""
+    from k0maru.service.operations import database_error
+
+    error = database_error(exc)
+    if error is not None:
+        return str(error)
+    detail = " ".join(str(exc).split())
+    detail = detail if len(detail) <= 200 else detail[:199] + "…"
+    return f"{what} failed: {type(exc).__name__}" + (f": {detail}" if detail else "")
+
+
+def agent_hint(message: str) -> str:
+    """An error message as an agent can act on it: MCP tools named instead of k0maru commands."""
+    head, cli, rest = message.partition("; use a node id printed by `k0maru offload`")
+    return f"{head}{rest}; call {LOG_TOOLS[1]} to find it" if cli else message
+
+
 def _bind(spec: ToolSpec, service: Service) -> Any:
     """The tool function with `service` bound: its signature (less the first parameter), name and
-    docstring make the schema; its result goes out once as structured content plus a brief text."""
+    docstring make the schema; its result goes out once as structured content and once as text (hosts
+    pass the model one or the other), each complete."""
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import CallToolResult, TextContent
 
@@ -55,9 +87,12 @@ def _bind(spec: ToolSpec, service: Service) -> Any:
         try:
             result = spec.fn(service, *args, **kwargs)
         except K0maruError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(agent_hint(str(exc))) from None
+        except Exception as exc:  # noqa: BLE001 - one line for the agent, the traceback for stderr
+            log.exception("%s failed", spec.name)
+            raise ToolError(failure_line(spec.name, exc)) from None
         return CallToolResult(
-            content=[TextContent(type="text", text=spec.brief(result))],
+            content=[TextContent(type="text", text=spec.text(result))],
             structured_content=result.payload(),
         )
 
@@ -66,10 +101,37 @@ def _bind(spec: ToolSpec, service: Service) -> Any:
     return call
 
 
+def resource_pages(service: Service) -> Any:
+    """Server middleware answering resources/list a page at a time: `cursor` is the offset of the page."""
+    import anyio
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INVALID_PARAMS, ListResourcesResult, Resource
+
+    async def middleware(ctx: Any, call_next: Any) -> Any:
+        if ctx.method != "resources/list":
+            return await call_next(ctx)
+        cursor = (ctx.params or {}).get("cursor")
+        if cursor is not None and not (isinstance(cursor, str) and cursor.isdigit()):
+            raise MCPError(code=INVALID_PARAMS, message="invalid cursor; pass a nextCursor as sent")
+        start = int(cursor or 0)
+        notes = await anyio.to_thread.run_sync(service.notes)
+        page = notes[start : start + PAGE_SIZE]
+        more = start + PAGE_SIZE < len(notes)
+        return ListResourcesResult(
+            resources=[
+                Resource(uri=note_uri(p), name=p, title=t, mime_type="text/markdown")
+                for p, t in page
+            ],
+            next_cursor=str(start + PAGE_SIZE) if more else None,
+        )
+
+    return middleware
+
+
 def build_server(service: Service) -> Any:
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-    from mcp.types import Resource
+    from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
+    from mcp.types import ToolAnnotations
     from pydantic import ValidationError
 
     from k0maru import __version__
@@ -78,27 +140,29 @@ def build_server(service: Service) -> Any:
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             try:
                 return await super().call_tool(name, arguments, context)
-            except (
-                ToolError
-            ) as exc:  # argument validation: one readable line, no pydantic boilerplate
+            except UnexpectedToolError as exc:  # e.g. a result its output schema refuses
+                cause = exc.__cause__ or exc
+                log.error("%s failed", name, exc_info=cause)
+                raise ToolError(failure_line(name, cause)) from None
+            except ToolError as exc:  # arguments: one readable line, no pydantic boilerplate
                 if isinstance(exc.__cause__, ValidationError):
                     raise ToolError(invalid_arguments(name, exc.__cause__)) from None
+                prefix = f"Error executing tool {name}: "  # the SDK's, before our own one line
+                if str(exc).startswith(prefix):
+                    raise ToolError(str(exc).removeprefix(prefix)) from None
                 raise
 
-        async def list_resources(self) -> list[Resource]:  # the notes change: list them live
-            import anyio
-
-            notes = await anyio.to_thread.run_sync(service.notes)
-            return [
-                Resource(uri=note_uri(p), name=p, title=t, mime_type="text/markdown")
-                for p, t in notes
-            ]
-
     server = K0maruServer(
-        "k0maru", instructions=instructions(), version=__version__, log_level="WARNING"
+        "k0maru",
+        instructions=instructions(),
+        version=__version__,
+        log_level="WARNING",
+        middleware=[resource_pages(service)],
     )
     for spec in TOOLS:
-        server.tool(title=spec.title)(_bind(spec, service))
+        server.tool(
+            title=spec.title, annotations=ToolAnnotations.model_validate(spec.annotations())
+        )(_bind(spec, service))
 
     @server.resource(
         "k0maru://note/{+path}",
@@ -106,11 +170,14 @@ def build_server(service: Service) -> Any:
         mime_type="text/markdown",
         description="A note of the vault, by its vault-relative path",
     )
-    def read_note(path: str) -> str:
+    def note_resource(path: str) -> str:
         try:
             return service.read_note(path)
         except K0maruError as exc:
             raise ResourceError(str(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - one line, not "Error creating resource from template"
+            log.exception("reading %s failed", path)
+            raise ResourceError(failure_line(f"reading {path[:100]}", exc)) from None
 
     return server
 

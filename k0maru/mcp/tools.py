@@ -2,7 +2,7 @@
 
 A tool's first parameter is the `Service`; the rest, its annotations and its docstring become the
 tool's input schema and description. `when` is the clause the server's instructions use for it, and
-`brief` renders the short text block sent beside the structured result. Adding a tool is adding one
+`text` renders the result as the text block (the complete answer, for hosts that pass only text). Adding a tool is adding one
 function here (and its test)."""
 
 from __future__ import annotations
@@ -13,11 +13,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from k0maru.mcp import render
 from k0maru.service.models import (
     Filters,
     FlushOutcome,
     Loadout,
+    LogNodeList,
     LogNodeView,
+    NoteExcerpt,
     RecallResult,
     SkillCardResult,
 )
@@ -29,51 +32,44 @@ class ToolSpec:
     fn: Callable[..., Any]
     title: str
     when: str
-    brief: Callable[[Any], str]
+    text: Callable[[Any], str]  # the result as the text block (mcp/render.py)
+    read_only: bool
+    idempotent: bool
 
     @property
     def name(self) -> str:
         return self.fn.__name__
+
+    def annotations(self) -> dict[str, bool]:
+        """MCP tool annotations: everything acts on this vault only (closed world); nothing deletes."""
+        out = {"readOnlyHint": self.read_only, "idempotentHint": self.idempotent}
+        if not self.read_only:
+            out["destructiveHint"] = False
+        out["openWorldHint"] = False
+        return out
 
 
 TOOLS: list[ToolSpec] = []
 
 
 def tool(
-    title: str, when: str, brief: Callable[[Any], str]
+    title: str,
+    when: str,
+    text: Callable[[Any], str],
+    read_only: bool = True,
+    idempotent: bool = True,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        TOOLS.append(ToolSpec(fn, title, when, brief))
+        TOOLS.append(ToolSpec(fn, title, when, text, read_only, idempotent))
         return fn
 
     return register
 
 
-BRIEF_TOKENS = 40  # the one-line text block beside a recall answer, kept inside its token budget
-
-
-def _brief_recall(r: RecallResult) -> str:
-    if not r.hits:
-        return ("; ".join(r.warnings) or f"no note answers {r.query[:80]!r}")[:160]
-    best = r.hits[0]
-    return f"{len(r.hits)} note(s); best: {best.title[:60]} ({best.path[-60:]})"
-
-
-def _brief_log(v: LogNodeView) -> str:
-    if v.summary is not None:
-        return v.summary
-    shown = f"{len(v.lines)} line(s)" + (
-        f", {v.matches} match(es)" if v.matches is not None else ""
-    )
-    return f"log {v.node_id}: {shown}" + (
-        " (more exist: narrow the range or pattern)" if v.truncated else ""
-    )
-
-
 @tool(
     "Project loadout",
     "when starting on the project",
-    lambda r: f"loadout: {len(r.sections)} section(s), {r.tokens_used} tokens",
+    render.loadout_text,
 )
 def get_project_loadout(
     service: Service,
@@ -88,7 +84,9 @@ def get_project_loadout(
     return service.loadout(token_budget)
 
 
-@tool("Recall memory", "before solving a problem that may have been seen before", _brief_recall)
+@tool(
+    "Recall memory", "before solving a problem that may have been seen before", render.recall_text
+)
 def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
     service: Service,
     query: Annotated[
@@ -128,8 +126,13 @@ def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
         str | None,
         Field(max_length=32, description="only notes dated on/before: YYYY-MM-DD or 30d"),
     ] = None,
+    min_score: Annotated[
+        float | None,
+        Field(ge=0, description="leave out hits scoring below this (scores are in the answer)"),
+    ] = None,
     token_budget: Annotated[
-        int, Field(ge=100, le=32000, description="most tokens the answer may cost")
+        int,
+        Field(ge=100, le=32000, description="most tokens the answer may cost (o200k, either part)"),
     ] = 1000,
 ) -> RecallResult:
     """Search the project's memory (decisions, ADRs, incident logs, cards) with hybrid keyword + semantic
@@ -138,18 +141,28 @@ def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
     about caching" (kind=decision, since=30d). Each hit has the note's path, title, score and the passage
     that matched, the whole answer within `token_budget`; `explain` adds how it was ranked. A query nothing
     in the vault supports gets no hits and one line saying so."""
-    return service.recall(
+    from k0maru.llm_tokens import count_tokens
+
+    result = service.recall(
         query,
         limit,
         mode,
         explain,
         filters=Filters(path, tag, kind, since, until),
-        token_budget=token_budget - BRIEF_TOKENS,
+        token_budget=token_budget,
         nearest_if_none=False,
+        min_score=min_score,
     )
+    while result.hits and count_tokens(render.recall_text(result)) > token_budget:
+        result = result.but(hits=result.hits[:-1])  # the text block is held to the budget too
+    return result
 
 
-@tool("Inspect offloaded log", "to read parts of a long offloaded log", _brief_log)
+@tool(
+    "Inspect offloaded log",
+    "to read a long offloaded log: its summary, a line range or the lines matching a pattern",
+    render.log_view_text,
+)
 def inspect_log_node(
     service: Service,
     node_id: Annotated[
@@ -168,10 +181,17 @@ def inspect_log_node(
     """Read a slice of a long build/test/CI log that `k0maru offload` stored: its summary, a line range,
     or the lines matching a pattern with context. Use for "show me the stack of that failing test",
     "what happened around line 300?", "grep the log for E0502"."""
-    return service.log_view(node_id, lines, pattern, context, max_lines, fixed=fixed)
+    view = service.log_view(node_id, lines, pattern, context, max_lines, fixed=fixed)
+    if view.summary is None:
+        return view
+    first = view.error_codes[0] if view.error_codes else None
+    return view.but(
+        summary=render.agent_summary(view.summary, view.node_id, first, inspect_log_node.__name__),
+        mermaid=None,
+    )
 
 
-@tool("Flush session note", "to save a decision or finding", lambda r: f"{r.outcome}: {r.path}")
+@tool("Flush session note", "to save a decision or finding", render.flush_text, read_only=False)
 def flush_session(
     service: Service,
     title: Annotated[str, Field(min_length=1, description="note title")],
@@ -197,7 +217,8 @@ def flush_session(
 @tool(
     "Distill skill from a failure",
     "to turn a failure into a reusable runbook",
-    lambda r: f"skill card {r.note_outcome}: {r.note_path}",
+    render.distill_text,
+    read_only=False,
 )
 def distill_session_skill(
     service: Service,
@@ -213,3 +234,90 @@ def distill_session_skill(
     card with Symptoms, Diagnosis path and Fix, linked to related notes; optionally exported as a Hermes
     agent skill. Use for "turn this compiler error into a runbook", "remember how we fixed this"."""
     return service.distill(trace, node_id, "an agent session", "" if export_hermes else None)
+
+
+@tool(
+    "List offloaded logs",
+    "to find an offloaded log again (a node id lost from context)",
+    render.log_list_text,
+)
+def list_log_nodes(
+    service: Service,
+    command: Annotated[
+        str | None, Field(max_length=200, description="only commands containing this text")
+    ] = None,
+    failed: Annotated[
+        bool | None,
+        Field(description="true: only non-zero exits; false: only exit 0; unset: all"),
+    ] = None,
+    since: Annotated[
+        str | None,
+        Field(max_length=16, description="only logs newer than this age: 30m, 2h, 3d, 1w"),
+    ] = None,
+    limit: Annotated[int, Field(ge=1, le=100, description="most logs to list")] = 10,
+) -> LogNodeList:
+    """List the build/test/CI logs `k0maru offload` stored, newest first: node id, age, command, exit
+    status, size and the first error. Use for "which tests failed earlier?", "the id of the last cargo
+    build log", then read one with inspect_log_node."""
+    import time
+
+    from k0maru.mcp.agent_views import age, age_seconds
+    from k0maru.service.models import LogNodeBrief
+
+    newer_than = time.time() - age_seconds(since) if since else None
+    needle = (command or "").lower()
+    picked = [
+        n
+        for n in service.log_list(limit=10_000)
+        if (not needle or needle in n.command.lower())
+        and (failed is None or (n.exit_code not in (0, None)) == failed)
+        and (newer_than is None or n.created_at >= newer_than)
+    ]
+    return LogNodeList(
+        nodes=[
+            LogNodeBrief(
+                node_id=n.node_id,
+                age=age(n.created_at),
+                command=n.command if len(n.command) <= 160 else n.command[:159] + "…",
+                exit_code=n.exit_code,
+                raw_lines=n.raw_lines,
+                raw_tokens=n.raw_tokens,
+                summary_tokens=n.summary_tokens,
+                error_codes=list(n.error_codes[:4]),
+                first_location=n.first_location,
+            )
+            for n in picked[:limit]
+        ],
+        more=max(0, len(picked) - limit),
+    )
+
+
+@tool("Read note", "to read a note (or a part of it) that a hit points to", render.note_text)
+def read_note(
+    service: Service,
+    path: Annotated[
+        str, Field(min_length=1, max_length=500, description="vault-relative path, as in hits")
+    ],
+    lines: Annotated[
+        str | None, Field(max_length=32, description="1-based line range 'A:B' (or 'A:')")
+    ] = None,
+    heading: Annotated[
+        str | None,
+        Field(max_length=200, description="only the section under this heading (text or slug)"),
+    ] = None,
+    token_budget: Annotated[
+        int, Field(ge=100, le=32000, description="most tokens the answer may cost")
+    ] = 2000,
+) -> NoteExcerpt:
+    """Read a note of the vault by its path: all of it, a line range, or the section under one heading,
+    within a token budget. Use after recall_memory to read a whole hit ("path:12-30" in a hit is
+    lines="12:30"), or for "show me ADR 0002"."""
+    from k0maru.mcp.agent_views import note_excerpt
+
+    return note_excerpt(path, service.read_note(path), lines, heading, token_budget)
+
+
+LOG_TOOLS = (
+    inspect_log_node.__name__,
+    list_log_nodes.__name__,
+)  # named by the instructions and hints

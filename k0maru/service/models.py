@@ -126,7 +126,7 @@ class LogNode(Result):
     task_id: str
     created_at: float
     command: str
-    exit_code: int | None
+    exit_code: int | None = None  # None: read from stdin
     log_path: str
     raw_lines: int
     raw_tokens: int
@@ -143,7 +143,7 @@ class LogNode(Result):
 class LogNodeView(Result):
     node_id: str
     command: str
-    exit_code: int | None
+    exit_code: int | None = None  # None: read from stdin
     raw_lines: int
     error_codes: Sequence[str] = ()
     first_location: str | None = None
@@ -208,3 +208,33 @@ class NoteView(Result):
     body: str
     links: Sequence[NoteLink] = ()
     backlinks: Sequence[NoteLink] = ()
+
+
+# ---- agent-facing listings (MCP) ---------------------------------------------------------------------
+@dataclass(kw_only=True)
+class LogNodeBrief(Result):
+    node_id: str
+    age: str  # "3m", "2h", "5d": how long ago it was offloaded
+    command: str
+    exit_code: int | None = None  # None: read from stdin
+    raw_lines: int
+    raw_tokens: int
+    summary_tokens: int
+    error_codes: Sequence[str] = ()
+    first_location: str | None = None
+
+
+@dataclass(kw_only=True)
+class LogNodeList(Result):
+    nodes: list[LogNodeBrief]
+    more: int = 0  # nodes that matched beyond `limit`
+
+
+@dataclass(kw_only=True)
+class NoteExcerpt(Result):
+    path: str
+    lines: str  # "12-30" of `total_lines`
+    total_lines: int
+    text: str
+    heading: str | None = None
+    truncated: bool = False  # the range asked for did not fit the token budget

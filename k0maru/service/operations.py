@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from k0maru.service.session import VaultSession
 
 DEFAULT_LOG_LINES = 120
+QUERY_ECHO_CHARS = 80  # a pasted backtrace as the query is not sent back whole
 PASSAGE_CAPS = (
     800,
     560,
@@ -93,15 +94,16 @@ class Service:
         vault_dir: str | os.PathLike[str] | None,
         *,
         settings: dict[str, Any] | None = None,
+        create: bool = False,
         one_shot: bool = False,
         **session_options: Any,
     ) -> Service:
-        """The service over the vault at `vault_dir` (settings `flags` over its config); `one_shot` for a
-        process that answers once and exits."""
+        """The service over the vault at `vault_dir` (`settings`: flags over its config); `create`: the cwd
+        may become a new vault (`init`); `one_shot`: a process that answers once and exits."""
         from k0maru.index.vault import Vault
         from k0maru.service.session import VaultSession
 
-        vault = Vault.open(vault_dir, **(settings or {}))
+        vault = Vault.open(vault_dir, create=create, **(settings or {}))
         vault.one_shot = one_shot
         return cls(VaultSession(vault, **session_options))
 
@@ -126,9 +128,11 @@ class Service:
         filters: Filters | None = None,
         token_budget: int | None = None,
         nearest_if_none: bool = True,
+        min_score: float | None = None,
     ) -> RecallResult:
-        """Ranked notes with their answering passages; with `token_budget`, the compact answer is cut to
-        fit it exactly (o200k tokens): passages are shortened evenly, then the lowest hits dropped."""
+        """Ranked notes with their answering passages (those scoring at least `min_score`); with
+        `token_budget`, the compact answer is cut to fit it exactly (o200k tokens): passages are shortened
+        evenly, then the lowest hits dropped. The query comes back cut to a short echo."""
         from k0maru.service.models import RecallHit, RecallResult
 
         check_length("query", query, MAX_QUERY_CHARS)
@@ -145,6 +149,8 @@ class Service:
             )
         hits = []
         for h in result.hits:
+            if min_score is not None and h.score < min_score:
+                continue
             hit = RecallHit(
                 path=h.path,
                 title=h.title,
@@ -172,7 +178,7 @@ class Service:
                 )
             hits.append(hit)
         answer = RecallResult(
-            query=result.query,
+            query=_cut(" ".join(result.query.split()), QUERY_ECHO_CHARS),
             mode=result.mode,
             hits=hits,
             warnings=result.warnings,

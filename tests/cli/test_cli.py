@@ -9,7 +9,7 @@ import pytest
 
 from k0maru.index.schema import MIGRATIONS
 from k0maru.index.store import Store
-from tests.helpers import write
+from tests.helpers import errors, write
 
 pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
 
@@ -168,7 +168,7 @@ def test_locked_index_is_a_one_line_error(k0, vault: Path) -> None:
         holder.kill()
         holder.wait()
     assert r.returncode == 3
-    assert r.stderr.count("\n") == 1 and "index.sqlite" in r.stderr and "locked" in r.stderr
+    assert errors(r.stderr).count("\n") == 1 and "index.sqlite" in r.stderr and "locked" in r.stderr
     assert (
         json.loads(k0("scan", "--vault", str(vault), "--no-embed", "--json").stdout)["added"] == 1
     )
@@ -180,7 +180,7 @@ def test_corrupt_index_error_and_rebuild(k0, vault: Path) -> None:
     db.parent.mkdir()
     db.write_bytes(b"garbage, not a database" * 200)
     r = k0("status", "--vault", str(vault))
-    assert r.returncode == 4 and r.stderr.count("\n") == 1
+    assert r.returncode == 4 and errors(r.stderr).count("\n") == 1
     assert "index.sqlite" in r.stderr and "k0maru scan --rebuild" in r.stderr
     r = k0("scan", "--vault", str(vault), "--rebuild", "--no-embed", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["added"] == 1

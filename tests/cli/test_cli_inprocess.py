@@ -67,9 +67,9 @@ def test_offload_from_stdin_then_list_and_show(
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(log)))
     code, out, err = run(capsys, "offload", "--vault", str(vault), "--json")
     assert code == 0
-    record = json.loads(err.strip().splitlines()[-1])
+    record = json.loads(out)  # --json: the record on stdout, the summary on stderr
     assert record["error_codes"] == ["ZeroDivisionError"] and record["raw_lines"] == 332
-    assert "test_many.py:5" in out and len(out) < len(log) / 10
+    assert "test_many.py:5" in err and len(err) < len(log) / 10
     code, out, _ = run(capsys, "log", "list", "--vault", str(vault), "--json")
     assert [n["node_id"] for n in json.loads(out)] == [record["node_id"]]
     code, out, _ = run(capsys, "log", "show", record["node_id"], "--vault", str(vault))

@@ -1,9 +1,14 @@
-"""`k0maru connect`: each host's documented config format, merged into existing files, idempotent, and the
-entry it writes really starts k0maru's MCP server."""
+"""`k0maru connect`: each host's documented format, merged into the user's file without disturbing it (other
+entries, the user's own fields on k0maru's entry, comments, formatting, mode), idempotent, removable,
+portable in the files a team shares, and never written through a symlinked folder. The slow test starts
+the real server from the entry as written."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import sys
 import tomllib
 from pathlib import Path
 
@@ -12,89 +17,261 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from k0maru import hosts
+from k0maru.errors import K0maruError
 from tests.helpers import write
 
-pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
+JSON_HOSTS = ("claude-code", "cursor", "vscode")
 
-EXISTING = {  # what a user already has in each file: must survive the merge
-    "claude-code": (".mcp.json", {"mcpServers": {"github": {"command": "gh-mcp", "args": []}}}),
-    "cursor": (".cursor/mcp.json", {"mcpServers": {"other": {"url": "http://localhost:9/mcp"}}}),
-    "vscode": (
-        ".vscode/mcp.json",
-        {
-            "inputs": [{"id": "tok", "type": "promptString"}],
-            "servers": {"x": {"type": "stdio", "command": "x"}},
-        },
-    ),
+USER_FILES = {  # what a user already has: comments, odd indentation, other servers, own fields
+    "claude-code": """{
+    "mcpServers": {
+        "github": {"command": "gh-mcp", "args": []},
+        "k0maru": {"command": "old", "args": [], "env": {"K0MARU_EMBED": "false"}, "timeout": 90}
+    },
+    "other": true
+}
+""",
+    "cursor": """{
+\t"mcpServers": {
+\t\t"other": {"url": "http://localhost:9/mcp"}
+\t}
+}
+""",
+    "vscode": """// VS Code allows comments in mcp.json
+{
+  "inputs": [{"id": "tok", "type": "promptString"}], // a prompt of mine
+  "servers": {
+    /* my own server */
+    "x": {"type": "stdio", "command": "x"},
+  },
+}
+""",
+    "codex": """model = "o3"  # my model
+
+[mcp_servers.other]
+command = "x"
+
+[mcp_servers.k0maru]
+command = "old"
+args = []
+startup_timeout_sec = 30  # slow disk
+
+[mcp_servers.k0maru.env]
+K0MARU_EMBED = "false"
+""",
 }
 
 
-def entry_of(host: str, path: Path) -> dict:
-    if host == "codex":
-        return tomllib.loads(path.read_text())["mcp_servers"]["k0maru"]
-    data = json.loads(path.read_text())
-    return data["servers" if host == "vscode" else "mcpServers"]["k0maru"]
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    return home
 
 
-@pytest.mark.parametrize("host", ["claude-code", "cursor", "vscode", "codex", "claude-desktop"])
-def test_connect_writes_the_hosts_format_and_keeps_the_rest(
-    vault: Path, tmp_path: Path, k0, host: str
-) -> None:
-    env = {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config")}
-    write(vault, "a.md", "# A\n\nwombat\n")
-    if host in EXISTING:
-        rel, data = EXISTING[host]
-        write(vault, rel, json.dumps(data))
+def entry_of(host: str, path: Path, name: str = "k0maru") -> dict:
     if host == "codex":
-        write(vault, ".codex/config.toml", 'model = "o3"\n\n[mcp_servers.other]\ncommand = "x"\n')
-    printed = k0("connect", host, "--vault", str(vault), "--print", env=env)
-    assert printed.returncode == 0, printed.stderr
-    r = k0("connect", host, "--vault", str(vault), "--json", env=env)
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
-    path = Path(out["file"])
-    assert out["outcome"] == ("updated" if host in EXISTING or host == "codex" else "created")
-    assert path.read_text() == printed.stdout  # --print shows exactly what is written
+        return tomllib.loads(path.read_text())["mcp_servers"][name]
+    data = hosts.jsonedit.parse(path.read_text()).value
+    return data[hosts.table_of(host)][name]
+
+
+@pytest.mark.parametrize("host", [*JSON_HOSTS, "codex"])
+def test_connect_keeps_the_users_file_and_is_idempotent(vault: Path, host: str) -> None:
+    rel = hosts.PROJECT_FILES[host]
+    path = write(vault, rel, USER_FILES[host])
+    path.chmod(0o640)
+    before = path.read_text()
+
+    change = hosts.connect(host, vault)
+    after = path.read_text()
+    assert change.outcome == "updated" and change.text == after
+    assert oct(path.stat().st_mode & 0o777) == "0o640"  # the file's mode is kept
     entry = entry_of(host, path)
-    assert (
-        entry["args"][-3:] == ["mcp", "--vault", str(vault)]
-        and Path(entry["command"]).is_absolute()
-    )
+    if host in JSON_HOSTS:  # portable: the host's workspace variable, k0maru from PATH
+        assert entry["command"] == "k0maru" and entry["args"][:2] == ["mcp", "--vault"]
+        assert entry["args"][2] == hosts.WORKSPACE[host] and str(vault) not in after
+    else:
+        assert entry["args"][-3:] == ["mcp", "--vault", str(vault)]
     if host == "vscode":
-        assert (
-            entry["type"] == "stdio"
-            and json.loads(path.read_text())["inputs"] == EXISTING[host][1]["inputs"]
-        )
-    if host in EXISTING:
-        table = "servers" if host == "vscode" else "mcpServers"
-        kept = json.loads(path.read_text())[table]
-        assert all(kept[k] == v for k, v in EXISTING[host][1][table].items())
+        assert entry["type"] == "stdio"
+        for comment in ("// VS Code allows", "// a prompt of mine", "/* my own server */"):
+            assert comment in after
+    if host == "claude-code":  # the user's own fields on k0maru's entry stay
+        assert entry["env"] == {"K0MARU_EMBED": "false"} and entry["timeout"] == 90
+        assert '        "github": {"command": "gh-mcp", "args": []},' in after
     if host == "codex":
-        data = tomllib.loads(path.read_text())
-        assert data["model"] == "o3" and data["mcp_servers"]["other"] == {"command": "x"}
-    if host == "claude-desktop":
-        assert path == tmp_path / "home" / ".config" / "Claude" / "claude_desktop_config.json"
-    again = json.loads(k0("connect", host, "--vault", str(vault), "--json", env=env).stdout)
-    assert again["outcome"] == "up_to_date"
-    listed = {
-        row["host"]: row["state"]
-        for row in json.loads(
-            k0("connect", "--list", "--vault", str(vault), "--json", env=env).stdout
+        assert entry["startup_timeout_sec"] == 30 and entry["env"] == {"K0MARU_EMBED": "false"}
+        assert (
+            'model = "o3"  # my model' in after and "startup_timeout_sec = 30  # slow disk" in after
         )
-    }
+    if host == "cursor":
+        assert '\t\t"other": {"url": "http://localhost:9/mcp"},' in after  # tabs stay tabs
+    # every line of the user's file that did not describe k0maru is still there, as written
+    own = [line for line in before.splitlines() if "old" not in line and "args = []" not in line]
+    kept = {line.rstrip(",") for line in after.splitlines()}  # a comma may follow a new last member
+    assert all(line.rstrip(",") in kept for line in own)
+
+    again = hosts.connect(host, vault)
+    assert again.outcome == "up_to_date" and path.read_text() == after
+
+    removed = hosts.connect(host, vault, remove=True)
+    assert removed.outcome == "removed"
+    gone = path.read_text()
+    assert "k0maru" not in gone
+    assert hosts.connect(host, vault, remove=True).outcome == "absent"
+    if host in ("cursor", "vscode"):  # added then removed: byte for byte the user's file
+        assert gone == before
+
+
+@pytest.mark.parametrize("host", [*JSON_HOSTS, "codex"])
+def test_connect_creates_a_missing_file_with_the_umask(
+    vault: Path, host: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = os.umask(0o027)
+    try:
+        change = hosts.connect(host, vault)
+    finally:
+        os.umask(old)
+    assert change.outcome == "created"
+    assert oct(change.path.stat().st_mode & 0o777) == "0o640"
+    assert entry_of(host, change.path)["args"][-3] in ("mcp", "--vault")
+    assert hosts.connect(host, vault).outcome == "up_to_date"
+    listed = {h: s for h, _, s in hosts.configured(vault)}
     assert listed[host] == "current"
 
-    async def tools() -> list[str]:  # the entry as written starts the real server
-        params = StdioServerParameters(command=entry["command"], args=entry["args"])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[mcp_servers]\nk0maru = { command = "old", args = [], startup_timeout_sec = 20 }\n'
+        'other = { command = "x" }\n',
+        'mcp_servers = { other = { command = "x" } }\n',
+        'mcp_servers.k0maru.command = "old"\nmcp_servers.k0maru.startup_timeout_sec = 9\n',
+        "[features]\nhooks = true\n",
+    ],
+    ids=["inline-entry", "inline-root", "dotted-keys", "no-servers"],
+)
+def test_codex_every_toml_form(vault: Path, text: str) -> None:
+    path = write(vault, ".codex/config.toml", text)
+    assert hosts.connect("codex", vault).outcome == "updated"
+    data = tomllib.loads(path.read_text())
+    entry = data["mcp_servers"]["k0maru"]
+    assert entry["args"][-1] == str(vault)
+    old = tomllib.loads(text)
+    if "k0maru" in old.get("mcp_servers", {}):  # the user's timeout stays
+        assert entry["startup_timeout_sec"] == old["mcp_servers"]["k0maru"]["startup_timeout_sec"]
+    if "other" in old.get("mcp_servers", {}):
+        assert data["mcp_servers"]["other"] == {"command": "x"}
+    assert hosts.connect("codex", vault).outcome == "up_to_date"
+    hosts.connect("codex", vault, remove=True)
+    assert "k0maru" not in tomllib.loads(path.read_text()).get("mcp_servers", {})
+
+
+def test_claude_desktop_holds_one_entry_per_vault(tmp_path: Path, home: Path) -> None:
+    first, second, same_name = (
+        tmp_path / "a" / "proj",
+        tmp_path / "b" / "other",
+        tmp_path / "c" / "proj",
+    )
+    for v in (first, second, same_name):
+        v.mkdir(parents=True)
+    config = hosts.claude_desktop_config()
+    write(config.parent, config.name, json.dumps({"mcpServers": {"fs": {"command": "fs"}}}))
+    for v in (first, second, same_name):
+        assert hosts.connect("claude-desktop", v).outcome == "updated"
+    servers = json.loads(config.read_text())["mcpServers"]
+    vaults = {k: hosts._vault_of(e) for k, e in servers.items() if k.startswith("k0maru")}
+    assert sorted(vaults.values()) == sorted(str(v) for v in (first, second, same_name))
+    assert (
+        "k0maru-proj" in vaults and "k0maru-other" in vaults and servers["fs"] == {"command": "fs"}
+    )
+    for v in (first, second, same_name):  # each one idempotent, each one found again
+        assert hosts.connect("claude-desktop", v).outcome == "up_to_date"
+    hosts.connect("claude-desktop", first, remove=True)
+    left = json.loads(config.read_text())["mcpServers"]
+    assert str(first) not in json.dumps(left) and str(second) in json.dumps(left)
+
+
+@pytest.mark.parametrize("host", ["cursor", "codex", "vscode"])
+def test_connect_never_writes_through_a_symlinked_folder(
+    vault: Path, tmp_path: Path, host: str
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    folder = hosts.PROJECT_FILES[host].split("/")[0]
+    (vault / folder).symlink_to(outside, target_is_directory=True)
+    with pytest.raises(K0maruError, match="symlink"):
+        hosts.connect(host, vault)
+    assert list(outside.iterdir()) == []
+
+
+def test_connect_refuses_a_symlinked_file_and_a_broken_one(vault: Path, tmp_path: Path) -> None:
+    target = write(tmp_path, "elsewhere.json", "{}")
+    (vault / ".mcp.json").symlink_to(target)
+    with pytest.raises(K0maruError, match="symlink"):
+        hosts.connect("claude-code", vault)
+    assert target.read_text() == "{}"
+    (vault / ".mcp.json").unlink()
+    write(vault, ".mcp.json", "{ not json")
+    with pytest.raises(K0maruError, match="not valid JSON"):
+        hosts.connect("claude-code", vault)
+    assert (vault / ".mcp.json").read_text() == "{ not json"
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_hooks_are_installed_next_to_the_users_own(vault: Path, host: str) -> None:
+    rel = hosts.HOOK_FILES[host]
+    mine = {"matcher": "Write", "hooks": [{"type": "command", "command": "./lint.sh"}]}
+    path = write(
+        vault,
+        rel,
+        json.dumps({"permissions": {"allow": []}, "hooks": {"PreToolUse": [mine]}}, indent=2),
+    )
+    assert hosts.connect_hooks(host, vault).outcome == "updated"
+    data = json.loads(path.read_text())
+    groups = data["hooks"]["PreToolUse"]
+    assert groups[0] == mine and data["permissions"] == {"allow": []}
+    assert groups[1]["matcher"] == "Bash"
+    assert groups[1]["hooks"][0]["command"] == hosts.HOOK_COMMAND
+    assert hosts.connect_hooks(host, vault).outcome == "up_to_date"
+    assert hosts.connect_hooks(host, vault, remove=True).outcome == "removed"
+    assert json.loads(path.read_text())["hooks"]["PreToolUse"] == [mine]
+
+
+def test_hosts_without_rewriting_hooks_say_why(vault: Path) -> None:
+    for host in ("cursor", "vscode", "claude-desktop"):
+        with pytest.raises(K0maruError, match="cannot run k0maru's command hook"):
+            hosts.connect_hooks(host, vault)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("host", ["claude-code", "vscode", "codex", "claude-desktop"])
+def test_the_entry_as_written_starts_the_server(vault: Path, tmp_path: Path, k0, host: str) -> None:
+    env = {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config")}
+    write(vault, "a.md", "# A\n\nwombat\n")
+    printed = k0("connect", host, "--vault", str(vault), "--print", env=env)
+    r = k0("connect", host, "--vault", str(vault), "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    path = Path(json.loads(r.stdout)["file"])
+    assert path.read_text() == printed.stdout  # --print shows exactly what is written
+    name = "k0maru"
+    if host == "claude-desktop":
+        name = next(k for k in json.loads(path.read_text())["mcpServers"] if k.startswith("k0maru"))
+    entry = entry_of(host, path, name)
+    # what the host does: expand its workspace variable, find the command on its PATH
+    args = [a.replace(hosts.WORKSPACE.get(host, "\0"), str(vault)) for a in entry["args"]]
+    command = shutil.which(entry["command"], path=str(Path(sys.executable).parent))
+    assert command, entry["command"]
+
+    async def tools() -> list[str]:
+        params = StdioServerParameters(command=command, args=args, cwd=str(vault))
         async with stdio_client(params) as (read, write_), ClientSession(read, write_) as session:
             await session.initialize()
             return [t.name for t in (await session.list_tools()).tools]
 
     assert "recall_memory" in anyio.run(tools)
-
-
-def test_connect_refuses_a_broken_file(vault: Path, k0) -> None:
-    write(vault, ".mcp.json", "{ not json")
-    r = k0("connect", "claude-code", "--vault", str(vault))
-    assert r.returncode == 2 and "not valid JSON" in r.stderr and "nothing was written" in r.stderr
-    assert (vault / ".mcp.json").read_text() == "{ not json"
+    removed = k0("connect", host, "--remove", "--vault", str(vault), "--json", env=env)
+    assert json.loads(removed.stdout)["outcome"] == "removed"

@@ -228,19 +228,23 @@ def _chromium():
             f"headless Chromium not found at {CHROMIUM}; scripts/test.sh installs Debian's chromium"
         )
     pw = sync_playwright().start()
-    browser = pw.chromium.launch(
-        executable_path=CHROMIUM,
-        args=[
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ],
-    )
+    try:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+    except BaseException:
+        pw.stop()
+        raise
     return pw, browser
 
 
@@ -280,10 +284,11 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         ],
         capture_output=True,
     )
-    proc, url = _start_ui(demo)
     ARTIFACTS.mkdir(exist_ok=True)
-    pw, browser = _chromium()
-    try:
+    proc = pw = browser = None
+    try:  # everything started inside: a skip or a failure at any step stops what was started
+        pw, browser = _chromium()
+        proc, url = _start_ui(demo)
         # fonts that never arrive (a slow network): the form's text must show at once in a fallback font
         slow = browser.new_page(viewport={"width": 1400, "height": 1000})
         slow.route("**/*.woff2", lambda route: None)
@@ -385,10 +390,13 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         page.screenshot(path=str(ARTIFACTS / "search-narrow.png"), full_page=True)
         assert not errors
     finally:
-        browser.close()
-        pw.stop()
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=10)
+        if browser is not None:
+            browser.close()
+        if pw is not None:
+            pw.stop()
+        if proc is not None:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=10)
     for name in ("search.png", "log.png", "tokens.png", "note.png", "search-narrow.png"):
         assert (ARTIFACTS / name).stat().st_size > 10_000
 
@@ -467,3 +475,47 @@ def test_bad_search_keeps_the_form(console) -> None:
         and "limit must be an integer" in page
         and '<form class="searchbar"' in page
     )
+
+
+@pytest.fixture
+def token_console(console):
+    service = console.application.extensions["k0maru"]
+    return create_app(service, token="s3cret-token-of-24-chars").test_client()
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{}, {"Host": "localhost"}, {"Host": "127.0.0.1:8765"}, {"Authorization": "Bearer wrong"}],
+)
+def test_a_console_beyond_loopback_answers_only_its_token(token_console, headers) -> None:
+    """`ui --host 0.0.0.0`: a client that sends `Host: localhost` no longer reads the vault."""
+    r = token_console.get("/api/notes/20_Cards/sqlite-busy-timeout.md", headers=headers)
+    assert r.status_code == 401 and "SQLITE_BUSY" not in r.get_data(as_text=True)
+    assert "token" in r.get_json()["error"]
+    assert token_console.get("/status", headers=headers).status_code == 401
+
+
+def test_the_token_opens_the_console_once_then_a_cookie_carries_it(token_console) -> None:
+    r = token_console.get(
+        "/search?q=lease&token=s3cret-token-of-24-chars", headers={"Host": "192.168.1.9:8765"}
+    )
+    assert r.status_code == 302 and r.headers["Location"] == "/search?q=lease"  # out of the bar
+    assert "HttpOnly" in r.headers["Set-Cookie"] and "SameSite=Strict" in r.headers["Set-Cookie"]
+    assert (
+        token_console.get("/search?q=lease", headers={"Host": "192.168.1.9:8765"}).status_code
+        == 200
+    )
+    bearer = {"Authorization": "Bearer s3cret-token-of-24-chars"}
+    api = create_app(
+        token_console.application.extensions["k0maru"], token="s3cret-token-of-24-chars"
+    )
+    r = api.test_client().get("/api/notes/20_Cards/sqlite-busy-timeout.md", headers=bearer)
+    assert r.status_code == 200 and "SQLITE_BUSY" in r.get_data(as_text=True)
+
+
+def test_a_short_token_is_refused(monkeypatch, capsys) -> None:
+    from k0maru.cli.main import main
+
+    monkeypatch.setenv("K0MARU_UI_TOKEN", "short")
+    assert main(["ui", "--host", "0.0.0.0", "--port", "0"]) == 2
+    assert "K0MARU_UI_TOKEN is shorter than 16 characters" in capsys.readouterr().err

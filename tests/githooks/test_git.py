@@ -268,7 +268,8 @@ def test_real_pre_commit_from_local_path(repo: Path, k0, tmp_path: Path) -> None
         "notes/omega.md",
         "docs/adr/0002-adopt-quokka-migration.md",
     }
-    # a failing hook never fails the commit, and pre-commit shows its line (the manifest sets verbose)
+    # a failing hook never fails the commit; pre-commit hides a passing hook's output, so
+    # `hooks status` is where the failure shows
     (repo / ".k0maru" / "index.sqlite").write_bytes(b"this is not a database" * 100)
     assert k0("worker", "--vault", str(repo)).returncode != 0
     write(repo, "notes/psi.md", "# Psi\n")
@@ -281,7 +282,9 @@ def test_real_pre_commit_from_local_path(repo: Path, k0, tmp_path: Path) -> None
         text=True,
         timeout=300,
     )
-    assert r.returncode == 0 and "k0maru: background reindex failed:" in r.stdout + r.stderr
+    assert r.returncode == 0
+    status = k0("hooks", "status", "--vault", str(repo))
+    assert "last background failure:" in status.stdout, status.stdout + status.stderr
 
 
 def test_background_finish_embeds_and_warms_bm25(repo: Path, k0) -> None:
@@ -409,11 +412,54 @@ def test_a_request_made_while_the_worker_finishes_is_not_lost(repo: Path) -> Non
     assert "notes/late.md" in indexed(repo)
 
 
-def test_pre_commit_manifest_makes_failures_visible() -> None:
+def test_pre_commit_manifest_stays_quiet_on_success() -> None:
     import yaml
 
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
-    assert all(h["verbose"] is True and h["always_run"] is True for h in hooks)
+    assert all("verbose" not in h and h["always_run"] is True for h in hooks)
+
+
+@pytest.mark.slow
+def test_the_readme_pre_commit_block_works_as_written(repo: Path, k0, tmp_path: Path) -> None:
+    """The README's config and install command, run with the real pre-commit on a repository that
+    already has k0maru's plain hooks: `hooks status` reports the double install, `hooks uninstall`
+    clears it, and then each git event prints one line."""
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    config = re.search(r"```yaml\n(repos:.*?)```", readme, re.S).group(1)
+    install = re.search(r"```bash\n(pre-commit install [^\n]*)\n```", readme).group(1)
+    pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
+    env = {
+        **os.environ,
+        **GIT_ENV,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",  # `k0maru` on PATH
+        "PRE_COMMIT_HOME": str(tmp_path / "pc-home"),
+    }
+    assert k0("hooks", "install", "--vault", str(repo)).returncode == 0
+    write(repo, ".pre-commit-config.yaml", config)
+    argv = install.split()
+    r = subprocess.run([pre_commit, *argv[1:]], cwd=repo, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    status = k0("hooks", "status", "--vault", str(repo)).stdout
+    assert "DOUBLE INSTALL" in status and "k0maru is installed twice" in status
+    assert (repo / ".git" / "hooks" / "post-commit.legacy").exists()
+    r = k0("hooks", "uninstall", "--vault", str(repo))
+    assert "post-commit.legacy" in r.stdout
+    status = k0("hooks", "status", "--vault", str(repo)).stdout
+    assert "DOUBLE" not in status and "pre-commit (k0maru via .pre-commit-config.yaml)" in status
+    subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
+    write(repo, "notes/gamma.md", "# Gamma\n\nwombat\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
+    for argv in (["commit", "-qm", "gamma"], ["checkout", "-q", "-b", "topic"]):
+        r = subprocess.run(["git", *argv], cwd=repo, env=env, capture_output=True, text=True)
+        out = (r.stdout + r.stderr).strip().splitlines()
+        assert (
+            r.returncode == 0 and len(out) == 1 and re.match(r"k0maru reindex\.+Passed", out[0])
+        ), out
+    settle(repo, k0)
+    hits = k0("search", "--vault", str(repo), "--no-scan", "--mode", "bm25", "--json", "wombat")
+    assert "notes/gamma.md" in hits.stdout
 
 
 def test_the_first_hook_leaves_git_status_clean(tmp_path: Path, k0) -> None:

@@ -1,0 +1,127 @@
+"""Each tool result as the compact text block a model reads.
+
+Hosts pass one part of a tool result to the model: some the structured content (serialised as JSON),
+others only the text content (docs/mcp.md says which). So the text block is the complete answer, not a
+summary of it: a model that sees only the text learns all that the structured content says."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from k0maru.service.models import (
+    FlushOutcome,
+    Loadout,
+    LogNodeList,
+    LogNodeView,
+    NoteExcerpt,
+    RecallResult,
+    SkillCardResult,
+)
+
+MERMAID_BLOCK = re.compile(r"\n?```mermaid\n.*?\n```", re.DOTALL)
+CLI_HINT = re.compile(r"^inspect: k0maru log show .*\n?", re.MULTILINE)
+
+
+def recall_text(r: RecallResult) -> str:
+    head = f"{len(r.hits)} note(s) for {r.query!r} ({r.mode})"
+    if r.bm25_weight is not None:
+        head += f", pool {r.pool}, bm25 weight {r.bm25_weight:.2f}"
+    lines = [head]
+    for rank, h in enumerate(r.hits, 1):
+        where = h.path + (f":{h.lines}" if h.lines else "")
+        heading = f" › {h.heading}" if h.heading else ""
+        lines.append(f"{rank}. {h.title} · {where}{heading} · score {h.score:.4g}")
+        if h.bm25_rank is not None or h.vector_rank is not None:
+            lines.append("   " + _explain(h))
+        lines.append("   " + h.snippet.replace("\n", "\n   "))
+    lines += [f"note: {w}" for w in r.warnings]
+    return "\n".join(lines)
+
+
+def _explain(h: Any) -> str:
+    parts = []
+    if h.bm25_rank is not None:
+        parts.append(f"bm25 #{h.bm25_rank} ({h.bm25_score:.4g})")
+    if h.vector_rank is not None:
+        parts.append(f"vector #{h.vector_rank} (cosine {h.cosine:.3f})")
+    if h.bm25_part is not None:
+        parts.append(f"parts bm25 {h.bm25_part:.4g} vector {h.vector_part or 0:.4g}")
+    if h.graph_boost:
+        parts.append(f"graph +{h.graph_boost:.4g} via {', '.join(h.boost_links)}")
+    return "; ".join(parts)
+
+
+def loadout_text(r: Loadout) -> str:
+    head = f"loadout of {r.vault}: {r.tokens_used}/{r.token_budget} tokens" + (
+        " (cut to fit)" if r.truncated else ""
+    )
+    return "\n\n".join([head, *(f"## {s.kind}: {s.source}\n{s.text}" for s in r.sections)])
+
+
+def agent_summary(summary: str, node_id: str, first_code: str | None, reader: str) -> str:
+    """An offload summary as an agent needs it: without the diagram (a picture for people) and with the
+    MCP call that reads on instead of the terminal command."""
+    text = CLI_HINT.sub("", MERMAID_BLOCK.sub("", summary)).rstrip()
+    hint = (
+        f'{reader}(node_id="{node_id}", pattern={json.dumps(first_code)}, fixed=true)'
+        if first_code
+        else f'{reader}(node_id="{node_id}", lines="1:40")'
+    )
+    return f"{text}\nread on: {hint}"
+
+
+def log_view_text(v: LogNodeView) -> str:
+    if v.summary is not None:
+        return v.summary
+    status = f"exit {v.exit_code}" if v.exit_code is not None else "from stdin"
+    head = f"log {v.node_id} ({v.raw_lines:,} lines, {status}): {v.command[:120]}"
+    if v.matches is not None:
+        head += f"\n{v.matches} match(es); '>' marks a matching line"
+    body = [
+        f"{'>' if line.match else ' ' if v.matches is not None else ''}{line.n}: {line.text}"
+        for line in v.lines
+    ]
+    tail = ["(more exist: narrow the range or the pattern)"] if v.truncated else []
+    return "\n".join([head, *body, *tail])
+
+
+def log_list_text(r: LogNodeList) -> str:
+    if not r.nodes:
+        return "no offloaded log matches"
+    lines = [f"{len(r.nodes)} offloaded log(s), newest first:"]
+    for n in r.nodes:
+        status = f"exit {n.exit_code}" if n.exit_code is not None else "stdin"
+        found = ", ".join(n.error_codes[:4]) + (
+            f" at {n.first_location}" if n.first_location else ""
+        )
+        lines.append(
+            f"{n.node_id} · {n.age} ago · {status} · {n.command} · {n.raw_lines:,} lines, "
+            f"{n.raw_tokens:,} -> {n.summary_tokens:,} tokens" + (f" · {found}" if found else "")
+        )
+    if r.more:
+        lines.append(f"(+{r.more} older: narrow with command, failed or since)")
+    return "\n".join(lines)
+
+
+def note_text(r: NoteExcerpt) -> str:
+    head = f"{r.path} lines {r.lines} of {r.total_lines}" + (f" › {r.heading}" if r.heading else "")
+    tail = "\n(cut to the token budget: ask for a later line range)" if r.truncated else ""
+    return f"{head}\n{r.text}{tail}"
+
+
+def flush_text(r: FlushOutcome) -> str:
+    out = f"{r.outcome}: {r.path} ({r.kind})"
+    if r.linked:
+        out += "; linked: " + ", ".join(r.linked)
+    if r.unresolved:
+        out += "; unresolved links: " + ", ".join(r.unresolved)
+    return out
+
+
+def distill_text(r: SkillCardResult) -> str:
+    head = f"skill card {r.note_outcome}: {r.note_path}"
+    if r.hermes_path:
+        head += f"; Hermes skill {r.hermes_outcome}: {r.hermes_path}"
+    return f"{head}\n\n{r.card_markdown}"

@@ -1,0 +1,247 @@
+"""The MCP tools through the SDK's in-memory client (fast tier): each answer complete in its text block
+and in its structured content, within budget in either, with nothing sent twice; the listing tools,
+annotations, paginated resources and one-line errors."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client.client import Client
+
+from k0maru.llm_tokens import count_tokens
+from k0maru.mcp.server import PAGE_SIZE, build_server, instructions
+from k0maru.mcp.tools import TOOLS
+from k0maru.service.operations import Service
+from tests.helpers import write
+
+LOGS = Path(__file__).parents[1] / "data" / "logs"
+
+
+def sent(result: Any) -> tuple[str, str]:
+    """(text block, structured content as the SDK serialises it) of a tool result."""
+    structured = json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
+    assert len(result.content) == 1
+    return result.content[0].text, structured
+
+
+@pytest.fixture
+def service(demo: Path) -> Iterator[Service]:
+    with Service.open(str(demo)) as svc:
+        yield svc
+
+
+def call(service: Service, body: Callable[[Client], Awaitable[Any]]) -> Any:
+    async def main() -> Any:
+        async with Client(build_server(service)) as client:
+            return await body(client)
+
+    return anyio.run(main)
+
+
+def offload_log(vault: Path, name: str, command: str) -> str:
+    """Offload a captured log as `k0maru offload` does with piped input; its node id."""
+    from k0maru.index.vault import Vault
+    from k0maru.offload import records
+    from k0maru.offload.runner import run_offload
+
+    with Vault.open(vault, writes_state=True) as v, (LOGS / name).open("rb") as log:
+        outcome = run_offload(
+            v.root,
+            None,
+            threshold=50,
+            stdin=log,
+            out=io.BytesIO(),
+            err=io.BytesIO(),
+            save_record=lambda rec: records.save(
+                v.store, dataclasses.replace(rec, command=command)
+            ),
+        )
+    assert outcome.record is not None
+    return outcome.record.node_id
+
+
+def test_every_tool_is_annotated_and_named_in_the_instructions(service: Service) -> None:
+    tools = call(service, lambda c: c.list_tools()).tools
+    assert {t.name for t in tools} == {s.name for s in TOOLS} >= {"list_log_nodes", "read_note"}
+    text = instructions()
+    for t in tools:
+        a = t.annotations
+        assert a is not None and a.open_world_hint is False and a.idempotent_hint is not None
+        assert a.read_only_hint is (t.name not in ("flush_session", "distill_session_skill"))
+        assert a.read_only_hint or a.destructive_hint is False
+        assert t.output_schema and t.name in text
+    assert "`k0maru offload -- CMD`" in text and "pytest" in text and "inspect_log_node" in text
+
+
+def test_recall_text_is_the_whole_answer_within_budget(service: Service) -> None:
+    async def body(c: Client) -> Any:
+        return await c.call_tool(
+            "recall_memory", {"query": "SQLITE_BUSY during the nightly backup"}
+        )
+
+    result = call(service, body)
+    text, structured = sent(result)
+    hits = result.structured_content["hits"]
+    assert len(hits) == 8
+    for rank, hit in enumerate(hits, 1):  # every field the structured hit carries is in the text
+        assert f"{rank}. {hit['title']} · {hit['path']}:{hit['lines']}" in text
+        assert hit["snippet"].split("\n")[0] in text
+        if "heading" in hit:
+            assert f"› {hit['heading']}" in text
+    assert count_tokens(text) <= 1000 and count_tokens(structured) <= 1000
+    assert text.count(hits[0]["snippet"]) == 1 and structured.count(hits[0]["snippet"]) == 1
+
+
+def test_a_pasted_backtrace_is_not_echoed_back(service: Service) -> None:
+    trace = (LOGS / "python_raise_from.log").read_text()
+    trace = (trace * (2000 // len(trace) + 1))[:2000]
+
+    async def body(c: Client) -> Any:
+        return await c.call_tool("recall_memory", {"query": trace, "limit": 3})
+
+    result = call(service, body)
+    text, structured = sent(result)
+    assert len(result.structured_content["query"]) <= 81
+    for part in (text, structured):  # the longest run of the query sent back is the short echo
+        assert trace[:200] not in part and count_tokens(part) < 700
+
+
+def test_min_score_leaves_out_weaker_hits(service: Service) -> None:
+    async def body(c: Client) -> Any:
+        every = await c.call_tool("recall_memory", {"query": "lease renewal", "limit": 8})
+        floor = every.structured_content["hits"][2]["score"]
+        strong = await c.call_tool(
+            "recall_memory", {"query": "lease renewal", "limit": 8, "min_score": floor}
+        )
+        return every, floor, strong
+
+    every, floor, strong = call(service, body)
+    kept = strong.structured_content["hits"]
+    assert 3 <= len(kept) < len(every.structured_content["hits"])
+    assert all(h["score"] >= floor for h in kept)
+
+
+def test_log_summary_goes_out_once_per_part_and_hints_name_tools(
+    demo: Path, service: Service
+) -> None:
+    node = offload_log(demo, "pytest_many_verbose.log", "pytest -v")
+
+    async def body(c: Client) -> Any:
+        return await c.call_tool("inspect_log_node", {"node_id": node})
+
+    result = call(service, body)
+    text, structured = sent(result)
+    summary = result.structured_content["summary"]
+    assert text == summary and "mermaid" not in result.structured_content
+    assert "```mermaid" not in text and "k0maru log show" not in text
+    assert f'inspect_log_node(node_id="{node}"' in text
+    first_line = summary.splitlines()[0]
+    assert text.count(first_line) == 1 and structured.count(first_line) == 1
+    assert count_tokens(text) < result.structured_content["raw_tokens"] / 4
+
+
+def test_list_log_nodes_newest_first_with_filters(demo: Path, service: Service) -> None:
+    failing = offload_log(demo, "pytest_many_verbose.log", "pytest -v")
+    time.sleep(1.1)
+    cargo = offload_log(demo, "cargo_test_many.log", "cargo test")
+
+    async def body(c: Client) -> Any:
+        return [
+            await c.call_tool("list_log_nodes", args)
+            for args in ({}, {"command": "CARGO"}, {"since": "1h"}, {"since": "yesterday"})
+        ]
+
+    every, cargo_only, recent, bad = call(service, body)
+    ids = [n["node_id"] for n in every.structured_content["nodes"]]
+    assert ids[:2] == [cargo, failing]  # newest first
+    text, _ = sent(every)
+    assert text.index(cargo) < text.index(failing)
+    assert len(recent.structured_content["nodes"]) == 2
+    listed = cargo_only.structured_content["nodes"]
+    assert [n["node_id"] for n in listed] == [cargo] or all("cargo" in n["command"] for n in listed)
+    assert bad.is_error and bad.content[0].text.startswith("since 'yesterday' is not an age")
+
+
+def test_read_note_range_heading_and_budget(demo: Path) -> None:
+    long = "# Long\n\n## Alpha\n\n" + "".join(f"alpha line {i}\n" for i in range(3000))
+    long += "\n## Beta\n\nbeta only\n"
+    write(demo, "long-note.md", long)
+
+    async def body(c: Client) -> Any:
+        return [
+            await c.call_tool("read_note", args)
+            for args in (
+                {"path": "20_Cards/sqlite-busy-timeout.md"},
+                {"path": "20_Cards/sqlite-busy-timeout.md", "lines": "2:4"},
+                {"path": "long-note.md", "heading": "beta"},
+                {"path": "long-note.md", "token_budget": 300},
+                {"path": "../../etc/passwd"},
+            )
+        ]
+
+    with Service.open(str(demo)) as service:
+        service.scan()
+        whole, part, beta, cut, outside = call(service, body)
+    note = (demo / "20_Cards/sqlite-busy-timeout.md").read_text().splitlines()
+    assert whole.structured_content["text"] == "\n".join(note)
+    assert part.structured_content["text"] == "\n".join(note[1:4])
+    assert part.structured_content["lines"] == "2-4"
+    text, _ = sent(part)
+    assert text.endswith("\n".join(note[1:4])) and "lines 2-4 of" in text
+    assert beta.structured_content["text"] == "## Beta\n\nbeta only"
+    assert cut.structured_content["truncated"] is True
+    for part_sent in sent(cut):
+        assert count_tokens(part_sent) <= 300
+    assert outside.is_error and "root:" not in outside.content[0].text
+
+
+def test_resources_come_a_page_at_a_time(tmp_path: Path) -> None:
+    from k0maru.index.vault import Vault
+
+    root = tmp_path / "many"
+    for i in range(PAGE_SIZE + 57):
+        write(root, f"n/{i:04d}.md", f"# Note {i}\n\nbody {i}\n")
+    with Vault.open(root, embed=False) as v:
+        v.index(embed=False)
+
+    async def body(c: Client) -> Any:
+        pages = [await c.list_resources()]
+        while pages[-1].next_cursor:
+            pages.append(await c.list_resources(cursor=pages[-1].next_cursor))
+        try:
+            await c.list_resources(cursor="not-a-cursor")
+            bad = None
+        except Exception as exc:  # noqa: BLE001 - the SDK raises its protocol error type
+            bad = str(exc)
+        return pages, bad
+
+    with Service.open(str(root)) as svc:
+        pages, bad = call(svc, body)
+    assert [len(p.resources) for p in pages] == [PAGE_SIZE, 57]
+    uris = {str(r.uri) for p in pages for r in p.resources}
+    assert len(uris) == PAGE_SIZE + 57 and "k0maru://note/n/0000.md" in uris
+    assert bad is not None and "cursor" in bad
+
+
+def test_an_unforeseen_failure_is_one_line_with_its_cause(demo: Path, service: Service) -> None:
+    (demo / "decisions").rename(demo / "decisions-moved")
+    (demo / "decisions").write_text("a file where the decisions folder was\n")
+
+    async def body(c: Client) -> Any:
+        return await c.call_tool(
+            "flush_session", {"title": "Batch renewals", "body": "One call per worker."}
+        )
+
+    result = call(service, body)
+    message = result.content[0].text
+    assert result.is_error and "\n" not in message and len(message) < 300
+    assert "Error executing tool" not in message
+    assert "Error" in message.split(":")[1] or "exists" in message or "directory" in message
