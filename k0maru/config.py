@@ -73,8 +73,12 @@ class Settings:
         "as code (the bundled English model reads it as fragments); off for a "
         "multilingual model_path",
     )
-    pool_factor: int = setting(3, "candidate pool = max(limit * pool_factor, pool_min)", ge=1)
-    pool_min: int = setting(20, "", ge=1)
+    pool_min: int = setting(
+        50,
+        "documents each channel brings to hybrid ranking (more when --limit is larger); fixed, so the "
+        "top of a ranking does not depend on the limit",
+        ge=1,
+    )
     min_cosine: float = setting(
         0.2,
         "hybrid: a vector hit below this cosine adds nothing, as a note matching no "
@@ -84,10 +88,23 @@ class Settings:
         le=1,
     )
     graph_boost: float = setting(
-        0.3,
-        "a candidate linked 1-hop to other pooled candidates gets this times their "
-        "best score; by measurement (scripts/eval_retrieval.py --sweep)",
+        0.0,
+        "hybrid: a candidate linked 1-hop to other pooled candidates gets this times their "
+        "best score (at most its own); off: it did not help on the held-out sets (docs/retrieval.md)",
         ge=0,
+    )
+    relevance_cosine: float = setting(
+        0.35,
+        "hybrid: a query is answered only if some chunk reaches this cosine ...",
+        ge=-1,
+        le=1,
+    )
+    relevance_terms: float = setting(
+        0.75,
+        "... or holds this share of its words; else no hits and one line saying so "
+        "(calibrated on the dev halves against off-topic queries, docs/retrieval.md)",
+        ge=0,
+        le=1,
     )
     # embedding
     embed: bool = setting(True, "compute vectors; false = BM25 only")
@@ -102,6 +119,12 @@ class Settings:
     embed_threads: int = setting(0, "onnxruntime threads; 0 = all cores", ge=0)
     # offload
     offload_threshold: int = setting(50, "lines above which output is offloaded", ge=1)
+    offload_max_mb: int = setting(
+        1024,
+        "offloaded logs kept in .k0maru/refs up to this many MB in all; the oldest go first, "
+        "after each offload (0 = no cap)",
+        ge=0,
+    )
     # console
     token_price_per_mtok: float = setting(3.0, "USD per million input tokens", ge=0)
     hermes_dir: str = setting("~/.hermes/skills", "where distilled skills are exported")
@@ -161,6 +184,7 @@ RETIRED = {
     "rrf_k": "fusion is a weighted sum now",
     "weight_bm25": "see bm25_weight_words / bm25_weight_code",
     "weight_vector": "see bm25_weight_words / bm25_weight_code",
+    "pool_factor": "the pool is pool_min documents, whatever the limit",
 }
 
 

@@ -1,5 +1,5 @@
 """Two versions of k0maru side by side on the commands a user waits on, alternating run by run so that a
-busy machine weighs on both alike (medians of wall time and peak RSS per process):
+busy machine weighs on both alike (medians of wall time, CPU time and peak RSS per process):
 
 - a no-change `k0maru scan` (the walk snapshot's path),
 - `k0maru hooks run reindex` as a git hook runs it (the worker is not started: K0MARU_HOOK_EMBED=off),
@@ -35,8 +35,9 @@ COMMANDS = {
 }
 
 
-def timed(code: Path, args: list[str], cwd: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one `python -m k0maru` process of the version in `code`."""
+def timed(code: Path, args: list[str], cwd: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system: steadier than wall on a busy machine) and peak RSS (MB)
+    of one `python -m k0maru` process of the version in `code`."""
     env = {
         **os.environ,
         "PYTHONPATH": str(code),
@@ -55,7 +56,7 @@ def timed(code: Path, args: list[str], cwd: Path) -> tuple[float, float]:
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{code}: k0maru {' '.join(args)} failed")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -77,7 +78,9 @@ def main() -> None:
         for code in (args.a, args.b):  # index, BM25 segment, snapshot, settings cache for both
             for argv in COMMANDS.values():
                 timed(code, argv, root)
-        samples = {(v, c): [] for v in "ab" for c in COMMANDS}
+        samples: dict[tuple[str, str], list[tuple[float, float, float]]] = {
+            (v, c): [] for v in "ab" for c in COMMANDS
+        }
         for _ in range(args.runs):
             for name, argv in COMMANDS.items():
                 for version, code in (("a", args.a), ("b", args.b)):
@@ -88,7 +91,8 @@ def main() -> None:
                 runs = samples[(version, name)]
                 report[f"{name}_{version}"] = {
                     "ms_median": round(statistics.median(r[0] for r in runs) * 1000, 1),
-                    "rss_mb_median": round(statistics.median(r[1] for r in runs), 1),
+                    "cpu_ms_median": round(statistics.median(r[1] for r in runs) * 1000, 1),
+                    "rss_mb_median": round(statistics.median(r[2] for r in runs), 1),
                 }
         if args.json:
             print(json.dumps(report))

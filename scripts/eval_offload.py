@@ -1,137 +1,226 @@
-"""How well offload reads real failing runs: codes named, roots right, tokens saved, per log and per tool.
+"""How well offload reads real failing runs, on the dev logs and on the held-out ones, held-out first.
 
-Every log of tests/data/logs (captured from the real tools by scripts/capture_logs.py, or by hand for the
-first ones) goes through the real offload path (the stored log, the summary an agent gets); the
-expectations file says which codes the summary must name and which `file:line` is the true first
-failure. A code counts as named when it appears in the summary text; a root is right when the reported
-first location ends with the expected one (a path boundary before it; the column only when expected).
-Tokens are o200k BPE, the same count offload reports; a log whose summary is not clearly smaller passes
-through and saves nothing.
+Every log of tests/data/logs (dev) and tests/data/logs/heldout (a quarter kept aside: never read while
+changing extractors) goes through the real offload path, piped (the stored log, the summary an agent
+gets). Each expectations file says which codes the summary must name, which `file:line` is the true
+first failure (`""`: the log names none, and none must be invented), and `cause`, a string of the log
+the summary must not drop. Reported per half:
+- codes named: a code counts when the extractors found it or the summary shows it;
+- roots right: the first location ends with the expected one (path boundary; column when expected);
+- hides the cause: the log's `cause` (or its root) is in the raw log but not in what the agent sees (the
+  summary, or the whole output when it passes through);
+- median token saving on logs over 200 lines (o200k BPE, as offload counts);
+- the naive baseline beside it: `tail -n 30`, whether it holds the root / the cause, and its tokens.
+Per-log lines are printed for dev only (`--heldout-logs` prints them for the held-out half too).
 
-    python scripts/eval_offload.py [--json]
+    python scripts/eval_offload.py [--json] [--heldout-logs]
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import io
 import json
+import random
+import re
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
+from k0maru.llm_tokens import count_tokens
 from k0maru.offload.findings import same_place
 from k0maru.offload.runner import run_offload
 
 REPO = Path(__file__).resolve().parents[1]
 LOGS = REPO / "tests" / "data" / "logs"
+HALVES = (("heldout", LOGS / "heldout"), ("dev", LOGS))
+ANSI = re.compile(
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+][0-9A-Za-z]|[@-Z\\-_])"
+)
+TAKES_TREE = "tree" in inspect.signature(run_offload).parameters
 
 
-def evaluate() -> list[dict]:
-    expectations = json.loads((LOGS / "expectations.json").read_text())
+def _root_shown(root: str, found: str | None, shown: str) -> bool:
+    """The root is in what the agent sees: as the reported location, or as `file:line` in its text."""
+    if not root:
+        return True
+    if same_place(found, root):
+        return True
+    path, _, line = root.partition(":")
+    line = line.split(":")[0]
+    name = re.escape(path.rsplit("/", 1)[-1])
+    return re.search(rf"{name}(?::| line |\(|\", line ){line}\b", shown) is not None
+
+
+def evaluate(folder: Path) -> list[dict]:
+    path = folder / "expectations.json"
+    if not path.exists():
+        return []
+    expectations = json.loads(path.read_text())
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp)
         for name, want in sorted(expectations.items()):
-            raw = (LOGS / name).read_bytes()
+            raw = (folder / name).read_bytes()
             out = io.BytesIO()
+            extra = {"tree": vault} if TAKES_TREE else {}
             outcome = run_offload(
-                vault, None, threshold=0, task_id="eval", stdin=io.BytesIO(raw), out=out
+                vault,
+                None,
+                threshold=0,
+                task_id="eval",
+                stdin=io.BytesIO(raw),
+                out=out,
+                err=io.BytesIO(),
+                progress=False,
+                **extra,
             )
             findings = outcome.findings
             assert findings is not None
             rec = outcome.record
-            summary = rec.summary if rec else out.getvalue().decode("utf-8", "replace")
-            # named: a code the extractors found, or one the summary shows (e.g. node's [ERR_ASSERTION] beside
-            # the AssertionError); a log that passes through must have its codes found all the same
+            shown = out.getvalue().decode("utf-8", "replace")
+            text = ANSI.sub("", raw.decode("utf-8", "replace"))
             named = [
                 c
                 for c in want["codes"]
-                if c in findings.error_codes or (rec is not None and c in summary)
+                if c in findings.error_codes or (rec is not None and c in shown)
             ]
-            raw_tokens = rec.raw_tokens if rec else None
+            cause = want.get("cause") or ""
+            root = want["root"]
+            found = findings.first_location
+            root_right = same_place(found, root) if root else found is None
+            tail = "\n".join(text.rstrip("\n").split("\n")[-30:])
+            hides = (bool(cause) and cause in text and cause not in ANSI.sub("", shown)) or (
+                not _root_shown(root, found, shown)
+            )
             rows.append(
                 {
                     "log": name,
                     "tool": want["tool"],
+                    "family": want.get("family", want["tool"]),
                     "lines": outcome.lines,
                     "codes_expected": len(want["codes"]),
                     "codes_named": len(named),
                     "missed": [c for c in want["codes"] if c not in named],
-                    "root_expected": want["root"],
-                    "root_found": findings.first_location,
-                    "root_right": same_place(findings.first_location, want["root"]),
-                    "raw_tokens": raw_tokens,
+                    "root_expected": root,
+                    "root_found": found,
+                    "root_right": root_right,
+                    "hides_cause": hides,
+                    "raw_tokens": rec.raw_tokens if rec else count_tokens(text),
                     "summary_tokens": rec.summary_tokens if rec else None,
                     "saved_pct": round(100 * (1 - rec.summary_tokens / rec.raw_tokens), 1)
                     if rec
                     else 0.0,
                     "passed_through": outcome.passed_through,
+                    "tail30_root": bool(want.get("tail30_has_root", _root_shown(root, None, tail)))
+                    if root
+                    else True,
+                    "tail30_cause": (cause in tail) if cause else True,
+                    "tail30_tokens": count_tokens(tail),
                 }
             )
     return rows
 
 
+def _ci(hits: list[bool], rounds: int = 2000) -> str:
+    """95% bootstrap interval of a rate, in percent."""
+    if not hits:
+        return "-"
+    rng = random.Random(7)
+    n = len(hits)
+    rates = sorted(sum(rng.choices(hits, k=n)) / n for _ in range(rounds))
+    return f"[{100 * rates[int(0.025 * rounds)]:.0f}-{100 * rates[int(0.975 * rounds)]:.0f}]"
+
+
 def totals(rows: list[dict]) -> dict:
     codes = sum(r["codes_expected"] for r in rows)
     long = [r["saved_pct"] for r in rows if r["lines"] > 200]
-    by_tool: dict[str, dict] = {}
+    by_family: dict[str, dict] = {}
     for r in rows:
-        t = by_tool.setdefault(r["tool"], {"logs": 0, "codes": 0, "named": 0, "roots_right": 0})
+        t = by_family.setdefault(
+            r["family"],
+            {"logs": 0, "codes": 0, "named": 0, "roots": 0, "hides": 0, "tail_roots": 0},
+        )
         t["logs"] += 1
         t["codes"] += r["codes_expected"]
         t["named"] += r["codes_named"]
-        t["roots_right"] += r["root_right"]
+        t["roots"] += r["root_right"]
+        t["hides"] += r["hides_cause"]
+        t["tail_roots"] += r["tail30_root"]
+    n = len(rows) or 1
     return {
         "logs": len(rows),
-        "tools": len(by_tool),
+        "tools": len({r["tool"] for r in rows}),
+        "families": len(by_family),
         "codes_named_pct": round(100 * sum(r["codes_named"] for r in rows) / codes, 1)
         if codes
         else 100.0,
-        "roots_right_pct": round(100 * sum(r["root_right"] for r in rows) / len(rows), 1),
-        "median_saved_pct_over_200_lines": statistics.median(long) if long else None,
+        "roots_right_pct": round(100 * sum(r["root_right"] for r in rows) / n, 1),
+        "roots_right_ci": _ci([r["root_right"] for r in rows]),
+        "hides_cause": sum(r["hides_cause"] for r in rows),
+        "median_saved_pct_over_200_lines": round(statistics.median(long), 1) if long else None,
         "logs_over_200_lines": len(long),
-        "raw_tokens": sum(r["raw_tokens"] or 0 for r in rows),
-        "summary_tokens": sum(r["summary_tokens"] or 0 for r in rows),
-        "by_tool": by_tool,
+        "tail30_roots_pct": round(100 * sum(r["tail30_root"] for r in rows) / n, 1),
+        "tail30_roots_ci": _ci([r["tail30_root"] for r in rows]),
+        "tail30_causes_pct": round(100 * sum(r["tail30_cause"] for r in rows) / n, 1),
+        "tail30_median_tokens": statistics.median([r["tail30_tokens"] for r in rows])
+        if rows
+        else None,
+        "summary_median_tokens": statistics.median(
+            [r["summary_tokens"] for r in rows if r["summary_tokens"] is not None] or [0]
+        ),
+        "by_family": by_family,
     }
+
+
+def report(half: str, rows: list[dict], per_log: bool) -> None:
+    s = totals(rows)
+    print(f"== {half}: {s['logs']} logs, {s['tools']} tools, {s['families']} families")
+    if per_log:
+        print(
+            f"{'log':<40}{'lines':>6}{'codes':>7}{'root':>6}{'hides':>6}{'tokens':>8}{'summary':>8}"
+            f"{'saved':>7}{'t30root':>8}{'t30tok':>7}  root found"
+        )
+        for r in rows:
+            codes = f"{r['codes_named']}/{r['codes_expected']}"
+            summ = r["summary_tokens"] if r["summary_tokens"] is not None else "pass"
+            print(
+                f"{r['log'][:39]:<40}{r['lines']:>6}{codes:>7}{'ok' if r['root_right'] else 'MISS':>6}"
+                f"{'HIDE' if r['hides_cause'] else '-':>6}{r['raw_tokens']:>8}{summ:>8}"
+                f"{r['saved_pct']:>6.1f}%{'yes' if r['tail30_root'] else 'no':>8}{r['tail30_tokens']:>7}"
+                f"  {r['root_found']}"
+                + (f"  (want {r['root_expected']!r})" if not r["root_right"] else "")
+                + (f"  missed {r['missed']}" if r["missed"] else "")
+            )
+    print(f"  {'family':<14}{'logs':>5}{'codes':>8}{'roots':>7}{'hides':>6}{'tail30 roots':>13}")
+    for fam, t in sorted(s["by_family"].items()):
+        print(
+            f"  {fam:<14}{t['logs']:>5}{t['named']:>5}/{t['codes']:<2}{t['roots']:>4}/{t['logs']:<2}"
+            f"{t['hides']:>6}{t['tail_roots']:>9}/{t['logs']}"
+        )
+    print(
+        f"  codes named {s['codes_named_pct']}%, roots right {s['roots_right_pct']}% "
+        f"{s['roots_right_ci']} (tail -n 30 holds the root: {s['tail30_roots_pct']}% "
+        f"{s['tail30_roots_ci']}, the cause: {s['tail30_causes_pct']}%), hides the cause "
+        f"{s['hides_cause']}, median saving on the {s['logs_over_200_lines']} logs over 200 lines "
+        f"{s['median_saved_pct_over_200_lines']}%, median tokens: summary "
+        f"{s['summary_median_tokens']}, tail -n 30 {s['tail30_median_tokens']}\n"
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--heldout-logs", action="store_true", help="per-log lines for held-out too")
     args = ap.parse_args()
-    rows = evaluate()
-    summary = totals(rows)
+    results = {half: evaluate(folder) for half, folder in HALVES}
     if args.json:
-        print(json.dumps({"logs": rows, "totals": summary}))
+        print(json.dumps({h: {"logs": r, "totals": totals(r)} for h, r in results.items()}))
         return
-    print(
-        f"{'log':<36}{'lines':>6}{'codes':>7}{'root':>6}{'tokens':>8}{'summary':>9}{'saved':>7}  root found"
-    )
-    for r in rows:
-        mark = "ok" if r["root_right"] else "MISS"
-        codes = f"{r['codes_named']}/{r['codes_expected']}"
-        tokens = r["raw_tokens"] if r["raw_tokens"] is not None else "-"
-        summ = r["summary_tokens"] if r["summary_tokens"] is not None else "pass"
-        print(
-            f"{r['log'][:35]:<36}{r['lines']:>6}{codes:>7}{mark:>6}{tokens:>8}{summ:>9}{r['saved_pct']:>6.1f}%  "
-            f"{r['root_found']}"
-            + (f"  (want {r['root_expected']})" if not r["root_right"] else "")
-            + (f"  missed {r['missed']}" if r["missed"] else "")
-        )
-    print()
-    for tool, t in sorted(summary["by_tool"].items()):
-        print(
-            f"  {tool:<11} {t['logs']:>2} logs  codes {t['named']}/{t['codes']}  roots {t['roots_right']}/{t['logs']}"
-        )
-    print(
-        f"\n{summary['logs']} logs from {summary['tools']} tools: codes named {summary['codes_named_pct']}%, "
-        f"roots right {summary['roots_right_pct']}%, median saving on the {summary['logs_over_200_lines']} "
-        f"logs over 200 lines {summary['median_saved_pct_over_200_lines']}%; "
-        f"{summary['raw_tokens']:,} -> {summary['summary_tokens']:,} tokens"
-    )
+    for half, rows in results.items():
+        report(half, rows, per_log=half == "dev" or args.heldout_logs)
     sys.stdout.flush()
 
 

@@ -33,19 +33,19 @@ def test_settings_are_read_only_and_never_share_a_default() -> None:
 
 
 def test_precedence_toml_env_flag(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write(vault, ".k0maru/config.toml", "pool_factor = 10\npool_min = 7\nchunk_chars = 900\n")
+    write(vault, ".k0maru/config.toml", "embed_batch = 10\npool_min = 7\nchunk_chars = 900\n")
     s = load_settings(vault)
-    assert (s.pool_factor, s.pool_min, s.chunk_chars) == (10, 7, 900)
-    monkeypatch.setenv("K0MARU_POOL_FACTOR", "20")
+    assert (s.embed_batch, s.pool_min, s.chunk_chars) == (10, 7, 900)
+    monkeypatch.setenv("K0MARU_EMBED_BATCH", "20")
     monkeypatch.setenv("K0MARU_POOL_MIN", "8")
     s = load_settings(vault)
-    assert (s.pool_factor, s.pool_min, s.chunk_chars) == (
+    assert (s.embed_batch, s.pool_min, s.chunk_chars) == (
         20,
         8,
         900,
     )  # env beats toml, toml beats default
-    s = load_settings(vault, pool_factor=30, pool_min=None)
-    assert (s.pool_factor, s.pool_min) == (30, 8)  # flag beats env; None flag = not given
+    s = load_settings(vault, embed_batch=30, pool_min=None)
+    assert (s.embed_batch, s.pool_min) == (30, 8)  # flag beats env; None flag = not given
 
 
 def test_a_retired_key_is_ignored_with_a_warning(
@@ -106,7 +106,7 @@ def test_validated_settings_are_cached_and_follow_every_source(
     write(vault, ".k0maru/config.toml", "pool_min = 7\n")
     probe = (
         "import sys; from pathlib import Path; from k0maru.config import load_settings; "
-        f"s = load_settings(Path({str(vault)!r})); print(s.pool_min, s.pool_factor, 'pydantic' in sys.modules)"
+        f"s = load_settings(Path({str(vault)!r})); print(s.pool_min, s.embed_batch, 'pydantic' in sys.modules)"
     )
 
     def run(**env: str) -> str:
@@ -118,13 +118,13 @@ def test_validated_settings_are_cached_and_follow_every_source(
             env={**__import__("os").environ, **env},
         ).stdout.strip()
 
-    assert run() == "7 3 True"  # validated, cached
-    assert run() == "7 3 False"  # from the cache: no pydantic import
-    assert run(K0MARU_POOL_FACTOR="5") == "7 5 True"  # env changed
+    assert run() == "7 32 True"  # validated, cached
+    assert run() == "7 32 False"  # from the cache: no pydantic import
+    assert run(K0MARU_EMBED_BATCH="5") == "7 5 True"  # env changed
     write(vault, ".k0maru/config.toml", "pool_min = 9\n")
-    assert run(K0MARU_POOL_FACTOR="5") == "9 5 True"  # file changed
+    assert run(K0MARU_EMBED_BATCH="5") == "9 5 True"  # file changed
     (vault / ".k0maru" / "settings.cache.json").write_text("{not json")
-    assert run(K0MARU_POOL_FACTOR="5") == "9 5 True"  # a broken cache is only a miss
+    assert run(K0MARU_EMBED_BATCH="5") == "9 5 True"  # a broken cache is only a miss
     write(vault, ".k0maru/config.toml", "pool_min = 'x'\n")
     with pytest.raises(ConfigError, match="pool_min"):
         load_settings(vault)  # and a bad value is still refused, cache or not

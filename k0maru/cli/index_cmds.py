@@ -50,7 +50,10 @@ def scan(
         moved, data = svc.scan(full=full, rebuild=rebuild)
         root = svc.vault.root
     if moved:
-        print(f"k0maru: moved the old index to {moved}", file=sys.stderr)
+        print(
+            f"k0maru: moved the old index to {moved} ({data['moved_aside']['why']})",
+            file=sys.stderr,
+        )
     warn(data["warnings"])
     if data.get("pending_embedding"):
         embed_after_scan(root, data, as_json, flags)

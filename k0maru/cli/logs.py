@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from k0maru.cli.output import (
     Adder,
@@ -21,13 +22,16 @@ from k0maru.cli.output import (
 )
 from k0maru.errors import K0maruError, NotFoundError
 
+if TYPE_CHECKING:
+    from k0maru.offload.findings import Failure
+
 
 def offload(
     vault: str | None, as_json: bool, threshold: int | None, task_id: str | None, cmd: list[str]
 ) -> int:
     from k0maru.index.vault import Vault
     from k0maru.offload import records
-    from k0maru.offload.runner import run_offload
+    from k0maru.offload.runner import run_offload, why
 
     command = list(cmd)
     if command and command[0] == "--":
@@ -36,19 +40,42 @@ def offload(
         raise K0maruError(
             "nothing to run: use `k0maru offload -- CMD ARGS` or pipe output into `k0maru offload`"
         )
-    with Vault.open(vault, writes_state=True, offload_threshold=threshold) as v:
+    try:
+        v = Vault.open(vault, writes_state=True, offload_threshold=threshold)
+    except OSError as exc:  # a full disk or a vanished state folder: the command still runs
+        from k0maru.layout import resolve_vault
+
+        outcome = run_offload(
+            resolve_vault(vault),
+            command or None,
+            threshold=threshold or 50,
+            task_id=task_id or "adhoc",
+            cannot_keep=why(exc),
+            out=sys.stderr.buffer if as_json else None,
+        )
+        return outcome.exit_code
+    with v:
         say_vault(v.root, as_json)
 
         def save(rec: records.OffloadRecord) -> None:
+            # the log and its sidecar are safe on disk; losing the record must not lose the exit code
             try:
                 records.save(v.store, rec)
-            except (
-                K0maruError
-            ) as exc:  # the log is safe on disk; losing the record must not lose the exit code
+                cap = v.settings.offload_max_mb
+                if cap:
+                    records.prune(v.store, v.root, max_bytes=cap * 1_000_000)
+            except Exception as exc:  # noqa: BLE001 - any failure of the index, one line
                 print(
                     f"k0maru: warning: log kept at {rec.log_path} but not recorded: {exc}",
                     file=sys.stderr,
                 )
+
+        from k0maru.index.base_store import db_path
+
+        def seen(root: Failure | None) -> str | None:
+            from k0maru.offload.seen import seen_before
+
+            return seen_before(v, root) if db_path(v.root).exists() else None
 
         outcome = run_offload(
             v.root,
@@ -56,6 +83,7 @@ def offload(
             threshold=v.settings.offload_threshold,
             task_id=task_id,
             save_record=save,
+            seen=seen,
             out=sys.stderr.buffer if as_json else None,  # with --json, stdout carries only the JSON
         )
     if as_json:
@@ -68,8 +96,35 @@ def offload(
     return outcome.exit_code
 
 
+def log_prune(
+    vault: str | None, as_json: bool, older_than: str | None, keep: int | None, max_mb: int | None
+) -> int:
+    with service(vault, as_json, rescan=False) as svc:
+        done = svc.log_prune(older_than, keep, max_mb)
+
+    def human() -> None:
+        print(
+            f"removed {done.removed} log(s), {done.freed_bytes / 1e6:,.1f} MB; "
+            f"{done.kept} kept, {done.kept_bytes / 1e6:,.1f} MB"
+        )
+
+    emit(as_json, done.payload(), human)
+    return 0
+
+
+def _has_sidecars(vault: str | None) -> bool:
+    """Offload records kept beside their logs, to bring back into a lost index."""
+    from k0maru.layout import resolve_vault
+    from k0maru.offload.records import SIDECAR, refs_dir
+
+    try:
+        return any(refs_dir(resolve_vault(vault)).glob(f"*{SIDECAR}"))
+    except (OSError, K0maruError):
+        return False
+
+
 def log_list(vault: str | None, as_json: bool, limit: int) -> int:
-    if not index_exists(vault):  # nothing was ever offloaded here: no index to create for that
+    if not index_exists(vault) and not _has_sidecars(vault):  # nothing was ever offloaded here
         nodes = []
     else:
         with service(vault, as_json, rescan=False) as svc:
@@ -159,7 +214,7 @@ def register(add: Adder) -> None:
         help="task the log belongs to (default: $K0MARU_TASK_ID or git branch)",
     )
     p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]; omit to read stdin")
-    p = add("log", log_list, "offloaded logs: `log list`, `log show NODE`")
+    p = add("log", log_list, "offloaded logs: `log list`, `log show NODE`, `log prune`")
     p.set_defaults(limit=50)
     log_sub = p.add_subparsers(dest="log_command", metavar="ACTION")
     lp = log_sub.add_parser("list", help="recorded offloads, newest first")
@@ -183,3 +238,16 @@ def register(add: Adder) -> None:
     )
     common(sp)
     sp.set_defaults(handler=log_show)
+    pp = log_sub.add_parser(
+        "prune", help="remove offloaded logs by age, count or size, with their records"
+    )
+    pp.add_argument("--older-than", metavar="AGE", help="e.g. 30d, 12h, 90m, 2w")
+    pp.add_argument("--keep", type=count, metavar="N", help="keep only the newest N logs")
+    pp.add_argument(
+        "--max-mb",
+        type=count,
+        metavar="MB",
+        help="then the oldest go while all logs hold more (default: offload_max_mb)",
+    )
+    common(pp)
+    pp.set_defaults(handler=log_prune)

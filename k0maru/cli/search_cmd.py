@@ -53,7 +53,7 @@ def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
 
 
 def _print(result: RecallResult, explain: bool) -> None:
-    if not result.hits:
+    if not result.hits and not result.warnings:  # else the warning is the one line that says so
         print("no results")
     elif explain and result.bm25_weight is not None:
         print(
@@ -79,6 +79,8 @@ def _print(result: RecallResult, explain: bool) -> None:
                 f"   graph +{hit.graph_boost or 0:.3f}" + (f" ({shown})" if links else "")
             )
         print(f"    {hit.snippet}")
+        if hit.also_at:
+            print(f"    also at: {', '.join(hit.also_at)}")
 
 
 def register(add: Adder) -> None:

@@ -31,8 +31,10 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
                 "and a token is generated"
             )
     service = Service.open(vault_dir)
-    with LazyProgress("scanning", True) as sp, LazyProgress("embedding", True) as ep:
-        service.vault.index(record=False, scan_progress=sp, embed_progress=ep, lexical=True)
+    # vectors follow in the background: it listens at once
+    with LazyProgress("scanning", True) as sp:
+        service.vault.index(record=False, scan_progress=sp, embed=False, lexical=True)
+    service.live.embed_later()
     app = create_app(service, LOCAL_HOSTS, token)
     try:
         server = create_server(app, host=host, port=port, threads=4, ident="k0maru")

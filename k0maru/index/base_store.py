@@ -31,9 +31,17 @@ class BaseStore:
         self.path = path
         self.wait_s = wait_s  # how long a write waits for another process's lock, in all
         self.readonly = False  # the state folder or file is not writable: reads only
+        self.identity: tuple[int, int] | None = (
+            None  # the file this connection holds (db.file_identity)
+        )
 
     def close(self) -> None:
         self.conn.close()
+
+    def replaced(self) -> bool:
+        """Whether the file at the index's path is no longer the one this connection holds (moved aside by
+        a rebuild, deleted, replaced): a long-running process then reopens. One stat(), no SQL."""
+        return db.file_identity(self.path) != self.identity
 
     def __enter__(self) -> Self:
         return self

@@ -69,6 +69,16 @@ def sqlite_route() -> str:
     return f"{ROUTE} (SQLite {sqlite3.sqlite_version}) + sqlite-vec {vec}"
 
 
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`, None when there is none: a connection opened on it holds
+    that file, whatever is at the path later (a rebuild's move, a person's `rm`)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 MMAP_BYTES = 256 * 1024 * 1024
 last_opened: Path | None = None  # named in errors that surface outside a store call
 

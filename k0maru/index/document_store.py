@@ -179,6 +179,16 @@ class DocumentStore(BaseStore):
             )
         )
 
+    def body_sizes(self, doc_ids: Sequence[int]) -> dict[int, tuple[str, int]]:
+        """(path, body length) of these documents: what tells recall which could be copies."""
+        if not doc_ids:
+            return {}
+        marks = ",".join("?" * len(doc_ids))
+        rows = self.conn.execute(
+            f"SELECT id, path, length(body) FROM documents WHERE id IN ({marks})", list(doc_ids)
+        )
+        return {int(i): (path, int(n)) for i, path, n in rows}
+
     def path_and_title(self, doc_id: int) -> tuple[str, str]:
         path, title = self.conn.execute(
             "SELECT path, title FROM documents WHERE id = ?", (doc_id,)

@@ -2,31 +2,61 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 
+Resolver = Callable[..., int | None]  # (link key, id of the linking note or None) -> document id
+# a folder that names a language: `ru`, `pt_BR`, `zh-Hans`, tldr's `pages.fr`, `locales/tr`
+_LANGUAGE = re.compile(r"(?:pages\.)?[a-z]{2}(?:[-_][A-Za-z]{2,4})?")
 
-def build_resolver(
+
+def language_of(path: str) -> str:
+    """The language folder a path lies in ("" for none): its innermost folder named like a language."""
+    return next((p for p in reversed(path.split("/")[:-1]) if _LANGUAGE.fullmatch(p)), "")
+
+
+def build_resolver(  # noqa: C901 - Obsidian's resolution order, one rule after another
     documents: Iterable[tuple[int, str, str]], aliases: Iterable[tuple[int, str]]
-) -> Callable[[str], int | None]:
+) -> Resolver:
     """A function mapping a link key to a document id, the way Obsidian resolves links:
-    exact vault path, then path suffix, then file name (case-insensitive; the shallowest and
-    shortest path wins a tie), then frontmatter aliases. A key starting with "/" (a Markdown link,
-    already made relative to the vault) matches that exact path only, or for a folder its index.md
-    or README.md, as a Git host renders it.
+    exact vault path, then path suffix, then file name (case-insensitive), then frontmatter aliases.
+    Of several notes with that file name, the one in the linking note's own folder wins, then one in
+    its language folder (`pages.fr/`, `locales/tr/`), then the shallowest and shortest path. A key
+    starting with "/" (a Markdown link, already made relative to the vault) matches that exact path
+    only, or for a folder its index.md or README.md, as a Git host renders it.
 
     `documents` are (id, path, stem) rows; `aliases` (doc id, alias) rows by doc id (the first wins)."""
-    by_stem: dict[str, tuple[tuple[int, int, str], int]] = {}
+    by_stem: dict[str, list[tuple[str, int]]] = {}
     by_path: dict[str, int] = {}
+    path_of: dict[int, str] = {}
     for doc_id, path, stem in documents:
-        rank = (path.count("/"), len(path), path)
-        if stem not in by_stem or rank < by_stem[stem][0]:
-            by_stem[stem] = (rank, doc_id)
+        by_stem.setdefault(stem, []).append((path, doc_id))
         by_path[path.lower().removesuffix(".md")] = doc_id
+        path_of[doc_id] = path
     by_alias: dict[str, int] = {}
     for doc_id, alias in aliases:
         by_alias.setdefault(alias, doc_id)
 
-    def resolve(key: str) -> int | None:
+    def by_name(stem: str, source: int | None) -> int | None:
+        named = by_stem.get(stem)
+        if not named:
+            return None
+        src = path_of.get(source, "") if source is not None else ""
+        folder, language = src.rpartition("/")[0], language_of(src)
+
+        def rank(item: tuple[str, int]) -> tuple[bool, bool, int, int, str]:
+            path = item[0]
+            return (
+                path.rpartition("/")[0] != folder,
+                not language or language_of(path) != language,
+                path.count("/"),
+                len(path),
+                path,
+            )
+
+        return min(named, key=rank)[1]
+
+    def resolve(key: str, source: int | None = None) -> int | None:
         if key.startswith(
             "/"
         ):  # a Markdown link: that vault path, or that folder's index or README
@@ -42,9 +72,9 @@ def build_resolver(
                 if path.endswith(suffix):
                     return by_path[path]
             key = key.rsplit("/", 1)[1]
-        hit = by_stem.get(key)
+        hit = by_name(key, source)
         if hit is not None:
-            return hit[1]
+            return hit
         return by_alias.get(key)
 
     return resolve

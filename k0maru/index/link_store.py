@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from k0maru.index.base_store import BaseStore
-from k0maru.index.link_resolution import build_resolver
+from k0maru.index.link_resolution import Resolver, build_resolver
 from k0maru.index.markdown import Link
 
 
@@ -16,35 +16,33 @@ class LinkStore(BaseStore):
     def delete_links_from(self, doc_ids: Sequence[int]) -> None:
         self.conn.executemany("DELETE FROM links WHERE src_id = ?", [(i,) for i in doc_ids])
 
-    def insert_links(
-        self, rows: Sequence[tuple[int, Link]], resolve: Callable[[str], int | None]
-    ) -> None:
+    def insert_links(self, rows: Sequence[tuple[int, Link]], resolve: Resolver) -> None:
         self.conn.executemany(
             "INSERT INTO links(src_id, target, target_key, heading, display, dst_id) VALUES (?,?,?,?,?,?)",
             [
-                (src, link.target, link.key, link.heading, link.display, resolve(link.key))
+                (src, link.target, link.key, link.heading, link.display, resolve(link.key, src))
                 for src, link in rows
             ],
         )
 
-    def link_resolver(self) -> Callable[[str], int | None]:
+    def link_resolver(self) -> Resolver:
         """A function mapping a link key to a document id, as Obsidian resolves it (`link_resolution`)."""
         return build_resolver(
             self.conn.execute("SELECT id, path, stem FROM documents").fetchall(),
             self.conn.execute("SELECT doc_id, alias FROM aliases ORDER BY doc_id"),
         )
 
-    def reresolve_links(self, resolve: Callable[[str], int | None]) -> int:
+    def reresolve_links(self, resolve: Resolver) -> int:
         """Re-point existing links after documents appeared, vanished or changed aliases.
 
         Only rows whose target actually changes are written; returns how many.
         """
         changes = [
             (new, rowid)
-            for rowid, key, dst in self.conn.execute(
-                "SELECT rowid, target_key, dst_id FROM links"
+            for rowid, key, src, dst in self.conn.execute(
+                "SELECT rowid, target_key, src_id, dst_id FROM links"
             ).fetchall()
-            if (new := resolve(key)) != dst
+            if (new := resolve(key, src)) != dst
         ]
         self.conn.executemany("UPDATE links SET dst_id = ? WHERE rowid = ?", changes)
         return len(changes)

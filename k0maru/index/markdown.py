@@ -23,7 +23,6 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 _HEADING_LINE = re.compile(r"(#{1,6})[ \t]+(.+?)[ \t#]*\Z")
-_H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,8 +342,8 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
     stem = rel_path.rsplit("/", 1)[-1].removesuffix(".md")
     title = frontmatter.get("title")
     if not isinstance(title, str) or not title.strip():
-        h1 = _H1.search(body)
-        title = h1.group(1).strip() if h1 else stem
+        # the first level-1 heading outside code: a `# comment` in a fence is no title
+        title = next((text for _, text, level in _heading_starts(body) if level == 1), stem)
     aliases = _as_str_list(frontmatter.get("aliases", frontmatter.get("alias")))
     code_free = strip_code(body)
     body_line = text.count("\n", 0, len(text) - len(body)) + 1 if text.endswith(body) else 1

@@ -30,6 +30,12 @@ class OffloadStore(BaseStore):
         ).fetchone()
         return row
 
+    def delete_offloads(self, node_ids: Sequence[str]) -> None:
+        with self.transaction():
+            self.conn.executemany(
+                "DELETE FROM offloads WHERE node_id = ?", [(n,) for n in node_ids]
+            )
+
     def offload_totals(self) -> tuple[int, int, int]:
         """(raw tokens, summary tokens, count) over every offload."""
         totals: tuple[int, int, int] = self.conn.execute(

@@ -143,4 +143,22 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX documents_stat ON documents(path, mtime_ns, size, xxh3_64);
     """,
+    # 7: vectors keyed by content: a chunk's vector outlives its row, under the hash of the text the model
+    # read, so a rename, a move or a branch switch back finds it instead of embedding the text again
+    """
+    CREATE TABLE vector_keep (
+        hash       TEXT PRIMARY KEY,
+        embedding  BLOB NOT NULL,
+        dropped_at REAL NOT NULL
+    );
+    CREATE INDEX vector_keep_age ON vector_keep(dropped_at);
+    CREATE INDEX chunks_hash ON chunks(hash);
+    DROP TRIGGER chunks_drop_vector;
+    CREATE TRIGGER chunks_drop_vector AFTER DELETE ON chunks WHEN old.embedded = 1
+    BEGIN
+        INSERT OR REPLACE INTO vector_keep(hash, embedding, dropped_at)
+            SELECT old.hash, embedding, julianday('now') FROM vec_chunks WHERE rowid = old.id;
+        DELETE FROM vec_chunks WHERE rowid = old.id;
+    END;
+    """,
 ]

@@ -11,7 +11,8 @@ else, or any doubt (a missing, unreadable or locked file), takes the full scan.
 
 The index is read (corpus version, vector backlog) only when its files changed since a read last found it
 as left: their stat (inode, size and mtime of the file and its write-ahead log), taken before and after
-that read and recorded when equal, spares the next scans the SQLite import and the query (~5 ms).
+that read and recorded when equal, spares the next scans the SQLite import and the query (~5 ms). The read
+goes through the same SQLite library as every other connection of the process (`index/db.py`).
 """
 
 from __future__ import annotations
@@ -91,7 +92,10 @@ def _index_files(root: Path) -> list[list[int] | None]:
 
 def _index_as_left(root: Path, corpus_version: object, embed: bool) -> bool:
     """The index is still at the snapshot's corpus version, and (when embedding) every chunk has a vector."""
-    import sqlite3  # reading needs no extension: the stdlib module, not pysqlite3's (~3 ms less import)
+    # the library every other connection of this process uses (db.py's route): closing a file that a
+    # second SQLite library opened drops every POSIX lock the process holds on it, and a one-shot command
+    # would then delete the write-ahead log under a running server
+    from k0maru.index.db import sqlite3
 
     try:
         conn = sqlite3.connect(f"file:{root / STATE_DIR / DB_FILE}?mode=ro", uri=True, timeout=0.2)

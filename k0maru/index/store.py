@@ -59,6 +59,7 @@ class Store(DocumentStore, ChunkStore, LinkStore, Bm25Store, VectorStore, Offloa
         conn = db.connect(path, busy_timeout_ms, readonly=readonly, lean=lean)
         store = cls(vault, conn, path, busy_timeout_ms / 1000)
         store.readonly = readonly
+        store.identity = db.file_identity(path)
         try:
             if not readonly:
                 store.migrate()

@@ -1,18 +1,23 @@
-"""One open vault: settings, the index store, the embedding model and recall, created lazily."""
+"""One open vault: settings, the index store, the embedding model and recall, created lazily.
+
+Each thread reads through its own connection (`store`, `recall`: WAL readers never wait for a writer);
+the model and the BM25 cache of the index file are shared by the threads of a process."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from k0maru.config import Settings, default_config_toml, load_settings
+from k0maru.errors import K0maruError
 from k0maru.fsutil import atomic_write_text, ensure_state_dir
-from k0maru.index import snapshot
+from k0maru.index import db, snapshot
 from k0maru.index.db import sqlite_route
 from k0maru.index.scanner import IncrementalScanner, ProgressFn, ScanResult
 from k0maru.index.store import Store, db_path
@@ -21,6 +26,7 @@ from k0maru.memory import release_free_memory
 
 if TYPE_CHECKING:  # heavy modules (numpy, onnxruntime, bm25s) load only when a command needs them
     from k0maru.search.embedding import Embedder
+    from k0maru.search.lexical import LexicalCache
     from k0maru.search.recall import Recall
 
 
@@ -30,6 +36,10 @@ class IndexReport:
     embedded: int = 0
     embed_ms: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    merge_due: bool = False  # the BM25 delta is due a merge that this run left to the background
+    reused: int = (
+        0  # new chunks that got the vector of the same text (renames, moves, branch switches)
+    )
 
     def as_dict(self) -> dict[str, Any]:
         s = self.scan
@@ -42,6 +52,7 @@ class IndexReport:
             "new_chunks": s.new_chunks,
             "symlinks": s.symlinks,
             "embedded": self.embedded,
+            "vectors_reused": self.reused,
             "embed_ms": round(self.embed_ms, 2),
             "warnings": s.warnings + self.warnings,
         }
@@ -51,11 +62,14 @@ class Vault:
     def __init__(self, root: Path, settings: Settings):
         self.root = root
         self.settings = settings
-        self._store: Store | None = None
+        self._local = threading.local()  # this thread's store and recall
+        self._stores: dict[threading.Thread, Store] = {}  # every open one, closed by close()
+        self._lexical: tuple[object, LexicalCache] | None = None  # (file identity, its BM25 cache)
+        self._guard = threading.Lock()
+        self._model_lock = threading.Lock()
         self._embedder: Embedder | None = None
         self._embedder_loaded = False
         self.model_warning: str | None = None
-        self._recall: Recall | None = None
         self.one_shot = (
             False  # a process that answers once and exits: load the model unoptimised (Embedder)
         )
@@ -84,16 +98,58 @@ class Vault:
         return self.root / STATE_DIR
 
     @property
+    def _store(self) -> Store | None:
+        """This thread's open store, if any."""
+        store: Store | None = getattr(self._local, "store", None)
+        return (
+            store
+            if store is not None and self._stores.get(threading.current_thread()) is store
+            else None
+        )
+
+    @property
     def store(self) -> Store:
-        if self._store is None:
-            self._store = Store.open(self.root, self.settings.busy_timeout_ms, lean=self.lean)
-        return self._store
+        """This thread's connection to the index (opened on first use)."""
+        store = self._store
+        if store is None:
+            store = Store.open(self.root, self.settings.busy_timeout_ms, lean=self.lean)
+            self._local.store, self._local.recall = store, None
+            with self._guard:
+                for gone in [t for t in self._stores if not t.is_alive()]:
+                    self._stores.pop(gone).close()  # its thread ended: nobody uses it any more
+                self._stores[threading.current_thread()] = store
+        return store
+
+    def reopen_if_replaced(self) -> bool:
+        """Close this thread's connection when the file at the index's path is no longer the one it holds
+        (a rebuild moved it aside, a person deleted or replaced it), so the next use opens the one there
+        now; True when it did. Other threads' connections notice on their own next request."""
+        store = self._store
+        if store is None or not store.replaced():
+            return False
+        with self._guard:
+            self._stores.pop(threading.current_thread(), None)
+        self._local.store = self._local.recall = None
+        store.close()
+        return True
 
     def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
-            self._recall = None
+        """Close every connection (no thread may be using one: the session waits for its readers)."""
+        with self._guard:
+            stores, self._stores = list(self._stores.values()), {}
+            self._lexical = None
+        self._local.store = self._local.recall = None
+        for store in stores:
+            store.close()
+
+    def lexical_cache(self, store: Store) -> LexicalCache:
+        """The BM25 cache of the index file `store` holds, shared by every thread of the process."""
+        from k0maru.search.lexical import LexicalCache
+
+        with self._guard:
+            if self._lexical is None or self._lexical[0] != store.identity:
+                self._lexical = (store.identity, LexicalCache())
+            return self._lexical[1]
 
     def __enter__(self) -> Vault:
         return self
@@ -103,25 +159,29 @@ class Vault:
 
     @property
     def embedder(self) -> Embedder | None:
-        if not self._embedder_loaded:
-            from k0maru.search.embedding import load_embedder
+        with self._model_lock if not self._embedder_loaded else contextlib.nullcontext():
+            if not self._embedder_loaded:  # loaded once for every thread
+                from k0maru.search.embedding import load_embedder
 
-            s = self.settings
-            self._embedder, self.model_warning = load_embedder(
-                s.model_path, s.embed_threads, s.embed, optimize=not self.one_shot
-            )
-            self._embedder_loaded = True
+                s = self.settings
+                self._embedder, self.model_warning = load_embedder(
+                    s.model_path, s.embed_threads, s.embed, optimize=not self.one_shot
+                )
+                self._embedder_loaded = True
         return self._embedder
 
     @property
     def recall(self) -> Recall:
-        if self._recall is None:
+        """This thread's recall over its own connection, with the process's shared BM25 cache."""
+        store = self.store
+        recall: Recall | None = self._local.recall
+        if recall is None:
             from k0maru.search.recall import Recall
 
-            self._recall = Recall(
-                self.store, self.settings, lambda: (self.embedder, self.model_warning)
-            )
-        return self._recall
+            recall = Recall(store, self.settings, lambda: (self.embedder, self.model_warning))
+            recall.lexical = self.lexical_cache(store)
+            self._local.recall = recall
+        return recall
 
     # ---- commands ----------------------------------------------------------------------------
     def init(self) -> list[str]:
@@ -148,12 +208,15 @@ class Vault:
         lexical: bool = False,
         embed_limit: int | None = None,
         snapshot_first: bool = True,
+        merge: bool = True,
     ) -> IndexReport:
         """Incremental scan (of `only`, else everything), then embed the chunks that have no vector yet (at
         most `embed_limit`); with `lexical`, also merge the BM25 delta into its main segment when it has grown
         past `Bm25State.merge_due` (a query only ever scores the delta). A whole-vault run that a walk
         shows has nothing to do (snapshot.py) stops after the walk; `snapshot_first=False` when the caller
-        has just asked (the CLI's scan), so a vault with changes is not walked one time more."""
+        has just asked (the CLI's scan), so a vault with changes is not walked one time more. A server's or
+        a query's run passes `merge=False`: a merge due is then only reported (`merge_due`), for the
+        background thread or the worker to do."""
         s = self.settings
         if only is None and not full and snapshot_first:
             files = snapshot.unchanged_files(
@@ -165,18 +228,18 @@ class Vault:
             full=full, only=only, progress=scan_progress, record=record
         )
         report = IndexReport(scan)
+        if scan.new_chunks and self.settings.embed and not self.store.readonly:
+            report.reused = self.store.reuse_vectors()  # same text as before: its vector, no model
         if (
             lexical
         ):  # before embedding: a large change is searchable at full speed while vectors follow
             state = self.store.bm25_state()
-            if (
+            if state is not None and state.merge_due and not merge:
+                report.merge_due = True  # a query reads the persisted segment plus the delta
+            elif (
                 state is None or state.merge_due
             ):  # else the delta serves queries and nothing is loaded
-                from k0maru.search.lexical import LexicalCache
-
-                (self._recall.lexical if self._recall is not None else LexicalCache()).get(
-                    self.store, merge=True
-                )
+                self.merge_bm25(self.store)
         if embed and self.settings.embed and self.store.unembedded_chunks():
             from k0maru.search import vectors
 
@@ -193,10 +256,16 @@ class Vault:
                     self.settings.embed_batch,
                     embed_progress,
                     limit=embed_limit,
+                    stop=self.store.replaced,  # a rebuild moved the file: go on in the new one
                 )
                 report.embed_ms = (time.perf_counter() - t0) * 1000
-        self._keep_snapshot(scan, lexical)
+        self._keep_snapshot(scan, lexical and not report.merge_due)
         return report
+
+    def merge_bm25(self, store: Store) -> None:
+        """Fold the BM25 delta into a rebuilt, persisted main segment, through `store` (a background
+        thread's own connection, or the vault's), into this process's lexical cache."""
+        self.lexical_cache(store).get(store, merge=True)
 
     def _keep_snapshot(self, scan: ScanResult, lexical: bool) -> None:
         """Record the walk when this index run left nothing for the next scan to do (snapshot.py)."""
@@ -224,19 +293,37 @@ class Vault:
         """New, changed and removed files the index has not seen yet (a walk with stat() only)."""
         return IncrementalScanner(self.store, self.settings).pending()
 
-    def rebuild(self) -> Path | None:
-        """Move a (corrupt) index aside and start a new one; returns where the old one went."""
+    def rebuild(self) -> tuple[Path | None, str]:
+        """Move the index aside and start a new one; returns where the old one went and why it was moved:
+        named `.corrupt-*` only when SQLite finds damage, else `.old-*` (a healthy index rebuilt on
+        request). Processes that hold the old file notice (`Store.replaced`) and reopen."""
+        why = self._health()
         self.close()
         path = db_path(self.root)
         moved = None
         if path.exists():
-            moved = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+            label = "old" if why is None else "corrupt"
+            moved = path.with_name(f"{path.name}.{label}-{int(time.time())}")
             shutil.move(str(path), moved)
+        why = why and f"corrupt: {why}"
         for suffix in ("-wal", "-shm"):
             side = path.with_name(path.name + suffix)
             if side.exists():
                 shutil.move(str(side), str(moved) + suffix if moved else side.with_suffix(".old"))
-        return moved
+        return moved, why or "healthy (quick_check ok), rebuilt on request"
+
+    def _health(self) -> str | None:
+        """None when the index opens and SQLite's quick_check finds it sound, else what is wrong."""
+        from k0maru.errors import IndexCorruptError
+
+        if not db_path(self.root).exists():
+            return None
+        try:
+            return self.store.integrity_problem()
+        except IndexCorruptError as exc:
+            return str(exc).split("index is corrupt (", 1)[-1].split(");", 1)[0]
+        except (K0maruError, db.DatabaseError) as exc:
+            return " ".join(str(exc).split())[:120]
 
     def status(self) -> dict[str, Any]:
         store = self.store

@@ -6,6 +6,10 @@ from collections.abc import Sequence
 
 from k0maru.index.base_store import BaseStore
 
+KEEP_MAX = (
+    20_000  # vectors of deleted chunks kept for reuse (~1.5 KB each), the most recently dropped
+)
+
 
 class VectorStore(BaseStore):
     """The `vec_chunks` table and `chunks.embedded`."""
@@ -15,6 +19,16 @@ class VectorStore(BaseStore):
         return int(
             self.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0]
         )
+
+    def unembedded_among(self, chunk_ids: Sequence[int]) -> set[int]:
+        """Which of these chunks have no vector yet."""
+        if not chunk_ids:
+            return set()
+        rows = self.conn.execute(
+            f"SELECT id FROM chunks WHERE embedded = 0 AND id IN ({','.join('?' * len(chunk_ids))})",
+            list(chunk_ids),
+        ).fetchall()
+        return {int(r[0]) for r in rows}
 
     def has_vectors(self) -> bool:
         """Whether any chunk has a vector (a query with none skips loading the model)."""
@@ -27,6 +41,7 @@ class VectorStore(BaseStore):
         """Drop every vector (they belong to another model) and record `model` as the current one."""
         with self.transaction():
             self.conn.execute("DELETE FROM vec_chunks")
+            self.conn.execute("DELETE FROM vector_keep")
             self.conn.execute("UPDATE chunks SET embedded = 0")
             self.set_meta("embed_model", model)
 
@@ -73,3 +88,49 @@ class VectorStore(BaseStore):
             (vector, k),
         ).fetchall()
         return rows
+
+    # ---- vectors keyed by content ------------------------------------------------------------------
+    def reuse_vectors(self, keep_max: int = KEEP_MAX) -> int:
+        """Give each chunk without a vector the vector of the same text (its hash) when one exists: kept
+        from a deleted chunk (a rename, a move, a branch switched back) or on another chunk; returns how
+        many chunks got one. Then trims the kept vectors to the `keep_max` most recently dropped."""
+        pending = self.conn.execute(
+            "SELECT id, hash FROM chunks WHERE embedded = 0 AND"
+            " (hash IN (SELECT hash FROM vector_keep)"
+            "  OR hash IN (SELECT hash FROM chunks WHERE embedded = 1))"
+        ).fetchall()
+        if not pending and not self._keep_over(keep_max):
+            return 0
+        reused = 0
+        with self.transaction():
+            for chunk_id, digest in pending:
+                row = (
+                    self.conn.execute(
+                        "SELECT embedding FROM vector_keep WHERE hash = ?", (digest,)
+                    ).fetchone()
+                    or self.conn.execute(
+                        "SELECT embedding FROM vec_chunks WHERE rowid ="
+                        " (SELECT id FROM chunks WHERE hash = ? AND embedded = 1 LIMIT 1)",
+                        (digest,),
+                    ).fetchone()
+                )
+                if row is None:
+                    continue
+                self.conn.execute(
+                    "INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)", (chunk_id, row[0])
+                )
+                self.conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ?", (chunk_id,))
+                self.conn.execute("DELETE FROM vector_keep WHERE hash = ?", (digest,))
+                reused += 1
+            self.conn.execute(
+                "DELETE FROM vector_keep WHERE hash IN"
+                " (SELECT hash FROM vector_keep ORDER BY dropped_at DESC LIMIT -1 OFFSET ?)",
+                (keep_max,),
+            )
+        return reused
+
+    def _keep_over(self, keep_max: int) -> bool:
+        row = self.conn.execute(
+            "SELECT 1 FROM vector_keep LIMIT 1 OFFSET ?", (keep_max,)
+        ).fetchone()
+        return row is not None

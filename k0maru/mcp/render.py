@@ -36,6 +36,8 @@ def recall_text(r: RecallResult) -> str:
         if h.bm25_rank is not None or h.vector_rank is not None:
             lines.append("   " + _explain(h))
         lines.append("   " + h.snippet.replace("\n", "\n   "))
+        if h.also_at:
+            lines.append("   also at: " + ", ".join(h.also_at))
     lines += [f"note: {w}" for w in r.warnings]
     return "\n".join(lines)
 

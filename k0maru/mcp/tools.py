@@ -150,7 +150,6 @@ def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
         explain,
         filters=Filters(path, tag, kind, since, until),
         token_budget=token_budget,
-        nearest_if_none=False,
         min_score=min_score,
     )
     while result.hits and count_tokens(render.recall_text(result)) > token_budget:

@@ -128,7 +128,7 @@ class DistillEngine:
             resolve=lambda name: name,
             extra={"stack": stack, "error_codes": codes, "source": source},
         )
-        self.vault.index(only=[card.note.path])
+        self.vault.index(only=[card.note.path], embed=False)  # vectors follow in the background
         if export_dir is not None:
             card.hermes_path, card.hermes_outcome = export_hermes(
                 card, export_dir, self.vault.root, self.vault.settings.skill_license

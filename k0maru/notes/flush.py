@@ -197,9 +197,10 @@ def link_text(store: Store) -> Callable[[str], str | None]:
 def flush_indexed(
     vault: Vault, kind: str, title: str, body: str, tags: list[str], related: list[str]
 ) -> FlushResult:
-    """Flush through the engine, link only notes the index knows, and index the new note at once."""
+    """Flush through the engine, link only notes the index knows, and index the new note at once: it is
+    searchable by BM25 on return; its vectors follow in the background (never the backlog's wait)."""
     result = FlushEngine(vault.root).flush(
         kind, title, body, tags, related, resolve=link_text(vault.store)
     )
-    vault.index(only=[result.path])
+    vault.index(only=[result.path], embed=False)
     return result

@@ -6,13 +6,16 @@ multi-line report (a traceback, a sanitizer stack) sees every line until it is d
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import ahocorasick_rs
 
 from k0maru.offload.extractors import all_extractors
 from k0maru.offload.extractors.base import Cursor, short
 from k0maru.offload.findings import Failure, Findings
+from k0maru.offload.locations import Places
 
 # Words that start a generic failure line, searched as written, capitalised and in capitals; with the
 # extractors' own triggers (searched as written), the pre-filter.
@@ -25,14 +28,49 @@ ANSI = re.compile(
 )
 
 GENERIC = re.compile(r"(?i)\b(error|fatal|failed|failure|exception|panic)\b")
+# a CI runner's timestamp before every line (GitHub Actions), removed before matching
+STAMP = re.compile(r"(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
+# `go test -json`: the test's own output line, read as the test printed it
+GO_JSON = re.compile(r'(?m)^\{"Time":"[^"]*","Action":"output",.*?"Output":"((?:[^"\\]|\\.)*)"\}$')
+
+
+def _go_output(m: re.Match[str]) -> str:
+    try:
+        text = json.loads(f'"{m.group(1)}"')
+    except ValueError:
+        return m.group(0)
+    return " ".join(text.rstrip("\n").split("\n"))
+
+
+def _readable(block: str) -> str:
+    """`block` as the extractors read it: colour, CI timestamps and `go test -json` framing removed,
+    one line for one line."""
+    if "\x1b" in block:
+        block = ANSI.sub("", block)
+    if STAMP.match(block):
+        block = STAMP.sub("", block)
+    if block.startswith('{"Time":'):
+        block = GO_JSON.sub(_go_output, block)
+    return block
+
+
+def _path_of(location: str) -> str:
+    """`src/a.rs:4:5` -> `src/a.rs` (a Windows drive's colon kept)."""
+    parts = location.split(":")
+    while len(parts) > 1 and parts[-1].isdigit():
+        parts.pop()
+    return ":".join(parts)
 
 
 class LogAnalyzer:
     """Feeds every extractor; counts lines; keeps memory flat whatever the log size."""
 
-    def __init__(self) -> None:
+    def __init__(self, tree: Path | None = None) -> None:
+        """`tree`: the working tree whose files are the user's code (the command's folder, or the
+        repository root when the log is piped in)."""
         self.findings = Findings()
-        self.cursor = Cursor()
+        self.places = Places(tree)
+        self.cursor = Cursor(self.places)
         self.extractors = [cls(self.findings, self.cursor) for cls in all_extractors()]
         words = (
             "test session starts",
@@ -61,7 +99,7 @@ class LogAnalyzer:
             head = "".join(self._partial) + head[first:]
             self._partial, self._partial_len = [], 0
         self._hold(text[cut + 1 :])
-        self._feed_block(ANSI.sub("", head) if "\x1b" in head else head)
+        self._feed_block(_readable(head))
 
     def _hold(self, piece: str) -> None:
         """Keep the start of an unfinished line: only its first MAX_LINE characters can matter to an
@@ -77,9 +115,30 @@ class LogAnalyzer:
     def close(self) -> Findings:
         if self._partial:
             block = "".join(self._partial) + "\n"
-            self._feed_block(ANSI.sub("", block) if "\x1b" in block else block)
+            self._feed_block(_readable(block))
             self._partial, self._partial_len = [], 0
+        for e in self.extractors:  # a report still open at the end of the log
+            e.finish()
+        self.findings.root, self.findings.root_is_users = self._root()
         return self.findings
+
+    def _root(self) -> tuple[Failure | None, bool]:
+        """The first failure in log order located in the user's code: an extractor's, else the first
+        marker of the generic layer that has one; else the first failure or marker at all."""
+        f = self.findings
+        ordered = sorted(f.failures, key=lambda x: x.line)
+        for failure in ordered:
+            if failure.location and self.places.is_user(_path_of(failure.location)):
+                return failure, True
+        for marker in f.markers:
+            if marker.location:
+                return marker, True
+        located = next((x for x in ordered if x.location), None)
+        if located is not None:
+            return located, False
+        if ordered:
+            return ordered[0], False
+        return (f.markers[0] if f.markers else f.generic), False
 
     def _feed_block(self, block: str) -> None:
         """`block` is whole lines. Lines before the next trigger hit are skipped unless an extractor is busy."""

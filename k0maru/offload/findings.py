@@ -20,9 +20,13 @@ class Failure:
     line: int  # 1-based line number in the log where it was reported
     location: str | None = None  # first failing file:line[:col]
     test: str | None = None  # failing test id, when a test runner reported it
+    # the generic layer's markers only: the report's own lines, (line number, text), for the summary
+    lines: list[tuple[int, str]] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["lines"]
+        return data
 
 
 @dataclass(slots=True)
@@ -43,6 +47,19 @@ class Findings:
     total: int = 0  # every failure found, kept or not
     latest: Failure | None = None
     groups: dict[tuple[str, str], Group] = field(default_factory=dict)
+    markers: list[Failure] = field(default_factory=list)  # the generic layer's, in log order
+    root: Failure | None = None  # set by the analyzer once the log is read
+    root_is_users: bool = False  # the root is located in the user's code
+
+    seen: dict[str, None] = field(default_factory=dict)  # codes in the markers' lines, as written
+
+    def seen_code(self, code: str) -> None:
+        if len(self.seen) < MAX_KEPT:
+            self.seen[code] = None
+
+    def mark(self, marker: Failure) -> None:
+        """A failure marker of the generic layer: a candidate root, not counted as a failure."""
+        self.markers.append(marker)
 
     def add(self, failure: Failure) -> Failure:
         self.latest = failure
@@ -83,7 +100,8 @@ class Findings:
 
     @property
     def error_codes(self) -> list[str]:
-        return list(dict.fromkeys(code for _, code in self.groups if code not in UNCODED))
+        found = (code for _, code in self.groups if code not in UNCODED)
+        return list(dict.fromkeys([*found, *(c for c in self.seen if c not in UNCODED)]))
 
     @property
     def count(self) -> int:
@@ -101,10 +119,28 @@ class Findings:
 
     @property
     def first_location(self) -> str | None:
-        for f in sorted(self.failures, key=lambda f: f.line):
-            if f.location:
-                return f.location
-        return None
+        return self.root.location if self.root is not None else None
+
+    def block_of(self, failure: Failure, most: int = 40) -> list[tuple[int, str]]:
+        """The lines of the marker whose report holds `failure` (the nearest one before it, else the
+        first after it), with those of the markers that follow on without a gap; [] when none."""
+        kept = [m for m in self.markers if m.lines]
+        start = None
+        for i, m in enumerate(kept):
+            if m.line <= failure.line:
+                start = i
+        if start is None or failure.line > kept[start].lines[-1][0] + 5:  # type: ignore[index]
+            start = next((i for i, m in enumerate(kept) if m.line >= failure.line), start)
+        if start is None:
+            return []
+        out = list(kept[start].lines or [])
+        if out[0][0] < failure.line - 1 <= out[-1][0]:  # from the failure's own line
+            out = [row for row in out if row[0] >= failure.line - 1]
+        for m in kept[start + 1 :]:
+            if len(out) >= most or not m.lines or m.lines[0][0] > out[-1][0] + 1:
+                break
+            out += [row for row in m.lines if row[0] > out[-1][0]]
+        return out[:most]
 
     @property
     def all_failures(self) -> list[Failure]:

@@ -1,15 +1,23 @@
-"""Offload records in the index (table `offloads`), shared by the CLI, MCP server and console."""
+"""Offload records in the index (table `offloads`), shared by the CLI, MCP server and console. Each
+kept log has its record beside it as a sidecar (`<task>_<node>.json` in `.k0maru/refs/`, written before
+the log is renamed into place), so the records come back after the index is rebuilt or lost. Retention
+removes a log, its sidecar and its record together."""
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from k0maru.errors import NotFoundError
+from k0maru.fsutil import atomic_write_text
 from k0maru.index.store import Store
+from k0maru.layout import STATE_DIR
 from k0maru.limits import echo
+
+SIDECAR = ".json"
 
 COLUMNS = (
     "node_id",
@@ -78,13 +86,64 @@ def _row(row: tuple[Any, ...]) -> OffloadRecord:
 
 
 def list_all(store: Store, limit: int = 200) -> list[OffloadRecord]:
+    restore(store, store.vault)
     return [_row(r) for r in store.offloads(COLUMNS, limit)]
+
+
+def refs_dir(vault: Path) -> Path:
+    return vault / STATE_DIR / "refs"
+
+
+def sidecar_of(vault: Path, rec: OffloadRecord) -> Path:
+    return (vault / rec.log_path).with_suffix(SIDECAR)
+
+
+def write_sidecar(vault: Path, rec: OffloadRecord) -> Path:
+    """The record as JSON beside its log (atomic: whole or absent)."""
+    path = sidecar_of(vault, rec)
+    data = {c: getattr(rec, c) for c in COLUMNS}
+    atomic_write_text(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+    return path
+
+
+def _read_sidecar(path: Path) -> OffloadRecord | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rec = OffloadRecord(**{c: data[c] for c in COLUMNS})
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return rec if isinstance(rec.node_id, str) and isinstance(rec.log_path, str) else None
+
+
+def restore(store: Store, vault: Path) -> int:
+    """Records missing from the index put back from the sidecars of logs still on disk (after
+    `scan --rebuild` or a lost index); how many."""
+    refs = refs_dir(vault)
+    if store.readonly or not refs.is_dir():
+        return 0
+    sidecars = list(refs.glob(f"*{SIDECAR}"))
+    if not sidecars:
+        return 0
+    known = {r[0] for r in store.offloads(("node_id",), 1 << 30)}
+    if len(known) >= len(sidecars):
+        return 0
+    restored = 0
+    for path in sidecars:
+        rec = _read_sidecar(path)
+        if rec is None or rec.node_id in known or not (vault / rec.log_path).is_file():
+            continue
+        save(store, rec)
+        known.add(rec.node_id)
+        restored += 1
+    return restored
 
 
 def get(store: Store, node: str) -> OffloadRecord:
     """By node id, or by `<task>_<node>` as in the log file name."""
     node = node.strip().removesuffix(".log")
     row = store.offload(COLUMNS, node.rsplit("_", 1)[-1])
+    if not row and restore(store, store.vault):
+        row = store.offload(COLUMNS, node.rsplit("_", 1)[-1])
     if not row:
         recent = [r.node_id for r in list_all(store, 3)]
         raise NotFoundError(
@@ -112,3 +171,89 @@ def totals(store: Store) -> dict[str, Any]:
         "saved_tokens": max(raw - summary, 0),
         "ratio": round(summary / raw, 4) if raw else None,
     }
+
+
+@dataclass(slots=True)
+class Pruned:
+    logs: int
+    freed_bytes: int
+    kept: int
+    kept_bytes: int
+
+
+def prune(  # noqa: C901 - each limit of the log store checked in turn
+    store: Store,
+    vault: Path,
+    *,
+    older_than_s: float | None = None,
+    keep: int | None = None,
+    max_bytes: int | None = None,
+    now: float | None = None,
+) -> Pruned:
+    """Remove offloaded logs older than `older_than_s`, beyond the newest `keep`, and the oldest ones
+    while all of them hold more than `max_bytes`. Each goes sidecar first, then its record, then the log,
+    so no record ever points at a missing file. Logs with no record (kept output of interrupted runs)
+    count and go by their file's age."""
+    refs = refs_dir(vault)
+    if not refs.is_dir():
+        return Pruned(0, 0, 0, 0)
+    restore(store, vault)
+    now = time.time() if now is None else now
+    by_path = {
+        (vault / r.log_path).resolve(): r for r in map(_row, store.offloads(COLUMNS, 1 << 30))
+    }
+    logs: list[tuple[float, Path, OffloadRecord | None, int]] = []
+    for path in refs.glob("*.log"):
+        try:
+            size = path.stat().st_size
+            mtime = path.stat().st_mtime
+        except OSError:
+            continue
+        rec = by_path.get(path.resolve())
+        logs.append((rec.created_at if rec else mtime, path, rec, size))
+    logs.sort(key=lambda x: x[0], reverse=True)  # newest first
+    total = sum(x[3] for x in logs)
+    doomed: list[tuple[Path, OffloadRecord | None, int]] = []
+    kept_bytes = total
+    for i, (when, path, rec, size) in enumerate(logs):
+        if (keep is not None and i >= keep) or (
+            older_than_s is not None and now - when > older_than_s
+        ):
+            doomed.append((path, rec, size))
+            kept_bytes -= size
+    if max_bytes:
+        for _, path, rec, size in reversed(logs[1:]):  # oldest first; never the newest log
+            if kept_bytes <= max_bytes:
+                break
+            if any(d[0] == path for d in doomed):
+                continue
+            doomed.append((path, rec, size))
+            kept_bytes -= size
+    gone = [rec for _, rec, _ in doomed if rec is not None]
+    for rec in gone:
+        sidecar_of(vault, rec).unlink(missing_ok=True)
+    if gone:
+        store.delete_offloads([r.node_id for r in gone])
+    freed = 0
+    for path, _, size in doomed:
+        path.unlink(missing_ok=True)
+        path.with_suffix(SIDECAR).unlink(missing_ok=True)
+        freed += size
+    return Pruned(len(doomed), freed, len(logs) - len(doomed), kept_bytes)
+
+
+AGE_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_age(text: str) -> float:
+    """`30d`, `12h`, `90m`, `2w`, `45s` -> seconds."""
+    import re
+
+    from k0maru.errors import K0maruError
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*", text or "")
+    if not m:
+        raise K0maruError(
+            f"bad age {echo(text)}; use a number and a unit: s, m, h, d or w (e.g. 30d, 12h)"
+        )
+    return float(m.group(1)) * AGE_UNITS[m.group(2)]

@@ -25,7 +25,7 @@ from k0maru.index.markdown import hash_bytes
 from k0maru.llm_tokens import count_tokens
 from k0maru.offload import records, summary
 from k0maru.offload.analyzer import LogAnalyzer
-from k0maru.offload.findings import Findings
+from k0maru.offload.findings import Failure, Findings
 from k0maru.offload.tokencount import count_log_tokens
 
 MAX_SUMMARY_SHARE = (
@@ -74,31 +74,68 @@ def _exit_status(code: int) -> int:
 
 class _Spool:
     """Everything read goes to a temp log in .k0maru/refs; the first `threshold` lines are also kept in
-    memory so a short output can be passed through untouched."""
+    memory so a short output can be passed through untouched. When the log cannot be kept (a full disk,
+    an I/O error, `.k0maru/` gone), what it holds is passed to the terminal and the rest of the output
+    follows it there as it arrives: `broken` says why."""
 
-    def __init__(self, refs: Path, threshold: int):
-        refs.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".offload-{os.getpid()}-", suffix=".tmp", dir=refs)
-        self.tmp = Path(tmp)
-        self.fh = os.fdopen(
-            fd, "wb", buffering=0
-        )  # unbuffered: what was read is on disk if we are killed
+    def __init__(
+        self,
+        refs: Path | None,
+        threshold: int,
+        out: BinaryIO,
+        err: BinaryIO,
+        tree: Path | None = None,
+        broken: str | None = None,
+    ):
+        self.out, self.err = out, err
+        self.broken = broken
+        self.path: Path | None = None  # the log file while it is kept
+        self.fh: BinaryIO | None = None
+        if broken is None and refs is not None:
+            try:
+                refs.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(
+                    prefix=f".offload-{os.getpid()}-", suffix=".tmp", dir=refs
+                )
+                self.path = Path(tmp)
+                # unbuffered: what was read is on disk if we are killed; readable to pass it on
+                self.fh = os.fdopen(fd, "w+b", buffering=0)
+            except OSError as exc:
+                self.broken = why(exc)
         self.threshold = threshold
-        self.head: (
-            list[tuple[bool, bytes]] | None
-        ) = []  # (from stderr, bytes), while under the threshold
+        # (from stderr, bytes), while under the threshold
+        self.head: list[tuple[bool, bytes]] | None = []
         self.newlines = 0
         self.bytes = 0
+        self.written = 0  # bytes of the log on disk
         self.last_byte = b""
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self.analyzer = LogAnalyzer()
+        self.analyzer = LogAnalyzer(tree)
         self.progress: _Progress | None = None
 
+    @property
+    def tmp(self) -> Path:
+        assert self.path is not None
+        return self.path
+
     def write(self, chunk: bytes, from_stderr: bool = False) -> None:
-        self.fh.write(chunk)
         self.bytes += len(chunk)
         self.newlines += chunk.count(b"\n")
         self.last_byte = chunk[-1:]
+        if self.broken is not None:
+            self._show(chunk, from_stderr)
+            return
+        assert self.fh is not None
+        done = 0
+        try:
+            while done < len(chunk):  # a short write (a filling disk) is not an error yet
+                done += self.fh.write(chunk[done:]) or 0
+                self.written = self.bytes - len(chunk) + done
+        except OSError as exc:
+            rest = chunk if self.head is not None else chunk[done:]  # the head holds none of it
+            self.give_up(exc)
+            self._show(rest, from_stderr)
+            return
         if self.head is not None:
             self.head.append((from_stderr, chunk))
             if self.lines > self.threshold:
@@ -108,6 +145,40 @@ class _Spool:
         if self.progress is not None:
             self.progress.tick(self)
 
+    def _show(self, chunk: bytes, from_stderr: bool) -> None:
+        if self.progress is not None:
+            self.progress.erase()
+        stream = self.err if from_stderr else self.out
+        stream.write(chunk)
+        stream.flush()
+
+    def give_up(self, exc: OSError) -> None:
+        """The log cannot be kept: pass on what it holds (from memory while under the threshold, else read
+        back from the file), then drop the file so the disk gets its space back."""
+        if self.broken is not None:
+            return
+        self.broken = why(exc, self.path)
+        if self.head is not None:
+            for from_stderr, chunk in self.head:
+                self._show(chunk, from_stderr)
+        elif self.fh is not None:
+            offset = 0
+            try:
+                while offset < self.written:
+                    piece = os.pread(
+                        self.fh.fileno(), min(READ_SIZE, self.written - offset), offset
+                    )
+                    if not piece:
+                        break
+                    self._show(piece, False)
+                    offset += len(piece)
+            except OSError as again:
+                self.broken += (
+                    f"; the first {self.written - offset:,} bytes are lost ({why(again)})"
+                )
+        self.head = None
+        self.discard()
+
     @property
     def lines(self) -> int:
         return self.newlines + (1 if self.last_byte not in (b"", b"\n") else 0)
@@ -116,15 +187,31 @@ class _Spool:
         tail = self.decoder.decode(b"", final=True)
         if tail:
             self.analyzer.feed(tail)
-        self.fh.flush()
-        os.fsync(self.fh.fileno())
-        self.fh.close()
+        if self.fh is not None and self.broken is None:
+            try:
+                os.fsync(self.fh.fileno())
+            except OSError as exc:
+                self.give_up(exc)
         return self.analyzer.close()
 
     def discard(self) -> None:
-        if not self.fh.closed:
+        if self.fh is not None and not self.fh.closed:
             self.fh.close()
-        self.tmp.unlink(missing_ok=True)
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self.path.unlink(missing_ok=True)
+        self.path = None
+
+
+def why(exc: OSError, path: Path | None = None) -> str:
+    """`No space left on device: .k0maru/refs/x.log`: the reason, and the file when it is known."""
+    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    name = exc.filename or path
+    if name:
+        with contextlib.suppress(ValueError):
+            name = Path(name).relative_to(Path.cwd())
+        return f"{reason}: {name}"
+    return reason
 
 
 class _Progress:
@@ -171,23 +258,40 @@ def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and it
     err: BinaryIO | None = None,
     save_record: Callable[[records.OffloadRecord], None] | None = None,
     progress: bool | None = None,
+    cannot_keep: str | None = None,
+    tree: Path | None = None,
+    seen: Callable[[Failure | None], str | None] | None = None,
 ) -> OffloadOutcome:
     """Run `command` (or read `stdin`), streaming its combined output into the log spool. A short output
     passes through with the child's stderr on `err`; `progress` (default: when stderr is a terminal) shows
-    a live line on stderr while the command runs."""
+    a live line on stderr while the command runs. `tree` holds the user's code (default: the current
+    folder, or its repository's root when the log is piped in). When the log cannot be kept
+    (`cannot_keep`, or a full disk, an I/O error or `.k0maru/` gone while it runs), the output passes
+    through, the exit status is still the command's, and one line on stderr says why. `seen` names the
+    vault's note about the same failure, if any (`offload.seen`)."""
     out = out or sys.stdout.buffer
     err = err or sys.stderr.buffer
     if progress is None:
         progress = sys.stderr.isatty()
-    refs = ensure_state_dir(vault) / "refs"
-    refs.mkdir(exist_ok=True)
-    for kept in keep_orphaned_spools(refs):
-        print(
-            f"k0maru: kept the output of an interrupted offload as {kept.relative_to(vault)}",
-            file=sys.stderr,
-        )
     task = safe_task_id(task_id) if task_id else default_task_id(vault)
-    spool = _Spool(refs, threshold)
+    refs: Path | None = None
+    if cannot_keep is None:
+        try:
+            refs = ensure_state_dir(vault) / "refs"
+            refs.mkdir(exist_ok=True)
+            for kept in keep_orphaned_spools(refs):
+                print(
+                    f"k0maru: kept the output of an interrupted offload as {kept.relative_to(vault)}",
+                    file=sys.stderr,
+                )
+        except OSError as exc:
+            cannot_keep = why(exc)
+    if tree is None:
+        from k0maru.gitutil import repo_root
+
+        here = Path.cwd()
+        tree = here if command else (repo_root(here) or here)
+    spool = _Spool(refs, threshold, out, err, tree, cannot_keep)
     if progress:
         spool.progress = _Progress(err)
     started = time.time()
@@ -204,41 +308,86 @@ def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and it
     except BaseException:
         if spool.progress is not None:
             spool.progress.erase()
-        if spool.bytes:  # interrupted: what was captured is kept, never silently dropped
-            spool.fh.close()
+        if spool.written and refs is not None and spool.broken is None:
+            # interrupted: what was captured is kept, never silently dropped
             kept = refs / f"partial-{os.getpid()}-{int(started)}.log"
-            spool.tmp.replace(kept)
-            print(
-                f"k0maru: interrupted; the output so far is in {kept.relative_to(vault)}",
-                file=sys.stderr,
-            )
-        else:
-            spool.discard()
+            with contextlib.suppress(OSError):
+                spool.tmp.replace(kept)
+                print(
+                    f"k0maru: interrupted; the output so far is in {kept.relative_to(vault)}",
+                    file=sys.stderr,
+                )
+        spool.discard()
         raise
     if spool.progress is not None:
         spool.progress.erase()
     status = exit_code if exit_code is not None else 0
-    if (
-        spool.head is not None
-    ):  # at or under the threshold: pass through unchanged, stderr to stderr
-        for (
-            from_stderr,
-            chunk,
-        ) in spool.head:  # flushed chunk by chunk: the two streams keep their order
+    if spool.head is not None and spool.broken is None:
+        # at or under the threshold: pass through unchanged, stderr to stderr, chunk by chunk so the two
+        # streams keep their order
+        for from_stderr, chunk in spool.head:
             stream = err if from_stderr else out
             stream.write(chunk)
             stream.flush()
         spool.discard()
         return OffloadOutcome(status, spool.lines, True, findings=findings)
+    rec: records.OffloadRecord | None = None
+    if spool.broken is None:
+        assert refs is not None
+        try:
+            rec = _keep(vault, refs, spool, findings, command, task, started, exit_code, seen)
+        except OSError as exc:
+            spool.give_up(exc)
+    if spool.broken is not None:
+        print(
+            f"k0maru: the log could not be kept ({spool.broken}); the output was passed through",
+            file=sys.stderr,
+        )
+        return OffloadOutcome(status, spool.lines, True, findings=findings)
+    if rec is None:  # not clearly smaller: the output itself is the answer
+        assert spool.fh is not None
+        offset = 0
+        while piece := os.pread(spool.fh.fileno(), READ_SIZE, offset):
+            out.write(piece)
+            offset += len(piece)
+        out.flush()
+        spool.discard()
+        return OffloadOutcome(status, spool.lines, True, findings=findings)
+    if spool.fh is not None:
+        spool.fh.close()
+    if save_record is not None:
+        save_record(rec)
+    out.write((rec.summary + "\n").encode("utf-8"))
+    out.flush()
+    return OffloadOutcome(status, spool.lines, False, rec, findings)
 
+
+def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
+    vault: Path,
+    refs: Path,
+    spool: _Spool,
+    findings: Findings,
+    command: list[str] | None,
+    task: str,
+    started: float,
+    exit_code: int | None,
+    seen: Callable[[Failure | None], str | None] | None = None,
+) -> records.OffloadRecord | None:
+    """The record of a kept log, its sidecar written and the log renamed into place; None when the
+    summary is not clearly smaller than the log (the caller passes the log through)."""
     cmd_text = shlex.join(command) if command else "<stdin>"
     node = hash_bytes(f"{task}|{cmd_text}|{started}|{os.getpid()}".encode())[:8]
     final = refs / f"{task}_{node}.log"
-    os.replace(spool.tmp, final)
     log_rel = final.relative_to(vault).as_posix()
-    raw_tokens, estimator = count_log_tokens(final)
-    diagram = summary.mermaid(cmd_text, findings, exit_code, spool.lines)
+    raw_tokens, estimator = count_log_tokens(spool.tmp)
+    note = None
+    if seen is not None:
+        try:
+            note = seen(findings.root)
+        except Exception:  # noqa: BLE001 - an index that cannot answer names nothing
+            note = None
     text = summary.render(
+        seen=note,
         command=cmd_text,
         findings=findings,
         exit_code=exit_code,
@@ -246,8 +395,7 @@ def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and it
         raw_tokens=raw_tokens,
         log_rel=log_rel,
         node_id=node,
-        estimator=estimator,
-        diagram=diagram,
+        tail=last_lines(spool.tmp, spool.lines),
     )
 
     def with_savings(summary_tokens: int) -> str:
@@ -260,16 +408,9 @@ def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and it
     for _ in range(2):  # the savings line is part of the summary: settle its own token count
         final_text = with_savings(summary_tokens)
         summary_tokens = count_tokens(final_text)
-    text = final_text
-    if (
-        summary_tokens > raw_tokens * MAX_SUMMARY_SHARE
-    ):  # not clearly smaller: the output itself is the answer
-        with final.open("rb") as fh:
-            while chunk := fh.read(READ_SIZE):
-                out.write(chunk)
-        out.flush()
-        final.unlink(missing_ok=True)
-        return OffloadOutcome(status, spool.lines, True, findings=findings)
+    if summary_tokens > raw_tokens * MAX_SUMMARY_SHARE:
+        return None
+    root = findings.root
     rec = records.OffloadRecord(
         node_id=node,
         task_id=task,
@@ -282,18 +423,43 @@ def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and it
         raw_tokens=raw_tokens,
         summary_tokens=summary_tokens,
         estimator=estimator,
-        stack=findings.stacks,
+        stack=[s for s in findings.stacks if s != "generic"],
         error_codes=findings.error_codes,
         first_location=findings.first_location,
-        failures=[f.as_dict() for f in findings.all_failures[:200]],
-        mermaid=diagram,
-        summary=text,
+        failures=[f.as_dict() for f in (findings.all_failures or ([root] if root else []))[:200]],
+        mermaid=summary.mermaid(cmd_text, findings, exit_code, spool.lines),
+        summary=final_text,
     )
-    if save_record is not None:
-        save_record(rec)
-    out.write((text + "\n").encode("utf-8"))
-    out.flush()
-    return OffloadOutcome(status, spool.lines, False, rec, findings)
+    sidecar = records.write_sidecar(vault, rec)  # first: a log in place always has its record
+    try:
+        os.replace(spool.tmp, final)
+    except OSError:
+        sidecar.unlink(missing_ok=True)
+        raise
+    spool.path = final
+    return rec
+
+
+def last_lines(path: Path, total: int, count: int = summary.SHOWN_TAIL) -> list[tuple[int, str]]:
+    """The log's last `count` lines as (line number, text), colour removed and each clipped."""
+    from k0maru.offload.analyzer import ANSI
+
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        fh.seek(max(size - (1 << 16), 0))
+        data = fh.read()
+    text = data.decode("utf-8", "replace")
+    rows = text.split("\n")
+    if text.endswith("\n"):
+        rows.pop()
+    if size > len(data):
+        rows = rows[1:]  # the first may be a line's end
+    rows = rows[-count:]
+    out: list[tuple[int, str]] = []
+    for i, row in enumerate(rows):
+        row = ANSI.sub("", row).rstrip("\r").rsplit("\r", 1)[-1].rstrip()
+        out.append((total - len(rows) + 1 + i, row if len(row) <= 300 else row[:299] + "…"))
+    return out
 
 
 GRACE_S = 5.0  # after a forwarded SIGINT/SIGTERM, the child's group gets SIGKILL if still running

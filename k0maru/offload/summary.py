@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 
-from k0maru.offload.findings import Findings
+from k0maru.offload.findings import UNCODED, Findings
 
 MAX_GROUPS = 4
 
@@ -44,7 +45,34 @@ def mermaid(command: str, findings: Findings, exit_code: int | None, lines: int)
     return "\n".join(out)
 
 
-def render(  # noqa: PLR0913 - one parameter per part of the summary
+PIPED_STATUS = "exit status unknown (piped: `set -o pipefail`, or `k0maru offload -- CMD`)"
+# a line worth showing has words beyond a leading `[INFO]`-style tag (not a rule, not blank)
+# a passing test's line (jest/vitest/mocha ticks, TAP `ok`, `... ok`, `PASS`): never the failure's
+PASSED = re.compile(
+    r"^\s*(?:[✓✔√]|ok \d|PASS\b|\[\s*(?:OK|PASSED)\s*\])|.*(?:\.\.\. ok| PASSED)\s*$"
+)
+TAG = re.compile(r"^\W*\[\w+\]")
+WORD = re.compile(r"[A-Za-z0-9]{2}")
+SHOWN_TAIL = (
+    30  # the log's last lines, the view `tail -n 30` gives: a summary never shows less of them
+)
+
+
+def budget_for(raw_tokens: int, lines: int) -> int:
+    """Tokens a summary may spend: a small share of the log, enough for a failure's own lines (a
+    short log of at most 200 lines, up to 40% of it)."""
+    small = min(raw_tokens * 2 // 5, 400) if lines <= 200 else 0
+    return max(small, 300, min(600, raw_tokens * 6 // 100))
+
+
+def _failure_like(text: str) -> bool:
+    from k0maru.offload.extractors.generic import MARKER
+    from k0maru.offload.locations import find_all
+
+    return bool(MARKER.search(text) or find_all(text) or "rror" in text or "xception" in text)
+
+
+def render(  # noqa: C901, PLR0913 - one parameter per part of the summary
     *,
     command: str,
     findings: Findings,
@@ -53,29 +81,79 @@ def render(  # noqa: PLR0913 - one parameter per part of the summary
     raw_tokens: int,
     log_rel: str,
     node_id: str,
-    estimator: str,
-    diagram: str,
+    tail: list[tuple[int, str]] | None = None,
+    budget: int | None = None,
+    seen: str | None = None,
 ) -> str:
-    """The text the terminal gets instead of the log (summary tokens are counted on this)."""
-    groups = findings.grouped()
+    """The text the terminal gets instead of the log (summary tokens are counted on this). When no
+    failure is located in the user's code, it carries the failure's own lines: the block around the
+    first failure marker, then the log's last lines, within `budget` tokens."""
+    from k0maru.llm_tokens import count_tokens
+
     codes = ", ".join(findings.error_codes) or "none"
-    stacks = ", ".join(findings.stacks) or "unknown"
-    status = f"exit {exit_code}" if exit_code is not None else "read from stdin"
-    first = next((g.first for g in groups if g.first.location), groups[0].first if groups else None)
+    stacks = ", ".join(s for s in findings.stacks if s != "generic") or "unknown"
+    status = f"exit {exit_code}" if exit_code is not None else PIPED_STATUS
+    root = findings.root
     parts = [
         f"k0maru offload: {lines:,} lines, {raw_tokens:,} tokens -> {log_rel}",
         f"{status} · stack: {stacks} · {findings.count:,} failure(s) · error codes: {codes}",
     ]
-    if first is not None:
-        where = first.location or f"log line {first.line}"
-        test = f" [{first.test}]" if first.test else ""
-        parts.append(f"first failure: {where}{test}  {first.code}: {first.message}")
-    parts += ["```mermaid", diagram, "```"]
-    # quoted for any POSIX shell, matched as plain text: `App$RepositoryException` is neither a variable nor a regex
-    hint = (
-        f" --grep {shlex.quote(groups[0].code)} --fixed-strings --context 5"
-        if groups
-        else " --lines 1:40"
+    if root is not None:
+        where = root.location or f"log line {root.line}"
+        test = f" [{root.test}]" if root.test else ""
+        said = root.message if root.stack == "generic" else f"{root.code}: {root.message}"
+        parts.append(f"first failure: {where}{test}  {said}")
+        if seen:
+            parts.append(f"seen before: {seen}")
+    elif exit_code:
+        parts.append("no failure recognised: the log's last lines follow")
+    else:
+        parts.append("no failures recognised")
+    if root is not None and root.code not in UNCODED and root.stack != "generic":
+        hint = f" --grep {shlex.quote(root.code)} --fixed-strings --context 5"
+    elif root is not None:
+        hint = f" --lines {max(root.line - 5, 1)}:{root.line + 40}"
+    else:
+        hint = f" --lines {max(lines - 60, 1)}:{max(lines, 1)}"
+    closing = f"inspect: k0maru log show {node_id}{hint}"
+    room = (
+        (budget or budget_for(raw_tokens, lines)) - count_tokens("\n".join([*parts, closing])) - 30
     )
-    parts.append(f"inspect: k0maru log show {node_id}{hint}")
+    confident = root is not None and findings.root_is_users and root.stack != "generic"
+    shown: set[int] = set()
+
+    def take(candidates: list[tuple[int, str]], limit: int) -> list[tuple[int, str]]:
+        nonlocal room
+        kept: list[tuple[int, str]] = []
+        for n, text in candidates:
+            if n in shown or not WORD.search(TAG.sub("", text, count=1)) or PASSED.match(text):
+                continue
+            cost = count_tokens(text) + 3
+            if cost > limit or cost > room:
+                break
+            kept.append((n, text))
+            shown.add(n)
+            limit -= cost
+            room -= cost
+        return kept
+
+    block = findings.block_of(root) if root is not None else []
+    own = take(block, room if confident or not tail else room * 3 // 5)
+    if own:
+        parts.append(f"failure lines (log {own[0][0]}-{own[-1][0]}):")
+        parts += [f"  {n}| {text}" for n, text in own]
+    if tail:
+        rest = [(n, t) for n, t in tail[-SHOWN_TAIL:] if n not in shown and t.strip()]
+        cost = sum(count_tokens(t) + 3 for _, t in rest)
+        if root is None and cost > room:  # nothing recognised: the last lines are the failure
+            rest = list(reversed(take(list(reversed(rest)), room)))
+        elif confident or cost > room:  # only the failure's own lines of the tail, the last first
+            rest = [(n, t) for n, t in rest if _failure_like(t)]
+            rest = list(reversed(take(list(reversed(rest)), room)))
+        else:
+            rest = take(rest, room)
+        if rest:
+            parts.append(f"last lines (log {rest[0][0]}-{rest[-1][0]}):")
+            parts += [f"  {n}| {text}" for n, text in rest]
+    parts.append(closing)
     return "\n".join(parts)

@@ -33,7 +33,7 @@ K1, B = 1.5, 0.75
 # of the stem's score, a chunk with the word as written scores by that form (its own, sharper IDF); by
 # measurement on the four labelled sets (scripts/eval_retrieval.py, README)
 VARIANT_WEIGHT = 0.4
-TERMS_FORMAT = 4  # 2: plain words as stem and =surface; 3: the vocabulary one term per line; 4: words of any script
+TERMS_FORMAT = 5  # 4: words of any script; 5: Cyrillic, Greek, Arabic... words stemmed
 
 
 def _idf(df: int, n: int) -> float:
@@ -46,6 +46,7 @@ class LexicalHit:
     chunk_id: int
     doc_id: int
     score: float
+    matched: float = 1.0  # the share of the query's words (or symbols) the chunk holds
 
 
 @dataclass(slots=True)
@@ -271,13 +272,20 @@ class LexicalIndex:
             parts.append((main.chunk_ids.size + in_delta[0], in_delta[1] * idf))
         return parts
 
-    def _scores(self, groups: list[tuple[str, ...]]) -> np.ndarray:
-        """BM25 of every chunk, main segment then delta (query terms counted as often as they occur). A
-        group (stem, =surface) scores a chunk that holds the word as written by that form, and a chunk that
-        holds only another form of it at VARIANT_WEIGHT times the stem's score."""
+    def _scores(self, groups: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray]:
+        """BM25 of every chunk, main segment then delta (query terms counted as often as they occur), and
+        how many of the distinct groups each chunk holds. A group (stem, =surface) scores a chunk that
+        holds the word as written by that form, and a chunk that holds only another form of it at
+        VARIANT_WEIGHT times the stem's score."""
         out = np.zeros(self.chunk_ids.size, dtype=np.float64)
+        held = np.zeros(self.chunk_ids.size, dtype=np.int32)
+        seen: set[tuple[str, ...]] = set()
         for group in groups:
             stem = self._postings(group[0])
+            if group not in seen:
+                seen.add(group)
+                for where, _ in stem:
+                    held[where] += 1
             written = self._postings(group[1]) if len(group) > 1 and stem else []
             if (
                 not written
@@ -294,7 +302,7 @@ class LexicalIndex:
                 )  # the word as written: its own score replaces the variant share
         if self.delta is not None and self.delta.stale_in_main:
             out[: self.main.chunk_ids.size][self.delta.stale_mask] = 0.0
-        return out
+        return out, held
 
     def search(
         self, query: str, k: int, allowed_docs: set[int] | None = None, surface: bool = False
@@ -307,7 +315,8 @@ class LexicalIndex:
         )
         if k <= 0 or not groups:
             return []
-        scores = self._scores(groups)
+        scores, held = self._scores(groups)
+        distinct = len(dict.fromkeys(groups))
         if allowed_docs is not None:
             scores = np.where(
                 np.isin(self.doc_ids, np.fromiter(allowed_docs, dtype=np.int64)), scores, 0.0
@@ -322,7 +331,13 @@ class LexicalIndex:
         )
         top = top[np.lexsort((self.chunk_ids[top], -scores[top]))]
         return [
-            LexicalHit(int(self.chunk_ids[i]), int(self.doc_ids[i]), float(scores[i])) for i in top
+            LexicalHit(
+                int(self.chunk_ids[i]),
+                int(self.doc_ids[i]),
+                float(scores[i]),
+                float(held[i]) / distinct,
+            )
+            for i in top
         ]
 
 

@@ -1,15 +1,18 @@
 """Hybrid recall: a weighted sum of the two channels' normalised scores, leaning on BM25 the more of the
-query is code or in a script the model does not read, plus an optional graph signal.
+query is code or in a script the model does not read, plus an optional graph signal (hybrid only).
 
 score(d) = w · bm25(d) / bm25(top)  +  (1 − w) · (cos(d) − floor) / (1 − floor)  +  graph(d)
 w = bm25_weight_words + (bm25_weight_code − bm25_weight_words) · lexical_share(query)
 
-A document's channel score is that of its best chunk; each channel contributes a pool of
-max(limit * pool_factor, pool_min) documents; a vector hit below the cosine `floor` adds nothing (a note
-sharing no term with the query gets nothing from BM25 either). graph(d) = graph_boost × the best fused
-score among the pooled candidates d links to or is linked from. Notes under the floor still fill the
-limit, with score 0, after every note a channel supports. Every number is reported with --explain.
-The defaults come from scripts/eval_retrieval.py on four labelled sets (README).
+A document's channel score is that of its best chunk; each channel contributes a pool of pool_min
+documents, whatever the limit, so the top of a ranking never depends on it. A vector hit below the cosine
+`floor` adds nothing (a note sharing no term with the query gets nothing from BM25 either), and a chunk not
+embedded yet keeps its BM25 vote. graph(d) = graph_boost × min(its own score, the best fused score among
+the pooled candidates d links to or is linked from); off by default. No note with score 0 is ever a hit,
+and a query nothing answers (no chunk reaching `relevance_cosine` nor holding `relevance_terms` of its
+words) gets no hits and one warning. The passage is the document's chunk with the best fused score. Every
+number is reported with --explain; the defaults come from scripts/eval_retrieval.py's dev halves
+(docs/retrieval.md).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ class Hit:
     graph_boost: float = 0.0
     boost_links: list[str] = field(default_factory=list)
     section: str = ""  # heading path of the passage below the title ("Section > Subsection")
+    also_at: list[str] = field(default_factory=list)  # copies of this note, folded into this hit
     line_start: int = 0  # the passage's lines in the file
     line_end: int = 0
 
@@ -67,9 +71,16 @@ class RecallResult:
 
 
 def fuse(
-    bm25: dict[int, float], cosine: dict[int, float], w_bm25: float, floor: float
+    bm25: dict[int, float],
+    cosine: dict[int, float],
+    w_bm25: float,
+    floor: float,
+    unembedded: set[int] | frozenset[int] = frozenset(),
 ) -> dict[int, tuple[float, float]]:
-    """(BM25 part, vector part) of each document: max-normalised BM25 and floor-normalised cosine, weighted."""
+    """(BM25 part, vector part) of each document: max-normalised BM25 and floor-normalised cosine, weighted.
+    A document in `unembedded` (its best BM25 chunk has no vector yet) keeps its full BM25 vote: its
+    missing vector vote is taken to be as strong as its BM25 vote, so pending embeddings cost nothing but
+    the vector channel's own evidence."""
     top = max(bm25.values(), default=0.0)
     parts: dict[int, tuple[float, float]] = (
         {d: (w_bm25 * s / top, 0.0) for d, s in bm25.items()} if top > 0 else {}
@@ -77,6 +88,9 @@ def fuse(
     for d, c in cosine.items():
         if c >= floor:
             parts[d] = (parts.get(d, (0.0, 0.0))[0], (1 - w_bm25) * (c - floor) / (1 - floor))
+    for d in unembedded & bm25.keys():
+        b, v = parts[d]
+        parts[d] = (b, max(v, (1 - w_bm25) * bm25[d] / top))
     return parts
 
 
@@ -92,7 +106,35 @@ def graph_boosts(
         reasons.setdefault(dst, []).append(f"linked from [[{titles.get(src, src)}]]")
         best[src] = max(best.get(src, 0.0), fused.get(dst, 0.0))
         best[dst] = max(best.get(dst, 0.0), fused.get(src, 0.0))
-    return {doc: (boost * best[doc], sorted(set(r))) for doc, r in reasons.items()}
+    # a page's links can at most double its own score: an index that links everywhere never wins on links
+    return {
+        doc: (boost * min(best[doc], fused.get(doc, 0.0)), sorted(set(r)))
+        for doc, r in reasons.items()
+    }
+
+
+def passage_scores(
+    bm25_hits: list[Any], vec_hits: list[Any], docs: set[int], w_bm25: float, floor: float
+) -> dict[int, int]:
+    """Each document's chunk with the best fused score (the same weights as the documents'), whose
+    passage answers for it: not simply the chunk of one channel."""
+    top = max((h.score for h in bm25_hits), default=0.0)
+    score: dict[int, float] = {}
+    owner: dict[int, int] = {}
+    for h in bm25_hits:
+        if h.doc_id in docs and top > 0:
+            score[h.chunk_id] = w_bm25 * h.score / top
+            owner[h.chunk_id] = h.doc_id
+    for h in vec_hits:
+        if h.doc_id in docs and h.cosine >= floor:
+            part = (1 - w_bm25) * (h.cosine - floor) / (1 - floor)
+            score[h.chunk_id] = score.get(h.chunk_id, 0.0) + part
+            owner[h.chunk_id] = h.doc_id
+    best: dict[int, int] = {}
+    for chunk, doc in owner.items():
+        if doc not in best or score[chunk] > score[best[doc]]:
+            best[doc] = chunk
+    return best
 
 
 def _doc_ranking(hits: list[Any]) -> tuple[list[int], dict[int, Any]]:
@@ -123,7 +165,9 @@ class Recall:
         self.lexical = lexical.LexicalCache()
 
     def pool_size(self, limit: int) -> int:
-        return max(limit * self.settings.pool_factor, self.settings.pool_min)
+        """Documents each channel contributes: fixed, so the top of a ranking never depends on `limit`
+        (but for a limit above the pool, which widens it)."""
+        return max(self.settings.pool_min, limit)
 
     def search(  # noqa: C901 - the ranking pipeline, step by step (#26 reworks it)
         self,
@@ -133,13 +177,12 @@ class Recall:
         graph_boost: float | None = None,
         min_cosine: float | None = None,
         filters: Filters | None = None,
-        nearest_if_none: bool = True,
         passage_chars: int = 280,
     ) -> RecallResult:
         """Each hit carries a passage of at most `passage_chars` characters. `graph_boost` / `min_cosine`
         override the settings for this query (the console's debugger); `filters` restrict both channels to
-        the notes they select. When no channel supports any note,
-        `nearest_if_none` decides between the nearest notes (flagged) and no hits at all."""
+        the notes they select. A note no channel supports is never a hit: a query that nothing in the
+        vault answers (`answered`) gets no hits and one warning saying so."""
         query = query.strip()
         if not query:
             raise K0maruError("empty query; pass the words or symbols to look for")
@@ -156,20 +199,22 @@ class Recall:
             if not allowed:
                 return RecallResult(query, mode, [], pool, [f"no note is {filters.describe()}"])
         ranked: dict[str, list[int]] = {}
-        unvoted: list[int] = []  # vector pool members under the floor: shown only to fill the limit
         floor = s.min_cosine if min_cosine is None else min_cosine
+        bm25_hits: list[lexical.LexicalHit] = []
+        vec_hits: list[vectors.VectorHit] = []
         bm25_best: dict[int, lexical.LexicalHit] = {}
         vec_best: dict[int, vectors.VectorHit] = {}
         # chunks per channel: enough to fill `pool` distinct documents in practice
         chunk_k = pool * 4
         if mode in ("bm25", "hybrid"):
             # in hybrid the vectors match inflection and paraphrase; BM25 adds exact evidence (terms.py)
-            hits = self.lexical.get(self.store).search(
+            bm25_hits = self.lexical.get(self.store).search(
                 query, chunk_k, allowed, surface=mode == "hybrid"
             )
-            ranked["bm25"], bm25_best = _doc_ranking(hits)
+            ranked["bm25"], bm25_best = _doc_ranking(bm25_hits)
             ranked["bm25"] = ranked["bm25"][:pool]
         channels = mode
+        pending = 0
         if (
             mode in ("vector", "hybrid") and not self.store.has_vectors()
         ):  # nothing to compare: no model load
@@ -189,37 +234,44 @@ class Recall:
                 warnings.append(model_warning or "no embedding model: vector channel off")
                 if mode == "vector":
                     return RecallResult(query, mode, [], pool, warnings)
+                channels = "bm25"
             else:
                 qvec = embedder.embed([query])[0]
-                hits_v = vectors.search(
+                vec_hits = vectors.search(
                     self.store, qvec, chunk_k if allowed is None else vectors.KNN_MAX
                 )
                 if allowed is not None:
-                    hits_v = [h for h in hits_v if h.doc_id in allowed]
-                ranked["vector"], vec_best = _doc_ranking(hits_v)
+                    vec_hits = [h for h in vec_hits if h.doc_id in allowed]
+                ranked["vector"], vec_best = _doc_ranking(vec_hits)
                 ranked["vector"] = ranked["vector"][:pool]
                 if mode == "hybrid":  # ranked best first, so the floor cuts a tail and keeps ranks
-                    pooled = ranked["vector"]
-                    ranked["vector"] = [d for d in pooled if vec_best[d].cosine >= floor]
-                    unvoted = pooled[len(ranked["vector"]) :]
+                    ranked["vector"] = [d for d in ranked["vector"] if vec_best[d].cosine >= floor]
                 pending = self.store.unembedded_chunks()
                 if pending:
                     warnings.append(
-                        f"{pending:,} chunk(s) are not embedded yet: the vector channel used the "
-                        "vectors that exist (the background worker is adding the rest)"
+                        f"{pending:,} chunk(s) are not embedded yet: they are ranked by BM25 alone "
+                        "until the background worker adds their vectors"
                     )
         w_bm25 = self.bm25_weight(query, channels)
+        vec_floor = floor if channels == "hybrid" else -1.0
+        unembedded: set[int] = set()
+        if channels == "hybrid" and pending:
+            best_chunks = {bm25_best[d].chunk_id: d for d in ranked["bm25"]}
+            unembedded = {best_chunks[c] for c in self.store.unembedded_among(list(best_chunks))}
         parts = fuse(
             {d: bm25_best[d].score for d in ranked.get("bm25", [])},
             {d: vec_best[d].cosine for d in ranked.get("vector", [])},
             w_bm25,
-            floor if channels == "hybrid" else -1.0,
+            vec_floor,
+            unembedded,
         )
-        fused = {d: b + v for d, (b, v) in parts.items()}
+        fused = {d: b + v for d, (b, v) in parts.items() if b + v > 0}
         candidates = list(fused)
-        boost = s.graph_boost if graph_boost is None else graph_boost
         titles = self.store.titles(candidates)
-        boosts = graph_boosts(self.store.edges_among(candidates), boost, fused, titles)
+        boosts: dict[int, tuple[float, list[str]]] = {}
+        if mode == "hybrid":  # a single-channel mode ranks by that channel alone
+            boost = s.graph_boost if graph_boost is None else graph_boost
+            boosts = graph_boosts(self.store.edges_among(candidates), boost, fused, titles)
         final = {d: fused[d] + boosts.get(d, (0.0, []))[0] for d in candidates}
         b_pos = {d: i for i, d in enumerate(ranked.get("bm25", []))}
         v_pos = {d: i for i, d in enumerate(ranked.get("vector", []))}
@@ -227,27 +279,23 @@ class Recall:
         def order(d: int) -> tuple[float, int, int, str]:  # ties: exact lexical evidence first
             return (-final[d], b_pos.get(d, pool), v_pos.get(d, pool), titles.get(d, ""))
 
-        top = sorted(candidates, key=order)[:limit]
-        if not candidates and not nearest_if_none:
+        top, copies = self.fold_copies(sorted(candidates, key=order), limit)
+        if not top or (channels == "hybrid" and not self.answered(bm25_best, vec_best)):
+            why = (
+                f"no note shares a term with it or reaches cosine {floor:g}"
+                if not top
+                else f"no note reaches cosine {s.relevance_cosine:g} or holds "
+                f"{s.relevance_terms:.0%} of its terms"
+            )
             return RecallResult(
                 query,
                 mode,
                 [],
                 pool,
-                [
-                    f"nothing in the vault matches {query[:80]!r}: no note shares a term with it or reaches "
-                    f"cosine {floor:g}"
-                ],
+                [f"nothing in the vault answers {query[:80]!r}: {why}"],
                 w_bm25,
             )
-        fill = [d for d in unvoted if d not in fused][: limit - len(top)]
-        final.update(dict.fromkeys(fill, 0.0))
-        top += fill
-        if fill and not candidates:
-            warnings.append(
-                f"no note shares a term with the query or reaches cosine {floor:g}; "
-                "these are only the nearest notes"
-            )
+        chunk_scores = passage_scores(bm25_hits, vec_hits, set(top), w_bm25, vec_floor)
         result_hits = [
             self._hit(
                 query,
@@ -260,10 +308,51 @@ class Recall:
                 bm25_best,
                 vec_best,
                 boosts,
+                chunk_scores.get(d),
             )
             for d in top
         ]
+        for hit in result_hits:
+            hit.also_at = copies.get(hit.doc_id, [])
         return RecallResult(query, mode, result_hits, pool, warnings, w_bm25)
+
+    def fold_copies(self, ranked: list[int], limit: int) -> tuple[list[int], dict[int, list[str]]]:
+        """The first `limit` documents of `ranked` that are not a copy of a better-ranked one, and the
+        paths of each one's copies among the candidates. A copy has the same body once case and
+        whitespace are ignored (a translation folder's untranslated pages, a note saved twice)."""
+        sizes = self.store.body_sizes(ranked)
+        by_size = sorted(ranked, key=lambda d: sizes[d][1])
+        alike: set[int] = set()  # bodies within 2% of another's length: only those are compared
+        for a, b in zip(by_size, by_size[1:], strict=False):
+            if sizes[b][1] - sizes[a][1] <= 0.02 * sizes[b][1] + 8:
+                alike.update((a, b))
+        kept: list[int] = []
+        copies: dict[int, list[str]] = {}
+        first_of: dict[int, int] = {}
+        for d in ranked:
+            if d in alike:
+                doc = self.store.document(d)
+                key = hash(" ".join(doc.body.lower().split())) if doc else d
+                if key in first_of:
+                    if first_of[key] in copies:
+                        copies[first_of[key]].append(sizes[d][0])
+                    continue
+                first_of[key] = d
+            if len(kept) < limit:
+                kept.append(d)
+                copies[d] = []
+        return kept, copies
+
+    def answered(
+        self, bm25_best: dict[int, lexical.LexicalHit], vec_best: dict[int, vectors.VectorHit]
+    ) -> bool:
+        """Whether anything in the vault answers the query: some chunk reaches `relevance_cosine`, or
+        holds at least `relevance_terms` of the query's terms (calibrated on the dev halves against
+        off-topic queries, scripts/eval_retrieval.py)."""
+        s = self.settings
+        best_cos = max((h.cosine for h in vec_best.values()), default=-1.0)
+        best_terms = max((h.matched for h in bm25_best.values()), default=0.0)
+        return best_cos >= s.relevance_cosine or best_terms >= s.relevance_terms
 
     def bm25_weight(self, query: str, mode: str) -> float:
         """The BM25 channel's weight for `query` (the vector channel has the rest)."""
@@ -284,17 +373,17 @@ class Recall:
         bm25_best: dict[int, Any],
         vec_best: dict[int, Any],
         boosts: dict[int, tuple[float, list[str]]],
+        best_chunk: int | None,
     ) -> Hit:
-        """`b_pos`/`v_pos`: 0-based position of each pooled document in the BM25 / vector ranking."""
+        """`b_pos`/`v_pos`: 0-based position of each pooled document in the BM25 / vector ranking;
+        `best_chunk`: the document's chunk with the best fused score, whose passage is shown."""
         b = bm25_best[doc_id] if doc_id in b_pos else None
         v = vec_best.get(
             doc_id
         )  # also a hit under the floor, which casts no vote: its cosine says why
         b_rank = b_pos[doc_id] + 1 if b else None
         v_rank = v_pos[doc_id] + 1 if doc_id in v_pos else None
-        # snippet: the best chunk of the channel that ranked the document higher
-        best = b if b and (v_rank is None or (b_rank or 0) <= v_rank) else v
-        chunk_id = best.chunk_id if best else None
+        chunk_id = best_chunk
         path, title = self.store.path_and_title(doc_id)
         passage = self.store.passage(chunk_id) if chunk_id is not None else None
         boost, reasons = boosts.get(doc_id, (0.0, []))

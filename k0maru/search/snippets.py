@@ -1,5 +1,6 @@
-"""Query-focused snippets in plain text: Markdown syntax rendered away (`[[a|b]]` -> b, `[t](u)` -> t, no
-heading hashes, fence markers or emphasis), then the sentences that carry most of the query's terms."""
+"""Query-focused snippets in plain text: Markdown syntax rendered away outside code (`[[a|b]]` -> b,
+`[[#Part]]` -> Part, `[t](u)` -> t, no heading hashes, fence markers or emphasis), code spans and fenced
+code exactly as written, then the sentences that carry most of the query's terms."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import regex
 
 from k0maru.search.terms import tokenize
 
-_WIKI = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
+_WIKI = re.compile(r"!?\[\[([^\[\]|#]*)(?:#([^\[\]|]*))?(?:\|([^\[\]]*))?\]\]")
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
-_FENCE = re.compile(r"^\s*(```|~~~)[^\n]*$", re.M)
+_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
+_INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
+_HELD = re.compile("\x00(\\d+)\x00")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)[\s#]*$", re.M)
 _LIST = re.compile(
     r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX]\][ \t]+)?", re.M
@@ -26,16 +29,33 @@ _SENTENCE = regex.compile(
 )
 
 
+def _link_text(m: re.Match[str]) -> str:
+    """A wikilink's readable text: its alias, else the note and heading (`Note > Part`, `Part`)."""
+    if m.group(3):
+        return m.group(3).strip()
+    return " > ".join(p.strip() for p in (m.group(1), m.group(2)) if p and p.strip())
+
+
 def plain(markdown: str) -> str:
-    """Markdown as readable plain text, one space between words; inline code keeps its backticks."""
-    text = _WIKI.sub(lambda m: (m.group(2) or m.group(1)).strip(), markdown)
+    """Markdown as readable plain text, one space between words; inline code keeps its backticks, and
+    code (spans and fences) is left exactly as written."""
+    held: list[str] = []
+
+    def hold(code: str) -> str:
+        held.append(code)
+        return f"\x00{len(held) - 1}\x00"
+
+    text = _FENCED.sub(lambda m: "\n" + hold(m.group(2).rstrip("\n")) + "\n\n", markdown)
+    text = _INLINE_CODE.sub(lambda m: hold(m.group(0)), text)
+    text = _WIKI.sub(_link_text, text)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
     text = _HEADING.sub(lambda m: m.group(1) + "\n\n", text)  # a heading stays a line of its own
-    for rx in (_FENCE, _LIST, _QUOTE, _TABLE_RULE):
+    for rx in (_LIST, _QUOTE, _TABLE_RULE):
         text = rx.sub("", text)
     text = _EMPHASIS.sub("", text)
     text = re.sub(r"(?<=\S)[ \t]*\n(?=[ \t]*\S)", " ", text)  # lines of one paragraph are one text
-    return text.replace("|", " ")
+    text = text.replace("|", " ")
+    return _HELD.sub(lambda m: held[int(m.group(1))], text)
 
 
 def _joined(sentences: list[str]) -> str:

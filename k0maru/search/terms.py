@@ -6,9 +6,11 @@ src/worker.rs, src, worker, rs, 42;  `E0502` -> e0502. Plain English words are s
 and stop words dropped; symbol tokens are never stemmed.
 
 Other scripts: a token is NFKC-normalised (full-width `ＳＱＬＩＴＥ` is `sqlite`); Latin letters lose their
-accents (`café` -> cafe, then as any English word); a word in another script is kept whole, lower-cased,
-unstemmed (`Ошибка` -> ошибка); Chinese, Japanese and Korean runs, which have no spaces between words,
-become overlapping character pairs (`数据库` -> 数据, 据库; one character alone stays itself).
+accents (`café` -> cafe, then as any English word); a word in another script is lower-cased and, where
+its script names one Snowball language (Cyrillic: Russian, Greek, Arabic, Armenian, Devanagari: Hindi,
+Tamil), stemmed by it like an English word (`Ошибки` -> ошибк and =ошибки), else kept whole; Chinese,
+Japanese and Korean runs, which have no spaces between words, become overlapping character pairs
+(`数据库` -> 数据, 据库; one character alone stays itself).
 
 The index holds each plain word twice: its stem and its surface form (`=containers`). The lexical channel
 alone queries both (`word_groups`): the form as written where a chunk has it, the stem at a discount where
@@ -125,6 +127,30 @@ STOPWORDS = frozenset(
 )
 
 _stemmer = Stemmer.Stemmer("english")
+# the script of a word's first letter -> the Snowball language that script names (the cheap detector:
+# a script shared by several languages, as Cyrillic by Russian and Ukrainian, gets its largest one)
+_SCRIPT_LANGUAGE = {
+    "CYRILLIC": "russian",
+    "GREEK": "greek",
+    "ARABIC": "arabic",
+    "ARMENIAN": "armenian",
+    "DEVANAGARI": "hindi",
+    "TAMIL": "tamil",
+}
+_SCRIPT_STEMMERS: dict[str, Stemmer.Stemmer] = {}
+
+
+@lru_cache(maxsize=200_000)
+def _other_script_stem(low: str) -> str | None:
+    """The Snowball stem of a word in a script other than Latin, None where its script has no stemmer."""
+    script = unicodedata.name(low[0], "").split(" ", 1)[0]
+    language = _SCRIPT_LANGUAGE.get(script)
+    if language is None or not low.isalpha():
+        return None
+    if language not in _SCRIPT_STEMMERS:
+        _SCRIPT_STEMMERS[language] = Stemmer.Stemmer(language)
+    stem: str = _SCRIPT_STEMMERS[language].stemWord(low)
+    return stem
 
 
 @lru_cache(maxsize=200_000)
@@ -211,9 +237,20 @@ def _terms(raw: str, forms: int = STEMS) -> list[str]:
 
 def _run_terms(run: str, out: list[str], forms: int = STEMS) -> None:
     """A run of letters and digits: stop words dropped, camelCase split, plain words stemmed."""
-    if not run.isascii():  # a word of a script other than Latin: whole, lower-cased, unstemmed
+    if (
+        not run.isascii()
+    ):  # a word of a script other than Latin: lower-cased, stemmed where it can be
         if len(run) > 1:
-            out.append(run.lower())
+            low = run.lower()
+            stem = _other_script_stem(low)
+            if stem is None:
+                out.append(low)
+                return
+            out.append(
+                stem
+            )  # also in a hybrid query: the English model does not read inflection here
+            if forms == INDEX:
+                out.append("=" + low)
         return
     low = run.lower()
     if low in STOPWORDS or (len(low) == 1 and not low.isdigit()):

@@ -36,11 +36,13 @@ def embed_pending(
     progress: ProgressFn | None = None,
     commit_every: int = 256,
     limit: int | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> int:
     """Embed the chunks without a vector (at most `limit` of them); returns how many were embedded.
 
     Work is committed in groups, so an interrupted run keeps what it finished; a chunk that a
-    concurrent scan replaced meanwhile (hash changed or row gone) is not written.
+    concurrent scan replaced meanwhile (hash changed or row gone) is not written. `stop`, asked before
+    each batch, ends the run early (a server closing, the index file moved away by a rebuild).
     """
     ensure_model(store, embedder)
     todo = store.chunks_to_embed(limit)
@@ -51,6 +53,8 @@ def embed_pending(
     done = 0
     pending: list[tuple[int, str, np.ndarray]] = []
     for start in range(0, total, batch_size):
+        if stop is not None and stop():
+            break
         batch = store.chunks_for_embedding(
             [chunk_id for chunk_id, _ in todo[start : start + batch_size]]
         )
@@ -64,6 +68,8 @@ def embed_pending(
             pending = []
         if progress is not None:
             progress(min(start + batch_size, total), total)
+    if pending:  # stopped early: keep what was computed
+        done += store.write_vectors([(c, h, v.astype(np.float32).tobytes()) for c, h, v in pending])
     return done
 
 

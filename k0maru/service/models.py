@@ -16,10 +16,16 @@ from k0maru.search.filters import (
     Filters as Filters,
 )  # the recall filters: an input every front end builds
 
+# the only numbers shortened on the wire (to 4 significant digits): ranking scores and their parts, whose
+# later digits carry nothing; timestamps, counts, sizes and money are sent as they are
+SCORES = frozenset(
+    {"score", "bm25_score", "cosine", "bm25_part", "vector_part", "graph_boost", "bm25_weight"}
+)
+
 
 def _compact(value: Any) -> Any:
-    """Dataclasses as dicts without the fields that are None or at their default; floats to 4
-    significant digits; sequences as lists."""
+    """Dataclasses as dicts without the fields that are None or at their default; scores (`SCORES`) to 4
+    significant digits, every other number exact; sequences as lists."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {}
         for f in dataclasses.fields(value):
@@ -32,10 +38,10 @@ def _compact(value: Any) -> Any:
                 continue
             if f.default_factory is not dataclasses.MISSING and v == f.default_factory():
                 continue
-            out[f.name] = _compact(v)
+            out[f.name] = (
+                float(f"{v:.4g}") if f.name in SCORES and isinstance(v, float) else _compact(v)
+            )
         return out
-    if isinstance(value, float):
-        return float(f"{value:.4g}")
     if isinstance(value, dict):
         return {k: _compact(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -46,7 +52,7 @@ def _compact(value: Any) -> Any:
 class Result:
     def payload(self) -> dict[str, Any]:
         """The compact JSON-ready shape every front end sends: fields that are None or still at their
-        default (empty sequences, false flags) are left out, floats carry 4 significant digits."""
+        default (empty sequences, false flags) are left out, scores carry 4 significant digits."""
         out: dict[str, Any] = _compact(self)
         return out
 
@@ -67,6 +73,7 @@ class RecallHit(Result):
         None  # heading path of the passage below the title, when it is not the note's lead
     )
     lines: str | None = None  # the passage's lines in the file, "12-30"
+    also_at: Sequence[str] = ()  # paths of copies of this note, folded into this hit
     # per-channel detail, only with explain
     bm25_rank: int | None = None
     bm25_score: float | None = None
@@ -155,6 +162,14 @@ class LogNodeView(Result):
     lines: Sequence[LogLine] = ()
     matches: int | None = None
     truncated: bool = False
+
+
+@dataclass(kw_only=True)
+class LogPruned(Result):
+    removed: int  # logs removed, with their records and sidecars
+    freed_bytes: int
+    kept: int
+    kept_bytes: int
 
 
 @dataclass(kw_only=True)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         Loadout,
         LogNode,
         LogNodeView,
+        LogPruned,
         NoteView,
         RecallResult,
         SkillCardResult,
@@ -127,7 +128,6 @@ class Service:
         min_cosine: float | None = None,
         filters: Filters | None = None,
         token_budget: int | None = None,
-        nearest_if_none: bool = True,
         min_score: float | None = None,
     ) -> RecallResult:
         """Ranked notes with their answering passages (those scoring at least `min_score`); with
@@ -144,7 +144,6 @@ class Service:
                 graph_boost=graph_boost,
                 min_cosine=min_cosine,
                 filters=filters,
-                nearest_if_none=nearest_if_none,
                 passage_chars=PASSAGE_CAPS[0] if token_budget else 280,
             )
         hits = []
@@ -164,6 +163,7 @@ class Service:
                 )
                 if h.line_start
                 else None,
+                also_at=h.also_at,
             )
             if explain:
                 hit = hit.but(
@@ -181,7 +181,7 @@ class Service:
             query=_cut(" ".join(result.query.split()), QUERY_ECHO_CHARS),
             mode=result.mode,
             hits=hits,
-            warnings=result.warnings,
+            warnings=[*self.live.behind(), *result.warnings],
             pool=result.pool if explain else None,
             bm25_weight=result.bm25_weight if explain else None,
         )
@@ -273,6 +273,34 @@ class Service:
             failure_lines=sorted({int(f["line"]) for f in rec.failures if f.get("line")}),
         )
 
+    def log_prune(
+        self, older_than: str | None = None, keep: int | None = None, max_mb: int | None = None
+    ) -> LogPruned:
+        """Offloaded logs removed by age, count and size cap (`max_mb`; default: the configured cap),
+        each with its record and sidecar."""
+        from k0maru.offload import records
+        from k0maru.service.models import LogPruned
+
+        age = records.parse_age(older_than) if older_than else None
+        if keep is not None and keep < 0:
+            raise K0maruError(f"--keep {keep}: use 0 or more logs to keep")
+        cap = self.vault.settings.offload_max_mb if max_mb is None else max_mb
+        with self.live.session(fresh=False) as vault:
+            vault.store.require_writable()
+            done = records.prune(
+                vault.store,
+                vault.root,
+                older_than_s=age,
+                keep=keep,
+                max_bytes=cap * 1_000_000 if cap else None,
+            )
+        return LogPruned(
+            removed=done.logs,
+            freed_bytes=done.freed_bytes,
+            kept=done.kept,
+            kept_bytes=done.kept_bytes,
+        )
+
     def token_scoreboard(self, price_per_mtok: float | None = None) -> TokenScoreboard:
         from k0maru.offload import records
         from k0maru.service.models import TokenScoreboard
@@ -306,9 +334,10 @@ class Service:
         from k0maru.service.models import FlushOutcome
 
         check_note_input(title, tags, related, body, self.vault.settings.max_file_bytes)
-        with self.live.session() as vault:
+        with self.live.session(fresh=False, write=True) as vault:  # indexes its own note: no walk
             vault.store.require_writable()
             result = flush_indexed(vault, kind, title, body, tags, related)
+        self.live.embed_later()
         return FlushOutcome(**result.as_dict())
 
     def distill(
@@ -333,11 +362,12 @@ class Service:
             check_length("trace", trace, self.vault.settings.max_file_bytes)
         if export_dir == "":
             export_dir = self.vault.settings.hermes_dir
-        with self.live.session() as vault:
+        with self.live.session(write=True) as vault:
             vault.store.require_writable()
             card = distill_source(vault, trace, node_id, source, export_dir)
             assert card.note is not None
             text = (vault.root / card.note.path).read_text(encoding="utf-8")
+        self.live.embed_later()
         return SkillCardResult(
             title=card.title,
             stack=card.stack,
@@ -411,7 +441,7 @@ class Service:
 
     # ---- index -----------------------------------------------------------------------------------
     def init(self) -> list[str]:
-        with self.live.session(fresh=False) as vault:
+        with self.live.session(fresh=False, write=True) as vault:
             return vault.init()
 
     def scan(self, full: bool = False, rebuild: bool = False) -> tuple[Path | None, dict[str, Any]]:
@@ -422,10 +452,10 @@ class Service:
         again."""
         from k0maru.search.embedding import check_model
 
-        with self.live.session(fresh=False) as vault:
+        with self.live.session(fresh=False, write=True) as vault:
             if full and not rebuild:  # a full scan also vouches for the file it rewrites
                 vault.store.require_sound()
-            moved = vault.rebuild() if rebuild else None
+            moved, why = vault.rebuild() if rebuild else (None, "")
             report = vault.index(
                 full=full or rebuild,
                 snapshot_first=False,
@@ -439,6 +469,8 @@ class Service:
             if pending and model is None:
                 data["warnings"].append(warning)
             data["pending_embedding"] = pending if model and not vault.store.readonly else 0
+            if moved:
+                data["moved_aside"] = {"path": str(moved), "why": why}
         return moved, data
 
     def status(self) -> dict[str, Any]:

@@ -1,10 +1,13 @@
-"""One open vault shared by the callers of a process, with one lock and a fresh index.
+"""One open vault shared by the callers of a process: readers side by side, one writer, a fresh index.
 
-`with session.session():` holds the lock (SQLite connections are not shared across threads at
-once) and first brings the index up to date: a lexical rescan, at most every `rescan_interval`
-seconds. In long-running processes (MCP server, console) chunks still without vectors are embedded
-by a background thread on its own connection, so a large un-embedded vault never stalls a request;
-one-shot commands embed in the foreground with progress bars instead."""
+`with session.session():` reads through the calling thread's own connection (WAL readers never wait
+for a writer) after bringing the index up to date: a lexical rescan, at most every `rescan_interval`
+seconds, under the one write lock (a request that finds another thread writing reads the index as it
+is). `session(write=True)` holds that lock for the block (flush, distill, scan). Each request first
+checks that the index file is still the one its connection holds (one stat) and reopens it if not. In
+long-running processes (MCP server, console) chunks still without vectors are embedded, and a BM25
+merge that is due is done, by a background thread on its own connection; one-shot commands leave both
+to the worker."""
 
 from __future__ import annotations
 
@@ -13,12 +16,12 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from k0maru.errors import IndexCorruptError, IndexLockedError, IndexReadOnlyError, K0maruError
 from k0maru.index.scanner import ProgressFn
 from k0maru.index.store import db_path
 from k0maru.index.vault import Vault
+from k0maru.service.watcher import ChangeWatcher
 
 log = logging.getLogger("k0maru.session")
 
@@ -48,21 +51,56 @@ class VaultSession:
         self._embedder_thread: threading.Thread | None = None
         self._closing = threading.Event()
         self._worker_wanted = False
+        self._requests = 0  # in flight: close() waits for them
+        self._watcher: ChangeWatcher | None = None  # servers: what changed since the last request
+        self._lag = threading.local()  # why this thread's answer may miss a recent change
+        self._idle = threading.Condition()
 
     @contextmanager
-    def session(self, fresh: bool = True) -> Iterator[Vault]:
-        """The vault under the lock, rescanned first unless `fresh` is False (pure reads of records)."""
+    def session(self, fresh: bool = True, write: bool = False) -> Iterator[Vault]:
+        """The vault through this thread's own connection, rescanned first unless `fresh` is False (pure
+        reads of records); `write` holds the write lock for the block."""
         from k0maru.index import db
 
-        with self.lock:
+        self._lag.text = None
+        with self._in_flight():
             try:
-                if fresh:
-                    self.fresh()
-                yield self.vault
+                if self.vault.reopen_if_replaced():  # one stat(): a rebuild or a person moved it
+                    log.warning(
+                        "the index file was replaced; reopened %s", db_path(self.vault.root)
+                    )
+                    self._last_scan = None
+                if write:
+                    with self.lock:
+                        if fresh:
+                            self.fresh()
+                        yield self.vault
+                else:
+                    # another thread writing: read the index as it is, unless it was never brought up
+                    # to date in this process (the first walk: an answer before it would be empty)
+                    if fresh and self.lock.acquire(blocking=self._last_scan is None):
+                        try:
+                            self.fresh()
+                        finally:
+                            self.lock.release()
+                    elif fresh and self._watcher is not None and self._watcher.pending():
+                        self._lag.text = "another request is indexing; files changed just now may not be in this answer"
+                    yield self.vault
             except (
                 db.DatabaseError
             ) as exc:  # e.g. a corrupt page met mid-query: one line, not a traceback
                 raise self._explain(exc) from None
+
+    @contextmanager
+    def _in_flight(self) -> Iterator[None]:
+        with self._idle:
+            self._requests += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._requests -= 1
+                self._idle.notify_all()
 
     def _explain(self, exc: Exception) -> K0maruError:
         """An SQLite failure as one actionable line; an odd one (an extension's read error) is checked
@@ -80,19 +118,30 @@ class VaultSession:
         return error
 
     def fresh(self) -> None:
-        """Incremental rescan (call it holding `lock`); throttled to one per `rescan_interval`."""
+        """Incremental rescan (call it holding `lock`). In a server (`rescan_interval` > 0) a file watcher
+        marks what changed and only those paths are indexed again (nothing at all when nothing changed);
+        without one, a whole stat walk at most every `rescan_interval` seconds."""
         if not self.rescan:
             return
-        if (
+        only: list[str] | None = None
+        if self._last_scan is not None and self._watcher is not None and self._watcher.running:
+            only = self._watcher.take()
+            if only == []:
+                return
+        elif (
             self._last_scan is not None
             and time.monotonic() - self._last_scan < self.rescan_interval
         ):
             return
+        if self._watcher is None and self.rescan_interval > 0 and self.embed == "thread":
+            self._watcher = ChangeWatcher.start(self.vault.root, self._closing)  # before the walk
         try:
             report = self.vault.index(
+                only=only,
                 record=False,
                 embed=self.embed == "foreground",
                 lexical=True,
+                merge=False,  # never on a query's path: the background thread or the worker merges
                 scan_progress=self.scan_progress,
                 embed_progress=self.embed_progress,
             )
@@ -102,6 +151,7 @@ class VaultSession:
         ) as exc:  # answer from the index as it is, and say so
             self._last_scan = time.monotonic()
             self.warnings = [f"index not refreshed: {exc}"]
+            self._lag.text = f"the index is behind the files: {exc}"
             return
         self._last_scan = time.monotonic()
         self.warnings = report.as_dict()["warnings"]
@@ -109,27 +159,43 @@ class VaultSession:
         if self.embed == "thread":
             for w in self.warnings:
                 log.warning("%s", w)
-            if pending:
+            if pending or report.merge_due:
                 self._embed_in_background()
-        elif self.embed == "worker" and pending and not self.vault.store.readonly:
+        elif (
+            self.embed == "worker"
+            and (pending or report.merge_due)
+            and not self.vault.store.readonly
+        ):
             self._worker_wanted = (
                 True  # asked for on close: a query never waits for embeddings, nor shares
             )
             # the CPU with the worker's start-up while it answers
 
+    def behind(self) -> list[str]:
+        """Why the calling thread's last answer may miss a recent change (empty when it cannot)."""
+        text = getattr(self._lag, "text", None)
+        return [text] if text else []
+
+    def embed_later(self) -> None:
+        """Chunks without vectors (a note just written and indexed lexically, a server's start): they
+        follow in the background thread (servers) or the worker (one-shot commands), never before an
+        answer."""
+        if not (self.vault.settings.embed and self.vault.store.unembedded_chunks()):
+            return
+        if self.embed == "thread":
+            self._embed_in_background()
+        elif self.embed == "worker" and not self.vault.store.readonly:
+            self._worker_wanted = True
+
     def _embed_in_background(self) -> None:
         if self._embedder_thread is not None and self._embedder_thread.is_alive():
             return
-        embedder = self.vault.embedder
-        if embedder is None:
-            return
-        self._embedder_thread = threading.Thread(
-            target=self._embed_pending, args=(embedder,), name="k0maru-embed"
-        )
+        self._embedder_thread = threading.Thread(target=self._embed_pending, name="k0maru-embed")
         self._embedder_thread.start()
 
-    def _embed_pending(self, embedder: Any) -> None:
-        """On its own connection; batches commit as they finish, so recall sees vectors appear while the
+    def _embed_pending(self) -> None:
+        """On its own connection: first the BM25 merge when one is due (into the lexical cache queries
+        use), then the vectors; batches commit as they finish, so recall sees vectors appear while the
         rest are computed."""
         from k0maru.index.store import Store
         from k0maru.search import vectors
@@ -139,10 +205,19 @@ class VaultSession:
             with worker.held(self.vault.root) as mine:  # one embedder per vault, across processes
                 if not mine:
                     return
+                # the model loads here, off the request that asked for vectors
+                embedder = self.vault.embedder if self.vault.settings.embed else None
                 with Store.open(self.vault.root, self.vault.settings.busy_timeout_ms) as store:
-                    while not self._closing.is_set() and store.unembedded_chunks():
+                    # closing, or the file moved away (the next request reopens)
+                    def stop() -> bool:
+                        return self._closing.is_set() or store.replaced()
+
+                    state = store.bm25_state()
+                    if state is not None and state.merge_due and not stop():
+                        self.vault.merge_bm25(store)
+                    while embedder is not None and not stop() and store.unembedded_chunks():
                         if not vectors.embed_pending(
-                            store, embedder, self.vault.settings.embed_batch, limit=256
+                            store, embedder, self.vault.settings.embed_batch, limit=256, stop=stop
                         ):
                             break
         except Exception as exc:  # noqa: BLE001 - the next rescan retries
@@ -154,6 +229,8 @@ class VaultSession:
         self._closing.set()
         if self._embedder_thread is not None:
             self._embedder_thread.join()
+        with self._idle:
+            self._idle.wait_for(lambda: self._requests == 0, timeout=60)
         with self.lock:
             self.vault.close()
         if self._worker_wanted:

@@ -30,6 +30,11 @@ LOG_MAX_BYTES = 1_000_000
 EMBED_SLICE = (
     512  # chunks embedded between two looks at the notes: a new commit waits at most one slice
 )
+LOCKED_RETRY_S = (
+    0.5,
+    30.0,
+    3600.0,
+)  # a locked index: first wait, longest wait, give up after (kept)
 
 
 def log_line(root: Path, message: str) -> None:
@@ -125,12 +130,27 @@ def run(root: Path, progress: ProgressFn | None = None, **flags: Any) -> CatchUp
     what it did (also logged), None when another worker holds the lock. `progress(done, total)` follows the
     embedding; `flags` are setting overrides (`k0maru scan` hands its embedding over to this, in the same
     process, with its command-line flags)."""
+    from k0maru.errors import IndexLockedError
+
     done = None
+    delay, longest, give_up = LOCKED_RETRY_S
+    deadline = time.monotonic() + give_up
     while True:
+        locked = None
         with held(root) as mine:
             if not mine:
                 return done
-            done = _catch_up(root, progress, done or CatchUp(), flags)
+            try:
+                done = _catch_up(root, progress, done or CatchUp(), flags)
+            except IndexLockedError as exc:  # another process writes: the request is kept, retried
+                if time.monotonic() + delay > deadline:
+                    raise
+                locked = exc
+        if locked is not None:
+            log_line(root, f"worker: {locked}; retrying in {delay:.1f} s")
+            time.sleep(delay)
+            delay = min(delay * 2, longest)
+            continue
         if not (
             root / STATE_DIR / WANTED
         ).exists():  # asked while we were releasing the lock: go again
@@ -169,16 +189,27 @@ def _catch_up(
                 done.modified += report.scan.modified
                 done.removed += report.scan.removed
                 done.embedded += report.embedded
+                if vault.reopen_if_replaced():  # a rebuild moved the index aside: on in the new one
+                    log_line(root, "worker: the index file was replaced; reopened it")
+                    continue
                 if wanted.exists():  # a git event since this round's scan: look again
                     wanted.unlink(missing_ok=True)
                 elif not (report.embedded and vault.store.unembedded_chunks()):
                     break
     except Exception as exc:
+        from k0maru.errors import IndexLockedError
+
         err = (
             db.translate_error(exc, db.last_opened or "the index")
             if isinstance(exc, db.DatabaseError)
             else exc
         )
+        with suppress(
+            OSError
+        ):  # the request stays until a run succeeds: the next try (or event) does it
+            wanted.touch()
+        if isinstance(err, IndexLockedError):
+            raise err from None  # run() waits and tries again
         line = f"worker failed: {err}"
         log_line(root, line)
         with suppress(OSError):

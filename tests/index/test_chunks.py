@@ -63,3 +63,9 @@ def test_recall_answers_with_heading_path_and_lines(vault: Path) -> None:
         and hit.lines == "11-14"
     )
     assert hit.snippet.startswith("A fast clock renews too late.")
+
+
+def test_a_title_never_comes_from_a_comment_in_code() -> None:
+    body = "Set up sync.\n\n```bash\n# Login\nob login\n```\n\n# Real title\n"
+    assert parse_note("Headless Sync.md", body).title == "Real title"
+    assert parse_note("Headless Sync.md", "```sh\n# Login\n```\n").title == "Headless Sync"

@@ -158,3 +158,19 @@ def test_markdown_link_forms(vault: Path) -> None:
         ("nowhere.md", None),
         ("/docs/adr/0003-db.md", "docs/adr/0003-db.md"),
     ]
+
+
+def test_a_bare_name_prefers_the_own_folder_then_the_language(vault: Path) -> None:
+    """[[tar]] from a French page is the French tar page, not the shallower English one."""
+    write(vault, "pages/common/tar.md", "# tar\nArchiver.\n")
+    write(vault, "pages.fr/common/tar.md", "# tar\nArchiveur.\n")
+    write(vault, "pages.fr/linux/tar.md", "# tar\nArchiveur (linux).\n")
+    write(vault, "pages.fr/linux/gzip.md", "# gzip\nVoir [[tar]].\n")
+    write(vault, "pages.fr/osx/zip.md", "# zip\nVoir [[tar]].\n")
+    write(vault, "pages/osx/zip.md", "# zip\nSee [[tar]].\n")
+    write(vault, "notes/a.md", "# A\nSee [[tar]].\n")
+    scan(vault)
+    assert targets(vault, "pages.fr/linux/gzip.md")[0][3] == "pages.fr/linux/tar.md"  # own folder
+    assert targets(vault, "pages.fr/osx/zip.md")[0][3] == "pages.fr/linux/tar.md"  # language
+    assert targets(vault, "pages/osx/zip.md")[0][3] == "pages/common/tar.md"
+    assert targets(vault, "notes/a.md")[0][3] == "pages/common/tar.md"  # shallowest, shortest

@@ -77,8 +77,6 @@ def test_findings_stay_bounded_whatever_the_number_of_failures() -> None:
         raw_tokens=1,
         log_rel="x.log",
         node_id="n",
-        estimator="e",
-        diagram="",
     )
     assert "20,000 failure(s)" in text and "first failure: src/app.ts:0:7" in text
 

@@ -37,3 +37,16 @@ def test_sentences_split_in_every_script_and_list_items_stay_apart() -> None:
     assert snippet(zh, "连接失败", limit=60).startswith(
         "连接失败时请重试。其他"
     )  # no space after 。
+
+
+def test_code_passes_through_unchanged() -> None:
+    """Markdown syntax is removed outside code only: `||`, `*`, `__`, `[[ ]]`, `|` stay in code."""
+    spans = ["`assert!(*p == 1)`", "`__init__`", "`d[key](arg)`", "`a || b`", "`[[x]]`"]
+    md = "Call " + " and ".join(spans) + " here, **not** [[Note#Head]] nor [[#Part]].\n"
+    fenced = "let f = || { d[key](arg) };\nassert!(*p == 1);\nx.__init__() | y\n"
+    text = plain(md + "\n```rust\n" + fenced + "```\n")
+    assert all(span in text for span in spans), text
+    assert all(line in text for line in fenced.splitlines()), text
+    assert "not" in text and "**" not in text.split("`")[-1]
+    assert "Note > Head" in text and "Part" in text and "[[" not in text.replace("`[[x]]`", "")
+    assert "assert!(*p == 1);" in snippet(md + "\n```rust\n" + fenced + "```\n", "assert")

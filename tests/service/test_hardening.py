@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from k0maru.index.db import sqlite3  # the library the index connections use (one per process)
 from k0maru.index.store import Store, db_path
 from tests.helpers import write
 

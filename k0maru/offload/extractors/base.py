@@ -4,56 +4,16 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from k0maru.offload.findings import Failure, Findings
+from k0maru.offload.locations import user_path as user_path  # the extractors take it from here
+
+if TYPE_CHECKING:
+    from k0maru.offload.locations import Places
 
 CODE_IN_TEXT = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
 EXTRACTORS: list[type[Extractor]] = []
-
-# where toolchains, standard libraries and installed packages live: a frame there is not the user's code
-_NOT_USER = (
-    "/lib/python",
-    "site-packages",
-    "dist-packages",
-    "<frozen",
-    "/usr/lib/",
-    "/usr/include/",
-    "/usr/share/",
-    "/usr/local/lib/",
-    "/usr/local/go/",
-    "/usr/local/include/",
-    "../sysdeps/",
-    "/rustc/",
-    "/.rustup/",
-    "/.cargo/registry/",
-    "/go/pkg/mod/",
-    "/.pyenv/versions/",
-    "/node_modules/",
-    "compiler-rt",
-    "libsanitizer",
-    "<null>",
-    "<unknown>",
-)
-_NOT_USER_START = (
-    "node:",
-    "internal/",
-    "runtime/",
-    "testing/",
-    "<",
-    "java.",
-    "javax.",
-    "jdk.",
-    "sun.",
-    "kotlin.",
-    "scala.",
-    "org.junit.",
-    "junit.",
-)
-
-
-def user_path(path: str) -> bool:
-    """A file of the project's own code, not of a toolchain, standard library or installed package."""
-    return not path.startswith(_NOT_USER_START) and not any(part in path for part in _NOT_USER)
 
 
 def innermost_user_frame(frames: list[str]) -> str | None:
@@ -76,9 +36,14 @@ class Cursor:
     """Where the analyzer is in the current block of text, so an extractor can look back a few lines (the
     lines before a trigger are skipped, not fed)."""
 
-    def __init__(self) -> None:
+    def __init__(self, places: Places | None = None) -> None:
         self.block = ""
         self.pos = 0  # start of the line being fed
+        if places is None:
+            from k0maru.offload.locations import Places
+
+            places = Places(None)
+        self.places = places  # judges whether a path is the user's code
 
     def before(self, n: int) -> list[str]:
         """Up to `n` lines before the current one, nearest first (none from an earlier block)."""
@@ -106,6 +71,9 @@ class Extractor:
 
     def feed(self, line: str, lineno: int) -> None:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def finish(self) -> None:
+        """The log ended: close a report still open."""
 
     def expect_location(self, failure: Failure, within: int) -> None:
         self.pending = self.f.add(failure)

@@ -11,7 +11,7 @@ from k0maru.offload.findings import Failure, Findings
 @register
 class GoExtractor(Extractor):
     stack = "go"
-    triggers = ("FAIL", "panic", "fatal error", ".go:", "=== RUN")
+    triggers = ("FAIL", "panic", "fatal error", ".go:", "=== RUN", "DATA RACE")
     FRAME = re.compile(r"^\s+(\S+\.go):(\d+)")
     TEST_FAIL = re.compile(r"^\s*--- FAIL: (\S+)")
     TEST_LOC = re.compile(r"^\s+(\S+_test\.go):(\d+): (.*)")
@@ -63,7 +63,9 @@ class GoExtractor(Extractor):
                 self.locate(f"{m.group(1)}:{m.group(2)}")
                 return
             self.tick()
-        if line.startswith("panic: "):
+        if line.startswith("WARNING: DATA RACE"):  # located at the first racing line of the user's
+            self.expect_location(Failure(self.stack, "DATA RACE", "data race", lineno), 30)
+        elif line.startswith("panic: "):
             self.expect_location(Failure(self.stack, "panic", short(line[7:]), lineno), 40)
         elif line.startswith("fatal error: "):
             msg = line[13:]

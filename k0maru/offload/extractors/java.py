@@ -70,7 +70,8 @@ class JavaExtractor(Extractor):
             return  # `... 3 more` closes a cause's frames; the chain goes on
         self.awaiting = None
         self.busy = False
-        m = self.THREAD.match(line) or self.CAUSED.match(line) or self.BARE.match(line.rstrip())
+        # an exception's line: at the start, or indented under a runner's `... FAILED` (Gradle)
+        m = self.THREAD.match(line) or self.CAUSED.match(line) or self.BARE.match(line.strip())
         if m:
             code = m.group(1).rsplit(".", 1)[-1]
             self.awaiting = (code, short(line), lineno, line.startswith("Caused by:"))
@@ -84,7 +85,7 @@ class JavaExtractor(Extractor):
                 self.f.add(
                     Failure(
                         self.stack,
-                        found.group(1) if found else "TestFailure",
+                        found.group(1) if found else "error",
                         short(m.group(4)),
                         lineno,
                         f"{m.group(1)}.java:{m.group(3)}",

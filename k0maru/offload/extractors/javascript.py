@@ -51,4 +51,4 @@ class JavaScriptExtractor(Extractor):
         if m:
             message = f"[{m.group(2)}] {m.group(3)}" if m.group(2) else m.group(3)
             self.awaiting = Failure(self.stack, m.group(1), short(message), lineno)
-            self.window, self.busy = 8, True
+            self.window, self.busy = 12, True

@@ -92,12 +92,52 @@ class EslintExtractor(Extractor):
                 break
         self.busy = True  # the group's later lines, warnings included
         if m.group(3) == "error":
+            rule = m.group(5)
             self.f.add(
                 Failure(
                     self.stack,
-                    m.group(5),
+                    rule[1:-1] if rule.startswith("(") and rule.endswith(")") else rule,  # yamllint
                     short(m.group(4)),
                     lineno,
                     f"{self.file}:{m.group(1)}:{m.group(2)}" if self.file else None,
                 )
             )
+
+
+@register
+class DiagnosticExtractor(Extractor):
+    """One finding per line, led by its place, with a rule code: flake8 and ruff's concise output
+    (`app.py:1:1: F401 ...`), hadolint (`Dockerfile:2 DL3008 warning: ...`), shellcheck's gcc format
+    (`x.sh:4:7: note: ... [SC2086]`), yamllint's parsable one (`x.yaml:4:11: [error] ... (syntax)`;
+    its warnings do not fail a run)."""
+
+    stack = "lint"
+    # a rule code after the place (`: F401`, `: C0114`, ` DL3006`, ` MD022`), or a bracketed one
+    triggers = (*(f": {c}" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"), " DL", " MD", "[SC", ": [error]")
+    LINE = re.compile(r"^(?:\./)?([^\s:]+\.?[\w-]*):(\d+)(?::(\d+))?:? (.*)$")
+    # flake8/ruff `F401 msg`, pylint `C0114: msg (symbol)`, markdownlint `MD022/blanks-around-headings msg`
+    LEAD = re.compile(r"^([A-Z]{1,5}\d{2,5})(?:/[\w-]+)*:?(?: \[\*\])? (.*)")
+    SYMBOL = re.compile(r" \(([a-z]+(?:-[a-z]+)+)\)$")
+    SC = re.compile(r"^(?:note|warning|error|info|style): (.*) \[(SC\d{4})\]$")
+    BRACKETED = re.compile(r"^\[(error|warning)\] (.*) \(([a-z][\w-]*)\)$")
+
+    def feed(self, line: str, lineno: int) -> None:
+        if line[:1] in " \t" or ":" not in line:
+            return
+        m = self.LINE.match(line)
+        if not m:
+            return
+        rest = m.group(4)
+        found = self.LEAD.match(rest)
+        if found:
+            code, message = found.group(1), found.group(2)
+            if symbol := self.SYMBOL.search(message):  # pylint names the check both ways
+                self.f.seen_code(symbol.group(1))
+        elif found := self.SC.match(rest):
+            code, message = found.group(2), found.group(1)
+        elif (found := self.BRACKETED.match(rest)) and found.group(1) == "error":
+            code, message = found.group(3), found.group(2)
+        else:
+            return
+        where = f"{m.group(1)}:{m.group(2)}" + (f":{m.group(3)}" if m.group(3) else "")
+        self.f.add(Failure(self.stack, code, short(message), lineno, where))

@@ -21,14 +21,19 @@ from k0maru.offload.findings import Failure, Findings
 @register
 class PytestExtractor(Extractor):
     stack = "pytest"
-    triggers = ("test session starts",)
+    triggers = ("test session starts", "= FAILURES =", "= ERRORS =")
     SECTION = re.compile(r"^_{3,} (.+?) _{3,}$")
     FRAME = re.compile(r"^([^\s:][^:]*\.py):(\d+):(?: (?:in \S+|([A-Za-z_][\w.]*))?)?\s*$")
     EXC = re.compile(
         r"^E\s+([A-Za-z_][\w.]*?(?:Error|Exception|Exit|Interrupt|Failed|Warning|[A-Z]\w+))(?::\s?(.*))?$"
     )
+    WARNING = re.compile(r"^\s+\S+:\d+: ([A-Z]\w*Warning): ")
     SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
-    END = re.compile(r"^=+ .*\b(?:passed|failed|error|errors|skipped|deselected)\b.* in [\d.]+s")
+    END = re.compile(
+        r"^(?:=+ )?\d+ (?:passed|failed|error|errors|skipped|deselected)\b.* in [\d.]+s"
+        r"|^=+ .*\b(?:passed|failed|error|errors|skipped|deselected)\b.* in [\d.]+s"
+    )
+    STARTS = re.compile(r"^=+ (?:FAILURES|ERRORS) =+$")  # `-q` prints no session banner
 
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
         super().__init__(findings, cursor)
@@ -43,9 +48,9 @@ class PytestExtractor(Extractor):
             str, tuple[str | None, str | None, str | None]
         ] = {}  # name -> (where, code, msg)
 
-    def feed(self, line: str, lineno: int) -> None:
+    def feed(self, line: str, lineno: int) -> None:  # noqa: C901 - a line-driven state machine: one branch per line shape
         if not self.busy:
-            if "test session starts" in line and line.startswith("="):
+            if line.startswith("=") and ("test session starts" in line or self.STARTS.match(line)):
                 self.f.saw(self.stack)
                 self.busy = True  # read the whole session: sections have no trigger words
             elif line.startswith(("FAILED ", "ERROR ")):  # a short summary without its session
@@ -57,6 +62,13 @@ class PytestExtractor(Extractor):
             self.section = m.group(1) if m else None
             if not m and self.END.match(line):
                 self.busy = False
+            return
+        if line[:1].isdigit() and self.END.match(line):  # `-q`'s closing line
+            self._close_section()
+            self.busy = False
+            return
+        if line[:1] == " " and "Warning: " in line and (w := self.WARNING.match(line)):
+            self.f.seen_code(w.group(1))  # the warnings summary: each category as written
             return
         if self.section is not None:
             fm = self.FRAME.match(line)
@@ -78,7 +90,12 @@ class PytestExtractor(Extractor):
         if self.section is not None:
             where = innermost_user_frame(self.frames)
             code, msg = self.exc if self.exc else (self.frame_exc, self.first_e)
-            self.sections[self.section] = (where, code, msg)
+            if code and msg and msg.startswith(f"{code}: "):  # `E   Failed: DID NOT RAISE ...`
+                msg = msg[len(code) + 2 :]
+            name = re.sub(r"^ERROR at (?:setup|teardown) of ", "", self.section)
+            if name != self.section:  # the phase that failed is part of the message
+                msg = f"{self.section}: {msg}" if msg else self.section
+            self.sections[name] = (where, code, msg)
         self.section, self.frames, self.exc, self.frame_exc, self.first_e = (
             None,
             [],
@@ -101,10 +118,6 @@ class PytestExtractor(Extractor):
         where, code, msg = self.sections.get(name, (None, None, None))
         if code is None:
             found = CODE_IN_TEXT.search(text)
-            code = (
-                found.group(1)
-                if found
-                else ("CollectionError" if m.group(1) == "ERROR" else "TestFailure")
-            )
+            code = found.group(1) if found else "error"  # pytest names no code: none invented
             msg = text.split(": ", 1)[1] if ": " in text else text
         self.f.add(Failure(self.stack, code, short(msg or line), lineno, where or path, test_id))

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import re
 
-from k0maru.offload.extractors.base import Cursor, Extractor, innermost_user_frame, register, short
+from k0maru.offload.extractors.base import (
+    Cursor,
+    Extractor,
+    innermost_user_frame,
+    register,
+    short,
+    user_path,
+)
 from k0maru.offload.findings import Failure, Findings
 
 
@@ -18,17 +25,27 @@ class PythonExtractor(Extractor):
     FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)(?:, in (.*))?')
     EXC = re.compile(r"^([A-Za-z_][\w.]*)(?::\s?(.*))?$")
     SYNTAX = re.compile(r"^(SyntaxError|IndentationError|TabError): (.*)")
+    # Python 3.11's exception groups draw each traceback inside `| ` margins, `+---- 1 ----` between
+    MARGIN = re.compile(r"^\s*(?:\+ |\| ?)")
+    REPEATED = re.compile(r"^\s*\[Previous line repeated \d+ more times?\]")
 
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
         super().__init__(findings, cursor)
         self.frames: list[str] = []
         self.start = 0
+        self.repeated: str | None = None  # the frame a recursion repeats
+        self.group: Failure | None = None  # an ExceptionGroup awaiting its first sub-exception
 
     def feed(self, line: str, lineno: int) -> None:
+        if line[:1] in " |+" and (m := self.MARGIN.match(line)):
+            if line.lstrip().startswith("+-"):
+                return  # a separator between the sub-exceptions of a group
+            line = line[m.end() :]
         if not self.busy:
-            if line.startswith("Traceback (most recent call last)"):
+            if line.startswith(("Traceback (most recent call last)", "Exception Group Traceback")):
                 self.busy = True
                 self.frames = []
+                self.repeated = None
                 self.start = lineno
             elif line[:1] in "STI" and (m := self.SYNTAX.match(line)):
                 # `  File "bad.py", line 1` + the source + a caret come right before, without a traceback
@@ -47,6 +64,9 @@ class PythonExtractor(Extractor):
         if m:
             self.frames.append(f"{m.group(1)}:{m.group(2)}")
             return
+        if self.frames and self.REPEATED.match(line):  # a recursion: the repeated line is the root
+            self.repeated = self.frames[-1]
+            return
         if not line.strip() or line[:1] in " \t":
             return
         m = self.EXC.match(line.rstrip())
@@ -58,5 +78,10 @@ class PythonExtractor(Extractor):
         ):
             code = m.group(1).rsplit(".", 1)[-1]
             message = m.group(2) or line
-            where = innermost_user_frame(self.frames)
-            self.f.add(Failure(self.stack, code, short(message), self.start, where))
+            repeated = self.repeated if self.repeated and user_path(self.repeated) else None
+            where = repeated or innermost_user_frame(self.frames)
+            failure = self.f.add(Failure(self.stack, code, short(message), self.start, where))
+            if self.group is not None and where:  # a group's root is its first sub-exception's
+                self.group.location, self.group = where, None
+            if code.endswith("ExceptionGroup"):
+                self.group = failure

@@ -11,14 +11,16 @@ from k0maru.offload.findings import Failure, Findings
 @register
 class RustExtractor(Extractor):
     stack = "rust"
-    triggers = ("error", "panicked")
+    triggers = ("error", "panicked", "did not panic", "panic did not contain")
     ERROR = re.compile(r"^error\[(E\d{4})\]: (.*)")
     ARROW = re.compile(r"^\s*--> (\S+?):(\d+):(\d+)")
     PANIC_NEW = re.compile(
-        r"^thread '([^']*)'(?: \(\d+\))? panicked at (\S+?):(\d+):(\d+):\s*$"
+        r"^\s*thread '([^']*)'(?: \(\d+\))? panicked at (\S+?):(\d+):(\d+):\s*$"
     )  # rustc >= 1.80: (tid)
-    PANIC_OLD = re.compile(r"^thread '([^']*)' panicked at '(.*)', (\S+?):(\d+):(\d+)")
+    PANIC_OLD = re.compile(r"^\s*thread '([^']*)' panicked at '(.*)', (\S+?):(\d+):(\d+)")
     TEST_HEADER = re.compile(r"^---- (\S+) stdout ----")
+    ASSERT_SIDE = re.compile(r"^\s*(?:left|right): ")
+    NO_PANIC = re.compile(r"^note: test did not panic as expected at (\S+?):(\d+):(\d+)")
     UNCODED = re.compile(
         r"^error: (?!could not compile|aborting due to|process didn't exit|failed to run)(.*)"
     )
@@ -32,6 +34,8 @@ class RustExtractor(Extractor):
         self.test: str | None = None
         self.lint_for: Failure | None = None  # an uncoded error whose lint name may follow
         self.lint_window = 0
+        self.panic: Failure | None = None  # the last panic: `left:`/`right:` lines complete it
+        self.panic_window = 0
 
     def feed(self, line: str, lineno: int) -> None:  # noqa: C901 - a line-driven state machine: one branch per line shape
         if self.pending_panic is not None:  # new-style panic: the message is on the next line
@@ -40,7 +44,16 @@ class RustExtractor(Extractor):
             p.message = short(line)
             code = CODE_IN_TEXT.search(line)
             p.code = code.group(1) if code else "panic"
-            self.f.add(p)
+            self.panic, self.panic_window = self.f.add(p), 3
+            return
+        if self.panic_window > 0:
+            self.panic_window -= 1
+            if self.panic is not None and self.ASSERT_SIDE.match(line):
+                self.panic.message = short(f"{self.panic.message}; {line.strip()}", 240)
+                return
+        if line.startswith("note: panic did not contain expected string"):  # #[should_panic]
+            if self.panic is not None:
+                self.panic.message = short(f"{line[6:]} ({self.panic.message})", 240)
             return
         if self.pending is not None:
             m = self.ARROW.match(line)
@@ -63,7 +76,7 @@ class RustExtractor(Extractor):
                 self.lint_window = 30
                 self.pending, self.window, self.busy = self.lint_for, 6, True
             return
-        if line.startswith("thread '"):
+        if line.lstrip().startswith("thread '"):
             m = self.PANIC_NEW.match(line)
             if m:
                 self.pending_panic = Failure(
@@ -89,6 +102,12 @@ class RustExtractor(Extractor):
                         self.test,
                     )
                 )
+            return
+        if line.startswith("note: test did not panic"):  # a #[should_panic] test that returned
+            m = self.NO_PANIC.match(line)
+            if m:
+                where = f"{m.group(1)}:{m.group(2)}:{m.group(3)}"
+                self.f.add(Failure(self.stack, "FAIL", short(line[6:]), lineno, where, self.test))
             return
         if line.startswith("---- ") and not self.busy:
             m = self.TEST_HEADER.match(line)

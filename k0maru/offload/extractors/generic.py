@@ -1,0 +1,204 @@
+"""The tool-agnostic layer under the extractors: the failure markers of common runners (TAP `not ok`,
+`FAIL`, RSpec's `Failure/Error:`, jest's `●`, `✗`/`×`, `--- FAIL`, PHP's `Fatal error:`, npm's `ERR!`,
+sanitizers, `Error:` lines) and, in the lines after each, the innermost location in the user's code in
+any common form (`offload.locations`). A marker is kept as a candidate root, not as a failure of its own:
+the first one in log order stands for the failure when no extractor located one in the user's code."""
+
+from __future__ import annotations
+
+import re
+
+from k0maru.offload import locations
+from k0maru.offload.extractors.base import Cursor, Extractor, register, short, user_path
+from k0maru.offload.findings import Failure, Findings
+
+MARKER = re.compile(
+    r"^\s*\[ERROR\]|^[\s│┃|]*(?:#*\[\w+\]\s*|#\s+|\d+\) )?(?:"
+    r"not ok\b"
+    r"|Failed test\b"
+    r"|(?:--- )?FAIL(?:ED)?\b"
+    r"|Failure/Error:"
+    r"|● "
+    r"|[✗×✕✖✘] "
+    r"|(?:PHP )?(?:Fatal|Parse) error:"
+    r"|(?:npm )?ERR!|npm error\b"
+    r"|WARNING: (?:ThreadSanitizer|DATA RACE)"
+    r"|==\d+==\s*ERROR:"
+    r"|Traceback \(most recent call last\)"
+    r"|panic:"
+    r"|thread '[^']*'.* panicked"
+    r"|(?:Uncaught )?(?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception)\b(?: \[\w+\])?:"
+    r"|(?:fatal )?error(?:\[\w+\])?:"
+    r"|Error:|ERROR\b|Failure:|FATAL\b|Exception in thread\b"
+    r"|There (?:was|were) \d+ (?:failure|error)s?:|Failed asserting\b"
+    r")"
+    r"|: (?:fatal )?error:|: runtime error:| ERR! |: line \d+: "
+    r"|: (?:fatal )?[Ee]rror\b|: No such file or directory|: command not found|: Permission denied"
+    r"|: unbound variable| at \S+ line \d+\.$|\bAssertion .* failed\b| FAILED$"
+    r"|^==\d+== (?:Invalid |Conditional jump|Use of uninitialised|Mismatched free|Syscall param"
+    r"|Source and destination overlap|[\d,]+ bytes in [\d,]+ blocks are (?:definitely|possibly))"
+    r"|:\d+:in [`'][^']*': .*\([A-Z]\w*\)$"
+)
+TRIGGERS = (
+    "not ok",
+    "Failed test",
+    "FAIL",
+    "Failure",
+    "● ",
+    "✗",
+    "×",
+    "✕",
+    "✖",
+    "✘",
+    "rror:",
+    "ERR!",
+    "ThreadSanitizer",
+    "DATA RACE",
+    "ERROR",
+    "FATAL",
+    "Traceback",
+    "panic",
+    "Exception",
+    ": line ",
+    "npm error",
+    "rror",
+    "No such file",
+    "not found",
+    "Permission denied",
+    "unbound variable",
+    " line ",
+    ":in ",
+    "Assertion",
+    "asserting",
+    "There w",
+    "Invalid ",
+    "Conditional jump",
+    "uninitialised",
+    "Mismatched",
+    "Syscall param",
+    "overlap",
+    "blocks are",
+)
+ERROR_NAME = re.compile(r"\b((?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception))\b")
+# codes a runner prints in a failure's lines, each as it is written in the log
+CODES = re.compile(
+    r"(?:^|[\s(\['])((?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception))(?=[:)\]'\s]|$)"
+    r"|^SUMMARY: \w+Sanitizer: ([a-z]+(?:-[a-z]+)+)"
+    r"|^\s*(?:Uncaught )?(Error):"
+    r"|\[(ERR_[A-Z0-9_]+)\]|\bcode: '(ERR_[A-Z0-9_]+)'"
+    r"|^npm (?:ERR!|error) code (E[A-Z0-9]+)\b"
+)
+# `at app//demo.Ledger.add(` before a `File.java:12)`: the class, without a class loader's prefix
+JVM_FRAME = re.compile(r"^\s*at (?:[\w.-]+//)?([\w$.]+)\.[\w$<>]+\($")
+WINDOW = 30  # lines after a marker searched for its location
+MAX_MARKERS = 50
+KEPT_LINES = 10  # markers whose lines are kept for the summary
+LINE_CHARS = 300
+# how a location is written says how sure it is to be the failing line: a stack frame beats a bare
+# `file:line`, which beats a test's declaration (node's TAP `location:`)
+THROWN, INLINE, FRAME, PLAIN, DECLARED = -2, -1, 0, 1, 2
+
+
+def _clip(line: str) -> str:
+    line = line.rstrip()
+    return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
+
+
+@register
+class GenericExtractor(Extractor):
+    stack = "generic"
+    triggers = TRIGGERS
+
+    def __init__(self, findings: Findings, cursor: Cursor | None = None):
+        super().__init__(findings, cursor)
+        self.marker: Failure | None = None
+        self.python: list[str] = []
+        self.found: list[tuple[int, str, str]] = []  # (rank, location, its line)
+
+    def feed(self, line: str, lineno: int) -> None:
+        if len(self.f.markers) >= MAX_MARKERS and self.marker is None:
+            return
+        is_marker = MARKER.search(line) is not None
+        if is_marker and (
+            self.marker is None or self.python or any(f[0] <= FRAME for f in self.found)
+        ):
+            self._close()
+            name = ERROR_NAME.search(line)
+            self.marker = Failure(
+                "generic",
+                name.group(1).rsplit(".", 1)[-1] if name else "error",
+                short(line),
+                lineno,
+            )
+            if len(self.f.markers) < KEPT_LINES:
+                before = self.cursor.before(1)
+                self.marker.lines = [
+                    (lineno - i, _clip(b)) for i, b in reversed(list(enumerate(before, start=1)))
+                ]
+            self.window, self.busy = WINDOW, True
+        elif self.marker is None:
+            return
+        if self.marker.lines is not None:
+            self.marker.lines.append((lineno, _clip(line)))
+        self._read_locations(line, own=self.marker.line == lineno)
+        self._read_codes(line)
+        self.window -= 1
+        if self.window <= 0:
+            self._close()
+
+    def finish(self) -> None:
+        self._close()
+
+    def _read_codes(self, line: str) -> None:
+        if (
+            "rror" in line
+            or "xception" in line
+            or "ERR" in line
+            or "code" in line
+            or "SUMM" in line
+        ):
+            for m in CODES.finditer(line):
+                self.f.seen_code(next(g for g in m.groups() if g))
+
+    def _read_locations(self, line: str, own: bool) -> None:
+        places = self.cursor.places
+        declared = line.lstrip().startswith("location:")
+        thrown = line.lstrip().startswith("thrown in ")
+        for path, ln, col, offset in locations.find_all(line):
+            if not places.is_user(path):
+                continue
+            where = locations.text(path, ln, col)
+            if line[max(offset - 6, 0) : offset] == 'File "':
+                self.python.append(where)
+                continue
+            before = line[:offset].removesuffix("file://").rstrip()
+            framed = before.endswith("(") or before.lstrip().startswith(("at ", "#"))
+            if framed and (jvm := JVM_FRAME.match(before)) and not user_path(jvm.group(1)):
+                continue  # a JVM frame names its class: the JDK's and test runners' are not the user's
+            rank = (
+                THROWN
+                if thrown
+                else INLINE
+                if own
+                else DECLARED
+                if declared
+                else FRAME
+                if framed
+                else PLAIN
+            )
+            self.found.append((rank, where, line))
+
+    def _close(self) -> None:
+        marker, self.marker = self.marker, None
+        self.busy = False
+        if marker is None:
+            return
+        if self.python:  # a Python stack lists the innermost frame last
+            marker.location = self.python[-1]
+        elif self.found:
+            rank, marker.location, said = min(self.found, key=lambda f: f[0])
+            own = said.replace(marker.location.rsplit(":", 1)[0], "")
+            if rank in (THROWN, PLAIN) and re.search(r"[A-Za-z]{3}", own):  # a message of its own
+                marker.message = short(said, 240)
+        self.python, self.found = [], []
+        self.f.mark(marker)

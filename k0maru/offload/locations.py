@@ -1,0 +1,147 @@
+"""Source locations in any tool's output, and whether one is the user's code.
+
+Forms read: `file:line[:col]`, `File "x", line N`, `at fn (file:line:col)`, `x.rb:12:in`,
+`at t/01.t line 8.`, `(File.java:12)`, `--> src/x.rs:4:5`, `file(12,5)`, `File.java:[12,5]`, `x.sh: line 3:` and PHP's
+`in /x.php on line 3`. A location is the user's when its path lies under the working tree (wrapped: the
+command's folder; piped: the repository root), or is relative and not a toolchain, standard library,
+site-packages, node_modules or `node:internal` path. An absolute path that exists outside the tree is
+not the user's; one that does not exist here (a log from another machine) is judged by its name alone."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+# where toolchains, standard libraries and installed packages live: a frame there is not the user's code
+_NOT_USER = (
+    "/lib/python",
+    "site-packages",
+    "dist-packages",
+    "<frozen",
+    "/usr/lib/",
+    "/usr/include/",
+    "/include/c++/",
+    "/lib/gcc/",
+    "/usr/share/",
+    "/usr/local/lib/",
+    "/usr/local/go/",
+    "/usr/local/include/",
+    "../sysdeps/",
+    "/rustc/",
+    "/.rustup/",
+    "/.cargo/registry/",
+    "/go/pkg/mod/",
+    "/.pyenv/versions/",
+    "/node_modules/",
+    "compiler-rt",
+    "libsanitizer",
+    "<null>",
+    "<unknown>",
+)
+_NOT_USER_START = (
+    "node:",
+    "node_modules/",
+    "internal/",
+    "runtime/",
+    "testing/",
+    "<",
+    "java.",
+    "javax.",
+    "jdk.",
+    "sun.",
+    "kotlin.",
+    "scala.",
+    "org.junit.",
+    "org.opentest4j.",
+    "org.gradle.",
+    "org.apache.maven.",
+    "junit.",
+)
+
+
+def user_path(path: str) -> bool:
+    """A file of the project's own code, not of a toolchain, standard library or installed package."""
+    return not path.startswith(_NOT_USER_START) and not any(part in path for part in _NOT_USER)
+
+
+_PATH = r"(?:[A-Za-z]:)?[\w.@~+/\\-]{0,240}[\w-]\.[A-Za-z][\w+-]{0,9}"
+# what every form has after the file's extension: cheap to look for, so most lines skip the forms
+_HINT = re.compile(
+    r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d)"
+)
+# most specific first; each yields (path, line, column or None)
+FORMS = (
+    re.compile(r'File "([^"]+)", line (\d+)()'),
+    re.compile(rf"(?:file://)?({_PATH}):(\d+):(\d+)"),
+    re.compile(rf"\((?:file://)?({_PATH}):(\d+)()\)"),
+    re.compile(rf"\bat ({_PATH}) line (\d+)()"),
+    re.compile(rf"({_PATH})\((\d+),(\d+)\)"),
+    re.compile(rf"({_PATH}):\[(\d+),(\d+)\]"),
+    re.compile(rf"\bin ({_PATH}) on line (\d+)()"),
+    re.compile(rf"({_PATH}): line (\d+)():"),
+    re.compile(rf"\[({_PATH}):(\d+)()\]"),
+    re.compile(rf"(?:file://)?({_PATH}):(\d+)()(?![\d.]|:\d)"),
+)
+_URLISH = re.compile(r"^(?:https?|ftp)://|^[\w-]+\.(?:com|org|net|io)/")
+PYTHON_FRAME = FORMS[0]
+
+
+class Places:
+    """Judges paths against one working tree; remembers each answer (a log repeats its paths)."""
+
+    def __init__(self, tree: Path | None):
+        self.tree = tree.resolve() if tree is not None else None
+        self._seen: dict[str, bool] = {}
+
+    def is_user(self, path: str) -> bool:
+        known = self._seen.get(path)
+        if known is None:
+            known = self._seen[path] = self._judge(path)
+        return known
+
+    def _judge(self, path: str) -> bool:
+        if not path or _URLISH.match(path) or not user_path(path):
+            return False
+        if not os.path.isabs(path):
+            return True
+        if self.tree is not None:
+            try:
+                if Path(path).resolve().is_relative_to(self.tree):
+                    return True
+            except (OSError, RuntimeError):
+                return False
+        return not os.path.exists(path)
+
+
+def _url_part(line: str, start: int, path: str) -> bool:
+    """A URL's host (`https://host:8080`), or its scheme read as a drive letter (`s://host`)."""
+    after_scheme = line[max(start - 3, 0) : start] == "://"
+    return (after_scheme and line[max(start - 7, 0) : start] != "file://") or path[1:4] == "://"
+
+
+def find_all(line: str) -> list[tuple[str, str, str | None, int]]:
+    """Every location in `line` as (path, line, column, offset), in the order they appear."""
+    if len(line) > 4000:
+        line = line[:4000]
+    if not _HINT.search(line):
+        return []
+    found: dict[int, tuple[str, str, str | None, int]] = {}
+    taken: list[tuple[int, int]] = []
+    for form in FORMS:
+        for m in form.finditer(line):
+            start, end = m.span(1)
+            if any(s <= start < e for s, e in taken):
+                continue
+            taken.append((start, end))
+            if _url_part(line, start, m.group(1)):
+                continue
+            path = m.group(1).removeprefix("file://")
+            while path.startswith("./"):
+                path = path[2:]
+            found[start] = (path, m.group(2), m.group(3) or None, start)
+    return [found[k] for k in sorted(found)]
+
+
+def text(path: str, line: str, col: str | None) -> str:
+    return f"{path}:{line}" + (f":{col}" if col else "")

@@ -1,0 +1,48 @@
+"""`seen before`: the vault's note or distilled skill about the same failure, named in one summary line.
+
+BM25 recall (no model load) over the indexed notes with the failure's code, the words of its message
+(numbers, quoted values and addresses removed: its shape) and its file's name; a hit counts only when
+its note holds the same code (a code the tool wrote) and either the same file name or most of the
+message's words. Nothing is named otherwise, and a vault with no index answers nothing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from k0maru.offload.findings import UNCODED, Failure
+
+if TYPE_CHECKING:
+    from k0maru.index.vault import Vault
+
+VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|0x[0-9a-fA-F]+|\d+")
+WORD = re.compile(r"[A-Za-z_][A-Za-z_]{2,}")
+MIN_SHARED = 0.6  # share of the message's words a note must hold, without the file's name
+
+
+def shape(message: str) -> list[str]:
+    """The message's words once its values (numbers, quoted strings, addresses) are taken out."""
+    return list(dict.fromkeys(w.lower() for w in WORD.findall(VARIABLE.sub(" ", message))))
+
+
+def seen_before(vault: Vault, root: Failure | None) -> str | None:
+    """The vault-relative path of a note about the same failure as `root`, else None."""
+    if root is None or root.code in UNCODED or root.stack == "generic":
+        return None
+    words = shape(root.message)
+    place = Path(root.location.split(":", 1)[0]).name if root.location else ""
+    query = " ".join([root.code, *words[:12], place]).strip()
+    result = vault.recall.search(query, limit=3, mode="bm25")
+    for hit in result.hits:
+        try:
+            text = (vault.root / hit.path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if root.code not in text:
+            continue
+        held = {w.lower() for w in WORD.findall(text)}
+        shared = sum(1 for w in words if w in held) / len(words) if len(words) >= 2 else 0.0
+        if (place and place in text) or shared >= MIN_SHARED:
+            return hit.path
+    return None
