@@ -35,6 +35,10 @@ class IndexReadOnlyError(K0maruError):
     exit_code = 5
 
 
+class IndexDiskFullError(IndexReadOnlyError):
+    """The disk holding the index is full: reads still work, writes wait for free space."""
+
+
 class PathOutsideVaultError(K0maruError):
     """A tool argument tried to escape the vault."""
 

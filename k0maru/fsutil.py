@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -94,6 +95,31 @@ def resolve_inside(root: Path, relative: str | os.PathLike[str]) -> Path:
             f"path {str(relative)!r} is outside the vault {root}; use a path inside it"
         )
     return candidate
+
+
+def read_regular(path: Path, limit: int) -> bytes | None:
+    """At most `limit` bytes of `path` when it is a regular file; None for a FIFO, device, socket or
+    folder (opened without blocking, never read) and for a file that cannot be opened."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):  # ValueError: a NUL byte in the path
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        left = limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 @contextmanager

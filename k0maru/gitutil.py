@@ -75,9 +75,10 @@ class Commit:
         return self.message.strip().split("\n", 1)[0]
 
 
-def head_commit(repo: Path) -> Commit | None:
-    """HEAD with its message and the paths it changed (against its first parent; all for a root commit)."""
-    out = git(repo, "log", "-1", "--format=%H%x00%an%x00%ae%x00%cI%x00%B", "HEAD")
+def head_commit(repo: Path, rev: str = "HEAD") -> Commit | None:
+    """HEAD (or `rev`) with its message and the paths it changed (against its first parent; all for a
+    root commit)."""
+    out = git(repo, "log", "-1", "--format=%H%x00%an%x00%ae%x00%cI%x00%B", rev, "--")
     if not out:
         return None
     sha, author, email, date, message = out.split("\0", 4)

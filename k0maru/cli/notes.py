@@ -17,6 +17,8 @@ def conventions(vault: str | None, as_json: bool) -> int:
 
     def human() -> None:
         print(f"layout: {conv.layout}   rules from: {', '.join(conv.rule_files) or 'none'}")
+        for line in conv.warnings:
+            print(f"k0maru: warning: {line}", file=sys.stderr)
         for kind, rule in conv.rules.items():
             print(
                 f"\n{kind:<9} -> {rule.folder}/  naming={rule.naming} slug={rule.slug_style} ({rule.source})"

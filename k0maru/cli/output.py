@@ -11,6 +11,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from k0maru.text import printable
+
 Adder = Callable[..., argparse.ArgumentParser]
 
 
@@ -36,7 +38,7 @@ def emit(as_json: bool, payload: Any, human: Callable[[], None]) -> None:
 
 def warn(lines: Sequence[str]) -> None:
     for line in lines:
-        print(f"k0maru: warning: {line}", file=sys.stderr)
+        print(f"k0maru: warning: {printable(line)}", file=sys.stderr)
 
 
 def say_vault(root: Any, as_json: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from k0maru.cli.output import Adder, emit, index_exists, positive_int, service, warn
 from k0maru.errors import K0maruError
 from k0maru.service.models import Filters, RecallResult
+from k0maru.text import printable
 
 
 def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
@@ -62,9 +63,8 @@ def _print(result: RecallResult, explain: bool) -> None:
         )
     for i, hit in enumerate(result.hits, start=1):
         where = f"{hit.path}:{hit.lines.split('-')[0]}" if hit.lines else hit.path
-        print(
-            f"{i:>2}. {hit.title}{' > ' + hit.heading if hit.heading else ''}  [{where}]  score={hit.score:.5f}"
-        )
+        heading = f" > {hit.heading}" if hit.heading else ""
+        print(printable(f"{i:>2}. {hit.title}{heading}  [{where}]  score={hit.score:.5f}"))
         if explain:
             bm = f"#{hit.bm25_rank} ({hit.bm25_score:.3f})" if hit.bm25_rank else "-"
             vc = (
@@ -78,9 +78,9 @@ def _print(result: RecallResult, explain: bool) -> None:
                 f"    bm25 {bm} -> {hit.bm25_part or 0:.3f}   vector {vc} -> {hit.vector_part or 0:.3f}"
                 f"   graph +{hit.graph_boost or 0:.3f}" + (f" ({shown})" if links else "")
             )
-        print(f"    {hit.snippet}")
+        print(f"    {printable(hit.snippet, keep=chr(10))}")
         if hit.also_at:
-            print(f"    also at: {', '.join(hit.also_at)}")
+            print(f"    also at: {', '.join(printable(p) for p in hit.also_at)}")
 
 
 def register(add: Adder) -> None:

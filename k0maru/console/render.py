@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from html import escape
 from urllib.parse import quote
 
 import nh3
@@ -15,8 +16,11 @@ from k0maru.index.markdown import md_link_key
 _WIKI = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
 _MD_INLINE = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 _EMBED = re.compile(r"!\[\[")  # an embed shows as a link to the embedded note
+MAX_NESTING = (
+    40  # markdown-it's bound on open blocks (a list level takes two); deeper content is dropped
+)
 _md = (
-    MarkdownIt("commonmark", {"html": False, "linkify": False})
+    MarkdownIt("commonmark", {"html": False, "linkify": False, "maxNesting": MAX_NESTING})
     .enable("table")
     .enable("strikethrough")
 )
@@ -69,7 +73,13 @@ def render_markdown(body: str, resolve: Callable[[str], str | None], note_path: 
             return f"{safe_shown}"
         return f"[{safe_shown}](/notes/{quote(path)})"
 
-    html = _md.render(_WIKI.sub(wikilink, _MD_INLINE.sub(md_link, _EMBED.sub("[[", body))))
+    tokens = _md.parse(_WIKI.sub(wikilink, _MD_INLINE.sub(md_link, _EMBED.sub("[[", body))))
+    html = _md.renderer.render(tokens, _md.options, {})
+    if any(t.level >= MAX_NESTING - 1 for t in tokens):  # the parser stopped at its bound: say so
+        html += (
+            f"<p><strong>This note nests deeper than {MAX_NESTING // 2} levels; what follows is "
+            f"its text as written.</strong></p><pre><code>{escape(body)}</code></pre>"
+        )
     return nh3.clean(
         html,
         tags=ALLOWED_TAGS,

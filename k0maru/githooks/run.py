@@ -13,14 +13,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from k0maru.gitutil import git, repo_root
-from k0maru.layout import STATE_DIR, resolve_vault
+from k0maru.layout import STATE_DIR, find_vault, resolve_vault
 from k0maru.service import worker
 
 ADR_HOOKS = (
     None,
     "post-commit",
     "post-rewrite",
+    "post-merge",
 )  # None: pre-commit, which names the stage in its manifest
+MAX_MERGED_ADRS = 50  # commits a merge or pull brought in, newest first, that are looked at
 
 
 def never_fail(job: str, vault_arg: str | None, work: Callable[[Path], str | None]) -> int:
@@ -28,7 +30,7 @@ def never_fail(job: str, vault_arg: str | None, work: Callable[[Path], str | Non
     line and a log entry with the traceback. Always 0: a hook never fails git."""
     vault_root: Path | None = None
     try:
-        vault_root = resolve_vault(vault_arg)
+        vault_root = hook_vault(vault_arg)
         line = work(vault_root)
         if line:
             worker.log_line(vault_root, line)
@@ -42,11 +44,25 @@ def never_fail(job: str, vault_arg: str | None, work: Callable[[Path], str | Non
     return 0
 
 
+def hook_vault(vault_arg: str | None) -> Path:
+    """`--vault`, else the repository git runs the hook in. $K0MARU_VAULT, meant for one's own shell, is
+    honoured only when it names a folder inside that repository: a hook never writes elsewhere."""
+    if vault_arg:
+        return resolve_vault(vault_arg)
+    repo = find_vault()
+    chosen = os.environ.get("K0MARU_VAULT")
+    if chosen:
+        path = Path(chosen).expanduser().resolve()
+        if path.is_dir() and (path == repo or repo in path.parents):
+            return path
+    return repo
+
+
 def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int:
     """The hook of every git event: the ADR step where it applies, then a request to the worker."""
 
     def work(root: Path) -> str:
-        adr_line = _adr(root) if hook in ADR_HOOKS else None
+        adr_line = _adr(root, hook) if hook in ADR_HOOKS else None
         return "; ".join(x for x in (adr_line, _hand_to_worker(root, hook)) if x)
 
     return never_fail("reindex", vault_arg, work)
@@ -56,7 +72,7 @@ def run_adr(vault_arg: str | None) -> int:
     """Only the ADR step (pre-commit's `k0maru-adr`); a written ADR is handed to the worker to index."""
 
     def work(root: Path) -> str | None:
-        line = _adr(root)
+        line = _adr(root, None)
         return f"{line}; {_hand_to_worker(root, None)}" if line else None
 
     return never_fail("ADR", vault_arg, work)
@@ -82,24 +98,37 @@ def _hand_to_worker(root: Path, hook: str | None) -> str:
     return f"reindex hook={hook or '-'}: {state} in {(time.perf_counter() - t0) * 1000:.0f} ms"
 
 
-def _adr(root: Path) -> str | None:
-    """HEAD's ADR trailer as a note (nothing heavy is imported unless git sees such a trailer)."""
+def _adr(root: Path, hook: str | None) -> str | None:
+    """The ADRs that commits' trailers ask for: HEAD's, or after a merge or pull every commit it brought
+    in (ORIG_HEAD..HEAD). Nothing heavy is imported unless git sees such a trailer."""
     repo = repo_root(root)
-    if (
-        repo is None
-        or not (
-            git(repo, "log", "-1", "--format=%(trailers:key=ADR,valueonly)", "HEAD") or ""
-        ).strip()
-    ):
+    if repo is None:
+        return None
+    span = (
+        ["ORIG_HEAD..HEAD", "-n", str(MAX_MERGED_ADRS)] if hook == "post-merge" else ["-1", "HEAD"]
+    )
+    out = git(
+        repo,
+        "log",
+        "--format=%H%x00%(trailers:key=ADR,valueonly,unfold,separator=%x20)%x00",
+        *span,
+        "--",
+    )
+    fields = (out or "").split("\0")
+    shas = [
+        sha.strip() for sha, value in zip(fields[::2], fields[1::2], strict=False) if value.strip()
+    ]
+    if not shas:
         return None
     from k0maru.notes.adr import adr_from_head
 
-    result = adr_from_head(root)
-    if not result:
-        return None
-    if result["outcome"] in ("created", "updated"):
-        print(
-            f"k0maru: ADR {'written' if result['outcome'] == 'created' else 'updated'}: {result['path']}",
-            file=sys.stderr,
-        )
-    return f"adr {result['outcome']}: {result['path']}"
+    lines = []
+    for sha in reversed(shas):  # oldest first: ADR numbers follow the history
+        result = adr_from_head(root, sha)
+        if not result:
+            continue
+        if result["outcome"] in ("created", "updated"):
+            done = "written" if result["outcome"] == "created" else "updated"
+            print(f"k0maru: ADR {done}: {result['path']}", file=sys.stderr)
+        lines.append(f"adr {result['outcome']}: {result['path']}")
+    return "; ".join(lines) or None

@@ -31,6 +31,7 @@ class BaseStore:
         self.path = path
         self.wait_s = wait_s  # how long a write waits for another process's lock, in all
         self.readonly = False  # the state folder or file is not writable: reads only
+        self.readonly_why: IndexReadOnlyError | None = None  # another reason (a full disk)
         self.identity: tuple[int, int] | None = (
             None  # the file this connection holds (db.file_identity)
         )
@@ -95,6 +96,12 @@ class BaseStore:
             db.retry_locked(lambda: self.conn.execute("COMMIT"), self.path, self.wait_s)
 
     def require_writable(self) -> None:
+        """Refuse to write an index that cannot be written, or that a reader found corrupt."""
+        corrupt = db.known_corrupt(self.path)
+        if corrupt is not None:
+            raise corrupt
+        if self.readonly and self.readonly_why is not None:
+            raise self.readonly_why
         if self.readonly:
             raise IndexReadOnlyError(
                 f"{self.path}: the index is read-only here (its folder or file is not "

@@ -11,14 +11,22 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import re
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-from k0maru.errors import IndexCorruptError, IndexLockedError, IndexReadOnlyError, K0maruError
+from k0maru.errors import (
+    IndexCorruptError,
+    IndexDiskFullError,
+    IndexLockedError,
+    IndexReadOnlyError,
+    K0maruError,
+)
 
 T = TypeVar("T")
 
@@ -128,6 +136,14 @@ def connect(
     return conn
 
 
+CORRUPT_MARK = "index-corrupt"  # beside the index: a reader found it damaged (see corrupt_error)
+_VECTOR_DAMAGE = re.compile(  # sqlite-vec's words for stored vectors it cannot read back
+    r"could not fetch vector data|could not find a row with rowid|blob read error"
+    r"|(?:validity|rowids|vectors?) (?:blob )?size (?:doesn't match|mismatch)",
+    re.I,
+)
+
+
 def translate_error(exc: Exception, path: Path | str) -> K0maruError:
     """Turn an SQLite exception into a one-line, actionable error naming the file."""
     text = " ".join(str(exc).split())[:200]
@@ -139,16 +155,51 @@ def translate_error(exc: Exception, path: Path | str) -> K0maruError:
         return IndexReadOnlyError(
             f"{path}: the index cannot be written ({text}); make .k0maru/ writable"
         )
-    if "not a database" in text or "malformed" in text or "corrupt" in text:
+    if (
+        "not a database" in text
+        or "malformed" in text
+        or "corrupt" in text
+        or _VECTOR_DAMAGE.search(text)
+    ):
         return corrupt_error(path, text)
+    if "disk is full" in text or ("I/O error" in text and disk_full(path)):
+        return IndexDiskFullError(
+            f"{path}: the disk is full ({text}); free some space, then run `k0maru scan` "
+            "(searches answer from the index as it is)"
+        )
     return K0maruError(f"{path}: SQLite error: {text}")
 
 
+def disk_full(path: Path | str) -> bool:
+    """Whether the filesystem holding `path` has less than 1 MiB left for this user."""
+    try:
+        st = os.statvfs(Path(path).parent)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 1 << 20
+
+
 def corrupt_error(path: Path | str, detail: str) -> IndexCorruptError:
-    """The one corrupt-index line, whatever found the damage."""
-    return IndexCorruptError(
+    """The one corrupt-index line, whatever found the damage. The finding is kept beside the index
+    (`CORRUPT_MARK`, naming the file's inode), so writers stop on it too until a rebuild replaces the file."""
+    error = IndexCorruptError(
         f"{path}: index is corrupt ({detail}); run `k0maru scan --rebuild` (your notes are untouched)"
     )
+    with suppress(OSError, ValueError):
+        inode = os.stat(path).st_ino
+        Path(path).with_name(CORRUPT_MARK).write_text(f"{inode}\n{error}\n", encoding="utf-8")
+    return error
+
+
+def known_corrupt(path: Path) -> IndexCorruptError | None:
+    """The corruption a reader found in this very index file (not one a rebuild has since replaced)."""
+    try:
+        inode, line = path.with_name(CORRUPT_MARK).read_text(encoding="utf-8").split("\n", 1)
+        if int(inode) == os.stat(path).st_ino:
+            return IndexCorruptError(line.strip())
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def retry_locked(fn: Callable[[], T], path: Path, wait_s: float = 10.0) -> T:

@@ -17,6 +17,8 @@ class CachedDoc:
     mtime_ns: int
     size: int
     xxh3_64: str
+    ctime_ns: int = 0
+    inode: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +37,7 @@ class DocumentStore(BaseStore):
 
     def cached_documents(self, paths: Iterable[str] | None = None) -> dict[str, CachedDoc]:
         """path -> what the index knows of it; all documents, or just `paths` (the git hook's few files)."""
-        sql = "SELECT id, path, mtime_ns, size, xxh3_64 FROM documents"
+        sql = "SELECT id, path, mtime_ns, size, xxh3_64, ctime_ns, inode FROM documents"
         if paths is None:
             rows = self.conn.execute(sql).fetchall()
         else:
@@ -47,8 +49,8 @@ class DocumentStore(BaseStore):
                     f"{sql} WHERE path IN ({','.join('?' * len(part))})", part
                 ).fetchall()
         return {
-            path: CachedDoc(doc_id, mtime, size, digest)
-            for doc_id, path, mtime, size, digest in rows
+            path: CachedDoc(doc_id, mtime, size, digest, ctime, inode)
+            for doc_id, path, mtime, size, digest, ctime, inode in rows
         }
 
     def upsert_document(  # noqa: PLR0913 - one parameter per column
@@ -64,20 +66,24 @@ class DocumentStore(BaseStore):
         doc_id: int | None,
         kind: str | None = None,
         note_date: float | None = None,
+        ctime_ns: int = 0,
+        inode: int = 0,
     ) -> int:
         fm = json.dumps(frontmatter, default=str, ensure_ascii=False)
         now = time.time()
         if doc_id is None:
             cur = self.conn.execute(
                 "INSERT INTO documents(path, mtime_ns, size, xxh3_64, title, stem, frontmatter, body, indexed_at,"
-                " kind, note_date) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (path, mtime_ns, size, digest, title, stem, fm, body, now, kind, note_date),
+                " kind, note_date, ctime_ns, inode) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (path, mtime_ns, size, digest, title, stem, fm, body, now, kind, note_date)
+                + (ctime_ns, inode),
             )
             return int(cur.lastrowid)
         self.conn.execute(
             "UPDATE documents SET mtime_ns=?, size=?, xxh3_64=?, title=?, stem=?, frontmatter=?, body=?, indexed_at=?,"
-            " kind=?, note_date=? WHERE id=?",
-            (mtime_ns, size, digest, title, stem, fm, body, now, kind, note_date, doc_id),
+            " kind=?, note_date=?, ctime_ns=?, inode=? WHERE id=?",
+            (mtime_ns, size, digest, title, stem, fm, body, now, kind, note_date)
+            + (ctime_ns, inode, doc_id),
         )
         return doc_id
 
@@ -130,9 +136,13 @@ class DocumentStore(BaseStore):
         sql = "SELECT d.id FROM documents d" + (" WHERE " + " AND ".join(where) if where else "")
         return {i for (i,) in self.conn.execute(sql, args)}
 
-    def touch_document(self, doc_id: int, mtime_ns: int, size: int) -> None:
+    def touch_document(
+        self, doc_id: int, mtime_ns: int, size: int, ctime_ns: int = 0, inode: int = 0
+    ) -> None:
+        """A file whose stat moved but whose content did not: only its stat signature is stored."""
         self.conn.execute(
-            "UPDATE documents SET mtime_ns=?, size=? WHERE id=?", (mtime_ns, size, doc_id)
+            "UPDATE documents SET mtime_ns=?, size=?, ctime_ns=?, inode=? WHERE id=?",
+            (mtime_ns, size, ctime_ns, inode, doc_id),
         )
 
     def delete_documents(self, doc_ids: Sequence[int]) -> None:

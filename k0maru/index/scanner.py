@@ -1,4 +1,5 @@
-"""IncrementalScanner: known path? -> same mtime and size? -> same xxh3_64? Only then parse.
+"""IncrementalScanner: known path? -> same stat signature (mtime, size, ctime, inode)? -> same
+xxh3_64? Only then parse.
 
 Unchanged files cost one stat() and no read. A scan writes in batches of at most `BATCH_SECONDS` of
 work, each one transaction, so another process (a git hook) never waits long for the write lock; a
@@ -16,9 +17,17 @@ from pathlib import Path
 
 from k0maru.config import Settings
 from k0maru.index import PARSER_VERSION
-from k0maru.index.markdown import Link, chunk_note, hash_bytes, parse_note
+from k0maru.index.markdown import (
+    Link,
+    ParsedNote,
+    chunk_note,
+    hash_bytes,
+    parse_note,
+    split_frontmatter,
+)
 from k0maru.index.store import CachedDoc, Store
 from k0maru.index.walker import Entry, VaultWalker
+from k0maru.text import printable
 
 ProgressFn = Callable[[int, int], None]
 _BINARY_PROBE = 8192
@@ -89,6 +98,7 @@ class IncrementalScanner:
             full = True
         entries = list(self._entries(only))
         result, work, gone = self._diff(entries, self.store.cached_documents(only), full, only)
+        gone = self._listed(gone)
         if only is None:
             result.symlinks = self.walker.linked
             result.skipped += len(self.walker.skips)
@@ -109,7 +119,7 @@ class IncrementalScanner:
                     seen = {e.rel for e in entries}
                     cached = self.store.cached_documents(only)
                     scope = cached.keys() if only is None else {p for p in only if p in cached}
-                    gone = [(p, cached[p].id) for p in scope if p not in seen]
+                    gone = self._listed([(p, cached[p].id) for p in scope if p not in seen])
                 if gone:
                     self.store.delete_documents([doc_id for _, doc_id in gone])
                     result.removed += len(gone)
@@ -157,6 +167,8 @@ class IncrementalScanner:
                             and not full
                             and known.mtime_ns == entry.mtime_ns
                             and known.size == entry.size
+                            and known.ctime_ns == entry.ctime_ns
+                            and known.inode == entry.inode
                         ):
                             result.unchanged += 1
                             continue
@@ -180,6 +192,7 @@ class IncrementalScanner:
         entries = list(self._entries(None))
         cached = self.store.cached_documents()
         _, work, gone = self._diff(entries, cached, False, None)
+        gone = self._listed(gone)
         return {
             "new": sum(1 for _, k in work if k is None),
             "changed": sum(1 for _, k in work if k is not None),
@@ -190,7 +203,7 @@ class IncrementalScanner:
     def _diff(
         entries: list[Entry], cached: dict[str, CachedDoc], full: bool, only: list[str] | None
     ) -> tuple[ScanResult, list[tuple[Entry, CachedDoc | None]], list[tuple[str, int]]]:
-        """Level 1 and 2 of the filter: unknown path -> work; same mtime and size -> unchanged."""
+        """Level 1 and 2 of the filter: unknown path -> work; same stat signature -> unchanged."""
         result = ScanResult()
         seen: set[str] = set()
         work: list[tuple[Entry, CachedDoc | None]] = []
@@ -202,6 +215,8 @@ class IncrementalScanner:
                 and not full
                 and known.mtime_ns == entry.mtime_ns
                 and known.size == entry.size
+                and known.ctime_ns == entry.ctime_ns
+                and known.inode == entry.inode
             ):
                 result.unchanged += 1
                 continue
@@ -247,7 +262,7 @@ class IncrementalScanner:
         result.bytes_read += len(data)
         digest = hash_bytes(data)
         if known is not None and known.xxh3_64 == digest and not full:
-            store.touch_document(known.id, entry.mtime_ns, entry.size)
+            store.touch_document(known.id, entry.mtime_ns, entry.size, entry.ctime_ns, entry.inode)
             result.unchanged += 1
             result.touched += 1
             return False, []
@@ -271,7 +286,10 @@ class IncrementalScanner:
             return known is not None, []
         if text.startswith("\ufeff"):
             text = text[1:]
-        note = parse_note(entry.rel, text)
+        note = _parse(entry.rel, text)
+        if note is None:
+            self._skip(result, entry, known, "the parser failed on it; please report it")
+            return known is not None, []
         result.warnings.extend(note.warnings)
         stem = entry.rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
         doc_id = store.upsert_document(
@@ -286,6 +304,8 @@ class IncrementalScanner:
             known.id if known else None,
             note.kind,
             note.date,
+            entry.ctime_ns,
+            entry.inode,
         )
         if known is not None or note.tags:
             store.set_tags(doc_id, note.tags, new=known is None)
@@ -306,6 +326,11 @@ class IncrementalScanner:
                 result.modified += 1
         return True, [(doc_id, link) for link in note.links]
 
+    def _listed(self, gone: list[tuple[str, int]]) -> list[tuple[str, int]]:
+        """The vanished notes, less those in a folder the walk could not list (not known to be gone)."""
+        folders = tuple(self.walker.unreadable)
+        return [g for g in gone if not g[0].startswith(folders)] if folders else gone
+
     def _skip(self, result: ScanResult, entry: Entry, known: CachedDoc | None, why: str) -> None:
         result.skipped += 1
         result.warnings.append(f"skipped {entry.rel}: {why}")
@@ -322,3 +347,21 @@ def wide_text(head: bytes) -> bool:
         return True
     half = len(head) // 2
     return half >= 8 and max(head[0::2].count(0), head[1::2].count(0)) >= 0.9 * half
+
+
+def _parse(rel: str, text: str) -> ParsedNote | None:
+    """The note parsed, its title without control characters (titles reach terminals). One note never
+    stops a scan: if the parser fails on its frontmatter all the same, it is parsed without it (one
+    warning), and None when even that fails."""
+    try:
+        note = parse_note(rel, text)
+    except Exception as exc:  # noqa: BLE001 - one note never stops the scan
+        try:
+            body = split_frontmatter(text)[1]
+            note = parse_note(rel, body)
+        except Exception:  # noqa: BLE001
+            return None
+        note.body_line = text.count("\n", 0, len(text) - len(body)) + 1
+        note.warnings.append(f"{rel}: frontmatter unusable ({exc}); indexed without frontmatter")
+    note.title = printable(note.title).strip() or "untitled"
+    return note

@@ -161,4 +161,13 @@ MIGRATIONS: list[str] = [
         DELETE FROM vec_chunks WHERE rowid = old.id;
     END;
     """,
+    # 8: a file's stat signature is git's: mtime, size, ctime and inode, so an edit that keeps the size and
+    # restores the mtime (`cp -p`, `rsync -a`, `tar x`, `touch -r`) is seen; every file is read (not
+    # re-parsed) once, on the first scan after this step
+    """
+    ALTER TABLE documents ADD COLUMN ctime_ns INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE documents ADD COLUMN inode INTEGER NOT NULL DEFAULT 0;
+    DROP INDEX documents_stat;
+    CREATE INDEX documents_stat ON documents(path, mtime_ns, size, xxh3_64, ctime_ns, inode);
+    """,
 ]

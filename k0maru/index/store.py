@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from k0maru.errors import IndexReadOnlyError, K0maruError
+from k0maru.errors import IndexDiskFullError, IndexReadOnlyError, K0maruError
 from k0maru.fsutil import ensure_state_dir
 from k0maru.index import db
 from k0maru.index.base_store import db_path
@@ -56,9 +56,17 @@ class Store(DocumentStore, ChunkStore, LinkStore, Bm25Store, VectorStore, Offloa
                     f"{path.parent}: cannot create the index there ({exc.strerror}); "
                     "make the folder writable"
                 ) from None
-        conn = db.connect(path, busy_timeout_ms, readonly=readonly, lean=lean)
+        full: IndexDiskFullError | None = None
+        try:
+            conn = db.connect(path, busy_timeout_ms, readonly=readonly, lean=lean)
+        except IndexDiskFullError as exc:  # no room for the write-ahead log's index: read as it is
+            if not path.exists():
+                raise
+            full, readonly = exc, True
+            conn = db.connect(path, busy_timeout_ms, readonly=True, lean=lean)
         store = cls(vault, conn, path, busy_timeout_ms / 1000)
         store.readonly = readonly
+        store.readonly_why = full
         store.identity = db.file_identity(path)
         try:
             if not readonly:

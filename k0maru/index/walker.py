@@ -22,6 +22,7 @@ class Spec(Protocol):
     def match_file(self, file: str) -> bool: ...
 
 
+_INODE_BITS = (1 << 63) - 1
 ALWAYS_SKIP_DIRS = {
     ".git",
     ".k0maru",
@@ -36,10 +37,15 @@ ALWAYS_SKIP_DIRS = {
 
 
 class Entry(NamedTuple):
+    """A file and its stat signature, as git's index keeps it: mtime, size, ctime and inode, so an edit
+    that keeps the size and restores the mtime (`cp -p`, `rsync -a`, `touch -r`) still shows."""
+
     rel: str
     abspath: str
     mtime_ns: int
     size: int
+    ctime_ns: int = 0
+    inode: int = 0  # st_ino, kept to 63 bits (a signed SQLite integer)
 
 
 class VaultWalker:
@@ -54,7 +60,8 @@ class VaultWalker:
         self._root_ignore = gitignore_spec(list(exclude)) if exclude else None
         self._real_root = os.path.realpath(root)
         self.linked = 0  # symlinks to files inside the vault (indexed at their target)
-        self.skips: list[tuple[str, str]] = []  # (vault path, why) of symlinks not followed
+        self.skips: list[tuple[str, str]] = []  # (vault path, why): symlinks not followed, folders
+        self.unreadable: list[str] = []  # folders that could not be listed ("a/b/")
         self.walked = ""  # the last whole walk's fingerprint (`fingerprint`)
 
     def _included(self, rel: str, name: str) -> bool:
@@ -67,6 +74,7 @@ class VaultWalker:
         is then the walk's fingerprint, taken in directory order."""
         self.linked = 0
         self.skips = []
+        self.unreadable = []
         specs: list[tuple[str, Spec]] = []
         if self._root_ignore is not None:
             specs.append(("", self._root_ignore))
@@ -105,7 +113,16 @@ class VaultWalker:
                             ):
                                 continue
                             st = entry.stat(follow_symlinks=False)
-                            out.append(Entry(rel, entry.path, st.st_mtime_ns, st.st_size))
+                            out.append(
+                                Entry(
+                                    rel,
+                                    entry.path,
+                                    st.st_mtime_ns,
+                                    st.st_size,
+                                    st.st_ctime_ns,
+                                    st.st_ino & _INODE_BITS,
+                                )
+                            )
                         elif entry.is_dir(follow_symlinks=False):
                             name = entry.name
                             rel = f"{rel_dir}{name}/"
@@ -122,7 +139,16 @@ class VaultWalker:
                                 self._symlink(rel, entry.path)
                     except OSError:  # gone, or unreadable, since it was listed
                         continue
-        except OSError:  # unreadable, or gone while listed: what was read of it counts
+        except OSError as exc:  # unreadable, or gone while listed: what was read of it counts
+            if not isinstance(exc, FileNotFoundError):
+                self.unreadable.append(rel_dir)
+                self.skips.append(
+                    (
+                        rel_dir or "./",
+                        f"an unreadable folder ({exc.strerror}); its notes stay as last indexed, "
+                        "check its permissions",
+                    )
+                )
             return
 
     def _symlink(self, rel: str, path: str) -> None:
@@ -170,18 +196,25 @@ class VaultWalker:
             except OSError:
                 continue
             if path.is_file() and not path.is_symlink():
-                yield Entry(rel, str(path), st.st_mtime_ns, st.st_size)
+                yield Entry(
+                    rel,
+                    str(path),
+                    st.st_mtime_ns,
+                    st.st_size,
+                    st.st_ctime_ns,
+                    st.st_ino & _INODE_BITS,
+                )
 
 
 def fingerprint(entries: list[Entry]) -> str:
-    """xxh3-128 of the walk's paths, then of their (mtime_ns, size), in the order given: what a scan that finds
-    nothing to do compares (snapshot.py)."""
+    """xxh3-128 of the walk's paths, then of their stat signatures (mtime, size, ctime, inode), in the order
+    given: what a scan that finds nothing to do compares (snapshot.py)."""
     import xxhash
 
     digest = xxhash.xxh3_128(
         "\n".join(map(itemgetter(0), entries)).encode("utf-8", "surrogateescape")
     )
-    digest.update(array("q", chain.from_iterable(map(itemgetter(2, 3), entries))).tobytes())
+    digest.update(array("q", chain.from_iterable(map(itemgetter(2, 3, 4, 5), entries))).tobytes())
     return digest.hexdigest()
 
 

@@ -4,13 +4,17 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
-from k0maru.fsutil import atomic_write_text
+from k0maru.fsutil import atomic_write_text, read_regular, resolve_inside
 from k0maru.gitutil import head_commit, repo_root
 from k0maru.index.markdown import hash_bytes
 from k0maru.notes.flush import FlushEngine
+from k0maru.text import printable
 
+_HEAD_BYTES = 8192  # where an ADR k0maru wrote holds its decision_key
+_MAX_ADR_BYTES = 1 << 20
 _TRAILER = re.compile(r"^([A-Za-z][\w-]*):\s*(.*)$")
 
 
@@ -40,33 +44,37 @@ def parse_trailers(message: str) -> tuple[dict[str, str], str]:
     return trailers, "\n\n".join(body_parts).strip()
 
 
-def adr_from_head(vault_root: Path) -> dict[str, str] | None:
-    """The ADR that HEAD's `ADR:` trailer asks for, written through the flush engine (idempotent by the
-    decision's content); None when HEAD has no such trailer or the vault is not in a repository."""
+def adr_from_head(vault_root: Path, rev: str = "HEAD") -> dict[str, str] | None:
+    """The ADR that HEAD's (or `rev`'s) `ADR:` trailer asks for, written through the flush engine
+    (idempotent by the decision's content); None when the commit has no such trailer or the vault is not
+    in a repository. Only regular files inside the vault are read or rewritten."""
     repo_dir = repo_root(vault_root)
-    commit = head_commit(repo_dir) if repo_dir is not None else None
+    commit = head_commit(repo_dir, rev) if repo_dir is not None else None
     if commit is None:
         return None
-    summary = commit.summary
+    summary = printable(commit.summary)
     trailers, body = parse_trailers(commit.message)
-    title = trailers.get("adr", "").strip()
+    title = printable(trailers.get("adr", "")).strip()
     if not title:
         return None
-    context = trailers.get("context") or body or summary
-    decision = trailers.get("decision") or (summary if trailers.get("context") or body else "")
-    consequences = trailers.get("consequences", "")
+    context = printable(trailers.get("context") or body or summary, keep="\n")
+    decision = printable(
+        trailers.get("decision") or (summary if trailers.get("context") or body else "")
+    )
+    consequences = printable(trailers.get("consequences", ""))
     key = hash_bytes("\n".join([title, context, decision, consequences]).encode())
     engine = FlushEngine(vault_root)
+    for warning in engine.conventions.warnings:
+        print(f"k0maru: {warning}", file=sys.stderr)
     rule = engine.conventions.rules["adr"]
-    folder = vault_root / rule.folder
+    folder = resolve_inside(vault_root, rule.folder or ".")
     if folder.is_dir():
-        for existing in folder.glob("*.md"):
-            try:
-                head = existing.read_text(encoding="utf-8")[:2000]
-            except (OSError, UnicodeDecodeError):
+        for existing in sorted(folder.glob("*.md")):
+            head = read_regular(existing, _HEAD_BYTES)
+            if head is None or existing.is_symlink():
                 continue
-            if f"decision_key: {key}" in head:
-                rel = existing.relative_to(vault_root).as_posix()
+            if f"decision_key: {key}" in head.decode("utf-8", "replace"):
+                rel = existing.relative_to(vault_root.resolve()).as_posix()
                 return {"outcome": _repoint(existing, commit.sha), "path": rel}
     files = commit.files
     sections = [f"## Context\n\n{context}"]
@@ -74,9 +82,10 @@ def adr_from_head(vault_root: Path) -> dict[str, str] | None:
     if consequences:
         sections.append(f"## Consequences\n\n{consequences}")
     sections.append(
-        "## Commit\n\n" + f"- sha: `{commit.sha}`\n- author: {commit.author} <{commit.email}>\n"
+        "## Commit\n\n"
+        + f"- sha: `{commit.sha}`\n- author: {printable(commit.author)} <{printable(commit.email)}>\n"
         f"- date: {commit.date}\n- changed files:\n"
-        + "\n".join(f"  - `{f}`" for f in files[:50])
+        + "\n".join(f"  - `{printable(f)}`" for f in files[:50])
         + ("\n  - …" if len(files) > 50 else "")
     )
     result = engine.flush(
@@ -87,7 +96,7 @@ def adr_from_head(vault_root: Path) -> dict[str, str] | None:
         extra={
             "status": "accepted",
             "commit": commit.sha,
-            "author": commit.author,
+            "author": printable(commit.author),
             "decision_key": key,
         },
     )
@@ -97,7 +106,10 @@ def adr_from_head(vault_root: Path) -> dict[str, str] | None:
 def _repoint(note: Path, sha: str) -> str:
     """An amended or rebased commit carries the same decision under a new sha: the ADR k0maru wrote for it
     follows (`commit:` and the sha line), atomically; 'up_to_date' when it already names `sha`."""
-    text = note.read_text(encoding="utf-8")
+    data = read_regular(note, _MAX_ADR_BYTES)
+    if data is None or len(data) >= _MAX_ADR_BYTES:
+        return "up_to_date"  # not a file k0maru wrote: left alone
+    text = data.decode("utf-8", "replace")
     m = re.search(r"^commit: ([0-9a-f]{40})$", text, re.M)
     if not m or m.group(1) == sha:
         return "up_to_date"

@@ -23,11 +23,15 @@ from typing import Any
 
 import regex
 
+from k0maru.errors import K0maruError
+from k0maru.fsutil import read_regular, resolve_inside
 from k0maru.index.markdown import split_frontmatter
 from k0maru.index.walker import VaultWalker
+from k0maru.text import printable
 
 KINDS = ("adr", "decision", "card", "log", "skill")
 RULE_FILES = (".k0maru/rules.md", "AGENTS.md", "CONVENTIONS.md")
+_MAX_RULES_BYTES = 1 << 20  # a rules file or a template read past this is cut
 _KIND_WORDS = {
     "adr": ("adr", "adrs", "architecture decision", "architecture decisions"),
     "decision": ("decision", "decisions"),
@@ -90,11 +94,13 @@ class Conventions:
     rules: dict[str, KindRule]
     layout: str  # "johnny-decimal" | "flat"
     rule_files: list[str]
+    warnings: list[str] = field(default_factory=list)  # rules refused, one line each
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "layout": self.layout,
             "rule_files": self.rule_files,
+            "warnings": self.warnings,
             "kinds": {k: r.as_dict() for k, r in self.rules.items()},
         }
 
@@ -145,6 +151,7 @@ class ConventionSniffer:
     def __init__(self, root: Path, include: list[str] | None = None):
         self.root = root
         self.include = include or ["**/*.md"]
+        self.warnings: list[str] = []
 
     def sniff(self) -> Conventions:
         files = [e.rel for e in VaultWalker(self.root, self.include, []).walk()]
@@ -152,6 +159,7 @@ class ConventionSniffer:
         jd = sum(1 for top in {f.split("/", 1)[0] for f in files if "/" in f} if _JD.match(top))
         layout = "johnny-decimal" if jd >= 2 else "flat"
         rules: dict[str, KindRule] = {}
+        self.warnings = []
         explicit, rule_files = self._explicit_rules()
         for kind in KINDS:
             rule = explicit.get(kind)
@@ -169,26 +177,28 @@ class ConventionSniffer:
                     rule.evidence.extend(evidence)
             self._infer_naming(rule, folders.get(rule.folder, []))
             rules[kind] = rule
-        return Conventions(rules, layout, rule_files)
+        return Conventions(rules, layout, rule_files, self.warnings)
 
     # ---- explicit rules --------------------------------------------------------------------------
     def _explicit_rules(self) -> tuple[dict[str, KindRule], list[str]]:
         found: dict[str, KindRule] = {}
         used: list[str] = []
         for name in RULE_FILES:
-            path = self.root / name
-            if not path.is_file():
+            data = read_regular(self.root / name, _MAX_RULES_BYTES)  # no FIFO, device or socket
+            if data is None:
                 continue
             try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                resolve_inside(self.root, name)
+                text = data.decode("utf-8")
+            except (K0maruError, UnicodeDecodeError) as exc:
+                self.warnings.append(f"{name}: not read as rules ({exc})")
                 continue
             used.append(name)
             for n, line in enumerate(text.splitlines(), start=1):
                 self._rule_line(line, f"{name}:{n}", found)
         return found, used
 
-    def _rule_line(self, line: str, where: str, found: dict[str, KindRule]) -> None:
+    def _rule_line(self, line: str, where: str, found: dict[str, KindRule]) -> None:  # noqa: C901 - one rule form after another: naming, template, folder
         def rule(kind: str | None) -> KindRule:
             assert kind is not None
             return found.setdefault(kind, KindRule(kind, "", "", source="rules"))
@@ -202,18 +212,34 @@ class ConventionSniffer:
         m = _RULE_TEMPLATE.match(line)
         if m and _kind_of(m.group(1)):
             kind = _kind_of(m.group(1))
-            template_path = (self.root / m.group(2).strip()).resolve()
-            if self.root.resolve() in template_path.parents and template_path.is_file():
-                fm, _, _ = split_frontmatter(
-                    template_path.read_text(encoding="utf-8", errors="replace")
+            named = m.group(2).strip()
+            try:
+                data = read_regular(resolve_inside(self.root, named), _MAX_RULES_BYTES)
+            except (K0maruError, ValueError, OSError) as exc:  # ValueError: a NUL byte
+                data = None
+                self.warnings.append(
+                    printable(f"{where}: template {named!r} refused ({_reason(exc)})")
                 )
+            if data is not None:
+                fm, _, _ = split_frontmatter(data.decode("utf-8", errors="replace"))
                 rule(kind).template = {k: v for k, v in fm.items() if k not in ("title", "date")}
-                rule(kind).evidence.append(f"{where}: template {m.group(2).strip()}")
+                rule(kind).evidence.append(f"{where}: template {named}")
             return
         m = _RULE_FOLDER.match(line)
         if m and _kind_of(m.group(1)) and not rule(_kind_of(m.group(1))).folder:
             kind = _kind_of(m.group(1))
-            rule(kind).folder = m.group(2).strip().strip("/")
+            folder = m.group(2).strip().strip("/")
+            try:
+                resolve_inside(self.root, folder or ".")
+            except (K0maruError, ValueError, OSError) as exc:
+                self.warnings.append(
+                    printable(
+                        f"{where}: `{line.strip()}` refused ({_reason(exc)}); "
+                        f"the {kind} folder is taken from the layout instead"
+                    )
+                )
+                return
+            rule(kind).folder = folder
             rule(kind).evidence.append(f"{where}: {line.strip()}")
             return
         patterns = _BACKTICK.findall(line)
@@ -285,11 +311,10 @@ class ConventionSniffer:
     def _frontmatter_kinds(self, folder: str, names: list[str]) -> dict[str, int]:
         counts: dict[str, int] = {}
         for name in names:
-            try:
-                with (self.root / folder / name).open("r", encoding="utf-8") as fh:
-                    head = fh.read(1024)
-            except (OSError, UnicodeDecodeError):
+            data = read_regular(self.root / folder / name, 1024)
+            if data is None:
                 continue
+            head = data.decode("utf-8", errors="replace")
             if head.startswith("---"):
                 m = re.search(r"^kind:\s*(\w+)", head, re.M)
                 if m and m.group(1).lower() in KINDS:
@@ -375,6 +400,12 @@ class ConventionSniffer:
             num = f"{n:0{rule.number_width}d}"
             return f"adr-{num}-{slug}.md" if rule.naming == "adr-prefixed" else f"{num}-{slug}.md"
         return f"{slug}.md"
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, K0maruError):
+        return "outside the vault"
+    return "a NUL byte in the path" if "null" in str(exc) else str(exc)
 
 
 def _kind_of(word: str) -> str | None:

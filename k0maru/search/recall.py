@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from k0maru.config import Settings
 from k0maru.errors import K0maruError
+from k0maru.index import db
 from k0maru.index.store import Store
 from k0maru.search import lexical, vectors
 from k0maru.search.filters import Filters
@@ -237,9 +238,15 @@ class Recall:
                 channels = "bm25"
             else:
                 qvec = embedder.embed([query])[0]
-                vec_hits = vectors.search(
-                    self.store, qvec, chunk_k if allowed is None else vectors.KNN_MAX
-                )
+                try:
+                    vec_hits = vectors.search(
+                        self.store, qvec, chunk_k if allowed is None else vectors.KNN_MAX
+                    )
+                except db.DatabaseError as exc:  # a damaged vector page: BM25 still answers
+                    vec_hits, channels = [], "bm25"
+                    warnings.append(
+                        f"vector channel off: {db.translate_error(exc, self.store.path)}"
+                    )
                 if allowed is not None:
                     vec_hits = [h for h in vec_hits if h.doc_id in allowed]
                 ranked["vector"], vec_best = _doc_ranking(vec_hits)

@@ -121,6 +121,8 @@ class VaultSession:
         """Incremental rescan (call it holding `lock`). In a server (`rescan_interval` > 0) a file watcher
         marks what changed and only those paths are indexed again (nothing at all when nothing changed);
         without one, a whole stat walk at most every `rescan_interval` seconds."""
+        from k0maru.index import db
+
         if not self.rescan:
             return
         only: list[str] | None = None
@@ -148,10 +150,19 @@ class VaultSession:
         except (
             IndexReadOnlyError,
             IndexLockedError,
-        ) as exc:  # answer from the index as it is, and say so
+            IndexCorruptError,
+            db.DatabaseError,
+        ) as exc:  # answer from what is readable, and say what to run (a full disk, a damaged page)
+            error = (
+                exc
+                if isinstance(exc, K0maruError)
+                else db.translate_error(exc, db_path(self.vault.root))
+            )
+            if not isinstance(error, IndexReadOnlyError | IndexLockedError | IndexCorruptError):
+                raise error from None
             self._last_scan = time.monotonic()
-            self.warnings = [f"index not refreshed: {exc}"]
-            self._lag.text = f"the index is behind the files: {exc}"
+            self.warnings = [f"index not refreshed: {error}"]
+            self._lag.text = f"the index is behind the files: {error}"
             return
         self._last_scan = time.monotonic()
         self.warnings = report.as_dict()["warnings"]

@@ -36,8 +36,12 @@ def test_corrupt_page_inside_a_valid_index_is_one_line(demo: Path, k0) -> None:
         fh.write(os.urandom(min(200_000, size // 3)))
     for args in (["status"], ["search", "--no-scan", "lease"], ["scan", "--full", "--no-embed"]):
         r = k0(*args, "--vault", str(demo))
-        assert r.returncode == 4, (args, r.stderr)
-        line = one_line_error(r)
+        if args[0] == "search" and r.returncode == 0:  # only vector pages hit: BM25 answers (#32)
+            assert "Traceback" not in r.stderr and r.stdout.startswith(" 1. ")
+            line = next(w for w in r.stderr.splitlines() if "vector channel off" in w)
+        else:
+            assert r.returncode == 4, (args, r.stderr)
+            line = one_line_error(r)
         assert "index is corrupt" in line and "k0maru scan --rebuild" in line and str(path) in line
 
 

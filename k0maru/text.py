@@ -1,0 +1,17 @@
+"""Text that reaches a terminal or a note's title: control characters removed (ESC sequences, \\x01,
+DEL, the C1 range), so a commit trailer or a note cannot move the cursor, recolour or retitle a terminal."""
+
+from __future__ import annotations
+
+import re
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_AND_NEWLINES = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str, keep: str = "") -> str:
+    """`text` without control characters; tabs and newlines become spaces unless `keep` names them
+    ("\\n": lines and tabs are kept, for a multi-line block)."""
+    if keep:
+        return _CONTROL.sub("", text)
+    return _CONTROL_AND_NEWLINES.sub(lambda m: " " if m.group(0) in "\t\n\r" else "", text)
