@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from k0maru.errors import IndexCorruptError, IndexLockedError, IndexReadOnlyError, K0maruError
 from k0maru.index.scanner import ProgressFn
 from k0maru.index.store import db_path
-from k0maru.service.vault import Vault
+from k0maru.index.vault import Vault
 from k0maru.service.watcher import ChangeWatcher
 
 log = logging.getLogger("k0maru.session")
