@@ -1,4 +1,5 @@
-"""Write docs/cli.md from the argparse definitions and docs/mcp.md from the MCP tool list.
+"""Write docs/cli.md from the argparse definitions, docs/mcp.md from the MCP tool list and
+docs/configuration.md from the settings (the commented config.toml that `k0maru init` writes).
 
 python scripts/gen_docs.py          # rewrite both
 python scripts/gen_docs.py --check  # exit 1 when either is out of date (tests/test_docs.py runs it)
@@ -186,7 +187,30 @@ def mcp_markdown() -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-FILES = {"docs/cli.md": cli_markdown, "docs/mcp.md": mcp_markdown}
+def config_markdown() -> str:
+    from k0maru.config import default_config_toml
+
+    intro = [
+        "# Configuration",
+        "",
+        GENERATED.rstrip(),
+        "",
+        "Precedence: defaults < `<vault>/.k0maru/config.toml` < `K0MARU_*` environment variables",
+        "(`K0MARU_EMBED=0`, `K0MARU_MAX_FILE_BYTES=5000000`) < CLI flags. An invalid value fails with one",
+        "line naming the key. `k0maru init` writes the file below, every key commented out at its",
+        "default; uncomment a line to change it. Validated settings are cached in",
+        "`.k0maru/settings.cache.json`, keyed by the file, the variables and the flags.",
+        "",
+        "```toml",
+    ]
+    return "\n".join(intro) + "\n" + default_config_toml().rstrip() + "\n```\n"
+
+
+FILES = {
+    "docs/cli.md": cli_markdown,
+    "docs/mcp.md": mcp_markdown,
+    "docs/configuration.md": config_markdown,
+}
 
 
 def main() -> int:

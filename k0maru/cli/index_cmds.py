@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from k0maru.cli.output import Adder, emit, opened_nothing, say_vault, service, warn
+from k0maru.cli.output import Adder, emit, say_vault, service, warn
 from k0maru.errors import K0maruError
 from k0maru.service.operations import unchanged_scan
 
@@ -42,10 +42,7 @@ def scan(
         raise K0maruError(f"--max-file-bytes must be at least 1, not {max_file_bytes}")
     flags: dict[str, Any] = {"include": include, "max_file_bytes": max_file_bytes, "embed": embed}
     data = None if full or rebuild else unchanged_scan(str(resolve_vault(vault)), **flags)
-    if (
-        data is not None
-    ):  # nothing to do, found from a walk and a look at the index files: nothing was opened
-        opened_nothing()
+    if data is not None:  # nothing to do, found from a walk and a look at the index files
         say_vault(resolve_vault(vault), as_json)
         print_scan(data, as_json)
         return 0
@@ -140,7 +137,8 @@ def status(vault: str | None, as_json: bool) -> int:
         print(f"sqlite     {info['sqlite']}")
         print(f"model      {info['model'] or 'none: ' + str(info['model_warning'])}")
         print(
-            f"documents  {info['documents']}   chunks {info['chunks']} ({info['chunks_embedded']} embedded)"
+            f"documents  {info['documents']:,}   chunks {info['chunks']:,} "
+            f"({info['chunks_embedded']:,} embedded)"
         )
         if info["chunks_pending_embedding"]:
             print(
@@ -152,7 +150,8 @@ def status(vault: str | None, as_json: bool) -> int:
                 )
             )
         print(
-            f"links      {info['links']} ({info['links_resolved']} resolved)   offloads {info['offloads']}"
+            f"links      {info['links']:,} ({info['links_resolved']:,} resolved)   "
+            f"offloads {info['offloads']:,}"
         )
         if info["bm25_main_chunks"] is None:
             print("bm25       not built yet (the first search or scan builds it)")

@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 def offload(
     vault: str | None, as_json: bool, threshold: int | None, task_id: str | None, cmd: list[str]
 ) -> int:
+    from k0maru.index.vault import Vault
     from k0maru.offload import records
     from k0maru.offload.runner import run_offload, why
-    from k0maru.service.vault import Vault
 
     command = list(cmd)
     if command and command[0] == "--":
@@ -161,7 +161,7 @@ def log_show(
         slices.parse_range(lines)  # bad input is refused before the index is opened
     if grep is not None:
         slices.grep(Path(os.devnull), grep, fixed=fixed_strings)
-    if not index_exists(vault):
+    if not index_exists(vault) and not _has_sidecars(vault):
         raise NotFoundError(
             f"unknown log node {node[:40]!r}: nothing was offloaded in this vault yet "
             "(`k0maru offload -- CMD` records one)"

@@ -14,15 +14,6 @@ from typing import Any
 from k0maru.text import printable
 
 Adder = Callable[..., argparse.ArgumentParser]
-OPENED_NOTHING: list[
-    bool
-] = []  # set by a command that opened no index, thread or temporary file (`opened_nothing`)
-
-
-def opened_nothing() -> None:
-    """Say that this command opened nothing that needs closing: the `k0maru` command then leaves without the
-    interpreter's teardown (~5 ms of a ~80 ms no-change scan); a caller of `main()` is not affected."""
-    OPENED_NOTHING.append(True)
 
 
 def common(p: argparse.ArgumentParser, json: bool = True) -> None:
@@ -39,10 +30,30 @@ def common(p: argparse.ArgumentParser, json: bool = True) -> None:
 
 
 def emit(as_json: bool, payload: Any, human: Callable[[], None]) -> None:
+    """JSON on stdout, or the human lines, whose note-borne text (titles, snippets, rules lines, paths)
+    reaches the terminal without control characters."""
     if as_json:
         print(json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str))
-    else:
+        return
+    out = sys.stdout
+    sys.stdout = _Printable(out)
+    try:
         human()
+    finally:
+        sys.stdout = out
+
+
+class _Printable:
+    """A text stream that drops control characters (ESC, \x01, ...) but tabs and newlines."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(printable(text, keep="\n"))  # type: ignore[no-any-return]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def warn(lines: Sequence[str]) -> None:
@@ -68,27 +79,25 @@ def service(
     Names the vault it opened on stderr first."""
     from k0maru.progress import LazyProgress
     from k0maru.service.operations import Service
-    from k0maru.service.session import VaultSession
-    from k0maru.service.vault import Vault
 
     with LazyProgress("scanning", not as_json) as sp, LazyProgress("embedding", not as_json) as ep:
-        opened = Vault.open(vault, create=create, **settings)
-        say_vault(opened.root, as_json)
-        opened.one_shot = True
-        session = VaultSession(
-            opened,
+        svc = Service.open(
+            vault,
+            settings=settings,
+            create=create,
+            one_shot=True,
             rescan_interval=0,
             embed="worker",
             rescan=rescan,
             scan_progress=sp,
             embed_progress=ep,
         )
-        svc = Service(session)
+        say_vault(svc.vault.root, as_json)
         try:
             yield svc
         finally:
             svc.close()
-    warn(once_per_change(opened.root, session.warnings))
+    warn(once_per_change(svc.vault.root, svc.live.warnings))
 
 
 SKIPPED = re.compile(r"skipped (.+?): ")
@@ -150,7 +159,6 @@ def count(text: str) -> int:
 
 def index_exists(vault: str | None) -> bool:
     """Whether the vault already has an index file (a read-only command then need not create one)."""
-    from k0maru.index.store import db_path
-    from k0maru.layout import resolve_vault
+    from k0maru.layout import DB_FILE, STATE_DIR, resolve_vault
 
-    return db_path(resolve_vault(vault)).exists()
+    return (resolve_vault(vault) / STATE_DIR / DB_FILE).exists()

@@ -56,8 +56,8 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
         capture_output=True,
         check=False,
     )
+    from k0maru.index.vault import Vault
     from k0maru.offload import records
-    from k0maru.service.vault import Vault
 
     with Vault.open(demo) as v:
         node = records.list_all(v.store)[0].node_id
@@ -255,7 +255,7 @@ def test_errors_are_tool_errors_and_server_survives(demo: Path) -> None:
 def test_concurrent_reindex_during_calls(demo: Path) -> None:
     """A writer rewrites notes and rescans while the agent calls recall: no error reaches the agent."""
     writer_code = (
-        "import sys, time; from pathlib import Path; from k0maru.service.vault import Vault\n"
+        "import sys, time; from pathlib import Path; from k0maru.index.vault import Vault\n"
         "root = Path(sys.argv[1])\n"
         "for i in range(12):\n"
         "    (root / f'hook-note-{i % 3}.md').write_text(f'# Hook {i}\\nlease renewal churn {i}\\n')\n"
