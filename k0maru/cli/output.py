@@ -39,10 +39,30 @@ def common(p: argparse.ArgumentParser, json: bool = True) -> None:
 
 
 def emit(as_json: bool, payload: Any, human: Callable[[], None]) -> None:
+    """JSON on stdout, or the human lines, whose note-borne text (titles, snippets, rules lines, paths)
+    reaches the terminal without control characters."""
     if as_json:
         print(json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str))
-    else:
+        return
+    out = sys.stdout
+    sys.stdout = _Printable(out)  # type: ignore[assignment]
+    try:
         human()
+    finally:
+        sys.stdout = out
+
+
+class _Printable:
+    """A text stream that drops control characters (ESC, \x01, ...) but tabs and newlines."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(printable(text, keep="\n"))  # type: ignore[no-any-return]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def warn(lines: Sequence[str]) -> None:

@@ -112,6 +112,10 @@ def test_control_characters_in_a_trailer_never_reach_a_title_or_terminal(repo: P
     r = k0("search", "--vault", str(repo), "--mode", "bm25", "quokka")
     assert r.returncode == 0 and "quokka" in r.stdout
     assert "\x1b" not in r.stdout and "\x01" not in r.stdout
+    write(repo, "AGENTS.md", "- log naming: `YYYY-MM-DD-title.md` \x1b]0;pwned\x07\x1b[2J\n")
+    r = k0("conventions", "--vault", str(repo))
+    assert r.returncode == 0 and "YYYY-MM-DD-title.md" in r.stdout and "]0;pwned" in r.stdout
+    assert not any(c in r.stdout for c in "\x1b\x07\x01")
 
 
 def test_adr_trailers_arriving_by_pull_and_merge_write_adrs(repo: Path, k0, tmp_path: Path) -> None:
