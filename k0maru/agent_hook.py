@@ -4,8 +4,9 @@ It reads the host's hook input on stdin and, when the agent's shell command runs
 tool, answers with the same command routed through `k0maru offload -- ...`, so a long log is stored and
 the agent reads a short summary. Everything else is left alone, and so is anything it cannot read with
 certainty (command substitution, subshells, heredocs, pipelines, redirections, background jobs): a
-command it does not rewrite runs exactly as the agent wrote it. It imports only json and shlex, and
-fails silent (exit 0, no output): a broken hook must never stop the agent's command.
+command it does not rewrite runs exactly as the agent wrote it. It imports json and shlex only for an
+input that names one of the tools, and fails silent (exit 0, no output): a broken hook must never stop
+the agent's command.
 
 The tools are a list of command prefixes (`COMMANDS`); `.k0maru/agent-hook.toml` in the project (or a
 folder above the command's cwd) may set `commands = [...]` (replacing it), `extra_commands` or `skip`.
@@ -13,9 +14,7 @@ folder above the command's cwd) may set `commands = [...]` (replacing it), `extr
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
 import sys
 
 TYPE_CHECKING = False
@@ -190,6 +189,8 @@ def rewrite_segment(text: str, commands: list[list[str]]) -> int | None:
     if ">" in text.replace("2>&1", "") or "<" in text:
         return None  # output already goes to a file (or input comes from one)
     try:
+        import shlex  # with json, most of the hook's start: only for a command that may be rewritten
+
         words = shlex.split(text.replace("2>&1", ""))
     except ValueError:
         return None
@@ -281,15 +282,37 @@ def answer(event: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
+def may_rewrite(raw: str, cwd: str) -> bool:
+    """Whether the raw hook input can hold a command to rewrite, read without parsing it: a Bash call
+    naming one of the tools, or a project with its own command list. Most commands an agent runs are
+    neither, and then the hook answers without importing json."""
+    if '"Bash"' not in raw:
+        return False
+    if any(command in raw for command in COMMANDS):
+        return True
+    folder = os.path.abspath(cwd)
+    while not os.path.isfile(os.path.join(folder, ".k0maru", "agent-hook.toml")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+    return True
+
+
 def main() -> int:
     if os.environ.get("K0MARU_HOOK") == "off":
         return 0
     try:
-        out = answer(json.loads(sys.stdin.read() or "{}"))
+        raw = sys.stdin.read()
+        if not may_rewrite(raw, os.getcwd()):
+            return 0
+        import json
+
+        out = answer(json.loads(raw or "{}"))
+        if out is not None:
+            sys.stdout.write(json.dumps(out))
     except Exception:  # noqa: BLE001 - a hook that fails must let the command run as written
         return 0
-    if out is not None:
-        sys.stdout.write(json.dumps(out))
     return 0
 
 

@@ -282,15 +282,20 @@ def _is_ours(group: Any) -> bool:
     )
 
 
-def connect_hooks(host: str, vault: Path, write: bool = True, remove: bool = False) -> Change:
-    """Install (or remove) the PreToolUse hook that routes test/build/lint commands through `k0maru
-    offload` (`k0maru-hook`, k0maru/agent_hook.py), for the hosts whose hooks can rewrite a command."""
+def hook_file(host: str, vault: Path) -> Path:
+    """The file holding `host`'s command hooks, or one line saying why the host has none."""
     if host not in HOOK_FILES:
         raise K0maruError(
             f"{host} cannot run k0maru's command hook: {NO_HOOKS.get(host, 'unknown host')}; the "
             "server's instructions ask the agent to use `k0maru offload` instead"
         )
-    path = _inside(vault, HOOK_FILES[host])
+    return _inside(vault, HOOK_FILES[host])
+
+
+def connect_hooks(host: str, vault: Path, write: bool = True, remove: bool = False) -> Change:
+    """Install (or remove) the PreToolUse hook that routes test/build/lint commands through `k0maru
+    offload` (`k0maru-hook`, k0maru/agent_hook.py), for the hosts whose hooks can rewrite a command."""
+    path = hook_file(host, vault)
     old = _read(path)
     text = old or ""
     data = _parse_json(text, path)
@@ -316,7 +321,10 @@ def connect_hooks(host: str, vault: Path, write: bool = True, remove: bool = Fal
         outcome = "up_to_date" if new == old else "created" if old is None else "updated"
     if write and new != text:
         _write(path, old, new)
-    return Change(host, path, outcome, new)
+    warning = None
+    if not remove and shutil.which(HOOK_COMMAND) is None:
+        warning = f"`{HOOK_COMMAND}` is not on PATH here; the host runs it from PATH"
+    return Change(host, path, outcome, new, warning)
 
 
 def _entry(host: str, vault: Path, text: str) -> Any:

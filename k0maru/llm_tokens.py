@@ -16,6 +16,7 @@ import binascii
 import gzip
 import importlib.util
 import io
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -64,20 +65,61 @@ class _Encoder:
         import tiktoken
 
         self.extra = extra
-        ranks: dict[bytes, int] = {}
-        # the file is "base64(token) rank" per line, ranks in line order; read a line at a time, so a
-        # token left out never sits between kept ones in memory
-        with io.BytesIO(gzip.decompress(vocabulary_file().read_bytes())) as lines:
-            for rank, line in enumerate(lines):
-                token = binascii.a2b_base64(line[: line.index(b" ")])
-                if token.isascii() or extra.issuperset(token.translate(None, _ASCII)):
-                    ranks[token] = rank
+        ranks = _cached_ranks(extra)
         self.size = len(ranks)
         self.encoding = tiktoken.Encoding(
             ENCODING, pat_str=_O200K_PATTERN, mergeable_ranks=ranks, special_tokens={}
         )
         # tiktoken keeps the dict for a pure-Python path k0maru never takes; its Rust core holds its own copy
         self.encoding._mergeable_ranks = {}
+
+
+def _read_ranks(vocabulary: Path, extra: frozenset[int]) -> dict[bytes, int]:
+    ranks: dict[bytes, int] = {}
+    # the file is "base64(token) rank" per line, ranks in line order; read a line at a time, so a
+    # token left out never sits between kept ones in memory
+    with io.BytesIO(gzip.decompress(vocabulary.read_bytes())) as lines:
+        for rank, line in enumerate(lines):
+            token = binascii.a2b_base64(line[: line.index(b" ")])
+            if token.isascii() or extra.issuperset(token.translate(None, _ASCII)):
+                ranks[token] = rank
+    return ranks
+
+
+def _cached_ranks(extra: frozenset[int]) -> dict[bytes, int]:
+    """The ranks of the tokens made of ASCII and `extra` bytes, kept once per user (a marshal file under
+    the cache folder, keyed by the vocabulary file and this Python): reading 200,000 base64 lines is most
+    of the counter's build, and the first MCP answer and every offload wait for it."""
+    import hashlib
+    import marshal
+    import os
+
+    vocabulary = vocabulary_file()
+    try:
+        st = vocabulary.stat()
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except (OSError, RuntimeError):  # no home directory to speak of
+        return _read_ranks(vocabulary, extra)
+    key = hashlib.sha1(
+        f"{vocabulary.resolve()}|{st.st_size}|{st.st_mtime_ns}|{sorted(extra)}|"
+        f"{marshal.version}|{sys.version}".encode()
+    ).hexdigest()[:16]
+    cached = base / "k0maru" / "tokens" / f"{ENCODING}-{key}.marshal"
+    try:
+        ranks = marshal.loads(cached.read_bytes())
+        if isinstance(ranks, dict):
+            return ranks
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    ranks = _read_ranks(vocabulary, extra)
+    try:  # written whole or not at all; a cache that cannot be written costs only the time
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(marshal.dumps(ranks))
+        os.replace(tmp, cached)
+    except OSError:
+        pass
+    return ranks
 
 
 _lock = threading.Lock()

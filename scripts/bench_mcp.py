@@ -1,11 +1,13 @@
-"""MCP benchmark: server start to `initialize` and to the first `recall_memory` answer (cold, model load
-included, median of runs) beside the floor of a bare `import mcp` in the same run; the server's RSS once
+"""MCP benchmark: server start to the first `recall_memory` answer, sent right after `initialize` (as
+agents call it) and after 1 s idle (initialize + recall, the idle second not counted), each beside the
+floor of a bare `import mcp` process in the same run (median of interleaved runs, and the ratios); the server's RSS once
 initialized and idle, and after the first vector query; warm `recall_memory` round trips (p50/p95) over
-stdio; and what each 8-hit answer costs the agent (o200k tokens of everything the tool returns: structured
-content and text), per query and in total, on a generated vault or the demo vault (`--vault
+stdio; and what each 8-hit answer costs the agent (o200k tokens of the part a host passes the model:
+structured content or text, the larger), per query and in total, on a generated vault or the demo vault (`--vault
 examples/vault` is copied first, so the checkout stays clean).
 
     python scripts/bench_mcp.py [--vault DIR | --keep DIR | --notes 5000] [--starts 5] [--calls 100] [--json]
+    python scripts/bench_mcp.py --sizes --keep DIR   # each tool's answer, per part a host passes the model
 
 Index the vault first (`--keep DIR` generates it there once and uses it in place; `k0maru scan --vault DIR`
 indexes it), or the first start pays for it.
@@ -31,6 +33,8 @@ from vaultgen import SYMBOLS, WORDS, generate  # noqa: E402
 
 
 def answer_tokens(res) -> int:  # noqa: ANN001 - an mcp CallToolResult
+    """What a host passes the model: the structured content as JSON (Claude Code, VS Code, Codex) or the
+    text blocks (text-only clients), whichever is larger, since each part holds the whole answer."""
     from k0maru.llm_tokens import count_tokens
 
     # as the SDK sends it (pydantic's JSON: other scripts as UTF-8, not \u escapes)
@@ -39,9 +43,8 @@ def answer_tokens(res) -> int:  # noqa: ANN001 - an mcp CallToolResult
         if res.structured_content
         else ""
     )
-    return count_tokens(sent) + sum(
-        count_tokens(c.text) for c in res.content if getattr(c, "text", None)
-    )
+    text = "".join(c.text for c in res.content if getattr(c, "text", None))
+    return max(count_tokens(sent), count_tokens(text))
 
 
 def server_rss_mb(vault: Path) -> float | None:
@@ -67,6 +70,20 @@ def import_floor_s() -> float:
         [sys.executable, "-c", "import mcp.server.mcpserver, mcp.server.stdio"], check=True
     )
     return time.perf_counter() - t0
+
+
+async def immediate_start(vault: Path) -> float:
+    """Server start to the answer of a `recall_memory` sent right after `initialize`, as agents call it."""
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "k0maru", "mcp", "--vault", str(vault)]
+    )
+    t0 = time.perf_counter()
+    async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+        await s.initialize()
+        res = await s.call_tool("recall_memory", {"query": "lease renewal", "limit": 8})
+        took = time.perf_counter() - t0
+        assert not res.is_error, res.content
+    return took
 
 
 async def one_start(
@@ -102,6 +119,76 @@ async def one_start(
     return cold, lat
 
 
+async def _sizes_session(vault: Path) -> dict[str, dict[str, int]]:
+    """One call of each tool (typical arguments) through the SDK's in-memory client: o200k tokens of its
+    structured content (what Claude Code, VS Code and Codex pass the model) and of its text blocks (what
+    text-only clients pass)."""
+    import io
+    import shutil
+
+    from mcp.client.client import Client
+
+    from k0maru.llm_tokens import count_tokens
+    from k0maru.mcp.server import build_server
+    from k0maru.offload import records
+    from k0maru.offload.runner import run_offload
+    from k0maru.service.operations import Service
+    from k0maru.service.vault import Vault
+
+    logs = Path(__file__).resolve().parents[1] / "tests" / "data" / "logs"
+    work = Path(tempfile.mkdtemp(prefix="k0bench-sizes-")) / "vault"
+    shutil.copytree(vault, work)
+    with (
+        Vault.open(work, writes_state=True) as v,
+        (logs / "pytest_many_verbose.log").open("rb") as fh,
+    ):
+        out = run_offload(
+            v.root,
+            None,
+            threshold=50,
+            stdin=fh,
+            out=io.BytesIO(),
+            err=io.BytesIO(),
+            save_record=lambda rec: records.save(v.store, rec),
+        )
+    assert out.record is not None
+    node = out.record.node_id
+    trace = (logs / "rustc_e0502.log").read_text()
+    backtrace = ((logs / "python_raise_from.log").read_text() * 40)[:2000]
+    calls = [
+        ("get_project_loadout", {}),
+        ("recall_memory", {"query": "SQLITE_BUSY during the nightly backup"}),
+        ("recall_memory", {"query": backtrace, "limit": 8}),
+        ("read_note", {"path": "20_Cards/sqlite-busy-timeout.md"}),
+        ("inspect_log_node", {"node_id": node}),
+        ("inspect_log_node", {"node_id": node, "pattern": "ZeroDivisionError", "fixed": True}),
+        ("list_log_nodes", {}),
+        ("flush_session", {"title": "Batch lease renewals", "body": "One call per worker."}),
+        ("distill_session_skill", {"trace": trace}),
+    ]
+    sizes: dict[str, dict[str, int]] = {}
+    with Service.open(str(work)) as service:
+        async with Client(build_server(service)) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            for name, args in calls:
+                if name not in names:
+                    continue
+                res = await client.call_tool(name, args)
+                label = name + (" (2,000-char query)" if args.get("query") == backtrace else "")
+                label += " (summary)" if name == "inspect_log_node" and len(args) == 1 else ""
+                label += " (pattern)" if "pattern" in args else ""
+                structured = json.dumps(
+                    res.structured_content, separators=(",", ":"), ensure_ascii=False
+                )
+                text = "".join(c.text for c in res.content if getattr(c, "text", None))
+                sizes[label] = {
+                    "structured": count_tokens(structured) if res.structured_content else 0,
+                    "text": count_tokens(text),
+                    "raw_log": out.record.raw_tokens if name == "inspect_log_node" else 0,
+                }
+    return sizes
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--vault", type=Path, help="a vault to copy (its index is not copied)")
@@ -112,7 +199,18 @@ def main() -> None:
     ap.add_argument("--starts", type=int, default=5)
     ap.add_argument("--calls", type=int, default=100)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument(
+        "--sizes",
+        action="store_true",
+        help="only the answer size of each tool, per part a host passes the model (in-process)",
+    )
     args = ap.parse_args()
+    if args.sizes:
+        sizes = anyio.run(_sizes_session, args.keep or args.vault or Path("examples/vault"))
+        print(
+            json.dumps(sizes) if args.json else "\n".join(f"{k:>45}: {v}" for k, v in sizes.items())
+        )
+        return
     vault = args.keep or Path(tempfile.mkdtemp(prefix="k0bench-mcp-"))
     vault.mkdir(parents=True, exist_ok=True)
     if args.vault and not args.keep:
@@ -131,19 +229,25 @@ def main() -> None:
         "first_recall_s": [],
         "rss_after_vector_query_mb": [],
     }
-    floors = []
-    for i in range(args.starts):
+    floors, immediate = [], []
+    for i in range(args.starts):  # interleaved, so a change in the machine's load touches all three
         floors.append(import_floor_s())
+        immediate.append(anyio.run(immediate_start, vault))
         cold, lat = anyio.run(
             one_start, vault, args.calls if i == args.starts - 1 else 0, sizes, stats
         )
         colds.append(cold)
         warm.extend(lat)
+    floor = statistics.median(floors)
     out = {
         "notes": sum(1 for _ in vault.rglob("*.md")),
-        "cold_start_to_first_recall_s_median": round(statistics.median(colds), 3),
-        "cold_runs_s": [round(c, 3) for c in colds],
-        "bare_sdk_import_s_median": round(statistics.median(floors), 3),
+        "bare_sdk_import_s_median": round(floor, 3),
+        "immediate_first_recall_s_median": round(statistics.median(immediate), 3),
+        "immediate_ratio_to_sdk_import": round(statistics.median(immediate) / floor, 3),
+        "immediate_runs_s": [round(c, 3) for c in immediate],
+        "idle_cold_start_to_first_recall_s_median": round(statistics.median(colds), 3),
+        "idle_ratio_to_sdk_import": round(statistics.median(colds) / floor, 3),
+        "idle_runs_s": [round(c, 3) for c in colds],
         **{f"{k}_median": round(statistics.median(v), 3) for k, v in stats.items()},
         "warm_recall_p50_ms": round(float(np.percentile(warm, 50)), 2),
         "warm_recall_p95_ms": round(float(np.percentile(warm, 95)), 2),

@@ -87,7 +87,8 @@ def offload_run(path: Path, vault: Path) -> dict[str, float]:
         proc = subprocess.run(
             [sys.executable, "-c", code, str(vault)], stdin=fh, capture_output=True, text=True
         )
-    rec = json.loads(next(line for line in proc.stderr.splitlines() if line.startswith("{")))
+    # `offload --json`: the record on stdout (the summary goes to stderr)
+    rec = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("{")))
     wall_line = next(line for line in proc.stderr.splitlines() if line.startswith("WALL"))
     _, wall, rss_kb, cpu = wall_line.split()
     mb = path.stat().st_size / 1e6

@@ -1,4 +1,5 @@
-"""Write docs/cli.md from the argparse definitions and docs/mcp.md from the MCP tool list.
+"""Write docs/cli.md from the argparse definitions, docs/mcp.md from the MCP tool list and
+docs/configuration.md from the settings (the commented config.toml that `k0maru init` writes).
 
 python scripts/gen_docs.py          # rewrite both
 python scripts/gen_docs.py --check  # exit 1 when either is out of date (tests/test_docs.py runs it)
@@ -106,18 +107,71 @@ def _description(annotation: object) -> str:
     return ""
 
 
+MCP_ANSWERS = """## What the model sees
+
+A tool result carries the answer twice, each part complete: `structuredContent` (compact JSON: fields
+at their default left out, floats to 4 significant digits) and one text block (the same data as
+readable lines: for `recall_memory` the rank, title, `path:lines`, heading path and passage of each hit).
+Hosts pass the model one of the two, so neither is a summary of the other, and each fits the tool's
+`token_budget` (o200k tokens) on its own:
+
+| host | passes the model |
+|---|---|
+| Claude Code | `structuredContent` as JSON when present, else the text (anthropics/claude-code#79944) |
+| VS Code (Copilot agent), Copilot CLI | `structuredContent` when present (microsoft/vscode#290063, github/copilot-cli#3258) |
+| Codex, OpenCode | `structuredContent` when present, else the text (anomalyco/opencode#32074) |
+| Open WebUI, Kimi Code, other text-only clients | the text blocks only |
+
+Nothing is sent twice within a part: an offloaded log's summary goes out once (its Mermaid diagram,
+a picture for people, stays in the console and `k0maru log show`), and a query pasted as a
+2,000-character backtrace comes back cut to 80 characters. Errors are one line (`is_error`), naming
+the cause of an unforeseen failure (e.g. `flush_session failed: FileExistsError: ...`) and, where the
+agent can act, the tool to call (`list_log_nodes` for an unknown node id), never a shell command.
+
+## Automatic offload (`k0maru connect HOST --hooks`)
+
+| host | hook | what k0maru does |
+|---|---|---|
+| Claude Code | `PreToolUse` (matcher `Bash`) in `.claude/settings.json` | rewrites the command through `updatedInput` |
+| Codex | `PreToolUse` (matcher `Bash`) in `.codex/hooks.json` | rewrites the command through `updatedInput` with `permissionDecision: "allow"` (accepted since openai/codex#20527, May 2026; older releases report the hook as failed and run the command unchanged) |
+| Cursor | `beforeShellExecution` answers allow, deny or ask only; a `preToolUse` `updated_input` is described by third-party adapters, not in a form checked here | no hook; the instructions ask for `k0maru offload` |
+| VS Code, Claude Desktop | no command hook | no hook; the instructions ask for `k0maru offload` |
+
+The hook, `k0maru-hook`, reads the host's hook input on stdin and rewrites a test, build or lint
+command (pytest, cargo test/build/clippy/check, go test/build/vet, npm test / run build, npx
+jest/vitest/tsc/eslint, make and mvn/gradle with build or test goals only, ruff check, mypy, tsc,
+...) into `k0maru offload -- CMD`, keeping every other field of the tool input. It leaves alone what
+it cannot read with certainty (command substitution, subshells, heredocs, pipelines, redirections to
+files, background jobs, several lines, an already wrapped command) and answers nothing when it fails,
+so the command runs as the agent wrote it. The rewritten command is approved (`"allow"`): only the
+listed test/build goals are routed, and the host's deny rules still apply. The list is changed by
+`.k0maru/agent-hook.toml` (`commands = [...]` replaces it, `extra_commands` adds, `skip` removes);
+`K0MARU_HOOK=off` turns the hook off for a session.
+"""
+
+
 def mcp_markdown() -> str:
+    from k0maru.mcp.server import PAGE_SIZE, instructions
     from k0maru.mcp.tools import TOOLS
 
     out = ["# MCP tools", "", GENERATED.rstrip(), ""]
     out += [
         "`k0maru mcp` serves these tools on stdio; register it with `k0maru connect HOST`.",
-        "Notes are also resources, `k0maru://note/<path>`.",
+        "Notes are also resources, `k0maru://note/<path>`: `resources/list` sends them "
+        f"{PAGE_SIZE} at a time (pass `nextCursor` back as `cursor`); the `read_note` tool reads "
+        "one in hosts that do not let the model read resources.",
         "",
+        "The server's instructions (sent at `initialize`, derived from this list):",
+        "",
+        "> " + instructions(),
+        "",
+        MCP_ANSWERS,
     ]
     for spec in TOOLS:
         doc = inspect.getdoc(spec.fn) or ""
+        hints_line = ", ".join(f"`{k}: {str(v).lower()}`" for k, v in spec.annotations().items())
         out += [f"## `{spec.name}` ({spec.title})", "", doc, "", f"Use it {spec.when}.", ""]
+        out += [f"Annotations: {hints_line}.", ""]
         hints = typing.get_type_hints(spec.fn, include_extras=True)
         params = list(inspect.signature(spec.fn).parameters.values())[
             1:
@@ -133,7 +187,30 @@ def mcp_markdown() -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-FILES = {"docs/cli.md": cli_markdown, "docs/mcp.md": mcp_markdown}
+def config_markdown() -> str:
+    from k0maru.config import default_config_toml
+
+    intro = [
+        "# Configuration",
+        "",
+        GENERATED.rstrip(),
+        "",
+        "Precedence: defaults < `<vault>/.k0maru/config.toml` < `K0MARU_*` environment variables",
+        "(`K0MARU_EMBED=0`, `K0MARU_MAX_FILE_BYTES=5000000`) < CLI flags. An invalid value fails with one",
+        "line naming the key. `k0maru init` writes the file below, every key commented out at its",
+        "default; uncomment a line to change it. Validated settings are cached in",
+        "`.k0maru/settings.cache.json`, keyed by the file, the variables and the flags.",
+        "",
+        "```toml",
+    ]
+    return "\n".join(intro) + "\n" + default_config_toml().rstrip() + "\n```\n"
+
+
+FILES = {
+    "docs/cli.md": cli_markdown,
+    "docs/mcp.md": mcp_markdown,
+    "docs/configuration.md": config_markdown,
+}
 
 
 def main() -> int:

@@ -38,7 +38,9 @@ def hooks(vault: str | None, as_json: bool, hooks_action: str) -> int:
             lines.append(f"last background failure: {info['last_error']} (see .k0maru/hooks.log)")
         p = info["pending"]
         lines.append(
-            "index current"
+            f"index unusable: {info['index_error']}"
+            if info["index_error"]
+            else "index current"
             if info["index_current"]
             else f"index behind: {p['new']} new, {p['changed']} changed, {p['removed']} removed file(s), "
             f"{info['chunks_pending_embedding']} chunk(s) without vectors; run `k0maru scan`"

@@ -140,7 +140,8 @@ def status(vault: str | None, as_json: bool) -> int:
         print(f"sqlite     {info['sqlite']}")
         print(f"model      {info['model'] or 'none: ' + str(info['model_warning'])}")
         print(
-            f"documents  {info['documents']}   chunks {info['chunks']} ({info['chunks_embedded']} embedded)"
+            f"documents  {info['documents']:,}   chunks {info['chunks']:,} "
+            f"({info['chunks_embedded']:,} embedded)"
         )
         if info["chunks_pending_embedding"]:
             print(
@@ -152,7 +153,8 @@ def status(vault: str | None, as_json: bool) -> int:
                 )
             )
         print(
-            f"links      {info['links']} ({info['links_resolved']} resolved)   offloads {info['offloads']}"
+            f"links      {info['links']:,} ({info['links_resolved']:,} resolved)   "
+            f"offloads {info['offloads']:,}"
         )
         if info["bm25_main_chunks"] is None:
             print("bm25       not built yet (the first search or scan builds it)")

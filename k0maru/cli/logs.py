@@ -161,7 +161,7 @@ def log_show(
         slices.parse_range(lines)  # bad input is refused before the index is opened
     if grep is not None:
         slices.grep(Path(os.devnull), grep, fixed=fixed_strings)
-    if not index_exists(vault):
+    if not index_exists(vault) and not _has_sidecars(vault):
         raise NotFoundError(
             f"unknown log node {node[:40]!r}: nothing was offloaded in this vault yet "
             "(`k0maru offload -- CMD` records one)"

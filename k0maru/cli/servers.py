@@ -59,6 +59,10 @@ def connect(
         return 0
     if host not in hosts.HOSTS:
         raise K0maruError(f"unknown host {host[:40]!r}; use one of {', '.join(hosts.HOSTS)}")
+    if hooks:
+        hosts.hook_file(
+            host, root
+        )  # a host without command hooks is refused before anything is written
     changes = [hosts.connect(host, root, write=not print_only, remove=remove)]
     if hooks:
         changes.append(hosts.connect_hooks(host, root, write=not print_only, remove=remove))

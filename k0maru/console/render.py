@@ -16,6 +16,7 @@ from k0maru.index.markdown import md_link_key
 _WIKI = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
 _MD_INLINE = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 _EMBED = re.compile(r"!\[\[")  # an embed shows as a link to the embedded note
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
 MAX_NESTING = (
     40  # markdown-it's bound on open blocks (a list level takes two); deeper content is dropped
 )
@@ -73,6 +74,7 @@ def render_markdown(body: str, resolve: Callable[[str], str | None], note_path: 
             return f"{safe_shown}"
         return f"[{safe_shown}](/notes/{quote(path)})"
 
+    body = _COMMENT.sub("", body)  # hidden in any Markdown viewer: not shown as text either
     tokens = _md.parse(_WIKI.sub(wikilink, _MD_INLINE.sub(md_link, _EMBED.sub("[[", body))))
     html = _md.renderer.render(tokens, _md.options, {})
     if any(t.level >= MAX_NESTING - 1 for t in tokens):  # the parser stopped at its bound: say so

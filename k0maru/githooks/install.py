@@ -110,17 +110,27 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
                 hooks[hook] += f" + k0maru's plain hook kept as {legacy.name}"
         else:
             hooks[hook] = "other"
+    from k0maru.errors import K0maruError
+    from k0maru.index import db
     from k0maru.service.vault import Vault
 
-    with Vault.open(vault_root) as vault:
-        pending = vault.pending_changes()
-        unembedded = vault.store.unembedded_chunks()
+    pending: dict[str, int] = {}
+    unembedded, index_error = 0, None
+    try:  # a broken index must not hide which hooks run and what failed
+        with Vault.open(vault_root) as vault:
+            pending = vault.pending_changes()
+            unembedded = vault.store.unembedded_chunks()
+    except (K0maruError, db.DatabaseError) as exc:
+        index_error = str(
+            exc if isinstance(exc, K0maruError) else db.translate_error(exc, str(vault_root))
+        )
     error = vault_root / STATE_DIR / worker.ERROR
     return {
         "hooks": hooks,
         "double": any(DOUBLE in state for state in hooks.values()),
         "last_error": _read(error).strip() if error.is_file() else None,
-        "index_current": not any(pending.values()) and unembedded == 0,
+        "index_error": index_error,
+        "index_current": index_error is None and not any(pending.values()) and unembedded == 0,
         "pending": pending,
         "chunks_pending_embedding": unembedded,
     }

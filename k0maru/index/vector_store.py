@@ -87,20 +87,35 @@ class VectorStore(BaseStore):
         ).fetchall()
 
     # ---- vectors keyed by content ------------------------------------------------------------------
-    def reuse_vectors(self, keep_max: int = KEEP_MAX) -> int:
-        """Give each chunk without a vector the vector of the same text (its hash) when one exists: kept
-        from a deleted chunk (a rename, a move, a branch switched back) or on another chunk; returns how
-        many chunks got one. Then trims the kept vectors to the `keep_max` most recently dropped."""
+    def last_chunk_id(self) -> int:
+        """The highest chunk id (chunks a scan adds get higher ones)."""
+        return int(self.conn.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()[0])
+
+    def reuse_vectors(self, after_id: int = 0, keep_max: int = KEEP_MAX) -> int:
+        """Give each chunk without a vector (above `after_id`: those a scan just added) the vector of the
+        same text (its hash) when one exists: kept from a deleted chunk (a rename, a move, a branch
+        switched back) or on another chunk; returns how many chunks got one. Then trims the kept vectors to
+        the `keep_max` most recently dropped."""
+        # vectors of deleted chunks (a scan deletes after it adds: a rename's old chunks are here by
+        # now), then text repeated on a live chunk, for the chunks this scan added
         pending = self.conn.execute(
-            "SELECT id, hash FROM chunks WHERE embedded = 0 AND"
-            " (hash IN (SELECT hash FROM vector_keep)"
-            "  OR hash IN (SELECT hash FROM chunks WHERE embedded = 1))"
+            "SELECT c.id, c.hash FROM vector_keep k JOIN chunks c ON c.hash = k.hash"
+            " WHERE c.embedded = 0"
         ).fetchall()
+        pending += [
+            (chunk_id, digest)
+            for chunk_id, digest in self.conn.execute(
+                "SELECT id, hash FROM chunks WHERE id > ? AND +embedded = 0", (after_id,)
+            ).fetchall()
+            if self.conn.execute(
+                "SELECT 1 FROM chunks WHERE hash = ? AND embedded = 1 LIMIT 1", (digest,)
+            ).fetchone()
+        ]
         if not pending and not self._keep_over(keep_max):
             return 0
         reused = 0
         with self.transaction():
-            for chunk_id, digest in pending:
+            for chunk_id, digest in dict(pending).items():
                 row = (
                     self.conn.execute(
                         "SELECT embedding FROM vector_keep WHERE hash = ?", (digest,)
@@ -117,7 +132,7 @@ class VectorStore(BaseStore):
                     "INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)", (chunk_id, row[0])
                 )
                 self.conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ?", (chunk_id,))
-                self.conn.execute("DELETE FROM vector_keep WHERE hash = ?", (digest,))
+                self.conn.execute("DELETE FROM vector_keep WHERE hash = ?", (digest,))  # in use
                 reused += 1
             self.conn.execute(
                 "DELETE FROM vector_keep WHERE hash IN"

@@ -31,7 +31,7 @@ def recall_text(r: RecallResult) -> str:
     lines = [head]
     for rank, h in enumerate(r.hits, 1):
         where = h.path + (f":{h.lines}" if h.lines else "")
-        heading = f" › {h.heading}" if h.heading else ""
+        heading = f" · section: {h.heading}" if h.heading else ""
         lines.append(f"{rank}. {h.title} · {where}{heading} · score {h.score:.4g}")
         if h.bm25_rank is not None or h.vector_rank is not None:
             lines.append("   " + _explain(h))
@@ -108,7 +108,9 @@ def log_list_text(r: LogNodeList) -> str:
 
 
 def note_text(r: NoteExcerpt) -> str:
-    head = f"{r.path} lines {r.lines} of {r.total_lines}" + (f" › {r.heading}" if r.heading else "")
+    head = f"{r.path} lines {r.lines} of {r.total_lines}" + (
+        f" · section: {r.heading}" if r.heading else ""
+    )
     tail = "\n(cut to the token budget: ask for a later line range)" if r.truncated else ""
     return f"{head}\n{r.text}{tail}"
 

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from k0maru.errors import K0maruError
-from k0maru.mcp.tools import LOG_TOOLS, TOOLS, ToolSpec
+from k0maru.mcp.tools import LOG_TOOLS, NOTE_FINDER, TOOLS, ToolSpec
 from k0maru.service.operations import Service
 
 log = logging.getLogger("k0maru.mcp")
@@ -69,7 +69,12 @@ def failure_line(what: str, exc: BaseException) -> str:
 def agent_hint(message: str) -> str:
     """An error message as an agent can act on it: MCP tools named instead of k0maru commands."""
     head, cli, rest = message.partition("; use a node id printed by `k0maru offload`")
-    return f"{head}{rest}; call {LOG_TOOLS[1]} to find it" if cli else message
+    if cli:
+        return f"{head}{rest}; call {LOG_TOOLS[1]} to find it"
+    head, listing, rest = message.partition("; list the notes to see their paths")
+    if listing:
+        return f"{head}; take the path from a {NOTE_FINDER} hit{rest}"
+    return message
 
 
 def _bind(spec: ToolSpec, service: Service) -> Any:

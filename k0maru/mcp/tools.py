@@ -81,7 +81,18 @@ def get_project_loadout(
     (AGENTS.md, CONVENTIONS.md, .k0maru/rules.md), where notes of each kind live, the most linked hub
     notes and the latest ADRs, within a token budget. Use for "what are the core conventions?",
     "how does this project work?", "onboard me"."""
-    return service.loadout(token_budget)
+    import json
+
+    from k0maru.llm_tokens import count_tokens
+
+    inner = token_budget  # the sections' share: what the headers and JSON keys leave of the budget
+    while True:
+        result = service.loadout(inner).but(token_budget=token_budget)
+        structured = json.dumps(result.payload(), ensure_ascii=False, separators=(",", ":"))
+        over = max(count_tokens(structured), count_tokens(render.loadout_text(result)))
+        if over <= token_budget or inner <= 50:
+            return result
+        inner = max(50, inner - (over - token_budget) - 5)
 
 
 @tool(
@@ -316,7 +327,6 @@ def read_note(
     return note_excerpt(path, service.read_note(path), lines, heading, token_budget)
 
 
-LOG_TOOLS = (
-    inspect_log_node.__name__,
-    list_log_nodes.__name__,
-)  # named by the instructions and hints
+# named by the instructions and hints
+LOG_TOOLS = (inspect_log_node.__name__, list_log_nodes.__name__)
+NOTE_FINDER = recall_memory.__name__

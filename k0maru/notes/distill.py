@@ -77,6 +77,11 @@ def trace_hints(lines: list[str], primary: Failure) -> list[str]:
     return hints[:6]
 
 
+GENERATED_MARK = "Distilled by k0maru from"  # the first line of every card written here
+HUMAN_HITS = 10  # the team's notes a card's related notes are chosen from
+LOOK_PAST = 20  # cards distilled here that may rank above them
+
+
 class DistillEngine:
     def __init__(self, vault: Vault):
         self.vault = vault
@@ -140,20 +145,31 @@ class DistillEngine:
     ) -> list[tuple[str, str, str]]:
         """(link name, path, fix excerpt) of vault notes about the same error, found by hybrid recall."""
         try:
-            hits = self.vault.recall.search(" ".join([*codes[:3], primary.message]), limit=10).hits
+            query = " ".join([*codes[:3], primary.message])
+            hits = self.vault.recall.search(query, limit=HUMAN_HITS + LOOK_PAST).hits
         except K0maruError:
             return []
         # the same notes whether or not this card (an earlier run's) is in the index: idempotent. A note is
         # related when its text names one of the failure's codes, not merely because it ranked high.
-        out = []
+        # A card distilled here is advice, not a fix someone made: never cited as "Fixed before" nor linked
+        # (one from this same failure would cite itself, and each new card would change the next run's).
+        # The first HUMAN_HITS notes that are not such cards are looked at, however many cards rank above.
+        out, seen = [], 0
         for hit in hits:
             if hit.title == exclude_title:
                 continue
             doc = self.vault.store.document(hit.doc_id)
-            text = f"{hit.title}\n{doc.body if doc else ''}".lower()
-            if any(c.lower() in text for c in codes if len(c) > 3):
-                stem = hit.path.rsplit("/", 1)[-1].removesuffix(".md")  # what [[links]] resolve by
-                out.append((stem, hit.path, _fix_section(doc.body) if doc else ""))
+            body = doc.body if doc else ""
+            if GENERATED_MARK in body[:600]:
+                continue
+            seen += 1
+            if seen > HUMAN_HITS:
+                break
+            text = f"{hit.title}\n{body}".lower()
+            if not any(c.lower() in text for c in codes if len(c) > 3):
+                continue
+            stem = hit.path.rsplit("/", 1)[-1].removesuffix(".md")  # what [[links]] resolve by
+            out.append((stem, hit.path, _fix_section(body)))
         return out[:3]
 
     @staticmethod
@@ -172,7 +188,7 @@ class DistillEngine:
         out = [
             f"# {primary.code}: {primary.message}",
             "",
-            f"Distilled by k0maru from {source}. Stack: {stack}. Error codes: {', '.join(codes)}.",
+            f"{GENERATED_MARK} {source}. Stack: {stack}. Error codes: {', '.join(codes)}.",
             "",
             "## Symptoms",
         ]

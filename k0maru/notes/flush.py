@@ -171,8 +171,15 @@ class FlushEngine:
 def link_text(store: Store) -> Callable[[str], str | None]:
     """[[link]] text for a note named by link name, alias, vault path or title: its file name where
     that resolves to it (else its path), with the given name as display text when it differs, so
-    Obsidian resolves what an agent copied from a search hit. None when no note matches."""
-    resolve = store.link_resolver()
+    Obsidian resolves what an agent copied from a search hit. None when no note matches. The resolver
+    (a read of every note's names) is built on the first name asked for: a note with no related notes
+    costs nothing."""
+    resolver: list[Callable[[str], int | None]] = []
+
+    def resolve(key: str) -> int | None:
+        if not resolver:
+            resolver.append(store.link_resolver())
+        return resolver[0](key)
 
     def text(name: str) -> str | None:
         doc_id = resolve(name.lower().removesuffix(".md"))
@@ -199,7 +206,7 @@ def flush_indexed(
 ) -> FlushResult:
     """Flush through the engine, link only notes the index knows, and index the new note at once: it is
     searchable by BM25 on return; its vectors follow in the background (never the backlog's wait)."""
-    result = FlushEngine(vault.root).flush(
+    result = FlushEngine(vault.root, conventions=vault.conventions()).flush(
         kind, title, body, tags, related, resolve=link_text(vault.store)
     )
     vault.index(only=[result.path], embed=False)

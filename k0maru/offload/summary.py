@@ -46,23 +46,23 @@ def mermaid(command: str, findings: Findings, exit_code: int | None, lines: int)
 
 
 PIPED_STATUS = "exit status unknown (piped: `set -o pipefail`, or `k0maru offload -- CMD`)"
-# a line worth showing has words beyond a leading `[INFO]`-style tag (not a rule, not blank)
 # a passing test's line (jest/vitest/mocha ticks, TAP `ok`, `... ok`, `PASS`): never the failure's
 PASSED = re.compile(
     r"^\s*(?:[✓✔√]|ok \d|PASS\b|\[\s*(?:OK|PASSED)\s*\])|.*(?:\.\.\. ok| PASSED)\s*$"
 )
+# a line worth showing has words beyond a leading `[INFO]`-style tag (not a rule, not blank)
 TAG = re.compile(r"^\W*\[\w+\]")
 WORD = re.compile(r"[A-Za-z0-9]{2}")
-SHOWN_TAIL = (
-    30  # the log's last lines, the view `tail -n 30` gives: a summary never shows less of them
-)
+SHOWN_TAIL = 30  # the log's last lines read for the summary: the view `tail -n 30` gives
 
 
-def budget_for(raw_tokens: int, lines: int) -> int:
+def budget_for(raw_tokens: int, lines: int, failing: bool = True) -> int:
     """Tokens a summary may spend: a small share of the log, enough for a failure's own lines (a
-    short log of at most 200 lines, up to 40% of it)."""
+    short log of at most 200 lines, up to 40% of it). A failing log too small for that passes through
+    whole (a summary must cost under half the log); one with nothing failing is summarised in less."""
     small = min(raw_tokens * 2 // 5, 400) if lines <= 200 else 0
-    return max(small, 300, min(600, raw_tokens * 6 // 100))
+    budget = max(small, 300, min(600, raw_tokens * 6 // 100))
+    return budget if failing else min(budget, raw_tokens * 45 // 100)
 
 
 def _failure_like(text: str) -> bool:
@@ -85,9 +85,10 @@ def render(
     budget: int | None = None,
     seen: str | None = None,
 ) -> str:
-    """The text the terminal gets instead of the log (summary tokens are counted on this). When no
-    failure is located in the user's code, it carries the failure's own lines: the block around the
-    first failure marker, then the log's last lines, within `budget` tokens."""
+    """The text the terminal gets instead of the log (summary tokens are counted on this): status,
+    codes, the first failure, then within `budget` tokens the failure's own lines (the block around
+    its marker) and the failure's lines among the log's last 30 (all of those when nothing was
+    recognised, the view `tail -n 30` would give)."""
     from k0maru.llm_tokens import count_tokens
 
     codes = ", ".join(findings.error_codes) or "none"
@@ -117,7 +118,9 @@ def render(
         hint = f" --lines {max(lines - 60, 1)}:{max(lines, 1)}"
     closing = f"inspect: k0maru log show {node_id}{hint}"
     room = (
-        (budget or budget_for(raw_tokens, lines)) - count_tokens("\n".join([*parts, closing])) - 30
+        (budget or budget_for(raw_tokens, lines, root is not None or bool(exit_code)))
+        - count_tokens("\n".join([*parts, closing]))
+        - 30
     )
     confident = root is not None and findings.root_is_users and root.stack != "generic"
     shown: set[int] = set()

@@ -205,9 +205,9 @@ class VaultSession:
         self._embedder_thread.start()
 
     def _embed_pending(self) -> None:
-        """On its own connection: first the BM25 merge when one is due (into the lexical cache queries
-        use), then the vectors; batches commit as they finish, so recall sees vectors appear while the
-        rest are computed."""
+        """On its own connection: the vectors in slices, and before each slice the BM25 merge when one is
+        due (into the lexical cache queries use); batches commit as they finish, so recall sees vectors
+        appear while the rest are computed."""
         from k0maru.index.store import Store
         from k0maru.search import vectors
         from k0maru.service import worker
@@ -223,12 +223,24 @@ class VaultSession:
                     def stop() -> bool:
                         return self._closing.is_set() or store.replaced()
 
-                    state = store.bm25_state()
-                    if state is not None and state.merge_due and not stop():
-                        self.vault.merge_bm25(store)
-                    while embedder is not None and not stop() and store.unembedded_chunks():
-                        if not vectors.embed_pending(
-                            store, embedder, self.vault.settings.embed_batch, limit=256, stop=stop
+                    merged_at = None  # the corpus version merged last (a merge that could not be
+                    # saved, on a read-only index, is not tried again for the same corpus)
+                    while not stop():  # a merge that fell due meanwhile goes before the next slice
+                        state = store.bm25_state()
+                        version = store.corpus_version()
+                        if state is not None and state.merge_due and merged_at != version:
+                            self.vault.merge_bm25(store)
+                            merged_at = version
+                        elif (
+                            embedder is None
+                            or not store.unembedded_chunks()
+                            or not vectors.embed_pending(
+                                store,
+                                embedder,
+                                self.vault.settings.embed_batch,
+                                limit=256,
+                                stop=stop,
+                            )
                         ):
                             break
         except Exception as exc:  # noqa: BLE001 - the next rescan retries

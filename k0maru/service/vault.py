@@ -25,6 +25,7 @@ from k0maru.layout import CONFIG_FILE, STATE_DIR, resolve_vault
 from k0maru.memory import release_free_memory
 
 if TYPE_CHECKING:  # heavy modules (numpy, onnxruntime, bm25s) load only when a command needs them
+    from k0maru.notes.conventions import Conventions
     from k0maru.search.embedding import Embedder
     from k0maru.search.lexical import LexicalCache
     from k0maru.search.recall import Recall
@@ -58,6 +59,9 @@ class IndexReport:
         }
 
 
+CONVENTIONS_TTL_S = 60.0
+
+
 class Vault:
     def __init__(self, root: Path, settings: Settings):
         self.root = root
@@ -67,6 +71,7 @@ class Vault:
         self._lexical: tuple[object, LexicalCache] | None = None  # (file identity, its BM25 cache)
         self._guard = threading.Lock()
         self._model_lock = threading.Lock()
+        self._conventions: tuple[float, Conventions] | None = None  # (when sniffed, what was found)
         self._embedder: Embedder | None = None
         self._embedder_loaded = False
         self.model_warning: str | None = None
@@ -141,6 +146,16 @@ class Vault:
         self._local.store = self._local.recall = None
         for store in stores:
             store.close()
+
+    def conventions(self) -> Conventions:
+        """Where each kind of note goes, sniffed from the vault (a walk that reads frontmatter) at most once
+        per `CONVENTIONS_TTL_S` in a long-running process, not on every flush."""
+        from k0maru.notes.conventions import ConventionSniffer
+
+        now = time.monotonic()
+        if self._conventions is None or now - self._conventions[0] > CONVENTIONS_TTL_S:
+            self._conventions = (now, ConventionSniffer(self.root).sniff())
+        return self._conventions[1]
 
     def lexical_cache(self, store: Store) -> LexicalCache:
         """The BM25 cache of the index file `store` holds, shared by every thread of the process."""
@@ -224,12 +239,14 @@ class Vault:
             )
             if files is not None:
                 return IndexReport(ScanResult(unchanged=files))
+        last_chunk = self.store.last_chunk_id()
         scan = IncrementalScanner(self.store, self.settings).scan(
             full=full, only=only, progress=scan_progress, record=record
         )
         report = IndexReport(scan)
         if scan.new_chunks and self.settings.embed and not self.store.readonly:
-            report.reused = self.store.reuse_vectors()  # same text as before: its vector, no model
+            # the chunks just added: the same text as before gets its vector, not the model
+            report.reused = self.store.reuse_vectors(after_id=last_chunk)
         if (
             lexical
         ):  # before embedding: a large change is searchable at full speed while vectors follow

@@ -275,3 +275,27 @@ def test_the_entry_as_written_starts_the_server(vault: Path, tmp_path: Path, k0,
     assert "recall_memory" in anyio.run(tools)
     removed = k0("connect", host, "--remove", "--vault", str(vault), "--json", env=env)
     assert json.loads(removed.stdout)["outcome"] == "removed"
+
+
+def test_the_command_line_installs_and_removes_both(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from k0maru.cli.main import main
+
+    assert main(["connect", "claude-code", "--hooks", "--vault", str(vault), "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(Path(x["file"]).name, x["outcome"]) for x in lines] == [
+        (".mcp.json", "created"),
+        ("settings.json", "created"),
+    ]
+    settings = json.loads((vault / ".claude" / "settings.json").read_text())
+    assert settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == hosts.HOOK_COMMAND
+    assert main(["connect", "claude-code", "--hooks", "--remove", "--vault", str(vault)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"removed: {vault / '.mcp.json'}",
+        f"removed: {vault / '.claude' / 'settings.json'}",
+    ]
+    assert "k0maru" not in (vault / ".mcp.json").read_text()
+    assert main(["connect", "cursor", "--hooks", "--vault", str(vault)]) == 2
+    assert "cannot run k0maru's command hook" in capsys.readouterr().err
+    assert not (vault / ".cursor").exists()  # refused before anything was written

@@ -176,18 +176,22 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_ui(vault: Path, port: int = 0) -> tuple[subprocess.Popen, str]:
+def _start_ui(
+    vault: Path, port: int = 0, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "k0maru", "ui", "--vault", str(vault), "--port", str(port)],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         text=True,
+        env={**os.environ, **(env or {})},
     )
     line = proc.stdout.readline()
     m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
     if not m:
         proc.kill()
-        pytest.fail(f"console did not start: {line!r} {proc.stderr.read()}")
+        proc.wait()
+        pytest.fail(f"console did not start: {line!r}")
     return proc, m.group(1)
 
 
@@ -519,3 +523,77 @@ def test_a_short_token_is_refused(monkeypatch, capsys) -> None:
     monkeypatch.setenv("K0MARU_UI_TOKEN", "short")
     assert main(["ui", "--host", "0.0.0.0", "--port", "0"]) == 2
     assert "K0MARU_UI_TOKEN is shorter than 16 characters" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_ui_beyond_loopback_prints_a_token_once_and_checks_it(demo: Path) -> None:
+    """Over real HTTP: `ui --host 0.0.0.0` prints its token once; `Host: localhost` without it gets 401."""
+    import http.client
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "k0maru", "ui", "--vault", str(demo), "--host", "0.0.0.0"]
+        + ["--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "K0MARU_EMBED": "0"},
+    )
+    try:
+        line = proc.stdout.readline()
+        m = re.search(
+            r"http://0\.0\.0\.0:(\d+)/\?token=([\w-]{32})\s+\(the token is shown once", line
+        )
+        assert m, line
+        port, token = int(m.group(1)), m.group(2)
+
+        def get(path: str, host: str) -> http.client.HTTPResponse:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request("GET", path, headers={"Host": host})
+            return conn.getresponse()
+
+        r = get("/api/notes/20_Cards/sqlite-busy-timeout.md", "localhost")
+        assert r.status == 401 and b"SQLITE_BUSY" not in r.read()
+        r = get(f"/status?token={token}", "192.168.1.9:8765")
+        assert r.status == 302 and f"k0maru_token={token}" in r.getheader("Set-Cookie")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=15)
+    assert token not in proc.stdout.read() + proc.stderr.read()  # printed once, at start only
+
+
+def test_dashboard_and_pages_hold_what_a_person_looks_for(console, demo: Path, monkeypatch) -> None:
+    """In-process twin of test_layout.py's content checks (that one measures the layout in Chromium)."""
+    import io
+
+    from k0maru.cli.main import main
+
+    log = (Path(__file__).parents[1] / "data" / "logs" / "pytest_many_verbose.log").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(log)))
+    assert main(["offload", "--vault", str(demo), "--task-id", "pt"]) == 0
+    home = console.get("/").get_data(as_text=True)
+    assert 'class="grid dashboard"' in home and "recent offloads" in home and "bm25" in home
+    node = console.get("/api/logs").get_json()[0]["node_id"]
+    page = console.get(f"/logs/{node}").get_data(as_text=True)
+    first = re.search(r'id="first-failure"><i>(\d+)</i>([^<]*)<', page)
+    assert first and first.group(1) == "325" and "return 100 // (n - 213)" in first.group(2)
+    assert "log line 325" in page and "showing lines" in page
+    grep = console.get(f"/logs/{node}?grep=%5C%5B(10|20)%5C%5D&context=1").get_data(as_text=True)
+    assert grep.count('class="sep"') == 1 and "showing 2 of 2 matching lines" in grep
+    logs = console.get("/logs").get_data(as_text=True)
+    assert "<th>when</th><th>took</th><th>task</th>" in logs and "332" in logs
+    write(
+        demo,
+        "20_Cards/twice.md",
+        "---\ntags: [a, b]\nowner: ada\n---\n# Twice\n\n"
+        "[[sqlite-busy-timeout]] and [[sqlite-busy-timeout|again]]\n",
+    )
+    note = console.get("/notes/20_Cards/twice.md").get_data(as_text=True)
+    assert '<h1 class="note-title">Twice</h1>' in note and "#a" in note and "<dt>owner</dt>" in note
+    listed = note.split("<h3>links (", 1)[1].split("</ul>", 1)[0]
+    assert listed.startswith("1)") and listed.count("sqlite-busy-timeout.md") == 1  # linked twice
+    notes = console.get("/notes").get_data(as_text=True)
+    assert re.search(r"1–\d+ of \d+ notes", notes) and '<aside class="card tree">' in notes
+    search = console.get("/search?q=SQLITE_BUSY").get_data(as_text=True)
+    assert "+ graph <b>" in search
+    status = console.get("/status").get_data(as_text=True)
+    assert "pending vectors" in status and "worker" in status

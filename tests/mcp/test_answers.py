@@ -95,7 +95,7 @@ def test_recall_text_is_the_whole_answer_within_budget(service: Service) -> None
         assert f"{rank}. {hit['title']} · {hit['path']}:{hit['lines']}" in text
         assert hit["snippet"].split("\n")[0] in text
         if "heading" in hit:
-            assert f"› {hit['heading']}" in text
+            assert f"section: {hit['heading']}" in text
     assert count_tokens(text) <= 1000 and count_tokens(structured) <= 1000
     assert text.count(hits[0]["snippet"]) == 1 and structured.count(hits[0]["snippet"]) == 1
 
@@ -202,6 +202,13 @@ def test_read_note_range_heading_and_budget(demo: Path) -> None:
         assert count_tokens(part_sent) <= 300
     assert outside.is_error and "root:" not in outside.content[0].text
 
+    async def missing(c: Client) -> Any:
+        return await c.call_tool("read_note", {"path": "no/such-note.md"})
+
+    with Service.open(str(demo)) as service:
+        gone = call(service, missing)
+    assert gone.is_error and "take the path from a recall_memory hit" in gone.content[0].text
+
 
 def test_resources_come_a_page_at_a_time(tmp_path: Path) -> None:
     from k0maru.service.vault import Vault
@@ -244,4 +251,78 @@ def test_an_unforeseen_failure_is_one_line_with_its_cause(demo: Path, service: S
     message = result.content[0].text
     assert result.is_error and "\n" not in message and len(message) < 300
     assert "Error executing tool" not in message
-    assert "Error" in message.split(":")[1] or "exists" in message or "directory" in message
+    assert message.startswith("flush_session failed: FileExistsError: ")
+
+
+def test_distill_never_cites_a_card_it_wrote(service: Service) -> None:
+    """Two E0502 failures in a row, then the first again: no card cites or links a distilled card (the
+    first would be "Fixed before" in the second), and the third call is the first card, unchanged."""
+    traces = [(LOGS / n).read_text() for n in ("rustc_e0502.log", "cargo_build_color_e0502.log")]
+
+    async def body(c: Client) -> Any:
+        return [
+            await c.call_tool("distill_session_skill", {"trace": t}) for t in (*traces, traces[0])
+        ]
+
+    first, second, again = (r.structured_content for r in call(service, body))
+    stem = first["note_path"].rsplit("/", 1)[-1].removesuffix(".md")
+    assert first["note_outcome"] == second["note_outcome"] == "created"
+    assert stem not in second["related_notes"] and f"[[{stem}]]" not in second["card_markdown"]
+    fixed = [line for line in second["card_markdown"].splitlines() if "Fixed before" in line]
+    assert fixed and all("e0502-cannot-borrow" not in line for line in fixed)  # human notes only
+    assert again["note_outcome"] == "up_to_date" and again["note_path"] == first["note_path"]
+
+
+def test_the_token_counter_keeps_its_vocabulary_cut_once_per_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The counter's ranks come from the user's cache after the first build (reading the vocabulary was
+    most of the first answer's wait), identical to a fresh read, and a damaged cache file is read past."""
+    from k0maru import llm_tokens
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    fresh = llm_tokens._read_ranks(llm_tokens.vocabulary_file(), llm_tokens._COMMON)
+    assert llm_tokens._cached_ranks(llm_tokens._COMMON) == fresh
+    (kept,) = (tmp_path / "k0maru" / "tokens").iterdir()
+    assert llm_tokens._cached_ranks(llm_tokens._COMMON) == fresh
+    kept.write_bytes(b"\x00damaged")
+    assert llm_tokens._cached_ranks(llm_tokens._COMMON) == fresh
+    text = "SQLITE_BUSY · lease renewal → retry"
+    encoder = llm_tokens._Encoder(llm_tokens._COMMON)
+    assert len(encoder.encoding.encode_ordinary(text)) == llm_tokens.count_tokens(text)
+
+
+@pytest.mark.slow
+def test_the_first_answer_builds_the_token_counter_once(demo: Path) -> None:
+    """After the warm-up, a recall and its text block need no second build of the counter over the whole
+    vocabulary (a separator outside the bytes it covers once cost the first answer 1.6 s)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from k0maru import llm_tokens\nfrom k0maru.mcp.server import warm_up\n"
+        "from k0maru.mcp import render\nfrom k0maru.mcp.tools import recall_memory\n"
+        "from k0maru.service.operations import Service\n"
+        f"svc = Service.open({str(demo)!r})\nwarm_up(svc)\nbuilt = llm_tokens.loaded_vocabulary()\n"
+        "r = recall_memory(svc, 'SQLITE_BUSY during the nightly backup')\n"
+        "llm_tokens.count_tokens(render.recall_text(r))\n"
+        "print(built, llm_tokens.loaded_vocabulary(), len(r.hits))\nsvc.close()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    built, after, hits = map(int, out.stdout.split())
+    assert hits == 8 and 0 < built == after < 199_998
+
+
+def test_the_loadout_fits_its_budget_in_either_part(service: Service) -> None:
+    async def body(c: Client) -> Any:
+        return [
+            await c.call_tool("get_project_loadout", {"token_budget": b}) for b in (300, 800, 2000)
+        ]
+
+    for budget, result in zip((300, 800, 2000), call(service, body), strict=True):
+        text, structured = sent(result)
+        assert count_tokens(text) <= budget and count_tokens(structured) <= budget
+        assert result.structured_content["sections"]
+        for section in result.structured_content["sections"]:
+            assert section["text"] in text  # the text block holds every section whole

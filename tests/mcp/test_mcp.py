@@ -17,7 +17,6 @@ from tests.helpers import write
 pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
 
 DATA = Path(__file__).parents[1] / "data" / "logs"
-pytestmark = pytest.mark.slow
 
 
 def run_session(vault: Path, body, env: dict[str, str] | None = None):
@@ -107,6 +106,10 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
             "distill_session_skill", {"trace": (DATA / "rustc_e0502.log").read_text()}
         )
         out["distill_node"] = await s.call_tool("distill_session_skill", {"node_id": node})
+        out["listed"] = await s.call_tool("list_log_nodes", {"failed": True})
+        out["note"] = await s.call_tool(
+            "read_note", {"path": "20_Cards/sqlite-busy-timeout.md", "lines": "1:3"}
+        )
         return out
 
     out = run_session(demo, body)
@@ -187,6 +190,12 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
     assert card["error_codes"] == ["E0502"] and card["location"] == "borrow.rs:4:5"
     assert "## Diagnosis path" in card["card_markdown"] and (demo / card["note_path"]).is_file()
     assert out["distill_node"].structured_content["error_codes"] == ["RuntimeError"]
+    listed = out["listed"].structured_content["nodes"]
+    assert listed[0]["node_id"] == node and listed[0]["exit_code"] == 1
+    assert node in out["listed"].content[0].text
+    note = out["note"].structured_content
+    assert note["lines"] == "1-3" and note["text"] in out["note"].content[0].text
+    assert all(t.annotations and t.annotations.open_world_hint is False for t in tools.values())
 
 
 def test_resources_list_and_read(demo: Path) -> None:

@@ -3,7 +3,10 @@ replaced, and reopens the one at the path; `scan --rebuild` names a healthy inde
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import pytest
 
 from k0maru.index.store import Store, db_path
 from k0maru.service.operations import Service
@@ -68,3 +71,50 @@ def test_a_corrupt_index_is_named_corrupt_with_the_reason(vault: Path) -> None:
     assert moved is not None and ".corrupt-" in moved.name
     assert report["moved_aside"]["why"].startswith("corrupt: ")
     assert report["added"] == 1
+
+
+def _embedded(path: Path) -> int:
+    from k0maru.index.db import sqlite3
+
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return int(conn.execute("SELECT count(*) FROM chunks WHERE embedded = 1").fetchone()[0])
+    finally:
+        conn.close()
+
+
+@pytest.mark.slow
+def test_a_rebuild_while_the_worker_embeds_retargets_it(vault: Path) -> None:
+    """The worker follows `scan --rebuild` into the new index instead of filling the moved-aside file."""
+    import time
+
+    from k0maru.service import worker
+    from tests.helpers import run_k0maru
+    from tests.service.test_backlog import backlog_vault
+
+    backlog_vault(vault, 150)
+    assert worker.request(vault)
+    deadline = time.monotonic() + 120
+    while _embedded(db_path(vault)) == 0:
+        assert time.monotonic() < deadline, "the worker embedded nothing"
+        time.sleep(0.2)
+    r = run_k0maru("scan", "--vault", str(vault), "--rebuild", "--json")
+    assert r.returncode == 0, r.stderr
+    said = re.search(r"moved the old index to (\S+) \((.*)\)", r.stderr)
+    assert said and "healthy" in said.group(2), r.stderr
+    moved = Path(said.group(1))
+    assert ".old-" in moved.name
+    try:
+        deadline = time.monotonic() + 60
+        while _embedded(db_path(vault)) == 0:
+            assert time.monotonic() < deadline, "the worker never came to the new index"
+            time.sleep(0.2)
+        aside = _embedded(moved)
+        time.sleep(2)
+        assert _embedded(moved) == aside  # nothing more goes to the moved-aside file
+    finally:
+        deadline = time.monotonic() + 180
+        while worker.running(vault) and time.monotonic() < deadline:
+            time.sleep(0.5)
+    with Store.open(vault) as live:
+        assert live.unembedded_chunks() == 0
