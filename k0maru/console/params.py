@@ -9,7 +9,7 @@ from flask import current_app, request
 
 from k0maru.errors import K0maruError
 from k0maru.limits import MAX_QUERY_CHARS, check_length
-from k0maru.search.filters import Filters
+from k0maru.service.models import Filters
 from k0maru.service.operations import Service
 
 MODES = ("hybrid", "bm25", "vector")
@@ -17,7 +17,8 @@ FILTERS = ("path", "tag", "kind", "since", "until")
 
 
 def service() -> Service:
-    return current_app.extensions["k0maru"]
+    svc: Service = current_app.extensions["k0maru"]
+    return svc
 
 
 def number(name: str, default: Any, lo: float, hi: float, kind: type = int) -> Any:

@@ -166,7 +166,7 @@ def _catch_up(
     root: Path, progress: ProgressFn | None, done: CatchUp, flags: dict[str, Any]
 ) -> CatchUp:
     from k0maru.index import db
-    from k0maru.service.vault import Vault
+    from k0maru.index.vault import Vault
 
     t0 = time.perf_counter()
     wanted, error = root / STATE_DIR / WANTED, root / STATE_DIR / ERROR
