@@ -117,6 +117,22 @@ class VaultSession:
                 return db.translate_error(again, db_path(self.vault.root))
         return error
 
+    def _not_refreshed(self, exc: Exception) -> None:
+        """A rescan that could not write: the answer comes from the index as it is, with one line saying
+        why and what to run; any other failure is raised as its one line."""
+        from k0maru.index import db
+
+        error = (
+            exc
+            if isinstance(exc, K0maruError)
+            else db.translate_error(exc, db_path(self.vault.root))
+        )
+        if not isinstance(error, IndexReadOnlyError | IndexLockedError | IndexCorruptError):
+            raise error from None
+        self._last_scan = time.monotonic()
+        self.warnings = [f"index not refreshed: {error}"]
+        self._lag.text = f"the index is behind the files: {error}"
+
     def fresh(self) -> None:
         """Incremental rescan (call it holding `lock`). In a server (`rescan_interval` > 0) a file watcher
         marks what changed and only those paths are indexed again (nothing at all when nothing changed);
@@ -153,16 +169,7 @@ class VaultSession:
             IndexCorruptError,
             db.DatabaseError,
         ) as exc:  # answer from what is readable, and say what to run (a full disk, a damaged page)
-            error = (
-                exc
-                if isinstance(exc, K0maruError)
-                else db.translate_error(exc, db_path(self.vault.root))
-            )
-            if not isinstance(error, IndexReadOnlyError | IndexLockedError | IndexCorruptError):
-                raise error from None
-            self._last_scan = time.monotonic()
-            self.warnings = [f"index not refreshed: {error}"]
-            self._lag.text = f"the index is behind the files: {error}"
+            self._not_refreshed(exc)
             return
         self._last_scan = time.monotonic()
         self.warnings = report.as_dict()["warnings"]
