@@ -110,7 +110,7 @@ def log_slice(node: str, failure_lines: Sequence[int] | None = None) -> Any:
             max_matches=number("max", 50, 1, 1000),
             max_lines=400,
         )
-    start = max(1, failure_lines[0] - 8) if failure_lines else 1
+    start = max(1, failure_lines[0] - 20) if failure_lines else 1  # the test or frame header above
     return service().log_view(
         node, lines=request.args.get("lines") or f"{start}:{start + PAGE_LINES - 1}"
     )

@@ -133,6 +133,17 @@ class VaultSession:
         self.warnings = [f"index not refreshed: {error}"]
         self._lag.text = f"the index is behind the files: {error}"
 
+    def _rescan_due(self) -> tuple[bool, list[str] | None]:
+        """Whether a rescan is due now, and the paths it covers (None: the whole stat walk)."""
+        if self._last_scan is not None and self._watcher is not None and self._watcher.running:
+            only = self._watcher.take()
+            return only != [], only
+        recent = (
+            self._last_scan is not None
+            and time.monotonic() - self._last_scan < self.rescan_interval
+        )
+        return not recent, None
+
     def fresh(self) -> None:
         """Incremental rescan (call it holding `lock`). In a server (`rescan_interval` > 0) a file watcher
         marks what changed and only those paths are indexed again (nothing at all when nothing changed);
@@ -141,15 +152,8 @@ class VaultSession:
 
         if not self.rescan:
             return
-        only: list[str] | None = None
-        if self._last_scan is not None and self._watcher is not None and self._watcher.running:
-            only = self._watcher.take()
-            if only == []:
-                return
-        elif (
-            self._last_scan is not None
-            and time.monotonic() - self._last_scan < self.rescan_interval
-        ):
+        due, only = self._rescan_due()
+        if not due:
             return
         if self._watcher is None and self.rescan_interval > 0 and self.embed == "thread":
             self._watcher = ChangeWatcher.start(self.vault.root, self._closing)  # before the walk

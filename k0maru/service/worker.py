@@ -204,12 +204,10 @@ def _catch_up(
             if isinstance(exc, db.DatabaseError)
             else exc
         )
-        with suppress(
-            OSError
-        ):  # the request stays until a run succeeds: the next try (or event) does it
-            wanted.touch()
-        if isinstance(err, IndexLockedError):
-            raise err from None  # run() waits and tries again
+        if isinstance(err, IndexLockedError):  # the request stays: run() waits and tries again
+            with suppress(OSError):
+                wanted.touch()
+            raise err from None
         line = f"worker failed: {err}"
         log_line(root, line)
         with suppress(OSError):
