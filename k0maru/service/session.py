@@ -117,6 +117,22 @@ class VaultSession:
                 return db.translate_error(again, db_path(self.vault.root))
         return error
 
+    def _not_refreshed(self, exc: Exception) -> None:
+        """A rescan that could not write: the answer comes from the index as it is, with one line saying
+        why and what to run; any other failure is raised as its one line."""
+        from k0maru.index import db
+
+        error = (
+            exc
+            if isinstance(exc, K0maruError)
+            else db.translate_error(exc, db_path(self.vault.root))
+        )
+        if not isinstance(error, IndexReadOnlyError | IndexLockedError | IndexCorruptError):
+            raise error from None
+        self._last_scan = time.monotonic()
+        self.warnings = [f"index not refreshed: {error}"]
+        self._lag.text = f"the index is behind the files: {error}"
+
     def _rescan_due(self) -> tuple[bool, list[str] | None]:
         """Whether a rescan is due now, and the paths it covers (None: the whole stat walk)."""
         if self._last_scan is not None and self._watcher is not None and self._watcher.running:
@@ -157,16 +173,7 @@ class VaultSession:
             IndexCorruptError,
             db.DatabaseError,
         ) as exc:  # answer from what is readable, and say what to run (a full disk, a damaged page)
-            error = (
-                exc
-                if isinstance(exc, K0maruError)
-                else db.translate_error(exc, db_path(self.vault.root))
-            )
-            if not isinstance(error, IndexReadOnlyError | IndexLockedError | IndexCorruptError):
-                raise error from None
-            self._last_scan = time.monotonic()
-            self.warnings = [f"index not refreshed: {error}"]
-            self._lag.text = f"the index is behind the files: {error}"
+            self._not_refreshed(exc)
             return
         self._last_scan = time.monotonic()
         self.warnings = report.as_dict()["warnings"]
