@@ -98,7 +98,7 @@ class Unsure(Exception):
     """The command has a shape this hook does not rewrite."""
 
 
-def segments(command: str) -> list[tuple[int, int, str, str]]:
+def segments(command: str) -> list[tuple[int, int, str, str]]:  # noqa: C901 - a shell tokenizer: one branch per quoting and operator case
     """(start, end, operator before, operator after) of each simple command in a list of commands joined
     by `&&`, `||`, `;` or `|`. Raises Unsure for what it does not read with certainty."""
     out: list[tuple[int, int, str, str]] = []

@@ -1,10 +1,9 @@
 """Settings: defaults < .k0maru/config.toml < K0MARU_* environment < CLI flags.
 
-`Settings` is a plain frozen class, declared once below (not a dataclass: `dataclasses` imports `inspect`,
-~15 ms of every command). pydantic-settings validates it (types,
-bounds, env parsing) on a cache miss only: the validated values are kept in `.k0maru/settings.cache.json`,
-keyed by the TOML file's bytes, the K0MARU_* variables that name settings, the flags and this schema, so a
-command that finds the cache current never imports pydantic (~200 ms; see scripts/bench_hooks.py)."""
+`Settings` is a plain frozen class, declared once below. pydantic-settings validates it on a cache miss
+only: the values are kept in `.k0maru/settings.cache.json`, keyed by the TOML file's bytes, the K0MARU_*
+variables, the flags and this schema, so a command that finds the cache current never imports pydantic
+(the gain is measured in docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -113,7 +112,7 @@ class Settings:
     embed_batch: int = setting(
         32,
         "chunks tokenised together; each model call takes at most 512 padded tokens of "
-        "them (32 short chunks, 4 long ones), so memory stays near 265 MB "
+        "them (32 short chunks, 4 long ones), which bounds the model's memory "
         "(scripts/bench_embed.py)",
         ge=1,
     )
@@ -272,8 +271,13 @@ def _validate(
 
         @classmethod
         def settings_customise_sources(
-            cls, settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings
-        ):  # noqa: ANN001
+            cls,
+            settings_cls: Any,
+            init_settings: Any,
+            env_settings: Any,
+            dotenv_settings: Any,
+            file_secret_settings: Any,
+        ) -> tuple[Any, ...]:
             return init_settings, env_settings, TomlSource(settings_cls)
 
     hints = get_type_hints(Settings)

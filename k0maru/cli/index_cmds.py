@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from k0maru.cli.output import Adder, emit, opened_nothing, say_vault, service, warn
+from k0maru.cli.output import Adder, emit, say_vault, service, warn
 from k0maru.errors import K0maruError
 from k0maru.service.operations import unchanged_scan
 
@@ -42,10 +42,7 @@ def scan(
         raise K0maruError(f"--max-file-bytes must be at least 1, not {max_file_bytes}")
     flags: dict[str, Any] = {"include": include, "max_file_bytes": max_file_bytes, "embed": embed}
     data = None if full or rebuild else unchanged_scan(str(resolve_vault(vault)), **flags)
-    if (
-        data is not None
-    ):  # nothing to do, found from a walk and a look at the index files: nothing was opened
-        opened_nothing()
+    if data is not None:  # nothing to do, found from a walk and a look at the index files
         say_vault(resolve_vault(vault), as_json)
         print_scan(data, as_json)
         return 0

@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 def offload(
     vault: str | None, as_json: bool, threshold: int | None, task_id: str | None, cmd: list[str]
 ) -> int:
+    from k0maru.index.vault import Vault
     from k0maru.offload import records
     from k0maru.offload.runner import run_offload, why
-    from k0maru.service.vault import Vault
 
     command = list(cmd)
     if command and command[0] == "--":

@@ -14,15 +14,6 @@ from typing import Any
 from k0maru.text import printable
 
 Adder = Callable[..., argparse.ArgumentParser]
-OPENED_NOTHING: list[
-    bool
-] = []  # set by a command that opened no index, thread or temporary file (`opened_nothing`)
-
-
-def opened_nothing() -> None:
-    """Say that this command opened nothing that needs closing: the `k0maru` command then leaves without the
-    interpreter's teardown (~5 ms of a ~80 ms no-change scan); a caller of `main()` is not affected."""
-    OPENED_NOTHING.append(True)
 
 
 def common(p: argparse.ArgumentParser, json: bool = True) -> None:
@@ -45,7 +36,7 @@ def emit(as_json: bool, payload: Any, human: Callable[[], None]) -> None:
         print(json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str))
         return
     out = sys.stdout
-    sys.stdout = _Printable(out)  # type: ignore[assignment]
+    sys.stdout = _Printable(out)
     try:
         human()
     finally:
@@ -88,27 +79,25 @@ def service(
     Names the vault it opened on stderr first."""
     from k0maru.progress import LazyProgress
     from k0maru.service.operations import Service
-    from k0maru.service.session import VaultSession
-    from k0maru.service.vault import Vault
 
     with LazyProgress("scanning", not as_json) as sp, LazyProgress("embedding", not as_json) as ep:
-        opened = Vault.open(vault, create=create, **settings)
-        say_vault(opened.root, as_json)
-        opened.one_shot = True
-        session = VaultSession(
-            opened,
+        svc = Service.open(
+            vault,
+            settings=settings,
+            create=create,
+            one_shot=True,
             rescan_interval=0,
             embed="worker",
             rescan=rescan,
             scan_progress=sp,
             embed_progress=ep,
         )
-        svc = Service(session)
+        say_vault(svc.vault.root, as_json)
         try:
             yield svc
         finally:
             svc.close()
-    warn(once_per_change(opened.root, session.warnings))
+    warn(once_per_change(svc.vault.root, svc.live.warnings))
 
 
 SKIPPED = re.compile(r"skipped (.+?): ")
@@ -170,7 +159,6 @@ def count(text: str) -> int:
 
 def index_exists(vault: str | None) -> bool:
     """Whether the vault already has an index file (a read-only command then need not create one)."""
-    from k0maru.index.store import db_path
-    from k0maru.layout import resolve_vault
+    from k0maru.layout import DB_FILE, STATE_DIR, resolve_vault
 
-    return db_path(resolve_vault(vault)).exists()
+    return (resolve_vault(vault) / STATE_DIR / DB_FILE).exists()

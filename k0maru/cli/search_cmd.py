@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from k0maru.cli.output import Adder, emit, index_exists, positive_int, service, warn
 from k0maru.errors import K0maruError
+from k0maru.service.models import Filters, RecallResult
 from k0maru.text import printable
 
-if (
-    TYPE_CHECKING
-):  # pydantic models cost 170 ms to import: a git hook going through this CLI never needs them
-    from k0maru.service.models import RecallResult
 
-
-def search(
+def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
     vault: str | None,
     as_json: bool,
     query: list[str],
@@ -29,8 +23,6 @@ def search(
     until: str | None,
     budget: int | None,
 ) -> int:
-    from k0maru.search.filters import Filters
-
     filters = Filters(path, tag, kind, since, until)
     filters.window()  # a bad date is refused before anything is opened or indexed
     if no_scan and not index_exists(vault):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -13,7 +13,10 @@ def _clip(text: str, chars: int) -> str:
 
 
 def neighbourhood(
-    center: str, forward: list[tuple[str, str]], back: list[tuple[str, str]], href
+    center: str,
+    forward: list[tuple[str, str]],
+    back: list[tuple[str, str]],
+    href: Callable[[str], str],
 ) -> str:
     """The note in the middle, notes linking to it in a column on the left (slate arrows in), notes it
     links to on the right (emerald arrows out): one row per neighbour, labels anchored away from the
@@ -56,7 +59,7 @@ def _nice_step(top: float, ticks: int = 4) -> float:
     """A round tick step (1, 2 or 5 x 10^n) that splits 0..top into about `ticks` parts."""
     raw = max(top / ticks, 1)
     power = 10 ** math.floor(math.log10(raw))
-    return next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    return float(next(m * power for m in (1, 2, 5, 10) if m * power >= raw))
 
 
 def savings_chart(points: Sequence[dict[str, Any]], width: int = 960, height: int = 340) -> str:

@@ -9,7 +9,7 @@ from flask import current_app, request
 
 from k0maru.errors import K0maruError
 from k0maru.limits import MAX_QUERY_CHARS, check_length
-from k0maru.search.filters import Filters
+from k0maru.service.models import Filters
 from k0maru.service.operations import Service
 
 MODES = ("hybrid", "bm25", "vector")
@@ -17,7 +17,8 @@ FILTERS = ("path", "tag", "kind", "since", "until")
 
 
 def service() -> Service:
-    return current_app.extensions["k0maru"]
+    svc: Service = current_app.extensions["k0maru"]
+    return svc
 
 
 def number(name: str, default: Any, lo: float, hi: float, kind: type = int) -> Any:
@@ -109,7 +110,7 @@ def log_slice(node: str, failure_lines: Sequence[int] | None = None) -> Any:
             max_matches=number("max", 50, 1, 1000),
             max_lines=400,
         )
-    start = max(1, failure_lines[0] - 8) if failure_lines else 1
+    start = max(1, failure_lines[0] - 20) if failure_lines else 1  # the test or frame header above
     return service().log_view(
         node, lines=request.args.get("lines") or f"{start}:{start + PAGE_LINES - 1}"
     )

@@ -21,8 +21,6 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
     from k0maru.console.app import LOCAL_HOSTS, create_app
     from k0maru.progress import LazyProgress
     from k0maru.service.operations import Service
-    from k0maru.service.session import VaultSession
-    from k0maru.service.vault import Vault
 
     token = None
     if host not in LOOPBACK:  # beyond this machine: every request must carry a secret
@@ -32,11 +30,10 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
                 "K0MARU_UI_TOKEN is shorter than 16 characters; set a longer one, or unset it "
                 "and a token is generated"
             )
-    vault = Vault.open(vault_dir)
+    service = Service.open(vault_dir)
     # vectors follow in the background: it listens at once
     with LazyProgress("scanning", True) as sp:
-        vault.index(record=False, scan_progress=sp, embed=False, lexical=True)
-    service = Service(VaultSession(vault))
+        service.vault.index(record=False, scan_progress=sp, embed=False, lexical=True)
     service.live.embed_later()
     app = create_app(service, LOCAL_HOSTS, token)
     try:

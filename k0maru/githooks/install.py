@@ -111,19 +111,19 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
         else:
             hooks[hook] = "other"
     from k0maru.errors import K0maruError
-    from k0maru.index import db
-    from k0maru.service.vault import Vault
+    from k0maru.service.operations import Service, database_error
 
     pending: dict[str, int] = {}
     unembedded, index_error = 0, None
     try:  # a broken index must not hide which hooks run and what failed
-        with Vault.open(vault_root) as vault:
-            pending = vault.pending_changes()
-            unembedded = vault.store.unembedded_chunks()
-    except (K0maruError, db.DatabaseError) as exc:
-        index_error = str(
-            exc if isinstance(exc, K0maruError) else db.translate_error(exc, str(vault_root))
-        )
+        with Service.open(vault_root) as service:
+            backlog = service.backlog()
+        pending, unembedded = backlog.pending, backlog.chunks_pending_embedding
+    except Exception as exc:  # an index failure (K0maruError or SQLite's) is reported, not raised
+        failure = exc if isinstance(exc, K0maruError) else database_error(exc)
+        if failure is None:
+            raise
+        index_error = str(failure)
     error = vault_root / STATE_DIR / worker.ERROR
     return {
         "hooks": hooks,

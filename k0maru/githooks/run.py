@@ -61,6 +61,9 @@ def hook_vault(vault_arg: str | None) -> Path:
 def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int:
     """The hook of every git event: the ADR step where it applies, then a request to the worker."""
 
+    if hook is None and "PRE_COMMIT_IS_SQUASH_MERGE" in os.environ:  # pre-commit's post-merge stage
+        hook = "post-merge"
+
     def work(root: Path) -> str:
         adr_line = _adr(root, hook) if hook in ADR_HOOKS else None
         return "; ".join(x for x in (adr_line, _hand_to_worker(root, hook)) if x)

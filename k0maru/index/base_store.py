@@ -126,8 +126,8 @@ class BaseStore:
 
     def release_mapped_pages(self) -> None:
         """Unmap the pages of the index file this connection has read: they count in the process's RSS until
-        then (a server's warm-up reads the BM25 segment, ~16 MB of pages on 5,000 notes, that it keeps as
-        arrays anyway). Later reads map what they touch again."""
+        then (a server's warm-up reads the BM25 segment's pages, which it keeps as arrays anyway). Later
+        reads map what they touch again."""
         mapped = self.conn.execute("PRAGMA mmap_size").fetchone()[0]
         if mapped:
             self.conn.execute("PRAGMA mmap_size = 0")

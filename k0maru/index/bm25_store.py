@@ -24,11 +24,12 @@ class Bm25Store(BaseStore):
     def lexical_delta(self, after_id: int) -> list[tuple[int, int, str, str, str]]:
         """Chunks the BM25 main segment (built up to chunk `after_id`) lacks: newer ones, and re-used ids."""
         cols = "SELECT c.id, c.doc_id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
-        return self.conn.execute(
+        rows: list[tuple[int, int, str, str, str]] = self.conn.execute(
             f"{cols} WHERE c.id > ? UNION {cols} WHERE c.id IN (SELECT chunk_id FROM lexical_stale) AND c.id <= ?"
             " ORDER BY 1",
             (after_id, after_id),
         ).fetchall()
+        return rows
 
     def lexical_stale(self) -> list[int]:
         """Chunks deleted since the BM25 main segment was built (its entries for them no longer count)."""

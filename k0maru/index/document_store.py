@@ -53,7 +53,7 @@ class DocumentStore(BaseStore):
             for doc_id, path, mtime, size, digest, ctime, inode in rows
         }
 
-    def upsert_document(
+    def upsert_document(  # noqa: PLR0913 - one parameter per column
         self,
         path: str,
         mtime_ns: int,

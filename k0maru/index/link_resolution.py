@@ -15,7 +15,7 @@ def language_of(path: str) -> str:
     return next((p for p in reversed(path.split("/")[:-1]) if _LANGUAGE.fullmatch(p)), "")
 
 
-def build_resolver(
+def build_resolver(  # noqa: C901 - Obsidian's resolution order, one rule after another
     documents: Iterable[tuple[int, str, str]], aliases: Iterable[tuple[int, str]]
 ) -> Resolver:
     """A function mapping a link key to a document id, the way Obsidian resolves links:

@@ -19,14 +19,16 @@ class OffloadStore(BaseStore):
             )
 
     def offloads(self, columns: Sequence[str], limit: int) -> list[tuple[Any, ...]]:
-        return self.conn.execute(
+        rows: list[tuple[Any, ...]] = self.conn.execute(
             f"SELECT {','.join(columns)} FROM offloads ORDER BY created_at DESC LIMIT ?", (limit,)
         ).fetchall()
+        return rows
 
     def offload(self, columns: Sequence[str], node_id: str) -> tuple[Any, ...] | None:
-        return self.conn.execute(
+        row: tuple[Any, ...] | None = self.conn.execute(
             f"SELECT {','.join(columns)} FROM offloads WHERE node_id = ?", (node_id,)
         ).fetchone()
+        return row
 
     def delete_offloads(self, node_ids: Sequence[str]) -> None:
         with self.transaction():
@@ -36,6 +38,7 @@ class OffloadStore(BaseStore):
 
     def offload_totals(self) -> tuple[int, int, int]:
         """(raw tokens, summary tokens, count) over every offload."""
-        return self.conn.execute(
+        totals: tuple[int, int, int] = self.conn.execute(
             "SELECT coalesce(sum(raw_tokens), 0), coalesce(sum(summary_tokens), 0), count(*) FROM offloads"
         ).fetchone()
+        return totals

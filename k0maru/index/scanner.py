@@ -11,7 +11,7 @@ documents are in (a flag in `meta` makes the next scan finish that step if this 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -225,14 +225,14 @@ class IncrementalScanner:
         gone = [(p, cached[p].id) for p in scope if p not in seen]
         return result, work, gone
 
-    def _entries(self, only: list[str] | None):
+    def _entries(self, only: list[str] | None) -> Iterator[Entry]:
         if only is None:
             yield from self.walker.walk()
             return
         allowed = {e.rel: e for e in self.walker.walk_paths(only)}
         yield from allowed.values()
 
-    def _apply_one(
+    def _apply_one(  # noqa: C901 - one file's outcomes in order: too big, gone, unreadable, same, binary, parsed
         self, entry: Entry, known: CachedDoc | None, result: ScanResult, full: bool
     ) -> tuple[bool, list[tuple[int, Link]]]:
         """Read, hash and (if needed) parse one file; returns whether the index changed, and its links."""

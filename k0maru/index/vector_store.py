@@ -49,17 +49,19 @@ class VectorStore(BaseStore):
         """(chunk id, text length) of chunks without a vector, by chunk id: the texts are read per batch
         (`chunks_for_embedding`), so a backlog of any size costs two integers a chunk in memory."""
         sql = "SELECT id, length(text) FROM chunks WHERE embedded = 0 ORDER BY id"
-        if limit:
-            return self.conn.execute(sql + " LIMIT ?", (int(limit),)).fetchall()
-        return self.conn.execute(sql).fetchall()
+        rows: list[tuple[int, int]] = (
+            self.conn.execute(sql + " LIMIT ?", (int(limit),)) if limit else self.conn.execute(sql)
+        ).fetchall()
+        return rows
 
     def chunks_for_embedding(self, ids: Sequence[int]) -> list[tuple[int, str, str, str, str]]:
         """(chunk id, hash, title, heading, text) of these chunks (gone ones left out)."""
-        return self.conn.execute(
+        rows: list[tuple[int, str, str, str, str]] = self.conn.execute(
             "SELECT c.id, c.hash, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
             f" WHERE c.id IN ({','.join('?' * len(ids))})",
             list(ids),
         ).fetchall()
+        return rows
 
     def write_vectors(self, items: Sequence[tuple[int, str, bytes]]) -> int:
         """Store (chunk id, hash, float32 bytes) in one transaction, skipping chunks that a concurrent scan
@@ -80,11 +82,12 @@ class VectorStore(BaseStore):
 
     def nearest_chunks(self, vector: bytes, k: int) -> list[tuple[int, float, int]]:
         """(chunk id, cosine distance, doc id) of the k nearest chunks, nearest first."""
-        return self.conn.execute(
+        rows: list[tuple[int, float, int]] = self.conn.execute(
             "SELECT v.rowid, v.distance, c.doc_id FROM vec_chunks v JOIN chunks c ON c.id = v.rowid"
             " WHERE v.embedding MATCH ? AND k = ? ORDER BY v.distance",
             (vector, k),
         ).fetchall()
+        return rows
 
     # ---- vectors keyed by content ------------------------------------------------------------------
     def last_chunk_id(self) -> int:

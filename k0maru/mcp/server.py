@@ -57,10 +57,11 @@ def invalid_arguments(tool: str, exc: Any) -> str:
 
 def failure_line(what: str, exc: BaseException) -> str:
     """An unforeseen failure as one line naming its cause (the traceback goes to stderr)."""
-    from k0maru.index import db
+    from k0maru.service.operations import database_error
 
-    if isinstance(exc, db.DatabaseError):
-        return str(db.translate_error(exc, db.last_opened or "the index"))
+    error = database_error(exc)
+    if error is not None:
+        return str(error)
     detail = " ".join(str(exc).split())
     detail = detail if len(detail) <= 200 else detail[:199] + "…"
     return f"{what} failed: {type(exc).__name__}" + (f": {detail}" if detail else "")

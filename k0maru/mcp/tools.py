@@ -14,8 +14,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from k0maru.mcp import render
-from k0maru.search.filters import Filters
 from k0maru.service.models import (
+    Filters,
     FlushOutcome,
     Loadout,
     LogNodeList,
@@ -98,7 +98,7 @@ def get_project_loadout(
 @tool(
     "Recall memory", "before solving a problem that may have been seen before", render.recall_text
 )
-def recall_memory(
+def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
     service: Service,
     query: Annotated[
         str,

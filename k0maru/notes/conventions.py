@@ -198,7 +198,7 @@ class ConventionSniffer:
                 self._rule_line(line, f"{name}:{n}", found)
         return found, used
 
-    def _rule_line(self, line: str, where: str, found: dict[str, KindRule]) -> None:
+    def _rule_line(self, line: str, where: str, found: dict[str, KindRule]) -> None:  # noqa: C901 - one rule form after another: naming, template, folder
         def rule(kind: str | None) -> KindRule:
             assert kind is not None
             return found.setdefault(kind, KindRule(kind, "", "", source="rules"))

@@ -18,7 +18,7 @@ from k0maru.offload.analyzer import LogAnalyzer
 from k0maru.offload.findings import Failure, Findings
 
 if TYPE_CHECKING:
-    from k0maru.service.vault import Vault
+    from k0maru.index.vault import Vault
 
 _HINT = re.compile(r"^\s*(?:=\s*)?(help|note|hint|suggestion):\s*(.+)$", re.I)
 _PYTEST_E = re.compile(r"^E\s{2,}(.+)$")

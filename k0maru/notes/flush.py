@@ -23,7 +23,7 @@ from k0maru.notes.conventions import KINDS, Conventions, ConventionSniffer, Kind
 
 if TYPE_CHECKING:
     from k0maru.index.store import Store
-    from k0maru.service.vault import Vault
+    from k0maru.index.vault import Vault
 
 MAX_VERSIONS = 99
 _DATE_LINE = re.compile(r"^date:.*$", re.M)

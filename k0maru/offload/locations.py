@@ -13,7 +13,57 @@ import os
 import re
 from pathlib import Path
 
-from k0maru.offload.extractors.base import user_path
+# where toolchains, standard libraries and installed packages live: a frame there is not the user's code
+_NOT_USER = (
+    "/lib/python",
+    "site-packages",
+    "dist-packages",
+    "<frozen",
+    "/usr/lib/",
+    "/usr/include/",
+    "/include/c++/",
+    "/lib/gcc/",
+    "/usr/share/",
+    "/usr/local/lib/",
+    "/usr/local/go/",
+    "/usr/local/include/",
+    "../sysdeps/",
+    "/rustc/",
+    "/.rustup/",
+    "/.cargo/registry/",
+    "/go/pkg/mod/",
+    "/.pyenv/versions/",
+    "/node_modules/",
+    "compiler-rt",
+    "libsanitizer",
+    "<null>",
+    "<unknown>",
+)
+_NOT_USER_START = (
+    "node:",
+    "node_modules/",
+    "internal/",
+    "runtime/",
+    "testing/",
+    "<",
+    "java.",
+    "javax.",
+    "jdk.",
+    "sun.",
+    "kotlin.",
+    "scala.",
+    "org.junit.",
+    "org.opentest4j.",
+    "org.gradle.",
+    "org.apache.maven.",
+    "junit.",
+)
+
+
+def user_path(path: str) -> bool:
+    """A file of the project's own code, not of a toolchain, standard library or installed package."""
+    return not path.startswith(_NOT_USER_START) and not any(part in path for part in _NOT_USER)
+
 
 _PATH = r"(?:[A-Za-z]:)?[\w.@~+/\\-]{0,240}[\w-]\.[A-Za-z][\w+-]{0,9}"
 # what every form has after the file's extension: cheap to look for, so most lines skip the forms

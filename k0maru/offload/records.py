@@ -181,7 +181,7 @@ class Pruned:
     kept_bytes: int
 
 
-def prune(
+def prune(  # noqa: C901 - each limit of the log store checked in turn
     store: Store,
     vault: Path,
     *,

@@ -247,7 +247,7 @@ class _Progress:
             self.shown = False
 
 
-def run_offload(
+def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and its record, in order
     vault: Path,
     command: list[str] | None,
     *,
@@ -362,7 +362,7 @@ def run_offload(
     return OffloadOutcome(status, spool.lines, False, rec, findings)
 
 
-def _keep(
+def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
     vault: Path,
     refs: Path,
     spool: _Spool,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from k0maru.offload.findings import UNCODED, Failure
 
 if TYPE_CHECKING:
-    from k0maru.service.vault import Vault
+    from k0maru.index.vault import Vault
 
 VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|0x[0-9a-fA-F]+|\d+")
 WORD = re.compile(r"[A-Za-z_][A-Za-z_]{2,}")

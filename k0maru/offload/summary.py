@@ -72,7 +72,7 @@ def _failure_like(text: str) -> bool:
     return bool(MARKER.search(text) or find_all(text) or "rror" in text or "xception" in text)
 
 
-def render(
+def render(  # noqa: C901, PLR0913 - one parameter per part of the summary
     *,
     command: str,
     findings: Findings,

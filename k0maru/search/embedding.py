@@ -107,7 +107,8 @@ class Embedder:
         mask = feeds["attention_mask"][..., None].astype(np.float32)
         pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        vectors: np.ndarray = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return vectors
 
     def batches(self, texts: Sequence[str]) -> list[tuple[list[int], dict[str, np.ndarray]]]:
         """`texts` tokenised together and grouped into model calls (`model_calls`)."""

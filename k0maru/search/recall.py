@@ -170,7 +170,7 @@ class Recall:
         (but for a limit above the pool, which widens it)."""
         return max(self.settings.pool_min, limit)
 
-    def search(
+    def search(  # noqa: C901 - the ranking pipeline, step by step (#26 reworks it)
         self,
         query: str,
         limit: int = 10,
@@ -368,7 +368,7 @@ class Recall:
         lo, hi = self.settings.bm25_weight_words, self.settings.bm25_weight_code
         return lo + (hi - lo) * lexical_share(query, self.settings.other_scripts_lexical)
 
-    def _hit(
+    def _hit(  # noqa: PLR0913 - one parameter per field of a hit
         self,
         query: str,
         passage_chars: int,

@@ -149,7 +149,8 @@ def _other_script_stem(low: str) -> str | None:
         return None
     if language not in _SCRIPT_STEMMERS:
         _SCRIPT_STEMMERS[language] = Stemmer.Stemmer(language)
-    return _SCRIPT_STEMMERS[language].stemWord(low)
+    stem: str = _SCRIPT_STEMMERS[language].stemWord(low)
+    return stem
 
 
 @lru_cache(maxsize=200_000)

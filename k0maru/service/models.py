@@ -1,8 +1,8 @@
 """Typed results of the service operations, shared by every front end (CLI `--json`, MCP structured
 content, console API). `payload()` is the one compact wire shape.
 
-Plain dataclasses, not pydantic models: a one-shot CLI command never imports pydantic (200-330 ms). The
-MCP SDK derives each tool's output schema from them (fields with a default are optional), and the
+Plain dataclasses, not pydantic models, so a one-shot CLI command never imports pydantic. The MCP SDK
+derives each tool's output schema from them (fields with a default are optional), and the
 sequences default to empty tuples so that every optional field's default is a class attribute it sees."""
 
 from __future__ import annotations
@@ -10,7 +10,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Self
+
+from k0maru.search.filters import (
+    Filters as Filters,
+)  # the recall filters: an input every front end builds
 
 # the only numbers shortened on the wire (to 4 significant digits): ranking scores and their parts, whose
 # later digits carry nothing; timestamps, counts, sizes and money are sent as they are
@@ -52,9 +56,10 @@ class Result:
         out: dict[str, Any] = _compact(self)
         return out
 
-    def but(self, **changes: Any) -> Any:
+    def but(self, **changes: Any) -> Self:
         """A copy with `changes`."""
-        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+        copy: Self = dataclasses.replace(self, **changes)  # type: ignore[type-var]
+        return copy
 
 
 # ---- recall ------------------------------------------------------------------------------------------
@@ -88,6 +93,13 @@ class RecallResult(Result):
     warnings: Sequence[str] = ()
     pool: int | None = None  # with explain
     bm25_weight: float | None = None  # with explain: BM25's share of the score for this query
+
+
+# ---- index --------------------------------------------------------------------------------------------
+@dataclass(kw_only=True)
+class IndexBacklog(Result):
+    pending: dict[str, int]  # files new, changed and removed since the last scan
+    chunks_pending_embedding: int
 
 
 # ---- loadout -----------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ typed result; none of them touches the store or the engines directly."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,11 +21,12 @@ from k0maru.limits import (
     one_line,
 )
 
-if TYPE_CHECKING:  # the result types load only for the operations that answer with one;
-    # the session (the scanner, the store) only once a service is opened, so unchanged_scan stays light
+if TYPE_CHECKING:
+    from k0maru.index.vault import Vault
     from k0maru.search.filters import Filters
     from k0maru.service.models import (
         FlushOutcome,
+        IndexBacklog,
         Loadout,
         LogNode,
         LogNodeView,
@@ -35,7 +37,6 @@ if TYPE_CHECKING:  # the result types load only for the operations that answer w
         TokenScoreboard,
     )
     from k0maru.service.session import VaultSession
-    from k0maru.service.vault import Vault
 
 DEFAULT_LOG_LINES = 120
 QUERY_ECHO_CHARS = 80  # a pasted backtrace as the query is not sent back whole
@@ -89,11 +90,23 @@ class Service:
         self.vault: Vault = session.vault
 
     @classmethod
-    def open(cls, vault_dir: str | None, **session_options: Any) -> Service:
+    def open(
+        cls,
+        vault_dir: str | os.PathLike[str] | None,
+        *,
+        settings: dict[str, Any] | None = None,
+        create: bool = False,
+        one_shot: bool = False,
+        **session_options: Any,
+    ) -> Service:
+        """The service over the vault at `vault_dir` (`settings`: flags over its config); `create`: the cwd
+        may become a new vault (`init`); `one_shot`: a process that answers once and exits."""
+        from k0maru.index.vault import Vault
         from k0maru.service.session import VaultSession
-        from k0maru.service.vault import Vault
 
-        return cls(VaultSession(Vault.open(vault_dir), **session_options))
+        vault = Vault.open(vault_dir, create=create, **(settings or {}))
+        vault.one_shot = one_shot
+        return cls(VaultSession(vault, **session_options))
 
     def close(self) -> None:
         self.live.close()
@@ -105,7 +118,7 @@ class Service:
         self.close()
 
     # ---- recall --------------------------------------------------------------------------------
-    def recall(
+    def recall(  # noqa: PLR0913 - the operation's options, as every front end passes them
         self,
         query: str,
         limit: int = 8,
@@ -467,8 +480,21 @@ class Service:
             raise K0maruError(
                 f"no index in {self.vault.root}; run `k0maru scan` (or `k0maru init`) there first"
             )
+        from k0maru.service import worker
+
         with self.live.session(fresh=False) as vault:
-            return vault.status()
+            # the worker is the one process that embeds the chunks still without vectors
+            return {**vault.status(), "worker_running": worker.running(vault.root)}
+
+    def backlog(self) -> IndexBacklog:
+        """What the index lacks: files changed since the last scan, chunks without vectors."""
+        from k0maru.service.models import IndexBacklog
+
+        with self.live.session(fresh=False) as vault:
+            return IndexBacklog(
+                pending=vault.pending_changes(),
+                chunks_pending_embedding=vault.store.unembedded_chunks(),
+            )
 
     def link_paths(self) -> Callable[[str], str | None]:
         """A function from a link key to the vault path of the note it resolves to (None if dangling)."""
@@ -481,6 +507,15 @@ class Service:
             return paths.get(doc_id) if doc_id is not None else None
 
         return path_of
+
+
+def database_error(exc: BaseException) -> K0maruError | None:
+    """An SQLite error raised anywhere below as one actionable line; None for any other exception."""
+    from k0maru.index import db
+
+    if not isinstance(exc, db.DatabaseError):
+        return None
+    return db.translate_error(exc, db.last_opened or "the index")
 
 
 def answer_tokens(result: RecallResult) -> int:

@@ -5,9 +5,9 @@ for a writer) after bringing the index up to date: a lexical rescan, at most eve
 seconds, under the one write lock (a request that finds another thread writing reads the index as it
 is). `session(write=True)` holds that lock for the block (flush, distill, scan). Each request first
 checks that the index file is still the one its connection holds (one stat) and reopens it if not. In
-long-running processes (MCP server, console) chunks still without vectors are embedded, and a BM25
-merge that is due is done, by a background thread on its own connection; one-shot commands leave both
-to the worker."""
+long-running processes (MCP server, console) chunks still without vectors are embedded by a background
+thread on its own connection; a BM25 merge that is due is left to the worker process (servers ask it, one-
+shot commands ask it as they close), never done on a query's path."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from k0maru.errors import IndexCorruptError, IndexLockedError, IndexReadOnlyError, K0maruError
 from k0maru.index.scanner import ProgressFn
 from k0maru.index.store import db_path
-from k0maru.service.vault import Vault
+from k0maru.index.vault import Vault
 from k0maru.service.watcher import ChangeWatcher
 
 log = logging.getLogger("k0maru.session")
@@ -117,6 +117,33 @@ class VaultSession:
                 return db.translate_error(again, db_path(self.vault.root))
         return error
 
+    def _not_refreshed(self, exc: Exception) -> None:
+        """A rescan that could not write: the answer comes from the index as it is, with one line saying
+        why and what to run; any other failure is raised as its one line."""
+        from k0maru.index import db
+
+        error = (
+            exc
+            if isinstance(exc, K0maruError)
+            else db.translate_error(exc, db_path(self.vault.root))
+        )
+        if not isinstance(error, IndexReadOnlyError | IndexLockedError | IndexCorruptError):
+            raise error from None
+        self._last_scan = time.monotonic()
+        self.warnings = [f"index not refreshed: {error}"]
+        self._lag.text = f"the index is behind the files: {error}"
+
+    def _rescan_due(self) -> tuple[bool, list[str] | None]:
+        """Whether a rescan is due now, and the paths it covers (None: the whole stat walk)."""
+        if self._last_scan is not None and self._watcher is not None and self._watcher.running:
+            only = self._watcher.take()
+            return only != [], only
+        recent = (
+            self._last_scan is not None
+            and time.monotonic() - self._last_scan < self.rescan_interval
+        )
+        return not recent, None
+
     def fresh(self) -> None:
         """Incremental rescan (call it holding `lock`). In a server (`rescan_interval` > 0) a file watcher
         marks what changed and only those paths are indexed again (nothing at all when nothing changed);
@@ -125,15 +152,8 @@ class VaultSession:
 
         if not self.rescan:
             return
-        only: list[str] | None = None
-        if self._last_scan is not None and self._watcher is not None and self._watcher.running:
-            only = self._watcher.take()
-            if only == []:
-                return
-        elif (
-            self._last_scan is not None
-            and time.monotonic() - self._last_scan < self.rescan_interval
-        ):
+        due, only = self._rescan_due()
+        if not due:
             return
         if self._watcher is None and self.rescan_interval > 0 and self.embed == "thread":
             self._watcher = ChangeWatcher.start(self.vault.root, self._closing)  # before the walk
@@ -143,7 +163,7 @@ class VaultSession:
                 record=False,
                 embed=self.embed == "foreground",
                 lexical=True,
-                merge=False,  # never on a query's path: the background thread or the worker merges
+                merge=False,  # never on a query's path: the worker merges
                 scan_progress=self.scan_progress,
                 embed_progress=self.embed_progress,
             )
@@ -153,16 +173,7 @@ class VaultSession:
             IndexCorruptError,
             db.DatabaseError,
         ) as exc:  # answer from what is readable, and say what to run (a full disk, a damaged page)
-            error = (
-                exc
-                if isinstance(exc, K0maruError)
-                else db.translate_error(exc, db_path(self.vault.root))
-            )
-            if not isinstance(error, IndexReadOnlyError | IndexLockedError | IndexCorruptError):
-                raise error from None
-            self._last_scan = time.monotonic()
-            self.warnings = [f"index not refreshed: {error}"]
-            self._lag.text = f"the index is behind the files: {error}"
+            self._not_refreshed(exc)
             return
         self._last_scan = time.monotonic()
         self.warnings = report.as_dict()["warnings"]
@@ -170,8 +181,14 @@ class VaultSession:
         if self.embed == "thread":
             for w in self.warnings:
                 log.warning("%s", w)
-            if pending or report.merge_due:
+            if pending:
                 self._embed_in_background()
+            if report.merge_due and not self.vault.store.readonly:
+                from k0maru.service import worker
+
+                # in another process: a merge in a thread of this one would hold the interpreter
+                # lock against the very queries it keeps fast
+                worker.request(self.vault.root)
         elif (
             self.embed == "worker"
             and (pending or report.merge_due)
@@ -205,9 +222,8 @@ class VaultSession:
         self._embedder_thread.start()
 
     def _embed_pending(self) -> None:
-        """On its own connection: the vectors in slices, and before each slice the BM25 merge when one is
-        due (into the lexical cache queries use); batches commit as they finish, so recall sees vectors
-        appear while the rest are computed."""
+        """On its own connection; batches commit as they finish, so recall sees vectors appear while the
+        rest are computed."""
         from k0maru.index.store import Store
         from k0maru.search import vectors
         from k0maru.service import worker
@@ -223,26 +239,15 @@ class VaultSession:
                     def stop() -> bool:
                         return self._closing.is_set() or store.replaced()
 
-                    merged_at = None  # the corpus version merged last (a merge that could not be
-                    # saved, on a read-only index, is not tried again for the same corpus)
-                    while not stop():  # a merge that fell due meanwhile goes before the next slice
-                        state = store.bm25_state()
-                        version = store.corpus_version()
-                        if state is not None and state.merge_due and merged_at != version:
-                            self.vault.merge_bm25(store)
-                            merged_at = version
-                        elif (
-                            embedder is None
-                            or not store.unembedded_chunks()
-                            or not vectors.embed_pending(
-                                store,
-                                embedder,
-                                self.vault.settings.embed_batch,
-                                limit=256,
-                                stop=stop,
-                            )
-                        ):
-                            break
+                    while (
+                        embedder is not None
+                        and not stop()
+                        and store.unembedded_chunks()
+                        and vectors.embed_pending(
+                            store, embedder, self.vault.settings.embed_batch, limit=256, stop=stop
+                        )
+                    ):
+                        pass
         except Exception as exc:  # noqa: BLE001 - the next rescan retries
             log.warning("background embedding stopped: %s", exc)
 

@@ -166,7 +166,7 @@ def _catch_up(
     root: Path, progress: ProgressFn | None, done: CatchUp, flags: dict[str, Any]
 ) -> CatchUp:
     from k0maru.index import db
-    from k0maru.service.vault import Vault
+    from k0maru.index.vault import Vault
 
     t0 = time.perf_counter()
     wanted, error = root / STATE_DIR / WANTED, root / STATE_DIR / ERROR
@@ -204,12 +204,10 @@ def _catch_up(
             if isinstance(exc, db.DatabaseError)
             else exc
         )
-        with suppress(
-            OSError
-        ):  # the request stays until a run succeeds: the next try (or event) does it
-            wanted.touch()
-        if isinstance(err, IndexLockedError):
-            raise err from None  # run() waits and tries again
+        if isinstance(err, IndexLockedError):  # the request stays: run() waits and tries again
+            with suppress(OSError):
+                wanted.touch()
+            raise err from None
         line = f"worker failed: {err}"
         log_line(root, line)
         with suppress(OSError):

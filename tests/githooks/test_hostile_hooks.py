@@ -137,3 +137,19 @@ def test_adr_trailers_arriving_by_pull_and_merge_write_adrs(repo: Path, k0, tmp_
     assert "ADR written: docs/adr/0003-split-the-e-module.md" in r.stderr
     r = git(clone, "merge", "-q", "origin/main")  # nothing new: nothing written again
     assert "ADR" not in r.stderr
+
+
+def test_pre_commits_post_merge_stage_writes_the_merged_adrs(
+    repo: Path, k0, tmp_path: Path
+) -> None:
+    """pre-commit runs `k0maru hooks run reindex` with no hook name; its post-merge stage is known by the
+    PRE_COMMIT_IS_SQUASH_MERGE it sets."""
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    git(repo, "commit", "-q", "--allow-empty", "-m", "Pool\n\nADR: Pool the database connections\n")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "Later, no trailer")
+    git(clone, "pull", "-q", "--no-rebase", "origin", "main")  # no hooks installed in the clone
+    env = {**GIT_ENV, "PRE_COMMIT_IS_SQUASH_MERGE": "0"}
+    r = k0("hooks", "run", "reindex", cwd=clone, env=env)
+    assert r.returncode == 0
+    assert "ADR written: docs/adr/0002-pool-the-database-connections.md" in r.stderr

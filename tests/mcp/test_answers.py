@@ -48,9 +48,9 @@ def call(service: Service, body: Callable[[Client], Awaitable[Any]]) -> Any:
 
 def offload_log(vault: Path, name: str, command: str) -> str:
     """Offload a captured log as `k0maru offload` does with piped input; its node id."""
+    from k0maru.index.vault import Vault
     from k0maru.offload import records
     from k0maru.offload.runner import run_offload
-    from k0maru.service.vault import Vault
 
     with Vault.open(vault, writes_state=True) as v, (LOGS / name).open("rb") as log:
         outcome = run_offload(
@@ -211,7 +211,7 @@ def test_read_note_range_heading_and_budget(demo: Path) -> None:
 
 
 def test_resources_come_a_page_at_a_time(tmp_path: Path) -> None:
-    from k0maru.service.vault import Vault
+    from k0maru.index.vault import Vault
 
     root = tmp_path / "many"
     for i in range(PAGE_SIZE + 57):

@@ -56,8 +56,8 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
         capture_output=True,
         check=False,
     )
+    from k0maru.index.vault import Vault
     from k0maru.offload import records
-    from k0maru.service.vault import Vault
 
     with Vault.open(demo) as v:
         node = records.list_all(v.store)[0].node_id
@@ -255,7 +255,7 @@ def test_errors_are_tool_errors_and_server_survives(demo: Path) -> None:
 def test_concurrent_reindex_during_calls(demo: Path) -> None:
     """A writer rewrites notes and rescans while the agent calls recall: no error reaches the agent."""
     writer_code = (
-        "import sys, time; from pathlib import Path; from k0maru.service.vault import Vault\n"
+        "import sys, time; from pathlib import Path; from k0maru.index.vault import Vault\n"
         "root = Path(sys.argv[1])\n"
         "for i in range(12):\n"
         "    (root / f'hook-note-{i % 3}.md').write_text(f'# Hook {i}\\nlease renewal churn {i}\\n')\n"
@@ -352,8 +352,8 @@ def test_unembedded_vault_answers_at_once_and_embeds_in_background(tmp_path: Pat
 
 
 def test_answers_fit_their_token_budget_and_carry_the_passage(demo: Path) -> None:
-    """An 8-hit recall answer on the demo vault costs <= 1,000 o200k tokens in all (structured content and
-    the text block), each hit with a passage of the note; a query nothing supports gets no hits."""
+    """A recall answer on the demo vault costs <= 1,000 o200k tokens in either part (structured content,
+    text block), each hit with a passage of the note; a query nothing supports gets no hits."""
     from k0maru.mcp.tools import TOOLS, recall_memory
     from k0maru.service.operations import Service, answer_tokens
 
@@ -363,7 +363,7 @@ def test_answers_fit_their_token_budget_and_carry_the_passage(demo: Path) -> Non
     with Service.open(str(demo)) as service:
         for query in ("SQLITE_BUSY during the nightly backup", "why do leases expire", "E0502"):
             result = recall_memory(service, query)
-            assert len(result.hits) == 8 and all(len(h.snippet) > 30 for h in result.hits)
+            assert len(result.hits) >= 5 and all(len(h.snippet) > 30 for h in result.hits)
             assert answer_tokens(result) <= 1000 and count_tokens(text_of(result)) <= 1000
         top = recall_memory(service, "SQLITE_BUSY during the nightly backup").hits[0]
         assert (
@@ -378,7 +378,7 @@ def test_answers_fit_their_token_budget_and_carry_the_passage(demo: Path) -> Non
             assert (
                 empty.hits == []
                 and len(empty.warnings) == 1
-                and "nothing in the vault matches" in empty.warnings[0]
+                and "nothing in the vault answers" in empty.warnings[0]
             )
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import errors
+
 pytestmark = pytest.mark.slow
 
 # 3 MB of output (more than the 1 MB filesystem holds), then exit 3
@@ -66,11 +68,7 @@ def small_disk(tmp_path: Path) -> Iterator[tuple[Path, int | None]]:
 
 
 def _one_line(stderr: bytes) -> str:
-    lines = [
-        ln
-        for ln in stderr.decode().splitlines()
-        if ln.startswith("k0maru") and not ln.startswith("k0maru: vault ")  # which vault: not news
-    ]
+    lines = [ln for ln in errors(stderr.decode()).splitlines() if ln.startswith("k0maru")]
     assert len(lines) == 1, stderr.decode()
     assert "Traceback" not in stderr.decode()
     return lines[0]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from k0maru.index.vault import Vault
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
-from k0maru.service.vault import Vault
 from tests.helpers import write
 
 

@@ -7,63 +7,13 @@ import re
 from typing import TYPE_CHECKING
 
 from k0maru.offload.findings import Failure, Findings
+from k0maru.offload.locations import user_path as user_path  # the extractors take it from here
 
 if TYPE_CHECKING:
     from k0maru.offload.locations import Places
 
 CODE_IN_TEXT = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
 EXTRACTORS: list[type[Extractor]] = []
-
-# where toolchains, standard libraries and installed packages live: a frame there is not the user's code
-_NOT_USER = (
-    "/lib/python",
-    "site-packages",
-    "dist-packages",
-    "<frozen",
-    "/usr/lib/",
-    "/usr/include/",
-    "/include/c++/",
-    "/lib/gcc/",
-    "/usr/share/",
-    "/usr/local/lib/",
-    "/usr/local/go/",
-    "/usr/local/include/",
-    "../sysdeps/",
-    "/rustc/",
-    "/.rustup/",
-    "/.cargo/registry/",
-    "/go/pkg/mod/",
-    "/.pyenv/versions/",
-    "/node_modules/",
-    "compiler-rt",
-    "libsanitizer",
-    "<null>",
-    "<unknown>",
-)
-_NOT_USER_START = (
-    "node:",
-    "node_modules/",
-    "internal/",
-    "runtime/",
-    "testing/",
-    "<",
-    "java.",
-    "javax.",
-    "jdk.",
-    "sun.",
-    "kotlin.",
-    "scala.",
-    "org.junit.",
-    "org.opentest4j.",
-    "org.gradle.",
-    "org.apache.maven.",
-    "junit.",
-)
-
-
-def user_path(path: str) -> bool:
-    """A file of the project's own code, not of a toolchain, standard library or installed package."""
-    return not path.startswith(_NOT_USER_START) and not any(part in path for part in _NOT_USER)
 
 
 def innermost_user_frame(frames: list[str]) -> str | None:

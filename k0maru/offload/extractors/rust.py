@@ -37,7 +37,7 @@ class RustExtractor(Extractor):
         self.panic: Failure | None = None  # the last panic: `left:`/`right:` lines complete it
         self.panic_window = 0
 
-    def feed(self, line: str, lineno: int) -> None:
+    def feed(self, line: str, lineno: int) -> None:  # noqa: C901 - a line-driven state machine: one branch per line shape
         if self.pending_panic is not None:  # new-style panic: the message is on the next line
             p, self.pending_panic = self.pending_panic, None
             self.busy = self.pending is not None

@@ -212,7 +212,7 @@ class Vault:
         done.append(f"index at {db_path(self.root).relative_to(self.root)}")
         return done
 
-    def index(
+    def index(  # noqa: PLR0913 - each caller's choice of what an index run does
         self,
         full: bool = False,
         only: list[str] | None = None,
@@ -343,8 +343,6 @@ class Vault:
             return " ".join(str(exc).split())[:120]
 
     def status(self) -> dict[str, Any]:
-        from k0maru.service import worker
-
         store = self.store
         store.require_sound()
         counts = store.counts()
@@ -369,7 +367,6 @@ class Vault:
             "model_warning": warning,
             **counts,
             "chunks_pending_embedding": counts["chunks"] - counts["chunks_embedded"],
-            "worker_running": worker.running(self.root),  # the one process that embeds them
             "bm25_main_chunks": bm25.chunks if bm25 else None,  # the persisted segment ...
             "bm25_delta_chunks": bm25.backlog if bm25 else None,  # ... and what queries add to it
             "last_scan": last,
