@@ -55,7 +55,10 @@ def offload(
         )
         return outcome.exit_code
     with v:
-        say_vault(v.root, as_json)
+        if (
+            Path.cwd().resolve() != Path(v.root).resolve()
+        ):  # the summary's log path is vault-relative
+            say_vault(v.root, as_json)
 
         def save(rec: records.OffloadRecord) -> None:
             # the log and its sidecar are safe on disk; losing the record must not lose the exit code

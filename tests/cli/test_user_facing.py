@@ -210,3 +210,20 @@ def test_no_flag_that_means_nothing(capsys, command: str) -> None:
     rc, _, err = run(capsys, command, "--json")
     assert rc == 2 and "unrecognized arguments: --json" in err
     assert command in {c for cs in GROUPS.values() for c in cs}
+
+
+def test_offload_names_the_vault_only_when_it_is_not_the_working_folder(
+    capsys, vault: Path, monkeypatch
+) -> None:
+    """Every offload's summary reaches an agent: the vault line is sent only when the vault-relative
+    log path would otherwise be ambiguous."""
+    log = "".join(f"step {i}\n" for i in range(400)) + "error: it broke\n"
+    monkeypatch.setattr("sys.stdin", Stdin(io.BytesIO(log.encode())))
+    (vault / ".git").mkdir()  # a repository root, where a bare `k0maru offload` keeps its logs
+    monkeypatch.chdir(vault)
+    rc, out, err = run(capsys, "offload", "--threshold", "10")
+    assert rc == 0 and "k0maru: vault" not in out + err and ".k0maru/refs/" in out
+    monkeypatch.setattr("sys.stdin", Stdin(io.BytesIO(log.encode())))
+    monkeypatch.chdir(vault.parent)
+    rc, _, err = run(capsys, "offload", "--threshold", "10", "--vault", str(vault))
+    assert rc == 0 and err.startswith(f"k0maru: vault {vault}\n")
