@@ -13,6 +13,7 @@ from markupsafe import Markup
 
 from k0maru.console import graph_svg, mermaid_svg
 from k0maru.console.params import (
+    GREP_PAGE,
     MODES,
     PAGE_LINES,
     filters_arg,
@@ -145,6 +146,8 @@ def log_page(node: str) -> Any:
         groups=groups,
         span=span,
         page_lines=PAGE_LINES,
+        grep_page=GREP_PAGE,
+        skip=number("skip", 0, 0, 10**9) if request.args.get("grep") else 0,
         failures=set(rec.failure_lines) | ({first} if first else set()),
         first_failure=first,
         args=request.args,
