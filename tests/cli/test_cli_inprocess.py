@@ -76,6 +76,33 @@ def test_offload_from_stdin_then_list_and_show(
     assert code == 0 and "ZeroDivisionError" in out
 
 
+def test_an_offload_records_how_long_it_ran(
+    vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`duration_s` is in the record and in `log list`; a sidecar written before it loads with None."""
+    from k0maru.index.store import Store
+
+    log = (REPO / "tests/data/logs/pytest_many_verbose.log").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(log)))
+    code, out, _ = run(capsys, "offload", "--vault", str(vault), "--json")
+    record = json.loads(out)
+    assert code == 0 and isinstance(record["duration_s"], float) and 0 <= record["duration_s"] < 60
+    code, out, _ = run(capsys, "log", "list", "--vault", str(vault))
+    assert f"{record['duration_s']:.1f} s  exit" in out
+    sidecar = vault / Path(record["log_path"]).with_suffix(".json")
+    old = json.loads(sidecar.read_text())
+    del old["duration_s"]  # as written before durations were recorded
+    sidecar.write_text(json.dumps(old))
+    with Store.open(vault) as store:  # the index lost: the record comes back from its sidecar
+        store.delete_offloads([record["node_id"]])
+    code, out, _ = run(capsys, "log", "list", "--vault", str(vault), "--json")
+    assert [(n["node_id"], n.get("duration_s")) for n in json.loads(out)] == [
+        (record["node_id"], None)
+    ]
+    code, out, _ = run(capsys, "log", "list", "--vault", str(vault))
+    assert code == 0 and f"{record['node_id']}  " in out and "  -  exit" in out
+
+
 def test_conventions_and_flush(
     demo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
