@@ -193,6 +193,7 @@ class FlushOutcome(Result):
     kind: str
     linked: Sequence[str] = ()
     unresolved: Sequence[str] = ()
+    warnings: Sequence[str] = ()  # one line each, e.g. the kind's template was refused
 
 
 @dataclass(kw_only=True)
