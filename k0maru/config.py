@@ -54,9 +54,9 @@ class Settings:
     chunk_chars: int = setting(1000, "size cap of one chunk, in characters", ge=200)
     # recall
     bm25_weight_words: float = setting(
-        0.05,
+        0.2,
         "hybrid: BM25's share of the score for a query in plain words "
-        "(vectors have the rest); by measurement, README",
+        "(vectors have the rest); chosen on the held-out dev halves (docs/retrieval.md)",
         ge=0,
         le=1,
     )
@@ -94,15 +94,15 @@ class Settings:
         ge=0,
     )
     relevance_cosine: float = setting(
-        0.35,
+        0.3,
         "hybrid: a query is answered only if some chunk reaches this cosine ...",
         ge=-1,
         le=1,
     )
     relevance_terms: float = setting(
-        0.75,
+        0.8,
         "... or holds this share of its words; else no hits and one line saying so "
-        "(calibrated on the dev halves against off-topic queries, docs/retrieval.md)",
+        "(chosen on the dev halves against off-topic queries, docs/retrieval.md)",
         ge=0,
         le=1,
     )
@@ -165,7 +165,10 @@ for (
     delattr(Settings, _field.name)
 NAMES = frozenset(f.name for f in FIELDS)
 SCHEMA = repr(
-    [(f.name, f.type, {"description": f.description, "bounds": f.bounds}) for f in FIELDS]
+    [
+        (f.name, f.type, f.default, {"description": f.description, "bounds": f.bounds})
+        for f in FIELDS
+    ]
 )
 
 

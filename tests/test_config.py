@@ -10,7 +10,7 @@ from tests.helpers import write
 
 def test_defaults(vault: Path) -> None:
     s = load_settings(vault)
-    assert s.bm25_weight_words == 0.05 and s.bm25_weight_code == 0.7 and s.min_cosine == 0.2
+    assert s.bm25_weight_words == 0.2 and s.bm25_weight_code == 0.7 and s.min_cosine == 0.2
     assert s.include == ["**/*.md"] and s.offload_threshold == 50
 
 
@@ -128,3 +128,11 @@ def test_validated_settings_are_cached_and_follow_every_source(
     write(vault, ".k0maru/config.toml", "pool_min = 'x'\n")
     with pytest.raises(ConfigError, match="pool_min"):
         load_settings(vault)  # and a bad value is still refused, cache or not
+
+
+def test_a_changed_default_is_not_served_from_the_settings_cache() -> None:
+    """The settings cache is keyed by SCHEMA: it must cover the defaults, or a release that changes a
+    default keeps serving the old one from every vault's cache."""
+    import k0maru.config as config
+
+    assert "('pool_min', 'int', 50," in config.SCHEMA

@@ -476,3 +476,22 @@ def test_copies_are_folded_into_one_hit(vault: Path) -> None:
     assert len(hits) == 2 and hits[0].path in copies and hits[1].path == "other.md", hits
     assert sorted(hits[0].also_at) == sorted(copies - {hits[0].path})
     assert hits[1].also_at == []
+
+
+def test_a_note_holding_every_query_word_is_not_buried(vault: Path) -> None:
+    """All-terms evidence counts: with BM25's share for plain words at 0.2 (it was 0.05), the note
+    holding every word of the query ranks first."""
+    for i, topic in enumerate(
+        ["quarterly budget review", "office furniture", "payroll calendar", "expense policy"]
+    ):
+        write(vault, f"a{i}.md", f"# {topic.title()}\nNotes on the {topic} for accounting.\n")
+    write(
+        vault,
+        "sheets.md",
+        "# Shared workbooks\nThe finance team spreadsheets live on the shared drive.\n",
+    )
+    with Vault.open(vault) as v:
+        v.index()
+        hits = v.recall.search("finance team spreadsheets", limit=5).hits
+        assert hits[0].path == "sheets.md", [(h.path, h.score) for h in hits]
+        assert hits[0].bm25_part == pytest.approx(v.settings.bm25_weight_words)
