@@ -20,7 +20,9 @@ def test_readme_is_a_short_guide_that_starts_with_the_two_set_up_commands() -> N
     assert "k0maru search --vault examples/vault" in blocks[0][1]
     assert blocks[1][1].strip() == "bash scripts/test.sh"
     head = README.split("## What it is")[0]
-    assert "ruff, mypy and pytest" in head and "chromium" in head  # what test.sh does, truthfully
+    # what test.sh does, truthfully and in order
+    assert "ruff, mypy, the fast test tier" in head and "then the slow tier" in head
+    assert "chromium" in head and "minutes" not in head
     for section in ("## Install", "## Quickstart on your own repository", "## Commands"):
         assert section in README
     for section in ("## Configuration", "## Troubleshooting"):

@@ -126,6 +126,15 @@ def _has_sidecars(vault: str | None) -> bool:
         return False
 
 
+def took(seconds: float | None) -> str:
+    """How long a command ran, as `12.3 s` or `4 min 05 s`; `-` when the record does not say."""
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    return f"{int(seconds // 60)} min {int(seconds % 60):02} s"
+
+
 def log_list(vault: str | None, as_json: bool, limit: int) -> int:
     if not index_exists(vault) and not _has_sidecars(vault):  # nothing was ever offloaded here
         nodes = []
@@ -139,7 +148,7 @@ def log_list(vault: str | None, as_json: bool, limit: int) -> int:
         for r in nodes:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
             print(
-                f"{r.node_id}  {when}  exit {r.exit_code if r.exit_code is not None else '-':>3}  "
+                f"{r.node_id}  {when}  {took(r.duration_s):>9}  exit {r.exit_code if r.exit_code is not None else '-':>3}  "
                 f"{r.raw_lines:>7,} lines  {r.raw_tokens:>8,} -> {r.summary_tokens:,} tok  "
                 f"{','.join(r.error_codes[:4]) or '-'}  {r.command[:60]}"
             )

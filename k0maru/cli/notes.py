@@ -63,6 +63,7 @@ def flush(
     body = read_text_input(body_file)
     with service(vault, as_json) as svc:
         result = svc.flush(kind, title, body, split_list(tags), split_list(related))
+    warn(result.warnings)  # stderr, with --json too: the note lacks what the rules asked for
 
     def human() -> None:
         print(f"{result.outcome}: {result.path}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -13,6 +12,7 @@ from markupsafe import Markup
 
 from k0maru.console import graph_svg, mermaid_svg
 from k0maru.console.params import (
+    GREP_PAGE,
     MODES,
     PAGE_LINES,
     filters_arg,
@@ -82,21 +82,9 @@ def when(epoch: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
 
 
-def run_seconds(root: Path, log_path: str, started: float) -> float | None:
-    """How long an offloaded command ran: its log file was last written when the command ended."""
-    try:
-        return max(0.0, (root / log_path).stat().st_mtime - started)
-    except OSError:
-        return None
-
-
 @pages.get("/logs")
 def logs_page() -> Any:
-    root = service().vault.root
-    rows = [
-        (r, when(r.created_at), run_seconds(root, r.log_path, r.created_at))
-        for r in service().log_list(10_000)
-    ]
+    rows = [(r, when(r.created_at), r.duration_s) for r in service().log_list(10_000)]
     return render_template("logs.html", rows=rows, page="logs")
 
 
@@ -145,6 +133,8 @@ def log_page(node: str) -> Any:
         groups=groups,
         span=span,
         page_lines=PAGE_LINES,
+        grep_page=GREP_PAGE,
+        skip=number("skip", 0, 0, 10**9) if request.args.get("grep") else 0,
         failures=set(rec.failure_lines) | ({first} if first else set()),
         first_failure=first,
         args=request.args,

@@ -96,6 +96,7 @@ def search(args: dict[str, Any]) -> dict[str, Any]:
 
 
 PAGE_LINES = 60
+GREP_PAGE = 120  # matches on one page of a grep
 
 
 def log_slice(node: str, failure_lines: Sequence[int] | None = None) -> Any:
@@ -107,7 +108,8 @@ def log_slice(node: str, failure_lines: Sequence[int] | None = None) -> Any:
             pattern=request.args["grep"],
             context=number("context", 3, 0, 50),
             fixed=bool(request.args.get("fixed")),
-            max_matches=number("max", 50, 1, 1000),
+            max_matches=GREP_PAGE,
+            skip=number("skip", 0, 0, 10**9),
             max_lines=400,
         )
     start = max(1, failure_lines[0] - 20) if failure_lines else 1  # the test or frame header above

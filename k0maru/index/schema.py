@@ -170,4 +170,8 @@ MIGRATIONS: list[str] = [
     DROP INDEX documents_stat;
     CREATE INDEX documents_stat ON documents(path, mtime_ns, size, xxh3_64, ctime_ns, inode);
     """,
+    # 9: how long an offloaded command ran (NULL for the records kept before)
+    """
+    ALTER TABLE offloads ADD COLUMN duration_s REAL;
+    """,
 ]

@@ -121,6 +121,8 @@ def flush_text(r: FlushOutcome) -> str:
         out += "; linked: " + ", ".join(r.linked)
     if r.unresolved:
         out += "; unresolved links: " + ", ".join(r.unresolved)
+    for line in r.warnings:
+        out += f"\nwarning: {line}"
     return out
 
 

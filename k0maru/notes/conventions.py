@@ -95,6 +95,8 @@ class Conventions:
     layout: str  # "johnny-decimal" | "flat"
     rule_files: list[str]
     warnings: list[str] = field(default_factory=list)  # rules refused, one line each
+    # kind -> the warning of its refused template (a flush of that kind says so)
+    refused_templates: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -152,6 +154,7 @@ class ConventionSniffer:
         self.root = root
         self.include = include or ["**/*.md"]
         self.warnings: list[str] = []
+        self.refused_templates: dict[str, str] = {}
 
     def sniff(self) -> Conventions:
         files = [e.rel for e in VaultWalker(self.root, self.include, []).walk()]
@@ -160,6 +163,7 @@ class ConventionSniffer:
         layout = "johnny-decimal" if jd >= 2 else "flat"
         rules: dict[str, KindRule] = {}
         self.warnings = []
+        self.refused_templates = {}
         explicit, rule_files = self._explicit_rules()
         for kind in KINDS:
             rule = explicit.get(kind)
@@ -177,7 +181,7 @@ class ConventionSniffer:
                     rule.evidence.extend(evidence)
             self._infer_naming(rule, folders.get(rule.folder, []))
             rules[kind] = rule
-        return Conventions(rules, layout, rule_files, self.warnings)
+        return Conventions(rules, layout, rule_files, self.warnings, self.refused_templates)
 
     # ---- explicit rules --------------------------------------------------------------------------
     def _explicit_rules(self) -> tuple[dict[str, KindRule], list[str]]:
@@ -220,7 +224,10 @@ class ConventionSniffer:
                 self.warnings.append(
                     printable(f"{where}: template {named!r} refused ({_reason(exc)})")
                 )
+                if not rule(kind).template:
+                    self.refused_templates[rule(kind).kind] = self.warnings[-1]
             if data is not None:
+                self.refused_templates.pop(rule(kind).kind, None)
                 fm, _, _ = split_frontmatter(data.decode("utf-8", errors="replace"))
                 rule(kind).template = {k: v for k, v in fm.items() if k not in ("title", "date")}
                 rule(kind).evidence.append(f"{where}: template {named}")

@@ -36,6 +36,7 @@ class FlushResult:
     kind: str
     linked: list[str] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. the kind's template was refused
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -127,8 +128,12 @@ class FlushEngine:
         folder = resolve_inside(self.root, rule.folder or ".")
         with vault_lock(self.root):
             path, outcome = self._place(rule, folder, title, content, when)
+        refused = self.conventions.refused_templates.get(kind)
+        warnings = (
+            [f"{refused}; the note was written without the template's fields"] if refused else []
+        )
         return FlushResult(
-            path.relative_to(self.root).as_posix(), outcome, kind, linked, unresolved
+            path.relative_to(self.root).as_posix(), outcome, kind, linked, unresolved, warnings
         )
 
     def _place(

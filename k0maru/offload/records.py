@@ -37,6 +37,7 @@ COLUMNS = (
     "failures",
     "mermaid",
     "summary",
+    "duration_s",
 )
 
 
@@ -59,6 +60,7 @@ class OffloadRecord:
     failures: list[dict[str, Any]]
     mermaid: str
     summary: str
+    duration_s: float | None = None  # seconds the command (or stdin) ran; None in older records
 
     @property
     def saved_tokens(self) -> int:
@@ -109,7 +111,10 @@ def write_sidecar(vault: Path, rec: OffloadRecord) -> Path:
 def _read_sidecar(path: Path) -> OffloadRecord | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        rec = OffloadRecord(**{c: data[c] for c in COLUMNS})
+        # duration_s came later: sidecars written before it load without it
+        rec = OffloadRecord(**{c: data[c] for c in COLUMNS if c != "duration_s"})
+        took = data.get("duration_s")
+        rec.duration_s = float(took) if isinstance(took, int | float) else None
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return rec if isinstance(rec.node_id, str) and isinstance(rec.log_path, str) else None

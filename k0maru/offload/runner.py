@@ -295,6 +295,7 @@ def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and it
     if progress:
         spool.progress = _Progress(err)
     started = time.time()
+    clock = time.monotonic()
     exit_code: int | None
     try:
         if command:
@@ -305,6 +306,7 @@ def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and it
                 spool.write(chunk)
             exit_code = None
         findings = spool.finish()
+        duration = round(time.monotonic() - clock, 3)
     except BaseException:
         if spool.progress is not None:
             spool.progress.erase()
@@ -335,7 +337,9 @@ def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and it
     if spool.broken is None:
         assert refs is not None
         try:
-            rec = _keep(vault, refs, spool, findings, command, task, started, exit_code, seen)
+            rec = _keep(
+                vault, refs, spool, findings, command, task, (started, duration), exit_code, seen
+            )
         except OSError as exc:
             spool.give_up(exc)
     if spool.broken is not None:
@@ -369,12 +373,14 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
     findings: Findings,
     command: list[str] | None,
     task: str,
-    started: float,
+    when: tuple[float, float],
     exit_code: int | None,
     seen: Callable[[Failure | None], str | None] | None = None,
 ) -> records.OffloadRecord | None:
     """The record of a kept log, its sidecar written and the log renamed into place; None when the
-    summary is not clearly smaller than the log (the caller passes the log through)."""
+    summary is not clearly smaller than the log (the caller passes the log through). `when`: the start
+    (epoch seconds) and how long the command ran."""
+    started, duration = when
     cmd_text = shlex.join(command) if command else "<stdin>"
     node = hash_bytes(f"{task}|{cmd_text}|{started}|{os.getpid()}".encode())[:8]
     final = refs / f"{task}_{node}.log"
@@ -429,6 +435,7 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
         failures=[f.as_dict() for f in (findings.all_failures or ([root] if root else []))[:200]],
         mermaid=summary.mermaid(cmd_text, findings, exit_code, spool.lines),
         summary=final_text,
+        duration_s=duration,
     )
     sidecar = records.write_sidecar(vault, rec)  # first: a log in place always has its record
     try:

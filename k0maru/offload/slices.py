@@ -59,9 +59,11 @@ def grep(
     max_matches: int = 20,
     max_lines: int = MAX_LINES,
     fixed: bool = False,
+    skip: int = 0,
 ) -> tuple[list[tuple[int, str, bool]], int]:
     """(lines as (number, text, is_match), total matches). Groups of context are merged. `fixed`: the
-    pattern is plain text, not a regular expression."""
+    pattern is plain text, not a regular expression. `skip`: the first matches to pass over (a page
+    offset); they still count in the total."""
     if not pattern:
         raise K0maruError("empty pattern; pass a regular expression or plain text to look for")
     try:
@@ -88,8 +90,8 @@ def grep(
                 ) from None
             if found:
                 matches += 1
-                if matches <= max_matches and len(out) < max_lines:
-                    for bn, bl in before:
+                if skip < matches <= skip + max_matches and len(out) < max_lines:
+                    for bn, bl in before:  # a skipped match above is context here
                         if bn > seen_upto:
                             out.append((bn, bl, False))
                     out.append((n, line, True))

@@ -144,6 +144,7 @@ class LogNode(Result):
     error_codes: Sequence[str] = ()
     first_location: str | None = None
     failures: Sequence[dict[str, Any]] = ()
+    duration_s: float | None = None  # None: kept before durations were recorded
 
 
 @dataclass(kw_only=True)
@@ -192,6 +193,7 @@ class FlushOutcome(Result):
     kind: str
     linked: Sequence[str] = ()
     unresolved: Sequence[str] = ()
+    warnings: Sequence[str] = ()  # one line each, e.g. the kind's template was refused
 
 
 @dataclass(kw_only=True)

@@ -223,9 +223,11 @@ class Service:
         max_lines: int = DEFAULT_LOG_LINES,
         max_matches: int = 50,
         fixed: bool = False,
+        skip: int = 0,
     ) -> LogNodeView:
         """A stored log: its summary (no range, no pattern), a 1-based line range, or pattern matches with
-        context. At most `max_lines` lines come back; `truncated` says when more were asked for."""
+        context (the first `skip` matches passed over). At most `max_lines` lines come back;
+        `truncated` says when more were asked for."""
         from k0maru.offload import records, slices
         from k0maru.service.models import LogLine, LogNodeView
 
@@ -246,13 +248,19 @@ class Service:
         max_lines = max(1, min(max_lines, slices.MAX_LINES))
         if pattern:
             found, total = slices.grep(
-                path, pattern, context, max_matches=max_matches, max_lines=max_lines, fixed=fixed
+                path,
+                pattern,
+                context,
+                max_matches=max_matches,
+                max_lines=max_lines,
+                fixed=fixed,
+                skip=max(0, skip),
             )
             shown = sum(1 for _, _, m in found if m)
             return LogNodeView(
                 **base,
                 matches=total,
-                truncated=shown < total,
+                truncated=max(0, skip) + shown < total,
                 lines=[LogLine(n=n, text=t, match=m) for n, t, m in found],
             )
         if lines:

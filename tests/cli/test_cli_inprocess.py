@@ -76,6 +76,33 @@ def test_offload_from_stdin_then_list_and_show(
     assert code == 0 and "ZeroDivisionError" in out
 
 
+def test_an_offload_records_how_long_it_ran(
+    vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`duration_s` is in the record and in `log list`; a sidecar written before it loads with None."""
+    from k0maru.index.store import Store
+
+    log = (REPO / "tests/data/logs/pytest_many_verbose.log").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(log)))
+    code, out, _ = run(capsys, "offload", "--vault", str(vault), "--json")
+    record = json.loads(out)
+    assert code == 0 and isinstance(record["duration_s"], float) and 0 <= record["duration_s"] < 60
+    code, out, _ = run(capsys, "log", "list", "--vault", str(vault))
+    assert f"{record['duration_s']:.1f} s  exit" in out
+    sidecar = vault / Path(record["log_path"]).with_suffix(".json")
+    old = json.loads(sidecar.read_text())
+    del old["duration_s"]  # as written before durations were recorded
+    sidecar.write_text(json.dumps(old))
+    with Store.open(vault) as store:  # the index lost: the record comes back from its sidecar
+        store.delete_offloads([record["node_id"]])
+    code, out, _ = run(capsys, "log", "list", "--vault", str(vault), "--json")
+    assert [(n["node_id"], n.get("duration_s")) for n in json.loads(out)] == [
+        (record["node_id"], None)
+    ]
+    code, out, _ = run(capsys, "log", "list", "--vault", str(vault))
+    assert code == 0 and f"{record['node_id']}  " in out and "  -  exit" in out
+
+
 def test_conventions_and_flush(
     demo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -100,6 +127,40 @@ def test_conventions_and_flush(
     assert code == 0
     written = json.loads(out)
     assert written["outcome"] == "created" and (demo / written["path"]).is_file()
+
+
+def test_flush_says_when_the_rules_template_was_refused(
+    vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#32 item 7: a refused template is one warning line from `flush` (stderr) and `flush_session`."""
+    from k0maru.index.vault import Vault
+    from k0maru.mcp import render
+    from k0maru.service.operations import Service
+    from k0maru.service.session import VaultSession
+
+    monkeypatch.setenv("K0MARU_EMBED", "false")
+    write(vault, "CONVENTIONS.md", "- card template: templates/ca\x00rd.md\n")
+    write(vault, "templates/card.md", "---\nowner: ada\n---\n")
+    body = vault / "body.md"
+    body.write_text("Retry the backup when the lock is held.\n", encoding="utf-8")
+    argv = ["flush", "--vault", str(vault), "--kind", "card", "--body-file", str(body)]
+    code, out, err = run(capsys, *argv, "--title", "Backup lock retry")
+    line = (
+        "k0maru: warning: CONVENTIONS.md:1: template 'templates/ca\\x00rd.md' refused (a NUL byte "
+        "in the path); the note was written without the template's fields\n"
+    )
+    assert code == 0 and out.startswith("created: ") and line in err and err.count("warning") == 1
+    code, out, err = run(capsys, *argv, "--title", "Another retry", "--json")
+    assert json.loads(out)["warnings"] == [line.removeprefix("k0maru: warning: ").rstrip()]
+    service = Service(VaultSession(Vault.open(vault)))
+    try:
+        text = render.flush_text(service.flush("card", "Third", "Text.", [], []))
+    finally:
+        service.close()
+    assert text.splitlines()[1] == line.replace("k0maru: ", "").rstrip()
+    write(vault, "CONVENTIONS.md", "- card template: templates/card.md\n")  # fixed: no warning
+    code, out, err = run(capsys, *argv, "--title", "Fourth retry")
+    assert code == 0 and "warning" not in err
 
 
 def test_connect_print_writes_nothing(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -581,6 +581,8 @@ def test_dashboard_and_pages_hold_what_a_person_looks_for(console, demo: Path, m
     assert grep.count('class="sep"') == 1 and "showing 2 of 2 matching lines" in grep
     logs = console.get("/logs").get_data(as_text=True)
     assert "<th>when</th><th>took</th><th>task</th>" in logs and "332" in logs
+    took = console.get("/api/logs").get_json()[0]["duration_s"]
+    assert isinstance(took, float) and f'<td class="nowrap">{took:.1f} s</td>' in logs
     write(
         demo,
         "20_Cards/twice.md",
@@ -597,3 +599,25 @@ def test_dashboard_and_pages_hold_what_a_person_looks_for(console, demo: Path, m
     assert "+ graph <b>" in search
     status = console.get("/status").get_data(as_text=True)
     assert "pending vectors" in status and "worker" in status
+
+
+def test_grep_pages_by_next_and_previous(console, demo: Path, monkeypatch) -> None:
+    """A grep shows 120 matches a page with `--` between groups, and next/previous move by matches."""
+    import io
+
+    from k0maru.cli.main import main
+
+    ticks = "".join(f"tick {i}\n" for i in range(300)) + "error: the end\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(ticks.encode())))
+    assert main(["offload", "--vault", str(demo), "--task-id", "ticks"]) == 0
+    node = console.get("/api/logs").get_json()[0]["node_id"]
+    first = console.get(f"/logs/{node}?grep=tick&context=0").get_data(as_text=True)
+    assert "showing 120 of 300 matching lines (matches 1–120, log lines 1–120" in first
+    assert "previous" not in first and "skip=120" in first
+    second = console.get(f"/logs/{node}?grep=tick&context=0&skip=120").get_data(as_text=True)
+    assert "showing 120 of 300 matching lines (matches 121–240, log lines 121–240" in second
+    assert "skip=0" in second and "skip=240" in second and "<i>121</i>tick 120" in second
+    last = console.get(f"/logs/{node}?grep=tick&context=0&skip=240").get_data(as_text=True)
+    assert "showing 60 of 300 matching lines (matches 241–300" in last and "next" not in last
+    groups = console.get(f"/logs/{node}?grep=tick%20(10|20)$&context=1").get_data(as_text=True)
+    assert groups.count('class="sep">--<') == 1

@@ -127,16 +127,18 @@ def check_size(page, url: str, width: int, height: int) -> None:
     no_horizontal_scroll(page, f"the log page at {size}")
     shot("log", full=False)
 
-    # grep: `--` between separate groups, a cap that says so, a link for more
+    # grep: `--` between separate groups, 120 matches a page with next/previous
     page.goto(url + "logs")
     page.click("table.logs tr:has-text('ticks') a")
     ticks = page.url.split("#")[0]
     page.goto(ticks + "?grep=tick%20(100|200|300)$&context=1")
     assert page.locator("pre.log span.sep").count() == 2
     page.goto(ticks + "?grep=tick&context=0")
-    assert "showing 50 of 3,000 matching lines" in page.inner_text(".pager")
-    page.click("text=show more matches")
-    assert "showing 100 of 3,000 matching lines" in page.inner_text(".pager")
+    assert "showing 120 of 3,000 matching lines" in page.inner_text(".pager")
+    page.click(".pager >> text=next")
+    assert "(matches 121–240" in page.inner_text(".pager")
+    page.click(".pager >> text=previous")
+    assert "(matches 1–120" in page.inner_text(".pager")
     page.goto(ticks + "?lines=1:60")
     assert "showing lines 1–60 of 3,001" in page.inner_text(".pager")
     page.click(".pager >> text=next")
