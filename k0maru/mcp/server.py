@@ -189,8 +189,8 @@ def build_server(service: Service) -> Any:
 
 def warm_up(service: Service) -> None:
     """Bring the index up to date, load the BM25 index and the token counter the answers are fitted with,
-    off the request path, then hand the heap this freed back. The model is not loaded here: it adds ~60 MB,
-    so it waits for the first query that needs a vector."""
+    off the request path, then hand the heap this freed back. The model is not loaded here: it adds to the
+    resident memory, so it waits for the first query that needs a vector."""
     from k0maru import llm_tokens
     from k0maru.memory import release_free_memory
 
