@@ -18,11 +18,12 @@ from k0maru.service.operations import unchanged_scan
 def init(vault: str | None, as_json: bool) -> int:
     with service(vault, as_json, rescan=False, create=True) as svc:
         done = svc.init()
-        root = svc.vault.root
     emit(
         as_json,
-        {"vault": str(root), "done": done},
-        lambda: print("\n".join(f"k0maru: {d}" for d in done) + f"\nk0maru: vault {root} ready"),
+        done.payload(),
+        lambda: print(
+            "\n".join(f"k0maru: {d}" for d in done.done) + f"\nk0maru: vault {done.vault} ready"
+        ),
     )
     return 0
 
@@ -79,8 +80,8 @@ def embed_after_scan(
     root: Path, data: dict[str, Any], as_json: bool, flags: dict[str, Any]
 ) -> None:
     """Hand the embedding to the vault's one worker: this process becomes it (exec), so the vectors are
-    computed with a fresh heap, not beside what the scan and the BM25 build left (484 -> 2xx MB on 38,404
-    new pages), and never twice at once. When a background worker already runs, it does them."""
+    computed with a fresh heap, not beside what the scan and the BM25 build left, and never twice at
+    once. When a background worker already runs, it does them."""
     from k0maru.service import worker as background
 
     if background.running(root):

@@ -8,7 +8,7 @@ sequences default to empty tuples so that every optional field's default is a cl
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Self
 
@@ -100,6 +100,25 @@ class RecallResult(Result):
 class IndexBacklog(Result):
     pending: dict[str, int]  # files new, changed and removed since the last scan
     chunks_pending_embedding: int
+
+
+@dataclass(kw_only=True)
+class VaultInit(Result):
+    vault: str
+    done: list[str]  # what `init` created, one line each; empty when the vault was ready
+
+
+@dataclass(kw_only=True)
+class LinkPaths(Result):
+    """Where the vault's links lead: `path_of(key)` is the path of the note a link key resolves to,
+    None when the link is dangling."""
+
+    resolve: Callable[[str], int | None]  # link key -> document id, as Obsidian resolves it
+    paths: dict[int, str]  # document id -> vault path
+
+    def path_of(self, key: str) -> str | None:
+        doc_id = self.resolve(key)
+        return self.paths.get(doc_id) if doc_id is not None else None
 
 
 # ---- loadout -----------------------------------------------------------------------------------------
@@ -206,6 +225,23 @@ class SkillCardResult(Result):
     hermes_path: str | None = None
     hermes_outcome: str | None = None
     card_markdown: str
+
+
+@dataclass(kw_only=True)
+class NoteEntry(Result):
+    path: str
+    title: str
+
+
+@dataclass(kw_only=True)
+class NoteList(Result):
+    notes: list[NoteEntry]
+
+
+@dataclass(kw_only=True)
+class NoteText(Result):
+    path: str
+    text: str  # the note's raw Markdown
 
 
 @dataclass(kw_only=True)

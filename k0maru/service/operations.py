@@ -6,7 +6,6 @@ typed result; none of them touches the store or the engines directly."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,18 +22,23 @@ from k0maru.limits import (
 
 if TYPE_CHECKING:
     from k0maru.index.vault import Vault
+    from k0maru.notes.conventions import Conventions  # already a dataclass, with its as_dict()
     from k0maru.search.filters import Filters
     from k0maru.service.models import (
         FlushOutcome,
         IndexBacklog,
+        LinkPaths,
         Loadout,
         LogNode,
         LogNodeView,
         LogPruned,
+        NoteList,
+        NoteText,
         NoteView,
         RecallResult,
         SkillCardResult,
         TokenScoreboard,
+        VaultInit,
     )
     from k0maru.service.session import VaultSession
 
@@ -381,26 +385,29 @@ class Service:
             card_markdown=text,
         )
 
-    def notes(
-        self, contains: str | None = None, filters: Filters | None = None
-    ) -> list[tuple[str, str]]:
-        """(path, title) of the indexed notes: all, or those whose path or title contains `contains`
+    def notes(self, contains: str | None = None, filters: Filters | None = None) -> NoteList:
+        """The indexed notes (path, title): all, or those whose path or title contains `contains`
         (case-insensitive) and that `filters` select."""
+        from k0maru.service.models import NoteEntry, NoteList
+
         with self.live.session() as vault:
             docs = vault.store.list_documents()
             if filters:
                 allowed = filters.allowed(vault.store)
                 docs = [d for d in docs if d[0] in allowed]
         needle = (contains or "").strip().lower()
-        return [
-            (path, title)
-            for _, path, title in docs
-            if not needle or needle in f"{path}\n{title}".lower()
-        ]
+        return NoteList(
+            notes=[
+                NoteEntry(path=path, title=title)
+                for _, path, title in docs
+                if not needle or needle in f"{path}\n{title}".lower()
+            ]
+        )
 
-    def read_note(self, path: str) -> str:
+    def read_note(self, path: str) -> NoteText:
         """The raw Markdown of an indexed note (confined to the vault)."""
         from k0maru.fsutil import resolve_inside
+        from k0maru.service.models import NoteText
 
         resolve_inside(self.vault.root, path)
         with self.live.session(fresh=False) as vault:
@@ -409,9 +416,10 @@ class Service:
             raise NotFoundError(
                 f"no note {echo(path)} in the index; list the notes to see their paths"
             )
-        return resolve_inside(self.vault.root, doc.path).read_text(
+        text = resolve_inside(self.vault.root, doc.path).read_text(
             encoding="utf-8", errors="replace"
         )
+        return NoteText(path=doc.path, text=text)
 
     def note_view(self, path: str) -> NoteView:
         """A note with its outgoing links (resolved where possible) and backlinks."""
@@ -434,15 +442,19 @@ class Service:
             backlinks=[NoteLink(path=b["path"], title=b["title"]) for b in back],
         )
 
-    def conventions(self) -> Any:
+    def conventions(self) -> Conventions:
+        """The rules the vault's notes follow (folders, naming, templates), read from the vault."""
         from k0maru.notes.conventions import ConventionSniffer
 
         return ConventionSniffer(self.vault.root, self.vault.settings.include).sniff()
 
     # ---- index -----------------------------------------------------------------------------------
-    def init(self) -> list[str]:
+    def init(self) -> VaultInit:
+        """The vault's folders and index created where missing."""
+        from k0maru.service.models import VaultInit
+
         with self.live.session(fresh=False, write=True) as vault:
-            return vault.init()
+            return VaultInit(vault=str(vault.root), done=vault.init())
 
     def scan(self, full: bool = False, rebuild: bool = False) -> tuple[Path | None, dict[str, Any]]:
         """Incremental scan (all files with `full`; a new index with `rebuild`) and the BM25 index brought up
@@ -496,17 +508,15 @@ class Service:
                 chunks_pending_embedding=vault.store.unembedded_chunks(),
             )
 
-    def link_paths(self) -> Callable[[str], str | None]:
-        """A function from a link key to the vault path of the note it resolves to (None if dangling)."""
+    def link_paths(self) -> LinkPaths:
+        """Where every link key of the vault leads (`LinkPaths.path_of`)."""
+        from k0maru.service.models import LinkPaths
+
         with self.live.session(fresh=False) as vault:
-            resolve = vault.store.link_resolver()
-            paths = {i: p for i, p, _ in vault.store.list_documents()}
-
-        def path_of(key: str) -> str | None:
-            doc_id = resolve(key)
-            return paths.get(doc_id) if doc_id is not None else None
-
-        return path_of
+            return LinkPaths(
+                resolve=vault.store.link_resolver(),
+                paths={i: p for i, p, _ in vault.store.list_documents()},
+            )
 
 
 def database_error(exc: BaseException) -> K0maruError | None:
