@@ -194,7 +194,8 @@ GRAPH_MAX = 12  # more neighbours than this cannot be labelled legibly on a circ
 @pages.get("/notes/<path:path>")
 def note_page(path: str) -> Any:
     note = service().note_view(path)
-    html = render_markdown(note.body, service().link_paths().path_of, note.path)
+    links_to = service().link_paths()
+    html = render_markdown(note.body, links_to.path_of, note.path, links_to.path_of_href)
     links, seen = [], set()
     for x in note.links:  # a note that links to another twice lists it once
         key = x.path or (x.target or "").lower()

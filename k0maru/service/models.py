@@ -120,6 +120,20 @@ class LinkPaths(Result):
         doc_id = self.resolve(key)
         return self.paths.get(doc_id) if doc_id is not None else None
 
+    def path_of_href(self, href: str, note_dir: str) -> str | None:
+        """The path of the note a Markdown link `href` in a note of `note_dir` points to, None for a
+        dangling link or anything that is not a note (URLs, images, same-note anchors)."""
+        from k0maru.index.markdown import md_link_key
+
+        found = md_link_key(href, note_dir)
+        return self.path_of(found[0]) if found else None
+
+
+@dataclass(kw_only=True)
+class AdrOutcome(Result):
+    path: str  # the ADR note, vault-relative
+    outcome: str  # created | updated | up_to_date | versioned
+
 
 # ---- loadout -----------------------------------------------------------------------------------------
 @dataclass(kw_only=True)

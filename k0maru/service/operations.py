@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from k0maru.notes.conventions import Conventions  # already a dataclass, with its as_dict()
     from k0maru.search.filters import Filters
     from k0maru.service.models import (
+        AdrOutcome,
         FlushOutcome,
         IndexBacklog,
         LinkPaths,
@@ -86,6 +87,17 @@ def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None
         "warnings": [],
         "walk_only": True,
     }
+
+
+def adr_from_commit(vault_root: Path, rev: str) -> AdrOutcome | None:
+    """The ADR note the `ADR:` trailer of commit `rev` asks for, written or brought up to date
+    (notes/adr.py); None when the commit asks for none. Needs no index, so the git hook calling it opens
+    none."""
+    from k0maru.notes.adr import adr_from_head
+    from k0maru.service.models import AdrOutcome
+
+    result = adr_from_head(vault_root, rev)
+    return AdrOutcome(path=result["path"], outcome=result["outcome"]) if result else None
 
 
 class Service:
