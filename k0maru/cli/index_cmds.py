@@ -125,40 +125,40 @@ def status(vault: str | None, as_json: bool) -> int:
         info = svc.status()
 
     def human() -> None:
-        last = info["last_scan"]
+        last = info.last_scan
         when = (
             time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last["started_at"]))
             if last
             else "never"
         )
-        print(f"vault      {info['vault']}")
+        print(f"vault      {info.vault}")
         print(
-            f"index      {info['index']} ({info['db_size_bytes'] / 1e6:.2f} MB, schema v{info['schema_version']})"
+            f"index      {info.index} ({info.db_size_bytes / 1e6:.2f} MB, schema v{info.schema_version})"
         )
-        print(f"sqlite     {info['sqlite']}")
-        print(f"model      {info['model'] or 'none: ' + str(info['model_warning'])}")
+        print(f"sqlite     {info.sqlite}")
+        print(f"model      {info.model or 'none: ' + str(info.model_warning)}")
         print(
-            f"documents  {info['documents']:,}   chunks {info['chunks']:,} "
-            f"({info['chunks_embedded']:,} embedded)"
+            f"documents  {info.documents:,}   chunks {info.chunks:,} "
+            f"({info.chunks_embedded:,} embedded)"
         )
-        if info["chunks_pending_embedding"]:
+        if info.chunks_pending_embedding:
             print(
-                f"embedding  {info['chunks_pending_embedding']:,} chunk(s) wait for vectors: "
+                f"embedding  {info.chunks_pending_embedding:,} chunk(s) wait for vectors: "
                 + (
                     "the worker is embedding them"
-                    if info["worker_running"]
+                    if info.worker_running
                     else "the next scan embeds them"
                 )
             )
         print(
-            f"links      {info['links']:,} ({info['links_resolved']:,} resolved)   "
-            f"offloads {info['offloads']:,}"
+            f"links      {info.links:,} ({info.links_resolved:,} resolved)   "
+            f"offloads {info.offloads:,}"
         )
-        if info["bm25_main_chunks"] is None:
+        if info.bm25_main_chunks is None:
             print("bm25       not built yet (the first search or scan builds it)")
         else:
             print(
-                f"bm25       {info['bm25_main_chunks']:,} chunks persisted, {info['bm25_delta_chunks']:,} changed since "
+                f"bm25       {info.bm25_main_chunks:,} chunks persisted, {info.bm25_delta_chunks:,} changed since "
                 "(scored per query; merged by scan or the worker past 10%)"
             )
         print(
@@ -171,7 +171,7 @@ def status(vault: str | None, as_json: bool) -> int:
             )
         )
 
-    emit(as_json, info, human)
+    emit(as_json, info.payload(), human)
     return 0
 
 

@@ -103,6 +103,35 @@ class IndexBacklog(Result):
 
 
 @dataclass(kw_only=True)
+class VaultStatus(Result):
+    """What `status` reports. Sent whole: a null (no model, no BM25 segment yet, never scanned) is
+    information here, unlike the other results' absent fields."""
+
+    vault: str
+    index: str
+    db_size_bytes: int
+    schema_version: int
+    sqlite: str
+    model: str | None
+    model_warning: str | None
+    documents: int
+    chunks: int
+    chunks_embedded: int
+    links: int
+    links_resolved: int
+    offloads: int
+    chunks_pending_embedding: int
+    bm25_main_chunks: int | None  # the persisted segment ...
+    bm25_delta_chunks: int | None  # ... and what queries add to it
+    last_scan: dict[str, Any] | None
+    last_scan_age_s: float | None
+    worker_running: bool  # the one process that embeds the chunks still without vectors
+
+    def payload(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(kw_only=True)
 class VaultInit(Result):
     vault: str
     done: list[str]  # what `init` created, one line each; empty when the vault was ready

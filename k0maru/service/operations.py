@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         SkillCardResult,
         TokenScoreboard,
         VaultInit,
+        VaultStatus,
     )
     from k0maru.service.session import VaultSession
 
@@ -497,8 +498,10 @@ class Service:
                 data["moved_aside"] = {"path": str(moved), "why": why}
         return moved, data
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> VaultStatus:
+        """What the index holds and lacks, and whether the worker runs; never creates an index."""
         from k0maru.index.store import db_path
+        from k0maru.service.models import VaultStatus
 
         if not db_path(self.vault.root).exists():  # status only reports; it never creates an index
             raise K0maruError(
@@ -508,7 +511,7 @@ class Service:
 
         with self.live.session(fresh=False) as vault:
             # the worker is the one process that embeds the chunks still without vectors
-            return {**vault.status(), "worker_running": worker.running(vault.root)}
+            return VaultStatus(**vault.status(), worker_running=worker.running(vault.root))
 
     def backlog(self) -> IndexBacklog:
         """What the index lacks: files changed since the last scan, chunks without vectors."""

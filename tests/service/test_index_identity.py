@@ -52,7 +52,7 @@ def test_a_deleted_index_is_replaced_not_served_as_a_ghost(vault: Path) -> None:
             Path(f"{db_path(vault)}{suffix}").unlink(missing_ok=True)
         write(vault, "notes/d.md", "# D\n\nmarkerdelta lease.\n")
         assert paths(server, "markerdelta") == ["notes/d.md"]
-        assert server.status()["documents"] == 2
+        assert server.status().documents == 2
     assert db_path(vault).exists()
     with Store.open(vault) as live:
         assert live.counts()["documents"] == 2
