@@ -8,11 +8,14 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from k0maru.cli.output import Adder, emit, say_vault, service, warn
 from k0maru.errors import K0maruError
 from k0maru.service.operations import unchanged_scan
+
+if TYPE_CHECKING:
+    from k0maru.service.models import ScanReport
 
 
 def init(vault: str | None, as_json: bool) -> int:
@@ -48,37 +51,19 @@ def scan(
         print_scan(data, as_json)
         return 0
     with service(vault, as_json, rescan=False, **flags) as svc:
-        moved, data = svc.scan(full=full, rebuild=rebuild)
+        data = svc.scan(full=full, rebuild=rebuild)
         root = svc.vault.root
-    if moved:
-        print(
-            f"k0maru: moved the old index to {moved} ({data['moved_aside']['why']})",
-            file=sys.stderr,
-        )
-    warn(data["warnings"])
-    if data.get("pending_embedding"):
+    if data.moved_aside:
+        moved = data.moved_aside
+        print(f"k0maru: moved the old index to {moved.path} ({moved.why})", file=sys.stderr)
+    warn(data.warnings)
+    if data.pending_embedding:
         embed_after_scan(root, data, as_json, flags)
     print_scan(data, as_json)
     return 0
 
 
-SCAN_KEYS = (
-    "added",
-    "modified",
-    "unchanged",
-    "removed",
-    "skipped",
-    "symlinks",
-    "elapsed_ms",
-    "touched",
-    "files_read",
-    "embedded",
-)
-
-
-def embed_after_scan(
-    root: Path, data: dict[str, Any], as_json: bool, flags: dict[str, Any]
-) -> None:
+def embed_after_scan(root: Path, data: ScanReport, as_json: bool, flags: dict[str, Any]) -> None:
     """Hand the embedding to the vault's one worker: this process becomes it (exec), so the vectors are
     computed with a fresh heap, not beside what the scan and the BM25 build left, and never twice at
     once. When a background worker already runs, it does them."""
@@ -87,7 +72,7 @@ def embed_after_scan(
     if background.running(root):
         warn(
             [
-                f"{data['pending_embedding']} chunk(s) wait for vectors: the background worker is embedding them "
+                f"{data.pending_embedding} chunk(s) wait for vectors: the background worker is embedding them "
                 "(`k0maru status` shows how many are left)"
             ]
         )
@@ -96,7 +81,7 @@ def embed_after_scan(
     sys.stderr.flush()
     report = json.dumps(
         {
-            **{k: data[k] for k in SCAN_KEYS},
+            **data.counts(),
             "flags": {k: v for k, v in flags.items() if v is not None},
             "as_json": as_json,
         }
@@ -107,15 +92,15 @@ def embed_after_scan(
     )
 
 
-def print_scan(data: dict[str, Any], as_json: bool) -> None:
+def print_scan(data: ScanReport, as_json: bool) -> None:
     emit(
         as_json,
-        {**{k: data[k] for k in SCAN_KEYS}, "walk_only": data.get("walk_only", False)},
+        data.payload(),
         lambda: print(
-            f"added {data['added']}  modified {data['modified']}  unchanged {data['unchanged']}  "
-            f"removed {data['removed']}  skipped {data['skipped']}  embedded {data['embedded']}  "
-            + (f"symlinks {data['symlinks']}  " if data["symlinks"] else "")
-            + f"in {data['elapsed_ms']:.1f} ms"
+            f"added {data.added}  modified {data.modified}  unchanged {data.unchanged}  "
+            f"removed {data.removed}  skipped {data.skipped}  embedded {data.embedded}  "
+            + (f"symlinks {data.symlinks}  " if data.symlinks else "")
+            + f"in {data.elapsed_ms:.1f} ms"
         ),
     )
 
@@ -188,10 +173,13 @@ def worker(vault: str | None, after_scan: str | None) -> int:
         if done:
             print(done)
         return 0
-    data = json.loads(after_scan)
-    as_json = bool(data.pop("as_json", False))
+    from k0maru.service.models import SCAN_COUNTS, ScanReport
+
+    handed = json.loads(after_scan)
+    as_json = bool(handed.get("as_json", False))
+    data = ScanReport(**{k: handed[k] for k in SCAN_COUNTS})
     with LazyProgress("embedding", not as_json) as progress:
-        done = background.run(root, progress, **data.pop("flags", {}))
+        done = background.run(root, progress, **handed.get("flags", {}))
     if done is None:
         warn(
             [
@@ -199,9 +187,13 @@ def worker(vault: str | None, after_scan: str | None) -> int:
             ]
         )
     else:
-        for key in ("added", "modified", "removed", "embedded"):
-            data[key] += getattr(done, key)
-        data["elapsed_ms"] = round(data["elapsed_ms"] + done.elapsed_ms, 2)
+        data = data.but(
+            **{
+                k: getattr(data, k) + getattr(done, k)
+                for k in ("added", "modified", "removed", "embedded")
+            },
+            elapsed_ms=round(data.elapsed_ms + done.elapsed_ms, 2),
+        )
     print_scan(data, as_json)
     return 0
 

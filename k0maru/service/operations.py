@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         NoteText,
         NoteView,
         RecallResult,
+        ScanReport,
         SkillCardResult,
         TokenScoreboard,
         VaultInit,
@@ -59,7 +60,7 @@ PASSAGE_CAPS = (
 )  # characters per passage, tried until a budget fits
 
 
-def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None:
+def unchanged_scan(vault_dir: str | None, **flags: Any) -> ScanReport | None:
     """The report of a scan that finds nothing to do, known from a walk and one read of the index
     (index/snapshot.py); None when there is anything to do, and the full scan then runs."""
     import time
@@ -67,6 +68,7 @@ def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None
     from k0maru.config import load_settings
     from k0maru.index.snapshot import unchanged_files
     from k0maru.layout import resolve_vault
+    from k0maru.service.models import ScanReport
 
     t0 = time.perf_counter()
     root = resolve_vault(vault_dir)
@@ -74,20 +76,19 @@ def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None
     files = unchanged_files(root, s.include, s.exclude, s.max_file_bytes, s.embed)
     if files is None:
         return None
-    return {
-        "added": 0,
-        "modified": 0,
-        "unchanged": files,
-        "removed": 0,
-        "skipped": 0,
-        "symlinks": 0,
-        "elapsed_ms": round((time.perf_counter() - t0) * 1000, 2),
-        "touched": 0,
-        "files_read": 0,
-        "embedded": 0,
-        "warnings": [],
-        "walk_only": True,
-    }
+    return ScanReport(
+        added=0,
+        modified=0,
+        unchanged=files,
+        removed=0,
+        skipped=0,
+        symlinks=0,
+        elapsed_ms=round((time.perf_counter() - t0) * 1000, 2),
+        touched=0,
+        files_read=0,
+        embedded=0,
+        walk_only=True,
+    )
 
 
 def adr_from_commit(vault_root: Path, rev: str) -> AdrOutcome | None:
@@ -469,13 +470,14 @@ class Service:
         with self.live.session(fresh=False, write=True) as vault:
             return VaultInit(vault=str(vault.root), done=vault.init())
 
-    def scan(self, full: bool = False, rebuild: bool = False) -> tuple[Path | None, dict[str, Any]]:
+    def scan(self, full: bool = False, rebuild: bool = False) -> ScanReport:
         """Incremental scan (all files with `full`; a new index with `rebuild`) and the BM25 index brought up
-        to date; returns where a rebuilt index's old file went, and the report, whose `pending_embedding`
+        to date; the report says where a rebuilt index's old file went (`moved_aside`); its `pending_embedding`
         counts the chunks the embedding worker has to do (0 when embedding is off or has no model). The
         caller asks `unchanged_scan` first (before importing any of this), so the walk snapshot is not asked
         again."""
         from k0maru.search.embedding import check_model
+        from k0maru.service.models import SCAN_COUNTS, MovedIndex, ScanReport
 
         with self.live.session(fresh=False, write=True) as vault:
             if full and not rebuild:  # a full scan also vouches for the file it rewrites
@@ -493,10 +495,12 @@ class Service:
             model, warning = check_model(vault.settings.model_path, vault.settings.embed)
             if pending and model is None:
                 data["warnings"].append(warning)
-            data["pending_embedding"] = pending if model and not vault.store.readonly else 0
-            if moved:
-                data["moved_aside"] = {"path": str(moved), "why": why}
-        return moved, data
+            return ScanReport(
+                **{f: data[f] for f in SCAN_COUNTS},
+                warnings=data["warnings"],
+                pending_embedding=pending if model and not vault.store.readonly else 0,
+                moved_aside=MovedIndex(path=str(moved), why=why) if moved else None,
+            )
 
     def status(self) -> VaultStatus:
         """What the index holds and lacks, and whether the worker runs; never creates an index."""
