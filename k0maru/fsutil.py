@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,8 +37,6 @@ def _durable_temp(path: Path, data: bytes) -> Path:
     """`data` written and fsynced to a temp file beside `path` (same filesystem, so rename/link work),
     with the mode `path` has, else the one a plain `open()` would give it under the user's umask."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile  # ~6 ms of import (random, shutil) that a read-only command never needs
-
     try:
         mode = path.stat().st_mode & 0o7777
     except OSError:

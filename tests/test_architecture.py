@@ -94,8 +94,6 @@ NOT_YET_THROUGH_THE_SERVICE = {
     "k0maru.cli.logs -> k0maru.offload.findings",
     "k0maru.cli.logs -> k0maru.index.base_store",
     "k0maru.cli.logs -> k0maru.index.vault",
-    "k0maru.githooks.run -> k0maru.notes.adr",  # the ADR hook: a Service operation over notes.adr
-    "k0maru.console.render -> k0maru.index.markdown",  # link keys of a rendered note
 }
 
 

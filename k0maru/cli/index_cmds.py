@@ -8,21 +8,25 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from k0maru.cli.output import Adder, emit, say_vault, service, warn
 from k0maru.errors import K0maruError
 from k0maru.service.operations import unchanged_scan
 
+if TYPE_CHECKING:
+    from k0maru.service.models import ScanReport
+
 
 def init(vault: str | None, as_json: bool) -> int:
     with service(vault, as_json, rescan=False, create=True) as svc:
         done = svc.init()
-        root = svc.vault.root
     emit(
         as_json,
-        {"vault": str(root), "done": done},
-        lambda: print("\n".join(f"k0maru: {d}" for d in done) + f"\nk0maru: vault {root} ready"),
+        done.payload(),
+        lambda: print(
+            "\n".join(f"k0maru: {d}" for d in done.done) + f"\nk0maru: vault {done.vault} ready"
+        ),
     )
     return 0
 
@@ -47,46 +51,28 @@ def scan(
         print_scan(data, as_json)
         return 0
     with service(vault, as_json, rescan=False, **flags) as svc:
-        moved, data = svc.scan(full=full, rebuild=rebuild)
+        data = svc.scan(full=full, rebuild=rebuild)
         root = svc.vault.root
-    if moved:
-        print(
-            f"k0maru: moved the old index to {moved} ({data['moved_aside']['why']})",
-            file=sys.stderr,
-        )
-    warn(data["warnings"])
-    if data.get("pending_embedding"):
+    if data.moved_aside:
+        moved = data.moved_aside
+        print(f"k0maru: moved the old index to {moved.path} ({moved.why})", file=sys.stderr)
+    warn(data.warnings)
+    if data.pending_embedding:
         embed_after_scan(root, data, as_json, flags)
     print_scan(data, as_json)
     return 0
 
 
-SCAN_KEYS = (
-    "added",
-    "modified",
-    "unchanged",
-    "removed",
-    "skipped",
-    "symlinks",
-    "elapsed_ms",
-    "touched",
-    "files_read",
-    "embedded",
-)
-
-
-def embed_after_scan(
-    root: Path, data: dict[str, Any], as_json: bool, flags: dict[str, Any]
-) -> None:
+def embed_after_scan(root: Path, data: ScanReport, as_json: bool, flags: dict[str, Any]) -> None:
     """Hand the embedding to the vault's one worker: this process becomes it (exec), so the vectors are
-    computed with a fresh heap, not beside what the scan and the BM25 build left (484 -> 2xx MB on 38,404
-    new pages), and never twice at once. When a background worker already runs, it does them."""
+    computed with a fresh heap, not beside what the scan and the BM25 build left, and never twice at
+    once. When a background worker already runs, it does them."""
     from k0maru.service import worker as background
 
     if background.running(root):
         warn(
             [
-                f"{data['pending_embedding']} chunk(s) wait for vectors: the background worker is embedding them "
+                f"{data.pending_embedding} chunk(s) wait for vectors: the background worker is embedding them "
                 "(`k0maru status` shows how many are left)"
             ]
         )
@@ -95,7 +81,7 @@ def embed_after_scan(
     sys.stderr.flush()
     report = json.dumps(
         {
-            **{k: data[k] for k in SCAN_KEYS},
+            **data.counts(),
             "flags": {k: v for k, v in flags.items() if v is not None},
             "as_json": as_json,
         }
@@ -106,15 +92,15 @@ def embed_after_scan(
     )
 
 
-def print_scan(data: dict[str, Any], as_json: bool) -> None:
+def print_scan(data: ScanReport, as_json: bool) -> None:
     emit(
         as_json,
-        {**{k: data[k] for k in SCAN_KEYS}, "walk_only": data.get("walk_only", False)},
+        data.payload(),
         lambda: print(
-            f"added {data['added']}  modified {data['modified']}  unchanged {data['unchanged']}  "
-            f"removed {data['removed']}  skipped {data['skipped']}  embedded {data['embedded']}  "
-            + (f"symlinks {data['symlinks']}  " if data["symlinks"] else "")
-            + f"in {data['elapsed_ms']:.1f} ms"
+            f"added {data.added}  modified {data.modified}  unchanged {data.unchanged}  "
+            f"removed {data.removed}  skipped {data.skipped}  embedded {data.embedded}  "
+            + (f"symlinks {data.symlinks}  " if data.symlinks else "")
+            + f"in {data.elapsed_ms:.1f} ms"
         ),
     )
 
@@ -124,40 +110,40 @@ def status(vault: str | None, as_json: bool) -> int:
         info = svc.status()
 
     def human() -> None:
-        last = info["last_scan"]
+        last = info.last_scan
         when = (
             time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last["started_at"]))
             if last
             else "never"
         )
-        print(f"vault      {info['vault']}")
+        print(f"vault      {info.vault}")
         print(
-            f"index      {info['index']} ({info['db_size_bytes'] / 1e6:.2f} MB, schema v{info['schema_version']})"
+            f"index      {info.index} ({info.db_size_bytes / 1e6:.2f} MB, schema v{info.schema_version})"
         )
-        print(f"sqlite     {info['sqlite']}")
-        print(f"model      {info['model'] or 'none: ' + str(info['model_warning'])}")
+        print(f"sqlite     {info.sqlite}")
+        print(f"model      {info.model or 'none: ' + str(info.model_warning)}")
         print(
-            f"documents  {info['documents']:,}   chunks {info['chunks']:,} "
-            f"({info['chunks_embedded']:,} embedded)"
+            f"documents  {info.documents:,}   chunks {info.chunks:,} "
+            f"({info.chunks_embedded:,} embedded)"
         )
-        if info["chunks_pending_embedding"]:
+        if info.chunks_pending_embedding:
             print(
-                f"embedding  {info['chunks_pending_embedding']:,} chunk(s) wait for vectors: "
+                f"embedding  {info.chunks_pending_embedding:,} chunk(s) wait for vectors: "
                 + (
                     "the worker is embedding them"
-                    if info["worker_running"]
+                    if info.worker_running
                     else "the next scan embeds them"
                 )
             )
         print(
-            f"links      {info['links']:,} ({info['links_resolved']:,} resolved)   "
-            f"offloads {info['offloads']:,}"
+            f"links      {info.links:,} ({info.links_resolved:,} resolved)   "
+            f"offloads {info.offloads:,}"
         )
-        if info["bm25_main_chunks"] is None:
+        if info.bm25_main_chunks is None:
             print("bm25       not built yet (the first search or scan builds it)")
         else:
             print(
-                f"bm25       {info['bm25_main_chunks']:,} chunks persisted, {info['bm25_delta_chunks']:,} changed since "
+                f"bm25       {info.bm25_main_chunks:,} chunks persisted, {info.bm25_delta_chunks:,} changed since "
                 "(scored per query; merged by scan or the worker past 10%)"
             )
         print(
@@ -170,7 +156,7 @@ def status(vault: str | None, as_json: bool) -> int:
             )
         )
 
-    emit(as_json, info, human)
+    emit(as_json, info.payload(), human)
     return 0
 
 
@@ -187,10 +173,13 @@ def worker(vault: str | None, after_scan: str | None) -> int:
         if done:
             print(done)
         return 0
-    data = json.loads(after_scan)
-    as_json = bool(data.pop("as_json", False))
+    from k0maru.service.models import SCAN_COUNTS, ScanReport
+
+    handed = json.loads(after_scan)
+    as_json = bool(handed.get("as_json", False))
+    data = ScanReport(**{k: handed[k] for k in SCAN_COUNTS})
     with LazyProgress("embedding", not as_json) as progress:
-        done = background.run(root, progress, **data.pop("flags", {}))
+        done = background.run(root, progress, **handed.get("flags", {}))
     if done is None:
         warn(
             [
@@ -198,9 +187,13 @@ def worker(vault: str | None, after_scan: str | None) -> int:
             ]
         )
     else:
-        for key in ("added", "modified", "removed", "embedded"):
-            data[key] += getattr(done, key)
-        data["elapsed_ms"] = round(data["elapsed_ms"] + done.elapsed_ms, 2)
+        data = data.but(
+            **{
+                k: getattr(data, k) + getattr(done, k)
+                for k in ("added", "modified", "removed", "embedded")
+            },
+            elapsed_ms=round(data.elapsed_ms + done.elapsed_ms, 2),
+        )
     print_scan(data, as_json)
     return 0
 

@@ -39,7 +39,7 @@ def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
             filters=filters,
             token_budget=budget,
         )
-        notes = svc.status()["documents"] if not result.hits else None
+        notes = svc.status().documents if not result.hits else None
     empty = (
         [
             "no notes are indexed in this vault: k0maru reads **/*.md (set `include` in "

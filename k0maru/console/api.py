@@ -40,4 +40,4 @@ def api_note(path: str) -> Any:
 
 @api.get("/status")
 def api_status() -> Any:
-    return jsonify(service().status())
+    return jsonify(service().status().payload())

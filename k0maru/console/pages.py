@@ -157,7 +157,7 @@ def folders(paths: list[str], under: str) -> list[tuple[str, int]]:
 
 @pages.get("/notes")
 def notes_page() -> Any:
-    docs = service().notes(request.args.get("filter", "")[:300], filters_arg())
+    docs = service().notes(request.args.get("filter", "")[:300], filters_arg()).notes
     pages_total = max(1, -(-len(docs) // NOTES_PER_PAGE))
     page_no = min(number("page", 1, 1, 1_000_000), pages_total)
     start = (page_no - 1) * NOTES_PER_PAGE
@@ -170,7 +170,7 @@ def notes_page() -> Any:
         start=start,
         page_no=page_no,
         pages_total=pages_total,
-        tree=folders([p for p, _ in docs], under),
+        tree=folders([n.path for n in docs], under),
         under=under,
         keep=keep,
         args=request.args,
@@ -184,7 +184,8 @@ GRAPH_MAX = 12  # more neighbours than this cannot be labelled legibly on a circ
 @pages.get("/notes/<path:path>")
 def note_page(path: str) -> Any:
     note = service().note_view(path)
-    html = render_markdown(note.body, service().link_paths(), note.path)
+    links_to = service().link_paths()
+    html = render_markdown(note.body, links_to.path_of, note.path, links_to.path_of_href)
     links, seen = [], set()
     for x in note.links:  # a note that links to another twice lists it once
         key = x.path or (x.target or "").lower()

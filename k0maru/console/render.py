@@ -11,8 +11,6 @@ from urllib.parse import quote
 import nh3
 from markdown_it import MarkdownIt
 
-from k0maru.index.markdown import md_link_key
-
 _WIKI = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
 _MD_INLINE = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 _EMBED = re.compile(r"!\[\[")  # an embed shows as a link to the embedded note
@@ -55,14 +53,19 @@ ALLOWED_TAGS = {
 }
 
 
-def render_markdown(body: str, resolve: Callable[[str], str | None], note_path: str = "") -> str:
-    """`resolve(link key)` gives the vault path of a link target, or None for a dangling link. Wikilinks
-    (embeds too) and Markdown links to notes become console links; other URLs stay as they are."""
+def render_markdown(
+    body: str,
+    resolve: Callable[[str], str | None],
+    note_path: str = "",
+    resolve_href: Callable[[str, str], str | None] | None = None,
+) -> str:
+    """`resolve(link key)` gives the vault path of a wikilink's target, `resolve_href(href, note folder)`
+    a Markdown link's (`LinkPaths`); None for a dangling link. Links to notes become console links;
+    other URLs, and Markdown links when there is no `resolve_href`, stay as they are."""
     note_dir = note_path.rsplit("/", 1)[0] if "/" in note_path else ""
 
     def md_link(m: re.Match[str]) -> str:
-        found = md_link_key(m.group(2), note_dir)
-        path = resolve(found[0]) if found else None
+        path = resolve_href(m.group(2), note_dir) if resolve_href else None
         return f"[{m.group(1)}](/notes/{quote(path)})" if path else m.group(0)
 
     def wikilink(m: re.Match[str]) -> str:

@@ -123,15 +123,15 @@ def _adr(root: Path, hook: str | None) -> str | None:
     ]
     if not shas:
         return None
-    from k0maru.notes.adr import adr_from_head
+    from k0maru.service.operations import adr_from_commit
 
     lines = []
     for sha in reversed(shas):  # oldest first: ADR numbers follow the history
-        result = adr_from_head(root, sha)
+        result = adr_from_commit(root, sha)
         if not result:
             continue
-        if result["outcome"] in ("created", "updated"):
-            done = "written" if result["outcome"] == "created" else "updated"
-            print(f"k0maru: ADR {done}: {result['path']}", file=sys.stderr)
-        lines.append(f"adr {result['outcome']}: {result['path']}")
+        if result.outcome in ("created", "updated"):
+            done = "written" if result.outcome == "created" else "updated"
+            print(f"k0maru: ADR {done}: {result.path}", file=sys.stderr)
+        lines.append(f"adr {result.outcome}: {result.path}")
     return "; ".join(lines) or None

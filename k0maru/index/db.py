@@ -57,8 +57,8 @@ OperationalError = sqlite3.OperationalError
 def vec_extension_path() -> str:
     """The sqlite-vec loadable extension shipped in the sqlite-vec wheel.
 
-    Located without importing `sqlite_vec`, whose module imports numpy for type hints (~100 ms on
-    every git hook)."""
+    Located without importing `sqlite_vec`, whose module imports numpy for type hints: a slow import
+    that every git hook would pay."""
     spec = importlib.util.find_spec("sqlite_vec")
     if spec is None or not spec.submodule_search_locations:
         raise K0maruError("sqlite-vec is not installed; run `pip install sqlite-vec`")
@@ -95,9 +95,9 @@ def connect(
     path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False, lean: bool = False
 ) -> Any:
     """Open the index with sqlite-vec loaded, WAL journaling and foreign keys on. The file is read through
-    mmap (a query scans every vector: 9.2 ms on 40k chunks, 10.6 ms without) with a 32 MB page cache;
-    `lean` (the embedding worker) maps nothing and caches 8 MB: the pages it touches would only add to its
-    RSS (~45 MB mapped on 38k documents, plus the cache filling up as vectors are written)."""
+    mmap (a query scans every vector) with a 32 MB page cache; `lean` (the embedding worker) maps nothing
+    and caches 8 MB: the pages it touches would only add to its resident memory, as would the cache
+    filling up while vectors are written."""
     global last_opened
     last_opened = path
     try:

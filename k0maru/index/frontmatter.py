@@ -29,7 +29,7 @@ class FrontmatterError(ValueError):
 def load(text: str, first_line: int = 2) -> dict[str, Any] | None:
     """The frontmatter `text` (whose first line is the file's `first_line`) as the index stores it: a
     mapping whose JSON form exists, None when empty. Raises FrontmatterError, never anything else."""
-    import yaml  # a rescan that finds nothing changed never parses YAML (~20 ms of import)
+    import yaml  # a slow import: a rescan that finds nothing changed never parses YAML
 
     loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's is ~10x faster
     try:

@@ -121,7 +121,7 @@ MIGRATIONS: list[str] = [
     END;
     """,
     # 5: the BM25 segment's small columns before its blob, so reading them no longer walks the blob's
-    # overflow pages (49 ms on 38k notes, on every query after an edit); the old segment, of an older
+    # overflow pages (on every query after an edit); the old segment, of an older
     # term format, is dropped and rebuilt once
     """
     DROP TABLE bm25_index;
@@ -139,7 +139,7 @@ MIGRATIONS: list[str] = [
     UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'corpus_version';
     """,
     # 6: what a scan compares, as a covering index: reading every document's stat no longer pages through
-    # the note bodies (38,404 tldr pages: 57 MB of the file mapped into the scanning process, now 3 MB)
+    # the note bodies, which would otherwise be mapped into the scanning process
     """
     CREATE INDEX documents_stat ON documents(path, mtime_ns, size, xxh3_64);
     """,

@@ -11,7 +11,7 @@ else, or any doubt (a missing, unreadable or locked file), takes the full scan.
 
 The index is read (corpus version, vector backlog) only when its files changed since a read last found it
 as left: their stat (inode, size and mtime of the file and its write-ahead log), taken before and after
-that read and recorded when equal, spares the next scans the SQLite import and the query (~5 ms). The read
+that read and recorded when equal, spares the next scans the SQLite import and the query. The read
 goes through the same SQLite library as every other connection of the process (`index/db.py`).
 """
 

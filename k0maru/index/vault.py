@@ -261,7 +261,7 @@ class Vault:
             from k0maru.search import vectors
 
             if not self._embedder_loaded:
-                release_free_memory()  # what the scan and a BM25 build freed, before the model's ~170 MB
+                release_free_memory()  # what the scan and a BM25 build freed, before the model loads
             embedder = self.embedder
             if embedder is None:
                 report.warnings.append(self.model_warning or "no embedding model")
@@ -353,7 +353,7 @@ class Vault:
                 (self._embedder.name if self._embedder else None),
                 self.model_warning,
             )
-        else:  # status reports the model without loading it (onnxruntime and 150 MB)
+        else:  # status reports the model without loading it (onnxruntime and the weights)
             from k0maru.search.embedding import check_model
 
             embedder_name, warning = check_model(self.settings.model_path, self.settings.embed)

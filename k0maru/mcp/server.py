@@ -119,13 +119,15 @@ def resource_pages(service: Service) -> Any:
         if cursor is not None and not (isinstance(cursor, str) and cursor.isdigit()):
             raise MCPError(code=INVALID_PARAMS, message="invalid cursor; pass a nextCursor as sent")
         start = int(cursor or 0)
-        notes = await anyio.to_thread.run_sync(service.notes)
+        notes = (await anyio.to_thread.run_sync(service.notes)).notes
         page = notes[start : start + PAGE_SIZE]
         more = start + PAGE_SIZE < len(notes)
         return ListResourcesResult(
             resources=[
-                Resource(uri=note_uri(p), name=p, title=t, mime_type="text/markdown")
-                for p, t in page
+                Resource(
+                    uri=note_uri(n.path), name=n.path, title=n.title, mime_type="text/markdown"
+                )
+                for n in page
             ],
             next_cursor=str(start + PAGE_SIZE) if more else None,
         )
@@ -177,7 +179,7 @@ def build_server(service: Service) -> Any:
     )
     def note_resource(path: str) -> str:
         try:
-            return service.read_note(path)
+            return service.read_note(path).text
         except K0maruError as exc:
             raise ResourceError(str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - one line, not "Error creating resource from template"
@@ -189,8 +191,8 @@ def build_server(service: Service) -> Any:
 
 def warm_up(service: Service) -> None:
     """Bring the index up to date, load the BM25 index and the token counter the answers are fitted with,
-    off the request path, then hand the heap this freed back. The model is not loaded here: it adds ~60 MB,
-    so it waits for the first query that needs a vector."""
+    off the request path, then hand the heap this freed back. The model is not loaded here: it adds to the
+    resident memory, so it waits for the first query that needs a vector."""
     from k0maru import llm_tokens
     from k0maru.memory import release_free_memory
 

@@ -324,7 +324,7 @@ def read_note(
     lines="12:30"), or for "show me ADR 0002"."""
     from k0maru.mcp.agent_views import note_excerpt
 
-    return note_excerpt(path, service.read_note(path), lines, heading, token_budget)
+    return note_excerpt(path, service.read_note(path).text, lines, heading, token_budget)
 
 
 # named by the instructions and hints

@@ -103,7 +103,7 @@ class LogAnalyzer:
 
     def _hold(self, piece: str) -> None:
         """Keep the start of an unfinished line: only its first MAX_LINE characters can matter to an
-        extractor, so a 30 MB line without a newline costs no more than a short one."""
+        extractor, so a huge line without a newline costs no more than a short one."""
         room = MAX_LINE - self._partial_len
         if piece and room > 0:
             piece = piece[:room] if len(piece) > room and not piece.endswith("\n") else piece

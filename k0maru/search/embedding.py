@@ -74,11 +74,11 @@ class Embedder:
         optimize: bool = True,
     ):
         """The session comes from onnxruntime's optimised copy of the model when one was kept (`optimized_copy`:
-        its weights are mapped from their file, so it loads in ~60 ms and adds ~60 MB), else from the model
-        file, optimised now (~300 ms, ~215 MB at the peak), and the optimised copy is kept for the next
-        process. `optimize=False` without a copy skips the optimisation: the session loads in ~60 ms and
-        gives the same vectors, but one query takes ~25 ms instead of ~5: right for a process that embeds
-        one query and exits."""
+        its weights are mapped from their file, so it loads fast and little of it stays resident), else
+        from the model file, optimised now (slower, with a high memory peak), and the optimised copy is kept
+        for the next process. `optimize=False` without a copy skips the optimisation: the session loads
+        fast and gives the same vectors, but each query runs slower: right for a process that embeds one
+        query and exits (docs/benchmarks.md has the figures)."""
         path = model_file(model_path)
         import onnxruntime as ort
         from tokenizers import BertWordPieceTokenizer
@@ -96,7 +96,7 @@ class Embedder:
             self.session = _session(
                 ort, path, self.threads, optimize, keep_as=copy if optimize else None
             )
-            release_free_memory()  # the parsed model and the optimiser's copies: ~60 MB the process would keep
+            release_free_memory()  # the parsed model and the optimiser's copies, else the process keeps them
         self._input_names = {i.name for i in self.session.get_inputs()}
         self.tokenizer = BertWordPieceTokenizer(str(vocab_path()), lowercase=True)
         self.tokenizer.enable_truncation(max_length=max_tokens)
@@ -126,7 +126,7 @@ class Embedder:
 def optimized_copy(path: Path, ort_version: str) -> Path | None:
     """Where onnxruntime's optimised graph of the model file `path` is kept: `model.onnx` in a folder of its
     own per model file and onnxruntime version under the user's cache folder, its weights (the int8 ones
-    folded to float32, 88 MB) beside it in `WEIGHTS`, which onnxruntime maps instead of reading; None where
+    folded to float32) beside it in `WEIGHTS`, which onnxruntime maps instead of reading; None where
     there is no cache folder."""
     import xxhash
 
@@ -152,8 +152,8 @@ def _session(
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
-    # EXTENDED, not ALL: what ALL adds are layout changes that make a saved graph depend on the machine; for
-    # this model both run a query in ~5 ms
+    # EXTENDED, not ALL: what ALL adds are layout changes that make a saved graph depend on the machine,
+    # and for this model they do not make a query faster
     opts.graph_optimization_level = (
         ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
         if optimize
@@ -161,8 +161,7 @@ def _session(
     )
     opts.log_severity_level = 3
     # every batch has its own shape (padded to its longest chunk): a memory pattern per shape only
-    # grows the arena (615 MB peak over 1,800 tldr chunks in batches of 32; 265 MB without, at batches
-    # of 8, and more chunks/s; scripts/bench_embed.py)
+    # grows the arena, without making the batches faster (scripts/bench_embed.py)
     opts.enable_mem_pattern = False
     temp = None
     if keep_as is not None:

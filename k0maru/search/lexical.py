@@ -95,12 +95,12 @@ class MainSegment:
 
     @classmethod
     def build(cls, store: Store) -> MainSegment:
-        import bm25s  # ~150 ms of import: a rebuild's cost, never a query's
+        import bm25s  # a slow import: only a rebuild needs it, never a query
 
         logging.getLogger("bm25s").setLevel(logging.ERROR)
         version = store.corpus_version()
         # the chunks stream from the index, each kept only as its term ids (4 bytes a term, not a string
-        # each): 38,404 tldr pages built at ~390 MB when every text and token list was held at once
+        # each), so a large vault never holds every text and token list at once
         vocab: dict[str, int] = {}
         chunk_ids, doc_ids, corpus = array("q"), array("q"), []
         for chunk_id, doc_id, ids in term_ids(store.lexical_corpus(), vocab):

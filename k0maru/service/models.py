@@ -8,7 +8,7 @@ sequences default to empty tuples so that every optional field's default is a cl
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Self
 
@@ -100,6 +100,115 @@ class RecallResult(Result):
 class IndexBacklog(Result):
     pending: dict[str, int]  # files new, changed and removed since the last scan
     chunks_pending_embedding: int
+
+
+@dataclass(kw_only=True)
+class VaultStatus(Result):
+    """What `status` reports. Sent whole: a null (no model, no BM25 segment yet, never scanned) is
+    information here, unlike the other results' absent fields."""
+
+    vault: str
+    index: str
+    db_size_bytes: int
+    schema_version: int
+    sqlite: str
+    model: str | None
+    model_warning: str | None
+    documents: int
+    chunks: int
+    chunks_embedded: int
+    links: int
+    links_resolved: int
+    offloads: int
+    chunks_pending_embedding: int
+    bm25_main_chunks: int | None  # the persisted segment ...
+    bm25_delta_chunks: int | None  # ... and what queries add to it
+    last_scan: dict[str, Any] | None
+    last_scan_age_s: float | None
+    worker_running: bool  # the one process that embeds the chunks still without vectors
+
+    def payload(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(kw_only=True)
+class MovedIndex(Result):
+    path: str  # where a rebuild moved the old index file
+    why: str  # "healthy ..." or "corrupt: ..."
+
+
+@dataclass(kw_only=True)
+class ScanReport(Result):
+    """What a scan did. payload() is the shape `scan --json` sends: the counts and `walk_only`."""
+
+    added: int
+    modified: int
+    unchanged: int
+    removed: int
+    skipped: int
+    symlinks: int
+    elapsed_ms: float
+    touched: int
+    files_read: int
+    embedded: int
+    warnings: list[str] = field(default_factory=list)
+    walk_only: bool = False  # known unchanged from the walk snapshot, nothing read
+    pending_embedding: int = 0  # chunks left for the embedding worker
+    moved_aside: MovedIndex | None = None  # with a rebuild
+
+    def counts(self) -> dict[str, Any]:
+        """The counts and the time, as the embedding worker takes them over."""
+        return {f: getattr(self, f) for f in SCAN_COUNTS}
+
+    def payload(self) -> dict[str, Any]:
+        return {**self.counts(), "walk_only": self.walk_only}
+
+
+SCAN_COUNTS = (
+    "added",
+    "modified",
+    "unchanged",
+    "removed",
+    "skipped",
+    "symlinks",
+    "elapsed_ms",
+    "touched",
+    "files_read",
+    "embedded",
+)
+
+
+@dataclass(kw_only=True)
+class VaultInit(Result):
+    vault: str
+    done: list[str]  # what `init` created, one line each; empty when the vault was ready
+
+
+@dataclass(kw_only=True)
+class LinkPaths(Result):
+    """Where the vault's links lead: `path_of(key)` is the path of the note a link key resolves to,
+    None when the link is dangling."""
+
+    resolve: Callable[[str], int | None]  # link key -> document id, as Obsidian resolves it
+    paths: dict[int, str]  # document id -> vault path
+
+    def path_of(self, key: str) -> str | None:
+        doc_id = self.resolve(key)
+        return self.paths.get(doc_id) if doc_id is not None else None
+
+    def path_of_href(self, href: str, note_dir: str) -> str | None:
+        """The path of the note a Markdown link `href` in a note of `note_dir` points to, None for a
+        dangling link or anything that is not a note (URLs, images, same-note anchors)."""
+        from k0maru.index.markdown import md_link_key
+
+        found = md_link_key(href, note_dir)
+        return self.path_of(found[0]) if found else None
+
+
+@dataclass(kw_only=True)
+class AdrOutcome(Result):
+    path: str  # the ADR note, vault-relative
+    outcome: str  # created | updated | up_to_date | versioned
 
 
 # ---- loadout -----------------------------------------------------------------------------------------
@@ -208,6 +317,23 @@ class SkillCardResult(Result):
     hermes_path: str | None = None
     hermes_outcome: str | None = None
     card_markdown: str
+
+
+@dataclass(kw_only=True)
+class NoteEntry(Result):
+    path: str
+    title: str
+
+
+@dataclass(kw_only=True)
+class NoteList(Result):
+    notes: list[NoteEntry]
+
+
+@dataclass(kw_only=True)
+class NoteText(Result):
+    path: str
+    text: str  # the note's raw Markdown
 
 
 @dataclass(kw_only=True)

@@ -6,7 +6,6 @@ typed result; none of them touches the store or the engines directly."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,18 +22,26 @@ from k0maru.limits import (
 
 if TYPE_CHECKING:
     from k0maru.index.vault import Vault
+    from k0maru.notes.conventions import Conventions  # already a dataclass, with its as_dict()
     from k0maru.search.filters import Filters
     from k0maru.service.models import (
+        AdrOutcome,
         FlushOutcome,
         IndexBacklog,
+        LinkPaths,
         Loadout,
         LogNode,
         LogNodeView,
         LogPruned,
+        NoteList,
+        NoteText,
         NoteView,
         RecallResult,
+        ScanReport,
         SkillCardResult,
         TokenScoreboard,
+        VaultInit,
+        VaultStatus,
     )
     from k0maru.service.session import VaultSession
 
@@ -53,7 +60,7 @@ PASSAGE_CAPS = (
 )  # characters per passage, tried until a budget fits
 
 
-def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None:
+def unchanged_scan(vault_dir: str | None, **flags: Any) -> ScanReport | None:
     """The report of a scan that finds nothing to do, known from a walk and one read of the index
     (index/snapshot.py); None when there is anything to do, and the full scan then runs."""
     import time
@@ -61,6 +68,7 @@ def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None
     from k0maru.config import load_settings
     from k0maru.index.snapshot import unchanged_files
     from k0maru.layout import resolve_vault
+    from k0maru.service.models import ScanReport
 
     t0 = time.perf_counter()
     root = resolve_vault(vault_dir)
@@ -68,20 +76,30 @@ def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None
     files = unchanged_files(root, s.include, s.exclude, s.max_file_bytes, s.embed)
     if files is None:
         return None
-    return {
-        "added": 0,
-        "modified": 0,
-        "unchanged": files,
-        "removed": 0,
-        "skipped": 0,
-        "symlinks": 0,
-        "elapsed_ms": round((time.perf_counter() - t0) * 1000, 2),
-        "touched": 0,
-        "files_read": 0,
-        "embedded": 0,
-        "warnings": [],
-        "walk_only": True,
-    }
+    return ScanReport(
+        added=0,
+        modified=0,
+        unchanged=files,
+        removed=0,
+        skipped=0,
+        symlinks=0,
+        elapsed_ms=round((time.perf_counter() - t0) * 1000, 2),
+        touched=0,
+        files_read=0,
+        embedded=0,
+        walk_only=True,
+    )
+
+
+def adr_from_commit(vault_root: Path, rev: str) -> AdrOutcome | None:
+    """The ADR note the `ADR:` trailer of commit `rev` asks for, written or brought up to date
+    (notes/adr.py); None when the commit asks for none. Needs no index, so the git hook calling it opens
+    none."""
+    from k0maru.notes.adr import adr_from_head
+    from k0maru.service.models import AdrOutcome
+
+    result = adr_from_head(vault_root, rev)
+    return AdrOutcome(path=result["path"], outcome=result["outcome"]) if result else None
 
 
 class Service:
@@ -389,26 +407,29 @@ class Service:
             card_markdown=text,
         )
 
-    def notes(
-        self, contains: str | None = None, filters: Filters | None = None
-    ) -> list[tuple[str, str]]:
-        """(path, title) of the indexed notes: all, or those whose path or title contains `contains`
+    def notes(self, contains: str | None = None, filters: Filters | None = None) -> NoteList:
+        """The indexed notes (path, title): all, or those whose path or title contains `contains`
         (case-insensitive) and that `filters` select."""
+        from k0maru.service.models import NoteEntry, NoteList
+
         with self.live.session() as vault:
             docs = vault.store.list_documents()
             if filters:
                 allowed = filters.allowed(vault.store)
                 docs = [d for d in docs if d[0] in allowed]
         needle = (contains or "").strip().lower()
-        return [
-            (path, title)
-            for _, path, title in docs
-            if not needle or needle in f"{path}\n{title}".lower()
-        ]
+        return NoteList(
+            notes=[
+                NoteEntry(path=path, title=title)
+                for _, path, title in docs
+                if not needle or needle in f"{path}\n{title}".lower()
+            ]
+        )
 
-    def read_note(self, path: str) -> str:
+    def read_note(self, path: str) -> NoteText:
         """The raw Markdown of an indexed note (confined to the vault)."""
         from k0maru.fsutil import resolve_inside
+        from k0maru.service.models import NoteText
 
         resolve_inside(self.vault.root, path)
         with self.live.session(fresh=False) as vault:
@@ -417,9 +438,10 @@ class Service:
             raise NotFoundError(
                 f"no note {echo(path)} in the index; list the notes to see their paths"
             )
-        return resolve_inside(self.vault.root, doc.path).read_text(
+        text = resolve_inside(self.vault.root, doc.path).read_text(
             encoding="utf-8", errors="replace"
         )
+        return NoteText(path=doc.path, text=text)
 
     def note_view(self, path: str) -> NoteView:
         """A note with its outgoing links (resolved where possible) and backlinks."""
@@ -442,23 +464,28 @@ class Service:
             backlinks=[NoteLink(path=b["path"], title=b["title"]) for b in back],
         )
 
-    def conventions(self) -> Any:
+    def conventions(self) -> Conventions:
+        """The rules the vault's notes follow (folders, naming, templates), read from the vault."""
         from k0maru.notes.conventions import ConventionSniffer
 
         return ConventionSniffer(self.vault.root, self.vault.settings.include).sniff()
 
     # ---- index -----------------------------------------------------------------------------------
-    def init(self) -> list[str]:
-        with self.live.session(fresh=False, write=True) as vault:
-            return vault.init()
+    def init(self) -> VaultInit:
+        """The vault's folders and index created where missing."""
+        from k0maru.service.models import VaultInit
 
-    def scan(self, full: bool = False, rebuild: bool = False) -> tuple[Path | None, dict[str, Any]]:
+        with self.live.session(fresh=False, write=True) as vault:
+            return VaultInit(vault=str(vault.root), done=vault.init())
+
+    def scan(self, full: bool = False, rebuild: bool = False) -> ScanReport:
         """Incremental scan (all files with `full`; a new index with `rebuild`) and the BM25 index brought up
-        to date; returns where a rebuilt index's old file went, and the report, whose `pending_embedding`
+        to date; the report says where a rebuilt index's old file went (`moved_aside`); its `pending_embedding`
         counts the chunks the embedding worker has to do (0 when embedding is off or has no model). The
         caller asks `unchanged_scan` first (before importing any of this), so the walk snapshot is not asked
         again."""
         from k0maru.search.embedding import check_model
+        from k0maru.service.models import SCAN_COUNTS, MovedIndex, ScanReport
 
         with self.live.session(fresh=False, write=True) as vault:
             if full and not rebuild:  # a full scan also vouches for the file it rewrites
@@ -476,13 +503,17 @@ class Service:
             model, warning = check_model(vault.settings.model_path, vault.settings.embed)
             if pending and model is None:
                 data["warnings"].append(warning)
-            data["pending_embedding"] = pending if model and not vault.store.readonly else 0
-            if moved:
-                data["moved_aside"] = {"path": str(moved), "why": why}
-        return moved, data
+            return ScanReport(
+                **{f: data[f] for f in SCAN_COUNTS},
+                warnings=data["warnings"],
+                pending_embedding=pending if model and not vault.store.readonly else 0,
+                moved_aside=MovedIndex(path=str(moved), why=why) if moved else None,
+            )
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> VaultStatus:
+        """What the index holds and lacks, and whether the worker runs; never creates an index."""
         from k0maru.index.store import db_path
+        from k0maru.service.models import VaultStatus
 
         if not db_path(self.vault.root).exists():  # status only reports; it never creates an index
             raise K0maruError(
@@ -492,7 +523,7 @@ class Service:
 
         with self.live.session(fresh=False) as vault:
             # the worker is the one process that embeds the chunks still without vectors
-            return {**vault.status(), "worker_running": worker.running(vault.root)}
+            return VaultStatus(**vault.status(), worker_running=worker.running(vault.root))
 
     def backlog(self) -> IndexBacklog:
         """What the index lacks: files changed since the last scan, chunks without vectors."""
@@ -504,17 +535,15 @@ class Service:
                 chunks_pending_embedding=vault.store.unembedded_chunks(),
             )
 
-    def link_paths(self) -> Callable[[str], str | None]:
-        """A function from a link key to the vault path of the note it resolves to (None if dangling)."""
+    def link_paths(self) -> LinkPaths:
+        """Where every link key of the vault leads (`LinkPaths.path_of`)."""
+        from k0maru.service.models import LinkPaths
+
         with self.live.session(fresh=False) as vault:
-            resolve = vault.store.link_resolver()
-            paths = {i: p for i, p, _ in vault.store.list_documents()}
-
-        def path_of(key: str) -> str | None:
-            doc_id = resolve(key)
-            return paths.get(doc_id) if doc_id is not None else None
-
-        return path_of
+            return LinkPaths(
+                resolve=vault.store.link_resolver(),
+                paths={i: p for i, p, _ in vault.store.list_documents()},
+            )
 
 
 def database_error(exc: BaseException) -> K0maruError | None:

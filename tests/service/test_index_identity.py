@@ -28,9 +28,9 @@ def test_a_rebuild_under_a_server_is_followed_and_not_called_corrupt(vault: Path
     with server_session(vault) as server:
         assert paths(server, "markeralpha") == ["notes/a.md"]
         with server_session(vault) as cli:
-            moved, data = cli.scan(rebuild=True)
-        assert moved is not None and ".old-" in moved.name and ".corrupt-" not in moved.name
-        assert "healthy" in data["moved_aside"]["why"]
+            moved = cli.scan(rebuild=True).moved_aside
+        assert moved is not None and ".old-" in Path(moved.path).name
+        assert ".corrupt-" not in Path(moved.path).name and "healthy" in moved.why
         # a note indexed into the new file by another process is seen by the server ...
         write(vault, "notes/b.md", "# B\n\nmarkerbravo lease.\n")
         with Vault.open(vault, embed=False) as other:
@@ -52,7 +52,7 @@ def test_a_deleted_index_is_replaced_not_served_as_a_ghost(vault: Path) -> None:
             Path(f"{db_path(vault)}{suffix}").unlink(missing_ok=True)
         write(vault, "notes/d.md", "# D\n\nmarkerdelta lease.\n")
         assert paths(server, "markerdelta") == ["notes/d.md"]
-        assert server.status()["documents"] == 2
+        assert server.status().documents == 2
     assert db_path(vault).exists()
     with Store.open(vault) as live:
         assert live.counts()["documents"] == 2
@@ -67,10 +67,11 @@ def test_a_corrupt_index_is_named_corrupt_with_the_reason(vault: Path) -> None:
     data[:16] = b"not a database!!"
     path.write_bytes(bytes(data))
     with server_session(vault) as svc:
-        moved, report = svc.scan(rebuild=True)
-    assert moved is not None and ".corrupt-" in moved.name
-    assert report["moved_aside"]["why"].startswith("corrupt: ")
-    assert report["added"] == 1
+        report = svc.scan(rebuild=True)
+    moved = report.moved_aside
+    assert moved is not None and ".corrupt-" in Path(moved.path).name
+    assert moved.why.startswith("corrupt: ")
+    assert report.added == 1
 
 
 def _embedded(path: Path) -> int:
