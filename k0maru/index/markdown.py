@@ -335,7 +335,9 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
     title = frontmatter.get("title")
     if not isinstance(title, str) or not title.strip():
         # the first level-1 heading outside code: a `# comment` in a fence is no title
-        title = next((text for _, text, level in _heading_starts(body) if level == 1), stem)
+        title = next(
+            (text for _, text, level in _heading_starts(body) if level == 1 and text.strip()), stem
+        )
     aliases = _as_str_list(frontmatter.get("aliases", frontmatter.get("alias")))
     code_free = strip_code(body)
     body_line = text.count("\n", 0, len(text) - len(body)) + 1 if text.endswith(body) else 1

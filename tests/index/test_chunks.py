@@ -69,3 +69,9 @@ def test_a_title_never_comes_from_a_comment_in_code() -> None:
     body = "Set up sync.\n\n```bash\n# Login\nob login\n```\n\n# Real title\n"
     assert parse_note("Headless Sync.md", body).title == "Real title"
     assert parse_note("Headless Sync.md", "```sh\n# Login\n```\n").title == "Headless Sync"
+
+
+def test_a_blank_heading_never_titles_a_note() -> None:
+    """`# ` with nothing after it (hypothesis found `'# \\t'`) is no title: the next one is, else the name."""
+    assert parse_note("notes/a.md", "# \t").title == "a"
+    assert parse_note("notes/a.md", "#  \n# Real title\n").title == "Real title"
