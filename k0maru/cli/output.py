@@ -135,26 +135,24 @@ def once_per_change(root: Path, lines: Sequence[str]) -> list[str]:
     return shown
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1, refused before any work starts."""
+def _whole_number(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be at least {least}, not {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1, refused before any work starts."""
+    return _whole_number(text, 1)
 
 
 def count(text: str) -> int:
     """An argparse type: a whole number of at least 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
-    return value
+    return _whole_number(text, 0)
 
 
 def index_exists(vault: str | None) -> bool:

@@ -86,7 +86,7 @@ def test_a_vault_inside_a_repository_is_the_one_used_from_inside_it(
         (["log", "show", "deadbeef"], "unknown log node 'deadbeef'"),
         (["log", "show", "deadbeef", "--lines", "9:3"], "bad line range"),
         (["log", "show", "deadbeef", "--grep", "("], "bad pattern"),
-        (["log", "show", "deadbeef", "--context", "-1"], "must be 0 or more"),
+        (["log", "show", "deadbeef", "--context", "-1"], "must be at least 0"),
         (["log", "list", "--limit", "0"], "must be at least 1"),
         (["offload", "--threshold", "0", "--", "true"], "must be at least 1"),
         (["scan", "--max-file-bytes", "0"], "at least 1"),
