@@ -42,9 +42,8 @@ class ChangeWatcher:
         except ImportError:
             return None
         watcher = cls(root, stop)
-        watcher._thread.start()
-        watcher._ready.wait(5)
-        return watcher if watcher.running else None
+        watcher._thread.start()  # not waited for: until its watch is in place, requests walk
+        return watcher
 
     @property
     def running(self) -> bool:
@@ -52,6 +51,8 @@ class ChangeWatcher:
 
     def take(self) -> list[str] | None:
         """The changed paths since the last call (sorted), or None: walk everything."""
+        if not self._ready.is_set():  # the watch is not in place yet: only a walk sees every change
+            return None
         with self._guard:
             changed, walk = sorted(self._changed), self._walk
             self._changed, self._walk = set(), False
@@ -77,12 +78,15 @@ class ChangeWatcher:
                 raise_interrupt=False,
             )
             for batch in events:
-                self._ready.set()  # the first timeout: the watch is in place
+                if not self._ready.is_set():  # the first timeout or event: the watch is in place,
+                    with self._guard:  # and one more walk covers what changed just before it
+                        self._walk = True
+                    self._ready.set()
                 self._mark(batch)
         except Exception as exc:  # noqa: BLE001 - no watcher: the session walks instead
             log.warning("file watcher stopped (%s); changes are found by walking the vault", exc)
         finally:
-            self._ready.set()
+            self._ready.set()  # stopped: `running` is False and the session walks
 
     def _wanted(self, _change: Any, path: str) -> bool:
         try:

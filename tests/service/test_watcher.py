@@ -35,3 +35,25 @@ def test_an_edit_is_found_by_the_next_request(vault: Path) -> None:
         assert [h.path for h in svc.recall("markerdeep", mode="bm25").hits] == ["moved/deep/one.md"]
     print(f"edit -> hit: {', '.join(f'{w * 1000:.0f} ms' for w in waits)}")
     assert max(waits) < 1.0
+
+
+def test_the_first_request_does_not_wait_for_the_watch(vault: Path) -> None:
+    """Starting the watcher returns at once (an agent's first call was held for the watcher's first
+    500 ms timeout); until its watch is in place, and once just after, a request walks the vault."""
+    import threading
+
+    from k0maru.service.watcher import ChangeWatcher
+
+    stop = threading.Event()
+    t0 = time.perf_counter()
+    watcher = ChangeWatcher.start(vault, stop)
+    try:
+        assert watcher is not None and time.perf_counter() - t0 < 0.25
+        assert watcher.take() is None  # not in place yet: walk
+        deadline = time.monotonic() + 5
+        while watcher.take() is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # in place: one more walk, then changed paths only
+        assert watcher.take() == []
+    finally:
+        stop.set()
+        watcher and watcher._thread.join(5)
