@@ -1,7 +1,7 @@
 """The walk snapshot that lets a scan with nothing to do stop after its walk.
 
 A scan that walked the whole vault and left the index current (nothing skipped, BM25 merged) records a
-fingerprint of what it walked (every indexed path with its mtime and size), the corpus version it left and
+fingerprint of what it walked (every indexed path with its mtime, size, ctime and inode), the corpus version it left and
 what decides a scan's outcome (the scan settings, the parser version, k0maru's version). The next scan
 walks again, one stat() per file as always; when all of that is unchanged, and no chunk waits for a vector
 where the caller would embed it, it has nothing to do and returns without opening the index for writing,
