@@ -36,6 +36,17 @@ GROUP = 64  # files re-checked against the index with one query
 LINKS_DIRTY = "links_dirty"
 
 
+def same_stat(known: CachedDoc | None, entry: Entry) -> bool:
+    """Whether a file's stat signature (mtime, size, ctime, inode, as git's index) is the one indexed."""
+    return (
+        known is not None
+        and known.mtime_ns == entry.mtime_ns
+        and known.size == entry.size
+        and known.ctime_ns == entry.ctime_ns
+        and known.inode == entry.inode
+    )
+
+
 @dataclass(slots=True)
 class ScanResult:
     added: int = 0
@@ -162,14 +173,7 @@ class IncrementalScanner:
                     )  # re-checked under the lock
                     for entry in group:
                         known = cached.get(entry.rel)
-                        if (
-                            known is not None
-                            and not full
-                            and known.mtime_ns == entry.mtime_ns
-                            and known.size == entry.size
-                            and known.ctime_ns == entry.ctime_ns
-                            and known.inode == entry.inode
-                        ):
+                        if not full and same_stat(known, entry):
                             result.unchanged += 1
                             continue
                         changed, new_links = self._apply_one(entry, known, result, full)
@@ -210,14 +214,7 @@ class IncrementalScanner:
         for entry in entries:
             seen.add(entry.rel)
             known = cached.get(entry.rel)
-            if (
-                known is not None
-                and not full
-                and known.mtime_ns == entry.mtime_ns
-                and known.size == entry.size
-                and known.ctime_ns == entry.ctime_ns
-                and known.inode == entry.inode
-            ):
+            if not full and same_stat(known, entry):
                 result.unchanged += 1
                 continue
             work.append((entry, known))
