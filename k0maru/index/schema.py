@@ -174,4 +174,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE offloads ADD COLUMN duration_s REAL;
     """,
+    # 10: each link's key name (its last path component), so a note that appears or vanishes re-resolves
+    # only the links that could mean it, not every link of the vault
+    """
+    ALTER TABLE links ADD COLUMN target_name TEXT NOT NULL DEFAULT '';
+    UPDATE links SET target_name = substr(target_key, length(rtrim(target_key, replace(target_key, '/', ''))) + 1);
+    CREATE INDEX links_name ON links(target_name);
+    """,
 ]
