@@ -207,6 +207,12 @@ class IncrementalScanner:
         self.store.set_meta(LINKS_DIRTY, value)
         self.changed_names = set()
 
+    def pending_paths(self) -> list[str]:
+        """Without writing: the paths of files that are new, possibly changed or gone."""
+        entries = list(self._entries(None))
+        _, work, gone = self._diff(entries, self.store.cached_documents(), False, None)
+        return [e.rel for e, _ in work] + [p for p, _ in self._listed(gone)]
+
     def pending(self) -> dict[str, int]:
         """Without writing: files that are new, possibly changed (mtime or size moved) or gone."""
         entries = list(self._entries(None))

@@ -306,6 +306,10 @@ class Vault:
                 snapshot.scan_key(s.include, s.exclude, s.max_file_bytes),
             )
 
+    def changed_paths(self) -> list[str]:
+        """The files new, possibly changed or removed since the index saw them (a walk with stat() only)."""
+        return IncrementalScanner(self.store, self.settings).pending_paths()
+
     def pending_changes(self) -> dict[str, int]:
         """New, changed and removed files the index has not seen yet (a walk with stat() only)."""
         return IncrementalScanner(self.store, self.settings).pending()
@@ -313,20 +317,29 @@ class Vault:
     def rebuild(self) -> tuple[Path | None, str]:
         """Move the index aside and start a new one; returns where the old one went and why it was moved:
         named `.corrupt-*` only when SQLite finds damage, else `.old-*` (a healthy index rebuilt on
-        request). Processes that hold the old file notice (`Store.replaced`) and reopen."""
+        request). Processes that hold the old file notice (`Store.replaced`) and reopen. The move is made
+        holding the old file's write lock (when it can be taken), so another process's write lands either
+        before it or, finding the file replaced, nowhere (`BaseStore.transaction`)."""
         why = self._health()
-        self.close()
         path = db_path(self.root)
         moved = None
-        if path.exists():
-            label = "old" if why is None else "corrupt"
-            moved = path.with_name(f"{path.name}.{label}-{int(time.time())}")
-            shutil.move(str(path), moved)
+        with contextlib.ExitStack() as held:
+            with contextlib.suppress(
+                K0maruError, db.DatabaseError
+            ):  # a damaged or unreadable file: moved as is
+                held.enter_context(self.store.transaction())
+            if path.exists():
+                label = "old" if why is None else "corrupt"
+                moved = path.with_name(f"{path.name}.{label}-{int(time.time())}")
+                shutil.move(str(path), moved)
+            for suffix in ("-wal", "-shm"):
+                side = path.with_name(path.name + suffix)
+                if side.exists():
+                    shutil.move(
+                        str(side), str(moved) + suffix if moved else side.with_suffix(".old")
+                    )
+        self.close()
         why = why and f"corrupt: {why}"
-        for suffix in ("-wal", "-shm"):
-            side = path.with_name(path.name + suffix)
-            if side.exists():
-                shutil.move(str(side), str(moved) + suffix if moved else side.with_suffix(".old"))
         return moved, why or "healthy (quick_check ok), rebuilt on request"
 
     def _health(self) -> str | None:
