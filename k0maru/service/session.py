@@ -200,7 +200,7 @@ class VaultSession:
             return
         self._last_scan = time.monotonic()
         self.warnings = report.as_dict()["warnings"]
-        pending = self.vault.settings.embed and self.vault.store.unembedded_chunks()
+        pending = self.vault.settings.embed and self.vault.store.has_unembedded_chunks()
         if self.embed == "thread":
             for w in self.warnings:
                 log.warning("%s", w)
@@ -233,6 +233,8 @@ class VaultSession:
             return
         self._watcher = ChangeWatcher.start(self.vault.root)
         self._watcher_starts += 1
+        if self._watcher_starts == 1:  # a server: its first flush does not wait for the sniff
+            self.vault.sniff_conventions_later()
         if self._safety_thread is None and self._watcher is not None:
             self._safety_thread = threading.Thread(target=self._safety_walks, name="k0maru-walk")
             self._safety_thread.start()
@@ -289,7 +291,7 @@ class VaultSession:
         """Chunks without vectors (a note just written and indexed lexically, a server's start): they
         follow in the background thread (servers) or the worker (one-shot commands), never before an
         answer."""
-        if not (self.vault.settings.embed and self.vault.store.unembedded_chunks()):
+        if not (self.vault.settings.embed and self.vault.store.has_unembedded_chunks()):
             return
         if self.embed == "thread":
             self._embed_in_background()
@@ -323,7 +325,7 @@ class VaultSession:
                     while (
                         embedder is not None
                         and not stop()
-                        and store.unembedded_chunks()
+                        and store.has_unembedded_chunks()
                         and vectors.embed_pending(
                             store, embedder, self.vault.settings.embed_batch, limit=256, stop=stop
                         )

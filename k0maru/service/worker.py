@@ -200,7 +200,7 @@ def _catch_up(
                     continue
                 if wanted.exists():  # a git event since this round's scan: look again
                     wanted.unlink(missing_ok=True)
-                elif not (report.embedded and vault.store.unembedded_chunks()):
+                elif not (report.embedded and vault.store.has_unembedded_chunks()):
                     break
     except Exception as exc:
         from k0maru.errors import IndexLockedError
