@@ -1,9 +1,11 @@
 """One open vault shared by the callers of a process: readers side by side, one writer, a fresh index.
 
 `with session.session():` reads through the calling thread's own connection (WAL readers never wait
-for a writer) after bringing the index up to date: a lexical rescan, at most every `rescan_interval`
-seconds, under the one write lock (a request that finds another thread writing reads the index as it
-is). `session(write=True)` holds that lock for the block (flush, distill, scan). Each request first
+for a writer) after bringing the index up to date under the one write lock: in servers, of the paths
+the file watcher marked, once it has seen every change made before the request (`ChangeWatcher.sync`),
+with a stat walk in a background thread for what it misses; elsewhere a lexical rescan at most every
+`rescan_interval` seconds (a request that finds another thread writing reads the index as it is, after
+waiting a little when a change it needs is being indexed). `session(write=True)` holds that lock for the block (flush, distill, scan). Each request first
 checks that the index file is still the one its connection holds (one stat) and reopens it if not. In
 long-running processes (MCP server, console) chunks still without vectors are embedded by a background
 thread on its own connection; a BM25 merge that is due is left to the worker process (servers ask it, one-
@@ -331,10 +333,8 @@ class VaultSession:
                         )
                     ):
                         pass
-        except (
-            IndexReplacedError
-        ):  # a rebuild: the next request reopens and embeds into the new file
-            pass
+        except IndexReplacedError:
+            pass  # a rebuild: the next request reopens and embeds into the new file
         except Exception as exc:  # noqa: BLE001 - the next rescan retries
             log.warning("background embedding stopped: %s", exc)
 
