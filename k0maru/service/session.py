@@ -200,6 +200,8 @@ class VaultSession:
         ) as exc:  # answer from what is readable, and say what to run (a full disk, a damaged page)
             self._not_refreshed(exc)
             return
+        if self._last_scan is None and self._watcher is not None:  # a server's first walk is done:
+            self.vault.sniff_conventions_later()  # its first flush need not wait for the sniff
         self._last_scan = time.monotonic()
         self.warnings = report.as_dict()["warnings"]
         pending = self.vault.settings.embed and self.vault.store.has_unembedded_chunks()
@@ -235,8 +237,6 @@ class VaultSession:
             return
         self._watcher = ChangeWatcher.start(self.vault.root)
         self._watcher_starts += 1
-        if self._watcher_starts == 1:  # a server: its first flush does not wait for the sniff
-            self.vault.sniff_conventions_later()
         if self._safety_thread is None and self._watcher is not None:
             self._safety_thread = threading.Thread(target=self._safety_walks, name="k0maru-walk")
             self._safety_thread.start()

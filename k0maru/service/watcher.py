@@ -28,7 +28,7 @@ MAX_PATHS = (
 )
 IGNORED_DIRS = frozenset({STATE_DIR, ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"})
 SYNC_DIR = "watch-sync"  # under STATE_DIR: the markers requests wait for
-SYNC_WAIT_S = 0.5  # a request waits at most this long for the watcher to catch up
+SYNC_WAIT_S = 1.0  # a request waits at most this long for the watcher to catch up
 STEP_MS = 5  # how often the watcher looks for new events (a request's wait is one or two steps)
 
 
