@@ -111,13 +111,13 @@ class VaultSession:
                 raise self._explain(exc) from None
 
     def _lock_for_read(self) -> bool:
-        """The write lock for a read's rescan. With another thread writing, a read goes on with the index
-        as it is, unless it was never brought up to date in this process (an answer before the first walk
-        would be empty), or a change waits to be indexed: then it waits for it, a little."""
+        """The write lock for a read's rescan. With another thread writing (a flush), a read goes on with
+        the index as it is, unless it was never brought up to date in this process (an answer before the
+        first walk would be empty), or another request is indexing the changes the watcher marked (a few
+        files): then it waits for that, a little."""
         if self._last_scan is None:
             return self.lock.acquire()
-        watcher = self._watcher
-        if watcher is not None and (watcher.pending() or self._refreshing):
+        if self._refreshing:
             return self.lock.acquire(timeout=READ_WAIT_S)
         return self.lock.acquire(blocking=False)
 
