@@ -102,7 +102,7 @@ def sidecar_of(vault: Path, rec: OffloadRecord) -> Path:
 
 
 def _sidecar(log: Path) -> Path:
-    return log.with_name(reflog.stem(log) + SIDECAR)
+    return log.with_name(reflog.stem(log.name) + SIDECAR)
 
 
 def write_sidecar(vault: Path, rec: OffloadRecord) -> Path:
@@ -150,7 +150,7 @@ def restore(store: Store, vault: Path) -> int:
 
 def get(store: Store, node: str) -> OffloadRecord:
     """By node id, or by `<task>_<node>` as in the log file name."""
-    node = reflog.stem(Path(node.strip()))
+    node = reflog.stem(node.strip())
     row = store.offload(COLUMNS, node.rsplit("_", 1)[-1])
     if not row and restore(store, store.vault):
         row = store.offload(COLUMNS, node.rsplit("_", 1)[-1])

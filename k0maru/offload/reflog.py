@@ -32,9 +32,9 @@ class CorruptLog(K0maruError):
     """A compressed ref that is cut short or damaged."""
 
 
-def stem(path: Path) -> str:
+def stem(name: str) -> str:
     """`main_1a2b3c4d` for `main_1a2b3c4d.log.gz` or `main_1a2b3c4d.log`."""
-    return path.name.removesuffix(".gz").removesuffix(PLAIN)
+    return name.removesuffix(".gz").removesuffix(PLAIN)
 
 
 def is_log(path: Path) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import random
 from pathlib import Path
 
@@ -182,3 +183,16 @@ def test_prune_counts_compressed_bytes_on_disk(
     assert sorted(p.name for p in refs.iterdir()) == sorted(
         f"t_{n['node_id']}{ext}" for n in nodes[1:] for ext in (".json", ".log.gz")
     )
+
+
+def test_a_compressed_copy_left_by_a_killed_offload_goes_its_spool_stays(tmp_path: Path) -> None:
+    from k0maru.offload.runner import keep_orphaned_spools
+
+    dead = 4_999_999  # above any pid_max: no such process
+    part = tmp_path / f".offload-{dead}-abc.gz.part"
+    ours = tmp_path / f".offload-{os.getpid()}-abc.gz.part"
+    spool = tmp_path / f".offload-{dead}-def.tmp"
+    for f in (part, ours, spool):
+        f.write_bytes(b"step 1\n")
+    assert keep_orphaned_spools(tmp_path) == [tmp_path / f"partial-{dead}-0.log"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [ours.name, f"partial-{dead}-0.log"]
