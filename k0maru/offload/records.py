@@ -201,9 +201,9 @@ def prune(  # noqa: C901 - each limit of the log store checked in turn
     now: float | None = None,
 ) -> Pruned:
     """Remove offloaded logs older than `older_than_s`, beyond the newest `keep`, and the oldest ones
-    while all of them hold more than `max_bytes` on disk (compressed logs with their sidecars). Each goes sidecar first, then its record, then the log,
-    so no record ever points at a missing file. Logs with no record (kept output of interrupted runs)
-    count and go by their file's age."""
+    while all of them take more than `max_bytes` on disk (logs and sidecars). Each goes sidecar first,
+    then its record, then the log, so no record ever points at a missing file. Logs with no record
+    (kept output of interrupted runs) count and go by their file's age."""
     refs = refs_dir(vault)
     if not refs.is_dir():
         return Pruned(0, 0, 0, 0)

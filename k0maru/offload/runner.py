@@ -439,13 +439,10 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
     assert spool.fh is not None
     packed = reflog.write(spool.fh.fileno(), spool.written, refs)
     try:
-        sidecar = records.write_sidecar(vault, rec)  # first: a log in place always has its record
-        try:
-            os.replace(packed, final)
-        except OSError:
-            sidecar.unlink(missing_ok=True)
-            raise
+        records.write_sidecar(vault, rec)  # first: a log in place always has its record
+        os.replace(packed, final)
     except OSError:
+        records.sidecar_of(vault, rec).unlink(missing_ok=True)
         packed.unlink(missing_ok=True)
         raise
     return rec
