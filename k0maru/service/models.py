@@ -275,6 +275,20 @@ class LogNodeView(Result):
 
 
 @dataclass(kw_only=True)
+class OffloadRun(Result):
+    exit_code: int  # the command's own exit status
+    lines: int  # lines of output
+    record: dict[str, Any] | None = (
+        None  # the kept log's record; None when the output passed through
+    )
+
+    def payload(self) -> dict[str, Any]:
+        if self.record is not None:
+            return dict(self.record)
+        return {"offloaded": False, "exit_code": self.exit_code, "lines": self.lines}
+
+
+@dataclass(kw_only=True)
 class LogPruned(Result):
     removed: int  # logs removed, with their records and sidecars
     freed_bytes: int
