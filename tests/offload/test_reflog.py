@@ -196,3 +196,18 @@ def test_a_compressed_copy_left_by_a_killed_offload_goes_its_spool_stays(tmp_pat
         f.write_bytes(b"step 1\n")
     assert keep_orphaned_spools(tmp_path) == [tmp_path / f"partial-{dead}-0.log"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [ours.name, f"partial-{dead}-0.log"]
+
+
+def test_line_numbers_agree_with_the_summary_on_a_log_with_progress_bars(tmp_path: Path) -> None:
+    """A lone "\\r" does not end a line, for the analyzer and for every reader, plain refs too."""
+    from k0maru.offload.analyzer import LogAnalyzer
+
+    data = b"".join(b"fetch %d: 10%%\r50%%\r100%%\n" % i for i in range(99)) + b"error: boom\n"
+    analyzer = LogAnalyzer()
+    analyzer.feed(data.decode())
+    assert analyzer.close().all_failures[0].line == 100
+    plain = tmp_path / "old.log"
+    plain.write_bytes(data)
+    for ref in (pack(tmp_path, data), plain):
+        assert slices.line_range(ref, 100, 100) == [(100, "error: boom")]
+        assert slices.grep(ref, "boom", context=0)[0] == [(100, "error: boom", True)]
