@@ -10,6 +10,7 @@ import pytest
 from k0maru.errors import K0maruError
 from k0maru.service.offload import check_log_view, offload, offloaded_before
 from k0maru.service.operations import Service
+from tests.helpers import stored_log
 
 LOG = "".join(f"step {i}: compiling unit_{i}.c ok\n" for i in range(300)) + (
     'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n'
@@ -33,7 +34,7 @@ def test_a_piped_log_is_kept_recorded_and_listed(vault: Path) -> None:
     assert run.exit_code == 0 and run.lines == 303
     assert run.record is not None and run.record["error_codes"] == ["ZeroDivisionError"]
     assert "ZeroDivisionError" in out.getvalue().decode()  # the summary went to `out`
-    assert (vault / run.record["log_path"]).read_text() == LOG
+    assert stored_log(vault / run.record["log_path"]).decode() == LOG
     assert offloaded_before(str(vault))
     with Service.open(str(vault), rescan=False, one_shot=True) as svc:
         (node,) = svc.log_list()
