@@ -4139,6 +4139,522 @@ BATCH7 = [
     ),
 ]
 
+# Batch 8: more forms of the same three families (dev only, like batch 7): surefire 3 (from ~/.m2,
+# offline), JUnit 4's own runner, more ConsoleLauncher details; npm/pnpm/yarn install and lifecycle
+# failures; more linter output formats.
+POM3 = (
+    POM5.replace("<version>5.9.2</version>", "<version>5.11.4</version>")
+    .replace("<version>3.3.0</version>", "<version>3.3.1</version>")
+    .replace("<version>3.10.1</version>", "<version>3.13.0</version>")
+    .replace("<version>2.22.3</version>", "<version>3.2.5</version>")
+)
+MVN3 = "mvn -o"  # the user's ~/.m2, offline
+PRICES_JAVA = d("""\
+package demo;
+
+public class Prices {
+    static int parseCents(String raw) {
+        return Integer.parseInt(raw.replace(".", ""));
+    }
+
+    public static int load(String raw) {
+        try {
+            return parseCents(raw);
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException("bad price list", e);
+        }
+    }
+}
+""")
+JUNIT4_CP = "out:/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar"
+INSTALL_THROWS = d("""\
+const fs = require("fs");
+
+function readConfig(path) {
+  return JSON.parse(fs.readFileSync(path, "utf8"));
+}
+
+const cfg = readConfig("config/local.json");
+console.log(cfg.name);
+""")
+POSTINSTALL_PKG = (
+    '{"name": "demo", "version": "1.0.0", "private": true,'
+    ' "scripts": {"postinstall": "node scripts/setup.js"}}\n'
+)
+DEP_PKG = (
+    '{"name": "demo", "version": "1.0.0", "private": true,'
+    ' "dependencies": {"native-thing": "file:./native-thing"}}\n'
+)
+DEP_FILES = {
+    "native-thing/package.json": '{"name": "native-thing", "version": "0.1.0",'
+    ' "scripts": {"install": "node build.js"}}\n',
+    "native-thing/build.js": d("""\
+    const toolchain = process.env.NATIVE_TOOLCHAIN;
+
+    console.log("building native-thing");
+    console.log(toolchain.split(":"));
+    """),
+}
+
+BATCH8 = [
+    # -- Java tests
+    Case(
+        "maven_surefire3_assertall",
+        "maven",
+        "java-test",
+        {
+            "pom.xml": POM3,
+            "src/main/java/demo/Cart.java": CART_JAVA,
+            "src/test/java/demo/CartTest.java": d("""\
+            package demo;
+
+            import static org.junit.jupiter.api.Assertions.assertAll;
+            import static org.junit.jupiter.api.Assertions.assertEquals;
+
+            import org.junit.jupiter.api.Test;
+
+            class CartTest {
+                @Test
+                void totals() {
+                    Cart c = new Cart();
+                    c.add(2, 3);
+                    assertAll(
+                        "totals",
+                        () -> assertEquals(6, c.total(), "gross"),
+                        () -> assertEquals(5, c.total() - 1, "net"));
+                }
+            }
+            """),
+        },
+        MVN3 + " -B test",
+        ["org.opentest4j.MultipleFailuresError"],
+        "CartTest.java:13",
+        "gross ==> expected: <6> but was: <4>",
+    ),
+    Case(
+        "maven_surefire3_nested_param_color",
+        "maven",
+        "java-test",
+        {
+            "pom.xml": POM3.replace(
+                "</dependencies>",
+                "  <dependency>\n      <groupId>org.junit.jupiter</groupId>"
+                "<artifactId>junit-jupiter-params</artifactId><version>5.11.4</version>\n"
+                "      <scope>test</scope>\n    </dependency>\n  </dependencies>",
+            ),
+            "src/main/java/demo/Cart.java": CART_JAVA,
+            "src/test/java/demo/CartTest.java": d("""\
+            package demo;
+
+            import static org.junit.jupiter.api.Assertions.assertEquals;
+
+            import org.junit.jupiter.api.Nested;
+            import org.junit.jupiter.params.ParameterizedTest;
+            import org.junit.jupiter.params.provider.CsvSource;
+
+            class CartTest {
+                @Nested
+                class Lines {
+                    @ParameterizedTest
+                    @CsvSource({"1, 1, 1", "2, 3, 6"})
+                    void addsLine(int price, int qty, int total) {
+                        Cart c = new Cart();
+                        c.add(price, qty);
+                        assertEquals(total, c.total());
+                    }
+                }
+            }
+            """),
+        },
+        MVN3 + " -B -Dstyle.color=always test",
+        ["org.opentest4j.AssertionFailedError"],
+        "CartTest.java:17",
+        "expected: <1> but was: <0>",
+    ),
+    Case(
+        "maven_untrimmed_stack",
+        "maven",
+        "java-test",
+        {
+            "pom.xml": POM5,
+            "src/main/java/demo/Cart.java": CART_JAVA,
+            "src/test/java/demo/CartTest.java": CART_TEST.replace("c.add(3, 2);", "c.add(3, -1);"),
+        },
+        MVN + " -B -DtrimStackTrace=false test",
+        ["java.lang.IllegalArgumentException"],
+        "Cart.java:8",
+        "qty must be positive: -1",
+    ),
+    Case(
+        "maven_junit4_caused_by",
+        "maven",
+        "java-test",
+        {
+            "pom.xml": POM,
+            "src/main/java/demo/Prices.java": PRICES_JAVA,
+            "src/test/java/demo/PricesTest.java": d("""\
+            package demo;
+
+            import static org.junit.Assert.assertEquals;
+
+            import org.junit.Test;
+
+            public class PricesTest {
+                @Test
+                public void loadsCents() {
+                    assertEquals(1999, Prices.load("19.99 EUR"));
+                }
+            }
+            """),
+        },
+        MVN + " -B -DtrimStackTrace=false test",
+        ["java.lang.IllegalStateException", "java.lang.NumberFormatException"],
+        "Prices.java:5",
+        'For input string: "1999 EUR"',
+    ),
+    Case(
+        "junit4_runner_direct",
+        "junit",
+        "java-test",
+        {
+            "src/main/java/demo/Cart.java": CART_JAVA,
+            "src/test/java/demo/CartTest.java": d("""\
+            package demo;
+
+            import static org.junit.Assert.assertEquals;
+
+            import org.junit.Test;
+
+            public class CartTest {
+                @Test
+                public void emptyIsZero() {
+                    assertEquals(0, new Cart().total());
+                }
+
+                @Test
+                public void addsLines() {
+                    Cart c = new Cart();
+                    c.add(3, 2);
+                    assertEquals("cart total", 6, c.total());
+                }
+            }
+            """),
+        },
+        f"javac -d out -cp {JUNIT4_CP} $(find src -name '*.java')"
+        f" && java -cp {JUNIT4_CP} org.junit.runner.JUnitCore demo.CartTest",
+        ["java.lang.AssertionError"],
+        "CartTest.java:17",
+        "cart total expected:<6> but was:<3>",
+    ),
+    Case(
+        "junit5_console_caused_by",
+        "junit",
+        "java-test",
+        {
+            "src/main/java/demo/Prices.java": PRICES_JAVA,
+            "src/test/java/demo/PricesTest.java": d("""\
+            package demo;
+
+            import static org.junit.jupiter.api.Assertions.assertEquals;
+
+            import org.junit.jupiter.api.Test;
+
+            class PricesTest {
+                @Test
+                void loadsCents() {
+                    assertEquals(1999, Prices.load("19.99 EUR"));
+                }
+            }
+            """),
+        },
+        f"{JAVAC_CONSOLE} -g && java -jar {CONSOLE} --disable-banner -cp out"
+        " --select-class demo.PricesTest",
+        ["java.lang.IllegalStateException", "java.lang.NumberFormatException"],
+        "Prices.java:5",
+        'For input string: "1999 EUR"',
+    ),
+    Case(
+        "junit5_console_flat_two_classes",
+        "junit",
+        "java-test",
+        {
+            "src/main/java/demo/Cart.java": CART_JAVA,
+            "src/test/java/demo/CartTest.java": CART_TEST,
+            "src/test/java/demo/EmptyCartTest.java": d("""\
+            package demo;
+
+            import static org.junit.jupiter.api.Assertions.assertThrows;
+
+            import org.junit.jupiter.api.Test;
+
+            class EmptyCartTest {
+                @Test
+                void rejectsNegative() {
+                    assertThrows(IllegalStateException.class, () -> new Cart().add(1, -1));
+                }
+            }
+            """),
+        },
+        f"{JAVAC_CONSOLE} && java -jar {CONSOLE} --disable-banner --disable-ansi-colors"
+        " --details=flat -cp out --select-class demo.CartTest --select-class demo.EmptyCartTest",
+        ["org.opentest4j.AssertionFailedError", "java.lang.IllegalArgumentException"],
+        "CartTest.java:12",
+        "cart total ==> expected: <6> but was: <3>",
+    ),
+    # -- npm, pnpm, yarn
+    Case(
+        "npm9_postinstall_throws",
+        "npm",
+        "npm",
+        {"package.json": POSTINSTALL_PKG, "scripts/setup.js": INSTALL_THROWS},
+        "{npm9}/npm install --no-audit --no-fund",
+        ["ENOENT"],
+        "scripts/setup.js:4:24",
+        "no such file or directory, open 'config/local.json'",
+    ),
+    Case(
+        "npm_postinstall_throws",
+        "npm",
+        "npm",
+        {"package.json": POSTINSTALL_PKG, "scripts/setup.js": INSTALL_THROWS},
+        "npm install --no-audit --no-fund",
+        ["ENOENT"],
+        "scripts/setup.js:4:24",
+        "no such file or directory, open 'config/local.json'",
+    ),
+    Case(
+        "npm9_dependency_install_fails",
+        "npm",
+        "npm",
+        {"package.json": DEP_PKG, **DEP_FILES},
+        "{npm9}/npm install --no-audit --no-fund",
+        ["TypeError"],
+        "native-thing/build.js:4:23",
+        "Cannot read properties of undefined (reading 'split')",
+    ),
+    Case(
+        "npm_dependency_install_fails_color",
+        "npm",
+        "npm",
+        {"package.json": DEP_PKG, **DEP_FILES},
+        "npm install --no-audit --no-fund --color=always",
+        ["TypeError"],
+        "native-thing/build.js:4:23",
+        "Cannot read properties of undefined (reading 'split')",
+    ),
+    Case(
+        "npm9_missing_script",
+        "npm",
+        "npm",
+        {"package.json": PKG},
+        "{npm9}/npm run build",
+        [],
+        "",
+        'Missing script: "build"',
+    ),
+    Case(
+        "npm9_no_package_json_color",
+        "npm",
+        "npm",
+        {"README.md": "demo\n"},
+        "{npm9}/npm install --color=always",
+        ["ENOENT"],
+        "",
+        "This is related to npm not being able to find a file.",
+    ),
+    Case(
+        "npm_workspace_test_fails",
+        "npm",
+        "npm",
+        {
+            "package.json": '{"name": "mono", "version": "1.0.0", "private": true,'
+            ' "workspaces": ["packages/*"]}\n',
+            "packages/a/package.json": '{"name": "a", "version": "1.0.0",'
+            ' "scripts": {"test": "node test.js"}}\n',
+            "packages/a/test.js": 'console.log("a ok");\n',
+            "packages/b/package.json": '{"name": "b", "version": "1.0.0",'
+            ' "scripts": {"test": "node test.js"}}\n',
+            "packages/b/test.js": d("""\
+            const limits = { max: 3 };
+            if (limits.min.value > limits.max) {
+              console.log("never");
+            }
+            """),
+        },
+        "npm test --workspaces",
+        ["TypeError"],
+        "packages/b/test.js:2:16",
+        "Cannot read properties of undefined (reading 'value')",
+    ),
+    Case(
+        "npx_unknown_bin",
+        "npm",
+        "npm",
+        {"package.json": PKG},
+        "npx --no-install k0maru-no-such-bin-27",
+        ["E404"],
+        "",
+        "k0maru-no-such-bin-27@*",
+    ),
+    Case(
+        "pnpm_add_404",
+        "pnpm",
+        "npm",
+        {"package.json": PKG},
+        "{tools}/pnpm add k0maru-no-such-package-27",
+        ["ERR_PNPM_FETCH_404"],
+        "",
+        "k0maru-no-such-package-27",
+    ),
+    Case(
+        "yarn1_add_404",
+        "yarn",
+        "npm",
+        {"package.json": PKG},
+        "{tools}/yarn add --non-interactive k0maru-no-such-package-27",
+        [],
+        "",
+        "k0maru-no-such-package-27",
+    ),
+    # -- config linters
+    Case(
+        "markdownlint_cli_old_format",
+        "markdownlint",
+        "config-lint",
+        {
+            "CHANGELOG.md": d("""\
+            # Changelog
+            ## 1.0.0
+            - first release
+            """),
+        },
+        "{old}/markdownlint CHANGELOG.md",
+        ["MD022", "MD032"],
+        "CHANGELOG.md:1",
+        "Headings should be surrounded by blank lines",
+    ),
+    Case(
+        "yamllint_two_files",
+        "yamllint",
+        "config-lint",
+        {
+            "a.yaml": "---\nname: a\non: yes\n",
+            "b.yaml": "---\nitems: [one, two\nname: b\n",
+        },
+        "yamllint a.yaml b.yaml",
+        ["syntax"],
+        "b.yaml:3:5",
+        "expected ',' or ']', but got ':'",
+    ),
+    Case(
+        "yamllint_parsable_warnings_first",
+        "yamllint",
+        "config-lint",
+        {
+            ".yamllint": "extends: default\nrules:\n  line-length: {max: 30}\n",
+            "conf.yaml": d("""\
+            server:
+              host: localhost
+              description: the notes server that keeps the vault
+              port: 8080
+              port: 8081
+            """),
+        },
+        "yamllint -f parsable conf.yaml",
+        ["line-length", "key-duplicates"],
+        "conf.yaml:3:31",
+        'duplication of key "port" in mapping',
+    ),
+    Case(
+        "eslint_config_missing_import",
+        "eslint",
+        "config-lint",
+        {
+            "package.json": PKG_ESM,
+            "eslint.config.js": 'import base from "./base.config.js";\n\nexport default [base];\n',
+            "index.js": "export const a = 1;\n",
+        },
+        "{tools}/eslint index.js",
+        ["ERR_MODULE_NOT_FOUND"],
+        "",
+        "Cannot find module",
+    ),
+    Case(
+        "eslint_no_flat_config",
+        "eslint",
+        "config-lint",
+        {
+            "package.json": PKG,
+            ".eslintrc.json": '{"rules": {"semi": "error"}}\n',
+            "index.js": "const a = 1\n",
+        },
+        "{tools}/eslint index.js",
+        [],
+        "",
+        "couldn't find an eslint.config",
+    ),
+    Case(
+        "stylelint_unix",
+        "stylelint",
+        "config-lint",
+        {
+            ".stylelintrc.json": '{"rules": {"block-no-empty": true, "unit-no-unknown": true}}\n',
+            "src/app.css": "h1 {\n  font-size: 12pixels;\n}\n\np {}\n",
+        },
+        "{tools}/stylelint --formatter unix src/app.css",
+        ["unit-no-unknown", "block-no-empty"],
+        "src/app.css:2:16",
+        'Unknown unit "pixels"',
+    ),
+    Case(
+        "stylelint_compact",
+        "stylelint",
+        "config-lint",
+        {
+            ".stylelintrc.json": '{"rules": {"block-no-empty": true, "unit-no-unknown": true}}\n',
+            "src/app.css": "h1 {\n  font-size: 12pixels;\n}\n\np {}\n",
+        },
+        "{tools}/stylelint --formatter compact src/app.css",
+        ["unit-no-unknown", "block-no-empty"],
+        "src/app.css:2",
+        'Unknown unit "pixels"',
+    ),
+    Case(
+        "taplo_fmt_check",
+        "taplo",
+        "config-lint",
+        {"pyproject.toml": '[project]\nname="demo"\nversion =   "1.0"\n'},
+        "{tools}/taplo fmt --check pyproject.toml",
+        [],
+        "",
+        "the file is not properly formatted",
+    ),
+    Case(
+        "tsc_tsconfig_unknown_option",
+        "tsc",
+        "config-lint",
+        {
+            "tsconfig.json": '{\n  "compilerOptions": {\n    "strictt": true,\n'
+            '    "target": "es2022"\n  }\n}\n',
+            "index.ts": "export const a: number = 1;\n",
+        },
+        "{npm}/tsc -p .",
+        ["TS5023"],
+        "tsconfig.json:3:5",
+        "Unknown compiler option 'strictt'",
+    ),
+    Case(
+        "python_json_tool",
+        "python",
+        "config-lint",
+        {"settings.json": '{\n  "a": 1\n  "b": 2\n}\n'},
+        "python3 -m json.tool settings.json",
+        [],
+        "",
+        "Expecting ',' delimiter: line 3 column 3",
+    ),
+]
+
 BATCHES: dict[int, list[Case]] = {
     1: BATCH1,
     2: BATCH2,
@@ -4147,8 +4663,9 @@ BATCHES: dict[int, list[Case]] = {
     5: BATCH5,
     6: BATCH6,
     7: BATCH7,
+    8: BATCH8,
 }
-DEV_ONLY = {7}  # batches captured while fixing their families: all dev, no held-out draw
+DEV_ONLY = {7, 8}  # batches captured while fixing their families: all dev, no held-out draw
 
 # The first part's logs (scripts/capture_logs.py and earlier hand captures): family and cause, read from
 # each raw log, added to their entries by --first-part (codes and root stay as they were).
@@ -4348,13 +4865,20 @@ def main() -> None:
     ap.add_argument("--npm9", default="/tmp/i27logs/npm9/node_modules/.bin")
     ap.add_argument("--venv", default="/tmp/i27logs/venv/bin")
     ap.add_argument("--tools", default="/tmp/i27fam-tools/npm/node_modules/.bin")
+    ap.add_argument("--old", default="/tmp/i27fam-tools/old/node_modules/.bin")
     args = ap.parse_args()
     if args.first_part:
         annotate_first_part()
         return
     if args.batch is None:
         ap.error("--batch or --first-part is needed")
-    paths = {"npm": args.npm, "npm9": args.npm9, "venv": args.venv, "tools": args.tools}
+    paths = {
+        "npm": args.npm,
+        "npm9": args.npm9,
+        "venv": args.venv,
+        "tools": args.tools,
+        "old": args.old,
+    }
     cases = BATCHES[args.batch]
     dev_only = args.batch in DEV_ONLY
     held = set() if dev_only else split(args.batch, cases)
