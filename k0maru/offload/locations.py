@@ -56,6 +56,7 @@ _NOT_USER_START = (
     "org.opentest4j.",
     "org.gradle.",
     "org.apache.maven.",
+    "org.codehaus.plexus.",  # maven's own container
     "junit.",
 )
 

@@ -116,3 +116,37 @@ def test_an_error_with_a_node_code_names_both() -> None:
     )
     assert {"Error", "ERR_MODULE_NOT_FOUND"} <= set(f.error_codes)
     assert f.first_location is None
+
+
+def test_warnings_count_only_when_nothing_failed() -> None:
+    strict = (
+        "compose.yaml\n"
+        '  1:1       warning  missing document start "---"  (document-start)\n'
+        "  4:14      warning  truthy value should be one of [false, true]  (truthy)\n"
+    )
+    f = analyze(strict)
+    assert f.error_codes == ["document-start", "truthy"]
+    assert f.first_location == "compose.yaml:1:1"
+    f = analyze(strict + "\nb.yaml\n  3:5       error    syntax error: bad (syntax)\n")
+    assert f.error_codes == ["syntax"]
+    assert f.first_location == "b.yaml:3:5"
+
+
+def test_a_compact_place_without_a_severity_is_an_error() -> None:
+    f = analyze("renovate.json: line 3, col 24, found: ']' - expected: 'STRING'.\n")
+    assert f.first_location == "renovate.json:3:24"
+
+
+def test_an_annotation_names_the_rule_before_its_title() -> None:
+    f = analyze(
+        "::error title=Ruff (F401),file=app.py,line=1,col=8::app.py:1:8: F401 `os` unused\n"
+    )
+    assert f.error_codes == ["F401"]
+
+
+def test_a_failure_named_like_an_exception_is_a_code() -> None:
+    f = analyze(
+        "Error: Unable to parse 'x.json'; Unable to parse JSONC content,"
+        " PropertyNameExpected (offset 34, length 1)\n"
+    )
+    assert "PropertyNameExpected" in f.error_codes

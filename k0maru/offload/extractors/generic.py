@@ -83,9 +83,11 @@ TRIGGERS = (
     "blocks are",
 )
 ERROR_NAME = re.compile(r"\b((?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception))\b")
-# codes a runner prints in a failure's lines, each as it is written in the log
+# codes a runner prints in a failure's lines, each as it is written in the log: exception names and
+# the like (`PropertyNameExpected`, `ComparisonFailure`), node's and npm's `E...` codes, sanitizers'
 CODES = re.compile(
-    r"(?:^|[\s(\['])((?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception))(?=[:)\]'\s]|$)"
+    r"(?:^|[\s(\['])((?:[\w$]+\.)*[A-Z][\w$]*"
+    r"(?:Error|Exception|Expected|Failed|Failure|Invalid|Mismatch|NotFound|Denied))(?=[:)\]'\s,]|$)"
     r"|^SUMMARY: \w+Sanitizer: ([a-z]+(?:-[a-z]+)+)"
     r"|^\s*(?:Uncaught )?(Error)(?= \[\w+\]:|:)"
     r"|\[(ERR_[A-Z0-9_]+)\]|\bcode: '(ERR_[A-Z0-9_]+|E[A-Z]{3,})'"
@@ -93,7 +95,7 @@ CODES = re.compile(
     r"|^\s?(ERR_[A-Z0-9_]+|E[A-Z]{4,})\s\s"  # pnpm's badge: ` ERR_PNPM_NO_SCRIPT  Missing script`
 )
 # `at app//demo.Ledger.add(` before a `File.java:12)`: the class, without a class loader's prefix
-JVM_FRAME = re.compile(r"^[\s│]*(?:at )?(?:[\w.-]+/+)?([\w$.]+)\.[\w$<>]+\($")
+JVM_FRAME = re.compile(r"^(?:\[\w+\]\s*)?[\s│]*(?:at )?(?:[\w.-]+/+)?([\w$.]+)\.[\w$<>]+\($")
 WINDOW = 30  # lines after a marker searched for its location
 MAX_MARKERS = 50
 KEPT_LINES = 10  # markers whose lines are kept for the summary

@@ -43,9 +43,6 @@ class JavaExtractor(Extractor):
         self.head: Failure | None = (
             None  # the top exception of a `Caused by:` chain: located at the root cause
         )
-        self.fallback: str | None = (
-            None  # the current exception's first frame, if none is the user's
-        )
 
     def feed(self, line: str, lineno: int) -> None:
         frame = self.FRAME.match(line) if line[:1] in " \t│" else None
@@ -55,7 +52,6 @@ class JavaExtractor(Extractor):
                 code, msg, start, cause = self.awaiting
                 self.awaiting = None
                 self.current = self.f.add(Failure(self.stack, code, msg, start))
-                self.fallback = where
                 if not cause:
                     self.head = self.current
             if (
@@ -71,10 +67,6 @@ class JavaExtractor(Extractor):
                     self.head.location = where
                     self.head.message = short(f"{self.head.message} · {self.current.message}", 300)
             return
-        if self.current is not None and self.current.location is None:
-            self.current.location = (
-                self.fallback
-            )  # no frame of the user's: the exception's own first frame
         bare = self.LEAD.sub("", line, count=1)
         if (bare.startswith("... ") and bare.rstrip().endswith(" more")) or bare == "[...]":
             return  # `... 3 more` closes a cause's frames; the chain goes on

@@ -74,7 +74,7 @@ class ShellcheckExtractor(Extractor):
 @register
 class EslintExtractor(Extractor):
     stack = "eslint"
-    triggers = ("  error  ", "  ✖  ")
+    triggers = ("  error  ", "  ✖  ", "  warning  ", "  ⚠  ")
     # the rule after two spaces, or in brackets after one (yamllint's `(syntax)`); stylelint marks
     # errors `✖` and warnings `⚠`
     PROBLEM = re.compile(
@@ -97,17 +97,17 @@ class EslintExtractor(Extractor):
                     self.file = before.strip()
                 break
         self.busy = True  # the group's later lines, warnings included
-        if m.group(3) in ("error", "✖"):
-            rule = m.group(5) or m.group(6)
-            self.f.add(
-                Failure(
-                    self.stack,
-                    rule[1:-1] if rule.startswith("(") and rule.endswith(")") else rule,  # yamllint
-                    short(m.group(4)),
-                    lineno,
-                    f"{self.file}:{m.group(1)}:{m.group(2)}" if self.file else None,
-                )
-            )
+        rule = m.group(5) or m.group(6)
+        self.report(
+            Failure(
+                self.stack,
+                rule[1:-1] if rule.startswith("(") and rule.endswith(")") else rule,  # yamllint
+                short(m.group(4)),
+                lineno,
+                f"{self.file}:{m.group(1)}:{m.group(2)}" if self.file else None,
+            ),
+            m.group(3) in ("error", "✖"),
+        )
 
 
 @register
@@ -126,8 +126,8 @@ class DiagnosticExtractor(Extractor):
         "[SC",
         ": [error]",
         " [error]",
-        ", error - ",
-        ", Error - ",
+        ", col ",
+        "[warning]",
     )
     # the place, after the tool's name in GNU's form (`hadolint:Dockerfile:2: DL3008 ...`)
     LINE = re.compile(
@@ -143,9 +143,9 @@ class DiagnosticExtractor(Extractor):
     BRACKETED = re.compile(r"^\[(error|warning)\] (.*) \(([a-z][\w-]*)\)$")
     # the severity last (stylelint's unix form: `msg (rule) [error]`)
     TRAILING = re.compile(r"^(.*) \(([a-z][\w-]*(?:/[\w-]+)*)\) \[(error|warning)\]$")
-    # the compact form (stylelint, old ESLint): `file: line 2, col 16, error - msg (rule)`
+    # the compact form (stylelint, old ESLint, jsonlint -c): `file: line 2, col 16, error - msg (rule)`
     COMPACT = re.compile(
-        r"^(\S+): line (\d+), col (\d+), ([Ee]rror|[Ww]arning) - (.*?)(?: \(([\w/@-]+)\))?$"
+        r"^(\S+): line (\d+), col (\d+), (?:([Ee]rror|[Ww]arning) - )?(.*?)(?: \(([\w/@-]+)\))?$"
     )
 
     def feed(self, line: str, lineno: int) -> None:
@@ -154,13 +154,14 @@ class DiagnosticExtractor(Extractor):
         m = self.LINE.match(line)
         if not m:
             c = self.COMPACT.match(line) if ", col " in line else None
-            if c and c.group(4).lower() == "error":
+            if c:
                 where = f"{c.group(1)}:{c.group(2)}:{c.group(3)}"
-                self.f.add(
-                    Failure(self.stack, c.group(6) or "error", short(c.group(5)), lineno, where)
+                failure = Failure(
+                    self.stack, c.group(6) or "error", short(c.group(5)), lineno, where
                 )
+                self.report(failure, (c.group(4) or "error").lower() == "error")
             return
-        rest = m.group(4)
+        rest, severity = m.group(4), "error"
         found = self.LEAD.match(rest)
         if found:
             code, message = found.group(1), found.group(2)
@@ -168,37 +169,39 @@ class DiagnosticExtractor(Extractor):
                 self.f.seen_code(symbol.group(1))
         elif found := self.SC.match(rest):
             code, message = found.group(2), found.group(1)
-        elif (found := self.BRACKETED.match(rest)) and found.group(1) == "error":
-            code, message = found.group(3), found.group(2)
-        elif (found := self.TRAILING.match(rest)) and found.group(3) == "error":
-            code, message = found.group(2), found.group(1)
+        elif found := self.BRACKETED.match(rest):
+            code, message, severity = found.group(3), found.group(2), found.group(1)
+        elif found := self.TRAILING.match(rest):
+            code, message, severity = found.group(2), found.group(1), found.group(3)
         else:
             return
         where = f"{m.group(1)}:{m.group(2)}" + (f":{m.group(3)}" if m.group(3) else "")
-        self.f.add(Failure(self.stack, code, short(message), lineno, where))
+        self.report(Failure(self.stack, code, short(message), lineno, where), severity == "error")
 
 
 @register
 class AnnotationExtractor(Extractor):
     """GitHub workflow commands (`yamllint -f github`, `ruff --output-format github`, ...): an `::error`
-    is a failure at its `file`/`line`/`col`; its code is the `title`, else a bracketed rule or a leading
-    rule code in the message. `::warning` and `::notice` do not fail a run."""
+    is a failure at its `file`/`line`/`col`; its code is a bracketed rule or a rule code leading the
+    message, else the `title`. A `::warning` fails a run only under a strict flag."""
 
     stack = "lint"
-    triggers = ("::error",)
-    LINE = re.compile(r"^::error ([^:]*)::(.*)$")
-    CODE = re.compile(r"^(?:\d+:\d+ )?(?:\[([\w/-]+)\]|([A-Z]{1,5}\d{2,5})\b)")
+    triggers = ("::error", "::warning")
+    LINE = re.compile(r"^::(error|warning) ([^:]*)::(.*)$")
+    # the rule at the message's start, after its place if it repeats it (`7:5 [indentation] ...`,
+    # `app.py:1:8: F401 ...`)
+    CODE = re.compile(r"^(?:\S+:\d+:\d+:? |\d+:\d+ )?(?:\[([\w/-]+)\]|([A-Z]{1,5}\d{2,5})\b)")
 
     def feed(self, line: str, lineno: int) -> None:
-        m = self.LINE.match(line) if line.startswith("::error") else None
+        m = self.LINE.match(line) if line.startswith("::") else None
         if not m:
             return
-        params = dict(p.partition("=")[::2] for p in m.group(1).split(","))
+        params = dict(p.partition("=")[::2] for p in m.group(2).split(","))
         if "file" not in params or not params.get("line", "").isdigit():
             return
-        message = m.group(2)
+        message = m.group(3)
         found = self.CODE.match(message)
-        code = params.get("title") or (found and (found.group(1) or found.group(2))) or "error"
+        code = (found and (found.group(1) or found.group(2))) or params.get("title") or "error"
         col = params.get("col", "")
         where = f"{params['file']}:{params['line']}" + (f":{col}" if col.isdigit() else "")
-        self.f.add(Failure(self.stack, code, short(message), lineno, where))
+        self.report(Failure(self.stack, code, short(message), lineno, where), m.group(1) == "error")
