@@ -56,6 +56,8 @@ def test_github_annotations_fail_on_errors_only() -> None:
 def test_a_pnpm_badge_is_a_code() -> None:
     f = analyze("\u2009ERR_PNPM_NO_SCRIPT\u2009 Missing script: build\n\nCommand not found.\n")
     assert f.error_codes == ["ERR_PNPM_NO_SCRIPT"]
+    f = analyze("ERROR    root:test_x.py:10 boom\n\u2009ELIFECYCLE\u2009 Command failed\n")
+    assert f.error_codes == ["ELIFECYCLE"]  # a padded log level is not a badge
 
 
 def test_jvm_frames_without_at_skip_the_runners_own() -> None:

@@ -92,7 +92,7 @@ CODES = re.compile(
     r"|^\s*(?:Uncaught )?(Error)(?= \[\w+\]:|:)"
     r"|\[(ERR_[A-Z0-9_]+)\]|\bcode: '(ERR_[A-Z0-9_]+|E[A-Z]{3,})'"
     r"|^npm (?:ERR!|error) code (E[A-Z0-9]+)\b"
-    r"|^\s?(ERR_[A-Z0-9_]+|E[A-Z]{4,})\s\s"  # pnpm's badge: ` ERR_PNPM_NO_SCRIPT  Missing script`
+    r"|^\s?(ERR_[A-Z0-9_]+|E(?!RROR\b)[A-Z]{4,})\s\s"  # pnpm's badge: ` ERR_PNPM_NO_SCRIPT  Missing script`
 )
 # `at app//demo.Ledger.add(` before a `File.java:12)`: the class, without a class loader's prefix
 JVM_FRAME = re.compile(r"^(?:\[\w+\]\s*)?[\s│]*(?:at )?(?:[\w.-]+/+)?([\w$.]+)\.[\w$<>]+\($")
