@@ -122,6 +122,12 @@ Hosts pass the model one of the two, so neither is a summary of the other, and e
 | Codex, OpenCode | `structuredContent` when present, else the text (anomalyco/opencode#32074) |
 | Open WebUI, Kimi Code, other text-only clients | the text blocks only |
 
+The Claude Code row is checked against the real host: `scripts/drive_claude_code.py` runs Claude Code
+(print mode) in a copy of the demo vault set up by `k0maru connect claude-code --hooks`, with a local
+stand-in for the model that makes a fixed series of tool calls, and reads the tool results Claude Code
+sends back: a test command comes back as `k0maru offload`'s summary (the hook rewrote it), a plain
+command unchanged, and each k0maru tool as its structured content in JSON.
+
 Nothing is sent twice within a part: an offloaded log's summary goes out once (its Mermaid diagram,
 a picture for people, stays in the console and `k0maru log show`), and a query pasted as a
 2,000-character backtrace comes back cut to 80 characters. Errors are one line (`is_error`), naming
