@@ -143,6 +143,11 @@ agent can act, the tool to call (`list_log_nodes` for an unknown node id), never
 | Cursor | `beforeShellExecution` answers allow, deny or ask only; a `preToolUse` `updated_input` is described by third-party adapters, not in a form checked here | no hook; the instructions ask for `k0maru offload` |
 | VS Code, Claude Desktop | no command hook | no hook; the instructions ask for `k0maru offload` |
 
+Claude Code's hook is checked live by `scripts/drive_claude_code.py`. Codex's is checked only
+against its documented hook input: in a live `codex exec` (0.171.0, `[features] hooks = true`, a
+stand-in model calling `exec_command`) no `PreToolUse` hook ran, neither k0maru's nor a plain
+logging one, in the project's or the user's `hooks.json`, so the command ran unchanged.
+
 The hook, `k0maru-hook`, reads the host's hook input on stdin and rewrites a test, build or lint
 command (pytest, cargo test/build/clippy/check, go test/build/vet, npm test / run build, npx
 jest/vitest/tsc/eslint, make and mvn/gradle with build or test goals only, ruff check, mypy, tsc,
