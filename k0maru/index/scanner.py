@@ -303,6 +303,7 @@ class IncrementalScanner:
             note.date,
             entry.ctime_ns,
             entry.inode,
+            note.lang,
         )
         if known is not None or note.tags:
             store.set_tags(doc_id, note.tags, new=known is None)

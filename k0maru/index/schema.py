@@ -174,4 +174,10 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE offloads ADD COLUMN duration_s REAL;
     """,
+    # 10: the language each note's words are stemmed in ('' for English); the parser's version moves, so
+    # the next scan fills it, and the BM25 segment, of a new term format, is rebuilt
+    """
+    ALTER TABLE documents ADD COLUMN lang TEXT NOT NULL DEFAULT '';
+    CREATE INDEX documents_lang ON documents(lang);
+    """,
 ]
