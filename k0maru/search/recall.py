@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from k0maru.config import Settings
 from k0maru.errors import K0maruError
-from k0maru.index import db
+from k0maru.index import copies, db
 from k0maru.index.store import Store
 from k0maru.search import lexical, vectors
 from k0maru.search.filters import Filters
@@ -260,7 +260,7 @@ class Recall:
         def order(d: int) -> tuple[float, int, int, str]:  # ties: exact lexical evidence first
             return (-final[d], b_pos.get(d, pool), v_pos.get(d, pool), titles.get(d, ""))
 
-        top, copies = self.fold_copies(sorted(candidates, key=order), limit)
+        top, folded = self.fold_copies(sorted(candidates, key=order), limit)
         if not top or (channels == "hybrid" and not self.answered(bm25_best, vec_best)):
             why = (
                 f"no note shares a term with it or reaches cosine {floor:g}"
@@ -290,7 +290,7 @@ class Recall:
                 vec_best,
                 boosts,
                 chunk_scores.get(d),
-                copies.get(d, []),
+                folded.get(d, []),
             )
             for d in top
         ]
@@ -305,30 +305,13 @@ class Recall:
 
     def fold_copies(self, ranked: list[int], limit: int) -> tuple[list[int], dict[int, list[str]]]:
         """The first `limit` documents of `ranked` that are not a copy of a better-ranked one, and the
-        paths of each one's copies among the candidates. A copy has the same body once case and
-        whitespace are ignored (a translation folder's untranslated pages, a note saved twice)."""
-        sizes = self.store.body_sizes(ranked)
-        by_size = sorted(ranked, key=lambda d: sizes[d][1])
-        alike: set[int] = set()  # bodies within 2% of another's length: only those are compared
-        for a, b in zip(by_size, by_size[1:], strict=False):
-            if sizes[b][1] - sizes[a][1] <= 0.02 * sizes[b][1] + 8:
-                alike.update((a, b))
-        kept: list[int] = []
-        copies: dict[int, list[str]] = {}
-        first_of: dict[int, int] = {}
-        for d in ranked:
-            if d in alike:
-                doc = self.store.document(d)
-                key = hash(" ".join(doc.body.lower().split())) if doc else d
-                if key in first_of:
-                    if first_of[key] in copies:
-                        copies[first_of[key]].append(sizes[d][0])
-                    continue
-                first_of[key] = d
-            if len(kept) < limit:
-                kept.append(d)
-                copies[d] = []
-        return kept, copies
+        paths of each one's copies among the candidates. A copy is near-identical: the same body but for
+        case, whitespace, a changed line or a footer (index/copies.py; a translation is not one)."""
+        signatures = self.store.copy_signatures(ranked)
+        kept = copies.fold([signatures[d][1] for d in ranked], limit)
+        return [ranked[i] for i in kept], {
+            ranked[i]: [signatures[ranked[c]][0] for c in found] for i, found in kept.items()
+        }
 
     def answered(
         self, bm25_best: dict[int, lexical.LexicalHit], vec_best: dict[int, vectors.VectorHit]
