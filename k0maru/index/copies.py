@@ -15,6 +15,7 @@ import xxhash
 SHINGLE = 4  # words per shingle
 SLOTS = 64  # hash functions of the signature
 COPY_SIMILARITY = 0.8  # estimated Jaccard at which two notes are one
+BLOCK = 8192  # shingles hashed at once: a long note never holds SLOTS x all its shingles
 _WORD = re.compile(r"\w+")
 
 
@@ -34,7 +35,10 @@ def signature(body: str) -> bytes:
             for k in range(SHINGLE):
                 mix = (mix * np.uint64(0x100000001B3)) ^ h[k : h.size - SHINGLE + 1 + k]
             h = np.unique(mix)
-        slots = ((h[None, :] * a[:, None] + b[:, None]) >> np.uint64(32)).min(axis=1)
+        slots = np.full(SLOTS, np.iinfo(np.uint64).max, dtype=np.uint64)
+        for start in range(0, h.size, BLOCK):  # a long note: its shingles a block at a time
+            block = h[None, start : start + BLOCK] * a[:, None] + b[:, None]
+            slots = np.minimum(slots, (block >> np.uint64(32)).min(axis=1))
     return bytes(slots.astype("<u4").tobytes())
 
 
