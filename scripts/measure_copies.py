@@ -19,7 +19,7 @@ import random
 import subprocess
 from pathlib import Path
 
-from k0maru.index.copies import COPY_SIMILARITY, signature, similarity
+from k0maru.index.copies import COPY_SIMILARITY, signature, similarity, sketch
 
 MIRRORS = Path("/work/.mirror")
 OLD, NEW = "v1.9.0", "v2.3.1"
@@ -122,7 +122,7 @@ def main() -> None:
     thresholds = (0.5, 0.6, 0.7, 0.8, 0.9)
     print(f"{'pairs':48} {'n':>5} {'min':>5} {'max':>5} " + " ".join(f"{t:>5}" for t in thresholds))
     for kind, found in pairs(args).items():
-        sims = [similarity(signature(a), signature(b)) for a, b in found]
+        sims = [similarity(sketch(signature(a)), sketch(signature(b))) for a, b in found]
         if not sims:
             continue
         folded = " ".join(f"{sum(s >= t for s in sims) / len(sims):5.0%}" for t in thresholds)
