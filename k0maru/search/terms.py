@@ -2,11 +2,13 @@
 
 `SQLITE_BUSY` -> sqlite_busy, sqlite, busy;  `std::sync::Mutex` -> std::sync::mutex, std, sync, mutex;
 `BorrowMutError` -> borrowmuterror, borrow, mut, error;  `src/worker.rs:42` -> src/worker.rs:42,
-src/worker.rs, src, worker, rs, 42;  `E0502` -> e0502. Plain English words are stemmed (Snowball)
-and stop words dropped; symbol tokens are never stemmed.
+src/worker.rs, src, worker, rs, 42;  `E0502` -> e0502. Plain words are stemmed (Snowball) in the
+note's language (`lang`, chosen per note by index/languages.py; English by default) and English stop
+words dropped; symbol tokens are never stemmed.
 
 Other scripts: a token is NFKC-normalised (full-width `ＳＱＬＩＴＥ` is `sqlite`); Latin letters lose their
-accents (`café` -> cafe, then as any English word); a word in another script is lower-cased and, where
+accents (`café` -> cafe, then as any English word; in another language the word is stemmed with its
+accents, then loses them: `compressés` -> compress); a word in another script is lower-cased and, where
 its script names one Snowball language (Cyrillic: Russian, Greek, Arabic, Armenian, Devanagari: Hindi,
 Tamil), stemmed by it like an English word (`Ошибки` -> ошибк and =ошибки), else kept whole; Chinese,
 Japanese and Korean runs, which have no spaces between words, become overlapping character pairs
@@ -14,9 +16,10 @@ Japanese and Korean runs, which have no spaces between words, become overlapping
 
 The index holds each plain word twice: its stem and its surface form (`=containers`). The lexical channel
 alone queries both (`word_groups`): the form as written where a chunk has it, the stem at a discount where
-it has only another form (search/lexical.py); a hybrid query asks for the surface forms only, because there
-the vectors already match paraphrase and inflection and BM25's part is exact evidence (stems there cost
-tldr 0.0135 and helped no set; scripts/eval_retrieval.py).
+it has only another form (search/lexical.py); a hybrid query in English asks for the surface forms only,
+because there the vectors already match paraphrase and inflection and BM25's part is exact evidence (stems
+there cost tldr 0.0135 and helped no set; scripts/eval_retrieval.py); in another language the English
+model does not read inflection, so its stems count there too (docs/retrieval.md).
 """
 
 from __future__ import annotations
@@ -201,8 +204,8 @@ def tokenize(text: str, forms: int = STEMS, lang: str = "") -> list[str]:
 
 
 def word_groups(text: str, langs: tuple[str, ...] = ("",)) -> list[tuple[str, ...]]:
-    """The terms of a BM25-only query, one group per word: its stems (in each of `langs`, the first
-    deciding which words are stop words) then =surface for a plain word, (term,) for anything else."""
+    """The terms of a BM25 query, one group per word: its stems (one per language of `langs`, "" being
+    English) then =surface for a plain word, (term,) for anything else."""
     others: dict[str, list[str]] = {}  # =surface -> its stems in the other languages
     for lang in langs[1:]:
         for stem, surface in _pairs(tokenize(text, INDEX, lang)):
