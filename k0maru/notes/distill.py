@@ -158,7 +158,7 @@ class DistillEngine:
         for hit in hits:
             if hit.title == exclude_title:
                 continue
-            doc = self.vault.store.document(hit.doc_id)
+            doc = self.vault.store.document_by_path(hit.path)
             body = doc.body if doc else ""
             if GENERATED_MARK in body[:600]:
                 continue
