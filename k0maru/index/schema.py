@@ -174,7 +174,15 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE offloads ADD COLUMN duration_s REAL;
     """,
-    # 10: each link's key name (its last path component), so a note that appears or vanishes re-resolves
+    # 10: the language each note's words are stemmed in ('' for English) and the MinHash signature of its
+    # body that folds near-identical notes (index/copies.py); the parser's version moves, so the next scan
+    # fills both, and the BM25 segment, of a new term format, is rebuilt
+    """
+    ALTER TABLE documents ADD COLUMN lang TEXT NOT NULL DEFAULT '';
+    ALTER TABLE documents ADD COLUMN copy_sig BLOB NOT NULL DEFAULT x'';
+    CREATE INDEX documents_lang ON documents(lang);
+    """,
+    # 11: each link's key name (its last path component), so a note that appears or vanishes re-resolves
     # only the links that could mean it, not every link of the vault
     """
     ALTER TABLE links ADD COLUMN target_name TEXT NOT NULL DEFAULT '';

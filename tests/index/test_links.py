@@ -286,7 +286,8 @@ def test_the_migration_names_every_link_key_as_the_scanner_does(vault: Path) -> 
 
     keys = ["note", "a/b", "/docs/adr", "/x", "a/", "", "/", "été/ça", "a/b/c.d"]
     with Store.open(vault) as store:
-        step = MIGRATIONS[9].split("UPDATE links SET target_name = ", 1)[1].split(";", 1)[0]
+        added = next(m for m in MIGRATIONS if "UPDATE links SET target_name = " in m)
+        step = added.split("UPDATE links SET target_name = ", 1)[1].split(";", 1)[0]
         for key in keys:
             got = store.conn.execute(f"SELECT {step.replace('target_key', '?')}", [key] * 3)
             assert got.fetchone()[0] == key_name(key), key
