@@ -29,6 +29,12 @@ class IndexNewerError(K0maruError):
     exit_code = 4
 
 
+class IndexReplacedError(K0maruError):
+    """The index file was moved aside or replaced (a rebuild) before a write: nothing was written to it."""
+
+    exit_code = 3
+
+
 class IndexReadOnlyError(K0maruError):
     """The state folder or index file cannot be written; reads still work."""
 

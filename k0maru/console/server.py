@@ -37,7 +37,7 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
     service.live.embed_later()
     app = create_app(service, LOCAL_HOSTS, token)
     try:
-        server = create_server(app, host=host, port=port, threads=4, ident="k0maru")
+        server = create_server(app, host=host, port=port, threads=8, ident="k0maru")
     except OSError as exc:
         service.close()
         raise K0maruError(

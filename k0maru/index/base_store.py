@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Self
 
-from k0maru.errors import IndexNewerError, IndexReadOnlyError
+from k0maru.errors import IndexNewerError, IndexReadOnlyError, IndexReplacedError
 from k0maru.index import db
 from k0maru.index.schema import MIGRATIONS
 from k0maru.layout import DB_FILE, STATE_DIR
@@ -84,9 +84,17 @@ class BaseStore:
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
-        """BEGIN IMMEDIATE (retrying while another writer holds the lock) ... COMMIT, or ROLLBACK."""
+        """BEGIN IMMEDIATE (retrying while another writer holds the lock) ... COMMIT, or ROLLBACK. Under
+        the lock, the file must still be the one at the index's path: a rebuild moves it aside holding
+        that lock, so no write ever lands in a moved-aside file (IndexReplacedError instead)."""
         self.require_writable()
         db.retry_locked(lambda: self.conn.execute("BEGIN IMMEDIATE"), self.path, self.wait_s)
+        if self.replaced():
+            self.conn.execute("ROLLBACK")
+            raise IndexReplacedError(
+                f"{self.path} was moved aside or replaced (a rebuild?) before this write; "
+                "nothing was written to the old file: run the command again"
+            )
         try:
             yield self.conn
         except BaseException:

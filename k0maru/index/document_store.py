@@ -164,19 +164,20 @@ class DocumentStore(BaseStore):
     def delete_documents(self, doc_ids: Sequence[int]) -> None:
         self.conn.executemany("DELETE FROM documents WHERE id = ?", [(i,) for i in doc_ids])
 
-    def set_aliases(self, doc_id: int, aliases: Iterable[str]) -> bool:
-        """Replace a document's aliases; True if the set changed (links may resolve differently)."""
-        new = sorted({a.lower() for a in aliases})
-        old = sorted(
+    def set_aliases(self, doc_id: int, aliases: Iterable[str]) -> set[str]:
+        """Replace a document's aliases; returns those added or dropped (links of those names may
+        resolve differently)."""
+        new = {a.lower() for a in aliases}
+        old = {
             a for (a,) in self.conn.execute("SELECT alias FROM aliases WHERE doc_id = ?", (doc_id,))
-        )
+        }
         if new == old:
-            return False
+            return set()
         self.conn.execute("DELETE FROM aliases WHERE doc_id = ?", (doc_id,))
         self.conn.executemany(
-            "INSERT INTO aliases(doc_id, alias) VALUES (?, ?)", [(doc_id, a) for a in new]
+            "INSERT INTO aliases(doc_id, alias) VALUES (?, ?)", [(doc_id, a) for a in sorted(new)]
         )
-        return True
+        return new ^ old
 
     def document(self, doc_id: int) -> DocRow | None:
         row = self.conn.execute(

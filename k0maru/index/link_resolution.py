@@ -8,6 +8,23 @@ from collections.abc import Callable, Iterable
 Resolver = Callable[..., int | None]  # (link key, id of the linking note or None) -> document id
 # a folder that names a language: `ru`, `pt_BR`, `zh-Hans`, tldr's `pages.fr`, `locales/tr`
 _LANGUAGE = re.compile(r"(?:pages\.)?[a-z]{2}(?:[-_][A-Za-z]{2,4})?")
+INDEX_STEMS = ("index", "readme")  # a folder's own note, as a Git host renders it
+
+
+def key_name(key: str) -> str:
+    """The name a link key is found by: its last path component. A key resolves only to notes whose
+    names (`note_names`) or aliases include it, so a new note re-points only the links of its names."""
+    return key.rsplit("/", 1)[-1]
+
+
+def note_names(path: str) -> set[str]:
+    """The key names a note at `path` answers to: its file name, and for an index.md or README.md its
+    folder's name (a Markdown link to the folder means it)."""
+    folder, _, stem = path.lower().removesuffix(".md").rpartition("/")
+    names = {stem, path.rsplit("/", 1)[-1].removesuffix(".md").lower()}
+    if stem in INDEX_STEMS and folder:
+        names.add(key_name(folder))
+    return names
 
 
 def language_of(path: str) -> str:
@@ -25,7 +42,9 @@ def build_resolver(  # noqa: C901 - Obsidian's resolution order, one rule after 
     starting with "/" (a Markdown link, already made relative to the vault) matches that exact path
     only, or for a folder its index.md or README.md, as a Git host renders it.
 
-    `documents` are (id, path, stem) rows; `aliases` (doc id, alias) rows by doc id (the first wins)."""
+    `documents` are (id, path, stem) rows; `aliases` (doc id, alias) rows by doc id (the first wins).
+    Given only the notes and aliases of some key names (and the linking notes), it resolves the keys of
+    those names as the whole vault would."""
     by_stem: dict[str, list[tuple[str, int]]] = {}
     by_path: dict[str, int] = {}
     path_of: dict[int, str] = {}

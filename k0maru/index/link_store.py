@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from k0maru.index.base_store import BaseStore
-from k0maru.index.link_resolution import Resolver, build_resolver
+from k0maru.index.link_resolution import (
+    INDEX_STEMS,
+    Resolver,
+    build_resolver,
+    key_name,
+    note_names,
+)
 from k0maru.index.markdown import Link
 
 
@@ -16,33 +23,83 @@ class LinkStore(BaseStore):
     def delete_links_from(self, doc_ids: Sequence[int]) -> None:
         self.conn.executemany("DELETE FROM links WHERE src_id = ?", [(i,) for i in doc_ids])
 
-    def insert_links(self, rows: Sequence[tuple[int, Link]], resolve: Resolver) -> None:
+    def insert_links(self, rows: Sequence[tuple[int, Link]]) -> None:
+        """Store (linking note id, link) rows, each resolved against the notes indexed so far."""
+        resolve = self.link_resolver({key_name(link.key) for _, link in rows}, {s for s, _ in rows})
         self.conn.executemany(
-            "INSERT INTO links(src_id, target, target_key, heading, display, dst_id) VALUES (?,?,?,?,?,?)",
+            "INSERT INTO links(src_id, target, target_key, target_name, heading, display, dst_id)"
+            " VALUES (?,?,?,?,?,?,?)",
             [
-                (src, link.target, link.key, link.heading, link.display, resolve(link.key, src))
+                (
+                    src,
+                    link.target,
+                    link.key,
+                    key_name(link.key),
+                    link.heading,
+                    link.display,
+                    resolve(link.key, src),
+                )
                 for src, link in rows
             ],
         )
 
-    def link_resolver(self) -> Resolver:
-        """A function mapping a link key to a document id, as Obsidian resolves it (`link_resolution`)."""
+    def link_resolver(
+        self, names: Collection[str] | None = None, sources: Collection[int] = ()
+    ) -> Resolver:
+        """A function mapping a link key to a document id, as Obsidian resolves it (`link_resolution`).
+        With `names`, it knows only the notes and aliases of those key names (and the `sources`, the
+        linking notes, whose folders rank the candidates): right for keys of those names only, and
+        read through the indexes instead of every note."""
+        if names is None:
+            return build_resolver(
+                self.conn.execute("SELECT id, path, stem FROM documents").fetchall(),
+                self.conn.execute("SELECT doc_id, alias FROM aliases ORDER BY doc_id"),
+            )
+        named, ids = json.dumps(sorted(names)), json.dumps(sorted(sources))
         return build_resolver(
-            self.conn.execute("SELECT id, path, stem FROM documents").fetchall(),
-            self.conn.execute("SELECT doc_id, alias FROM aliases ORDER BY doc_id"),
+            self.conn.execute(
+                "SELECT id, path, stem FROM documents WHERE stem IN (SELECT value FROM json_each(?))"
+                f" OR stem IN {INDEX_STEMS!r} OR id IN (SELECT value FROM json_each(?))",
+                (named, ids),
+            ).fetchall(),
+            self.conn.execute(
+                "SELECT doc_id, alias FROM aliases WHERE alias IN (SELECT value FROM json_each(?))"
+                " ORDER BY doc_id",
+                (named,),
+            ),
         )
 
-    def reresolve_links(self, resolve: Resolver) -> int:
-        """Re-point existing links after documents appeared, vanished or changed aliases.
+    def link_names_of(self, doc_ids: Sequence[int]) -> set[str]:
+        """The key names under which these documents are found: file names, folder names of index
+        notes, aliases (what re-resolves when they vanish)."""
+        ids = json.dumps(list(doc_ids))
+        paths = self.conn.execute(
+            "SELECT path FROM documents WHERE id IN (SELECT value FROM json_each(?))", (ids,)
+        )
+        names = {n for (path,) in paths for n in note_names(path)}
+        aliases = self.conn.execute(
+            "SELECT alias FROM aliases WHERE doc_id IN (SELECT value FROM json_each(?))", (ids,)
+        )
+        return names | {a for (a,) in aliases}
+
+    def reresolve_links(self, names: Collection[str] | None = None) -> int:
+        """Re-point existing links after documents appeared, vanished or changed aliases: those whose key
+        is of one of `names`, or every link (None).
 
         Only rows whose target actually changes are written; returns how many.
         """
-        changes = [
-            (new, rowid)
-            for rowid, key, src, dst in self.conn.execute(
+        if names is None:
+            rows = self.conn.execute("SELECT rowid, target_key, src_id, dst_id FROM links")
+        else:
+            rows = self.conn.execute(
                 "SELECT rowid, target_key, src_id, dst_id FROM links"
-            ).fetchall()
-            if (new := resolve(key, src)) != dst
+                " WHERE target_name IN (SELECT value FROM json_each(?))",
+                (json.dumps(sorted(names)),),
+            )
+        found = rows.fetchall()
+        resolve = self.link_resolver(names, {src for _, _, src, _ in found})
+        changes = [
+            (new, rowid) for rowid, key, src, dst in found if (new := resolve(key, src)) != dst
         ]
         self.conn.executemany("UPDATE links SET dst_id = ? WHERE rowid = ?", changes)
         return len(changes)

@@ -4,12 +4,14 @@ xxh3_64? Only then parse.
 Unchanged files cost one stat() and no read. A scan writes in batches of at most `BATCH_SECONDS` of
 work, each one transaction, so another process (a git hook) never waits long for the write lock; a
 document is indexed whole (row, chunks, links) or not at all, and a scan killed midway resumes where it
-stopped, since the files it did not reach still differ from the index. Links are resolved once all
-documents are in (a flag in `meta` makes the next scan finish that step if this one died first).
+stopped, since the files it did not reach still differ from the index. When notes appear or vanish, the
+links of their names are re-resolved once all documents are in (the names wait in `meta`, so the next
+scan finishes that step if this one died first).
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -18,6 +20,7 @@ from pathlib import Path
 from k0maru.config import Settings
 from k0maru.index import PARSER_VERSION
 from k0maru.index.copies import signature
+from k0maru.index.link_resolution import note_names
 from k0maru.index.markdown import (
     Link,
     ParsedNote,
@@ -34,7 +37,8 @@ ProgressFn = Callable[[int, int], None]
 _BINARY_PROBE = 8192
 BATCH_SECONDS = 0.5
 GROUP = 64  # files re-checked against the index with one query
-LINKS_DIRTY = "links_dirty"
+LINKS_DIRTY = "links_dirty"  # key names whose links to re-resolve (JSON), "1" for every link
+MAX_DIRTY_NAMES = 2000  # more names than this (a first scan): every link is re-resolved once
 
 
 def same_stat(known: CachedDoc | None, entry: Entry) -> bool:
@@ -87,9 +91,9 @@ class IncrementalScanner:
         self.settings = settings
         self.root: Path = store.vault
         self.walker = VaultWalker(self.root, settings.include, settings.exclude)
-        # a note appeared or vanished, or its aliases changed: how links resolve may change, so every link is
-        # re-resolved at the end of the scan; an edit that keeps the names costs only its own links
-        self.names_changed = False
+        # names of notes that appeared or vanished, and aliases added or dropped: the links of those names
+        # are re-resolved at the end of the scan; an edit that keeps the names costs only its own links
+        self.changed_names: set[str] = set()
 
     def scan(
         self,
@@ -115,7 +119,7 @@ class IncrementalScanner:
             result.symlinks = self.walker.linked
             result.skipped += len(self.walker.skips)
             result.warnings += [f"skipped {rel}: {why}" for rel, why in self.walker.skips]
-        links_dirty = self.store.get_meta(LINKS_DIRTY) == "1"
+        links_dirty = dirty_names(self.store.get_meta(LINKS_DIRTY)) != set()
         if work:
             self._write_batches(work, result, progress, full)
         if (
@@ -133,13 +137,17 @@ class IncrementalScanner:
                     scope = cached.keys() if only is None else {p for p in only if p in cached}
                     gone = self._listed([(p, cached[p].id) for p in scope if p not in seen])
                 if gone:
-                    self.store.delete_documents([doc_id for _, doc_id in gone])
+                    gone_ids = [doc_id for _, doc_id in gone]
+                    self.changed_names |= self.store.link_names_of(gone_ids)
+                    self._mark_links_dirty()
+                    self.store.delete_documents(gone_ids)
                     result.removed += len(gone)
                     self.store.bump_corpus_version()
                 if reparse and only is None:
                     self.store.set_meta("parser_version", PARSER_VERSION)
-                if gone or self.store.get_meta(LINKS_DIRTY) == "1":
-                    self.store.reresolve_links(self.store.link_resolver())
+                dirty = dirty_names(self.store.get_meta(LINKS_DIRTY))
+                if dirty != set():
+                    self.store.reresolve_links(dirty)
                     self.store.set_meta(LINKS_DIRTY, "0")
                 result.elapsed_ms = (time.perf_counter() - t0) * 1000
                 if record:
@@ -183,14 +191,28 @@ class IncrementalScanner:
                     if progress is not None:
                         progress(done, total)
                 if links:  # links to notes of later batches are resolved at the end of the scan
-                    self.store.insert_links(links, self.store.link_resolver())
+                    self.store.insert_links(links)
                 if batch_changed or links:
                     self.store.bump_corpus_version()
-                if (
-                    self.names_changed
-                ):  # a note appeared or vanished, or its aliases moved: links may re-point
-                    self.store.set_meta(LINKS_DIRTY, "1")
-                    self.names_changed = False
+                self._mark_links_dirty()
+
+    def _mark_links_dirty(self) -> None:
+        """Add the names that changed to those whose links the end of the scan re-resolves (call it
+        inside the transaction that changed them)."""
+        if not self.changed_names:
+            return
+        dirty = dirty_names(self.store.get_meta(LINKS_DIRTY))
+        if dirty is not None:
+            dirty |= self.changed_names
+        value = "1" if dirty is None or len(dirty) > MAX_DIRTY_NAMES else json.dumps(sorted(dirty))
+        self.store.set_meta(LINKS_DIRTY, value)
+        self.changed_names = set()
+
+    def pending_paths(self) -> list[str]:
+        """Without writing: the paths of files that are new, possibly changed or gone."""
+        entries = list(self._entries(None))
+        _, work, gone = self._diff(entries, self.store.cached_documents(), False, None)
+        return [e.rel for e, _ in work] + [p for p, _ in self._listed(gone)]
 
     def pending(self) -> dict[str, int]:
         """Without writing: files that are new, possibly changed (mtime or size moved) or gone."""
@@ -309,14 +331,14 @@ class IncrementalScanner:
         )
         if known is not None or note.tags:
             store.set_tags(doc_id, note.tags, new=known is None)
-        if (known is not None or note.aliases) and store.set_aliases(doc_id, note.aliases):
-            self.names_changed = True
+        if known is not None or note.aliases:
+            self.changed_names |= store.set_aliases(doc_id, note.aliases)
         chunks = chunk_note(note.title, note.body, self.settings.chunk_chars, note.body_line)
         if known is None:
             store.insert_chunks(chunks, doc_id)
             result.new_chunks += len(chunks)
             result.added += 1
-            self.names_changed = True
+            self.changed_names |= note_names(entry.rel)
         else:
             result.new_chunks += store.replace_chunks(doc_id, chunks)
             store.delete_links_from([doc_id])
@@ -335,9 +357,19 @@ class IncrementalScanner:
         result.skipped += 1
         result.warnings.append(f"skipped {entry.rel}: {why}")
         if known is not None:
+            self.changed_names |= self.store.link_names_of([known.id])
             self.store.delete_documents([known.id])
             result.removed += 1
-            self.names_changed = True
+
+
+def dirty_names(value: str | None) -> set[str] | None:
+    """The key names whose links wait to be re-resolved, as kept in `meta`; None: every link."""
+    if not value or value == "0":
+        return set()
+    if value == "1":
+        return None
+    names: list[str] = json.loads(value)
+    return set(names)
 
 
 def wide_text(head: bytes) -> bool:

@@ -182,4 +182,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE documents ADD COLUMN copy_sig BLOB NOT NULL DEFAULT x'';
     CREATE INDEX documents_lang ON documents(lang);
     """,
+    # 11: each link's key name (its last path component), so a note that appears or vanishes re-resolves
+    # only the links that could mean it, not every link of the vault
+    """
+    ALTER TABLE links ADD COLUMN target_name TEXT NOT NULL DEFAULT '';
+    UPDATE links SET target_name = substr(target_key, length(rtrim(target_key, replace(target_key, '/', ''))) + 1);
+    CREATE INDEX links_name ON links(target_name);
+    """,
 ]

@@ -72,6 +72,7 @@ class Vault:
         self._guard = threading.Lock()
         self._model_lock = threading.Lock()
         self._conventions: tuple[float, Conventions] | None = None  # (when sniffed, what was found)
+        self._sniffing = threading.Lock()  # held while the conventions are sniffed
         self._embedder: Embedder | None = None
         self._embedder_loaded = False
         self.model_warning: str | None = None
@@ -148,14 +149,37 @@ class Vault:
             store.close()
 
     def conventions(self) -> Conventions:
-        """Where each kind of note goes, sniffed from the vault (a walk that reads frontmatter) at most once
-        per `CONVENTIONS_TTL_S` in a long-running process, not on every flush."""
+        """Where each kind of note goes, sniffed from the vault (a walk that reads frontmatter): once, then
+        at most once per `CONVENTIONS_TTL_S` in a long-running process, in a thread while the last answer
+        serves (a flush never waits for that walk, but a process's first)."""
         from k0maru.notes.conventions import ConventionSniffer
 
-        now = time.monotonic()
-        if self._conventions is None or now - self._conventions[0] > CONVENTIONS_TTL_S:
-            self._conventions = (now, ConventionSniffer(self.root).sniff())
-        return self._conventions[1]
+        known = self._conventions
+        if known is None:
+            with self._sniffing:  # a thread may be at it already
+                if self._conventions is None:
+                    self._conventions = (time.monotonic(), ConventionSniffer(self.root).sniff())
+                return self._conventions[1]
+        if time.monotonic() - known[0] > CONVENTIONS_TTL_S:
+            self.sniff_conventions_later()
+        return known[1]
+
+    def sniff_conventions_later(self) -> None:
+        """Sniff the conventions again in a thread of their own (servers: at start, then when stale)."""
+        from k0maru.notes.conventions import ConventionSniffer
+
+        if not self._sniffing.acquire(blocking=False):
+            return
+
+        def run() -> None:
+            try:
+                self._conventions = (time.monotonic(), ConventionSniffer(self.root).sniff())
+            except Exception:  # noqa: BLE001, S110 - the next flush sniffs again
+                pass
+            finally:
+                self._sniffing.release()
+
+        threading.Thread(target=run, name="k0maru-conventions", daemon=True).start()
 
     def lexical_cache(self, store: Store) -> LexicalCache:
         """The BM25 cache of the index file `store` holds, shared by every thread of the process."""
@@ -257,7 +281,7 @@ class Vault:
                 state is None or state.merge_due
             ):  # else the delta serves queries and nothing is loaded
                 self.merge_bm25(self.store)
-        if embed and self.settings.embed and self.store.unembedded_chunks():
+        if embed and self.settings.embed and self.store.has_unembedded_chunks():
             from k0maru.search import vectors
 
             if not self._embedder_loaded:
@@ -306,6 +330,10 @@ class Vault:
                 snapshot.scan_key(s.include, s.exclude, s.max_file_bytes),
             )
 
+    def changed_paths(self) -> list[str]:
+        """The files new, possibly changed or removed since the index saw them (a walk with stat() only)."""
+        return IncrementalScanner(self.store, self.settings).pending_paths()
+
     def pending_changes(self) -> dict[str, int]:
         """New, changed and removed files the index has not seen yet (a walk with stat() only)."""
         return IncrementalScanner(self.store, self.settings).pending()
@@ -313,20 +341,29 @@ class Vault:
     def rebuild(self) -> tuple[Path | None, str]:
         """Move the index aside and start a new one; returns where the old one went and why it was moved:
         named `.corrupt-*` only when SQLite finds damage, else `.old-*` (a healthy index rebuilt on
-        request). Processes that hold the old file notice (`Store.replaced`) and reopen."""
+        request). Processes that hold the old file notice (`Store.replaced`) and reopen. The move is made
+        holding the old file's write lock (when it can be taken), so another process's write lands either
+        before it or, finding the file replaced, nowhere (`BaseStore.transaction`)."""
         why = self._health()
-        self.close()
         path = db_path(self.root)
         moved = None
-        if path.exists():
-            label = "old" if why is None else "corrupt"
-            moved = path.with_name(f"{path.name}.{label}-{int(time.time())}")
-            shutil.move(str(path), moved)
+        with contextlib.ExitStack() as held:
+            with contextlib.suppress(
+                K0maruError, db.DatabaseError
+            ):  # a damaged or unreadable file: moved as is
+                held.enter_context(self.store.transaction())
+            if path.exists():
+                label = "old" if why is None else "corrupt"
+                moved = path.with_name(f"{path.name}.{label}-{int(time.time())}")
+                shutil.move(str(path), moved)
+            for suffix in ("-wal", "-shm"):
+                side = path.with_name(path.name + suffix)
+                if side.exists():
+                    shutil.move(
+                        str(side), str(moved) + suffix if moved else side.with_suffix(".old")
+                    )
+        self.close()
         why = why and f"corrupt: {why}"
-        for suffix in ("-wal", "-shm"):
-            side = path.with_name(path.name + suffix)
-            if side.exists():
-                shutil.move(str(side), str(moved) + suffix if moved else side.with_suffix(".old"))
         return moved, why or "healthy (quick_check ok), rebuilt on request"
 
     def _health(self) -> str | None:

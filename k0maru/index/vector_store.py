@@ -20,6 +20,11 @@ class VectorStore(BaseStore):
             self.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0]
         )
 
+    def has_unembedded_chunks(self) -> bool:
+        """Whether any chunk waits for a vector (one row read, whatever the backlog)."""
+        row = self.conn.execute("SELECT 1 FROM chunks WHERE embedded = 0 LIMIT 1").fetchone()
+        return row is not None
+
     def unembedded_among(self, chunk_ids: Sequence[int]) -> set[int]:
         """Which of these chunks have no vector yet."""
         if not chunk_ids:
@@ -100,10 +105,11 @@ class VectorStore(BaseStore):
         switched back) or on another chunk; returns how many chunks got one. Then trims the kept vectors to
         the `keep_max` most recently dropped."""
         # vectors of deleted chunks (a scan deletes after it adds: a rename's old chunks are here by
-        # now), then text repeated on a live chunk, for the chunks this scan added
+        # now), then text repeated on a live chunk, for the chunks this scan added; CROSS JOIN: read
+        # from the kept vectors (at most keep_max) by hash, never from the backlog of chunks without one
         pending = self.conn.execute(
-            "SELECT c.id, c.hash FROM vector_keep k JOIN chunks c ON c.hash = k.hash"
-            " WHERE c.embedded = 0"
+            "SELECT c.id, c.hash FROM vector_keep k CROSS JOIN chunks c ON c.hash = k.hash"
+            " WHERE +c.embedded = 0"
         ).fetchall()
         pending += [
             (chunk_id, digest)

@@ -155,8 +155,10 @@ class ConventionSniffer:
         self.include = include or ["**/*.md"]
         self.warnings: list[str] = []
         self.refused_templates: dict[str, str] = {}
+        self._kinds_read: dict[str, dict[str, int]] = {}  # a folder's frontmatter kinds, read once
 
     def sniff(self) -> Conventions:
+        self._kinds_read = {}
         files = [e.rel for e in VaultWalker(self.root, self.include, []).walk()]
         folders = self._folders(files)
         jd = sum(1 for top in {f.split("/", 1)[0] for f in files if "/" in f} if _JD.match(top))
@@ -316,7 +318,10 @@ class ConventionSniffer:
         return (best[1] if best else None), evidence
 
     def _frontmatter_kinds(self, folder: str, names: list[str]) -> dict[str, int]:
+        if folder in self._kinds_read:  # asked once per kind of note
+            return self._kinds_read[folder]
         counts: dict[str, int] = {}
+        self._kinds_read[folder] = counts
         for name in names:
             data = read_regular(self.root / folder / name, 1024)
             if data is None:

@@ -19,6 +19,7 @@ import yaml
 
 from k0maru.errors import K0maruError
 from k0maru.fsutil import create_exclusive, ensure_state_dir, file_lock, resolve_inside
+from k0maru.index.link_resolution import key_name
 from k0maru.notes.conventions import KINDS, Conventions, ConventionSniffer, KindRule
 
 if TYPE_CHECKING:
@@ -176,15 +177,11 @@ class FlushEngine:
 def link_text(store: Store) -> Callable[[str], str | None]:
     """[[link]] text for a note named by link name, alias, vault path or title: its file name where
     that resolves to it (else its path), with the given name as display text when it differs, so
-    Obsidian resolves what an agent copied from a search hit. None when no note matches. The resolver
-    (a read of every note's names) is built on the first name asked for: a note with no related notes
-    costs nothing."""
-    resolver: list[Callable[[str], int | None]] = []
+    Obsidian resolves what an agent copied from a search hit. None when no note matches. Each name reads
+    only the notes it could mean."""
 
     def resolve(key: str) -> int | None:
-        if not resolver:
-            resolver.append(store.link_resolver())
-        return resolver[0](key)
+        return store.link_resolver({key_name(key)})(key)
 
     def text(name: str) -> str | None:
         doc_id = resolve(name.lower().removesuffix(".md"))

@@ -5,6 +5,7 @@ code exactly as written, then the sentences that carry most of the query's terms
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import regex
 
@@ -63,12 +64,19 @@ def _joined(sentences: list[str]) -> str:
     return "".join(s + ("" if s.endswith(tuple(_FULL_STOPS)) else " ") for s in sentences).rstrip()
 
 
+@lru_cache(maxsize=1024)
+def _sentences(markdown: str) -> tuple[str, ...]:
+    """A chunk's plain-text sentences, kept for the chunks recent queries showed (they come again: each
+    costs a dozen regular-expression passes)."""
+    found = (" ".join(s.split()) for s in _SENTENCE.split(plain(markdown)))
+    return tuple(s for s in found if s)
+
+
 def snippet(markdown: str, query: str, limit: int = 280, skip: str = "") -> str:
     """At most `limit` characters of `markdown` as plain text, starting at the sentence that carries the
     most query terms (ties: the earliest), continued with the sentences that follow. A first line equal
     to `skip` (the section's heading, already shown) is left out."""
-    sentences = [" ".join(s.split()) for s in _SENTENCE.split(plain(markdown))]
-    sentences = [s for s in sentences if s]
+    sentences = list(_sentences(markdown))
     if sentences and skip and sentences[0].lower() == " ".join(skip.split()).lower():
         sentences = sentences[1:]
     if not sentences:

@@ -1,9 +1,11 @@
 """One open vault shared by the callers of a process: readers side by side, one writer, a fresh index.
 
 `with session.session():` reads through the calling thread's own connection (WAL readers never wait
-for a writer) after bringing the index up to date: a lexical rescan, at most every `rescan_interval`
-seconds, under the one write lock (a request that finds another thread writing reads the index as it
-is). `session(write=True)` holds that lock for the block (flush, distill, scan). Each request first
+for a writer) after bringing the index up to date under the one write lock: in servers, of the paths
+the file watcher marked, once it has seen every change made before the request (`ChangeWatcher.sync`),
+with a stat walk in a background thread for what it misses; elsewhere a lexical rescan at most every
+`rescan_interval` seconds (a request that finds another thread writing reads the index as it is, after
+waiting a little when a change it needs is being indexed). `session(write=True)` holds that lock for the block (flush, distill, scan). Each request first
 checks that the index file is still the one its connection holds (one stat) and reopens it if not. In
 long-running processes (MCP server, console) chunks still without vectors are embedded by a background
 thread on its own connection; a BM25 merge that is due is left to the worker process (servers ask it, one-
@@ -17,13 +19,25 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from k0maru.errors import IndexCorruptError, IndexLockedError, IndexReadOnlyError, K0maruError
+from k0maru.errors import (
+    IndexCorruptError,
+    IndexLockedError,
+    IndexReadOnlyError,
+    IndexReplacedError,
+    K0maruError,
+)
 from k0maru.index.scanner import ProgressFn
 from k0maru.index.store import db_path
-from k0maru.index.vault import Vault
+from k0maru.index.vault import IndexReport, Vault
 from k0maru.service.watcher import ChangeWatcher
 
 log = logging.getLogger("k0maru.session")
+
+READ_WAIT_S = 0.25  # a read waits at most this long for another thread indexing a change it needs
+SAFETY_WALK_S = (
+    60.0  # servers: a stat walk in the background this often finds what the watcher missed
+)
+WATCHER_STARTS = 3  # a watcher that keeps dying is not started again: the session walks
 
 
 class VaultSession:
@@ -53,6 +67,10 @@ class VaultSession:
         self._worker_wanted = False
         self._requests = 0  # in flight: close() waits for them
         self._watcher: ChangeWatcher | None = None  # servers: what changed since the last request
+        self._watcher_starts = 0
+        self._safety_thread: threading.Thread | None = None  # servers: the periodic stat walk
+        self._refreshing = False  # a thread indexes what the watcher marked
+        self.safety_walk_s = SAFETY_WALK_S
         self._lag = threading.local()  # why this thread's answer may miss a recent change
         self._idle = threading.Condition()
 
@@ -70,26 +88,38 @@ class VaultSession:
                         "the index file was replaced; reopened %s", db_path(self.vault.root)
                     )
                     self._last_scan = None
+                watcher = self._watcher
+                if fresh and watcher is not None and self._last_scan is not None:
+                    watcher.sync()  # every change made before this request is marked
                 if write:
                     with self.lock:
                         if fresh:
                             self.fresh()
                         yield self.vault
                 else:
-                    # another thread writing: read the index as it is, unless it was never brought up
-                    # to date in this process (the first walk: an answer before it would be empty)
-                    if fresh and self.lock.acquire(blocking=self._last_scan is None):
+                    if fresh and self._lock_for_read():
                         try:
                             self.fresh()
                         finally:
                             self.lock.release()
-                    elif fresh and self._watcher is not None and self._watcher.pending():
+                    elif fresh and watcher is not None and (watcher.pending() or self._refreshing):
                         self._lag.text = "another request is indexing; files changed just now may not be in this answer"
                     yield self.vault
             except (
                 db.DatabaseError
             ) as exc:  # e.g. a corrupt page met mid-query: one line, not a traceback
                 raise self._explain(exc) from None
+
+    def _lock_for_read(self) -> bool:
+        """The write lock for a read's rescan. With another thread writing (a flush), a read goes on with
+        the index as it is, unless it was never brought up to date in this process (an answer before the
+        first walk would be empty), or another request is indexing the changes the watcher marked (a few
+        files): then it waits for that, a little."""
+        if self._last_scan is None:
+            return self.lock.acquire()
+        if self._refreshing:
+            return self.lock.acquire(timeout=READ_WAIT_S)
+        return self.lock.acquire(blocking=False)
 
     @contextmanager
     def _in_flight(self) -> Iterator[None]:
@@ -135,7 +165,11 @@ class VaultSession:
 
     def _rescan_due(self) -> tuple[bool, list[str] | None]:
         """Whether a rescan is due now, and the paths it covers (None: the whole stat walk)."""
-        if self._last_scan is not None and self._watcher is not None and self._watcher.running:
+        if self._watcher is not None and not self._watcher.running and not self._closing.is_set():
+            log.warning("the file watcher stopped; walking the vault for what it may have missed")
+            self._watcher = None  # started again by fresh(), a few times at most
+            return True, None
+        if self._last_scan is not None and self._watcher is not None:
             only = self._watcher.take()
             return only != [], only
         recent = (
@@ -155,18 +189,9 @@ class VaultSession:
         due, only = self._rescan_due()
         if not due:
             return
-        if self._watcher is None and self.rescan_interval > 0 and self.embed == "thread":
-            self._watcher = ChangeWatcher.start(self.vault.root, self._closing)  # before the walk
+        self._start_watcher()
         try:
-            report = self.vault.index(
-                only=only,
-                record=False,
-                embed=self.embed == "foreground",
-                lexical=True,
-                merge=False,  # never on a query's path: the worker merges
-                scan_progress=self.scan_progress,
-                embed_progress=self.embed_progress,
-            )
+            report = self._index(only)
         except (
             IndexReadOnlyError,
             IndexLockedError,
@@ -175,9 +200,11 @@ class VaultSession:
         ) as exc:  # answer from what is readable, and say what to run (a full disk, a damaged page)
             self._not_refreshed(exc)
             return
+        if self._last_scan is None and self._watcher is not None:  # a server's first walk is done:
+            self.vault.sniff_conventions_later()  # its first flush need not wait for the sniff
         self._last_scan = time.monotonic()
         self.warnings = report.as_dict()["warnings"]
-        pending = self.vault.settings.embed and self.vault.store.unembedded_chunks()
+        pending = self.vault.settings.embed and self.vault.store.has_unembedded_chunks()
         if self.embed == "thread":
             for w in self.warnings:
                 log.warning("%s", w)
@@ -199,6 +226,64 @@ class VaultSession:
             )
             # the CPU with the worker's start-up while it answers
 
+    def _start_watcher(self) -> None:
+        """Servers: the file watcher (before the walk that follows), and the background safety walk."""
+        if (
+            self._watcher is not None
+            or self.rescan_interval <= 0
+            or self.embed != "thread"
+            or self._watcher_starts >= WATCHER_STARTS
+        ):
+            return
+        self._watcher = ChangeWatcher.start(self.vault.root)
+        self._watcher_starts += 1
+        if self._safety_thread is None and self._watcher is not None:
+            self._safety_thread = threading.Thread(target=self._safety_walks, name="k0maru-walk")
+            self._safety_thread.start()
+
+    def _index(self, only: list[str] | None) -> IndexReport:
+        """A query's index run: lexical, no merge (the worker merges); a rebuild that moved the file aside
+        meanwhile is followed by a whole walk into the new one."""
+
+        def run(only: list[str] | None) -> IndexReport:
+            return self.vault.index(
+                only=only,
+                record=False,
+                embed=self.embed == "foreground",
+                lexical=True,
+                merge=False,
+                scan_progress=self.scan_progress,
+                embed_progress=self.embed_progress,
+            )
+
+        self._refreshing = True
+        try:
+            try:
+                return run(only)
+            except IndexReplacedError:
+                self.vault.reopen_if_replaced()
+                return run(None)
+        finally:
+            self._refreshing = False
+
+    def _safety_walks(self) -> None:
+        """Every SAFETY_WALK_S, on its own connection and without writing: a stat walk of the vault against
+        the index; what differs (an event the watcher lost, an overflow of its queue) is marked for the
+        next request to index."""
+        while not self._closing.wait(self.safety_walk_s):
+            watcher = self._watcher
+            if watcher is None or self._last_scan is None:
+                continue
+            try:
+                self.vault.reopen_if_replaced()
+                missed = self.vault.changed_paths()
+            except Exception as exc:  # noqa: BLE001 - the next walk tries again
+                log.warning("background walk failed: %s", exc)
+                continue
+            if missed:
+                log.info("the walk found %d change(s) the watcher did not report", len(missed))
+                watcher.mark(missed)
+
     def behind(self) -> list[str]:
         """Why the calling thread's last answer may miss a recent change (empty when it cannot)."""
         text = getattr(self._lag, "text", None)
@@ -208,7 +293,7 @@ class VaultSession:
         """Chunks without vectors (a note just written and indexed lexically, a server's start): they
         follow in the background thread (servers) or the worker (one-shot commands), never before an
         answer."""
-        if not (self.vault.settings.embed and self.vault.store.unembedded_chunks()):
+        if not (self.vault.settings.embed and self.vault.store.has_unembedded_chunks()):
             return
         if self.embed == "thread":
             self._embed_in_background()
@@ -242,12 +327,14 @@ class VaultSession:
                     while (
                         embedder is not None
                         and not stop()
-                        and store.unembedded_chunks()
+                        and store.has_unembedded_chunks()
                         and vectors.embed_pending(
                             store, embedder, self.vault.settings.embed_batch, limit=256, stop=stop
                         )
                     ):
                         pass
+        except IndexReplacedError:
+            pass  # a rebuild: the next request reopens and embeds into the new file
         except Exception as exc:  # noqa: BLE001 - the next rescan retries
             log.warning("background embedding stopped: %s", exc)
 
@@ -255,8 +342,11 @@ class VaultSession:
         """Stop background embedding, wait for it, then close the vault under the lock (tearing down
         under a thread still inside onnxruntime or SQLite crashes the interpreter)."""
         self._closing.set()
-        if self._embedder_thread is not None:
-            self._embedder_thread.join()
+        if self._watcher is not None:
+            self._watcher.stop()
+        for thread in (self._embedder_thread, self._safety_thread):
+            if thread is not None:
+                thread.join()
         with self._idle:
             self._idle.wait_for(lambda: self._requests == 0, timeout=60)
         with self.lock:

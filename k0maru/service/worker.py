@@ -165,6 +165,7 @@ def _offset(progress: ProgressFn, before: int) -> ProgressFn:
 def _catch_up(
     root: Path, progress: ProgressFn | None, done: CatchUp, flags: dict[str, Any]
 ) -> CatchUp:
+    from k0maru.errors import IndexReplacedError
     from k0maru.index import db
     from k0maru.index.vault import Vault
 
@@ -180,11 +181,16 @@ def _catch_up(
             )
             while True:
                 done.rounds += 1
-                report = vault.index(
-                    lexical=True,
-                    embed_limit=EMBED_SLICE,
-                    embed_progress=_offset(progress, done.embedded) if progress else None,
-                )
+                try:
+                    report = vault.index(
+                        lexical=True,
+                        embed_limit=EMBED_SLICE,
+                        embed_progress=_offset(progress, done.embedded) if progress else None,
+                    )
+                except IndexReplacedError:  # moved aside before a batch was written: nothing was
+                    vault.reopen_if_replaced()
+                    log_line(root, "worker: the index file was replaced; reopened it")
+                    continue
                 done.added += report.scan.added
                 done.modified += report.scan.modified
                 done.removed += report.scan.removed
@@ -194,7 +200,7 @@ def _catch_up(
                     continue
                 if wanted.exists():  # a git event since this round's scan: look again
                     wanted.unlink(missing_ok=True)
-                elif not (report.embedded and vault.store.unembedded_chunks()):
+                elif not (report.embedded and vault.store.has_unembedded_chunks()):
                     break
     except Exception as exc:
         from k0maru.errors import IndexLockedError

@@ -1,4 +1,5 @@
 from pathlib import Path
+from typing import Any
 
 from k0maru.index.markdown import extract_links
 from k0maru.index.store import Store
@@ -174,3 +175,119 @@ def test_a_bare_name_prefers_the_own_folder_then_the_language(vault: Path) -> No
     assert targets(vault, "pages.fr/osx/zip.md")[0][3] == "pages.fr/linux/tar.md"  # language
     assert targets(vault, "pages/osx/zip.md")[0][3] == "pages/common/tar.md"
     assert targets(vault, "notes/a.md")[0][3] == "pages/common/tar.md"  # shallowest, shortest
+
+
+def _wrong_links(root: Path) -> list[tuple[str, str, int | None, int | None]]:
+    """Links whose stored target differs from resolving them against the whole vault now."""
+    with Store.open(root) as store:
+        resolve = store.link_resolver()
+        rows = store.conn.execute(
+            "SELECT d.path, l.target_key, l.src_id, l.dst_id FROM links l"
+            " JOIN documents d ON d.id = l.src_id"
+        ).fetchall()
+    return [
+        (p, key, dst, resolve(key, src)) for p, key, src, dst in rows if resolve(key, src) != dst
+    ]
+
+
+_NAMES = ["alpha", "beta", "gamma", "index", "readme", "tar", "docs", "guide"]
+_FOLDERS = ["", "docs", "docs/guide", "pages.fr/common", "pages/common", "guide", "archive/docs"]
+_ALIASES = ["ld", "plan", "gamma", "docs", "tar"]
+
+
+def _random_note(rng: Any, folder: str) -> str:
+    """A note of every link form: by name, by path, to a folder, by alias, a Markdown path."""
+    forms = [
+        lambda: f"[[{rng.choice(_NAMES)}]]",
+        lambda: f"[[{rng.choice(_FOLDERS[1:])}/{rng.choice(_NAMES)}]]",
+        lambda: f"[x](/{rng.choice(_FOLDERS[1:])})",  # a folder: its index.md or README.md
+        lambda: f"[[{rng.choice(_ALIASES)}]]",
+        lambda: f"[y](/{rng.choice(_FOLDERS[1:])}/{rng.choice(_NAMES)}.md)",
+    ]
+    links = [rng.choice(forms)() for _ in range(rng.randint(1, 6))]
+    front = f"---\naliases: [{rng.choice(_ALIASES)}]\n---\n" if rng.random() < 0.3 else ""
+    return f"{front}# {folder}\n\n" + " ".join(links) + "\n"
+
+
+def _random_change(rng: Any, root: Path, present: dict[str, str]) -> None:
+    """One note added, removed, renamed or moved, or edited (other links, other aliases)."""
+    op, rel = rng.randrange(4), rng.choice(sorted(present))
+    folder, name = rng.choice(_FOLDERS), rng.choice(_NAMES)
+    new = f"{folder}/{name}.md".lstrip("/")
+    if op == 0:
+        present[new] = folder
+        write(root, new, _random_note(rng, folder))
+    elif op == 1 and len(present) > 5:
+        (root / rel).unlink()
+        del present[rel]
+    elif op == 2 and new not in present:
+        (root / new).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).rename(root / new)
+        present[new] = present.pop(rel)
+    else:
+        write(root, rel, _random_note(rng, present[rel]))
+
+
+def test_links_stay_resolved_as_notes_come_go_and_move(vault: Path) -> None:
+    """After each incremental scan (notes added, removed, renamed, moved between folders, aliases
+    changed), every stored link points where resolving it against the whole vault would: re-resolving
+    only the links of the names that changed misses none."""
+    import random
+
+    rng = random.Random(31)
+    present: dict[str, str] = {}
+    for _ in range(25):
+        folder = rng.choice(_FOLDERS)
+        rel = f"{folder}/{rng.choice(_NAMES)}.md".lstrip("/")
+        present[rel] = folder
+        write(vault, rel, _random_note(rng, folder))
+    scan(vault)
+    assert _wrong_links(vault) == []
+    for _round in range(30):
+        for _ in range(rng.randint(1, 3)):
+            _random_change(rng, vault, present)
+        scan(vault)
+        assert _wrong_links(vault) == []
+    with Store.open(vault) as store:
+        resolved = store.conn.execute("SELECT count(*) FROM links WHERE dst_id IS NOT NULL")
+        assert resolved.fetchone()[0] > 20
+
+
+def test_only_the_links_of_changed_names_are_read_again(vault: Path) -> None:
+    """A new note re-resolves the links that could mean it, and leaves the names it does not touch
+    waiting for nothing: the scan's re-resolution reads the links of its names only."""
+    from k0maru.index.link_resolution import key_name, note_names
+
+    assert note_names("Docs/Guide/README.md") == {"readme", "guide"}
+    assert note_names("a/Lease Design.md") == {"lease design"}
+    assert key_name("/docs/guide") == "guide" and key_name("tar") == "tar"
+    write(vault, "src.md", "[[alpha]] [[beta]] [x](/guide)")
+    scan(vault)
+    with Store.open(vault) as store:
+        src = store.document_by_path("src.md")
+        with store.transaction():  # a wrong target, which re-resolving the link would correct
+            stale = store.conn.execute(
+                "UPDATE links SET dst_id = ? WHERE target_key = 'beta'", (src.id,)
+            )
+            assert stale.rowcount == 1
+    write(vault, "alpha.md", "# A\n")
+    write(vault, "guide/readme.md", "# Guide\n")
+    scan(vault)
+    with Store.open(vault) as store:
+        src = store.document_by_path("src.md")
+        dst = {x["target"]: x["doc_id"] for x in store.links_from(src.id)}
+    assert dst["alpha"] is not None and dst["/guide"] is not None
+    assert dst["beta"] == src.id  # not a name that changed: left as it was, never read
+
+
+def test_the_migration_names_every_link_key_as_the_scanner_does(vault: Path) -> None:
+    from k0maru.index.link_resolution import key_name
+    from k0maru.index.schema import MIGRATIONS
+
+    keys = ["note", "a/b", "/docs/adr", "/x", "a/", "", "/", "été/ça", "a/b/c.d"]
+    with Store.open(vault) as store:
+        added = next(m for m in MIGRATIONS if "UPDATE links SET target_name = " in m)
+        step = added.split("UPDATE links SET target_name = ", 1)[1].split(";", 1)[0]
+        for key in keys:
+            got = store.conn.execute(f"SELECT {step.replace('target_key', '?')}", [key] * 3)
+            assert got.fetchone()[0] == key_name(key), key

@@ -119,3 +119,64 @@ def test_a_rebuild_while_the_worker_embeds_retargets_it(vault: Path) -> None:
             time.sleep(0.5)
     with Store.open(vault) as live:
         assert live.unembedded_chunks() == 0
+
+
+def test_a_write_to_a_moved_aside_index_is_refused(vault: Path) -> None:
+    """A connection that still holds the file a rebuild moved aside writes nothing into it."""
+    from k0maru.errors import IndexReplacedError
+
+    write(vault, "notes/a.md", "# A\n\nmarkeralpha lease.\n")
+    with Vault.open(vault, embed=False) as v:
+        v.index()
+    with Store.open(vault) as old:
+        with Vault.open(vault, embed=False) as other:
+            moved, _ = other.rebuild()
+        assert moved is not None
+        with (
+            pytest.raises(IndexReplacedError, match="moved aside or replaced"),
+            old.transaction(),
+        ):
+            old.set_meta("written_after_the_move", "1")
+    from k0maru.index.db import sqlite3
+
+    conn = sqlite3.connect(f"file:{moved}?mode=ro", uri=True)
+    try:
+        rows = conn.execute("SELECT value FROM meta WHERE key = 'written_after_the_move'")
+        assert rows.fetchall() == []
+    finally:
+        conn.close()
+
+
+@pytest.mark.slow
+def test_the_worker_writes_no_batch_into_the_moved_aside_file(vault: Path) -> None:
+    """A rebuild made while the worker embeds: from the moment the file is moved, not one more vector
+    lands in it (the batch in flight is dropped, not committed there); the worker goes on in the new
+    index."""
+    import time
+
+    from k0maru.service import worker
+    from tests.service.test_backlog import backlog_vault
+
+    backlog_vault(vault, 150)
+    assert worker.request(vault)
+    deadline = time.monotonic() + 120
+    while _embedded(db_path(vault)) == 0:
+        assert time.monotonic() < deadline, "the worker embedded nothing"
+        time.sleep(0.2)
+    with Vault.open(vault, embed=False) as v:
+        moved, _ = v.rebuild()
+        assert moved is not None
+        aside = _embedded(moved)  # read the moment the rebuild returns
+        v.index(embed=False)  # what `scan --rebuild` does next
+    try:
+        worker.request(vault)
+        deadline = time.monotonic() + 120
+        while _embedded(db_path(vault)) == 0:
+            assert time.monotonic() < deadline, "the worker never came to the new index"
+            time.sleep(0.2)
+        assert _embedded(moved) == aside
+    finally:
+        deadline = time.monotonic() + 180
+        while worker.running(vault) and time.monotonic() < deadline:
+            time.sleep(0.5)
+    assert _embedded(moved) == aside

@@ -40,13 +40,10 @@ def test_an_edit_is_found_by_the_next_request(vault: Path) -> None:
 def test_the_first_request_does_not_wait_for_the_watch(vault: Path) -> None:
     """Starting the watcher returns at once (an agent's first call was held for the watcher's first
     500 ms timeout); until its watch is in place, and once just after, a request walks the vault."""
-    import threading
-
     from k0maru.service.watcher import ChangeWatcher
 
-    stop = threading.Event()
     t0 = time.perf_counter()
-    watcher = ChangeWatcher.start(vault, stop)
+    watcher = ChangeWatcher.start(vault)
     try:
         assert watcher is not None and time.perf_counter() - t0 < 0.25
         assert watcher.take() is None  # not in place yet: walk
@@ -55,5 +52,59 @@ def test_the_first_request_does_not_wait_for_the_watch(vault: Path) -> None:
             time.sleep(0.05)  # in place: one more walk, then changed paths only
         assert watcher.take() == []
     finally:
-        stop.set()
-        watcher and watcher._thread.join(5)
+        watcher and watcher.stop(wait=5)
+
+
+def test_an_edit_is_found_by_the_very_next_request(vault: Path) -> None:
+    """Written, then asked for at once, as an agent does: no retry, no sleep. The request waits for
+    the watcher to have seen every change made before it (its own marker file), so it never answers
+    from before the edit."""
+    for i in range(30):
+        write(vault, f"notes/n{i}.md", f"# Note {i}\n\nLease renewal, note {i}.\n")
+    with Service(VaultSession(Vault.open(vault, embed=False))) as svc:
+        assert svc.recall("lease renewal", mode="bm25").hits
+        deadline = time.monotonic() + 5
+        while svc.live._watcher is None or not svc.live._watcher._ready.is_set():
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        svc.recall("lease renewal", mode="bm25")  # the walk that follows the watch's start
+        took = []
+        for i in range(20):
+            write(vault, f"notes/n{i % 30}.md", f"# Note {i}\n\nmarkerinstant{i} saved.\n")
+            t0 = time.perf_counter()
+            hits = svc.recall(f"markerinstant{i}", mode="bm25").hits
+            took.append(time.perf_counter() - t0)
+            assert [h.path for h in hits] == [f"notes/n{i % 30}.md"], i
+        (vault / "notes" / "n0.md").unlink()
+        assert not svc.recall("markerinstant0", mode="bm25").hits
+    took.sort()
+    print(f"edit -> next request: median {took[len(took) // 2] * 1000:.0f} ms")
+
+
+def test_changes_the_watcher_missed_are_found_by_the_safety_walk(vault: Path) -> None:
+    """An event lost (taken here, as an overflowing queue would drop it) is found by the periodic stat
+    walk; a watcher that stops is replaced, and the request that notices walks the vault at once."""
+    write(vault, "notes/a.md", "# A\n\nLease renewal.\n")
+    live = VaultSession(Vault.open(vault, embed=False))
+    live.safety_walk_s = 0.3
+    with Service(live) as svc:
+        assert svc.recall("lease renewal", mode="bm25").hits
+        watcher = live._watcher
+        assert watcher is not None
+        deadline = time.monotonic() + 5
+        while not watcher._ready.is_set():
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        svc.recall("lease renewal", mode="bm25")
+        write(vault, "notes/lost.md", "# Lost\n\nmarkerlost event.\n")
+        assert watcher.sync()
+        assert watcher.take() == ["notes/lost.md"]  # the event is gone
+        deadline = time.monotonic() + 5
+        while not svc.recall("markerlost", mode="bm25").hits:
+            assert time.monotonic() < deadline, "the safety walk never found the change"
+            time.sleep(0.05)
+        watcher.stop(wait=5)
+        assert not watcher.running
+        write(vault, "notes/dead.md", "# Dead\n\nmarkerdead watcher.\n")
+        assert [h.path for h in svc.recall("markerdead", mode="bm25").hits] == ["notes/dead.md"]
+        assert live._watcher is not None and live._watcher is not watcher  # a new one runs
