@@ -17,6 +17,7 @@ import contextlib
 import io
 import logging
 import math
+import threading
 import time
 from array import array
 from collections.abc import Iterable, Iterator
@@ -348,11 +349,20 @@ class LexicalCache:
         self._main: MainSegment | None = None
         self._index: LexicalIndex | None = None
         self.last_build_ms: float | None = None
+        # threads asking at once (a server's warm-up and its first query) wait for one load
+        self._lock = threading.Lock()
 
     def get(self, store: Store, merge: bool = False) -> LexicalIndex:
         """The index at the store's current corpus version. A query never rebuilds the main segment once
         one exists; `merge` (scan, background worker) rebuilds it when `Bm25State.merge_due`."""
         version = store.corpus_version()
+        index = self._index
+        if index is not None and index.version == version and not merge:
+            return index
+        with self._lock:
+            return self._load(store, version, merge)
+
+    def _load(self, store: Store, version: int, merge: bool) -> LexicalIndex:
         if self._index is not None and self._index.version == version and not merge:
             return self._index
         state = store.bm25_state()
