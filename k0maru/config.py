@@ -121,8 +121,8 @@ class Settings:
     offload_threshold: int = setting(50, "lines above which output is offloaded", ge=1)
     offload_max_mb: int = setting(
         1024,
-        "offloaded logs kept in .k0maru/refs up to this many MB in all; the oldest go first, "
-        "after each offload (0 = no cap)",
+        "offloaded logs kept in .k0maru/refs up to this many MB on disk (compressed) in all; "
+        "the oldest go first, after each offload (0 = no cap)",
         ge=0,
     )
     # console

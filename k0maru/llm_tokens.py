@@ -17,6 +17,7 @@ import binascii
 import gzip
 import importlib.util
 import io
+import re
 import sys
 import threading
 from pathlib import Path
@@ -234,5 +235,24 @@ def loaded_vocabulary() -> int:
     return _encoder.size if _encoder is not None else 0
 
 
+# Long texts are counted in pieces, so the token list of one piece is all that is held at once. A cut
+# after a newline followed by a character that is neither whitespace nor "/" splits no BPE piece: no
+# alternative of the o200k pattern runs on past such a newline (only its punctuation alternative takes
+# trailing newlines and slashes), and none looks behind.
+COUNT_PIECE = 1 << 16
+_SAFE_CUT = re.compile(r"\n(?=[^\s/])")
+
+
 def count_tokens(text: str) -> int:
-    return _encoder_for(text).count(text) if text else 0
+    if not text:
+        return 0
+    encoder = _encoder_for(text)
+    total = start = 0
+    while start < len(text):
+        cut = (
+            _SAFE_CUT.search(text, start + COUNT_PIECE) if len(text) - start > COUNT_PIECE else None
+        )
+        end = cut.end() if cut else len(text)
+        total += encoder.count(text[start:end])
+        start = end
+    return total

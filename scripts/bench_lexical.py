@@ -81,7 +81,7 @@ class Fts5:
 def chunk_rows(store: Store) -> list[tuple[int, str]]:
     return [
         (cid, f"{title}\n{heading}\n{text}")
-        for cid, _, title, heading, text in store.lexical_corpus()
+        for cid, _, title, heading, text, _lang in store.lexical_corpus()
     ]
 
 

@@ -5,6 +5,9 @@ the wall time of one 30 MB line without a newline.
 Each vault gets one small offload first, as a vault in use has: it writes the settings cache, so the
 measured run reads it instead of validating `k0maru.toml` with pydantic (~15 MB, ~0.2 s once per vault).
 
+The stored log's size on disk is reported beside the raw size, and the compression ratio of the dev logs
+of tests/data/logs written as refs (heldout/ is not read).
+
     python scripts/bench_offload.py [--mb 20 200] [--line-mb 30] [--json]
 """
 
@@ -92,7 +95,10 @@ def offload_run(path: Path, vault: Path) -> dict[str, float]:
     wall_line = next(line for line in proc.stderr.splitlines() if line.startswith("WALL"))
     _, wall, rss_kb, cpu = wall_line.split()
     mb = path.stat().st_size / 1e6
+    stored = sum(p.stat().st_size for p in (vault / ".k0maru" / "refs").glob("bench_*.log*"))
     return {
+        "stored_mb": round(stored / 1e6, 2),
+        "stored_ratio": round(path.stat().st_size / stored, 1),
         "offload_wall_s": round(float(wall), 2),
         "offload_mb_per_s": round(mb / float(wall), 1),
         "offload_cpu_s": round(float(cpu), 2),
@@ -122,6 +128,32 @@ def single_line(tmp: Path, mb: float) -> dict[str, float]:
     return {"line_mb": mb, "line_wall_s": round(time.perf_counter() - t0, 2)}
 
 
+def real_logs_ratio(tmp: Path) -> dict[str, float]:
+    """The dev logs of tests/data/logs written as refs: raw bytes over bytes on disk."""
+    import os
+
+    try:
+        from k0maru.offload import reflog
+    except ImportError:  # a version that stores plain logs
+        return {}
+    logs = sorted((Path(__file__).resolve().parents[1] / "tests/data/logs").glob("*.log"))
+    raw = packed = 0
+    for log in logs:
+        fd = os.open(log, os.O_RDONLY)
+        try:
+            part = reflog.write(fd, log.stat().st_size, tmp)
+        finally:
+            os.close(fd)
+        raw += log.stat().st_size
+        packed += part.stat().st_size
+        part.unlink()
+    return {
+        "real_logs": len(logs),
+        "real_mb": round(raw / 1e6, 2),
+        "real_ratio": round(raw / packed, 2),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--mb", type=float, nargs="+", default=[20, 200])
@@ -140,6 +172,7 @@ def main() -> None:
             results.append(row)
             log.unlink()
         results.append(single_line(Path(tmp), args.line_mb))
+        results.append(real_logs_ratio(Path(tmp)))
     print(json.dumps(results) if args.json else "\n".join(json.dumps(r) for r in results))
 
 

@@ -132,6 +132,52 @@ def tldr(args: argparse.Namespace) -> Built:
     return built
 
 
+TLDR_LANGUAGES = (
+    "pages",
+    "pages.de",
+    "pages.fr",
+    "pages.es",
+    "pages.it",
+    "pages.pt_BR",
+    "pages.nl",
+)
+
+
+def tldr_languages(args: argparse.Namespace) -> Built:
+    """One vault of tldr pages in seven Latin-script languages, each command in one language only, in its
+    folder (`pages.de/common/...`, as tldr lays them out): a page's first summary line, in the page's
+    language -> the page without its summary. Alias pages (`tldr <other>`) and summaries that two pages
+    share are left out."""
+    ls, show = git_reader(args.tldr)
+    rng = random.Random(SEED)
+    built = Built()
+    used: set[str] = set()
+    asked: dict[str, int] = {}
+    for folder in TLDR_LANGUAGES:
+        names = sorted(p.rsplit("/", 1)[-1] for p in ls(f"{folder}/common") if p.endswith(".md"))
+        rng.shuffle(names)
+        taken = 0
+        for name in names:
+            if taken == 100:
+                break
+            page = show(f"{folder}/common/{name}")
+            if name in used or "`tldr " in page:
+                continue
+            used.add(name)
+            taken += 1
+            summary = [ln[2:].strip() for ln in page.splitlines() if ln.startswith("> ")]
+            body = "\n".join(ln for ln in page.splitlines()[1:] if not ln.startswith(">")).strip()
+            doc = f"{folder}/common/{name.removesuffix('.md')}"
+            built.docs[doc] = (name.removesuffix(".md"), body)
+            if summary and len(summary[0].split()) >= 3:
+                text = summary[0].rstrip(".")
+                asked[text] = asked.get(text, 0) + 1
+                built.queries.append((f"tldrl-{doc}", text, "natural", doc))
+    built.queries = [q for q in built.queries if asked[q[1]] == 1]
+    built.queries = rng.sample(sorted(built.queries), min(280, len(built.queries)))
+    return built
+
+
 def _man_text(path: Path) -> str:
     return subprocess.run(
         f"MANWIDTH=80 man -l {path} 2>/dev/null | col -b",
@@ -280,6 +326,7 @@ SETS: dict[str, Callable[[argparse.Namespace], Built]] = {
     "ruff": ruff,
     "clippy": clippy,
     "tldr-pages": tldr,
+    "tldr-languages": tldr_languages,
     "man": man,
     "mypy-docs": mypy,
     "rust-by-example": rust_by_example,

@@ -13,7 +13,7 @@ the summary must not drop. Reported per half:
 - the naive baseline beside it: `tail -n 30`, whether it holds the root / the cause, and its tokens.
 Per-log lines are printed for dev only (`--heldout-logs` prints them for the held-out half too).
 
-    python scripts/eval_offload.py [--json] [--heldout-logs]
+    python scripts/eval_offload.py [--json] [--heldout-logs] [--half dev|heldout]
 """
 
 from __future__ import annotations
@@ -214,8 +214,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--heldout-logs", action="store_true", help="per-log lines for held-out too")
+    ap.add_argument("--half", choices=[h for h, _ in HALVES], help="evaluate this half only")
     args = ap.parse_args()
-    results = {half: evaluate(folder) for half, folder in HALVES}
+    results = {half: evaluate(folder) for half, folder in HALVES if args.half in (None, half)}
     if args.json:
         print(json.dumps({h: {"logs": r, "totals": totals(r)} for h, r in results.items()}))
         return

@@ -122,6 +122,12 @@ Hosts pass the model one of the two, so neither is a summary of the other, and e
 | Codex, OpenCode | `structuredContent` when present, else the text (anomalyco/opencode#32074) |
 | Open WebUI, Kimi Code, other text-only clients | the text blocks only |
 
+The Claude Code row is checked against the real host: `scripts/drive_claude_code.py` runs Claude Code
+(print mode) in a copy of the demo vault set up by `k0maru connect claude-code --hooks`, with a local
+stand-in for the model that makes a fixed series of tool calls, and reads the tool results Claude Code
+sends back: a test command comes back as `k0maru offload`'s summary (the hook rewrote it), a plain
+command unchanged, and each k0maru tool as its structured content in JSON.
+
 Nothing is sent twice within a part: an offloaded log's summary goes out once (its Mermaid diagram,
 a picture for people, stays in the console and `k0maru log show`), and a query pasted as a
 2,000-character backtrace comes back cut to 80 characters. Errors are one line (`is_error`), naming
@@ -136,6 +142,11 @@ agent can act, the tool to call (`list_log_nodes` for an unknown node id), never
 | Codex | `PreToolUse` (matcher `Bash`) in `.codex/hooks.json` | rewrites the command through `updatedInput` with `permissionDecision: "allow"` (accepted since openai/codex#20527, May 2026; older releases report the hook as failed and run the command unchanged) |
 | Cursor | `beforeShellExecution` answers allow, deny or ask only; a `preToolUse` `updated_input` is described by third-party adapters, not in a form checked here | no hook; the instructions ask for `k0maru offload` |
 | VS Code, Claude Desktop | no command hook | no hook; the instructions ask for `k0maru offload` |
+
+Claude Code's hook is checked live by `scripts/drive_claude_code.py`. Codex's is checked only
+against its documented hook input: in a live `codex exec` (0.171.0, `[features] hooks = true`, a
+stand-in model calling `exec_command`) no `PreToolUse` hook ran, neither k0maru's nor a plain
+logging one, in the project's or the user's `hooks.json`, so the command ran unchanged.
 
 The hook, `k0maru-hook`, reads the host's hook input on stdin and rewrites a test, build or lint
 command (pytest, cargo test/build/clippy/check, go test/build/vet, npm test / run build, npx

@@ -100,3 +100,12 @@ def errors(stderr: str) -> str:
     return "".join(
         line for line in stderr.splitlines(keepends=True) if not line.startswith("k0maru: vault ")
     )
+
+
+def stored_log(path: Path) -> bytes:
+    """The bytes of a kept log as the command wrote them: a `.log.gz` ref decompressed by the standard
+    gzip reader (not ours), a plain `.log` as it is."""
+    import gzip
+
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.name.endswith(".gz") else data

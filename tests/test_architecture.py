@@ -82,19 +82,8 @@ def test_imports_point_down_only() -> None:
 
 
 # `cli` is the process entry point: it starts the other front ends (their server, hook installer and hook
-# runner modules). What else a front end still reaches below the service is listed here, to be moved
-# behind a `Service` operation (see CONTRIBUTING.md); the list may only shrink.
+# runner modules).
 FRONT_END_STARTS = ("k0maru.mcp.server", "k0maru.console.server", "k0maru.githooks")
-NOT_YET_THROUGH_THE_SERVICE = {
-    "k0maru.cli.logs -> k0maru.offload",  # `k0maru offload` streams a process: Service.offload
-    "k0maru.cli.logs -> k0maru.offload.records",
-    "k0maru.cli.logs -> k0maru.offload.runner",
-    "k0maru.cli.logs -> k0maru.offload.slices",  # `log show` checks its flags before opening
-    "k0maru.cli.logs -> k0maru.offload.seen",  # offload's "seen before" note lookup
-    "k0maru.cli.logs -> k0maru.offload.findings",
-    "k0maru.cli.logs -> k0maru.index.base_store",
-    "k0maru.cli.logs -> k0maru.index.vault",
-}
 
 
 def test_front_ends_reach_the_engines_through_the_service() -> None:
@@ -110,8 +99,7 @@ def test_front_ends_reach_the_engines_through_the_service() -> None:
             if own == "cli" and m.startswith(FRONT_END_STARTS):
                 continue
             found.add(f"{name} -> {m}")
-    assert found - NOT_YET_THROUGH_THE_SERVICE == set()
-    assert NOT_YET_THROUGH_THE_SERVICE - found == set(), "fixed: take it off the list"
+    assert sorted(found) == []
 
 
 # index/snapshot.py's read-only look at the corpus version is being replaced (#31); until then it is

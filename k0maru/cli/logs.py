@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from k0maru.cli.output import (
     Adder,
@@ -21,17 +19,13 @@ from k0maru.cli.output import (
     service,
 )
 from k0maru.errors import K0maruError, NotFoundError
-
-if TYPE_CHECKING:
-    from k0maru.offload.findings import Failure
+from k0maru.service.offload import check_log_view, offloaded_before
 
 
 def offload(
     vault: str | None, as_json: bool, threshold: int | None, task_id: str | None, cmd: list[str]
 ) -> int:
-    from k0maru.index.vault import Vault
-    from k0maru.offload import records
-    from k0maru.offload.runner import run_offload, why
+    from k0maru.service.offload import offload as run
 
     command = list(cmd)
     if command and command[0] == "--":
@@ -40,63 +34,22 @@ def offload(
         raise K0maruError(
             "nothing to run: use `k0maru offload -- CMD ARGS` or pipe output into `k0maru offload`"
         )
-    try:
-        v = Vault.open(vault, writes_state=True, offload_threshold=threshold)
-    except OSError as exc:  # a full disk or a vanished state folder: the command still runs
-        from k0maru.layout import resolve_vault
 
-        outcome = run_offload(
-            resolve_vault(vault),
-            command or None,
-            threshold=threshold or 50,
-            task_id=task_id or "adhoc",
-            cannot_keep=why(exc),
-            out=sys.stderr.buffer if as_json else None,
-        )
-        return outcome.exit_code
-    with v:
-        if (
-            Path.cwd().resolve() != Path(v.root).resolve()
-        ):  # the summary's log path is vault-relative
-            say_vault(v.root, as_json)
+    def opened(root: Path) -> None:  # the summary's log path is vault-relative
+        if Path.cwd().resolve() != root.resolve():
+            say_vault(root, as_json)
 
-        def save(rec: records.OffloadRecord) -> None:
-            # the log and its sidecar are safe on disk; losing the record must not lose the exit code
-            try:
-                records.save(v.store, rec)
-                cap = v.settings.offload_max_mb
-                if cap:
-                    records.prune(v.store, v.root, max_bytes=cap * 1_000_000)
-            except Exception as exc:  # noqa: BLE001 - any failure of the index, one line
-                print(
-                    f"k0maru: warning: log kept at {rec.log_path} but not recorded: {exc}",
-                    file=sys.stderr,
-                )
-
-        from k0maru.index.base_store import db_path
-
-        def seen(root: Failure | None) -> str | None:
-            from k0maru.offload.seen import seen_before
-
-            return seen_before(v, root) if db_path(v.root).exists() else None
-
-        outcome = run_offload(
-            v.root,
-            command or None,
-            threshold=v.settings.offload_threshold,
-            task_id=task_id,
-            save_record=save,
-            seen=seen,
-            out=sys.stderr.buffer if as_json else None,  # with --json, stdout carries only the JSON
-        )
+    done = run(
+        vault,
+        command or None,
+        threshold=threshold,
+        task_id=task_id,
+        out=sys.stderr.buffer if as_json else None,  # with --json, stdout carries only the JSON
+        on_open=opened,
+    )
     if as_json:
-        payload = (
-            outcome.record.as_dict()
-            if outcome.record is not None
-            else {"offloaded": False, "exit_code": outcome.exit_code, "lines": outcome.lines}
-        )
-        print(json.dumps(payload), flush=True)
-    return outcome.exit_code
+        print(json.dumps(done.payload()), flush=True)
+    return done.exit_code
 
 
 def log_prune(
@@ -115,17 +68,6 @@ def log_prune(
     return 0
 
 
-def _has_sidecars(vault: str | None) -> bool:
-    """Offload records kept beside their logs, to bring back into a lost index."""
-    from k0maru.layout import resolve_vault
-    from k0maru.offload.records import SIDECAR, refs_dir
-
-    try:
-        return any(refs_dir(resolve_vault(vault)).glob(f"*{SIDECAR}"))
-    except (OSError, K0maruError):
-        return False
-
-
 def took(seconds: float | None) -> str:
     """How long a command ran, as `12.3 s` or `4 min 05 s`; `-` when the record does not say."""
     if seconds is None:
@@ -136,7 +78,7 @@ def took(seconds: float | None) -> str:
 
 
 def log_list(vault: str | None, as_json: bool, limit: int) -> int:
-    if not index_exists(vault) and not _has_sidecars(vault):  # nothing was ever offloaded here
+    if not index_exists(vault) and not offloaded_before(vault):  # nothing was ever offloaded here
         nodes = []
     else:
         with service(vault, as_json, rescan=False) as svc:
@@ -167,13 +109,8 @@ def log_show(
     max_matches: int,
     fixed_strings: bool,
 ) -> int:
-    from k0maru.offload import slices
-
-    if lines:
-        slices.parse_range(lines)  # bad input is refused before the index is opened
-    if grep is not None:
-        slices.grep(Path(os.devnull), grep, fixed=fixed_strings)
-    if not index_exists(vault) and not _has_sidecars(vault):
+    check_log_view(lines, grep, fixed_strings)  # bad input is refused before the index is opened
+    if not index_exists(vault) and not offloaded_before(vault):
         raise NotFoundError(
             f"unknown log node {node[:40]!r}: nothing was offloaded in this vault yet "
             "(`k0maru offload -- CMD` records one)"

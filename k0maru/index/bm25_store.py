@@ -12,19 +12,24 @@ from k0maru.index.bm25_merge import Bm25State
 class Bm25Store(BaseStore):
     """The `bm25_index` and `lexical_stale` tables, and the lexical corpus over `chunks`."""
 
-    def lexical_corpus(self) -> Iterator[tuple[int, int, str, str, str]]:
-        """(chunk id, doc id, title, heading, text) of every chunk, by chunk id, read as they are consumed."""
+    def lexical_corpus(self) -> Iterator[tuple[int, int, str, str, str, str]]:
+        """(chunk id, doc id, title, heading, text, the note's language) of every chunk, by chunk id, read
+        as they are consumed."""
         return iter(
             self.conn.execute(
-                "SELECT c.id, c.doc_id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
-                " ORDER BY c.id"
+                "SELECT c.id, c.doc_id, d.title, c.heading, c.text, d.lang FROM chunks c"
+                " JOIN documents d ON d.id = c.doc_id ORDER BY c.id"
             )
         )
 
-    def lexical_delta(self, after_id: int) -> list[tuple[int, int, str, str, str]]:
-        """Chunks the BM25 main segment (built up to chunk `after_id`) lacks: newer ones, and re-used ids."""
-        cols = "SELECT c.id, c.doc_id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
-        rows: list[tuple[int, int, str, str, str]] = self.conn.execute(
+    def lexical_delta(self, after_id: int) -> list[tuple[int, int, str, str, str, str]]:
+        """Chunks the BM25 main segment (built up to chunk `after_id`) lacks: newer ones, and re-used or
+        re-tokenised ids (as `lexical_corpus` gives them)."""
+        cols = (
+            "SELECT c.id, c.doc_id, d.title, c.heading, c.text, d.lang FROM chunks c"
+            " JOIN documents d ON d.id = c.doc_id"
+        )
+        rows: list[tuple[int, int, str, str, str, str]] = self.conn.execute(
             f"{cols} WHERE c.id > ? UNION {cols} WHERE c.id IN (SELECT chunk_id FROM lexical_stale) AND c.id <= ?"
             " ORDER BY 1",
             (after_id, after_id),

@@ -68,24 +68,40 @@ class DocumentStore(BaseStore):
         note_date: float | None = None,
         ctime_ns: int = 0,
         inode: int = 0,
+        lang: str = "",
+        copy_sig: bytes = b"",
     ) -> int:
+        """The document's id. A note whose language changed has its chunks marked for the BM25 delta,
+        so their words are tokenised again in the new language."""
         fm = json.dumps(frontmatter, default=str, ensure_ascii=False)
         now = time.time()
         if doc_id is None:
             cur = self.conn.execute(
                 "INSERT INTO documents(path, mtime_ns, size, xxh3_64, title, stem, frontmatter, body, indexed_at,"
-                " kind, note_date, ctime_ns, inode) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " kind, note_date, ctime_ns, inode, lang, copy_sig) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (path, mtime_ns, size, digest, title, stem, fm, body, now, kind, note_date)
-                + (ctime_ns, inode),
+                + (ctime_ns, inode, lang, copy_sig),
             )
             return int(cur.lastrowid)
+        (was,) = self.conn.execute("SELECT lang FROM documents WHERE id=?", (doc_id,)).fetchone()
         self.conn.execute(
             "UPDATE documents SET mtime_ns=?, size=?, xxh3_64=?, title=?, stem=?, frontmatter=?, body=?, indexed_at=?,"
-            " kind=?, note_date=?, ctime_ns=?, inode=? WHERE id=?",
+            " kind=?, note_date=?, ctime_ns=?, inode=?, lang=?, copy_sig=? WHERE id=?",
             (mtime_ns, size, digest, title, stem, fm, body, now, kind, note_date)
-            + (ctime_ns, inode, doc_id),
+            + (ctime_ns, inode, lang, copy_sig, doc_id),
         )
+        if was != lang:
+            self.conn.execute(
+                "INSERT OR IGNORE INTO lexical_stale(chunk_id) SELECT id FROM chunks WHERE doc_id=?",
+                (doc_id,),
+            )
         return doc_id
+
+    def language_shares(self) -> dict[str, float]:
+        """Each language's share of the notes ('' is English)."""
+        rows = self.conn.execute("SELECT lang, count(*) FROM documents GROUP BY lang").fetchall()
+        total = sum(n for _, n in rows) or 1
+        return {lang: n / total for lang, n in rows}
 
     def set_tags(self, doc_id: int, tags: Iterable[str], new: bool = False) -> None:
         if not new:
@@ -189,15 +205,15 @@ class DocumentStore(BaseStore):
             )
         )
 
-    def body_sizes(self, doc_ids: Sequence[int]) -> dict[int, tuple[str, int]]:
-        """(path, body length) of these documents: what tells recall which could be copies."""
+    def copy_signatures(self, doc_ids: Sequence[int]) -> dict[int, tuple[str, bytes]]:
+        """(path, MinHash signature of the body) of these documents: what tells recall which are copies."""
         if not doc_ids:
             return {}
         marks = ",".join("?" * len(doc_ids))
         rows = self.conn.execute(
-            f"SELECT id, path, length(body) FROM documents WHERE id IN ({marks})", list(doc_ids)
+            f"SELECT id, path, copy_sig FROM documents WHERE id IN ({marks})", list(doc_ids)
         )
-        return {int(i): (path, int(n)) for i, path, n in rows}
+        return {int(i): (path, bytes(sig)) for i, path, sig in rows}
 
     def path_and_title(self, doc_id: int) -> tuple[str, str]:
         path, title = self.conn.execute(

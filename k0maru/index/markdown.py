@@ -10,6 +10,8 @@ from urllib.parse import unquote
 
 import xxhash
 
+from k0maru.index.languages import note_language
+
 _FRONTMATTER = re.compile(
     r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M
 )
@@ -61,6 +63,9 @@ class ParsedNote:
     )
     date: float | None = None  # frontmatter date/created as epoch seconds (UTC midnight for a date)
     body_line: int = 1  # the file's line where the body starts (after the frontmatter)
+    lang: str = (
+        ""  # the Snowball language its words are stemmed in, "" for English (index/languages.py)
+    )
 
 
 def hash_bytes(data: bytes) -> str:
@@ -352,6 +357,7 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
         note_kind(frontmatter, rel_path),
         note_date(frontmatter),
         body_line,
+        note_language(frontmatter, rel_path, code_free),
     )
 
 

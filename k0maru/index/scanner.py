@@ -17,6 +17,7 @@ from pathlib import Path
 
 from k0maru.config import Settings
 from k0maru.index import PARSER_VERSION
+from k0maru.index.copies import signature
 from k0maru.index.markdown import (
     Link,
     ParsedNote,
@@ -303,6 +304,8 @@ class IncrementalScanner:
             note.date,
             entry.ctime_ns,
             entry.inode,
+            note.lang,
+            signature(note.body),
         )
         if known is not None or note.tags:
             store.set_tags(doc_id, note.tags, new=known is None)

@@ -174,4 +174,12 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE offloads ADD COLUMN duration_s REAL;
     """,
+    # 10: the language each note's words are stemmed in ('' for English) and the MinHash signature of its
+    # body that folds near-identical notes (index/copies.py); the parser's version moves, so the next scan
+    # fills both, and the BM25 segment, of a new term format, is rebuilt
+    """
+    ALTER TABLE documents ADD COLUMN lang TEXT NOT NULL DEFAULT '';
+    ALTER TABLE documents ADD COLUMN copy_sig BLOB NOT NULL DEFAULT x'';
+    CREATE INDEX documents_lang ON documents(lang);
+    """,
 ]

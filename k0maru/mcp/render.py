@@ -25,7 +25,10 @@ CLI_HINT = re.compile(r"^inspect: k0maru log show .*\n?", re.MULTILINE)
 
 
 def recall_text(r: RecallResult) -> str:
+    """The hits, or one line when there are none (its warnings say why)."""
     head = f"{len(r.hits)} note(s) for {r.query!r} ({r.mode})"
+    if not r.hits:
+        return "; ".join(r.warnings) or head
     if r.bm25_weight is not None:
         head += f", pool {r.pool}, bm25 weight {r.bm25_weight:.2f}"
     lines = [head]

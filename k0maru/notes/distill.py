@@ -158,7 +158,7 @@ class DistillEngine:
         for hit in hits:
             if hit.title == exclude_title:
                 continue
-            doc = self.vault.store.document(hit.doc_id)
+            doc = self.vault.store.document_by_path(hit.path)
             body = doc.body if doc else ""
             if GENERATED_MARK in body[:600]:
                 continue
@@ -320,7 +320,7 @@ def distill_source(
     vault: Vault, trace_text: str | None, node: str | None, source: str, export: str | None
 ) -> SkillCard:
     """Distil a trace given as text, or the log of an offloaded node (streamed, never loaded whole)."""
-    from k0maru.offload import records, slices
+    from k0maru.offload import records, reflog, slices
 
     engine = DistillEngine(vault)
     export_dir = Path(export).expanduser() if export else None
@@ -329,9 +329,8 @@ def distill_source(
     rec = records.get(vault.store, node)
     path = records.log_file(vault.root, rec)
     analyzer = LogAnalyzer()
-    with path.open("r", encoding="utf-8", errors="replace") as fh:
-        while chunk := fh.read(1 << 20):
-            analyzer.feed(chunk)
+    for piece in reflog.text(path):
+        analyzer.feed(piece)
     findings = analyzer.close()
     first = min((f.line for f in findings.all_failures), default=1)
     lines = [""] * max(first - 4, 0) + [

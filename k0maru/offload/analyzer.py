@@ -119,6 +119,9 @@ class LogAnalyzer:
             self._partial, self._partial_len = [], 0
         for e in self.extractors:  # a report still open at the end of the log
             e.finish()
+        if not self.findings.total and not self.findings.markers:  # warnings failed it, if anything
+            for w in sorted((w for e in self.extractors for w in e.warnings), key=lambda w: w.line):
+                self.findings.add(w)
         self.findings.root, self.findings.root_is_users = self._root()
         return self.findings
 

@@ -1,8 +1,8 @@
 """Source locations in any tool's output, and whether one is the user's code.
 
 Forms read: `file:line[:col]`, `File "x", line N`, `at fn (file:line:col)`, `x.rb:12:in`,
-`at t/01.t line 8.`, `(File.java:12)`, `--> src/x.rs:4:5`, `file(12,5)`, `File.java:[12,5]`, `x.sh: line 3:` and PHP's
-`in /x.php on line 3`. A location is the user's when its path lies under the working tree (wrapped: the
+`at t/01.t line 8.`, `(File.java:12)`, `--> src/x.rs:4:5`, `file(12,5)`, `File.java:[12,5]`, `x.sh: line 3:`, PHP's
+`in /x.php on line 3`, a GitHub annotation's `file=x,line=3,col=5` and babel's `x.js: SyntaxError: ... (3:5)`. A location is the user's when its path lies under the working tree (wrapped: the
 command's folder; piped: the repository root), or is relative and not a toolchain, standard library,
 site-packages, node_modules or `node:internal` path. An absolute path that exists outside the tree is
 not the user's; one that does not exist here (a log from another machine) is judged by its name alone."""
@@ -56,6 +56,7 @@ _NOT_USER_START = (
     "org.opentest4j.",
     "org.gradle.",
     "org.apache.maven.",
+    "org.codehaus.plexus.",  # maven's own container
     "junit.",
 )
 
@@ -68,7 +69,8 @@ def user_path(path: str) -> bool:
 _PATH = r"(?:[A-Za-z]:)?[\w.@~+/\\-]{0,240}[\w-]\.[A-Za-z][\w+-]{0,9}"
 # what every form has after the file's extension: cheap to look for, so most lines skip the forms
 _HINT = re.compile(
-    r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d)"
+    r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d|,line=\d)"
+    r"|\(\d+:\d+\)$"
 )
 # most specific first; each yields (path, line, column or None)
 FORMS = (
@@ -79,8 +81,11 @@ FORMS = (
     re.compile(rf"({_PATH})\((\d+),(\d+)\)"),
     re.compile(rf"({_PATH}):\[(\d+),(\d+)\]"),
     re.compile(rf"\bin ({_PATH}) on line (\d+)()"),
+    re.compile(rf"({_PATH}): line (\d+), col (\d+)"),
     re.compile(rf"({_PATH}): line (\d+)():"),
     re.compile(rf"\[({_PATH}):(\d+)()\]"),
+    re.compile(rf"\bfile=({_PATH}),line=(\d+)(?:,endLine=\d+)?(?:,col=(\d+))?"),
+    re.compile(rf"^(?:\[\w+\] )?({_PATH}): .*\((\d+):(\d+)\)$"),
     re.compile(rf"(?:file://)?({_PATH}):(\d+)()(?![\d.]|:\d)"),
 )
 _URLISH = re.compile(r"^(?:https?|ftp)://|^[\w-]+\.(?:com|org|net|io)/")

@@ -16,6 +16,7 @@ from k0maru.fsutil import atomic_write_text
 from k0maru.index.store import Store
 from k0maru.layout import STATE_DIR
 from k0maru.limits import echo
+from k0maru.offload import reflog
 
 SIDECAR = ".json"
 
@@ -97,7 +98,11 @@ def refs_dir(vault: Path) -> Path:
 
 
 def sidecar_of(vault: Path, rec: OffloadRecord) -> Path:
-    return (vault / rec.log_path).with_suffix(SIDECAR)
+    return _sidecar(vault / rec.log_path)
+
+
+def _sidecar(log: Path) -> Path:
+    return log.with_name(reflog.stem(log.name) + SIDECAR)
 
 
 def write_sidecar(vault: Path, rec: OffloadRecord) -> Path:
@@ -145,7 +150,7 @@ def restore(store: Store, vault: Path) -> int:
 
 def get(store: Store, node: str) -> OffloadRecord:
     """By node id, or by `<task>_<node>` as in the log file name."""
-    node = node.strip().removesuffix(".log")
+    node = reflog.stem(node.strip())
     row = store.offload(COLUMNS, node.rsplit("_", 1)[-1])
     if not row and restore(store, store.vault):
         row = store.offload(COLUMNS, node.rsplit("_", 1)[-1])
@@ -196,9 +201,9 @@ def prune(  # noqa: C901 - each limit of the log store checked in turn
     now: float | None = None,
 ) -> Pruned:
     """Remove offloaded logs older than `older_than_s`, beyond the newest `keep`, and the oldest ones
-    while all of them hold more than `max_bytes`. Each goes sidecar first, then its record, then the log,
-    so no record ever points at a missing file. Logs with no record (kept output of interrupted runs)
-    count and go by their file's age."""
+    while all of them take more than `max_bytes` on disk (logs and sidecars). Each goes sidecar first,
+    then its record, then the log, so no record ever points at a missing file. Logs with no record
+    (kept output of interrupted runs) count and go by their file's age."""
     refs = refs_dir(vault)
     if not refs.is_dir():
         return Pruned(0, 0, 0, 0)
@@ -208,10 +213,13 @@ def prune(  # noqa: C901 - each limit of the log store checked in turn
         (vault / r.log_path).resolve(): r for r in map(_row, store.offloads(COLUMNS, 1 << 30))
     }
     logs: list[tuple[float, Path, OffloadRecord | None, int]] = []
-    for path in refs.glob("*.log"):
+    for path in refs.iterdir():
+        if not reflog.is_log(path):
+            continue
         try:
-            size = path.stat().st_size
-            mtime = path.stat().st_mtime
+            info = path.stat()
+            mtime = info.st_mtime
+            size = info.st_size + _size(_sidecar(path))  # the bytes on disk: the log and its record
         except OSError:
             continue
         rec = by_path.get(path.resolve())
@@ -242,9 +250,16 @@ def prune(  # noqa: C901 - each limit of the log store checked in turn
     freed = 0
     for path, _, size in doomed:
         path.unlink(missing_ok=True)
-        path.with_suffix(SIDECAR).unlink(missing_ok=True)
+        _sidecar(path).unlink(missing_ok=True)
         freed += size
     return Pruned(len(doomed), freed, len(logs) - len(doomed), kept_bytes)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 AGE_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}

@@ -23,7 +23,7 @@ from k0maru.errors import K0maruError
 from k0maru.fsutil import ensure_state_dir
 from k0maru.index.markdown import hash_bytes
 from k0maru.llm_tokens import count_tokens
-from k0maru.offload import records, summary
+from k0maru.offload import records, reflog, summary
 from k0maru.offload.analyzer import LogAnalyzer
 from k0maru.offload.findings import Failure, Findings
 from k0maru.offload.tokencount import count_log_tokens
@@ -357,8 +357,7 @@ def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and it
         out.flush()
         spool.discard()
         return OffloadOutcome(status, spool.lines, True, findings=findings)
-    if spool.fh is not None:
-        spool.fh.close()
+    spool.discard()  # the compressed log holds it all now
     if save_record is not None:
         save_record(rec)
     out.write((rec.summary + "\n").encode("utf-8"))
@@ -383,7 +382,7 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
     started, duration = when
     cmd_text = shlex.join(command) if command else "<stdin>"
     node = hash_bytes(f"{task}|{cmd_text}|{started}|{os.getpid()}".encode())[:8]
-    final = refs / f"{task}_{node}.log"
+    final = refs / f"{task}_{node}{reflog.SUFFIX}"
     log_rel = final.relative_to(vault).as_posix()
     raw_tokens, estimator = count_log_tokens(spool.tmp)
     note = None
@@ -437,13 +436,15 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
         summary=final_text,
         duration_s=duration,
     )
-    sidecar = records.write_sidecar(vault, rec)  # first: a log in place always has its record
+    assert spool.fh is not None
+    packed = reflog.write(spool.fh.fileno(), spool.written, refs)
     try:
-        os.replace(spool.tmp, final)
+        records.write_sidecar(vault, rec)  # first: a log in place always has its record
+        os.replace(packed, final)
     except OSError:
-        sidecar.unlink(missing_ok=True)
+        records.sidecar_of(vault, rec).unlink(missing_ok=True)
+        packed.unlink(missing_ok=True)
         raise
-    spool.path = final
     return rec
 
 
@@ -546,7 +547,13 @@ def _pump_process(command: list[str], spool: _Spool) -> int:
 
 
 def keep_orphaned_spools(refs: Path) -> list[Path]:
-    """Spools of an offload that was killed (its pid is gone) become `partial-<pid>-<n>.log`: kept, not lost."""
+    """Spools of an offload that was killed (its pid is gone) become `partial-<pid>-<n>.log`: kept, not lost.
+    A compressed copy it was writing goes: its spool holds the whole log."""
+    for part in refs.glob(".offload-*.gz.part"):
+        owner = part.name.split("-")[1]
+        if owner.isdigit() and int(owner) != os.getpid() and not _alive(int(owner)):
+            with contextlib.suppress(OSError):
+                part.unlink()
     kept: list[Path] = []
     for tmp in refs.glob(".offload-*.tmp"):
         parts = tmp.name.split("-")

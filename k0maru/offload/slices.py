@@ -1,5 +1,5 @@
 """Bounded views of an offloaded log: a line range, or pattern matches with context. Streams the
-file: a multi-gigabyte log is never loaded whole. Patterns come from agents and users, so they run
+file through `reflog` (a range decompresses only its blocks): a multi-gigabyte log is never loaded whole. Patterns come from agents and users, so they run
 under a time budget (the `regex` engine's timeout): a catastrophic one like `(a+)+$` is an error,
 not a hung server."""
 
@@ -8,21 +8,29 @@ from __future__ import annotations
 import re
 import time
 from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 
 import regex
 
 from k0maru.errors import K0maruError
 from k0maru.limits import echo
+from k0maru.offload import reflog
 
 MAX_LINES = 400
 MAX_LINE_CHARS = 2000
+_LINE_BYTES = 4 * MAX_LINE_CHARS + 4  # enough UTF-8 to tell whether a line needs clipping
 GREP_BUDGET_S = 2.0  # matching time allowed for one grep over the whole log
 
 
-def _clip(line: str) -> str:
-    line = line.rstrip("\r\n")
+def _clip(raw: bytes) -> str:
+    line = raw.decode("utf-8", "replace").rstrip("\r")
     return line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + " …[clipped]"
+
+
+def _lines(path: Path, start: int = 1) -> Iterator[tuple[int, str]]:
+    for n, raw in reflog.lines(path, start, _LINE_BYTES):
+        yield n, _clip(raw)
 
 
 def parse_range(spec: str) -> tuple[int, int]:
@@ -43,12 +51,10 @@ def line_range(
 ) -> list[tuple[int, str]]:
     end = min(end, start + max_lines - 1)
     out: list[tuple[int, str]] = []
-    with path.open("r", encoding="utf-8", errors="replace", newline="") as fh:
-        for n, line in enumerate(fh, start=1):
-            if n > end:
-                break
-            if n >= start:
-                out.append((n, _clip(line)))
+    for n, line in _lines(path, start):
+        if n > end:
+            break
+        out.append((n, line))
     return out
 
 
@@ -77,32 +83,30 @@ def grep(
     seen_upto = 0
     after = 0
     matches = 0
-    with path.open("r", encoding="utf-8", errors="replace", newline="") as fh:
-        for n, raw in enumerate(fh, start=1):
-            line = _clip(raw)
-            try:
-                found = rx.search(line, timeout=max(deadline - time.monotonic(), 0.001))
-            except TimeoutError:
-                raise K0maruError(
-                    f"pattern {pattern!r} took over {GREP_BUDGET_S:g} s (stopped at line {n} of "
-                    f"{path.name}); nested repetition such as (a+)+ backtracks: simplify it "
-                    "or search plain text"
-                ) from None
-            if found:
-                matches += 1
-                if skip < matches <= skip + max_matches and len(out) < max_lines:
-                    for bn, bl in before:  # a skipped match above is context here
-                        if bn > seen_upto:
-                            out.append((bn, bl, False))
-                    out.append((n, line, True))
-                    seen_upto = n
-                    after = context
-                    before.clear()
-                    continue
-            elif after > 0 and len(out) < max_lines:
-                out.append((n, line, False))
+    for n, line in _lines(path):
+        try:
+            found = rx.search(line, timeout=max(deadline - time.monotonic(), 0.001))
+        except TimeoutError:
+            raise K0maruError(
+                f"pattern {pattern!r} took over {GREP_BUDGET_S:g} s (stopped at line {n} of "
+                f"{path.name}); nested repetition such as (a+)+ backtracks: simplify it "
+                "or search plain text"
+            ) from None
+        if found:
+            matches += 1
+            if skip < matches <= skip + max_matches and len(out) < max_lines:
+                for bn, bl in before:  # a skipped match above is context here
+                    if bn > seen_upto:
+                        out.append((bn, bl, False))
+                out.append((n, line, True))
                 seen_upto = n
-                after -= 1
+                after = context
+                before.clear()
                 continue
-            before.append((n, line))
+        elif after > 0 and len(out) < max_lines:
+            out.append((n, line, False))
+            seen_upto = n
+            after -= 1
+            continue
+        before.append((n, line))
     return out, matches

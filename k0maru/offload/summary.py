@@ -91,7 +91,9 @@ def render(  # noqa: C901, PLR0913 - one parameter per part of the summary
     recognised, the view `tail -n 30` would give)."""
     from k0maru.llm_tokens import count_tokens
 
-    codes = ", ".join(findings.error_codes) or "none"
+    found = findings.error_codes
+    # `NumberFormatException` beside `java.lang.NumberFormatException`: the name as written is enough
+    codes = ", ".join(c for c in found if not any(o.endswith("." + c) for o in found)) or "none"
     stacks = ", ".join(s for s in findings.stacks if s != "generic") or "unknown"
     status = f"exit {exit_code}" if exit_code is not None else PIPED_STATUS
     root = findings.root
@@ -141,6 +143,8 @@ def render(  # noqa: C901, PLR0913 - one parameter per part of the summary
         return kept
 
     block = findings.block_of(root) if root is not None else []
+    if root is not None:  # the line the first failure already quotes is not shown twice
+        shown.update(n for n, text in block if text.strip() == root.message)
     own = take(block, room if confident or not tail else room * 3 // 5)
     if own:
         parts.append(f"failure lines (log {own[0][0]}-{own[-1][0]}):")

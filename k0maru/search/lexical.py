@@ -20,12 +20,13 @@ import math
 import threading
 import time
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from k0maru.errors import K0maruError
+from k0maru.index.languages import detect
 from k0maru.index.store import Store
 from k0maru.search.terms import INDEX, SURFACE, tokenize, word_groups
 
@@ -34,7 +35,11 @@ K1, B = 1.5, 0.75
 # of the stem's score, a chunk with the word as written scores by that form (its own, sharper IDF); by
 # measurement on the four labelled sets (scripts/eval_retrieval.py, README)
 VARIANT_WEIGHT = 0.4
-TERMS_FORMAT = 5  # 4: words of any script; 5: Cyrillic, Greek, Arabic... words stemmed
+# a query whose words do not say its language is stemmed in English and in each language that holds at
+# least this share of the notes
+VAULT_LANGUAGE_SHARE = 0.1
+TERMS_FORMAT = 6  # 4: words of any script; 5: Cyrillic, Greek, Arabic... words stemmed; 6: each
+# note's Latin-script words stemmed in its language
 
 
 def _idf(df: int, n: int) -> float:
@@ -63,16 +68,19 @@ class Postings:
 
 
 def term_ids(
-    rows: Iterable[tuple[int, int, str, str, str]], vocab: dict[str, int]
+    rows: Iterable[tuple[int, int, str, str, str, str]], vocab: dict[str, int]
 ) -> Iterator[tuple[int, int, list[int]]]:
-    """(chunk id, doc id, its terms as ids in `vocab`) of each (chunk id, doc id, title, heading, text) row;
-    a term new to `vocab` gets the next id."""
+    """(chunk id, doc id, its terms as ids in `vocab`) of each (chunk id, doc id, title, heading, text,
+    language) row; a term new to `vocab` gets the next id."""
     add = vocab.setdefault
-    for chunk_id, doc_id, title, heading, text in rows:
+    for chunk_id, doc_id, title, heading, text, lang in rows:
         yield (
             chunk_id,
             doc_id,
-            [add(term, len(vocab)) for term in tokenize(f"{title}\n{heading}\n{text}", INDEX)],
+            [
+                add(term, len(vocab))
+                for term in tokenize(f"{title}\n{heading}\n{text}", INDEX, lang)
+            ],
         )
 
 
@@ -230,15 +238,42 @@ class Delta:
 class LexicalIndex:
     """The main segment, plus the delta that brings it to corpus `version`."""
 
-    def __init__(self, main: MainSegment, delta: Delta | None, version: int):
+    def __init__(
+        self,
+        main: MainSegment,
+        delta: Delta | None,
+        version: int,
+        shares: Callable[[], dict[str, float]] = dict,
+    ):
+        """`shares()`: each language's share of the vault's notes, asked once, when a query's own
+        words do not say its language."""
         self.main = main
         self.delta = delta
         self.version = version
+        self._shares = shares
+        self._vault_languages: tuple[str, ...] | None = None
         if delta is None:
             self.chunk_ids, self.doc_ids = main.chunk_ids, main.doc_ids
         else:
             self.chunk_ids = np.concatenate([main.chunk_ids, delta.chunk_ids])
             self.doc_ids = np.concatenate([main.doc_ids, delta.doc_ids])
+
+    def query_languages(self, query: str) -> tuple[str, ...]:
+        """The languages to stem a query's words in ("" is English): the vault's (English and each
+        language that holds at least VAULT_LANGUAGE_SHARE of its notes), or the one of them the query's
+        function words name."""
+        if self._vault_languages is None:
+            shares = self._shares()
+            self._vault_languages = (
+                "",
+                *sorted(
+                    (lang for lang, s in shares.items() if lang and s >= VAULT_LANGUAGE_SHARE),
+                    key=lambda lang: -shares[lang],
+                ),
+            )
+        said = detect(query, min_score=1.0)
+        said = "" if said == "english" else said
+        return (said,) if said in self._vault_languages else self._vault_languages
 
     @property
     def delta_size(self) -> int:
@@ -273,21 +308,35 @@ class LexicalIndex:
             parts.append((main.chunk_ids.size + in_delta[0], in_delta[1] * idf))
         return parts
 
+    def _stem_postings(self, stems: tuple[str, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The postings of a word's stems (one per query language): a chunk holding several scores by
+        the best."""
+        parts = [part for stem in dict.fromkeys(stems) for part in self._postings(stem)]
+        if len(stems) == 1 or len(parts) < 2:
+            return parts
+        where = np.concatenate([w for w, _ in parts])
+        score = np.concatenate([s for _, s in parts])
+        order = np.lexsort((-score, where))
+        where, score = where[order], score[order]
+        first = np.flatnonzero(np.r_[True, where[1:] != where[:-1]])
+        return [(where[first], score[first])]
+
     def _scores(self, groups: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray]:
         """BM25 of every chunk, main segment then delta (query terms counted as often as they occur), and
-        how many of the distinct groups each chunk holds. A group (stem, =surface) scores a chunk that
+        how many of the distinct groups each chunk holds. A group (stems..., =surface) scores a chunk that
         holds the word as written by that form, and a chunk that holds only another form of it at
         VARIANT_WEIGHT times the stem's score."""
         out = np.zeros(self.chunk_ids.size, dtype=np.float64)
         held = np.zeros(self.chunk_ids.size, dtype=np.int32)
         seen: set[tuple[str, ...]] = set()
         for group in groups:
-            stem = self._postings(group[0])
+            surface = group[-1] if len(group) > 1 and group[-1].startswith("=") else ""
+            stem = self._stem_postings(group[:-1] if surface else group)
             if group not in seen:
                 seen.add(group)
                 for where, _ in stem:
                     held[where] += 1
-            written = self._postings(group[1]) if len(group) > 1 and stem else []
+            written = self._postings(surface) if surface and stem else []
             if (
                 not written
             ):  # a symbol, or a word no chunk holds as written: its other forms count fully
@@ -309,10 +358,14 @@ class LexicalIndex:
         self, query: str, k: int, allowed_docs: set[int] | None = None, surface: bool = False
     ) -> list[LexicalHit]:
         """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when given);
-        `surface`: match plain words as written only (the lexical part of a hybrid query), else by the
-        word as written first and its other forms after (`_scores`)."""
+        `surface`: match plain words as written only (the lexical part of a hybrid query in English,
+        where the model reads inflection), else by the word as written first and its other forms after
+        (`_scores`), in the query's languages (`query_languages`)."""
+        langs = self.query_languages(query)
         groups: list[tuple[str, ...]] = (
-            [(t,) for t in tokenize(query, SURFACE)] if surface else word_groups(query)
+            [(t,) for t in tokenize(query, SURFACE)]
+            if surface and langs == ("",)
+            else word_groups(query, langs)
         )
         if k <= 0 or not groups:
             return []
@@ -379,7 +432,7 @@ class LexicalCache:
             main = self._rebuild(store)
         self._main = main
         delta = Delta(main, store) if main.version != version else None
-        self._index = LexicalIndex(main, delta, version)
+        self._index = LexicalIndex(main, delta, version, store.language_shares)
         return self._index
 
     def _rebuild(self, store: Store) -> MainSegment:

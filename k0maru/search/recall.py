@@ -18,15 +18,15 @@ number is reported with --explain; the defaults come from scripts/eval_retrieval
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from k0maru.config import Settings
 from k0maru.errors import K0maruError
-from k0maru.index import db
+from k0maru.index import copies, db
 from k0maru.index.store import Store
 from k0maru.search import lexical, vectors
 from k0maru.search.filters import Filters
+from k0maru.search.results import RecallHit, RecallResult
 from k0maru.search.snippets import snippet
 from k0maru.search.terms import lexical_share
 
@@ -35,40 +35,6 @@ if TYPE_CHECKING:
 
 Mode = Literal["bm25", "vector", "hybrid"]
 MODES: tuple[str, ...] = ("bm25", "vector", "hybrid")
-
-
-@dataclass(slots=True)
-class Hit:
-    doc_id: int
-    path: str
-    title: str
-    score: float
-    snippet: str
-    bm25_rank: int | None = None
-    bm25_score: float | None = None
-    vector_rank: int | None = None
-    cosine: float | None = None
-    bm25_part: float = 0.0  # this channel's share of the score
-    vector_part: float = 0.0
-    graph_boost: float = 0.0
-    boost_links: list[str] = field(default_factory=list)
-    section: str = ""  # heading path of the passage below the title ("Section > Subsection")
-    also_at: list[str] = field(default_factory=list)  # copies of this note, folded into this hit
-    line_start: int = 0  # the passage's lines in the file
-    line_end: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(slots=True)
-class RecallResult:
-    query: str
-    mode: str
-    hits: list[Hit]
-    pool: int
-    warnings: list[str] = field(default_factory=list)
-    bm25_weight: float = 0.0  # w in the score: BM25's share, the vector channel has the rest
 
 
 def fuse(
@@ -198,7 +164,13 @@ class Recall:
         if filters:
             allowed = filters.allowed(self.store)
             if not allowed:
-                return RecallResult(query, mode, [], pool, [f"no note is {filters.describe()}"])
+                return RecallResult(
+                    query=query,
+                    mode=mode,
+                    hits=[],
+                    pool=pool,
+                    warnings=[f"no note is {filters.describe()}"],
+                )
         ranked: dict[str, list[int]] = {}
         floor = s.min_cosine if min_cosine is None else min_cosine
         bm25_hits: list[lexical.LexicalHit] = []
@@ -227,14 +199,16 @@ class Recall:
                     + " until the background worker adds them"
                 )
             if mode == "vector":
-                return RecallResult(query, mode, [], pool, warnings)
+                return RecallResult(query=query, mode=mode, hits=[], pool=pool, warnings=warnings)
             channels = "bm25"
         if channels in ("vector", "hybrid"):
             embedder, model_warning = self._load_embedder()
             if embedder is None:
                 warnings.append(model_warning or "no embedding model: vector channel off")
                 if mode == "vector":
-                    return RecallResult(query, mode, [], pool, warnings)
+                    return RecallResult(
+                        query=query, mode=mode, hits=[], pool=pool, warnings=warnings
+                    )
                 channels = "bm25"
             else:
                 qvec = embedder.embed([query])[0]
@@ -286,7 +260,7 @@ class Recall:
         def order(d: int) -> tuple[float, int, int, str]:  # ties: exact lexical evidence first
             return (-final[d], b_pos.get(d, pool), v_pos.get(d, pool), titles.get(d, ""))
 
-        top, copies = self.fold_copies(sorted(candidates, key=order), limit)
+        top, folded = self.fold_copies(sorted(candidates, key=order), limit)
         if not top or (channels == "hybrid" and not self.answered(bm25_best, vec_best)):
             why = (
                 f"no note shares a term with it or reaches cosine {floor:g}"
@@ -295,12 +269,12 @@ class Recall:
                 f"{s.relevance_terms:.0%} of its terms"
             )
             return RecallResult(
-                query,
-                mode,
-                [],
-                pool,
-                [f"nothing in the vault answers {query[:80]!r}: {why}"],
-                w_bm25,
+                query=query,
+                mode=mode,
+                hits=[],
+                pool=pool,
+                warnings=[f"nothing in the vault answers {query[:80]!r}: {why}"],
+                bm25_weight=w_bm25,
             )
         chunk_scores = passage_scores(bm25_hits, vec_hits, set(top), w_bm25, vec_floor)
         result_hits = [
@@ -316,39 +290,28 @@ class Recall:
                 vec_best,
                 boosts,
                 chunk_scores.get(d),
+                folded.get(d, []),
             )
             for d in top
         ]
-        for hit in result_hits:
-            hit.also_at = copies.get(hit.doc_id, [])
-        return RecallResult(query, mode, result_hits, pool, warnings, w_bm25)
+        return RecallResult(
+            query=query,
+            mode=mode,
+            hits=result_hits,
+            pool=pool,
+            warnings=warnings,
+            bm25_weight=w_bm25,
+        )
 
     def fold_copies(self, ranked: list[int], limit: int) -> tuple[list[int], dict[int, list[str]]]:
         """The first `limit` documents of `ranked` that are not a copy of a better-ranked one, and the
-        paths of each one's copies among the candidates. A copy has the same body once case and
-        whitespace are ignored (a translation folder's untranslated pages, a note saved twice)."""
-        sizes = self.store.body_sizes(ranked)
-        by_size = sorted(ranked, key=lambda d: sizes[d][1])
-        alike: set[int] = set()  # bodies within 2% of another's length: only those are compared
-        for a, b in zip(by_size, by_size[1:], strict=False):
-            if sizes[b][1] - sizes[a][1] <= 0.02 * sizes[b][1] + 8:
-                alike.update((a, b))
-        kept: list[int] = []
-        copies: dict[int, list[str]] = {}
-        first_of: dict[int, int] = {}
-        for d in ranked:
-            if d in alike:
-                doc = self.store.document(d)
-                key = hash(" ".join(doc.body.lower().split())) if doc else d
-                if key in first_of:
-                    if first_of[key] in copies:
-                        copies[first_of[key]].append(sizes[d][0])
-                    continue
-                first_of[key] = d
-            if len(kept) < limit:
-                kept.append(d)
-                copies[d] = []
-        return kept, copies
+        paths of each one's copies among the candidates. A copy is near-identical: the same body but for
+        case, whitespace, a changed line or a footer (index/copies.py; a translation is not one)."""
+        signatures = self.store.copy_signatures(ranked)
+        kept = copies.fold([signatures[d][1] for d in ranked], limit)
+        return [ranked[i] for i in kept], {
+            ranked[i]: [signatures[ranked[c]][0] for c in found] for i, found in kept.items()
+        }
 
     def answered(
         self, bm25_best: dict[int, lexical.LexicalHit], vec_best: dict[int, vectors.VectorHit]
@@ -381,7 +344,8 @@ class Recall:
         vec_best: dict[int, Any],
         boosts: dict[int, tuple[float, list[str]]],
         best_chunk: int | None,
-    ) -> Hit:
+        also_at: list[str],
+    ) -> RecallHit:
         """`b_pos`/`v_pos`: 0-based position of each pooled document in the BM25 / vector ranking;
         `best_chunk`: the document's chunk with the best fused score, whose passage is shown."""
         b = bm25_best[doc_id] if doc_id in b_pos else None
@@ -409,9 +373,12 @@ class Recall:
                 if shown:
                     passage = following
                     break
-        lines = (passage.line_start, passage.line_end) if passage else (0, 0)
-        return Hit(
-            doc_id=doc_id,
+        lines = None
+        if passage and passage.line_start:
+            lines = str(passage.line_start)
+            if passage.line_end > passage.line_start:
+                lines += f"-{passage.line_end}"
+        return RecallHit(
             path=path,
             title=title,
             score=score,
@@ -424,7 +391,7 @@ class Recall:
             vector_part=parts[1],
             graph_boost=boost,
             boost_links=reasons,
-            section=passage.section if passage else "",
-            line_start=lines[0],
-            line_end=lines[1],
+            heading=(passage.section or None) if passage else None,
+            lines=lines,
+            also_at=also_at,
         )

@@ -2,11 +2,13 @@
 
 `SQLITE_BUSY` -> sqlite_busy, sqlite, busy;  `std::sync::Mutex` -> std::sync::mutex, std, sync, mutex;
 `BorrowMutError` -> borrowmuterror, borrow, mut, error;  `src/worker.rs:42` -> src/worker.rs:42,
-src/worker.rs, src, worker, rs, 42;  `E0502` -> e0502. Plain English words are stemmed (Snowball)
-and stop words dropped; symbol tokens are never stemmed.
+src/worker.rs, src, worker, rs, 42;  `E0502` -> e0502. Plain words are stemmed (Snowball) in the
+note's language (`lang`, chosen per note by index/languages.py; English by default) and English stop
+words dropped; symbol tokens are never stemmed.
 
 Other scripts: a token is NFKC-normalised (full-width `ＳＱＬＩＴＥ` is `sqlite`); Latin letters lose their
-accents (`café` -> cafe, then as any English word); a word in another script is lower-cased and, where
+accents (`café` -> cafe, then as any English word; in another language the word is stemmed with its
+accents, then loses them: `compressés` -> compress); a word in another script is lower-cased and, where
 its script names one Snowball language (Cyrillic: Russian, Greek, Arabic, Armenian, Devanagari: Hindi,
 Tamil), stemmed by it like an English word (`Ошибки` -> ошибк and =ошибки), else kept whole; Chinese,
 Japanese and Korean runs, which have no spaces between words, become overlapping character pairs
@@ -14,9 +16,10 @@ Japanese and Korean runs, which have no spaces between words, become overlapping
 
 The index holds each plain word twice: its stem and its surface form (`=containers`). The lexical channel
 alone queries both (`word_groups`): the form as written where a chunk has it, the stem at a discount where
-it has only another form (search/lexical.py); a hybrid query asks for the surface forms only, because there
-the vectors already match paraphrase and inflection and BM25's part is exact evidence (stems there cost
-tldr 0.0135 and helped no set; scripts/eval_retrieval.py).
+it has only another form (search/lexical.py); a hybrid query in English asks for the surface forms only,
+because there the vectors already match paraphrase and inflection and BM25's part is exact evidence (stems
+there cost tldr 0.0135 and helped no set; scripts/eval_retrieval.py); in another language the English
+model does not read inflection, so its stems count there too (docs/retrieval.md).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from functools import lru_cache
 
 import regex
 import Stemmer
+
+from k0maru.index.languages import LATIN
 
 _RAW = re.compile(r"[^\s`'\"(){}\[\],;|*!?，。、；：？！（）「」『』【】《》〈〉・…]+")
 _ALNUM = re.compile(r"[^\W_]+")  # on an ASCII token: [A-Za-z0-9]+
@@ -127,6 +132,7 @@ STOPWORDS = frozenset(
 )
 
 _stemmer = Stemmer.Stemmer("english")
+_LATIN_STEMMERS: dict[str, Stemmer.Stemmer] = {}
 # the script of a word's first letter -> the Snowball language that script names (the cheap detector:
 # a script shared by several languages, as Cyrillic by Russian and Ukrainian, gets its largest one)
 _SCRIPT_LANGUAGE = {
@@ -160,53 +166,81 @@ def _word(part: str) -> str:
     return _stemmer.stemWord(low) if low.isalpha() else low
 
 
+@lru_cache(maxsize=200_000)
+def _latin_word(word: str, lang: str) -> str:
+    """The stem of a Latin-script word in `lang` (not English): stemmed with its accents, which that
+    language's Snowball rules read, then without them, as every term is."""
+    if lang not in _LATIN_STEMMERS:
+        _LATIN_STEMMERS[lang] = Stemmer.Stemmer(lang)
+    stem: str = _LATIN_STEMMERS[lang].stemWord(word.lower())
+    return strip_accents(stem)
+
+
 STEMS, INDEX, SURFACE = (
     0,
     1,
     2,
 )  # what tokenize emits for a plain word: its stem; stem and =surface; =surface
-_CACHES: tuple[dict[str, tuple[str, ...]], ...] = ({}, {}, {})
+_CACHES: dict[tuple[int, str], dict[str, tuple[str, ...]]] = {}
 _CACHE_MAX = 500_000
 
 
-def tokenize(text: str, forms: int = STEMS) -> list[str]:
+def tokenize(text: str, forms: int = STEMS, lang: str = "") -> list[str]:
     """Terms of `text`: STEMS for a lexical query and snippets, INDEX for a document, SURFACE for the
-    lexical part of a hybrid query."""
+    lexical part of a hybrid query. `lang`: the Snowball language of its Latin-script words ("" is
+    English; index/languages.py chooses it per note)."""
     out: list[str] = []
     extend = out.extend
-    cache = _CACHES[forms]
+    lang = "" if lang == "english" or lang not in LATIN else lang
+    cache = _CACHES.setdefault((forms, lang), {})
     for raw in _RAW.findall(text):
         terms = cache.get(raw)
         if terms is None:
             if len(cache) >= _CACHE_MAX:
                 cache.clear()
-            terms = cache[raw] = tuple(_terms(raw, forms))
+            terms = cache[raw] = tuple(_terms(raw, forms, lang))
         extend(terms)
     return out
 
 
-def word_groups(text: str) -> list[tuple[str, ...]]:
-    """The terms of a BM25-only query, one group per word: (stem, =surface) for a plain word, (term,) for
-    anything else (INDEX emits a plain word's stem, then its surface form)."""
-    terms = tokenize(text, INDEX)
-    groups: list[tuple[str, ...]] = []
+def word_groups(text: str, langs: tuple[str, ...] = ("",)) -> list[tuple[str, ...]]:
+    """The terms of a BM25 query, one group per word: its stems (one per language of `langs`, "" being
+    English) then =surface for a plain word, (term,) for anything else."""
+    others: dict[str, list[str]] = {}  # =surface -> its stems in the other languages
+    for lang in langs[1:]:
+        for stem, surface in _pairs(tokenize(text, INDEX, lang)):
+            if surface:
+                others.setdefault(surface, []).append(stem)
+    return [
+        (*dict.fromkeys([term, *others.get(surface, [])]), surface) if surface else (term,)
+        for term, surface in _pairs(tokenize(text, INDEX, langs[0] if langs else ""))
+    ]
+
+
+def _pairs(terms: list[str]) -> list[tuple[str, str]]:
+    """(stem, =surface) of each plain word of INDEX terms, (term, "") of anything else."""
+    out: list[tuple[str, str]] = []
     i = 0
     while i < len(terms):
         if i + 1 < len(terms) and terms[i + 1].startswith("="):
-            groups.append((terms[i], terms[i + 1]))
+            out.append((terms[i], terms[i + 1]))
             i += 2
         else:
-            groups.append((terms[i],))
+            out.append((terms[i], ""))
             i += 1
-    return groups
+    return out
 
 
-def _terms(raw: str, forms: int = STEMS) -> list[str]:
+def _terms(raw: str, forms: int = STEMS, lang: str = "") -> list[str]:
     """Terms of one whitespace-delimited raw token."""
     out: list[str] = []
     token = raw.strip(_EDGE)
+    accented = ""  # the token with its accents, for a language whose stemmer reads them
     if not token.isascii():
-        token = _unaccented(unicodedata.normalize("NFKC", token))
+        nfkc = unicodedata.normalize("NFKC", token)
+        token = _unaccented(nfkc)
+        if lang and token != nfkc and token.isascii():
+            accented = nfkc
         if _CJK.search(
             token
         ):  # no spaces between words: CJK runs as pairs, the pieces between as tokens
@@ -218,7 +252,7 @@ def _terms(raw: str, forms: int = STEMS) -> list[str]:
                         else [part[j : j + 2] for j in range(len(part) - 1)]
                     )
                 elif part:
-                    out.extend(_terms(part, forms))
+                    out.extend(_terms(part, forms, lang))
             return out
     runs = (_ALNUM if token.isascii() else _WORD).findall(token)
     if not runs:
@@ -230,18 +264,28 @@ def _terms(raw: str, forms: int = STEMS) -> list[str]:
         bare = _LINE_SUFFIX.sub("", whole)
         if bare != whole and len(_ALNUM.findall(bare)) > 1:
             out.append(bare)
-    for run in runs:
-        _run_terms(run, out, forms)
+    marked = _WORD.findall(accented) if accented else []
+    if len(marked) != len(runs):
+        marked = runs
+    for run, as_written in zip(runs, marked, strict=True):
+        _run_terms(run, out, forms, lang, as_written)
     return out
 
 
-def _run_terms(run: str, out: list[str], forms: int = STEMS) -> None:
-    """A run of letters and digits: stop words dropped, camelCase split, plain words stemmed."""
+def _run_terms(  # noqa: C901 - one branch per kind of run
+    run: str, out: list[str], forms: int = STEMS, lang: str = "", as_written: str = ""
+) -> None:
+    """A run of letters and digits: stop words dropped, camelCase split, plain words stemmed (in `lang`,
+    from the run `as_written`, with its accents, when it is not English)."""
     if (
         not run.isascii()
     ):  # a word of a script other than Latin: lower-cased, stemmed where it can be
         if len(run) > 1:
             low = run.lower()
+            if lang and low.isalpha() and unicodedata.name(low[0], "").startswith("LATIN"):
+                if low not in STOPWORDS:  # `größe`: a Latin word that keeps a letter as it is
+                    _plain(run, out, forms, lang, run)
+                return
             stem = _other_script_stem(low)
             if stem is None:
                 out.append(low)
@@ -260,17 +304,17 @@ def _run_terms(run: str, out: list[str], forms: int = STEMS) -> None:
         out.append(low)
         for p in pieces:
             if len(p) > 1:
-                _plain(p, out, forms)
+                _plain(p, out, forms, lang, p)
     elif run.isalpha():
-        _plain(run, out, forms)
+        _plain(run, out, forms, lang, as_written or run)
     else:
         out.append(low)
 
 
-def _plain(word: str, out: list[str], forms: int) -> None:
+def _plain(word: str, out: list[str], forms: int, lang: str = "", as_written: str = "") -> None:
     """A plain alphabetic word in the forms asked for."""
     if forms != SURFACE:
-        out.append(_word(word))
+        out.append(_latin_word(as_written or word, lang) if lang else _word(word))
     if forms != STEMS:
         out.append("=" + word.lower())
 

@@ -10,89 +10,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
 from k0maru.search.filters import (
     Filters as Filters,
 )  # the recall filters: an input every front end builds
-
-# the only numbers shortened on the wire (to 4 significant digits): ranking scores and their parts, whose
-# later digits carry nothing; timestamps, counts, sizes and money are sent as they are
-SCORES = frozenset(
-    {"score", "bm25_score", "cosine", "bm25_part", "vector_part", "graph_boost", "bm25_weight"}
-)
-
-
-def _compact(value: Any) -> Any:
-    """Dataclasses as dicts without the fields that are None or at their default; scores (`SCORES`) to 4
-    significant digits, every other number exact; sequences as lists."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {}
-        for f in dataclasses.fields(value):
-            v = getattr(value, f.name)
-            if v is None:
-                continue
-            if f.default is not dataclasses.MISSING and (
-                v == f.default or (isinstance(v, list | tuple) and not v and f.default == ())
-            ):
-                continue
-            if f.default_factory is not dataclasses.MISSING and v == f.default_factory():
-                continue
-            out[f.name] = (
-                float(f"{v:.4g}") if f.name in SCORES and isinstance(v, float) else _compact(v)
-            )
-        return out
-    if isinstance(value, dict):
-        return {k: _compact(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_compact(v) for v in value]
-    return value
-
-
-class Result:
-    def payload(self) -> dict[str, Any]:
-        """The compact JSON-ready shape every front end sends: fields that are None or still at their
-        default (empty sequences, false flags) are left out, scores carry 4 significant digits."""
-        out: dict[str, Any] = _compact(self)
-        return out
-
-    def but(self, **changes: Any) -> Self:
-        """A copy with `changes`."""
-        copy: Self = dataclasses.replace(self, **changes)  # type: ignore[type-var]
-        return copy
-
-
-# ---- recall ------------------------------------------------------------------------------------------
-@dataclass(kw_only=True)
-class RecallHit(Result):
-    path: str
-    title: str
-    score: float
-    snippet: str
-    heading: str | None = (
-        None  # heading path of the passage below the title, when it is not the note's lead
-    )
-    lines: str | None = None  # the passage's lines in the file, "12-30"
-    also_at: Sequence[str] = ()  # paths of copies of this note, folded into this hit
-    # per-channel detail, only with explain
-    bm25_rank: int | None = None
-    bm25_score: float | None = None
-    vector_rank: int | None = None
-    cosine: float | None = None
-    bm25_part: float | None = None  # the score's parts: BM25, vectors, graph
-    vector_part: float | None = None
-    graph_boost: float | None = None
-    boost_links: Sequence[str] = ()
-
-
-@dataclass(kw_only=True)
-class RecallResult(Result):
-    query: str
-    mode: str
-    hits: list[RecallHit]
-    warnings: Sequence[str] = ()
-    pool: int | None = None  # with explain
-    bm25_weight: float | None = None  # with explain: BM25's share of the score for this query
+from k0maru.search.results import RecallHit as RecallHit
+from k0maru.search.results import RecallResult as RecallResult
+from k0maru.wire import Result as Result
 
 
 # ---- index --------------------------------------------------------------------------------------------
@@ -272,6 +197,20 @@ class LogNodeView(Result):
     lines: Sequence[LogLine] = ()
     matches: int | None = None
     truncated: bool = False
+
+
+@dataclass(kw_only=True)
+class OffloadRun(Result):
+    exit_code: int  # the command's own exit status
+    lines: int  # lines of output
+    record: dict[str, Any] | None = (
+        None  # the kept log's record; None when the output passed through
+    )
+
+    def payload(self) -> dict[str, Any]:
+        if self.record is not None:
+            return dict(self.record)
+        return {"offloaded": False, "exit_code": self.exit_code, "lines": self.lines}
 
 
 @dataclass(kw_only=True)

@@ -151,7 +151,7 @@ class Service:
         """Ranked notes with their answering passages (those scoring at least `min_score`); with
         `token_budget`, the compact answer is cut to fit it exactly (o200k tokens): passages are shortened
         evenly, then the lowest hits dropped. The query comes back cut to a short echo."""
-        from k0maru.service.models import RecallHit, RecallResult
+        from k0maru.service.models import RecallResult
 
         check_length("query", query, MAX_QUERY_CHARS)
         with self.live.session() as vault:
@@ -164,37 +164,11 @@ class Service:
                 filters=filters,
                 passage_chars=PASSAGE_CAPS[0] if token_budget else 280,
             )
-        hits = []
-        for h in result.hits:
-            if min_score is not None and h.score < min_score:
-                continue
-            hit = RecallHit(
-                path=h.path,
-                title=h.title,
-                score=h.score,
-                snippet=h.snippet,
-                heading=h.section or None,
-                lines=(
-                    f"{h.line_start}-{h.line_end}"
-                    if h.line_end > h.line_start
-                    else str(h.line_start)
-                )
-                if h.line_start
-                else None,
-                also_at=h.also_at,
-            )
-            if explain:
-                hit = hit.but(
-                    bm25_rank=h.bm25_rank,
-                    bm25_score=h.bm25_score,
-                    vector_rank=h.vector_rank,
-                    cosine=h.cosine,
-                    bm25_part=h.bm25_part,
-                    vector_part=h.vector_part,
-                    graph_boost=h.graph_boost,
-                    boost_links=h.boost_links,
-                )
-            hits.append(hit)
+        hits = [
+            h if explain else h.brief()
+            for h in result.hits
+            if min_score is None or h.score >= min_score
+        ]
         answer = RecallResult(
             query=_cut(" ".join(result.query.split()), QUERY_ECHO_CHARS),
             mode=result.mode,

@@ -215,7 +215,7 @@ def test_state_dir_stays_out_of_git_without_init(k0, vault: Path) -> None:
         "-c",
         "print('step ok\\n' * 2000)",
     )
-    assert r.returncode == 0 and list((vault / ".k0maru" / "refs").glob("*.log"))
+    assert r.returncode == 0 and list((vault / ".k0maru" / "refs").glob("*.log.gz"))
     status = subprocess.run(
         ["git", "status", "--porcelain", "--untracked-files=all"],
         cwd=vault,

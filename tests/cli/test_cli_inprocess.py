@@ -89,7 +89,8 @@ def test_an_offload_records_how_long_it_ran(
     assert code == 0 and isinstance(record["duration_s"], float) and 0 <= record["duration_s"] < 60
     code, out, _ = run(capsys, "log", "list", "--vault", str(vault))
     assert f"{record['duration_s']:.1f} s  exit" in out
-    sidecar = vault / Path(record["log_path"]).with_suffix(".json")
+    log = vault / record["log_path"]
+    sidecar = log.with_name(log.name.removesuffix(".log.gz") + ".json")
     old = json.loads(sidecar.read_text())
     del old["duration_s"]  # as written before durations were recorded
     sidecar.write_text(json.dumps(old))

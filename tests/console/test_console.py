@@ -118,6 +118,23 @@ def test_search_page_escapes_the_query(console) -> None:
     )
 
 
+def test_search_page_shows_copies_and_one_line_for_nothing(demo: Path) -> None:
+    page = "# Zebra lease\nRenew the zebra lease before the storm window closes.\n"
+    for folder in ("en", "<b>tr</b>"):
+        write(demo, f"{folder}/zebra.md", page)
+    vault = Vault.open(demo)
+    vault.index()
+    with Service(VaultSession(vault)) as service:
+        client = create_app(service).test_client()
+        found = client.get("/search?q=zebra+lease+storm+window").get_data(as_text=True)
+        off = client.get("/search?q=recipe+for+banana+bread").get_data(as_text=True)
+    also = re.search(r"also at: ([^<]*)<", found)
+    assert also and also.group(1) in ("en/zebra.md", "&lt;b&gt;tr&lt;/b&gt;/zebra.md"), also
+    assert "<b>tr</b>" not in found and found.count("&lt;b&gt;tr&lt;/b&gt;/zebra.md") >= 1
+    assert off.count('class="warn"') == 1 and "nothing in the vault answers" in off
+    assert "no results" not in off
+
+
 @pytest.mark.slow
 def test_tokens_and_logs(console, demo: Path) -> None:
     script = write(

@@ -196,7 +196,7 @@ def test_the_pages_a_connection_mapped_can_be_released(tmp_path: Path) -> None:
 
     with Store.open(tmp_path) as store:
         path = db_path(tmp_path)
-        assert store.text_sample(8) and len(store.lexical_corpus().__next__()) == 5
+        assert store.text_sample(8) and len(store.lexical_corpus().__next__()) == 6
         assert sum(1 for _ in store.lexical_corpus()) >= 40 and mapped_kb(path) > 0
         size = store.conn.execute("PRAGMA mmap_size").fetchone()[0]
         store.release_mapped_pages()

@@ -100,6 +100,16 @@ def test_recall_text_is_the_whole_answer_within_budget(service: Service) -> None
     assert text.count(hits[0]["snippet"]) == 1 and structured.count(hits[0]["snippet"]) == 1
 
 
+def test_an_off_topic_recall_is_one_line(service: Service) -> None:
+    async def body(c: Client) -> Any:
+        return await c.call_tool("recall_memory", {"query": "recipe for banana bread"})
+
+    result = call(service, body)
+    text, _ = sent(result)
+    assert result.structured_content["hits"] == []
+    assert "\n" not in text and text.startswith("nothing in the vault answers"), text
+
+
 def test_a_pasted_backtrace_is_not_echoed_back(service: Service) -> None:
     trace = (LOGS / "python_raise_from.log").read_text()
     trace = (trace * (2000 // len(trace) + 1))[:2000]

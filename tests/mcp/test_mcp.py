@@ -379,6 +379,7 @@ def test_answers_fit_their_token_budget_and_carry_the_passage(demo: Path) -> Non
                 empty.hits == []
                 and len(empty.warnings) == 1
                 and "nothing in the vault answers" in empty.warnings[0]
+                and text_of(empty) == empty.warnings[0]  # the text block is that one line
             )
 
 

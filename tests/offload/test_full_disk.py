@@ -5,7 +5,9 @@ and one line on stderr says the log could not be kept and why."""
 
 from __future__ import annotations
 
+import base64
 import os
+import random
 import resource
 import shutil
 import signal
@@ -106,6 +108,22 @@ def test_a_full_disk_while_piped_reads_to_the_end(
     )  # fmt: skip
     assert r.returncode == 0 and r.stdout == data
     assert "the log could not be kept" in _one_line(r.stderr)
+
+
+def test_a_disk_that_holds_the_log_but_not_its_compressed_copy(
+    small_disk: tuple[Path, int | None],
+) -> None:
+    """The plain spool fits, its compressed copy does not: the output passes through, nothing is left."""
+    vault, limit = small_disk
+    if limit is not None:
+        pytest.skip("needs a real small filesystem (a file-size limit is per file)")
+    rng = random.Random(3)
+    data = b"".join(base64.b64encode(rng.randbytes(60)) + b"\n" for _ in range(8000))  # 650 KB
+    r = _k0("offload", "--vault", str(vault), "--task-id", "t", cwd=vault, input=data)
+    assert r.returncode == 0 and r.stdout == data
+    line = _one_line(r.stderr)
+    assert "the log could not be kept (No space left on device" in line
+    assert [p.name for p in (vault / ".k0maru" / "refs").iterdir()] == []
 
 
 def test_state_folder_removed_during_the_run(tmp_path: Path) -> None:

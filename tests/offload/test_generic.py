@@ -35,6 +35,11 @@ from k0maru.offload.runner import run_offload
         ("./build.sh: line 6: cpp_lint: command not found", ("build.sh", "6", None)),
         ("Failure: TestRate#test_idle [test/test_rate.rb:8]:", ("test/test_rate.rb", "8", None)),
         ("file:///tmp/t/test.mjs:6:10", ("/tmp/t/test.mjs", "6", "10")),
+        (
+            "::error file=.github/ci.yml,line=7,col=5::7:5 [indentation] x",
+            (".github/ci.yml", "7", "5"),
+        ),
+        ("[error] src/app.js: SyntaxError: Unexpected token (2:15)", ("src/app.js", "2", "15")),
     ],
 )
 def test_every_common_location_form_is_read(line: str, want: tuple) -> None:
@@ -106,3 +111,15 @@ def test_a_runner_without_an_extractor_is_rooted_at_its_frame(tmp_path: Path) ->
     text = _summary(log, tmp_path)
     assert "first failure: test/cart.spec.js:6:12" in text
     assert "AssertionError [ERR_ASSERTION]: 6 == 5" in text
+
+
+def test_the_codes_line_names_a_qualified_exception_once(tmp_path: Path) -> None:
+    log = NOISE + (
+        "java.lang.IllegalStateException: bad price list\n"
+        "\tat demo.Prices.load(Prices.java:12)\n"
+        'Caused by: java.lang.NumberFormatException: For input string: "x"\n'
+        "\tat demo.Prices.parseCents(Prices.java:5)\n"
+    )
+    codes = next(ln for ln in _summary(log, tmp_path).splitlines() if "error codes:" in ln)
+    named = codes.split("error codes: ")[1].split(", ")
+    assert named == ["java.lang.IllegalStateException", "java.lang.NumberFormatException"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from k0maru.offload.analyzer import LogAnalyzer
-from tests.helpers import errors, write
+from tests.helpers import errors, stored_log, write
 
 pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
 
@@ -245,7 +245,7 @@ def test_go_test_failure(k0, vault: Path) -> None:
             env={"GOCACHE": str(vault / ".gocache")},
         )
         assert r.returncode == 1
-        findings = analyze((vault / record(k0, vault)["log_path"]).read_text())
+        findings = analyze(stored_log(vault / record(k0, vault)["log_path"]).decode())
     assert (
         findings.error_codes == [] and findings.failures[0].code == "FAIL"
     )  # go gives a failed test no code
@@ -271,7 +271,7 @@ def test_pass_through_under_threshold_is_byte_identical(k0, vault: Path) -> None
     )
     r = offload(k0, vault, sys.executable, str(script), threshold="50")
     assert r.returncode == 7 and r.stdout == "a\nb  \n\tc"
-    assert not list((vault / ".k0maru" / "refs").glob("*.log"))
+    assert not list((vault / ".k0maru" / "refs").glob("*.log*"))
 
 
 def test_stored_log_is_byte_identical_and_summary_is_short(k0, vault: Path) -> None:
@@ -288,9 +288,9 @@ def test_stored_log_is_byte_identical_and_summary_is_short(k0, vault: Path) -> N
     r = offload(k0, vault, sys.executable, str(script), threshold="50")
     assert r.returncode == 101
     rec = record(k0, vault)
-    stored = (vault / rec["log_path"]).read_bytes()
+    stored = stored_log(vault / rec["log_path"])
     assert stored == direct
-    assert rec["log_path"] == f".k0maru/refs/t1_{rec['node_id']}.log"
+    assert rec["log_path"] == f".k0maru/refs/t1_{rec['node_id']}.log.gz"
     assert rec["raw_lines"] == 3003 and rec["error_codes"] == ["E0382"]
     assert rec["first_location"] == "src/worker.rs:42:5"
     assert rec["summary_tokens"] <= 0.03 * rec["raw_tokens"]
@@ -314,7 +314,7 @@ def test_stdin_mode(k0, vault: Path) -> None:
     assert r.returncode == 0
     rec = record(k0, vault)
     assert rec["command"] == "<stdin>" and rec["error_codes"] == ["ValueError"]
-    assert (vault / rec["log_path"]).read_text() == text
+    assert stored_log(vault / rec["log_path"]).decode() == text
 
 
 def test_log_show_slices(k0, vault: Path) -> None:
@@ -367,7 +367,7 @@ def test_task_id_cannot_escape_refs(k0, vault: Path, task: str) -> None:
         str(script),
     )
     assert r.returncode == 0
-    logs = list((vault / ".k0maru" / "refs").glob("*.log"))
+    logs = list((vault / ".k0maru" / "refs").glob("*.log.gz"))
     assert len(logs) == 1 and logs[0].parent == vault / ".k0maru" / "refs"
 
 
@@ -385,7 +385,7 @@ def test_colour_is_stripped_for_reading_only(k0, vault: Path) -> None:
     )
     r = k0("offload", "--vault", str(vault), "--task-id", "c", input=raw.decode())
     rec = record(k0, vault)
-    assert rec["error_codes"] == ["E0502"] and (vault / rec["log_path"]).read_bytes() == raw
+    assert rec["error_codes"] == ["E0502"] and stored_log(vault / rec["log_path"]) == raw
     assert "\x1b" not in r.stdout
 
 
@@ -426,7 +426,7 @@ def test_tiktoken_counts_equal_bpe_openai_on_every_captured_log() -> None:
 def test_summary_not_clearly_smaller_passes_the_output_through(k0, vault: Path) -> None:
     r = offload(k0, vault, "seq", "1", "100", threshold="50")
     assert r.returncode == 0 and r.stdout == "".join(f"{i}\n" for i in range(1, 101))
-    assert not list((vault / ".k0maru" / "refs").glob("*.log"))
+    assert not list((vault / ".k0maru" / "refs").glob("*.log*"))
 
 
 def test_a_child_that_ignores_signals_is_killed_and_its_log_kept(vault: Path) -> None:
@@ -464,8 +464,8 @@ def test_a_child_that_ignores_signals_is_killed_and_its_log_kept(vault: Path) ->
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 128 + 9 and time.time() - t0 < 15  # SIGKILL after the grace period
-    logs = list((vault / ".k0maru" / "refs").glob("s_*.log"))
-    assert len(logs) == 1 and "error: stuck" in logs[0].read_text()
+    logs = list((vault / ".k0maru" / "refs").glob("s_*.log.gz"))
+    assert len(logs) == 1 and b"error: stuck" in stored_log(logs[0])
     assert not list((vault / ".k0maru" / "refs").glob(".offload-*"))
     ps = subprocess.run(["pgrep", "-f", str(script)], capture_output=True, text=True)
     assert ps.stdout.strip() == "", "the child outlived offload"

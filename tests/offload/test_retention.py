@@ -4,6 +4,7 @@ prune`, the size cap) never leaves a record pointing at a missing file."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ def _refs(vault: Path) -> list[str]:
 
 def test_records_come_back_after_a_rebuild_and_a_lost_index(k0, vault: Path) -> None:
     node = _offload(k0, vault)
-    assert _refs(vault) == [f"t_{node}.json", f"t_{node}.log"]
+    assert _refs(vault) == [f"t_{node}.json", f"t_{node}.log.gz"]
     r = k0("scan", "--vault", str(vault), "--rebuild")
     assert r.returncode == 0, r.stderr
     (listed,) = _listed(k0, vault)
@@ -51,7 +52,7 @@ def test_prune_by_count_and_age_removes_log_sidecar_and_record_together(k0, vaul
     r = k0("log", "prune", "--vault", str(vault), "--keep", "1")
     assert r.returncode == 0 and r.stdout.startswith("removed 2 log(s)"), r.stdout + r.stderr
     assert [n["node_id"] for n in _listed(k0, vault)] == [nodes[-1]]
-    assert _refs(vault) == [f"t_{nodes[-1]}.json", f"t_{nodes[-1]}.log"]
+    assert _refs(vault) == [f"t_{nodes[-1]}.json", f"t_{nodes[-1]}.log.gz"]
     gone = k0("log", "show", nodes[0], "--vault", str(vault))
     assert gone.returncode != 0 and "unknown log node" in gone.stderr
     r = k0("scan", "--vault", str(vault), "--rebuild")  # no pruned record comes back
@@ -60,12 +61,17 @@ def test_prune_by_count_and_age_removes_log_sidecar_and_record_together(k0, vaul
     assert r.returncode == 0 and _listed(k0, vault) == [] and _refs(vault) == []
 
 
-def test_the_size_cap_keeps_the_newest_logs_within_it(k0, vault: Path) -> None:
-    big = "".join(f"step {i}: {'z' * 90}\n" for i in range(4000)) + LOG  # ~0.4 MB a log
+def test_the_size_cap_keeps_the_newest_logs_within_it_on_disk(k0, vault: Path) -> None:
+    """The cap counts compressed bytes on disk: two logs of 0.8 MB each fit in 1 MB once compressed."""
+    rng = random.Random(7)
+    big = "".join(f"step {i}: {rng.randbytes(40).hex()}\n" for i in range(8000)) + LOG
     nodes = [_offload(k0, vault, big, K0MARU_OFFLOAD_MAX_MB="1") for _ in range(4)]
-    listed = [n["node_id"] for n in _listed(k0, vault)]
-    assert listed == [nodes[3], nodes[2]]
-    for n in _listed(k0, vault):
+    listed = _listed(k0, vault)
+    assert [n["node_id"] for n in listed] == [nodes[3], nodes[2]]
+    assert len(big) * 2 > 1_400_000  # the two kept hold more than the cap, uncompressed
+    refs = vault / ".k0maru" / "refs"
+    assert 0 < sum(p.stat().st_size for p in refs.iterdir()) <= 1_000_000
+    for n in listed:
         assert (vault / n["log_path"]).is_file()
     assert len(_refs(vault)) == 4
 

@@ -91,3 +91,39 @@ def test_a_pass_through_never_loads_the_tokenizer(tmp_path: Path) -> None:
     )
     r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr
+
+
+def test_a_long_text_counted_in_pieces_counts_as_it_does_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Counting in pieces bounds the token list held at once; the cuts never change the count, on every
+    real log of the corpus and on text made of the characters that end BPE pieces."""
+    import random
+
+    from k0maru import llm_tokens
+
+    rng = random.Random(27)
+    parts = [
+        "\n",
+        "\n",
+        " ",
+        "  ",
+        "/",
+        "word",
+        "Ab",
+        ":",
+        "12345",
+        "é",
+        "\r",
+        "\t",
+        "'s",
+        "//",
+        "—",
+    ]
+    texts = [p.read_text("utf-8", "replace") for p in sorted(DATA.glob("*.log"))]
+    texts += ["".join(rng.choice(parts) for _ in range(rng.randint(1, 60))) for _ in range(400)]
+    monkeypatch.setattr(llm_tokens, "COUNT_PIECE", len(max(texts, key=len)))
+    whole = [llm_tokens.count_tokens(t) for t in texts]
+    for piece in (3, 64, 4096):
+        monkeypatch.setattr(llm_tokens, "COUNT_PIECE", piece)
+        assert [llm_tokens.count_tokens(t) for t in texts] == whole

@@ -222,3 +222,43 @@ def test_the_lexical_channel_matches_plain_bm25s_on_every_labelled_set(tmp_path:
                 ours += ndcg_at([mapping.get(h.path, h.path) for h in hits], qrels.get(qid, {}))
                 plain += ndcg_at([mapping.get(p, p) for p in baseline(text)], qrels.get(qid, {}))
         assert ours >= plain, (folder.name, ours / len(queries), plain / len(queries))
+
+
+def test_each_note_is_stemmed_in_its_language(vault: Path) -> None:
+    """A German note's `Dateien` is found by `Datei` (German stems), in a German folder or by its text; an
+    English stem would not match. A query that names no language is stemmed in English and in the
+    vault's languages; one in German is stemmed in German only."""
+    write(vault, "de/aufraeumen.md", "# Aufräumen\n\nAlte Dateien werden jede Nacht gelöscht.\n")
+    write(vault, "en/cleanup.md", "# Cleanup\n\nOld files are deleted every night.\n")
+    write(
+        vault,
+        "notiz.md",
+        "# Notiz\n\nDie Sicherungen werden mit dem Skript in die Ablage kopiert.\n",
+    )
+    write(vault, "en/backups.md", "# Backups\n\nThe backups are copied to the store by a script.\n")
+    with Vault.open(vault) as v:
+        v.index(embed=False, lexical=True)
+
+        def paths(query: str) -> list[str]:
+            return [h.path for h in v.recall.search(query, limit=5, mode="bm25").hits]
+
+        assert paths("Datei") == ["de/aufraeumen.md"]  # no language said: English and German
+        assert paths("eine Datei") == ["de/aufraeumen.md"]  # said: German
+        assert paths("Sicherung kopieren") == ["notiz.md"]  # detected by its text
+        assert paths("file deleted")[0] == "en/cleanup.md"
+
+
+def test_a_changed_language_tokenises_the_note_again(vault: Path) -> None:
+    """The note's text is unchanged (its chunks are kept), only its frontmatter language: its words are
+    tokenised again in the new language."""
+    text = "# Dateien\n\nDateien löschen\n"
+    write(vault, "a.md", text)
+    write(vault, "b.md", "# Other\n\nsomething else entirely\n")
+    with Vault.open(vault) as v:
+        v.index(embed=False, lexical=True)
+        assert v.store.document_by_path("a.md") is not None
+        assert [h.path for h in v.recall.search("Datei", limit=5, mode="bm25").hits] == []
+    write(vault, "a.md", "---\nlang: de\n---\n" + text)
+    with Vault.open(vault) as v:
+        v.index(embed=False, lexical=True)
+        assert [h.path for h in v.recall.search("Datei", limit=5, mode="bm25").hits] == ["a.md"]

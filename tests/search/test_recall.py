@@ -495,3 +495,41 @@ def test_a_note_holding_every_query_word_is_not_buried(vault: Path) -> None:
         hits = v.recall.search("finance team spreadsheets", limit=5).hits
         assert hits[0].path == "sheets.md", [(h.path, h.score) for h in hits]
         assert hits[0].bm25_part == pytest.approx(v.settings.bm25_weight_words)
+
+
+def test_near_identical_copies_are_folded_but_notes_sharing_a_template_are_not(vault: Path) -> None:
+    """A page vendored twice (one copy with a changed line and a footer, one reflowed) is one hit; notes
+    written from the same template, and a translation, stay hits of their own."""
+    page = (
+        "# Lease renewal\n\nRenew the zebra lease before the storm window closes. The renewal job runs "
+        "nightly and writes its report to the operations channel, where the on-call engineer reads it. "
+        "If the lease cannot be renewed, the job retries three times with a growing delay and then "
+        "pages the owner of the zebra service, who decides whether to extend the storm window.\n\n"
+        "## Why\n\nA lapsed lease stops every deployment of the zebra service until a person renews it "
+        "by hand, which took two hours the last time it happened, on a Saturday night. The nightly job "
+        "keeps that from happening again and leaves a trail in the channel for the weekly review.\n"
+    )
+    write(vault, "docs/v1/lease.md", page)
+    write(
+        vault,
+        "docs/v2/lease.md",
+        page.replace("three times", "five times") + "\n---\nMirrored from the upstream wiki.\n",
+    )
+    write(vault, "vendor/lease.md", " \n".join(page.split(" ")))
+    write(
+        vault,
+        "fr/lease.md",
+        "# Renouvellement du bail\n\nRenouvelez le bail zebra avant la fermeture de la fenêtre storm.\n",
+    )
+    template = "# Decision: {}\n\n## Context\n\n{}\n\n## Decision\n\nWe renew the zebra lease {}.\n"
+    write(vault, "adr/1.md", template.format("weekly", "Storm windows are short.", "every week"))
+    write(vault, "adr/2.md", template.format("daily", "Storm windows vary a lot.", "every day"))
+    with Vault.open(vault) as v:
+        v.index()
+        hits = v.recall.search("zebra lease storm window renewal", limit=10).hits
+    paths = [h.path for h in hits]
+    versions = {"docs/v1/lease.md", "docs/v2/lease.md", "vendor/lease.md"}
+    assert len(versions & set(paths)) == 1, paths
+    first = next(h for h in hits if h.path in versions)
+    assert sorted(first.also_at) == sorted(versions - {first.path})
+    assert {"adr/1.md", "adr/2.md", "fr/lease.md"} <= set(paths), paths

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from k0maru.offload.locations import Places
 
 CODE_IN_TEXT = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
+MAX_WARNINGS = 50
 EXTRACTORS: list[type[Extractor]] = []
 
 
@@ -68,6 +69,15 @@ class Extractor:
         self.cursor = cursor or Cursor()
         self.pending: Failure | None = None
         self.window = 0
+        self.warnings: list[Failure] = []  # counted only when nothing in the log failed
+
+    def report(self, failure: Failure, error: bool) -> None:
+        """A linter's finding: an error fails the run; a warning does only under a strict flag
+        (`yamllint --strict`, `--max-warnings 0`), so it is kept aside for a log with no failure."""
+        if error:
+            self.f.add(failure)
+        elif len(self.warnings) < MAX_WARNINGS:
+            self.warnings.append(failure)
 
     def feed(self, line: str, lineno: int) -> None:  # pragma: no cover - interface
         raise NotImplementedError

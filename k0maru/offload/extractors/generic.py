@@ -13,7 +13,8 @@ from k0maru.offload.extractors.base import Cursor, Extractor, register, short, u
 from k0maru.offload.findings import Failure, Findings
 
 MARKER = re.compile(
-    r"^\s*\[ERROR\]|^[\s│┃|]*(?:#*\[\w+\]\s*|#\s+|\d+\) )?(?:"
+    r"^\s*\[ERROR\]|^::error\b|^\s?(?:ERR_[A-Z0-9_]+|E[A-Z]{4,})\s\s"
+    r"|^[\s│┃|├└─╷]*(?:#*\[\w+\]\s*|#\s+|\d+\) |=> |caught: )?(?:"
     r"not ok\b"
     r"|Failed test\b"
     r"|(?:--- )?FAIL(?:ED)?\b"
@@ -29,12 +30,13 @@ MARKER = re.compile(
     r"|thread '[^']*'.* panicked"
     r"|(?:Uncaught )?(?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception)\b(?: \[\w+\])?:"
     r"|(?:fatal )?error(?:\[\w+\])?:"
-    r"|Error:|ERROR\b|Failure:|FATAL\b|Exception in thread\b"
+    r"|Error(?: \[\w+\])?:|ERROR\b|Failure:|FATAL\b|Exception in thread\b"
     r"|There (?:was|were) \d+ (?:failure|error)s?:|Failed asserting\b"
     r")"
     r"|: (?:fatal )?error:|: runtime error:| ERR! |: line \d+: "
     r"|: (?:fatal )?[Ee]rror\b|: No such file or directory|: command not found|: Permission denied"
-    r"|: unbound variable| at \S+ line \d+\.$|\bAssertion .* failed\b| FAILED$"
+    r"|: unbound variable| at \S+ line \d+\.$|\bAssertion .* failed\b| FAILED$| [✗✕✖✘] "
+    r"|: (?:[\w$]+\.)*[A-Z][\w$]*Error: "
     r"|^==\d+== (?:Invalid |Conditional jump|Use of uninitialised|Mismatched free|Syscall param"
     r"|Source and destination overlap|[\d,]+ bytes in [\d,]+ blocks are (?:definitely|possibly))"
     r"|:\d+:in [`'][^']*': .*\([A-Z]\w*\)$"
@@ -61,6 +63,7 @@ TRIGGERS = (
     "Exception",
     ": line ",
     "npm error",
+    "ERR_",
     "rror",
     "No such file",
     "not found",
@@ -80,16 +83,19 @@ TRIGGERS = (
     "blocks are",
 )
 ERROR_NAME = re.compile(r"\b((?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception))\b")
-# codes a runner prints in a failure's lines, each as it is written in the log
+# codes a runner prints in a failure's lines, each as it is written in the log: exception names and
+# the like (`PropertyNameExpected`, `ComparisonFailure`), node's and npm's `E...` codes, sanitizers'
 CODES = re.compile(
-    r"(?:^|[\s(\['])((?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception))(?=[:)\]'\s]|$)"
+    r"(?:^|[\s(\['])((?:[\w$]+\.)*[A-Z][\w$]*"
+    r"(?:Error|Exception|Expected|Failed|Failure|Invalid|Mismatch|NotFound|Denied))(?=[:)\]'\s,]|$)"
     r"|^SUMMARY: \w+Sanitizer: ([a-z]+(?:-[a-z]+)+)"
-    r"|^\s*(?:Uncaught )?(Error):"
-    r"|\[(ERR_[A-Z0-9_]+)\]|\bcode: '(ERR_[A-Z0-9_]+)'"
+    r"|^\s*(?:Uncaught )?(Error)(?= \[\w+\]:|:)"
+    r"|\[(ERR_[A-Z0-9_]+)\]|\bcode: '(ERR_[A-Z0-9_]+|E[A-Z]{3,})'"
     r"|^npm (?:ERR!|error) code (E[A-Z0-9]+)\b"
+    r"|^\s?(ERR_[A-Z0-9_]+|E(?!RROR\b)[A-Z]{4,})\s\s"  # pnpm's badge: ` ERR_PNPM_NO_SCRIPT  Missing script`
 )
 # `at app//demo.Ledger.add(` before a `File.java:12)`: the class, without a class loader's prefix
-JVM_FRAME = re.compile(r"^\s*at (?:[\w.-]+//)?([\w$.]+)\.[\w$<>]+\($")
+JVM_FRAME = re.compile(r"^(?:\[\w+\]\s*)?[\s│]*(?:at )?(?:[\w.-]+/+)?([\w$.]+)\.[\w$<>]+\($")
 WINDOW = 30  # lines after a marker searched for its location
 MAX_MARKERS = 50
 KEPT_LINES = 10  # markers whose lines are kept for the summary
@@ -156,6 +162,7 @@ class GenericExtractor(Extractor):
             or "ERR" in line
             or "code" in line
             or "SUMM" in line
+            or line[:2].lstrip()[:1] == "E"
         ):
             for m in CODES.finditer(line):
                 self.f.seen_code(next(g for g in m.groups() if g))

@@ -1,4 +1,6 @@
-"""Java failures in build and test logs."""
+"""Java failures in build and test logs: an exception's line (at the start, after a runner's label such
+as the JUnit ConsoleLauncher's `=> `, or under a tree's `│`), then its frames (`at pkg.C.m(C.java:12)`,
+or without `at` as the ConsoleLauncher prints them), then `Caused by:` chains."""
 
 from __future__ import annotations
 
@@ -24,7 +26,12 @@ class JavaExtractor(Extractor):
         r"^((?:[a-z_][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error|Failure|Throwable))(?::\s*(.*))?$"
     )
     CAUSED = re.compile(r"^Caused by: ([\w.$]+)(?::\s*(.*))?")
-    FRAME = re.compile(r"^\s+at ([\w$.<>/]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)")
+    FRAME = re.compile(
+        r"^[\s│]+(?:at )?([\w$.<>/]+)\("
+        r"(?:([\w$]+\.(?:java|kt|scala|groovy)):(\d+)|Native Method|Unknown Source)\)"
+    )
+    # what leads an exception's line: a tree's rules, a runner's label (`=> `, `caught: `, `Exception: `)
+    LEAD = re.compile(r"^[\s│├└─╷]*(?:(?:=>|caught:) )?(?:Exception: )?")
     SUREFIRE = re.compile(r"^\[ERROR\]\s+(\w+)\.(\w+):(\d+) (.*)")
 
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
@@ -36,45 +43,42 @@ class JavaExtractor(Extractor):
         self.head: Failure | None = (
             None  # the top exception of a `Caused by:` chain: located at the root cause
         )
-        self.fallback: str | None = (
-            None  # the current exception's first frame, if none is the user's
-        )
 
     def feed(self, line: str, lineno: int) -> None:
-        frame = self.FRAME.match(line) if line[:1] in " \t" else None
+        frame = self.FRAME.match(line) if line[:1] in " \t│" else None
         if frame:
-            where = f"{frame.group(2)}:{frame.group(3)}"
+            where = f"{frame.group(2)}:{frame.group(3)}" if frame.group(2) else None
             if self.awaiting is not None:
                 code, msg, start, cause = self.awaiting
                 self.awaiting = None
                 self.current = self.f.add(Failure(self.stack, code, msg, start))
-                self.fallback = where
                 if not cause:
                     self.head = self.current
             if (
-                self.current is not None
+                where is not None
+                and self.current is not None
                 and self.current.location is None
                 and user_path(frame.group(1))
             ):
                 self.current.location = where
                 if (
                     self.head is not None and self.head is not self.current
-                ):  # the innermost cause is the root
+                ):  # the innermost cause is the root: the head is located there, and says it
                     self.head.location = where
+                    self.head.message = short(f"{self.head.message} · {self.current.message}", 300)
             return
-        if self.current is not None and self.current.location is None:
-            self.current.location = (
-                self.fallback
-            )  # no frame of the user's: the exception's own first frame
-        if line.lstrip().startswith("... ") and line.rstrip().endswith(" more"):
+        bare = self.LEAD.sub("", line, count=1)
+        if (bare.startswith("... ") and bare.rstrip().endswith(" more")) or bare == "[...]":
             return  # `... 3 more` closes a cause's frames; the chain goes on
         self.awaiting = None
         self.busy = False
         # an exception's line: at the start, or indented under a runner's `... FAILED` (Gradle)
-        m = self.THREAD.match(line) or self.CAUSED.match(line) or self.BARE.match(line.strip())
+        m = self.THREAD.match(line) or self.CAUSED.match(bare) or self.BARE.match(bare.strip())
         if m:
             code = m.group(1).rsplit(".", 1)[-1]
-            self.awaiting = (code, short(line), lineno, line.startswith("Caused by:"))
+            if code != m.group(1):  # the name as the log writes it, a code too
+                self.f.seen_code(m.group(1))
+            self.awaiting = (code, short(bare), lineno, bare.startswith("Caused by:"))
             self.busy = True
             return
         self.head = None

@@ -1,7 +1,8 @@
 """JavaScript errors with V8 stacks (node, the node test runner, jest, vitest): `TypeError: ...` or
 `AssertionError [ERR_ASSERTION]: ...` followed within a few lines by `at fn (file:line:col)` frames; the
 location is the first frame in the user's code (not `node:internal` or node_modules). A line that looks
-like an error but has no frames after it is not one (Python prints the same shape)."""
+like an error but has no frames after it is not one (Python prints the same shape). npm prints a failing
+install script's output under its own `npm error ` (`npm ERR! `) prefix: read through it."""
 
 from __future__ import annotations
 
@@ -16,9 +17,12 @@ class JavaScriptExtractor(Extractor):
     stack = "javascript"
     triggers = ("Error", "Exception")
     ERROR = re.compile(
-        r"^\s*(?:Uncaught )?([A-Z]\w*(?:Error|Exception))(?: \[([A-Z][A-Z0-9_]+)\])?: (.*)"
+        r"^(?:npm (?:ERR!|error) )?\s*(?:Uncaught )?([A-Z]\w*(?:Error|Exception))"
+        r"(?: \[([A-Z][A-Z0-9_]+)\])?: (.*)"
     )
-    FRAME = re.compile(r"^\s+at (?:.*? \()?(?:file://)?([^()\s]+?):(\d+):(\d+)\)?\s*$")
+    FRAME = re.compile(
+        r"^(?:npm (?:ERR!|error) )?\s+at (?:.*? \()?(?:file://)?([^()\s]+?):(\d+):(\d+)\)?\s*$"
+    )
 
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
         super().__init__(findings, cursor)

@@ -12,8 +12,13 @@ from k0maru.offload.findings import Failure
 class TypeScriptExtractor(Extractor):
     stack = "typescript"
     triggers = ("error TS",)
-    CLASSIC = re.compile(r"^(\S.*?\.(?:ts|tsx|mts|cts|js|jsx))\((\d+),(\d+)\): error (TS\d+): (.*)")
-    PRETTY = re.compile(r"^(\S.*?\.(?:ts|tsx|mts|cts|js|jsx)):(\d+):(\d+) - error (TS\d+): (.*)")
+    # the file may be a source or tsconfig.json
+    CLASSIC = re.compile(
+        r"^(\S.*?\.(?:ts|tsx|mts|cts|js|jsx|json))\((\d+),(\d+)\): error (TS\d+): (.*)"
+    )
+    PRETTY = re.compile(
+        r"^(\S.*?\.(?:ts|tsx|mts|cts|js|jsx|json)):(\d+):(\d+) - error (TS\d+): (.*)"
+    )
 
     def feed(self, line: str, lineno: int) -> None:
         if " error TS" not in line and "- error TS" not in line:

@@ -1,0 +1,70 @@
+"""Near-identical notes: a bottom-k MinHash sketch of each note's body (the SLOTS smallest hashes of its
+word SHINGLE-grams, case and whitespace ignored), kept in the index, so recall folds copies (the same page
+vendored in two folders, a copy with a changed line or a footer) by comparing the candidates' sketches
+alone. The share of the union's SLOTS smallest hashes that both sketches hold estimates the Jaccard
+similarity of the two notes' shingle sets; recall folds a pair at COPY_SIMILARITY, measured by
+scripts/measure_copies.py (docs/retrieval.md). Pure Python: a scan does not import numpy."""
+
+from __future__ import annotations
+
+import heapq
+import re
+from array import array
+
+import xxhash
+
+SHINGLE = 4  # words per shingle
+SLOTS = 64  # hashes kept per note
+COPY_SIMILARITY = 0.8  # estimated Jaccard at which two notes are one
+_WORD = re.compile(r"\w+")
+
+
+def signature(body: str) -> bytes:
+    """The SLOTS smallest hashes of `body`'s word shingles (lower-cased), ascending, 8 bytes each. A
+    shingle's hash is Python's hash of its words' xxh32 ids: for a tuple of ints it is the same in every
+    process (PYTHONHASHSEED changes only str and bytes hashes)."""
+    words = _WORD.findall(body.lower())
+    ids = {w: xxhash.xxh32_intdigest(w.encode()) for w in set(words)}
+    seq = list(map(ids.__getitem__, words))
+    grams = zip(*(seq[k:] for k in range(SHINGLE)), strict=False) if len(seq) > SHINGLE else [seq]
+    return array("q", heapq.nsmallest(SLOTS, set(map(hash, map(tuple, grams))))).tobytes()
+
+
+def sketch(sig: bytes) -> frozenset[int]:
+    return frozenset(array("q", sig)) if sig and len(sig) % 8 == 0 else frozenset()
+
+
+def similarity(a: frozenset[int], b: frozenset[int]) -> float:
+    """The estimated Jaccard similarity of the notes of two sketches."""
+    if not a or not b:
+        return 0.0
+    union = heapq.nsmallest(SLOTS, a | b)
+    return sum(1 for h in union if h in a and h in b) / len(union)
+
+
+def fold(signatures: list[bytes], limit: int) -> dict[int, list[int]]:
+    """The first `limit` positions of `signatures` (best first) that are no copy of an earlier kept one,
+    each with the positions of its copies among all of them. A row without a signature (an index from
+    before them) is never a copy."""
+    kept: dict[int, list[int]] = {}
+    sketches = [sketch(s) for s in signatures]
+    for i, mine in enumerate(sketches):
+        # most pairs share few hashes: the full estimate only for those that could reach the threshold
+        original = (
+            next(
+                (
+                    k
+                    for k in kept
+                    if len(mine & sketches[k]) >= COPY_SIMILARITY * min(len(mine), len(sketches[k]))
+                    and similarity(mine, sketches[k]) >= COPY_SIMILARITY
+                ),
+                None,
+            )
+            if mine
+            else None
+        )
+        if original is not None:
+            kept[original].append(i)
+        elif len(kept) < limit:
+            kept[i] = []
+    return kept

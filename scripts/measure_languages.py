@@ -1,0 +1,104 @@
+"""How well index/languages.py tells a note's language (issue #26): on tldr pages whose folder says their
+language (`pages.<lang>/common`, a seeded sample of 100 per language), the share the detector names
+correctly, names wrongly or leaves unnamed (stemmed as English), and how often the text overrules a
+language folder.
+
+    python scripts/measure_languages.py [--tldr GIT_DIR] [--pages 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+from k0maru.index.languages import detect, folder_language, note_language
+
+FOLDERS = {
+    "pages": "english",
+    **{
+        f"pages.{code}": lang
+        for code, lang in {
+            "de": "german", "fr": "french", "es": "spanish", "it": "italian",
+            "pt_BR": "portuguese", "nl": "dutch", "sv": "swedish", "da": "danish", "pl": "polish",
+            "tr": "turkish", "id": "indonesian", "fi": "finnish", "ro": "romanian", "cs": "czech",
+            "ca": "catalan", "no": "norwegian", "hu": "hungarian",
+        }.items()
+    },
+}  # fmt: skip
+
+
+def pages(git_dir: Path, folder: str, n: int, rng: random.Random) -> list[tuple[str, str]]:
+    names = subprocess.run(
+        [
+            "git",
+            "--git-dir",
+            str(git_dir),
+            "ls-tree",
+            "-r",
+            "--name-only",
+            "HEAD",
+            f"{folder}/common",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    picked = rng.sample(names, min(n, len(names)))
+    if not picked:
+        return []
+    blob = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
+        input="".join(f"HEAD:{p}\n" for p in picked).encode(),
+        capture_output=True,
+        check=True,
+    ).stdout
+    out, i = [], 0
+    for path in picked:
+        nl = blob.index(b"\n", i)
+        size = int(blob[i:nl].split()[2])
+        out.append((path, blob[nl + 1 : nl + 1 + size].decode()))
+        i = nl + 1 + size + 1
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--tldr", type=Path, default=Path("/work/.mirror/tldr-pages+tldr/repo"))
+    ap.add_argument("--pages", type=int, default=100)
+    args = ap.parse_args()
+    rng = random.Random(26)
+    total: Counter[str] = Counter()
+    print(
+        f"{'language':12} {'pages':>5} {'right':>6} {'wrong':>6} {'none':>6} {'folder overruled':>17}"
+    )
+    for folder, lang in FOLDERS.items():
+        got = [
+            (path, text, detect(text)) for path, text in pages(args.tldr, folder, args.pages, rng)
+        ]
+        if not got:  # no such folder in this checkout
+            continue
+        right = sum(g == lang for _, _, g in got)
+        none = sum(g is None for _, _, g in got)
+        overruled = sum(
+            folder_language(path) is not None
+            and note_language({}, path, text) != folder_language(path)
+            for path, text, _ in got
+        )
+        total.update(pages=len(got), right=right, none=none, overruled=overruled)
+        print(
+            f"{lang:12} {len(got):5} {right / len(got):6.0%} {(len(got) - right - none) / len(got):6.0%}"
+            f" {none / len(got):6.0%} {overruled:17}"
+        )
+    named = total["pages"] - total["none"]
+    print(
+        f"all: {total['right'] / total['pages']:.1%} named right; of those named "
+        f"{total['right'] / max(named, 1):.1%} right ({named - total['right']} wrong of {named}); "
+        f"{total['overruled']} folder(s) overruled"
+    )
+
+
+if __name__ == "__main__":
+    main()
