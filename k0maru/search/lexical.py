@@ -432,7 +432,10 @@ class LexicalCache:
             main = self._rebuild(store)
         self._main = main
         delta = Delta(main, store) if main.version != version else None
-        self._index = LexicalIndex(main, delta, version, store.language_shares)
+        # read now, through this thread's connection: the index outlives the thread that loads it (a
+        # server's warm-up), and a connection of a thread that ended is closed by the next one opened
+        shares = store.language_shares()
+        self._index = LexicalIndex(main, delta, version, lambda: shares)
         return self._index
 
     def _rebuild(self, store: Store) -> MainSegment:

@@ -70,6 +70,28 @@ def test_threads_asking_at_once_share_one_load(indexed: Path) -> None:
     assert len(got) == 4 and all(index is got[0] for index in got)
 
 
+def test_an_index_loaded_by_a_thread_that_ended_still_answers(indexed: Path) -> None:
+    """A server's warm-up thread loads the index and ends; the first query comes later, on a thread
+    whose own connection closes the ended thread's: the index must not read through that one."""
+    with Vault.open(indexed) as v:
+        cache = LexicalCache()
+        loader = threading.Thread(target=lambda: cache.get(v.store))
+        loader.start()
+        loader.join()
+        answers: list[object] = []
+
+        def query() -> None:
+            try:
+                answers.append(cache.get(v.store).search("quokka", 5))
+            except Exception as exc:  # noqa: BLE001 - the assertion below names it
+                answers.append(exc)
+
+        asker = threading.Thread(target=query)
+        asker.start()
+        asker.join()
+    assert isinstance(answers[0], list) and answers[0], answers
+
+
 def test_a_delta_chunk_scores_as_the_same_text_in_the_main_segment(indexed: Path) -> None:
     write(indexed, "copy.md", (indexed / "n07.md").read_text().replace("# Note 7", "# Note 7"))
     with Vault.open(indexed) as v:
