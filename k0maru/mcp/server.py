@@ -190,32 +190,40 @@ def build_server(service: Service) -> Any:
 
 
 def warm_up(service: Service) -> None:
-    """Bring the index up to date, load the BM25 index and the token counter the answers are fitted with,
-    off the request path, then hand the heap this freed back. The model is not loaded here: it adds to the
-    resident memory, so it waits for the first query that needs a vector."""
+    """Bring the index up to date and load what the first recall needs, off the request path: the
+    BM25 index, the model when the index has vectors (a hybrid recall embeds its query, so it is loaded
+    for the first one either way) and the token counter the answers are fitted with. Then hand the heap
+    this freed back and turn the garbage collector on again (`serve` runs with it off until here)."""
     from k0maru import llm_tokens
     from k0maru.memory import release_free_memory
 
     try:
         with service.live.session() as vault:
             vault.recall.lexical.get(vault.store)
+            if vault.store.has_vectors():
+                vault.embedder  # noqa: B018 - the property loads the model
             sample = "\n".join(vault.store.text_sample(64))
             vault.store.release_mapped_pages()
         llm_tokens.prepare(
             sample
         )  # a vault in other scripts: a counter that covers them from the start
+        gc.freeze()  # what the start made lives as long as the process: no collection walks it again
         release_free_memory()
     except Exception as exc:  # noqa: BLE001 - a failed warm-up must not kill the server
         log.warning("warm-up failed: %s", exc)
+    finally:
+        gc.enable()
 
 
 def serve(vault_dir: str | None) -> int:
+    """Serve on stdio. The SDK is imported first, with nothing beside it (the path to `initialize`); the
+    warm-up follows in a thread. The garbage collector is off until the warm-up is done (`k0maru mcp` turns
+    it off before its imports): the start makes hundreds of thousands of objects that live as long as the
+    process, and every collection in between would walk them for nothing."""
+    gc.disable()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="k0maru-mcp: %(message)s")
     service = Service.open(vault_dir)
-    server = build_server(
-        service
-    )  # importing the SDK is the path to `initialize`: nothing runs beside it
-    gc.freeze()  # the SDK's ~560 model classes live as long as the process: no collection walks them again
+    server = build_server(service)
     warm = threading.Thread(target=warm_up, args=(service,), name="k0maru-warm-up")
     warm.start()
     try:

@@ -17,6 +17,7 @@ import contextlib
 import io
 import logging
 import math
+import threading
 import time
 from array import array
 from collections.abc import Callable, Iterable, Iterator
@@ -401,11 +402,20 @@ class LexicalCache:
         self._main: MainSegment | None = None
         self._index: LexicalIndex | None = None
         self.last_build_ms: float | None = None
+        # threads asking at once (a server's warm-up and its first query) wait for one load
+        self._lock = threading.Lock()
 
     def get(self, store: Store, merge: bool = False) -> LexicalIndex:
         """The index at the store's current corpus version. A query never rebuilds the main segment once
         one exists; `merge` (scan, background worker) rebuilds it when `Bm25State.merge_due`."""
         version = store.corpus_version()
+        index = self._index
+        if index is not None and index.version == version and not merge:
+            return index
+        with self._lock:
+            return self._load(store, version, merge)
+
+    def _load(self, store: Store, version: int, merge: bool) -> LexicalIndex:
         if self._index is not None and self._index.version == version and not merge:
             return self._index
         state = store.bm25_state()
@@ -422,7 +432,10 @@ class LexicalCache:
             main = self._rebuild(store)
         self._main = main
         delta = Delta(main, store) if main.version != version else None
-        self._index = LexicalIndex(main, delta, version, store.language_shares)
+        # read now, through this thread's connection: the index outlives the thread that loads it (a
+        # server's warm-up), and a connection of a thread that ended is closed by the next one opened
+        shares = store.language_shares()
+        self._index = LexicalIndex(main, delta, version, lambda: shares)
         return self._index
 
     def _rebuild(self, store: Store) -> MainSegment:

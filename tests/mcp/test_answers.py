@@ -302,6 +302,28 @@ def test_the_token_counter_keeps_its_vocabulary_cut_once_per_user(
     assert len(encoder.encoding.encode_ordinary(text)) == llm_tokens.count_tokens(text)
 
 
+def test_a_short_text_is_counted_exactly_without_building_tiktokens_encoder() -> None:
+    """Answers and passages are counted by the counter's own byte-pair merges (tiktoken's encoder takes
+    longer to build than the MCP server's first answer): the same count as tiktoken over the same ranks,
+    on every log of the test data cut to answer-sized texts and on other scripts; a long text builds it."""
+    from k0maru import llm_tokens
+
+    texts = [
+        text[i : i + 3000]
+        for log in sorted(LOGS.glob("*.log"))
+        for text in [log.read_text(errors="replace")]
+        for i in range(0, min(len(text), 30_000), 3000)
+    ]
+    texts += ["déjà vu — ✓", "日本語のログ 🚀", "Ключ аренды: `SQLITE_BUSY`", " " * 200, "=" * 200]
+    encoder = llm_tokens._Encoder(llm_tokens._EVERY_BYTE)
+    counts = [encoder.count(t) for t in texts]
+    assert encoder._encoding is None  # not built
+    assert counts == [len(encoder.encoding.encode_ordinary(t)) for t in texts]
+    wide = llm_tokens._Encoder(llm_tokens._EVERY_BYTE)
+    long = "lease renewal " * 2000  # over SHORT_TEXT characters
+    assert wide.count(long) > 2000 and wide._encoding is not None
+
+
 @pytest.mark.slow
 def test_the_first_answer_builds_the_token_counter_once(demo: Path) -> None:
     """After the warm-up, a recall and its text block need no second build of the counter over the whole

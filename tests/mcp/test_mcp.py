@@ -383,6 +383,36 @@ def test_answers_fit_their_token_budget_and_carry_the_passage(demo: Path) -> Non
             )
 
 
+def test_the_warm_up_loads_the_model_only_for_an_index_with_vectors(
+    demo: Path, tmp_path: Path
+) -> None:
+    """A hybrid recall embeds its query, so the warm-up loads the model when the index has vectors (the
+    first recall needs it either way); an index without any keeps that memory and answers from BM25. The
+    collector, off while the server starts, is on again afterwards, what the start made frozen."""
+    import shutil
+
+    from tests.helpers import DEMO_VAULT
+
+    def warm(vault: Path) -> list[str]:
+        code = (
+            "import gc\nfrom k0maru.mcp.server import warm_up\n"
+            "from k0maru.service.operations import Service\n"
+            f"gc.disable()\nsvc = Service.open({str(vault)!r}, embed='off')\nwarm_up(svc)\n"
+            "print(svc.vault._embedder_loaded, gc.isenabled(), gc.get_freeze_count() > 0)\n"
+            "svc.close()\n"
+        )
+        r = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+        )
+        assert r.returncode == 0, r.stderr
+        return r.stdout.split()
+
+    assert warm(demo) == ["True", "True", "True"]
+    fresh = tmp_path / "fresh"
+    shutil.copytree(DEMO_VAULT, fresh, ignore=shutil.ignore_patterns(".k0maru"))
+    assert warm(fresh) == ["False", "True", "True"]
+
+
 def test_the_warm_up_loads_the_token_counter_for_the_vaults_scripts(tmp_path: Path) -> None:
     """The first answer is fitted without building the counter again: the warm-up builds it for what a
     sample of the vault's chunks holds (on 38k tldr pages in 40 languages the first recall took 0.74 s

@@ -1,6 +1,7 @@
 """The incremental BM25 index: a persisted main segment plus a delta scored at query time."""
 
 import io
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +47,49 @@ def test_a_change_is_served_from_the_delta_without_a_rebuild(indexed: Path) -> N
         assert [v.store.path_and_title(h.doc_id)[0] for h in index.search("sqlite_busy", 5)] == [
             "n01.md"
         ]
+
+
+def test_threads_asking_at_once_share_one_load(indexed: Path) -> None:
+    """A server's warm-up and its first query ask the process's cache at the same moment: the segment is
+    read once and both get the same index (each load costs a query the time of reading the blob)."""
+    with Vault.open(indexed) as v:
+        cache = LexicalCache()
+        start = threading.Barrier(4)
+        got: list[object] = []
+
+        def ask() -> None:
+            store = v.store  # this thread's own connection
+            start.wait()
+            got.append(cache.get(store))
+
+        threads = [threading.Thread(target=ask) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert len(got) == 4 and all(index is got[0] for index in got)
+
+
+def test_an_index_loaded_by_a_thread_that_ended_still_answers(indexed: Path) -> None:
+    """A server's warm-up thread loads the index and ends; the first query comes later, on a thread
+    whose own connection closes the ended thread's: the index must not read through that one."""
+    with Vault.open(indexed) as v:
+        cache = LexicalCache()
+        loader = threading.Thread(target=lambda: cache.get(v.store))
+        loader.start()
+        loader.join()
+        answers: list[object] = []
+
+        def query() -> None:
+            try:
+                answers.append(cache.get(v.store).search("quokka", 5))
+            except Exception as exc:  # noqa: BLE001 - the assertion below names it
+                answers.append(exc)
+
+        asker = threading.Thread(target=query)
+        asker.start()
+        asker.join()
+    assert isinstance(answers[0], list) and answers[0], answers
 
 
 def test_a_delta_chunk_scores_as_the_same_text_in_the_main_segment(indexed: Path) -> None:
