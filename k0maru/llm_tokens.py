@@ -235,11 +235,12 @@ def loaded_vocabulary() -> int:
     return _encoder.size if _encoder is not None else 0
 
 
-# Long texts are counted in pieces, so the token list of one piece is all that is held at once. A cut
+# Long texts are counted in pieces short enough for the encoder's own count (SHORT_TEXT), so a log's
+# count never builds tiktoken's encoder unless a piece needs it (a line longer than SHORT_TEXT). A cut
 # after a newline followed by a character that is neither whitespace nor "/" splits no BPE piece: no
 # alternative of the o200k pattern runs on past such a newline (only its punctuation alternative takes
 # trailing newlines and slashes), and none looks behind.
-COUNT_PIECE = 1 << 16
+COUNT_PIECE = SHORT_TEXT // 2
 _SAFE_CUT = re.compile(r"\n(?=[^\s/])")
 
 
