@@ -6,9 +6,10 @@ import fcntl
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from k0maru.errors import PathOutsideVaultError
 from k0maru.layout import STATE_DIR
@@ -33,25 +34,38 @@ def current_umask() -> int:
     return mask
 
 
-def _durable_temp(path: Path, data: bytes) -> Path:
-    """`data` written and fsynced to a temp file beside `path` (same filesystem, so rename/link work),
-    with the mode `path` has, else the one a plain `open()` would give it under the user's umask."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except OSError:
-        mode = 0o666 & ~current_umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def durable_temp(
+    folder: Path,
+    fill: Callable[[BinaryIO], object],
+    *,
+    mode: int | None = None,
+    prefix: str = ".",
+    suffix: str = ".tmp",
+) -> Path:
+    """A new temp file in `folder` written by `fill` and fsynced, with `mode` (default: the one a plain
+    `open()` gives under the user's umask); its path, for the caller to rename. Removed if `fill` fails."""
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
-            os.fchmod(fh.fileno(), mode)
-            fh.write(data)
+            os.fchmod(fh.fileno(), 0o666 & ~current_umask() if mode is None else mode)
+            fill(fh)
             fh.flush()
             os.fsync(fh.fileno())
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return Path(tmp)
+
+
+def _durable_temp(path: Path, data: bytes) -> Path:
+    """`data` in a durable temp file beside `path` (same filesystem, so rename/link work), with the mode
+    `path` has, else the one a plain `open()` would give it under the user's umask."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode: int | None = path.stat().st_mode & 0o7777
+    except OSError:
+        mode = None
+    return durable_temp(path.parent, lambda fh: fh.write(data), mode=mode, prefix=f".{path.name}.")
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

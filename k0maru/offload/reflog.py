@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import codecs
 import os
-import tempfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 from k0maru.errors import K0maruError
-from k0maru.fsutil import current_umask
+from k0maru.fsutil import durable_temp
 
 SUFFIX = ".log.gz"
 PLAIN = ".log"
@@ -44,17 +43,12 @@ def is_log(path: Path) -> bool:
 def write(src: int, size: int, folder: Path) -> Path:
     """The first `size` bytes of the plain log open at file descriptor `src`, compressed into a new temp
     file in `folder` (fsynced, with the mode the user's umask gives); its path. The caller renames it."""
-    fd, name = tempfile.mkstemp(prefix=f".offload-{os.getpid()}-", suffix=".gz.part", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            os.fchmod(out.fileno(), 0o666 & ~current_umask())
-            _write_blocks(src, size, out)
-            out.flush()
-            os.fsync(out.fileno())
-    except BaseException:
-        Path(name).unlink(missing_ok=True)
-        raise
-    return Path(name)
+    return durable_temp(
+        folder,
+        lambda out: _write_blocks(src, size, out),
+        prefix=f".offload-{os.getpid()}-",
+        suffix=".gz.part",
+    )
 
 
 def _write_blocks(src: int, size: int, out: BinaryIO) -> None:
