@@ -58,6 +58,16 @@ def line_range(
     return out
 
 
+def compile_pattern(pattern: str, fixed: bool = False) -> regex.Pattern[str]:
+    """`pattern` compiled for `grep` (`fixed`: as plain text); K0maruError when it is empty or bad."""
+    if not pattern:
+        raise K0maruError("empty pattern; pass a regular expression or plain text to look for")
+    try:
+        return regex.compile(regex.escape(pattern) if fixed else pattern)
+    except regex.error as exc:
+        raise K0maruError(f"bad pattern {pattern!r}: {exc}") from None
+
+
 def grep(
     path: Path,
     pattern: str,
@@ -70,12 +80,7 @@ def grep(
     """(lines as (number, text, is_match), total matches). Groups of context are merged. `fixed`: the
     pattern is plain text, not a regular expression. `skip`: the first matches to pass over (a page
     offset); they still count in the total."""
-    if not pattern:
-        raise K0maruError("empty pattern; pass a regular expression or plain text to look for")
-    try:
-        rx = regex.compile(regex.escape(pattern) if fixed else pattern)
-    except regex.error as exc:
-        raise K0maruError(f"bad pattern {pattern!r}: {exc}") from None
+    rx = compile_pattern(pattern, fixed)
     deadline = time.monotonic() + GREP_BUDGET_S
     context = max(0, min(context, 50))
     before: deque[tuple[int, str]] = deque(maxlen=context)

@@ -5,7 +5,6 @@ scanned, and a vault that cannot be opened (a full disk) still runs the command.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -116,4 +115,4 @@ def check_log_view(lines: str | None, pattern: str | None, fixed: bool) -> None:
     if lines:
         slices.parse_range(lines)
     if pattern is not None:
-        slices.grep(Path(os.devnull), pattern, fixed=fixed)
+        slices.compile_pattern(pattern, fixed)
