@@ -31,7 +31,7 @@ MARKER = re.compile(
     r"|(?:Uncaught )?(?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception)\b(?: \[\w+\])?:"
     r"|(?:fatal )?error(?:\[\w+\])?:"
     r"|Error(?: \[\w+\])?:|ERROR\b|Failure:|FATAL\b|Exception in thread\b"
-    r"|There (?:was|were) \d+ (?:failure|error)s?:|Failed asserting\b"
+    r"|There (?:was|were) \d+ (?:failure|error)s?:|Failed asserting\b|Failed example:"
     r")"
     r"|: (?:fatal )?error:|: runtime error:| ERR! |: line \d+: "
     r"|: (?:fatal )?[Ee]rror\b|: No such file or directory|: command not found|: Permission denied"
@@ -44,6 +44,7 @@ MARKER = re.compile(
 TRIGGERS = (
     "not ok",
     "Failed test",
+    "Failed example",
     "FAIL",
     "Failure",
     "● ",
@@ -120,6 +121,8 @@ class GenericExtractor(Extractor):
         self.marker: Failure | None = None
         self.python: list[str] = []
         self.found: list[tuple[int, str, str]] = []  # (rank, location, its line)
+        # a Python frame just before the marker: doctest prints the place, then `Failed example:`
+        self.framed_before: str | None = None
 
     def feed(self, line: str, lineno: int) -> None:
         if len(self.f.markers) >= MAX_MARKERS and self.marker is None:
@@ -136,8 +139,9 @@ class GenericExtractor(Extractor):
                 short(line),
                 lineno,
             )
+            before = self.cursor.before(1)
+            self.framed_before = _python_frame(before[0], self.cursor.places) if before else None
             if len(self.f.markers) < KEPT_LINES:
-                before = self.cursor.before(1)
                 self.marker.lines = [
                     (lineno - i, _clip(b)) for i, b in reversed(list(enumerate(before, start=1)))
                 ]
@@ -207,5 +211,15 @@ class GenericExtractor(Extractor):
             own = said.replace(marker.location.rsplit(":", 1)[0], "")
             if rank in (THROWN, PLAIN) and re.search(r"[A-Za-z]{3}", own):  # a message of its own
                 marker.message = short(said, 240)
-        self.python, self.found = [], []
+        elif self.framed_before:
+            marker.location = self.framed_before
+        self.python, self.found, self.framed_before = [], [], None
         self.f.mark(marker)
+
+
+def _python_frame(line: str, places: locations.Places) -> str | None:
+    """The user-code place of a Python frame line (`File "x.py", line 7, in f`), else None."""
+    m = locations.PYTHON_FRAME.search(line)
+    if m is None or not places.is_user(m.group(1)):
+        return None
+    return locations.text(m.group(1), m.group(2), None)
