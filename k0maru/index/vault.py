@@ -25,6 +25,8 @@ from k0maru.layout import CONFIG_FILE, STATE_DIR, resolve_vault
 from k0maru.memory import release_free_memory
 
 if TYPE_CHECKING:  # heavy modules (numpy, onnxruntime, bm25s) load only when a command needs them
+    from collections.abc import Callable
+
     from k0maru.notes.conventions import Conventions
     from k0maru.search.embedding import Embedder
     from k0maru.search.lexical import LexicalCache
@@ -164,14 +166,16 @@ class Vault:
             self.sniff_conventions_later()
         return known[1]
 
-    def sniff_conventions_later(self) -> None:
-        """Sniff the conventions again in a thread of their own (servers: at start, then when stale)."""
+    def sniff_conventions_later(self, after: Callable[[], object] | None = None) -> None:
+        """Sniff the conventions again in a thread of their own (servers: at start, once `after` returns,
+        then when stale); none is started while a sniff is under way."""
         from k0maru.notes.conventions import ConventionSniffer
 
-        if not self._sniffing.acquire(blocking=False):
-            return
-
         def run() -> None:
+            if after is not None:
+                after()
+            if not self._sniffing.acquire(blocking=False):  # a flush sniffed meanwhile, or is at it
+                return
             try:
                 self._conventions = (time.monotonic(), ConventionSniffer(self.root).sniff())
             except Exception:  # noqa: BLE001, S110 - the next flush sniffs again
@@ -179,7 +183,8 @@ class Vault:
             finally:
                 self._sniffing.release()
 
-        threading.Thread(target=run, name="k0maru-conventions", daemon=True).start()
+        if not self._sniffing.locked():
+            threading.Thread(target=run, name="k0maru-conventions", daemon=True).start()
 
     def lexical_cache(self, store: Store) -> LexicalCache:
         """The BM25 cache of the index file `store` holds, shared by every thread of the process."""

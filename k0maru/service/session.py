@@ -37,6 +37,8 @@ READ_WAIT_S = 0.25  # a read waits at most this long for another thread indexing
 SAFETY_WALK_S = (
     60.0  # servers: a stat walk in the background this often finds what the watcher missed
 )
+QUIET_S = 0.2  # work that can wait (a server's first sniff) starts after this long with no request
+QUIET_WAIT_S = 10.0  # ... or after this long at most
 WATCHER_STARTS = 3  # a watcher that keeps dying is not started again: the session walks
 
 
@@ -66,6 +68,7 @@ class VaultSession:
         self._closing = threading.Event()
         self._worker_wanted = False
         self._requests = 0  # in flight: close() waits for them
+        self._last_request = time.monotonic()  # when the last one ended
         self._watcher: ChangeWatcher | None = None  # servers: what changed since the last request
         self._watcher_starts = 0
         self._safety_thread: threading.Thread | None = None  # servers: the periodic stat walk
@@ -130,6 +133,7 @@ class VaultSession:
         finally:
             with self._idle:
                 self._requests -= 1
+                self._last_request = time.monotonic()
                 self._idle.notify_all()
 
     def _explain(self, exc: Exception) -> K0maruError:
@@ -190,6 +194,9 @@ class VaultSession:
         if not due:
             return
         self._start_watcher()
+        watcher = self._watcher
+        if only is None and watcher is not None and watcher.wait_ready():
+            watcher.take()  # a whole walk that starts now, the watch in place, covers what it marked
         try:
             report = self._index(only)
         except (
@@ -201,7 +208,8 @@ class VaultSession:
             self._not_refreshed(exc)
             return
         if self._last_scan is None and self._watcher is not None:  # a server's first walk is done:
-            self.vault.sniff_conventions_later()  # its first flush need not wait for the sniff
+            # its first flush need not wait for the sniff, nor its first answers share the CPU with it
+            self.vault.sniff_conventions_later(after=self._wait_quiet)
         self._last_scan = time.monotonic()
         self.warnings = report.as_dict()["warnings"]
         pending = self.vault.settings.embed and self.vault.store.has_unembedded_chunks()
@@ -226,6 +234,11 @@ class VaultSession:
             )
             # the CPU with the worker's start-up while it answers
 
+    def watch(self) -> None:
+        """Servers: start the file watcher now, so that its watch is in place by the first request."""
+        with self.lock:
+            self._start_watcher()
+
     def _start_watcher(self) -> None:
         """Servers: the file watcher (before the walk that follows), and the background safety walk."""
         if (
@@ -240,6 +253,16 @@ class VaultSession:
         if self._safety_thread is None and self._watcher is not None:
             self._safety_thread = threading.Thread(target=self._safety_walks, name="k0maru-walk")
             self._safety_thread.start()
+
+    def _wait_quiet(self, quiet: float = QUIET_S, timeout: float = QUIET_WAIT_S) -> None:
+        """Until no request has been in flight for `quiet` seconds (at most `timeout`): an answer is still
+        on its way to the client for a moment after its request has left the session."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while (now := time.monotonic()) < deadline:
+                if self._requests == 0 and now - self._last_request >= quiet:
+                    return
+                self._idle.wait(min(quiet, deadline - now))
 
     def _index(self, only: list[str] | None) -> IndexReport:
         """A query's index run: lexical, no merge (the worker merges); a rebuild that moved the file aside

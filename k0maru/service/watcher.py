@@ -11,6 +11,7 @@ waits until the watcher has seen it, and with it every change made before the re
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
@@ -29,6 +30,8 @@ MAX_PATHS = (
 IGNORED_DIRS = frozenset({STATE_DIR, ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"})
 SYNC_DIR = "watch-sync"  # under STATE_DIR: the markers requests wait for
 SYNC_WAIT_S = 1.0  # a request waits at most this long for the watcher to catch up
+READY_WAIT_S = 1.0  # a server's first walk waits at most this long for the watch to be in place
+READY_STEP_S = 0.01  # how often a new marker is made until the watch is in place
 STEP_MS = 5  # how often the watcher looks for new events (a request's wait is one or two steps)
 
 
@@ -55,7 +58,9 @@ class ChangeWatcher:
         except ImportError:
             return None
         watcher = cls(root)
-        watcher._thread.start()  # not waited for: until its watch is in place, requests walk
+        with contextlib.suppress(OSError):  # a read-only state folder: requests do not sync
+            watcher._sync_dir.mkdir(parents=True, exist_ok=True)
+        watcher._thread.start()  # not waited for here: `wait_ready`
         return watcher
 
     def stop(self, wait: float = 0) -> None:
@@ -90,13 +95,29 @@ class ChangeWatcher:
         stopped, the state folder not writable) or took longer than `wait`."""
         if not (self._ready.is_set() and self.running):
             return False
+        return self._marker_seen(wait) is True
+
+    def wait_ready(self, wait: float = READY_WAIT_S) -> bool:
+        """Wait until the watch is in place, so that a walk starting now misses no change: markers are
+        created until the watcher reports one (a marker made before the watch is in place is never seen).
+        False when it is not in place within `wait`, stopped, or the state folder is not writable."""
+        deadline = time.monotonic() + wait
+        while not self._ready.is_set() and self.running:
+            left = deadline - time.monotonic()
+            if left <= 0 or self._marker_seen(min(left, READY_STEP_S)) is None:
+                break
+        return self._ready.is_set() and self.running
+
+    def _marker_seen(self, wait: float) -> bool | None:
+        """Create a marker file and wait up to `wait` for the watcher to report it; None when it cannot
+        be created."""
         with self._guard:
             number = next(self._numbers)  # in the order requests came: a later marker covers it
         marker = self._sync_dir / f"{self._prefix}{number}"
         try:
             marker.touch()
         except OSError:
-            return False
+            return None
         try:
             with self._seen:
                 return self._seen.wait_for(lambda: self._synced >= number, wait)
@@ -111,13 +132,10 @@ class ChangeWatcher:
     def _run(self) -> None:
         import watchfiles
 
-        try:
-            self._sync_dir.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
             for old in self._sync_dir.iterdir():  # markers a killed process left
                 if old.stat().st_mtime < time.time() - 60:
                     old.unlink(missing_ok=True)
-        except OSError:
-            pass  # a read-only state folder: requests do not sync
         try:
             events = watchfiles.watch(
                 self.root,

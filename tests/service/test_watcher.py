@@ -55,6 +55,53 @@ def test_the_first_request_does_not_wait_for_the_watch(vault: Path) -> None:
         watcher and watcher.stop(wait=5)
 
 
+def test_a_server_walks_once_at_start_with_the_watch_in_place(vault: Path) -> None:
+    """A server's first request waits for the watch to be in place (a marker file it sees, well before
+    the watcher's first 500 ms timeout) and then walks once: nothing is left for a second walk, and a file
+    written after that walk reaches the next request as one changed path."""
+    from k0maru.service.watcher import ChangeWatcher
+
+    watcher = ChangeWatcher.start(vault)
+    try:
+        assert watcher is not None
+        t0 = time.perf_counter()
+        assert watcher.wait_ready()
+        assert time.perf_counter() - t0 < 0.4, "in place by the watcher's timeout, not by a marker"
+    finally:
+        watcher and watcher.stop(wait=5)
+    write(vault, "notes/a.md", "# A\n\nLease renewal.\n")
+    live = VaultSession(Vault.open(vault, embed=False))
+    with Service(live) as svc:
+        live.watch()  # as `k0maru mcp` does before its SDK import
+        assert svc.recall("lease renewal", mode="bm25").hits
+        assert live._watcher is not None and live._watcher.take() == []  # no second walk due
+        write(vault, "notes/b.md", "# B\n\nmarkerafter the walk.\n")
+        assert live._watcher.sync() and live._watcher.take() == ["notes/b.md"]
+
+
+def test_work_that_can_wait_waits_for_a_quiet_moment(vault: Path) -> None:
+    """A server's first sniff of the conventions starts only once no request has been in flight for a
+    while, so it does not share the CPU with the first answers."""
+    import threading
+
+    live = VaultSession(Vault.open(vault, embed=False))
+    ended: list[float] = []
+    with Service(live):
+
+        def request() -> None:
+            with live.session(fresh=False):
+                time.sleep(0.15)
+            ended.append(time.monotonic())
+
+        busy = threading.Thread(target=request)
+        busy.start()
+        time.sleep(0.05)
+        live._wait_quiet(quiet=0.1)
+        quiet_at = time.monotonic()
+        busy.join()
+    assert ended and quiet_at - ended[0] >= 0.09
+
+
 def test_an_edit_is_found_by_the_very_next_request(vault: Path) -> None:
     """Written, then asked for at once, as an agent does: no retry, no sleep. The request waits for
     the watcher to have seen every change made before it (its own marker file), so it never answers
