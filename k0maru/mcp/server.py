@@ -215,20 +215,48 @@ def warm_up(service: Service) -> None:
         gc.enable()
 
 
+def load_model_early(service: Service) -> threading.Thread | None:
+    """Start loading the embedding model in a thread of its own, to run while the SDK is imported:
+    onnxruntime builds its session without holding the interpreter lock. Its imports are done here
+    first, since two threads importing at once slow each other down. None when embeddings are off."""
+    vault = service.live.vault
+    if not vault.settings.embed:
+        return None
+    try:
+        import numpy  # noqa: F401
+        import onnxruntime  # noqa: F401
+    except ImportError:  # the warm-up's load says what is missing
+        return None
+
+    def load() -> None:
+        try:
+            vault.embedder  # noqa: B018 - the property loads the model
+        except Exception as exc:  # noqa: BLE001 - the warm-up tries again and says why
+            log.warning("loading the embedding model failed: %s", exc)
+
+    thread = threading.Thread(target=load, name="k0maru-model")
+    thread.start()
+    return thread
+
+
 def serve(vault_dir: str | None) -> int:
-    """Serve on stdio. The SDK is imported first, with nothing beside it (the path to `initialize`); the
-    warm-up follows in a thread. The garbage collector is off until the warm-up is done (`k0maru mcp` turns
-    it off before its imports): the start makes hundreds of thousands of objects that live as long as the
-    process, and every collection in between would walk them for nothing."""
+    """Serve on stdio. The file watcher starts and the embedding model loads while the SDK is imported
+    (`load_model_early`), so both are ready by the first request; the rest of the warm-up follows in a
+    thread once the SDK is in. The garbage collector is off until the warm-up is done (`k0maru mcp` turns it off before its imports): the start makes hundreds of thousands of objects
+    that live as long as the process, and every collection in between would walk them for nothing."""
     gc.disable()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="k0maru-mcp: %(message)s")
     service = Service.open(vault_dir)
+    service.live.watch()
+    model = load_model_early(service)
     server = build_server(service)
     warm = threading.Thread(target=warm_up, args=(service,), name="k0maru-warm-up")
     warm.start()
     try:
         server.run("stdio")
     finally:
-        warm.join()  # never tear down under a thread still inside onnxruntime or SQLite
+        for thread in (model, warm):  # never tear down under a thread inside onnxruntime or SQLite
+            if thread is not None:
+                thread.join()
         service.close()
     return 0

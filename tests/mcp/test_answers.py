@@ -358,3 +358,19 @@ def test_the_loadout_fits_its_budget_in_either_part(service: Service) -> None:
         assert result.structured_content["sections"]
         for section in result.structured_content["sections"]:
             assert section["text"] in text  # the text block holds every section whole
+
+
+def test_the_model_loads_beside_the_sdk_import(demo: Path) -> None:
+    """`k0maru mcp` starts loading the embedding model in a thread before it imports the SDK (onnxruntime
+    builds its session without the interpreter lock); none is started with embeddings off."""
+    from k0maru.mcp.server import load_model_early
+
+    with Service.open(str(demo)) as svc:
+        thread = load_model_early(svc)
+        assert thread is not None
+        thread.join(timeout=60)
+        vault = svc.live.vault
+        assert vault._embedder_loaded and vault._embedder is not None
+        assert vault.embedder is vault._embedder  # the warm-up and the first query take this one
+    with Service.open(str(demo), settings={"embed": False}) as svc:
+        assert load_model_early(svc) is None
