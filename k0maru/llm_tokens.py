@@ -160,17 +160,21 @@ def _cached_ranks(extra: frozenset[int]) -> dict[bytes, int]:
     import marshal
     import os
 
+    from k0maru import usercache
+
     vocabulary = vocabulary_file()
+    tokens = usercache.folder("tokens")
     try:
         st = vocabulary.stat()
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    except (OSError, RuntimeError):  # no home directory to speak of
+    except OSError:
+        tokens = None
+    if tokens is None:
         return _read_ranks(vocabulary, extra)
+    made_by = f"marshal {marshal.version}, Python {sys.version}"
     key = hashlib.sha1(
-        f"{vocabulary.resolve()}|{st.st_size}|{st.st_mtime_ns}|{sorted(extra)}|"
-        f"{marshal.version}|{sys.version}".encode()
+        f"{vocabulary.resolve()}|{st.st_size}|{st.st_mtime_ns}|{sorted(extra)}|{made_by}".encode()
     ).hexdigest()[:16]
-    cached = base / "k0maru" / "tokens" / f"{ENCODING}-{key}.marshal"
+    cached = tokens / f"{ENCODING}-{key}.marshal"
     try:
         ranks = marshal.loads(cached.read_bytes())
         if isinstance(ranks, dict):
@@ -183,6 +187,7 @@ def _cached_ranks(extra: frozenset[int]) -> dict[bytes, int]:
         tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
         tmp.write_bytes(marshal.dumps(ranks))
         os.replace(tmp, cached)
+        usercache.remember(cached, vocabulary, made_by)
     except OSError:
         pass
     return ranks

@@ -212,6 +212,12 @@ def config_markdown() -> str:
         "default; uncomment a line to change it. Validated settings are cached in",
         "`.k0maru/settings.cache.json`, keyed by the file, the variables and the flags.",
         "",
+        "Outside the vault, k0maru keeps two things per user in `~/.cache/k0maru` (`$XDG_CACHE_HOME`):",
+        "the optimised copy of the embedding model (~90 MB) and the token counter's cut of the",
+        "vocabulary (~2 MB). Each records the installed file it was made from; making a new one removes",
+        "those made from a file since gone or changed (a deleted virtual environment, an upgrade).",
+        "Deleting the folder is safe: the next start makes them again.",
+        "",
         "```toml",
     ]
     return "\n".join(intro) + "\n" + default_config_toml().rstrip() + "\n```\n"

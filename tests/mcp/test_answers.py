@@ -287,13 +287,18 @@ def test_the_token_counter_keeps_its_vocabulary_cut_once_per_user(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The counter's ranks come from the user's cache after the first build (reading the vocabulary was
-    most of the first answer's wait), identical to a fresh read, and a damaged cache file is read past."""
+    most of the first answer's wait), identical to a fresh read, and a damaged cache file is read past; one
+    left by an older install (its vocabulary file not recorded) is removed."""
     from k0maru import llm_tokens
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    old = tmp_path / "k0maru" / "tokens" / "o200k_base-0123456789abcdef.marshal"
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"x" * 1000)
     fresh = llm_tokens._read_ranks(llm_tokens.vocabulary_file(), llm_tokens._COMMON)
     assert llm_tokens._cached_ranks(llm_tokens._COMMON) == fresh
-    (kept,) = (tmp_path / "k0maru" / "tokens").iterdir()
+    (kept,) = (tmp_path / "k0maru" / "tokens").glob("*.marshal")
+    assert kept != old
     assert llm_tokens._cached_ranks(llm_tokens._COMMON) == fresh
     kept.write_bytes(b"\x00damaged")
     assert llm_tokens._cached_ranks(llm_tokens._COMMON) == fresh

@@ -48,8 +48,9 @@ def test_the_optimised_copy_is_kept_reused_and_remade_when_damaged(
     assert (
         weights.stat().st_size > 50_000_000 and copy.stat().st_size < 1_000_000
     )  # the weights apart, mapped
-    assert [p.name for p in copy.parent.parent.iterdir()] == [
-        copy.parent.name
+    assert sorted(p.name for p in copy.parent.parent.iterdir()) == [
+        copy.parent.name,
+        copy.parent.name + ".source",  # what it was made from
     ]  # no temporary folder left behind
     made = copy.stat().st_mtime_ns
     again = Embedder(
@@ -70,15 +71,39 @@ def test_the_optimised_copy_is_kept_reused_and_remade_when_damaged(
         assert np.allclose(remade.embed(TEXTS), first.embed(TEXTS), atol=1e-5)
 
 
-def test_a_copy_kept_by_an_older_k0maru_is_removed(
+def test_copies_of_models_gone_or_replaced_are_removed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    old = tmp_path / "k0maru" / "models" / "model-0123456789abcdef.onnx"  # one file, weights inside
-    old.parent.mkdir(parents=True)
-    old.write_bytes(b"x" * 1000)
+    """Making a copy removes the copies whose model file is gone (a deleted virtual environment), made by
+    another onnxruntime from the same file, or kept in an older layout; a copy of a model file still there
+    stays (another environment uses it)."""
+    from k0maru import usercache
+    from k0maru.search.embedding import model_file
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    models = tmp_path / "cache" / "k0maru" / "models"
+    made = {}
+    for name, source, runtime in (
+        ("model-gone", tmp_path / "venv-gone" / "model.onnx", "onnxruntime 1.0"),
+        ("model-live", tmp_path / "venv-live" / "model.onnx", "onnxruntime 1.0"),
+        ("model-older", model_file(None), "onnxruntime 0.1"),
+    ):
+        source.parent.mkdir(parents=True, exist_ok=True)
+        if not source.exists():
+            source.write_bytes(b"a model")
+        (models / name).mkdir(parents=True)
+        (models / name / "model.onnx").write_bytes(b"x" * 1000)
+        usercache.remember(models / name, source, runtime)
+        made[name] = source
+    made["model-gone"].unlink()
+    legacy = models / "model-0123456789abcdef.onnx"  # k0maru's first layout: one file
+    legacy.write_bytes(b"x" * 1000)
+    copy = optimized_copy(model_file(None), ort.__version__)
+    assert copy is not None
     Embedder()
-    assert not old.exists() and len(list(old.parent.iterdir())) == 1
+    assert sorted(p.name for p in models.iterdir()) == sorted(
+        [copy.parent.name, copy.parent.name + ".source", "model-live", "model-live.source"]
+    )
 
 
 def test_a_one_shot_process_without_a_copy_writes_none(

@@ -1,0 +1,63 @@
+"""What k0maru keeps per user under `~/.cache/k0maru` (`$XDG_CACHE_HOME`): the optimised copy of the
+embedding model and the token counter's cut of the vocabulary, each made from a file of an installed
+package. Each entry records that file beside it (`ENTRY.source`); making a new entry removes those whose
+file is gone or changed (a deleted virtual environment, an upgraded package) or that the new one replaces
+(the same file, made by another onnxruntime), so the folder does not grow by a model copy per install."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+SOURCE = ".source"
+
+
+def folder(kind: str) -> Path | None:
+    """The cache folder of `kind` ("models", "tokens"), not created; None without a home directory."""
+    try:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except RuntimeError:  # no home directory to speak of
+        return None
+    return base / "k0maru" / kind
+
+
+def _stamp(source: Path) -> list[Any] | None:
+    try:
+        st = source.stat()
+    except OSError:
+        return None
+    return [str(source.resolve()), st.st_size, st.st_mtime_ns]
+
+
+def remember(entry: Path, source: Path, made_by: str) -> None:
+    """Record that `entry` (a file or folder of a cache folder) was made from `source` by `made_by`, then
+    remove the entries beside it made from a file since gone or changed, made from `source` by anything
+    else, or never recorded (made before entries were recorded)."""
+    record = {"source": _stamp(source), "made_by": made_by}
+    with suppress(OSError):
+        entry.with_name(entry.name + SOURCE).write_text(json.dumps(record), encoding="utf-8")
+        for other in entry.parent.iterdir():
+            if other.name.startswith(".") or other.name.endswith(SOURCE) or other == entry:
+                continue  # a dot name is another process's entry, still being written
+            if _stale(other, record):
+                if other.is_dir():
+                    shutil.rmtree(other, ignore_errors=True)
+                else:
+                    other.unlink(missing_ok=True)
+                other.with_name(other.name + SOURCE).unlink(missing_ok=True)
+
+
+def _stale(entry: Path, current: dict[str, Any]) -> bool:
+    try:
+        record = json.loads(entry.with_name(entry.name + SOURCE).read_text(encoding="utf-8"))
+        source = record["source"]
+        same_source = source == current["source"]
+        return (same_source and record["made_by"] != current["made_by"]) or (
+            not same_source and _stamp(Path(source[0])) != source
+        )
+    except (OSError, ValueError, TypeError, KeyError, IndexError):
+        return True
