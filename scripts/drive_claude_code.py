@@ -73,11 +73,15 @@ class StandIn:
 
 
 def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
-    last = (body.get("messages") or [{}])[-1]
-    content = last.get("content")
-    return (
-        [c for c in content if c.get("type") == "tool_result"] if isinstance(content, list) else []
-    )
+    """The tool results a request carries, in any of its messages (Claude Code 2.1.332 follows some
+    with a message of its own)."""
+    return [
+        c
+        for message in body.get("messages") or []
+        if isinstance(message.get("content"), list)
+        for c in message["content"]
+        if c.get("type") == "tool_result"
+    ]
 
 
 def result_text(result: dict[str, Any]) -> str:
@@ -193,6 +197,7 @@ def main() -> None:
     failures = []
     if run.returncode != 0 or len(texts) != len(calls):
         failures.append(f"claude exit {run.returncode}, {len(texts)} of {len(calls)} results")
+        print(f"claude's output: {run.stdout[-2000:]}\n{run.stderr[-2000:]}", file=sys.stderr)
     first = texts[0].removeprefix("Exit code 1\n") if texts else ""
     if not first.startswith("k0maru offload:"):
         failures.append("the test command was not routed through k0maru offload")
