@@ -169,11 +169,12 @@ class Vault:
     def sniff_conventions_later(self, after: Callable[[], object] | None = None) -> None:
         """Sniff the conventions again in a thread of their own (servers: at start, once `after` returns,
         then when stale); none is started while a sniff is under way."""
-        from k0maru.notes.conventions import ConventionSniffer
 
         def run() -> None:
             if after is not None:
                 after()
+            from k0maru.notes.conventions import ConventionSniffer  # its import waits too
+
             if not self._sniffing.acquire(blocking=False):  # a flush sniffed meanwhile, or is at it
                 return
             try:

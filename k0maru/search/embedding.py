@@ -170,7 +170,7 @@ def _session(
     # grows the arena, without making the batches faster (scripts/bench_embed.py)
     opts.enable_mem_pattern = False
     # the pool's threads sleep between runs instead of spinning: a spinning thread takes a core from the
-    # server's other threads, while a query's single run gains nothing from it (bulk embedding ~2%)
+    # server's other threads, and neither a query's single run nor bulk embedding gains from it
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     temp = None
     if keep_as is not None:

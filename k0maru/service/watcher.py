@@ -33,6 +33,7 @@ SYNC_WAIT_S = 1.0  # a request waits at most this long for the watcher to catch 
 READY_WAIT_S = 1.0  # a server's first walk waits at most this long for the watch to be in place
 READY_STEP_S = 0.01  # how often a new marker is made until the watch is in place
 STEP_MS = 5  # how often the watcher looks for new events (a request's wait is one or two steps)
+READY_TIMEOUT_MS = 500  # with no event, the watch is reported in place after this long
 
 
 class ChangeWatcher:
@@ -143,7 +144,7 @@ class ChangeWatcher:
                 debounce=30,
                 step=STEP_MS,
                 stop_event=self._stop,
-                rust_timeout=500,
+                rust_timeout=READY_TIMEOUT_MS,
                 yield_on_timeout=True,
                 raise_interrupt=False,
             )
