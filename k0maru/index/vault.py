@@ -166,13 +166,13 @@ class Vault:
             self.sniff_conventions_later()
         return known[1]
 
-    def sniff_conventions_later(self, after: Callable[[], object] | None = None) -> None:
-        """Sniff the conventions again in a thread of their own (servers: at start, once `after` returns,
-        then when stale); none is started while a sniff is under way."""
+    def sniff_conventions_later(self, after: Callable[[], bool] | None = None) -> None:
+        """Sniff the conventions again in a thread of their own (servers: at start, once `after` returns
+        True, then when stale); none is started while a sniff is under way."""
 
         def run() -> None:
-            if after is not None:
-                after()
+            if after is not None and not after():
+                return
             from k0maru.notes.conventions import ConventionSniffer  # its import waits too
 
             if not self._sniffing.acquire(blocking=False):  # a flush sniffed meanwhile, or is at it

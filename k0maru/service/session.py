@@ -254,15 +254,17 @@ class VaultSession:
             self._safety_thread = threading.Thread(target=self._safety_walks, name="k0maru-walk")
             self._safety_thread.start()
 
-    def _wait_quiet(self, quiet: float = QUIET_S, timeout: float = QUIET_WAIT_S) -> None:
+    def _wait_quiet(self, quiet: float = QUIET_S, timeout: float = QUIET_WAIT_S) -> bool:
         """Until no request has been in flight for `quiet` seconds (at most `timeout`): an answer is still
-        on its way to the client for a moment after its request has left the session."""
+        on its way to the client for a moment after its request has left the session. False when the
+        session closes meanwhile: the work is not worth starting."""
         deadline = time.monotonic() + timeout
         with self._idle:
-            while (now := time.monotonic()) < deadline:
+            while (now := time.monotonic()) < deadline and not self._closing.is_set():
                 if self._requests == 0 and now - self._last_request >= quiet:
-                    return
+                    return True
                 self._idle.wait(min(quiet, deadline - now))
+        return not self._closing.is_set()
 
     def _index(self, only: list[str] | None) -> IndexReport:
         """A query's index run: lexical, no merge (the worker merges); a rebuild that moved the file aside
@@ -365,6 +367,8 @@ class VaultSession:
         """Stop background embedding, wait for it, then close the vault under the lock (tearing down
         under a thread still inside onnxruntime or SQLite crashes the interpreter)."""
         self._closing.set()
+        with self._idle:
+            self._idle.notify_all()  # work waiting for a quiet moment gives up
         if self._watcher is not None:
             self._watcher.stop()
         for thread in (self._embedder_thread, self._safety_thread):

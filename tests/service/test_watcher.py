@@ -86,7 +86,7 @@ def test_a_server_walks_once_at_start_with_the_watch_in_place(
 
 def test_work_that_can_wait_waits_for_a_quiet_moment(vault: Path) -> None:
     """A server's first sniff of the conventions starts only once no request has been in flight for a
-    while, so it does not share the CPU with the first answers."""
+    while, so it does not share the CPU with the first answers; a session that closes ends the wait."""
     import threading
 
     live = VaultSession(Vault.open(vault, embed=False))
@@ -101,10 +101,15 @@ def test_work_that_can_wait_waits_for_a_quiet_moment(vault: Path) -> None:
         busy = threading.Thread(target=request)
         busy.start()
         time.sleep(0.05)
-        live._wait_quiet(quiet=0.1)
+        assert live._wait_quiet(quiet=0.1)
         quiet_at = time.monotonic()
         busy.join()
+        gave_up: list[bool] = []
+        waiting = threading.Thread(target=lambda: gave_up.append(live._wait_quiet(quiet=30)))
+        waiting.start()
+    waiting.join(timeout=5)  # the session closed: the wait ends at once, and says so
     assert ended and quiet_at - ended[0] >= 0.09
+    assert gave_up == [False]
 
 
 def test_an_edit_is_found_by_the_very_next_request(vault: Path) -> None:
