@@ -1,6 +1,8 @@
 """MCP benchmark: server start to the first `recall_memory` answer, sent right after `initialize` (as
 agents call it) and after 1 s idle (initialize + recall, the idle second not counted), each beside the
-floor of a bare `import mcp` process in the same run (median of interleaved runs, and the ratios); the server's RSS once
+floor of a bare `import mcp` process in the same run (median of interleaved runs, and the ratios), and
+beside the same immediate call to a bare MCPServer with no-op tools of the same names (what the SDK
+alone costs to answer it; the rest is k0maru's); the server's RSS once
 initialized and idle, and after the first vector query; warm `recall_memory` round trips (p50/p95) over
 stdio; and what each 8-hit answer costs the agent (o200k tokens of the part a host passes the model:
 structured content or text, the larger), per query and in total, on a generated vault or the demo vault (`--vault
@@ -74,11 +76,22 @@ def import_floor_s() -> float:
     return time.perf_counter() - t0
 
 
-async def immediate_start(vault: Path) -> float:
+# A bare MCPServer with no-op tools of k0maru's names: what the SDK alone costs to answer a first call
+NOOP_SERVER = """
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("noop", log_level="WARNING")
+for name in {names!r}:
+    def tool(query: str = "", limit: int = 8) -> dict[str, object]:
+        return {{"hits": [], "query": query[:40]}}
+    server.tool(name=name)(tool)
+server.run("stdio")
+"""
+
+
+async def immediate_start(server: list[str]) -> float:
     """Server start to the answer of a `recall_memory` sent right after `initialize`, as agents call it."""
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "k0maru", "mcp", "--vault", str(vault)]
-    )
+    params = StdioServerParameters(command=sys.executable, args=server)
     t0 = time.perf_counter()
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
         await s.initialize()
@@ -236,19 +249,28 @@ def main() -> None:
         "first_recall_s": [],
         "rss_after_vector_query_mb": [],
     }
-    floors, immediate = [], []
-    for i in range(args.starts):  # interleaved, so a change in the machine's load touches all three
+    from k0maru.mcp.tools import TOOLS
+
+    noop = Path(tempfile.mkdtemp(prefix="k0bench-noop-")) / "server.py"
+    noop.write_text(NOOP_SERVER.format(names=[spec.name for spec in TOOLS]), encoding="utf-8")
+    floors, immediate, noop_immediate = [], [], []
+    for i in range(args.starts):  # interleaved, so a change in the machine's load touches all four
         floors.append(import_floor_s())
-        immediate.append(anyio.run(immediate_start, vault))
+        noop_immediate.append(anyio.run(immediate_start, [str(noop)]))
+        immediate.append(anyio.run(immediate_start, ["-m", "k0maru", "mcp", "--vault", str(vault)]))
         cold, lat = anyio.run(
             one_start, vault, args.calls if i == args.starts - 1 else 0, sizes, stats
         )
         colds.append(cold)
         warm.extend(lat)
+    noop.unlink()
+    noop.parent.rmdir()
     floor = statistics.median(floors)
     out = {
         "notes": sum(1 for _ in vault.rglob("*.md")),
         "bare_sdk_import_s_median": round(floor, 3),
+        "noop_sdk_server_immediate_s_median": round(statistics.median(noop_immediate), 3),
+        "noop_sdk_server_ratio_to_sdk_import": round(statistics.median(noop_immediate) / floor, 3),
         "immediate_first_recall_s_median": round(statistics.median(immediate), 3),
         "immediate_ratio_to_sdk_import": round(statistics.median(immediate) / floor, 3),
         "immediate_runs_s": [round(c, 3) for c in immediate],
