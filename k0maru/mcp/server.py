@@ -225,7 +225,7 @@ def load_model_early(service: Service) -> threading.Thread | None:
     try:
         import numpy  # noqa: F401
         import onnxruntime  # noqa: F401
-    except ImportError:  # the warm-up's load says what is missing
+    except Exception:  # noqa: BLE001 - missing or broken (a library it links): the warm-up's load says so
         return None
 
     def load() -> None:
