@@ -3586,6 +3586,18 @@ class CartTest {
 CONSOLE = "/usr/share/java/junit-platform-console-standalone.jar"
 JAVAC_CONSOLE = f"javac -d out -cp {CONSOLE} $(find src -name '*.java')"
 DEPS_PKG = '{{"name": "demo", "version": "1.0.0", "private": true, "dependencies": {{{}}}}}\n'
+# one project run by two package managers: `test` reads a property of undefined
+THROWING_TEST_JS = {
+    "package.json": '{"name": "demo", "version": "1.0.0", "private": true,'
+    ' "scripts": {"test": "node test.js"}}\n',
+    "test.js": d("""\
+    const rows = [{ id: 1 }];
+
+    for (const row of rows) {
+      console.log(row.meta.owner);
+    }
+    """),
+}
 FAIL_BUILD_PKG = (
     '{"name": "demo", "version": "1.0.0", "private": true, "scripts": {"build": "node build.js"}}\n'
 )
@@ -4957,17 +4969,7 @@ BATCH9 = [
         "pnpm_script_throws",
         "pnpm",
         "npm",
-        {
-            "package.json": '{"name": "demo", "version": "1.0.0", "private": true,'
-            ' "scripts": {"test": "node test.js"}}\n',
-            "test.js": d("""\
-            const rows = [{ id: 1 }];
-
-            for (const row of rows) {
-              console.log(row.meta.owner);
-            }
-            """),
-        },
+        THROWING_TEST_JS,
         "{tools}/pnpm test",
         ["TypeError", "ELIFECYCLE"],
         "test.js:4:24",
@@ -4977,17 +4979,7 @@ BATCH9 = [
         "yarn1_script_throws",
         "yarn",
         "npm",
-        {
-            "package.json": '{"name": "demo", "version": "1.0.0", "private": true,'
-            ' "scripts": {"test": "node test.js"}}\n',
-            "test.js": d("""\
-            const rows = [{ id: 1 }];
-
-            for (const row of rows) {
-              console.log(row.meta.owner);
-            }
-            """),
-        },
+        THROWING_TEST_JS,
         "{tools}/yarn test",
         ["TypeError"],
         "test.js:4:24",

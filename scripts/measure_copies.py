@@ -31,6 +31,12 @@ def git(git_dir: Path, *cmd: str) -> str:
     ).stdout
 
 
+def index_pages(git_dir: Path, folder: str) -> list[str]:
+    """The text at HEAD of every `*/index.md` under `folder`."""
+    listing = git(git_dir, "ls-tree", "-r", "--name-only", "HEAD", folder).split()
+    return [git(git_dir, "show", f"HEAD:{p}") for p in listing if p.endswith("/index.md")]
+
+
 def changed_share(a: str, b: str) -> float:
     la, lb = a.splitlines(), b.splitlines()
     same = sum(n for *_, n in difflib.SequenceMatcher(None, la, lb).get_matching_blocks())
@@ -66,21 +72,9 @@ def pairs(args: argparse.Namespace) -> dict[str, list[tuple[str, str]]]:
     out["copy: footer appended"] = [(p, p + footer) for p in pages]
     out["copy: whitespace reflowed"] = [(p, " ".join(p.split())) for p in pages]
     out["copy: frontmatter added"] = [(p, f"title: copy\ntags: [vendored]\n\n{p}") for p in pages]
-    adrs = [
-        git(args.adr, "show", f"HEAD:{p}")
-        for p in git(
-            args.adr, "ls-tree", "-r", "--name-only", "HEAD", "locales/en/examples"
-        ).split()
-        if p.endswith("/index.md")
-    ]
+    adrs = index_pages(args.adr, "locales/en/examples")
     out["not: ADR examples from shared templates"] = list(itertools.combinations(adrs, 2))
-    templates = [
-        git(args.adr, "show", f"HEAD:{p}")
-        for p in git(
-            args.adr, "ls-tree", "-r", "--name-only", "HEAD", "locales/en/templates"
-        ).split()
-        if p.endswith("/index.md")
-    ]
+    templates = index_pages(args.adr, "locales/en/templates")
     out["not: ADR templates, each with another"] = list(itertools.combinations(templates, 2))
     locale = []
     for p in git(args.adr, "ls-tree", "-r", "--name-only", "HEAD", "locales/en").split():
