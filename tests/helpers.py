@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -109,3 +110,12 @@ def stored_log(path: Path) -> bytes:
 
     data = path.read_bytes()
     return gzip.decompress(data) if path.name.endswith(".gz") else data
+
+
+def wait_for_worker(vault: Path, seconds: float) -> None:
+    """Until the indexing worker of `vault` has exited, at most `seconds`: no process outlives a test."""
+    from k0maru.service import worker
+
+    deadline = time.monotonic() + seconds
+    while worker.running(vault) and time.monotonic() < deadline:
+        time.sleep(0.5)

@@ -11,7 +11,7 @@ import pytest
 from k0maru.index.vault import Vault
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
-from tests.helpers import write
+from tests.helpers import wait_for_worker, write
 
 
 def backlog_vault(root: Path, notes: int) -> int:
@@ -127,9 +127,4 @@ def test_cli_and_mcp_flush_and_ui_do_not_wait_for_the_backlog(tmp_path: Path) ->
         f"MCP flush_session {flush_s * 1000:.0f} ms, console status answered after {ui_s:.1f} s "
         f"with {status['chunks_pending_embedding']} pending"
     )
-    # the worker the CLI asked for: stop it (no process outlives the test)
-    from k0maru.service import worker
-
-    deadline = time.monotonic() + 120
-    while worker.running(vault) and time.monotonic() < deadline:
-        time.sleep(0.5)
+    wait_for_worker(vault, 120)  # the worker the CLI asked for

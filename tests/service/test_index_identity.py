@@ -4,6 +4,7 @@ replaced, and reopens the one at the path; `scan --rebuild` names a healthy inde
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from k0maru.index.store import Store, db_path
 from k0maru.index.vault import Vault
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
-from tests.helpers import write
+from tests.helpers import wait_for_worker, write
 
 
 def server_session(root: Path) -> Service:
@@ -74,6 +75,14 @@ def test_a_corrupt_index_is_named_corrupt_with_the_reason(vault: Path) -> None:
     assert report.added == 1
 
 
+def _wait_for_vectors(path: Path, seconds: float, what: str) -> None:
+    """Until the index file `path` holds a vector, failing with `what` after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while _embedded(path) == 0:
+        assert time.monotonic() < deadline, what
+        time.sleep(0.2)
+
+
 def _embedded(path: Path) -> int:
     from k0maru.index.db import sqlite3
 
@@ -87,18 +96,13 @@ def _embedded(path: Path) -> int:
 @pytest.mark.slow
 def test_a_rebuild_while_the_worker_embeds_retargets_it(vault: Path) -> None:
     """The worker follows `scan --rebuild` into the new index instead of filling the moved-aside file."""
-    import time
-
     from k0maru.service import worker
     from tests.helpers import run_k0maru
     from tests.service.test_backlog import backlog_vault
 
     backlog_vault(vault, 150)
     assert worker.request(vault)
-    deadline = time.monotonic() + 120
-    while _embedded(db_path(vault)) == 0:
-        assert time.monotonic() < deadline, "the worker embedded nothing"
-        time.sleep(0.2)
+    _wait_for_vectors(db_path(vault), 120, "the worker embedded nothing")
     r = run_k0maru("scan", "--vault", str(vault), "--rebuild", "--json")
     assert r.returncode == 0, r.stderr
     said = re.search(r"moved the old index to (\S+) \((.*)\)", r.stderr)
@@ -106,17 +110,12 @@ def test_a_rebuild_while_the_worker_embeds_retargets_it(vault: Path) -> None:
     moved = Path(said.group(1))
     assert ".old-" in moved.name
     try:
-        deadline = time.monotonic() + 60
-        while _embedded(db_path(vault)) == 0:
-            assert time.monotonic() < deadline, "the worker never came to the new index"
-            time.sleep(0.2)
+        _wait_for_vectors(db_path(vault), 60, "the worker never came to the new index")
         aside = _embedded(moved)
         time.sleep(2)
         assert _embedded(moved) == aside  # nothing more goes to the moved-aside file
     finally:
-        deadline = time.monotonic() + 180
-        while worker.running(vault) and time.monotonic() < deadline:
-            time.sleep(0.5)
+        wait_for_worker(vault, 180)
     with Store.open(vault) as live:
         assert live.unembedded_chunks() == 0
 
@@ -152,17 +151,12 @@ def test_the_worker_writes_no_batch_into_the_moved_aside_file(vault: Path) -> No
     """A rebuild made while the worker embeds: from the moment the file is moved, not one more vector
     lands in it (the batch in flight is dropped, not committed there); the worker goes on in the new
     index."""
-    import time
-
     from k0maru.service import worker
     from tests.service.test_backlog import backlog_vault
 
     backlog_vault(vault, 150)
     assert worker.request(vault)
-    deadline = time.monotonic() + 120
-    while _embedded(db_path(vault)) == 0:
-        assert time.monotonic() < deadline, "the worker embedded nothing"
-        time.sleep(0.2)
+    _wait_for_vectors(db_path(vault), 120, "the worker embedded nothing")
     with Vault.open(vault, embed=False) as v:
         moved, _ = v.rebuild()
         assert moved is not None
@@ -170,13 +164,8 @@ def test_the_worker_writes_no_batch_into_the_moved_aside_file(vault: Path) -> No
         v.index(embed=False)  # what `scan --rebuild` does next
     try:
         worker.request(vault)
-        deadline = time.monotonic() + 120
-        while _embedded(db_path(vault)) == 0:
-            assert time.monotonic() < deadline, "the worker never came to the new index"
-            time.sleep(0.2)
+        _wait_for_vectors(db_path(vault), 120, "the worker never came to the new index")
         assert _embedded(moved) == aside
     finally:
-        deadline = time.monotonic() + 180
-        while worker.running(vault) and time.monotonic() < deadline:
-            time.sleep(0.5)
+        wait_for_worker(vault, 180)
     assert _embedded(moved) == aside
