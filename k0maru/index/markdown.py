@@ -22,6 +22,7 @@ _MD_LINK = re.compile(
     r"|^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]+>|\S+)",
     re.M,
 )
+_BRACKETS = frozenset("[]")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
@@ -245,7 +246,8 @@ def extract_links(body: str, rel_path: str = "", code_free: str | None = None) -
         note_dir = rel_path.rsplit("/", 1)[0] if "/" in rel_path else ""
         for match in _MD_LINK.finditer(text):
             href = match.group(2) or match.group(3)
-            found = md_link_key(href, note_dir) if href else None
+            # a name with brackets is no note's (Obsidian refuses them), as in `[0]: [`
+            found = md_link_key(href, note_dir) if href and not _BRACKETS & set(href) else None
             if found:
                 display = (match.group(1) or "").strip() or None
                 links.append(Link(href.strip(), found[0], found[1], display))
