@@ -2,7 +2,7 @@
 agents call it) and after 1 s idle (initialize + recall, the idle second not counted), each beside the
 floor of a bare `import mcp` process in the same run (median of interleaved runs, and the ratios), and
 beside the same immediate call to a bare MCPServer with no-op tools of the same names (what the SDK
-alone costs to answer it; the rest is k0maru's); the server's RSS once
+alone costs to answer it; the rest is k0maru's); the RSS of the server and its engine process together, once
 initialized and idle, and after the first vector query; warm `recall_memory` round trips (p50/p95) over
 stdio; and what each 8-hit answer costs the agent (o200k tokens of the part a host passes the model:
 structured content or text, the larger), per query and in total, on a generated vault or the demo vault (`--vault
@@ -52,17 +52,20 @@ def answer_tokens(res) -> int:  # noqa: ANN001 - an mcp CallToolResult
 
 
 def server_rss_mb(vault: Path) -> float | None:
-    """VmRSS of the `k0maru mcp --vault VAULT` process (found by its command line in /proc)."""
+    """VmRSS of `k0maru mcp --vault VAULT` and of its engine process together (found by their command
+    lines in /proc)."""
+    total = None
     for proc in Path("/proc").iterdir():
         try:
             cmd = (proc / "cmdline").read_bytes().split(b"\0")
-            if b"mcp" in cmd and str(vault).encode() in cmd:
+            server = b"mcp" in cmd or any(b"k0maru.mcp.engine" in part for part in cmd)
+            if server and str(vault).encode() in cmd:
                 for line in (proc / "status").read_text().splitlines():
                     if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) / 1024
+                        total = (total or 0.0) + int(line.split()[1]) / 1024
         except OSError:
             continue
-    return None
+    return total
 
 
 def import_floor_s() -> float:
@@ -145,6 +148,7 @@ async def _sizes_session(vault: Path) -> dict[str, dict[str, int]]:
 
     from k0maru.index.vault import Vault
     from k0maru.llm_tokens import count_tokens
+    from k0maru.mcp.runner import LocalRunner
     from k0maru.mcp.server import build_server
     from k0maru.offload import records
     from k0maru.offload.runner import run_offload
@@ -183,7 +187,7 @@ async def _sizes_session(vault: Path) -> dict[str, dict[str, int]]:
     ]
     sizes: dict[str, dict[str, int]] = {}
     with Service.open(str(work)) as service:
-        async with Client(build_server(service)) as client:
+        async with Client(build_server(LocalRunner(service))) as client:
             names = {t.name for t in (await client.list_tools()).tools}
             for name, args in calls:
                 if name not in names:

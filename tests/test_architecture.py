@@ -83,7 +83,12 @@ def test_imports_point_down_only() -> None:
 
 # `cli` is the process entry point: it starts the other front ends (their server, hook installer and hook
 # runner modules).
-FRONT_END_STARTS = ("k0maru.mcp.server", "k0maru.console.server", "k0maru.githooks")
+FRONT_END_STARTS = (
+    "k0maru.mcp.engine",
+    "k0maru.mcp.server",
+    "k0maru.console.server",
+    "k0maru.githooks",
+)
 
 
 def test_front_ends_reach_the_engines_through_the_service() -> None:

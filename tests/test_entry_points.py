@@ -38,11 +38,12 @@ def test_loadout_fits_its_budget(demo: Path) -> None:
 def test_the_mcp_server_registers_every_tool(demo: Path) -> None:
     import anyio
 
+    from k0maru.mcp.runner import LocalRunner
     from k0maru.mcp.server import build_server
     from k0maru.mcp.tools import TOOLS
 
     with Service.open(demo, rescan=False) as service:
-        tools = anyio.run(build_server(service).list_tools)
+        tools = anyio.run(build_server(LocalRunner(service)).list_tools)
     assert sorted(t.name for t in tools) == sorted(t.name for t in TOOLS)
     assert all(t.description and t.input_schema["properties"] is not None for t in tools)
 

@@ -10,10 +10,13 @@ from k0maru.cli.output import Adder
 def mcp(vault: str | None) -> int:
     import gc
 
-    gc.disable()  # before the imports: the server turns it back on once warmed up (mcp/server.py)
+    gc.disable()  # before the imports: the server turns it back on once built (mcp/server.py)
+    from k0maru.mcp.engine import Engine
+
+    engine = Engine(vault).start()  # before the SDK import, so that the two load side by side
     from k0maru.mcp.server import serve
 
-    return serve(vault)
+    return serve(engine)
 
 
 def port_number(text: str) -> int:

@@ -1,4 +1,5 @@
-"""MCP stdio server: the tools of `k0maru.mcp.tools` and the vault's notes as resources.
+"""MCP stdio server: the tools of `k0maru.mcp.tools` and the vault's notes as resources, each call run
+by a `Runner` (under `k0maru mcp`, the engine process of `k0maru.mcp.engine`).
 
 Only JSON-RPC goes to stdout (logs go to stderr). The tool list and the instructions are derived
 from the registry; each result is sent as structured content and as a text block, each complete (a host
@@ -11,13 +12,14 @@ import gc
 import inspect
 import logging
 import sys
-import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from k0maru.errors import K0maruError
-from k0maru.mcp.tools import LOG_TOOLS, NOTE_FINDER, TOOLS, ToolSpec
-from k0maru.service.operations import Service
+from k0maru.mcp.runner import Runner, ToolFailure, failure_line
+from k0maru.mcp.tools import LOG_TOOLS, TOOLS, ToolSpec
+
+if TYPE_CHECKING:
+    from k0maru.mcp.engine import Engine
 
 log = logging.getLogger("k0maru.mcp")
 
@@ -55,50 +57,23 @@ def invalid_arguments(tool: str, exc: Any) -> str:
     return f"invalid arguments for {tool}: " + "; ".join(parts)
 
 
-def failure_line(what: str, exc: BaseException) -> str:
-    """An unforeseen failure as one line naming its cause (the traceback goes to stderr)."""
-    from k0maru.service.operations import database_error
-
-    error = database_error(exc)
-    if error is not None:
-        return str(error)
-    detail = " ".join(str(exc).split())
-    detail = detail if len(detail) <= 200 else detail[:199] + "…"
-    return f"{what} failed: {type(exc).__name__}" + (f": {detail}" if detail else "")
-
-
-def agent_hint(message: str) -> str:
-    """An error message as an agent can act on it: MCP tools named instead of k0maru commands."""
-    head, cli, rest = message.partition("; use a node id printed by `k0maru offload`")
-    if cli:
-        return f"{head}{rest}; call {LOG_TOOLS[1]} to find it"
-    head, listing, rest = message.partition("; list the notes to see their paths")
-    if listing:
-        return f"{head}; take the path from a {NOTE_FINDER} hit{rest}"
-    return message
-
-
-def _bind(spec: ToolSpec, service: Service) -> Any:
-    """The tool function with `service` bound: its signature (less the first parameter), name and
-    docstring make the schema; its result goes out once as structured content and once as text (hosts
-    pass the model one or the other), each complete."""
+def _bind(spec: ToolSpec, runner: Runner) -> Any:
+    """A function with the tool's signature (less the `Service`), name and docstring, which make the
+    schema, that has `runner` run the tool; its answer goes out once as structured content and once as
+    text (hosts pass the model one or the other), each complete."""
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import CallToolResult, TextContent
 
     sig = inspect.signature(spec.fn, eval_str=True)
 
     @functools.wraps(spec.fn)
-    def call(*args: Any, **kwargs: Any) -> Any:
+    def call(**arguments: Any) -> Any:
         try:
-            result = spec.fn(service, *args, **kwargs)
-        except K0maruError as exc:
-            raise ToolError(agent_hint(str(exc))) from None
-        except Exception as exc:  # noqa: BLE001 - one line for the agent, the traceback for stderr
-            log.exception("%s failed", spec.name)
-            raise ToolError(failure_line(spec.name, exc)) from None
+            answer = runner.call(spec.name, arguments)
+        except ToolFailure as exc:
+            raise ToolError(str(exc)) from None
         return CallToolResult(
-            content=[TextContent(type="text", text=spec.text(result))],
-            structured_content=result.payload(),
+            content=[TextContent(type="text", text=answer.text)], structured_content=answer.payload
         )
 
     call.__signature__ = sig.replace(parameters=list(sig.parameters.values())[1:])  # type: ignore[attr-defined]
@@ -106,11 +81,11 @@ def _bind(spec: ToolSpec, service: Service) -> Any:
     return call
 
 
-def resource_pages(service: Service) -> Any:
+def resource_pages(runner: Runner) -> Any:
     """Server middleware answering resources/list a page at a time: `cursor` is the offset of the page."""
     import anyio
     from mcp.shared.exceptions import MCPError
-    from mcp.types import INVALID_PARAMS, ListResourcesResult, Resource
+    from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, ListResourcesResult, Resource
 
     async def middleware(ctx: Any, call_next: Any) -> Any:
         if ctx.method != "resources/list":
@@ -119,15 +94,16 @@ def resource_pages(service: Service) -> Any:
         if cursor is not None and not (isinstance(cursor, str) and cursor.isdigit()):
             raise MCPError(code=INVALID_PARAMS, message="invalid cursor; pass a nextCursor as sent")
         start = int(cursor or 0)
-        notes = (await anyio.to_thread.run_sync(service.notes)).notes
+        try:
+            notes = await anyio.to_thread.run_sync(runner.note_list)
+        except ToolFailure as exc:
+            raise MCPError(code=INTERNAL_ERROR, message=str(exc)) from None
         page = notes[start : start + PAGE_SIZE]
         more = start + PAGE_SIZE < len(notes)
         return ListResourcesResult(
             resources=[
-                Resource(
-                    uri=note_uri(n.path), name=n.path, title=n.title, mime_type="text/markdown"
-                )
-                for n in page
+                Resource(uri=note_uri(path), name=path, title=title, mime_type="text/markdown")
+                for path, title in page
             ],
             next_cursor=str(start + PAGE_SIZE) if more else None,
         )
@@ -135,7 +111,8 @@ def resource_pages(service: Service) -> Any:
     return middleware
 
 
-def build_server(service: Service) -> Any:
+def build_server(runner: Runner) -> Any:
+    """The SDK server: the tools and the notes as `runner` serves them."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
     from mcp.types import ToolAnnotations
@@ -164,12 +141,12 @@ def build_server(service: Service) -> Any:
         instructions=instructions(),
         version=__version__,
         log_level="WARNING",
-        middleware=[resource_pages(service)],
+        middleware=[resource_pages(runner)],
     )
     for spec in TOOLS:
         server.tool(
             title=spec.title, annotations=ToolAnnotations.model_validate(spec.annotations())
-        )(_bind(spec, service))
+        )(_bind(spec, runner))
 
     @server.resource(
         "k0maru://note/{+path}",
@@ -179,85 +156,24 @@ def build_server(service: Service) -> Any:
     )
     def note_resource(path: str) -> str:
         try:
-            return service.read_note(path).text
-        except K0maruError as exc:
+            return runner.note_text(path)
+        except ToolFailure as exc:  # one line, not "Error creating resource from template"
             raise ResourceError(str(exc)) from None
-        except Exception as exc:  # noqa: BLE001 - one line, not "Error creating resource from template"
-            log.exception("reading %s failed", path)
-            raise ResourceError(failure_line(f"reading {path[:100]}", exc)) from None
 
     return server
 
 
-def warm_up(service: Service) -> None:
-    """Bring the index up to date and load what the first recall needs, off the request path: the
-    BM25 index, the model when the index has vectors (a hybrid recall embeds its query, so it is loaded
-    for the first one either way) and the token counter the answers are fitted with. Then hand the heap
-    this freed back and turn the garbage collector on again (`serve` runs with it off until here)."""
-    from k0maru import llm_tokens
-    from k0maru.memory import release_free_memory
-
-    try:
-        with service.live.session() as vault:
-            vault.recall.lexical.get(vault.store)
-            if vault.store.has_vectors():
-                vault.embedder  # noqa: B018 - the property loads the model
-            sample = "\n".join(vault.store.text_sample(64))
-            vault.store.release_mapped_pages()
-        llm_tokens.prepare(
-            sample
-        )  # a vault in other scripts: a counter that covers them from the start
-        gc.freeze()  # what the start made lives as long as the process: no collection walks it again
-        release_free_memory()
-    except Exception as exc:  # noqa: BLE001 - a failed warm-up must not kill the server
-        log.warning("warm-up failed: %s", exc)
-    finally:
-        gc.enable()
-
-
-def load_model_early(service: Service) -> threading.Thread | None:
-    """Start loading the embedding model in a thread of its own, to run while the SDK is imported:
-    onnxruntime builds its session without holding the interpreter lock. Its imports are done here
-    first, since two threads importing at once slow each other down. None when embeddings are off."""
-    vault = service.live.vault
-    if not vault.settings.embed:
-        return None
-    try:
-        import numpy  # noqa: F401
-        import onnxruntime  # noqa: F401
-    except Exception:  # noqa: BLE001 - missing or broken (a library it links): the warm-up's load says so
-        return None
-
-    def load() -> None:
-        try:
-            vault.embedder  # noqa: B018 - the property loads the model
-        except Exception as exc:  # noqa: BLE001 - the warm-up tries again and says why
-            log.warning("loading the embedding model failed: %s", exc)
-
-    thread = threading.Thread(target=load, name="k0maru-model")
-    thread.start()
-    return thread
-
-
-def serve(vault_dir: str | None) -> int:
-    """Serve on stdio. The file watcher starts and the embedding model loads while the SDK is imported
-    (`load_model_early`), so both are ready by the first request; the rest of the warm-up follows in a
-    thread once the SDK is in. The garbage collector is off until the warm-up is done (`k0maru mcp`
-    turns it off before its imports): the start makes hundreds of thousands of objects that live as
-    long as the process, and every collection in between would walk them for nothing."""
-    gc.disable()
+def serve(engine: Engine) -> int:
+    """Serve on stdio, each call run by `engine` (started before the SDK import, see `engine.py`). The
+    garbage collector is off until the server is built (`k0maru mcp` turns it off before its imports):
+    the start makes hundreds of thousands of objects that live as long as the process."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="k0maru-mcp: %(message)s")
-    service = Service.open(vault_dir)
-    service.live.watch()
-    model = load_model_early(service)
-    server = build_server(service)
-    warm = threading.Thread(target=warm_up, args=(service,), name="k0maru-warm-up")
-    warm.start()
     try:
+        server = build_server(engine)
+        engine.wait_ready()  # the vault is open, or the engine's one line ends the server
+        gc.freeze()
+        gc.enable()
         server.run("stdio")
     finally:
-        for thread in (model, warm):  # never tear down under a thread inside onnxruntime or SQLite
-            if thread is not None:
-                thread.join()
-        service.close()
+        engine.close()
     return 0

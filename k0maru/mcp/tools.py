@@ -34,15 +34,15 @@ class ToolSpec:
     when: str
     text: Callable[[Any], str]  # the result as the text block (mcp/render.py)
     read_only: bool
-    idempotent: bool
 
     @property
     def name(self) -> str:
         return self.fn.__name__
 
     def annotations(self) -> dict[str, bool]:
-        """MCP tool annotations: everything acts on this vault only (closed world); nothing deletes."""
-        out = {"readOnlyHint": self.read_only, "idempotentHint": self.idempotent}
+        """MCP tool annotations: everything acts on this vault only (closed world); nothing deletes; every
+        tool is idempotent (a call its engine died under is sent again, see mcp/engine.py)."""
+        out = {"readOnlyHint": self.read_only, "idempotentHint": True}
         if not self.read_only:
             out["destructiveHint"] = False
         out["openWorldHint"] = False
@@ -57,10 +57,9 @@ def tool(
     when: str,
     text: Callable[[Any], str],
     read_only: bool = True,
-    idempotent: bool = True,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        TOOLS.append(ToolSpec(fn, title, when, text, read_only, idempotent))
+        TOOLS.append(ToolSpec(fn, title, when, text, read_only))
         return fn
 
     return register

@@ -17,6 +17,7 @@ import pytest
 from mcp.client.client import Client
 
 from k0maru.llm_tokens import count_tokens
+from k0maru.mcp.runner import LocalRunner
 from k0maru.mcp.server import PAGE_SIZE, build_server, instructions
 from k0maru.mcp.tools import TOOLS
 from k0maru.service.operations import Service
@@ -40,7 +41,7 @@ def service(demo: Path) -> Iterator[Service]:
 
 def call(service: Service, body: Callable[[Client], Awaitable[Any]]) -> Any:
     async def main() -> Any:
-        async with Client(build_server(service)) as client:
+        async with Client(build_server(LocalRunner(service))) as client:
             return await body(client)
 
     return anyio.run(main)
@@ -74,7 +75,8 @@ def test_every_tool_is_annotated_and_named_in_the_instructions(service: Service)
     text = instructions()
     for t in tools:
         a = t.annotations
-        assert a is not None and a.open_world_hint is False and a.idempotent_hint is not None
+        # idempotent, each: the engine runs a call again when its engine died under it (mcp/engine.py)
+        assert a is not None and a.open_world_hint is False and a.idempotent_hint is True
         assert a.read_only_hint is (t.name not in ("flush_session", "distill_session_skill"))
         assert a.read_only_hint or a.destructive_hint is False
         assert t.output_schema and t.name in text
@@ -337,7 +339,7 @@ def test_the_first_answer_builds_the_token_counter_once(demo: Path) -> None:
     import sys
 
     code = (
-        "from k0maru import llm_tokens\nfrom k0maru.mcp.server import warm_up\n"
+        "from k0maru import llm_tokens\nfrom k0maru.mcp.engine import warm_up\n"
         "from k0maru.mcp import render\nfrom k0maru.mcp.tools import recall_memory\n"
         "from k0maru.service.operations import Service\n"
         f"svc = Service.open({str(demo)!r})\nwarm_up(svc)\nbuilt = llm_tokens.loaded_vocabulary()\n"
@@ -365,10 +367,10 @@ def test_the_loadout_fits_its_budget_in_either_part(service: Service) -> None:
             assert section["text"] in text  # the text block holds every section whole
 
 
-def test_the_model_loads_beside_the_sdk_import(demo: Path) -> None:
-    """`k0maru mcp` starts loading the embedding model in a thread before it imports the SDK (onnxruntime
-    builds its session without the interpreter lock); none is started with embeddings off."""
-    from k0maru.mcp.server import load_model_early
+def test_the_model_loads_beside_the_warm_up(demo: Path) -> None:
+    """The engine starts loading the embedding model in a thread of its own (onnxruntime builds its
+    session without the interpreter lock); none is started with embeddings off."""
+    from k0maru.mcp.engine import load_model_early
 
     with Service.open(str(demo)) as svc:
         thread = load_model_early(svc)

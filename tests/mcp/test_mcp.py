@@ -395,7 +395,7 @@ def test_the_warm_up_loads_the_model_only_for_an_index_with_vectors(
 
     def warm(vault: Path) -> list[str]:
         code = (
-            "import gc\nfrom k0maru.mcp.server import warm_up\n"
+            "import gc\nfrom k0maru.mcp.engine import warm_up\n"
             "from k0maru.service.operations import Service\n"
             f"gc.disable()\nsvc = Service.open({str(vault)!r}, embed='off')\nwarm_up(svc)\n"
             "print(svc.vault._embedder_loaded, gc.isenabled(), gc.get_freeze_count() > 0)\n"
@@ -420,7 +420,7 @@ def test_the_warm_up_loads_the_token_counter_for_the_vaults_scripts(tmp_path: Pa
 
     def warm(vault: Path, passage: Path) -> tuple[int, int]:
         code = (
-            "from k0maru import llm_tokens\nfrom k0maru.mcp.server import warm_up\n"
+            "from k0maru import llm_tokens\nfrom k0maru.mcp.engine import warm_up\n"
             "from k0maru.service.operations import Service\n"
             f"svc = Service.open({str(vault)!r})\nwarm_up(svc)\nloaded = llm_tokens.loaded_vocabulary()\n"
             f"llm_tokens.count_tokens(open({str(passage)!r}, encoding='utf-8').read())\n"

@@ -1,0 +1,94 @@
+"""Running the MCP tools on a vault's `Service`: each call's result as the answer the server sends (its
+payload and its text block), each failure as the one line the agent gets. The engine process runs
+them this way for `k0maru mcp`; tests and benchmarks run them in their own process."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+from k0maru.errors import K0maruError
+from k0maru.mcp.tools import LOG_TOOLS, NOTE_FINDER, TOOLS
+from k0maru.service.operations import Service
+
+log = logging.getLogger("k0maru.mcp")
+
+T = TypeVar("T")
+
+
+class ToolFailure(Exception):
+    """A call that failed, as the one line the agent gets (the traceback, if any, went to stderr)."""
+
+
+class Answer(NamedTuple):
+    payload: dict[str, Any]  # the structured content
+    text: str  # the text block: the same answer, for hosts that pass only text
+
+
+class Runner(Protocol):
+    """What the server calls: the tools by name, and the notes it serves as resources."""
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Answer: ...
+
+    def note_list(self) -> list[tuple[str, str | None]]: ...
+
+    def note_text(self, path: str) -> str: ...
+
+
+def failure_line(what: str, exc: BaseException) -> str:
+    """An unforeseen failure as one line naming its cause (the traceback goes to stderr)."""
+    from k0maru.service.operations import database_error
+
+    error = database_error(exc)
+    if error is not None:
+        return str(error)
+    detail = " ".join(str(exc).split())
+    detail = detail if len(detail) <= 200 else detail[:199] + "…"
+    return f"{what} failed: {type(exc).__name__}" + (f": {detail}" if detail else "")
+
+
+def agent_hint(message: str) -> str:
+    """An error message as an agent can act on it: MCP tools named instead of k0maru commands."""
+    head, cli, rest = message.partition("; use a node id printed by `k0maru offload`")
+    if cli:
+        return f"{head}{rest}; call {LOG_TOOLS[1]} to find it"
+    head, listing, rest = message.partition("; list the notes to see their paths")
+    if listing:
+        return f"{head}; take the path from a {NOTE_FINDER} hit{rest}"
+    return message
+
+
+class LocalRunner:
+    """The tools run in this process, on `service`."""
+
+    def __init__(self, service: Service):
+        self.service = service
+        self.tools = {spec.name: spec for spec in TOOLS}
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Answer:
+        spec = self.tools[name]
+
+        def answer() -> Answer:
+            result = spec.fn(self.service, **arguments)
+            return Answer(result.payload(), spec.text(result))
+
+        return self._run(name, answer)
+
+    def note_list(self) -> list[tuple[str, str | None]]:
+        return self._run(
+            "listing the notes", lambda: [(n.path, n.title) for n in self.service.notes().notes]
+        )
+
+    def note_text(self, path: str) -> str:
+        return self._run(f"reading {path[:100]}", lambda: self.service.read_note(path).text)
+
+    @staticmethod
+    def _run(what: str, work: Callable[[], T]) -> T:
+        try:
+            return work()
+        except K0maruError as exc:
+            raise ToolFailure(agent_hint(str(exc))) from None
+        except Exception as exc:  # noqa: BLE001 - one line for the agent, the traceback for stderr
+            log.exception("%s failed", what)
+            raise ToolFailure(failure_line(what, exc)) from None
