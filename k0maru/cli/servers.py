@@ -10,13 +10,13 @@ from k0maru.cli.output import Adder
 def mcp(vault: str | None) -> int:
     import gc
 
-    gc.disable()  # before the imports: the server turns it back on once built (mcp/server.py)
-    from k0maru.mcp.engine import Engine
+    gc.disable()  # before the imports: turned back on once the start is done (mcp/engine.py)
+    from k0maru.mcp.engine import start as start_engine
 
-    engine = Engine(vault).start()  # before the SDK import, so that the two load side by side
+    runner = start_engine(vault)  # before the SDK import, so that the two load side by side
     from k0maru.mcp.server import serve
 
-    return serve(engine)
+    return serve(runner)
 
 
 def port_number(text: str) -> int:

@@ -53,6 +53,48 @@ def _refusal(line: str, exit_code: int) -> K0maruError:
     return error
 
 
+def start(vault: str | None) -> Engine | InProcess:
+    """What runs the tools for `k0maru mcp`, started before the SDK import: an engine process where
+    there is a second core to load it on beside the SDK, else the same work in this process (on one
+    core a second process only competes with the first, and its start costs more than it saves)."""
+    if len(os.sched_getaffinity(0)) > 1:
+        return Engine(vault).start()
+    return InProcess(vault)
+
+
+class InProcess:
+    """The engine's work in the server's own process: the vault opened and the model loading in a
+    thread now, the rest of the warm-up in another once the server is built (`started`)."""
+
+    def __init__(self, vault: str | None):
+        from k0maru.mcp.runner import LocalRunner
+        from k0maru.service.operations import Service
+
+        self.service = Service.open(vault)
+        self.service.live.watch()
+        self._threads = [t for t in (load_model_early(self.service),) if t is not None]
+        self._runner = LocalRunner(self.service)
+
+    def started(self) -> None:
+        warm = threading.Thread(target=warm_up, args=(self.service,), name="k0maru-warm-up")
+        warm.start()
+        self._threads.append(warm)
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Answer:
+        return self._runner.call(name, arguments)
+
+    def note_list(self) -> list[tuple[str, str | None]]:
+        return self._runner.note_list()
+
+    def note_text(self, path: str) -> str:
+        return self._runner.note_text(path)
+
+    def close(self) -> None:
+        for thread in self._threads:  # never tear down under a thread inside onnxruntime or SQLite
+            thread.join()
+        self.service.close()
+
+
 class _Link:
     """One engine process and its pipes: the calls sent to it and not yet answered."""
 
@@ -113,10 +155,13 @@ class Engine:
             self._start()
         return self
 
-    def wait_ready(self) -> None:
-        """Wait until the engine has opened the vault; a `K0maruError` with its one line if it could not."""
+    def started(self) -> None:
+        """The server is built: wait until the engine has opened the vault (a `K0maruError` with its one
+        line if it could not), then turn the server's garbage collector on."""
         assert self._link is not None
         self._link.ready.result()
+        gc.freeze()  # what the start made lives as long as the process: no collection walks it again
+        gc.enable()
 
     def call(self, name: str, arguments: dict[str, Any]) -> Answer:
         answer: Answer = self._ask("call", name, arguments)

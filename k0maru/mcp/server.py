@@ -8,7 +8,6 @@ passes the model one of them)."""
 from __future__ import annotations
 
 import functools
-import gc
 import inspect
 import logging
 import sys
@@ -19,7 +18,7 @@ from k0maru.mcp.runner import Runner, ToolFailure, failure_line
 from k0maru.mcp.tools import LOG_TOOLS, TOOLS, ToolSpec
 
 if TYPE_CHECKING:
-    from k0maru.mcp.engine import Engine
+    from k0maru.mcp.engine import Engine, InProcess
 
 log = logging.getLogger("k0maru.mcp")
 
@@ -163,16 +162,14 @@ def build_server(runner: Runner) -> Any:
     return server
 
 
-def serve(engine: Engine) -> int:
+def serve(engine: Engine | InProcess) -> int:
     """Serve on stdio, each call run by `engine` (started before the SDK import, see `engine.py`). The
-    garbage collector is off until the server is built (`k0maru mcp` turns it off before its imports):
+    garbage collector is off until the start is done (`k0maru mcp` turns it off before its imports):
     the start makes hundreds of thousands of objects that live as long as the process."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="k0maru-mcp: %(message)s")
     try:
         server = build_server(engine)
-        engine.wait_ready()  # the vault is open, or the engine's one line ends the server
-        gc.freeze()
-        gc.enable()
+        engine.started()  # the engine's one line, if it could not open the vault, ends the server
         server.run("stdio")
     finally:
         engine.close()

@@ -12,6 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.mcp.test_mcp import run_session
 
@@ -158,3 +159,25 @@ def test_a_vault_the_engine_cannot_open_ends_the_server_with_its_one_line(tmp_pa
         f"k0maru: error: vault {tmp_path / 'gone'} is not a directory; pass --vault DIR with an "
         "existing folder\n"
     )
+
+
+def test_on_one_core_the_tools_run_in_the_server_itself(demo: Path) -> None:
+    """Pinned to one CPU, `k0maru mcp` starts no engine (it would only compete with the server) and
+    answers the same."""
+    pinned = (
+        "import os, runpy, sys; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+        "sys.argv = ['k0maru', 'mcp', '--vault', sys.argv[1]]; runpy.run_module('k0maru', run_name='__main__')"
+    )
+
+    async def main() -> tuple[list[int], object, object]:
+        params = StdioServerParameters(command=sys.executable, args=["-c", pinned, str(demo)])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            recall = await s.call_tool("recall_memory", {"query": "SQLITE_BUSY", "limit": 2})
+            note = await s.call_tool("read_note", {"path": "20_Cards/feature-flags.md"})
+            return engine_pids(demo), recall, note
+
+    engines, recall, note = anyio.run(main)
+    assert engines == []
+    assert not recall.is_error and recall.structured_content["hits"]
+    assert not note.is_error and note.structured_content["path"] == "20_Cards/feature-flags.md"
