@@ -63,8 +63,9 @@ def start(vault: str | None) -> Engine | InProcess:
 
 
 class InProcess:
-    """The engine's work in the server's own process: the vault opened and the model loading in a
-    thread now, the rest of the warm-up in another once the server is built (`started`)."""
+    """The engine's work in this process (the engine's, or on one core the server's): the vault opened
+    and the model loading in a thread now, the rest of the warm-up in another once the server is built
+    (`started`)."""
 
     def __init__(self, vault: str | None):
         from k0maru.mcp.runner import LocalRunner
@@ -281,27 +282,22 @@ def main(argv: list[str]) -> int:
         with send_lock, contextlib.suppress(OSError):  # the server is gone
             replies.send((request_id, ok, value))
 
-    from k0maru.mcp.runner import LocalRunner, ToolFailure, failure_line
-    from k0maru.service.operations import Service
+    from k0maru.mcp.runner import ToolFailure, failure_line
 
     try:
-        service = Service.open(argv[2] if len(argv) > 2 else None)
+        local = InProcess(argv[2] if len(argv) > 2 else None)
     except K0maruError as exc:
         reply(0, False, (str(exc), exc.exit_code))
         return exc.exit_code
     except Exception as exc:  # noqa: BLE001 - one line for the server to print
         reply(0, False, (failure_line("opening the vault", exc), 1))
         return 1
-    service.live.watch()
-    model = load_model_early(service)
-    warm = threading.Thread(target=warm_up, args=(service,), name="k0maru-warm-up")
-    warm.start()
+    local.started()
     reply(0, True, None)
-    runner = LocalRunner(service)
 
     def answer(request_id: int, op: str, args: tuple[Any, ...]) -> None:
         try:
-            reply(request_id, True, getattr(runner, op)(*args))
+            reply(request_id, True, getattr(local, op)(*args))
         except ToolFailure as exc:
             reply(request_id, False, str(exc))
         except Exception as exc:  # noqa: BLE001 - e.g. an answer that does not pickle
@@ -317,10 +313,7 @@ def main(argv: list[str]) -> int:
                     break
                 calls.submit(answer, request_id, op, args)
     finally:
-        for thread in (model, warm):  # never tear down under a thread inside onnxruntime or SQLite
-            if thread is not None:
-                thread.join()
-        service.close()
+        local.close()
     return 0
 
 
