@@ -13,6 +13,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from k0maru.fsutil import atomic_write_text
+
 SOURCE = ".source"
 
 
@@ -39,7 +41,8 @@ def remember(entry: Path, source: Path, made_by: str) -> None:
     else, or never recorded (made before entries were recorded)."""
     record = {"source": _stamp(source), "made_by": made_by}
     with suppress(OSError):
-        entry.with_name(entry.name + SOURCE).write_text(json.dumps(record), encoding="utf-8")
+        # whole or not at all: another process pruning beside it takes an unreadable record for stale
+        atomic_write_text(entry.with_name(entry.name + SOURCE), json.dumps(record))
         for other in entry.parent.iterdir():
             if other.name.startswith(".") or other.name.endswith(SOURCE) or other == entry:
                 continue  # a dot name is another process's entry, still being written
