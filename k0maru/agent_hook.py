@@ -71,7 +71,7 @@ COMMANDS = (
     "dotnet test",
 )
 # build tools whose words are goals: only these goals are routed (never `make deploy`, `mvn release`)
-GOAL_TOOLS = {"make", "mvn", "./mvnw", "gradle", "./gradlew"}
+GOAL_TOOLS = {"make", "mvn", "mvnw", "gradle", "gradlew"}
 GOALS = {
     "all",
     "build",
@@ -88,8 +88,9 @@ GOALS = {
     "unit",
     "test-compile",
     "typecheck",
+    "install",
 }
-OPTIONS_WITH_VALUE = {"-C", "-f", "-j", "-l", "-p", "--file", "--directory"}
+OPTIONS_WITH_VALUE = {"-C", "-f", "-j", "-l", "-p", "-x", "--file", "--directory", "--tests"}
 LEAVE_ALONE = {"--help", "-h", "--version", "--watch", "--watchAll", "watch", "--pdb", "--ui"}
 OFFLOAD = "k0maru offload -- "
 
@@ -122,9 +123,9 @@ def segments(command: str) -> list[tuple[int, int, str, str]]:  # noqa: C901 - a
             i += 1
         elif c in "'\"":
             quote = c
-        elif c in "`\n(){}" or command.startswith("$(", i) or command.startswith("<<", i):
-            raise Unsure  # substitutions, subshells, groups, heredocs, several lines
-        elif c in ";|&":
+        elif c in "`(){}" or command.startswith("$(", i) or command.startswith("<<", i):
+            raise Unsure  # substitutions, subshells, groups, heredocs
+        elif c in ";|&\n":
             op = command[i : i + 2] if command[i : i + 2] in ("&&", "||", "|&") else c
             if op == "&" and i > 0 and command[i - 1] in "<>":  # 2>&1
                 i += 1
@@ -184,6 +185,32 @@ def _goals_ok(words: list[str]) -> bool:
     return True
 
 
+WRAPPERS = {"time"}  # words before the tool that stay in front of `k0maru offload`
+
+
+def _tool_start(words: list[str]) -> int:
+    """Index of the tool's own name: after variable assignments and `time [-p]`."""
+    k = 0
+    while k < len(words) and (_is_assignment(words[k]) or words[k] in WRAPPERS):
+        k += 1
+        if words[k - 1] in WRAPPERS and k < len(words) and words[k] == "-p":
+            k += 1
+    return k
+
+
+def _names(prefix: list[str], rest: list[str]) -> bool:
+    """Whether `rest` starts with the tool `prefix`: the first word by its name (`.venv/bin/pytest`
+    is `pytest`), the last also as a script family (`test:unit` is `test`)."""
+    if len(rest) < len(prefix) or os.path.basename(rest[0]) != os.path.basename(prefix[0]):
+        return False
+    if len(prefix) == 1:
+        return True
+    if rest[1 : len(prefix) - 1] != prefix[1:-1]:
+        return False
+    last, word = prefix[-1], rest[len(prefix) - 1]
+    return word == last or word.startswith(last + ":")
+
+
 def rewrite_segment(text: str, commands: list[list[str]]) -> int | None:
     """Where to insert the offload prefix in one simple command, or None to leave it alone."""
     if ">" in text.replace("2>&1", "") or "<" in text:
@@ -195,45 +222,82 @@ def rewrite_segment(text: str, commands: list[list[str]]) -> int | None:
     except ValueError:
         return None
     spans = raw_words(text)
-    k = 0
-    while k < len(words) and _is_assignment(words[k]):
-        k += 1
+    k = _tool_start(words)
     rest = words[k:]
     if not rest or k >= len(spans):
         return None
     if os.path.basename(rest[0]) == "k0maru":
         raise Unsure  # already wrapped: leave the whole command as it is
     for prefix in commands:
-        if rest[: len(prefix)] == prefix:
+        if _names(prefix, rest):
             if LEAVE_ALONE & set(rest):
                 return None
-            if prefix[0] in GOAL_TOOLS and not _goals_ok(rest[len(prefix) :]):
+            tool = os.path.basename(prefix[0])
+            if tool in GOAL_TOOLS and not _goals_ok(rest[len(prefix) :]):
                 return None
             return spans[k][0]
     return None
 
 
-def rewrite(command: str, commands: list[list[str]] | None = None) -> str | None:
-    """`command` with its test/build/lint commands routed through `k0maru offload`, or None when nothing
-    is to change."""
-    commands = commands if commands is not None else [p.split() for p in COMMANDS]
+def in_vault(folder: str) -> bool:
+    """Whether `k0maru offload` run in `folder` keeps its log: $K0MARU_VAULT is set, or the folder is
+    in a vault or a git repository (read from the file system, without git)."""
+    if os.environ.get("K0MARU_VAULT"):
+        return True
+    folder = os.path.abspath(folder)
+    while True:
+        if os.path.isdir(os.path.join(folder, ".k0maru")) or os.path.exists(
+            os.path.join(folder, ".git")
+        ):
+            return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+
+
+def _moved(text: str, here: str | None) -> str | None:
+    """The folder after a `cd DIR` command (None: one it cannot tell), `here` after any other."""
+    words = text.split()
+    if not words or words[0] != "cd" or here is None:
+        return here
+    if len(words) != 2 or any(c in words[1] for c in "$`'\"\\*?") or words[1] == "-":
+        return None
+    return os.path.join(here, os.path.expanduser(words[1]))
+
+
+def plan(
+    command: str, commands: list[list[str]], cwd: str | None = None
+) -> tuple[str | None, list[str]]:
+    """`command` with its test/build/lint commands routed through `k0maru offload` (None: nothing to
+    change, or a shape this hook does not read), and the simple commands it is made of. With `cwd`,
+    a command that runs outside any vault (after a `cd` too) is left alone."""
     try:
         parts = segments(command)
-        inserts = []
-        for start, end, before, after in parts:
-            if "|" in (before, after) or "|&" in (before, after):
-                continue  # a pipeline's reader wants the raw lines
-            at = rewrite_segment(command[start:end], commands)
-            if at is not None:
-                inserts.append(start + at)
     except Unsure:
-        return None
-    if not inserts:
-        return None
+        return None, []
+    texts = [command[s:e].strip() for s, e, _, _ in parts if command[s:e].strip()]
+    inserts, here = [], cwd
+    try:
+        for start, end, before, after in parts:
+            text = command[start:end]
+            piped = "|" in (before, after) or "|&" in (before, after)
+            at = None if piped else rewrite_segment(text, commands)
+            if at is not None and (cwd is None or here is not None and in_vault(here)):
+                inserts.append(start + at)
+            here = _moved(text.strip(), here)
+    except Unsure:
+        return None, texts
     out = command
     for at in sorted(inserts, reverse=True):
         out = out[:at] + OFFLOAD + out[at:]
-    return out
+    return (out if inserts else None), texts
+
+
+def rewrite(command: str, commands: list[list[str]] | None = None) -> str | None:
+    """`command` with its test/build/lint commands routed through `k0maru offload`, or None when nothing
+    is to change."""
+    return plan(command, commands if commands is not None else [p.split() for p in COMMANDS])[0]
 
 
 def configured_commands(cwd: str | None) -> list[list[str]]:
@@ -258,9 +322,43 @@ def configured_commands(cwd: str | None) -> list[list[str]]:
     return [c.split() for c in commands if isinstance(c, str) and c.split()]
 
 
+REASONS = {
+    "allow": "k0maru: your permission rules allow every command here; the test/build/lint ones run "
+    "through `k0maru offload` (the log is kept, the agent reads a summary)",
+    "ask": "k0maru: the test/build/lint commands run through `k0maru offload` (the log is kept, the "
+    "agent reads a summary); the command line needs your approval as before",
+}
+
+
+def decide(event: dict[str, Any], commands: list[str], rewritten: list[str]) -> str | None:
+    """The permission decision to send with a rewritten command, from the user's own Claude Code rules
+    for the commands it is made of: 'allow' only when they allow every one, 'ask' for the host to ask,
+    '' for no decision (the host applies its rules and mode to the rewritten command), None to leave
+    the command as written (a deny rule may match it, a settings file cannot be read, or the mode
+    never asks)."""
+    from k0maru import agent_rules
+
+    cwd = str(event.get("cwd") or os.getcwd())
+    project = os.environ.get("CLAUDE_PROJECT_DIR") or cwd
+    try:
+        found = agent_rules.verdict(commands, rewritten, project, cwd)
+    except agent_rules.Unreadable:
+        return None
+    mode = event.get("permission_mode")
+    if found == "deny":
+        return None
+    if found == "allow":
+        return "allow"
+    if mode in ("dontAsk", "plan"):
+        return None
+    return "" if found is None and mode == "bypassPermissions" else "ask"
+
+
 def answer(event: dict[str, Any]) -> dict[str, Any] | None:
-    """The hook's output for one PreToolUse input (None: say nothing, the command runs as written)."""
-    if event.get("tool_name") != "Bash":
+    """The hook's output for one PreToolUse input (None: say nothing, the command runs as written).
+    Claude Code's input names its `permission_mode`; Codex's carries a `turn_id`, and Codex takes a
+    rewritten command only with `allow`, which would waive its own approval: Codex gets no rewrite."""
+    if event.get("tool_name") != "Bash" or "turn_id" in event or "permission_mode" not in event:
         return None
     tool_input = event.get("tool_input")
     if not isinstance(tool_input, dict):
@@ -268,18 +366,19 @@ def answer(event: dict[str, Any]) -> dict[str, Any] | None:
     command = tool_input.get("command")
     if not isinstance(command, str) or not command.strip():
         return None
-    new = rewrite(command, configured_commands(event.get("cwd")))
+    cwd = str(event.get("cwd") or os.getcwd())
+    new, parts = plan(command, configured_commands(cwd), cwd)
     if new is None:
         return None
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "allow",
-            "permissionDecisionReason": "k0maru: a test/build/lint command runs through "
-            "`k0maru offload` (its log is kept, the agent reads a summary)",
-            "updatedInput": {**tool_input, "command": new},
-        }
-    }
+    decision = decide(event, parts, plan(new, [])[1])
+    if decision is None:
+        return None
+    out: dict[str, Any] = {"hookEventName": "PreToolUse"}
+    if decision:
+        out["permissionDecision"] = decision
+        out["permissionDecisionReason"] = REASONS[decision]
+    out["updatedInput"] = {**tool_input, "command": new}
+    return {"hookSpecificOutput": out}
 
 
 def may_rewrite(raw: str, cwd: str) -> bool:
