@@ -35,18 +35,18 @@ def offload(
             "nothing to run: use `k0maru offload -- CMD ARGS` or pipe output into `k0maru offload`"
         )
 
-    def opened(root: Path) -> None:  # the summary's log path is vault-relative
-        if Path.cwd().resolve() != root.resolve():
-            say_vault(root, as_json)
-
+    roots: list[Path] = []
     done = run(
         vault,
         command or None,
         threshold=threshold,
         task_id=task_id,
         out=sys.stderr.buffer if as_json else None,  # with --json, stdout carries only the JSON
-        on_open=opened,
+        on_open=roots.append,
     )
+    # the summary's log path is vault-relative; an output passed through names no vault
+    if done.record is not None and roots and Path.cwd().resolve() != roots[0].resolve():
+        say_vault(roots[0], as_json)
     if as_json:
         print(json.dumps(done.payload()), flush=True)
     return done.exit_code

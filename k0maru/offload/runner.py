@@ -152,7 +152,7 @@ class _Spool:
         stream.write(chunk)
         stream.flush()
 
-    def give_up(self, exc: OSError) -> None:
+    def give_up(self, exc: Exception) -> None:
         """The log cannot be kept: pass on what it holds (from memory while under the threshold, else read
         back from the file), then drop the file so the disk gets its space back."""
         if self.broken is not None:
@@ -203,10 +203,11 @@ class _Spool:
         self.path = None
 
 
-def why(exc: OSError, path: Path | None = None) -> str:
+def why(exc: Exception, path: Path | None = None) -> str:
     """`No space left on device: .k0maru/refs/x.log`: the reason, and the file when it is known."""
-    reason = os.strerror(exc.errno) if exc.errno else str(exc)
-    name = exc.filename or path
+    errno = getattr(exc, "errno", None)
+    reason = os.strerror(errno) if isinstance(errno, int) and errno else str(exc) or repr(exc)
+    name = getattr(exc, "filename", None) or path
     if name:
         with contextlib.suppress(ValueError):
             name = Path(name).relative_to(Path.cwd())
@@ -340,13 +341,14 @@ def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and it
             rec = _keep(
                 vault, refs, spool, findings, command, task, (started, duration), exit_code, seen
             )
-        except OSError as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever fails, the output still reaches its reader
             spool.give_up(exc)
     if spool.broken is not None:
-        print(
-            f"k0maru: the log could not be kept ({spool.broken}); the output was passed through",
-            file=sys.stderr,
-        )
+        if spool.lines > threshold:  # a shorter output passes through untouched anyway: no word
+            print(
+                f"k0maru: the log could not be kept ({spool.broken}); the output was passed through",
+                file=sys.stderr,
+            )
         return OffloadOutcome(status, spool.lines, True, findings=findings)
     if rec is None:  # not clearly smaller: the output itself is the answer
         assert spool.fh is not None

@@ -1,7 +1,8 @@
 """`k0maru offload` as a service operation: run a command (or read stdin) into a kept log, record it.
 
 It streams a running process, so it opens the vault itself instead of a `Service` session: nothing is
-scanned, and a vault that cannot be opened (a full disk) still runs the command."""
+scanned, and a vault that cannot be opened (none here, a full disk, an unwritable folder) still runs the
+command: the same output and exit status, and at most one line on stderr."""
 
 from __future__ import annotations
 
@@ -37,15 +38,13 @@ def offload(
 
     try:
         vault = Vault.open(vault_dir, writes_state=True, offload_threshold=threshold)
-    except OSError as exc:  # a full disk or a vanished state folder: the command still runs
-        from k0maru.layout import resolve_vault
-
+    except Exception as exc:  # noqa: BLE001 - no vault, a full disk, a broken index: the command still runs
         outcome = run_offload(
-            resolve_vault(vault_dir),
+            _somewhere(vault_dir),
             command,
             threshold=threshold or 50,
             task_id=task_id or "adhoc",
-            cannot_keep=why(exc),
+            cannot_keep=why(exc) if isinstance(exc, OSError) else str(exc).split(";")[0],
             stdin=stdin,
             out=out,
         )
@@ -64,6 +63,16 @@ def offload(
             out=out,
         )
     return _result(outcome.exit_code, outcome.lines, outcome.record)
+
+
+def _somewhere(vault_dir: str | None) -> Path:
+    """The vault the command names when it exists, else the working folder (nothing is kept there)."""
+    from k0maru.layout import resolve_vault
+
+    try:
+        return resolve_vault(vault_dir)
+    except K0maruError:
+        return Path.cwd()
 
 
 def _record(vault: Vault, rec: OffloadRecord) -> None:
