@@ -27,12 +27,14 @@ HOOK = Path(sys.executable).with_name("k0maru-hook")
 
 
 def event(command: str) -> str:
-    """Claude Code's documented PreToolUse input for a Bash call."""
+    """Claude Code's documented PreToolUse input for a Bash call, in this repository (a vault for
+    offload, so a test command is rewritten and the user's permission rules are read)."""
     return json.dumps(
         {
             "session_id": "bench",
             "transcript_path": "/tmp/bench.jsonl",
-            "cwd": "/tmp",
+            "cwd": str(Path(k0maru.__file__).resolve().parents[1]),
+            "permission_mode": "default",
             "hook_event_name": "PreToolUse",
             "tool_name": "Bash",
             "tool_input": {"command": command, "description": "run it"},

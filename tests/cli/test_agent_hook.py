@@ -298,12 +298,30 @@ def test_the_command_list_is_configurable(tmp_path: Path) -> None:
 def test_the_installed_command_answers_each_hosts_input(host: str) -> None:
     for command, expected in REWRITTEN[:8]:
         out = run_hook(hook_input(command, host))
-        assert out is not None and out["hookSpecificOutput"]["updatedInput"]["command"] == expected
+        if host == "codex":  # a rewrite only Codex's `allow` would carry: none
+            assert out is None
+        else:
+            assert (
+                out is not None and out["hookSpecificOutput"]["updatedInput"]["command"] == expected
+            )
     for command in LEFT_ALONE[:8]:
         assert run_hook(hook_input(command, host)) is None
     assert run_hook(hook_input("pytest -q", host), env={"K0MARU_HOOK": "off"}) is None
     r = subprocess.run([str(HOOK)], input="not json", capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and r.stdout == ""  # a broken input lets the command run as written
+
+
+@pytest.mark.slow
+def test_the_installed_hook_never_approves_the_issue_repros(claude_config: Path) -> None:
+    """Each repro of #38 piped into the real `k0maru-hook`, with the test segment alone allowed."""
+    write(claude_config, ".k0maru/agent-hook.toml", 'extra_commands = ["rm"]\n')
+    rules(claude_config, allow=["Bash(pytest:*)", "Bash(npm test)", "Bash(python -m pytest:*)"])
+    for command, _ in [*ISSUE_38, ("rm -rf ~/x", [])]:
+        out = run_hook(hook_input(command))  # None: left as written, for the host to judge
+        assert out is None or out["hookSpecificOutput"]["permissionDecision"] == "ask", command
+    assert run_hook(hook_input("pytest -q"))["hookSpecificOutput"]["permissionDecision"] == "allow"
+    rules(claude_config, allow=["Bash"], deny=["Bash(rm:*)"])
+    assert run_hook(hook_input("rm -rf ./build && pytest -q")) is None
 
 
 def test_a_command_that_names_no_tool_is_answered_unparsed(tmp_path: Path) -> None:
@@ -334,7 +352,7 @@ def test_the_hook_imports_json_and_shlex_only_for_a_tool_command() -> None:
     for command, loaded, k0maru in (("ls -la", "[]", "['k0maru', 'k0maru.agent_hook']"), tool):
         r = subprocess.run(
             [sys.executable, "-c", code],
-            input=json.dumps(hook_input(command)),
+            input=json.dumps(hook_input(command, cwd="/tmp" if command == "ls -la" else None)),
             capture_output=True,
             text=True,
             check=True,
