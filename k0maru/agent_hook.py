@@ -326,16 +326,16 @@ REASONS = {
     "allow": "k0maru: your permission rules allow every command here; the test/build/lint ones run "
     "through `k0maru offload` (the log is kept, the agent reads a summary)",
     "ask": "k0maru: the test/build/lint commands run through `k0maru offload` (the log is kept, the "
-    "agent reads a summary); the command line needs your approval as before",
+    "agent reads a summary); your rules ask about this command line",
 }
 
 
 def decide(event: dict[str, Any], commands: list[str], rewritten: list[str]) -> str | None:
     """The permission decision to send with a rewritten command, from the user's own Claude Code rules
-    for the commands it is made of: 'allow' only when they allow every one, 'ask' for the host to ask,
-    '' for no decision (the host applies its rules and mode to the rewritten command), None to leave
-    the command as written (a deny rule may match it, a settings file cannot be read, or the mode
-    never asks)."""
+    (`agent_rules.verdict`): 'allow' only when they allow every command of the line already, 'ask'
+    when an ask rule (or an allow rule for `k0maru` itself) may match, '' for no decision: the host
+    applies its own rules and mode to the rewritten command, and asks as it would have. None leaves
+    the command as written: a deny rule may match it, or a settings file cannot be read."""
     from k0maru import agent_rules
 
     cwd = str(event.get("cwd") or os.getcwd())
@@ -344,14 +344,9 @@ def decide(event: dict[str, Any], commands: list[str], rewritten: list[str]) -> 
         found = agent_rules.verdict(commands, rewritten, project, cwd)
     except agent_rules.Unreadable:
         return None
-    mode = event.get("permission_mode")
     if found == "deny":
         return None
-    if found == "allow":
-        return "allow"
-    if mode in ("dontAsk", "plan"):
-        return None
-    return "" if found is None and mode == "bypassPermissions" else "ask"
+    return found or ""
 
 
 def answer(event: dict[str, Any]) -> dict[str, Any] | None:

@@ -139,10 +139,20 @@ def _words(texts: list[str]) -> list[list[str]] | None:
         return None
 
 
+def _allowed(text: str, words: list[str], allow: list[str], project: str, cwd: str) -> bool:
+    plain = " ".join(text.split())
+    if ">" in plain.replace("2>&1", "") or "<" in plain:
+        return False  # a redirection writes or reads a file the rule does not name
+    return any(matches(spec, plain) for spec in allow) or allowed_anyway(words, text, project, cwd)
+
+
 def verdict(commands: list[str], rewritten: list[str], project: str, cwd: str) -> str | None:
-    """'deny' when a deny rule may match any of the `commands` or of their `rewritten` form, else 'ask'
-    when an ask rule may, else 'allow' when the user's rules (or Claude Code's own read-only commands)
-    allow every one of the `commands` as written, else None. Raises Unreadable as `load` does."""
+    """For a command line made of `commands`, which the hook would run as `rewritten`:
+    'deny' when a deny rule may match any of either, else 'ask' when an ask rule may, else 'allow'
+    when the user's rules (or Claude Code's own read-only commands) allow every one of the `commands`
+    as written, else 'ask' when an allow rule names `k0maru` itself (it would approve the rewritten
+    command, commands the user never allowed included), else None: the host's own rules decide.
+    Raises Unreadable as `load` does."""
     rules = load(project)
     words = _words(commands)
     checked = _words(commands + rewritten)
@@ -151,12 +161,10 @@ def verdict(commands: list[str], rewritten: list[str], project: str, cwd: str) -
     for kind in ("deny", "ask"):
         if any(loosely(rules[kind], w) for w in checked):
             return kind
-    for text, w in zip(commands, words, strict=True):
-        plain = " ".join(text.split())
-        if ">" in plain.replace("2>&1", "") or "<" in plain:
-            return None  # a redirection writes or reads a file the rule does not name
-        if not any(matches(spec, plain) for spec in rules["allow"]) and not allowed_anyway(
-            w, text, project, cwd
-        ):
-            return None
-    return "allow"
+    pairs = zip(commands, words, strict=True)
+    if all(_allowed(text, w, rules["allow"], project, cwd) for text, w in pairs):
+        return "allow"
+    wrapped = [f for w in checked for f in loose_forms(w) if f.startswith("k0maru ")]
+    if any(matches(spec, form) for spec in rules["allow"] for form in wrapped):
+        return "ask"
+    return None

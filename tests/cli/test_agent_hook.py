@@ -154,12 +154,13 @@ def run_hook(event: dict, env: dict[str, str] | None = None) -> dict | None:
 
 @pytest.mark.parametrize(("command", "expected"), REWRITTEN + RECOGNISED)
 def test_rewritten(command: str, expected: str) -> None:
-    """With no rule of the user's naming them, the rewritten command goes back for the host to ask."""
+    """With no rule of the user's naming them, the rewritten command goes back without a decision: the
+    host applies its own rules and mode to it, and asks as it would have."""
     assert rewrite(command) == expected
     out = answer(hook_input(command))
     assert out is not None
     spec = out["hookSpecificOutput"]
-    assert spec["hookEventName"] == "PreToolUse" and spec["permissionDecision"] == "ask"
+    assert spec["hookEventName"] == "PreToolUse" and "permissionDecision" not in spec
     assert spec["updatedInput"] == {"command": expected, "description": "run it"}  # all fields kept
 
 
@@ -194,10 +195,8 @@ def test_a_segment_the_user_never_allowed_is_never_approved(
     command: str, allowed: list[str], claude_config: Path
 ) -> None:
     rules(claude_config, allow=allowed)
-    assert decision(command) in ("ask", None)
-    assert decision(command, mode="acceptEdits") in ("ask", None)
-    assert decision(command, mode="bypassPermissions") in ("", None)  # the host's own mode decides
-    assert decision(command, mode="dontAsk") is None  # left as written: the host refuses it itself
+    for mode in ("default", "acceptEdits", "dontAsk", "bypassPermissions"):
+        assert decision(command, mode=mode) in ("", None)  # the host's own rules and mode decide
 
 
 @pytest.mark.parametrize(
@@ -216,7 +215,6 @@ def test_allow_only_when_the_users_rules_allow_every_segment(
 ) -> None:
     rules(claude_config, name=".claude/settings.local.json", allow=allowed)
     assert decision(command) == "allow"
-    assert decision(command, mode="dontAsk") == "allow"
 
 
 @pytest.mark.parametrize(
@@ -233,13 +231,11 @@ def test_a_deny_rule_is_never_overridden(command: str, lists: dict, claude_confi
     """The command stays as the agent wrote it, so the host's deny rule still matches it."""
     rules(claude_config, **lists)
     assert decision(command) is None
-    assert decision(command, mode="bypassPermissions") is None
 
 
 def test_an_ask_rule_is_never_overridden(claude_config: Path, tmp_path: Path) -> None:
     rules(tmp_path / "claude-user", name="settings.json", allow=["Bash"], ask=["Bash(pytest -q)"])
     assert decision("pytest -q") == "ask"
-    assert decision("pytest -q", mode="bypassPermissions") == "ask"
     assert decision("pytest -x") == "allow"  # the user file's allow rule
     rules(claude_config, name=".claude/settings.local.json", deny=["Bash(pytest -x:*)"])
     assert decision("pytest -x") is None  # the local file's deny rule
@@ -256,8 +252,10 @@ def test_extra_commands_widen_what_is_rewritten_never_what_is_allowed(claude_con
     assert answer(hook_input("rm -rf ~/x"))["hookSpecificOutput"]["updatedInput"]["command"] == (
         W + "rm -rf ~/x"
     )
-    assert decision("rm -rf ~/x") == "ask"
-    assert decision("rm -rf ~/x && pytest -q") == "ask"
+    assert decision("rm -rf ~/x") == ""
+    assert decision("rm -rf ~/x && pytest -q") == ""
+    rules(claude_config, allow=["Bash(pytest:*)", "Bash(k0maru offload:*)"])  # "don't ask again"
+    assert decision("rm -rf ~/x") == "ask"  # that rule would approve the wrapped rm: ask
 
 
 def test_codex_gets_no_rewrite() -> None:
@@ -318,7 +316,7 @@ def test_the_installed_hook_never_approves_the_issue_repros(claude_config: Path)
     rules(claude_config, allow=["Bash(pytest:*)", "Bash(npm test)", "Bash(python -m pytest:*)"])
     for command, _ in [*ISSUE_38, ("rm -rf ~/x", [])]:
         out = run_hook(hook_input(command))  # None: left as written, for the host to judge
-        assert out is None or out["hookSpecificOutput"]["permissionDecision"] == "ask", command
+        assert out is None or "permissionDecision" not in out["hookSpecificOutput"], command
     assert run_hook(hook_input("pytest -q"))["hookSpecificOutput"]["permissionDecision"] == "allow"
     rules(claude_config, allow=["Bash"], deny=["Bash(rm:*)"])
     assert run_hook(hook_input("rm -rf ./build && pytest -q")) is None
