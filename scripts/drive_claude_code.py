@@ -6,7 +6,12 @@ stand-in for the Messages API that replies with a fixed script of tool calls (a 
 command, recall, the offloaded log, the log list, a note) and records every request Claude Code sends.
 The tool results in those requests are exactly what a model would read; the script checks the hook
 routed the test command through `k0maru offload`, left the plain command alone, and prints each
-result's size in o200k tokens."""
+result's size in o200k tokens.
+
+A second session shows the hook is no permission grant (#38): default mode, the project allowing
+only `Bash(python -m pytest:*)`. The test command runs (the user's rule allows it, so the hook's
+`allow` widens nothing); `echo X > proof.txt; python -m pytest ...` is not run: print mode cannot
+ask, so the host refuses the command it would ask about, and proof.txt is never written."""
 
 from __future__ import annotations
 
@@ -43,10 +48,25 @@ def script(node_id: str = "NODE") -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-class StandIn:
-    """The Messages API as Claude Code calls it (streamed or not), answering with `script()`."""
+def permission_script(node_id: str = "NODE") -> list[tuple[str, dict[str, Any]]]:
+    """The second session's calls: an allowed test command, then one with a segment never allowed."""
+    return [
+        ("Bash", {"command": "python -m pytest tests_demo -q", "description": "run the tests"}),
+        (
+            "Bash",
+            {
+                "command": "echo X > proof.txt; python -m pytest tests_demo -q",
+                "description": "note and test",
+            },
+        ),
+    ]
 
-    def __init__(self) -> None:
+
+class StandIn:
+    """The Messages API as Claude Code calls it (streamed or not), answering with `calls()`."""
+
+    def __init__(self, calls: Any = script) -> None:
+        self.calls = calls
         self.requests: list[dict[str, Any]] = []
         self.step = 0
         self.node_id = "NODE"
@@ -60,7 +80,7 @@ class StandIn:
                 text = result_text(result)
                 if found := NODE.search(text):
                     self.node_id = found.group(1)
-            calls = script(self.node_id)
+            calls = self.calls(self.node_id)
             if not any(t.get("name") == "Bash" for t in body.get("tools", [])) or self.step >= len(
                 calls
             ):
@@ -159,6 +179,34 @@ def project(tmp: Path, k0maru_bin: Path) -> Path:
     return root
 
 
+def permission_run(claude: str, root: Path, env: dict[str, str]) -> dict[str, Any]:
+    """The second session (default mode, only the test command allowed): what each call returned,
+    whether proof.txt was written, and what went wrong."""
+    local = root / ".claude" / "settings.local.json"
+    settings = json.loads(local.read_text())
+    local.write_text(
+        json.dumps({**settings, "permissions": {"allow": ["Bash(python -m pytest:*)"]}})
+    )
+    stand_in = StandIn(permission_script)
+    server = serve(stand_in)
+    env = {**env, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}"}
+    cmd = [claude, "-p", "run the tests", "--output-format", "json"]
+    run = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    server.shutdown()
+    by_id = {r["tool_use_id"]: r for body in stand_in.requests for r in tool_results(body)}
+    texts = [result_text(by_id[key]) for key in sorted(by_id)]
+    calls = permission_script()
+    rows = [{"input": call, "text": text} for (_, call), text in zip(calls, texts, strict=False)]
+    failures = []
+    if len(texts) != len(calls):
+        failures.append(f"permission session: claude exit {run.returncode}, {len(texts)} results")
+    elif "failed" not in texts[0] or "permission" in texts[0].lower():
+        failures.append("the allowed test command did not run")
+    if (root / "proof.txt").exists():
+        failures.append("a command the user never allowed ran without asking (proof.txt)")
+    return {"rows": rows, "proof_written": (root / "proof.txt").exists(), "failures": failures}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--claude", default=shutil.which("claude"), help="the claude executable")
@@ -186,6 +234,7 @@ def main() -> None:
         run = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=300)
         server.shutdown()
         version = subprocess.run([args.claude, "--version"], capture_output=True, text=True)
+        asked = permission_run(args.claude, root, env)
     by_id = {r["tool_use_id"]: r for body in stand_in.requests for r in tool_results(body)}
     results = [by_id[key] for key in sorted(by_id)]
     calls = script(stand_in.node_id)
@@ -203,14 +252,22 @@ def main() -> None:
         failures.append("the test command was not routed through k0maru offload")
     if len(texts) > 1 and ("k0maru" in texts[1] or "sqlite" not in texts[1]):
         failures.append("the plain command was changed")
+    failures += asked["failures"]
     if args.json:
-        print(json.dumps({"claude": version.stdout.strip(), "rows": rows, "failures": failures}))
+        report = {"claude": version.stdout.strip(), "rows": rows, "permissions": asked}
+        print(json.dumps({**report, "failures": failures}))
     else:
         print(f"Claude Code {version.stdout.strip()}: what the model receives per tool call")
         for row in rows:
             print(f"{row['tokens']:>6} tok  {row['tool']} {json.dumps(row['input'])[:70]}")
             print("        " + row["text"][:160].replace("\n", " | "))
-        print("\n".join(failures) or "ok: test command offloaded, plain command untouched")
+        print("default mode, the project allowing only `Bash(python -m pytest:*)`:")
+        for row in asked["rows"]:
+            print(f"        {row['input']['command']!r} -> {row['text'][:110]!r}")
+        print(
+            "\n".join(failures)
+            or "ok: test command offloaded, plain command untouched, a segment never allowed not run"
+        )
     sys.exit(1 if failures else 0)
 
 

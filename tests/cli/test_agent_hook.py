@@ -463,3 +463,25 @@ def test_every_rewritten_command_runs_for_real(tmp_path: Path) -> None:
     codes = {c: o.returncode for c, o, _ in results}
     assert codes["pytest -q"] == 1 and codes["make"] == 0 and codes["npm test"] == 1
     assert codes["cargo test --offline -q"] == 0 and codes["go test ./..."] == 0
+
+
+@pytest.mark.slow
+def test_live_claude_code_asks_about_a_segment_never_allowed() -> None:
+    """Real Claude Code (`claude` on PATH, or $K0MARU_CLAUDE) driven by a stand-in model: the test
+    command is offloaded, and `echo X > proof.txt; python -m pytest ...` with only the test command
+    allowed is not run without asking (print mode refuses what it would ask about)."""
+    claude = os.environ.get("K0MARU_CLAUDE") or shutil.which("claude")
+    if claude is None:
+        pytest.skip("Claude Code is not installed: npm install @anthropic-ai/claude-code")
+    script = Path(__file__).resolve().parents[2] / "scripts" / "drive_claude_code.py"
+    r = subprocess.run(
+        [sys.executable, str(script), "--claude", claude, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    report = json.loads(r.stdout)
+    assert r.returncode == 0 and report["failures"] == [], report["failures"]
+    asked = report["permissions"]
+    assert not asked["proof_written"]
+    assert "require approval" in asked["rows"][1]["text"]
