@@ -1,15 +1,18 @@
 """`k0maru-hook`: the PreToolUse hook of Claude Code and Codex (`k0maru connect HOST --hooks` installs it).
 
 It reads the host's hook input on stdin and, when the agent's shell command runs a test, build or lint
-tool, answers with the same command routed through `k0maru offload -- ...`, so a long log is stored and
-the agent reads a short summary. Everything else is left alone, and so is anything it cannot read with
-certainty (command substitution, subshells, heredocs, pipelines, redirections, background jobs): a
-command it does not rewrite runs exactly as the agent wrote it. It imports json and shlex only for an
-input that names one of the tools, and fails silent (exit 0, no output): a broken hook must never stop
-the agent's command.
+tool in a vault, answers with the same command routed through `k0maru offload -- ...`, so a long log is
+stored and the agent reads a short summary. Everything else is left alone, and so is anything it cannot
+read with certainty (command substitution, subshells, heredocs, pipelines, redirections, background
+jobs): a command it does not rewrite runs exactly as the agent wrote it. It is never a permission grant:
+`allow` only when the user's own Claude Code rules allow every command of the line (`agent_rules`),
+else the rewritten command goes back for the host to judge (docs/agents.md has the table). It imports
+json and shlex only for an input that names one of the tools, and fails silent (exit 0, no output): a
+broken hook must never stop the agent's command.
 
 The tools are a list of command prefixes (`COMMANDS`); `.k0maru/agent-hook.toml` in the project (or a
-folder above the command's cwd) may set `commands = [...]` (replacing it), `extra_commands` or `skip`.
+folder above the command's cwd) may set `commands = [...]` (replacing it), `extra_commands` or `skip`:
+what is rewritten, never what is allowed.
 """
 
 from __future__ import annotations

@@ -138,8 +138,8 @@ agent can act, the tool to call (`list_log_nodes` for an unknown node id), never
 
 | host | hook | what k0maru does |
 |---|---|---|
-| Claude Code | `PreToolUse` (matcher `Bash`) in `.claude/settings.json` | rewrites the command through `updatedInput` |
-| Codex | `PreToolUse` (matcher `Bash`) in `.codex/hooks.json` | rewrites the command through `updatedInput` with `permissionDecision: "allow"` (accepted since openai/codex#20527, May 2026; older releases report the hook as failed and run the command unchanged) |
+| Claude Code | `PreToolUse` (matcher `Bash`) in `.claude/settings.json` | rewrites the command through `updatedInput`, answering `allow` only when the user's own rules allow every segment ([agents.md](agents.md#what-the-offload-hook-decides)) |
+| Codex | `PreToolUse` (matcher `Bash`) in `.codex/hooks.json` | no rewrite: Codex takes `updatedInput` only with `permissionDecision: "allow"` (openai/codex#20527), which would waive its own approval; the command runs as the agent wrote it |
 | Cursor | `beforeShellExecution` answers allow, deny or ask only; a `preToolUse` `updated_input` is described by third-party adapters, not in a form checked here | no hook; the instructions ask for `k0maru offload` |
 | VS Code, Claude Desktop | no command hook | no hook; the instructions ask for `k0maru offload` |
 
@@ -153,9 +153,11 @@ command (pytest, cargo test/build/clippy/check, go test/build/vet, npm test / ru
 jest/vitest/tsc/eslint, make and mvn/gradle with build or test goals only, ruff check, mypy, tsc,
 ...) into `k0maru offload -- CMD`, keeping every other field of the tool input. It leaves alone what
 it cannot read with certainty (command substitution, subshells, heredocs, pipelines, redirections to
-files, background jobs, several lines, an already wrapped command) and answers nothing when it fails,
-so the command runs as the agent wrote it. The rewritten command is approved (`"allow"`): only the
-listed test/build goals are routed, and the host's deny rules still apply. The list is changed by
+files, background jobs, continued lines, an already wrapped command, a folder in no vault) and answers
+nothing when it fails, so the command runs as the agent wrote it. It is never a permission grant: it
+answers `allow` only when the user's own Claude Code rules allow every segment of the line, and
+otherwise hands the rewritten command back for the host to judge and ask about (the decision table is
+in [agents.md](agents.md#what-the-offload-hook-decides)). The list is changed by
 `.k0maru/agent-hook.toml` (`commands = [...]` replaces it, `extra_commands` adds, `skip` removes);
 `K0MARU_HOOK=off` turns the hook off for a session.
 """
