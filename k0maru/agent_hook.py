@@ -385,7 +385,8 @@ def may_rewrite(raw: str, cwd: str) -> bool:
     neither, and then the hook answers without importing json."""
     if '"Bash"' not in raw:
         return False
-    if any(command in raw for command in COMMANDS):
+    tool_input = raw[max(raw.find('"tool_input"'), 0) :]  # not the cwd: a folder named `make-x`
+    if any(command in tool_input for command in COMMANDS):
         return True
     folder = os.path.abspath(cwd)
     while not os.path.isfile(os.path.join(folder, ".k0maru", "agent-hook.toml")):

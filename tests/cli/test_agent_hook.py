@@ -325,6 +325,8 @@ def test_the_installed_hook_never_approves_the_issue_repros(claude_config: Path)
 def test_a_command_that_names_no_tool_is_answered_unparsed(tmp_path: Path) -> None:
     ls = json.dumps(hook_input("ls -la && git status", cwd="/tmp"))
     assert not may_rewrite(ls, str(tmp_path))
+    in_tool_folder = json.dumps(hook_input("ls -la", cwd="/home/me/pytest-plugin"))
+    assert not may_rewrite(in_tool_folder, str(tmp_path))  # a tool's name in the cwd alone
     assert may_rewrite(json.dumps(hook_input("cd a && FOO=1 pytest -q")), str(tmp_path))
     assert not may_rewrite(json.dumps({**hook_input("pytest", cwd="/"), "tool_name": "Write"}), "/")
     write(tmp_path, ".k0maru/agent-hook.toml", 'extra_commands = ["just test"]\n')
