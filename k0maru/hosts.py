@@ -15,8 +15,9 @@ but starts a server in the folder it runs in (inside the project whose config it
 mcp` finds the vault as every command does. The user-level file carries this machine's absolute paths.
 The user's own fields on k0maru's entry (`env`, `timeout`, Codex `startup_timeout_sec`, ...) and the
 comments inside it are kept, as are the file's formatting, comments and mode. A project file is written
-only as a regular file inside the vault, never through a symlinked folder; the user-level file is written
-through its symlink (a dotfile manager's), which stays. `remove` undoes what connect did: a table left
+only as a regular file inside the vault, never through a symlink leading out of it (one that stays
+inside is followed); the user-level file is written through its symlink (a dotfile manager's), which
+stays. `remove` undoes what connect did: a table left
 empty goes, and a file left with nothing in it is deleted.
 """
 
@@ -99,15 +100,16 @@ def claude_desktop_config() -> Path:
 
 
 def _inside(vault: Path, rel: str) -> Path:
-    """`vault/rel`, refused when a folder on the way or the file itself is a symlink, or the file is not
-    a regular file: connect writes inside the repository only."""
-    path = vault
+    """`vault/rel`, refused when a folder on the way or the file itself is a symlink that leads out of
+    the vault, or the file is not a regular file: connect writes inside the repository only (a link
+    that stays inside is followed, and kept)."""
+    path, root = vault, vault.resolve()
     for part in Path(rel).parts:
         path = path / part
-        if path.is_symlink():
+        if path.is_symlink() and not path.resolve().is_relative_to(root):
             raise K0maruError(
-                f"{path} is a symlink; connect writes only inside the repository: replace the link "
-                "with a folder (or file) of its own, nothing was written"
+                f"{path} is a symlink out of the repository; connect writes only inside it: replace "
+                "the link with a folder (or file) of its own, nothing was written"
             )
     if path.exists() and not path.is_file():
         raise K0maruError(f"{path} is not a regular file; nothing was written")

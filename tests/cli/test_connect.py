@@ -437,3 +437,11 @@ def test_comments_inside_k0marus_vscode_entry_survive_an_update(vault: Path) -> 
     entry = entry_of("vscode", path)
     assert entry["command"] == "k0maru" and entry["args"][-1] == "${workspaceFolder}"
     assert entry["env"] == {"K0MARU_EMBED": "false"}
+
+
+def test_a_symlink_that_stays_in_the_repository_is_followed_and_kept(vault: Path) -> None:
+    target = write(vault, "config/agents/mcp.json", '{"mcpServers": {}}\n')
+    (vault / ".mcp.json").symlink_to(Path("config/agents/mcp.json"))
+    assert hosts.connect("claude-code", vault).outcome == "updated"
+    assert (vault / ".mcp.json").is_symlink()
+    assert entry_of("claude-code", target)["command"] == "k0maru"
