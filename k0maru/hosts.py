@@ -17,8 +17,8 @@ The user's own fields on k0maru's entry (`env`, `timeout`, Codex `startup_timeou
 comments inside it are kept, as are the file's formatting, comments and mode. A project file is written
 only as a regular file inside the vault, never through a symlink leading out of it (one that stays
 inside is followed); the user-level file is written through its symlink (a dotfile manager's), which
-stays. `remove` undoes what connect did: a table left
-empty goes, and a file left with nothing in it is deleted.
+stays. `remove` undoes what connect did: a table left empty goes, and a file left with nothing in it
+is deleted.
 """
 
 from __future__ import annotations
