@@ -6,18 +6,24 @@ edit that adds, updates or removes k0maru's entry while leaving every other byte
 | claude-code    | .mcp.json (shared with the team)            | mcpServers             | k0maru on PATH    |
 | cursor         | .cursor/mcp.json (shared)                   | mcpServers             | k0maru on PATH    |
 | vscode         | .vscode/mcp.json (shared, JSONC)            | servers (type "stdio") | k0maru on PATH    |
-| codex          | .codex/config.toml (trusted projects)       | [mcp_servers.k0maru]   | this Python       |
+| codex          | .codex/config.toml (trusted projects)       | [mcp_servers.k0maru]   | k0maru on PATH    |
 | claude-desktop | the user's claude_desktop_config.json       | mcpServers, per vault  | this Python       |
 
-Shared files name the workspace folder with the host's own variable and run `k0maru` from PATH, so the
-file works on a teammate's machine; the user-level files carry this machine's absolute paths. The user's
-own fields on k0maru's entry (`env`, `timeout`, Codex `startup_timeout_sec`, ...) are kept, as are the
-file's formatting, comments and mode. A project file is written only as a regular file inside the vault,
-never through a symlinked folder.
+Project files run `k0maru` from PATH and name no path of this machine, so the file works on a teammate's
+machine: the shared JSON files name the workspace folder with the host's own variable; Codex has none,
+but starts a server in the folder it runs in (inside the project whose config it read), where `k0maru
+mcp` finds the vault as every command does. The user-level file carries this machine's absolute paths.
+The user's own fields on k0maru's entry (`env`, `timeout`, Codex `startup_timeout_sec`, ...) and the
+comments inside it are kept, as are the file's formatting, comments and mode. A project file is written
+only as a regular file inside the vault, never through a symlink leading out of it (one that stays
+inside is followed); the user-level file is written through its symlink (a dotfile manager's), which
+stays. `remove` undoes what connect did: a table left empty goes, and a file left with nothing in it
+is deleted.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -30,7 +36,7 @@ from typing import Any
 
 from k0maru import jsonedit
 from k0maru.errors import K0maruError
-from k0maru.fsutil import atomic_write_text
+from k0maru.fsutil import atomic_write_text, ensure_state_dir
 
 NAME = "k0maru"
 HOSTS = ("claude-code", "cursor", "vscode", "codex", "claude-desktop")
@@ -41,6 +47,7 @@ PROJECT_FILES = {
     "codex": ".codex/config.toml",
 }
 SHARED = {"claude-code", "cursor", "vscode"}  # files a team commits
+PORTABLE = {*SHARED, "codex"}  # project files: k0maru from PATH, no path of this machine
 WORKSPACE = {  # each host's variable for the folder it opened
     "claude-code": "${CLAUDE_PROJECT_DIR:-.}",
     "cursor": "${workspaceFolder}",
@@ -69,9 +76,11 @@ def table_of(host: str) -> str:
 
 
 def server_entry(host: str, vault: Path) -> dict[str, Any]:
-    """k0maru's fields of the entry: portable in shared files, this Python's absolute path elsewhere."""
+    """k0maru's fields of the entry: portable in project files, this Python's absolute path elsewhere."""
     if host in SHARED:
         entry: dict[str, Any] = {"command": NAME, "args": ["mcp", "--vault", WORKSPACE[host]]}
+    elif host == "codex":  # started in the folder Codex runs in: the vault is found from there
+        entry = {"command": NAME, "args": ["mcp"]}
     else:
         entry = {"command": sys.executable, "args": ["-m", NAME, "mcp", "--vault", str(vault)]}
     return {"type": "stdio", **entry} if host == "vscode" else entry
@@ -91,15 +100,16 @@ def claude_desktop_config() -> Path:
 
 
 def _inside(vault: Path, rel: str) -> Path:
-    """`vault/rel`, refused when a folder on the way or the file itself is a symlink, or the file is not
-    a regular file: connect writes inside the repository only."""
-    path = vault
+    """`vault/rel`, refused when a folder on the way or the file itself is a symlink that leads out of
+    the vault, or the file is not a regular file: connect writes inside the repository only (a link
+    that stays inside is followed, and kept)."""
+    path, root = vault, vault.resolve()
     for part in Path(rel).parts:
         path = path / part
-        if path.is_symlink():
+        if path.is_symlink() and not path.resolve().is_relative_to(root):
             raise K0maruError(
-                f"{path} is a symlink; connect writes only inside the repository: replace the link "
-                "with a folder (or file) of its own, nothing was written"
+                f"{path} is a symlink out of the repository; connect writes only inside it: replace "
+                "the link with a folder (or file) of its own, nothing was written"
             )
     if path.exists() and not path.is_file():
         raise K0maruError(f"{path} is not a regular file; nothing was written")
@@ -109,7 +119,7 @@ def _inside(vault: Path, rel: str) -> Path:
 def config_path(host: str, vault: Path) -> Path:
     if host == "claude-desktop":
         path = claude_desktop_config()
-        if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+        if path.exists() and not stat.S_ISREG(path.stat().st_mode):  # through its symlink
             raise K0maruError(f"{path} is not a regular file; nothing was written")
         return path
     if host not in PROJECT_FILES:
@@ -129,7 +139,9 @@ def _read(path: Path) -> str | None:
 
 
 def _write(path: Path, old: str | None, new: str) -> None:
-    """Atomically, with the old file's mode (a new file: the user's umask)."""
+    """Atomically, with the old file's mode (a new file: the user's umask); a symlink's target is
+    written and the link stays."""
+    path = Path(os.path.realpath(path))
     if old is not None:
         mode = stat.S_IMODE(path.stat().st_mode)
     else:
@@ -188,14 +200,18 @@ def _merge_json(host: str, old: str | None, vault: Path, path: Path, remove: boo
         raise K0maruError(f"{path}: `{table}` is not an object; nothing was written")
     name = entry_name(host, vault, servers, removing=remove)
     if remove:
-        return jsonedit.delete_member(text, [table, name]) if name is not None else text
+        if name is None or name not in servers:
+            return text
+        text = jsonedit.delete_member(text, [table, name])
+        return jsonedit.delete_member(text, [table]) if len(servers) == 1 else text
     assert name is not None
     current = servers.get(name)
-    kept = current if isinstance(current, dict) else {}
-    entry = {**kept, **server_entry(host, vault)}  # the user's own fields stay, in their order
-    if current == entry:
-        return text
-    return jsonedit.set_member(text, [table, name], entry)
+    if not isinstance(current, dict):
+        return jsonedit.set_member(text, [table, name], server_entry(host, vault))
+    for key, value in server_entry(host, vault).items():  # field by field: comments inside stay
+        if current.get(key) != value:
+            text = jsonedit.set_member(text, [table, name, key], value)
+    return text
 
 
 # ---- TOML (Codex) ----------------------------------------------------------------------------------------
@@ -265,14 +281,33 @@ def connect(host: str, vault: Path, write: bool = True, remove: bool = False) ->
     else:
         outcome = "up_to_date" if new == old else "created" if old is None else "updated"
     if write and new != (old or "") and not (remove and old is None):
-        _write(path, old, new)
+        _save(path, old, new, host == "claude-desktop")
+    if write and host == "codex" and not remove:  # where `k0maru mcp` run in a subfolder finds it
+        ensure_state_dir(vault)
     warning = None
-    if not remove and host in SHARED and shutil.which(NAME) is None:
+    if not remove and host in PORTABLE and shutil.which(NAME) is None:
         warning = (
             f"`{NAME}` is not on PATH here; the host starts `{NAME} mcp` from PATH (install it with "
             "pipx or activate its environment before starting the host)"
         )
     return Change(host, path, outcome, new if old is not None or not remove else "", warning)
+
+
+def _empty(text: str) -> bool:
+    """Nothing left in the file: no member, no comment."""
+    return re.sub(r"\s", "", text) in ("", "{}")
+
+
+def _save(path: Path, old: str | None, new: str, user_file: bool = False) -> None:
+    """Write `new`; a file left empty is deleted instead (a regular file, never a symlink), and so is a
+    project folder (`.cursor/`, ...) that it leaves empty."""
+    if not _empty(new) or path.is_symlink():
+        _write(path, old, new)
+        return
+    path.unlink(missing_ok=True)
+    if not user_file:
+        with contextlib.suppress(OSError):  # not empty: the user's other files stay
+            path.parent.rmdir()
 
 
 def _is_ours(group: Any) -> bool:
@@ -292,39 +327,84 @@ def hook_file(host: str, vault: Path) -> Path:
     return _inside(vault, HOOK_FILES[host])
 
 
+HOOK_GROUP = {
+    "matcher": "Bash",
+    "hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 10}],
+}
+HOOKS_PATH = ["hooks", "PreToolUse"]
+
+
+def _hook_groups(text: str, path: Path) -> list[Any]:
+    hooks = _parse_json(text, path).get("hooks", {})
+    if not isinstance(hooks, dict) or not isinstance(hooks.get("PreToolUse", []), list):
+        raise K0maruError(f"{path}: `hooks.PreToolUse` is not a list; nothing was written")
+    return list(hooks.get("PreToolUse", []))
+
+
+def _without_hook(text: str, groups: list[Any]) -> str:
+    """`text` without k0maru's hook groups, element by element (the user's keep their bytes), and
+    without the list and `hooks` object when nothing else is left in them."""
+    for index in reversed(range(len(groups))):
+        if _is_ours(groups[index]):
+            text = jsonedit.delete_item(text, HOOKS_PATH, index)
+    if any(_is_ours(g) for g in groups) and all(_is_ours(g) for g in groups):
+        text = jsonedit.delete_member(text, HOOKS_PATH)
+        hooks = jsonedit.parse(text).value.get("hooks")
+        if hooks == {}:
+            text = jsonedit.delete_member(text, ["hooks"])
+    return text
+
+
+def _with_hook(text: str, groups: list[Any]) -> str:
+    if [g for g in groups if _is_ours(g)] == [HOOK_GROUP]:
+        return text
+    text = _without_hook(text, groups) if any(_is_ours(g) for g in groups) else text
+    if isinstance(jsonedit.parse(text).value.get("hooks", {}).get("PreToolUse"), list):
+        return jsonedit.append_item(text, HOOKS_PATH, HOOK_GROUP)
+    return jsonedit.set_member(text, HOOKS_PATH, [HOOK_GROUP])
+
+
 def connect_hooks(host: str, vault: Path, write: bool = True, remove: bool = False) -> Change:
     """Install (or remove) the PreToolUse hook that routes test/build/lint commands through `k0maru
-    offload` (`k0maru-hook`, k0maru/agent_hook.py), for the hosts whose hooks can rewrite a command."""
+    offload` (`k0maru-hook`, k0maru/agent_hook.py), for the hosts whose hooks can rewrite a command.
+    The user's own groups keep their bytes: the hook is appended, and removed, as one element."""
     path = hook_file(host, vault)
     old = _read(path)
     text = old or ""
-    data = _parse_json(text, path)
-    hooks = data.get("hooks", {})
-    if not isinstance(hooks, dict) or not isinstance(hooks.get("PreToolUse", []), list):
-        raise K0maruError(f"{path}: `hooks.PreToolUse` is not a list; nothing was written")
-    groups = hooks.get("PreToolUse", [])
-    others = [g for g in groups if not _is_ours(g)]
-    ours = {
-        "matcher": "Bash",
-        "hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 10}],
-    }
-    wanted = others if remove else [*others, ours]
-    if wanted == groups:
-        new = text
-    elif remove and not others:
-        new = jsonedit.delete_member(text, ["hooks", "PreToolUse"])
-    else:
-        new = jsonedit.set_member(text, ["hooks", "PreToolUse"], wanted)
+    groups = _hook_groups(text, path)
+    new = _without_hook(text, groups) if remove else _with_hook(text, groups)
     if remove:
         outcome = "removed" if new != text else "absent"
     else:
         outcome = "up_to_date" if new == old else "created" if old is None else "updated"
     if write and new != text:
-        _write(path, old, new)
+        _save(path, old, new)
     warning = None
     if not remove and shutil.which(HOOK_COMMAND) is None:
         warning = f"`{HOOK_COMMAND}` is not on PATH here; the host runs it from PATH"
     return Change(host, path, outcome, new, warning)
+
+
+def hooks_configured(vault: Path) -> list[tuple[str, Path, str]]:
+    """(host, hook file, state) for the hosts with command hooks: 'installed', 'not installed',
+    'no file', or why the file cannot be read."""
+    out = []
+    for host in HOOK_FILES:
+        try:
+            path = hook_file(host, vault)
+            text = _read(path)
+            if text is None:
+                out.append((host, path, "no file"))
+                continue
+            state = (
+                "installed"
+                if any(_is_ours(g) for g in _hook_groups(text, path))
+                else "not installed"
+            )
+        except K0maruError as exc:
+            path, state = vault / HOOK_FILES[host], str(exc).split(";")[0]
+        out.append((host, path, state))
+    return out
 
 
 def _entry(host: str, vault: Path, text: str) -> Any:

@@ -18,6 +18,7 @@ class Node:
     end: int
     value: Any
     members: dict[str, tuple[int, Node]] = field(default_factory=dict)  # key -> (key start, value)
+    items: list[Node] = field(default_factory=list)  # an array's elements
 
 
 class JSONCError(K0maruError):
@@ -125,6 +126,7 @@ class _Parser:
                 node.end = self.i
                 return node
             child = self.value()
+            node.items.append(child)
             node.value.append(child.value)
             self.skip()
             if self.text.startswith(",", self.i):
@@ -190,23 +192,44 @@ def set_member(text: str, path: list[str], value: Any) -> str:
         nested = value
         for inner in reversed(path[depth + 1 :]):
             nested = {inner: nested}
-        return _insert(text, node, key, nested, unit)
+        return _insert(text, node, json.dumps(key, ensure_ascii=False) + ": ", nested, unit)
     raise AssertionError("unreachable")
 
 
-def _insert(text: str, obj: Node, key: str, value: Any, unit: str) -> str:
-    close = obj.end - 1  # the closing brace
+def _find(text: str, path: list[str]) -> Node | None:
+    """The node at `path` (keys from the root), None when it is not there."""
+    node = parse(text)
+    for key in path:
+        if not isinstance(node.value, dict) or key not in node.members:
+            return None
+        node = node.members[key][1]
+    return node
+
+
+def append_item(text: str, path: list[str], value: Any) -> str:
+    """`text` with `value` added as the last element of the array at `path`, formatted like the
+    file; the elements already there keep their bytes (`delete_item` of it gives `text` back)."""
+    node = _find(text, path)
+    if node is None or not isinstance(node.value, list):
+        raise JSONCError(f"`{'.'.join(path)}` is not an array")
+    return _insert(text, node, "", value, indent_unit(text))
+
+
+def _insert(text: str, obj: Node, prefix: str, value: Any, unit: str) -> str:
+    """`text` with a new last member (`prefix` is its `"key": `, '' in an array) in `obj`."""
+    close = obj.end - 1  # the closing brace or bracket
+    children = [child for _, child in obj.members.values()] or obj.items
     if "\n" not in text[obj.start : obj.end]:  # written on one line: stay on one line
-        member = json.dumps(key, ensure_ascii=False) + ": " + json.dumps(value, ensure_ascii=False)
+        member = prefix + json.dumps(value, ensure_ascii=False)
         body = text[obj.start + 1 : close].rstrip()
         sep = "" if not body.strip() or body.endswith(",") else ","
         return text[: obj.start + 1] + body + sep + (" " if body else "") + member + text[close:]
     base = _line_indent(text, obj.start)
     inner = base + unit
-    member = json.dumps(key, ensure_ascii=False) + ": " + dump(value, unit, inner)
-    if not obj.members:
+    member = prefix + dump(value, unit, inner)
+    if not children:
         return text[: obj.start + 1] + "\n" + inner + member + "\n" + base + text[close:]
-    last = max(child.end for _, child in obj.members.values())
+    last = max(child.end for child in children)
     p = _Parser(text)
     p.i = last
     p.skip()
@@ -224,21 +247,33 @@ def _insert(text: str, obj: Node, key: str, value: Any, unit: str) -> str:
 
 def delete_member(text: str, path: list[str]) -> str:
     """`text` without the member at `path` (unchanged if it is not there), with its comma."""
-    node = parse(text)
-    for key in path[:-1]:
-        if not isinstance(node.value, dict) or key not in node.members:
-            return text
-        node = node.members[key][1]
-    if not isinstance(node.value, dict) or path[-1] not in node.members:
+    parent = _find(text, path[:-1])
+    if parent is None or not isinstance(parent.value, dict) or path[-1] not in parent.members:
         return text
-    key_start, child = node.members[path[-1]]
-    start = text.rfind("\n", 0, key_start) + 1
-    if text[start:key_start].strip():  # other text on the line before it: cut from the key
-        start = key_start
+    key_start, child = parent.members[path[-1]]
+    return _cut(text, key_start, child.end)
+
+
+def delete_item(text: str, path: list[str], index: int) -> str:
+    """`text` without element `index` of the array at `path` (unchanged if it is not there), with its
+    comma: the inverse of `append_item`."""
+    array = _find(text, path)
+    if array is None or not isinstance(array.value, list) or not 0 <= index < len(array.items):
+        return text
+    item = array.items[index]
+    return _cut(text, item.start, item.end)
+
+
+def _cut(text: str, begin: int, finish: int) -> str:
+    """`text` without the member or element that starts at `begin` and ends at `finish`, its comma and,
+    when it had the line to itself, its line."""
+    start = text.rfind("\n", 0, begin) + 1
+    if text[start:begin].strip():  # other text on the line before it: cut from the member
+        start = begin
     p = _Parser(text)
-    p.i = child.end
+    p.i = finish
     p.skip()
-    end = child.end
+    end = finish
     if text.startswith(",", p.i):
         end = p.i + 1
     else:  # the last member: take the comma before it instead

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from k0maru.cli.output import Adder
 
@@ -56,22 +57,20 @@ def connect(
 
     root = resolve_vault(vault)
     if list_hosts or host is None:
-        rows = hosts.configured(root)
-        if as_json:
-            print(json.dumps([{"host": h, "file": str(p), "state": s} for h, p, s in rows]))
-        else:
-            for h, p, s in rows:
-                print(f"{h:<15} {s:<22} {p}")
-        return 0
+        return list_connections(root, as_json)
     if host not in hosts.HOSTS:
         raise K0maruError(f"unknown host {host[:40]!r}; use one of {', '.join(hosts.HOSTS)}")
-    if hooks:
+    # --remove takes the hook out too: a hook left behind would go on rewriting commands
+    with_hook = hooks or (remove and host in hosts.HOOK_FILES)
+    if with_hook:
         hosts.hook_file(
             host, root
         )  # a host without command hooks is refused before anything is written
     changes = [hosts.connect(host, root, write=not print_only, remove=remove)]
-    if hooks:
-        changes.append(hosts.connect_hooks(host, root, write=not print_only, remove=remove))
+    if with_hook:
+        hook = hosts.connect_hooks(host, root, write=not print_only, remove=remove)
+        if hooks or hook.outcome != "absent":
+            changes.append(hook)
     for change in changes:
         if print_only:
             print(change.text, end="")
@@ -81,6 +80,26 @@ def connect(
             print(f"{change.outcome}: {change.path}")
         if change.warning:
             print(f"k0maru: warning: {change.warning}", file=sys.stderr)
+    return 0
+
+
+def list_connections(root: Path, as_json: bool) -> int:
+    """Which hosts have k0maru's server, and which have its command hook."""
+    import json
+
+    from k0maru import hosts
+
+    rows = [("server", *row) for row in hosts.configured(root)]
+    rows += [("hook", *row) for row in hosts.hooks_configured(root)]
+    if as_json:
+        print(
+            json.dumps(
+                [{"host": h, "part": part, "file": str(p), "state": s} for part, h, p, s in rows]
+            )
+        )
+        return 0
+    for part, h, p, s in rows:
+        print(f"{h + (' hook' if part == 'hook' else ''):<20} {s:<22} {p}")
     return 0
 
 
@@ -115,7 +134,10 @@ def register(add: Adder) -> None:
     )
     p.add_argument("host", nargs="?", help="claude-code | cursor | vscode | codex | claude-desktop")
     p.add_argument(
-        "--list", dest="list_hosts", action="store_true", help="say which hosts are configured"
+        "--list",
+        dest="list_hosts",
+        action="store_true",
+        help="say which hosts have the server and which the hook",
     )
     p.add_argument(
         "--print",
@@ -124,7 +146,9 @@ def register(add: Adder) -> None:
         help="show the file it would write; write nothing",
     )
     p.add_argument(
-        "--remove", action="store_true", help="take k0maru's entry (and with --hooks its hook) out"
+        "--remove",
+        action="store_true",
+        help="take k0maru's entry and its hook out (files it made and left empty go too)",
     )
     p.add_argument(
         "--hooks",

@@ -1,21 +1,29 @@
-"""DistillEngine: turn a failure trace into a reusable skill card (and a Hermes / Agent Skills SKILL.md)."""
+"""DistillEngine: turn a failure trace into a reusable skill card (and a Hermes / Agent Skills SKILL.md).
+
+One card per failure: a failure is its code, its message's shape (values taken out) and its location, kept
+in the card's `failure_id`. Distilling a failure that has a card updates that card's count and last-seen
+line (`updated`) instead of writing a near-copy; the same sighting again (the same log node, the same
+pasted text) is `up_to_date`."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import asdict, dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from k0maru.errors import K0maruError
-from k0maru.fsutil import create_exclusive, file_lock, resolve_inside
+from k0maru.fsutil import atomic_write_text, create_exclusive, file_lock, resolve_inside
 from k0maru.notes.conventions import cut_at_word, slugify
-from k0maru.notes.fix_hints import fix_for
-from k0maru.notes.flush import FlushEngine, FlushResult
+from k0maru.notes.fix_hints import FIXES, GENERATED_MARK, NO_FIX, fix_for, fix_recorded
+from k0maru.notes.flush import FlushEngine, FlushResult, vault_lock
 from k0maru.offload.analyzer import LogAnalyzer
 from k0maru.offload.findings import Failure, Findings
+from k0maru.offload.seen import shape
 
 if TYPE_CHECKING:
     from k0maru.index.vault import Vault
@@ -44,10 +52,62 @@ class SkillCard:
         return data
 
 
+_FRAME_LINE = re.compile(r'^\s*File "[^"]+", line \d+')
+_EXCEPTION_LINE = re.compile(
+    r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Interrupt|Exit|Iteration)(?::|$)"
+)
+TRACEBACK = "Traceback (most recent call last):"
+KEPT_SIGHTINGS = (
+    20  # the latest sightings a card remembers, so that the same one is not counted twice
+)
+
+
 def analyze_text(text: str) -> Findings:
     analyzer = LogAnalyzer()
     analyzer.feed(text)
     return analyzer.close()
+
+
+def analyze_trace(text: str) -> Findings:
+    """The failures in pasted text; a Python trace pasted without its `Traceback` line is read with that
+    line given back before its first frame (or its exception line), the line numbers left the text's."""
+    findings = analyze_text(text)
+    if findings.failures:
+        return findings
+    lines = text.splitlines()
+    at = next((i for i, line in enumerate(lines) if _FRAME_LINE.match(line)), None)
+    if at is None:
+        at = next((i for i, line in enumerate(lines) if _EXCEPTION_LINE.match(line)), None)
+    if at is None:
+        return findings
+    headed = analyze_text("\n".join([*lines[:at], TRACEBACK, *lines[at:]]) + "\n")
+    for failure in headed.failures:
+        if failure.line > at + 1:  # the added line counted no more
+            failure.line -= 1
+    return headed
+
+
+def place(failure: Failure) -> str:
+    """The failure's file and line (its column left out); '' when it has none."""
+    return re.sub(r"(:\d+):\d+$", r"\1", failure.location or "")
+
+
+def same_failure(a: Failure, b: Failure) -> bool:
+    """Parts of one failure: reported at the same file and line (an exception and its cause, a test
+    runner's line about it), or the same code with the same message shape."""
+    if place(a) and place(a) == place(b):
+        return True
+    return a.code == b.code and shape(a.message) == shape(b.message)
+
+
+def failure_id(failure: Failure) -> str:
+    """What identifies a failure across runs: its code, message shape and location (file and line)."""
+    key = "\n".join([failure.code, " ".join(shape(failure.message)), place(failure)])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def text_sighting(text: str) -> str:
+    return "t-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def trace_hints(lines: list[str], primary: Failure) -> list[str]:
@@ -77,7 +137,6 @@ def trace_hints(lines: list[str], primary: Failure) -> list[str]:
     return hints[:6]
 
 
-GENERATED_MARK = "Distilled by k0maru from"  # the first line of every card written here
 HUMAN_HITS = 10  # the team's notes a card's related notes are chosen from
 LOOK_PAST = 20  # cards distilled here that may rank above them
 
@@ -93,8 +152,11 @@ class DistillEngine:
         export_dir: Path | None = None,
         findings: Findings | None = None,
         excerpt_lines: list[str] | None = None,
+        sighting: str | None = None,
     ) -> SkillCard:
-        findings = findings or analyze_text(text)
+        """The card for the failure `text` (or `findings`) shows: written, or, when the failure has a card,
+        that card with this sighting counted. `sighting` names this run (a log node), else the text does."""
+        findings = findings or analyze_trace(text)
         failures = sorted(
             findings.failures, key=lambda f: f.line
         )  # a bare word "error" is not a failure
@@ -106,38 +168,78 @@ class DistillEngine:
             )
         primary = next((f for f in failures if f.location and f.stack != "generic"), failures[0])
         lines = excerpt_lines if excerpt_lines is not None else text.splitlines()
-        codes = findings.error_codes or [primary.code]
-        stack = primary.stack
-        hints = trace_hints(lines, primary)
+        flush = FlushEngine(self.vault.root, conventions=self.vault.conventions())
+        folder = resolve_inside(self.vault.root, flush.conventions.rules["skill"].folder or ".")
+        seen = Sighting(sighting or text_sighting(text), source, date.today())
+        fid = failure_id(primary)
+        card = seen_again(self.vault.root, folder, fid, seen, primary)
+        if card is None:
+            card = self._write(flush, primary, failures, findings, lines, seen, fid)
+        assert card.note is not None
+        self.vault.index(only=[card.note.path], embed=False)  # vectors follow in the background
+        if export_dir is not None:
+            card.hermes_path, card.hermes_outcome = export_hermes(
+                card, export_dir, self.vault.root, self.vault.settings.skill_license
+            )
+        return card
+
+    def _write(
+        self,
+        flush: FlushEngine,
+        primary: Failure,
+        failures: list[Failure],
+        findings: Findings,
+        lines: list[str],
+        seen: Sighting,
+        fid: str,
+    ) -> SkillCard:
+        """A new card about `primary` alone: the failures that are the same one, never the others."""
+        mine = [f for f in failures if same_failure(f, primary)]
+        named = {f.code for f in mine}
+        codes = [c for c in findings.error_codes if c.rsplit(".", 1)[-1] in named]
+        codes = codes or [primary.code]
         title = cut_at_word(" ".join(f"{primary.code} {primary.message}".split()), 90).rstrip(
             " .:,"
         )
         related = self._related(codes, primary, exclude_title=title)
-        body = self._body(primary, failures, codes, stack, hints, related, lines, source)
+        end = next((f.line for f in failures if f.line > primary.line and f not in mine), None)
+        body = self._body(
+            primary,
+            mine,
+            codes,
+            trace_hints(lines[: end - 1 if end else None], primary),
+            related,
+            lines[: end - 1 if end else None],
+            seen,
+            len(failures) - len(mine),
+        )
         card = SkillCard(
             title=title,
-            stack=stack,
+            stack=primary.stack,
             codes=codes,
             location=primary.location,
             message=primary.message,
             body=body,
             related=[r[0] for r in related],
         )
-        engine = FlushEngine(self.vault.root)
-        card.note = engine.flush(
+        card.note = flush.flush(
             "skill",
             title,
             body,
-            tags=["skill", stack, *codes[:5]],
-            related=[r[0] for r in related],
+            tags=["skill", primary.stack, *codes[:5]],
+            related=card.related,
             resolve=lambda name: name,
-            extra={"stack": stack, "error_codes": codes, "source": source},
+            extra={
+                "failure_id": fid,
+                "stack": primary.stack,
+                "error_codes": codes,
+                "source": seen.source,
+                "seen_count": 1,
+                "last_seen": seen.day.isoformat(),
+                "sightings": seen.key,
+            },
         )
-        self.vault.index(only=[card.note.path], embed=False)  # vectors follow in the background
-        if export_dir is not None:
-            card.hermes_path, card.hermes_outcome = export_hermes(
-                card, export_dir, self.vault.root, self.vault.settings.skill_license
-            )
+        card.body = note_body(self.vault.root / card.note.path)
         return card
 
     def _related(
@@ -177,30 +279,37 @@ class DistillEngine:
         primary: Failure,
         failures: list[Failure],
         codes: list[str],
-        stack: str,
         hints: list[str],
         related: list[tuple[str, str, str]],
         lines: list[str],
-        source: str,
+        seen: Sighting,
+        others: int,
     ) -> str:
         diagnosis, fix = fix_for(primary.code)
         where = primary.location or f"line {primary.line} of the trace"
         out = [
             f"# {primary.code}: {primary.message}",
             "",
-            f"{GENERATED_MARK} {source}. Stack: {stack}. Error codes: {', '.join(codes)}.",
+            f"{GENERATED_MARK} {seen.source}. Stack: {primary.stack}. Error codes: {', '.join(codes)}.",
+            "",
+            seen_line(1, seen),
             "",
             "## Symptoms",
         ]
-        seen = set()
+        shown = set()
         for f in failures[:8]:
             key = (f.code, f.location)
-            if key in seen:
+            if key in shown:
                 continue
-            seen.add(key)
+            shown.add(key)
             test = f" in test `{f.test}`" if f.test else ""
             out.append(
                 f"- `{f.code}`{test}: {f.message}" + (f" (at `{f.location}`)" if f.location else "")
+            )
+        if others:
+            out.append(
+                f"- The log had {others} other failure(s): not this one, so not in this card "
+                "(distill each from its own trace)."
             )
         out += [
             "",
@@ -210,15 +319,131 @@ class DistillEngine:
         ]
         for i, hint in enumerate(hints, start=3):
             out.append(f"{i}. The tool says: {hint}")
-        out += ["", "## Fix", f"- {fix}"]
-        for name, _path, excerpt in related:
-            if excerpt:
-                out.append(f"- Fixed before in [[{name}]]: {excerpt}")
+        out += ["", "## Fix", *fix_lines(primary.code, fix, related)]
         out += ["", "## Evidence", "```text"]
         start = max(primary.line - 3, 0)
         out += [line.rstrip()[:300] for line in lines[start : start + MAX_EXCERPT]]
         out.append("```")
         return "\n".join(out)
+
+
+def fix_lines(code: str, direction: str, related: list[tuple[str, str, str]]) -> list[str]:
+    """The Fix section: the fixes the team's notes record, else a line saying none is recorded; then
+    the known direction for the code, named as such."""
+    out = [
+        f"- Fixed before in [[{name}]]: {excerpt}" for name, _path, excerpt in related if excerpt
+    ]
+    if not out:
+        out.append(f"- {NO_FIX}: when a fix works, replace this line with what it was.")
+    known = "Known direction" if code in FIXES else "General direction"
+    out.append(f"- {known} (advice, not a fix made here): {direction}")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Sighting:
+    """One distillation of a failure: what identifies it (a log node, a text's hash), its source, its day."""
+
+    key: str
+    source: str
+    day: date
+
+
+_SEEN_LINE = re.compile(r"^Seen \d+ times?;.*$", re.M)
+
+
+def seen_line(count: int, seen: Sighting) -> str:
+    times = "time" if count == 1 else "times"
+    return f"Seen {count} {times}; last on {seen.day.isoformat()} from {seen.source}."
+
+
+def _field_line(key: str, value: Any) -> str:
+    return yaml.safe_dump({key: value}, allow_unicode=True, width=10_000).strip()
+
+
+def _replace_line(pattern: re.Pattern[str], text: str, line: str) -> str:
+    """`text` with the first line `pattern` matches replaced by `line` (taken literally)."""
+    m = pattern.search(text)
+    return text if m is None else text[: m.start()] + line + text[m.end() :]
+
+
+def _load_front(front: str) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(front)
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def find_card(folder: Path, fid: str) -> Path | None:
+    """The distilled card in `folder` that has `failure_id` `fid`, if any (only the heads are read)."""
+    wanted = "\n" + _field_line("failure_id", fid) + "\n"
+    if not folder.is_dir():
+        return None
+    for path in sorted(folder.glob("*.md")):
+        try:
+            with path.open(encoding="utf-8", errors="replace") as fh:
+                head = fh.read(8192)
+        except OSError:
+            continue
+        if head.startswith("---") and wanted in head.split("\n---", 1)[0] + "\n":
+            return path
+    return None
+
+
+def seen_again(
+    root: Path, folder: Path, fid: str, seen: Sighting, primary: Failure
+) -> SkillCard | None:
+    """The card about failure `fid` with this sighting counted (its count, last-seen line and the
+    sightings in its frontmatter rewritten; every other byte kept), None when the failure has none."""
+    with vault_lock(root):
+        path = find_card(folder, fid)
+        if path is None:
+            return None
+        text = path.read_text(encoding="utf-8")
+        front, sep, body = text[4:].partition("\n---\n")
+        meta = _load_front(front)
+        known = str(meta.get("sightings") or "").split()
+        outcome = "up_to_date"
+        if seen.key not in known:
+            count = int(meta.get("seen_count") or 1) + 1
+            for key, value in (
+                ("seen_count", count),
+                ("last_seen", seen.day.isoformat()),
+                ("sightings", " ".join([*known, seen.key][-KEPT_SIGHTINGS:])),
+            ):
+                front = _replace_line(
+                    re.compile(rf"^{key}:.*$", re.M), front, _field_line(key, value)
+                )
+            body = _replace_line(_SEEN_LINE, body, seen_line(count, seen))
+            atomic_write_text(path, f"---\n{front}{sep}{body}")
+            outcome = "updated"
+    return _card_from(root, path, meta, body, outcome, primary)
+
+
+def _card_from(
+    root: Path, path: Path, meta: dict[str, Any], body: str, outcome: str, primary: Failure
+) -> SkillCard:
+    title = str(meta.get("title") or primary.message)
+    codes = [str(c) for c in meta.get("error_codes") or [primary.code]]
+    related = [str(r).strip("[]") for r in meta.get("related_notes") or []]
+    note = FlushResult(path.relative_to(root).as_posix(), outcome, "skill", related)
+    return SkillCard(
+        title=title,
+        stack=primary.stack,
+        codes=codes,
+        location=primary.location,
+        message=title.removeprefix(primary.code).strip(" :"),
+        body=body.strip(),
+        related=related,
+        note=note,
+    )
+
+
+def note_body(path: Path) -> str:
+    """A note's text after its frontmatter."""
+    text = path.read_text(encoding="utf-8")
+    return text[4:].partition("\n---\n")[2].strip() if text.startswith("---\n") else text
 
 
 def _fix_section(body: str) -> str:
@@ -265,9 +490,13 @@ def vault_license(root: Path, configured: str) -> str:
 
 def skill_md(card: SkillCard, name: str, license_id: str) -> str:
     """A SKILL.md valid for Hermes and the Agent Skills spec (Hermes fields under metadata.hermes)."""
-    description = (
-        f"Use when {card.stack} fails with {', '.join(card.codes[:4])}: {card.message}. "
+    gives = (
         "Gives the symptoms, the diagnosis path and the fix found before."
+        if fix_recorded(card.body)
+        else "Gives the symptoms and the diagnosis path; no fix is recorded yet."
+    )
+    description = (
+        f"Use when {card.stack} fails with {', '.join(card.codes[:4])}: {card.message}. {gives}"
     )[:1024]
     fm = {
         "name": name,
@@ -294,8 +523,9 @@ def skill_md(card: SkillCard, name: str, license_id: str) -> str:
 def export_hermes(
     card: SkillCard, target: Path, vault_root: Path, license_id: str = ""
 ) -> tuple[str, str]:
-    """Write `<target>/<stack>/<name>/SKILL.md`; an existing different skill gets `<name>-v2`. The lock that
-    serialises exports lives in the vault's state folder: the skills folder gets the skill and nothing else."""
+    """Write `<target>/<stack>/<name>/SKILL.md`; the skill exported from the same card is replaced (an
+    updated card updates it), an existing different skill gets `<name>-v2`. The lock that serialises
+    exports lives in the vault's state folder: the skills folder gets the skill and nothing else."""
     from k0maru.fsutil import ensure_state_dir
 
     target = target.expanduser()
@@ -308,12 +538,23 @@ def export_hermes(
             content = skill_md(card, name, license_id)
             path = resolve_inside(target, f"{card.stack}/{name}/SKILL.md")
             if path.exists():
-                if path.read_text(encoding="utf-8") == content:
+                old = path.read_text(encoding="utf-8")
+                if old == content:
                     return str(path), "up_to_date"
+                if card.note and _skill_source(old) == card.note.path:
+                    atomic_write_text(path, content)
+                    return str(path), "updated"
                 continue
             if create_exclusive(path, content.encode("utf-8")):
                 return str(path), "created" if version == 1 else "versioned"
     raise K0maruError(f"{target}: too many versions of skill {base}")
+
+
+def _skill_source(skill: str) -> str | None:
+    """The vault note a SKILL.md was exported from (its `metadata.source`)."""
+    front = _load_front(skill[4:].partition("\n---\n")[0]) if skill.startswith("---\n") else {}
+    meta = front.get("metadata")
+    return str(meta.get("source")) if isinstance(meta, dict) else None
 
 
 def distill_source(
@@ -324,6 +565,11 @@ def distill_source(
 
     engine = DistillEngine(vault)
     export_dir = Path(export).expanduser() if export else None
+    if node and trace_text:
+        raise K0maruError(
+            "pass either `trace` (the failure text) or `node_id` (an offloaded log), not both: "
+            "the card is about one failure"
+        )
     if not node:
         return engine.distill(trace_text or "", source, export_dir)
     rec = records.get(vault.store, node)
@@ -337,5 +583,5 @@ def distill_source(
         t for _, t in slices.line_range(path, max(first - 3, 1), first + 60)
     ]
     return engine.distill(
-        "", f"log node {rec.node_id} ({rec.command})", export_dir, findings, lines
+        "", f"log node {rec.node_id} ({rec.command})", export_dir, findings, lines, rec.node_id
     )

@@ -1,7 +1,11 @@
 """Known diagnosis paths and fix directions for common error identifiers, used by the distiller
-next to what the trace itself says (compiler help lines, assertion diffs, sanitizer stacks)."""
+next to what the trace itself says (compiler help lines, assertion diffs, sanitizer stacks), and the
+lines by which a distilled card says it is one and whether a fix is recorded in it."""
 
 from __future__ import annotations
+
+GENERATED_MARK = "Distilled by k0maru from"  # the first line of every distilled card
+NO_FIX = "No fix recorded yet"  # a card's Fix section until someone records what fixed it
 
 FIXES: dict[str, tuple[str, str]] = {
     "E0502": (
@@ -105,3 +109,9 @@ GENERIC = (
 
 def fix_for(code: str) -> tuple[str, str]:
     return FIXES.get(code, GENERIC)
+
+
+def fix_recorded(card_text: str) -> bool:
+    """Whether a distilled card records a fix (one found before, or written in since): it no longer says
+    that none is recorded."""
+    return NO_FIX not in card_text

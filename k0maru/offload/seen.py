@@ -3,7 +3,9 @@
 BM25 recall (no model load) over the indexed notes with the failure's code, the words of its message
 (numbers, quoted values and addresses removed: its shape) and its file's name; a hit counts only when
 its note holds the same code (a code the tool wrote) and either the same file name or most of the
-message's words. Nothing is named otherwise, and a vault with no index answers nothing."""
+message's words. A card distilled by k0maru that records no fix is never named: it is this failure seen
+again (often a minute ago, by the same agent), not something learnt. Nothing is named otherwise, and a
+vault with no index answers nothing."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from k0maru.notes.fix_hints import GENERATED_MARK, fix_recorded
 from k0maru.offload.findings import UNCODED, Failure
 
 if TYPE_CHECKING:
@@ -39,7 +42,7 @@ def seen_before(vault: Vault, root: Failure | None) -> str | None:
             text = (vault.root / hit.path).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if root.code not in text:
+        if root.code not in text or (GENERATED_MARK in text[:2000] and not fix_recorded(text)):
             continue
         held = {w.lower() for w in WORD.findall(text)}
         shared = sum(1 for w in words if w in held) / len(words) if len(words) >= 2 else 0.0

@@ -93,8 +93,9 @@ def test_connect_keeps_the_users_file_and_is_idempotent(vault: Path, host: str) 
     if host in JSON_HOSTS:  # portable: the host's workspace variable, k0maru from PATH
         assert entry["command"] == "k0maru" and entry["args"][:2] == ["mcp", "--vault"]
         assert entry["args"][2] == hosts.WORKSPACE[host] and str(vault) not in after
-    else:
-        assert entry["args"][-3:] == ["mcp", "--vault", str(vault)]
+    else:  # Codex starts the server in the folder it runs in: no path of this machine
+        assert entry["command"] == "k0maru" and entry["args"] == ["mcp"]
+        assert str(vault) not in after and sys.executable not in after
     if host == "vscode":
         assert entry["type"] == "stdio"
         for comment in ("// VS Code allows", "// a prompt of mine", "/* my own server */"):
@@ -137,7 +138,7 @@ def test_connect_creates_a_missing_file_with_the_umask(
         os.umask(old)
     assert change.outcome == "created"
     assert oct(change.path.stat().st_mode & 0o777) == "0o640"
-    assert entry_of(host, change.path)["args"][-3] in ("mcp", "--vault")
+    assert "mcp" in entry_of(host, change.path)["args"]
     assert hosts.connect(host, vault).outcome == "up_to_date"
     listed = {h: s for h, _, s in hosts.configured(vault)}
     assert listed[host] == "current"
@@ -159,7 +160,7 @@ def test_codex_every_toml_form(vault: Path, text: str) -> None:
     assert hosts.connect("codex", vault).outcome == "updated"
     data = tomllib.loads(path.read_text())
     entry = data["mcp_servers"]["k0maru"]
-    assert entry["args"][-1] == str(vault)
+    assert entry["command"] == "k0maru" and entry["args"] == ["mcp"]
     old = tomllib.loads(text)
     if "k0maru" in old.get("mcp_servers", {}):  # the user's timeout stays
         assert entry["startup_timeout_sec"] == old["mcp_servers"]["k0maru"]["startup_timeout_sec"]
@@ -167,7 +168,10 @@ def test_codex_every_toml_form(vault: Path, text: str) -> None:
         assert data["mcp_servers"]["other"] == {"command": "x"}
     assert hosts.connect("codex", vault).outcome == "up_to_date"
     hosts.connect("codex", vault, remove=True)
-    assert "k0maru" not in tomllib.loads(path.read_text()).get("mcp_servers", {})
+    if path.exists():
+        assert "k0maru" not in tomllib.loads(path.read_text()).get("mcp_servers", {})
+    else:  # k0maru's entry was all the file held
+        assert set(old) == {"mcp_servers"} and set(old["mcp_servers"]) == {"k0maru"}
 
 
 def test_claude_desktop_holds_one_entry_per_vault(tmp_path: Path, home: Path) -> None:
@@ -295,7 +299,149 @@ def test_the_command_line_installs_and_removes_both(
         f"removed: {vault / '.mcp.json'}",
         f"removed: {vault / '.claude' / 'settings.json'}",
     ]
-    assert "k0maru" not in (vault / ".mcp.json").read_text()
+    assert not (vault / ".mcp.json").exists() and not (vault / ".claude").exists()  # it made them
     assert main(["connect", "cursor", "--hooks", "--vault", str(vault)]) == 2
     assert "cannot run k0maru's command hook" in capsys.readouterr().err
     assert not (vault / ".cursor").exists()  # refused before anything was written
+
+
+def test_a_symlinked_user_config_is_written_through_its_link(tmp_path: Path, home: Path) -> None:
+    """Dotfile managers link ~/.config/Claude/claude_desktop_config.json to their own copy."""
+    target = write(tmp_path, "dotfiles/claude.json", '{"mcpServers": {"fs": {"command": "fs"}}}\n')
+    target.chmod(0o600)
+    config = hosts.claude_desktop_config()
+    config.parent.mkdir(parents=True)
+    config.symlink_to(target)
+    assert hosts.connect("claude-desktop", tmp_path).outcome == "updated"
+    assert config.is_symlink() and config.resolve() == target.resolve()
+    servers = json.loads(target.read_text())["mcpServers"]
+    assert servers["fs"] == {"command": "fs"} and any(k.startswith("k0maru") for k in servers)
+    assert oct(target.stat().st_mode & 0o777) == "0o600"
+    assert hosts.connect("claude-desktop", tmp_path, remove=True).outcome == "removed"
+    assert (
+        config.is_symlink() and target.read_text() == '{"mcpServers": {"fs": {"command": "fs"}}}\n'
+    )
+
+
+@pytest.mark.parametrize("host", [*JSON_HOSTS, "codex"])
+def test_remove_deletes_the_file_and_folder_connect_created(vault: Path, host: str) -> None:
+    assert hosts.connect(host, vault).outcome == "created"
+    path = vault / hosts.PROJECT_FILES[host]
+    assert hosts.connect(host, vault, remove=True).outcome == "removed"
+    assert not path.exists()
+    if "/" in hosts.PROJECT_FILES[host]:
+        assert not path.parent.exists()
+
+
+def test_remove_keeps_a_folder_with_the_users_other_files(vault: Path) -> None:
+    write(vault, ".vscode/settings.json", "{}\n")
+    hosts.connect("vscode", vault)
+    hosts.connect("vscode", vault, remove=True)
+    assert not (vault / ".vscode" / "mcp.json").exists()
+    assert (vault / ".vscode" / "settings.json").read_text() == "{}\n"
+
+
+def test_remove_gives_back_a_file_that_had_no_servers_byte_for_byte(vault: Path) -> None:
+    before = '{\n  "other": true\n}\n'
+    path = write(vault, ".mcp.json", before)
+    hosts.connect("claude-code", vault)
+    hosts.connect("claude-code", vault, remove=True)
+    assert path.read_text() == before  # no empty `mcpServers` left behind
+
+
+USER_SETTINGS = """{
+  "permissions": {"allow": ["Bash(npm run lint)"]},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "./fmt.sh"}]},
+      {
+        "matcher": "Bash",
+          "hooks": [ {"type": "command", "command": "./guard.sh", "timeout": 5} ]
+      }
+    ]
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_hooks_leave_the_users_entries_byte_for_byte(vault: Path, host: str) -> None:
+    path = write(vault, hosts.HOOK_FILES[host], USER_SETTINGS)
+    assert hosts.connect_hooks(host, vault).outcome == "updated"
+    after = path.read_text()
+    own = USER_SETTINGS.split('"PreToolUse": [\n')[1].split("\n    ]")[0]
+    assert own + "," in after  # the user's two groups, as written
+    assert json.loads(after)["hooks"]["PreToolUse"][2]["hooks"][0]["command"] == "k0maru-hook"
+    assert hosts.connect_hooks(host, vault).outcome == "up_to_date"
+    assert hosts.connect_hooks(host, vault, remove=True).outcome == "removed"
+    assert path.read_text() == USER_SETTINGS
+
+
+def test_an_old_hook_entry_is_replaced_without_touching_the_users(vault: Path) -> None:
+    old = {
+        "matcher": "Bash",
+        "hooks": [{"type": "command", "command": "k0maru-hook", "timeout": 3}],
+    }
+    text = USER_SETTINGS.replace(
+        '"PreToolUse": [\n', '"PreToolUse": [\n      ' + json.dumps(old) + ",\n"
+    )
+    path = write(vault, ".claude/settings.json", text)
+    assert hosts.connect_hooks("claude-code", vault).outcome == "updated"
+    groups = json.loads(path.read_text())["hooks"]["PreToolUse"]
+    assert [g["hooks"][0].get("timeout") for g in groups] == [None, 5, 10]
+    hosts.connect_hooks("claude-code", vault, remove=True)
+    assert path.read_text() == USER_SETTINGS
+
+
+def test_remove_takes_the_hook_out_and_list_shows_hooks(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from k0maru.cli.main import main
+
+    path = write(vault, ".claude/settings.json", USER_SETTINGS)
+    assert main(["connect", "claude-code", "--hooks", "--vault", str(vault)]) == 0
+    capsys.readouterr()
+    assert main(["connect", "--list", "--vault", str(vault), "--json"]) == 0
+    rows = {(r["host"], r["part"]): r["state"] for r in json.loads(capsys.readouterr().out)}
+    assert rows[("claude-code", "server")] == "current"
+    assert rows[("claude-code", "hook")] == "installed" and rows[("codex", "hook")] == "no file"
+    assert main(["connect", "claude-code", "--remove", "--vault", str(vault)]) == 0  # no --hooks
+    assert capsys.readouterr().out.splitlines() == [
+        f"removed: {vault / '.mcp.json'}",
+        f"removed: {path}",
+    ]
+    assert path.read_text() == USER_SETTINGS
+    assert main(["connect", "--list", "--vault", str(vault)]) == 0
+    listed = capsys.readouterr().out
+    assert "claude-code hook" in listed and "not installed" in listed
+
+
+def test_comments_inside_k0marus_vscode_entry_survive_an_update(vault: Path) -> None:
+    text = """{
+  "servers": {
+    "k0maru": {
+      // keep the index warm
+      "type": "stdio",
+      "command": "old-k0maru", /* from pipx */
+      "args": ["mcp"],
+      "env": {"K0MARU_EMBED": "false"} // no GPU here
+    }
+  }
+}
+"""
+    path = write(vault, ".vscode/mcp.json", text)
+    assert hosts.connect("vscode", vault).outcome == "updated"
+    after = path.read_text()
+    for comment in ("// keep the index warm", "/* from pipx */", "// no GPU here"):
+        assert comment in after
+    entry = entry_of("vscode", path)
+    assert entry["command"] == "k0maru" and entry["args"][-1] == "${workspaceFolder}"
+    assert entry["env"] == {"K0MARU_EMBED": "false"}
+
+
+def test_a_symlink_that_stays_in_the_repository_is_followed_and_kept(vault: Path) -> None:
+    target = write(vault, "config/agents/mcp.json", '{"mcpServers": {}}\n')
+    (vault / ".mcp.json").symlink_to(Path("config/agents/mcp.json"))
+    assert hosts.connect("claude-code", vault).outcome == "updated"
+    assert (vault / ".mcp.json").is_symlink()
+    assert entry_of("claude-code", target)["command"] == "k0maru"
