@@ -83,13 +83,29 @@ def log_view_text(v: LogNodeView) -> str:
     status = f"exit {v.exit_code}" if v.exit_code is not None else "from stdin"
     head = f"log {v.node_id} ({v.raw_lines:,} lines, {status}): {v.command[:120]}"
     if v.matches is not None:
-        head += f"\n{v.matches} match(es); '>' marks a matching line"
+        head += "\n" + _matches_line(v)
     body = [
         f"{'>' if line.match else ' ' if v.matches is not None else ''}{line.n}: {line.text}"
         for line in v.lines
     ]
-    tail = ["(more exist: narrow the range or the pattern)"] if v.truncated else []
+    if v.next_skip is not None:
+        tail = [f"(more matches: call again with skip={v.next_skip})"]
+    elif v.truncated:
+        tail = ["(more exist: narrow the range or the pattern)"]
+    else:
+        tail = []
     return "\n".join([head, *body, *tail])
+
+
+def _matches_line(v: LogNodeView) -> str:
+    """How many lines match (in the range asked for) and which of them are shown."""
+    where = f" in lines {v.lines_asked}" if v.lines_asked else ""
+    shown = sum(1 for line in v.lines if line.match)
+    if shown:
+        page = f"matches {v.skipped + 1}-{v.skipped + shown} shown"
+    else:
+        page = f"none shown (skip={v.skipped})" if v.matches else "none"
+    return f"{v.matches} match(es){where}; {page}; '>' marks a matching line"
 
 
 def log_list_text(r: LogNodeList) -> str:

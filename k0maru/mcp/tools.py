@@ -172,12 +172,15 @@ def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
     "to read a long offloaded log: its summary, a line range or the lines matching a pattern",
     render.log_view_text,
 )
-def inspect_log_node(
+def inspect_log_node(  # noqa: PLR0913 - a tool's parameters are its input schema
     service: Service,
     node_id: Annotated[
         str, Field(min_length=1, description="node id printed by `k0maru offload` (e.g. 3fa2c1d0)")
     ],
-    lines: Annotated[str | None, Field(description="1-based line range 'A:B'")] = None,
+    lines: Annotated[
+        str | None,
+        Field(description="1-based line range 'A:B' (with `pattern`: the range searched)"),
+    ] = None,
     pattern: Annotated[
         str | None, Field(description="regular expression to find, with context lines")
     ] = None,
@@ -186,11 +189,15 @@ def inspect_log_node(
     ] = False,
     context: Annotated[int, Field(ge=0, le=50)] = 3,
     max_lines: Annotated[int, Field(ge=1, le=400)] = 120,
+    skip: Annotated[
+        int, Field(ge=0, description="with `pattern`: matches to pass over (the next page)")
+    ] = 0,
 ) -> LogNodeView:
     """Read a slice of a long build/test/CI log that `k0maru offload` stored: its summary, a line range,
-    or the lines matching a pattern with context. Use for "show me the stack of that failing test",
-    "what happened around line 300?", "grep the log for E0502"."""
-    view = service.log_view(node_id, lines, pattern, context, max_lines, fixed=fixed)
+    or the lines matching a pattern with context (within a line range when both are given; `skip` pages
+    on through the matches). Use for "show me the stack of that failing test", "what happened around
+    line 300?", "grep the log for E0502"."""
+    view = service.log_view(node_id, lines, pattern, context, max_lines, fixed=fixed, skip=skip)
     if view.summary is None:
         return view
     first = view.error_codes[0] if view.error_codes else None

@@ -218,14 +218,16 @@ class Service:
         skip: int = 0,
     ) -> LogNodeView:
         """A stored log: its summary (no range, no pattern), a 1-based line range, or pattern matches with
-        context (the first `skip` matches passed over). At most `max_lines` lines come back;
-        `truncated` says when more were asked for."""
+        context (the first `skip` matches passed over; with `lines`, only matches inside the range). At
+        most `max_lines` lines come back; `truncated` says when more were asked for, `next_skip` where the
+        next page of matches starts."""
         from k0maru.offload import records, slices
         from k0maru.service.models import LogLine, LogNodeView
 
         one_line("node id", node_id, MAX_NODE_ID_CHARS)
         if pattern:
             check_length("pattern", pattern, MAX_PATTERN_CHARS)
+        within = slices.parse_range(lines) if lines else None
         with self.live.session(fresh=False) as vault:
             rec = records.get(vault.store, node_id)
             path = records.log_file(vault.root, rec)
@@ -239,6 +241,7 @@ class Service:
         }
         max_lines = max(1, min(max_lines, slices.MAX_LINES))
         if pattern:
+            skip = max(0, skip)
             found, total = slices.grep(
                 path,
                 pattern,
@@ -246,17 +249,21 @@ class Service:
                 max_matches=max_matches,
                 max_lines=max_lines,
                 fixed=fixed,
-                skip=max(0, skip),
+                skip=skip,
+                within=within,
             )
-            shown = sum(1 for _, _, m in found if m)
+            upto = skip + sum(1 for _, _, m in found if m)
             return LogNodeView(
                 **base,
+                lines_asked=lines,
                 matches=total,
-                truncated=max(0, skip) + shown < total,
+                skipped=skip,
+                truncated=upto < total,
+                next_skip=upto if upto < total else None,
                 lines=[LogLine(n=n, text=t, match=m) for n, t, m in found],
             )
-        if lines:
-            start, end = slices.parse_range(lines)
+        if within:
+            start, end = within
             got = slices.line_range(path, start, end, max_lines)
             last = min(end, rec.raw_lines)
             return LogNodeView(

@@ -381,3 +381,38 @@ def test_the_model_loads_beside_the_warm_up(demo: Path) -> None:
         assert vault.embedder is vault._embedder  # the warm-up and the first query take this one
     with Service.open(str(demo), settings={"embed": False}) as svc:
         assert load_model_early(svc) is None
+
+
+def test_inspect_log_node_pages_matches_and_greps_within_lines(
+    demo: Path, service: Service
+) -> None:
+    """299 PASSED lines: the first page says how to get the next, `skip` pages on to the last one, and
+    `lines` with `pattern` searches only the range."""
+    node = offload_log(demo, "pytest_many_verbose.log", "pytest -v")
+    raw = (LOGS / "pytest_many_verbose.log").read_text().splitlines()
+    passed = [n for n, line in enumerate(raw, 1) if "PASSED" in line]
+    ranged = [n for n in passed if 100 <= n <= 140]
+
+    async def body(c: Client) -> Any:
+        pages = []
+        args: dict[str, Any] = {"node_id": node, "pattern": "PASSED", "context": 0}
+        while True:
+            pages.append(await c.call_tool("inspect_log_node", args))
+            following = pages[-1].structured_content.get("next_skip")
+            if following is None or len(pages) > 10:
+                break
+            args = {**args, "skip": following}
+        grep = {"node_id": node, "pattern": "PASSED", "lines": "100:140", "context": 0}
+        return pages, await c.call_tool("inspect_log_node", grep)
+
+    pages, within = call(service, body)
+    seen = [line["n"] for p in pages for line in p.structured_content["lines"] if line.get("match")]
+    assert seen == passed and len(pages) == 6  # 50 a page, each match once
+    first, _ = sent(pages[0])
+    assert "299 match(es); matches 1-50 shown" in first and "skip=50" in first
+    last, _ = sent(pages[-1])
+    assert "matches 251-299 shown" in last and "call again" not in last
+    got = [line["n"] for line in within.structured_content["lines"]]
+    assert got == ranged and within.structured_content["matches"] == len(ranged)
+    text, _ = sent(within)
+    assert f"{len(ranged)} match(es) in lines 100:140" in text
