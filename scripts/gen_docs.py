@@ -128,6 +128,11 @@ stand-in for the model that makes a fixed series of tool calls, and reads the to
 sends back: a test command comes back as `k0maru offload`'s summary (the hook rewrote it), a plain
 command unchanged, and each k0maru tool as its structured content in JSON.
 
+What does not fit is said, never dropped silently: `recall_memory` leaves out its lowest hits before
+it shortens a kept passage below 200 characters, and its answer counts what went (`left_out`,
+`passages_cut`) and names the `token_budget` that returns it all whole (`whole_tokens`) or `read_note`
+for one hit; `inspect_log_node` shows 50 matches at a time and gives the `skip` of the next page.
+
 Nothing is sent twice within a part: an offloaded log's summary goes out once (its Mermaid diagram,
 a picture for people, stays in the console and `k0maru log show`), and a query pasted as a
 2,000-character backtrace comes back cut to 80 characters. Errors are one line (`is_error`), naming

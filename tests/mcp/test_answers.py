@@ -416,3 +416,39 @@ def test_inspect_log_node_pages_matches_and_greps_within_lines(
     assert got == ranged and within.structured_content["matches"] == len(ranged)
     text, _ = sent(within)
     assert f"{len(ranged)} match(es) in lines 100:140" in text
+
+
+def test_recall_says_what_it_cut_to_fit_and_how_to_get_it(service: Service) -> None:
+    """`limit: 50` finds more than 1,000 tokens hold: the lower hits go before any kept passage becomes a
+    stub, and the answer says how many went, how many passages were shortened and the token_budget that
+    returns them whole (which does). Each hit's score names the mode it is on the scale of."""
+
+    async def body(c: Client) -> Any:
+        cut = await c.call_tool("recall_memory", {"query": "lease renewal", "limit": 50})
+        big = {"query": "lease renewal", "limit": 50, "token_budget": 32000}
+        whole = await c.call_tool("recall_memory", big)
+        explained = await c.call_tool("recall_memory", {"query": "lease renewal", "explain": True})
+        bm25 = await c.call_tool("recall_memory", {"query": "lease renewal", "mode": "bm25"})
+        return cut, whole, explained, bm25
+
+    cut, whole, explained, bm25 = call(service, body)
+    got, found = cut.structured_content, whole.structured_content
+    assert "left_out" not in found and "passages_cut" not in found
+    assert got["left_out"] > 0 and len(got["hits"]) + got["left_out"] == len(found["hits"])
+    assert [h["path"] for h in got["hits"]] == [h["path"] for h in found["hits"]][
+        : len(got["hits"])
+    ]
+    for kept, full in zip(got["hits"], found["hits"], strict=False):
+        assert kept["snippet"] == full["snippet"] or len(kept["snippet"]) >= 150  # never a stub
+    text, structured = sent(cut)
+    assert count_tokens(text) <= 1000 and count_tokens(structured) <= 1000
+    assert f"the {got['left_out']} lower hit(s) left out" in text
+    assert f"token_budget={got['whole_tokens']} returns them whole" in text and "read_note(" in text
+    again = {"query": "lease renewal", "limit": 50, "token_budget": got["whole_tokens"]}
+    assert call(service, lambda c: c.call_tool("recall_memory", again)).structured_content == found
+    explained_text, _ = sent(explained)
+    left = explained.structured_content.get("left_out", 0)
+    assert len(explained.structured_content["hits"]) + left == 8
+    assert not left or f"the {left} lower hit(s) left out" in explained_text
+    bm25_text, _ = sent(bm25)
+    assert "· bm25 score 1\n" in bm25_text and "· hybrid score " in text
