@@ -137,7 +137,11 @@ Nothing is sent twice within a part: an offloaded log's summary goes out once (i
 a picture for people, stays in the console and `k0maru log show`), and a query pasted as a
 2,000-character backtrace comes back cut to 80 characters. Errors are one line (`is_error`), naming
 the cause of an unforeseen failure (e.g. `flush_session failed: FileExistsError: ...`) and, where the
-agent can act, the tool to call (`list_log_nodes` for an unknown node id), never a shell command.
+agent can act, the tool to call (`list_log_nodes` for an unknown node id), never a shell command. A
+name that matches nothing gets the ones meant (`read_note "Home"`: did you mean `00_Index/Home.md`; an
+unknown `kind` lists the kinds of note in the vault). Protocol errors carry the spec's JSON-RPC codes:
+an unknown tool is -32602 naming the tools; a note resource that does not exist is -32002 with its
+`uri` for clients on MCP 2025-11-25 or older and -32602 from 2026-07-28 on (SEP-2164).
 
 ## Automatic offload (`k0maru connect HOST --hooks`)
 

@@ -131,7 +131,9 @@ def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
     kind: Annotated[
         str | None,
         Field(
-            max_length=32, description="only notes of this kind: adr, decision, card, log, skill"
+            max_length=32,
+            description="only notes of this kind: adr, decision, card, log, skill, or another "
+            "kind the vault's notes give (an unknown kind is refused with the list)",
         ),
     ] = None,
     since: Annotated[

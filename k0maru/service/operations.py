@@ -148,6 +148,8 @@ class Service:
 
         check_length("query", query, MAX_QUERY_CHARS)
         with self.live.session() as vault:
+            if filters and filters.kind:
+                _check_kind(filters.kind, vault.store.note_kinds())
             result = vault.recall.search(
                 query,
                 limit=limit,
@@ -406,14 +408,20 @@ class Service:
         """The raw Markdown of an indexed note (confined to the vault)."""
         from k0maru.fsutil import resolve_inside
         from k0maru.service.models import NoteText
+        from k0maru.suggest import similar_notes
 
         resolve_inside(self.vault.root, path)
         with self.live.session(fresh=False) as vault:
             doc = vault.store.document_by_path(path)
-        if doc is None:
-            raise NotFoundError(
-                f"no note {echo(path)} in the index; list the notes to see their paths"
-            )
+            if doc is None:
+                raise NotFoundError(
+                    f"no note {echo(path)} in the index",
+                    what="note",
+                    finding="list the notes to see their paths",
+                    similar=similar_notes(
+                        path, [(p, t) for _, p, t in vault.store.list_documents()]
+                    ),
+                )
         text = resolve_inside(self.vault.root, doc.path).read_text(
             encoding="utf-8", errors="replace"
         )
@@ -520,6 +528,22 @@ class Service:
                 resolve=vault.store.link_resolver(),
                 paths={i: p for i, p, _ in vault.store.list_documents()},
             )
+
+
+def _check_kind(kind: str, present: set[str]) -> None:
+    """Refuse a kind of note that neither k0maru nor any note of the vault knows, naming the kinds."""
+    from k0maru.notes.conventions import KINDS
+    from k0maru.suggest import close_names
+
+    known = sorted(set(KINDS) | present)
+    if kind.strip().lower() in known:
+        return
+    maybe = close_names(kind, known, 1)
+    raise K0maruError(
+        f"unknown kind {echo(kind)}"
+        + (f"; did you mean {maybe[0]}?" if maybe else ";")
+        + f" the kinds of note here: {', '.join(known)}"
+    )
 
 
 def database_error(exc: BaseException) -> K0maruError | None:

@@ -452,3 +452,46 @@ def test_recall_says_what_it_cut_to_fit_and_how_to_get_it(service: Service) -> N
     assert not left or f"the {left} lower hit(s) left out" in explained_text
     bm25_text, _ = sent(bm25)
     assert "· bm25 score 1\n" in bm25_text and "· hybrid score " in text
+
+
+def test_errors_carry_the_specs_codes_and_say_what_was_meant(service: Service) -> None:
+    """A note that does not exist is JSON-RPC -32002 for a client on MCP 2025-11-25 and -32602 (with
+    data.uri) from 2026-07-28 on; an unknown tool is -32602 naming the likely tool and every one; a
+    wrong note path or kind gets the one meant and the valid ones, in the tool's one line."""
+    from mcp.shared.exceptions import MCPError
+
+    async def errors(mode: str) -> dict[str, Any]:
+        async with Client(build_server(LocalRunner(service)), mode=mode) as c:
+            out: dict[str, Any] = {"version": c.protocol_version}
+            for key, call_it in (
+                ("resource", lambda: c.read_resource("k0maru://note/Home")),
+                ("tool", lambda: c.call_tool("recall", {"query": "lease"})),
+            ):
+                with pytest.raises(MCPError) as raised:
+                    await call_it()
+                out[key] = raised.value.error
+            out["note"] = await c.call_tool("read_note", {"path": "Home"})
+            out["kind"] = await c.call_tool("recall_memory", {"query": "lease", "kind": "banana"})
+            out["cards"] = await c.call_tool("recall_memory", {"query": "lease", "kind": "cards"})
+            return out
+
+    legacy = anyio.run(errors, "legacy")
+    modern = anyio.run(errors, "2026-07-28")
+    assert (legacy["version"], modern["version"]) == ("2025-11-25", "2026-07-28")
+    assert legacy["resource"].code == -32002 and modern["resource"].code == -32602
+    for answer in (legacy, modern):
+        missing = answer["resource"]
+        assert missing.data == {"uri": "k0maru://note/Home"}
+        assert "did you mean '00_Index/Home.md'?" in missing.message
+        tool = answer["tool"]
+        assert tool.code == -32602 and "did you mean recall_memory?" in tool.message
+        assert all(spec.name in tool.message for spec in TOOLS)
+    note = legacy["note"]
+    assert note.is_error and note.content[0].text == (
+        "no note 'Home' in the index; did you mean '00_Index/Home.md'? "
+        "Else take the path from a recall_memory hit"
+    )
+    kind, cards = legacy["kind"], legacy["cards"]
+    assert kind.is_error and kind.content[0].text.startswith("unknown kind 'banana'; the kinds")
+    assert "adr, card, decision, log" in kind.content[0].text
+    assert cards.is_error and "did you mean card?" in cards.content[0].text
