@@ -1,44 +1,63 @@
-"""Errors that reach the user as one clear line."""
+"""Errors that reach the user as one clear line, each type with its exit status (the CLI) and its
+JSON-RPC error code (an MCP request that fails with it as a protocol error, e.g. a resource read)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+INVALID_PARAMS = -32602  # JSON-RPC: the request's parameters are wrong
+INTERNAL_ERROR = -32603  # JSON-RPC: the server could not do it
+RESOURCE_NOT_FOUND = (
+    -32002
+)  # MCP up to 2025-11-25 (later versions say INVALID_PARAMS with data.uri)
 
 
 class K0maruError(Exception):
     """A failure the user can act on; str() is the one-line message."""
 
     exit_code = 2
+    mcp_code = INVALID_PARAMS
 
 
 class ConfigError(K0maruError):
     """Invalid configuration value or file."""
+
+    mcp_code = INTERNAL_ERROR
 
 
 class IndexLockedError(K0maruError):
     """Another process holds the index write lock for too long."""
 
     exit_code = 3
+    mcp_code = INTERNAL_ERROR
 
 
 class IndexCorruptError(K0maruError):
     """The SQLite file is not a usable database."""
 
     exit_code = 4
+    mcp_code = INTERNAL_ERROR
 
 
 class IndexNewerError(K0maruError):
     """The index was written by a newer k0maru (a schema this one does not know)."""
 
     exit_code = 4
+    mcp_code = INTERNAL_ERROR
 
 
 class IndexReplacedError(K0maruError):
     """The index file was moved aside or replaced (a rebuild) before a write: nothing was written to it."""
 
     exit_code = 3
+    mcp_code = INTERNAL_ERROR
 
 
 class IndexReadOnlyError(K0maruError):
     """The state folder or index file cannot be written; reads still work."""
 
     exit_code = 5
+    mcp_code = INTERNAL_ERROR
 
 
 class IndexDiskFullError(IndexReadOnlyError):
@@ -50,4 +69,31 @@ class PathOutsideVaultError(K0maruError):
 
 
 class NotFoundError(K0maruError):
-    """A named note, node or object does not exist."""
+    """A named note, node or object does not exist. `finding` says how to find the right name at a
+    terminal (a front end with its own ways says its own, by `what`); `similar`: names close to the one
+    asked for."""
+
+    mcp_code = RESOURCE_NOT_FOUND
+
+    def __init__(
+        self, message: str, *, what: str = "", finding: str = "", similar: Sequence[str] = ()
+    ):
+        super().__init__(message)
+        self.message, self.what, self.finding, self.similar = message, what, finding, tuple(similar)
+
+    def worded(self, finding: str) -> str:
+        """The one line, with `finding` as the way to find the right name."""
+        if not self.similar:
+            return self.message + (f"; {finding}" if finding else "")
+        maybe = f"{self.message}; did you mean {' or '.join(map(repr, self.similar))}?"
+        return maybe + (f" Else {finding}" if finding else "")
+
+    def __str__(self) -> str:
+        return self.worded(self.finding)
+
+    def __reduce__(self) -> tuple[object, ...]:  # pickles with its parts (the MCP engine's pipe)
+        return _not_found, (self.message, self.what, self.finding, self.similar)
+
+
+def _not_found(message: str, what: str, finding: str, similar: Sequence[str]) -> NotFoundError:
+    return NotFoundError(message, what=what, finding=finding, similar=similar)

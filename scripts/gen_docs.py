@@ -128,11 +128,20 @@ stand-in for the model that makes a fixed series of tool calls, and reads the to
 sends back: a test command comes back as `k0maru offload`'s summary (the hook rewrote it), a plain
 command unchanged, and each k0maru tool as its structured content in JSON.
 
+What does not fit is said, never dropped silently: `recall_memory` leaves out its lowest hits before
+it shortens a kept passage below 200 characters, and its answer counts what went (`left_out`,
+`passages_cut`) and names the `token_budget` that returns it all whole (`whole_tokens`) or `read_note`
+for one hit; `inspect_log_node` shows 50 matches at a time and gives the `skip` of the next page.
+
 Nothing is sent twice within a part: an offloaded log's summary goes out once (its Mermaid diagram,
 a picture for people, stays in the console and `k0maru log show`), and a query pasted as a
 2,000-character backtrace comes back cut to 80 characters. Errors are one line (`is_error`), naming
 the cause of an unforeseen failure (e.g. `flush_session failed: FileExistsError: ...`) and, where the
-agent can act, the tool to call (`list_log_nodes` for an unknown node id), never a shell command.
+agent can act, the tool to call (`list_log_nodes` for an unknown node id), never a shell command. A
+name that matches nothing gets the ones meant (`read_note "Home"`: did you mean `00_Index/Home.md`; an
+unknown `kind` lists the kinds of note in the vault). Protocol errors carry the spec's JSON-RPC codes:
+an unknown tool is -32602 naming the tools; a note resource that does not exist is -32002 with its
+`uri` for clients on MCP 2025-11-25 or older and -32602 from 2026-07-28 on (SEP-2164).
 
 ## Automatic offload (`k0maru connect HOST --hooks`)
 

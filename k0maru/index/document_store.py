@@ -196,6 +196,10 @@ class DocumentStore(BaseStore):
     def list_documents(self) -> list[tuple[int, str, str]]:
         return list(self.conn.execute("SELECT id, path, title FROM documents ORDER BY path"))
 
+    def note_kinds(self) -> set[str]:
+        """The kinds the indexed notes have (frontmatter `kind`/`type`, else their folder's)."""
+        return {k for (k,) in self.conn.execute("SELECT DISTINCT kind FROM documents") if k}
+
     def titles(self, doc_ids: Sequence[int]) -> dict[int, str]:
         if not doc_ids:
             return {}

@@ -20,7 +20,7 @@ import threading
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
-from k0maru.errors import K0maruError
+from k0maru.errors import INTERNAL_ERROR, K0maruError
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -36,10 +36,10 @@ AGAIN = "the next call starts a new one"
 ENGINE_MAIN = "import sys; from k0maru.mcp.engine import main; sys.exit(main(sys.argv[1:]))"
 
 
-def _failure(line: str) -> Exception:
+def _failure(line: str, code: int = INTERNAL_ERROR) -> Exception:
     from k0maru.mcp.runner import ToolFailure
 
-    return ToolFailure(line)
+    return ToolFailure(line, code)
 
 
 class _EngineGone(Exception):
@@ -248,7 +248,7 @@ class Engine:
                 with self._lock:
                     future = link.pending.pop(request_id, None)
                 if future is not None:
-                    future.set_result(value) if ok else future.set_exception(_failure(value))
+                    future.set_result(value) if ok else future.set_exception(_failure(*value))
         except (EOFError, OSError):
             pass
         finally:
@@ -299,10 +299,10 @@ def main(argv: list[str]) -> int:
         try:
             reply(request_id, True, getattr(local, op)(*args))
         except ToolFailure as exc:
-            reply(request_id, False, str(exc))
+            reply(request_id, False, (exc.line, exc.code))
         except Exception as exc:  # noqa: BLE001 - e.g. an answer that does not pickle
             log.exception("%s failed", op)
-            reply(request_id, False, failure_line(op, exc))
+            reply(request_id, False, (failure_line(op, exc), INTERNAL_ERROR))
 
     try:
         with ThreadPoolExecutor(max_workers=8, thread_name_prefix="k0maru-call") as calls:

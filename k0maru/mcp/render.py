@@ -24,8 +24,9 @@ MERMAID_BLOCK = re.compile(r"\n?```mermaid\n.*?\n```", re.DOTALL)
 CLI_HINT = re.compile(r"^inspect: k0maru log show .*\n?", re.MULTILINE)
 
 
-def recall_text(r: RecallResult) -> str:
-    """The hits, or one line when there are none (its warnings say why)."""
+def recall_text(r: RecallResult, reader: str = "read_note", most: int = 32000) -> str:
+    """The hits, or one line when there are none (its warnings say why); what was cut to fit the token
+    budget, with the calls that get it (`reader` reads a note, `most` is the largest budget)."""
     head = f"{len(r.hits)} note(s) for {r.query!r} ({r.mode})"
     if not r.hits:
         return "; ".join(r.warnings) or head
@@ -35,14 +36,33 @@ def recall_text(r: RecallResult) -> str:
     for rank, h in enumerate(r.hits, 1):
         where = h.path + (f":{h.lines}" if h.lines else "")
         heading = f" · section: {h.heading}" if h.heading else ""
-        lines.append(f"{rank}. {h.title} · {where}{heading} · score {h.score:.4g}")
+        lines.append(f"{rank}. {h.title} · {where}{heading} · {r.mode} score {h.score:.4g}")
         if h.bm25_rank is not None or h.vector_rank is not None:
             lines.append("   " + _explain(h))
         lines.append("   " + h.snippet.replace("\n", "\n   "))
         if h.also_at:
             lines.append("   also at: " + ", ".join(h.also_at))
     lines += [f"note: {w}" for w in r.warnings]
+    if r.left_out or r.passages_cut:
+        lines.append(_budget_note(r, reader, most))
     return "\n".join(lines)
+
+
+def _budget_note(r: RecallResult, reader: str, most: int) -> str:
+    """What was cut to fit the token budget and how to get it."""
+    cut = []
+    if r.left_out:
+        cut.append(f"the {r.left_out} lower hit(s) left out")
+    if r.passages_cut:
+        cut.append(f"{r.passages_cut} passage(s) shortened (ending …)")
+    whole = r.whole_tokens or 0
+    more = (
+        f"token_budget={whole} returns them whole"
+        if whole <= most
+        else f"a smaller limit or a narrower query fits more whole (all would cost {whole:,})"
+    )
+    read = f'{reader}(path, lines="A:B") reads a hit whole'
+    return f"cut to fit the token budget: {' and '.join(cut)}; {more}, or {read}"
 
 
 def _explain(h: Any) -> str:
@@ -83,13 +103,29 @@ def log_view_text(v: LogNodeView) -> str:
     status = f"exit {v.exit_code}" if v.exit_code is not None else "from stdin"
     head = f"log {v.node_id} ({v.raw_lines:,} lines, {status}): {v.command[:120]}"
     if v.matches is not None:
-        head += f"\n{v.matches} match(es); '>' marks a matching line"
+        head += "\n" + _matches_line(v)
     body = [
         f"{'>' if line.match else ' ' if v.matches is not None else ''}{line.n}: {line.text}"
         for line in v.lines
     ]
-    tail = ["(more exist: narrow the range or the pattern)"] if v.truncated else []
+    if v.next_skip is not None:
+        tail = [f"(more matches: call again with skip={v.next_skip})"]
+    elif v.truncated:
+        tail = ["(more exist: narrow the range or the pattern)"]
+    else:
+        tail = []
     return "\n".join([head, *body, *tail])
+
+
+def _matches_line(v: LogNodeView) -> str:
+    """How many lines match (in the range asked for) and which of them are shown."""
+    where = f" in lines {v.lines_asked}" if v.lines_asked else ""
+    shown = sum(1 for line in v.lines if line.match)
+    if shown:
+        page = f"matches {v.skipped + 1}-{v.skipped + shown} shown"
+    else:
+        page = f"none shown (skip={v.skipped})" if v.matches else "none"
+    return f"{v.matches} match(es){where}; {page}; '>' marks a matching line"
 
 
 def log_list_text(r: LogNodeList) -> str:

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-from k0maru.errors import K0maruError
+from k0maru.errors import INTERNAL_ERROR, K0maruError, NotFoundError
 from k0maru.mcp.tools import LOG_TOOLS, NOTE_FINDER, TOOLS
 from k0maru.service.operations import Service
 
@@ -18,7 +18,15 @@ T = TypeVar("T")
 
 
 class ToolFailure(Exception):
-    """A call that failed, as the one line the agent gets (the traceback, if any, went to stderr)."""
+    """A call that failed, as the one line the agent gets (the traceback, if any, went to stderr), with
+    the JSON-RPC error code a request failing with it as a protocol error carries (errors.py)."""
+
+    def __init__(self, line: str, code: int = INTERNAL_ERROR):
+        super().__init__(line, code)  # both in args: it pickles whole across the engine's pipe
+        self.line, self.code = line, code
+
+    def __str__(self) -> str:
+        return self.line
 
 
 class Answer(NamedTuple):
@@ -48,15 +56,15 @@ def failure_line(what: str, exc: BaseException) -> str:
     return f"{what} failed: {type(exc).__name__}" + (f": {detail}" if detail else "")
 
 
-def agent_hint(message: str) -> str:
-    """An error message as an agent can act on it: MCP tools named instead of k0maru commands."""
-    head, cli, rest = message.partition("; use a node id printed by `k0maru offload`")
-    if cli:
-        return f"{head}{rest}; call {LOG_TOOLS[1]} to find it"
-    head, listing, rest = message.partition("; list the notes to see their paths")
-    if listing:
-        return f"{head}; take the path from a {NOTE_FINDER} hit{rest}"
-    return message
+def agent_line(exc: K0maruError) -> str:
+    """An error as an agent can act on it: the tool that finds a name it got wrong, not a command."""
+    finding = {
+        "log node": f"call {LOG_TOOLS[1]} to find it",
+        "note": f"take the path from a {NOTE_FINDER} hit",
+    }
+    if isinstance(exc, NotFoundError) and exc.what in finding:
+        return exc.worded(finding[exc.what])
+    return str(exc)
 
 
 class LocalRunner:
@@ -88,7 +96,7 @@ class LocalRunner:
         try:
             return work()
         except K0maruError as exc:
-            raise ToolFailure(agent_hint(str(exc))) from None
+            raise ToolFailure(agent_line(exc), exc.mcp_code) from None
         except Exception as exc:  # noqa: BLE001 - one line for the agent, the traceback for stderr
             log.exception("%s failed", what)
             raise ToolFailure(failure_line(what, exc)) from None

@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from k0maru.errors import RESOURCE_NOT_FOUND
 from k0maru.mcp.runner import Runner, ToolFailure, failure_line
 from k0maru.mcp.tools import LOG_TOOLS, TOOLS, ToolSpec
 
@@ -60,7 +61,6 @@ def _bind(spec: ToolSpec, runner: Runner) -> Any:
     """A function with the tool's signature (less the `Service`), name and docstring, which make the
     schema, that has `runner` run the tool; its answer goes out once as structured content and once as
     text (hosts pass the model one or the other), each complete."""
-    from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import CallToolResult, TextContent
 
     sig = inspect.signature(spec.fn, eval_str=True)
@@ -69,8 +69,8 @@ def _bind(spec: ToolSpec, runner: Runner) -> Any:
     def call(**arguments: Any) -> Any:
         try:
             answer = runner.call(spec.name, arguments)
-        except ToolFailure as exc:
-            raise ToolError(str(exc)) from None
+        except ToolFailure as exc:  # a tool execution error: the model reads its one line
+            return CallToolResult(content=[TextContent(type="text", text=exc.line)], is_error=True)
         return CallToolResult(
             content=[TextContent(type="text", text=answer.text)], structured_content=answer.payload
         )
@@ -80,13 +80,52 @@ def _bind(spec: ToolSpec, runner: Runner) -> Any:
     return call
 
 
+def unknown_tool(name: str) -> str:
+    """The line for a call to a tool that does not exist: the likely one, and every one."""
+    from k0maru.suggest import close_names
+
+    names = [spec.name for spec in TOOLS]
+    maybe = close_names(name, names, 1) or [n for n in names if name and name.lower() in n]
+    guess = f"; did you mean {maybe[0]}?" if maybe else ";"
+    return f"unknown tool {name[:100]!r}{guess} the tools: {', '.join(names)}"
+
+
+def not_found_code(protocol_version: str | None) -> int:
+    """The JSON-RPC code of a resource that does not exist, as the client's protocol version says:
+    -32002 up to 2025-11-25, Invalid Params from 2026-07-28 on (SEP-2164)."""
+    from mcp.types import INVALID_PARAMS
+    from mcp.types.version import is_version_at_least
+
+    modern = protocol_version is not None and is_version_at_least(protocol_version, "2026-07-28")
+    return INVALID_PARAMS if modern else RESOURCE_NOT_FOUND
+
+
+def resource_errors(ctx: Any, call_next: Any) -> Any:
+    """Server middleware: a resource that does not exist fails with the code of the client's protocol
+    version (`not_found_code`)."""
+    from mcp.shared.exceptions import MCPError
+
+    async def middleware() -> Any:
+        try:
+            return await call_next(ctx)
+        except MCPError as exc:
+            if exc.error.code != RESOURCE_NOT_FOUND:
+                raise
+            code = not_found_code(getattr(ctx, "protocol_version", None))
+            raise MCPError(code=code, message=exc.error.message, data=exc.error.data) from None
+
+    return middleware()
+
+
 def resource_pages(runner: Runner) -> Any:
     """Server middleware answering resources/list a page at a time: `cursor` is the offset of the page."""
     import anyio
     from mcp.shared.exceptions import MCPError
-    from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, ListResourcesResult, Resource
+    from mcp.types import INVALID_PARAMS, ListResourcesResult, Resource
 
     async def middleware(ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "resources/read":
+            return await resource_errors(ctx, call_next)
         if ctx.method != "resources/list":
             return await call_next(ctx)
         cursor = (ctx.params or {}).get("cursor")
@@ -96,7 +135,7 @@ def resource_pages(runner: Runner) -> Any:
         try:
             notes = await anyio.to_thread.run_sync(runner.note_list)
         except ToolFailure as exc:
-            raise MCPError(code=INTERNAL_ERROR, message=str(exc)) from None
+            raise MCPError(code=exc.code, message=exc.line) from None
         page = notes[start : start + PAGE_SIZE]
         more = start + PAGE_SIZE < len(notes)
         return ListResourcesResult(
@@ -113,14 +152,19 @@ def resource_pages(runner: Runner) -> Any:
 def build_server(runner: Runner) -> Any:
     """The SDK server: the tools and the notes as `runner` serves them."""
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
-    from mcp.types import ToolAnnotations
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INVALID_PARAMS, ToolAnnotations
     from pydantic import ValidationError
 
     from k0maru import __version__
 
+    names = {spec.name for spec in TOOLS}
+
     class K0maruServer(MCPServer):
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            if name not in names:  # a protocol error, as the MCP spec has it
+                raise MCPError(code=INVALID_PARAMS, message=unknown_tool(name))
             try:
                 return await super().call_tool(name, arguments, context)
             except UnexpectedToolError as exc:  # e.g. a result its output schema refuses
@@ -130,9 +174,6 @@ def build_server(runner: Runner) -> Any:
             except ToolError as exc:  # arguments: one readable line, no pydantic boilerplate
                 if isinstance(exc.__cause__, ValidationError):
                     raise ToolError(invalid_arguments(name, exc.__cause__)) from None
-                prefix = f"Error executing tool {name}: "  # the SDK's, before our own one line
-                if str(exc).startswith(prefix):
-                    raise ToolError(str(exc).removeprefix(prefix)) from None
                 raise
 
     server = K0maruServer(
@@ -156,8 +197,8 @@ def build_server(runner: Runner) -> Any:
     def note_resource(path: str) -> str:
         try:
             return runner.note_text(path)
-        except ToolFailure as exc:  # one line, not "Error creating resource from template"
-            raise ResourceError(str(exc)) from None
+        except ToolFailure as exc:  # its own code and one line, not "Error creating resource ..."
+            raise MCPError(code=exc.code, message=exc.line, data={"uri": note_uri(path)}) from None
 
     return server
 

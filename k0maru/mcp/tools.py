@@ -94,9 +94,15 @@ def get_project_loadout(
         inner = max(50, inner - (over - token_budget) - 5)
 
 
-@tool(
-    "Recall memory", "before solving a problem that may have been seen before", render.recall_text
-)
+RECALL_MAX_BUDGET = 32000
+
+
+def recall_text(result: RecallResult) -> str:
+    """recall_memory's text block, naming the tool that reads a hit whole."""
+    return render.recall_text(result, read_note.__name__, RECALL_MAX_BUDGET)
+
+
+@tool("Recall memory", "before solving a problem that may have been seen before", recall_text)
 def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
     service: Service,
     query: Annotated[
@@ -125,7 +131,9 @@ def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
     kind: Annotated[
         str | None,
         Field(
-            max_length=32, description="only notes of this kind: adr, decision, card, log, skill"
+            max_length=32,
+            description="only notes of this kind: adr, decision, card, log, skill, or another "
+            "kind the vault's notes give (an unknown kind is refused with the list)",
         ),
     ] = None,
     since: Annotated[
@@ -138,22 +146,32 @@ def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
     ] = None,
     min_score: Annotated[
         float | None,
-        Field(ge=0, description="leave out hits scoring below this (scores are in the answer)"),
+        Field(ge=0, description="leave out hits scoring below this (on the mode's scale)"),
     ] = None,
     token_budget: Annotated[
         int,
-        Field(ge=100, le=32000, description="most tokens the answer may cost (o200k, either part)"),
+        Field(
+            ge=100,
+            le=RECALL_MAX_BUDGET,
+            description="most tokens the answer may cost (o200k, either part)",
+        ),
     ] = 1000,
 ) -> RecallResult:
     """Search the project's memory (decisions, ADRs, incident logs, cards) with hybrid keyword + semantic
     recall. Use before fixing an error or making a design choice: "have we seen this error before?",
     "why did we choose X?", "what do we know about E0502 / SQLITE_BUSY?", "the decisions of the last month
     about caching" (kind=decision, since=30d). Each hit has the note's path, title, score and the passage
-    that matched, the whole answer within `token_budget`; `explain` adds how it was ranked. A query nothing
-    in the vault supports gets no hits and one line saying so."""
+    that matched, the whole answer within `token_budget` (what was cut to fit it is said, with the
+    call that gets it); `explain` adds how it was ranked. Scores compare within one mode: hybrid is the
+    weighted sum of the two channels, bm25 is relative to the best hit (1), vector is (cosine + 1) / 2.
+    A query nothing in the vault supports gets no hits and one line saying so."""
     from k0maru.llm_tokens import count_tokens
+    from k0maru.service.operations import answer_tokens
 
-    result = service.recall(
+    def cost(answer: RecallResult) -> int:  # either part is held to the budget
+        return max(answer_tokens(answer), count_tokens(recall_text(answer)))
+
+    return service.recall(
         query,
         limit,
         mode,
@@ -161,10 +179,8 @@ def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
         filters=Filters(path, tag, kind, since, until),
         token_budget=token_budget,
         min_score=min_score,
+        cost=cost,
     )
-    while result.hits and count_tokens(render.recall_text(result)) > token_budget:
-        result = result.but(hits=result.hits[:-1])  # the text block is held to the budget too
-    return result
 
 
 @tool(
@@ -172,12 +188,15 @@ def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
     "to read a long offloaded log: its summary, a line range or the lines matching a pattern",
     render.log_view_text,
 )
-def inspect_log_node(
+def inspect_log_node(  # noqa: PLR0913 - a tool's parameters are its input schema
     service: Service,
     node_id: Annotated[
         str, Field(min_length=1, description="node id printed by `k0maru offload` (e.g. 3fa2c1d0)")
     ],
-    lines: Annotated[str | None, Field(description="1-based line range 'A:B'")] = None,
+    lines: Annotated[
+        str | None,
+        Field(description="1-based line range 'A:B' (with `pattern`: the range searched)"),
+    ] = None,
     pattern: Annotated[
         str | None, Field(description="regular expression to find, with context lines")
     ] = None,
@@ -186,11 +205,15 @@ def inspect_log_node(
     ] = False,
     context: Annotated[int, Field(ge=0, le=50)] = 3,
     max_lines: Annotated[int, Field(ge=1, le=400)] = 120,
+    skip: Annotated[
+        int, Field(ge=0, description="with `pattern`: matches to pass over (the next page)")
+    ] = 0,
 ) -> LogNodeView:
     """Read a slice of a long build/test/CI log that `k0maru offload` stored: its summary, a line range,
-    or the lines matching a pattern with context. Use for "show me the stack of that failing test",
-    "what happened around line 300?", "grep the log for E0502"."""
-    view = service.log_view(node_id, lines, pattern, context, max_lines, fixed=fixed)
+    or the lines matching a pattern with context (within a line range when both are given; `skip` pages
+    on through the matches). Use for "show me the stack of that failing test", "what happened around
+    line 300?", "grep the log for E0502"."""
+    view = service.log_view(node_id, lines, pattern, context, max_lines, fixed=fixed, skip=skip)
     if view.summary is None:
         return view
     first = view.error_codes[0] if view.error_codes else None

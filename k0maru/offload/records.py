@@ -157,8 +157,10 @@ def get(store: Store, node: str) -> OffloadRecord:
     if not row:
         recent = [r.node_id for r in list_all(store, 3)]
         raise NotFoundError(
-            f"unknown log node {echo(node)}; use a node id printed by `k0maru offload`"
-            + (f" (the latest: {', '.join(recent)})" if recent else " (none recorded yet)")
+            f"unknown log node {echo(node)}"
+            + (f" (the latest: {', '.join(recent)})" if recent else " (none recorded yet)"),
+            what="log node",
+            finding="use a node id printed by `k0maru offload`",
         )
     return _row(row)
 

@@ -76,10 +76,12 @@ def grep(
     max_lines: int = MAX_LINES,
     fixed: bool = False,
     skip: int = 0,
+    within: tuple[int, int] | None = None,
 ) -> tuple[list[tuple[int, str, bool]], int]:
     """(lines as (number, text, is_match), total matches). Groups of context are merged. `fixed`: the
     pattern is plain text, not a regular expression. `skip`: the first matches to pass over (a page
-    offset); they still count in the total."""
+    offset); they still count in the total. `within`: only lines first..last (1-based) are searched
+    and shown."""
     rx = compile_pattern(pattern, fixed)
     deadline = time.monotonic() + GREP_BUDGET_S
     context = max(0, min(context, 50))
@@ -88,7 +90,10 @@ def grep(
     seen_upto = 0
     after = 0
     matches = 0
-    for n, line in _lines(path):
+    first, last = within or (1, None)
+    for n, line in _lines(path, first):
+        if last is not None and n > last:
+            break
         try:
             found = rx.search(line, timeout=max(deadline - time.monotonic(), 0.001))
         except TimeoutError:

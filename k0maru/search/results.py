@@ -54,3 +54,7 @@ class RecallResult(Result):
     warnings: Sequence[str] = ()
     pool: int | None = None  # with explain
     bm25_weight: float | None = None  # with explain: BM25's share of the score for this query
+    # when the answer was cut to fit a token budget (service/operations.py `fit_budget`):
+    left_out: int = 0  # the lowest-ranked hits found but left out
+    passages_cut: int = 0  # the passages shortened (they end in "…")
+    whole_tokens: int | None = None  # what the answer costs with every hit found, whole

@@ -195,7 +195,10 @@ class LogNodeView(Result):
     summary_tokens: int | None = None
     failure_lines: Sequence[int] = ()  # where the failures the summary names start, in log order
     lines: Sequence[LogLine] = ()
-    matches: int | None = None
+    lines_asked: str | None = None  # the range a pattern was searched in, when one was given
+    matches: int | None = None  # with a pattern: all matches (in the range), shown or not
+    skipped: int = 0  # with a pattern: the matches passed over before the first one shown
+    next_skip: int | None = None  # with a pattern: the `skip` that shows the next matches
     truncated: bool = False
 
 

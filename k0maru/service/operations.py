@@ -6,6 +6,7 @@ typed result; none of them touches the store or the engines directly."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,17 +48,8 @@ if TYPE_CHECKING:
 
 DEFAULT_LOG_LINES = 120
 QUERY_ECHO_CHARS = 80  # a pasted backtrace as the query is not sent back whole
-PASSAGE_CAPS = (
-    800,
-    560,
-    400,
-    280,
-    200,
-    140,
-    100,
-    70,
-    40,
-)  # characters per passage, tried until a budget fits
+PASSAGE_CAPS = (800, 560, 400, 280, 200, 140, 100, 70, 40)  # characters per passage, tried in turn
+MIN_PASSAGE_CHARS = 200  # no kept passage is cut shorter while leaving out lower hits makes room
 
 
 def unchanged_scan(vault_dir: str | None, **flags: Any) -> ScanReport | None:
@@ -147,14 +139,17 @@ class Service:
         filters: Filters | None = None,
         token_budget: int | None = None,
         min_score: float | None = None,
+        cost: Callable[[RecallResult], int] | None = None,
     ) -> RecallResult:
         """Ranked notes with their answering passages (those scoring at least `min_score`); with
-        `token_budget`, the compact answer is cut to fit it exactly (o200k tokens): passages are shortened
-        evenly, then the lowest hits dropped. The query comes back cut to a short echo."""
+        `token_budget`, the answer is cut to fit it exactly as `cost` counts it (default: the compact JSON
+        in o200k tokens), see `fit_budget`. The query comes back cut to a short echo."""
         from k0maru.service.models import RecallResult
 
         check_length("query", query, MAX_QUERY_CHARS)
         with self.live.session() as vault:
+            if filters and filters.kind:
+                _check_kind(filters.kind, vault.store.note_kinds())
             result = vault.recall.search(
                 query,
                 limit=limit,
@@ -177,7 +172,9 @@ class Service:
             pool=result.pool if explain else None,
             bm25_weight=result.bm25_weight if explain else None,
         )
-        return fit_budget(answer, token_budget) if token_budget else answer
+        if not token_budget:
+            return answer
+        return fit_budget(answer, token_budget, cost or answer_tokens)
 
     # ---- loadout -------------------------------------------------------------------------------
     def loadout(self, token_budget: int) -> Loadout:
@@ -218,14 +215,16 @@ class Service:
         skip: int = 0,
     ) -> LogNodeView:
         """A stored log: its summary (no range, no pattern), a 1-based line range, or pattern matches with
-        context (the first `skip` matches passed over). At most `max_lines` lines come back;
-        `truncated` says when more were asked for."""
+        context (the first `skip` matches passed over; with `lines`, only matches inside the range). At
+        most `max_lines` lines come back; `truncated` says when more were asked for, `next_skip` where the
+        next page of matches starts."""
         from k0maru.offload import records, slices
         from k0maru.service.models import LogLine, LogNodeView
 
         one_line("node id", node_id, MAX_NODE_ID_CHARS)
         if pattern:
             check_length("pattern", pattern, MAX_PATTERN_CHARS)
+        within = slices.parse_range(lines) if lines else None
         with self.live.session(fresh=False) as vault:
             rec = records.get(vault.store, node_id)
             path = records.log_file(vault.root, rec)
@@ -239,6 +238,7 @@ class Service:
         }
         max_lines = max(1, min(max_lines, slices.MAX_LINES))
         if pattern:
+            skip = max(0, skip)
             found, total = slices.grep(
                 path,
                 pattern,
@@ -246,17 +246,21 @@ class Service:
                 max_matches=max_matches,
                 max_lines=max_lines,
                 fixed=fixed,
-                skip=max(0, skip),
+                skip=skip,
+                within=within,
             )
-            shown = sum(1 for _, _, m in found if m)
+            upto = skip + sum(1 for _, _, m in found if m)
             return LogNodeView(
                 **base,
+                lines_asked=lines,
                 matches=total,
-                truncated=max(0, skip) + shown < total,
+                skipped=skip,
+                truncated=upto < total,
+                next_skip=upto if upto < total else None,
                 lines=[LogLine(n=n, text=t, match=m) for n, t, m in found],
             )
-        if lines:
-            start, end = slices.parse_range(lines)
+        if within:
+            start, end = within
             got = slices.line_range(path, start, end, max_lines)
             last = min(end, rec.raw_lines)
             return LogNodeView(
@@ -404,14 +408,20 @@ class Service:
         """The raw Markdown of an indexed note (confined to the vault)."""
         from k0maru.fsutil import resolve_inside
         from k0maru.service.models import NoteText
+        from k0maru.suggest import similar_notes
 
         resolve_inside(self.vault.root, path)
         with self.live.session(fresh=False) as vault:
             doc = vault.store.document_by_path(path)
-        if doc is None:
-            raise NotFoundError(
-                f"no note {echo(path)} in the index; list the notes to see their paths"
-            )
+            if doc is None:
+                raise NotFoundError(
+                    f"no note {echo(path)} in the index",
+                    what="note",
+                    finding="list the notes to see their paths",
+                    similar=similar_notes(
+                        path, [(p, t) for _, p, t in vault.store.list_documents()]
+                    ),
+                )
         text = resolve_inside(self.vault.root, doc.path).read_text(
             encoding="utf-8", errors="replace"
         )
@@ -520,6 +530,22 @@ class Service:
             )
 
 
+def _check_kind(kind: str, present: set[str]) -> None:
+    """Refuse a kind of note that neither k0maru nor any note of the vault knows, naming the kinds."""
+    from k0maru.notes.conventions import KINDS
+    from k0maru.suggest import close_names
+
+    known = sorted(set(KINDS) | present)
+    if kind.strip().lower() in known:
+        return
+    maybe = close_names(kind, known, 1)
+    raise K0maruError(
+        f"unknown kind {echo(kind)}"
+        + (f"; did you mean {maybe[0]}?" if maybe else ";")
+        + f" the kinds of note here: {', '.join(known)}"
+    )
+
+
 def database_error(exc: BaseException) -> K0maruError | None:
     """An SQLite error raised anywhere below as one actionable line; None for any other exception."""
     from k0maru.index import db
@@ -538,22 +564,47 @@ def answer_tokens(result: RecallResult) -> int:
     return count_tokens(json.dumps(result.payload(), ensure_ascii=False, separators=(",", ":")))
 
 
-def fit_budget(result: RecallResult, budget: int) -> RecallResult:
-    """`result` within `budget` tokens: each passage cut (at a word, with "…") to the same share, shrinking
-    until it fits; if even short passages do not fit, the lowest-ranked hits go."""
-    if answer_tokens(result) <= budget:
+def fit_budget(
+    result: RecallResult, budget: int, cost: Callable[[RecallResult], int] = answer_tokens
+) -> RecallResult:
+    """`result` within `budget` tokens as `cost` counts them. Every hit stays if its passages, cut evenly (at
+    a word, with "…"), fit at `MIN_PASSAGE_CHARS` or more; else the lowest-ranked hits go until they do, so
+    no kept passage becomes a stub while dropping hits can make room. The answer says what was cut
+    (`left_out`, `passages_cut`) and what it costs whole (`whole_tokens`)."""
+    whole = cost(result)
+    if whole <= budget:
         return result
-    hits = list(result.hits)
-    while hits:
-        for cap in PASSAGE_CAPS:
-            trimmed = [h.but(snippet=_cut(h.snippet, cap)) for h in hits]
-            candidate = result.but(hits=trimmed)
-            if answer_tokens(candidate) <= budget:
-                return candidate
-        hits = hits[:-1]
+
+    def trial(count: int, cap: int) -> RecallResult:
+        kept = [h.but(snippet=_cut(h.snippet, cap)) for h in result.hits[:count]]
+        return result.but(
+            hits=kept,
+            left_out=len(result.hits) - count,
+            passages_cut=sum(
+                k.snippet != h.snippet for k, h in zip(kept, result.hits, strict=False)
+            ),
+            whole_tokens=whole,
+        )
+
+    count = _largest(len(result.hits), lambda n: cost(trial(n, MIN_PASSAGE_CHARS)) <= budget)
+    caps = [c for c in PASSAGE_CAPS if (c >= MIN_PASSAGE_CHARS) == (count > 0)]
+    for cap in caps:  # the longest passages that fit; a lone hit may go below the floor
+        candidate = trial(max(count, 1), cap)
+        if cost(candidate) <= budget:
+            return candidate
     return result.but(
         hits=[], warnings=[*result.warnings, f"token_budget {budget} is too small for any hit"]
     )
+
+
+def _largest(most: int, fits: Callable[[int], bool]) -> int:
+    """The largest n in 0..`most` for which `fits(n)` holds (0 when none does; `fits` holds for every n
+    below one it holds for)."""
+    low, high = 0, most
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle - 1)
+    return low
 
 
 def _cut(text: str, cap: int) -> str:

@@ -381,3 +381,117 @@ def test_the_model_loads_beside_the_warm_up(demo: Path) -> None:
         assert vault.embedder is vault._embedder  # the warm-up and the first query take this one
     with Service.open(str(demo), settings={"embed": False}) as svc:
         assert load_model_early(svc) is None
+
+
+def test_inspect_log_node_pages_matches_and_greps_within_lines(
+    demo: Path, service: Service
+) -> None:
+    """299 PASSED lines: the first page says how to get the next, `skip` pages on to the last one, and
+    `lines` with `pattern` searches only the range."""
+    node = offload_log(demo, "pytest_many_verbose.log", "pytest -v")
+    raw = (LOGS / "pytest_many_verbose.log").read_text().splitlines()
+    passed = [n for n, line in enumerate(raw, 1) if "PASSED" in line]
+    ranged = [n for n in passed if 100 <= n <= 140]
+
+    async def body(c: Client) -> Any:
+        pages = []
+        args: dict[str, Any] = {"node_id": node, "pattern": "PASSED", "context": 0}
+        while True:
+            pages.append(await c.call_tool("inspect_log_node", args))
+            following = pages[-1].structured_content.get("next_skip")
+            if following is None or len(pages) > 10:
+                break
+            args = {**args, "skip": following}
+        grep = {"node_id": node, "pattern": "PASSED", "lines": "100:140", "context": 0}
+        return pages, await c.call_tool("inspect_log_node", grep)
+
+    pages, within = call(service, body)
+    seen = [line["n"] for p in pages for line in p.structured_content["lines"] if line.get("match")]
+    assert seen == passed and len(pages) == 6  # 50 a page, each match once
+    first, _ = sent(pages[0])
+    assert "299 match(es); matches 1-50 shown" in first and "skip=50" in first
+    last, _ = sent(pages[-1])
+    assert "matches 251-299 shown" in last and "call again" not in last
+    got = [line["n"] for line in within.structured_content["lines"]]
+    assert got == ranged and within.structured_content["matches"] == len(ranged)
+    text, _ = sent(within)
+    assert f"{len(ranged)} match(es) in lines 100:140" in text
+
+
+def test_recall_says_what_it_cut_to_fit_and_how_to_get_it(service: Service) -> None:
+    """`limit: 50` finds more than 1,000 tokens hold: the lower hits go before any kept passage becomes a
+    stub, and the answer says how many went, how many passages were shortened and the token_budget that
+    returns them whole (which does). Each hit's score names the mode it is on the scale of."""
+
+    async def body(c: Client) -> Any:
+        cut = await c.call_tool("recall_memory", {"query": "lease renewal", "limit": 50})
+        big = {"query": "lease renewal", "limit": 50, "token_budget": 32000}
+        whole = await c.call_tool("recall_memory", big)
+        explained = await c.call_tool("recall_memory", {"query": "lease renewal", "explain": True})
+        bm25 = await c.call_tool("recall_memory", {"query": "lease renewal", "mode": "bm25"})
+        return cut, whole, explained, bm25
+
+    cut, whole, explained, bm25 = call(service, body)
+    got, found = cut.structured_content, whole.structured_content
+    assert "left_out" not in found and "passages_cut" not in found
+    assert got["left_out"] > 0 and len(got["hits"]) + got["left_out"] == len(found["hits"])
+    assert [h["path"] for h in got["hits"]] == [h["path"] for h in found["hits"]][
+        : len(got["hits"])
+    ]
+    for kept, full in zip(got["hits"], found["hits"], strict=False):
+        assert kept["snippet"] == full["snippet"] or len(kept["snippet"]) >= 150  # never a stub
+    text, structured = sent(cut)
+    assert count_tokens(text) <= 1000 and count_tokens(structured) <= 1000
+    assert f"the {got['left_out']} lower hit(s) left out" in text
+    assert f"token_budget={got['whole_tokens']} returns them whole" in text and "read_note(" in text
+    again = {"query": "lease renewal", "limit": 50, "token_budget": got["whole_tokens"]}
+    assert call(service, lambda c: c.call_tool("recall_memory", again)).structured_content == found
+    explained_text, _ = sent(explained)
+    left = explained.structured_content.get("left_out", 0)
+    assert len(explained.structured_content["hits"]) + left == 8
+    assert not left or f"the {left} lower hit(s) left out" in explained_text
+    bm25_text, _ = sent(bm25)
+    assert "· bm25 score 1\n" in bm25_text and "· hybrid score " in text
+
+
+def test_errors_carry_the_specs_codes_and_say_what_was_meant(service: Service) -> None:
+    """A note that does not exist is JSON-RPC -32002 for a client on MCP 2025-11-25 and -32602 (with
+    data.uri) from 2026-07-28 on; an unknown tool is -32602 naming the likely tool and every one; a
+    wrong note path or kind gets the one meant and the valid ones, in the tool's one line."""
+    from mcp.shared.exceptions import MCPError
+
+    async def errors(mode: str) -> dict[str, Any]:
+        async with Client(build_server(LocalRunner(service)), mode=mode) as c:
+            out: dict[str, Any] = {"version": c.protocol_version}
+            for key, call_it in (
+                ("resource", lambda: c.read_resource("k0maru://note/Home")),
+                ("tool", lambda: c.call_tool("recall", {"query": "lease"})),
+            ):
+                with pytest.raises(MCPError) as raised:
+                    await call_it()
+                out[key] = raised.value.error
+            out["note"] = await c.call_tool("read_note", {"path": "Home"})
+            out["kind"] = await c.call_tool("recall_memory", {"query": "lease", "kind": "banana"})
+            out["cards"] = await c.call_tool("recall_memory", {"query": "lease", "kind": "cards"})
+            return out
+
+    legacy = anyio.run(errors, "legacy")
+    modern = anyio.run(errors, "2026-07-28")
+    assert (legacy["version"], modern["version"]) == ("2025-11-25", "2026-07-28")
+    assert legacy["resource"].code == -32002 and modern["resource"].code == -32602
+    for answer in (legacy, modern):
+        missing = answer["resource"]
+        assert missing.data == {"uri": "k0maru://note/Home"}
+        assert "did you mean '00_Index/Home.md'?" in missing.message
+        tool = answer["tool"]
+        assert tool.code == -32602 and "did you mean recall_memory?" in tool.message
+        assert all(spec.name in tool.message for spec in TOOLS)
+    note = legacy["note"]
+    assert note.is_error and note.content[0].text == (
+        "no note 'Home' in the index; did you mean '00_Index/Home.md'? "
+        "Else take the path from a recall_memory hit"
+    )
+    kind, cards = legacy["kind"], legacy["cards"]
+    assert kind.is_error and kind.content[0].text.startswith("unknown kind 'banana'; the kinds")
+    assert "adr, card, decision, log" in kind.content[0].text
+    assert cards.is_error and "did you mean card?" in cards.content[0].text

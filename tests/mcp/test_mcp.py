@@ -252,6 +252,32 @@ def test_errors_are_tool_errors_and_server_survives(demo: Path) -> None:
     assert not ok.is_error and ok.structured_content["hits"]
 
 
+def test_protocol_errors_carry_the_specs_codes_over_stdio(demo: Path) -> None:
+    """Through the engine process and stdio: a note that does not exist is -32002 (the client speaks
+    MCP 2025-11-25) with its URI and the path meant; an unknown tool is -32602 naming the tools."""
+    from mcp.shared.exceptions import MCPError
+
+    async def body(s: ClientSession):
+        errors = []
+        for call in (
+            lambda: s.read_resource("k0maru://note/Home"),
+            lambda: s.call_tool("recall", {"query": "lease"}),
+        ):
+            try:
+                await call()
+                errors.append(None)
+            except MCPError as exc:
+                errors.append(exc.error)
+        return errors, await s.call_tool("recall_memory", {"query": "lease"})
+
+    (missing, unknown), ok = run_session(demo, body)
+    assert missing is not None and missing.code == -32002
+    assert missing.data == {"uri": "k0maru://note/Home"} and "'00_Index/Home.md'" in missing.message
+    assert unknown is not None and unknown.code == -32602
+    assert "did you mean recall_memory?" in unknown.message and "read_note" in unknown.message
+    assert not ok.is_error  # the server goes on
+
+
 def test_concurrent_reindex_during_calls(demo: Path) -> None:
     """A writer rewrites notes and rescans while the agent calls recall: no error reaches the agent."""
     writer_code = (
