@@ -381,3 +381,15 @@ def test_the_model_loads_beside_the_warm_up(demo: Path) -> None:
         assert vault.embedder is vault._embedder  # the warm-up and the first query take this one
     with Service.open(str(demo), settings={"embed": False}) as svc:
         assert load_model_early(svc) is None
+
+
+def test_text_answers_carry_no_control_or_bidi_characters(demo: Path) -> None:
+    """A title with ESC, BEL and U+202E and a file name with a newline: the text block keeps none of
+    them, and each hit stays on its own line (before: raw, and the name split the hit line)."""
+    write(demo, "evil\nname.md", "# Quokka \x1b[31mred\x07 \u202etxt.exe\n\nquokka zebu marmot\n")
+    with Service.open(str(demo)) as svc:
+        result = call(svc, lambda c: c.call_tool("recall_memory", {"query": "quokka zebu marmot"}))
+    text, _ = sent(result)
+    assert not any(ch in text for ch in "\x1b\x07\u202e")
+    hit = next(line for line in text.splitlines() if "Quokka" in line)
+    assert "evil name.md" in hit
