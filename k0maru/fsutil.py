@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import stat
@@ -9,10 +10,10 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 from k0maru.errors import PathOutsideVaultError
-from k0maru.layout import STATE_DIR
+from k0maru.layout import STATE_DIR, own_state_dir
 
 STATE_GITIGNORE = (
     "# k0maru's local state (index, offloaded logs, locks) is rebuilt from the notes.\n"
@@ -135,11 +136,25 @@ def read_regular(path: Path, limit: int) -> bytes | None:
         os.close(fd)
 
 
+def open_append(path: Path) -> TextIO:
+    """`path` opened to append text, created with the umask's mode; a FIFO, socket or device there is
+    refused (OSError) without blocking, as is a file that cannot be opened."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "a", encoding="utf-8")
+
+
 @contextmanager
 def file_lock(lock_path: Path) -> Iterator[None]:
     """An exclusive advisory lock (flock) held for the block; other processes wait."""
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with lock_path.open("a") as fh:
+    with open_append(lock_path) as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
@@ -150,7 +165,7 @@ def file_lock(lock_path: Path) -> Iterator[None]:
 def ensure_state_dir(root: Path) -> Path:
     """`<vault>/.k0maru`, created on first use with a .gitignore that keeps all of it out of git
     (no edit of the repository's own .gitignore needed)."""
-    state = root / STATE_DIR
+    state = own_state_dir(root) / STATE_DIR
     ignore = state / ".gitignore"
     if not ignore.exists():
         state.mkdir(parents=True, exist_ok=True)

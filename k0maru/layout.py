@@ -24,11 +24,11 @@ def find_vault(start: Path | None = None, create: bool = False) -> Path:
     repo = repo_root(start)
     for folder in (start, *start.parents):
         if (folder / STATE_DIR).is_dir():
-            return folder
+            return own_state_dir(folder)
         if folder == repo:
-            return repo
+            return own_state_dir(repo)
     if create:
-        return start
+        return own_state_dir(start)
     raise ConfigError(
         f"{start} is not a k0maru vault nor inside a git repository; run `k0maru init` to make it "
         "one, or pass --vault DIR"
@@ -44,5 +44,18 @@ def resolve_vault(explicit: str | os.PathLike[str] | None, create: bool = False)
             raise ConfigError(
                 f"vault {path} is not a directory; pass --vault DIR with an existing folder"
             )
-        return path
+        return own_state_dir(path)
     return find_vault(create=create)
+
+
+def own_state_dir(root: Path) -> Path:
+    """`root`, once its `.k0maru` is known to be absent or a folder of its own: a symlink (a committed
+    `.k0maru -> ../elsewhere`) or a file there is refused, so nothing is ever written outside the vault."""
+    state = root / STATE_DIR
+    if state.is_symlink() or (os.path.lexists(state) and not state.is_dir()):
+        what = "a symbolic link" if state.is_symlink() else "not a folder"
+        raise ConfigError(
+            f"{state} is {what}; k0maru keeps its index there and writes only inside the vault: "
+            "remove it (k0maru creates the folder)"
+        )
+    return root

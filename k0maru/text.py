@@ -1,12 +1,15 @@
 """Text that reaches a terminal or a note's title: control characters removed (ESC sequences, \\x01,
-DEL, the C1 range), so a commit trailer or a note cannot move the cursor, recolour or retitle a terminal."""
+DEL, the C1 range, bidi overrides), so a commit trailer or a note cannot move the cursor, recolour or
+retitle a terminal, nor reorder what an agent or a person reads."""
 
 from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_CONTROL_AND_NEWLINES = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# bidi controls (U+202E and its kin) reorder what a terminal or a reader shows: dropped as well
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
+_CONTROL_AND_NEWLINES = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
 
 
 def printable(text: str, keep: str = "") -> str:

@@ -42,7 +42,8 @@ def build_resolver(  # noqa: C901 - Obsidian's resolution order, one rule after 
     starting with "/" (a Markdown link, already made relative to the vault) matches that exact path
     only, or for a folder its index.md or README.md, as a Git host renders it.
 
-    `documents` are (id, path, stem) rows; `aliases` (doc id, alias) rows by doc id (the first wins).
+    `documents` are (id, path, stem) rows; `aliases` (doc id, alias) rows by the
+    note's path (the first wins: the same answer whatever order the notes were indexed in).
     Given only the notes and aliases of some key names (and the linking notes), it resolves the keys of
     those names as the whole vault would."""
     by_stem: dict[str, list[tuple[str, int]]] = {}

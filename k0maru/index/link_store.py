@@ -53,7 +53,10 @@ class LinkStore(BaseStore):
         if names is None:
             return build_resolver(
                 self.conn.execute("SELECT id, path, stem FROM documents").fetchall(),
-                self.conn.execute("SELECT doc_id, alias FROM aliases ORDER BY doc_id"),
+                self.conn.execute(
+                    "SELECT a.doc_id, a.alias FROM aliases a JOIN documents d ON d.id = a.doc_id"
+                    " ORDER BY d.path"
+                ),
             )
         named, ids = json.dumps(sorted(names)), json.dumps(sorted(sources))
         return build_resolver(
@@ -63,8 +66,8 @@ class LinkStore(BaseStore):
                 (named, ids),
             ).fetchall(),
             self.conn.execute(
-                "SELECT doc_id, alias FROM aliases WHERE alias IN (SELECT value FROM json_each(?))"
-                " ORDER BY doc_id",
+                "SELECT a.doc_id, a.alias FROM aliases a JOIN documents d ON d.id = a.doc_id"
+                " WHERE a.alias IN (SELECT value FROM json_each(?)) ORDER BY d.path",
                 (named,),
             ),
         )

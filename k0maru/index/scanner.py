@@ -112,8 +112,11 @@ class IncrementalScanner:
         reparse = self.store.get_meta("parser_version") != PARSER_VERSION
         if reparse and only is None:  # the parser learned something: every note is read again, once
             full = True
+        known = self.store.cached_documents(
+            only
+        )  # before the walk: what changes after it is another's
         entries = list(self._entries(only))
-        result, work, gone = self._diff(entries, self.store.cached_documents(only), full, only)
+        result, work, gone = self._diff(entries, known, full, only)
         gone = self._listed(gone)
         if only is None:
             result.symlinks = self.walker.linked
@@ -132,10 +135,7 @@ class IncrementalScanner:
         ):
             with self.store.transaction():
                 if gone:  # re-diff deletions under the write lock: another writer may have moved on
-                    seen = {e.rel for e in entries}
-                    cached = self.store.cached_documents(only)
-                    scope = cached.keys() if only is None else {p for p in only if p in cached}
-                    gone = self._listed([(p, cached[p].id) for p in scope if p not in seen])
+                    gone = self._listed(self._still_gone(entries, known, only))
                 if gone:
                     gone_ids = [doc_id for _, doc_id in gone]
                     self.changed_names |= self.store.link_names_of(gone_ids)
@@ -157,6 +157,16 @@ class IncrementalScanner:
                     result.walked = self.walker.walked
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
+
+    def _still_gone(
+        self, entries: list[Entry], known: dict[str, CachedDoc], only: list[str] | None
+    ) -> list[tuple[str, int]]:
+        """Under the write lock: the indexed notes this walk did not find, less those another writer (a
+        flush, a hook's scan) indexed or changed since this scan began: it saw the file after this walk."""
+        seen = {e.rel for e in entries}
+        cached = self.store.cached_documents(only)
+        scope = cached.keys() if only is None else {p for p in only if p in cached}
+        return [(p, cached[p].id) for p in scope if p not in seen and known.get(p) == cached[p]]
 
     def _write_batches(
         self,

@@ -74,16 +74,25 @@ class VectorStore(BaseStore):
         written = 0
         with self.transaction():
             for chunk_id, digest, vector in items:
-                cur = self.conn.execute(
-                    "UPDATE chunks SET embedded = 1 WHERE id = ? AND hash = ? AND embedded = 0",
-                    (chunk_id, digest),
-                )
-                if cur.rowcount == 1:
-                    self.conn.execute(
-                        "INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)", (chunk_id, vector)
-                    )
-                    written += 1
+                written += self._put_vector(chunk_id, digest, vector)
         return written
+
+    def _put_vector(self, chunk_id: int, digest: str, vector: bytes) -> int:
+        """Give a chunk its vector if it still holds the text `digest` and has none (checked here, inside
+        the caller's transaction); returns 1 if written. A vector already at that id belongs to no chunk
+        (left by a write that raced a deletion): it is replaced, so it can never block the chunk."""
+        cur = self.conn.execute(
+            "UPDATE chunks SET embedded = 1 WHERE id = ? AND hash = ? AND embedded = 0",
+            (chunk_id, digest),
+        )
+        if cur.rowcount != 1:
+            return 0
+        if self.conn.execute("SELECT 1 FROM vec_chunks WHERE rowid = ?", (chunk_id,)).fetchone():
+            self.conn.execute("DELETE FROM vec_chunks WHERE rowid = ?", (chunk_id,))
+        self.conn.execute(
+            "INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)", (chunk_id, vector)
+        )
+        return 1
 
     def nearest_chunks(self, vector: bytes, k: int) -> list[tuple[int, float, int]]:
         """(chunk id, cosine distance, doc id) of the k nearest chunks, nearest first."""
@@ -103,11 +112,39 @@ class VectorStore(BaseStore):
         """Give each chunk without a vector (above `after_id`: those a scan just added) the vector of the
         same text (its hash) when one exists: kept from a deleted chunk (a rename, a move, a branch
         switched back) or on another chunk; returns how many chunks got one. Then trims the kept vectors to
-        the `keep_max` most recently dropped."""
-        # vectors of deleted chunks (a scan deletes after it adds: a rename's old chunks are here by
-        # now), then text repeated on a live chunk, for the chunks this scan added; CROSS JOIN: read
-        # from the kept vectors (at most keep_max) by hash, never from the backlog of chunks without one
-        pending = self.conn.execute(
+        the `keep_max` most recently dropped. Reads and writes in one transaction: another writer (an
+        embedder, a scan) cannot change a chunk between the two."""
+        reused = 0
+        with self.transaction():
+            for chunk_id, digest in self._reusable(after_id).items():
+                row = (
+                    self.conn.execute(
+                        "SELECT embedding FROM vector_keep WHERE hash = ?", (digest,)
+                    ).fetchone()
+                    or self.conn.execute(
+                        "SELECT embedding FROM vec_chunks WHERE rowid ="
+                        " (SELECT id FROM chunks WHERE hash = ? AND embedded = 1 LIMIT 1)",
+                        (digest,),
+                    ).fetchone()
+                )
+                if row is None or not self._put_vector(chunk_id, digest, row[0]):
+                    continue
+                self.conn.execute("DELETE FROM vector_keep WHERE hash = ?", (digest,))  # in use
+                reused += 1
+            if self._keep_over(keep_max):
+                self.conn.execute(
+                    "DELETE FROM vector_keep WHERE hash IN"
+                    " (SELECT hash FROM vector_keep ORDER BY dropped_at DESC LIMIT -1 OFFSET ?)",
+                    (keep_max,),
+                )
+        return reused
+
+    def _reusable(self, after_id: int) -> dict[int, str]:
+        """Chunk id -> hash of the chunks without a vector whose text has one: kept from a deleted chunk
+        (a scan deletes after it adds: a rename's old chunks are here by now), or on a live chunk, for the
+        chunks above `after_id`. CROSS JOIN: read from the kept vectors (at most keep_max) by hash, never
+        from the backlog of chunks without one."""
+        pending: list[tuple[int, str]] = self.conn.execute(
             "SELECT c.id, c.hash FROM vector_keep k CROSS JOIN chunks c ON c.hash = k.hash"
             " WHERE +c.embedded = 0"
         ).fetchall()
@@ -120,35 +157,7 @@ class VectorStore(BaseStore):
                 "SELECT 1 FROM chunks WHERE hash = ? AND embedded = 1 LIMIT 1", (digest,)
             ).fetchone()
         ]
-        if not pending and not self._keep_over(keep_max):
-            return 0
-        reused = 0
-        with self.transaction():
-            for chunk_id, digest in dict(pending).items():
-                row = (
-                    self.conn.execute(
-                        "SELECT embedding FROM vector_keep WHERE hash = ?", (digest,)
-                    ).fetchone()
-                    or self.conn.execute(
-                        "SELECT embedding FROM vec_chunks WHERE rowid ="
-                        " (SELECT id FROM chunks WHERE hash = ? AND embedded = 1 LIMIT 1)",
-                        (digest,),
-                    ).fetchone()
-                )
-                if row is None:
-                    continue
-                self.conn.execute(
-                    "INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)", (chunk_id, row[0])
-                )
-                self.conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ?", (chunk_id,))
-                self.conn.execute("DELETE FROM vector_keep WHERE hash = ?", (digest,))  # in use
-                reused += 1
-            self.conn.execute(
-                "DELETE FROM vector_keep WHERE hash IN"
-                " (SELECT hash FROM vector_keep ORDER BY dropped_at DESC LIMIT -1 OFFSET ?)",
-                (keep_max,),
-            )
-        return reused
+        return dict(pending)
 
     def _keep_over(self, keep_max: int) -> bool:
         row = self.conn.execute(

@@ -23,6 +23,7 @@ class Spec(Protocol):
 
 
 _INODE_BITS = (1 << 63) - 1
+MAX_DEPTH = 64  # folders below this many levels are not walked (one skip line per subtree)
 ALWAYS_SKIP_DIRS = {
     ".git",
     ".k0maru",
@@ -79,7 +80,19 @@ class VaultWalker:
         if self._root_ignore is not None:
             specs.append(("", self._root_ignore))
         found: list[Entry] = []
-        self._walk_dir(str(self.root), "", specs, found)
+        folders: list[tuple[str, str, list[tuple[str, Spec]]]] = [(str(self.root), "", specs)]
+        while (
+            folders
+        ):  # depth first, without recursion: a tree of any depth walks in constant stack
+            abspath, rel_dir, specs = folders.pop()
+            below = self._walk_dir(abspath, rel_dir, specs, found)
+            if below and rel_dir.count("/") >= MAX_DEPTH:
+                self.skips += [
+                    (rel, f"a folder nested deeper than {MAX_DEPTH} levels; not walked")
+                    for _, rel, _ in below
+                ]
+                continue
+            folders += reversed(below)
         self.walked = fingerprint(found)
         if ordered:
             # stat()ed in directory order, ~30% faster on 10,000 notes than in name order; reported by path
@@ -89,7 +102,9 @@ class VaultWalker:
 
     def _walk_dir(  # noqa: C901 - one scandir pass: files, folders and links side by side
         self, abspath: str, rel_dir: str, specs: list[tuple[str, Spec]], out: list[Entry]
-    ) -> None:
+    ) -> list[tuple[str, str, list[tuple[str, Spec]]]]:
+        """List one folder: its files go to `out`; returns its folders to walk (path, vault path, the
+        .gitignore rules in force there)."""
         gitignore = os.path.join(abspath, ".gitignore")
         if os.path.isfile(gitignore):
             try:
@@ -99,6 +114,7 @@ class VaultWalker:
                 pass
         md_only = self._include is None
         file_specs = [(base, spec) for base, spec in specs if not _directories_only(spec)]
+        below: list[tuple[str, str, list[tuple[str, Spec]]]] = []
         try:
             with os.scandir(abspath) as it:  # stat()s while the directory is open, in its own order
                 for entry in it:
@@ -129,7 +145,7 @@ class VaultWalker:
                             if name not in ALWAYS_SKIP_DIRS and not (
                                 specs and _ignored(specs, rel)
                             ):
-                                self._walk_dir(entry.path, rel, specs, out)
+                                below.append((entry.path, rel, specs))
                         elif entry.is_symlink():
                             name = entry.name
                             rel = rel_dir + name
@@ -137,6 +153,8 @@ class VaultWalker:
                                 specs and _ignored(specs, rel)
                             ):
                                 self._symlink(rel, entry.path)
+                        else:
+                            self._special(rel_dir + entry.name)
                     except OSError:  # gone, or unreadable, since it was listed
                         continue
         except OSError as exc:  # unreadable, or gone while listed: what was read of it counts
@@ -149,7 +167,12 @@ class VaultWalker:
                         "check its permissions",
                     )
                 )
-            return
+        return below
+
+    def _special(self, rel: str) -> None:
+        """Record why a FIFO, socket or device the walk would have read is skipped."""
+        if self._included(rel, rel.rpartition("/")[2]):
+            self.skips.append((rel, "not a regular file (a FIFO, socket or device); not read"))
 
     def _symlink(self, rel: str, path: str) -> None:
         """Count a link into the vault; record why any other link is skipped."""

@@ -19,6 +19,7 @@ from k0maru.service.models import (
     RecallResult,
     SkillCardResult,
 )
+from k0maru.text import printable
 
 MERMAID_BLOCK = re.compile(r"\n?```mermaid\n.*?\n```", re.DOTALL)
 CLI_HINT = re.compile(r"^inspect: k0maru log show .*\n?", re.MULTILINE)
@@ -36,12 +37,14 @@ def recall_text(r: RecallResult, reader: str = "read_note", most: int = 32000) -
     for rank, h in enumerate(r.hits, 1):
         where = h.path + (f":{h.lines}" if h.lines else "")
         heading = f" · section: {h.heading}" if h.heading else ""
-        lines.append(f"{rank}. {h.title} · {where}{heading} · {r.mode} score {h.score:.4g}")
+        lines.append(
+            printable(f"{rank}. {h.title} · {where}{heading} · {r.mode} score {h.score:.4g}")
+        )
         if h.bm25_rank is not None or h.vector_rank is not None:
             lines.append("   " + _explain(h))
         lines.append("   " + h.snippet.replace("\n", "\n   "))
         if h.also_at:
-            lines.append("   also at: " + ", ".join(h.also_at))
+            lines.append(printable("   also at: " + ", ".join(h.also_at)))
     lines += [f"note: {w}" for w in r.warnings]
     if r.left_out or r.passages_cut:
         lines.append(_budget_note(r, reader, most))

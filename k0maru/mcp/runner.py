@@ -11,6 +11,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 from k0maru.errors import INTERNAL_ERROR, K0maruError, NotFoundError
 from k0maru.mcp.tools import LOG_TOOLS, NOTE_FINDER, TOOLS
 from k0maru.service.operations import Service
+from k0maru.text import printable
 
 log = logging.getLogger("k0maru.mcp")
 
@@ -79,7 +80,8 @@ class LocalRunner:
 
         def answer() -> Answer:
             result = spec.fn(self.service, **arguments)
-            return Answer(result.payload(), spec.text(result))
+            # the one place every text answer passes: no control character reaches the model
+            return Answer(result.payload(), printable(spec.text(result), keep="\n"))
 
         return self._run(name, answer)
 

@@ -406,7 +406,7 @@ class Service:
 
     def read_note(self, path: str) -> NoteText:
         """The raw Markdown of an indexed note (confined to the vault)."""
-        from k0maru.fsutil import resolve_inside
+        from k0maru.fsutil import read_regular, resolve_inside
         from k0maru.service.models import NoteText
         from k0maru.suggest import similar_notes
 
@@ -422,10 +422,14 @@ class Service:
                         path, [(p, t) for _, p, t in vault.store.list_documents()]
                     ),
                 )
-        text = resolve_inside(self.vault.root, doc.path).read_text(
-            encoding="utf-8", errors="replace"
+        data = read_regular(
+            resolve_inside(self.vault.root, doc.path), self.vault.settings.max_file_bytes
         )
-        return NoteText(path=doc.path, text=text)
+        if data is None:  # a FIFO, socket or device in its place is never opened for reading
+            raise NotFoundError(
+                f"{echo(doc.path)} is no longer a readable regular file; scan the vault again"
+            )
+        return NoteText(path=doc.path, text=data.decode("utf-8", errors="replace"))
 
     def note_view(self, path: str) -> NoteView:
         """A note with its outgoing links (resolved where possible) and backlinks."""

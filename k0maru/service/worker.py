@@ -8,15 +8,17 @@ kept in `.k0maru/worker-error` (one line) until a later run succeeds: the next h
 from __future__ import annotations
 
 import fcntl
+import os
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from k0maru.fsutil import ensure_state_dir
+from k0maru.errors import K0maruError
+from k0maru.fsutil import ensure_state_dir, open_append
 from k0maru.layout import STATE_DIR
 
 if TYPE_CHECKING:  # a git hook imports this module: nothing of the index
@@ -43,9 +45,9 @@ def log_line(root: Path, message: str) -> None:
         path = ensure_state_dir(root) / LOG
         if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
             path.replace(path.with_suffix(".log.1"))
-        with path.open("a", encoding="utf-8") as fh:
+        with open_append(path) as fh:  # a FIFO there would block the hook: refused
             fh.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {message}\n")
-    except OSError:
+    except (OSError, K0maruError):  # K0maruError: a `.k0maru` that is no folder of the vault's
         pass
 
 
@@ -56,9 +58,13 @@ def request(root: Path, spawn: bool = True) -> bool:
     (state / WANTED).touch()  # before the lock check: a worker finishing now sees it and goes again
     if not spawn or running(root):
         return False
-    with (state / LOG).open(
-        "a"
-    ) as log:  # its summary is logged by run(); stderr keeps anything unforeseen
+    try:
+        log: IO[str] = open_append(
+            state / LOG
+        )  # the summary is logged by run(); stderr the unforeseen
+    except OSError:
+        log = open(os.devnull, "w")  # noqa: SIM115 - closed below, as the log
+    with log:
         subprocess.Popen(
             [sys.executable, "-m", "k0maru", "worker", "--vault", str(root)],
             stdin=subprocess.DEVNULL,

@@ -188,3 +188,12 @@ def test_every_group_module_registers_its_commands() -> None:
 def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys)
     assert code == 0 and "usage: k0maru" in out
+
+
+def test_search_lines_carry_no_bidi_override(
+    vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("K0MARU_EMBED", "false")
+    write(vault, "a.md", "# Invoice \u202egpj.exe\n\nquokka invoice\n")
+    code, out, _ = run(capsys, "search", "--vault", str(vault), "quokka")
+    assert code == 0 and "Invoice gpj.exe" in out and "\u202e" not in out

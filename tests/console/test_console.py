@@ -638,3 +638,9 @@ def test_grep_pages_by_next_and_previous(console, demo: Path, monkeypatch) -> No
     assert "showing 60 of 300 matching lines (matches 241–300" in last and "next" not in last
     groups = console.get(f"/logs/{node}?grep=tick%20(10|20)$&context=1").get_data(as_text=True)
     assert groups.count('class="sep">--<') == 1
+
+
+def test_search_page_with_a_filter_nothing_matches_answers_200(console) -> None:
+    """Before: 500 (UndefinedError: 'bm25_weight'), while /api/search answered 200."""
+    r = console.get("/search?q=x&tag=nosuchtag")
+    assert r.status_code == 200 and b"bm25 weight" in r.data

@@ -291,3 +291,14 @@ def test_the_migration_names_every_link_key_as_the_scanner_does(vault: Path) -> 
         for key in keys:
             got = store.conn.execute(f"SELECT {step.replace('target_key', '?')}", [key] * 3)
             assert got.fetchone()[0] == key_name(key), key
+
+
+def test_a_shared_alias_resolves_the_same_whatever_the_indexing_order(vault: Path) -> None:
+    """Two notes with one alias: the link goes to the first by path, as a fresh index of the same files
+    says, not to whichever note was indexed first."""
+    write(vault, "z.md", "---\naliases: [shared]\n---\n# Z\n")
+    write(vault, "src.md", "See [[shared]].\n")
+    scan(vault)
+    write(vault, "a.md", "---\naliases: [shared]\n---\n# A\n")
+    scan(vault)
+    assert targets(vault, "src.md") == [("shared", None, None, "a.md")]

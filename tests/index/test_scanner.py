@@ -204,3 +204,17 @@ def test_the_pages_a_connection_mapped_can_be_released(tmp_path: Path) -> None:
         assert (
             sum(1 for _ in store.lexical_corpus()) >= 40 and mapped_kb(path) > 0
         )  # mapped again when read
+
+
+def test_fifos_and_sockets_named_md_are_skipped_with_a_reason(vault: Path) -> None:
+    import socket
+
+    write(vault, "a.md", "# A\n")
+    os.mkfifo(vault / "pipe.md")
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(vault / "sock.md"))
+        result = scan(vault)
+    why = "not a regular file (a FIFO, socket or device); not read"
+    assert result.added == 1
+    assert f"skipped pipe.md: {why}" in result.warnings
+    assert f"skipped sock.md: {why}" in result.warnings

@@ -495,3 +495,15 @@ def test_errors_carry_the_specs_codes_and_say_what_was_meant(service: Service) -
     assert kind.is_error and kind.content[0].text.startswith("unknown kind 'banana'; the kinds")
     assert "adr, card, decision, log" in kind.content[0].text
     assert cards.is_error and "did you mean card?" in cards.content[0].text
+
+
+def test_text_answers_carry_no_control_or_bidi_characters(demo: Path) -> None:
+    """A title with ESC, BEL and U+202E and a file name with a newline: the text block keeps none of
+    them, and each hit stays on its own line (before: raw, and the name split the hit line)."""
+    write(demo, "evil\nname.md", "# Quokka \x1b[31mred\x07 \u202etxt.exe\n\nquokka zebu marmot\n")
+    with Service.open(str(demo)) as svc:
+        result = call(svc, lambda c: c.call_tool("recall_memory", {"query": "quokka zebu marmot"}))
+    text, _ = sent(result)
+    assert not any(ch in text for ch in "\x1b\x07\u202e")
+    hit = next(line for line in text.splitlines() if "Quokka" in line)
+    assert "evil name.md" in hit
