@@ -64,6 +64,7 @@ class ScanResult:
     bytes_read: int = 0
     new_chunks: int = 0
     symlinks: int = 0  # links to notes inside the vault, indexed once at their target
+    deferred: int = 0  # new or changed files beyond the scan's `limit`, left for the next scan
     elapsed_ms: float = 0.0
     warnings: list[str] = field(default_factory=list)
     walked: str | None = (
@@ -101,11 +102,14 @@ class IncrementalScanner:
         only: list[str] | None = None,
         progress: ProgressFn | None = None,
         record: bool = True,
+        limit: int | None = None,
     ) -> ScanResult:
         """Bring the index in line with the vault.
 
         full: re-read and re-parse every file. only: restrict to these vault-relative paths
         (a note just written by flush or distill); files of `only` that no longer exist are removed.
+        limit: index at most this many new or changed files, the most recently modified first (a
+        reader's bounded share of a backlog); the rest are counted in `deferred`.
         """
         started = time.time()
         t0 = time.perf_counter()
@@ -115,6 +119,9 @@ class IncrementalScanner:
         entries = list(self._entries(only))
         result, work, gone = self._diff(entries, self.store.cached_documents(only), full, only)
         gone = self._listed(gone)
+        if limit is not None and len(work) > limit:
+            work.sort(key=lambda item: item[0].mtime_ns, reverse=True)  # just edited first
+            result.deferred, work = len(work) - limit, work[:limit]
         if only is None:
             result.symlinks = self.walker.linked
             result.skipped += len(self.walker.skips)
@@ -152,7 +159,7 @@ class IncrementalScanner:
                 result.elapsed_ms = (time.perf_counter() - t0) * 1000
                 if record:
                     self.store.record_scan(started, result.elapsed_ms, result.counts())
-                if only is None:
+                if only is None and not result.deferred:
                     result.corpus_version = self.store.corpus_version()
                     result.walked = self.walker.walked
         result.elapsed_ms = (time.perf_counter() - t0) * 1000

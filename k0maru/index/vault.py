@@ -254,6 +254,7 @@ class Vault:
         embed_limit: int | None = None,
         snapshot_first: bool = True,
         merge: bool = True,
+        limit: int | None = None,
     ) -> IndexReport:
         """Incremental scan (of `only`, else everything), then embed the chunks that have no vector yet (at
         most `embed_limit`); with `lexical`, also merge the BM25 delta into its main segment when it has grown
@@ -261,7 +262,8 @@ class Vault:
         shows has nothing to do (snapshot.py) stops after the walk; `snapshot_first=False` when the caller
         has just asked (the CLI's scan), so a vault with changes is not walked one time more. A server's or
         a query's run passes `merge=False`: a merge due is then only reported (`merge_due`), for the
-        background thread or the worker to do."""
+        background thread or the worker to do. `limit`: at most this many new or changed files are
+        indexed, the latest first (a reader's share of a backlog; `scan.deferred` counts the rest)."""
         s = self.settings
         if only is None and not full and snapshot_first:
             files = snapshot.unchanged_files(
@@ -271,7 +273,7 @@ class Vault:
                 return IndexReport(ScanResult(unchanged=files))
         last_chunk = self.store.last_chunk_id()
         scan = IncrementalScanner(self.store, self.settings).scan(
-            full=full, only=only, progress=scan_progress, record=record
+            full=full, only=only, progress=scan_progress, record=record, limit=limit
         )
         report = IndexReport(scan)
         if scan.new_chunks and self.settings.embed and not self.store.readonly:

@@ -33,6 +33,9 @@ from k0maru.service.watcher import ChangeWatcher
 
 log = logging.getLogger("k0maru.session")
 
+READ_INDEX_LIMIT = (
+    50  # a request indexes at most this many new or changed notes; the worker the rest
+)
 READ_WAIT_S = 0.25  # a read waits at most this long for another thread indexing a change it needs
 SAFETY_WALK_S = (
     60.0  # servers: a stat walk in the background this often finds what the watcher missed
@@ -76,6 +79,7 @@ class VaultSession:
         self.safety_walk_s = SAFETY_WALK_S
         self._lag = threading.local()  # why this thread's answer may miss a recent change
         self._idle = threading.Condition()
+        self._deferred = 0  # new or changed notes a request left to the worker (a backlog)
 
     @contextmanager
     def session(self, fresh: bool = True, write: bool = False) -> Iterator[Vault]:
@@ -107,11 +111,38 @@ class VaultSession:
                             self.lock.release()
                     elif fresh and watcher is not None and (watcher.pending() or self._refreshing):
                         self._lag.text = "another request is indexing; files changed just now may not be in this answer"
+                    if fresh and self._backlog():
+                        self._lag.text = (
+                            f"{self._deferred} new or changed note(s) are not indexed yet; the "
+                            "indexing worker is adding them, so this answer may miss them"
+                        )
                     yield self.vault
             except (
                 db.DatabaseError
             ) as exc:  # e.g. a corrupt page met mid-query: one line, not a traceback
                 raise self._explain(exc) from None
+
+    def _backlog(self) -> int:
+        """The notes a request left to the worker, while the worker has not finished them."""
+        if self._deferred and not self._worker_wanted:
+            from k0maru.service import worker
+
+            if not worker.busy(self.vault.root):
+                self._deferred = 0
+        return self._deferred
+
+    def _defer(self, deferred: int) -> None:
+        """More new or changed notes than a request indexes: the worker indexes the rest (servers ask it
+        now, one-shot commands as they close, so it does not share the CPU with the answer)."""
+        self._deferred = deferred
+        if not deferred or self.vault.store.readonly:
+            return
+        if self.embed == "thread":
+            from k0maru.service import worker
+
+            worker.request(self.vault.root)
+        else:
+            self._worker_wanted = True
 
     def _lock_for_read(self) -> bool:
         """The write lock for a read's rescan. With another thread writing (a flush), a read goes on with
@@ -211,6 +242,7 @@ class VaultSession:
             # its first flush need not wait for the sniff, nor its first answers share the CPU with it
             self.vault.sniff_conventions_later(after=self._wait_quiet)
         self._last_scan = time.monotonic()
+        self._defer(report.scan.deferred)
         self.warnings = report.as_dict()["warnings"]
         pending = self.vault.settings.embed and self.vault.store.has_unembedded_chunks()
         if self.embed == "thread":
@@ -277,6 +309,7 @@ class VaultSession:
                 embed=self.embed == "foreground",
                 lexical=True,
                 merge=False,
+                limit=READ_INDEX_LIMIT,
                 scan_progress=self.scan_progress,
                 embed_progress=self.embed_progress,
             )
