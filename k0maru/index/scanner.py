@@ -38,6 +38,7 @@ _BINARY_PROBE = 8192
 BATCH_SECONDS = 0.5
 GROUP = 64  # files re-checked against the index with one query
 LINKS_DIRTY = "links_dirty"  # key names whose links to re-resolve (JSON), "1" for every link
+REBUILDING = "rebuild_unfinished"  # "1" from a rebuild's start until a whole scan completes
 MAX_DIRTY_NAMES = 2000  # more names than this (a first scan): every link is re-resolved once
 
 
@@ -160,6 +161,7 @@ class IncrementalScanner:
                 if record:
                     self.store.record_scan(started, result.elapsed_ms, result.counts())
                 if only is None and not result.deferred:
+                    self.store.set_meta(REBUILDING, "0")  # every note is in: a rebuild is complete
                     result.corpus_version = self.store.corpus_version()
                     result.walked = self.walker.walked
         result.elapsed_ms = (time.perf_counter() - t0) * 1000

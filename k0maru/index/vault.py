@@ -19,7 +19,7 @@ from k0maru.errors import K0maruError
 from k0maru.fsutil import atomic_write_text, ensure_state_dir
 from k0maru.index import db, snapshot
 from k0maru.index.db import sqlite_route
-from k0maru.index.scanner import IncrementalScanner, ProgressFn, ScanResult
+from k0maru.index.scanner import REBUILDING, IncrementalScanner, ProgressFn, ScanResult
 from k0maru.index.store import Store, db_path
 from k0maru.layout import CONFIG_FILE, STATE_DIR, resolve_vault
 from k0maru.memory import release_free_memory
@@ -371,17 +371,35 @@ class Vault:
                         str(side), str(moved) + suffix if moved else side.with_suffix(".old")
                     )
         self.close()
+        prune_old_copies(path)
         why = why and f"corrupt: {why}"
         return moved, why or "healthy (quick_check ok), rebuilt on request"
 
+    def mark_rebuilding(self) -> None:
+        """A new index starts: marked unfinished until a whole scan has put every note in it."""
+        with self.store.transaction():
+            self.store.set_meta(REBUILDING, "1")
+
+    def missing_notes(self) -> str | None:
+        """What a rebuild that stopped before its scan finished, or an index emptied (a file truncated
+        to nothing opens as a new index), left out; None when neither happened."""
+        rebuilding = self.store.get_meta(REBUILDING) == "1"
+        if not rebuilding and self.store.counts()["documents"]:
+            return None
+        missing = self.pending_changes()["new"]
+        if not missing:
+            return None
+        why = "a rebuild stopped before it finished" if rebuilding else "the index is empty"
+        return f"{why}: {missing} note(s) are not in the index; run `k0maru scan`"
+
     def _health(self) -> str | None:
-        """None when the index opens and SQLite's quick_check finds it sound, else what is wrong."""
+        """None when the index opens and reads back whole (`reader_problem`), else what is wrong."""
         from k0maru.errors import IndexCorruptError
 
         if not db_path(self.root).exists():
             return None
         try:
-            return self.store.integrity_problem()
+            return self.store.reader_problem()
         except IndexCorruptError as exc:
             return str(exc).split("index is corrupt (", 1)[-1].split(");", 1)[0]
         except (K0maruError, db.DatabaseError) as exc:
@@ -389,7 +407,7 @@ class Vault:
 
     def status(self) -> dict[str, Any]:
         store = self.store
-        store.require_sound()
+        store.require_readable()  # what a reader would read, decoded: not only quick_check
         counts = store.counts()
         last = store.last_scan()
         bm25 = store.bm25_state()
@@ -406,6 +424,8 @@ class Vault:
             "vault": str(self.root),
             "index": str(store.path),
             "db_size_bytes": store.db_size_bytes(),
+            "old_copies": len(copies := store.old_copies()),
+            "old_copies_bytes": sum(p.stat().st_size for p in copies if p.exists()),
             "schema_version": store.schema_version(),
             "sqlite": sqlite_route(),
             "model": embedder_name,
@@ -417,3 +437,17 @@ class Vault:
             "last_scan": last,
             "last_scan_age_s": round(time.time() - last["started_at"], 1) if last else None,
         }
+
+
+KEEP_OLD_COPIES = 2  # index files moved aside by rebuilds that are kept; older ones are removed
+
+
+def prune_old_copies(path: Path, keep: int = KEEP_OLD_COPIES) -> None:
+    """Remove all but the newest `keep` copies of the index rebuilds moved aside (with their WAL)."""
+    from k0maru.index.base_store import old_copies
+
+    copies = old_copies(path)
+    for old in copies[: max(0, len(copies) - keep)]:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                old.with_name(old.name + suffix).unlink()

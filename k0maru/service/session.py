@@ -118,7 +118,8 @@ class VaultSession:
                         )
                     yield self.vault
             except (
-                db.DatabaseError
+                db.DatabaseError,
+                UnicodeDecodeError,
             ) as exc:  # e.g. a corrupt page met mid-query: one line, not a traceback
                 raise self._explain(exc) from None
 
@@ -175,7 +176,7 @@ class VaultSession:
         error = db.translate_error(exc, db_path(self.vault.root))
         if type(error) is K0maruError:
             try:
-                self.vault.store.require_sound()
+                self.vault.store.require_readable()
             except IndexCorruptError as corrupt:
                 return corrupt
             except db.DatabaseError as again:
