@@ -12,7 +12,7 @@ import re
 import time
 import zipfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Self
 
@@ -53,6 +53,7 @@ class BaseStore:
         self.identity: tuple[int, int] | None = (
             None  # the file this connection holds (db.file_identity)
         )
+        self.wal_identity: tuple[int, int] | None = None  # ... and its write-ahead log
 
     def close(self) -> None:
         self.conn.close()
@@ -61,6 +62,18 @@ class BaseStore:
         """Whether the file at the index's path is no longer the one this connection holds (moved aside by
         a rebuild, deleted, replaced): a long-running process then reopens. One stat(), no SQL."""
         return db.file_identity(self.path) != self.identity
+
+    def wal_lost(self) -> bool:
+        """Whether the write-ahead log this connection writes was deleted or replaced under it (while a
+        connection is open, SQLite never removes it): its changes are only in this process's open file."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        return self.wal_identity is not None and db.file_identity(wal) != self.wal_identity
+
+    def save_lost_wal(self) -> None:
+        """Copy what a deleted write-ahead log holds into the index file, through the log this connection
+        still has open, so no change it held is lost."""
+        with suppress(db.DatabaseError):
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def __enter__(self) -> Self:
         return self

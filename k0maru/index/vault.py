@@ -128,18 +128,31 @@ class Vault:
                 self._stores[threading.current_thread()] = store
         return store
 
-    def reopen_if_replaced(self) -> bool:
+    def reopen_if_replaced(self) -> str | None:
         """Close this thread's connection when the file at the index's path is no longer the one it holds
-        (a rebuild moved it aside, a person deleted or replaced it), so the next use opens the one there
-        now; True when it did. Other threads' connections notice on their own next request."""
+        (a rebuild moved it aside, a person deleted or replaced it), or its write-ahead log was deleted
+        (what the log held is written into the index first), so the next use opens the one there now;
+        returns what happened, None when nothing did. Other threads' connections notice on their own next
+        request."""
         store = self._store
-        if store is None or not store.replaced():
-            return False
+        if store is None:
+            return None
+        if store.replaced():
+            why = "the index file was deleted or replaced (a rebuild?); reopened the one there now"
+        elif store.wal_lost():
+            store.save_lost_wal()
+            snapshot.forget(self.root)  # the next scan walks for real
+            why = (
+                "the index's write-ahead log was deleted or replaced; its changes were written "
+                "into the index and the index reopened"
+            )
+        else:
+            return None
         with self._guard:
             self._stores.pop(threading.current_thread(), None)
         self._local.store = self._local.recall = None
         store.close()
-        return True
+        return why
 
     def close(self) -> None:
         """Close every connection (no thread may be using one: the session waits for its readers)."""

@@ -87,13 +87,13 @@ class VaultSession:
         reads of records); `write` holds the write lock for the block."""
         from k0maru.index import db
 
-        self._lag.text = None
+        self._lag.text = self._lag.reopened = None
         with self._in_flight():
             try:
-                if self.vault.reopen_if_replaced():  # one stat(): a rebuild or a person moved it
-                    log.warning(
-                        "the index file was replaced; reopened %s", db_path(self.vault.root)
-                    )
+                reopened = self.vault.reopen_if_replaced()  # two stat()s: the file and its log
+                if reopened:
+                    log.warning("%s: %s", db_path(self.vault.root), reopened)
+                    self._lag.reopened = reopened
                     self._last_scan = None
                 watcher = self._watcher
                 if fresh and watcher is not None and self._last_scan is not None:
@@ -345,8 +345,8 @@ class VaultSession:
 
     def behind(self) -> list[str]:
         """Why the calling thread's last answer may miss a recent change (empty when it cannot)."""
-        text = getattr(self._lag, "text", None)
-        return [text] if text else []
+        lines = [getattr(self._lag, "reopened", None), getattr(self._lag, "text", None)]
+        return [line for line in lines if line]
 
     def embed_later(self) -> None:
         """Chunks without vectors (a note just written and indexed lexically, a server's start): they
