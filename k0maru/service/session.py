@@ -372,16 +372,18 @@ class VaultSession:
         from k0maru.search import vectors
         from k0maru.service import worker
 
+        root = self.vault.root
         try:
-            with worker.held(self.vault.root) as mine:  # one embedder per vault, across processes
+            with worker.held(root) as mine:  # one embedder per vault, across processes
                 if not mine:
                     return
                 # the model loads here, off the request that asked for vectors
                 embedder = self.vault.embedder if self.vault.settings.embed else None
                 with Store.open(self.vault.root, self.vault.settings.busy_timeout_ms) as store:
-                    # closing, or the file moved away (the next request reopens)
+                    # closing, the file moved away (the next request reopens), or a request for
+                    # the worker (a BM25 merge, a git event): it takes the lock and the embedding over
                     def stop() -> bool:
-                        return self._closing.is_set() or store.replaced()
+                        return self._closing.is_set() or store.replaced() or worker.wanted(root)
 
                     while (
                         embedder is not None
@@ -396,6 +398,19 @@ class VaultSession:
             pass  # a rebuild: the next request reopens and embeds into the new file
         except Exception as exc:  # noqa: BLE001 - the next rescan retries
             log.warning("background embedding stopped: %s", exc)
+        self._hand_on_request()
+
+    def _hand_on_request(self) -> None:
+        """A worker request left waiting while this process held the worker lock (its embedder, or a
+        request made just before it exits): start the worker now that the lock is free."""
+        from k0maru.service import worker
+
+        root = self.vault.root
+        if worker.wanted(root) and not worker.running(root):
+            try:
+                worker.request(root)
+            except OSError as exc:  # a read-only state folder: the next git event asks again
+                log.warning("could not start the worker: %s", exc)
 
     def close(self) -> None:
         """Stop background embedding, wait for it, then close the vault under the lock (tearing down
@@ -416,3 +431,5 @@ class VaultSession:
             from k0maru.service import worker
 
             worker.request(self.vault.root)
+        else:
+            self._hand_on_request()  # the last one out: a request is never left without a worker
