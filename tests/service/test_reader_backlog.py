@@ -74,3 +74,14 @@ def test_a_server_answers_at_once_behind_a_backlog_and_the_worker_indexes_it(
             )
     finally:
         wait_for_worker(vault, 120)
+
+
+def test_files_a_scan_always_skips_are_not_pending(vault: Path) -> None:
+    write(vault, "notes/a.md", "# A\n\nLease.\n")
+    (vault / "notes/binary.md").write_bytes(b"\x00\x01binary")
+    (vault / "notes/latin1.md").write_bytes(b"caf\xe9\n")
+    with Service(VaultSession(Vault.open(vault, embed=False), rescan_interval=0)) as svc:
+        svc.scan()
+        assert svc.backlog().pending == {"new": 0, "changed": 0, "removed": 0}
+        (vault / "notes/latin1.md").write_bytes(b"caf\xe9 again\n")  # changed: pending again
+        assert svc.backlog().pending["new"] == 1
