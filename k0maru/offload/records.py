@@ -156,8 +156,34 @@ def readable(store: Store) -> list[OffloadRecord]:
             if row is not None:
                 found.append(_row(row))
         except (ValueError, TypeError, KeyError, db.DatabaseError):
-            continue
+            rec = _damaged_row(store, node_id)
+            if rec is not None:
+                found.append(rec)
     return found
+
+
+def _damaged_row(store: Store, node_id: str) -> OffloadRecord | None:
+    """A record whose stored text is damaged, read as bytes: undecodable bytes become U+FFFD and a
+    list that no longer parses becomes empty (the log itself is intact on disk)."""
+    try:
+        row = store.offload_bytes(COLUMNS, node_id)
+    except db.DatabaseError:
+        return None
+    if row is None:
+        return None
+    data: dict[str, Any] = {
+        c: v.decode("utf-8", errors="replace") if isinstance(v, bytes) else v
+        for c, v in zip(COLUMNS, row, strict=True)
+    }
+    for c in ("stack", "error_codes", "failures"):
+        try:
+            data[c] = json.loads(data[c])
+        except (TypeError, ValueError):
+            data[c] = []
+    try:
+        return OffloadRecord(**data)
+    except TypeError:
+        return None
 
 
 def restore_from(store: Store, vault: Path, kept: list[OffloadRecord]) -> list[str]:

@@ -114,3 +114,14 @@ def test_rebuilds_keep_two_old_copies_and_status_counts_the_live_index_alone(vau
     assert len([c for c in copies if not c.name.endswith(("-wal", "-shm"))]) == 2
     assert info.old_copies == 2 and info.old_copies_bytes > 0
     assert info.db_size_bytes < info.old_copies_bytes  # the live file alone, not the copies
+
+
+def test_a_garbage_sidecar_whose_row_is_damaged_too_loses_no_record(vault: Path) -> None:
+    indexed(vault)
+    rec = offload(vault, "cccc3333")
+    records.sidecar_of(vault, rec).write_bytes(b"\x00\xffnot json")
+    damage(vault, "UPDATE offloads SET summary = CAST(x'626f6fff6d' AS TEXT), failures = '{'")
+    with service(vault) as svc:
+        svc.scan(rebuild=True)
+        assert [n.node_id for n in svc.log_list()] == ["cccc3333"]
+        assert svc.log_view("cccc3333").summary == "boo\ufffdm"
