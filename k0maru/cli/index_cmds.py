@@ -120,6 +120,11 @@ def status(vault: str | None, as_json: bool) -> int:
         print(
             f"index      {info.index} ({info.db_size_bytes / 1e6:.2f} MB, schema v{info.schema_version})"
         )
+        if info.old_copies:
+            print(
+                f"old copies {info.old_copies} kept by rebuilds "
+                f"({info.old_copies_bytes / 1e6:.2f} MB, the newest 2 are kept)"
+            )
         print(f"sqlite     {info.sqlite}")
         print(f"model      {info.model or 'none: ' + str(info.model_warning)}")
         print(
@@ -157,7 +162,8 @@ def status(vault: str | None, as_json: bool) -> int:
         )
 
     emit(as_json, info.payload(), human)
-    return 0
+    warn(info.problems)
+    return 1 if info.problems else 0
 
 
 def worker(vault: str | None, after_scan: str | None) -> int:

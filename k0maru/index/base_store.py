@@ -6,16 +6,34 @@ family each, and `store.Store` combines them.
 
 from __future__ import annotations
 
+import io
+import json
+import re
 import time
+import zipfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Self
 
 from k0maru.errors import IndexNewerError, IndexReadOnlyError, IndexReplacedError
 from k0maru.index import db
-from k0maru.index.schema import MIGRATIONS
+from k0maru.index.schema import EMBED_DIM, MIGRATIONS
 from k0maru.layout import DB_FILE, STATE_DIR
+
+CHECK_ROWS = 50_000  # rows of each table a deep check decodes (every row of most vaults)
+JSON_COLUMNS = {  # columns a reader parses as JSON
+    "documents": ("frontmatter",),
+    "offloads": ("stack", "error_codes", "failures"),
+}
+
+
+SCHEMA_TABLES = {  # the tables the migrations leave
+    m.group(1)
+    for m in re.finditer(
+        r"CREATE (?:VIRTUAL )?TABLE (?:IF NOT EXISTS )?(\w+)", "\n".join(MIGRATIONS)
+    )
+}
 
 
 def db_path(vault: Path) -> Path:
@@ -35,6 +53,7 @@ class BaseStore:
         self.identity: tuple[int, int] | None = (
             None  # the file this connection holds (db.file_identity)
         )
+        self.wal_identity: tuple[int, int] | None = None  # ... and its write-ahead log
 
     def close(self) -> None:
         self.conn.close()
@@ -43,6 +62,18 @@ class BaseStore:
         """Whether the file at the index's path is no longer the one this connection holds (moved aside by
         a rebuild, deleted, replaced): a long-running process then reopens. One stat(), no SQL."""
         return db.file_identity(self.path) != self.identity
+
+    def wal_lost(self) -> bool:
+        """Whether the write-ahead log this connection writes was deleted or replaced under it (while a
+        connection is open, SQLite never removes it): its changes are only in this process's open file."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        return self.wal_identity is not None and db.file_identity(wal) != self.wal_identity
+
+    def save_lost_wal(self) -> None:
+        """Copy what a deleted write-ahead log holds into the index file, through the log this connection
+        still has open, so no change it held is lost."""
+        with suppress(db.DatabaseError):
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def __enter__(self) -> Self:
         return self
@@ -157,10 +188,99 @@ class BaseStore:
         )
         return text[:120] or "quick_check failed"
 
+    def reader_problem(self) -> str | None:
+        """None when the index reads back whole, else what is wrong: SQLite's quick_check, then what a
+        reader decodes (the rows of every table as UTF-8 text, their JSON, the BM25 segment, the stored
+        vectors). Damage inside a row (flipped bytes) passes quick_check but not this."""
+        try:
+            return (
+                self.integrity_problem()
+                or self._missing_tables()
+                or self._undecodable_rows()
+                or self._bad_segment()
+                or self._bad_vectors()
+            )
+        except (db.DatabaseError, ValueError) as exc:
+            return " ".join(str(exc).split())[:120] or type(exc).__name__
+
+    def require_readable(self) -> None:
+        """Raise the corrupt-index error when `reader_problem` finds damage."""
+        problem = self.reader_problem()
+        if problem:
+            raise db.corrupt_error(self.path, problem)
+
+    def _missing_tables(self) -> str | None:
+        have = {
+            n for (n,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        missing = sorted(SCHEMA_TABLES - have)
+        return f"table {missing[0]} is missing" if missing else None
+
+    def _undecodable_rows(self) -> str | None:
+        tables = [
+            name
+            for (name,) in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'"
+            )
+        ]
+        for table in tables:
+            parsed = JSON_COLUMNS.get(table, ())
+            cursor = self.conn.execute(f'SELECT * FROM "{table}" LIMIT {CHECK_ROWS}')
+            names = [d[0] for d in cursor.description]
+            for row in cursor:  # text columns are decoded as UTF-8 here
+                for name, value in zip(names, row, strict=True):
+                    if name in parsed and value is not None:
+                        try:
+                            json.loads(value)
+                        except ValueError:
+                            return f"table {table}: column {name} holds broken JSON"
+        return None
+
+    def _bad_segment(self) -> str | None:
+        row = self.conn.execute("SELECT blob FROM bm25_index WHERE id = 1").fetchone()
+        if row is None:
+            return None
+        try:
+            with zipfile.ZipFile(io.BytesIO(row[0])) as archive:
+                broken = archive.testzip()  # every member's checksum
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError):
+            return "the BM25 segment is not readable"
+        return f"the BM25 segment's {broken} is damaged" if broken else None
+
+    def _bad_vectors(self) -> str | None:
+        size = EMBED_DIM * 4
+        cursor = self.conn.execute(f"SELECT rowid, embedding FROM vec_chunks LIMIT {CHECK_ROWS}")
+        for rowid, vector in cursor:
+            if not isinstance(vector, bytes) or len(vector) != size:
+                return f"the vector of chunk {rowid} is damaged"
+        return None
+
     def db_size_bytes(self) -> int:
-        return sum(
-            p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file()
-        )
+        """The live index: its file, WAL and shared-memory file (not the copies rebuilds kept)."""
+        return sum(_size(self.path.with_name(self.path.name + s)) for s in ("", "-wal", "-shm"))
+
+    def old_copies(self) -> list[Path]:
+        """The index files rebuilds moved aside (`.old-*`, `.corrupt-*`), oldest first."""
+        return old_copies(self.path)
+
+
+def old_copies(path: Path) -> list[Path]:
+    """The copies of the index at `path` that rebuilds moved aside, oldest first (by the time in their
+    name), without their -wal and -shm files."""
+    found = [
+        p
+        for label in ("old", "corrupt")
+        for p in path.parent.glob(f"{path.name}.{label}-*")
+        if not p.name.endswith(("-wal", "-shm"))
+    ]
+    return sorted(found, key=lambda p: (p.name.rsplit("-", 1)[-1], p.name))
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _split_sql(script: str) -> list[str]:

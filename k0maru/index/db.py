@@ -131,7 +131,7 @@ def connect(
         conn.execute(f"PRAGMA cache_size = {-8000 if lean else -32000}")
         conn.execute(f"PRAGMA mmap_size = {0 if lean else MMAP_BYTES}")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # a garbled schema's own message
         raise translate_error(exc, path) from exc
     return conn
 
@@ -147,6 +147,12 @@ _VECTOR_DAMAGE = re.compile(  # sqlite-vec's words for stored vectors it cannot 
 def translate_error(exc: Exception, path: Path | str) -> K0maruError:
     """Turn an SQLite exception into a one-line, actionable error naming the file."""
     text = " ".join(str(exc).split())[:200]
+    if isinstance(exc, UnicodeDecodeError):  # SQLite's text (a name in the schema) is garbled bytes
+        return corrupt_error(path, "its text does not decode as UTF-8")
+    if Path(path).is_dir():
+        return K0maruError(
+            f"{path} is a folder, not an index; move it aside, then run `k0maru scan --rebuild`"
+        )
     if "locked" in text or "busy" in text:
         return IndexLockedError(
             f"{path}: index is locked by another k0maru process; retry in a moment"
@@ -159,6 +165,8 @@ def translate_error(exc: Exception, path: Path | str) -> K0maruError:
         "not a database" in text
         or "malformed" in text
         or "corrupt" in text
+        or "Could not decode to UTF-8" in text  # a text cell's bytes damaged
+        or "no such table" in text  # a table of the schema is gone
         or _VECTOR_DAMAGE.search(text)
     ):
         return corrupt_error(path, text)

@@ -30,6 +30,16 @@ class OffloadStore(BaseStore):
         ).fetchone()
         return row
 
+    def offload_bytes(self, columns: Sequence[str], node_id: str) -> tuple[Any, ...] | None:
+        """One record with its text columns as the bytes stored (a damaged row still reads)."""
+        cast = ",".join(
+            f"CASE WHEN typeof({c}) = 'text' THEN CAST({c} AS BLOB) ELSE {c} END" for c in columns
+        )
+        row: tuple[Any, ...] | None = self.conn.execute(
+            f"SELECT {cast} FROM offloads WHERE node_id = ?", (node_id,)
+        ).fetchone()
+        return row
+
     def delete_offloads(self, node_ids: Sequence[str]) -> None:
         with self.transaction():
             self.conn.executemany(

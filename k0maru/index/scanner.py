@@ -38,6 +38,8 @@ _BINARY_PROBE = 8192
 BATCH_SECONDS = 0.5
 GROUP = 64  # files re-checked against the index with one query
 LINKS_DIRTY = "links_dirty"  # key names whose links to re-resolve (JSON), "1" for every link
+SKIPPED = "skipped_files"  # JSON: path -> [mtime_ns, size] of the files the scans skipped
+REBUILDING = "rebuild_unfinished"  # "1" from a rebuild's start until a whole scan completes
 MAX_DIRTY_NAMES = 2000  # more names than this (a first scan): every link is re-resolved once
 
 
@@ -64,6 +66,7 @@ class ScanResult:
     bytes_read: int = 0
     new_chunks: int = 0
     symlinks: int = 0  # links to notes inside the vault, indexed once at their target
+    deferred: int = 0  # new or changed files beyond the scan's `limit`, left for the next scan
     elapsed_ms: float = 0.0
     warnings: list[str] = field(default_factory=list)
     walked: str | None = (
@@ -94,6 +97,7 @@ class IncrementalScanner:
         # names of notes that appeared or vanished, and aliases added or dropped: the links of those names
         # are re-resolved at the end of the scan; an edit that keeps the names costs only its own links
         self.changed_names: set[str] = set()
+        self.skipped_now: dict[str, list[int]] = {}  # the files this scan skipped, by stat
 
     def scan(
         self,
@@ -101,11 +105,14 @@ class IncrementalScanner:
         only: list[str] | None = None,
         progress: ProgressFn | None = None,
         record: bool = True,
+        limit: int | None = None,
     ) -> ScanResult:
         """Bring the index in line with the vault.
 
         full: re-read and re-parse every file. only: restrict to these vault-relative paths
         (a note just written by flush or distill); files of `only` that no longer exist are removed.
+        limit: index at most this many new or changed files, the most recently modified first (a
+        reader's bounded share of a backlog); the rest are counted in `deferred`.
         """
         started = time.time()
         t0 = time.perf_counter()
@@ -118,6 +125,9 @@ class IncrementalScanner:
         entries = list(self._entries(only))
         result, work, gone = self._diff(entries, known, full, only)
         gone = self._listed(gone)
+        if limit is not None and len(work) > limit:
+            work.sort(key=lambda item: item[0].mtime_ns, reverse=True)  # just edited first
+            result.deferred, work = len(work) - limit, work[:limit]
         if only is None:
             result.symlinks = self.walker.linked
             result.skipped += len(self.walker.skips)
@@ -145,6 +155,7 @@ class IncrementalScanner:
                     self.store.bump_corpus_version()
                 if reparse and only is None:
                     self.store.set_meta("parser_version", PARSER_VERSION)
+                self._record_skips(only, work)
                 dirty = dirty_names(self.store.get_meta(LINKS_DIRTY))
                 if dirty != set():
                     self.store.reresolve_links(dirty)
@@ -152,7 +163,8 @@ class IncrementalScanner:
                 result.elapsed_ms = (time.perf_counter() - t0) * 1000
                 if record:
                     self.store.record_scan(started, result.elapsed_ms, result.counts())
-                if only is None:
+                if only is None and not result.deferred:
+                    self.store.set_meta(REBUILDING, "0")  # every note is in: a rebuild is complete
                     result.corpus_version = self.store.corpus_version()
                     result.walked = self.walker.walked
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
@@ -218,10 +230,38 @@ class IncrementalScanner:
         self.store.set_meta(LINKS_DIRTY, value)
         self.changed_names = set()
 
+    def _record_skips(
+        self, only: list[str] | None, work: list[tuple[Entry, CachedDoc | None]]
+    ) -> None:
+        """Keep the stat of the files skipped (in the transaction): until one changes, it is not pending."""
+        known = {} if only is None else self._skipped_files()
+        for entry, _ in work:
+            known.pop(entry.rel, None)
+        known.update(self.skipped_now)
+        if known or only is None:
+            self.store.set_meta(SKIPPED, json.dumps(known))
+
+    def _skipped_files(self) -> dict[str, list[int]]:
+        try:
+            found: dict[str, list[int]] = json.loads(self.store.get_meta(SKIPPED) or "{}")
+        except ValueError:
+            return {}
+        return found
+
+    def _unskipped(
+        self, work: list[tuple[Entry, CachedDoc | None]]
+    ) -> list[tuple[Entry, CachedDoc | None]]:
+        """The work less the new files a scan skipped that have not changed since (binary, too big)."""
+        skipped = self._skipped_files()
+        return [
+            (e, k) for e, k in work if k is not None or skipped.get(e.rel) != [e.mtime_ns, e.size]
+        ]
+
     def pending_paths(self) -> list[str]:
         """Without writing: the paths of files that are new, possibly changed or gone."""
         entries = list(self._entries(None))
         _, work, gone = self._diff(entries, self.store.cached_documents(), False, None)
+        work = self._unskipped(work)
         return [e.rel for e, _ in work] + [p for p, _ in self._listed(gone)]
 
     def pending(self) -> dict[str, int]:
@@ -229,7 +269,7 @@ class IncrementalScanner:
         entries = list(self._entries(None))
         cached = self.store.cached_documents()
         _, work, gone = self._diff(entries, cached, False, None)
-        gone = self._listed(gone)
+        work, gone = self._unskipped(work), self._listed(gone)
         return {
             "new": sum(1 for _, k in work if k is None),
             "changed": sum(1 for _, k in work if k is not None),
@@ -364,6 +404,7 @@ class IncrementalScanner:
         return [g for g in gone if not g[0].startswith(folders)] if folders else gone
 
     def _skip(self, result: ScanResult, entry: Entry, known: CachedDoc | None, why: str) -> None:
+        self.skipped_now[entry.rel] = [entry.mtime_ns, entry.size]
         result.skipped += 1
         result.warnings.append(f"skipped {entry.rel}: {why}")
         if known is not None:

@@ -68,6 +68,8 @@ class Store(DocumentStore, ChunkStore, LinkStore, Bm25Store, VectorStore, Offloa
         store.readonly = readonly
         store.readonly_why = full
         store.identity = db.file_identity(path)
+        if not readonly:
+            store.wal_identity = db.file_identity(path.with_name(path.name + "-wal"))
         try:
             if not readonly:
                 store.migrate()

@@ -19,7 +19,7 @@ from k0maru.errors import K0maruError
 from k0maru.fsutil import atomic_write_text, ensure_state_dir
 from k0maru.index import db, snapshot
 from k0maru.index.db import sqlite_route
-from k0maru.index.scanner import IncrementalScanner, ProgressFn, ScanResult
+from k0maru.index.scanner import REBUILDING, IncrementalScanner, ProgressFn, ScanResult
 from k0maru.index.store import Store, db_path
 from k0maru.layout import CONFIG_FILE, STATE_DIR, resolve_vault
 from k0maru.memory import release_free_memory
@@ -128,18 +128,31 @@ class Vault:
                 self._stores[threading.current_thread()] = store
         return store
 
-    def reopen_if_replaced(self) -> bool:
+    def reopen_if_replaced(self) -> str | None:
         """Close this thread's connection when the file at the index's path is no longer the one it holds
-        (a rebuild moved it aside, a person deleted or replaced it), so the next use opens the one there
-        now; True when it did. Other threads' connections notice on their own next request."""
+        (a rebuild moved it aside, a person deleted or replaced it), or its write-ahead log was deleted
+        (what the log held is written into the index first), so the next use opens the one there now;
+        returns what happened, None when nothing did. Other threads' connections notice on their own next
+        request."""
         store = self._store
-        if store is None or not store.replaced():
-            return False
+        if store is None:
+            return None
+        if store.replaced():
+            why = "the index file was deleted or replaced (a rebuild?); reopened the one there now"
+        elif store.wal_lost():
+            store.save_lost_wal()
+            snapshot.forget(self.root)  # the next scan walks for real
+            why = (
+                "the index's write-ahead log was deleted or replaced; its changes were written "
+                "into the index and the index reopened"
+            )
+        else:
+            return None
         with self._guard:
             self._stores.pop(threading.current_thread(), None)
         self._local.store = self._local.recall = None
         store.close()
-        return True
+        return why
 
     def close(self) -> None:
         """Close every connection (no thread may be using one: the session waits for its readers)."""
@@ -254,6 +267,7 @@ class Vault:
         embed_limit: int | None = None,
         snapshot_first: bool = True,
         merge: bool = True,
+        limit: int | None = None,
     ) -> IndexReport:
         """Incremental scan (of `only`, else everything), then embed the chunks that have no vector yet (at
         most `embed_limit`); with `lexical`, also merge the BM25 delta into its main segment when it has grown
@@ -261,7 +275,8 @@ class Vault:
         shows has nothing to do (snapshot.py) stops after the walk; `snapshot_first=False` when the caller
         has just asked (the CLI's scan), so a vault with changes is not walked one time more. A server's or
         a query's run passes `merge=False`: a merge due is then only reported (`merge_due`), for the
-        background thread or the worker to do."""
+        background thread or the worker to do. `limit`: at most this many new or changed files are
+        indexed, the latest first (a reader's share of a backlog; `scan.deferred` counts the rest)."""
         s = self.settings
         if only is None and not full and snapshot_first:
             files = snapshot.unchanged_files(
@@ -271,7 +286,7 @@ class Vault:
                 return IndexReport(ScanResult(unchanged=files))
         last_chunk = self.store.last_chunk_id()
         scan = IncrementalScanner(self.store, self.settings).scan(
-            full=full, only=only, progress=scan_progress, record=record
+            full=full, only=only, progress=scan_progress, record=record, limit=limit
         )
         report = IndexReport(scan)
         if scan.new_chunks and self.settings.embed and not self.store.readonly:
@@ -369,17 +384,35 @@ class Vault:
                         str(side), str(moved) + suffix if moved else side.with_suffix(".old")
                     )
         self.close()
+        prune_old_copies(path)
         why = why and f"corrupt: {why}"
         return moved, why or "healthy (quick_check ok), rebuilt on request"
 
+    def mark_rebuilding(self) -> None:
+        """A new index starts: marked unfinished until a whole scan has put every note in it."""
+        with self.store.transaction():
+            self.store.set_meta(REBUILDING, "1")
+
+    def missing_notes(self) -> str | None:
+        """What a rebuild that stopped before its scan finished, or an index emptied (a file truncated
+        to nothing opens as a new index), left out; None when neither happened."""
+        rebuilding = self.store.get_meta(REBUILDING) == "1"
+        if not rebuilding and self.store.counts()["documents"]:
+            return None
+        missing = self.pending_changes()["new"]
+        if not missing:
+            return None
+        why = "a rebuild stopped before it finished" if rebuilding else "the index is empty"
+        return f"{why}: {missing} note(s) are not in the index; run `k0maru scan`"
+
     def _health(self) -> str | None:
-        """None when the index opens and SQLite's quick_check finds it sound, else what is wrong."""
+        """None when the index opens and reads back whole (`reader_problem`), else what is wrong."""
         from k0maru.errors import IndexCorruptError
 
         if not db_path(self.root).exists():
             return None
         try:
-            return self.store.integrity_problem()
+            return self.store.reader_problem()
         except IndexCorruptError as exc:
             return str(exc).split("index is corrupt (", 1)[-1].split(");", 1)[0]
         except (K0maruError, db.DatabaseError) as exc:
@@ -387,7 +420,7 @@ class Vault:
 
     def status(self) -> dict[str, Any]:
         store = self.store
-        store.require_sound()
+        store.require_readable()  # what a reader would read, decoded: not only quick_check
         counts = store.counts()
         last = store.last_scan()
         bm25 = store.bm25_state()
@@ -404,6 +437,8 @@ class Vault:
             "vault": str(self.root),
             "index": str(store.path),
             "db_size_bytes": store.db_size_bytes(),
+            "old_copies": len(copies := store.old_copies()),
+            "old_copies_bytes": sum(p.stat().st_size for p in copies if p.exists()),
             "schema_version": store.schema_version(),
             "sqlite": sqlite_route(),
             "model": embedder_name,
@@ -415,3 +450,17 @@ class Vault:
             "last_scan": last,
             "last_scan_age_s": round(time.time() - last["started_at"], 1) if last else None,
         }
+
+
+KEEP_OLD_COPIES = 2  # index files moved aside by rebuilds that are kept; older ones are removed
+
+
+def prune_old_copies(path: Path, keep: int = KEEP_OLD_COPIES) -> None:
+    """Remove all but the newest `keep` copies of the index rebuilds moved aside (with their WAL)."""
+    from k0maru.index.base_store import old_copies
+
+    copies = old_copies(path)
+    for old in copies[: max(0, len(copies) - keep)]:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                old.with_name(old.name + suffix).unlink()

@@ -23,7 +23,7 @@ from typing import Any
 
 import regex
 
-from k0maru.errors import K0maruError
+from k0maru.errors import K0maruError, PathOutsideVaultError
 from k0maru.fsutil import read_regular, resolve_inside
 from k0maru.index.markdown import split_frontmatter
 from k0maru.index.walker import VaultWalker
@@ -237,8 +237,11 @@ class ConventionSniffer:
         m = _RULE_FOLDER.match(line)
         if m and _kind_of(m.group(1)) and not rule(_kind_of(m.group(1))).folder:
             kind = _kind_of(m.group(1))
-            folder = m.group(2).strip().strip("/")
+            raw = m.group(2).strip()
+            folder = raw.strip("/")
             try:
+                if raw.startswith(("/", "~")):  # never read as a folder inside the vault
+                    raise K0maruError("an absolute path; name a folder relative to the vault")
                 resolve_inside(self.root, folder or ".")
             except (K0maruError, ValueError, OSError) as exc:
                 self.warnings.append(
@@ -415,8 +418,10 @@ class ConventionSniffer:
 
 
 def _reason(exc: BaseException) -> str:
-    if isinstance(exc, K0maruError):
+    if isinstance(exc, PathOutsideVaultError):
         return "outside the vault"
+    if isinstance(exc, K0maruError):
+        return str(exc)
     return "a NUL byte in the path" if "null" in str(exc) else str(exc)
 
 

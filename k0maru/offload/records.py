@@ -13,6 +13,7 @@ from typing import Any
 
 from k0maru.errors import NotFoundError
 from k0maru.fsutil import atomic_write_text
+from k0maru.index import db
 from k0maru.index.store import Store
 from k0maru.layout import STATE_DIR
 from k0maru.limits import echo
@@ -127,18 +128,16 @@ def _read_sidecar(path: Path) -> OffloadRecord | None:
 
 def restore(store: Store, vault: Path) -> int:
     """Records missing from the index put back from the sidecars of logs still on disk (after
-    `scan --rebuild` or a lost index); how many."""
+    `scan --rebuild` or a lost index); how many. A sidecar is read only when no record has its node id
+    (the one its name ends with); one that does not read back is left alone (`unreadable_sidecars`)."""
     refs = refs_dir(vault)
     if store.readonly or not refs.is_dir():
         return 0
-    sidecars = list(refs.glob(f"*{SIDECAR}"))
-    if not sidecars:
-        return 0
     known = {r[0] for r in store.offloads(("node_id",), 1 << 30)}
-    if len(known) >= len(sidecars):
-        return 0
     restored = 0
-    for path in sidecars:
+    for path in refs.glob(f"*{SIDECAR}"):
+        if _node_of(path) in known:
+            continue
         rec = _read_sidecar(path)
         if rec is None or rec.node_id in known or not (vault / rec.log_path).is_file():
             continue
@@ -146,6 +145,74 @@ def restore(store: Store, vault: Path) -> int:
         known.add(rec.node_id)
         restored += 1
     return restored
+
+
+def readable(store: Store) -> list[OffloadRecord]:
+    """Every record the index holds that reads back whole (a damaged index: those that still do)."""
+    found = []
+    for node_id in [r[0] for r in store.offloads(("node_id",), 1 << 30)]:
+        try:
+            row = store.offload(COLUMNS, node_id)
+            if row is not None:
+                found.append(_row(row))
+        except (ValueError, TypeError, KeyError, db.DatabaseError):
+            rec = _damaged_row(store, node_id)
+            if rec is not None:
+                found.append(rec)
+    return found
+
+
+def _damaged_row(store: Store, node_id: str) -> OffloadRecord | None:
+    """A record whose stored text is damaged, read as bytes: undecodable bytes become U+FFFD and a
+    list that no longer parses becomes empty (the log itself is intact on disk)."""
+    try:
+        row = store.offload_bytes(COLUMNS, node_id)
+    except db.DatabaseError:
+        return None
+    if row is None:
+        return None
+    data: dict[str, Any] = {
+        c: v.decode("utf-8", errors="replace") if isinstance(v, bytes) else v
+        for c, v in zip(COLUMNS, row, strict=True)
+    }
+    for c in ("stack", "error_codes", "failures"):
+        try:
+            data[c] = json.loads(data[c])
+        except (TypeError, ValueError):
+            data[c] = []
+    try:
+        return OffloadRecord(**data)
+    except TypeError:
+        return None
+
+
+def restore_from(store: Store, vault: Path, kept: list[OffloadRecord]) -> list[str]:
+    """Records of an old index put in `store` when missing, for logs still on disk whose sidecar does
+    not read back: the sidecar is written again from the record. Returns those sidecars' paths."""
+    known = {r[0] for r in store.offloads(("node_id",), 1 << 30)}
+    rewritten = []
+    for rec in kept:
+        if rec.node_id in known or not (vault / rec.log_path).is_file():
+            continue
+        save(store, rec)
+        known.add(rec.node_id)
+        rewritten.append(str(write_sidecar(vault, rec).relative_to(vault)))
+    return rewritten
+
+
+def unreadable_sidecars(vault: Path) -> list[str]:
+    """The sidecars that do not read back as a record (damaged, or not k0maru's), vault-relative."""
+    refs = refs_dir(vault)
+    if not refs.is_dir():
+        return []
+    return sorted(
+        str(p.relative_to(vault)) for p in refs.glob(f"*{SIDECAR}") if _read_sidecar(p) is None
+    )
+
+
+def _node_of(sidecar: Path) -> str:
+    """The node id a sidecar's name ends with (`<task>_<node>.json`)."""
+    return sidecar.name.removesuffix(SIDECAR).rsplit("_", 1)[-1]
 
 
 def get(store: Store, node: str) -> OffloadRecord:

@@ -19,6 +19,7 @@ import logging
 import math
 import threading
 import time
+import zipfile
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -425,8 +426,8 @@ class LexicalCache:
                 main = self._main
             elif (row := store.bm25_blob()) is not None:
                 with contextlib.suppress(
-                    ValueError, KeyError, OSError
-                ):  # unreadable or old: rebuilt below
+                    ValueError, KeyError, OSError, zipfile.BadZipFile
+                ):  # unreadable (damaged) or old: rebuilt below
                     main = MainSegment.from_blob(row[1], row[0])
         if main is None:
             main = self._rebuild(store)

@@ -51,6 +51,9 @@ class VaultStatus(Result):
     last_scan: dict[str, Any] | None
     last_scan_age_s: float | None
     worker_running: bool  # the one process that embeds the chunks still without vectors
+    old_copies: int = 0  # index files rebuilds moved aside (the newest few are kept) ...
+    old_copies_bytes: int = 0  # ... and their size, not counted in db_size_bytes
+    problems: list[str] = field(default_factory=list)  # what `status` exits non-zero for
 
     def payload(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

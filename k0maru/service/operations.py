@@ -24,6 +24,7 @@ from k0maru.limits import (
 if TYPE_CHECKING:
     from k0maru.index.vault import Vault
     from k0maru.notes.conventions import Conventions  # already a dataclass, with its as_dict()
+    from k0maru.offload.records import OffloadRecord
     from k0maru.search.filters import Filters
     from k0maru.service.models import (
         AdrOutcome,
@@ -478,7 +479,10 @@ class Service:
         with self.live.session(fresh=False, write=True) as vault:
             if full and not rebuild:  # a full scan also vouches for the file it rewrites
                 vault.store.require_sound()
+            kept = _readable_offloads(vault) if rebuild else []
             moved, why = vault.rebuild() if rebuild else (None, "")
+            if rebuild:  # until the scan below completes, `status` says notes are missing
+                vault.mark_rebuilding()
             report = vault.index(
                 full=full or rebuild,
                 snapshot_first=False,
@@ -487,6 +491,8 @@ class Service:
                 lexical=True,
             )
             data = report.as_dict()
+            if rebuild:
+                data["warnings"] += _restore_offloads(vault, kept)
             pending = vault.store.unembedded_chunks() if vault.settings.embed else 0
             model, warning = check_model(vault.settings.model_path, vault.settings.embed)
             if pending and model is None:
@@ -507,11 +513,21 @@ class Service:
             raise K0maruError(
                 f"no index in {self.vault.root}; run `k0maru scan` (or `k0maru init`) there first"
             )
+        from k0maru.offload import records
         from k0maru.service import worker
 
         with self.live.session(fresh=False) as vault:
+            unfinished = vault.missing_notes()
+            problems = [unfinished] if unfinished else []
+            problems += [
+                f"{path}: not a readable offload record; `k0maru scan --rebuild` writes it "
+                "again from the index's record (or remove it)"
+                for path in records.unreadable_sidecars(vault.root)
+            ]
             # the worker is the one process that embeds the chunks still without vectors
-            return VaultStatus(**vault.status(), worker_running=worker.running(vault.root))
+            return VaultStatus(
+                **vault.status(), worker_running=worker.running(vault.root), problems=problems
+            )
 
     def backlog(self) -> IndexBacklog:
         """What the index lacks: files changed since the last scan, chunks without vectors."""
@@ -548,6 +564,32 @@ def _check_kind(kind: str, present: set[str]) -> None:
         + (f"; did you mean {maybe[0]}?" if maybe else ";")
         + f" the kinds of note here: {', '.join(known)}"
     )
+
+
+def _readable_offloads(vault: Vault) -> list[OffloadRecord]:
+    """The offload records an index about to be rebuilt still reads back (none when it cannot)."""
+    from k0maru.offload import records
+
+    try:
+        return records.readable(vault.store)
+    except Exception:  # noqa: BLE001 - a damaged index: its records come from the sidecars alone
+        return []
+
+
+def _restore_offloads(vault: Vault, kept: list[OffloadRecord]) -> list[str]:
+    """A rebuilt index's offload records put back from their sidecars, and from the old index those
+    whose sidecar does not read back (the sidecar is written again); lines on what was done."""
+    from k0maru.offload import records
+
+    restored = records.restore(vault.store, vault.root)
+    rewritten = records.restore_from(vault.store, vault.root, kept)
+    lines = [f"restored {restored} offload record(s) from their sidecars"] if restored else []
+    lines += [f"{path}: written again from the old index's record" for path in rewritten]
+    return lines + [
+        f"{path}: not a readable offload record and the old index had none; its log stays on "
+        "disk, its summary is lost"
+        for path in records.unreadable_sidecars(vault.root)
+    ]
 
 
 def database_error(exc: BaseException) -> K0maruError | None:

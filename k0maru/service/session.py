@@ -33,6 +33,9 @@ from k0maru.service.watcher import ChangeWatcher
 
 log = logging.getLogger("k0maru.session")
 
+READ_INDEX_LIMIT = (
+    50  # a request indexes at most this many new or changed notes; the worker the rest
+)
 READ_WAIT_S = 0.25  # a read waits at most this long for another thread indexing a change it needs
 SAFETY_WALK_S = (
     60.0  # servers: a stat walk in the background this often finds what the watcher missed
@@ -76,6 +79,7 @@ class VaultSession:
         self.safety_walk_s = SAFETY_WALK_S
         self._lag = threading.local()  # why this thread's answer may miss a recent change
         self._idle = threading.Condition()
+        self._deferred = 0  # new or changed notes a request left to the worker (a backlog)
 
     @contextmanager
     def session(self, fresh: bool = True, write: bool = False) -> Iterator[Vault]:
@@ -83,13 +87,13 @@ class VaultSession:
         reads of records); `write` holds the write lock for the block."""
         from k0maru.index import db
 
-        self._lag.text = None
+        self._lag.text = self._lag.reopened = None
         with self._in_flight():
             try:
-                if self.vault.reopen_if_replaced():  # one stat(): a rebuild or a person moved it
-                    log.warning(
-                        "the index file was replaced; reopened %s", db_path(self.vault.root)
-                    )
+                reopened = self.vault.reopen_if_replaced()  # two stat()s: the file and its log
+                if reopened:
+                    log.warning("%s: %s", db_path(self.vault.root), reopened)
+                    self._lag.reopened = reopened
                     self._last_scan = None
                 watcher = self._watcher
                 if fresh and watcher is not None and self._last_scan is not None:
@@ -107,11 +111,39 @@ class VaultSession:
                             self.lock.release()
                     elif fresh and watcher is not None and (watcher.pending() or self._refreshing):
                         self._lag.text = "another request is indexing; files changed just now may not be in this answer"
+                    if fresh and self._backlog():
+                        self._lag.text = (
+                            f"{self._deferred} new or changed note(s) are not indexed yet; the "
+                            "indexing worker is adding them, so this answer may miss them"
+                        )
                     yield self.vault
             except (
-                db.DatabaseError
+                db.DatabaseError,
+                UnicodeDecodeError,
             ) as exc:  # e.g. a corrupt page met mid-query: one line, not a traceback
                 raise self._explain(exc) from None
+
+    def _backlog(self) -> int:
+        """The notes a request left to the worker, while the worker has not finished them."""
+        if self._deferred and not self._worker_wanted:
+            from k0maru.service import worker
+
+            if not worker.busy(self.vault.root):
+                self._deferred = 0
+        return self._deferred
+
+    def _defer(self, deferred: int) -> None:
+        """More new or changed notes than a request indexes: the worker indexes the rest (servers ask it
+        now, one-shot commands as they close, so it does not share the CPU with the answer)."""
+        self._deferred = deferred
+        if not deferred or self.vault.store.readonly:
+            return
+        if self.embed == "thread":
+            from k0maru.service import worker
+
+            worker.request(self.vault.root)
+        else:
+            self._worker_wanted = True
 
     def _lock_for_read(self) -> bool:
         """The write lock for a read's rescan. With another thread writing (a flush), a read goes on with
@@ -144,7 +176,7 @@ class VaultSession:
         error = db.translate_error(exc, db_path(self.vault.root))
         if type(error) is K0maruError:
             try:
-                self.vault.store.require_sound()
+                self.vault.store.require_readable()
             except IndexCorruptError as corrupt:
                 return corrupt
             except db.DatabaseError as again:
@@ -211,6 +243,7 @@ class VaultSession:
             # its first flush need not wait for the sniff, nor its first answers share the CPU with it
             self.vault.sniff_conventions_later(after=self._wait_quiet)
         self._last_scan = time.monotonic()
+        self._defer(report.scan.deferred)
         self.warnings = report.as_dict()["warnings"]
         pending = self.vault.settings.embed and self.vault.store.has_unembedded_chunks()
         if self.embed == "thread":
@@ -277,6 +310,7 @@ class VaultSession:
                 embed=self.embed == "foreground",
                 lexical=True,
                 merge=False,
+                limit=READ_INDEX_LIMIT,
                 scan_progress=self.scan_progress,
                 embed_progress=self.embed_progress,
             )
@@ -311,8 +345,8 @@ class VaultSession:
 
     def behind(self) -> list[str]:
         """Why the calling thread's last answer may miss a recent change (empty when it cannot)."""
-        text = getattr(self._lag, "text", None)
-        return [text] if text else []
+        lines = [getattr(self._lag, "reopened", None), getattr(self._lag, "text", None)]
+        return [line for line in lines if line]
 
     def embed_later(self) -> None:
         """Chunks without vectors (a note just written and indexed lexically, a server's start): they
@@ -338,16 +372,18 @@ class VaultSession:
         from k0maru.search import vectors
         from k0maru.service import worker
 
+        root = self.vault.root
         try:
-            with worker.held(self.vault.root) as mine:  # one embedder per vault, across processes
+            with worker.held(root) as mine:  # one embedder per vault, across processes
                 if not mine:
                     return
                 # the model loads here, off the request that asked for vectors
                 embedder = self.vault.embedder if self.vault.settings.embed else None
                 with Store.open(self.vault.root, self.vault.settings.busy_timeout_ms) as store:
-                    # closing, or the file moved away (the next request reopens)
+                    # closing, the file moved away (the next request reopens), or a request for
+                    # the worker (a BM25 merge, a git event): it takes the lock and the embedding over
                     def stop() -> bool:
-                        return self._closing.is_set() or store.replaced()
+                        return self._closing.is_set() or store.replaced() or worker.wanted(root)
 
                     while (
                         embedder is not None
@@ -362,6 +398,19 @@ class VaultSession:
             pass  # a rebuild: the next request reopens and embeds into the new file
         except Exception as exc:  # noqa: BLE001 - the next rescan retries
             log.warning("background embedding stopped: %s", exc)
+        self._hand_on_request()
+
+    def _hand_on_request(self) -> None:
+        """A worker request left waiting while this process held the worker lock (its embedder, or a
+        request made just before it exits): start the worker now that the lock is free."""
+        from k0maru.service import worker
+
+        root = self.vault.root
+        if worker.wanted(root) and not worker.running(root):
+            try:
+                worker.request(root)
+            except OSError as exc:  # a read-only state folder: the next git event asks again
+                log.warning("could not start the worker: %s", exc)
 
     def close(self) -> None:
         """Stop background embedding, wait for it, then close the vault under the lock (tearing down
@@ -382,3 +431,5 @@ class VaultSession:
             from k0maru.service import worker
 
             worker.request(self.vault.root)
+        else:
+            self._hand_on_request()  # the last one out: a request is never left without a worker

@@ -86,6 +86,11 @@ def last_error(root: Path) -> str | None:
         return None
 
 
+def wanted(root: Path) -> bool:
+    """Whether a request waits for a worker (it is taken when one starts)."""
+    return (root / STATE_DIR / WANTED).exists()
+
+
 def busy(root: Path) -> bool:
     """Whether a request waits for a worker or a worker runs (false once the vault is caught up)."""
     return (root / STATE_DIR / WANTED).exists() or running(root)

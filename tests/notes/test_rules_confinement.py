@@ -36,3 +36,14 @@ def test_a_fifo_or_a_nul_byte_in_the_rules_is_one_line(tmp_path: Path) -> None:
     assert conv.warnings == [
         "CONVENTIONS.md:1: template 'templates/ca\\x00rd.md' refused (a NUL byte in the path)"
     ]
+
+
+def test_an_absolute_adr_folder_is_refused_not_read_inside_the_vault(tmp_path: Path) -> None:
+    write(tmp_path, "docs/adr/0001-start.md", "# Start\n")
+    write(tmp_path, "CONVENTIONS.md", "- adr: /srv/adr\n")
+    conv = ConventionSniffer(tmp_path).sniff()
+    assert conv.rules["adr"].folder == "docs/adr"  # from the layout, not `srv/adr` in the vault
+    assert conv.warnings == [
+        "CONVENTIONS.md:1: `- adr: /srv/adr` refused (an absolute path; name a folder relative "
+        "to the vault); the adr folder is taken from the layout instead"
+    ]

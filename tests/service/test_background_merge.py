@@ -32,6 +32,9 @@ def test_a_query_never_merges_the_bm25_delta(vault: Path) -> None:
         v.index(lexical=True)
     for i in range(BM25_MERGE_MIN + 100):
         write(vault, f"bulk/b{i:05d}.md", f"# Bulk {i}\n\nbulkword{i} retry backoff.\n")
+    with Vault.open(vault, embed=False) as v:  # as a server's requests and a worker leave it
+        v.index(lexical=True, merge=False)
+    write(vault, "bulk/b02042.md", "# Bulk 2042\n\nbulkword2042 retry backoff, edited.\n")
     with Service(VaultSession(Vault.open(vault, embed=False), rescan_interval=0)) as svc:
         with worker.held(vault) as mine:  # the background merger is busy (as when a worker runs)
             assert mine

@@ -169,3 +169,32 @@ def test_the_worker_writes_no_batch_into_the_moved_aside_file(vault: Path) -> No
     finally:
         wait_for_worker(vault, 180)
     assert _embedded(moved) == aside
+
+
+def test_a_deleted_index_under_a_server_is_reported_on_the_next_request(vault: Path) -> None:
+    write(vault, "notes/a.md", "# A\n\nmarkeralpha lease.\n")
+    with server_session(vault) as server:
+        assert paths(server, "markeralpha") == ["notes/a.md"]
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db_path(vault)}{suffix}").unlink(missing_ok=True)
+        answer = server.recall("markeralpha", mode="bm25")
+        assert [h.path for h in answer.hits] == ["notes/a.md"]
+        assert any("deleted or replaced" in w for w in answer.warnings), answer.warnings
+
+
+def test_a_deleted_wal_under_a_server_loses_no_note(vault: Path) -> None:
+    write(vault, "notes/a.md", "# A\n\nmarkeralpha lease.\n")
+    with server_session(vault) as server:
+        assert paths(server, "markeralpha") == ["notes/a.md"]
+        for i in range(3):
+            server.flush("decision", f"Quorum {i}", f"markerquorum{i} reads.", [], [])
+        with Store.open(
+            vault
+        ) as reader:  # another process's connection: the server's is not the last
+            reader.counts()
+            Path(f"{db_path(vault)}-wal").unlink()
+            answer = server.recall("markerquorum1", mode="bm25")
+            assert len(answer.hits) == 1
+            assert any("write-ahead log" in w for w in answer.warnings), answer.warnings
+        with Store.open(vault) as other:  # a process started now sees every note the server wrote
+            assert other.counts()["documents"] == 4
