@@ -155,7 +155,7 @@ def test_locked_index_is_a_one_line_error(k0, vault: Path) -> None:
             sys.executable,
             "-c",
             "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None);"
-            "c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(30)",
+            "c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(3600)",
             str(vault / ".k0maru" / "index.sqlite"),
         ],
         stdout=subprocess.PIPE,

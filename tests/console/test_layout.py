@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.console.test_console import ARTIFACTS, _chromium, _start_ui
+from tests.console.test_console import ARTIFACTS, LOADED_MACHINE_MS, _chromium, _start_ui
 from tests.helpers import REPO, write
 
 SIZES = ((1400, 1000), (390, 844))
@@ -69,6 +69,7 @@ def test_console_at_desktop_and_phone_sizes(big_demo: Path) -> None:
         proc, url = _start_ui(big_demo, env={"K0MARU_EMBED": "0"})
         for width, height in SIZES:
             page = browser.new_page(viewport={"width": width, "height": height})
+            page.set_default_timeout(LOADED_MACHINE_MS)
             errors: list[str] = []
             page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
             check_size(page, url, width, height)
@@ -81,7 +82,7 @@ def test_console_at_desktop_and_phone_sizes(big_demo: Path) -> None:
             pw.stop()
         if proc is not None:
             proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=15)
+            proc.wait(timeout=120)
 
 
 def no_horizontal_scroll(page, what: str) -> None:

@@ -288,26 +288,22 @@ def test_real_pre_commit_from_local_path(repo: Path, k0, tmp_path: Path) -> None
 
 
 def test_background_finish_embeds_and_warms_bm25(repo: Path, k0) -> None:
-    """With the default hook settings, vectors are finished off the commit's path; BM25 answers for the new
-    note from its delta without a rebuild."""
-    import time
-
+    """With the default hook settings, vectors are finished off the commit's path (that the commit never
+    waits for the index is shown by test_commit_with_the_index_locked_by_another_process); BM25 answers
+    for the new note from its delta without a rebuild."""
     k0("hooks", "install", "--vault", str(repo))
     k0("scan", "--vault", str(repo))
     write(repo, "notes/theta.md", "# Theta\n\nplatypus rollout checklist\n")
     git(repo, "add", "-A")
     env = background_env()
-    t0 = time.time()
     subprocess.run(
         ["git", "commit", "-qm", "theta"], cwd=repo, env=env, check=True, capture_output=True
     )
-    commit_s = time.time() - t0
     wait_for_worker(repo)
     with Store.open(repo) as store:
         pending = store.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0]
         state = store.bm25_state()
     assert "notes/theta.md" in indexed(repo) and pending == 0 and state is not None
-    assert commit_s < 10  # git was not held up by the model
     assert state.backlog == 1  # one new chunk: the delta, not a rebuild
     hits = json.loads(
         k0(
@@ -335,10 +331,8 @@ def test_amended_adr_follows_the_new_sha(repo: Path, k0) -> None:
 
 
 def test_commit_with_the_index_locked_by_another_process(repo: Path, k0) -> None:
-    """Another k0maru holds the write lock for 30 s: the commit does not wait for it (the hook never opens
-    the index); the worker indexes the note once the lock is gone."""
-    import time
-
+    """Another k0maru holds the write lock until it is killed: the commit ends while the lock is still held
+    (the hook never opens the index); the worker indexes the note once the lock is gone."""
     k0("hooks", "install", "--vault", str(repo))
     k0("scan", "--vault", str(repo), "--no-embed")
     holder = subprocess.Popen(
@@ -348,7 +342,7 @@ def test_commit_with_the_index_locked_by_another_process(repo: Path, k0) -> None
             (
                 "import sys, time\nfrom pathlib import Path\nfrom k0maru.index.store import Store\n"
                 f"s = Store.open(Path({str(repo)!r}))\ns.conn.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\n"
-                "time.sleep(30)\n"
+                "time.sleep(3600)\n"
             ),
         ],
         stdout=subprocess.PIPE,
@@ -358,13 +352,12 @@ def test_commit_with_the_index_locked_by_another_process(repo: Path, k0) -> None
         assert holder.stdout.readline().strip() == "locked"
         write(repo, "notes/locked.md", "# Locked\n\nwombat failover drill\n")
         git(repo, "add", "-A")
-        t0 = time.perf_counter()
         r = git(repo, "commit", "-qm", "while locked")
-        commit_s = time.perf_counter() - t0
+        still_locked = holder.poll() is None
     finally:
         holder.kill()
         holder.wait()
-    assert r.returncode == 0 and commit_s < 2, (commit_s, r.stderr)
+    assert r.returncode == 0 and still_locked, r.stderr
     assert (repo / ".k0maru" / "reindex-wanted").exists()
     settle(repo, k0)  # what the hook would have started
     assert "notes/locked.md" in indexed(repo) and not (repo / ".k0maru" / "reindex-wanted").exists()
