@@ -9,7 +9,7 @@ import sys
 import threading
 import webbrowser
 
-from k0maru.errors import K0maruError
+from k0maru.errors import IndexReadOnlyError, K0maruError
 
 DEFAULT_PORT = 8765
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -32,9 +32,13 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
             )
     service = Service.open(vault_dir)
     # vectors follow in the background: it listens at once
-    with LazyProgress("scanning", True) as sp:
-        service.vault.index(record=False, scan_progress=sp, embed=False, lexical=True)
-    service.live.embed_later()
+    try:
+        with LazyProgress("scanning", True) as sp:
+            service.vault.index(record=False, scan_progress=sp, embed=False, lexical=True)
+    except IndexReadOnlyError as exc:  # the console only reads: it shows the index as it is
+        print(f"k0maru: warning: index not refreshed: {exc}", file=sys.stderr)
+    if not service.vault.store.readonly:
+        service.live.embed_later()
     app = create_app(service, LOCAL_HOSTS, token)
     try:
         server = create_server(app, host=host, port=port, threads=8, ident="k0maru")

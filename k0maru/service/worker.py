@@ -86,10 +86,18 @@ def busy(root: Path) -> bool:
 
 
 def running(root: Path) -> bool:
-    if not (root / STATE_DIR / LOCK).exists():
+    """Whether a worker holds the lock; only reads, so it answers on a read-only `.k0maru/` too."""
+    try:
+        fh = (root / STATE_DIR / LOCK).open("rb")
+    except FileNotFoundError:
         return False
-    with held(root) as mine:
-        return not mine
+    with fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        return False
 
 
 @contextmanager

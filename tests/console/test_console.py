@@ -639,3 +639,23 @@ def test_grep_pages_by_next_and_previous(console, demo: Path, monkeypatch) -> No
     assert "showing 60 of 300 matching lines (matches 241–300" in last and "next" not in last
     groups = console.get(f"/logs/{node}?grep=tick%20(10|20)$&context=1").get_data(as_text=True)
     assert groups.count('class="sep">--<') == 1
+
+
+@pytest.mark.slow
+def test_console_serves_a_read_only_index(demo: Path) -> None:
+    """The console only reads: on a read-only `.k0maru/` with a note the index lacks, it starts and
+    answers from the index as it is."""
+    import urllib.request
+
+    from tests.cli.test_cli import read_only
+
+    write(demo, "20_Cards/new-card.md", "# New card\n\nemu\n")
+    with read_only(demo / ".k0maru"):
+        proc, url = _start_ui(demo)
+        try:
+            with urllib.request.urlopen(url + "search?q=SQLITE_BUSY&mode=bm25", timeout=120) as r:
+                page = r.read().decode()
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=120)
+    assert "sqlite-busy-timeout.md" in page
