@@ -208,7 +208,10 @@ def note_page(path: str) -> Any:
     tags = front.get("tags") or []
     if isinstance(tags, str):
         tags = [t.strip() for t in tags.replace(",", " ").split() if t.strip()]
-    properties = {k: v for k, v in front.items() if k not in ("title", "tags")}
+    tags = [str(t).lstrip("#") for t in tags]
+    written = {t.lower() for t in tags}
+    tags += [t for t in note.tags if t not in written]  # inline #tags, as the index found them
+    properties = {k: shown_value(v) for k, v in front.items() if k not in ("title", "tags")}
     return render_template(
         "note.html",
         note=note,
@@ -221,6 +224,19 @@ def note_page(path: str) -> Any:
         graph=Markup(graph),
         page="notes",
     )
+
+
+def shown_value(value: Any) -> str:
+    """A property as the note wrote it: YAML's true/false and null, lists joined with commas."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return ", ".join(shown_value(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {shown_value(v)}" for k, v in value.items())
+    return str(value)
 
 
 @pages.get("/status")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.console.test_console import ARTIFACTS, LOADED_MACHINE_MS, _chromium, _start_ui
-from tests.helpers import REPO, write
+from tests.helpers import REPO, png_pixels, write
 
 SIZES = ((1400, 1000), (390, 844))
 PYTEST_LOG = REPO / "tests" / "data" / "logs" / "pytest_many_verbose.log"
@@ -197,3 +197,46 @@ def check_size(page, url: str, width: int, height: int) -> None:
     assert "pending vectors" in text and "worker" in text and "bm25" in text
     no_horizontal_scroll(page, f"the status page at {size}")
     shot("status")
+
+
+LIGATURE_FREE_TWIN = """sel => { const code = document.querySelector(sel);
+  const place = (id, off, top) => {  // a copy of the code, at whole pixels (no subpixel shifts)
+    const p = document.createElement('p'); const copy = code.cloneNode(true); copy.id = id;
+    Object.assign(p.style, {position: 'fixed', left: '40px', top: top + 'px', margin: '0', zIndex: 99,
+      background: '#000', padding: '8px'});
+    if (off) {  // the same characters with every font feature that could join them turned off
+      copy.style.fontVariantLigatures = 'none';
+      copy.style.fontFeatureSettings = '"liga" 0, "clig" 0, "calt" 0, "dlig" 0'; }
+    p.appendChild(copy); code.closest('article').appendChild(p); };
+  place('as-shown', false, 200); place('twin', true, 300);
+  return document.fonts.ready.then(() => [...document.fonts].some(
+    f => f.family.includes('JetBrains') && f.status === 'loaded')); }"""
+
+
+@pytest.mark.slow
+def test_code_shows_each_character_as_written(demo: Path) -> None:
+    """`|-`, `!=`, `->` in code and logs are the characters typed, not the font's ligatures (a log of a
+    failing test must stay the log): the code looks exactly like a copy with every ligature turned off."""
+    write(demo, "20_Cards/ops.md", "# Ops\n\nCompare `|- != -> <= ==> www` here.\n")
+    proc = pw = browser = None
+    try:
+        pw, browser = _chromium()
+        proc, url = _start_ui(demo, env={"K0MARU_EMBED": "0"})
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(LOADED_MACHINE_MS)
+        page.goto(url + "notes/20_Cards/ops.md")
+        assert page.evaluate(LIGATURE_FREE_TWIN, "article.note p code"), (
+            "the code font did not load"
+        )
+        shown = page.locator("#as-shown").screenshot()
+        twin = page.locator("#twin").screenshot()
+        assert png_pixels(shown) == png_pixels(twin), "the font joined characters into ligatures"
+        page.close()
+    finally:
+        if browser is not None:
+            browser.close()
+        if pw is not None:
+            pw.stop()
+        if proc is not None:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=120)
