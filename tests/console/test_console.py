@@ -659,3 +659,34 @@ def test_console_serves_a_read_only_index(demo: Path) -> None:
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=120)
     assert "sqlite-busy-timeout.md" in page
+
+
+def offload_in_process(console, vault: Path, task: str, data: bytes, monkeypatch) -> str:
+    """The log offloaded as `k0maru offload --task-id TASK` would (stdin), its node id."""
+    import io
+
+    from k0maru.cli.main import main
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["offload", "--vault", str(vault), "--task-id", task]) == 0
+    return str(console.get("/api/logs").get_json()[0]["node_id"])
+
+
+def test_the_first_failure_is_the_first_in_the_log(console, demo: Path, monkeypatch) -> None:
+    """A pytest run whose 16 failures all fail at the same line opens at the first of them (its `>`
+    line), not at the last one above the short summary."""
+    log = Path(__file__).parents[1] / "data" / "console" / "pytest_16_failures.log"
+    node = offload_in_process(console, demo, "pytest16", log.read_bytes(), monkeypatch)
+    page = console.get(f"/logs/{node}").get_data(as_text=True)
+    assert "log line 24<" in page, re.findall(r"log line \d+", page)
+
+
+def test_a_bad_grep_keeps_the_log_page(console, demo: Path, monkeypatch) -> None:
+    """`?grep=(unclosed` says what is wrong in one line above the log; the page stays."""
+    ticks = "".join(f"tick {i}\n" for i in range(300)) + "error: the end\n"
+    node = offload_in_process(console, demo, "ticks", ticks.encode(), monkeypatch)
+    r = console.get(f"/logs/{node}?grep=(unclosed")
+    page = r.get_data(as_text=True)
+    assert r.status_code == 400 and '<pre class="log' in page and 'name="grep"' in page
+    errors = re.findall(r'<p class="warn">([^<]*)</p>', page)
+    assert len(errors) == 1 and "(unclosed" in errors[0], errors
