@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from k0maru.cli.output import Adder, common
+from k0maru.cli.output import Adder, common, say_vault
 from k0maru.errors import K0maruError
 
 HOOKS = ["post-commit", "post-merge", "post-checkout", "post-rewrite"]
@@ -16,6 +16,7 @@ def hooks(vault: str | None, as_json: bool, hooks_action: str) -> int:
     from k0maru.layout import resolve_vault
 
     vault_root = resolve_vault(vault)
+    say_vault(vault_root, as_json)
     repo = repo_root(vault_root)
     if repo is None:
         raise K0maruError(f"{vault_root} is not inside a git repository; run `git init` first")
@@ -63,7 +64,7 @@ def register(add: Adder) -> None:
         ("uninstall", "remove k0maru's hooks, restoring chained ones"),
         ("status", "which hooks are installed and whether the index is current"),
     ):
-        common(hs.add_parser(name, help=text))
+        common(hs.add_parser(name, help=text), sub=True)
     rp = hs.add_parser(
         "run", help="what the hooks call: `run reindex` or `run adr` (always exits 0)"
     )
@@ -72,5 +73,5 @@ def register(add: Adder) -> None:
     )
     rp.add_argument("--hook", choices=HOOKS, help="the git hook that calls it")
     rp.add_argument("hook_args", nargs="*", help="arguments git gave the hook")
-    common(rp, json=False)
+    common(rp, json=False, sub=True)
     rp.set_defaults(handler=hooks_run)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from k0maru.cli.output import Adder
+from k0maru.cli.output import Adder, say_vault
 
 
 def mcp(vault: str | None) -> int:
@@ -34,7 +34,9 @@ def port_number(text: str) -> int:
 
 def ui(vault: str | None, host: str, port: int, open: bool) -> int:  # noqa: A002 - the flag's name
     from k0maru.console.server import serve
+    from k0maru.layout import resolve_vault
 
+    say_vault(resolve_vault(vault), False)
     return serve(vault, host, port, open)
 
 
@@ -55,6 +57,7 @@ def connect(
     from k0maru.layout import resolve_vault
 
     root = resolve_vault(vault)
+    say_vault(root, as_json)
     if list_hosts or host is None:
         rows = hosts.configured(root)
         if as_json:

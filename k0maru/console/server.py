@@ -16,6 +16,8 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> int:
+    import logging
+
     from waitress.server import create_server
 
     from k0maru.console.app import LOCAL_HOSTS, create_app
@@ -40,6 +42,8 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
     if not service.vault.store.readonly:
         service.live.embed_later()
     app = create_app(service, LOCAL_HOSTS, token)
+    # requests waiting for a thread are normal on a busy machine, not worth a line each
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     try:
         server = create_server(app, host=host, port=port, threads=8, ident="k0maru")
     except OSError as exc:

@@ -305,3 +305,13 @@ def test_status_reads_a_read_only_index(k0, vault: Path) -> None:
     assert text.returncode == 0 and "Traceback" not in text.stderr, text.stderr
     assert "documents  1" in text.stdout
     assert data.returncode == 0 and json.loads(data.stdout)["documents"] == 1, data.stderr
+
+
+def test_hooks_json_before_the_action_is_honoured(k0, vault: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(vault)], check=True)
+    for argv in (("hooks", "--json", "status"), ("hooks", "status", "--json")):
+        r = k0(*argv, "--vault", str(vault))
+        assert r.returncode == 0 and json.loads(r.stdout)["hooks"]["post-commit"] == "missing"
+        assert "k0maru: vault" not in r.stderr  # no vault line with --json
+    r = k0("hooks", "status", "--vault", str(vault))
+    assert f"k0maru: vault {vault}\n" in r.stderr

@@ -690,3 +690,51 @@ def test_a_bad_grep_keeps_the_log_page(console, demo: Path, monkeypatch) -> None
     assert r.status_code == 400 and '<pre class="log' in page and 'name="grep"' in page
     errors = re.findall(r'<p class="warn">([^<]*)</p>', page)
     assert len(errors) == 1 and "(unclosed" in errors[0], errors
+
+
+def test_a_server_logs_each_skip_warning_once(vault: Path, caplog) -> None:
+    """A console rescans again and again; a file it skips is named once, not at every rescan."""
+    import logging
+
+    write(vault, "a.md", "# A\n")
+    write(vault, "big.md", "# Big\n\n" + "word " * 100)
+    session = VaultSession(Vault.open(vault, max_file_bytes=200, embed=False), rescan_interval=0)
+    try:
+        with caplog.at_level(logging.WARNING, logger="k0maru.session"):
+            for _ in range(3):
+                with session.session():
+                    pass
+    finally:
+        session.close()
+    skipped = [r.getMessage() for r in caplog.records if "big.md" in r.getMessage()]
+    assert len(skipped) == 1, skipped
+
+
+@pytest.mark.slow
+def test_ui_names_its_vault_and_not_its_queue(demo: Path) -> None:
+    """`k0maru ui` prints the vault line (stderr) and no `Task queue depth` line per busy moment."""
+    import urllib.request
+    from concurrent.futures import ThreadPoolExecutor
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "k0maru", "ui", "--vault", str(demo), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "K0MARU_EMBED": "0"},
+    )
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+/", proc.stdout.readline())
+        assert url, "the console did not start"
+
+        def get(_: int) -> int:
+            with urllib.request.urlopen(url.group(0) + "notes", timeout=120) as r:
+                return int(r.status)
+
+        with ThreadPoolExecutor(48) as pool:  # more requests at once than the server's 8 threads
+            assert set(pool.map(get, range(96))) == {200}
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    assert f"k0maru: vault {demo}\n" in err
+    assert "Task queue depth" not in err, err
