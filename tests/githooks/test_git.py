@@ -469,3 +469,59 @@ def test_the_first_hook_leaves_git_status_clean(tmp_path: Path, k0) -> None:
     git(root, "commit", "-qm", "b")
     assert (root / ".k0maru" / "reindex-wanted").exists()
     assert git(root, "status", "--porcelain").stdout == ""
+
+
+def test_a_hook_whose_python_is_gone_uses_path_or_says_what_to_do(repo: Path, k0) -> None:
+    """The plain hook runs the Python that installed it; once that is gone (a deleted virtual
+    environment) it runs `k0maru` from PATH, and without one it says in one line what to run."""
+    import re
+
+    k0("hooks", "install", "--vault", str(repo))
+    hook = repo / ".git" / "hooks" / "post-commit"
+    text = hook.read_text(encoding="utf-8")
+    hook.write_text(re.sub(r"K0MARU_PYTHON=\S+", "K0MARU_PYTHON=/gone/venv/bin/python", text))
+    bare = {**os.environ, **GIT_ENV, "PATH": "/usr/bin:/bin"}  # git and sh, no k0maru
+    bare.pop("K0MARU", None)
+    write(repo, "notes/a.md", "# A\n")
+    git(repo, "add", "-A")
+    r = subprocess.run(
+        ["git", "commit", "-qm", "a"], cwd=repo, env=bare, capture_output=True, text=True
+    )
+    assert r.returncode == 0 and "not found" not in r.stderr, r.stderr
+    assert r.stderr.strip() == (
+        "k0maru: hook skipped: /gone/venv/bin/python is gone and k0maru is not on PATH; "
+        "reinstall k0maru, then run: k0maru hooks install"
+    )
+    on_path = {**bare, "PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin:/bin"}
+    write(repo, "notes/b.md", "# B\n")
+    git(repo, "add", "-A")
+    r = subprocess.run(
+        ["git", "commit", "-qm", "b"], cwd=repo, env=on_path, capture_output=True, text=True
+    )
+    assert r.returncode == 0 and "skipped" not in r.stderr, r.stderr
+    assert "hook=post-commit" in (repo / ".k0maru" / "hooks.log").read_text(encoding="utf-8")
+
+
+def test_install_refuses_a_double_install_before_writing(repo: Path, k0, tmp_path: Path) -> None:
+    """pre-commit already runs k0maru: `hooks install` says so and writes nothing (before, it chained
+    its hook in front of pre-commit's and only `hooks status` warned afterwards)."""
+    pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
+    write(
+        repo,
+        ".pre-commit-config.yaml",
+        "repos:\n  - repo: local\n    hooks:\n      - id: k0maru-reindex\n        name: k0maru reindex\n        entry: k0maru hooks run reindex\n        language: system\n        stages: [post-commit]\n",
+    )
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(tmp_path / "pc-home")}
+    subprocess.run(
+        [pre_commit, "install", "--hook-type", "post-commit"],
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    hooks = repo / ".git" / "hooks"
+    before = {p.name: p.read_bytes() for p in hooks.iterdir()}
+    r = k0("hooks", "install", "--vault", str(repo))
+    assert r.returncode == 2 and "pre-commit already runs k0maru" in r.stderr
+    assert r.stderr.count("k0maru: error:") == 1
+    assert {p.name: p.read_bytes() for p in hooks.iterdir()} == before
