@@ -163,6 +163,7 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
         "index_current": index_error is None and not any(pending.values()) and unembedded == 0,
         "pending": pending,
         "chunks_pending_embedding": unembedded,
+        "worker_running": worker.running(vault_root),
     }
 
 

@@ -275,3 +275,18 @@ def test_the_embedding_bar_keeps_one_total(vault: Path, monkeypatch: pytest.Monk
     assert done is not None and done.rounds > 2 and done.embedded >= 24
     assert {total for _, total in seen} == {done.embedded}, seen
     assert seen[-1] == (done.embedded, done.embedded)
+
+
+def test_last_scan_is_the_one_that_changed_the_index(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A worker's catch-up that finds nothing new is recorded too; `status` names the scan that added
+    the notes, not that look."""
+    from k0maru.service import worker
+
+    write(vault, "a.md", "# A\n\nalpha\n")
+    write(vault, "b.md", "# B\n\nbeta\n")
+    assert run(capsys, "scan", "--no-embed", "--vault", str(vault))[0] == 0
+    assert worker.run(vault) is not None  # embeds, after a look that finds no new note
+    code, out, _ = run(capsys, "status", "--json", "--vault", str(vault))
+    assert code == 0 and json.loads(out)["last_scan"]["added"] == 2

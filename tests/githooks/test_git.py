@@ -525,3 +525,17 @@ def test_install_refuses_a_double_install_before_writing(repo: Path, k0, tmp_pat
     assert r.returncode == 2 and "pre-commit already runs k0maru" in r.stderr
     assert r.stderr.count("k0maru: error:") == 1
     assert {p.name: p.read_bytes() for p in hooks.iterdir()} == before
+
+
+def test_hooks_status_and_status_agree_while_the_worker_embeds(repo: Path, k0) -> None:
+    """While a worker holds its lock with vectors pending, both say the worker is embedding them;
+    neither tells the person to run `k0maru scan`."""
+    from k0maru.service import worker
+
+    k0("scan", "--vault", str(repo), "--no-embed")
+    with worker.held(repo) as mine:  # this process is the running worker
+        assert mine
+        hooks = k0("hooks", "status", "--vault", str(repo)).stdout
+        status = k0("status", "--vault", str(repo)).stdout
+    assert "the worker is embedding them" in status, status
+    assert "the worker is embedding them" in hooks and "k0maru scan" not in hooks, hooks
