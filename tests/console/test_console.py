@@ -600,7 +600,10 @@ def test_dashboard_and_pages_hold_what_a_person_looks_for(console, demo: Path, m
     logs = console.get("/logs").get_data(as_text=True)
     assert "<th>when</th><th>took</th><th>task</th>" in logs and "332" in logs
     took = console.get("/api/logs").get_json()[0]["duration_s"]
-    assert isinstance(took, float) and f'<td class="nowrap">{took:.1f} s</td>' in logs
+    assert (
+        isinstance(took, float)
+        and f'<td data-label="took" class="nowrap">{took:.1f} s</td>' in logs
+    )
     write(
         demo,
         "20_Cards/twice.md",

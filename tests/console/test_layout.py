@@ -29,6 +29,22 @@ OVERLAPS = """sel => { const r = [...document.querySelectorAll(sel + ' text')].m
   return n; }"""
 
 
+CONTRAST = """sel => { const el = document.querySelector(sel); if (!el) return null;
+  const rgba = c => { const m = c.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+  let layers = []; for (let e = el; e; e = e.parentElement) {
+    const b = rgba(getComputedStyle(e).backgroundColor); if (b[3] > 0) layers.push(b); if (b[3] >= 1) break; }
+  let bg = [0, 0, 0]; for (const [r, g, b, a] of layers.reverse()) bg = [r * a + bg[0] * (1 - a), g * a + bg[1] * (1 - a), b * a + bg[2] * (1 - a)];
+  const lum = c => { const v = c.map(x => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  const fg = rgba(getComputedStyle(el).color); const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+  return (hi + 0.05) / (lo + 0.05); }"""
+
+
+def one_h1(page, what: str) -> None:
+    """The page's own h1 (a note's text may hold more)."""
+    assert page.locator("main > h1, main header h1, main section h1").count() == 1, f"{what}: no h1"
+
+
 def offload(vault: Path, task: str, stdin: bytes) -> None:
     r = subprocess.run(
         [sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", task],
@@ -112,6 +128,12 @@ def check_size(page, url: str, width: int, height: int) -> None:
     assert heads[:3] == ["when", "took", "task"], heads
     assert "3,001" in page.inner_text("table.logs")
     no_horizontal_scroll(page, f"the logs list at {size}")
+    one_h1(page, "the logs list")
+    for cell in (
+        page.locator("table.logs tbody tr").first.locator("td").all()
+    ):  # every column in view
+        box = cell.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= width + 1, (size, cell.inner_text())
     shot("logs")
 
     # a pytest log opens at the failing line itself, below the sticky header, with its number
@@ -126,6 +148,9 @@ def check_size(page, url: str, width: int, height: int) -> None:
     assert header <= top < height - 20, f"first failure at {top} px, header ends at {header}"
     assert page.evaluate(MIN_SVG_TEXT_PX, "svg.mermaid-svg") >= 11
     no_horizontal_scroll(page, f"the log page at {size}")
+    one_h1(page, "a log")
+    assert header <= (64 if width < 800 else 80), f"the sticky header is {header} px tall at {size}"
+    assert page.evaluate(CONTRAST, "pre.log span i") >= 4.5  # line numbers
     shot("log", full=False)
 
     # grep: `--` between separate groups, 120 matches a page with next/previous
@@ -135,6 +160,7 @@ def check_size(page, url: str, width: int, height: int) -> None:
     page.goto(ticks + "?grep=tick%20(100|200|300)$&context=1")
     assert page.locator("pre.log span.sep").count() == 2
     page.goto(ticks + "?grep=tick&context=0")
+    assert page.evaluate(CONTRAST, "pre.log span.m i") >= 4.5  # line numbers of matches
     assert "showing 120 of 3,000 matching lines" in page.inner_text(".pager")
     page.click(".pager >> text=next")
     assert "(matches 121–240" in page.inner_text(".pager")
@@ -187,6 +213,9 @@ def check_size(page, url: str, width: int, height: int) -> None:
 
     # search: the whole score formula, graph term included
     page.goto(url + "search?q=SQLITE_BUSY")
+    one_h1(page, "search")
+    hit = page.locator("li.hit").first.bounding_box()
+    assert hit is not None and hit["y"] < height / 2, f"the first hit starts at y={hit} at {size}"
     formula = page.locator(".formula").first.inner_text()
     assert "bm25" in formula and "vector" in formula and "graph" in formula
     no_horizontal_scroll(page, f"search at {size}")
@@ -197,6 +226,15 @@ def check_size(page, url: str, width: int, height: int) -> None:
     assert "pending vectors" in text and "worker" in text and "bm25" in text
     no_horizontal_scroll(page, f"the status page at {size}")
     shot("status")
+    one_h1(page, "status")
+    for path in ("", "tokens", "notes", "notes/20_Cards/twice.md"):
+        page.goto(url + path)
+        one_h1(page, f"/{path}")
+    page.goto(url + "notes/20_Cards/twice.md")
+    deco = page.evaluate(
+        "[...document.querySelectorAll('article p a')].map(a => getComputedStyle(a).textDecorationLine)"
+    )
+    assert deco and all("underline" in d for d in deco), deco  # not told apart by colour only
 
 
 LIGATURE_FREE_TWIN = """sel => { const code = document.querySelector(sel);
