@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from k0maru.cli.output import Adder, common
+from k0maru.cli.output import Adder, common, say_vault
 from k0maru.errors import K0maruError
 
 HOOKS = ["post-commit", "post-merge", "post-checkout", "post-rewrite"]
@@ -16,6 +17,7 @@ def hooks(vault: str | None, as_json: bool, hooks_action: str) -> int:
     from k0maru.layout import resolve_vault
 
     vault_root = resolve_vault(vault)
+    say_vault(vault_root, as_json)
     repo = repo_root(vault_root)
     if repo is None:
         raise K0maruError(f"{vault_root} is not inside a git repository; run `git init` first")
@@ -36,17 +38,24 @@ def hooks(vault: str | None, as_json: bool, hooks_action: str) -> int:
             )
         if info["last_error"]:
             lines.append(f"last background failure: {info['last_error']} (see .k0maru/hooks.log)")
-        p = info["pending"]
-        lines.append(
-            f"index unusable: {info['index_error']}"
-            if info["index_error"]
-            else "index current"
-            if info["index_current"]
-            else f"index behind: {p['new']} new, {p['changed']} changed, {p['removed']} removed file(s), "
-            f"{info['chunks_pending_embedding']} chunk(s) without vectors; run `k0maru scan`"
-        )
+        lines.append(index_line(info))
     print(json.dumps({"done": lines, "repo": str(repo)}) if as_json else "\n".join(lines))
     return 0
+
+
+def index_line(info: dict[str, Any]) -> str:
+    """The index's state as `k0maru status` words it: a running worker's vectors are not a backlog."""
+    p, vectors = info["pending"], info["chunks_pending_embedding"]
+    if info["index_error"]:
+        return f"index unusable: {info['index_error']}"
+    if info["index_current"]:
+        return "index current"
+    if not any(p.values()) and info["worker_running"]:
+        return f"index current; {vectors:,} chunk(s) wait for vectors: the worker is embedding them"
+    return (
+        f"index behind: {p['new']} new, {p['changed']} changed, {p['removed']} removed file(s), "
+        f"{vectors:,} chunk(s) without vectors; run `k0maru scan`"
+    )
 
 
 def hooks_run(vault: str | None, what: str, hook: str | None, hook_args: list[str]) -> int:
@@ -63,7 +72,7 @@ def register(add: Adder) -> None:
         ("uninstall", "remove k0maru's hooks, restoring chained ones"),
         ("status", "which hooks are installed and whether the index is current"),
     ):
-        common(hs.add_parser(name, help=text))
+        common(hs.add_parser(name, help=text), sub=True)
     rp = hs.add_parser(
         "run", help="what the hooks call: `run reindex` or `run adr` (always exits 0)"
     )
@@ -72,5 +81,5 @@ def register(add: Adder) -> None:
     )
     rp.add_argument("--hook", choices=HOOKS, help="the git hook that calls it")
     rp.add_argument("hook_args", nargs="*", help="arguments git gave the hook")
-    common(rp, json=False)
+    common(rp, json=False, sub=True)
     rp.set_defaults(handler=hooks_run)

@@ -170,7 +170,7 @@ def register(add: Adder) -> None:
     lp.add_argument(
         "--limit", type=positive_int, default=50, metavar="N", help="logs to list (default: 50)"
     )
-    common(lp)
+    common(lp, sub=True)
     lp.set_defaults(handler=log_list)
     sp = log_sub.add_parser("show", help="summary, a line range, or matches with context")
     sp.add_argument("node", help="the log's node id, as `log list` or the offload summary shows")
@@ -185,7 +185,7 @@ def register(add: Adder) -> None:
     sp.add_argument(
         "--max-matches", type=positive_int, default=20, metavar="N", help="matches to show at most"
     )
-    common(sp)
+    common(sp, sub=True)
     sp.set_defaults(handler=log_show)
     pp = log_sub.add_parser(
         "prune", help="remove offloaded logs by age, count or size, with their records"
@@ -198,5 +198,5 @@ def register(add: Adder) -> None:
         metavar="MB",
         help="then the oldest go while all logs hold more (default: offload_max_mb)",
     )
-    common(pp)
+    common(pp, sub=True)
     pp.set_defaults(handler=log_prune)

@@ -80,6 +80,28 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def chosen(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[argparse.ArgumentParser, str]:
+    """The (sub)command parser the words of `argv` lead to, and its name (`k0maru log list`)."""
+    name = "k0maru"
+    for word in argv:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if subs and word in subs[0].choices:
+            parser, name = subs[0].choices[word], f"{name} {word}"
+    return parser, name
+
+
+def unknown_flag(parser: argparse.ArgumentParser, argv: list[str], word: str) -> str:
+    """One line for an argument no parser took: the flag it most resembles, and where the flags are."""
+    import difflib
+
+    command, name = chosen(parser, argv)
+    flags = [f for a in command._actions for f in a.option_strings if f.startswith("--")]
+    close = difflib.get_close_matches(word.split("=", 1)[0], flags, n=1, cutoff=0.75)
+    what = "unknown flag" if word.startswith("-") else "unexpected argument"
+    hint = f"did you mean {close[0]}? " if close else ""
+    return f"{what} {word[:40]!r} for `{name}`; {hint}`{name} --help` lists its flags"
+
+
 def call(handler: Callable[..., int], args: argparse.Namespace) -> int:
     """The handler with the parsed values its parameters name (every parameter is annotated: mypy
     --strict checks it)."""
@@ -98,7 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"k0maru: error: unknown command {argv[0][:40]!r}; {hint}", file=sys.stderr)
         return 2
     parser = build_parser(argv[0] if argv and argv[0] in known else None)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        print(f"k0maru: error: {unknown_flag(parser, argv, unknown[0])}", file=sys.stderr)
+        return 2
     if not getattr(args, "handler", None):
         parser.print_help()
         return 0

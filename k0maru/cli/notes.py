@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from k0maru.cli.output import Adder, emit, service, warn
-from k0maru.errors import K0maruError
+from k0maru.cli.output import Adder, emit, index_exists, service, warn
+from k0maru.errors import K0maruError, NotFoundError
+from k0maru.service.offload import offloaded_before
 
 KINDS = ["adr", "decision", "card", "log", "skill"]
 
@@ -60,7 +61,11 @@ def flush(
     tags: str | None,
     related: str | None,
 ) -> int:
+    if not title.split():  # refused before the vault's index is opened (or created)
+        raise K0maruError("empty title; give the note a title")
     body = read_text_input(body_file)
+    if not body.strip():
+        raise K0maruError("empty body; pass the note text with --body-file or on stdin")
     with service(vault, as_json) as svc:
         result = svc.flush(kind, title, body, split_list(tags), split_list(related))
     warn(result.warnings)  # stderr, with --json too: the note lacks what the rules asked for
@@ -93,7 +98,14 @@ def distill(
     export_hermes: str | None,
 ) -> int:
     text = None if node else read_text_input(trace_file)
+    if node and not index_exists(vault) and not offloaded_before(vault):
+        raise NotFoundError(
+            f"unknown log node {node[:40]!r}: nothing was offloaded in this vault yet "
+            "(`k0maru offload -- CMD` records one)"
+        )
     with service(vault, as_json) as svc:
+        if node:
+            svc.log_view(node)  # an unknown node is refused before the vault is indexed
         card = svc.distill(
             text,
             node,

@@ -16,16 +16,24 @@ from k0maru.text import printable
 Adder = Callable[..., argparse.ArgumentParser]
 
 
-def common(p: argparse.ArgumentParser, json: bool = True) -> None:
-    """--vault, and --json for a command whose output has a machine-readable form."""
+def common(p: argparse.ArgumentParser, json: bool = True, sub: bool = False) -> None:
+    """--vault, and --json for a command whose output has a machine-readable form. `sub`: an action's
+    parser (`log list`), where the flags may also come before the action (`log --json list`): its own
+    unset flags must not reset what the command's parser took."""
+    unset: dict[str, Any] = {"default": argparse.SUPPRESS} if sub else {}
     p.add_argument(
         "--vault",
         metavar="DIR",
         help="vault root (default: the nearest folder with .k0maru/, else the git repository's root)",
+        **unset,
     )
     if json:
         p.add_argument(
-            "--json", dest="as_json", action="store_true", help="machine-readable output on stdout"
+            "--json",
+            dest="as_json",
+            action="store_true",
+            help="machine-readable output on stdout",
+            **unset,
         )
 
 

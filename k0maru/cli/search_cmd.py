@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+from typing import Any
+
 from k0maru.cli.output import Adder, emit, index_exists, positive_int, service, warn
 from k0maru.errors import K0maruError
 from k0maru.service.models import Filters, RecallResult
@@ -23,6 +26,10 @@ def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
     until: str | None,
     budget: int | None,
 ) -> int:
+    if path and (path.startswith(("/", "\\")) or ".." in PurePosixPath(path).parts):
+        raise K0maruError(
+            f"--path {path[:80]!r} is not a folder inside the vault; give a vault path such as docs/adr/"
+        )
     filters = Filters(path, tag, kind, since, until)
     filters.window()  # a bad date is refused before anything is opened or indexed
     if no_scan and not index_exists(vault):
@@ -54,33 +61,63 @@ def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
 
 
 def _print(result: RecallResult, explain: bool) -> None:
+    import shutil
+
+    width = max(40, shutil.get_terminal_size().columns)  # $COLUMNS, the terminal, else 80
+
+    def say(text: str, indent: str = "") -> None:
+        """Lines wrapped to the terminal's width, continued under `indent`."""
+        for line in printable(text, keep="\n").splitlines() or [""]:
+            print(fit(line, width, indent))
+
     if not result.hits and not result.warnings:  # else the warning is the one line that says so
         print("no results")
     elif explain and result.bm25_weight is not None:
-        print(
+        say(
             f"score = {result.bm25_weight:.2f} x bm25/best + {1 - result.bm25_weight:.2f} x cosine above the "
-            "floor + graph"
+            "floor + graph",
+            "        ",
         )
     for i, hit in enumerate(result.hits, start=1):
         where = f"{hit.path}:{hit.lines.split('-')[0]}" if hit.lines else hit.path
         heading = f" > {hit.heading}" if hit.heading else ""
-        print(printable(f"{i:>2}. {hit.title}{heading}  [{where}]  score={hit.score:.5f}"))
+        say(f"{i:>2}. {hit.title}{heading}  [{where}]  score={hit.score:.5f}", "    ")
         if explain:
-            bm = f"#{hit.bm25_rank} ({hit.bm25_score:.3f})" if hit.bm25_rank else "-"
-            vc = (
-                f"#{hit.vector_rank} (cos {hit.cosine:.3f})"
-                if hit.vector_rank
-                else (f"- (cos {hit.cosine:.3f}, no vote)" if hit.cosine is not None else "-")
-            )
-            links = hit.boost_links
-            shown = "; ".join(links[:2]) + (f"; +{len(links) - 2} more" if len(links) > 2 else "")
-            print(
-                f"    bm25 {bm} -> {hit.bm25_part or 0:.3f}   vector {vc} -> {hit.vector_part or 0:.3f}"
-                f"   graph +{hit.graph_boost or 0:.3f}" + (f" ({shown})" if links else "")
-            )
-        print(f"    {printable(hit.snippet, keep=chr(10))}")
+            say(explained(hit), "      ")
+        say(f"    {hit.snippet}".replace("\n", "\n    "), "    ")
         if hit.also_at:
-            print(f"    also at: {', '.join(printable(p) for p in hit.also_at)}")
+            say(f"    also at: {', '.join(hit.also_at)}", "    ")
+
+
+def explained(hit: Any) -> str:
+    bm = f"#{hit.bm25_rank} ({hit.bm25_score:.3f})" if hit.bm25_rank else "-"
+    vc = (
+        f"#{hit.vector_rank} (cos {hit.cosine:.3f})"
+        if hit.vector_rank
+        else (f"- (cos {hit.cosine:.3f}, no vote)" if hit.cosine is not None else "-")
+    )
+    links = hit.boost_links
+    shown = "; ".join(links[:2]) + (f"; +{len(links) - 2} more" if len(links) > 2 else "")
+    return (
+        f"    bm25 {bm} -> {hit.bm25_part or 0:.3f}   vector {vc} -> {hit.vector_part or 0:.3f}"
+        f"   graph +{hit.graph_boost or 0:.3f}" + (f" ({shown})" if links else "")
+    )
+
+
+def fit(line: str, width: int, indent: str) -> str:
+    """`line` wrapped at `width` columns (at spaces where it can), later lines under `indent`."""
+    import textwrap
+
+    if len(line) <= width:
+        return line
+    lead = line[: len(line) - len(line.lstrip(" "))]
+    return textwrap.fill(
+        line.strip(),
+        width,
+        initial_indent=lead,
+        subsequent_indent=indent,
+        break_on_hyphens=False,
+    )
 
 
 def register(add: Adder) -> None:

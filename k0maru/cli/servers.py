@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from k0maru.cli.output import Adder
+from k0maru.cli.output import Adder, say_vault
 
 
 def mcp(vault: str | None) -> int:
@@ -35,7 +35,9 @@ def port_number(text: str) -> int:
 
 def ui(vault: str | None, host: str, port: int, open: bool) -> int:  # noqa: A002 - the flag's name
     from k0maru.console.server import serve
+    from k0maru.layout import resolve_vault
 
+    say_vault(resolve_vault(vault), False)
     return serve(vault, host, port, open)
 
 
@@ -56,6 +58,7 @@ def connect(
     from k0maru.layout import resolve_vault
 
     root = resolve_vault(vault)
+    say_vault(root, as_json)
     if list_hosts or host is None:
         return list_connections(root, as_json)
     if host not in hosts.HOSTS:

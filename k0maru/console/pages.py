@@ -88,22 +88,35 @@ def logs_page() -> Any:
     return render_template("logs.html", rows=rows, page="logs")
 
 
+FAILURE_SCAN = 2000  # log lines read at a time while looking for the first failure's location
+
+
 def failing_line(node: str, first: int, location: str | None) -> int:
     """The log line to open a failure at. pytest records a failure at its short-summary line; the
-    failing line itself is the `>` line above the `path:line: Error` line that names the location."""
+    failing line itself is the `>` line above the first `path:line: Error` line (in log order) that
+    names the location."""
     if not location:
         return first
-    where = location.split(" ", 1)[0]
-    above = service().log_view(node, lines=f"{max(1, first - 400)}:{first}", max_lines=401)
-    lines = list(above.lines)
-    for i in range(len(lines) - 1, -1, -1):
-        if lines[i].text.startswith(f"{where}: "):
-            for j in range(i - 1, max(-1, i - 200), -1):
-                text = lines[j].text
-                if text.startswith(">") or text.startswith("____"):
-                    return lines[j].n if text.startswith(">") else lines[i].n
-            return lines[i].n
+    where = location.split(" ", 1)[0] + ": "
+    for start in range(1, first, FAILURE_SCAN):
+        end = min(first, start + FAILURE_SCAN - 1)
+        lines = service().log_view(node, lines=f"{start}:{end}", max_lines=FAILURE_SCAN).lines
+        found = next((ln.n for ln in lines if ln.text.startswith(where)), None)
+        if found is not None:
+            return frame_line(node, found)
     return first
+
+
+def frame_line(node: str, located: int) -> int:
+    """The `>` line of the frame above a `path:line: Error` line (pytest's innermost frame), else that
+    line itself."""
+    above = service().log_view(node, lines=f"{max(1, located - 200)}:{located - 1}", max_lines=200)
+    for line in reversed(list(above.lines)):
+        if line.text.startswith(">"):
+            return line.n
+        if line.text.startswith("____"):
+            break
+    return located
 
 
 @pages.get("/logs/<node>")
@@ -116,7 +129,12 @@ def log_page(node: str) -> Any:
     first = (
         failing_line(node, rec.failure_lines[0], rec.first_location) if rec.failure_lines else None
     )
-    view = log_slice(node, [first] if first else [])
+    error = None
+    try:
+        view = log_slice(node, [first] if first else [])
+    except K0maruError as exc:  # a bad grep: one line above the log, shown as without it
+        error = str(exc)
+        view = log_slice(node, [first] if first else [], grep=False)
     shown = [ln.n for ln in view.lines]
     groups: list[list[Any]] = []  # grep: runs of consecutive lines, shown with `--` between them
     for ln in view.lines:
@@ -134,12 +152,13 @@ def log_page(node: str) -> Any:
         span=span,
         page_lines=PAGE_LINES,
         grep_page=GREP_PAGE,
-        skip=number("skip", 0, 0, 10**9) if request.args.get("grep") else 0,
+        skip=number("skip", 0, 0, 10**9) if request.args.get("grep") and not error else 0,
         failures=set(rec.failure_lines) | ({first} if first else set()),
         first_failure=first,
         args=request.args,
+        error=error,
         page="logs",
-    )
+    ), (400 if error else 200)
 
 
 NOTES_PER_PAGE = 200
@@ -208,7 +227,10 @@ def note_page(path: str) -> Any:
     tags = front.get("tags") or []
     if isinstance(tags, str):
         tags = [t.strip() for t in tags.replace(",", " ").split() if t.strip()]
-    properties = {k: v for k, v in front.items() if k not in ("title", "tags")}
+    tags = [str(t).lstrip("#") for t in tags]
+    written = {t.lower() for t in tags}
+    tags += [t for t in note.tags if t not in written]  # inline #tags, as the index found them
+    properties = {k: shown_value(v) for k, v in front.items() if k not in ("title", "tags")}
     return render_template(
         "note.html",
         note=note,
@@ -221,6 +243,19 @@ def note_page(path: str) -> Any:
         graph=Markup(graph),
         page="notes",
     )
+
+
+def shown_value(value: Any) -> str:
+    """A property as the note wrote it: YAML's true/false and null, lists joined with commas."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return ", ".join(shown_value(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {shown_value(v)}" for k, v in value.items())
+    return str(value)
 
 
 @pages.get("/status")

@@ -99,10 +99,10 @@ PAGE_LINES = 60
 GREP_PAGE = 120  # matches on one page of a grep
 
 
-def log_slice(node: str, failure_lines: Sequence[int] | None = None) -> Any:
+def log_slice(node: str, failure_lines: Sequence[int] | None = None, grep: bool = True) -> Any:
     """The lines of a log page or API call: ?grep=PATTERN (with ?context=N) or ?lines=A:B; by default the
     page around the first failure (the top of the log when none was recognised)."""
-    if request.args.get("grep"):
+    if grep and request.args.get("grep"):
         return service().log_view(
             node,
             pattern=request.args["grep"],

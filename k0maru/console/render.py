@@ -1,5 +1,7 @@
 """Note Markdown to safe HTML: raw HTML is escaped by the parser and the result is sanitised by nh3
-(no scripts, no event handlers, no javascript: URLs); [[wikilinks]] become console links."""
+(no scripts, no event handlers, no javascript: URLs). Obsidian's syntax is shown as Obsidian shows it:
+[[wikilinks]] (read as the index reads them) become console links, `[[#Heading]]` a link to the heading
+on the page, `> [!tip]` a callout, `<br>` a line break, an inline `#tag` a link to the notes it tags."""
 
 from __future__ import annotations
 
@@ -10,11 +12,16 @@ from urllib.parse import quote
 
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
-_WIKI = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
+from k0maru.wikilinks import WIKILINK, outside_code, wikilink
+
 _MD_INLINE = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 _EMBED = re.compile(r"!\[\[")  # an embed shows as a link to the embedded note
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+_CALLOUT = re.compile(r"\[!([\w-]+)\][+-]?[ \t]*")
+_BREAK = re.compile(r"<br[ \t]*/?>", re.I)
+_TAG = re.compile(r"(?:(?<=^)|(?<=[ \t(,;]))#([^\W\d][\w\-/]*)")  # the index's inline tag
 MAX_NESTING = (
     40  # markdown-it's bound on open blocks (a list level takes two); deeper content is dropped
 )
@@ -53,6 +60,11 @@ ALLOWED_TAGS = {
 }
 
 
+def slug(heading: str) -> str:
+    """The id of a heading on the page, and the anchor a link to it uses."""
+    return re.sub(r"[^\w]+", "-", heading.lower()).strip("-") or "section"
+
+
 def render_markdown(
     body: str,
     resolve: Callable[[str], str | None],
@@ -68,17 +80,25 @@ def render_markdown(
         path = resolve_href(m.group(2), note_dir) if resolve_href else None
         return f"[{m.group(1)}](/notes/{quote(path)})" if path else m.group(0)
 
-    def wikilink(m: re.Match[str]) -> str:
-        target = m.group(1).strip()
-        shown = (m.group(3) or target).strip() or target
-        path = resolve(target.lower().removesuffix(".md")) if target else None
-        safe_shown = shown.replace("[", "").replace("]", "")
-        if path is None:
-            return f"{safe_shown}"
-        return f"[{safe_shown}](/notes/{quote(path)})"
+    def link(m: re.Match[str]) -> str:
+        target, heading, alias = wikilink(m)
+        shown = alias or (
+            f"{target} > {heading}" if target and heading else target or heading or ""
+        )
+        shown = shown.replace("[", "").replace("]", "")
+        anchor = f"#{slug(heading)}" if heading and not heading.startswith("^") else ""
+        if not target:  # [[#Heading]]: a heading of this note
+            return f"[{shown}]({anchor or '#'})"
+        path = resolve(target.lower().removesuffix(".md"))
+        return f"[{shown}](/notes/{quote(path)}{anchor})" if path else shown
 
     body = _COMMENT.sub("", body)  # hidden in any Markdown viewer: not shown as text either
-    tokens = _md.parse(_WIKI.sub(wikilink, _MD_INLINE.sub(md_link, _EMBED.sub("[[", body))))
+
+    def links(text: str) -> str:
+        return WIKILINK.sub(link, _MD_INLINE.sub(md_link, _EMBED.sub("[[", text)))
+
+    tokens = _md.parse(outside_code(body, links))
+    obsidian(tokens)
     html = _md.renderer.render(tokens, _md.options, {})
     if any(t.level >= MAX_NESTING - 1 for t in tokens):  # the parser stopped at its bound: say so
         html += (
@@ -88,7 +108,88 @@ def render_markdown(
     return nh3.clean(
         html,
         tags=ALLOWED_TAGS,
-        attributes={"a": {"href", "title"}, "code": {"class"}, "span": {"class"}},
+        attributes={
+            "a": {"href", "title", "class"},
+            "code": {"class"},
+            "span": {"class"},
+            "blockquote": {"class"},
+            **dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), {"id"}),
+        },
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer",
     )
+
+
+def obsidian(tokens: list[Token]) -> None:
+    """Heading ids, callouts, `<br>` and inline tags, in place on the parsed tokens (code untouched)."""
+    ids: set[str] = set()
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and i + 1 < len(tokens):
+            base = slug(tokens[i + 1].content)
+            key, n = base, 1
+            while key in ids:
+                n += 1
+                key = f"{base}-{n}"
+            ids.add(key)
+            token.attrSet("id", key)
+        elif token.type == "blockquote_open" and i + 2 < len(tokens):
+            callout(token, tokens[i + 2])
+        elif token.type == "inline" and token.children:
+            token.children = inline_marks(token.children)
+
+
+def callout(quote_open: Token, first: Token) -> None:
+    """`> [!tip] Title`: the quote is a callout, its title (or its kind) shown in bold."""
+    kids = first.children or []
+    m = _CALLOUT.match(kids[0].content) if first.type == "inline" and kids else None
+    if m is None or kids[0].type != "text":
+        return
+    kind = m.group(1).lower()
+    quote_open.attrSet("class", f"callout callout-{kind}")
+    title = kids[0].content[m.end() :].strip() or kind.capitalize()
+    rest = kids[1:]
+    if rest and rest[0].type == "softbreak":
+        rest[0] = Token("hardbreak", "br", 0)
+    first.children = [
+        Token("strong_open", "strong", 1),
+        Token("text", "", 0, content=title),
+        Token("strong_close", "strong", -1),
+        *rest,
+    ]
+
+
+def inline_marks(children: list[Token]) -> list[Token]:
+    """Text children with `<br>` as line breaks and `#tags` as links to the notes they tag (not inside
+    a link, not in code)."""
+    out: list[Token] = []
+    in_link = 0
+    for child in children:
+        in_link += {"link_open": 1, "link_close": -1}.get(child.type, 0)
+        if child.type != "text" or not ("<" in child.content or "#" in child.content):
+            out.append(child)
+            continue
+        for n, piece in enumerate(_BREAK.split(child.content)):
+            if n:
+                out.append(Token("hardbreak", "br", 0))
+            out.extend(tag_links(piece) if not in_link else [Token("text", "", 0, content=piece)])
+    return out
+
+
+def tag_links(text: str) -> list[Token]:
+    out: list[Token] = []
+    at = 0
+    for m in _TAG.finditer(text):
+        tag = m.group(1).strip("/")
+        if not tag:
+            continue
+        link = Token("link_open", "a", 1)
+        link.attrs = {"href": f"/notes?tag={quote(tag.lower())}", "class": "tag"}
+        out += [
+            Token("text", "", 0, content=text[at : m.start()]),
+            link,
+            Token("text", "", 0, content=m.group(0)),
+            Token("link_close", "a", -1),
+        ]
+        at = m.end()
+    out.append(Token("text", "", 0, content=text[at:]))
+    return out

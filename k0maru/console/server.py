@@ -9,13 +9,15 @@ import sys
 import threading
 import webbrowser
 
-from k0maru.errors import K0maruError
+from k0maru.errors import IndexReadOnlyError, K0maruError
 
 DEFAULT_PORT = 8765
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> int:
+    import logging
+
     from waitress.server import create_server
 
     from k0maru.console.app import LOCAL_HOSTS, create_app
@@ -32,10 +34,16 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
             )
     service = Service.open(vault_dir)
     # vectors follow in the background: it listens at once
-    with LazyProgress("scanning", True) as sp:
-        service.vault.index(record=False, scan_progress=sp, embed=False, lexical=True)
-    service.live.embed_later()
+    try:
+        with LazyProgress("scanning", True) as sp:
+            service.vault.index(record=False, scan_progress=sp, embed=False, lexical=True)
+    except IndexReadOnlyError as exc:  # the console only reads: it shows the index as it is
+        print(f"k0maru: warning: index not refreshed: {exc}", file=sys.stderr)
+    if not service.vault.store.readonly:
+        service.live.embed_later()
     app = create_app(service, LOCAL_HOSTS, token)
+    # requests waiting for a thread are normal on a busy machine, not worth a line each
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     try:
         server = create_server(app, host=host, port=port, threads=8, ident="k0maru")
     except OSError as exc:

@@ -3,11 +3,13 @@ removing them, and reporting which hooks run and whether the index is current.""
 
 from __future__ import annotations
 
+import shlex
 import stat
 import sys
 from pathlib import Path
 from typing import Any
 
+from k0maru.errors import K0maruError
 from k0maru.gitutil import hooks_dir
 from k0maru.layout import STATE_DIR
 from k0maru.resources import resource_text
@@ -19,9 +21,22 @@ CHAINED_SUFFIX = ".k0maru-chained"
 DOUBLE = " -- DOUBLE INSTALL: k0maru runs twice per git event"
 
 
+FIND_K0MARU = """K0MARU_PYTHON={python}  # the Python that installed the hook, else k0maru on PATH
+if [ -z "$K0MARU" ]; then
+  if [ -x "$K0MARU_PYTHON" ]; then
+    K0MARU="$K0MARU_PYTHON -m k0maru"
+  elif command -v k0maru >/dev/null 2>&1; then
+    K0MARU=k0maru
+  else
+    echo "k0maru: hook skipped: $K0MARU_PYTHON is gone and k0maru is not on PATH; reinstall k0maru, then run: k0maru hooks install" >&2
+    exit 0
+  fi
+fi"""
+
+
 def _script(hook: str, chained: bool) -> str:
     body = resource_text("hooks", hook).replace(
-        'K0MARU="${K0MARU:-k0maru}"', f'K0MARU="${{K0MARU:-{sys.executable} -m k0maru}}"'
+        'K0MARU="${K0MARU:-k0maru}"', FIND_K0MARU.format(python=shlex.quote(sys.executable))
     )
     lines = body.splitlines()
     head, rest = lines[0], lines[1:]
@@ -45,6 +60,7 @@ def _script(hook: str, chained: bool) -> str:
 
 def install(repo: Path) -> list[str]:
     target = hooks_dir(repo)
+    _refuse_double(repo, target)
     target.mkdir(parents=True, exist_ok=True)
     done = []
     for hook in HOOK_TYPES:
@@ -62,6 +78,21 @@ def install(repo: Path) -> list[str]:
         path.write_text(_script(hook, chained.exists()), encoding="utf-8")
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return done
+
+
+def _refuse_double(repo: Path, target: Path) -> None:
+    """Before anything is written: pre-commit already runs k0maru here, and plain hooks chained before
+    its hooks would run k0maru twice per git event."""
+    if not _precommit_has_k0maru(repo):
+        return
+    for hook in HOOK_TYPES:
+        text = _read(target / hook)
+        if "pre-commit" in text and MARKER not in text:
+            raise K0maruError(
+                f"pre-commit already runs k0maru here (.pre-commit-config.yaml, .git/hooks/{hook}); "
+                "plain hooks would run it twice per git event: keep pre-commit's, or take k0maru out "
+                "of .pre-commit-config.yaml first"
+            )
 
 
 def uninstall(repo: Path) -> list[str]:
@@ -110,7 +141,6 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
                 hooks[hook] += f" + k0maru's plain hook kept as {legacy.name}"
         else:
             hooks[hook] = "other"
-    from k0maru.errors import K0maruError
     from k0maru.service.operations import Service, database_error
 
     pending: dict[str, int] = {}
@@ -133,6 +163,7 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
         "index_current": index_error is None and not any(pending.values()) and unembedded == 0,
         "pending": pending,
         "chunks_pending_embedding": unembedded,
+        "worker_running": worker.running(vault_root),
     }
 
 

@@ -11,11 +11,11 @@ from urllib.parse import unquote
 import xxhash
 
 from k0maru.index.languages import note_language
+from k0maru.wikilinks import FENCE, INLINE_CODE, WIKILINK, wikilink
 
 _FRONTMATTER = re.compile(
     r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M
 )
-_WIKILINK = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
 # [text](href "title") (not an image), or a reference definition `[id]: href`
 _MD_LINK = re.compile(
     r"(?<!!)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+[\"'(][^\n]*?[\"')])?\s*\)"
@@ -24,8 +24,6 @@ _MD_LINK = re.compile(
 )
 _BRACKETS = frozenset("[]")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-_FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
 _HEADING_LINE = re.compile(r"(#{1,6})[ \t]+(.+?)[ \t#]*\Z")
 
 
@@ -200,9 +198,9 @@ def _as_str_list(value: Any) -> list[str]:
 def strip_code(body: str) -> str:
     """Body without fenced and inline code, where links are not links."""
     if "```" in body or "~~~" in body:
-        body = _FENCE.sub("", body)
+        body = FENCE.sub("", body)
     if "`" in body:
-        body = _INLINE_CODE.sub("", body)
+        body = INLINE_CODE.sub("", body)
     return body
 
 
@@ -253,15 +251,14 @@ def extract_links(body: str, rel_path: str = "", code_free: str | None = None) -
                 links.append(Link(href.strip(), found[0], found[1], display))
     if not has_wiki:
         return links
-    for match in _WIKILINK.finditer(text):
-        target = match.group(1).strip()
-        heading = match.group(2)[1:].strip() if match.group(2) else None
+    for match in WIKILINK.finditer(text):
+        target, heading, alias = wikilink(match)
         if not target:  # [[#Heading]] points into the same note
             continue
         key = target.lower()
         if key.endswith(".md"):
             key = key[:-3]
-        links.append(Link(target, key, heading or None, (match.group(3) or "").strip() or None))
+        links.append(Link(target, key, heading, alias))
     return links
 
 

@@ -27,9 +27,11 @@ class ScanStore(BaseStore):
         self.conn.execute("DELETE FROM scans WHERE id <= (SELECT max(id) - 100 FROM scans)")
 
     def last_scan(self) -> dict[str, Any] | None:
+        """The latest scan that changed the index (a worker's or a server's look that found nothing
+        new is not the scan a person asks about), else the latest scan."""
         row = self.conn.execute(
             "SELECT started_at, elapsed_ms, added, modified, unchanged, removed, skipped FROM scans"
-            " ORDER BY id DESC LIMIT 1"
+            " ORDER BY added + modified + removed > 0 DESC, id DESC LIMIT 1"
         ).fetchone()
         if not row:
             return None

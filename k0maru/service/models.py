@@ -286,6 +286,7 @@ class NoteLink(Result):
     target: str | None = None
     path: str | None = None
     title: str | None = None
+    attachment: str | None = None  # the vault path of the file a link to an attachment names
 
 
 @dataclass(kw_only=True)
@@ -294,6 +295,7 @@ class NoteView(Result):
     title: str
     frontmatter: dict[str, Any] = field(default_factory=dict)
     body: str
+    tags: Sequence[str] = ()  # as indexed: frontmatter and inline #tags
     links: Sequence[NoteLink] = ()
     backlinks: Sequence[NoteLink] = ()
 

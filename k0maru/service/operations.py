@@ -435,6 +435,7 @@ class Service:
     def note_view(self, path: str) -> NoteView:
         """A note with its outgoing links (resolved where possible) and backlinks."""
         from k0maru.fsutil import resolve_inside
+        from k0maru.service.attachments import find_attachments, is_attachment_name
         from k0maru.service.models import NoteLink, NoteView
 
         resolve_inside(self.vault.root, path)
@@ -444,12 +445,27 @@ class Service:
                 raise NotFoundError(f"no note {echo(path)} in the index")
             links = vault.store.links_from(doc.id)
             back = vault.store.backlinks(doc.id)
+            tags = vault.store.tags_of(doc.id)
+        files = find_attachments(
+            self.vault.root,
+            doc.path,
+            {x["target"] for x in links if not x["path"] and is_attachment_name(x["target"])},
+        )
         return NoteView(
             path=doc.path,
             title=doc.title,
             frontmatter=doc.frontmatter,
             body=doc.body,
-            links=[NoteLink(target=x["target"], path=x["path"], title=x["title"]) for x in links],
+            tags=tags,
+            links=[
+                NoteLink(
+                    target=x["target"],
+                    path=x["path"],
+                    title=x["title"],
+                    attachment=None if x["path"] else files.get(x["target"]),
+                )
+                for x in links
+            ],
             backlinks=[NoteLink(path=b["path"], title=b["title"]) for b in back],
         )
 

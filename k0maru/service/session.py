@@ -66,6 +66,7 @@ class VaultSession:
         self.scan_progress = scan_progress
         self.embed_progress = embed_progress
         self.warnings: list[str] = []
+        self._logged: set[str] = set()  # servers log a warning once, not at every rescan
         self._last_scan: float | None = None
         self._embedder_thread: threading.Thread | None = None
         self._closing = threading.Event()
@@ -248,7 +249,9 @@ class VaultSession:
         pending = self.vault.settings.embed and self.vault.store.has_unembedded_chunks()
         if self.embed == "thread":
             for w in self.warnings:
-                log.warning("%s", w)
+                if w not in self._logged:
+                    self._logged.add(w)
+                    log.warning("%s", w)
             if pending:
                 self._embed_in_background()
             if report.merge_due and not self.vault.store.readonly:

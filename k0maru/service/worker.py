@@ -97,10 +97,18 @@ def busy(root: Path) -> bool:
 
 
 def running(root: Path) -> bool:
-    if not (root / STATE_DIR / LOCK).exists():
+    """Whether a worker holds the lock; only reads, so it answers on a read-only `.k0maru/` too."""
+    try:
+        fh = (root / STATE_DIR / LOCK).open("rb")
+    except FileNotFoundError:
         return False
-    with held(root) as mine:
-        return not mine
+    with fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        return False
 
 
 @contextmanager
@@ -144,6 +152,7 @@ def run(root: Path, progress: ProgressFn | None = None, **flags: Any) -> CatchUp
     from k0maru.errors import IndexLockedError
 
     done = None
+    run_progress = RunProgress(progress) if progress else None
     delay, longest, give_up = LOCKED_RETRY_S
     deadline = time.monotonic() + give_up
     while True:
@@ -152,7 +161,7 @@ def run(root: Path, progress: ProgressFn | None = None, **flags: Any) -> CatchUp
             if not mine:
                 return done
             try:
-                done = _catch_up(root, progress, done or CatchUp(), flags)
+                done = _catch_up(root, run_progress, done or CatchUp(), flags)
             except IndexLockedError as exc:  # another process writes: the request is kept, retried
                 if time.monotonic() + delay > deadline:
                     raise
@@ -168,13 +177,27 @@ def run(root: Path, progress: ProgressFn | None = None, **flags: Any) -> CatchUp
             return done
 
 
-def _offset(progress: ProgressFn, before: int) -> ProgressFn:
-    """One round's embedding progress as progress over the whole run."""
-    return lambda n, total: progress(before + n, before + total)
+class RunProgress:
+    """The embedding progress of a whole run, over one total: what was done plus what was left when the
+    round began (a round embeds a slice of it), growing only when new chunks arrive."""
+
+    def __init__(self, progress: ProgressFn):
+        self.progress = progress
+        self.total = 0
+
+    def round(self, before: int, left: int) -> ProgressFn:
+        """`before` chunks embedded by earlier rounds, `left` without vectors now."""
+        self.total = max(self.total, before + left)
+
+        def report(n: int, total: int) -> None:
+            self.total = max(self.total, before + total)
+            self.progress(before + n, self.total)
+
+        return report
 
 
 def _catch_up(
-    root: Path, progress: ProgressFn | None, done: CatchUp, flags: dict[str, Any]
+    root: Path, run_progress: RunProgress | None, done: CatchUp, flags: dict[str, Any]
 ) -> CatchUp:
     from k0maru.errors import IndexReplacedError
     from k0maru.index import db
@@ -196,7 +219,11 @@ def _catch_up(
                     report = vault.index(
                         lexical=True,
                         embed_limit=EMBED_SLICE,
-                        embed_progress=_offset(progress, done.embedded) if progress else None,
+                        embed_progress=run_progress.round(
+                            done.embedded, vault.store.unembedded_chunks()
+                        )
+                        if run_progress
+                        else None,
                     )
                 except IndexReplacedError:  # moved aside before a batch was written: nothing was
                     vault.reopen_if_replaced()

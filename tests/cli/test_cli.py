@@ -1,8 +1,11 @@
 """The command line as a user meets it: help, init, scan/status JSON, locked and corrupt indexes."""
 
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -155,7 +158,7 @@ def test_locked_index_is_a_one_line_error(k0, vault: Path) -> None:
             sys.executable,
             "-c",
             "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None);"
-            "c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(30)",
+            "c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(3600)",
             str(vault / ".k0maru" / "index.sqlite"),
         ],
         stdout=subprocess.PIPE,
@@ -266,3 +269,49 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(k0, vault: Path) -> No
         assert (
             proc.wait(timeout=60) == 0 and "Traceback" not in err and "Exception ignored" not in err
         ), err
+
+
+@contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """`folder` cannot be written for the block: a read-only bind mount as root (who ignores permission
+    bits), else its permission bits."""
+    root = os.geteuid() == 0
+    if root:
+        subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True)
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(folder)], check=True)
+    else:
+        for p in folder.iterdir():
+            p.chmod(0o444)
+        folder.chmod(0o555)
+    try:
+        yield
+    finally:
+        if root:
+            subprocess.run(["umount", str(folder)], check=True)
+        else:
+            folder.chmod(0o755)
+            for p in folder.iterdir():
+                p.chmod(0o644)
+
+
+def test_status_reads_a_read_only_index(k0, vault: Path) -> None:
+    """Status only reads: on a read-only `.k0maru/` it answers (text and JSON), no traceback."""
+    write(vault, "a.md", "# A\n")
+    k0("scan", "--vault", str(vault))  # the worker embeds: `.k0maru/worker.lock` exists
+    assert (vault / ".k0maru" / "worker.lock").exists()
+    with read_only(vault / ".k0maru"):
+        text = k0("status", "--vault", str(vault))
+        data = k0("status", "--vault", str(vault), "--json")
+    assert text.returncode == 0 and "Traceback" not in text.stderr, text.stderr
+    assert "documents  1" in text.stdout
+    assert data.returncode == 0 and json.loads(data.stdout)["documents"] == 1, data.stderr
+
+
+def test_hooks_json_before_the_action_is_honoured(k0, vault: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(vault)], check=True)
+    for argv in (("hooks", "--json", "status"), ("hooks", "status", "--json")):
+        r = k0(*argv, "--vault", str(vault))
+        assert r.returncode == 0 and json.loads(r.stdout)["hooks"]["post-commit"] == "missing"
+        assert "k0maru: vault" not in r.stderr  # no vault line with --json
+    r = k0("hooks", "status", "--vault", str(vault))
+    assert f"k0maru: vault {vault}\n" in r.stderr

@@ -197,3 +197,105 @@ def test_search_lines_carry_no_bidi_override(
     write(vault, "a.md", "# Invoice \u202egpj.exe\n\nquokka invoice\n")
     code, out, _ = run(capsys, "search", "--vault", str(vault), "quokka")
     assert code == 0 and "Invoice gpj.exe" in out and "\u202e" not in out
+
+
+def indexed_paths(root: Path) -> set[str]:
+    from k0maru.index.store import Store
+
+    with Store.open(root) as store:
+        return {p for _, p, _ in store.list_documents()}
+
+
+def test_a_bad_node_or_path_is_refused_before_indexing(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`distill --node` of an unknown node and `search --path` outside the vault fail before the vault
+    is indexed (a new note stays unindexed) and before any worker is asked for."""
+    write(demo, "20_Cards/fresh.md", "# Fresh\n\nnot indexed yet\n")
+    code, out, err = run(capsys, "distill", "--vault", str(demo), "--node", "nonexistent")
+    assert code == 2 and out == "" and "unknown log node 'nonexistent'" in err
+    code, out, err = run(capsys, "search", "--vault", str(demo), "--path", "../..", "lease")
+    assert code == 2 and out == "" and "--path '../..' is not a folder inside the vault" in err
+    assert err.count("\n") == 1
+    assert "20_Cards/fresh.md" not in indexed_paths(demo)
+    assert not (demo / ".k0maru" / "reindex-wanted").exists()
+
+
+def test_an_empty_title_is_refused_before_the_index_is_created(
+    vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("body"))
+    code, _, err = run(capsys, "flush", "--vault", str(vault), "--kind", "card", "--title", " ")
+    assert code == 2 and "empty title" in err
+    assert not (vault / ".k0maru").exists()
+
+
+def test_json_given_before_the_action_is_honoured(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "log", "--json", "list", "--vault", str(demo))
+    assert code == 0 and json.loads(out) == []
+    code, out, _ = run(capsys, "log", "--vault", str(demo), "--json", "list")
+    assert code == 0 and json.loads(out) == []
+
+
+def test_a_misspelt_flag_gets_a_suggestion(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "search", "--limt", "3", "x")
+    assert code == 2 and out == ""
+    assert err == (
+        "k0maru: error: unknown flag '--limt' for `k0maru search`; did you mean --limit? "
+        "`k0maru search --help` lists its flags\n"
+    )
+    code, _, err = run(capsys, "log", "list", "--jsn")
+    assert code == 2 and "did you mean --json?" in err and "`k0maru log list --help`" in err
+
+
+def test_search_lines_fit_the_terminal(
+    demo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 80 columns no line of `search --explain` is wider; wrapped, not cut: every word is kept."""
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, "search", "--vault", str(demo), "--explain", "lease", "timeout")
+    assert code == 0 and out.count("score=") >= 3
+    assert max(len(line) for line in out.splitlines()) <= 80
+    code, wide, _ = run(capsys, "search", "--vault", str(demo), "--json", "lease", "timeout")
+    first = json.loads(wide)["hits"][0]
+    assert " ".join(out.split()).count(" ".join(first["snippet"].split())) == 1
+
+
+def test_the_vault_line_names_the_vault(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`connect` prints the vault line the README promises (stderr), like every command."""
+    code, _, err = run(capsys, "connect", "--list", "--vault", str(vault))
+    assert code == 0 and f"k0maru: vault {vault}\n" in err
+
+
+def test_the_embedding_bar_keeps_one_total(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`k0maru scan` hands its embedding to the worker, which embeds in slices: the bar's total is the
+    whole backlog from the start, not one slice more each round."""
+    from k0maru.service import worker
+    from tests.helpers import scan
+
+    for i in range(12):
+        write(vault, f"n{i}.md", f"# Note {i}\n\nbody {i}\n\n## Part\n\nmore {i}\n")
+    scan(vault)
+    monkeypatch.setattr(worker, "EMBED_SLICE", 5)  # several rounds over a small vault
+    seen: list[tuple[int, int]] = []
+    done = worker.run(vault, lambda n, total: seen.append((n, total)))
+    assert done is not None and done.rounds > 2 and done.embedded >= 24
+    assert {total for _, total in seen} == {done.embedded}, seen
+    assert seen[-1] == (done.embedded, done.embedded)
+
+
+def test_last_scan_is_the_one_that_changed_the_index(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A worker's catch-up that finds nothing new is recorded too; `status` names the scan that added
+    the notes, not that look."""
+    from k0maru.service import worker
+
+    write(vault, "a.md", "# A\n\nalpha\n")
+    write(vault, "b.md", "# B\n\nbeta\n")
+    assert run(capsys, "scan", "--no-embed", "--vault", str(vault))[0] == 0
+    assert worker.run(vault) is not None  # embeds, after a look that finds no new note
+    code, out, _ = run(capsys, "status", "--json", "--vault", str(vault))
+    assert code == 0 and json.loads(out)["last_scan"]["added"] == 2

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.console.test_console import ARTIFACTS, _chromium, _start_ui
-from tests.helpers import REPO, write
+from tests.console.test_console import ARTIFACTS, LOADED_MACHINE_MS, _chromium, _start_ui
+from tests.helpers import REPO, png_pixels, write
 
 SIZES = ((1400, 1000), (390, 844))
 PYTEST_LOG = REPO / "tests" / "data" / "logs" / "pytest_many_verbose.log"
@@ -27,6 +27,22 @@ OVERLAPS = """sel => { const r = [...document.querySelectorAll(sel + ' text')].m
   let n = 0; for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++)
     if (r[i].left < r[j].right && r[j].left < r[i].right && r[i].top < r[j].bottom && r[j].top < r[i].bottom) n++;
   return n; }"""
+
+
+CONTRAST = """sel => { const el = document.querySelector(sel); if (!el) return null;
+  const rgba = c => { const m = c.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+  let layers = []; for (let e = el; e; e = e.parentElement) {
+    const b = rgba(getComputedStyle(e).backgroundColor); if (b[3] > 0) layers.push(b); if (b[3] >= 1) break; }
+  let bg = [0, 0, 0]; for (const [r, g, b, a] of layers.reverse()) bg = [r * a + bg[0] * (1 - a), g * a + bg[1] * (1 - a), b * a + bg[2] * (1 - a)];
+  const lum = c => { const v = c.map(x => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  const fg = rgba(getComputedStyle(el).color); const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+  return (hi + 0.05) / (lo + 0.05); }"""
+
+
+def one_h1(page, what: str) -> None:
+    """The page's own h1 (a note's text may hold more)."""
+    assert page.locator("main > h1, main header h1, main section h1").count() == 1, f"{what}: no h1"
 
 
 def offload(vault: Path, task: str, stdin: bytes) -> None:
@@ -69,6 +85,7 @@ def test_console_at_desktop_and_phone_sizes(big_demo: Path) -> None:
         proc, url = _start_ui(big_demo, env={"K0MARU_EMBED": "0"})
         for width, height in SIZES:
             page = browser.new_page(viewport={"width": width, "height": height})
+            page.set_default_timeout(LOADED_MACHINE_MS)
             errors: list[str] = []
             page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
             check_size(page, url, width, height)
@@ -81,7 +98,7 @@ def test_console_at_desktop_and_phone_sizes(big_demo: Path) -> None:
             pw.stop()
         if proc is not None:
             proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=15)
+            proc.wait(timeout=120)
 
 
 def no_horizontal_scroll(page, what: str) -> None:
@@ -111,6 +128,12 @@ def check_size(page, url: str, width: int, height: int) -> None:
     assert heads[:3] == ["when", "took", "task"], heads
     assert "3,001" in page.inner_text("table.logs")
     no_horizontal_scroll(page, f"the logs list at {size}")
+    one_h1(page, "the logs list")
+    for cell in (
+        page.locator("table.logs tbody tr").first.locator("td").all()
+    ):  # every column in view
+        box = cell.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= width + 1, (size, cell.inner_text())
     shot("logs")
 
     # a pytest log opens at the failing line itself, below the sticky header, with its number
@@ -125,6 +148,11 @@ def check_size(page, url: str, width: int, height: int) -> None:
     assert header <= top < height - 20, f"first failure at {top} px, header ends at {header}"
     assert page.evaluate(MIN_SVG_TEXT_PX, "svg.mermaid-svg") >= 11
     no_horizontal_scroll(page, f"the log page at {size}")
+    one_h1(page, "a log")
+    page.evaluate("document.fonts.ready.then(() => true)")  # measured in the fonts it shows
+    header = page.evaluate("document.querySelector('header.top').getBoundingClientRect().height")
+    assert header <= 90, f"the sticky header is {header} px tall at {size}"  # was 130 on a phone
+    assert page.evaluate(CONTRAST, "pre.log span i") >= 4.5  # line numbers
     shot("log", full=False)
 
     # grep: `--` between separate groups, 120 matches a page with next/previous
@@ -134,6 +162,7 @@ def check_size(page, url: str, width: int, height: int) -> None:
     page.goto(ticks + "?grep=tick%20(100|200|300)$&context=1")
     assert page.locator("pre.log span.sep").count() == 2
     page.goto(ticks + "?grep=tick&context=0")
+    assert page.evaluate(CONTRAST, "pre.log span.m i") >= 4.5  # line numbers of matches
     assert "showing 120 of 3,000 matching lines" in page.inner_text(".pager")
     page.click(".pager >> text=next")
     assert "(matches 121–240" in page.inner_text(".pager")
@@ -186,6 +215,9 @@ def check_size(page, url: str, width: int, height: int) -> None:
 
     # search: the whole score formula, graph term included
     page.goto(url + "search?q=SQLITE_BUSY")
+    one_h1(page, "search")
+    hit = page.locator("li.hit").first.bounding_box()
+    assert hit is not None and hit["y"] < height / 2, f"the first hit starts at y={hit} at {size}"
     formula = page.locator(".formula").first.inner_text()
     assert "bm25" in formula and "vector" in formula and "graph" in formula
     no_horizontal_scroll(page, f"search at {size}")
@@ -196,3 +228,55 @@ def check_size(page, url: str, width: int, height: int) -> None:
     assert "pending vectors" in text and "worker" in text and "bm25" in text
     no_horizontal_scroll(page, f"the status page at {size}")
     shot("status")
+    one_h1(page, "status")
+    for path in ("", "tokens", "notes", "notes/20_Cards/twice.md"):
+        page.goto(url + path)
+        one_h1(page, f"/{path}")
+    page.goto(url + "notes/20_Cards/twice.md")
+    deco = page.evaluate(
+        "[...document.querySelectorAll('article p a')].map(a => getComputedStyle(a).textDecorationLine)"
+    )
+    assert deco and all("underline" in d for d in deco), deco  # not told apart by colour only
+
+
+LIGATURE_FREE_TWIN = """sel => { const code = document.querySelector(sel);
+  const place = (id, off, top) => {  // a copy of the code, at whole pixels (no subpixel shifts)
+    const p = document.createElement('p'); const copy = code.cloneNode(true); copy.id = id;
+    Object.assign(p.style, {position: 'fixed', left: '40px', top: top + 'px', margin: '0', zIndex: 99,
+      background: '#000', padding: '8px'});
+    if (off) {  // the same characters with every font feature that could join them turned off
+      copy.style.fontVariantLigatures = 'none';
+      copy.style.fontFeatureSettings = '"liga" 0, "clig" 0, "calt" 0, "dlig" 0'; }
+    p.appendChild(copy); code.closest('article').appendChild(p); };
+  place('as-shown', false, 200); place('twin', true, 300);
+  return document.fonts.ready.then(() => [...document.fonts].some(
+    f => f.family.includes('JetBrains') && f.status === 'loaded')); }"""
+
+
+@pytest.mark.slow
+def test_code_shows_each_character_as_written(demo: Path) -> None:
+    """`|-`, `!=`, `->` in code and logs are the characters typed, not the font's ligatures (a log of a
+    failing test must stay the log): the code looks exactly like a copy with every ligature turned off."""
+    write(demo, "20_Cards/ops.md", "# Ops\n\nCompare `|- != -> <= ==> www` here.\n")
+    proc = pw = browser = None
+    try:
+        pw, browser = _chromium()
+        proc, url = _start_ui(demo, env={"K0MARU_EMBED": "0"})
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(LOADED_MACHINE_MS)
+        page.goto(url + "notes/20_Cards/ops.md")
+        assert page.evaluate(LIGATURE_FREE_TWIN, "article.note p code"), (
+            "the code font did not load"
+        )
+        shown = page.locator("#as-shown").screenshot()
+        twin = page.locator("#twin").screenshot()
+        assert png_pixels(shown) == png_pixels(twin), "the font joined characters into ligatures"
+        page.close()
+    finally:
+        if browser is not None:
+            browser.close()
+        if pw is not None:
+            pw.stop()
+        if proc is not None:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=120)

@@ -288,26 +288,22 @@ def test_real_pre_commit_from_local_path(repo: Path, k0, tmp_path: Path) -> None
 
 
 def test_background_finish_embeds_and_warms_bm25(repo: Path, k0) -> None:
-    """With the default hook settings, vectors are finished off the commit's path; BM25 answers for the new
-    note from its delta without a rebuild."""
-    import time
-
+    """With the default hook settings, vectors are finished off the commit's path (that the commit never
+    waits for the index is shown by test_commit_with_the_index_locked_by_another_process); BM25 answers
+    for the new note from its delta without a rebuild."""
     k0("hooks", "install", "--vault", str(repo))
     k0("scan", "--vault", str(repo))
     write(repo, "notes/theta.md", "# Theta\n\nplatypus rollout checklist\n")
     git(repo, "add", "-A")
     env = background_env()
-    t0 = time.time()
     subprocess.run(
         ["git", "commit", "-qm", "theta"], cwd=repo, env=env, check=True, capture_output=True
     )
-    commit_s = time.time() - t0
     wait_for_worker(repo)
     with Store.open(repo) as store:
         pending = store.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0]
         state = store.bm25_state()
     assert "notes/theta.md" in indexed(repo) and pending == 0 and state is not None
-    assert commit_s < 10  # git was not held up by the model
     assert state.backlog == 1  # one new chunk: the delta, not a rebuild
     hits = json.loads(
         k0(
@@ -335,10 +331,8 @@ def test_amended_adr_follows_the_new_sha(repo: Path, k0) -> None:
 
 
 def test_commit_with_the_index_locked_by_another_process(repo: Path, k0) -> None:
-    """Another k0maru holds the write lock for 30 s: the commit does not wait for it (the hook never opens
-    the index); the worker indexes the note once the lock is gone."""
-    import time
-
+    """Another k0maru holds the write lock until it is killed: the commit ends while the lock is still held
+    (the hook never opens the index); the worker indexes the note once the lock is gone."""
     k0("hooks", "install", "--vault", str(repo))
     k0("scan", "--vault", str(repo), "--no-embed")
     holder = subprocess.Popen(
@@ -348,7 +342,7 @@ def test_commit_with_the_index_locked_by_another_process(repo: Path, k0) -> None
             (
                 "import sys, time\nfrom pathlib import Path\nfrom k0maru.index.store import Store\n"
                 f"s = Store.open(Path({str(repo)!r}))\ns.conn.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\n"
-                "time.sleep(30)\n"
+                "time.sleep(3600)\n"
             ),
         ],
         stdout=subprocess.PIPE,
@@ -358,13 +352,12 @@ def test_commit_with_the_index_locked_by_another_process(repo: Path, k0) -> None
         assert holder.stdout.readline().strip() == "locked"
         write(repo, "notes/locked.md", "# Locked\n\nwombat failover drill\n")
         git(repo, "add", "-A")
-        t0 = time.perf_counter()
         r = git(repo, "commit", "-qm", "while locked")
-        commit_s = time.perf_counter() - t0
+        still_locked = holder.poll() is None
     finally:
         holder.kill()
         holder.wait()
-    assert r.returncode == 0 and commit_s < 2, (commit_s, r.stderr)
+    assert r.returncode == 0 and still_locked, r.stderr
     assert (repo / ".k0maru" / "reindex-wanted").exists()
     settle(repo, k0)  # what the hook would have started
     assert "notes/locked.md" in indexed(repo) and not (repo / ".k0maru" / "reindex-wanted").exists()
@@ -476,3 +469,73 @@ def test_the_first_hook_leaves_git_status_clean(tmp_path: Path, k0) -> None:
     git(root, "commit", "-qm", "b")
     assert (root / ".k0maru" / "reindex-wanted").exists()
     assert git(root, "status", "--porcelain").stdout == ""
+
+
+def test_a_hook_whose_python_is_gone_uses_path_or_says_what_to_do(repo: Path, k0) -> None:
+    """The plain hook runs the Python that installed it; once that is gone (a deleted virtual
+    environment) it runs `k0maru` from PATH, and without one it says in one line what to run."""
+    import re
+
+    k0("hooks", "install", "--vault", str(repo))
+    hook = repo / ".git" / "hooks" / "post-commit"
+    text = hook.read_text(encoding="utf-8")
+    hook.write_text(re.sub(r"K0MARU_PYTHON=\S+", "K0MARU_PYTHON=/gone/venv/bin/python", text))
+    bare = {**os.environ, **GIT_ENV, "PATH": "/usr/bin:/bin"}  # git and sh, no k0maru
+    bare.pop("K0MARU", None)
+    write(repo, "notes/a.md", "# A\n")
+    git(repo, "add", "-A")
+    r = subprocess.run(
+        ["git", "commit", "-qm", "a"], cwd=repo, env=bare, capture_output=True, text=True
+    )
+    assert r.returncode == 0 and "not found" not in r.stderr, r.stderr
+    assert r.stderr.strip() == (
+        "k0maru: hook skipped: /gone/venv/bin/python is gone and k0maru is not on PATH; "
+        "reinstall k0maru, then run: k0maru hooks install"
+    )
+    on_path = {**bare, "PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin:/bin"}
+    write(repo, "notes/b.md", "# B\n")
+    git(repo, "add", "-A")
+    r = subprocess.run(
+        ["git", "commit", "-qm", "b"], cwd=repo, env=on_path, capture_output=True, text=True
+    )
+    assert r.returncode == 0 and "skipped" not in r.stderr, r.stderr
+    assert "hook=post-commit" in (repo / ".k0maru" / "hooks.log").read_text(encoding="utf-8")
+
+
+def test_install_refuses_a_double_install_before_writing(repo: Path, k0, tmp_path: Path) -> None:
+    """pre-commit already runs k0maru: `hooks install` says so and writes nothing (before, it chained
+    its hook in front of pre-commit's and only `hooks status` warned afterwards)."""
+    pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
+    write(
+        repo,
+        ".pre-commit-config.yaml",
+        "repos:\n  - repo: local\n    hooks:\n      - id: k0maru-reindex\n        name: k0maru reindex\n        entry: k0maru hooks run reindex\n        language: system\n        stages: [post-commit]\n",
+    )
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(tmp_path / "pc-home")}
+    subprocess.run(
+        [pre_commit, "install", "--hook-type", "post-commit"],
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    hooks = repo / ".git" / "hooks"
+    before = {p.name: p.read_bytes() for p in hooks.iterdir()}
+    r = k0("hooks", "install", "--vault", str(repo))
+    assert r.returncode == 2 and "pre-commit already runs k0maru" in r.stderr
+    assert r.stderr.count("k0maru: error:") == 1
+    assert {p.name: p.read_bytes() for p in hooks.iterdir()} == before
+
+
+def test_hooks_status_and_status_agree_while_the_worker_embeds(repo: Path, k0) -> None:
+    """While a worker holds its lock with vectors pending, both say the worker is embedding them;
+    neither tells the person to run `k0maru scan`."""
+    from k0maru.service import worker
+
+    k0("scan", "--vault", str(repo), "--no-embed")
+    with worker.held(repo) as mine:  # this process is the running worker
+        assert mine
+        hooks = k0("hooks", "status", "--vault", str(repo)).stdout
+        status = k0("status", "--vault", str(repo)).stdout
+    assert "the worker is embedding them" in status, status
+    assert "the worker is embedding them" in hooks and "k0maru scan" not in hooks, hooks

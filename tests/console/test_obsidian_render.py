@@ -1,0 +1,108 @@
+"""A note page shows the Obsidian syntax a vault uses as Obsidian shows it, reading links as the index
+reads them: heading and block links, aliases inside tables, callouts, `<br>`, existing attachments,
+inline tags, and properties as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from k0maru.console.app import create_app
+from k0maru.index.vault import Vault
+from k0maru.service.operations import Service
+from k0maru.service.session import VaultSession
+from tests.helpers import write
+
+HELP = """---
+draft: true
+reviewed: false
+owner: ada
+---
+# Help
+
+See [[#Usage]] and [[#Usage|how to use it]], then [[other#Setup]] and [[other#^step1]].
+
+| command | page |
+|---|---|
+| run | [[other\\|the other page]] |
+| two | first<br>second |
+
+> [!tip] Keep it short
+> Callout body.
+
+> [!warning]
+> No title here.
+
+![[diagram.png]] and ![[gone.png]]
+
+Filed under #project/alpha, see (#ops).
+
+## Usage
+
+Use it. `a<br>b` and `#not-a-tag` stay code.
+
+```
+[[#Usage]] <br> #nope
+```
+"""
+
+
+@pytest.fixture
+def note_page(vault: Path):
+    write(vault, "help.md", HELP)
+    write(vault, "other.md", "# Other\n\n## Setup\n\nsteps ^step1\n")
+    (vault / "attachments").mkdir()
+    (vault / "attachments" / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    v = Vault.open(vault)
+    v.index()
+    service = Service(VaultSession(v))
+    r = create_app(service).test_client().get("/notes/help.md")
+    service.close()
+    assert r.status_code == 200
+    return r.get_data(as_text=True)
+
+
+def article(page: str) -> str:
+    return page.split('<article class="card note">', 1)[1].split("</article>", 1)[0]
+
+
+def test_heading_links_lead_to_the_heading(note_page: str) -> None:
+    body = article(note_page)
+    assert '<h2 id="usage">Usage</h2>' in body
+    assert '<a href="#usage" rel="noopener noreferrer">Usage</a>' in body
+    assert '<a href="#usage" rel="noopener noreferrer">how to use it</a>' in body
+    assert '<a href="/notes/other.md#setup" rel="noopener noreferrer">other &gt; Setup</a>' in body
+    assert '<a href="/notes/other.md" rel="noopener noreferrer">other &gt; ^step1</a>' in body
+    assert "See , " not in body
+
+
+def test_an_alias_inside_a_table_is_the_link_text(note_page: str) -> None:
+    body = article(note_page)
+    assert '<td><a href="/notes/other.md" rel="noopener noreferrer">the other page</a></td>' in body
+    assert "other\\" not in body
+
+
+def test_callouts_breaks_and_tags(note_page: str) -> None:
+    body = article(note_page)
+    assert '<blockquote class="callout callout-tip">' in body
+    assert "<strong>Keep it short</strong><br>\nCallout body." in body and "[!tip]" not in body
+    assert "<strong>Warning</strong><br>\nNo title here." in body
+    assert "<td>first<br>\nsecond</td>" in body
+    assert '<a href="/notes?tag=project/alpha" class="tag"' in body
+    assert '<a href="/notes?tag=ops" class="tag"' in body
+    # code is shown as written
+    assert "<code>a&lt;br&gt;b</code>" in body and "<code>#not-a-tag</code>" in body
+    assert "[[#Usage]] &lt;br&gt; #nope" in body
+
+
+def test_header_and_sidebar_show_what_the_index_holds(note_page: str) -> None:
+    head = note_page.split('class="note-head"', 1)[1].split("</header>", 1)[0]
+    assert "#project/alpha" in head and "#ops" in head  # inline tags, found by the tag filter
+    props = dict(re.findall(r"<dt>(\w+)</dt><dd>([^<]*)</dd>", head))
+    assert props == {"draft": "true", "reviewed": "false", "owner": "ada"}
+    aside = note_page.split("<aside>", 1)[1]
+    assert 'diagram.png</span> <span class="muted">(attachment)' in aside
+    assert "gone.png (missing)" in aside
+    assert "other\\" not in aside
