@@ -27,6 +27,7 @@ from k0maru.errors import K0maruError
 from k0maru.fsutil import read_regular, resolve_inside
 from k0maru.index.markdown import split_frontmatter
 from k0maru.index.walker import VaultWalker
+from k0maru.notes.template import RecordTemplate, learn, naming_class, record_number
 from k0maru.text import printable
 
 KINDS = ("adr", "decision", "card", "log", "skill")
@@ -62,6 +63,7 @@ DEFAULT_JD_NAMES = {
 }
 _JD = re.compile(r"^(\d{2})[_ -](.+)$")
 _DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}[-_ ]")
+_DAILY = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")  # a daily note: the date alone
 _ADR_NUM = re.compile(r"^(\d{3,5})-(?!\d\d-\d\d)")  # not a YYYY-MM-DD date
 _ADR_PREFIXED = re.compile(r"^adr-(\d{1,5})-", re.I)
 _RULE_FOLDER = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s*(?::|=|->|→)\s*`?([\w./ -]+?)/?`?\s*$")
@@ -84,6 +86,8 @@ class KindRule:
     template: dict[str, Any] = field(default_factory=dict)
     evidence: list[str] = field(default_factory=list)
     source: str = "default"  # "rules" | "layout" | "default"
+    template_file: str = ""  # a template a rules file names, vault-relative
+    record: RecordTemplate | None = None  # how the folder's own records are written
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -181,7 +185,9 @@ class ConventionSniffer:
                 else:
                     rule.folder = folder
                     rule.evidence.extend(evidence)
+            self._nested_rules(rule)
             self._infer_naming(rule, folders.get(rule.folder, []))
+            self._learn_record(rule, folders.get(rule.folder, []))
             rules[kind] = rule
         return Conventions(rules, layout, rule_files, self.warnings, self.refused_templates)
 
@@ -232,6 +238,7 @@ class ConventionSniffer:
                 self.refused_templates.pop(rule(kind).kind, None)
                 fm, _, _ = split_frontmatter(data.decode("utf-8", errors="replace"))
                 rule(kind).template = {k: v for k, v in fm.items() if k not in ("title", "date")}
+                rule(kind).template_file = named
                 rule(kind).evidence.append(f"{where}: template {named}")
             return
         m = _RULE_FOLDER.match(line)
@@ -283,39 +290,102 @@ class ConventionSniffer:
         best: tuple[float, str] | None = None
         evidence: list[str] = []
         for folder, names in folders.items():
-            if not folder:
-                continue
-            leaf = folder.rsplit("/", 1)[-1]
-            jd = _JD.match(leaf)
-            words = {
-                leaf.lower(),
-                (jd.group(2) if jd else leaf).lower().replace(" ", "-").replace("_", "-"),
-            }
-            score = 0.0
-            why = []
-            if words & _FOLDER_WORDS[kind]:
-                score += 3
-                why.append(f"folder name '{leaf}'")
-            if kind == "adr":
-                numbered = sum(1 for n in names if _ADR_NUM.match(n) or _ADR_PREFIXED.match(n))
-                if numbered >= 2 and numbered >= len(names) / 2:
-                    score += 2
-                    why.append(f"{numbered} numbered files")
-            if kind == "log" and names:
-                dated = sum(1 for n in names if _DATE_PREFIX.match(n))
-                if dated >= 2 and dated >= len(names) / 2 and not words & _FOLDER_WORDS["decision"]:
-                    score += 1
-                    why.append(f"{dated} dated files")
-            kinds_in_fm = self._frontmatter_kinds(folder, names[:20])
-            if kinds_in_fm.get(kind, 0):
-                score += 2 * kinds_in_fm[kind] / max(sum(kinds_in_fm.values()), 1)
-                why.append(f"{kinds_in_fm[kind]} notes with kind: {kind}")
-            if score > 0:
-                score += min(len(names), 50) / 1000  # prefer the fuller folder on a tie
-                if best is None or score > best[0]:
-                    best = (score, folder)
-                    evidence = [f"{folder}/: " + ", ".join(why)]
+            if not folder and kind != "adr":
+                continue  # root-level records: numbered ADRs (`adr-001-title.md`) only
+            score, why = self._folder_score(kind, folder, names)
+            if score > 0 and (best is None or score > best[0]):
+                best = (score, folder)
+                evidence = [f"{folder or '.'}/: " + ", ".join(why)]
         return (best[1] if best else None), evidence
+
+    def _folder_score(self, kind: str, folder: str, names: list[str]) -> tuple[float, list[str]]:
+        leaf = folder.rsplit("/", 1)[-1]
+        jd = _JD.match(leaf)
+        words = {
+            leaf.lower(),
+            (jd.group(2) if jd else leaf).lower().replace(" ", "-").replace("_", "-"),
+        }
+        score = 0.0
+        why = []
+        if folder and words & _FOLDER_WORDS[kind]:
+            score += 3
+            why.append(f"folder name '{leaf}'")
+        if kind == "adr":
+            numbered = sum(1 for n in names if _ADR_NUM.match(n) or _ADR_PREFIXED.match(n))
+            if numbered >= 2 and numbered >= len(names) / 2:
+                score += 2
+                why.append(f"{numbered} numbered files")
+        if kind == "log" and names:
+            dated = sum(1 for n in names if _DATE_PREFIX.match(n) or _DAILY.match(n))
+            if dated >= 2 and dated >= len(names) / 2 and not words & _FOLDER_WORDS["decision"]:
+                score += 1
+                why.append(f"{dated} dated files")
+        kinds_in_fm = self._frontmatter_kinds(folder, names[:20])
+        if kinds_in_fm.get(kind, 0):
+            score += 2 * kinds_in_fm[kind] / max(sum(kinds_in_fm.values()), 1)
+            why.append(f"{kinds_in_fm[kind]} notes with kind: {kind}")
+        if score > 0 and kind in ("adr", "decision") and _has_template(names):
+            score += 0.5
+            why.append("a template beside the records")
+        if score > 0 and _aside(folder):
+            score /= 100  # tests, fixtures, examples, vendored or generated trees: last resort
+            why.append("under a test, fixture, example, vendored or generated tree")
+        if score > 0:
+            score += min(len(names), 50) / 1000  # prefer the fuller folder on a tie
+        return score, why
+
+    def _nested_rules(self, rule: KindRule) -> None:
+        """Rules files in the kind's folder and the folders above it (the root's are read already): a
+        naming or template line there applies to this kind, named or not."""
+        parts = [p for p in rule.folder.split("/") if p]
+        for depth in range(len(parts), 0, -1):
+            folder = "/".join(parts[:depth])
+            for name in RULE_FILES[1:]:
+                data = read_regular(self.root / folder / name, _MAX_RULES_BYTES)
+                if data is None:
+                    continue
+                text = data.decode("utf-8", "replace")
+                for n, line in enumerate(text.splitlines(), start=1):
+                    self._nested_line(rule, line, f"{folder}/{name}:{n}")
+
+    def _nested_line(self, rule: KindRule, line: str, where: str) -> None:
+        found: dict[str, KindRule] = {rule.kind: KindRule(rule.kind, "", "", source="rules")}
+        self._rule_line(line, where, found)
+        got = found[rule.kind]
+        if not got.naming and not rule.naming and not _kind_of_line(line):
+            pattern = next((p for p in _BACKTICK.findall(line) if p.endswith(".md")), None)
+            if pattern:
+                _apply_pattern(got, pattern, f"{where}: {line.strip()}")
+        if got.naming and not rule.naming:
+            rule.naming, rule.slug_style, rule.number_width = (
+                got.naming,
+                got.slug_style,
+                got.number_width,
+            )
+            rule.evidence.extend(got.evidence)
+        if got.template_file and not rule.template_file:
+            rule.template, rule.template_file = got.template, got.template_file
+            rule.evidence.extend(e for e in got.evidence if "template" in e)
+
+    def _learn_record(self, rule: KindRule, names: list[str]) -> None:
+        """The folder's own record template, unless the notes there are k0maru's own (frontmatter
+        `kind:`) or the kind is a skill card (distill writes those)."""
+        if rule.kind == "skill" or self._frontmatter_kinds(rule.folder, names[:20]):
+            return
+        extra = [self.root / rule.template_file] if rule.template_file else []
+        record = learn(self.root / rule.folder, names, extra)
+        if not record.learnt:
+            return
+        rule.record = record
+        if record.name_format and rule.source != "rules" or not rule.naming:
+            rule.naming = naming_class(record.name_format)
+            rule.number_width = record.number_width
+        shown = ", ".join(record.learnt_from[-3:])
+        rule.evidence.append(
+            f"template learnt from {len(record.learnt_from)} file(s) of {rule.folder or '.'}/ "
+            f"(latest: {shown}): name {record.name_format or 'by rule'}, "
+            f"heading {record.heading or 'none'!r}"
+        )
 
     def _frontmatter_kinds(self, folder: str, names: list[str]) -> dict[str, int]:
         if folder in self._kinds_read:  # asked once per kind of note
@@ -398,12 +468,27 @@ class ConventionSniffer:
         if folder.is_dir():
             for p in folder.glob("*.md"):
                 m = _ADR_NUM.match(p.name) or _ADR_PREFIXED.match(p.name)
-                if m:
-                    numbers.append(int(m.group(1)))
+                n = record_number(p.name)
+                if m or n is not None:
+                    numbers.append(int(m.group(1)) if m else n or 0)
         return max(numbers) + 1
 
     def file_name(self, rule: KindRule, title: str, when: date, number: int | None = None) -> str:
         slug = slugify(title, rule.slug_style)
+        record = rule.record
+        if record is not None and record.name_format:
+            n = number if number is not None else self.next_adr_number(rule)
+            return (
+                record.name_format.format(
+                    date=when.isoformat(),
+                    yyyymmdd=when.strftime("%Y%m%d"),
+                    sep=record.separator,
+                    prefix=record.prefix,
+                    num=f"{n:0{record.number_width}d}",
+                    slug=slug,
+                )
+                + ".md"
+            )
         if rule.naming == "date-slug":
             sep = " " if rule.slug_style == "title" else "-"
             return f"{when.isoformat()}{sep}{slug}.md"
@@ -412,6 +497,43 @@ class ConventionSniffer:
             num = f"{n:0{rule.number_width}d}"
             return f"adr-{num}-{slug}.md" if rule.naming == "adr-prefixed" else f"{num}-{slug}.md"
         return f"{slug}.md"
+
+
+_ASIDE = {
+    "test",
+    "tests",
+    "fixture",
+    "fixtures",
+    "testdata",
+    "example",
+    "examples",
+    "sample",
+    "samples",
+    "vendor",
+    "vendored",
+    "third_party",
+    "node_modules",
+    "generated",
+    "integration-tests",
+    "templates",
+    "template",
+    "__fixtures__",
+    "dist",
+    "build",
+}
+
+
+def _aside(folder: str) -> bool:
+    return any(part.lower() in _ASIDE for part in folder.split("/"))
+
+
+def _has_template(names: list[str]) -> bool:
+    return any(re.match(r"^(?:\d+-)?(?:adr[-_])?template", n, re.I) for n in names)
+
+
+def _kind_of_line(line: str) -> bool:
+    low = line.lower()
+    return any(re.search(rf"\b{re.escape(w)}\b", low) for ws in _KIND_WORDS.values() for w in ws)
 
 
 def _reason(exc: BaseException) -> str:
