@@ -59,10 +59,11 @@ def flush(
     body_file: str | None,
     tags: str | None,
     related: str | None,
+    date: str | None = None,
 ) -> int:
     body = read_text_input(body_file)
     with service(vault, as_json) as svc:
-        result = svc.flush(kind, title, body, split_list(tags), split_list(related))
+        result = svc.flush(kind, title, body, split_list(tags), split_list(related), date)
     warn(result.warnings)  # stderr, with --json too: the note lacks what the rules asked for
 
     def human() -> None:
@@ -133,6 +134,9 @@ def register(add: Adder) -> None:
     p.add_argument("--tags", metavar="a,b", help="comma-separated tags")
     p.add_argument(
         "--related", metavar="'Note A,Note B'", help="notes to link: file name, vault path or title"
+    )
+    p.add_argument(
+        "--date", metavar="YYYY-MM-DD", help="the note's date (its name, date line); default today"
     )
     p = add(
         "distill", distill, "turn a failure trace into a skill card (optionally a Hermes skill)"

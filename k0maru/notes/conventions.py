@@ -324,9 +324,10 @@ class ConventionSniffer:
         if kinds_in_fm.get(kind, 0):
             score += 2 * kinds_in_fm[kind] / max(sum(kinds_in_fm.values()), 1)
             why.append(f"{kinds_in_fm[kind]} notes with kind: {kind}")
-        if score > 0 and kind in ("adr", "decision") and _has_template(names):
-            score += 0.5
-            why.append("a template beside the records")
+        decision_words = _FOLDER_WORDS["adr"] | _FOLDER_WORDS["decision"]
+        if kind in ("adr", "decision") and _has_template(names) and words & decision_words:
+            score += 2
+            why.append("a record template beside the records")
         if score > 0 and _aside(folder):
             score /= 100  # tests, fixtures, examples, vendored or generated trees: last resort
             why.append("under a test, fixture, example, vendored or generated tree")

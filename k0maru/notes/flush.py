@@ -263,13 +263,29 @@ def link_text(store: Store) -> Callable[[str], str | None]:
     return text
 
 
-def flush_indexed(
-    vault: Vault, kind: str, title: str, body: str, tags: list[str], related: list[str]
+def note_date(text: str | None) -> date | None:
+    """A caller's note date (`YYYY-MM-DD`), None when none was given; a bad one is one clear line."""
+    if not text:
+        return None
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise K0maruError(f"date {text!r} is not a date; give it as YYYY-MM-DD") from None
+
+
+def flush_indexed(  # noqa: PLR0913 - the note's fields
+    vault: Vault,
+    kind: str,
+    title: str,
+    body: str,
+    tags: list[str],
+    related: list[str],
+    when: date | None = None,
 ) -> FlushResult:
     """Flush through the engine, link only notes the index knows, and index the new note at once: it is
     searchable by BM25 on return; its vectors follow in the background (never the backlog's wait)."""
     result = FlushEngine(vault.root, conventions=vault.conventions()).flush(
-        kind, title, body, tags, related, resolve=link_text(vault.store)
+        kind, title, body, tags, related, resolve=link_text(vault.store), when=when
     )
     vault.index(only=[result.path], embed=False)
     return result

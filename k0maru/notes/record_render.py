@@ -35,12 +35,11 @@ def render_record(
         "title": title,
         "date": when.strftime(tpl.date_format),
         "n": str(number) if number is not None else "",
-        "num": f"{number:0{tpl.number_width}d}" if number is not None else "",
+        **{f"num{w}": f"{number or 0:0{w}d}" for w in range(1, 7)},
         "status": status_for(tpl, extra.pop("status", None)),
     }
-    out = [_frontmatter(tpl, values, extra)] if tpl.frontmatter else []
-    if tpl.heading:
-        out.append(tpl.heading.format_map(values))
+    head = _frontmatter(tpl, values, extra) + "\n" if tpl.frontmatter else ""
+    out = [head + tpl.heading.format_map(values)] if tpl.heading else [head.rstrip("\n")]
     meta = [line.format_map(values) for line in tpl.meta_lines]
     if meta:
         out.append("\n".join(meta))
@@ -49,7 +48,7 @@ def render_record(
         out.append("## Related\n\n" + "\n".join(f"- {link}" for link in links))
     if unresolved:
         out.append("> Not found in the vault when this was written: " + ", ".join(unresolved))
-    if extra and not tpl.frontmatter:
+    if extra and not tpl.frontmatter:  # what k0maru keeps (a commit's sha, its decision key)
         out.append("<!-- k0maru\n" + "".join(f"{k}: {v}\n" for k, v in extra.items()) + "-->")
     return "\n\n".join(part for part in out if part) + "\n"
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -220,9 +219,12 @@ def _heading_form(rec: _Record) -> str:
     """`# 9. Help scripts` -> `# {n}. `: the heading's words before its title, numbers and dates named."""
     text = rec.heading[2:] if rec.heading else ""
     if rec.number is not None:
-        text = re.sub(rf"(?<!\d)0*{rec.number}(?!\d)", "{n}", text, count=1)
+        m = re.search(rf"(?<!\d)(0*){rec.number}(?!\d)", text)
+        if m:
+            held = "{num" + str(m.end() - m.start()) + "}" if m.group(1) else "{n}"
+            text = text[: m.start()] + held + text[m.end() :]
     text = re.sub(r"\d{4}-\d{2}-\d{2}", "{date}", text, count=1)
-    m = re.match(r"^(.*?(?:\{n\}|\{date\}|:)[.:)\]]?\s+)", text)
+    m = re.match(r"^(.*?(?:\{n\}|\{num\d\}|\{date\}|:)[.:)\]]?\s+)", text)
     if m and len(m.group(1)) <= 40:
         return "# " + m.group(1)
     return "# "
@@ -234,11 +236,7 @@ def _learn_heading(tpl: RecordTemplate, records: list[_Record]) -> None:
         return
     forms = [_heading_form(r) for r in records if r.heading]
     if forms:
-        form = _majority(forms)
-        widths = [len(m) for r in records for m in re.findall(r"(?<!\d)0\d+", r.heading[2:6])]
-        if "{n}" in form and widths:
-            form = form.replace("{n}", "{num}")
-        tpl.heading = form + "{title}"
+        tpl.heading = _majority(forms) + "{title}"
 
 
 def _learn_meta(tpl: RecordTemplate, records: list[_Record]) -> None:
@@ -332,11 +330,8 @@ def _learn_sections(tpl: RecordTemplate, records: list[_Record], template: _Reco
         tpl.sections = [t for t, _ in template.sections if t]
         tpl.section_text = {t: s for t, s in template.sections if t}
     elif orders:
-        tpl.sections = list(max(orders, key=lambda o: (orders.count(o), len(o))))
-
-
-def render_date(when: date, fmt: str) -> str:
-    return when.strftime(fmt)
+        best: tuple[str, ...] = max(orders, key=lambda o: (orders.count(o), len(o)))
+        tpl.sections = list(best)
 
 
 def is_meta_section(title: str) -> bool:
