@@ -326,9 +326,14 @@ def _date_format(rec: _Record) -> str | None:
 
 def _learn_sections(tpl: RecordTemplate, records: list[_Record], template: _Record | None) -> None:
     orders: list[tuple[str, ...]] = [tuple(t for t, _ in r.sections if t) for r in records]
-    if template is not None:
-        tpl.sections = [t for t, _ in template.sections if t]
-        tpl.section_text = {t: s for t, s in template.sections if t}
+    if template is not None:  # its sections the records mostly keep (an optional one is dropped)
+        used = Counter(t.lower() for order in orders for t in set(order))
+        tpl.sections = [
+            t
+            for t, _ in template.sections
+            if t and (not orders or used[t.lower()] * 2 >= len(orders))
+        ]
+        tpl.section_text = {t: s for t, s in template.sections if t in tpl.sections}
     elif orders:
         best: tuple[str, ...] = max(orders, key=lambda o: (orders.count(o), len(o)))
         tpl.sections = list(best)
