@@ -137,7 +137,11 @@ def test_a_template_beside_the_records_gives_the_missing_sections(vault: Path) -
         "# {title}\n\n## Context and Problem Statement\n\n{describe}\n\n## Decision Outcome\n\n"
         "{outcome}\n",
     )
-    write(vault, "docs/decisions/0001-a.md", "# A\n\n## Context and Problem Statement\n\nc\n")
+    write(
+        vault,
+        "docs/decisions/0001-a.md",
+        "# A\n\n## Context and Problem Statement\n\nc\n\n## Decision Outcome\n\no\n",
+    )
     body = "## Context and Problem Statement\n\nWe need X.\n"
     text = (vault / FlushEngine(vault).flush("adr", "Use X", body, when=WHEN).path).read_text()
     assert text == (
