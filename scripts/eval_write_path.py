@@ -119,10 +119,10 @@ def split_record(text: str) -> tuple[list[str], str, list[str], str]:
     heading = ""
     rest = lines
     for i, line in enumerate(lines):
-        if line.startswith("# "):
+        if line.startswith("# "):  # the first heading before any section (comments may precede it)
             heading, rest = line.strip(), lines[i + 1 :]
             break
-        if line.strip() and not line.startswith("<!--"):
+        if line.startswith("## "):
             break
     meta: list[str] = []
     body: list[str] = []

@@ -116,10 +116,10 @@ def parse_record(name: str, text: str) -> _Record:
         body = rest
     lines = body.split("\n")
     heading = ""
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    if lines and lines[0].startswith("# "):
-        heading = lines.pop(0).strip()
+    first = next((i for i, x in enumerate(lines) if x.startswith(("# ", "## "))), None)
+    if first is not None and lines[first].startswith("# "):  # comments may come before it
+        heading = lines[first].strip()
+        lines = lines[first + 1 :]
     meta: list[str] = []
     while lines and (not lines[0].strip() or _META_LINE.match(lines[0])):
         line = lines.pop(0)
