@@ -11,7 +11,7 @@ from k0maru.errors import K0maruError
 KINDS = ["adr", "decision", "card", "log", "skill"]
 
 
-def conventions(vault: str | None, as_json: bool) -> int:
+def conventions(vault: str | None, as_json: bool, explain: bool = False) -> int:
     with service(vault, as_json, rescan=False) as svc:
         conv = svc.conventions()
 
@@ -21,12 +21,15 @@ def conventions(vault: str | None, as_json: bool) -> int:
             print(f"k0maru: warning: {line}", file=sys.stderr)
         for kind, rule in conv.rules.items():
             print(
-                f"\n{kind:<9} -> {rule.folder}/  naming={rule.naming} slug={rule.slug_style} ({rule.source})"
+                f"\n{kind:<9} -> {rule.folder or '.'}/  naming={rule.naming} slug={rule.slug_style} ({rule.source})"
             )
             for ev in rule.evidence:
                 print(f"           evidence: {ev}")
             if rule.template:
                 print(f"           template fields: {', '.join(rule.template)}")
+            if explain:
+                for line in rule.explain():
+                    print(f"           {line}")
 
     emit(as_json, conv.as_dict(), human)
     return 0
@@ -114,10 +117,15 @@ def distill(
 
 
 def register(add: Adder) -> None:
-    add(
+    p = add(
         "conventions",
         conventions,
         "show where each kind of note goes and how it is named, with evidence",
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="also say which folder and why, and the record form learnt there",
     )
     p = add(
         "flush",

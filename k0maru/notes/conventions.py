@@ -92,6 +92,28 @@ class KindRule:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def explain(self) -> list[str]:
+        """Which folder and why, and the record form learnt there (`conventions --explain`)."""
+        why = {
+            "rules": "named by a rules file",
+            "default": "no folder of this kind found: k0maru's default, created on the first flush",
+        }.get(self.source, "chosen by its name and records (see the evidence)")
+        out = [f"folder: {self.folder or '.'}/ ({why})"]
+        record = self.record
+        if record is None or not record.shaped:
+            return [*out, "form: k0maru's own (frontmatter title, date, kind, category, tags)"]
+        out.append(f"learnt from: {', '.join(record.learnt_from)}")
+        out.append(f"name: {record.name_format or '{slug}'}.md")
+        out.append(f"heading: {record.heading or '(none)'}")
+        if record.frontmatter:
+            out.append(f"frontmatter: {', '.join(k for k, _ in record.frontmatter)}")
+        out.extend(f"metadata line: {line}" for line in record.meta_lines)
+        if record.sections:
+            out.append(f"sections: {' / '.join(record.sections)}")
+        if record.status:
+            out.append(f"first status: {record.status}")
+        return out
+
 
 @dataclass(slots=True)
 class Conventions:

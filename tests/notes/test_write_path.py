@@ -180,3 +180,14 @@ def test_flush_cli_takes_a_date(vault: Path, k0) -> None:
     assert "Date: 2026-07-20" in (vault / path).read_text()
     bad = k0(*args, "--body-file", str(body), "--date", "20 July")
     assert bad.returncode != 0 and "YYYY-MM-DD" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.slow
+def test_conventions_explain_and_json_show_the_learnt_template(vault: Path, k0) -> None:
+    adr_tools_vault(vault)
+    r = k0("conventions", "--vault", str(vault), "--explain")
+    assert "folder: doc/adr/" in r.stdout and "heading: # {n}. {title}" in r.stdout
+    assert "metadata line: Date: {date}" in r.stdout and "first status: Accepted" in r.stdout
+    got = json.loads(k0("conventions", "--vault", str(vault), "--json").stdout)
+    record = got["kinds"]["adr"]["record"]
+    assert record["heading"] == "# {n}. {title}" and record["sections"][0] == "Status"
