@@ -14,6 +14,7 @@ Lines that mention kinds together with a backticked file pattern (`YYYY-MM-DD-ti
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import asdict, dataclass, field
@@ -230,7 +231,36 @@ class ConventionSniffer:
             used.append(name)
             for n, line in enumerate(text.splitlines(), start=1):
                 self._rule_line(line, f"{name}:{n}", found)
+        used.extend(self._tool_rules(found))
         return found, used
+
+    def _tool_rules(self, found: dict[str, KindRule]) -> list[str]:
+        """What the vault's tools were told: adr-tools' `.adr-dir` (the ADR folder) and Obsidian's
+        daily notes settings (the log folder and template), where no rules file said otherwise."""
+        used = []
+        data = read_regular(self.root / ".adr-dir", 4096)
+        if data is not None:
+            line = data.decode("utf-8", "replace").strip().splitlines()[:1]
+            if line:
+                self._rule_line(f"adr: {line[0].strip()}", ".adr-dir:1", found)
+                used.append(".adr-dir")
+        data = read_regular(self.root / ".obsidian" / "daily-notes.json", 65536)
+        try:
+            daily = json.loads(data) if data is not None else None
+        except ValueError:
+            daily = None
+        if isinstance(daily, dict):
+            where = ".obsidian/daily-notes.json"
+            if isinstance(daily.get("folder"), str) and daily["folder"].strip("/"):
+                self._rule_line(f"log: {daily['folder'].strip('/')}", where, found)
+            if daily.get("format", "YYYY-MM-DD") in ("", "YYYY-MM-DD"):
+                log = found.setdefault("log", KindRule("log", "", "", source="rules"))
+                log.naming = log.naming or "date"
+            if isinstance(daily.get("template"), str) and daily["template"].strip():
+                named = daily["template"].strip().removesuffix(".md") + ".md"
+                self._rule_line(f"log template: {named}", where, found)
+            used.append(where)
+        return used
 
     def _rule_line(self, line: str, where: str, found: dict[str, KindRule]) -> None:  # noqa: C901 - one rule form after another: naming, template, folder
         def rule(kind: str | None) -> KindRule:
@@ -300,10 +330,15 @@ class ConventionSniffer:
     # ---- layout heuristics -----------------------------------------------------------------------
     @staticmethod
     def _folders(files: list[str]) -> dict[str, list[str]]:
+        """Folder -> its files; a record kept as a folder of its own (`adr/0001-x/index.md`) is also
+        listed in the folder above as `0001-x/index.md`."""
         folders: dict[str, list[str]] = {}
         for f in files:
             folder, _, name = f.rpartition("/")
             folders.setdefault(folder, []).append(name)
+            if name.lower() in ("index.md", "readme.md") and folder:
+                above, _, leaf = folder.rpartition("/")
+                folders.setdefault(above, []).append(f"{leaf}/{name}")
         return folders
 
     def _best_folder(
@@ -489,9 +524,10 @@ class ConventionSniffer:
         folder = self.root / rule.folder
         numbers = [0]
         if folder.is_dir():
-            for p in folder.glob("*.md"):
-                m = _ADR_NUM.match(p.name) or _ADR_PREFIXED.match(p.name)
-                n = record_number(p.name)
+            for p in [*folder.glob("*.md"), *folder.glob("*/index.md")]:
+                name = p.parent.name if p.name == "index.md" and p.parent != folder else p.name
+                m = _ADR_NUM.match(name) or _ADR_PREFIXED.match(name)
+                n = record_number(name)
                 if m or n is not None:
                     numbers.append(int(m.group(1)) if m else n or 0)
         return max(numbers) + 1
@@ -512,6 +548,8 @@ class ConventionSniffer:
                 )
                 + ".md"
             )
+        if rule.naming == "date":  # a daily note: the date alone
+            return f"{when.isoformat()}.md"
         if rule.naming == "date-slug":
             sep = " " if rule.slug_style == "title" else "-"
             return f"{when.isoformat()}{sep}{slug}.md"

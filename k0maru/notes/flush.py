@@ -22,6 +22,7 @@ from k0maru.fsutil import create_exclusive, ensure_state_dir, file_lock, resolve
 from k0maru.index.link_resolution import key_name
 from k0maru.notes.conventions import KINDS, Conventions, ConventionSniffer, KindRule
 from k0maru.notes.record_render import render_record
+from k0maru.notes.template import record_stem
 
 if TYPE_CHECKING:
     from k0maru.index.store import Store
@@ -170,8 +171,11 @@ class FlushEngine:
         wanted = _normalise(text)
         stem = self.sniffer.file_name(rule, title, when).removesuffix(".md")
         data = text.encode("utf-8")
+        own, tail = record_stem(stem + ".md")  # a record in a folder of its own: `x-v2/index.md`
         for version in range(1, MAX_VERSIONS + 1):
-            candidate = folder / (f"{stem}.md" if version == 1 else f"{stem}-v{version}.md")
+            candidate = folder / (
+                f"{own}{tail}.md" if version == 1 else f"{own}-v{version}{tail}.md"
+            )
             if candidate.exists():
                 if _same(candidate, wanted):
                     return candidate, "up_to_date"
@@ -212,9 +216,10 @@ class FlushEngine:
             return []
         pattern = re.compile(rf"^(?:[a-z]{{2,5}}[-_ ])?\d{{1,5}}[-_ ]{re.escape(slug)}\.md$")
         out = []
-        for p in sorted(folder.glob("*.md")):
-            number = record_number(p.name)
-            if number is not None and pattern.match(p.name.lower()):
+        for p in sorted([*folder.glob("*.md"), *folder.glob("*/index.md")]):
+            name = p.parent.name + ".md" if p.name == "index.md" and p.parent != folder else p.name
+            number = record_number(name)
+            if number is not None and pattern.match(name.lower()):
                 out.append((p, number))
         return out
 

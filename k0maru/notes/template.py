@@ -103,7 +103,8 @@ def name_form(stem: str) -> tuple[str, str, str, int] | None:
 
 
 def naming_class(name_format: str) -> str:
-    return next((c for _, f, c in _NAME_FORMS if f == name_format), "slug")
+    form = record_stem(name_format + ".md")[0]
+    return next((c for _, f, c in _NAME_FORMS if f == form), "slug")
 
 
 def parse_record(name: str, text: str) -> _Record:
@@ -143,7 +144,7 @@ def split_sections(text: str) -> list[tuple[str, str]]:
 
 def record_number(name: str) -> int | None:
     """The number in a record's file name (`0009-help.md`, `ADR-004-x.md`), None when it has none."""
-    form = name_form(Path(name).stem)
+    form = name_form(record_stem(name)[0])
     if form is None or "{num}" not in form[0]:
         return None
     return int(re.findall(r"\d+", name)[0])
@@ -203,11 +204,20 @@ def _majority(values: list[Any]) -> Any:
     return next(v for v in reversed(values) if counts[v] == best)
 
 
+def record_stem(name: str) -> tuple[str, str]:
+    """(the record's own name, what follows it): `0001-x.md` -> (`0001-x`, ''), a record that is a
+    folder of its own `0001-x/index.md` -> (`0001-x`, `/index`)."""
+    stem = name.removesuffix(".md")
+    head, sep, leaf = stem.rpartition("/")
+    return (head, sep + leaf) if sep else (stem, "")
+
+
 def _learn_name(tpl: RecordTemplate, names: list[str]) -> None:
     forms = []
     for name in names:
-        stem = name.removesuffix(".md")
-        forms.append(name_form(stem) or ("{slug}", "", "-", 0))
+        stem, tail = record_stem(name)
+        form, prefix, sep, width = name_form(stem) or ("{slug}", "", "-", 0)
+        forms.append((form + tail, prefix, sep, width))
     if not forms:
         return
     form, prefix, sep, width = _majority(forms)
@@ -218,12 +228,18 @@ def _learn_name(tpl: RecordTemplate, names: list[str]) -> None:
 def _heading_form(rec: _Record) -> str:
     """`# 9. Help scripts` -> `# {n}. `: the heading's words before its title, numbers and dates named."""
     text = rec.heading[2:] if rec.heading else ""
+    named = re.sub(r"\{\{\s*date[^}]*\}\}", "{date}", text)  # a template's own placeholders
+    named = re.sub(r"\{\{\s*title\s*\}\}", "{title}", named)
+    if named != text and "{" not in re.sub(r"\{(?:date|title)\}", "", named):
+        return "# " + named
     if rec.number is not None:
         m = re.search(rf"(?<!\d)(0*){rec.number}(?!\d)", text)
         if m:
             held = "{num" + str(m.end() - m.start()) + "}" if m.group(1) else "{n}"
             text = text[: m.start()] + held + text[m.end() :]
     text = re.sub(r"\d{4}-\d{2}-\d{2}", "{date}", text, count=1)
+    if text.strip() == "{date}":  # a daily note headed by its date
+        return "# {date}"
     m = re.match(r"^(.*?(?:\{n\}|\{num\d\}|\{date\}|:)[.:)\]]?\s+)", text)
     if m and len(m.group(1)) <= 40:
         return "# " + m.group(1)
@@ -236,7 +252,8 @@ def _learn_heading(tpl: RecordTemplate, records: list[_Record]) -> None:
         return
     forms = [_heading_form(r) for r in records if r.heading]
     if forms:
-        tpl.heading = _majority(forms) + "{title}"
+        form = _majority(forms)
+        tpl.heading = form if "{title}" in form or form.endswith("}") else form + "{title}"
 
 
 def _learn_meta(tpl: RecordTemplate, records: list[_Record]) -> None:

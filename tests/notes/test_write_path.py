@@ -191,3 +191,33 @@ def test_conventions_explain_and_json_show_the_learnt_template(vault: Path, k0) 
     got = json.loads(k0("conventions", "--vault", str(vault), "--json").stdout)
     record = got["kinds"]["adr"]["record"]
     assert record["heading"] == "# {n}. {title}" and record["sections"][0] == "Status"
+
+
+def test_records_kept_as_folders_of_their_own(vault: Path) -> None:
+    for n, slug in ((1, "use-adrs"), (2, "use-go")):
+        write(vault, f"docs/adr/000{n}-{slug}/index.md", f"# {n}. {slug}\n\n## Context\n\nc\n")
+    engine = FlushEngine(vault)
+    note = engine.flush("adr", "Use X", "## Context\n\nWe need X.\n", when=WHEN)
+    assert note.path == "docs/adr/0003-use-x/index.md"
+    assert (vault / note.path).read_text().startswith("# 3. Use X\n")
+    again = engine.flush("adr", "Use X", "## Context\n\nWe need X.\n", when=WHEN)
+    assert again.outcome == "up_to_date" and again.path == note.path
+
+
+def test_tool_settings_name_the_folders(vault: Path) -> None:
+    """adr-tools' `.adr-dir` names the ADR folder; Obsidian's daily notes settings the log folder,
+    the file name (the date alone) and the template."""
+    write(vault, ".adr-dir", "architecture/decisions\n")
+    write(
+        vault,
+        ".obsidian/daily-notes.json",
+        json.dumps({"folder": "Journal", "template": "Templates/Daily"}),
+    )
+    write(vault, "Templates/Daily.md", "# {{date}}\n\n## Tasks\n\n- [ ] \n\n## Notes\n")
+    rules = ConventionSniffer(vault).sniff().rules
+    assert rules["adr"].folder == "architecture/decisions"
+    note = FlushEngine(vault).flush("log", "Standup", "## Notes\n\nShipped X.\n", when=WHEN)
+    assert note.path == "Journal/2026-07-20.md"
+    assert (vault / note.path).read_text() == (
+        "# 2026-07-20\n\n## Tasks\n\n- [ ]\n\n## Notes\n\nShipped X.\n"
+    )
