@@ -48,7 +48,7 @@ _HEADING_PREFIX = re.compile(
     re.I,
 )
 _NAME_PREFIX = re.compile(r"^(?:[A-Za-z]{2,4}[-_ ]?)?\d+(?:[-_.]\d+)*(?:[-_ .]|$)")
-_KEEP = (".md", ".adr-dir", ".log4brains.yml")
+_KEEP = (".md", ".adr-dir", ".log4brains.yml", ".obsidian/daily-notes.json")
 _MAX_BLOB = 1 << 20
 
 

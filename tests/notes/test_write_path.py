@@ -34,6 +34,8 @@ def test_metadata_heading_and_sections_are_learnt_from_the_records(vault: Path) 
         "# 3. Use X\n\nDate: 2026-07-20\n\n## Status\n\nAccepted\n\n## Context\n\nWe need X.\n\n"
         "## Decision\n\nUse X.\n\n## Consequences\n\nX everywhere.\n"
     )
+    later = FlushEngine(vault).flush("adr", "Use X", BODY, when=date(2026, 8, 1))
+    assert later.outcome == "up_to_date" and later.path == note.path  # another day, the same note
 
 
 @pytest.mark.parametrize(
@@ -221,3 +223,25 @@ def test_tool_settings_name_the_folders(vault: Path) -> None:
     assert (vault / note.path).read_text() == (
         "# 2026-07-20\n\n## Tasks\n\n- [ ]\n\n## Notes\n\nShipped X.\n"
     )
+
+
+def test_mcp_flush_session_takes_a_date(vault: Path) -> None:
+    from typing import Any
+
+    from mcp.client.client import Client
+
+    from k0maru.service.operations import Service
+    from tests.mcp.test_answers import call
+
+    adr_tools_vault(vault)
+    args = {"title": "Use X", "body": BODY, "kind": "adr"}
+
+    async def body(c: Client) -> Any:
+        good = await c.call_tool("flush_session", {**args, "date": "2026-07-20"})
+        bad = await c.call_tool("flush_session", {**args, "date": "20 July"})
+        return good, bad
+
+    with Service.open(str(vault)) as svc:
+        good, bad = call(svc, body)
+    assert "Date: 2026-07-20" in (vault / good.structured_content["path"]).read_text()
+    assert bad.is_error and "YYYY-MM-DD" in bad.content[0].text
