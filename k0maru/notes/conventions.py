@@ -234,17 +234,24 @@ class ConventionSniffer:
         used.extend(self._tool_rules(found))
         return found, used
 
+    def _read_inside(self, relative: str, limit: int) -> bytes | None:
+        """A file of the vault (none through a link that leaves it)."""
+        try:
+            return read_regular(resolve_inside(self.root, relative), limit)
+        except (K0maruError, ValueError, OSError):
+            return None
+
     def _tool_rules(self, found: dict[str, KindRule]) -> list[str]:
         """What the vault's tools were told: adr-tools' `.adr-dir` (the ADR folder) and Obsidian's
         daily notes settings (the log folder and template), where no rules file said otherwise."""
         used = []
-        data = read_regular(self.root / ".adr-dir", 4096)
+        data = self._read_inside(".adr-dir", 4096)
         if data is not None:
             line = data.decode("utf-8", "replace").strip().splitlines()[:1]
             if line:
                 self._rule_line(f"adr: {line[0].strip()}", ".adr-dir:1", found)
                 used.append(".adr-dir")
-        data = read_regular(self.root / ".obsidian" / "daily-notes.json", 65536)
+        data = self._read_inside(".obsidian/daily-notes.json", 65536)
         try:
             daily = json.loads(data) if data is not None else None
         except ValueError:
@@ -399,7 +406,7 @@ class ConventionSniffer:
         for depth in range(len(parts), 0, -1):
             folder = "/".join(parts[:depth])
             for name in RULE_FILES[1:]:
-                data = read_regular(self.root / folder / name, _MAX_RULES_BYTES)
+                data = self._read_inside(f"{folder}/{name}", _MAX_RULES_BYTES)
                 if data is None:
                     continue
                 text = data.decode("utf-8", "replace")
