@@ -245,3 +245,14 @@ def test_mcp_flush_session_takes_a_date(vault: Path) -> None:
         good, bad = call(svc, body)
     assert "Date: 2026-07-20" in (vault / good.structured_content["path"]).read_text()
     assert bad.is_error and "YYYY-MM-DD" in bad.content[0].text
+
+
+def test_related_links_are_written_as_the_records_write_links(vault: Path) -> None:
+    for n in (1, 2):
+        write(
+            vault,
+            f"doc/adr/000{n}-r{n}.md",
+            f"# {n}. R\n\nSee [R](0001-r1.md).\n\n## Context\n\nc\n",
+        )
+    note = FlushEngine(vault).flush("adr", "Use X", BODY, related=["0001-r1"], when=WHEN)
+    assert "- [0001-r1](0001-r1.md)" in (vault / note.path).read_text()
