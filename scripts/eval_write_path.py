@@ -111,11 +111,7 @@ def materialise(mirror: Path, commit: str, dest: Path) -> None:
 
 def split_record(text: str) -> tuple[list[str], str, list[str], str]:
     """(frontmatter lines, heading line, metadata lines or sections, body) of a record."""
-    lines = text.replace("\r\n", "\n").split("\n")
-    fm: list[str] = []
-    if lines and lines[0].strip() == "---" and "---" in [x.strip() for x in lines[1:]]:
-        end = [x.strip() for x in lines[1:]].index("---") + 1
-        fm, lines = lines[1:end], lines[end + 1 :]
+    fm, lines = _split_frontmatter(text.replace("\r\n", "\n").split("\n"))
     heading = ""
     rest = lines
     for i, line in enumerate(lines):
@@ -142,6 +138,13 @@ def split_record(text: str) -> tuple[list[str], str, list[str], str]:
             continue
         body.append(line)
     return fm, heading, meta, "\n".join(body).strip()
+
+
+def _split_frontmatter(lines: list[str]) -> tuple[list[str], list[str]]:
+    if lines and lines[0].strip() == "---" and "---" in [x.strip() for x in lines[1:]]:
+        end = [x.strip() for x in lines[1:]].index("---") + 1
+        return lines[1:end], lines[end + 1 :]
+    return [], lines
 
 
 def title_of(fm: list[str], heading: str, path: str) -> str:
