@@ -12,7 +12,7 @@ from k0maru.service.offload import offloaded_before
 KINDS = ["adr", "decision", "card", "log", "skill"]
 
 
-def conventions(vault: str | None, as_json: bool) -> int:
+def conventions(vault: str | None, as_json: bool, explain: bool = False) -> int:
     with service(vault, as_json, rescan=False) as svc:
         conv = svc.conventions()
 
@@ -22,12 +22,15 @@ def conventions(vault: str | None, as_json: bool) -> int:
             print(f"k0maru: warning: {line}", file=sys.stderr)
         for kind, rule in conv.rules.items():
             print(
-                f"\n{kind:<9} -> {rule.folder}/  naming={rule.naming} slug={rule.slug_style} ({rule.source})"
+                f"\n{kind:<9} -> {rule.folder or '.'}/  naming={rule.naming} slug={rule.slug_style} ({rule.source})"
             )
             for ev in rule.evidence:
                 print(f"           evidence: {ev}")
             if rule.template:
                 print(f"           template fields: {', '.join(rule.template)}")
+            if explain:
+                for line in rule.explain():
+                    print(f"           {line}")
 
     emit(as_json, conv.as_dict(), human)
     return 0
@@ -60,6 +63,7 @@ def flush(
     body_file: str | None,
     tags: str | None,
     related: str | None,
+    date: str | None = None,
 ) -> int:
     if not title.split():  # refused before the vault's index is opened (or created)
         raise K0maruError("empty title; give the note a title")
@@ -67,7 +71,7 @@ def flush(
     if not body.strip():
         raise K0maruError("empty body; pass the note text with --body-file or on stdin")
     with service(vault, as_json) as svc:
-        result = svc.flush(kind, title, body, split_list(tags), split_list(related))
+        result = svc.flush(kind, title, body, split_list(tags), split_list(related), date)
     warn(result.warnings)  # stderr, with --json too: the note lacks what the rules asked for
 
     def human() -> None:
@@ -125,10 +129,15 @@ def distill(
 
 
 def register(add: Adder) -> None:
-    add(
+    p = add(
         "conventions",
         conventions,
         "show where each kind of note goes and how it is named, with evidence",
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="also say which folder and why, and the record form learnt there",
     )
     p = add(
         "flush",
@@ -145,6 +154,9 @@ def register(add: Adder) -> None:
     p.add_argument("--tags", metavar="a,b", help="comma-separated tags")
     p.add_argument(
         "--related", metavar="'Note A,Note B'", help="notes to link: file name, vault path or title"
+    )
+    p.add_argument(
+        "--date", metavar="YYYY-MM-DD", help="the note's date (its name, date line); default today"
     )
     p = add(
         "distill", distill, "turn a failure trace into a skill card (optionally a Hermes skill)"

@@ -238,12 +238,16 @@ def flush_session(
             description="existing notes to link: file name, vault path or title (as in recall hits)"
         ),
     ] = [],  # noqa: B006
+    date: Annotated[
+        str | None, Field(description="the note's date, YYYY-MM-DD (default today)")
+    ] = None,
 ) -> FlushOutcome:
     """Save what was just decided or learned as a note in the vault, where the team's conventions put that
-    kind of note, with frontmatter and [[links]]. Idempotent: the same note twice is `up_to_date`; a
-    changed one becomes a new -v2 file, never overwriting. Use for "save the lock-renewal design we just
+    kind of note, written like the vault's own records (name, number, heading, metadata, sections; body
+    sections fill the template's) with links to related notes. Idempotent: the same note twice is
+    `up_to_date`; a changed one gets the next number (numbered logs) or a -v2 file, never overwriting. Use for "save the lock-renewal design we just
     agreed", "record this decision", "write an ADR for this"."""
-    return service.flush(kind, title, body, tags, related_notes)
+    return service.flush(kind, title, body, tags, related_notes, date)
 
 
 @tool(

@@ -77,8 +77,7 @@ def adr_from_head(vault_root: Path, rev: str = "HEAD") -> dict[str, str] | None:
                 rel = existing.relative_to(vault_root.resolve()).as_posix()
                 return {"outcome": _repoint(existing, commit.sha), "path": rel}
     files = commit.files
-    sections = [f"## Context\n\n{context}"]
-    sections.append(f"## Decision\n\n{decision or title}")
+    sections = _sections(body, context, decision or title)
     if consequences:
         sections.append(f"## Consequences\n\n{consequences}")
     sections.append(
@@ -101,6 +100,16 @@ def adr_from_head(vault_root: Path, rev: str = "HEAD") -> dict[str, str] | None:
         },
     )
     return {"outcome": result.outcome, "path": result.path}
+
+
+def _sections(body: str, context: str, decision: str) -> list[str]:
+    """A commit body that already has `## ` sections is the record's sections as written; else its text
+    is the context and the subject (or `Decision:` trailer) the decision."""
+    if re.search(r"^## \S", body, re.M):
+        named = {m.lower() for m in re.findall(r"^## (.+?)\s*$", body, re.M)}
+        extra = [] if "decision" in named else [f"## Decision\n\n{decision}"]
+        return [printable(body, keep="\n"), *extra]
+    return [f"## Context\n\n{context}", f"## Decision\n\n{decision}"]
 
 
 def _repoint(note: Path, sha: str) -> str:

@@ -14,6 +14,7 @@ Lines that mention kinds together with a backticked file pattern (`YYYY-MM-DD-ti
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import asdict, dataclass, field
@@ -27,6 +28,7 @@ from k0maru.errors import K0maruError, PathOutsideVaultError
 from k0maru.fsutil import read_regular, resolve_inside
 from k0maru.index.markdown import split_frontmatter
 from k0maru.index.walker import VaultWalker
+from k0maru.notes.template import RecordTemplate, learn, naming_class, record_number
 from k0maru.text import printable
 
 KINDS = ("adr", "decision", "card", "log", "skill")
@@ -62,6 +64,7 @@ DEFAULT_JD_NAMES = {
 }
 _JD = re.compile(r"^(\d{2})[_ -](.+)$")
 _DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}[-_ ]")
+_DAILY = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")  # a daily note: the date alone
 _ADR_NUM = re.compile(r"^(\d{3,5})-(?!\d\d-\d\d)")  # not a YYYY-MM-DD date
 _ADR_PREFIXED = re.compile(r"^adr-(\d{1,5})-", re.I)
 _RULE_FOLDER = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s*(?::|=|->|→)\s*`?([\w./ -]+?)/?`?\s*$")
@@ -84,9 +87,33 @@ class KindRule:
     template: dict[str, Any] = field(default_factory=dict)
     evidence: list[str] = field(default_factory=list)
     source: str = "default"  # "rules" | "layout" | "default"
+    template_file: str = ""  # a template a rules file names, vault-relative
+    record: RecordTemplate | None = None  # how the folder's own records are written
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def explain(self) -> list[str]:
+        """Which folder and why, and the record form learnt there (`conventions --explain`)."""
+        why = {
+            "rules": "named by a rules file",
+            "default": "no folder of this kind found: k0maru's default, created on the first flush",
+        }.get(self.source, "chosen by its name and records (see the evidence)")
+        out = [f"folder: {self.folder or '.'}/ ({why})"]
+        record = self.record
+        if record is None or not record.shaped:
+            return [*out, "form: k0maru's own (frontmatter title, date, kind, category, tags)"]
+        out.append(f"learnt from: {', '.join(record.learnt_from)}")
+        out.append(f"name: {record.name_format or '{slug}'}.md")
+        out.append(f"heading: {record.heading or '(none)'}")
+        if record.frontmatter:
+            out.append(f"frontmatter: {', '.join(k for k, _ in record.frontmatter)}")
+        out.extend(f"metadata line: {line}" for line in record.meta_lines)
+        if record.sections:
+            out.append(f"sections: {' / '.join(record.sections)}")
+        if record.status:
+            out.append(f"first status: {record.status}")
+        return out
 
 
 @dataclass(slots=True)
@@ -181,7 +208,9 @@ class ConventionSniffer:
                 else:
                     rule.folder = folder
                     rule.evidence.extend(evidence)
+            self._nested_rules(rule)
             self._infer_naming(rule, folders.get(rule.folder, []))
+            self._learn_record(rule, folders.get(rule.folder, []))
             rules[kind] = rule
         return Conventions(rules, layout, rule_files, self.warnings, self.refused_templates)
 
@@ -202,7 +231,43 @@ class ConventionSniffer:
             used.append(name)
             for n, line in enumerate(text.splitlines(), start=1):
                 self._rule_line(line, f"{name}:{n}", found)
+        used.extend(self._tool_rules(found))
         return found, used
+
+    def _read_inside(self, relative: str, limit: int) -> bytes | None:
+        """A file of the vault (none through a link that leaves it)."""
+        try:
+            return read_regular(resolve_inside(self.root, relative), limit)
+        except (K0maruError, ValueError, OSError):
+            return None
+
+    def _tool_rules(self, found: dict[str, KindRule]) -> list[str]:
+        """What the vault's tools were told: adr-tools' `.adr-dir` (the ADR folder) and Obsidian's
+        daily notes settings (the log folder and template), where no rules file said otherwise."""
+        used = []
+        data = self._read_inside(".adr-dir", 4096)
+        if data is not None:
+            line = data.decode("utf-8", "replace").strip().splitlines()[:1]
+            if line:
+                self._rule_line(f"adr: {line[0].strip()}", ".adr-dir:1", found)
+                used.append(".adr-dir")
+        data = self._read_inside(".obsidian/daily-notes.json", 65536)
+        try:
+            daily = json.loads(data) if data is not None else None
+        except ValueError:
+            daily = None
+        if isinstance(daily, dict):
+            where = ".obsidian/daily-notes.json"
+            if isinstance(daily.get("folder"), str) and daily["folder"].strip("/"):
+                self._rule_line(f"log: {daily['folder'].strip('/')}", where, found)
+            if daily.get("format", "YYYY-MM-DD") in ("", "YYYY-MM-DD"):
+                log = found.setdefault("log", KindRule("log", "", "", source="rules"))
+                log.naming = log.naming or "date"
+            if isinstance(daily.get("template"), str) and daily["template"].strip():
+                named = daily["template"].strip().removesuffix(".md") + ".md"
+                self._rule_line(f"log template: {named}", where, found)
+            used.append(where)
+        return used
 
     def _rule_line(self, line: str, where: str, found: dict[str, KindRule]) -> None:  # noqa: C901 - one rule form after another: naming, template, folder
         def rule(kind: str | None) -> KindRule:
@@ -232,6 +297,7 @@ class ConventionSniffer:
                 self.refused_templates.pop(rule(kind).kind, None)
                 fm, _, _ = split_frontmatter(data.decode("utf-8", errors="replace"))
                 rule(kind).template = {k: v for k, v in fm.items() if k not in ("title", "date")}
+                rule(kind).template_file = named
                 rule(kind).evidence.append(f"{where}: template {named}")
             return
         m = _RULE_FOLDER.match(line)
@@ -274,10 +340,15 @@ class ConventionSniffer:
     # ---- layout heuristics -----------------------------------------------------------------------
     @staticmethod
     def _folders(files: list[str]) -> dict[str, list[str]]:
+        """Folder -> its files; a record kept as a folder of its own (`adr/0001-x/index.md`) is also
+        listed in the folder above as `0001-x/index.md`."""
         folders: dict[str, list[str]] = {}
         for f in files:
             folder, _, name = f.rpartition("/")
             folders.setdefault(folder, []).append(name)
+            if name.lower() in ("index.md", "readme.md") and folder:
+                above, _, leaf = folder.rpartition("/")
+                folders.setdefault(above, []).append(f"{leaf}/{name}")
         return folders
 
     def _best_folder(
@@ -286,39 +357,103 @@ class ConventionSniffer:
         best: tuple[float, str] | None = None
         evidence: list[str] = []
         for folder, names in folders.items():
-            if not folder:
-                continue
-            leaf = folder.rsplit("/", 1)[-1]
-            jd = _JD.match(leaf)
-            words = {
-                leaf.lower(),
-                (jd.group(2) if jd else leaf).lower().replace(" ", "-").replace("_", "-"),
-            }
-            score = 0.0
-            why = []
-            if words & _FOLDER_WORDS[kind]:
-                score += 3
-                why.append(f"folder name '{leaf}'")
-            if kind == "adr":
-                numbered = sum(1 for n in names if _ADR_NUM.match(n) or _ADR_PREFIXED.match(n))
-                if numbered >= 2 and numbered >= len(names) / 2:
-                    score += 2
-                    why.append(f"{numbered} numbered files")
-            if kind == "log" and names:
-                dated = sum(1 for n in names if _DATE_PREFIX.match(n))
-                if dated >= 2 and dated >= len(names) / 2 and not words & _FOLDER_WORDS["decision"]:
-                    score += 1
-                    why.append(f"{dated} dated files")
-            kinds_in_fm = self._frontmatter_kinds(folder, names[:20])
-            if kinds_in_fm.get(kind, 0):
-                score += 2 * kinds_in_fm[kind] / max(sum(kinds_in_fm.values()), 1)
-                why.append(f"{kinds_in_fm[kind]} notes with kind: {kind}")
-            if score > 0:
-                score += min(len(names), 50) / 1000  # prefer the fuller folder on a tie
-                if best is None or score > best[0]:
-                    best = (score, folder)
-                    evidence = [f"{folder}/: " + ", ".join(why)]
+            if not folder and kind != "adr":
+                continue  # root-level records: numbered ADRs (`adr-001-title.md`) only
+            score, why = self._folder_score(kind, folder, names)
+            if score > 0 and (best is None or score > best[0]):
+                best = (score, folder)
+                evidence = [f"{folder or '.'}/: " + ", ".join(why)]
         return (best[1] if best else None), evidence
+
+    def _folder_score(self, kind: str, folder: str, names: list[str]) -> tuple[float, list[str]]:
+        leaf = folder.rsplit("/", 1)[-1]
+        jd = _JD.match(leaf)
+        words = {
+            leaf.lower(),
+            (jd.group(2) if jd else leaf).lower().replace(" ", "-").replace("_", "-"),
+        }
+        score = 0.0
+        why = []
+        if folder and words & _FOLDER_WORDS[kind]:
+            score += 3
+            why.append(f"folder name '{leaf}'")
+        if kind == "adr":
+            numbered = sum(1 for n in names if _ADR_NUM.match(n) or _ADR_PREFIXED.match(n))
+            if numbered >= 2 and numbered >= len(names) / 2:
+                score += 2
+                why.append(f"{numbered} numbered files")
+        if kind == "log" and names:
+            dated = sum(1 for n in names if _DATE_PREFIX.match(n) or _DAILY.match(n))
+            if dated >= 2 and dated >= len(names) / 2 and not words & _FOLDER_WORDS["decision"]:
+                score += 1
+                why.append(f"{dated} dated files")
+        kinds_in_fm = self._frontmatter_kinds(folder, names[:20])
+        if kinds_in_fm.get(kind, 0):
+            score += 2 * kinds_in_fm[kind] / max(sum(kinds_in_fm.values()), 1)
+            why.append(f"{kinds_in_fm[kind]} notes with kind: {kind}")
+        decision_words = _FOLDER_WORDS["adr"] | _FOLDER_WORDS["decision"]
+        if kind in ("adr", "decision") and _has_template(names) and words & decision_words:
+            score += 2
+            why.append("a record template beside the records")
+        if score > 0 and _aside(folder):
+            score /= 100  # tests, fixtures, examples, vendored or generated trees: last resort
+            why.append("under a test, fixture, example, vendored or generated tree")
+        if score > 0:
+            score += min(len(names), 50) / 1000  # prefer the fuller folder on a tie
+        return score, why
+
+    def _nested_rules(self, rule: KindRule) -> None:
+        """Rules files in the kind's folder and the folders above it (the root's are read already): a
+        naming or template line there applies to this kind, named or not."""
+        parts = [p for p in rule.folder.split("/") if p]
+        for depth in range(len(parts), 0, -1):
+            folder = "/".join(parts[:depth])
+            for name in RULE_FILES[1:]:
+                data = self._read_inside(f"{folder}/{name}", _MAX_RULES_BYTES)
+                if data is None:
+                    continue
+                text = data.decode("utf-8", "replace")
+                for n, line in enumerate(text.splitlines(), start=1):
+                    self._nested_line(rule, line, f"{folder}/{name}:{n}")
+
+    def _nested_line(self, rule: KindRule, line: str, where: str) -> None:
+        found: dict[str, KindRule] = {rule.kind: KindRule(rule.kind, "", "", source="rules")}
+        self._rule_line(line, where, found)
+        got = found[rule.kind]
+        if not got.naming and not rule.naming and not _kind_of_line(line):
+            pattern = next((p for p in _BACKTICK.findall(line) if p.endswith(".md")), None)
+            if pattern:
+                _apply_pattern(got, pattern, f"{where}: {line.strip()}")
+        if got.naming and not rule.naming:
+            rule.naming, rule.slug_style, rule.number_width = (
+                got.naming,
+                got.slug_style,
+                got.number_width,
+            )
+            rule.evidence.extend(got.evidence)
+        if got.template_file and not rule.template_file:
+            rule.template, rule.template_file = got.template, got.template_file
+            rule.evidence.extend(e for e in got.evidence if "template" in e)
+
+    def _learn_record(self, rule: KindRule, names: list[str]) -> None:
+        """The folder's own record template, unless the notes there are k0maru's own (frontmatter
+        `kind:`) or the kind is a skill card (distill writes those)."""
+        if rule.kind == "skill" or self._frontmatter_kinds(rule.folder, names[:20]):
+            return
+        extra = [self.root / rule.template_file] if rule.template_file else []
+        record = learn(self.root / rule.folder, names, extra)
+        if not record.learnt:
+            return
+        rule.record = record
+        if record.name_format and rule.source != "rules" or not rule.naming:
+            rule.naming = naming_class(record.name_format)
+            rule.number_width = record.number_width
+        shown = ", ".join(record.learnt_from[-3:])
+        rule.evidence.append(
+            f"template learnt from {len(record.learnt_from)} file(s) of {rule.folder or '.'}/ "
+            f"(latest: {shown}): name {record.name_format or 'by rule'}, "
+            f"heading {record.heading or 'none'!r}"
+        )
 
     def _frontmatter_kinds(self, folder: str, names: list[str]) -> dict[str, int]:
         if folder in self._kinds_read:  # asked once per kind of note
@@ -399,14 +534,32 @@ class ConventionSniffer:
         folder = self.root / rule.folder
         numbers = [0]
         if folder.is_dir():
-            for p in folder.glob("*.md"):
-                m = _ADR_NUM.match(p.name) or _ADR_PREFIXED.match(p.name)
-                if m:
-                    numbers.append(int(m.group(1)))
+            for p in [*folder.glob("*.md"), *folder.glob("*/index.md")]:
+                name = p.parent.name if p.name == "index.md" and p.parent != folder else p.name
+                m = _ADR_NUM.match(name) or _ADR_PREFIXED.match(name)
+                n = record_number(name)
+                if m or n is not None:
+                    numbers.append(int(m.group(1)) if m else n or 0)
         return max(numbers) + 1
 
     def file_name(self, rule: KindRule, title: str, when: date, number: int | None = None) -> str:
         slug = slugify(title, rule.slug_style)
+        record = rule.record
+        if record is not None and record.name_format:
+            n = number if number is not None else self.next_adr_number(rule)
+            return (
+                record.name_format.format(
+                    date=when.isoformat(),
+                    yyyymmdd=when.strftime("%Y%m%d"),
+                    sep=record.separator,
+                    prefix=record.prefix,
+                    num=f"{n:0{record.number_width}d}",
+                    slug=slug,
+                )
+                + ".md"
+            )
+        if rule.naming == "date":  # a daily note: the date alone
+            return f"{when.isoformat()}.md"
         if rule.naming == "date-slug":
             sep = " " if rule.slug_style == "title" else "-"
             return f"{when.isoformat()}{sep}{slug}.md"
@@ -415,6 +568,43 @@ class ConventionSniffer:
             num = f"{n:0{rule.number_width}d}"
             return f"adr-{num}-{slug}.md" if rule.naming == "adr-prefixed" else f"{num}-{slug}.md"
         return f"{slug}.md"
+
+
+_ASIDE = {
+    "test",
+    "tests",
+    "fixture",
+    "fixtures",
+    "testdata",
+    "example",
+    "examples",
+    "sample",
+    "samples",
+    "vendor",
+    "vendored",
+    "third_party",
+    "node_modules",
+    "generated",
+    "integration-tests",
+    "templates",
+    "template",
+    "__fixtures__",
+    "dist",
+    "build",
+}
+
+
+def _aside(folder: str) -> bool:
+    return any(part.lower() in _ASIDE for part in folder.split("/"))
+
+
+def _has_template(names: list[str]) -> bool:
+    return any(re.match(r"^(?:\d+-)?(?:adr[-_])?template", n, re.I) for n in names)
+
+
+def _kind_of_line(line: str) -> bool:
+    low = line.lower()
+    return any(re.search(rf"\b{re.escape(w)}\b", low) for ws in _KIND_WORDS.values() for w in ws)
 
 
 def _reason(exc: BaseException) -> str:

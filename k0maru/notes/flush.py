@@ -21,13 +21,17 @@ from k0maru.errors import K0maruError
 from k0maru.fsutil import create_exclusive, ensure_state_dir, file_lock, resolve_inside
 from k0maru.index.link_resolution import key_name
 from k0maru.notes.conventions import KINDS, Conventions, ConventionSniffer, KindRule
+from k0maru.notes.record_render import render_record
+from k0maru.notes.template import record_stem
 
 if TYPE_CHECKING:
     from k0maru.index.store import Store
     from k0maru.index.vault import Vault
 
 MAX_VERSIONS = 99
+NUMBERED = ("adr-number", "adr-prefixed")
 _DATE_LINE = re.compile(r"^date:.*$", re.M)
+_DATE = re.compile(r"\b\d{4}-?\d{2}-?\d{2}\b")
 
 
 @dataclass(slots=True)
@@ -49,7 +53,7 @@ def vault_lock(root: Path) -> AbstractContextManager[None]:
 
 def _normalise(text: str) -> str:
     """Content identity ignores the flush date (the same note flushed tomorrow is up to date)."""
-    return _DATE_LINE.sub("", text.replace("\r\n", "\n")).strip()
+    return _DATE.sub("", _DATE_LINE.sub("", text.replace("\r\n", "\n"))).strip()
 
 
 class FlushEngine:
@@ -63,7 +67,7 @@ class FlushEngine:
         self.sniffer = sniffer or ConventionSniffer(root)
         self.conventions = conventions or self.sniffer.sniff()
 
-    def render(
+    def render(  # noqa: PLR0913 - the note and how to write it
         self,
         rule: KindRule,
         title: str,
@@ -73,7 +77,12 @@ class FlushEngine:
         unresolved: list[str],
         when: date,
         extra: dict[str, Any] | None = None,
+        number: int | None = None,
     ) -> str:
+        record = rule.record
+        if record is not None and record.shaped:
+            links = [_link(name, record.link_style) for name in linked]
+            return render_record(record, title, body, when, number, extra or {}, links, unresolved)
         fm: dict[str, Any] = {
             "title": title,
             "date": when.isoformat(),
@@ -125,53 +134,109 @@ class FlushEngine:
                 linked.append(link)
             else:
                 unresolved.append(target)
-        content = self.render(rule, title, body, tags or [], linked, unresolved, when, extra)
+
+        def content(number: int | None) -> str:
+            return self.render(
+                rule, title, body, tags or [], linked, unresolved, when, extra, number
+            )
+
         folder = resolve_inside(self.root, rule.folder or ".")
+        created_folder = not folder.is_dir()
         with vault_lock(self.root):
             path, outcome = self._place(rule, folder, title, content, when)
         refused = self.conventions.refused_templates.get(kind)
         warnings = (
             [f"{refused}; the note was written without the template's fields"] if refused else []
         )
+        if created_folder and rule.source == "default":
+            warnings.append(
+                f"no {kind} folder found in the vault ({'; '.join(rule.evidence)}); created "
+                f"{rule.folder}/ - name another with a line `- {kind}: FOLDER` in AGENTS.md"
+            )
         return FlushResult(
             path.relative_to(self.root).as_posix(), outcome, kind, linked, unresolved, warnings
         )
 
     def _place(
-        self, rule: KindRule, folder: Path, title: str, content: str, when: date
+        self,
+        rule: KindRule,
+        folder: Path,
+        title: str,
+        content: Callable[[int | None], str],
+        when: date,
     ) -> tuple[Path, str]:
-        wanted = _normalise(content)
-        base = self._existing_adr(rule, folder, title) if rule.kind == "adr" else None
-        name = base or self.sniffer.file_name(rule, title, when)
-        stem = name.removesuffix(".md")
-        data = content.encode("utf-8")
+        if rule.naming in NUMBERED:
+            return self._place_numbered(rule, folder, title, content, when)
+        text = content(None)
+        wanted = _normalise(text)
+        stem = self.sniffer.file_name(rule, title, when).removesuffix(".md")
+        data = text.encode("utf-8")
+        own, tail = record_stem(stem + ".md")  # a record in a folder of its own: `x-v2/index.md`
         for version in range(1, MAX_VERSIONS + 1):
-            candidate = folder / (f"{stem}.md" if version == 1 else f"{stem}-v{version}.md")
+            candidate = folder / (
+                f"{own}{tail}.md" if version == 1 else f"{own}-v{version}{tail}.md"
+            )
             if candidate.exists():
-                try:
-                    if _normalise(candidate.read_text(encoding="utf-8")) == wanted:
-                        return candidate, "up_to_date"
-                except (OSError, UnicodeDecodeError):
-                    pass
+                if _same(candidate, wanted):
+                    return candidate, "up_to_date"
                 continue
             if create_exclusive(candidate, data):
                 return candidate, "created" if version == 1 else "versioned"
-            if _normalise(candidate.read_text(encoding="utf-8", errors="replace")) == wanted:
+            if _same(candidate, wanted):
                 return candidate, "up_to_date"
         raise K0maruError(f"{folder}: {MAX_VERSIONS} versions of {stem!r} exist; pick a new title")
 
-    def _existing_adr(self, rule: KindRule, folder: Path, title: str) -> str | None:
-        """An ADR keeps its number: a re-flush of the same title targets the numbered file."""
-        from k0maru.notes.conventions import slugify
+    def _place_numbered(
+        self,
+        rule: KindRule,
+        folder: Path,
+        title: str,
+        content: Callable[[int | None], str],
+        when: date,
+    ) -> tuple[Path, str]:
+        """A numbered log: the same title and text is the record already there (up to date); a new text
+        under the same title is the next record, with the next number (never `0002-x-v2.md`)."""
+        for existing, number in self._same_title(rule, folder, title):
+            if _same(existing, _normalise(content(number))):
+                return existing, "up_to_date"
+        for _ in range(MAX_VERSIONS):
+            number = self.sniffer.next_adr_number(rule)
+            candidate = folder / self.sniffer.file_name(rule, title, when, number)
+            if create_exclusive(candidate, content(number).encode("utf-8")):
+                return candidate, "created"
+        raise K0maruError(f"{folder}: no free number for {title!r}; pick a new title")
 
-        slug = slugify(title, rule.slug_style)
+    def _same_title(self, rule: KindRule, folder: Path, title: str) -> list[tuple[Path, int]]:
+        """The numbered records of this title (an ADR keeps its number: a re-flush targets its file)."""
+        from k0maru.notes.conventions import slugify
+        from k0maru.notes.template import record_number
+
+        slug = slugify(title, rule.slug_style).lower()
         if not folder.is_dir():
-            return None
-        pattern = re.compile(rf"^(?:adr-)?\d{{3,5}}-{re.escape(slug)}\.md$", re.I)
-        for p in sorted(folder.glob("*.md")):
-            if pattern.match(p.name):
-                return p.name
-        return None
+            return []
+        pattern = re.compile(rf"^(?:[a-z]{{2,5}}[-_ ])?\d{{1,5}}[-_ ]{re.escape(slug)}\.md$")
+        out = []
+        for p in sorted([*folder.glob("*.md"), *folder.glob("*/index.md")]):
+            name = p.parent.name + ".md" if p.name == "index.md" and p.parent != folder else p.name
+            number = record_number(name)
+            if number is not None and pattern.match(name.lower()):
+                out.append((p, number))
+        return out
+
+
+def _same(path: Path, wanted: str) -> bool:
+    try:
+        return _normalise(path.read_text(encoding="utf-8")) == wanted
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _link(name: str, style: str) -> str:
+    """A related note's link as the vault writes links: `[[name|shown]]` or `[shown](name.md)`."""
+    if style != "markdown":
+        return f"[[{name}]]"
+    target, _, shown = name.partition("|")
+    return f"[{shown or target}]({target.replace(' ', '%20')}.md)"
 
 
 def link_text(store: Store) -> Callable[[str], str | None]:
@@ -203,13 +268,29 @@ def link_text(store: Store) -> Callable[[str], str | None]:
     return text
 
 
-def flush_indexed(
-    vault: Vault, kind: str, title: str, body: str, tags: list[str], related: list[str]
+def note_date(text: str | None) -> date | None:
+    """A caller's note date (`YYYY-MM-DD`), None when none was given; a bad one is one clear line."""
+    if not text:
+        return None
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise K0maruError(f"date {text!r} is not a date; give it as YYYY-MM-DD") from None
+
+
+def flush_indexed(  # noqa: PLR0913 - the note's fields
+    vault: Vault,
+    kind: str,
+    title: str,
+    body: str,
+    tags: list[str],
+    related: list[str],
+    when: date | None = None,
 ) -> FlushResult:
     """Flush through the engine, link only notes the index knows, and index the new note at once: it is
     searchable by BM25 on return; its vectors follow in the background (never the backlog's wait)."""
     result = FlushEngine(vault.root, conventions=vault.conventions()).flush(
-        kind, title, body, tags, related, resolve=link_text(vault.store)
+        kind, title, body, tags, related, resolve=link_text(vault.store), when=when
     )
     vault.index(only=[result.path], embed=False)
     return result

@@ -333,15 +333,23 @@ class Service:
 
     # ---- notes ---------------------------------------------------------------------------------
     def flush(
-        self, kind: str, title: str, body: str, tags: list[str], related: list[str]
+        self,
+        kind: str,
+        title: str,
+        body: str,
+        tags: list[str],
+        related: list[str],
+        when: str | None = None,
     ) -> FlushOutcome:
-        from k0maru.notes.flush import flush_indexed
+        """`when`: the note's date, YYYY-MM-DD (default today)."""
+        from k0maru.notes.flush import flush_indexed, note_date
         from k0maru.service.models import FlushOutcome
 
         check_note_input(title, tags, related, body, self.vault.settings.max_file_bytes)
+        day = note_date(when)
         with self.live.session(fresh=False, write=True) as vault:  # indexes its own note: no walk
             vault.store.require_writable()
-            result = flush_indexed(vault, kind, title, body, tags, related)
+            result = flush_indexed(vault, kind, title, body, tags, related, day)
         self.live.embed_later()
         return FlushOutcome(**result.as_dict())
 

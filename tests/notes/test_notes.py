@@ -149,13 +149,14 @@ def test_flush_created_up_to_date_versioned(vault: Path) -> None:
     changed = engine.flush(
         "adr", "Lease renewal batching", "We batch renewals every 10 s.", ["locking"]
     )
-    assert (
-        changed.outcome == "versioned"
-        and changed.path == "docs/adr/0003-lease-renewal-batching-v2.md"
+    assert (  # a numbered log takes the next number: never two records numbered 0003 (#39)
+        changed.outcome == "created" and changed.path == "docs/adr/0004-lease-renewal-batching.md"
     )
     assert (vault / a.path).read_text() == text  # never overwritten
     third = engine.flush("adr", "Lease renewal batching", "Third text.", [])
-    assert third.path.endswith("-v3.md")
+    assert third.path == "docs/adr/0005-lease-renewal-batching.md"
+    cards = [engine.flush("card", "Lease", text, []).path for text in ("One.", "Two.")]
+    assert cards == ["cards/lease.md", "cards/lease-v2.md"]  # -vN stays for unnumbered notes
 
 
 def test_titles_in_any_script_name_their_notes(vault: Path) -> None:

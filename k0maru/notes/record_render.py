@@ -1,0 +1,90 @@
+"""A note written in the form of a vault's own records (a learnt RecordTemplate): its heading, metadata
+lines or frontmatter keys, sections in their order, filled from the body's sections."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import yaml
+
+from k0maru.notes.template import RecordTemplate, is_meta_section, split_sections
+
+
+def status_for(tpl: RecordTemplate, given: str | None) -> str:
+    """The status a new record starts with, spelt as the vault spells it."""
+    if not given:
+        return tpl.status
+    if tpl.status.lower() == given.lower():
+        return tpl.status
+    return given[:1].upper() + given[1:] if tpl.status[:1].isupper() else given
+
+
+def render_record(
+    tpl: RecordTemplate,
+    title: str,
+    body: str,
+    when: date,
+    number: int | None,
+    extra: dict[str, Any],
+    links: list[str],
+    unresolved: list[str],
+) -> str:
+    extra = dict(extra)
+    values = {
+        "title": title,
+        "date": when.strftime(tpl.date_format),
+        "n": str(number) if number is not None else "",
+        **{f"num{w}": f"{number or 0:0{w}d}" for w in range(1, 7)},
+        "status": status_for(tpl, extra.pop("status", None)),
+    }
+    head = _frontmatter(tpl, values, extra) + "\n" if tpl.frontmatter else ""
+    out = [head + tpl.heading.format_map(values)] if tpl.heading else [head.rstrip("\n")]
+    meta = [line.format_map(values) for line in tpl.meta_lines]
+    if meta:
+        out.append("\n".join(meta))
+    out.extend(_sections(tpl, body, values))
+    if links:
+        out.append("## Related\n\n" + "\n".join(f"- {link}" for link in links))
+    if unresolved:
+        out.append("> Not found in the vault when this was written: " + ", ".join(unresolved))
+    if extra and not tpl.frontmatter:  # what k0maru keeps (a commit's sha, its decision key)
+        out.append("<!-- k0maru\n" + "".join(f"{k}: {v}\n" for k, v in extra.items()) + "-->")
+    return "\n\n".join(part for part in out if part) + "\n"
+
+
+def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, Any]) -> str:
+    fm: dict[str, Any] = {}
+    for key, form in tpl.frontmatter:
+        value: Any = form.format_map(values) if form else ""
+        fm[key] = int(value) if form == "{n}" and value.isdigit() else value
+    for key in list(extra):
+        fm.setdefault(key, extra.pop(key))
+    head = yaml.safe_dump(fm, sort_keys=False, allow_unicode=True, width=1000)
+    return f"---\n{head}---"
+
+
+def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[str]:
+    """The body's sections in the template's order; a metadata section the body lacks (`## Status`) is
+    filled, a template file's section keeps its placeholder text, the rest come in the body's order."""
+    text = body.strip()
+    if text.startswith("# "):
+        text = text.split("\n", 1)[1] if "\n" in text else ""
+    given = split_sections(text)
+    have = {t.lower() for t, _ in given if t}
+    out = [s for t, s in given if not t]
+    queue = [(t, s) for t, s in given if t]
+    for name in tpl.sections:
+        if name.lower() in have:
+            while queue:
+                t, s = queue.pop(0)
+                out.append(f"## {t}\n\n{s}".rstrip())
+                if t.lower() == name.lower():
+                    break
+        elif is_meta_section(name):
+            filled = values["status"] if name.lower() == "status" else values["date"]
+            out.append(f"## {name}\n\n{filled}".rstrip())
+        elif name in tpl.section_text:
+            out.append(f"## {name}\n\n{tpl.section_text[name]}".rstrip())
+    out.extend(f"## {t}\n\n{s}".rstrip() for t, s in queue)
+    return out

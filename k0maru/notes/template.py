@@ -1,0 +1,360 @@
+"""RecordTemplate: how a folder's own records are written, learnt from its most recent ones.
+
+The file name (`{num}-{slug}.md`, `ADR-{num}-{slug}.md`, `{yyyymmdd}-{slug}.md`, `{date}.md`,
+`{slug}/index.md` ...), the heading (`# {n}. {title}`, `# ADR {num}: {title}`, `# {title}` ...), the
+metadata (frontmatter keys in their order, `Date:` / `- Status:` lines, `## Status` sections), the
+section order and the first status: each the majority of the recent records, a template file beside
+them (`template.md`, `Template-*.md`) filling what the records do not show."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from k0maru.fsutil import read_regular
+from k0maru.index.markdown import split_frontmatter
+
+RECENT = 8  # records a template is learnt from
+_MAX_READ = 64 * 1024
+_META_SECTIONS = ("status", "date")
+_TEMPLATE_NAME = re.compile(r"^(?:\d+-)?(?:adr[-_])?template(?:[-_ ].*)?\.md$", re.I)
+_SKIP_NAMES = {"readme.md", "index.md", "changelog.md", "agents.md", "contributing.md"}
+_NAME_FORMS = (  # (regex on the stem, name format, naming class)
+    (re.compile(r"^(\d{4}-\d{2}-\d{2})$"), "{date}", "date"),
+    (re.compile(r"^(\d{8})[-_ ].+$"), "{yyyymmdd}{sep}{slug}", "date-slug"),
+    (re.compile(r"^(\d{4}-\d{2}-\d{2})[-_ ].+$"), "{date}{sep}{slug}", "date-slug"),
+    (
+        re.compile(r"^([A-Za-z]{2,5})([-_ ])(\d{1,5})[-_ ].+$"),
+        "{prefix}{num}{sep}{slug}",
+        "adr-prefixed",
+    ),
+    (re.compile(r"^(\d{1,5})[-_ ].+$"), "{num}{sep}{slug}", "adr-number"),
+)
+_META_LINE = re.compile(
+    r"^(?P<lead>\s*(?:[-*+]\s+)?(?:\*\*)?)(?P<key>[A-Z][\w -]{0,30}?)(?P<colon>(?:\*\*)?:(?:\*\*)?\s*)"
+    r"(?P<value>.*)$"
+)
+_DATE_FORMS = ("%Y-%m-%d", "%Y/%m/%d", "%d/%m/%Y", "%d.%m.%Y", "%B %d, %Y", "%d %B %Y", "%Y%m%d")
+
+
+@dataclass(slots=True)
+class RecordTemplate:
+    name_format: str = ""  # "" : not learnt, the rule's naming is used
+    prefix: str = ""  # `ADR` of `ADR-{num}-{slug}`
+    separator: str = "-"
+    number_width: int = 4
+    heading: str = "# {title}"  # "" : the records have no heading line
+    frontmatter: list[tuple[str, str]] = field(default_factory=list)  # key, value form
+    meta_lines: list[str] = field(default_factory=list)  # between heading and body: `Date: {date}`
+    sections: list[str] = field(default_factory=list)  # `## ` titles in order
+    section_text: dict[str, str] = field(default_factory=dict)  # a template file's placeholder text
+    status: str = ""
+    date_format: str = "%Y-%m-%d"
+    link_style: str = "wiki"  # "wiki" | "markdown"
+    learnt_from: list[str] = field(default_factory=list)
+    shaped: bool = False  # heading, metadata and sections learnt too (else only the name)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def learnt(self) -> bool:
+        return bool(self.learnt_from)
+
+
+@dataclass(slots=True)
+class _Record:
+    name: str
+    frontmatter: list[tuple[str, str]]
+    heading: str
+    meta_lines: list[str]
+    sections: list[tuple[str, str]]  # (title, text)
+    number: int | None
+    text: str
+
+
+def record_names(names: list[str]) -> list[str]:
+    """The names in a folder that are records (not its README, index or template), oldest first."""
+    out = [n for n in names if n.endswith(".md") and n.lower() not in _SKIP_NAMES]
+    return sorted(n for n in out if not _TEMPLATE_NAME.match(n))
+
+
+def template_files(names: list[str]) -> list[str]:
+    return sorted(n for n in names if _TEMPLATE_NAME.match(n))
+
+
+def name_form(stem: str) -> tuple[str, str, str, int] | None:
+    """(format, prefix, separator, number width) of a record's file stem, None when it has no pattern."""
+    for regex, form, _ in _NAME_FORMS:
+        m = regex.match(stem)
+        if not m:
+            continue
+        if "{prefix}" in form:
+            sep = stem[m.end(3)]
+            return form, m.group(1) + m.group(2), sep, len(m.group(3))
+        if form == "{date}":
+            return form, "", "", 0
+        sep = stem[len(m.group(1))]
+        return form, "", sep, len(m.group(1)) if "{num}" in form else 0
+    return None
+
+
+def naming_class(name_format: str) -> str:
+    form = record_stem(name_format + ".md")[0]
+    return next((c for _, f, c in _NAME_FORMS if f == form), "slug")
+
+
+def parse_record(name: str, text: str) -> _Record:
+    fm_lines: list[tuple[str, str]] = []
+    body = text.replace("\r\n", "\n")
+    if body.startswith("---\n"):
+        fm, rest, _ = split_frontmatter(body)
+        keys = re.findall(r"^([\w-]+):(.*)$", body[4 : len(body) - len(rest)], re.M)
+        fm_lines = [(k, v.strip()) for k, v in keys if k in fm]
+        body = rest
+    lines = body.split("\n")
+    heading = ""
+    first = next((i for i, x in enumerate(lines) if x.startswith(("# ", "## "))), None)
+    if first is not None and lines[first].startswith("# "):  # comments may come before it
+        heading = lines[first].strip()
+        lines = lines[first + 1 :]
+    meta: list[str] = []
+    while lines and (not lines[0].strip() or _META_LINE.match(lines[0])):
+        line = lines.pop(0)
+        if line.strip():
+            meta.append(line.rstrip())
+    number = record_number(name)
+    return _Record(name, fm_lines, heading, meta, split_sections("\n".join(lines)), number, text)
+
+
+def split_sections(text: str) -> list[tuple[str, str]]:
+    """`## ` sections as (title, text); text before the first one has the title ''."""
+    out: list[tuple[str, str]] = [("", "")]
+    for line in text.split("\n"):
+        if line.startswith("## "):
+            out.append((line[3:].strip(), ""))
+        else:
+            title, acc = out[-1]
+            out[-1] = (title, acc + line + "\n")
+    return [(t, s.strip()) for t, s in out if t or s.strip()]
+
+
+def record_number(name: str) -> int | None:
+    """The number in a record's file name (`0009-help.md`, `ADR-004-x.md`), None when it has none."""
+    form = name_form(record_stem(name)[0])
+    if form is None or "{num}" not in form[0]:
+        return None
+    return int(re.findall(r"\d+", name)[0])
+
+
+def learn(
+    folder: Path, names: list[str], extra_templates: list[Path] | None = None
+) -> RecordTemplate:
+    """The template of `folder`'s records (`names`: its files), from its RECENT latest records."""
+    tpl = RecordTemplate()
+    records = []
+    for name in _recent(record_names(names)):
+        data = read_regular(folder / name, _MAX_READ)
+        if data is not None:
+            records.append(parse_record(name, data.decode("utf-8", "replace")))
+    files = [folder / n for n in template_files(names)] + list(extra_templates or [])
+    template = _read_template(files)
+    if not records and template is None:
+        return tpl
+    _learn_name(tpl, [r.name for r in records])
+    tpl.learnt_from = [r.name for r in records] + ([template.name] if template else [])
+    shaped = [
+        r for r in records if r.heading or r.frontmatter or r.meta_lines or len(r.sections) > 1
+    ]
+    if not shaped and template is None:
+        return tpl  # records without a heading, metadata or sections: their names only
+    tpl.shaped = True
+    source = records or ([template] if template else [])
+    _learn_heading(tpl, source)
+    _learn_meta(tpl, source)
+    _learn_sections(tpl, records, template)
+    return tpl
+
+
+def _recent(names: list[str]) -> list[str]:
+    """The latest records: by number or date in their names, else by name."""
+
+    def key(n: str) -> tuple[int, str]:
+        digits = re.match(r"^(?:[A-Za-z]{2,5}[-_ ])?(\d+)", n)
+        return (int(digits.group(1)) if digits else -1, n)
+
+    return sorted(names, key=key)[-RECENT:]
+
+
+def _read_template(files: list[Path]) -> _Record | None:
+    for path in files:
+        data = read_regular(path, _MAX_READ)
+        if data is not None:
+            return parse_record(path.name, data.decode("utf-8", "replace"))
+    return None
+
+
+def _majority(values: list[Any]) -> Any:
+    """The most common value; on a tie the latest's."""
+    counts = Counter(values)
+    best = max(counts.values())
+    return next(v for v in reversed(values) if counts[v] == best)
+
+
+def record_stem(name: str) -> tuple[str, str]:
+    """(the record's own name, what follows it): `0001-x.md` -> (`0001-x`, ''), a record that is a
+    folder of its own `0001-x/index.md` -> (`0001-x`, `/index`)."""
+    stem = name.removesuffix(".md")
+    head, sep, leaf = stem.rpartition("/")
+    return (head, sep + leaf) if sep else (stem, "")
+
+
+def _learn_name(tpl: RecordTemplate, names: list[str]) -> None:
+    forms = []
+    for name in names:
+        stem, tail = record_stem(name)
+        form, prefix, sep, width = name_form(stem) or ("{slug}", "", "-", 0)
+        forms.append((form + tail, prefix, sep, width))
+    if not forms:
+        return
+    form, prefix, sep, width = _majority(forms)
+    tpl.name_format, tpl.prefix, tpl.separator = form, prefix, sep or "-"
+    tpl.number_width = width or 4
+
+
+def _heading_form(rec: _Record) -> str:
+    """`# 9. Help scripts` -> `# {n}. `: the heading's words before its title, numbers and dates named."""
+    text = rec.heading[2:] if rec.heading else ""
+    named = re.sub(r"\{\{\s*date[^}]*\}\}", "{date}", text)  # a template's own placeholders
+    named = re.sub(r"\{\{\s*title\s*\}\}", "{title}", named)
+    if named != text and "{" not in re.sub(r"\{(?:date|title)\}", "", named):
+        return "# " + named
+    if rec.number is not None:
+        m = re.search(rf"(?<!\d)(0*){rec.number}(?!\d)", text)
+        if m:
+            held = "{num" + str(m.end() - m.start()) + "}" if m.group(1) else "{n}"
+            text = text[: m.start()] + held + text[m.end() :]
+    text = re.sub(r"\d{4}-\d{2}-\d{2}", "{date}", text, count=1)
+    if text.strip() == "{date}":  # a daily note headed by its date
+        return "# {date}"
+    m = re.match(r"^(.*?(?:\{n\}|\{num\d\}|\{date\}|:)[.:)\]]?\s+)", text)
+    if m and len(m.group(1)) <= 40:
+        return "# " + m.group(1)
+    return "# "
+
+
+def _learn_heading(tpl: RecordTemplate, records: list[_Record]) -> None:
+    if records and sum(1 for r in records if r.heading) * 2 < len(records):
+        tpl.heading = ""
+        return
+    forms = [_heading_form(r) for r in records if r.heading]
+    if forms:
+        form = _majority(forms)
+        tpl.heading = form if "{title}" in form or form.endswith("}") else form + "{title}"
+
+
+def _learn_meta(tpl: RecordTemplate, records: list[_Record]) -> None:
+    latest = records[-1]
+    with_fm = [r for r in records if r.frontmatter]
+    if len(with_fm) * 2 > len(records):
+        ref = with_fm[-1]
+        tpl.frontmatter = [(k, _value_form(k, v, ref, records)) for k, v in ref.frontmatter]
+    tpl.meta_lines = [_meta_form(line, latest, records) for line in latest.meta_lines]
+    statuses = [s for r in records if (s := _first_status(r))]
+    if statuses:
+        tpl.status = Counter(statuses).most_common(1)[0][0]
+    tpl.link_style = _link_style(records)
+    for r in records:
+        fmt = _date_format(r)
+        if fmt:
+            tpl.date_format = fmt
+
+
+def _value_form(key: str, value: str, rec: _Record, records: list[_Record]) -> str:
+    low = key.lower()
+    if low == "title":
+        return "{title}"
+    if low == "date" or _parse_date(value.strip("\"'")):
+        return "{date}"
+    if low == "status":
+        return "{status}"
+    if rec.number is not None and value.strip("\"'") == str(rec.number):
+        return "{n}"
+    same = all(dict(r.frontmatter).get(key) == value for r in records if r.frontmatter)
+    return value if same else ""
+
+
+def _meta_form(line: str, rec: _Record, records: list[_Record]) -> str:
+    m = _META_LINE.match(line)
+    if not m:
+        return line
+    key, value = m.group("key"), m.group("value").strip()
+    if key.lower() == "status":
+        value = "{status}"
+    elif key.lower() == "date" or _parse_date(value):
+        value = "{date}"
+    elif not all(line in r.meta_lines for r in records):
+        value = ""
+    return f"{m.group('lead')}{key}{m.group('colon')}{value}".rstrip()
+
+
+def _first_status(rec: _Record) -> str:
+    for k, v in rec.frontmatter:
+        if k.lower() == "status":
+            return v.strip("\"'")
+    for line in rec.meta_lines:
+        m = _META_LINE.match(line)
+        if m and m.group("key").lower() == "status":
+            return m.group("value").strip().strip("*")
+    for title, text in rec.sections:
+        if title.lower() == "status" and text:
+            return text.split("\n", 1)[0].strip()
+    return ""
+
+
+def _link_style(records: list[_Record]) -> str:
+    wiki = sum(r.text.count("[[") for r in records)
+    markdown = sum(len(re.findall(r"\]\([^)]+\.md\)", r.text)) for r in records)
+    return "markdown" if markdown > wiki else "wiki"
+
+
+def _parse_date(value: str) -> str | None:
+    from datetime import datetime
+
+    for fmt in _DATE_FORMS:
+        try:
+            datetime.strptime(value.strip(), fmt)
+        except ValueError:
+            continue
+        return fmt
+    return None
+
+
+def _date_format(rec: _Record) -> str | None:
+    for line in [*rec.meta_lines, *(f"{k}: {v}" for k, v in rec.frontmatter)]:
+        m = _META_LINE.match(line) or re.match(r"^(?P<key>date):\s*(?P<value>.*)$", line)
+        if m and m.group("key").lower() == "date":
+            return _parse_date(m.group("value").strip().strip("\"'"))
+    return None
+
+
+def _learn_sections(tpl: RecordTemplate, records: list[_Record], template: _Record | None) -> None:
+    orders: list[tuple[str, ...]] = [tuple(t for t, _ in r.sections if t) for r in records]
+    if template is not None:  # its sections the records mostly keep (an optional one is dropped)
+        used = Counter(t.lower() for order in orders for t in set(order))
+        tpl.sections = [
+            t
+            for t, _ in template.sections
+            if t and (not orders or used[t.lower()] * 2 >= len(orders))
+        ]
+        tpl.section_text = {t: s for t, s in template.sections if t in tpl.sections}
+    elif orders:
+        best: tuple[str, ...] = max(orders, key=lambda o: (orders.count(o), len(o)))
+        tpl.sections = list(best)
+
+
+def is_meta_section(title: str) -> bool:
+    return title.lower() in _META_SECTIONS

@@ -1,0 +1,323 @@
+"""How close a note k0maru writes comes to the record a vault's own people wrote (issue #39).
+
+Each repository of scripts/write_path_repos.json keeps records (ADRs, RFCs, decision logs, daily notes).
+The label is the record its `commit` added at `path`; the vault is the tree of that commit's parent,
+written to a temporary folder (Markdown and small rule files only; nothing of it is kept or committed).
+k0maru's flush is asked to write that record from its title and body (the body: the record's own
+sections, without its heading and metadata) and the record's date; the file it writes is compared with
+the label. Points per repository:
+- folder: the same folder;
+- name: the same file-name pattern (prefix, number width, date form, separator, slug style, per-record
+  folder);
+- number: the same number (or none where the record has none);
+- heading: the same heading line (digits aside: the number is scored above);
+- metadata: the same metadata format (frontmatter keys in order, `Key: value` lines, list items,
+  metadata sections such as `## Status`, with their date form);
+- sections: the same section headings in the same order;
+- as is: all six right, so the file would be committed with no hand edit beyond its body text.
+Repositories are split into dev and test halves by repository (`split` in the json, fixed before any
+change). A repository whose mirror is not on this machine is skipped with a note: this is a script,
+not a test.
+
+    python scripts/eval_write_path.py [--json] [--show NAME] [--mirrors DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from k0maru.notes.flush import FlushEngine
+
+REPO = Path(__file__).resolve().parents[1]
+REPOS = REPO / "scripts" / "write_path_repos.json"
+MIRRORS = Path("/work/.mirror")
+POINTS = ("folder", "name", "number", "heading", "metadata", "sections")
+_META_SECTIONS = {"status", "date", "dates", "deciders", "metadata"}
+_META_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*)?([A-Z][\w -]{0,30}?)(?:\*\*)?:(?:\*\*)?\s+(.*)$")
+_HEADING_PREFIX = re.compile(
+    r"^(?:(?:ADR|RFC|Architecture Decision Record|Decision)[\s-]*\d*\s*[:.-]?\s*"
+    r"|\d+[.:]?\s+|\d{4}-\d{2}-\d{2}\s+)",
+    re.I,
+)
+_NAME_PREFIX = re.compile(r"^(?:[A-Za-z]{2,4}[-_ ]?)?\d+(?:[-_.]\d+)*(?:[-_ .]|$)")
+_KEEP = (".md", ".adr-dir", ".log4brains.yml", ".obsidian/daily-notes.json")
+_MAX_BLOB = 1 << 20
+
+
+@dataclass
+class Case:
+    name: str
+    kind: str
+    split: str
+    commit: str
+    path: str
+    score: dict[str, bool] = field(default_factory=dict)
+    written: str = ""
+    written_text: str = ""
+    label_text: str = ""
+    note: str = ""
+
+
+def git(mirror: Path, *args: str) -> bytes:
+    return subprocess.run(
+        ["git", "--git-dir", str(mirror), *args], capture_output=True, check=True
+    ).stdout
+
+
+def materialise(mirror: Path, commit: str, dest: Path) -> None:
+    """The parent tree's Markdown and rule files, blob by blob (a mirror may lack big blobs)."""
+    listing = git(mirror, "ls-tree", "-r", "-l", "-z", f"{commit}^").decode("utf-8", "replace")
+    wanted = []
+    for entry in listing.split("\0"):
+        if not entry:
+            continue
+        meta, _, path = entry.partition("\t")
+        mode, kind, sha, size = meta.split()
+        if kind != "blob" or mode == "120000" or not path.endswith(_KEEP):
+            continue
+        if "node_modules/" in path or (size.isdigit() and int(size) > _MAX_BLOB):
+            continue
+        wanted.append((sha, path))
+    if not wanted:
+        return
+    batch = subprocess.run(
+        ["git", "--git-dir", str(mirror), "cat-file", "--batch"],
+        input="".join(f"{sha}\n" for sha, _ in wanted).encode(),
+        capture_output=True,
+        check=True,
+    ).stdout
+    pos = 0
+    for _, path in wanted:
+        header_end = batch.index(b"\n", pos)
+        header = batch[pos:header_end].split()
+        pos = header_end + 1
+        if len(header) < 3 or header[1] == b"missing":
+            continue
+        size = int(header[2])
+        data = batch[pos : pos + size]
+        pos += size + 1
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+def split_record(text: str) -> tuple[list[str], str, list[str], str]:
+    """(frontmatter lines, heading line, metadata lines or sections, body) of a record."""
+    fm, lines = _split_frontmatter(text.replace("\r\n", "\n").split("\n"))
+    heading = ""
+    rest = lines
+    for i, line in enumerate(lines):
+        if line.startswith("# "):  # the first heading before any section (comments may precede it)
+            heading, rest = line.strip(), lines[i + 1 :]
+            break
+        if line.startswith("## "):
+            break
+    meta: list[str] = []
+    body: list[str] = []
+    section = ""
+    for line in rest:
+        if line.startswith("## "):
+            section = line[3:].strip().lower()
+            if section in _META_SECTIONS:
+                meta.append(line.strip())
+                continue
+        if section in _META_SECTIONS:
+            if line.strip():
+                meta.append("  " + line.strip())
+            continue
+        if not section and not body and _META_LINE.match(line):
+            meta.append(line.strip())
+            continue
+        body.append(line)
+    return fm, heading, meta, "\n".join(body).strip()
+
+
+def _split_frontmatter(lines: list[str]) -> tuple[list[str], list[str]]:
+    if lines and lines[0].strip() == "---" and "---" in [x.strip() for x in lines[1:]]:
+        end = [x.strip() for x in lines[1:]].index("---") + 1
+        return lines[1:end], lines[end + 1 :]
+    return [], lines
+
+
+def title_of(fm: list[str], heading: str, path: str) -> str:
+    for line in fm:
+        if line.lower().startswith("title:"):
+            return line.split(":", 1)[1].strip().strip("\"'")
+    if heading:
+        return _HEADING_PREFIX.sub("", heading[2:].strip()).strip() or heading[2:].strip()
+    return Path(path).stem
+
+
+def date_of(path: str, mirror: Path, commit: str) -> date:
+    m = re.search(r"(\d{4})-?(\d{2})-?(\d{2})", Path(path).name)
+    if m:
+        try:
+            return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        except ValueError:
+            pass
+    return date.fromisoformat(git(mirror, "log", "-1", "--format=%as", commit).decode().strip())
+
+
+def shape(text: str) -> str:
+    return re.sub(r"\d+", "9", text)
+
+
+def name_pattern(path: str) -> str:
+    """The file name's form: its prefix with each digit as 9, its slug's words as `a` joined as written
+    (`0009-help-scripts.md` -> `9999-a-a.md`, `2024-08-26.md` -> `9999-99-99.md`)."""
+    p = Path(path)
+    stem = p.parent.name + "/" + p.stem if p.stem in ("index", "README") else p.stem
+    m = _NAME_PREFIX.match(stem)
+    prefix = re.sub(r"\d", "9", m.group(0)) if m else ""
+    slug = re.sub(r"[^\W_]+", "a", stem[len(prefix) :])
+    for sep in "-_ ":
+        slug = re.sub(rf"a(?:{sep}a)+", f"a{sep}a", slug)
+    return prefix + slug + p.suffix
+
+
+def number_of(path: str) -> str:
+    name = Path(path).name if Path(path).stem not in ("index", "README") else Path(path).parent.name
+    if re.match(r"^\d{8}|^\d{4}-\d{2}-\d{2}", name):
+        return ""
+    m = re.match(r"^(?:[A-Za-z]+[-_])?(\d{1,5})(?=[-_ .])", name)
+    return str(int(m.group(1))) if m else ""
+
+
+def folder_of(path: str) -> str:
+    p = Path(path)
+    parent = p.parent.parent if p.stem in ("index", "README") else p.parent
+    return "" if str(parent) == "." else parent.as_posix()
+
+
+def metadata_shape(fm: list[str], meta: list[str]) -> list[str]:
+    keys = [line.split(":", 1)[0].strip() for line in fm if re.match(r"^[\w-]+:", line)]
+    out = [f"fm:{k}" for k in keys]
+    for line in meta:
+        if line.startswith("## "):
+            out.append(line.lower())
+            continue
+        m = _META_LINE.match(line)
+        if m:
+            value = m.group(2).strip()
+            dated = re.sub(r"\d", "9", value) if re.match(r"^[\d./-]+$", value) else ""
+            out.append(f"{line.split(m.group(1))[0]}{m.group(1).lower()}:{dated}")
+    return out
+
+
+def sections_of(body: str) -> list[str]:
+    return [line.strip().lower() for line in body.split("\n") if line.startswith("## ")]
+
+
+def score(label_path: str, label: str, written_path: str, written: str) -> dict[str, bool]:
+    lfm, lhead, lmeta, lbody = split_record(label)
+    wfm, whead, wmeta, wbody = split_record(written)
+    result = {
+        "folder": folder_of(label_path) == folder_of(written_path),
+        "name": name_pattern(label_path) == name_pattern(written_path),
+        "number": number_of(label_path) == number_of(written_path),
+        "heading": shape(lhead) == shape(whead),
+        "metadata": metadata_shape(lfm, lmeta) == metadata_shape(wfm, wmeta),
+        "sections": sections_of(lbody) == sections_of(wbody),
+    }
+    result["as_is"] = all(result.values())
+    return result
+
+
+def run_case(case: Case, mirrors: Path) -> None:
+    mirror = mirrors / case.name.replace("/", "+") / "repo"
+    if not mirror.is_dir():
+        case.note = f"skipped: no mirror at {mirror}"
+        return
+    try:
+        case.label_text = git(mirror, "show", f"{case.commit}:{case.path}").decode("utf-8")
+    except subprocess.CalledProcessError:
+        case.note = f"skipped: {case.commit[:10]}:{case.path} is not in the mirror"
+        return
+    fm, heading, _, body = split_record(case.label_text)
+    title = title_of(fm, heading, case.path)
+    when = date_of(case.path, mirror, case.commit)
+    with tempfile.TemporaryDirectory(prefix="k0-write-eval-") as tmp:
+        root = Path(tmp)
+        try:
+            materialise(mirror, case.commit, root)
+        except subprocess.CalledProcessError:
+            case.note = f"skipped: {case.commit[:10]} has no parent in the mirror"
+            return
+        try:
+            result = FlushEngine(root).flush(case.kind, title, body or title, when=when)
+        except Exception as exc:  # noqa: BLE001 - the eval reports any failure as a miss
+            case.note = f"flush failed: {exc}"
+            case.score = {p: False for p in (*POINTS, "as_is")}
+            return
+        case.written = result.path
+        case.written_text = (root / result.path).read_text(encoding="utf-8")
+    case.score = score(case.path, case.label_text, case.written, case.written_text)
+
+
+def summary(cases: list[Case]) -> dict[str, object]:
+    scored = [c for c in cases if c.score]
+    points = sum(c.score[p] for c in scored for p in POINTS)
+    return {
+        "repositories": len(scored),
+        "skipped": len(cases) - len(scored),
+        "points": f"{points}/{len(scored) * len(POINTS)}",
+        "points_pct": round(100 * points / max(len(scored) * len(POINTS), 1), 1),
+        "as_is": f"{sum(c.score['as_is'] for c in scored)}/{len(scored)}",
+        "as_is_pct": round(100 * sum(c.score["as_is"] for c in scored) / max(len(scored), 1), 1),
+        **{p: sum(c.score[p] for c in scored) for p in POINTS},
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--show", help="print the label and the written file of this repository")
+    ap.add_argument("--mirrors", type=Path, default=MIRRORS)
+    args = ap.parse_args()
+    entries = json.loads(REPOS.read_text(encoding="utf-8"))["repositories"]
+    cases = [
+        Case(e["repo"], e["kind"], e["split"], e["commit"], e["path"])
+        for e in entries
+        if not args.show or e["repo"] == args.show
+    ]
+    for case in cases:
+        run_case(case, args.mirrors)
+    halves = {h: summary([c for c in cases if c.split == h]) for h in ("test", "dev")}
+    if args.json:
+        out = {"halves": halves, "cases": [_case_json(c) for c in cases]}
+        print(json.dumps(out, indent=2))
+        return 0
+    for half in ("test", "dev"):
+        print(f"== {half}: {json.dumps(halves[half])}")
+        for c in (c for c in cases if c.split == half):
+            misses = [p for p in POINTS if c.score and not c.score[p]]
+            shown = c.note or ("as is" if c.score["as_is"] else "miss: " + ", ".join(misses))
+            print(f"  {c.name:<45} {c.path} -> {c.written or '-'}  [{shown}]")
+    if args.show:
+        for c in cases:
+            print(f"\n--- label {c.path}\n{c.label_text[:1500]}\n--- written {c.written}")
+            print(c.written_text[:1500])
+    return 0
+
+
+def _case_json(c: Case) -> dict[str, object]:
+    return {
+        "repo": c.name,
+        "split": c.split,
+        "label": c.path,
+        "written": c.written,
+        "score": c.score,
+        "note": c.note,
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())
