@@ -58,16 +58,20 @@ def case(*args: object, **kw: object) -> None:
 
 
 # --- linters and static analysers -------------------------------------------------------------
-case("bandit_yaml_shell", "bandit", "lint-security", {
-    "app/__init__.py": "",
-    "app/util.py": d('''
+case(
+    "bandit_yaml_shell",
+    "bandit",
+    "lint-security",
+    {
+        "app/__init__.py": "",
+        "app/util.py": d('''
         """Helpers."""
 
 
         def double(x):
             return 2 * x
         '''),
-    "app/loader.py": d('''
+        "app/loader.py": d('''
         """Load settings."""
         import subprocess
 
@@ -82,10 +86,16 @@ case("bandit_yaml_shell", "bandit", "lint-security", {
         def archive(name):
             return subprocess.call("tar czf " + name + ".tgz " + name, shell=True)
         '''),
-}, ["bandit", "-r", "app"])
-case("sqlfluff_lint_models", "sqlfluff", "lint-sql", {
-    "models/orders.sql": "select id, amount from orders where amount > 10\n",
-    "models/customers.sql": d('''
+    },
+    ["bandit", "-r", "app"],
+)
+case(
+    "sqlfluff_lint_models",
+    "sqlfluff",
+    "lint-sql",
+    {
+        "models/orders.sql": "select id, amount from orders where amount > 10\n",
+        "models/customers.sql": d("""
         SELECT
             c.id,
             c.name,
@@ -93,10 +103,16 @@ case("sqlfluff_lint_models", "sqlfluff", "lint-sql", {
         FROM customers c
         left join orders o on o.customer_id = c.id
         group by c.id, c.name
-        '''),
-}, ["sqlfluff", "lint", "models", "--dialect", "ansi"])
-case("semgrep_local_rules", "semgrep", "lint-pattern", {
-    "rules.yml": d('''
+        """),
+    },
+    ["sqlfluff", "lint", "models", "--dialect", "ansi"],
+)
+case(
+    "semgrep_local_rules",
+    "semgrep",
+    "lint-pattern",
+    {
+        "rules.yml": d("""
         rules:
           - id: no-eval
             pattern: eval(...)
@@ -108,8 +124,8 @@ case("semgrep_local_rules", "semgrep", "lint-pattern", {
             message: md5 is broken for security
             languages: [python]
             severity: WARNING
-        '''),
-    "app/calc.py": d('''
+        """),
+        "app/calc.py": d("""
         import hashlib
 
 
@@ -120,12 +136,27 @@ case("semgrep_local_rules", "semgrep", "lint-pattern", {
         def compute(expr):
             value = eval(expr)
             return value
-        '''),
-}, ["semgrep", "scan", "--config", "rules.yml", "--metrics=off", "--error", "--disable-version-check", "app"],
-    env={"SEMGREP_SEND_METRICS": "off", "SEMGREP_ENABLE_VERSION_CHECK": "0"})
-case("pyright_arg_type", "pyright", "python-typecheck", {
-    "pyrightconfig.json": '{"include": ["src"]}\n',
-    "src/prices.py": d('''
+        """),
+    },
+    [
+        "semgrep",
+        "scan",
+        "--config",
+        "rules.yml",
+        "--metrics=off",
+        "--error",
+        "--disable-version-check",
+        "app",
+    ],
+    env={"SEMGREP_SEND_METRICS": "off", "SEMGREP_ENABLE_VERSION_CHECK": "0"},
+)
+case(
+    "pyright_arg_type",
+    "pyright",
+    "python-typecheck",
+    {
+        "pyrightconfig.json": '{"include": ["src"]}\n',
+        "src/prices.py": d("""
         def total(prices: list[float], tax: float) -> float:
             return sum(prices) * (1 + tax)
 
@@ -137,10 +168,16 @@ case("pyright_arg_type", "pyright", "python-typecheck", {
 
         def name_of(user: dict[str, str]) -> int:
             return user["name"]
-        '''),
-}, ["pyright"])
-case("vulture_dead_code", "vulture", "lint-python", {
-    "shop/cart.py": d('''
+        """),
+    },
+    ["pyright"],
+)
+case(
+    "vulture_dead_code",
+    "vulture",
+    "lint-python",
+    {
+        "shop/cart.py": d("""
         import os
         import json
 
@@ -155,10 +192,16 @@ case("vulture_dead_code", "vulture", "lint-python", {
                 result += i["price"]
             return result
             print("done")
-        '''),
-}, ["vulture", "shop"])
-case("pydocstyle_missing", "pydocstyle", "lint-python", {
-    "pkg/geometry.py": d('''
+        """),
+    },
+    ["vulture", "shop"],
+)
+case(
+    "pydocstyle_missing",
+    "pydocstyle",
+    "lint-python",
+    {
+        "pkg/geometry.py": d('''
         """Shapes."""
 
 
@@ -172,21 +215,45 @@ case("pydocstyle_missing", "pydocstyle", "lint-python", {
             def radius(self):
                 return 1
         '''),
-}, ["pydocstyle", "pkg"])
-case("codespell_typos", "codespell", "lint-text", {
-    "docs/guide.md": "# Guide\n\nThis is teh guide for the new libary.\n\nIt recieves input.\n",
-    "src/main.py": "def run():\n    # seperate the values\n    return 1\n",
-}, ["codespell", "docs", "src"])
-case("isort_check_diff", "isort", "lint-python", {
-    "app/views.py": "import sys\nimport os\nfrom app import models\nimport json\n\n\ndef v():\n    return os, sys, json, models\n",
-    "app/models.py": "X = 1\n",
-    "app/__init__.py": "",
-}, ["isort", "--check-only", "--diff", "app"])
-case("pycodestyle_e_w", "pycodestyle", "lint-python", {
-    "tools/convert.py": "import os\ndef convert(a,b):\n    x=a+b  \n    return x\nclass C:\n  pass\n",
-}, ["pycodestyle", "tools"])
-case("luacheck_globals", "luacheck", "lint-lua", {
-    "src/config.lua": d('''
+    },
+    ["pydocstyle", "pkg"],
+)
+case(
+    "codespell_typos",
+    "codespell",
+    "lint-text",
+    {
+        "docs/guide.md": "# Guide\n\nThis is teh guide for the new libary.\n\nIt recieves input.\n",
+        "src/main.py": "def run():\n    # seperate the values\n    return 1\n",
+    },
+    ["codespell", "docs", "src"],
+)
+case(
+    "isort_check_diff",
+    "isort",
+    "lint-python",
+    {
+        "app/views.py": "import sys\nimport os\nfrom app import models\nimport json\n\n\ndef v():\n    return os, sys, json, models\n",
+        "app/models.py": "X = 1\n",
+        "app/__init__.py": "",
+    },
+    ["isort", "--check-only", "--diff", "app"],
+)
+case(
+    "pycodestyle_e_w",
+    "pycodestyle",
+    "lint-python",
+    {
+        "tools/convert.py": "import os\ndef convert(a,b):\n    x=a+b  \n    return x\nclass C:\n  pass\n",
+    },
+    ["pycodestyle", "tools"],
+)
+case(
+    "luacheck_globals",
+    "luacheck",
+    "lint-lua",
+    {
+        "src/config.lua": d("""
         local M = {}
 
         local function parse(line)
@@ -211,10 +278,16 @@ case("luacheck_globals", "luacheck", "lint-lua", {
         end
 
         return M
-        '''),
-}, ["luacheck", "src"])
-case("cppcheck_oob", "cppcheck", "lint-c", {
-    "src/buf.c": d('''
+        """),
+    },
+    ["luacheck", "src"],
+)
+case(
+    "cppcheck_oob",
+    "cppcheck",
+    "lint-c",
+    {
+        "src/buf.c": d("""
         #include <stdlib.h>
 
         int sum(void) {
@@ -232,10 +305,16 @@ case("cppcheck_oob", "cppcheck", "lint-c", {
             p = NULL;
             return p;
         }
-        '''),
-}, ["cppcheck", "--enable=warning", "--error-exitcode=1", "src"])
-case("clang_tidy_checks", "clang-tidy", "lint-c", {
-    "src/copy.cpp": d('''
+        """),
+    },
+    ["cppcheck", "--enable=warning", "--error-exitcode=1", "src"],
+)
+case(
+    "clang_tidy_checks",
+    "clang-tidy",
+    "lint-c",
+    {
+        "src/copy.cpp": d("""
         #include <cstring>
 
         void copy(char *dst, const char *src) {
@@ -244,13 +323,31 @@ case("clang_tidy_checks", "clang-tidy", "lint-c", {
             int unused = 3;
             *tmp = 'x';
         }
-        '''),
-}, ["clang-tidy", "--checks=-*,clang-analyzer-*,bugprone-*", "--warnings-as-errors=*", "src/copy.cpp", "--"])
-case("shfmt_diff", "shfmt", "lint-shell", {
-    "scripts/deploy.sh": "#!/bin/sh\nif [ -n \"$1\" ];then\n  echo  \"deploy $1\"\nfi\nfor f in *.txt\ndo cat $f; done\n",
-}, ["shfmt", "-d", "scripts"])
-case("perlcritic_stern", "perlcritic", "lint-perl", {
-    "lib/Report.pm": d('''
+        """),
+    },
+    [
+        "clang-tidy",
+        "--checks=-*,clang-analyzer-*,bugprone-*",
+        "--warnings-as-errors=*",
+        "src/copy.cpp",
+        "--",
+    ],
+)
+case(
+    "shfmt_diff",
+    "shfmt",
+    "lint-shell",
+    {
+        "scripts/deploy.sh": '#!/bin/sh\nif [ -n "$1" ];then\n  echo  "deploy $1"\nfi\nfor f in *.txt\ndo cat $f; done\n',
+    },
+    ["shfmt", "-d", "scripts"],
+)
+case(
+    "perlcritic_stern",
+    "perlcritic",
+    "lint-perl",
+    {
+        "lib/Report.pm": d("""
         package Report;
         sub make {
             my $x = shift;
@@ -259,12 +356,18 @@ case("perlcritic_stern", "perlcritic", "lint-perl", {
             return @rows;
         }
         1;
-        '''),
-    "lib/Util.pm": "package Util;\nuse strict;\nuse warnings;\nsub trim { my $s = shift; $s =~ s/^\\s+//; return $s }\n1;\n",
-}, ["perlcritic", "--stern", "lib"])
-case("biome_lint_rules", "biome", "lint-js", {
-    "biome.json": '{"linter": {"enabled": true, "rules": {"recommended": true}}}\n',
-    "src/switch.js": d('''
+        """),
+        "lib/Util.pm": "package Util;\nuse strict;\nuse warnings;\nsub trim { my $s = shift; $s =~ s/^\\s+//; return $s }\n1;\n",
+    },
+    ["perlcritic", "--stern", "lib"],
+)
+case(
+    "biome_lint_rules",
+    "biome",
+    "lint-js",
+    {
+        "biome.json": '{"linter": {"enabled": true, "rules": {"recommended": true}}}\n',
+        "src/switch.js": d("""
         export function kind(x) {
           switch (x) {
             case 1:
@@ -282,10 +385,16 @@ case("biome_lint_rules", "biome", "lint-js", {
           }
           return false;
         }
-        '''),
-}, ["biome", "lint", "src"])
-case("oxlint_rules", "oxlint", "lint-js", {
-    "src/app.js": d('''
+        """),
+    },
+    ["biome", "lint", "src"],
+)
+case(
+    "oxlint_rules",
+    "oxlint",
+    "lint-js",
+    {
+        "src/app.js": d("""
         const config = {
           port: 80,
           host: "localhost",
@@ -296,11 +405,17 @@ case("oxlint_rules", "oxlint", "lint-js", {
           debugger;
           return config;
         }
-        '''),
-}, ["oxlint", "-D", "correctness", "--deny", "no-debugger", "src"])
-case("jshint_undef", "jshint", "lint-js", {
-    ".jshintrc": '{"undef": true, "unused": true, "esversion": 6}\n',
-    "lib/total.js": d('''
+        """),
+    },
+    ["oxlint", "-D", "correctness", "--deny", "no-debugger", "src"],
+)
+case(
+    "jshint_undef",
+    "jshint",
+    "lint-js",
+    {
+        ".jshintrc": '{"undef": true, "unused": true, "esversion": 6}\n',
+        "lib/total.js": d("""
         function total(items) {
           var sum = 0
           for (var i = 0; i < items.length; i++) {
@@ -309,10 +424,16 @@ case("jshint_undef", "jshint", "lint-js", {
           return sum;
         }
         module.exports = totl;
-        '''),
-}, ["jshint", "lib"])
-case("htmlhint_page", "htmlhint", "lint-html", {
-    "site/index.html": d('''
+        """),
+    },
+    ["jshint", "lib"],
+)
+case(
+    "htmlhint_page",
+    "htmlhint",
+    "lint-html",
+    {
+        "site/index.html": d("""
         <!DOCTYPE html>
         <html>
         <head><title>Shop</title></head>
@@ -322,22 +443,40 @@ case("htmlhint_page", "htmlhint", "lint-html", {
           <div id="main"></div>
         </body>
         </html>
-        '''),
-}, ["htmlhint", "site"])
-case("standard_style", "standard", "lint-js", {
-    "package.json": '{"name": "demo", "version": "1.0.0"}\n',
-    "index.js": "var fs = require('fs');\n\nfunction read (p) {\n  return fs.readFileSync(p, \"utf8\")\n}\n",
-}, ["standard"])
+        """),
+    },
+    ["htmlhint", "site"],
+)
+case(
+    "standard_style",
+    "standard",
+    "lint-js",
+    {
+        "package.json": '{"name": "demo", "version": "1.0.0"}\n',
+        "index.js": "var fs = require('fs');\n\nfunction read (p) {\n  return fs.readFileSync(p, \"utf8\")\n}\n",
+    },
+    ["standard"],
+)
 
 # --- documentation builders -----------------------------------------------------------------------
-case("mkdocs_strict_links", "mkdocs", "docs-build", {
-    "mkdocs.yml": "site_name: Demo\nnav:\n  - Home: index.md\n  - Setup: setup.md\n",
-    "docs/index.md": "# Demo\n\nSee [the setup](setup.md) and [the API](api/reference.md).\n",
-    "docs/setup.md": "# Setup\n\nInstall it. Back to [home](index.md#missing-anchor) or [faq](faq.md).\n",
-}, ["mkdocs", "build", "--strict"])
-case("sphinx_warning_error", "sphinx-build", "docs-build", {
-    "conf.py": "project = 'demo'\nextensions = []\n",
-    "index.rst": d('''
+case(
+    "mkdocs_strict_links",
+    "mkdocs",
+    "docs-build",
+    {
+        "mkdocs.yml": "site_name: Demo\nnav:\n  - Home: index.md\n  - Setup: setup.md\n",
+        "docs/index.md": "# Demo\n\nSee [the setup](setup.md) and [the API](api/reference.md).\n",
+        "docs/setup.md": "# Setup\n\nInstall it. Back to [home](index.md#missing-anchor) or [faq](faq.md).\n",
+    },
+    ["mkdocs", "build", "--strict"],
+)
+case(
+    "sphinx_warning_error",
+    "sphinx-build",
+    "docs-build",
+    {
+        "conf.py": "project = 'demo'\nextensions = []\n",
+        "index.rst": d("""
         Demo
         ====
 
@@ -347,13 +486,19 @@ case("sphinx_warning_error", "sphinx-build", "docs-build", {
            missing
 
         See :ref:`install-steps` for details.
-        '''),
-    "usage.rst": "Usage\n=====\n\nRun it.\n\n.. code-block:: python\n   :linenos: yes\n\n   print(1)\n",
-}, ["sphinx-build", "-W", "-b", "html", ".", "_build"])
+        """),
+        "usage.rst": "Usage\n=====\n\nRun it.\n\n.. code-block:: python\n   :linenos: yes\n\n   print(1)\n",
+    },
+    ["sphinx-build", "-W", "-b", "html", ".", "_build"],
+)
 
 # --- IaC --------------------------------------------------------------------------------------
-case("terraform_validate_undeclared", "terraform", "iac", {
-    "main.tf": d('''
+case(
+    "terraform_validate_undeclared",
+    "terraform",
+    "iac",
+    {
+        "main.tf": d("""
         terraform {
           required_version = ">= 1.0"
         }
@@ -375,10 +520,17 @@ case("terraform_validate_undeclared", "terraform", "iac", {
         output "owner" {
           value = local.owner
         }
-        '''),
-}, ["terraform", "validate", "-no-color"], setup=[["terraform", "init", "-backend=false"]])
-case("cfn_lint_template", "cfn-lint", "iac", {
-    "template.yaml": d('''
+        """),
+    },
+    ["terraform", "validate", "-no-color"],
+    setup=[["terraform", "init", "-backend=false"]],
+)
+case(
+    "cfn_lint_template",
+    "cfn-lint",
+    "iac",
+    {
+        "template.yaml": d("""
         AWSTemplateFormatVersion: "2010-09-09"
         Resources:
           Bucket:
@@ -392,11 +544,17 @@ case("cfn_lint_template", "cfn-lint", "iac", {
         Outputs:
           Arn:
             Value: !GetAtt Bucket.Nope
-        '''),
-}, ["cfn-lint", "template.yaml"])
+        """),
+    },
+    ["cfn-lint", "template.yaml"],
+)
 
-case("checkov_s3", "checkov", "iac", {
-    "infra/main.tf": d('''
+case(
+    "checkov_s3",
+    "checkov",
+    "iac",
+    {
+        "infra/main.tf": d("""
         resource "aws_s3_bucket" "logs" {
           bucket = "demo-logs"
         }
@@ -410,13 +568,28 @@ case("checkov_s3", "checkov", "iac", {
             cidr_blocks = ["0.0.0.0/0"]
           }
         }
-        '''),
-}, ["checkov", "-d", "infra", "--framework", "terraform", "--skip-download", "--compact", "--quiet"],
-    env={"BC_SKIP_MAPPING": "TRUE", "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2": "false"})
+        """),
+    },
+    [
+        "checkov",
+        "-d",
+        "infra",
+        "--framework",
+        "terraform",
+        "--skip-download",
+        "--compact",
+        "--quiet",
+    ],
+    env={"BC_SKIP_MAPPING": "TRUE", "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2": "false"},
+)
 
 # --- BDD and acceptance runners ------------------------------------------------------------------
-case("behave_step_fail", "behave", "bdd", {
-    "features/cart.feature": d('''
+case(
+    "behave_step_fail",
+    "behave",
+    "bdd",
+    {
+        "features/cart.feature": d("""
         Feature: Cart
           Scenario: add an item
             Given an empty cart
@@ -427,8 +600,8 @@ case("behave_step_fail", "behave", "bdd", {
             Given an empty cart
             When I add a book priced 20
             Then the total with a 10 percent discount is 18
-        '''),
-    "features/steps/cart_steps.py": d('''
+        """),
+        "features/steps/cart_steps.py": d("""
         from behave import given, then, when
 
 
@@ -451,10 +624,16 @@ case("behave_step_fail", "behave", "bdd", {
         def discounted(context, pct, total):
             got = sum(context.items) * (100 - pct) // 1000
             assert got == total, f"expected {total}, got {got}"
-        '''),
-}, ["behave", "--no-color"])
-case("robot_keyword_fail", "robot", "bdd", {
-    "tests/login.robot": d('''
+        """),
+    },
+    ["behave", "--no-color"],
+)
+case(
+    "robot_keyword_fail",
+    "robot",
+    "bdd",
+    {
+        "tests/login.robot": d("""
         *** Settings ***
         Library    Collections
 
@@ -470,10 +649,27 @@ case("robot_keyword_fail", "robot", "bdd", {
         Missing Key
             ${user}=    Create Dictionary    name=cy
             Dictionary Should Contain Key    ${user}    role
-        '''),
-}, ["robot", "--console", "verbose", "--output", "NONE", "--report", "NONE", "--log", "NONE", "tests"])
-case("cucumber_js_step", "cucumber-js", "bdd", {
-    "features/stock.feature": d('''
+        """),
+    },
+    [
+        "robot",
+        "--console",
+        "verbose",
+        "--output",
+        "NONE",
+        "--report",
+        "NONE",
+        "--log",
+        "NONE",
+        "tests",
+    ],
+)
+case(
+    "cucumber_js_step",
+    "cucumber-js",
+    "bdd",
+    {
+        "features/stock.feature": d("""
         Feature: Stock
           Scenario: remove items
             Given a stock of 5 apples
@@ -484,8 +680,8 @@ case("cucumber_js_step", "cucumber-js", "bdd", {
             Given a stock of 1 apples
             When I remove 2 apples
             Then the stock is rejected
-        '''),
-    "features/steps.js": d('''
+        """),
+        "features/steps.js": d("""
         const { Given, When, Then } = require("@cucumber/cucumber");
         const assert = require("node:assert");
 
@@ -505,11 +701,18 @@ case("cucumber_js_step", "cucumber-js", "bdd", {
         });
 
         Then("the stock is rejected", function () {});
-        '''),
-}, ["cucumber-js", "--format", "progress"], setup=[["ln", "-s", "{node_modules}", "node_modules"]])
-case("bats_assert", "bats", "shell-test", {
-    "lib/slug.sh": 'slug() { echo "$1" | tr "A-Z " "a-z-"; }\n',
-    "test/slug.bats": d('''
+        """),
+    },
+    ["cucumber-js", "--format", "progress"],
+    setup=[["ln", "-s", "{node_modules}", "node_modules"]],
+)
+case(
+    "bats_assert",
+    "bats",
+    "shell-test",
+    {
+        "lib/slug.sh": 'slug() { echo "$1" | tr "A-Z " "a-z-"; }\n',
+        "test/slug.bats": d("""
         #!/usr/bin/env bats
 
         setup() {
@@ -531,14 +734,20 @@ case("bats_assert", "bats", "shell-test", {
           run slug ""
           [ "$output" = "" ]
         }
-        '''),
-}, ["bats", "test"])
+        """),
+    },
+    ["bats", "test"],
+)
 
 # --- JavaScript test runners -----------------------------------------------------------------------
-case("ava_assert", "ava", "js-test", {
-    "package.json": '{"name": "demo", "type": "module", "ava": {"files": ["test/**/*.js"]}}\n',
-    "src/math.js": "export function add(a, b) {\n  return a + b + 1;\n}\n",
-    "test/math.js": d('''
+case(
+    "ava_assert",
+    "ava",
+    "js-test",
+    {
+        "package.json": '{"name": "demo", "type": "module", "ava": {"files": ["test/**/*.js"]}}\n',
+        "src/math.js": "export function add(a, b) {\n  return a + b + 1;\n}\n",
+        "test/math.js": d("""
         import test from "ava";
         import { add } from "../src/math.js";
 
@@ -549,12 +758,19 @@ case("ava_assert", "ava", "js-test", {
         test("zero", (t) => {
           t.is(add(0, 0), 0);
         });
-        '''),
-}, ["ava", "--no-worker-threads"], setup=[["ln", "-s", "{node_modules}", "node_modules"]])
-case("tap_node_tap", "tap", "js-test", {
-    "package.json": '{"name": "demo", "version": "1.0.0"}\n',
-    "lib/parse.js": "exports.parse = (s) => s.split(',').map(Number);\n",
-    "test/parse.js": d('''
+        """),
+    },
+    ["ava", "--no-worker-threads"],
+    setup=[["ln", "-s", "{node_modules}", "node_modules"]],
+)
+case(
+    "tap_node_tap",
+    "tap",
+    "js-test",
+    {
+        "package.json": '{"name": "demo", "version": "1.0.0"}\n',
+        "lib/parse.js": "exports.parse = (s) => s.split(',').map(Number);\n",
+        "test/parse.js": d("""
         const t = require("tap");
         const { parse } = require("../lib/parse.js");
 
@@ -565,19 +781,26 @@ case("tap_node_tap", "tap", "js-test", {
         t.test("trims spaces", async (t) => {
           t.same(parse(" 1, x"), [1, 2]);
         });
-        '''),
-}, ["tap", "--disable-coverage", "test/parse.js"], setup=[["ln", "-s", "{node_modules}", "node_modules"]])
-case("jasmine_spec", "jasmine", "js-test", {
-    "spec/support/jasmine.json": '{"spec_dir": "spec", "spec_files": ["**/*[sS]pec.js"]}\n',
-    "lib/queue.js": d('''
+        """),
+    },
+    ["tap", "--disable-coverage", "test/parse.js"],
+    setup=[["ln", "-s", "{node_modules}", "node_modules"]],
+)
+case(
+    "jasmine_spec",
+    "jasmine",
+    "js-test",
+    {
+        "spec/support/jasmine.json": '{"spec_dir": "spec", "spec_files": ["**/*[sS]pec.js"]}\n',
+        "lib/queue.js": d("""
         class Queue {
           constructor() { this.items = []; }
           push(x) { this.items.push(x); }
           pop() { return this.items.pop(); }
         }
         module.exports = { Queue };
-        '''),
-    "spec/queueSpec.js": d('''
+        """),
+        "spec/queueSpec.js": d("""
         const { Queue } = require("../lib/queue.js");
 
         describe("Queue", () => {
@@ -593,14 +816,20 @@ case("jasmine_spec", "jasmine", "js-test", {
             expect(q.peek()).toBeUndefined();
           });
         });
-        '''),
-}, ["jasmine"])
+        """),
+    },
+    ["jasmine"],
+)
 
 # --- OCaml, Erlang, Nim, Lua, Fortran, Tcl ------------------------------------------------------
-case("dune_build_type_error", "dune", "ocaml", {
-    "dune-project": "(lang dune 2.9)\n",
-    "bin/dune": "(executable (name main))\n",
-    "bin/main.ml": d('''
+case(
+    "dune_build_type_error",
+    "dune",
+    "ocaml",
+    {
+        "dune-project": "(lang dune 2.9)\n",
+        "bin/dune": "(executable (name main))\n",
+        "bin/main.ml": d("""
         let average xs =
           let total = List.fold_left ( + ) 0 xs in
           total / List.length xs
@@ -613,10 +842,16 @@ case("dune_build_type_error", "dune", "ocaml", {
           let avg = average scores in
           print_endline (describe "ann" avg);
           print_endline (describe avg "bob")
-        '''),
-}, ["dune", "build", "--display", "short"])
-case("ocaml_script_exception", "ocaml", "ocaml", {
-    "lib/parse.ml": d('''
+        """),
+    },
+    ["dune", "build", "--display", "short"],
+)
+case(
+    "ocaml_script_exception",
+    "ocaml",
+    "ocaml",
+    {
+        "lib/parse.ml": d("""
         let parse_port s =
           match int_of_string_opt s with
           | Some p when p > 0 -> p
@@ -625,10 +860,17 @@ case("ocaml_script_exception", "ocaml", "ocaml", {
         let () =
           let ports = List.map parse_port [ "80"; "443"; "http" ] in
           List.iter (fun p -> Printf.printf "%d\\n" p) ports
-        '''),
-}, ["ocaml", "lib/parse.ml"], env={"OCAMLRUNPARAM": "b"})
-case("ocamlfind_unbound", "ocamlc", "ocaml", {
-    "src/shapes.ml": d('''
+        """),
+    },
+    ["ocaml", "lib/parse.ml"],
+    env={"OCAMLRUNPARAM": "b"},
+)
+case(
+    "ocamlfind_unbound",
+    "ocamlc",
+    "ocaml",
+    {
+        "src/shapes.ml": d("""
         type shape = Circle of float | Square of float
 
         let area = function
@@ -638,10 +880,16 @@ case("ocamlfind_unbound", "ocamlc", "ocaml", {
         let perimeter = function
           | Circle r -> 2.0 *. 3.14 *. r
           | Square s -> 4.0 *. sid
-        '''),
-}, ["ocamlc", "-c", "src/shapes.ml"])
-case("erlc_compile_error", "erlc", "erlang", {
-    "src/temps.erl": d('''
+        """),
+    },
+    ["ocamlc", "-c", "src/shapes.ml"],
+)
+case(
+    "erlc_compile_error",
+    "erlc",
+    "erlang",
+    {
+        "src/temps.erl": d("""
         -module(temps).
         -export([to_f/1, avg/1]).
 
@@ -650,10 +898,17 @@ case("erlc_compile_error", "erlc", "erlang", {
 
         avg(Xs) ->
             lists:sum(Xs) / lenght(Xs).
-        '''),
-}, ["erlc", "-o", "ebin", "src/temps.erl"], setup=[["mkdir", "-p", "ebin"]])
-case("eunit_fail", "eunit", "erlang", {
-    "src/temps.erl": d('''
+        """),
+    },
+    ["erlc", "-o", "ebin", "src/temps.erl"],
+    setup=[["mkdir", "-p", "ebin"]],
+)
+case(
+    "eunit_fail",
+    "eunit",
+    "erlang",
+    {
+        "src/temps.erl": d("""
         -module(temps).
         -export([to_f/1]).
         -include_lib("eunit/include/eunit.hrl").
@@ -666,21 +921,34 @@ case("eunit_fail", "eunit", "erlang", {
 
         freezing_test() ->
             ?assertEqual(32.0, to_f(0)).
-        '''),
-}, ["erl", "-noshell", "-pa", "ebin", "-eval", "case eunit:test(temps, [verbose]) of ok -> halt(0); _ -> halt(1) end"],
-    setup=[["mkdir", "-p", "ebin"], ["erlc", "-o", "ebin", "src/temps.erl"]])
-case("rebar3_eunit", "rebar3", "erlang", {
-    "rebar.config": "{erl_opts, [debug_info]}.\n",
-    "src/stack.app.src": '{application, stack, [{vsn, "0.1.0"}, {applications, [kernel, stdlib]}]}.\n',
-    "src/stack.erl": d('''
+        """),
+    },
+    [
+        "erl",
+        "-noshell",
+        "-pa",
+        "ebin",
+        "-eval",
+        "case eunit:test(temps, [verbose]) of ok -> halt(0); _ -> halt(1) end",
+    ],
+    setup=[["mkdir", "-p", "ebin"], ["erlc", "-o", "ebin", "src/temps.erl"]],
+)
+case(
+    "rebar3_eunit",
+    "rebar3",
+    "erlang",
+    {
+        "rebar.config": "{erl_opts, [debug_info]}.\n",
+        "src/stack.app.src": '{application, stack, [{vsn, "0.1.0"}, {applications, [kernel, stdlib]}]}.\n',
+        "src/stack.erl": d("""
         -module(stack).
         -export([new/0, push/2, pop/1]).
 
         new() -> [].
         push(X, S) -> [X | S].
         pop([_ | S]) -> S.
-        '''),
-    "test/stack_tests.erl": d('''
+        """),
+        "test/stack_tests.erl": d("""
         -module(stack_tests).
         -include_lib("eunit/include/eunit.hrl").
 
@@ -690,10 +958,17 @@ case("rebar3_eunit", "rebar3", "erlang", {
 
         pop_empty_test() ->
             ?assertEqual([], stack:pop(stack:new())).
-        '''),
-}, ["rebar3", "eunit"], env={"REBAR_OFFLINE": "1", "HOME": "/tmp"})
-case("escript_badarith", "escript", "erlang", {
-    "bin/report.erl": d('''
+        """),
+    },
+    ["rebar3", "eunit"],
+    env={"REBAR_OFFLINE": "1", "HOME": "/tmp"},
+)
+case(
+    "escript_badarith",
+    "escript",
+    "erlang",
+    {
+        "bin/report.erl": d("""
         #!/usr/bin/env escript
         %%! -mode(compile)
 
@@ -705,10 +980,16 @@ case("escript_badarith", "escript", "erlang", {
         total([], Acc) -> Acc;
         total([{_, N} | Rest], Acc) ->
             total(Rest, Acc + N).
-        '''),
-}, ["escript", "bin/report.erl"])
-case("nim_runtime_index", "nim", "nim", {
-    "src/histogram.nim": d('''
+        """),
+    },
+    ["escript", "bin/report.erl"],
+)
+case(
+    "nim_runtime_index",
+    "nim",
+    "nim",
+    {
+        "src/histogram.nim": d("""
         import std/strutils
 
         proc bucketOf(x: int): int =
@@ -722,20 +1003,34 @@ case("nim_runtime_index", "nim", "nim", {
         when isMainModule:
           let data = @[3, 14, 27, 55]
           echo histogram(data).join(",")
-        '''),
-}, ["nim", "c", "-r", "--hints:off", "src/histogram.nim"], env={"HOME": "/tmp"})
-case("nim_compile_type", "nim", "nim", {
-    "src/greet.nim": d('''
+        """),
+    },
+    ["nim", "c", "-r", "--hints:off", "src/histogram.nim"],
+    env={"HOME": "/tmp"},
+)
+case(
+    "nim_compile_type",
+    "nim",
+    "nim",
+    {
+        "src/greet.nim": d("""
         proc greet(name: string, times: int): string =
           result = ""
           for i in 0 ..< times:
             result.add("hi " & name & "\\n")
 
         echo greet(3, "ann")
-        '''),
-}, ["nim", "c", "--hints:off", "src/greet.nim"], env={"HOME": "/tmp"})
-case("lua_runtime_error", "lua", "lua", {
-    "src/cart.lua": d('''
+        """),
+    },
+    ["nim", "c", "--hints:off", "src/greet.nim"],
+    env={"HOME": "/tmp"},
+)
+case(
+    "lua_runtime_error",
+    "lua",
+    "lua",
+    {
+        "src/cart.lua": d("""
         local Cart = {}
 
         function Cart.total(items)
@@ -748,10 +1043,16 @@ case("lua_runtime_error", "lua", "lua", {
 
         local items = { { price = 2, qty = 3 }, { price = 5 } }
         print(Cart.total(items))
-        '''),
-}, ["lua5.4", "src/cart.lua"])
-case("gfortran_compile", "gfortran", "fortran", {
-    "src/stats.f90": d('''
+        """),
+    },
+    ["lua5.4", "src/cart.lua"],
+)
+case(
+    "gfortran_compile",
+    "gfortran",
+    "fortran",
+    {
+        "src/stats.f90": d("""
         module stats
           implicit none
         contains
@@ -770,10 +1071,16 @@ case("gfortran_compile", "gfortran", "fortran", {
           n = mean(data, 2)
           print *, totl
         end program main
-        '''),
-}, ["gfortran", "-c", "src/stats.f90"])
-case("gfortran_bounds_runtime", "gfortran", "fortran", {
-    "src/fill.f90": d('''
+        """),
+    },
+    ["gfortran", "-c", "src/stats.f90"],
+)
+case(
+    "gfortran_bounds_runtime",
+    "gfortran",
+    "fortran",
+    {
+        "src/fill.f90": d("""
         program fill
           implicit none
           integer :: a(5), i
@@ -782,10 +1089,16 @@ case("gfortran_bounds_runtime", "gfortran", "fortran", {
           end do
           print *, a
         end program fill
-        '''),
-}, ["sh", "-c", "gfortran -g -fcheck=all -o fill src/fill.f90 && ./fill"])
-case("tclsh_error", "tclsh", "tcl", {
-    "lib/conf.tcl": d('''
+        """),
+    },
+    ["sh", "-c", "gfortran -g -fcheck=all -o fill src/fill.f90 && ./fill"],
+)
+case(
+    "tclsh_error",
+    "tclsh",
+    "tcl",
+    {
+        "lib/conf.tcl": d("""
         proc read_port {conf} {
             set port [dict get $conf port]
             return [expr {$port + 1}]
@@ -797,12 +1110,18 @@ case("tclsh_error", "tclsh", "tcl", {
         }
 
         main
-        '''),
-}, ["tclsh", "lib/conf.tcl"])
+        """),
+    },
+    ["tclsh", "lib/conf.tcl"],
+)
 
 # --- runners already known, forms still missed -----------------------------------------------------
-case("pytest_setup_error_first", "pytest", "python-test", {
-    "tests/conftest.py": d('''
+case(
+    "pytest_setup_error_first",
+    "pytest",
+    "python-test",
+    {
+        "tests/conftest.py": d("""
         import json
 
         import pytest
@@ -812,22 +1131,42 @@ case("pytest_setup_error_first", "pytest", "python-test", {
         def settings(tmp_path):
             path = tmp_path / "settings.json"
             return json.loads(path.read_text())
-        '''),
-    "tests/test_app.py": d('''
+        """),
+        "tests/test_app.py": d("""
         def test_uses_settings(settings):
             assert settings["debug"] is False
 
 
         def test_math():
             assert 2 + 2 == 5
-        '''),
-}, ["python", "-m", "pytest", "-p", "no:cacheprovider", "tests"])
-case("pytest_collection_error", "pytest", "python-test", {
-    "tests/test_broken.py": "from app.missing import thing\n\n\ndef test_thing():\n    assert thing\n",
-    "tests/test_ok.py": "def test_later():\n    assert [1, 2] == [1, 3]\n",
-}, ["python", "-m", "pytest", "-p", "no:cacheprovider", "--continue-on-collection-errors", "tests"])
-case("gxx_required_from_here", "g++", "c++-compile", {
-    "src/main.cpp": d('''
+        """),
+    },
+    ["python", "-m", "pytest", "-p", "no:cacheprovider", "tests"],
+)
+case(
+    "pytest_collection_error",
+    "pytest",
+    "python-test",
+    {
+        "tests/test_broken.py": "from app.missing import thing\n\n\ndef test_thing():\n    assert thing\n",
+        "tests/test_ok.py": "def test_later():\n    assert [1, 2] == [1, 3]\n",
+    },
+    [
+        "python",
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "--continue-on-collection-errors",
+        "tests",
+    ],
+)
+case(
+    "gxx_required_from_here",
+    "g++",
+    "c++-compile",
+    {
+        "src/main.cpp": d("""
         #include <map>
         #include <string>
         #include <vector>
@@ -843,8 +1182,10 @@ case("gxx_required_from_here", "g++", "c++-compile", {
             names[Key{1}] = "one";
             return count({1, 2});
         }
-        '''),
-}, ["g++", "-std=c++17", "-c", "src/main.cpp"])
+        """),
+    },
+    ["g++", "-std=c++17", "-c", "src/main.cpp"],
+)
 
 
 def split(tools: list[str]) -> set[str]:
@@ -880,7 +1221,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--only", nargs="*", help="capture just these cases")
     ap.add_argument("--bin", nargs="*", default=[], help="folders put first on PATH")
-    ap.add_argument("--node-modules", default="node_modules", help="npm packages the JS cases import")
+    ap.add_argument(
+        "--node-modules", default="node_modules", help="npm packages the JS cases import"
+    )
     args = ap.parse_args()
     if SPLIT.exists():
         held = set(json.loads(SPLIT.read_text())["heldout_tools"])
