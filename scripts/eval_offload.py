@@ -38,7 +38,7 @@ from pathlib import Path
 
 from k0maru.llm_tokens import count_tokens
 from k0maru.offload import analyzer
-from k0maru.offload.findings import same_place
+from k0maru.offload.findings import GENERIC_STACKS, same_place
 from k0maru.offload.runner import run_offload
 
 REPO = Path(__file__).resolve().parents[1]
@@ -130,7 +130,7 @@ def evaluate(folder: Path, only: set[str] | None = None) -> list[dict]:
                     if rec
                     else 0.0,
                     "passed_through": outcome.passed_through,
-                    "stacks": sorted({f.stack for f in findings.failures} - {"generic"}),
+                    "stacks": sorted({f.stack for f in findings.failures} - GENERIC_STACKS),
                     "longer": rec is not None
                     and (
                         rec.summary_tokens > rec.raw_tokens

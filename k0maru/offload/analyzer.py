@@ -14,8 +14,9 @@ import ahocorasick_rs
 
 from k0maru.offload.extractors import all_extractors
 from k0maru.offload.extractors.base import Cursor, short
-from k0maru.offload.findings import Failure, Findings
-from k0maru.offload.locations import Places
+from k0maru.offload.extractors.located import HINT, FindingsLayer
+from k0maru.offload.findings import GENERIC_STACKS, Failure, Findings
+from k0maru.offload.locations import PLACE_HINT, Places
 
 # Words that start a generic failure line, searched as written, capitalised and in capitals; with the
 # extractors' own triggers (searched as written), the pre-filter.
@@ -79,8 +80,9 @@ class LogAnalyzer:
         self.extractors = [
             cls(self.findings, self.cursor)
             for cls in all_extractors()
-            if cls.stack not in SWITCHED_OFF
+            if cls.stack in GENERIC_STACKS or cls.stack not in SWITCHED_OFF
         ]
+        self.layer = next(e for e in self.extractors if isinstance(e, FindingsLayer))
         words = (
             "test session starts",
             "undefined reference",
@@ -128,6 +130,9 @@ class LogAnalyzer:
             self._partial, self._partial_len = [], 0
         for e in self.extractors:  # a report still open at the end of the log
             e.finish()
+        others = [x for x in self.findings.failures if x.stack not in GENERIC_STACKS]
+        warned = [w for e in self.extractors if e is not self.layer for w in e.warnings]
+        self.layer.settle(others, others + warned, any(m.location for m in self.findings.markers))
         if not self.findings.total and not self.findings.markers:  # warnings failed it, if anything
             for w in sorted((w for e in self.extractors for w in e.warnings), key=lambda w: w.line):
                 self.findings.add(w)
@@ -156,6 +161,11 @@ class LogAnalyzer:
         """`block` is whole lines. Lines before the next trigger hit are skipped unless an extractor is busy."""
         base = self.lines  # lines before this block
         hits = [start for _, start, _ in self.triggers.find_matches_as_indexes(block)]  # ascending
+        # a place in any form, or a row under a file's header: the findings layer reads the line
+        places = [m.start() for m in PLACE_HINT.finditer(block)]
+        places += [m.start() for m in HINT.finditer(block)]
+        if places:
+            hits = sorted(hits + places)
         next_hit = 0
         pos = 0
         counted = 0  # newlines in block[:pos]

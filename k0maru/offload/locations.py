@@ -72,7 +72,7 @@ def user_path(path: str) -> bool:
 
 _PATH = r"(?:[A-Za-z]:)?[\w.@~+/\\-]{0,240}[\w-]\.[A-Za-z][\w+-]{0,9}"
 # what every form has after the file's extension: cheap to look for, so most lines skip the forms
-_HINT = re.compile(
+PLACE_HINT = re.compile(
     r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d|,line=\d"
     r"|, line \d|\" line \d|\"\},\s*\{line,|: .* at line \d+, column \d)"
     r"|\(\d+:\d+\)$|\bAt line \d+ of file "
@@ -144,7 +144,7 @@ def find_all(line: str) -> list[tuple[str, str, str | None, int]]:
     """Every location in `line` as (path, line, column, offset), in the order they appear."""
     if len(line) > 4000:
         line = line[:4000]
-    if not _HINT.search(line):
+    if not PLACE_HINT.search(line):
         return []
     found: dict[int, tuple[str, str, str | None, int]] = {}
     taken: list[tuple[int, int]] = []

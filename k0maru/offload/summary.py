@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from k0maru.offload.findings import UNCODED, Findings
+from k0maru.offload.findings import GENERIC_STACKS, UNCODED, Findings
 
 MAX_GROUPS = 4
 
@@ -94,7 +94,7 @@ def render(  # noqa: C901, PLR0913 - one parameter per part of the summary
     found = findings.error_codes
     # `NumberFormatException` beside `java.lang.NumberFormatException`: the name as written is enough
     codes = ", ".join(c for c in found if not any(o.endswith("." + c) for o in found)) or "none"
-    stacks = ", ".join(s for s in findings.stacks if s != "generic") or "unknown"
+    stacks = ", ".join(s for s in findings.stacks if s not in GENERIC_STACKS) or "unknown"
     status = f"exit {exit_code}" if exit_code is not None else PIPED_STATUS
     root = findings.root
     parts = [
