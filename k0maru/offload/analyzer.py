@@ -132,7 +132,8 @@ class LogAnalyzer:
             e.finish()
         others = [x for x in self.findings.failures if x.stack not in GENERIC_STACKS]
         warned = [w for e in self.extractors if e is not self.layer for w in e.warnings]
-        self.layer.settle(others, others + warned, any(m.location for m in self.findings.markers))
+        located = [m for m in self.findings.markers if m.location]
+        self.layer.settle(others, others + warned, located)
         if not self.findings.total and not self.findings.markers:  # warnings failed it, if anything
             for w in sorted((w for e in self.extractors for w in e.warnings), key=lambda w: w.line):
                 self.findings.add(w)

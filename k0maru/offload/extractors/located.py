@@ -19,7 +19,7 @@ from k0maru.offload import locations
 from k0maru.offload.extractors.base import Cursor, Extractor, register, short
 from k0maru.offload.findings import Failure, Findings, same_place
 
-ERROR, UNKNOWN, WARNING = "error", "unknown", "warning"
+ERROR, UNKNOWN, WARNING, WEAK = "error", "unknown", "warning", "weak"
 SEVERITY = re.compile(
     r"\b(error|Error|ERROR|fatal|FATAL|failed|FAILED|FAIL|Failure|warning|Warning|WARNING|note|Note"
     r"|NOTE|info|INFO|hint|Hint)\b"
@@ -53,6 +53,14 @@ ERL_FILE = re.compile(r'\{file,\s*"([^"]+)"\}|^\s*"([^"]+\.[a-z]+)"\},?\s*$')
 ERL_LINE = re.compile(r"\{line,\s*(\d+)\}")
 # rows under a file header, and the lines of the forms above: fed to the layer as trigger hits
 HINT = re.compile(r"(?m)^\s*(?:L:\s*\d+\s*\||L\d+ \||\d+┆)")
+# a severity that a line after a bare location gives it (OCaml's `Error:` under `File "x", line 3`,
+# gfortran's `Error:` under `x.f90:17:15:` and its source lines, `Fortran runtime error: ...`)
+SAID_AFTER = re.compile(
+    r"^\s*(?:\w+ )*?(error|Error|ERROR|fatal|Fatal|FATAL|warning|Warning)(?: \w+)?: [\w'\"‘]"
+)
+# a rule leading the line after its location (pydocstyle's `    D103: Missing docstring ...`)
+RULE_NEXT = re.compile(r"^\s+([A-Z]{1,5}\d{2,5}):? ")
+AFTER_LINES = 6  # lines after a bare location searched for its severity
 HEAD_LINES = 6  # lines before a location searched for the rule heading its finding
 HEADER_LINES = 60  # lines before a row searched for its file's header
 MAX_FINDINGS = 200
@@ -82,12 +90,17 @@ class FindingsLayer(Extractor):
         self.found: list[Finding] = []
         self.strict = False
         self.open: Finding | None = None  # the last finding, whose rule may end the next line
+        self.bare: Finding | None = None  # a location without a token yet: a later line may say
+        self.weak: Finding | None = None  # the first user location at all: the last resort
 
     def feed(self, line: str, lineno: int) -> None:
-        if self.open is not None:  # the line after a finding: its rule may end it (pyright)
-            if self.open.code is None and (m := RULE_END.search(line)) and _rule_like(m.group(1)):
-                self.open.code = m.group(1)
-            self.open, self.busy = None, False
+        if self.open is not None:  # the line after a finding: its rule may end or lead it
+            if self.open.code is None:
+                self.open.code = _rule_next(line)
+            self.open = None
+        if self.bare is not None and self._said_after(line, lineno):
+            return
+        self.busy = self.bare is not None
         if len(self.found) >= MAX_FINDINGS:
             return
         if not self.strict and STRICT.search(line):
@@ -146,14 +159,34 @@ class FindingsLayer(Extractor):
         code = _rule_of(after) or self._head_rule()
         lead = line[:offset].strip()
         starts = not lead or lead.endswith(("Location:", "File:", ",-[", "-->"))
-        if sev is None and not starts and code is None:
+        if self.weak is None:
+            self.weak = Finding(lineno, where, WEAK, code, short(line))
+        if sev is None and code is None and (not starts or not re.search(r"[A-Za-z]{2}", after)):
+            # a bare place (a frame, a header): a line after it may say what failed there
+            self.bare, self.busy = Finding(lineno, where, UNKNOWN, None, short(line)), True
             return
-        if sev is None and not re.search(r"[A-Za-z]{2}", after + (code or "")):
-            return  # a bare place: a frame or a header, not a finding
         if sev is None:
             sev = self._header_severity(where)
         severity = UNKNOWN if sev is None else WARNING if sev in WARNINGS else ERROR
         self._keep(Finding(lineno, where, severity, code, short(line)))
+
+    def _said_after(self, line: str, lineno: int) -> bool:
+        """A line after a bare location that gives it a severity (and maybe a rule ending it)."""
+        bare = self.bare
+        assert bare is not None
+        if lineno - bare.line > AFTER_LINES:
+            self.bare = None
+            return False
+        m = SAID_AFTER.match(line)
+        if m is None:
+            return False
+        self.bare = None
+        bare.severity = WARNING if m.group(1) in WARNINGS else ERROR
+        bare.message = short(line)
+        if (c := RULE_END.search(line)) and _rule_like(c.group(1)):
+            bare.code = c.group(1)
+        self.found.append(bare)
+        return True
 
     def _head_rule(self) -> str | None:
         for before in self.cursor.before(HEAD_LINES):
@@ -171,14 +204,17 @@ class FindingsLayer(Extractor):
 
     def _keep(self, finding: Finding) -> None:
         self.found.append(finding)
-        self.open, self.busy = finding, True
+        self.open, self.bare, self.busy = finding, None, True
 
-    def settle(self, others: list[Failure], seen: list[Failure], markers_located: bool) -> None:
+    def settle(self, others: list[Failure], seen: list[Failure], markers: list[Failure]) -> None:
         """Turn the findings no extractor reported (`others`: the extractors' failures, `seen`: those
-        and their warnings) into failures, or warnings (see the module's docstring)."""
-        fresh = [f for f in self.found if not _covered(f, seen)]
-        errors = [f for f in fresh if f.severity == ERROR]
-        unknown = [f for f in fresh if f.severity == UNKNOWN]
+        and their warnings; `markers`: the generic layer's located ones, which stand for a finding
+        that names no rule) into failures, or warnings (see the module's docstring)."""
+        markers_located = bool(markers)
+        fresh = [f for f in self.found if not _covered(f, seen if f.code else seen + markers)]
+        # a rule named beside a location is a finding however the tool words its severity
+        errors = [f for f in fresh if f.severity == ERROR or (f.severity == UNKNOWN and f.code)]
+        unknown = [f for f in fresh if f.severity == UNKNOWN and not f.code]
         warnings = [f for f in fresh if f.severity == WARNING]
         if self.strict:
             errors, warnings = sorted(errors + warnings, key=lambda f: f.line), []
@@ -187,7 +223,10 @@ class FindingsLayer(Extractor):
             chosen = unknown
         for f in chosen:
             self.f.add(self._failure(f))
-        self.warnings = [] if chosen else [self._failure(f) for f in warnings or unknown]
+        rest = warnings or unknown
+        if not rest and not others and not markers_located and self.weak is not None:
+            rest = [self.weak]  # nothing else names a place: the first one the log names
+        self.warnings = [] if chosen else [self._failure(f) for f in rest]
 
     def _failure(self, f: Finding) -> Failure:
         return Failure(self.stack, f.code or "error", f.message, f.line, f.location)
@@ -199,6 +238,15 @@ def _rule_of(after: str) -> str | None:
         return m.group(1)
     m = RULE_END.search(after)
     if m is not None and (_rule_like(m.group(1)) or m.group(1).islower()):
+        return m.group(1)
+    return None
+
+
+def _rule_next(line: str) -> str | None:
+    """A rule on the line after a finding: in brackets ending it (pyright), or leading it."""
+    if (m := RULE_END.search(line)) and _rule_like(m.group(1)):
+        return m.group(1)
+    if m := RULE_NEXT.match(line):
         return m.group(1)
     return None
 
