@@ -16,7 +16,7 @@ from k0maru.offload.extractors import all_extractors
 from k0maru.offload.extractors.base import Cursor, short
 from k0maru.offload.extractors.located import HINT, FindingsLayer
 from k0maru.offload.findings import GENERIC_STACKS, Failure, Findings
-from k0maru.offload.locations import PLACE_HINT, Places
+from k0maru.offload.locations import PLACE_SCAN, Places
 
 # Words that start a generic failure line, searched as written, capitalised and in capitals; with the
 # extractors' own triggers (searched as written), the pre-filter.
@@ -163,7 +163,7 @@ class LogAnalyzer:
         base = self.lines  # lines before this block
         hits = [start for _, start, _ in self.triggers.find_matches_as_indexes(block)]  # ascending
         # a place in any form, or a row under a file's header: the findings layer reads the line
-        places = [m.start() for m in PLACE_HINT.finditer(block)]
+        places = [m.start() for m in PLACE_SCAN.finditer(block)]
         places += [m.start() for m in HINT.finditer(block)]
         if places:
             hits = sorted(hits + places)

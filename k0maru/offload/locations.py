@@ -72,11 +72,14 @@ def user_path(path: str) -> bool:
 
 _PATH = r"(?:[A-Za-z]:)?[\w.@~+/\\-]{0,240}[\w-]\.[A-Za-z][\w+-]{0,9}"
 # what every form has after the file's extension: cheap to look for, so most lines skip the forms
-PLACE_HINT = re.compile(
+_AFTER_EXT = (
     r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d|,line=\d"
     r"|, line \d|\" line \d|\"\},\s*\{line,|: .* at line \d+, column \d)"
-    r"|\(\d+:\d+\)$|\bAt line \d+ of file "
 )
+PLACE_HINT = re.compile(rf"{_AFTER_EXT}|\(\d+:\d+\)$|\bAt line \d+ of file ")
+# the same, cheap over a whole block (a leading literal `.`, no top-level alternation): where the
+# analyzer finds lines with a place beside its trigger words
+PLACE_SCAN = re.compile(_AFTER_EXT)
 # most specific first; each yields (path, line, column or None)
 FORMS = (
     re.compile(r'File "([^"]+)", line (\d+)()'),

@@ -52,7 +52,7 @@ ROW = re.compile(r"^\s*(?:L:\s*(\d+)\s*\|\s*P:\s*(\d+)\s*\|\s*(\w+)\s*\||L(\d+) 
 ERL_FILE = re.compile(r'\{file,\s*"([^"]+)"\}|^\s*"([^"]+\.[a-z]+)"\},?\s*$')
 ERL_LINE = re.compile(r"\{line,\s*(\d+)\}")
 # rows under a file header, and the lines of the forms above: fed to the layer as trigger hits
-HINT = re.compile(r"(?m)^\s*(?:L:\s*\d+\s*\||L\d+ \||\d+┆)")
+HINT = re.compile(r"L\d+ \|")  # `┆` and `| P:` rows are trigger words
 # a severity that a line after a bare location gives it (OCaml's `Error:` under `File "x", line 3`,
 # gfortran's `Error:` under `x.f90:17:15:` and its source lines, `Fortran runtime error: ...`)
 SAID_AFTER = re.compile(
