@@ -45,7 +45,9 @@ class PytestExtractor(Extractor):
         )
         self.first_e: str | None = None  # the first `E ` line, e.g. `assert 41 == 42`
         self.section_line = 0  # the log line of the open section's header
-        # name -> (where, code, msg, the log line of its section): a failure is placed at its section,
+        self.frame_lines: dict[str, int] = {}  # a frame of the open section -> its log line
+        # name -> (where, code, msg, its log line): a failure is placed in its section (at the frame
+        # that locates it),
         # so an `ERROR at setup` or a collection error, reported first, stays first
         self.sections: dict[str, tuple[str | None, str | None, str | None, int]] = {}
 
@@ -76,6 +78,7 @@ class PytestExtractor(Extractor):
             fm = self.FRAME.match(line)
             if fm:
                 self.frames.append(f"{fm.group(1)}:{fm.group(2)}")
+                self.frame_lines[self.frames[-1]] = lineno
                 if fm.group(3):
                     self.frame_exc = fm.group(3).rsplit(".", 1)[-1]
                 return
@@ -97,7 +100,9 @@ class PytestExtractor(Extractor):
             name = re.sub(r"^ERROR at (?:setup|teardown) of ", "", self.section)
             if name != self.section:  # the phase that failed is part of the message
                 msg = f"{self.section}: {msg}" if msg else self.section
-            self.sections[name] = (where, code, msg, self.section_line)
+            at = self.frame_lines.get(where or "", self.section_line)  # the failing line's frame
+            self.sections[name] = (where, code, msg, at)
+        self.frame_lines = {}
         self.section, self.frames, self.exc, self.frame_exc, self.first_e = (
             None,
             [],
