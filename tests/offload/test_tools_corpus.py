@@ -96,3 +96,12 @@ def test_a_summary_never_has_more_words_than_the_log(tmp_path: Path) -> None:
     text = "x.py:1: unused import 'os' (90% confidence)\nx.py:2: unused import 'json'\n"
     outcome, shown = _offload(text, tmp_path)
     assert outcome.passed_through and shown == text
+
+
+def test_a_tests_declared_location_is_not_a_finding() -> None:
+    f = analyze(
+        "not ok 1 - pops\n  ---\n  location: '/w/test/q.test.mjs:5:1'\n"
+        "  error: 'Cannot read properties of undefined'\n  stack: |-\n"
+        "    pop (file:///w/lib/q.mjs:2:29)\n"
+    )
+    assert f.first_location == "/w/lib/q.mjs:2:29"

@@ -161,6 +161,8 @@ class FindingsLayer(Extractor):
         starts = not lead or lead.endswith(("Location:", "File:", ",-[", "-->"))
         if self.weak is None:
             self.weak = Finding(lineno, where, WEAK, code, short(line))
+        if lead.startswith("location:"):
+            return  # node's TAP names where a test is declared, not where it failed
         if sev is None and code is None and (not starts or not re.search(r"[A-Za-z]{2}", after)):
             # a bare place (a frame, a header): a line after it may say what failed there
             self.bare, self.busy = Finding(lineno, where, UNKNOWN, None, short(line)), True
