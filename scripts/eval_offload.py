@@ -11,9 +11,16 @@ the summary must not drop. Reported per half:
   summary, or the whole output when it passes through);
 - median token saving on logs over 200 lines (o200k BPE, as offload counts);
 - the naive baseline beside it: `tail -n 30`, whether it holds the root / the cause, and its tokens.
+- longer than the log: the summary costs more tokens, or more words, than the raw log.
 Per-log lines are printed for dev only (`--heldout-logs` prints them for the held-out half too).
+The issue #40 corpus (tests/data/logs/tools: 41 tools no other corpus held) is two more halves,
+`tools-heldout` and `tools-dev`, split by tool.
 
-    python scripts/eval_offload.py [--json] [--heldout-logs] [--half dev|heldout]
+`--without FAMILY` (or `--without all`) leaves one family out: each family's logs run again with the
+extractors that named its failures switched off (`analyzer.SWITCHED_OFF`), so the generic layers alone
+are measured on it; that table is printed beside the usual one.
+
+    python scripts/eval_offload.py [--json] [--heldout-logs] [--half HALF] [--without FAMILY|all]
 """
 
 from __future__ import annotations
@@ -30,12 +37,19 @@ import tempfile
 from pathlib import Path
 
 from k0maru.llm_tokens import count_tokens
-from k0maru.offload.findings import same_place
+from k0maru.offload import analyzer
+from k0maru.offload.findings import GENERIC_STACKS, same_place
 from k0maru.offload.runner import run_offload
 
 REPO = Path(__file__).resolve().parents[1]
 LOGS = REPO / "tests" / "data" / "logs"
-HALVES = (("heldout", LOGS / "heldout"), ("dev", LOGS))
+TOOLS = LOGS / "tools"
+HALVES = (
+    ("heldout", LOGS / "heldout"),
+    ("tools-heldout", TOOLS / "heldout"),
+    ("dev", LOGS),
+    ("tools-dev", TOOLS),
+)
 ANSI = re.compile(
     r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+][0-9A-Za-z]|[@-Z\\-_])"
 )
@@ -54,11 +68,13 @@ def _root_shown(root: str, found: str | None, shown: str) -> bool:
     return re.search(rf"{name}(?::| line |\(|\", line ){line}\b", shown) is not None
 
 
-def evaluate(folder: Path) -> list[dict]:
+def evaluate(folder: Path, only: set[str] | None = None) -> list[dict]:
     path = folder / "expectations.json"
     if not path.exists():
         return []
     expectations = json.loads(path.read_text())
+    if only is not None:
+        expectations = {k: v for k, v in expectations.items() if k in only}
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp)
@@ -114,6 +130,12 @@ def evaluate(folder: Path) -> list[dict]:
                     if rec
                     else 0.0,
                     "passed_through": outcome.passed_through,
+                    "stacks": sorted({f.stack for f in findings.failures} - GENERIC_STACKS),
+                    "longer": rec is not None
+                    and (
+                        rec.summary_tokens > rec.raw_tokens
+                        or len(shown.split()) > len(text.split())
+                    ),
                     "tail30_root": bool(want.get("tail30_has_root", _root_shown(root, None, tail)))
                     if root
                     else True,
@@ -141,13 +163,22 @@ def totals(rows: list[dict]) -> dict:
     for r in rows:
         t = by_family.setdefault(
             r["family"],
-            {"logs": 0, "codes": 0, "named": 0, "roots": 0, "hides": 0, "tail_roots": 0},
+            {
+                "logs": 0,
+                "codes": 0,
+                "named": 0,
+                "roots": 0,
+                "hides": 0,
+                "longer": 0,
+                "tail_roots": 0,
+            },
         )
         t["logs"] += 1
         t["codes"] += r["codes_expected"]
         t["named"] += r["codes_named"]
         t["roots"] += r["root_right"]
         t["hides"] += r["hides_cause"]
+        t["longer"] += r["longer"]
         t["tail_roots"] += r["tail30_root"]
     n = len(rows) or 1
     return {
@@ -160,6 +191,7 @@ def totals(rows: list[dict]) -> dict:
         "roots_right_pct": round(100 * sum(r["root_right"] for r in rows) / n, 1),
         "roots_right_ci": _ci([r["root_right"] for r in rows]),
         "hides_cause": sum(r["hides_cause"] for r in rows),
+        "longer_than_log": sum(r["longer"] for r in rows),
         "median_saved_pct_over_200_lines": round(statistics.median(long), 1) if long else None,
         "logs_over_200_lines": len(long),
         "tail30_roots_pct": round(100 * sum(r["tail30_root"] for r in rows) / n, 1),
@@ -194,19 +226,56 @@ def report(half: str, rows: list[dict], per_log: bool) -> None:
                 + (f"  (want {r['root_expected']!r})" if not r["root_right"] else "")
                 + (f"  missed {r['missed']}" if r["missed"] else "")
             )
-    print(f"  {'family':<14}{'logs':>5}{'codes':>8}{'roots':>7}{'hides':>6}{'tail30 roots':>13}")
-    for fam, t in sorted(s["by_family"].items()):
-        print(
-            f"  {fam:<14}{t['logs']:>5}{t['named']:>5}/{t['codes']:<2}{t['roots']:>4}/{t['logs']:<2}"
-            f"{t['hides']:>6}{t['tail_roots']:>9}/{t['logs']}"
-        )
+    family_table(s)
     print(
         f"  codes named {s['codes_named_pct']}%, roots right {s['roots_right_pct']}% "
         f"{s['roots_right_ci']} (tail -n 30 holds the root: {s['tail30_roots_pct']}% "
         f"{s['tail30_roots_ci']}, the cause: {s['tail30_causes_pct']}%), hides the cause "
-        f"{s['hides_cause']}, median saving on the {s['logs_over_200_lines']} logs over 200 lines "
+        f"{s['hides_cause']}, longer than the log {s['longer_than_log']}, median saving on the {s['logs_over_200_lines']} logs over 200 lines "
         f"{s['median_saved_pct_over_200_lines']}%, median tokens: summary "
         f"{s['summary_median_tokens']}, tail -n 30 {s['tail30_median_tokens']}\n"
+    )
+
+
+def family_table(s: dict, switched: dict[str, list[str]] | None = None) -> None:
+    print(
+        f"  {'family':<18}{'logs':>5}{'codes':>8}{'roots':>7}{'hides':>6}{'longer':>7}"
+        f"{'tail30 roots':>13}" + ("  switched off" if switched is not None else "")
+    )
+    for fam, t in sorted(s["by_family"].items()):
+        off = f"  {','.join(switched.get(fam, [])) or '-'}" if switched is not None else ""
+        print(
+            f"  {fam:<18}{t['logs']:>5}{t['named']:>5}/{t['codes']:<2}{t['roots']:>4}/{t['logs']:<2}"
+            f"{t['hides']:>6}{t['longer']:>7}{t['tail_roots']:>9}/{t['logs']}{off}"
+        )
+
+
+def leave_one_out(folder: Path, rows: list[dict], family: str) -> tuple[list[dict], dict]:
+    """Each family's logs again, with the extractors that named its failures switched off."""
+    out: list[dict] = []
+    switched: dict[str, list[str]] = {}
+    for fam in sorted({r["family"] for r in rows}):
+        if family not in ("all", fam):
+            continue
+        own = [r for r in rows if r["family"] == fam]
+        switched[fam] = sorted({s for r in own for s in r["stacks"]})
+        analyzer.SWITCHED_OFF.clear()
+        analyzer.SWITCHED_OFF.update(switched[fam])
+        try:
+            out += evaluate(folder, {r["log"] for r in own})
+        finally:
+            analyzer.SWITCHED_OFF.clear()
+    return out, switched
+
+
+def report_without(half: str, rows: list[dict], switched: dict[str, list[str]]) -> None:
+    s = totals(rows)
+    print(f"== {half}, each family with its own extractors off: {s['logs']} logs")
+    family_table(s, switched)
+    print(
+        f"  codes named {s['codes_named_pct']}%, roots right {s['roots_right_pct']}% "
+        f"{s['roots_right_ci']} (tail -n 30 holds the root: {s['tail30_roots_pct']}%), hides the "
+        f"cause {s['hides_cause']}, longer than the log {s['longer_than_log']}\n"
     )
 
 
@@ -215,13 +284,30 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--heldout-logs", action="store_true", help="per-log lines for held-out too")
     ap.add_argument("--half", choices=[h for h, _ in HALVES], help="evaluate this half only")
+    ap.add_argument("--without", metavar="FAMILY", help="leave one family out (`all`: each)")
     args = ap.parse_args()
-    results = {half: evaluate(folder) for half, folder in HALVES if args.half in (None, half)}
+    folders = {half: folder for half, folder in HALVES if args.half in (None, half)}
+    results = {half: evaluate(folder) for half, folder in folders.items()}
+    without = {
+        half: leave_one_out(folders[half], rows, args.without)
+        for half, rows in results.items()
+        if args.without
+    }
     if args.json:
-        print(json.dumps({h: {"logs": r, "totals": totals(r)} for h, r in results.items()}))
+        print(
+            json.dumps(
+                {
+                    h: {"logs": r, "totals": totals(r)}
+                    | ({"without": totals(without[h][0])} if h in without else {})
+                    for h, r in results.items()
+                }
+            )
+        )
         return
     for half, rows in results.items():
-        report(half, rows, per_log=half == "dev" or args.heldout_logs)
+        report(half, rows, per_log=not half.endswith("heldout") or args.heldout_logs)
+        if half in without:
+            report_without(half, *without[half])
     sys.stdout.flush()
 
 

@@ -14,8 +14,9 @@ import ahocorasick_rs
 
 from k0maru.offload.extractors import all_extractors
 from k0maru.offload.extractors.base import Cursor, short
-from k0maru.offload.findings import Failure, Findings
-from k0maru.offload.locations import Places
+from k0maru.offload.extractors.located import HINT, FindingsLayer
+from k0maru.offload.findings import GENERIC_STACKS, Failure, Findings
+from k0maru.offload.locations import PLACE_SCAN, Places
 
 # Words that start a generic failure line, searched as written, capitalised and in capitals; with the
 # extractors' own triggers (searched as written), the pre-filter.
@@ -54,6 +55,11 @@ def _readable(block: str) -> str:
     return block
 
 
+# extractor stacks left out of every new analyzer: `scripts/eval_offload.py --without` measures the
+# generic layers alone on a family this way; empty in normal use
+SWITCHED_OFF: set[str] = set()
+
+
 def _path_of(location: str) -> str:
     """`src/a.rs:4:5` -> `src/a.rs` (a Windows drive's colon kept)."""
     parts = location.split(":")
@@ -71,7 +77,12 @@ class LogAnalyzer:
         self.findings = Findings()
         self.places = Places(tree)
         self.cursor = Cursor(self.places)
-        self.extractors = [cls(self.findings, self.cursor) for cls in all_extractors()]
+        self.extractors = [
+            cls(self.findings, self.cursor)
+            for cls in all_extractors()
+            if cls.stack in GENERIC_STACKS or cls.stack not in SWITCHED_OFF
+        ]
+        self.layer = next(e for e in self.extractors if isinstance(e, FindingsLayer))
         words = (
             "test session starts",
             "undefined reference",
@@ -119,6 +130,10 @@ class LogAnalyzer:
             self._partial, self._partial_len = [], 0
         for e in self.extractors:  # a report still open at the end of the log
             e.finish()
+        others = [x for x in self.findings.failures if x.stack not in GENERIC_STACKS]
+        warned = [w for e in self.extractors if e is not self.layer for w in e.warnings]
+        located = [m for m in self.findings.markers if m.location]
+        self.layer.settle(others, others + warned, located)
         if not self.findings.total and not self.findings.markers:  # warnings failed it, if anything
             for w in sorted((w for e in self.extractors for w in e.warnings), key=lambda w: w.line):
                 self.findings.add(w)
@@ -147,6 +162,11 @@ class LogAnalyzer:
         """`block` is whole lines. Lines before the next trigger hit are skipped unless an extractor is busy."""
         base = self.lines  # lines before this block
         hits = [start for _, start, _ in self.triggers.find_matches_as_indexes(block)]  # ascending
+        # a place in any form, or a row under a file's header: the findings layer reads the line
+        places = [m.start() for m in PLACE_SCAN.finditer(block)]
+        places += [m.start() for m in HINT.finditer(block)]
+        if places:
+            hits = sorted(hits + places)
         next_hit = 0
         pos = 0
         counted = 0  # newlines in block[:pos]

@@ -10,6 +10,8 @@ from typing import Any
 # what a failure is called when its tool gives it no code: shown with the failure, never listed as a code
 UNCODED = frozenset({"error", "FAIL", "fatal-error"})
 MAX_KEPT = 1000
+# the layers under the extractors: never named as a log's stack, never switched off
+GENERIC_STACKS = frozenset({"generic", "findings"})
 
 
 @dataclass(slots=True)

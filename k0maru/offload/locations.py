@@ -1,6 +1,10 @@
 """Source locations in any tool's output, and whether one is the user's code.
 
-Forms read: `file:line[:col]`, `File "x", line N`, `at fn (file:line:col)`, `x.rb:12:in`,
+Forms read: `file:line[:col]`, `File "x", line N` (also OCaml's, with `characters a-b`),
+`at fn (file:line:col)`, `x.rb:12:in`, Nim's `x.nim(12) proc` and `x.nim(6, 11)`, Terraform's
+`on main.tf line 11`, gfortran's `At line 5 of file x.f90`, Tcl's `(file "x.tcl" line 11)`, Erlang's
+`{file,"x.erl"},{line,8}` and `(x.erl, line 9)`, bats' `(in test file x, line 15)`, perlcritic's
+`x.pm: ... at line 2, column 1.`,
 `at t/01.t line 8.`, `(File.java:12)`, `--> src/x.rs:4:5`, `file(12,5)`, `File.java:[12,5]`, `x.sh: line 3:`, PHP's
 `in /x.php on line 3`, a GitHub annotation's `file=x,line=3,col=5` and babel's `x.js: SyntaxError: ... (3:5)`. A location is the user's when its path lies under the working tree (wrapped: the
 command's folder; piped: the repository root), or is relative and not a toolchain, standard library,
@@ -68,10 +72,14 @@ def user_path(path: str) -> bool:
 
 _PATH = r"(?:[A-Za-z]:)?[\w.@~+/\\-]{0,240}[\w-]\.[A-Za-z][\w+-]{0,9}"
 # what every form has after the file's extension: cheap to look for, so most lines skip the forms
-_HINT = re.compile(
-    r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d|,line=\d)"
-    r"|\(\d+:\d+\)$"
+_AFTER_EXT = (
+    r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d|,line=\d"
+    r"|, line \d|\" line \d|\"\},\s*\{line,|: .* at line \d+, column \d)"
 )
+PLACE_HINT = re.compile(rf"{_AFTER_EXT}|\(\d+:\d+\)$|\bAt line \d+ of file ")
+# the same, cheap over a whole block (a leading literal `.`, no top-level alternation): where the
+# analyzer finds lines with a place beside its trigger words
+PLACE_SCAN = re.compile(_AFTER_EXT)
 # most specific first; each yields (path, line, column or None)
 FORMS = (
     re.compile(r'File "([^"]+)", line (\d+)()'),
@@ -79,6 +87,16 @@ FORMS = (
     re.compile(rf"\((?:file://)?({_PATH}):(\d+)()\)"),
     re.compile(rf"\bat ({_PATH}) line (\d+)()"),
     re.compile(rf"({_PATH})\((\d+),(\d+)\)"),
+    re.compile(rf"({_PATH})\((\d+), (\d+)\) (?:Error|Warning|Hint)\b"),  # Nim's compiler
+    re.compile(rf"({_PATH})\((\d+)\)() \w"),  # a Nim frame: `x.nim(12) proc`
+    re.compile(rf"\bon ({_PATH}) line (\d+)()"),  # Terraform: `on main.tf line 11, in locals:`
+    re.compile(rf"\bAt line (?=\d+ of file ({_PATH}))(\d+)()"),  # gfortran: the line first
+    re.compile(rf'\bfile "({_PATH})" line (\d+)()'),  # Tcl's `(file "x.tcl" line 11)`
+    re.compile(rf'\{{file,\s*"({_PATH})"\}},\s*\{{line,\s*(\d+)\}}()'),  # Erlang's stack term
+    re.compile(rf"^({_PATH}): .* at line (\d+), column (\d+)\."),  # perlcritic
+    re.compile(
+        rf"({_PATH}), line (\d+)()\b"
+    ),  # eunit `(x.erl, line 9)`, bats `(in test file x, line 15)`
     re.compile(rf"({_PATH}):\[(\d+),(\d+)\]"),
     re.compile(rf"\bin ({_PATH}) on line (\d+)()"),
     re.compile(rf"({_PATH}): line (\d+), col (\d+)"),
@@ -129,7 +147,7 @@ def find_all(line: str) -> list[tuple[str, str, str | None, int]]:
     """Every location in `line` as (path, line, column, offset), in the order they appear."""
     if len(line) > 4000:
         line = line[:4000]
-    if not _HINT.search(line):
+    if not PLACE_HINT.search(line):
         return []
     found: dict[int, tuple[str, str, str | None, int]] = {}
     taken: list[tuple[int, int]] = []

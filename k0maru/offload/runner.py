@@ -415,7 +415,7 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
     for _ in range(2):  # the savings line is part of the summary: settle its own token count
         final_text = with_savings(summary_tokens)
         summary_tokens = count_tokens(final_text)
-    if summary_tokens > raw_tokens * MAX_SUMMARY_SHARE:
+    if summary_tokens > raw_tokens * MAX_SUMMARY_SHARE or _wordier(final_text, spool):
         return None
     root = findings.root
     rec = records.OffloadRecord(
@@ -448,6 +448,16 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
         packed.unlink(missing_ok=True)
         raise
     return rec
+
+
+def _wordier(text: str, spool: _Spool) -> bool:
+    """The summary has more words than a short log (a log's words are read only when it is short):
+    passing the log through costs less."""
+    if spool.written > 64 * 1024:
+        return False
+    assert spool.fh is not None
+    raw = os.pread(spool.fh.fileno(), spool.written, 0).decode("utf-8", "replace")
+    return len(text.split()) > len(raw.split())
 
 
 def last_lines(path: Path, total: int, count: int = summary.SHOWN_TAIL) -> list[tuple[int, str]]:

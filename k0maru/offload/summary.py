@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from k0maru.offload.findings import UNCODED, Findings
+from k0maru.offload.findings import GENERIC_STACKS, UNCODED, Findings
 
 MAX_GROUPS = 4
 
@@ -53,6 +53,7 @@ PASSED = re.compile(
 # a line worth showing has words beyond a leading `[INFO]`-style tag (not a rule, not blank)
 TAG = re.compile(r"^\W*\[\w+\]")
 WORD = re.compile(r"[A-Za-z0-9]{2}")
+FAILED_WORDS = re.compile(r"\b(?:FAIL|Aborted|failed|treated as errors?)\b")
 SHOWN_TAIL = 30  # the log's last lines read for the summary: the view `tail -n 30` gives
 
 
@@ -69,7 +70,13 @@ def _failure_like(text: str) -> bool:
     from k0maru.offload.extractors.generic import MARKER
     from k0maru.offload.locations import find_all
 
-    return bool(MARKER.search(text) or find_all(text) or "rror" in text or "xception" in text)
+    return bool(
+        MARKER.search(text)
+        or find_all(text)
+        or "rror" in text
+        or "xception" in text
+        or FAILED_WORDS.search(text)
+    )
 
 
 def render(  # noqa: C901, PLR0913 - one parameter per part of the summary
@@ -94,7 +101,7 @@ def render(  # noqa: C901, PLR0913 - one parameter per part of the summary
     found = findings.error_codes
     # `NumberFormatException` beside `java.lang.NumberFormatException`: the name as written is enough
     codes = ", ".join(c for c in found if not any(o.endswith("." + c) for o in found)) or "none"
-    stacks = ", ".join(s for s in findings.stacks if s != "generic") or "unknown"
+    stacks = ", ".join(s for s in findings.stacks if s not in GENERIC_STACKS) or "unknown"
     status = f"exit {exit_code}" if exit_code is not None else PIPED_STATUS
     root = findings.root
     parts = [
@@ -108,7 +115,8 @@ def render(  # noqa: C901, PLR0913 - one parameter per part of the summary
         parts.append(f"first failure: {where}{test}  {said}")
         if seen:
             parts.append(f"seen before: {seen}")
-    elif exit_code:
+    elif exit_code or any(_failure_like(t) for _, t in (tail or [])[-SHOWN_TAIL:]):
+        # the log says it failed (its status, or failure-looking lines): never "no failures"
         parts.append("no failure recognised: the log's last lines follow")
     else:
         parts.append("no failures recognised")

@@ -31,7 +31,7 @@ MARKER = re.compile(
     r"|(?:Uncaught )?(?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception)\b(?: \[\w+\])?:"
     r"|(?:fatal )?error(?:\[\w+\])?:"
     r"|Error(?: \[\w+\])?:|ERROR\b|Failure:|FATAL\b|Exception in thread\b"
-    r"|There (?:was|were) \d+ (?:failure|error)s?:|Failed asserting\b|Failed example:"
+    r"|There (?:was|were) \d+ (?:failure|error)s?:|Failed asserting\b|Failed example:|Failures:\s*$"
     r")"
     r"|: (?:fatal )?error:|: runtime error:| ERR! |: line \d+: "
     r"|: (?:fatal )?[Ee]rror\b|: No such file or directory|: command not found|: Permission denied"

@@ -44,9 +44,12 @@ class PytestExtractor(Extractor):
             None  # `path.py:7: AssertionError`, pytest's last line of a section
         )
         self.first_e: str | None = None  # the first `E ` line, e.g. `assert 41 == 42`
-        self.sections: dict[
-            str, tuple[str | None, str | None, str | None]
-        ] = {}  # name -> (where, code, msg)
+        self.section_line = 0  # the log line of the open section's header
+        self.frame_lines: dict[str, int] = {}  # a frame of the open section -> its log line
+        # name -> (where, code, msg, its log line): a failure is placed in its section (at the frame
+        # that locates it),
+        # so an `ERROR at setup` or a collection error, reported first, stays first
+        self.sections: dict[str, tuple[str | None, str | None, str | None, int]] = {}
 
     def feed(self, line: str, lineno: int) -> None:  # noqa: C901 - a line-driven state machine: one branch per line shape
         if not self.busy:
@@ -60,6 +63,7 @@ class PytestExtractor(Extractor):
         if m or line.startswith("====="):
             self._close_section()
             self.section = m.group(1) if m else None
+            self.section_line = lineno
             if not m and self.END.match(line):
                 self.busy = False
             return
@@ -74,6 +78,7 @@ class PytestExtractor(Extractor):
             fm = self.FRAME.match(line)
             if fm:
                 self.frames.append(f"{fm.group(1)}:{fm.group(2)}")
+                self.frame_lines[self.frames[-1]] = lineno
                 if fm.group(3):
                     self.frame_exc = fm.group(3).rsplit(".", 1)[-1]
                 return
@@ -95,7 +100,9 @@ class PytestExtractor(Extractor):
             name = re.sub(r"^ERROR at (?:setup|teardown) of ", "", self.section)
             if name != self.section:  # the phase that failed is part of the message
                 msg = f"{self.section}: {msg}" if msg else self.section
-            self.sections[name] = (where, code, msg)
+            at = self.frame_lines.get(where or "", self.section_line)  # the failing line's frame
+            self.sections[name] = (where, code, msg, at)
+        self.frame_lines = {}
         self.section, self.frames, self.exc, self.frame_exc, self.first_e = (
             None,
             [],
@@ -115,9 +122,9 @@ class PytestExtractor(Extractor):
             if "::" in test_id
             else f"ERROR collecting {path}"
         )
-        where, code, msg = self.sections.get(name, (None, None, None))
+        where, code, msg, at = self.sections.get(name, (None, None, None, lineno))
         if code is None:
             found = CODE_IN_TEXT.search(text)
             code = found.group(1) if found else "error"  # pytest names no code: none invented
             msg = text.split(": ", 1)[1] if ": " in text else text
-        self.f.add(Failure(self.stack, code, short(msg or line), lineno, where or path, test_id))
+        self.f.add(Failure(self.stack, code, short(msg or line), at, where or path, test_id))

@@ -1,0 +1,267 @@
+"""The findings layer under the extractors: for any tool, a finding is a location (any form
+`offload.locations` reads, or a block's file named on a header line with the line on a row below it:
+`12┆ code`, `L5 |`, `L:  21 | P:  11 | CODE |` under `== [x.sql] FAIL`, Erlang's `{file,"x"}` with its
+`{line,N}` on a later line) plus a severity or rule token nearby: on its line, the line before or
+after, or its block's header. A rule id next to a location is its code (`B506`, `W112`, `RF02`,
+`no-dupe-keys`, `reportArgumentType`, `lint/x/y`), always a string of the log.
+
+Findings are kept aside while the log is read and settled at its end (`settle`): those an extractor
+already reported are dropped; errors become failures; a line that only starts with a location and
+says something becomes one when nothing else in the log names a place; warnings fail the run only
+when nothing else did (or the log says warnings are treated as errors)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from k0maru.offload import locations
+from k0maru.offload.extractors.base import Cursor, Extractor, register, short
+from k0maru.offload.findings import Failure, Findings, same_place
+
+ERROR, UNKNOWN, WARNING, WEAK = "error", "unknown", "warning", "weak"
+SEVERITY = re.compile(
+    r"\b(error|Error|ERROR|fatal|FATAL|failed|FAILED|FAIL|Failure|warning|Warning|WARNING|note|Note"
+    r"|NOTE|info|INFO|hint|Hint)\b"
+)
+WARNINGS = frozenset({"warning", "Warning", "WARNING"})
+NOTES = frozenset({"note", "Note", "NOTE", "info", "INFO", "hint", "Hint"})
+RULE = r"[A-Z]{1,5}\d{2,5}|lint/[\w./-]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[a-z][a-z0-9]*(?:-[a-z0-9]+)+"
+# a rule right after the location, past a severity word (`x.js:3:5 lint/a/b`, `x.py:1:1: E302 ...`)
+RULE_AFTER = re.compile(rf"^[\s:,-]*(?:(?:error|warning)\b:?\s*)?({RULE})(?=[\s:\]]|$)")
+# a rule in brackets or parentheses ending the line (`(reportArgumentType)`, `[memleak]`,
+# `[clang-analyzer-x.Y,-warnings-as-errors]`, `(no-var) (warning)`); one plain word only on a finding
+RULE_END = re.compile(
+    r"[\[(]([A-Za-z][\w.-]*(?:/[\w.-]+)*)(?:,[^\])]*)?[\])](?:\s*\((?:warning|error)\))?\s*$"
+)
+# a rule heading the lines of its finding: after a label (`>> Issue: [B506:yaml_load]`,
+# `Check: CKV_AWS_24:`), as a tool's `x eslint(no-dupe-keys):`, after `❯❱` marks, or a code first
+# (`E3002 Additional ...`)
+RULE_HEAD = re.compile(
+    rf"^\W*(?:(?:Issue|Check|Rule):\s*\[?({RULE})(?=[\]:\s])"
+    rf"|[x×✖]\s+[\w-]+\(({RULE})\):"
+    rf"|[❯❱]+\s+({RULE})\s*$"
+    r"|([A-Z]{1,5}\d{2,5}) [A-Z])"
+)
+STRICT = re.compile(
+    r"(?i)warnings? (?:were |are )?treated as errors|with warnings treated as errors"
+    r"|in strict mode|warnings-as-errors"
+)
+BARE_PATH = re.compile(rf"^\s*(?:==\s*\[)?({locations._PATH})(?:\]\s*(FAIL)\b.*)?\s*$")
+ROW = re.compile(r"^\s*(?:L:\s*(\d+)\s*\|\s*P:\s*(\d+)\s*\|\s*(\w+)\s*\||L(\d+) \||(\d+)┆)")
+ERL_FILE = re.compile(r'\{file,\s*"([^"]+)"\}|^\s*"([^"]+\.[a-z]+)"\},?\s*$')
+ERL_LINE = re.compile(r"\{line,\s*(\d+)\}")
+# rows under a file header, and the lines of the forms above: fed to the layer as trigger hits
+HINT = re.compile(r"L\d+ \|")  # `┆` and `| P:` rows are trigger words
+# a severity that a line after a bare location gives it (OCaml's `Error:` under `File "x", line 3`,
+# gfortran's `Error:` under `x.f90:17:15:` and its source lines, `Fortran runtime error: ...`)
+SAID_AFTER = re.compile(
+    r"^\s*(?:\w+ )*?(error|Error|ERROR|fatal|Fatal|FATAL|warning|Warning)(?: \w+)?: [\w'\"‘]"
+)
+# a rule leading the line after its location (pydocstyle's `    D103: Missing docstring ...`)
+RULE_NEXT = re.compile(r"^\s+([A-Z]{1,5}\d{2,5}):? ")
+AFTER_LINES = 6  # lines after a bare location searched for its severity
+HEAD_LINES = 6  # lines before a location searched for the rule heading its finding
+HEADER_LINES = 60  # lines before a row searched for its file's header
+MAX_FINDINGS = 200
+
+
+@dataclass(slots=True)
+class Finding:
+    line: int
+    location: str
+    severity: str
+    code: str | None
+    message: str
+
+
+def _is_path_header(path: str) -> bool:
+    """A file named alone on its line: a path with a folder or an extension, not a sentence."""
+    return "." in path.rsplit("/", 1)[-1] and not path.endswith(".")
+
+
+@register
+class FindingsLayer(Extractor):
+    stack = "findings"
+    triggers = ("┆", "| P:", "{line,", "At line ", "treated as error", "strict mode")
+
+    def __init__(self, findings: Findings, cursor: Cursor | None = None):
+        super().__init__(findings, cursor)
+        self.found: list[Finding] = []
+        self.strict = False
+        self.open: Finding | None = None  # the last finding, whose rule may end the next line
+        self.bare: Finding | None = None  # a location without a token yet: a later line may say
+        self.weak: Finding | None = None  # the first user location at all: the last resort
+
+    def feed(self, line: str, lineno: int) -> None:
+        if self.open is not None:  # the line after a finding: its rule may end or lead it
+            if self.open.code is None:
+                self.open.code = _rule_next(line)
+            self.open = None
+        if self.bare is not None and self._said_after(line, lineno):
+            return
+        self.busy = self.bare is not None
+        if len(self.found) >= MAX_FINDINGS:
+            return
+        if not self.strict and STRICT.search(line):
+            self.strict = True
+        if self._row(line, lineno) or self._erlang(line, lineno):
+            return
+        for path, ln, col, offset in locations.find_all(line):
+            if self.cursor.places.is_user(path):
+                self._located(line, lineno, locations.text(path, ln, col), offset, len(path))
+                return
+
+    def _row(self, line: str, lineno: int) -> bool:
+        """A row under a file header: `12┆ code`, `L5 | code`, `L:  4 | P:  17 | CP01 | ...`."""
+        m = ROW.match(line) if ("┆" in line or "|" in line) else None
+        if m is None:
+            return False
+        header = self._header()
+        if header is None:
+            return False
+        path, failed = header
+        number = m.group(1) or m.group(4) or m.group(5)
+        where = locations.text(path, number, m.group(2))
+        code = m.group(3) or self._head_rule()
+        self._keep(Finding(lineno, where, ERROR if failed else UNKNOWN, code, short(line)))
+        return True
+
+    def _header(self) -> tuple[str, bool] | None:
+        """The file a block of rows belongs to: the nearest line above naming only a path (or
+        `== [x.sql] FAIL`); whether its header says it failed."""
+        for before in self.cursor.before(HEADER_LINES):
+            m = BARE_PATH.match(before) if "." in before else None
+            if m is not None and _is_path_header(m.group(1)):
+                return m.group(1), m.group(2) is not None
+        return None
+
+    def _erlang(self, line: str, lineno: int) -> bool:
+        """Erlang's stack term, `{file,"x.erl"},{line,8}`, printed over several lines."""
+        if "{line," not in line or "{file," in line:
+            return False
+        m = ERL_LINE.search(line)
+        for before in self.cursor.before(3):
+            if m is not None and (f := ERL_FILE.search(before)):
+                path = f.group(1) or f.group(2)
+                if self.cursor.places.is_user(path):
+                    self._keep(Finding(lineno, f"{path}:{m.group(1)}", UNKNOWN, None, short(line)))
+                return True
+        return False
+
+    def _located(self, line: str, lineno: int, where: str, offset: int, size: int) -> None:
+        after = line[offset + size :]
+        after = after[after.find(" ") :] if " " in after else ""  # past `:12:5`, `(12)`
+        said = SEVERITY.findall(after)
+        sev = next((s for s in said if s not in NOTES), None)
+        if sev is None and said:
+            return  # a note or a hint beside a finding
+        code = _rule_of(after) or self._head_rule()
+        lead = line[:offset].strip()
+        starts = not lead or lead.endswith(("Location:", "File:", ",-[", "-->"))
+        if self.weak is None:
+            self.weak = Finding(lineno, where, WEAK, code, short(line))
+        if lead.startswith("location:"):
+            return  # node's TAP names where a test is declared, not where it failed
+        if sev is None and code is None and (not starts or not re.search(r"[A-Za-z]{2}", after)):
+            # a bare place (a frame, a header): a line after it may say what failed there
+            self.bare, self.busy = Finding(lineno, where, UNKNOWN, None, short(line)), True
+            return
+        if sev is None:
+            sev = self._header_severity(where)
+        severity = UNKNOWN if sev is None else WARNING if sev in WARNINGS else ERROR
+        self._keep(Finding(lineno, where, severity, code, short(line)))
+
+    def _said_after(self, line: str, lineno: int) -> bool:
+        """A line after a bare location that gives it a severity (and maybe a rule ending it)."""
+        bare = self.bare
+        assert bare is not None
+        if lineno - bare.line > AFTER_LINES:
+            self.bare = None
+            return False
+        m = SAID_AFTER.match(line)
+        if m is None:
+            return False
+        self.bare = None
+        bare.severity = WARNING if m.group(1) in WARNINGS else ERROR
+        bare.message = short(line)
+        if (c := RULE_END.search(line)) and _rule_like(c.group(1)):
+            bare.code = c.group(1)
+        self.found.append(bare)
+        return True
+
+    def _head_rule(self) -> str | None:
+        for before in self.cursor.before(HEAD_LINES):
+            if m := RULE_HEAD.match(before):
+                return next(g for g in m.groups() if g)
+        return None
+
+    def _header_severity(self, where: str) -> str | None:
+        """The severity a block's header line gives its findings (`Checking x.lua   4 warnings`)."""
+        path = where.split(":", 1)[0]
+        for before in self.cursor.before(HEADER_LINES):
+            if path in before and not before[:1].isspace() and (m := SEVERITY.search(before)):
+                return m.group(1)
+        return None
+
+    def _keep(self, finding: Finding) -> None:
+        self.found.append(finding)
+        self.open, self.bare, self.busy = finding, None, True
+
+    def settle(self, others: list[Failure], seen: list[Failure], markers: list[Failure]) -> None:
+        """Turn the findings no extractor reported (`others`: the extractors' failures, `seen`: those
+        and their warnings; `markers`: the generic layer's located ones, which stand for a finding
+        that names no rule) into failures, or warnings (see the module's docstring)."""
+        markers_located = bool(markers)
+        fresh = [f for f in self.found if not _covered(f, seen if f.code else seen + markers)]
+        # a rule named beside a location is a finding however the tool words its severity
+        errors = [f for f in fresh if f.severity == ERROR or (f.severity == UNKNOWN and f.code)]
+        unknown = [f for f in fresh if f.severity == UNKNOWN and not f.code]
+        warnings = [f for f in fresh if f.severity == WARNING]
+        if self.strict:
+            errors, warnings = sorted(errors + warnings, key=lambda f: f.line), []
+        chosen = errors
+        if not others and not markers_located and not errors:
+            chosen = unknown
+        for f in chosen:
+            self.f.add(self._failure(f))
+        rest = warnings or unknown
+        if not rest and not others and not markers_located and self.weak is not None:
+            rest = [self.weak]  # nothing else names a place: the first one the log names
+        self.warnings = [] if chosen else [self._failure(f) for f in rest]
+
+    def _failure(self, f: Finding) -> Failure:
+        return Failure(self.stack, f.code or "error", f.message, f.line, f.location)
+
+
+def _rule_of(after: str) -> str | None:
+    """The rule right after a location, or in brackets ending its line."""
+    if m := RULE_AFTER.match(after):
+        return m.group(1)
+    m = RULE_END.search(after)
+    if m is not None and (_rule_like(m.group(1)) or m.group(1).islower()):
+        return m.group(1)
+    return None
+
+
+def _rule_next(line: str) -> str | None:
+    """A rule on the line after a finding: in brackets ending it (pyright), or leading it."""
+    if (m := RULE_END.search(line)) and _rule_like(m.group(1)):
+        return m.group(1)
+    if m := RULE_NEXT.match(line):
+        return m.group(1)
+    return None
+
+
+def _rule_like(token: str) -> bool:
+    """A rule id, not a word: it has a digit, a dash, a dot, a slash, an underscore or an inner
+    capital (`B506`, `no-dupe-keys`, `toc.not_readable`, `lint/a/b`, `CKV_AWS_24`, `reportX`)."""
+    return bool(re.search(r"\d|[-./_]|[a-z][A-Z]", token)) and not token.endswith(".")
+
+
+def _covered(f: Finding, others: list[Failure]) -> bool:
+    """An extractor reported this finding: on the same log line, or at the same place."""
+    for o in others:
+        if o.line == f.line or (o.location and same_place(o.location, f.location)):
+            return True
+    return False
