@@ -14,7 +14,8 @@ the summary must not drop. Reported per half:
 - longer than the log: the summary costs more tokens, or more words, than the raw log.
 Per-log lines are printed for dev only (`--heldout-logs` prints them for the held-out half too).
 The issue #40 corpus (tests/data/logs/tools: 41 tools no other corpus held) is two more halves,
-`tools-heldout` and `tools-dev`, split by tool.
+`tools-heldout` and `tools-dev`, split by tool. `round3` (tests/data/logs/round3: 29 tools no earlier
+corpus held) is held out whole.
 
 `--without FAMILY` (or `--without all`) leaves one family out: each family's logs run again with the
 extractors that named its failures switched off (`analyzer.SWITCHED_OFF`), so the generic layers alone
@@ -45,11 +46,13 @@ REPO = Path(__file__).resolve().parents[1]
 LOGS = REPO / "tests" / "data" / "logs"
 TOOLS = LOGS / "tools"
 HALVES = (
+    ("round3", LOGS / "round3"),
     ("heldout", LOGS / "heldout"),
     ("tools-heldout", TOOLS / "heldout"),
     ("dev", LOGS),
     ("tools-dev", TOOLS),
 )
+HELD_OUT = ("round3", "heldout", "tools-heldout")
 ANSI = re.compile(
     r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+][0-9A-Za-z]|[@-Z\\-_])"
 )
@@ -305,7 +308,7 @@ def main() -> None:
         )
         return
     for half, rows in results.items():
-        report(half, rows, per_log=not half.endswith("heldout") or args.heldout_logs)
+        report(half, rows, per_log=half not in HELD_OUT or args.heldout_logs)
         if half in without:
             report_without(half, *without[half])
     sys.stdout.flush()
