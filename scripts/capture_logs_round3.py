@@ -92,8 +92,8 @@ case(
         =====
 
         This line is deliberately far too long for the documentation style checker and it keeps on going.
-        Trailing space here. 
-        """),
+        """)
+        + "Trailing space here. \n",
     },
     ["doc8", "docs"],
     codes=["D001", "D002"],

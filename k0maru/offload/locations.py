@@ -70,13 +70,22 @@ def user_path(path: str) -> bool:
     return not path.startswith(_NOT_USER_START) and not any(part in path for part in _NOT_USER)
 
 
-_PATH = r"(?:[A-Za-z]:)?[\w.@~+/\\-]{0,240}[\w-]\.[A-Za-z][\w+-]{0,9}"
+# files whose names have no extension but are code all the same (Dockerfile, Makefile, ...)
+NAMED_FILES = (
+    "Dockerfile", "Containerfile", "Makefile", "GNUmakefile", "Jenkinsfile", "Vagrantfile",
+    "Gemfile", "Rakefile", "Justfile", "Procfile", "Brewfile", "Podfile",
+)  # fmt: skip
+_NAMED = "|".join(NAMED_FILES)
+_PATH = (
+    r"(?:(?<!\w)[A-Za-z]:)?(?:[\w.@~+/\\-]{0,240}[\w-]\.[A-Za-z][\w+-]{0,9}"
+    rf"|(?:[\w.@~+/\\-]{{0,120}}/)?(?<![\w.-])(?:{_NAMED}))"
+)
 # what every form has after the file's extension: cheap to look for, so most lines skip the forms
 _AFTER_EXT = (
     r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d|,line=\d"
     r"|, line \d|\" line \d|\"\},\s*\{line,|: .* at line \d+, column \d)"
 )
-PLACE_HINT = re.compile(rf"{_AFTER_EXT}|\(\d+:\d+\)$|\bAt line \d+ of file ")
+PLACE_HINT = re.compile(rf"{_AFTER_EXT}|\(\d+:\d+\)$|\bAt line \d+ of file |(?:{_NAMED}):\d")
 # the same, cheap over a whole block (a leading literal `.`, no top-level alternation): where the
 # analyzer finds lines with a place beside its trigger words
 PLACE_SCAN = re.compile(_AFTER_EXT)
@@ -89,7 +98,10 @@ FORMS = (
     re.compile(rf"({_PATH})\((\d+),(\d+)\)"),
     re.compile(rf"({_PATH})\((\d+), (\d+)\) (?:Error|Warning|Hint)\b"),  # Nim's compiler
     re.compile(rf"({_PATH})\((\d+)\)() \w"),  # a Nim frame: `x.nim(12) proc`
-    re.compile(rf"\bon ({_PATH}) line (\d+)()"),  # Terraform: `on main.tf line 11, in locals:`
+    re.compile(rf"\bon ({_PATH}) line (\d+)()"),
+    re.compile(
+        rf"^In ({_PATH}) line (\d+)():"
+    ),  # shellcheck's tty format  # Terraform: `on main.tf line 11, in locals:`
     re.compile(rf"\bAt line (?=\d+ of file ({_PATH}))(\d+)()"),  # gfortran: the line first
     re.compile(rf'\bfile "({_PATH})" line (\d+)()'),  # Tcl's `(file "x.tcl" line 11)`
     re.compile(rf'\{{file,\s*"({_PATH})"\}},\s*\{{line,\s*(\d+)\}}()'),  # Erlang's stack term
@@ -140,7 +152,12 @@ class Places:
 def _url_part(line: str, start: int, path: str) -> bool:
     """A URL's host (`https://host:8080`), or its scheme read as a drive letter (`s://host`)."""
     after_scheme = line[max(start - 3, 0) : start] == "://"
-    return (after_scheme and line[max(start - 7, 0) : start] != "file://") or path[1:4] == "://"
+    host = path.startswith("//") and line[max(start - 5, 0) : start] != "file:"
+    return (
+        (after_scheme and line[max(start - 7, 0) : start] != "file://")
+        or path[1:4] == "://"
+        or host
+    )
 
 
 def find_all(line: str) -> list[tuple[str, str, str | None, int]]:

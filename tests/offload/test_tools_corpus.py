@@ -105,3 +105,76 @@ def test_a_tests_declared_location_is_not_a_finding() -> None:
         "    pop (file:///w/lib/q.mjs:2:29)\n"
     )
     assert f.first_location == "/w/lib/q.mjs:2:29"
+
+
+@pytest.fixture
+def generic_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every extractor switched off but the generic layers: what they read alone."""
+    from k0maru.offload import analyzer
+    from k0maru.offload.extractors import all_extractors
+    from k0maru.offload.findings import GENERIC_STACKS
+
+    stacks = {cls.stack for cls in all_extractors()} - GENERIC_STACKS
+    monkeypatch.setattr(analyzer, "SWITCHED_OFF", stacks)
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_a_stylish_report_under_its_files_header_is_read_row_by_row() -> None:
+    f = analyze(
+        "\nsrc/lease.js\n  1:23  error  'unused' is defined but never used  no-unused-vars\n"
+        "  2:33  error  'undefinedThing' is not defined     no-undef\n\n"
+        'ci.yml\n  1:1       warning  missing document start "---"  (document-start)\n'
+        '  8:1       error    duplication of key "jobs" in mapping  (key-duplicates)\n'
+    )
+    assert f.first_location == "src/lease.js:1:23"
+    assert f.error_codes == ["no-unused-vars", "no-undef", "key-duplicates"]
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_files_without_an_extension_are_places() -> None:
+    f = analyze(
+        "hadolint:build/Dockerfile:4: DL3011 error: Valid UNIX ports range from 0 to 65535\n"
+    )
+    assert f.first_location == "build/Dockerfile:4"
+    assert f.error_codes == ["DL3011"]
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_makes_recipe_line_is_not_the_root() -> None:
+    f = analyze(
+        "src/unit012.c:3:16: error: 'pad_width' undeclared (first use in this function)\n"
+        "make: *** [Makefile:7: src/unit012.o] Error 1\n"
+    )
+    assert f.first_location == "src/unit012.c:3:16"
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_a_caret_naming_a_rule_under_a_place_is_a_finding() -> None:
+    f = analyze(
+        "\nIn deploy.sh line 2:\nfiles=$(ls *.log)\n"
+        "           ^-- SC2035 (info): Use ./*glob* or -- *glob* so names won't become options.\n"
+    )
+    assert f.first_location == "deploy.sh:2"
+    assert f.error_codes == ["SC2035"]
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_rules_beside_a_place_in_every_spelling_are_codes() -> None:
+    f = analyze(
+        "backup.sh:4:7: note: Double quote to prevent globbing and word splitting. [SC2086]\n"
+        "docs/guide.md:1 error MD022/blanks-around-headings Headings should be surrounded\n"
+        'src/app.css:2:16: Unknown unit "pixels" (unit-no-unknown) [error]\n'
+        "::error file=ci.yml,line=7,col=5::7:5 [indentation] wrong indentation: expected 6\n"
+    )
+    assert set(f.error_codes) == {"MD022", "unit-no-unknown", "indentation"}
+    assert f.first_location == "docs/guide.md:1"
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_a_severity_before_a_place_is_its_own_but_a_frames_is_not() -> None:
+    f = analyze(
+        "::warning file=ci.yml,line=1,col=1::1:1 [document-start] missing document start\n"
+        "::error file=ci.yml,line=7,col=5::7:5 [indentation] wrong indentation\n"
+        "[ERROR] \tat org.apache.maven.Fork.fork(Fork.java:669)\n"
+    )
+    assert f.first_location == "ci.yml:7:5"

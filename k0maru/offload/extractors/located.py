@@ -24,15 +24,21 @@ SEVERITY = re.compile(
     r"\b(error|Error|ERROR|fatal|FATAL|failed|FAILED|FAIL|Failure|warning|Warning|WARNING|note|Note"
     r"|NOTE|info|INFO|hint|Hint)\b"
 )
+# a severity that is all a line says before its location (`::warning file=x,line=1`, `ERROR: x:8:`)
+LEAD_SEVERITY = re.compile(rf"^\W*{SEVERITY.pattern}(?:\W*|\s+file=)$")
+SEVERITY_WORDS = "(?:error|warning|info|note|hint|style|fatal)"
 WARNINGS = frozenset({"warning", "Warning", "WARNING"})
 NOTES = frozenset({"note", "Note", "NOTE", "info", "INFO", "hint", "Hint"})
 RULE = r"[A-Z]{1,5}\d{2,5}|lint/[\w./-]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[a-z][a-z0-9]*(?:-[a-z0-9]+)+"
 # a rule right after the location, past a severity word (`x.js:3:5 lint/a/b`, `x.py:1:1: E302 ...`)
-RULE_AFTER = re.compile(rf"^[\s:,-]*(?:(?:error|warning)\b:?\s*)?({RULE})(?=[\s:\]]|$)")
+RULE_AFTER = re.compile(
+    rf"^[\s:,-]*(?:\d+:\d+ )?(?:(?:error|warning)\b:?\s*)?"
+    rf"(?:({RULE})(?=[\s:\]/]|$)|\[(?!{SEVERITY_WORDS}\])({RULE}|[a-z]+)\])"
+)
 # a rule in brackets or parentheses ending the line (`(reportArgumentType)`, `[memleak]`,
 # `[clang-analyzer-x.Y,-warnings-as-errors]`, `(no-var) (warning)`); one plain word only on a finding
 RULE_END = re.compile(
-    r"[\[(]([A-Za-z][\w.-]*(?:/[\w.-]+)*)(?:,[^\])]*)?[\])](?:\s*\((?:warning|error)\))?\s*$"
+    r"[\[(]([A-Za-z][\w.-]*(?:/[\w.-]+)*)(?:,[^\])]*)?[\])](?:\s*[\[(](?:warning|error)[\])])?\s*$"
 )
 # a rule heading the lines of its finding: after a label (`>> Issue: [B506:yaml_load]`,
 # `Check: CKV_AWS_24:`), as a tool's `x eslint(no-dupe-keys):`, after `❯❱` marks, or a code first
@@ -52,12 +58,20 @@ ROW = re.compile(r"^\s*(?:L:\s*(\d+)\s*\|\s*P:\s*(\d+)\s*\|\s*(\w+)\s*\||L(\d+) 
 ERL_FILE = re.compile(r'\{file,\s*"([^"]+)"\}|^\s*"([^"]+\.[a-z]+)"\},?\s*$')
 ERL_LINE = re.compile(r"\{line,\s*(\d+)\}")
 # rows under a file header, and the lines of the forms above: fed to the layer as trigger hits
-HINT = re.compile(r"L\d+ \|")  # `┆` and `| P:` rows are trigger words
+# a row of a stylish report under its file's header: `  1:23  error  message  rule`,
+# `  3:3  ✖  message  rule`, `  8:1  error  message  (rule)`
+STYLISH = re.compile(r"^[ \t]+(\d+):(\d+)(?:-\d+:\d+)?[ \t]+(error|warning|✖|⚠|×|✗)[ \t]+(.*?)\s*$")
+STYLISH_RULE = re.compile(r"(?:\s{2,}|\s\()([\w@/.-]+)\)?$")
+HINT = re.compile(  # `┆` and `| P:` rows are trigger words
+    r"L\d+ \||(?m:^[ \t]+\d+:\d+(?:-\d+:\d+)?[ \t]+(?:error|warning|✖|⚠|×|✗)[ \t])"
+)
 # a severity that a line after a bare location gives it (OCaml's `Error:` under `File "x", line 3`,
 # gfortran's `Error:` under `x.f90:17:15:` and its source lines, `Fortran runtime error: ...`)
 SAID_AFTER = re.compile(
     r"^\s*(?:\w+ )*?(error|Error|ERROR|fatal|Fatal|FATAL|warning|Warning)(?: \w+)?: [\w'\"‘]"
 )
+# a caret under the source naming the rule and its level (shellcheck: `  ^-- SC2086 (info): ...`)
+CARET_RULE = re.compile(r"^\s*\^[-^]*\s+([A-Z]{1,5}\d{2,5}) \((\w+)\):")
 # a rule leading the line after its location (pydocstyle's `    D103: Missing docstring ...`)
 RULE_NEXT = re.compile(r"^\s+([A-Z]{1,5}\d{2,5}):? ")
 AFTER_LINES = 6  # lines after a bare location searched for its severity
@@ -83,7 +97,10 @@ def _is_path_header(path: str) -> bool:
 @register
 class FindingsLayer(Extractor):
     stack = "findings"
-    triggers = ("┆", "| P:", "{line,", "At line ", "treated as error", "strict mode")
+    triggers = (
+        "┆", "| P:", "{line,", "At line ", "treated as error", "strict mode",
+        *(f"{name}:" for name in locations.NAMED_FILES),
+    )  # fmt: skip
 
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
         super().__init__(findings, cursor)
@@ -105,7 +122,7 @@ class FindingsLayer(Extractor):
             return
         if not self.strict and STRICT.search(line):
             self.strict = True
-        if self._row(line, lineno) or self._erlang(line, lineno):
+        if self._row(line, lineno) or self._stylish(line, lineno) or self._erlang(line, lineno):
             return
         for path, ln, col, offset in locations.find_all(line):
             if self.cursor.places.is_user(path):
@@ -125,6 +142,20 @@ class FindingsLayer(Extractor):
         where = locations.text(path, number, m.group(2))
         code = m.group(3) or self._head_rule()
         self._keep(Finding(lineno, where, ERROR if failed else UNKNOWN, code, short(line)))
+        return True
+
+    def _stylish(self, line: str, lineno: int) -> bool:
+        """A stylish report's row under its file's header: `  1:23  error  message  rule`."""
+        m = STYLISH.match(line) if line[:1] in " \t" and ":" in line else None
+        if m is None or (header := self._header()) is None:
+            return False
+        rule = STYLISH_RULE.search(m.group(4))
+        token = rule.group(1) if rule else ""
+        paren = rule is not None and rule.group(0).endswith(")")
+        code = token if token and (_rule_like(token) or (paren and token.islower())) else None
+        severity = WARNING if m.group(3) in ("warning", "⚠") else ERROR
+        where = locations.text(header[0], m.group(1), m.group(2))
+        self._keep(Finding(lineno, where, severity, code, short(line)))
         return True
 
     def _header(self) -> tuple[str, bool] | None:
@@ -152,17 +183,22 @@ class FindingsLayer(Extractor):
     def _located(self, line: str, lineno: int, where: str, offset: int, size: int) -> None:
         after = line[offset + size :]
         after = after[after.find(" ") :] if " " in after else ""  # past `:12:5`, `(12)`
-        said = SEVERITY.findall(after)
-        sev = next((s for s in said if s not in NOTES), None)
-        if sev is None and said:
-            return  # a note or a hint beside a finding
-        code = _rule_of(after) or self._head_rule()
         lead = line[:offset].strip()
+        said = SEVERITY.findall(after) or LEAD_SEVERITY.findall(lead)
+        sev = next((s for s in said if s not in NOTES), None)
+        own_rule = _rule_of(after)
         starts = not lead or lead.endswith(("Location:", "File:", ",-[", "-->"))
+        if sev is None and said:
+            if not (starts and own_rule):
+                return  # a note or a hint beside a finding
+            sev = "warning"  # a rule's finding at a low level (`x.sh:4:7: note: ... [SC2086]`)
+        code = own_rule or self._head_rule()
         if self.weak is None:
             self.weak = Finding(lineno, where, WEAK, code, short(line))
-        if lead.startswith("location:"):
-            return  # node's TAP names where a test is declared, not where it failed
+        if lead.startswith("location:") or lead.endswith("*** ["):
+            # node's TAP names where a test is declared, make's `*** [Makefile:7: x] Error 1`
+            # the recipe that ran the failing command: neither is where it failed
+            return
         if sev is None and code is None and (not starts or not re.search(r"[A-Za-z]{2}", after)):
             # a bare place (a frame, a header): a line after it may say what failed there
             self.bare, self.busy = Finding(lineno, where, UNKNOWN, None, short(line)), True
@@ -179,10 +215,15 @@ class FindingsLayer(Extractor):
         if lineno - bare.line > AFTER_LINES:
             self.bare = None
             return False
-        m = SAID_AFTER.match(line)
+        m = SAID_AFTER.match(line) or CARET_RULE.match(line)
         if m is None:
             return False
         self.bare = None
+        if m.re is CARET_RULE:
+            bare.code, level = m.group(1), m.group(2)
+            bare.severity = ERROR if level in ("error", "fatal") else WARNING
+            self.found.append(bare)
+            return True
         bare.severity = WARNING if m.group(1) in WARNINGS else ERROR
         bare.message = short(line)
         if (c := RULE_END.search(line)) and _rule_like(c.group(1)):
@@ -237,7 +278,7 @@ class FindingsLayer(Extractor):
 def _rule_of(after: str) -> str | None:
     """The rule right after a location, or in brackets ending its line."""
     if m := RULE_AFTER.match(after):
-        return m.group(1)
+        return m.group(1) or m.group(2)
     m = RULE_END.search(after)
     if m is not None and (_rule_like(m.group(1)) or m.group(1).islower()):
         return m.group(1)
