@@ -178,3 +178,28 @@ def test_a_severity_before_a_place_is_its_own_but_a_frames_is_not() -> None:
         "[ERROR] \tat org.apache.maven.Fork.fork(Fork.java:669)\n"
     )
     assert f.first_location == "ci.yml:7:5"
+
+
+@pytest.mark.usefixtures("generic_only")
+@pytest.mark.parametrize(
+    ("log", "code"),
+    [
+        ("error[E0502]: cannot borrow `v` as mutable\n --> src/lib.rs:3:5\n", "E0502"),
+        ("panic: assignment to entry in nil map\n\ngoroutine 1 [running]:\n", "panic"),
+        ("thread 'tests::renew' (25571) panicked at src/lib.rs:11:9:\n", "panic"),
+        ("==20291==ERROR: LeakSanitizer: detected memory leaks\n", "LeakSanitizer"),
+        ("WARNING: ThreadSanitizer: data race (pid=17541)\n", "data race"),
+        ("==================\nWARNING: DATA RACE\n", "DATA RACE"),
+        (
+            "ov.c:4:34: runtime error: signed integer overflow: 2147483647 + 1\n",
+            "signed integer overflow",
+        ),
+        ("fatal error: all goroutines are asleep - deadlock!\n", "deadlock"),
+        (
+            "lease.c:7:5: error: 'x' is used uninitialized [-Werror=uninitialized]\n",
+            "-Werror=uninitialized",
+        ),
+    ],
+)
+def test_runtime_and_compiler_codes_are_read_without_their_extractors(log: str, code: str) -> None:
+    assert code in analyze(log).error_codes

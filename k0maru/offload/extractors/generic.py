@@ -94,7 +94,15 @@ CODES = re.compile(
     r"|\[(ERR_[A-Z0-9_]+)\]|\bcode: '(ERR_[A-Z0-9_]+|E[A-Z]{3,})'"
     r"|^npm (?:ERR!|error) code (E[A-Z0-9]+)\b"
     r"|^\s?(ERR_[A-Z0-9_]+|E(?!RROR\b)[A-Z]{4,})\s\s"  # pnpm's badge: ` ERR_PNPM_NO_SCRIPT  Missing script`
+    r"|\b(?:error|warning)\[([A-Z]+\d+)\]"  # a compiler's code in brackets: `error[E0502]:`
+    r"|^\s*(panic)(?=: )|\b(panic)(?=ked at )"  # a panic, as Go and Rust say it
+    # what a runtime checker found: `ERROR: LeakSanitizer:`, `ThreadSanitizer: data race`,
+    # `WARNING: DATA RACE`, `runtime error: signed integer overflow:`, `- deadlock!`
+    r"|^(?:==\d+==)?(?:ERROR|WARNING): (?:(LeakSanitizer)\b|\w+Sanitizer: ([a-z]+(?: [a-z]+)+)\b)"
+    r"|^WARNING: (DATA RACE)$|: runtime error: ([a-z]+(?: [a-z]+)+)(?=:)|- (deadlock)!$"
 )
+# words without which a line holds none of those codes
+CODE_WORDS = ("rror", "xception", "ERR", "code", "SUMM", "anic", "Sanitizer", "RACE", "deadlock")
 # `at app//demo.Ledger.add(` before a `File.java:12)`: the class, without a class loader's prefix
 JVM_FRAME = re.compile(r"^(?:\[\w+\]\s*)?[\s│]*(?:at )?(?:[\w.-]+/+)?([\w$.]+)\.[\w$<>]+\($")
 WINDOW = 30  # lines after a marker searched for its location
@@ -160,14 +168,7 @@ class GenericExtractor(Extractor):
         self._close()
 
     def _read_codes(self, line: str) -> None:
-        if (
-            "rror" in line
-            or "xception" in line
-            or "ERR" in line
-            or "code" in line
-            or "SUMM" in line
-            or line[:2].lstrip()[:1] == "E"
-        ):
+        if any(w in line for w in CODE_WORDS) or line[:2].lstrip()[:1] == "E":
             for m in CODES.finditer(line):
                 self.f.seen_code(next(g for g in m.groups() if g))
 

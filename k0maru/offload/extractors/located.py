@@ -36,9 +36,9 @@ RULE_AFTER = re.compile(
     rf"(?:({RULE})(?=[\s:\]/]|$)|\[(?!{SEVERITY_WORDS}\])({RULE}|[a-z]+)\])"
 )
 # a rule in brackets or parentheses ending the line (`(reportArgumentType)`, `[memleak]`,
-# `[clang-analyzer-x.Y,-warnings-as-errors]`, `(no-var) (warning)`); one plain word only on a finding
+# `[clang-analyzer-x.Y,-warnings-as-errors]`, `(no-var) (warning)`, `[-Werror=uninitialized]`); one plain word only on a finding
 RULE_END = re.compile(
-    r"[\[(]([A-Za-z][\w.-]*(?:/[\w.-]+)*)(?:,[^\])]*)?[\])](?:\s*[\[(](?:warning|error)[\])])?\s*$"
+    r"[\[(]([A-Za-z][\w.-]*(?:/[\w.-]+)*|-Werror=[\w-]+)(?:,[^\])]*)?[\])](?:\s*[\[(](?:warning|error)[\])])?\s*$"
 )
 # a rule heading the lines of its finding: after a label (`>> Issue: [B506:yaml_load]`,
 # `Check: CKV_AWS_24:`), as a tool's `x eslint(no-dupe-keys):`, after `❯❱` marks, or a code first
