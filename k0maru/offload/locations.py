@@ -76,10 +76,9 @@ NAMED_FILES = (
     "Gemfile", "Rakefile", "Justfile", "Procfile", "Brewfile", "Podfile",
 )  # fmt: skip
 _NAMED = "|".join(NAMED_FILES)
-_PATH = (
-    r"(?:(?<!\w)[A-Za-z]:)?(?:[\w.@~+/\\-]{0,240}[\w-]\.[A-Za-z][\w+-]{0,9}"
-    rf"|(?:[\w.@~+/\\-]{{0,120}}/)?(?<![\w.-])(?:{_NAMED}))"
-)
+_PATH = r"(?:(?<!\w)[A-Za-z]:)?[\w.@~+/\\-]{0,240}[\w-]\.[A-Za-z][\w+-]{0,9}"
+# `Dockerfile:3`, `build/Makefile:12:5`: read only on a line holding `file:` (every name ends so)
+NAMED_FORM = re.compile(rf"((?:[\w.@~+/\\-]{{0,120}}/)?(?<![\w.-])(?:{_NAMED})):(\d+)(?::(\d+))?")
 # what every form has after the file's extension: cheap to look for, so most lines skip the forms
 _AFTER_EXT = (
     r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d|,line=\d"
@@ -180,6 +179,10 @@ def find_all(line: str) -> list[tuple[str, str, str | None, int]]:
             while path.startswith("./"):
                 path = path[2:]
             found[start] = (path, m.group(2), m.group(3) or None, start)
+    if "file:" in line:
+        for m in NAMED_FORM.finditer(line):
+            if not any(s <= m.start() < e for s, e in taken):
+                found[m.start()] = (m.group(1), m.group(2), m.group(3), m.start())
     return [found[k] for k in sorted(found)]
 
 

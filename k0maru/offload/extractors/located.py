@@ -62,9 +62,7 @@ ERL_LINE = re.compile(r"\{line,\s*(\d+)\}")
 # `  3:3  ✖  message  rule`, `  8:1  error  message  (rule)`
 STYLISH = re.compile(r"^[ \t]+(\d+):(\d+)(?:-\d+:\d+)?[ \t]+(error|warning|✖|⚠|×|✗)[ \t]+(.*?)\s*$")
 STYLISH_RULE = re.compile(r"(?:\s{2,}|\s\()([\w@/.-]+)\)?$")
-HINT = re.compile(  # `┆` and `| P:` rows are trigger words
-    r"L\d+ \||(?m:^[ \t]+\d+:\d+(?:-\d+:\d+)?[ \t]+(?:error|warning|✖|⚠|×|✗)[ \t])"
-)
+HINT = re.compile(r"L\d+ \|")  # `┆` and `| P:` rows are trigger words
 # a severity that a line after a bare location gives it (OCaml's `Error:` under `File "x", line 3`,
 # gfortran's `Error:` under `x.f90:17:15:` and its source lines, `Fortran runtime error: ...`)
 SAID_AFTER = re.compile(
@@ -98,7 +96,7 @@ def _is_path_header(path: str) -> bool:
 class FindingsLayer(Extractor):
     stack = "findings"
     triggers = (
-        "┆", "| P:", "{line,", "At line ", "treated as error", "strict mode",
+        "┆", "| P:", "{line,", "At line ", "treated as error", "strict mode", "warning  ", "⚠",
         *(f"{name}:" for name in locations.NAMED_FILES),
     )  # fmt: skip
 
