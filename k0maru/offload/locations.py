@@ -76,7 +76,9 @@ NAMED_FILES = (
     "Gemfile", "Rakefile", "Justfile", "Procfile", "Brewfile", "Podfile",
 )  # fmt: skip
 _NAMED = "|".join(NAMED_FILES)
-_PATH = r"(?:(?<!\w)[A-Za-z]:)?[\w.@~+/\\-]{0,240}[\w-]\.[A-Za-z][\w+-]{0,9}"
+# a path starts where its run of path characters starts: a search never retries inside the run
+# (each retry would rescan the rest of it)
+_PATH = r"(?:(?<!\w)[A-Za-z]:)?(?:(?<=file://)|(?<![\w.@~+/\\-]))[\w.@~+/\\-]{0,240}[\w-]\.[A-Za-z][\w+-]{0,9}"
 # `Dockerfile:3`, `build/Makefile:12:5`: read only on a line holding `file:` (every name ends so)
 NAMED_FORM = re.compile(rf"((?:[\w.@~+/\\-]{{0,120}}/)?(?<![\w.-])(?:{_NAMED})):(\d+)(?::(\d+))?")
 # what every form has after the file's extension: cheap to look for, so most lines skip the forms
