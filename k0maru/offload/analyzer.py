@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import ahocorasick_rs
@@ -60,6 +61,23 @@ def _readable(block: str) -> str:
 SWITCHED_OFF: set[str] = set()
 
 
+def _trigger_words(extractors: list) -> tuple[ahocorasick_rs.AhoCorasick, list[int]]:
+    """One automaton for every trigger word, and for each word the extractors it feeds (a bit per
+    extractor): its owners, or all of them for a generic word."""
+    everyone = (1 << len(extractors)) - 1
+    owners: dict[str, int] = {}
+    for i, e in enumerate(extractors):
+        for word in e.triggers:
+            owners[word] = owners.get(word, 0) | 1 << i
+    generic = ("test session starts", "undefined reference")
+    generic += tuple(v for g in GENERIC_TRIGGERS for v in (g, g.capitalize(), g.upper()))
+    for word in generic:
+        owners[word] = everyone
+    words = list(owners)
+    automaton = ahocorasick_rs.AhoCorasick(words, matchkind=ahocorasick_rs.MatchKind.Standard)
+    return automaton, [owners[w] for w in words]
+
+
 def _path_of(location: str) -> str:
     """`src/a.rs:4:5` -> `src/a.rs` (a Windows drive's colon kept)."""
     parts = location.split(":")
@@ -83,15 +101,12 @@ class LogAnalyzer:
             if cls.stack in GENERIC_STACKS or cls.stack not in SWITCHED_OFF
         ]
         self.layer = next(e for e in self.extractors if isinstance(e, FindingsLayer))
-        words = (
-            "test session starts",
-            "undefined reference",
-            *(t for e in self.extractors for t in e.triggers),
-            *(v for g in GENERIC_TRIGGERS for v in (g, g.capitalize(), g.upper())),
-        )
-        self.triggers = ahocorasick_rs.AhoCorasick(
-            dict.fromkeys(words), matchkind=ahocorasick_rs.MatchKind.LeftmostFirst
-        )
+        for i, e in enumerate(self.extractors):
+            e.bit = 1 << i
+        self.triggers, self.owners = _trigger_words(self.extractors)
+        self._feeds: dict[int, list[Callable[[str, int], None]]] = {}  # mask -> whom it feeds
+        # the findings layer reads every line fed (it looks for places in any line)
+        self.always = 1 << self.extractors.index(self.layer)
         self.lines = 0
         self._partial: list[
             str
@@ -159,38 +174,53 @@ class LogAnalyzer:
         return (f.markers[0] if f.markers else f.generic), False
 
     def _feed_block(self, block: str) -> None:
-        """`block` is whole lines. Lines before the next trigger hit are skipped unless an extractor is busy."""
+        """`block` is whole lines. A line is fed to the extractors whose trigger words it holds (all
+        of them for a generic word), the busy ones and the findings layer; lines with no trigger hit
+        are skipped unless an extractor is busy."""
         base = self.lines  # lines before this block
-        hits = [start for _, start, _ in self.triggers.find_matches_as_indexes(block)]  # ascending
+        owners = self.owners
+        hits = [
+            (start, owners[i])
+            for i, start, _ in self.triggers.find_matches_as_indexes(block, overlapping=True)
+        ]
         # a place in any form, or a row under a file's header: the findings layer reads the line
-        places = [m.start() for m in PLACE_SCAN.finditer(block)]
-        places += [m.start() for m in HINT.finditer(block)]
-        if places:
-            hits = sorted(hits + places)
+        layer = self.always
+        places = [(m.start(), layer) for m in PLACE_SCAN.finditer(block)]
+        places += [(m.start(), layer) for m in HINT.finditer(block)]
+        hits = sorted(hits + places) if places else sorted(hits)
+        count = len(hits)
         next_hit = 0
         pos = 0
         counted = 0  # newlines in block[:pos]
         end = len(block)
-        extractors = self.extractors
+        feeds = self._feeds
         find = block.find
         cursor = self.cursor
         cursor.block = block
         while pos < end:
-            if not any(e.busy for e in extractors):
-                while next_hit < len(hits) and hits[next_hit] < pos:
-                    next_hit += 1
-                if next_hit == len(hits):
+            busy = cursor.busy
+            if not busy:
+                if next_hit == count:
                     break
-                start = block.rfind("\n", 0, hits[next_hit]) + 1
+                start = block.rfind("\n", 0, hits[next_hit][0]) + 1
                 if start > pos:
                     counted += block.count("\n", pos, start)
                     pos = start
             stop = find("\n", pos)
+            if stop < 0:
+                stop = end
+            wanted = busy | layer
+            while next_hit < count and hits[next_hit][0] < stop:
+                wanted |= hits[next_hit][1]
+                next_hit += 1
             line = block[pos:stop]
             lineno = base + counted + 1
             cursor.pos = pos
-            for e in extractors:
-                e.feed(line, lineno)
+            fed = feeds.get(wanted)
+            if fed is None:
+                fed = feeds[wanted] = [e.feed for e in self.extractors if wanted & e.bit]
+            for feed in fed:
+                feed(line, lineno)
             if self.findings.generic is None and GENERIC.search(line):
                 self.findings.generic = Failure("generic", "error", short(line), lineno)
             counted += 1

@@ -40,6 +40,7 @@ class Cursor:
     def __init__(self, places: Places | None = None) -> None:
         self.block = ""
         self.pos = 0  # start of the line being fed
+        self.busy = 0  # a bit for each extractor inside a multi-line report
         if places is None:
             from k0maru.offload.locations import Places
 
@@ -62,7 +63,19 @@ class Extractor:
 
     stack = "generic"
     triggers: tuple[str, ...] = ()  # words that can start a report (searched at C speed)
-    busy = False  # True while inside a multi-line report: wants every line
+    bit = 0  # this extractor's bit in its cursor's `busy` mask (set by the analyzer)
+    _busy = False
+
+    @property
+    def busy(self) -> bool:
+        """True while inside a multi-line report: wants every line."""
+        return self._busy
+
+    @busy.setter
+    def busy(self, value: bool) -> None:
+        self._busy = value
+        cursor = self.cursor
+        cursor.busy = cursor.busy | self.bit if value else cursor.busy & ~self.bit
 
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
         self.f = findings

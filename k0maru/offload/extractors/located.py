@@ -252,7 +252,8 @@ class FindingsLayer(Extractor):
         and their warnings; `markers`: the generic layer's located ones, which stand for a finding
         that names no rule) into failures, or warnings (see the module's docstring)."""
         markers_located = bool(markers)
-        fresh = [f for f in self.found if not _covered(f, seen if f.code else seen + markers)]
+        by_rule, by_place = _Reported(seen), _Reported(seen + markers)
+        fresh = [f for f in self.found if not (by_rule if f.code else by_place).covers(f)]
         # a rule named beside a location is a finding however the tool words its severity
         errors = [f for f in fresh if f.severity == ERROR or (f.severity == UNKNOWN and f.code)]
         unknown = [f for f in fresh if f.severity == UNKNOWN and not f.code]
@@ -298,9 +299,25 @@ def _rule_like(token: str) -> bool:
     return bool(re.search(r"\d|[-./_]|[a-z][A-Z]", token)) and not token.endswith(".")
 
 
-def _covered(f: Finding, others: list[Failure]) -> bool:
-    """An extractor reported this finding: on the same log line, or at the same place."""
-    for o in others:
-        if o.line == f.line or (o.location and same_place(o.location, f.location)):
+def _file_and_line(location: str) -> tuple[str, str]:
+    """`src/a.py:12:5` -> (`a.py`, `12`): what two places that are the same always share."""
+    path, _, rest = location.partition(":")
+    return path.rsplit("/", 1)[-1], rest.split(":", 1)[0]
+
+
+class _Reported:
+    """What the extractors reported, indexed by log line and by file name and line."""
+
+    def __init__(self, others: list[Failure]) -> None:
+        self.lines = {o.line for o in others}
+        self.places: dict[tuple[str, str], list[str]] = {}
+        for o in others:
+            if o.location:
+                self.places.setdefault(_file_and_line(o.location), []).append(o.location)
+
+    def covers(self, f: Finding) -> bool:
+        """An extractor reported this finding: on the same log line, or at the same place."""
+        if f.line in self.lines:
             return True
-    return False
+        near = self.places.get(_file_and_line(f.location), ())
+        return any(same_place(loc, f.location) for loc in near)
