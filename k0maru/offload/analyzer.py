@@ -14,7 +14,7 @@ from pathlib import Path
 import ahocorasick_rs
 
 from k0maru.offload.extractors import all_extractors
-from k0maru.offload.extractors.base import Cursor, short
+from k0maru.offload.extractors.base import Cursor, Extractor, short
 from k0maru.offload.extractors.located import HINT, FindingsLayer
 from k0maru.offload.findings import GENERIC_STACKS, Failure, Findings
 from k0maru.offload.locations import PLACE_SCAN, Places
@@ -61,7 +61,7 @@ def _readable(block: str) -> str:
 SWITCHED_OFF: set[str] = set()
 
 
-def _trigger_words(extractors: list) -> tuple[ahocorasick_rs.AhoCorasick, list[int]]:
+def _trigger_words(extractors: list[Extractor]) -> tuple[ahocorasick_rs.AhoCorasick, list[int]]:
     """One automaton for every trigger word, and for each word the extractors it feeds (a bit per
     extractor): its owners, or all of them for a generic word."""
     everyone = (1 << len(extractors)) - 1
@@ -69,7 +69,7 @@ def _trigger_words(extractors: list) -> tuple[ahocorasick_rs.AhoCorasick, list[i
     for i, e in enumerate(extractors):
         for word in e.triggers:
             owners[word] = owners.get(word, 0) | 1 << i
-    generic = ("test session starts", "undefined reference")
+    generic: tuple[str, ...] = ("test session starts", "undefined reference")
     generic += tuple(v for g in GENERIC_TRIGGERS for v in (g, g.capitalize(), g.upper()))
     for word in generic:
         owners[word] = everyone
