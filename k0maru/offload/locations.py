@@ -99,10 +99,8 @@ FORMS = (
     re.compile(rf"({_PATH})\((\d+),(\d+)\)"),
     re.compile(rf"({_PATH})\((\d+), (\d+)\) (?:Error|Warning|Hint)\b"),  # Nim's compiler
     re.compile(rf"({_PATH})\((\d+)\)() \w"),  # a Nim frame: `x.nim(12) proc`
-    re.compile(rf"\bon ({_PATH}) line (\d+)()"),
-    re.compile(
-        rf"^In ({_PATH}) line (\d+)():"
-    ),  # shellcheck's tty format  # Terraform: `on main.tf line 11, in locals:`
+    re.compile(rf"\bon ({_PATH}) line (\d+)()"),  # Terraform: `on main.tf line 11, in locals:`
+    re.compile(rf"^In ({_PATH}) line (\d+)():"),  # shellcheck's tty format
     re.compile(rf"\bAt line (?=\d+ of file ({_PATH}))(\d+)()"),  # gfortran: the line first
     re.compile(rf'\bfile "({_PATH})" line (\d+)()'),  # Tcl's `(file "x.tcl" line 11)`
     re.compile(rf'\{{file,\s*"({_PATH})"\}},\s*\{{line,\s*(\d+)\}}()'),  # Erlang's stack term
@@ -121,6 +119,13 @@ FORMS = (
 )
 _URLISH = re.compile(r"^(?:https?|ftp)://|^[\w-]+\.(?:com|org|net|io)/")
 PYTHON_FRAME = FORMS[0]
+# a string each form's match always holds: a line without it skips the form
+GUARDS = (
+    'File "', ":", "(", " line ", "(", "(", "(", " line ", " line ", "At line ", 'file "',
+    "{file,", " at line ", ", line ", ":[", " on line ", ": line ", ": line ", "[", "file=",
+    ")", ":",
+)  # fmt: skip
+_GUARDED = tuple(zip(FORMS, GUARDS, strict=True))
 
 
 class Places:
@@ -169,7 +174,9 @@ def find_all(line: str) -> list[tuple[str, str, str | None, int]]:
         return []
     found: dict[int, tuple[str, str, str | None, int]] = {}
     taken: list[tuple[int, int]] = []
-    for form in FORMS:
+    for form, guard in _GUARDED:
+        if guard not in line:
+            continue
         for m in form.finditer(line):
             start, end = m.span(1)
             if any(s <= start < e for s, e in taken):
