@@ -203,3 +203,14 @@ def test_a_severity_before_a_place_is_its_own_but_a_frames_is_not() -> None:
 )
 def test_runtime_and_compiler_codes_are_read_without_their_extractors(log: str, code: str) -> None:
     assert code in analyze(log).error_codes
+
+
+def test_a_rule_ending_a_compiler_style_line_is_its_code() -> None:
+    f = analyze(
+        "src/buf.c:7:10: error: Array 'a[10]' accessed at index 10, which is out of bounds."
+        " [arrayIndexOutOfBounds]\n        a[i] = i;\n         ^\n"
+        "src/copy.cpp:7:10: error: Dereference of null pointer (loaded from variable 'tmp')"
+        " [clang-analyzer-core.NullDereference,-warnings-as-errors]\n"
+    )
+    assert f.first_location == "src/buf.c:7:10"
+    assert {"arrayIndexOutOfBounds", "clang-analyzer-core.NullDereference"} <= set(f.error_codes)

@@ -254,6 +254,10 @@ class FindingsLayer(Extractor):
         markers_located = bool(markers)
         by_rule, by_place = _Reported(seen), _Reported(seen + markers)
         fresh = [f for f in self.found if not (by_rule if f.code else by_place).covers(f)]
+        failed = _Reported(others)
+        for f in self.found:  # an extractor's failure whose rule only this layer read
+            if f.code and failed.covers(f):
+                self.f.seen_code(f.code)
         # a rule named beside a location is a finding however the tool words its severity
         errors = [f for f in fresh if f.severity == ERROR or (f.severity == UNKNOWN and f.code)]
         unknown = [f for f in fresh if f.severity == UNKNOWN and not f.code]
