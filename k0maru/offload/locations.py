@@ -189,10 +189,17 @@ def find_all(line: str) -> list[tuple[str, str, str | None, int]]:
                 path = path[2:]
             found[start] = (path, m.group(2), m.group(3) or None, start)
     if "file:" in line:
-        for m in NAMED_FORM.finditer(line):
-            if not any(s <= m.start() < e for s, e in taken):
-                found[m.start()] = (m.group(1), m.group(2), m.group(3), m.start())
+        _named_files(line, taken, found)
     return [found[k] for k in sorted(found)]
+
+
+def _named_files(
+    line: str, taken: list[tuple[int, int]], found: dict[int, tuple[str, str, str | None, int]]
+) -> None:
+    """The places of files without an extension (`Dockerfile:3`) that no other form took."""
+    for m in NAMED_FORM.finditer(line):
+        if not any(s <= m.start() < e for s, e in taken):
+            found[m.start()] = (m.group(1), m.group(2), m.group(3), m.start())
 
 
 def text(path: str, line: str, col: str | None) -> str:

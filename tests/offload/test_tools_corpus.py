@@ -214,3 +214,28 @@ def test_a_rule_ending_a_compiler_style_line_is_its_code() -> None:
     )
     assert f.first_location == "src/buf.c:7:10"
     assert {"arrayIndexOutOfBounds", "clang-analyzer-core.NullDereference"} <= set(f.error_codes)
+
+
+BDD = (
+    "  Scenario: discount                     # features/cart.feature:7\n"
+    "    Given an empty cart                  # features/steps/cart_steps.py:4\n"
+    "    Then the discounted total is 18      # features/steps/cart_steps.py:19\n"
+    "      ASSERT FAILED: expected 18, got 1\n\n"
+    "Failing scenarios:\n  features/cart.feature:7  discount\n"
+)
+
+
+def test_a_bdd_step_with_lines_under_it_is_the_root() -> None:
+    f = analyze(BDD)
+    assert f.first_location == "features/steps/cart_steps.py:19"
+
+
+def test_a_frame_under_a_failing_step_places_it() -> None:
+    f = analyze(
+        "    When I add 2 apples         # features/step_definitions/cart_steps.rb:5\n"
+        "    Then the cart holds 2 items # features/step_definitions/cart_steps.rb:10\n"
+        "      expected 2 items, got 3 (RuntimeError)\n"
+        "      ./features/step_definitions/cart_steps.rb:11:in `block in <top (required)>'\n"
+        "      features/cart.feature:6:in `Then the cart holds 2 items'\n\n"
+    )
+    assert f.first_location == "features/step_definitions/cart_steps.rb:11"

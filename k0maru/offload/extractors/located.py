@@ -70,6 +70,8 @@ SAID_AFTER = re.compile(
 )
 # a caret under the source naming the rule and its level (shellcheck: `  ^-- SC2086 (info): ...`)
 CARET_RULE = re.compile(r"^\s*\^[-^]*\s+([A-Z]{1,5}\d{2,5}) \((\w+)\):")
+# a BDD runner's step, its definition's place in a comment ending it (behave, cucumber)
+STEP = re.compile(r"^(?:Given|When|Then|And|But|\*)\s.*#$")
 # a rule leading the line after its location (pydocstyle's `    D103: Missing docstring ...`)
 RULE_NEXT = re.compile(r"^\s+([A-Z]{1,5}\d{2,5}):? ")
 AFTER_LINES = 6  # lines after a bare location searched for its severity
@@ -107,6 +109,12 @@ class FindingsLayer(Extractor):
         self.open: Finding | None = None  # the last finding, whose rule may end the next line
         self.bare: Finding | None = None  # a location without a token yet: a later line may say
         self.weak: Finding | None = None  # the first user location at all: the last resort
+        # a BDD runner's step line (`Then x  # steps.py:19`): lines indented under it say it failed
+        self.step: Finding | None = None
+        self.step_indent = 0
+        self.step_failed = False
+        self.step_traceback = False  # its lines hold a Python traceback: innermost frame last
+        self.step_framed = False  # a user frame under it gave its place
 
     def feed(self, line: str, lineno: int) -> None:
         if self.open is not None:  # the line after a finding: its rule may end or lead it
@@ -115,7 +123,9 @@ class FindingsLayer(Extractor):
             self.open = None
         if self.bare is not None and self._said_after(line, lineno):
             return
-        self.busy = self.bare is not None
+        if self.step is not None and self._under_step(line, lineno):
+            return
+        self.busy = self.bare is not None or self.step is not None
         if len(self.found) >= MAX_FINDINGS:
             return
         if not self.strict and STRICT.search(line):
@@ -193,6 +203,12 @@ class FindingsLayer(Extractor):
         code = own_rule or self._head_rule()
         if self.weak is None:
             self.weak = Finding(lineno, where, WEAK, code, short(line))
+        if STEP.match(lead):
+            self._close_step()
+            self.step = Finding(lineno, where, ERROR, None, short(line))
+            self.step_indent = len(line) - len(line.lstrip())
+            self.busy = True
+            return
         if lead.startswith("location:") or lead.endswith("*** ["):
             # node's TAP names where a test is declared, make's `*** [Makefile:7: x] Error 1`
             # the recipe that ran the failing command: neither is where it failed
@@ -205,6 +221,36 @@ class FindingsLayer(Extractor):
             sev = self._header_severity(where)
         severity = UNKNOWN if sev is None else WARNING if sev in WARNINGS else ERROR
         self._keep(Finding(lineno, where, severity, code, short(line)))
+
+    def _under_step(self, line: str, lineno: int) -> bool:
+        """A line after a step's: indented under it, the step failed (its place is the first user
+        frame those lines name, the innermost under a Python traceback, else the step's own)."""
+        step = self.step
+        assert step is not None
+        if not line.strip() or len(line) - len(line.lstrip()) <= self.step_indent:
+            self._close_step()
+            return False
+        if not self.step_failed:
+            self.step_failed, step.message = True, short(line)
+        self.step_traceback |= line.lstrip().startswith("Traceback")
+        if lineno - step.line > AFTER_LINES:
+            self._close_step()
+            return False
+        for path, ln, col, _ in locations.find_all(line):
+            if self.cursor.places.is_user(path):
+                if self.step_traceback or not self.step_framed:
+                    step.location, self.step_framed = locations.text(path, ln, col), True
+                break
+        return True
+
+    def finish(self) -> None:
+        self._close_step()
+
+    def _close_step(self) -> None:
+        step, self.step = self.step, None
+        if step is not None and self.step_failed and len(self.found) < MAX_FINDINGS:
+            self.found.append(step)
+        self.step_failed = self.step_traceback = self.step_framed = False
 
     def _said_after(self, line: str, lineno: int) -> bool:
         """A line after a bare location that gives it a severity (and maybe a rule ending it)."""
