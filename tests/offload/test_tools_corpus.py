@@ -239,3 +239,10 @@ def test_a_frame_under_a_failing_step_places_it() -> None:
         "      features/cart.feature:6:in `Then the cart holds 2 items'\n\n"
     )
     assert f.first_location == "features/step_definitions/cart_steps.rb:11"
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_a_bracketed_level_before_a_summary_line_is_not_its_severity() -> None:
+    """Maven's `[ERROR]   CartTest.addsLines:12 ...` summary is not a finding: the frame is the root."""
+    f = analyze((DATA.parent / "maven_junit5_e_flag.log").read_text())
+    assert f.first_location == "CartTest.java:12"

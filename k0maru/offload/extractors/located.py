@@ -25,7 +25,7 @@ SEVERITY = re.compile(
     r"|NOTE|info|INFO|hint|Hint)\b"
 )
 # a severity that is all a line says before its location (`::warning file=x,line=1`, `ERROR: x:8:`)
-LEAD_SEVERITY = re.compile(rf"^\W*{SEVERITY.pattern}(?:\W*|\s+file=)$")
+LEAD_SEVERITY = re.compile(rf"^\W*{SEVERITY.pattern}(?::\s*|\s+file=)$")
 SEVERITY_WORDS = "(?:error|warning|info|note|hint|style|fatal)"
 WARNINGS = frozenset({"warning", "Warning", "WARNING"})
 NOTES = frozenset({"note", "Note", "NOTE", "info", "INFO", "hint", "Hint"})
