@@ -246,3 +246,20 @@ def test_a_bracketed_level_before_a_summary_line_is_not_its_severity() -> None:
     """Maven's `[ERROR]   CartTest.addsLines:12 ...` summary is not a finding: the frame is the root."""
     f = analyze((DATA.parent / "maven_junit5_e_flag.log").read_text())
     assert f.first_location == "CartTest.java:12"
+
+
+def test_a_rule_heading_a_quoted_message_is_its_places_code() -> None:
+    f = analyze(
+        "E3002 Additional properties are not allowed ('BucketNam' was unexpected)\n"
+        "template.yaml:6:7\n\nE3012 'abc' is not of type 'integer'\ntemplate.yaml:10:7\n"
+    )
+    assert f.first_location == "template.yaml:6:7"
+    assert {"E3002", "E3012"} <= set(f.error_codes)
+
+
+def test_an_uncaught_ocaml_exception_names_its_constructor() -> None:
+    f = analyze(
+        'Exception: Failure "bad port: http".\n'
+        'Raised at Stdlib.failwith in file "stdlib.ml", line 29, characters 17-33\n'
+    )
+    assert "Failure" in f.error_codes

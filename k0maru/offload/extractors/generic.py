@@ -30,7 +30,7 @@ MARKER = re.compile(
     r"|thread '[^']*'.* panicked"
     r"|(?:Uncaught )?(?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception)\b(?: \[\w+\])?:"
     r"|(?:fatal )?error(?:\[\w+\])?:"
-    r"|Error(?: \[\w+\])?:|ERROR\b|Failure:|FATAL\b|Exception in thread\b"
+    r"|Error(?: \[\w+\])?:|ERROR\b|Failure:|FATAL\b|Exception in thread\b|Exception: [A-Z]"
     r"|There (?:was|were) \d+ (?:failure|error)s?:|Failed asserting\b|Failed example:|Failures:\s*$"
     r")"
     r"|: (?:fatal )?error:|: runtime error:| ERR! |: line \d+: "
@@ -100,6 +100,7 @@ CODES = re.compile(
     # `WARNING: DATA RACE`, `runtime error: signed integer overflow:`, `- deadlock!`
     r"|^(?:==\d+==)?(?:ERROR|WARNING): (?:(LeakSanitizer)\b|\w+Sanitizer: ([a-z]+(?: [a-z]+)+)\b)"
     r"|^WARNING: (DATA RACE)$|: runtime error: ([a-z]+(?: [a-z]+)+)(?=:)|- (deadlock)!$"
+    r"|^Exception: ([A-Z]\w*)"  # OCaml's uncaught exception: `Exception: Failure "x".`
 )
 # words without which a line holds none of those codes
 CODE_WORDS = ("rror", "xception", "ERR", "code", "SUMM", "anic", "Sanitizer", "RACE", "deadlock")

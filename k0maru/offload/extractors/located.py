@@ -47,7 +47,7 @@ RULE_HEAD = re.compile(
     rf"^\W*(?:(?:Issue|Check|Rule):\s*\[?({RULE})(?=[\]:\s])"
     rf"|[x×✖]\s+[\w-]+\(({RULE})\):"
     rf"|[❯❱]+\s+({RULE})\s*$"
-    r"|([A-Z]{1,5}\d{2,5}) [A-Z])"
+    r"|([A-Z]{1,5}\d{2,5}) [A-Z'\"‘])"
 )
 STRICT = re.compile(
     r"(?i)warnings? (?:were |are )?treated as errors|with warnings treated as errors"
