@@ -137,7 +137,7 @@ def split_record(text: str) -> tuple[list[str], str, list[str], str]:
             if line.strip():
                 meta.append("  " + line.strip())
             continue
-        if not section and not body and _META_LINE.match(line):
+        if not section and not any(x.strip() for x in body) and _META_LINE.match(line):
             meta.append(line.strip())
             continue
         body.append(line)
