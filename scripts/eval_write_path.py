@@ -45,7 +45,9 @@ HALVES = ("test", "round3", "dev")
 BOOTSTRAP_ROUNDS = 2000
 POINTS = ("folder", "name", "number", "heading", "metadata", "sections")
 _META_SECTIONS = {"status", "date", "dates", "deciders", "metadata"}
-_META_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*)?([A-Z][\w -]{0,30}?)(?:\*\*)?:(?:\*\*)?\s+(.*)$")
+_META_LINE = re.compile(
+    r"^\s*(?:[-*]\s+)?(?:\*\*)?([A-Z][\w -]{0,30}?)(?:\*\*)?:(?:\*\*)?(?:\s+(.*))?$"
+)
 _HEADING_PREFIX = re.compile(
     r"^(?:(?:ADR|RFC|Architecture Decision Record|Decision)[\s-]*\d*\s*[:.-]?\s*"
     r"|\d+[.:]?\s+|\d{4}-\d{2}-\d{2}\s+)",
@@ -210,7 +212,7 @@ def metadata_shape(fm: list[str], meta: list[str]) -> list[str]:
             continue
         m = _META_LINE.match(line)
         if m:
-            value = m.group(2).strip()
+            value = (m.group(2) or "").strip()
             dated = re.sub(r"\d", "9", value) if re.match(r"^[\d./-]+$", value) else ""
             out.append(f"{line.split(m.group(1))[0]}{m.group(1).lower()}:{dated}")
     return out
