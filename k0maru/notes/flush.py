@@ -32,6 +32,10 @@ MAX_VERSIONS = 99
 NUMBERED = ("adr-number", "adr-prefixed")
 _DATE_LINE = re.compile(r"^date:.*$", re.M)
 _DATE = re.compile(r"\b\d{4}-?\d{2}-?\d{2}\b")
+_STATUS_WORD = r"(?:status|statut|estado|stato)"
+_STATUS_LINE = re.compile(rf"^\s*(?:[-*+]\s+)?(?:\*\*)?{_STATUS_WORD}(?:\*\*)?\s*:.*$", re.M | re.I)
+_STATUS_SECTION = re.compile(rf"^(##\s+{_STATUS_WORD}\s*\n)\s*[^\n#][^\n]*", re.M | re.I)
+_STAMP = {"%Y-%m-%d": r"\d{4}-\d{2}-\d{2}", "%Y%m%d": r"\d{8}"}
 
 
 @dataclass(slots=True)
@@ -52,8 +56,11 @@ def vault_lock(root: Path) -> AbstractContextManager[None]:
 
 
 def _normalise(text: str) -> str:
-    """Content identity ignores the flush date (the same note flushed tomorrow is up to date)."""
-    return _DATE.sub("", _DATE_LINE.sub("", text.replace("\r\n", "\n"))).strip()
+    """Content identity ignores the flush date and the first status (the same note flushed tomorrow, when
+    the records' most common status may have moved, is up to date)."""
+    text = _DATE_LINE.sub("", text.replace("\r\n", "\n"))
+    text = _STATUS_SECTION.sub(r"\1", _STATUS_LINE.sub("", text))
+    return _DATE.sub("", text).strip()
 
 
 class FlushEngine:
@@ -172,6 +179,10 @@ class FlushEngine:
         stem = self.sniffer.file_name(rule, title, when).removesuffix(".md")
         data = text.encode("utf-8")
         own, tail = record_stem(stem + ".md")  # a record in a folder of its own: `x-v2/index.md`
+        if rule.naming == "date-slug":
+            earlier = _same_on_another_day(folder, own, tail, when, wanted)
+            if earlier is not None:
+                return earlier, "up_to_date"
         for version in range(1, MAX_VERSIONS + 1):
             candidate = folder / (
                 f"{own}{tail}.md" if version == 1 else f"{own}-v{version}{tail}.md"
@@ -222,6 +233,21 @@ class FlushEngine:
             if number is not None and pattern.match(name.lower()):
                 out.append((p, number))
         return out
+
+
+def _same_on_another_day(folder: Path, own: str, tail: str, when: date, wanted: str) -> Path | None:
+    """The record of this title and content named with another day's date (`20260720-x.md` when the
+    flush is on 1 August), so that a dated record flushed again is up to date."""
+    for form, digits in _STAMP.items():
+        stamp = re.escape(when.strftime(form))
+        if stamp not in re.escape(own):
+            continue
+        pattern = re.compile(re.escape(own).replace(stamp, digits, 1) + re.escape(tail + ".md"))
+        for path in sorted(folder.glob("*" + tail + ".md")):
+            name = path.relative_to(folder).as_posix()
+            if pattern.fullmatch(name) and _same(path, wanted):
+                return path
+    return None
 
 
 def _same(path: Path, wanted: str) -> bool:

@@ -1,0 +1,50 @@
+"""The seed's promises on vaults written the way real ones are (#39, third round): the same note flushed
+again is up to date whatever the day, a new text under the same title is a new file (the next number
+for a numbered log, `-vN` otherwise), links are written as the records write them, and a commit trailer's
+own sections are not duplicated."""
+
+from datetime import date
+from pathlib import Path
+
+from k0maru.notes.flush import FlushEngine
+from tests.helpers import write
+
+JULY, AUGUST = date(2026, 7, 20), date(2026, 8, 1)
+BODY = "## Context\n\nWe need X.\n\n## Decision\n\nUse X.\n"
+
+
+def test_a_numbered_record_is_up_to_date_when_the_usual_status_moves(vault: Path) -> None:
+    """The note just written joins the recent records a first status is learnt from; flushed again,
+    the status it would start with may differ, and it is still the same note."""
+    statuses = ["Accepted", "Pending", "Pending", "Pending", "Pending", "Accepted", "Accepted"]
+    for n, status in enumerate(["Accepted", *statuses, "Accepted"], start=1):
+        write(
+            vault,
+            f"doc/adr/{n:04d}-r{n}.md",
+            f"# {n}. R{n}\n\nDate: 2020-01-01\n\n## Status\n\n{status}\n\n{BODY}",
+        )
+    first = FlushEngine(vault).flush("adr", "Use X", BODY, when=JULY)
+    again = FlushEngine(vault).flush("adr", "Use X", BODY, when=AUGUST)
+    assert first.path == "doc/adr/0010-use-x.md"
+    assert (again.outcome, again.path) == ("up_to_date", first.path)
+    other = FlushEngine(vault).flush("adr", "Use X", BODY + "\nMore.\n", when=JULY)
+    assert (other.outcome, other.path) == ("created", "doc/adr/0011-use-x.md")
+
+
+def test_a_dated_record_flushed_on_another_day_is_up_to_date(vault: Path) -> None:
+    for day, slug in (("20240101", "use-a"), ("20240102", "use-b")):
+        write(vault, f"docs/adr/{day}-{slug}.md", f"# {slug}\n\n- Status: accepted\n\n{BODY}")
+    first = FlushEngine(vault).flush("adr", "Use X", BODY, when=JULY)
+    assert first.path == "docs/adr/20260720-use-x.md"
+    again = FlushEngine(vault).flush("adr", "Use X", BODY, when=AUGUST)
+    assert (again.outcome, again.path) == ("up_to_date", first.path)
+    other = FlushEngine(vault).flush("adr", "Use X", BODY + "\nMore.\n", when=JULY)
+    assert (other.outcome, other.path) == ("versioned", "docs/adr/20260720-use-x-v2.md")
+
+
+def test_a_daily_note_of_another_day_is_that_days_note(vault: Path) -> None:
+    for day in ("2026-07-18", "2026-07-19"):
+        write(vault, f"journal/{day}.md", f"# {day}\n\n- did things\n")
+    first = FlushEngine(vault).flush("log", "Today", "- did X\n", when=JULY)
+    later = FlushEngine(vault).flush("log", "Today", "- did X\n", when=AUGUST)
+    assert (first.path, later.path) == ("journal/2026-07-20.md", "journal/2026-08-01.md")
