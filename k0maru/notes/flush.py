@@ -7,6 +7,7 @@ numbers and version suffixes are allocated once."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -69,10 +70,20 @@ class FlushEngine:
         root: Path,
         conventions: Conventions | None = None,
         sniffer: ConventionSniffer | None = None,
+        locate: Callable[[str], str | None] | None = None,
     ):
+        """`locate(name)`: the vault path (without `.md`) of the note a link name means, where an index
+        knows it; a Markdown link is written relative to the new note's folder from it."""
         self.root = root
         self.sniffer = sniffer or ConventionSniffer(root)
         self.conventions = conventions or self.sniffer.sniff()
+        self.locate = locate
+
+    def note_path(self, target: str) -> str | None:
+        """The vault path (without `.md`) of a linked note, None when it cannot be told."""
+        if self.locate is not None:
+            return self.locate(target)
+        return target if (self.root / f"{target}.md").is_file() else None
 
     def render(  # noqa: PLR0913 - the note and how to write it
         self,
@@ -88,7 +99,7 @@ class FlushEngine:
     ) -> str:
         record = rule.record
         if record is not None and record.shaped:
-            links = [_link(name, record.link_style) for name in linked]
+            links = [self._link(name, record.link_style, rule.folder) for name in linked]
             return render_record(record, title, body, when, number, extra or {}, links, unresolved)
         fm: dict[str, Any] = {
             "title": title,
@@ -163,6 +174,17 @@ class FlushEngine:
         return FlushResult(
             path.relative_to(self.root).as_posix(), outcome, kind, linked, unresolved, warnings
         )
+
+    def _link(self, name: str, style: str, folder: str) -> str:
+        """A related note's link as the vault writes links: `[[name|shown]]`, or `[shown](path.md)` with
+        the path relative to the note's folder (`../guide/setup.md`), as a repository renders it."""
+        if style != "markdown":
+            return f"[[{name}]]"
+        target, _, shown = name.partition("|")
+        shown, path = shown or target, self.note_path(target)
+        if path is not None:
+            target = posixpath.relpath(path, folder or ".")
+        return f"[{shown}]({target.replace(' ', '%20')}.md)"
 
     def _place(
         self,
@@ -257,14 +279,6 @@ def _same(path: Path, wanted: str) -> bool:
         return False
 
 
-def _link(name: str, style: str) -> str:
-    """A related note's link as the vault writes links: `[[name|shown]]` or `[shown](name.md)`."""
-    if style != "markdown":
-        return f"[[{name}]]"
-    target, _, shown = name.partition("|")
-    return f"[{shown or target}]({target.replace(' ', '%20')}.md)"
-
-
 def link_text(store: Store) -> Callable[[str], str | None]:
     """[[link]] text for a note named by link name, alias, vault path or title: its file name where
     that resolves to it (else its path), with the given name as display text when it differs, so
@@ -294,6 +308,18 @@ def link_text(store: Store) -> Callable[[str], str | None]:
     return text
 
 
+def note_path(store: Store) -> Callable[[str], str | None]:
+    """The vault path (without `.md`) of the note a link name means (as Obsidian resolves it)."""
+
+    def path(name: str) -> str | None:
+        key = name.lower().removesuffix(".md")
+        doc_id = store.link_resolver({key_name(key)})(key)
+        doc = store.document(doc_id) if doc_id is not None else None
+        return doc.path.removesuffix(".md") if doc is not None else None
+
+    return path
+
+
 def note_date(text: str | None) -> date | None:
     """A caller's note date (`YYYY-MM-DD`), None when none was given; a bad one is one clear line."""
     if not text:
@@ -315,7 +341,8 @@ def flush_indexed(  # noqa: PLR0913 - the note's fields
 ) -> FlushResult:
     """Flush through the engine, link only notes the index knows, and index the new note at once: it is
     searchable by BM25 on return; its vectors follow in the background (never the backlog's wait)."""
-    result = FlushEngine(vault.root, conventions=vault.conventions()).flush(
+    engine = FlushEngine(vault.root, conventions=vault.conventions(), locate=note_path(vault.store))
+    result = engine.flush(
         kind, title, body, tags, related, resolve=link_text(vault.store), when=when
     )
     vault.index(only=[result.path], embed=False)

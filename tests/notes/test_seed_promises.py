@@ -48,3 +48,28 @@ def test_a_daily_note_of_another_day_is_that_days_note(vault: Path) -> None:
     first = FlushEngine(vault).flush("log", "Today", "- did X\n", when=JULY)
     later = FlushEngine(vault).flush("log", "Today", "- did X\n", when=AUGUST)
     assert (first.path, later.path) == ("journal/2026-07-20.md", "journal/2026-08-01.md")
+
+
+def test_a_markdown_link_to_a_note_elsewhere_is_relative_to_the_new_note(vault: Path) -> None:
+    """Records that link `[guide](../guide/setup.md)` get links a repository renders: the related
+    note's path relative to the new record's folder, whichever way the note was named."""
+    from k0maru.index.vault import Vault
+    from k0maru.notes.flush import flush_indexed
+
+    for n in (1, 2):
+        write(
+            vault,
+            f"doc/adr/000{n}-r{n}.md",
+            f"# {n}. R{n}\n\n## Context\n\nSee [R1](0001-r1.md), [guide](../guide/setup.md).\n",
+        )
+    write(vault, "doc/guide/setup.md", "# Setup guide\n\ntext\n")
+    index = Vault.open(vault)
+    index.index()
+    related = ["Setup guide", "0002-r2", "doc/guide/setup"]
+    try:
+        note = flush_indexed(index, "adr", "Use X", BODY, [], related, JULY)
+    finally:
+        index.close()
+    text = (vault / note.path).read_text()
+    assert "- [Setup guide](../guide/setup.md)\n- [0002-r2](0002-r2.md)\n" in text
+    assert "- [setup](../guide/setup.md)\n" in text
