@@ -6,6 +6,8 @@ own sections are not duplicated."""
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from k0maru.notes.flush import FlushEngine
 from tests.helpers import write
 
@@ -73,3 +75,47 @@ def test_a_markdown_link_to_a_note_elsewhere_is_relative_to_the_new_note(vault: 
     text = (vault / note.path).read_text()
     assert "- [Setup guide](../guide/setup.md)\n- [0002-r2](0002-r2.md)\n" in text
     assert "- [setup](../guide/setup.md)\n" in text
+
+
+MADR = (
+    "# {t}\n\n## Context and Problem Statement\n\nc\n\n## Decision Drivers\n\n* d\n\n"
+    "## Considered Options\n\n* o\n\n## Decision Outcome\n\nChosen option: o\n"
+)
+
+
+def commit(root: Path, message: str) -> None:
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+    if not (root / ".git").exists():
+        git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.name=A", "-c", "user.email=a@x", "commit", "-q", "--allow-empty", "-m", message)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "body",
+    [
+        "We need X.",
+        "## Context and Problem Statement\n\nWe need X.\n\n## Decision Outcome\n\nUse X.",
+        "## Context and Problem Statement\n\nWe need X.",
+    ],
+)
+def test_a_commit_trailer_fills_the_records_own_sections_once(vault: Path, body: str) -> None:
+    """In a MADR folder the commit's context and decision go under `Context and Problem Statement`
+    and `Decision Outcome`, never beside them as a second `## Context` / `## Decision`."""
+    from k0maru.notes.adr import adr_from_head
+
+    for n in (1, 2):
+        write(vault, f"docs/decisions/000{n}-d{n}.md", MADR.format(t=f"D{n}"))
+    commit(vault, "start")
+    commit(vault, f"Use X\n\n{body}\n\nADR: Use X\n")
+    written = adr_from_head(vault)
+    assert written is not None
+    heads = [h for h in (vault / written["path"]).read_text().splitlines() if h.startswith("## ")]
+    assert heads.count("## Context and Problem Statement") == 1
+    assert heads.count("## Decision Outcome") == 1
+    assert "## Context" not in heads and "## Decision" not in heads
