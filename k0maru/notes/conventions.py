@@ -28,7 +28,13 @@ from k0maru.errors import K0maruError, PathOutsideVaultError
 from k0maru.fsutil import read_regular, resolve_inside
 from k0maru.index.markdown import split_frontmatter
 from k0maru.index.walker import VaultWalker
-from k0maru.notes.template import RecordTemplate, learn, naming_class, record_number
+from k0maru.notes.template import (
+    RecordTemplate,
+    folder_records,
+    learn,
+    naming_class,
+    record_number,
+)
 from k0maru.text import printable
 
 KINDS = ("adr", "decision", "card", "log", "skill")
@@ -541,8 +547,7 @@ class ConventionSniffer:
         folder = self.root / rule.folder
         numbers = [0]
         if folder.is_dir():
-            for p in [*folder.glob("*.md"), *folder.glob("*/index.md")]:
-                name = p.parent.name if p.name == "index.md" and p.parent != folder else p.name
+            for _, name in folder_records(folder):
                 m = _ADR_NUM.match(name) or _ADR_PREFIXED.match(name)
                 n = record_number(name)
                 if m or n is not None:

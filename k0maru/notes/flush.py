@@ -23,7 +23,7 @@ from k0maru.fsutil import create_exclusive, ensure_state_dir, file_lock, resolve
 from k0maru.index.link_resolution import key_name
 from k0maru.notes.conventions import KINDS, Conventions, ConventionSniffer, KindRule
 from k0maru.notes.record_render import render_record
-from k0maru.notes.template import record_stem
+from k0maru.notes.template import folder_records, record_stem
 
 if TYPE_CHECKING:
     from k0maru.index.store import Store
@@ -249,8 +249,7 @@ class FlushEngine:
             return []
         pattern = re.compile(rf"^(?:[a-z]{{2,5}}[-_ ])?\d{{1,5}}[-_ ]{re.escape(slug)}\.md$")
         out = []
-        for p in sorted([*folder.glob("*.md"), *folder.glob("*/index.md")]):
-            name = p.parent.name + ".md" if p.name == "index.md" and p.parent != folder else p.name
+        for p, name in folder_records(folder):
             number = record_number(name)
             if number is not None and pattern.match(name.lower()):
                 out.append((p, number))

@@ -89,6 +89,18 @@ def record_names(names: list[str]) -> list[str]:
     return sorted(n for n in out if not _TEMPLATE_NAME.match(n))
 
 
+def folder_records(folder: Path) -> list[tuple[Path, str]]:
+    """The Markdown files of `folder` with the names they are numbered by: `0001-x.md` as it is, a record
+    kept as a folder of its own (`0001-x/index.md`, `0001-x/README.md`) as `0001-x.md`."""
+    out = [(p, p.name) for p in sorted(folder.glob("*.md"))]
+    out += [
+        (p, p.parent.name + ".md")
+        for p in sorted(folder.glob("*/*.md"))
+        if p.name.lower() in ("index.md", "readme.md")
+    ]
+    return out
+
+
 def template_files(names: list[str]) -> list[str]:
     return sorted(n for n in names if _TEMPLATE_NAME.match(n))
 

@@ -119,3 +119,16 @@ def test_a_commit_trailer_fills_the_records_own_sections_once(vault: Path, body:
     assert heads.count("## Context and Problem Statement") == 1
     assert heads.count("## Decision Outcome") == 1
     assert "## Context" not in heads and "## Decision" not in heads
+
+
+def test_records_kept_as_readme_folders_are_numbered_and_flushed_again(vault: Path) -> None:
+    """`rfcs/0001-x/README.md` records: the next number follows them, the same note again is up to
+    date, a new text is the next number (it was `0001` again, then no free number at all)."""
+    for n, slug in ((1, "use-a"), (2, "use-b")):
+        write(vault, f"rfcs/000{n}-{slug}/README.md", f"# RFC-000{n} {slug}\n\n## Summary\n\ns\n")
+    first = FlushEngine(vault).flush("adr", "Use X", "## Summary\n\nx\n", when=JULY)
+    assert (first.outcome, first.path) == ("created", "rfcs/0003-use-x/README.md")
+    again = FlushEngine(vault).flush("adr", "Use X", "## Summary\n\nx\n", when=AUGUST)
+    assert (again.outcome, again.path) == ("up_to_date", first.path)
+    other = FlushEngine(vault).flush("adr", "Use X", "## Summary\n\ny\n", when=JULY)
+    assert (other.outcome, other.path) == ("created", "rfcs/0004-use-x/README.md")
