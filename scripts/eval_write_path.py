@@ -15,17 +15,19 @@ the label. Points per repository:
   metadata sections such as `## Status`, with their date form);
 - sections: the same section headings in the same order;
 - as is: all six right, so the file would be committed with no hand edit beyond its body text.
-Repositories are split into dev and test halves by repository (`split` in the json, fixed before any
-change). A repository whose mirror is not on this machine is skipped with a note: this is a script,
+Repositories are split into halves by repository (`split` in the json, fixed before any change): dev
+(tuned on), test (reported in the second round), round3 (added in the third round, labels listed before
+its changes). Each half's percentages come with a 95% bootstrap interval over its repositories. A repository whose mirror is not on this machine is skipped with a note: this is a script,
 not a test.
 
-    python scripts/eval_write_path.py [--json] [--show NAME] [--mirrors DIR]
+    python scripts/eval_write_path.py [--json] [--show NAME] [--half dev] [--mirrors DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import subprocess
 import sys
@@ -39,9 +41,13 @@ from k0maru.notes.flush import FlushEngine
 REPO = Path(__file__).resolve().parents[1]
 REPOS = REPO / "scripts" / "write_path_repos.json"
 MIRRORS = Path("/work/.mirror")
+HALVES = ("test", "round3", "dev")
+BOOTSTRAP_ROUNDS = 2000
 POINTS = ("folder", "name", "number", "heading", "metadata", "sections")
 _META_SECTIONS = {"status", "date", "dates", "deciders", "metadata"}
-_META_LINE = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*)?([A-Z][\w -]{0,30}?)(?:\*\*)?:(?:\*\*)?\s+(.*)$")
+_META_LINE = re.compile(
+    r"^\s*(?:[-*]\s+)?(?:\*\*)?([A-Z][\w -]{0,30}?)(?:\*\*)?:(?:\*\*)?(?:\s+(.*))?$"
+)
 _HEADING_PREFIX = re.compile(
     r"^(?:(?:ADR|RFC|Architecture Decision Record|Decision)[\s-]*\d*\s*[:.-]?\s*"
     r"|\d+[.:]?\s+|\d{4}-\d{2}-\d{2}\s+)",
@@ -133,7 +139,7 @@ def split_record(text: str) -> tuple[list[str], str, list[str], str]:
             if line.strip():
                 meta.append("  " + line.strip())
             continue
-        if not section and not body and _META_LINE.match(line):
+        if not section and not any(x.strip() for x in body) and _META_LINE.match(line):
             meta.append(line.strip())
             continue
         body.append(line)
@@ -206,7 +212,7 @@ def metadata_shape(fm: list[str], meta: list[str]) -> list[str]:
             continue
         m = _META_LINE.match(line)
         if m:
-            value = m.group(2).strip()
+            value = (m.group(2) or "").strip()
             dated = re.sub(r"\d", "9", value) if re.match(r"^[\d./-]+$", value) else ""
             out.append(f"{line.split(m.group(1))[0]}{m.group(1).lower()}:{dated}")
     return out
@@ -262,9 +268,22 @@ def run_case(case: Case, mirrors: Path) -> None:
     case.score = score(case.path, case.label_text, case.written, case.written_text)
 
 
+def bootstrap(values: list[float], seed: int = 39) -> tuple[float, float]:
+    """The 95% percentile interval of the mean of `values`, resampled with replacement."""
+    if not values:
+        return (0.0, 0.0)
+    rng = random.Random(seed)
+    means = sorted(
+        sum(rng.choices(values, k=len(values))) / len(values) for _ in range(BOOTSTRAP_ROUNDS)
+    )
+    low, high = means[int(0.025 * BOOTSTRAP_ROUNDS)], means[int(0.975 * BOOTSTRAP_ROUNDS) - 1]
+    return (round(100 * low, 1), round(100 * high, 1))
+
+
 def summary(cases: list[Case]) -> dict[str, object]:
     scored = [c for c in cases if c.score]
     points = sum(c.score[p] for c in scored for p in POINTS)
+    per_repo = [sum(c.score[p] for p in POINTS) / len(POINTS) for c in scored]
     return {
         "repositories": len(scored),
         "skipped": len(cases) - len(scored),
@@ -272,6 +291,8 @@ def summary(cases: list[Case]) -> dict[str, object]:
         "points_pct": round(100 * points / max(len(scored) * len(POINTS), 1), 1),
         "as_is": f"{sum(c.score['as_is'] for c in scored)}/{len(scored)}",
         "as_is_pct": round(100 * sum(c.score["as_is"] for c in scored) / max(len(scored), 1), 1),
+        "points_ci95": bootstrap(per_repo),
+        "as_is_ci95": bootstrap([float(c.score["as_is"]) for c in scored]),
         **{p: sum(c.score[p] for c in scored) for p in POINTS},
     }
 
@@ -280,22 +301,24 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--show", help="print the label and the written file of this repository")
+    ap.add_argument("--half", action="append", choices=HALVES, help="only this half (repeatable)")
     ap.add_argument("--mirrors", type=Path, default=MIRRORS)
     args = ap.parse_args()
+    wanted = [h for h in HALVES if not args.half or h in args.half]
     entries = json.loads(REPOS.read_text(encoding="utf-8"))["repositories"]
     cases = [
         Case(e["repo"], e["kind"], e["split"], e["commit"], e["path"])
         for e in entries
-        if not args.show or e["repo"] == args.show
+        if e["split"] in wanted and (not args.show or e["repo"] == args.show)
     ]
     for case in cases:
         run_case(case, args.mirrors)
-    halves = {h: summary([c for c in cases if c.split == h]) for h in ("test", "dev")}
+    halves = {h: summary([c for c in cases if c.split == h]) for h in wanted}
     if args.json:
         out = {"halves": halves, "cases": [_case_json(c) for c in cases]}
         print(json.dumps(out, indent=2))
         return 0
-    for half in ("test", "dev"):
+    for half in wanted:
         print(f"== {half}: {json.dumps(halves[half])}")
         for c in (c for c in cases if c.split == half):
             misses = [p for p in POINTS if c.score and not c.score[p]]

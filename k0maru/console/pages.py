@@ -261,3 +261,11 @@ def shown_value(value: Any) -> str:
 @pages.get("/status")
 def status_page() -> Any:
     return render_template("status.html", info=service().status(), page="status")
+
+
+@pages.get("/conventions")
+def conventions_page() -> Any:
+    """Where each kind of note goes and why, and the record form learnt from the folder's own records."""
+    conv = service().conventions()
+    kinds = [(kind, rule, rule.form()) for kind, rule in conv.rules.items()]
+    return render_template("conventions.html", conv=conv, kinds=kinds, page="conventions")

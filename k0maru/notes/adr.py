@@ -11,11 +11,14 @@ from k0maru.fsutil import atomic_write_text, read_regular, resolve_inside
 from k0maru.gitutil import head_commit, repo_root
 from k0maru.index.markdown import hash_bytes
 from k0maru.notes.flush import FlushEngine
+from k0maru.notes.template import RecordTemplate
 from k0maru.text import printable
 
 _HEAD_BYTES = 8192  # where an ADR k0maru wrote holds its decision_key
 _MAX_ADR_BYTES = 1 << 20
 _TRAILER = re.compile(r"^([A-Za-z][\w-]*):\s*(.*)$")
+_CONTEXT = re.compile(r"^context\b", re.I)
+_DECISION = re.compile(r"^decision\b(?!\s+drivers?\b)", re.I)  # not MADR's `Decision Drivers`
 
 
 def parse_trailers(message: str) -> tuple[dict[str, str], str]:
@@ -77,7 +80,7 @@ def adr_from_head(vault_root: Path, rev: str = "HEAD") -> dict[str, str] | None:
                 rel = existing.relative_to(vault_root.resolve()).as_posix()
                 return {"outcome": _repoint(existing, commit.sha), "path": rel}
     files = commit.files
-    sections = _sections(body, context, decision or title)
+    sections = _sections(body, context, decision or title, _own_titles(rule.record))
     if consequences:
         sections.append(f"## Consequences\n\n{consequences}")
     sections.append(
@@ -102,14 +105,26 @@ def adr_from_head(vault_root: Path, rev: str = "HEAD") -> dict[str, str] | None:
     return {"outcome": result.outcome, "path": result.path}
 
 
-def _sections(body: str, context: str, decision: str) -> list[str]:
-    """A commit body that already has `## ` sections is the record's sections as written; else its text
-    is the context and the subject (or `Decision:` trailer) the decision."""
+def _own_titles(record: RecordTemplate | None) -> tuple[str, str]:
+    """The titles the vault's records give their context and decision sections (MADR's `Context and
+    Problem Statement`, `Decision Outcome`), else `Context` and `Decision`."""
+    names = record.sections if record is not None and record.shaped else []
+    context = next((n for n in names if _CONTEXT.match(n)), "Context")
+    decision = next((n for n in names if _DECISION.match(n)), "Decision")
+    return context, decision
+
+
+def _sections(body: str, context: str, decision: str, titles: tuple[str, str]) -> list[str]:
+    """A commit body that already has `## ` sections is the record's sections as written (the subject
+    added as the decision only where no section of the body is one); else its text is the context and
+    the subject (or `Decision:` trailer) the decision, under the titles the vault's records use."""
+    context_title, decision_title = titles
     if re.search(r"^## \S", body, re.M):
-        named = {m.lower() for m in re.findall(r"^## (.+?)\s*$", body, re.M)}
-        extra = [] if "decision" in named else [f"## Decision\n\n{decision}"]
+        named = re.findall(r"^## (.+?)\s*$", body, re.M)
+        has_decision = any(_DECISION.match(n) for n in named)
+        extra = [] if has_decision else [f"## {decision_title}\n\n{decision}"]
         return [printable(body, keep="\n"), *extra]
-    return [f"## Context\n\n{context}", f"## Decision\n\n{decision}"]
+    return [f"## {context_title}\n\n{context}", f"## {decision_title}\n\n{decision}"]
 
 
 def _repoint(note: Path, sha: str) -> str:

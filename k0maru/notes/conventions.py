@@ -28,7 +28,13 @@ from k0maru.errors import K0maruError, PathOutsideVaultError
 from k0maru.fsutil import read_regular, resolve_inside
 from k0maru.index.markdown import split_frontmatter
 from k0maru.index.walker import VaultWalker
-from k0maru.notes.template import RecordTemplate, learn, naming_class, record_number
+from k0maru.notes.template import (
+    RecordTemplate,
+    folder_records,
+    learn,
+    naming_class,
+    record_number,
+)
 from k0maru.text import printable
 
 KINDS = ("adr", "decision", "card", "log", "skill")
@@ -93,27 +99,34 @@ class KindRule:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def explain(self) -> list[str]:
-        """Which folder and why, and the record form learnt there (`conventions --explain`)."""
+    def form(self) -> list[tuple[str, str]]:
+        """(what, how) pairs: which folder and why, and the record form learnt there; what
+        `conventions --explain` prints and the console's conventions page shows."""
         why = {
             "rules": "named by a rules file",
             "default": "no folder of this kind found: k0maru's default, created on the first flush",
         }.get(self.source, "chosen by its name and records (see the evidence)")
-        out = [f"folder: {self.folder or '.'}/ ({why})"]
+        out = [("folder", f"{self.folder or '.'}/ ({why})")]
         record = self.record
         if record is None or not record.shaped:
-            return [*out, "form: k0maru's own (frontmatter title, date, kind, category, tags)"]
-        out.append(f"learnt from: {', '.join(record.learnt_from)}")
-        out.append(f"name: {record.name_format or '{slug}'}.md")
-        out.append(f"heading: {record.heading or '(none)'}")
+            return [*out, ("form", "k0maru's own (frontmatter title, date, kind, category, tags)")]
+        out.append(("learnt from", ", ".join(record.learnt_from)))
+        out.append(("name", f"{record.name_format or '{slug}'}.md"))
+        out.append(("heading", record.heading or "(none)"))
         if record.frontmatter:
-            out.append(f"frontmatter: {', '.join(k for k, _ in record.frontmatter)}")
-        out.extend(f"metadata line: {line}" for line in record.meta_lines)
+            out.append(("frontmatter", ", ".join(k for k, _ in record.frontmatter)))
+        out.extend(("metadata line", line) for line in record.meta_lines)
+        if not record.frontmatter and not record.meta_lines:
+            out.append(("metadata", "none above the sections"))
         if record.sections:
-            out.append(f"sections: {' / '.join(record.sections)}")
+            out.append(("sections", " / ".join(record.sections)))
         if record.status:
-            out.append(f"first status: {record.status}")
+            out.append(("first status", record.status))
         return out
+
+    def explain(self) -> list[str]:
+        """Which folder and why, and the record form learnt there (`conventions --explain`)."""
+        return [f"{what}: {how}" for what, how in self.form()]
 
 
 @dataclass(slots=True)
@@ -534,8 +547,7 @@ class ConventionSniffer:
         folder = self.root / rule.folder
         numbers = [0]
         if folder.is_dir():
-            for p in [*folder.glob("*.md"), *folder.glob("*/index.md")]:
-                name = p.parent.name if p.name == "index.md" and p.parent != folder else p.name
+            for _, name in folder_records(folder):
                 m = _ADR_NUM.match(name) or _ADR_PREFIXED.match(name)
                 n = record_number(name)
                 if m or n is not None:

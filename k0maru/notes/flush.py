@@ -7,6 +7,7 @@ numbers and version suffixes are allocated once."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -22,7 +23,7 @@ from k0maru.fsutil import create_exclusive, ensure_state_dir, file_lock, resolve
 from k0maru.index.link_resolution import key_name
 from k0maru.notes.conventions import KINDS, Conventions, ConventionSniffer, KindRule
 from k0maru.notes.record_render import render_record
-from k0maru.notes.template import record_stem
+from k0maru.notes.template import folder_records, record_stem
 
 if TYPE_CHECKING:
     from k0maru.index.store import Store
@@ -32,6 +33,10 @@ MAX_VERSIONS = 99
 NUMBERED = ("adr-number", "adr-prefixed")
 _DATE_LINE = re.compile(r"^date:.*$", re.M)
 _DATE = re.compile(r"\b\d{4}-?\d{2}-?\d{2}\b")
+_STATUS_WORD = r"(?:status|statut|estado|stato)"
+_STATUS_LINE = re.compile(rf"^\s*(?:[-*+]\s+)?(?:\*\*)?{_STATUS_WORD}(?:\*\*)?\s*:.*$", re.M | re.I)
+_STATUS_SECTION = re.compile(rf"^(##\s+{_STATUS_WORD}\s*\n)\s*[^\n#][^\n]*", re.M | re.I)
+_STAMP = {"%Y-%m-%d": r"\d{4}-\d{2}-\d{2}", "%Y%m%d": r"\d{8}"}
 
 
 @dataclass(slots=True)
@@ -52,8 +57,11 @@ def vault_lock(root: Path) -> AbstractContextManager[None]:
 
 
 def _normalise(text: str) -> str:
-    """Content identity ignores the flush date (the same note flushed tomorrow is up to date)."""
-    return _DATE.sub("", _DATE_LINE.sub("", text.replace("\r\n", "\n"))).strip()
+    """Content identity ignores the flush date and the first status (the same note flushed tomorrow, when
+    the records' most common status may have moved, is up to date)."""
+    text = _DATE_LINE.sub("", text.replace("\r\n", "\n"))
+    text = _STATUS_SECTION.sub(r"\1", _STATUS_LINE.sub("", text))
+    return _DATE.sub("", text).strip()
 
 
 class FlushEngine:
@@ -62,10 +70,20 @@ class FlushEngine:
         root: Path,
         conventions: Conventions | None = None,
         sniffer: ConventionSniffer | None = None,
+        locate: Callable[[str], str | None] | None = None,
     ):
+        """`locate(name)`: the vault path (without `.md`) of the note a link name means, where an index
+        knows it; a Markdown link is written relative to the new note's folder from it."""
         self.root = root
         self.sniffer = sniffer or ConventionSniffer(root)
         self.conventions = conventions or self.sniffer.sniff()
+        self.locate = locate
+
+    def note_path(self, target: str) -> str | None:
+        """The vault path (without `.md`) of a linked note, None when it cannot be told."""
+        if self.locate is not None:
+            return self.locate(target)
+        return target if (self.root / f"{target}.md").is_file() else None
 
     def render(  # noqa: PLR0913 - the note and how to write it
         self,
@@ -81,7 +99,7 @@ class FlushEngine:
     ) -> str:
         record = rule.record
         if record is not None and record.shaped:
-            links = [_link(name, record.link_style) for name in linked]
+            links = [self._link(name, record.link_style, rule.folder) for name in linked]
             return render_record(record, title, body, when, number, extra or {}, links, unresolved)
         fm: dict[str, Any] = {
             "title": title,
@@ -157,6 +175,17 @@ class FlushEngine:
             path.relative_to(self.root).as_posix(), outcome, kind, linked, unresolved, warnings
         )
 
+    def _link(self, name: str, style: str, folder: str) -> str:
+        """A related note's link as the vault writes links: `[[name|shown]]`, or `[shown](path.md)` with
+        the path relative to the note's folder (`../guide/setup.md`), as a repository renders it."""
+        if style != "markdown":
+            return f"[[{name}]]"
+        target, _, shown = name.partition("|")
+        shown, path = shown or target, self.note_path(target)
+        if path is not None:
+            target = posixpath.relpath(path, folder or ".")
+        return f"[{shown}]({target.replace(' ', '%20')}.md)"
+
     def _place(
         self,
         rule: KindRule,
@@ -172,6 +201,10 @@ class FlushEngine:
         stem = self.sniffer.file_name(rule, title, when).removesuffix(".md")
         data = text.encode("utf-8")
         own, tail = record_stem(stem + ".md")  # a record in a folder of its own: `x-v2/index.md`
+        if rule.naming == "date-slug":
+            earlier = _same_on_another_day(folder, own, tail, when, wanted)
+            if earlier is not None:
+                return earlier, "up_to_date"
         for version in range(1, MAX_VERSIONS + 1):
             candidate = folder / (
                 f"{own}{tail}.md" if version == 1 else f"{own}-v{version}{tail}.md"
@@ -216,12 +249,26 @@ class FlushEngine:
             return []
         pattern = re.compile(rf"^(?:[a-z]{{2,5}}[-_ ])?\d{{1,5}}[-_ ]{re.escape(slug)}\.md$")
         out = []
-        for p in sorted([*folder.glob("*.md"), *folder.glob("*/index.md")]):
-            name = p.parent.name + ".md" if p.name == "index.md" and p.parent != folder else p.name
+        for p, name in folder_records(folder):
             number = record_number(name)
             if number is not None and pattern.match(name.lower()):
                 out.append((p, number))
         return out
+
+
+def _same_on_another_day(folder: Path, own: str, tail: str, when: date, wanted: str) -> Path | None:
+    """The record of this title and content named with another day's date (`20260720-x.md` when the
+    flush is on 1 August), so that a dated record flushed again is up to date."""
+    for form, digits in _STAMP.items():
+        stamp = re.escape(when.strftime(form))
+        if stamp not in re.escape(own):
+            continue
+        pattern = re.compile(re.escape(own).replace(stamp, digits, 1) + re.escape(tail + ".md"))
+        for path in sorted(folder.glob("*" + tail + ".md")):
+            name = path.relative_to(folder).as_posix()
+            if pattern.fullmatch(name) and _same(path, wanted):
+                return path
+    return None
 
 
 def _same(path: Path, wanted: str) -> bool:
@@ -229,14 +276,6 @@ def _same(path: Path, wanted: str) -> bool:
         return _normalise(path.read_text(encoding="utf-8")) == wanted
     except (OSError, UnicodeDecodeError):
         return False
-
-
-def _link(name: str, style: str) -> str:
-    """A related note's link as the vault writes links: `[[name|shown]]` or `[shown](name.md)`."""
-    if style != "markdown":
-        return f"[[{name}]]"
-    target, _, shown = name.partition("|")
-    return f"[{shown or target}]({target.replace(' ', '%20')}.md)"
 
 
 def link_text(store: Store) -> Callable[[str], str | None]:
@@ -268,6 +307,18 @@ def link_text(store: Store) -> Callable[[str], str | None]:
     return text
 
 
+def note_path(store: Store) -> Callable[[str], str | None]:
+    """The vault path (without `.md`) of the note a link name means (as Obsidian resolves it)."""
+
+    def path(name: str) -> str | None:
+        key = name.lower().removesuffix(".md")
+        doc_id = store.link_resolver({key_name(key)})(key)
+        doc = store.document(doc_id) if doc_id is not None else None
+        return doc.path.removesuffix(".md") if doc is not None else None
+
+    return path
+
+
 def note_date(text: str | None) -> date | None:
     """A caller's note date (`YYYY-MM-DD`), None when none was given; a bad one is one clear line."""
     if not text:
@@ -289,7 +340,8 @@ def flush_indexed(  # noqa: PLR0913 - the note's fields
 ) -> FlushResult:
     """Flush through the engine, link only notes the index knows, and index the new note at once: it is
     searchable by BM25 on return; its vectors follow in the background (never the backlog's wait)."""
-    result = FlushEngine(vault.root, conventions=vault.conventions()).flush(
+    engine = FlushEngine(vault.root, conventions=vault.conventions(), locate=note_path(vault.store))
+    result = engine.flush(
         kind, title, body, tags, related, resolve=link_text(vault.store), when=when
     )
     vault.index(only=[result.path], embed=False)

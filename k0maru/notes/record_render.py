@@ -66,7 +66,8 @@ def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, A
 
 def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[str]:
     """The body's sections in the template's order; a metadata section the body lacks (`## Status`) is
-    filled, a template file's section keeps its placeholder text, the rest come in the body's order."""
+    filled, a template file's section keeps its placeholder text unless the template marks it optional,
+    the rest come in the body's order."""
     text = body.strip()
     if text.startswith("# "):
         text = text.split("\n", 1)[1] if "\n" in text else ""
@@ -84,7 +85,7 @@ def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[st
         elif is_meta_section(name):
             filled = values["status"] if name.lower() == "status" else values["date"]
             out.append(f"## {name}\n\n{filled}".rstrip())
-        elif name in tpl.section_text:
+        elif name in tpl.section_text and name not in tpl.optional_sections:
             out.append(f"## {name}\n\n{tpl.section_text[name]}".rstrip())
     out.extend(f"## {t}\n\n{s}".rstrip() for t, s in queue)
     return out

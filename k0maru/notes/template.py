@@ -20,7 +20,8 @@ from k0maru.index.markdown import split_frontmatter
 RECENT = 8  # records a template is learnt from
 _MAX_READ = 64 * 1024
 _META_SECTIONS = ("status", "date")
-_TEMPLATE_NAME = re.compile(r"^(?:\d+-)?(?:adr[-_])?template(?:[-_ ].*)?\.md$", re.I)
+# `template.md`, `adr-template.md`, `0000-template.md`, `template-daily.md`; not `0278-template-only-x.md`
+_TEMPLATE_NAME = re.compile(r"^(?:0+-)?(?:adr[-_])?template(?:[-_ ].*)?\.md$", re.I)
 _SKIP_NAMES = {"readme.md", "index.md", "changelog.md", "agents.md", "contributing.md"}
 _NAME_FORMS = (  # (regex on the stem, name format, naming class)
     (re.compile(r"^(\d{4}-\d{2}-\d{2})$"), "{date}", "date"),
@@ -37,6 +38,9 @@ _META_LINE = re.compile(
     r"^(?P<lead>\s*(?:[-*+]\s+)?(?:\*\*)?)(?P<key>[A-Z][\w -]{0,30}?)(?P<colon>(?:\*\*)?:(?:\*\*)?\s*)"
     r"(?P<value>.*)$"
 )
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_OPTIONAL = re.compile(r"<!--(?:(?!-->).)*\bop[ct]ion(?:(?!-->).)*-->", re.I | re.S)
+_STATUS_KEYS = {"status", "statut", "estado", "stato"}  # the key a record's status is given under
 _DATE_FORMS = ("%Y-%m-%d", "%Y/%m/%d", "%d/%m/%Y", "%d.%m.%Y", "%B %d, %Y", "%d %B %Y", "%Y%m%d")
 
 
@@ -51,6 +55,9 @@ class RecordTemplate:
     meta_lines: list[str] = field(default_factory=list)  # between heading and body: `Date: {date}`
     sections: list[str] = field(default_factory=list)  # `## ` titles in order
     section_text: dict[str, str] = field(default_factory=dict)  # a template file's placeholder text
+    optional_sections: list[str] = field(
+        default_factory=list
+    )  # a template file marks them optional
     status: str = ""
     date_format: str = "%Y-%m-%d"
     link_style: str = "wiki"  # "wiki" | "markdown"
@@ -80,6 +87,18 @@ def record_names(names: list[str]) -> list[str]:
     """The names in a folder that are records (not its README, index or template), oldest first."""
     out = [n for n in names if n.endswith(".md") and n.lower() not in _SKIP_NAMES]
     return sorted(n for n in out if not _TEMPLATE_NAME.match(n))
+
+
+def folder_records(folder: Path) -> list[tuple[Path, str]]:
+    """The Markdown files of `folder` with the names they are numbered by: `0001-x.md` as it is, a record
+    kept as a folder of its own (`0001-x/index.md`, `0001-x/README.md`) as `0001-x.md`."""
+    out = [(p, p.name) for p in sorted(folder.glob("*.md"))]
+    out += [
+        (p, p.parent.name + ".md")
+        for p in sorted(folder.glob("*/*.md"))
+        if p.name.lower() in ("index.md", "readme.md")
+    ]
+    return out
 
 
 def template_files(names: list[str]) -> list[str]:
@@ -261,7 +280,7 @@ def _learn_meta(tpl: RecordTemplate, records: list[_Record]) -> None:
     with_fm = [r for r in records if r.frontmatter]
     if len(with_fm) * 2 > len(records):
         ref = with_fm[-1]
-        tpl.frontmatter = [(k, _value_form(k, v, ref, records)) for k, v in ref.frontmatter]
+        tpl.frontmatter = [(k, _value_form(k, v, ref, records)) for k, v in _majority_keys(with_fm)]
     tpl.meta_lines = [_meta_form(line, latest, records) for line in latest.meta_lines]
     statuses = [s for r in records if (s := _first_status(r))]
     if statuses:
@@ -273,13 +292,35 @@ def _learn_meta(tpl: RecordTemplate, records: list[_Record]) -> None:
             tpl.date_format = fmt
 
 
+def _majority_keys(records: list[_Record]) -> list[tuple[str, str]]:
+    """The frontmatter keys more than half the records give, in the latest order they were given in,
+    each with its latest value (a key only the newest few added is left out, as is one they dropped)."""
+    counts = Counter(k for r in records for k in dict(r.frontmatter))
+    out: dict[str, str] = {}
+    for rec in reversed(records):
+        for key, value in rec.frontmatter:
+            if counts[key] * 2 > len(records) and key not in out:
+                out[key] = value
+    order = [k for r in reversed(records) for k, _ in r.frontmatter]
+    return sorted(out.items(), key=lambda kv: _position(kv[0], records, order))
+
+
+def _position(key: str, records: list[_Record], order: list[str]) -> tuple[int, int]:
+    """Where `key` stands in the latest record that gives it, after that record's own keys come."""
+    for age, rec in enumerate(reversed(records)):
+        keys = [k for k, _ in rec.frontmatter]
+        if key in keys:
+            return (keys.index(key), age)
+    return (len(order), 0)
+
+
 def _value_form(key: str, value: str, rec: _Record, records: list[_Record]) -> str:
     low = key.lower()
     if low == "title":
         return "{title}"
     if low == "date" or _parse_date(value.strip("\"'")):
         return "{date}"
-    if low == "status":
+    if low in _STATUS_KEYS:
         return "{status}"
     if rec.number is not None and value.strip("\"'") == str(rec.number):
         return "{n}"
@@ -292,7 +333,7 @@ def _meta_form(line: str, rec: _Record, records: list[_Record]) -> str:
     if not m:
         return line
     key, value = m.group("key"), m.group("value").strip()
-    if key.lower() == "status":
+    if key.lower().strip() in _STATUS_KEYS:
         value = "{status}"
     elif key.lower() == "date" or _parse_date(value):
         value = "{date}"
@@ -303,14 +344,14 @@ def _meta_form(line: str, rec: _Record, records: list[_Record]) -> str:
 
 def _first_status(rec: _Record) -> str:
     for k, v in rec.frontmatter:
-        if k.lower() == "status":
+        if k.lower() in _STATUS_KEYS:
             return v.strip("\"'")
     for line in rec.meta_lines:
         m = _META_LINE.match(line)
-        if m and m.group("key").lower() == "status":
+        if m and m.group("key").lower().strip() in _STATUS_KEYS:
             return m.group("value").strip().strip("*")
     for title, text in rec.sections:
-        if title.lower() == "status" and text:
+        if title.lower() in _STATUS_KEYS and text:
             return text.split("\n", 1)[0].strip()
     return ""
 
@@ -345,15 +386,44 @@ def _learn_sections(tpl: RecordTemplate, records: list[_Record], template: _Reco
     orders: list[tuple[str, ...]] = [tuple(t for t, _ in r.sections if t) for r in records]
     if template is not None:  # its sections the records mostly keep (an optional one is dropped)
         used = Counter(t.lower() for order in orders for t in set(order))
-        tpl.sections = [
-            t
-            for t, _ in template.sections
-            if t and (not orders or used[t.lower()] * 2 >= len(orders))
-        ]
-        tpl.section_text = {t: s for t, s in template.sections if t in tpl.sections}
+        own = [(_plain_title(t), _MARKER_AT_END.sub("", s)) for t, s in template.sections if t]
+        tpl.sections = [t for t, _ in own if not orders or used[t.lower()] * 2 >= len(orders)]
+        tpl.section_text = {t: s for t, s in own if t in tpl.sections}
+        tpl.optional_sections = [t for t in optional_sections(template.text) if t in tpl.sections]
     elif orders:
         best: tuple[str, ...] = max(orders, key=lambda o: (orders.count(o), len(o)))
         tpl.sections = list(best)
+
+
+_MARKER_AT_END = re.compile(
+    r"(?:\s*<!--(?:(?!-->).)*\bop[ct]ion(?:(?!-->).)*-->)+\s*$", re.I | re.S
+)
+
+
+def _plain_title(title: str) -> str:
+    """A template's section title without the comments on its line (`Drivers <!-- optional -->`)."""
+    return _COMMENT.sub("", title).strip()
+
+
+def optional_sections(text: str) -> list[str]:
+    """The `## ` sections a template marks optional: an HTML comment saying so on the heading's line,
+    on the line before it or first under it (MADR's `<!-- This is an optional element ... -->`)."""
+    out: list[str] = []
+    marked = False  # the last line with text was an optional marker
+    last = ""  # the `## ` heading the text so far is under, until its first line with text
+    for line in text.replace("\r\n", "\n").split("\n"):
+        stripped = line.strip()
+        if line.startswith("## "):
+            title = _plain_title(line[3:])
+            if marked or _OPTIONAL.search(line):
+                out.append(title)
+            marked, last = False, title
+        elif stripped:
+            marked = bool(_OPTIONAL.fullmatch(stripped))
+            if marked and last and last not in out:
+                out.append(last)
+            last = ""
+    return out
 
 
 def is_meta_section(title: str) -> bool:

@@ -1,0 +1,118 @@
+"""How a folder's record template is learnt (#39, third round): what a template file marks optional, the
+frontmatter keys most records give, a record named like a template, a status kept under another word."""
+
+from datetime import date
+from pathlib import Path
+
+from k0maru.notes.flush import FlushEngine
+from k0maru.notes.template import optional_sections
+from tests.helpers import write
+
+WHEN = date(2026, 7, 20)
+MADR_TEMPLATE = (
+    "# {short title}\n\n## Context and Problem Statement\n\n{Describe the context.}\n\n"
+    "<!-- This is an optional element. Feel free to remove. -->\n## Decision Drivers\n\n"
+    "* {driver 1}\n\n## Considered Options\n\n* {option 1}\n\n## Decision Outcome\n\n"
+    'Chosen option: "{option 1}"\n\n'
+    "<!-- This is an optional element. Feel free to remove. -->\n### Consequences\n\n* Good\n\n"
+    "## Pros and Cons of the Options <!-- optional -->\n\n### {option 1}\n\n"
+    "<!-- This is an optional element. Feel free to remove. -->\n{example}\n\n"
+    "## More Information\n\n<!-- optional -->\n{links}\n"
+)
+SECTIONS = (
+    "Context and Problem Statement",
+    "Decision Drivers",
+    "Considered Options",
+    "Decision Outcome",
+    "Pros and Cons of the Options",
+    "More Information",
+)
+
+
+def madr_vault(root: Path) -> None:
+    write(root, "docs/decisions/adr-template.md", MADR_TEMPLATE)
+    for n in (1, 2):
+        body = "".join(f"## {s}\n\n{s} {n}.\n\n" for s in SECTIONS)
+        write(root, f"docs/decisions/000{n}-d{n}.md", f"# D{n}\n\n{body}")
+
+
+def test_the_sections_a_template_marks_optional() -> None:
+    assert optional_sections(MADR_TEMPLATE) == [
+        "Decision Drivers",
+        "Pros and Cons of the Options",
+        "More Information",
+    ]
+
+
+def test_an_optional_section_the_body_lacks_is_left_out(vault: Path) -> None:
+    madr_vault(vault)
+    body = (
+        "## Context and Problem Statement\n\nWhy.\n\n## Decision Drivers\n\n* speed\n\n"
+        "## Considered Options\n\n* X\n\n## Decision Outcome\n\nX.\n"
+    )
+    note = FlushEngine(vault).flush("adr", "Use X", body, when=WHEN)
+    text = (vault / note.path).read_text()
+    heads = [line for line in text.splitlines() if line.startswith("## ")]
+    assert heads == [
+        "## Context and Problem Statement",
+        "## Decision Drivers",
+        "## Considered Options",
+        "## Decision Outcome",
+    ]
+    assert "optional" not in text  # no marker left over from the template
+
+
+def test_a_required_template_section_keeps_its_placeholder_without_the_next_ones_marker(
+    vault: Path,
+) -> None:
+    madr_vault(vault)
+    note = FlushEngine(vault).flush("adr", "Use X", "## Decision Outcome\n\nX.\n", when=WHEN)
+    text = (vault / note.path).read_text()
+    assert "## Context and Problem Statement\n\n{Describe the context.}\n\n## Considered" in text
+
+
+def test_a_section_title_with_a_comment_on_its_line_matches_the_body(vault: Path) -> None:
+    madr_vault(vault)
+    body = "## Decision Outcome\n\nX.\n\n## Pros and Cons of the Options\n\n### X\n\nfast\n"
+    text = (vault / FlushEngine(vault).flush("adr", "Use X", body, when=WHEN).path).read_text()
+    assert text.count("## Pros and Cons of the Options") == 1 and "<!--" not in text
+
+
+def test_frontmatter_keeps_the_keys_most_records_give(vault: Path) -> None:
+    """A key only the newest few records added (or one most dropped) is not the folder's form."""
+    for n in range(1, 6):
+        extra = "suite: \n" if n >= 4 else ""
+        write(
+            vault,
+            f"text/000{n}-r{n}.md",
+            f"---\nstage: accepted\nteams:\n{extra}---\n\n# R{n}\n\n## Summary\n\ns\n",
+        )
+    text = vault / FlushEngine(vault).flush("adr", "Use X", "## Summary\n\ns\n", when=WHEN).path
+    assert text.read_text().startswith("---\nstage: accepted\nteams: ''\n---\n")
+
+
+def test_a_record_whose_slug_starts_with_template_is_a_record(vault: Path) -> None:
+    for n, slug in ((277, "alpha"), (278, "template-only-components"), (279, "beta")):
+        write(vault, f"text/0{n}-{slug}.md", f"# R{n}\n\n## Summary\n\ns\n\n## Motivation\n\nm\n")
+    write(vault, "text/0000-template.md", "# Title\n\n## Summary\n\n## Drawbacks\n\n")
+    engine = FlushEngine(vault)
+    note = engine.flush("adr", "Use X", "## Summary\n\ns\n\n## Motivation\n\nm\n", when=WHEN)
+    assert note.path == "text/0280-use-x.md"
+    rule = engine.conventions.rules["adr"]
+    assert rule.record is not None and rule.record.learnt_from[-1] == "0000-template.md"
+    assert "0278-template-only-components.md" in rule.record.learnt_from
+
+
+def test_a_status_kept_under_another_word_starts_new_records(vault: Path) -> None:
+    for n, status in ((1, "accepté"), (2, "mergé"), (3, "mergé")):
+        write(
+            vault,
+            f"docs/decisions/ADR-00{n}-d{n}.md",
+            f"# D{n}\n\n* Statut : {status}\n* Date : 2022-06-1{n}\n\n## Contexte\n\nc\n",
+        )
+    note = FlushEngine(vault).flush("adr", "Use X", "## Contexte\n\nc\n", when=WHEN)
+    assert (
+        (vault / note.path)
+        .read_text()
+        .startswith("# Use X\n\n* Statut : mergé\n* Date : 2026-07-20\n")
+    )
