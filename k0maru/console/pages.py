@@ -30,13 +30,14 @@ pages = Blueprint("pages", __name__)
 
 @pages.get("/")
 def home() -> Any:
-    """The dashboard: what the index holds, what is still embedding, the latest offloads."""
+    """The dashboard: what the index holds (the counts it keeps: no walk, no deep check), what is
+    still embedding, the latest offloads."""
     svc = service()
     return render_template(
         "home.html",
-        info=svc.status(),
+        info=svc.status(check=False),
         logs=svc.log_list(5),
-        tokens=svc.token_scoreboard(),
+        tokens=svc.token_scoreboard(chart=False),
         page="home",
     )
 
@@ -261,3 +262,9 @@ def shown_value(value: Any) -> str:
 @pages.get("/status")
 def status_page() -> Any:
     return render_template("status.html", info=service().status(), page="status")
+
+
+@pages.get("/gaps")
+def gaps_page() -> Any:
+    """What the index leaves out: skipped files with why, links that lead to no note."""
+    return render_template("gaps.html", gaps=service().index_gaps(), page="status")
