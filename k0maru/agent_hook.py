@@ -1,4 +1,5 @@
-"""`k0maru-hook`: the PreToolUse hook of Claude Code and Codex (`k0maru connect HOST --hooks` installs it).
+"""`k0maru-hook`: the PreToolUse hook of Claude Code (`k0maru connect claude-code --hooks` installs it;
+Codex gets none: it takes a rewritten command only with `allow`).
 
 It reads the host's hook input on stdin and, when the agent's shell command runs a test, build or lint
 tool in a vault, answers with the same command routed through `k0maru offload -- ...`, so a long log is

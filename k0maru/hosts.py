@@ -53,8 +53,11 @@ WORKSPACE = {  # each host's variable for the folder it opened
     "cursor": "${workspaceFolder}",
     "vscode": "${workspaceFolder}",
 }
-HOOK_FILES = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json"}
+HOOK_FILES = {"claude-code": ".claude/settings.json"}
+OLD_HOOK_FILES = {"codex": ".codex/hooks.json"}  # installed by earlier versions: only taken out
 NO_HOOKS = {
+    "codex": "Codex takes a rewritten command only with `allow`, which would waive its own "
+    "approval, so the hook would never rewrite a command there",
     "cursor": "Cursor's beforeShellExecution hook can allow, deny or ask, not rewrite a command",
     "vscode": "VS Code has no hook that rewrites the agent's terminal commands",
     "claude-desktop": "Claude Desktop runs no shell commands",
@@ -317,8 +320,11 @@ def _is_ours(group: Any) -> bool:
     )
 
 
-def hook_file(host: str, vault: Path) -> Path:
-    """The file holding `host`'s command hooks, or one line saying why the host has none."""
+def hook_file(host: str, vault: Path, removing: bool = False) -> Path:
+    """The file holding `host`'s command hooks, or one line saying why the host has none; `removing`
+    also finds the hook file of a host that earlier versions installed the hook for (Codex)."""
+    if removing and host in OLD_HOOK_FILES:
+        return _inside(vault, OLD_HOOK_FILES[host])
     if host not in HOOK_FILES:
         raise K0maruError(
             f"{host} cannot run k0maru's command hook: {NO_HOOKS.get(host, 'unknown host')}; the "
@@ -368,7 +374,7 @@ def connect_hooks(host: str, vault: Path, write: bool = True, remove: bool = Fal
     """Install (or remove) the PreToolUse hook that routes test/build/lint commands through `k0maru
     offload` (`k0maru-hook`, k0maru/agent_hook.py), for the hosts whose hooks can rewrite a command.
     The user's own groups keep their bytes: the hook is appended, and removed, as one element."""
-    path = hook_file(host, vault)
+    path = hook_file(host, vault, removing=remove)
     old = _read(path)
     text = old or ""
     groups = _hook_groups(text, path)
@@ -387,22 +393,23 @@ def connect_hooks(host: str, vault: Path, write: bool = True, remove: bool = Fal
 
 def hooks_configured(vault: Path) -> list[tuple[str, Path, str]]:
     """(host, hook file, state) for the hosts with command hooks: 'installed', 'not installed',
-    'no file', or why the file cannot be read."""
+    'no file', or why the file cannot be read; for Codex, 'not supported' or, for a hook an earlier
+    version installed, that it is inactive and how to take it out."""
     out = []
-    for host in HOOK_FILES:
+    for host, rel in (HOOK_FILES | OLD_HOOK_FILES).items():
         try:
-            path = hook_file(host, vault)
+            path = hook_file(host, vault, removing=True)
             text = _read(path)
-            if text is None:
-                out.append((host, path, "no file"))
-                continue
-            state = (
-                "installed"
-                if any(_is_ours(g) for g in _hook_groups(text, path))
-                else "not installed"
-            )
+            found = text is not None and any(_is_ours(g) for g in _hook_groups(text, path))
+            state = "installed" if found else "not installed" if text is not None else "no file"
         except K0maruError as exc:
-            path, state = vault / HOOK_FILES[host], str(exc).split(";")[0]
+            path, state = vault / rel, str(exc).split(";")[0]
+        if host in OLD_HOOK_FILES:
+            state = (
+                f"inactive, never rewrites: `k0maru connect {host} --remove` takes it out"
+                if state == "installed"
+                else "not supported"
+            )
         out.append((host, path, state))
     return out
 

@@ -148,12 +148,13 @@ an unknown tool is -32602 naming the tools; a note resource that does not exist 
 | host | hook | what k0maru does |
 |---|---|---|
 | Claude Code | `PreToolUse` (matcher `Bash`) in `.claude/settings.json` | rewrites the command through `updatedInput`, answering `allow` only when the user's own rules allow every segment ([agents.md](agents.md#what-the-offload-hook-decides)) |
-| Codex | `PreToolUse` (matcher `Bash`) in `.codex/hooks.json` | no rewrite: Codex takes `updatedInput` only with `permissionDecision: "allow"` (openai/codex#20527), which would waive its own approval; the command runs as the agent wrote it |
+| Codex | none: `connect codex --hooks` is refused with the reason, before anything is written | Codex takes `updatedInput` only with `permissionDecision: "allow"` (openai/codex#20527), which would waive its own approval, so a hook could never rewrite a command there; the instructions ask for `k0maru offload`. A hook an earlier version put in `.codex/hooks.json` is listed as inactive by `connect --list` and taken out by `connect codex --remove` |
 | Cursor | `beforeShellExecution` answers allow, deny or ask only; a `preToolUse` `updated_input` is described by third-party adapters, not in a form checked here | no hook; the instructions ask for `k0maru offload` |
 | VS Code, Claude Desktop | no command hook | no hook; the instructions ask for `k0maru offload` |
 
-Claude Code's hook is checked live by `scripts/drive_claude_code.py`. Codex's is checked only
-against its documented hook input: in a live `codex exec` (0.171.0, `[features] hooks = true`, a
+Claude Code's hook is checked live by `scripts/drive_claude_code.py`. Should a Codex hook still run
+(one installed by an earlier version), `k0maru-hook` knows Codex's input by its `turn_id` and answers
+nothing. In a live `codex exec` (0.171.0, `[features] hooks = true`, a
 stand-in model calling `exec_command`) no `PreToolUse` hook ran, neither k0maru's nor a plain
 logging one, in the project's or the user's `hooks.json`, so the command ran unchanged.
 

@@ -64,11 +64,9 @@ def connect(
     if host not in hosts.HOSTS:
         raise K0maruError(f"unknown host {host[:40]!r}; use one of {', '.join(hosts.HOSTS)}")
     # --remove takes the hook out too: a hook left behind would go on rewriting commands
-    with_hook = hooks or (remove and host in hosts.HOOK_FILES)
-    if with_hook:
-        hosts.hook_file(
-            host, root
-        )  # a host without command hooks is refused before anything is written
+    with_hook = hooks or (remove and host in hosts.HOOK_FILES | hosts.OLD_HOOK_FILES)
+    if with_hook:  # a host without command hooks is refused before anything is written
+        hosts.hook_file(host, root, removing=remove)
     changes = [hosts.connect(host, root, write=not print_only, remove=remove)]
     if with_hook:
         hook = hosts.connect_hooks(host, root, write=not print_only, remove=remove)
@@ -157,5 +155,5 @@ def register(add: Adder) -> None:
         "--hooks",
         action="store_true",
         help="also install the hook that runs test/build/lint commands through `k0maru offload` "
-        "(claude-code, codex)",
+        "(claude-code; Codex takes no rewritten command without approving it)",
     )

@@ -31,7 +31,7 @@ def neighbourhood(
     font = 'font-family="JetBrains Mono, monospace" font-size="16"'
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="graph-svg" viewBox="0 0 {width} {height}" '
-        f'role="img"><title>links of {html.escape(center)}</title>'
+        f'role="group"><title>links of {html.escape(center)}</title>'
     ]
     for side, items, color, x, anchor in (
         ("in", sorted(incoming.items(), key=lambda i: i[1].lower()), "#64748B", 150, "end"),

@@ -30,13 +30,14 @@ pages = Blueprint("pages", __name__)
 
 @pages.get("/")
 def home() -> Any:
-    """The dashboard: what the index holds, what is still embedding, the latest offloads."""
+    """The dashboard: what the index holds (the counts it keeps: no walk, no deep check), what is
+    still embedding, the latest offloads."""
     svc = service()
     return render_template(
         "home.html",
-        info=svc.status(),
+        info=svc.status(check=False),
         logs=svc.log_list(5),
-        tokens=svc.token_scoreboard(),
+        tokens=svc.token_scoreboard(chart=False),
         page="home",
     )
 
@@ -269,3 +270,9 @@ def conventions_page() -> Any:
     conv = service().conventions()
     kinds = [(kind, rule, rule.form()) for kind, rule in conv.rules.items()]
     return render_template("conventions.html", conv=conv, kinds=kinds, page="conventions")
+
+
+@pages.get("/gaps")
+def gaps_page() -> Any:
+    """What the index leaves out: skipped files with why, links that lead to no note."""
+    return render_template("gaps.html", gaps=service().index_gaps(), page="status")

@@ -117,6 +117,17 @@ class LinkStore(BaseStore):
             )
         ]
 
+    def dangling_links(self, limit: int) -> list[tuple[str, str, str | None]]:
+        """(target, linking note's path, heading) of links that lead to no note, by target: at most
+        `limit`. Same-note heading links (`[[#Heading]]`, no target) are not dangling."""
+        return list(
+            self.conn.execute(
+                "SELECT l.target, d.path, l.heading FROM links l JOIN documents d ON d.id = l.src_id"
+                " WHERE l.dst_id IS NULL AND l.target != '' ORDER BY l.target_key, d.path LIMIT ?",
+                (limit,),
+            )
+        )
+
     def backlinks(self, doc_id: int) -> list[dict[str, Any]]:
         return [
             {"doc_id": src, "path": p, "title": t}

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from k0maru.config import Settings
 from k0maru.index import PARSER_VERSION
@@ -38,7 +39,8 @@ _BINARY_PROBE = 8192
 BATCH_SECONDS = 0.5
 GROUP = 64  # files re-checked against the index with one query
 LINKS_DIRTY = "links_dirty"  # key names whose links to re-resolve (JSON), "1" for every link
-SKIPPED = "skipped_files"  # JSON: path -> [mtime_ns, size] of the files the scans skipped
+SKIPPED = "skipped_files"  # JSON: path -> [mtime_ns, size, why] of the files the scans skipped
+WALK_SKIPS = "walk_skips"  # JSON: [[path, why]] the last whole walk did not follow or list
 REBUILDING = "rebuild_unfinished"  # "1" from a rebuild's start until a whole scan completes
 MAX_DIRTY_NAMES = 2000  # more names than this (a first scan): every link is re-resolved once
 
@@ -97,7 +99,7 @@ class IncrementalScanner:
         # names of notes that appeared or vanished, and aliases added or dropped: the links of those names
         # are re-resolved at the end of the scan; an edit that keeps the names costs only its own links
         self.changed_names: set[str] = set()
-        self.skipped_now: dict[str, list[int]] = {}  # the files this scan skipped, by stat
+        self.skipped_now: dict[str, list[Any]] = {}  # the files this scan skipped: stat and why
 
     def scan(
         self,
@@ -240,10 +242,12 @@ class IncrementalScanner:
         known.update(self.skipped_now)
         if known or only is None:
             self.store.set_meta(SKIPPED, json.dumps(known))
+        if only is None:
+            self.store.set_meta(WALK_SKIPS, json.dumps(self.walker.skips))
 
-    def _skipped_files(self) -> dict[str, list[int]]:
+    def _skipped_files(self) -> dict[str, list[Any]]:
         try:
-            found: dict[str, list[int]] = json.loads(self.store.get_meta(SKIPPED) or "{}")
+            found: dict[str, list[Any]] = json.loads(self.store.get_meta(SKIPPED) or "{}")
         except ValueError:
             return {}
         return found
@@ -254,7 +258,9 @@ class IncrementalScanner:
         """The work less the new files a scan skipped that have not changed since (binary, too big)."""
         skipped = self._skipped_files()
         return [
-            (e, k) for e, k in work if k is not None or skipped.get(e.rel) != [e.mtime_ns, e.size]
+            (e, k)
+            for e, k in work
+            if k is not None or skipped.get(e.rel, [])[:2] != [e.mtime_ns, e.size]
         ]
 
     def pending_paths(self) -> list[str]:
@@ -404,7 +410,7 @@ class IncrementalScanner:
         return [g for g in gone if not g[0].startswith(folders)] if folders else gone
 
     def _skip(self, result: ScanResult, entry: Entry, known: CachedDoc | None, why: str) -> None:
-        self.skipped_now[entry.rel] = [entry.mtime_ns, entry.size]
+        self.skipped_now[entry.rel] = [entry.mtime_ns, entry.size, why]
         result.skipped += 1
         result.warnings.append(f"skipped {entry.rel}: {why}")
         if known is not None:

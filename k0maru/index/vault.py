@@ -19,7 +19,14 @@ from k0maru.errors import K0maruError
 from k0maru.fsutil import atomic_write_text, ensure_state_dir
 from k0maru.index import db, snapshot
 from k0maru.index.db import sqlite_route
-from k0maru.index.scanner import REBUILDING, IncrementalScanner, ProgressFn, ScanResult
+from k0maru.index.scanner import (
+    REBUILDING,
+    SKIPPED,
+    WALK_SKIPS,
+    IncrementalScanner,
+    ProgressFn,
+    ScanResult,
+)
 from k0maru.index.store import Store, db_path
 from k0maru.layout import CONFIG_FILE, STATE_DIR, resolve_vault
 from k0maru.memory import release_free_memory
@@ -393,6 +400,22 @@ class Vault:
         with self.store.transaction():
             self.store.set_meta(REBUILDING, "1")
 
+    def skipped_files(self) -> list[tuple[str, str]]:
+        """(vault path, why) of the files the scans skipped and the folders and links the last whole
+        walk did not follow, as the scans recorded them (no walk here), by path."""
+        import json
+
+        found: dict[str, str] = {}
+        with contextlib.suppress(ValueError, TypeError):
+            for path, why in json.loads(self.store.get_meta(WALK_SKIPS) or "[]"):
+                found[str(path)] = str(why)
+        with contextlib.suppress(ValueError, AttributeError):
+            for path, stat in json.loads(self.store.get_meta(SKIPPED) or "{}").items():
+                found[path] = (
+                    str(stat[2]) if len(stat) > 2 else "skipped (run `k0maru scan` for why)"
+                )
+        return sorted(found.items())
+
     def missing_notes(self) -> str | None:
         """What a rebuild that stopped before its scan finished, or an index emptied (a file truncated
         to nothing opens as a new index), left out; None when neither happened."""
@@ -418,9 +441,12 @@ class Vault:
         except (K0maruError, db.DatabaseError) as exc:
             return " ".join(str(exc).split())[:120]
 
-    def status(self) -> dict[str, Any]:
+    def status(self, check: bool = True) -> dict[str, Any]:
+        """What the index holds, from the counts it keeps; `check` first decodes what a reader would
+        read (every table, the BM25 segment, the vectors) and raises on damage."""
         store = self.store
-        store.require_readable()  # what a reader would read, decoded: not only quick_check
+        if check:
+            store.require_readable()  # what a reader would read, decoded: not only quick_check
         counts = store.counts()
         last = store.last_scan()
         bm25 = store.bm25_state()

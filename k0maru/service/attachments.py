@@ -35,6 +35,19 @@ def find_attachments(root: Path, note_path: str, targets: set[str]) -> dict[str,
     return found
 
 
+def missing_attachments(root: Path, links: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
+    """For the (note path, target) links that name an attachment: whether that file is missing, found
+    as `find_attachments` finds it with one walk of the vault at most. Links to notes are left out."""
+    wanted = [(src, t) for src, t in links if is_attachment_name(t)]
+    by_name = find_attachments(root, "", {t for _, t in wanted if "/" not in t})
+    return {
+        (src, t): t not in by_name
+        if "/" not in t
+        else not (_is_file(root, str(PurePosixPath(src).parent / t)) or _is_file(root, t))
+        for src, t in wanted
+    }
+
+
 def _is_file(root: Path, rel: str) -> bool:
     try:
         return resolve_inside(root, rel).is_file()

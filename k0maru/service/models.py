@@ -60,6 +60,29 @@ class VaultStatus(Result):
 
 
 @dataclass(kw_only=True)
+class SkippedFile(Result):
+    path: str  # vault path of a file or folder the scans did not index
+    why: str  # what was wrong with it, and what to do
+
+
+@dataclass(kw_only=True)
+class DanglingLink(Result):
+    target: str  # as written in the note
+    source: str  # the vault path of the note that holds the link
+    heading: str | None = None
+    attachment: bool = False  # names a file other than a note (an image, a PDF), not found
+
+
+@dataclass(kw_only=True)
+class IndexGaps(Result):
+    """What the index leaves out: files the scans skipped and links that lead nowhere."""
+
+    skipped: Sequence[SkippedFile] = ()
+    dangling: Sequence[DanglingLink] = ()
+    truncated: bool = False  # more links lead nowhere than `dangling` lists
+
+
+@dataclass(kw_only=True)
 class MovedIndex(Result):
     path: str  # where a rebuild moved the old index file
     why: str  # "healthy ..." or "corrupt: ..."

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         AdrOutcome,
         FlushOutcome,
         IndexBacklog,
+        IndexGaps,
         LinkPaths,
         Loadout,
         LogNode,
@@ -306,7 +307,10 @@ class Service:
             kept_bytes=done.kept_bytes,
         )
 
-    def token_scoreboard(self, price_per_mtok: float | None = None) -> TokenScoreboard:
+    def token_scoreboard(
+        self, price_per_mtok: float | None = None, chart: bool = True
+    ) -> TokenScoreboard:
+        """Tokens offloads saved, in all; with `chart`, each offload's (its points)."""
         from k0maru.offload import records
         from k0maru.service.models import TokenScoreboard
 
@@ -322,7 +326,7 @@ class Service:
                     "raw_tokens": r.raw_tokens,
                     "summary_tokens": r.summary_tokens,
                 }
-                for r in reversed(records.list_all(vault.store, 10_000))
+                for r in reversed(records.list_all(vault.store, 10_000) if chart else [])
             ]
         return TokenScoreboard(
             **totals,
@@ -528,8 +532,10 @@ class Service:
                 moved_aside=MovedIndex(path=str(moved), why=why) if moved else None,
             )
 
-    def status(self) -> VaultStatus:
-        """What the index holds and lacks, and whether the worker runs; never creates an index."""
+    def status(self, check: bool = True) -> VaultStatus:
+        """What the index holds and lacks, and whether the worker runs; never creates an index.
+        `check` reads the index and the offload sidecars back whole first (`k0maru status`); without
+        it, the counts the index keeps (the dashboard, at every page load)."""
         from k0maru.index.store import db_path
         from k0maru.service.models import VaultStatus
 
@@ -546,12 +552,29 @@ class Service:
             problems += [
                 f"{path}: not a readable offload record; `k0maru scan --rebuild` writes it "
                 "again from the index's record (or remove it)"
-                for path in records.unreadable_sidecars(vault.root)
+                for path in (records.unreadable_sidecars(vault.root) if check else [])
             ]
             # the worker is the one process that embeds the chunks still without vectors
             return VaultStatus(
-                **vault.status(), worker_running=worker.running(vault.root), problems=problems
+                **vault.status(check), worker_running=worker.running(vault.root), problems=problems
             )
+
+    def index_gaps(self, limit: int = 2000) -> IndexGaps:
+        """The files the scans skipped (with why) and the links that lead to no note, as the index
+        recorded them; at most `limit` links. A link to an attachment that exists is not dangling."""
+        from k0maru.service.attachments import missing_attachments
+        from k0maru.service.models import DanglingLink, IndexGaps, SkippedFile
+
+        with self.live.session(fresh=False) as vault:
+            skipped = [SkippedFile(path=p, why=why) for p, why in vault.skipped_files()]
+            rows = vault.store.dangling_links(limit + 1)
+        missing = missing_attachments(self.vault.root, [(src, t) for t, src, _ in rows])
+        dangling = [
+            DanglingLink(target=t, source=src, heading=h, attachment=(src, t) in missing)
+            for t, src, h in rows[:limit]
+            if missing.get((src, t), True)
+        ]
+        return IndexGaps(skipped=skipped, dangling=dangling, truncated=len(rows) > limit)
 
     def backlog(self) -> IndexBacklog:
         """What the index lacks: files changed since the last scan, chunks without vectors."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -360,31 +359,6 @@ def test_the_hook_imports_json_and_shlex_only_for_a_tool_command() -> None:
         lines = r.stdout.splitlines()
         assert lines[0] == "['__future__', 'k0maru', 'k0maru.agent_hook']"
         assert lines[-2] == loaded and lines[-1] == k0maru
-
-
-@pytest.mark.slow
-def test_the_hook_adds_under_20_ms_of_cpu() -> None:
-    """CPU time (user + system, from the children's rusage: what the machine's load does not inflate as
-    it does wall time) of the hook process beside `python -c pass`, median of 25 interleaved starts
-    each: a test command adds under 20 ms, a command naming no tool less than that."""
-    import resource
-
-    def cpu_ms(cmd: list[str], event: str) -> float:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(cmd, input=event, capture_output=True, text=True, check=True)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
-
-    tool = json.dumps(hook_input("cd proj && FOO=1 pytest -q 2>&1"))
-    other = json.dumps(hook_input("ls -la"))
-    bare, with_tool, without = [], [], []
-    for _ in range(25):
-        bare.append(cpu_ms([sys.executable, "-c", "pass"], ""))
-        with_tool.append(cpu_ms([str(HOOK)], tool))
-        without.append(cpu_ms([str(HOOK)], other))
-    floor = statistics.median(bare)
-    assert statistics.median(with_tool) - floor < 20
-    assert statistics.median(without) < statistics.median(with_tool)
 
 
 def project(root: Path) -> dict[str, str]:

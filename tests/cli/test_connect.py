@@ -225,7 +225,7 @@ def test_connect_refuses_a_symlinked_file_and_a_broken_one(vault: Path, tmp_path
     assert (vault / ".mcp.json").read_text() == "{ not json"
 
 
-@pytest.mark.parametrize("host", ["claude-code", "codex"])
+@pytest.mark.parametrize("host", ["claude-code"])
 def test_hooks_are_installed_next_to_the_users_own(vault: Path, host: str) -> None:
     rel = hosts.HOOK_FILES[host]
     mine = {"matcher": "Write", "hooks": [{"type": "command", "command": "./lint.sh"}]}
@@ -246,9 +246,47 @@ def test_hooks_are_installed_next_to_the_users_own(vault: Path, host: str) -> No
 
 
 def test_hosts_without_rewriting_hooks_say_why(vault: Path) -> None:
-    for host in ("cursor", "vscode", "claude-desktop"):
+    for host in ("cursor", "vscode", "claude-desktop", "codex"):
         with pytest.raises(K0maruError, match="cannot run k0maru's command hook"):
             hosts.connect_hooks(host, vault)
+
+
+def test_codex_gets_no_hook_it_would_never_run_and_list_says_so(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Codex takes a rewritten command only with `allow` (#38): `--hooks` is refused with one line
+    saying why, before anything is written; `--list` says the hook is not supported there."""
+    from k0maru.cli.main import main
+
+    assert main(["connect", "codex", "--hooks", "--vault", str(vault)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len([line for line in err if "error" in line]) == 1
+    assert "codex cannot run k0maru's command hook" in err[-1] and "`allow`" in err[-1]
+    assert not (vault / ".codex").exists()  # nothing written, the server entry neither
+    assert main(["connect", "--list", "--vault", str(vault), "--json"]) == 0
+    rows = {(r["host"], r["part"]): r["state"] for r in json.loads(capsys.readouterr().out)}
+    assert rows[("codex", "hook")] == "not supported"
+
+
+def test_a_codex_hook_an_earlier_version_installed_is_listed_and_removed(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from k0maru.cli.main import main
+
+    old = json.loads(USER_SETTINGS)
+    old["hooks"]["PreToolUse"].append(hosts.HOOK_GROUP)
+    path = write(vault, ".codex/hooks.json", json.dumps(old, indent=2))
+    assert main(["connect", "codex", "--vault", str(vault)]) == 0
+    capsys.readouterr()
+    assert main(["connect", "--list", "--vault", str(vault), "--json"]) == 0
+    rows = {(r["host"], r["part"]): r["state"] for r in json.loads(capsys.readouterr().out)}
+    assert rows[("codex", "hook")].startswith("inactive, never rewrites")
+    assert main(["connect", "codex", "--remove", "--vault", str(vault)]) == 0
+    assert f"removed: {path}" in capsys.readouterr().out.splitlines()
+    assert (
+        json.loads(path.read_text())["hooks"]["PreToolUse"]
+        == json.loads(USER_SETTINGS)["hooks"]["PreToolUse"]
+    )
 
 
 @pytest.mark.slow
@@ -364,7 +402,7 @@ USER_SETTINGS = """{
 """
 
 
-@pytest.mark.parametrize("host", ["claude-code", "codex"])
+@pytest.mark.parametrize("host", ["claude-code"])
 def test_hooks_leave_the_users_entries_byte_for_byte(vault: Path, host: str) -> None:
     path = write(vault, hosts.HOOK_FILES[host], USER_SETTINGS)
     assert hosts.connect_hooks(host, vault).outcome == "updated"
@@ -404,7 +442,9 @@ def test_remove_takes_the_hook_out_and_list_shows_hooks(
     assert main(["connect", "--list", "--vault", str(vault), "--json"]) == 0
     rows = {(r["host"], r["part"]): r["state"] for r in json.loads(capsys.readouterr().out)}
     assert rows[("claude-code", "server")] == "current"
-    assert rows[("claude-code", "hook")] == "installed" and rows[("codex", "hook")] == "no file"
+    assert (
+        rows[("claude-code", "hook")] == "installed" and rows[("codex", "hook")] == "not supported"
+    )
     assert main(["connect", "claude-code", "--remove", "--vault", str(vault)]) == 0  # no --hooks
     assert capsys.readouterr().out.splitlines() == [
         f"removed: {vault / '.mcp.json'}",

@@ -1,4 +1,4 @@
-"""The console as a person sees it, in headless Chromium at a desktop (1400x1000) and a phone
+"""The console as a person sees it, in headless Chromium at a desktop (1440x900) and a phone
 (390x844) size: every page without horizontal scroll, diagram and chart text >= 11 px (scrolling
 instead of shrinking), the first failure below the sticky header at the failing line, and each page's
 parts (dashboard, chart axes, an unclashing link graph, paged notes with a folder tree, the note's
@@ -16,7 +16,7 @@ import pytest
 from tests.console.test_console import ARTIFACTS, LOADED_MACHINE_MS, _chromium, _start_ui
 from tests.helpers import REPO, png_pixels, write
 
-SIZES = ((1400, 1000), (390, 844))
+SIZES = ((1440, 900), (390, 844))
 PYTEST_LOG = REPO / "tests" / "data" / "logs" / "pytest_many_verbose.log"
 
 MIN_SVG_TEXT_PX = """sel => Math.min(...[...document.querySelectorAll(sel)].flatMap(s => {
@@ -229,9 +229,14 @@ def check_size(page, url: str, width: int, height: int) -> None:
     no_horizontal_scroll(page, f"the status page at {size}")
     shot("status")
     one_h1(page, "status")
-    for path in ("", "tokens", "notes", "notes/20_Cards/twice.md"):
+    for path in ("", "tokens", "notes", "notes/20_Cards/twice.md", "gaps"):
         page.goto(url + path)
         one_h1(page, f"/{path}")
+    page.goto(url + "notes")  # a link in a list item beside its path: underlined too
+    deco = page.evaluate(
+        "[...document.querySelectorAll('.notes li a')].map(a => getComputedStyle(a).textDecorationLine)"
+    )
+    assert deco and all("underline" in d for d in deco), deco
     page.goto(url + "notes/20_Cards/twice.md")
     deco = page.evaluate(
         "[...document.querySelectorAll('article p a')].map(a => getComputedStyle(a).textDecorationLine)"

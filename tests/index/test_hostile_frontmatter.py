@@ -4,7 +4,7 @@ the line; the note's body and every other note are indexed. Real scanner, real S
 
 from __future__ import annotations
 
-import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -36,9 +36,7 @@ def test_hostile_frontmatter_is_left_out_with_one_line(vault: Path, case: str) -
     head, line = HOSTILE[case]
     write(vault, "bad.md", f"---\n{head}---\n# Bad note\n\nbody words zebrafinch\n")
     write(vault, "good.md", "---\ntitle: Good\n---\n# Good\n\nother words\n")
-    t0 = time.perf_counter()
     result = scan(vault)
-    assert time.perf_counter() - t0 < 10
     assert (result.added, result.skipped) == (2, 0)
     warnings = [w for w in result.warnings if w.startswith("bad.md:")]
     assert len(warnings) == 1 and "\n" not in warnings[0]
@@ -52,9 +50,13 @@ def test_hostile_frontmatter_is_left_out_with_one_line(vault: Path, case: str) -
 
 
 def test_alias_bomb_is_refused_quickly_and_small() -> None:
-    t0 = time.perf_counter()
-    fm, _, error = split_frontmatter(f"---\n{BOMB}\n---\nbody\n")
-    assert time.perf_counter() - t0 < 1
+    tracemalloc.start()
+    try:
+        fm, _, error = split_frontmatter(f"---\n{BOMB}\n---\nbody\n")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20, f"{peak:,} bytes at the peak: the aliases were expanded"
     assert fm == {} and error is not None and "aliases expand to more than" in error
 
 

@@ -2,20 +2,32 @@
 vault (hypothesis' state machines): after each step the index holds every note it owes (a flushed note, a
 note a finished scan saw), never a vector out of place, and after a scan with nothing beside it the index
 equals the files, links included. A scan can be overtaken: after its walk, other writers write, delete and
-flush before it writes. Real SQLite + sqlite-vec, the real model; in-process and bounded, so fast tier."""
+flush before it writes. Real SQLite + sqlite-vec, the real model; in-process and bounded, so fast tier.
+The slow tier adds writer processes (`k0maru scan`, `k0maru flush`) killed with SIGKILL at random points:
+nothing the index held is lost, and the next scan makes it equal the files again."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    rule,
+    run_state_machine_as_test,
+)
 
 from k0maru.config import load_settings
 from k0maru.index.markdown import hash_bytes
@@ -25,7 +37,7 @@ from k0maru.index.vault import Vault
 from k0maru.index.walker import Entry
 from k0maru.search import vectors
 from k0maru.search.embedding import Embedder
-from tests.helpers import write
+from tests.helpers import wait_for_worker, write
 
 NAMES = ["a.md", "b.md", "c.md", "d.md", "sub/e.md", "sub/f.md"]
 TEXTS = [
@@ -201,3 +213,122 @@ def test_random_interleavings_keep_the_index_equal_to_the_files(embedder: Embedd
             suppress_health_check=[HealthCheck.too_slow],
         ),
     )
+
+
+BULK = 2500  # notes a killed scan rewrites: its batches span seconds, so a kill can land in them
+EXAMPLES = 4  # runs of the state machine with killed writers
+KILL_AFTER_S = [
+    0.0,
+    0.6,
+    1.0,
+    1.3,
+    1.6,
+    1.9,
+    2.2,
+    2.6,
+    3.0,
+    4.0,
+]  # from the start: in the imports, the walk, the batches
+
+
+def files_of(root: Path) -> dict[str, str]:
+    """The vault's notes as they are on disk (a killed flush may or may not have written its note)."""
+    found = {}
+    for path in root.rglob("*.md"):
+        rel = path.relative_to(root).as_posix()
+        if not rel.startswith(".k0maru/"):
+            found[rel] = path.read_text(encoding="utf-8")
+    return found
+
+
+class KilledWriters(VaultModel):
+    """The same vault with writer processes killed (SIGKILL) at random points beside the in-process
+    writers: a scan of freshly rewritten bulk notes, or a flush. After each, the index still holds what
+    it owed and no vector out of place, and a scan makes it equal the files again."""
+
+    rounds = 0  # writer processes started ...
+    killed = 0  # ... and killed before they finished
+    progress: list[int] = []  # notes indexed as on disk when a scan's process ended
+
+    @initialize(after=st.sampled_from(KILL_AFTER_S), text=texts)
+    def killed_first(self, after: float, text: str) -> None:
+        self.killed_writer("scan", after, text)
+
+    @rule(after=st.sampled_from(KILL_AFTER_S), text=texts)
+    def killed_scan(self, after: float, text: str) -> None:
+        self.killed_writer("scan", after, text)
+
+    @rule(after=st.sampled_from(KILL_AFTER_S), text=texts)
+    def killed_flush(self, after: float, text: str) -> None:
+        self.killed_writer("flush", after, text)
+
+    def killed_writer(self, verb: str, after: float, text: str) -> None:
+        """Start a `k0maru scan` or `flush` process, SIGKILL it `after` seconds on unless it ended, then
+        check what the index holds and recover with a scan."""
+        KilledWriters.rounds += 1
+        k0maru = [sys.executable, "-m", "k0maru"]
+        if verb == "scan":
+            for i in range(BULK):
+                self._write(f"bulk/n{i:03d}.md", f"# Bulk {i}\n\nround {self.rounds} {text}")
+            cmd = [*k0maru, "scan", "--vault", str(self.root), "--no-embed"]
+        else:
+            title = f"Killed {self.rounds}"
+            cmd = [
+                *k0maru,
+                "flush",
+                "--vault",
+                str(self.root),
+                "--kind",
+                "decision",
+                "--title",
+                title,
+            ]
+        env = {**os.environ, "K0MARU_EMBED": "false"}  # no worker to embed after it
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        assert proc.stdin is not None
+        proc.stdin.write(text.encode())
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=after)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            KilledWriters.killed += 1
+        wait_for_worker(self.root, 120)
+        self.disk = files_of(self.root)
+        if verb == "scan":  # how far the killed scan got: the bulk notes it indexed as rewritten
+            held = indexed(self.other.store)
+            done = sum(held.get(n) == hash_bytes(t.encode()) for n, t in self.disk.items())
+            KilledWriters.progress.append(done)
+        self.index_holds_what_it_owes()  # nothing the index held is lost, no vector out of place
+        self.scan()  # recovery: the next scan makes the index equal the files, links included
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)  # a loaded machine is slow, not broken
+def test_killed_writers_lose_nothing_and_a_scan_recovers(embedder: Embedder) -> None:
+    KilledWriters.embedder = embedder
+    KilledWriters.rounds = KilledWriters.killed = 0
+    KilledWriters.progress = []
+    run_state_machine_as_test(
+        KilledWriters,
+        settings=settings(
+            max_examples=EXAMPLES,
+            stateful_step_count=8,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow],
+            phases=[Phase.generate],  # where a kill lands varies: a shrunk run would not replay
+            database=None,
+        ),
+    )
+    print(
+        f"{KilledWriters.killed} of {KilledWriters.rounds} writer processes killed before the end;"
+        f" notes indexed as on disk when a scan ended: {sorted(KilledWriters.progress)}"
+    )
+    assert KilledWriters.rounds >= EXAMPLES  # one at least in each run

@@ -42,10 +42,9 @@ def test_a_flush_returns_when_its_note_is_searchable_not_after_the_backlog(vault
         assert [h.path for h in hits] == [out.path]
         assert svc.vault.store.unembedded_chunks() > pending / 2  # vectors follow, not before
         print(f"one-note flush behind {pending} pending chunks: {elapsed * 1000:.0f} ms")
-        assert elapsed < 1.0, f"flush took {elapsed:.2f} s behind {pending} pending chunks"
 
 
-def _flush_timings_over_stdio(vault: Path) -> tuple[float, list[str], list[str]]:
+def _flush_timings_over_stdio(vault: Path) -> tuple[float, list[str], list[str], int]:
     import os
     import sys
 
@@ -72,11 +71,13 @@ def _flush_timings_over_stdio(vault: Path) -> tuple[float, list[str], list[str]]
             )
             out["flush_s"] = time.perf_counter() - t0
             assert not r.is_error, r.content
+            with Vault.open(vault) as v:  # the flush returned with the backlog still waiting
+                out["pending"] = v.store.unembedded_chunks()
             hits = await s.call_tool("recall_memory", {"query": "markerquorum", "mode": "bm25"})
             out["hits"] = [h["path"] for h in hits.structured_content["hits"]]
 
     anyio.run(main)
-    return out["flush_s"], out["hits"], out["first"]  # type: ignore[return-value]
+    return out["flush_s"], out["hits"], out["first"], out["pending"]  # type: ignore[return-value]
 
 
 @pytest.mark.slow
@@ -103,8 +104,8 @@ def test_cli_and_mcp_flush_and_ui_do_not_wait_for_the_backlog(tmp_path: Path) ->
     r = run_k0maru("search", "markerlease", "--vault", str(vault), "--mode", "bm25", "--json")
     assert [h["path"] for h in json.loads(r.stdout)["hits"]], r.stderr
     # the MCP server: answers at once, says vectors are pending, flushes without waiting for them
-    flush_s, hits, first_warnings = _flush_timings_over_stdio(vault)
-    assert len(hits) == 1 and flush_s < 1.0, (flush_s, hits)
+    flush_s, hits, first_warnings, left = _flush_timings_over_stdio(vault)
+    assert len(hits) == 1 and left > 0, (left, hits)
     assert any("embedded" in w or "vector" in w for w in first_warnings), first_warnings
     # the console listens before embedding anything, and says how much is pending
     t0 = time.perf_counter()

@@ -4,6 +4,7 @@ found by the next request, without a walk of the vault on every call (real inoti
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,34 +26,40 @@ def test_an_edit_is_found_by_the_next_request(vault: Path) -> None:
         for i in range(5):
             write(vault, f"notes/new{i}.md", f"# New {i}\n\nmarkerfresh{i} just written.\n")
             t0 = time.perf_counter()
-            while not svc.recall(f"markerfresh{i}", mode="bm25").hits:
-                assert time.perf_counter() - t0 < 1.0, "the edit was not indexed within 1 s"
-                time.sleep(0.01)
+            assert until(lambda i=i: svc.recall(f"markerfresh{i}", mode="bm25").hits), i
             waits.append(time.perf_counter() - t0)
         (vault / "notes" / "new0.md").unlink()
-        time.sleep(0.2)
-        assert not svc.recall("markerfresh0", mode="bm25").hits  # a deletion, too
+        assert until(lambda: not svc.recall("markerfresh0", mode="bm25").hits)  # a deletion, too
         write(vault, "moved/deep/one.md", "# Deep\n\nmarkerdeep in a new folder.\n")
-        time.sleep(0.2)
+        assert until(lambda: svc.recall("markerdeep", mode="bm25").hits)
         assert [h.path for h in svc.recall("markerdeep", mode="bm25").hits] == ["moved/deep/one.md"]
     print(f"edit -> hit: {', '.join(f'{w * 1000:.0f} ms' for w in waits)}")
-    assert max(waits) < 1.0
 
 
-def test_the_first_request_does_not_wait_for_the_watch(vault: Path) -> None:
-    """Starting the watcher returns at once (an agent's first call was held for the watcher's first
-    timeout); until its watch is in place, and once just after, a request walks the vault."""
-    from k0maru.service.watcher import ChangeWatcher
+def until(found: Callable[[], object], budget_s: float = 60) -> bool:
+    """Whether `found()` comes true within a generous budget (a loaded machine is slow, not broken)."""
+    deadline = time.monotonic() + budget_s
+    while not found():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
-    t0 = time.perf_counter()
-    watcher = ChangeWatcher.start(vault)
+
+def test_the_first_request_does_not_wait_for_the_watch(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Starting the watcher does not wait for the watch to be in place (an agent's first call was held
+    for the watcher's first timeout); until it is, and once just after, a request walks the vault."""
+    from k0maru.service import watcher as watching
+
+    monkeypatch.setattr(watching, "READY_TIMEOUT_MS", 600_000)  # only an event makes it ready
+    watcher = watching.ChangeWatcher.start(vault)  # waiting for the watch would hang here
     try:
-        assert watcher is not None and time.perf_counter() - t0 < 0.25
-        assert watcher.take() is None  # not in place yet: walk
-        deadline = time.monotonic() + 5
-        while watcher.take() is None and time.monotonic() < deadline:
-            time.sleep(0.05)  # in place: one more walk, then changed paths only
-        assert watcher.take() == []
+        assert watcher is not None and watcher.take() is None  # not in place yet: walk
+        assert watcher.wait_ready(wait=60)  # a marker file's event: in place
+        assert watcher.take() is None  # one more walk, for what changed just before ...
+        assert watcher.take() == []  # ... then the changed paths only
     finally:
         watcher and watcher.stop(wait=5)
 
@@ -65,12 +72,11 @@ def test_a_server_walks_once_at_start_with_the_watch_in_place(
     a file written after that walk reaches the next request as one changed path."""
     from k0maru.service import watcher as watching
 
-    monkeypatch.setattr(watching, "READY_TIMEOUT_MS", 10_000)  # only a marker can make it ready
+    monkeypatch.setattr(watching, "READY_TIMEOUT_MS", 600_000)  # only a marker can make it ready
     watcher = watching.ChangeWatcher.start(vault)
     try:
         assert watcher is not None
-        t0 = time.perf_counter()
-        assert watcher.wait_ready(wait=5) and time.perf_counter() - t0 < 5
+        assert watcher.wait_ready(wait=60)  # long before the first timeout: a marker did it
     finally:
         watcher and watcher.stop(wait=5)
     monkeypatch.undo()
@@ -91,16 +97,18 @@ def test_work_that_can_wait_waits_for_a_quiet_moment(vault: Path) -> None:
 
     live = VaultSession(Vault.open(vault, embed=False))
     ended: list[float] = []
+    inside = threading.Event()
     with Service(live):
 
         def request() -> None:
             with live.session(fresh=False):
+                inside.set()
                 time.sleep(0.15)
             ended.append(time.monotonic())
 
         busy = threading.Thread(target=request)
         busy.start()
-        time.sleep(0.05)
+        assert inside.wait(60)  # a request is in flight
         assert live._wait_quiet(quiet=0.1)
         quiet_at = time.monotonic()
         busy.join()

@@ -1,0 +1,78 @@
+"""The dashboard reads the counts the index keeps (no walk, no file read back), and a page lists what
+the index leaves out: skipped files with why, links that lead to no note (#42). Flask's test client."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from k0maru.console.app import create_app
+from k0maru.index.vault import Vault
+from k0maru.service.operations import Service
+from k0maru.service.session import VaultSession
+from tests.helpers import write
+from tests.service.test_damage import offload
+
+LINKER = "# Linker\n\n[[nowhere]], [[Kept]], ![[present.png]], ![[gone.png]] and [[#Local]].\n\n## Local\n"
+
+
+@pytest.fixture
+def client(vault: Path) -> Iterator[Any]:
+    write(vault, ".k0maru/config.toml", "embed = false\nmax_file_bytes = 2000\n")
+    write(vault, "kept.md", "# Kept\n\nplain text\n")
+    write(vault, "linker.md", LINKER)
+    write(vault, "big.md", "# Big\n\n" + "words " * 1000)
+    (vault / "wide.md").write_bytes("# Wide\n".encode("utf-16"))
+    (vault / "present.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    os.symlink("/etc", vault / "outside")
+    svc = Service(VaultSession(Vault.open(vault)))
+    svc.scan()
+    yield create_app(svc).test_client()
+    svc.close()
+
+
+def test_gaps_page_lists_skipped_files_with_why_and_unresolved_links(client: Any) -> None:
+    page = client.get("/gaps").get_data(as_text=True)
+    assert "<h1" in page
+    assert "big.md" in page and "above max_file_bytes=2,000" in page
+    assert "wide.md" in page and "re-save it as UTF-8" in page
+    assert "outside" in page and "outside the vault; not followed" in page
+    assert "[[nowhere]]" in page and "no note of that name" in page
+    assert "[[gone.png]]" in page and "attachment not found" in page
+    assert "present.png" not in page and "[[Kept]]" not in page  # they lead somewhere
+    assert 'href="/notes/linker.md"' in page
+
+
+def test_dashboard_and_status_link_to_the_gaps_page(client: Any) -> None:
+    home = client.get("/").get_data(as_text=True)
+    assert 'href="/gaps"' in home
+    assert 'href="/gaps"' in client.get("/status").get_data(as_text=True)
+
+
+def test_dashboard_reads_counts_without_walking_or_reading_files(vault: Path, client: Any) -> None:
+    for node in ("n1", "n2", "n3"):  # offload records with their sidecars
+        offload(vault, node)
+    client.get("/")  # warm: templates and modules load once
+    touched: list[str] = []
+    recording = [True]  # an audit hook cannot be removed: it stops recording instead
+
+    def audit(event: str, args: tuple[Any, ...]) -> None:
+        if recording[0] and event in ("open", "os.listdir", "os.scandir") and args:
+            touched.append(f"{event} {args[0]}")
+
+    sys.addaudithook(audit)
+    page = client.get("/").get_data(as_text=True)
+    recording[0] = False
+    inside = str(vault)
+    # the latest offloads list `.k0maru/refs` (records.restore, for records a rebuild lost): a listing
+    allowed = ("worker.lock", ".k0maru", ".k0maru/refs")
+    read = [t for t in touched if inside in t and not t.endswith(allowed)]
+    assert read == [], read
+    # the counts are the index's: 2 notes (big.md and wide.md skipped), 3 links to no note
+    assert '<span class="label">notes</span><span class="value">2</span>' in page
+    assert '<span class="label">links to no note</span><span class="value">3</span>' in page
