@@ -30,7 +30,7 @@ from k0maru.index.markdown import (
     split_frontmatter,
 )
 from k0maru.index.store import CachedDoc, Store
-from k0maru.index.walker import Entry, VaultWalker
+from k0maru.index.walker import Entry, Folder, VaultWalker
 from k0maru.text import printable
 
 ProgressFn = Callable[[int, int], None]
@@ -69,9 +69,8 @@ class ScanResult:
     deferred: int = 0  # new or changed files beyond the scan's `limit`, left for the next scan
     elapsed_ms: float = 0.0
     warnings: list[str] = field(default_factory=list)
-    walked: str | None = (
-        None  # fingerprint of a whole-vault walk (snapshot.py), None for a partial scan
-    )
+    walked: str | None = None  # fingerprint of a whole-vault walk (snapshot.py), None if partial
+    folders: list[Folder] = field(default_factory=list)  # the folders of that walk (snapshot.py)
     corpus_version: int | None = None  # the version this scan left, read under its last write lock
 
     @property
@@ -167,6 +166,7 @@ class IncrementalScanner:
                     self.store.set_meta(REBUILDING, "0")  # every note is in: a rebuild is complete
                     result.corpus_version = self.store.corpus_version()
                     result.walked = self.walker.walked
+                    result.folders = self.walker.folders
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
 

@@ -347,6 +347,7 @@ class Vault:
             snapshot.save(
                 self.root,
                 scan.walked or "",
+                scan.folders,
                 scan.corpus_version or 0,
                 snapshot.scan_key(s.include, s.exclude, s.max_file_bytes),
             )
