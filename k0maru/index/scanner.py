@@ -20,6 +20,7 @@ from pathlib import Path
 from k0maru.config import Settings
 from k0maru.index import PARSER_VERSION
 from k0maru.index.copies import signature
+from k0maru.index.document_store import NoteRecord
 from k0maru.index.link_resolution import note_names
 from k0maru.index.markdown import (
     Link,
@@ -361,17 +362,15 @@ class IncrementalScanner:
             self._skip(result, entry, known, "the parser failed on it; please report it")
             return known is not None, []
         result.warnings.extend(note.warnings)
-        stem = entry.rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
-        doc_id = store.upsert_document(
+        record = NoteRecord(
             entry.rel,
             entry.mtime_ns,
             entry.size,
             digest,
             note.title,
-            stem,
+            entry.rel.rsplit("/", 1)[-1].removesuffix(".md").lower(),
             note.frontmatter,
             note.body,
-            known.id if known else None,
             note.kind,
             note.date,
             entry.ctime_ns,
@@ -379,6 +378,7 @@ class IncrementalScanner:
             note.lang,
             signature(note.body),
         )
+        doc_id = store.upsert_document(record, known.id if known else None)
         if known is not None or note.tags:
             store.set_tags(doc_id, note.tags, new=known is None)
         if known is not None or note.aliases:
