@@ -445,7 +445,9 @@ class Vault:
             "model": embedder_name,
             "model_warning": warning,
             **counts,
-            "chunks_pending_embedding": counts["chunks"] - counts["chunks_embedded"],
+            "chunks_pending_embedding": (  # with embedding off, no chunk waits for a vector
+                counts["chunks"] - counts["chunks_embedded"] if self.settings.embed else 0
+            ),
             "bm25_main_chunks": bm25.chunks if bm25 else None,  # the persisted segment ...
             "bm25_delta_chunks": bm25.backlog if bm25 else None,  # ... and what queries add to it
             "last_scan": last,

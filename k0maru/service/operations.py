@@ -562,7 +562,9 @@ class Service:
         with self.live.session(fresh=False) as vault:
             return IndexBacklog(
                 pending=vault.pending_changes(),
-                chunks_pending_embedding=vault.store.unembedded_chunks(),
+                chunks_pending_embedding=(
+                    vault.store.unembedded_chunks() if vault.settings.embed else 0
+                ),
             )
 
     def link_paths(self) -> LinkPaths:
