@@ -6,7 +6,6 @@ import errno
 import fcntl
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,6 +44,8 @@ def durable_temp(
 ) -> Path:
     """A new temp file in `folder` written by `fill` and fsynced, with `mode` (default: the one a plain
     `open()` gives under the user's umask); its path, for the caller to rename. Removed if `fill` fails."""
+    import tempfile  # not on the git hooks' path, which writes no file this way
+
     fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:

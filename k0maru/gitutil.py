@@ -5,8 +5,8 @@ import on the hooks' path)."""
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 
 def repo_root(start: Path) -> Path | None:
@@ -61,8 +61,7 @@ def _names(out: str | None) -> list[str]:
     return sorted({p for p in (out or "").split("\0") if p})
 
 
-@dataclass(frozen=True, slots=True)
-class Commit:
+class Commit(NamedTuple):  # not a dataclass: `dataclasses` is a slow import for the git hooks
     sha: str
     author: str
     email: str

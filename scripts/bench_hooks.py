@@ -4,11 +4,12 @@
   worker's load is the index alone), against the same kind of commit with
   hooks switched off (`-c core.hooksPath=/dev/null`), alternating; the background worker the hook starts
   is let finish between runs (its catch-up time is reported too);
+- with `--pre-commit`, the same commits through the README's pre-commit block instead;
 - a no-change `k0maru scan` (a whole CLI process: the installed `k0maru` command, as a user types it; `python
   -m k0maru` beside it) against its floor: a Python process that walks the same tree with `os.scandir` and
   `stat()`s every note; the three alternate.
 
-    python scripts/bench_hooks.py [--notes 10000] [--changed 5] [--runs 9] [--json]
+    python scripts/bench_hooks.py [--notes 10000] [--changed 5] [--runs 9] [--pre-commit] [--json]
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -58,10 +61,63 @@ def git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, env=ENV, check=True, capture_output=True)
 
 
+CPU_MS: list[
+    float
+] = []  # CPU time (user + system, the hooks' processes included) of each timed run
+
+
 def timed(cmd: list[str], cwd: Path) -> float:
     t0 = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, env=ENV, check=True, capture_output=True)
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, cmd
+    CPU_MS.append((usage.ru_utime + usage.ru_stime) * 1000)
     return (time.perf_counter() - t0) * 1000
+
+
+@dataclass
+class Commits:
+    """ms of commits with hooks and without (wall, CPU), and of each hooked commit's worker catching up."""
+
+    wall: dict[bool, list[float]] = field(default_factory=lambda: {True: [], False: []})
+    cpu: dict[bool, list[float]] = field(default_factory=lambda: {True: [], False: []})
+    catch_up: list[float] = field(default_factory=list)
+
+    def added(self, kind: str) -> float:
+        got = self.wall if kind == "wall" else self.cpu
+        return round(statistics.median(got[True]) - statistics.median(got[False]), 1)
+
+
+def alternate(commit: Callable[[int, bool], float], root: Path, runs: range) -> Commits:
+    """Commits with hooks and without, alternating which goes first."""
+    out = Commits()
+    for run in runs:
+        for hooks in (True, False) if run % 2 else (False, True):
+            out.wall[hooks].append(commit(run, hooks))
+            out.cpu[hooks].append(CPU_MS[-1])
+            if hooks:
+                out.catch_up.append(wait_for_worker(root))
+    return out
+
+
+def use_pre_commit(root: Path, home: Path) -> None:
+    """Swap the plain hooks for the README's pre-commit block, installed as the README says."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    config = re.search(r"```yaml\n(repos:.*?)```", readme, re.S)
+    install = re.search(r"```bash\n(pre-commit install [^\n]*)\n```", readme)
+    assert config and install, "the README's pre-commit block moved"
+    subprocess.run([*K0, "hooks", "uninstall", "--vault", str(root)], check=True, env=ENV)
+    (root / ".pre-commit-config.yaml").write_text(config.group(1))
+    ENV["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{ENV['PATH']}"  # `k0maru` on PATH
+    ENV["PRE_COMMIT_HOME"] = str(home)
+    pre_commit = Path(sys.executable).with_name("pre-commit")
+    subprocess.run([str(pre_commit), *install.group(1).split()[1:]], cwd=root, env=ENV, check=True)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "pre-commit config")
 
 
 def wait_for_worker(root: Path) -> float:
@@ -79,6 +135,9 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--changed", type=int, default=5)
     ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument(
+        "--pre-commit", action="store_true", help="also through the README's pre-commit block"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -98,7 +157,6 @@ def main() -> None:
             capture_output=True,
             env=ENV,
         )
-        with_hooks, without, catch_up = [], [], []
         edited = iter(paths)
 
         def commit(run: int, hooks: bool) -> float:
@@ -111,16 +169,15 @@ def main() -> None:
             off = [] if hooks else ["-c", "core.hooksPath=/dev/null"]
             return timed(["git", *off, "commit", "-qm", f"edit {run}"], root)
 
-        for run in range(args.runs):
-            for hooks in (True, False) if run % 2 else (False, True):
-                ms = commit(run, hooks)
-                (with_hooks if hooks else without).append(ms)
-                if hooks:
-                    catch_up.append(wait_for_worker(root))
+        plain = alternate(commit, root, range(args.runs))
         log = (root / ".k0maru" / "hooks.log").read_text()
         assert "worker failed" not in log, log
         worker_lines = [line for line in log.splitlines() if " worker: " in line]
         assert len(worker_lines) >= args.runs, log  # every hooked commit was indexed by the worker
+        pre_commit = None
+        if args.pre_commit:  # the README's pre-commit block instead of the plain hooks
+            use_pre_commit(root, Path(tmp) / "pc-home")
+            pre_commit = alternate(commit, root, range(args.runs, 2 * args.runs))
         command = [str(COMMAND)] if COMMAND.exists() else K0
         subprocess.run(
             [*K0, "scan", "--vault", str(root), "--no-embed"],
@@ -142,15 +199,15 @@ def main() -> None:
                 env=ENV,
             ).stdout
         )["walk_only"]
-    added = statistics.median(with_hooks) - statistics.median(without)
     out = {
         "notes": args.notes,
         "changed_per_commit": args.changed,
         "runs": args.runs,
-        "commit_no_hooks_ms_median": round(statistics.median(without), 1),
-        "commit_with_hooks_ms_median": round(statistics.median(with_hooks), 1),
-        "commit_added_ms_median": round(added, 1),
-        "worker_catch_up_ms_median": round(statistics.median(catch_up), 1),
+        "commit_no_hooks_ms_median": round(statistics.median(plain.wall[False]), 1),
+        "commit_with_hooks_ms_median": round(statistics.median(plain.wall[True]), 1),
+        "commit_added_ms_median": plain.added("wall"),
+        "commit_added_cpu_ms_median": plain.added("cpu"),
+        "worker_catch_up_ms_median": round(statistics.median(plain.catch_up), 1),
         "cli_scan_no_change_ms_median": round(statistics.median(scan_ms), 1),
         "cli_scan_walk_only": walk_only,
         "cli_scan_command": Path(command[0]).name
@@ -162,6 +219,9 @@ def main() -> None:
             statistics.median(scan_ms) / statistics.median(floor_ms), 2
         ),
     }
+    if pre_commit is not None:
+        out["pre_commit_added_ms_median"] = pre_commit.added("wall")
+        out["pre_commit_added_cpu_ms_median"] = pre_commit.added("cpu")
     print(json.dumps(out) if args.json else "\n".join(f"{k:>30}: {v}" for k, v in out.items()))
 
 

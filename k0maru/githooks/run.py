@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,6 +34,8 @@ def never_fail(job: str, vault_arg: str | None, work: Callable[[Path], str | Non
         if line:
             worker.log_line(vault_root, line)
     except Exception as exc:  # noqa: BLE001 - a hook must never fail git
+        import traceback
+
         where = vault_root or Path.cwd()
         worker.log_line(where, f"{job} failed: {exc}\n{traceback.format_exc()}")
         print(
@@ -42,6 +43,31 @@ def never_fail(job: str, vault_arg: str | None, work: Callable[[Path], str | Non
             file=sys.stderr,
         )
     return 0
+
+
+HOOKS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
+
+
+def run_argv(argv: list[str]) -> int | None:
+    """`k0maru hooks run` for the arguments after `run` (`reindex|adr [GIT ARGS] [--hook H] [--vault D]`),
+    without the command line's parser and modules, which a git command would wait for; None for any
+    other arguments (the command line then answers them, errors included)."""
+    what, rest = (argv[0], argv[1:]) if argv else ("", [])
+    flags: dict[str, str] = {}
+    args: list[str] = []
+    while rest:
+        word = rest.pop(0)
+        if word in ("--hook", "--vault") and rest and word not in flags:
+            flags[word] = rest.pop(0)
+        elif word.startswith("-"):
+            return None
+        else:
+            args.append(word)
+    hook = flags.get("--hook")
+    if what not in ("reindex", "adr") or (hook is not None and hook not in HOOKS):
+        return None
+    vault = flags.get("--vault")
+    return run_reindex(vault, hook, args) if what == "reindex" else run_adr(vault)
 
 
 def hook_vault(vault_arg: str | None) -> Path:

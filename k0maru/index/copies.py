@@ -17,17 +17,32 @@ SHINGLE = 4  # words per shingle
 SLOTS = 64  # hashes kept per note
 COPY_SIMILARITY = 0.8  # estimated Jaccard at which two notes are one
 _WORD = re.compile(r"\w+")
+MAX_IDS = 500_000  # words whose ids are kept between notes (a vocabulary is far smaller)
+
+
+class _WordIds(dict[str, int]):
+    """Each word's xxh32 id, computed once per process."""
+
+    def __missing__(self, word: str) -> int:
+        self[word] = wid = xxhash.xxh32_intdigest(word.encode())
+        return wid
+
+
+_IDS = _WordIds()
 
 
 def signature(body: str) -> bytes:
     """The SLOTS smallest hashes of `body`'s word shingles (lower-cased), ascending, 8 bytes each. A
     shingle's hash is Python's hash of its words' xxh32 ids: for a tuple of ints it is the same in every
     process (PYTHONHASHSEED changes only str and bytes hashes)."""
-    words = _WORD.findall(body.lower())
-    ids = {w: xxhash.xxh32_intdigest(w.encode()) for w in set(words)}
-    seq = list(map(ids.__getitem__, words))
-    grams = zip(*(seq[k:] for k in range(SHINGLE)), strict=False) if len(seq) > SHINGLE else [seq]
-    return array("q", heapq.nsmallest(SLOTS, set(map(hash, map(tuple, grams))))).tobytes()
+    if len(_IDS) > MAX_IDS:
+        _IDS.clear()
+    seq = list(map(_IDS.__getitem__, _WORD.findall(body.lower())))
+    if len(seq) > SHINGLE:
+        hashes = set(map(hash, zip(*(seq[k:] for k in range(SHINGLE)), strict=False)))
+    else:
+        hashes = {hash(tuple(seq))}
+    return array("q", sorted(hashes)[:SLOTS]).tobytes()
 
 
 def sketch(sig: bytes) -> frozenset[int]:

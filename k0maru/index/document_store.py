@@ -32,6 +32,26 @@ class DocRow:
     size: int
 
 
+@dataclass(frozen=True, slots=True)
+class NoteRecord:
+    """One note file as a `documents` row holds it."""
+
+    path: str
+    mtime_ns: int
+    size: int
+    digest: str  # xxh3_64 of the file's bytes
+    title: str
+    stem: str  # the file name, lower-cased, without `.md`
+    frontmatter: dict[str, Any]
+    body: str
+    kind: str | None = None
+    note_date: float | None = None
+    ctime_ns: int = 0
+    inode: int = 0
+    lang: str = ""  # the language its words are stemmed in, "" for English
+    copy_sig: bytes = b""  # its near-copy sketch (index/copies.py)
+
+
 class DocumentStore(BaseStore):
     """The `documents`, `tags` and `aliases` tables."""
 
@@ -53,44 +73,36 @@ class DocumentStore(BaseStore):
             for doc_id, path, mtime, size, digest, ctime, inode in rows
         }
 
-    def upsert_document(  # noqa: PLR0913 - one parameter per column
-        self,
-        path: str,
-        mtime_ns: int,
-        size: int,
-        digest: str,
-        title: str,
-        stem: str,
-        frontmatter: dict[str, Any],
-        body: str,
-        doc_id: int | None,
-        kind: str | None = None,
-        note_date: float | None = None,
-        ctime_ns: int = 0,
-        inode: int = 0,
-        lang: str = "",
-        copy_sig: bytes = b"",
-    ) -> int:
-        """The document's id. A note whose language changed has its chunks marked for the BM25 delta,
-        so their words are tokenised again in the new language."""
-        fm = json.dumps(frontmatter, default=str, ensure_ascii=False)
-        now = time.time()
+    def upsert_document(self, note: NoteRecord, doc_id: int | None) -> int:
+        """The document's id (`doc_id`, else a new one). A note whose language changed has its chunks
+        marked for the BM25 delta, so their words are tokenised again in the new language."""
+        n = note
+        fm = json.dumps(n.frontmatter, default=str, ensure_ascii=False)
+        values: tuple[object, ...] = (n.path, n.mtime_ns, n.size, n.digest, n.title, n.stem, fm)
+        values += (
+            n.body,
+            time.time(),
+            n.kind,
+            n.note_date,
+            n.ctime_ns,
+            n.inode,
+            n.lang,
+            n.copy_sig,
+        )
         if doc_id is None:
             cur = self.conn.execute(
                 "INSERT INTO documents(path, mtime_ns, size, xxh3_64, title, stem, frontmatter, body, indexed_at,"
                 " kind, note_date, ctime_ns, inode, lang, copy_sig) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (path, mtime_ns, size, digest, title, stem, fm, body, now, kind, note_date)
-                + (ctime_ns, inode, lang, copy_sig),
+                values,
             )
             return int(cur.lastrowid)
         (was,) = self.conn.execute("SELECT lang FROM documents WHERE id=?", (doc_id,)).fetchone()
         self.conn.execute(
-            "UPDATE documents SET mtime_ns=?, size=?, xxh3_64=?, title=?, stem=?, frontmatter=?, body=?, indexed_at=?,"
-            " kind=?, note_date=?, ctime_ns=?, inode=?, lang=?, copy_sig=? WHERE id=?",
-            (mtime_ns, size, digest, title, stem, fm, body, now, kind, note_date)
-            + (ctime_ns, inode, lang, copy_sig, doc_id),
+            "UPDATE documents SET mtime_ns=?, size=?, xxh3_64=?, title=?, stem=?, frontmatter=?, body=?,"
+            " indexed_at=?, kind=?, note_date=?, ctime_ns=?, inode=?, lang=?, copy_sig=? WHERE id=?",
+            (*values[1:], doc_id),  # the path is the row's: found by it
         )
-        if was != lang:
+        if was != n.lang:
             self.conn.execute(
                 "INSERT OR IGNORE INTO lexical_stale(chunk_id) SELECT id FROM chunks WHERE doc_id=?",
                 (doc_id,),

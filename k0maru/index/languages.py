@@ -158,17 +158,24 @@ def stopword_counts(text: str) -> dict[str, float]:
     a word listed by n languages counting 1/n for each (`de` says little, `und` says German)."""
     prose = _CODE.sub(" ", text[:DETECT_CHARS])
     counts = dict.fromkeys(STOPWORDS, 0.0)
+    listed_by = _LISTED_BY.get
     for word in _WORDS.findall(unicodedata.normalize("NFC", prose.lower())):
-        for lang in _LISTED_BY.get(word, ()):
-            counts[lang] += 1 / len(_LISTED_BY[word])
+        langs = listed_by(word)
+        if langs:
+            for lang in langs:
+                counts[lang] += 1 / len(langs)
     return counts
 
 
 def detect(text: str, min_score: float = 2.0) -> str | None:
     """The language whose function words weigh most in `text` (`stopword_counts`): at least `min_score`,
     and more than any other language's; else None."""
-    counts = sorted(((n, lang) for lang, n in stopword_counts(text).items()), reverse=True)
-    (best, lang), (second, _) = counts[0], counts[1]
+    return _heaviest(stopword_counts(text), min_score)
+
+
+def _heaviest(counts: dict[str, float], min_score: float = 2.0) -> str | None:
+    ranked = sorted(((n, lang) for lang, n in counts.items()), reverse=True)
+    (best, lang), (second, _) = ranked[0], ranked[1]
     return lang if best >= min_score and best > second else None
 
 
@@ -178,7 +185,7 @@ def note_language(frontmatter: dict[str, Any], path: str, body: str) -> str:
     if lang is None:
         lang = folder_language(path)
         counts = stopword_counts(body)
-        said = detect(body)
+        said = _heaviest(counts)
         if (
             lang is None
             or (  # a folder named `it/` or `id/` of English notes: the text overrules it

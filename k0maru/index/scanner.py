@@ -21,6 +21,7 @@ from typing import Any
 from k0maru.config import Settings
 from k0maru.index import PARSER_VERSION
 from k0maru.index.copies import signature
+from k0maru.index.document_store import NoteRecord
 from k0maru.index.link_resolution import note_names
 from k0maru.index.markdown import (
     Link,
@@ -31,7 +32,7 @@ from k0maru.index.markdown import (
     split_frontmatter,
 )
 from k0maru.index.store import CachedDoc, Store
-from k0maru.index.walker import Entry, VaultWalker
+from k0maru.index.walker import Entry, Folder, VaultWalker
 from k0maru.text import printable
 
 ProgressFn = Callable[[int, int], None]
@@ -71,9 +72,8 @@ class ScanResult:
     deferred: int = 0  # new or changed files beyond the scan's `limit`, left for the next scan
     elapsed_ms: float = 0.0
     warnings: list[str] = field(default_factory=list)
-    walked: str | None = (
-        None  # fingerprint of a whole-vault walk (snapshot.py), None for a partial scan
-    )
+    walked: str | None = None  # fingerprint of a whole-vault walk (snapshot.py), None if partial
+    folders: list[Folder] = field(default_factory=list)  # the folders of that walk (snapshot.py)
     corpus_version: int | None = None  # the version this scan left, read under its last write lock
 
     @property
@@ -147,21 +147,11 @@ class IncrementalScanner:
         ):
             with self.store.transaction():
                 if gone:  # re-diff deletions under the write lock: another writer may have moved on
-                    gone = self._listed(self._still_gone(entries, known, only))
-                if gone:
-                    gone_ids = [doc_id for _, doc_id in gone]
-                    self.changed_names |= self.store.link_names_of(gone_ids)
-                    self._mark_links_dirty()
-                    self.store.delete_documents(gone_ids)
-                    result.removed += len(gone)
-                    self.store.bump_corpus_version()
+                    result.removed += self._remove(self._still_gone(entries, known, only))
                 if reparse and only is None:
                     self.store.set_meta("parser_version", PARSER_VERSION)
                 self._record_skips(only, work)
-                dirty = dirty_names(self.store.get_meta(LINKS_DIRTY))
-                if dirty != set():
-                    self.store.reresolve_links(dirty)
-                    self.store.set_meta(LINKS_DIRTY, "0")
+                self._resolve_dirty_links()
                 result.elapsed_ms = (time.perf_counter() - t0) * 1000
                 if record:
                     self.store.record_scan(started, result.elapsed_ms, result.counts())
@@ -169,8 +159,27 @@ class IncrementalScanner:
                     self.store.set_meta(REBUILDING, "0")  # every note is in: a rebuild is complete
                     result.corpus_version = self.store.corpus_version()
                     result.walked = self.walker.walked
+                    result.folders = self.walker.folders
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
+
+    def _remove(self, gone: list[tuple[str, int]]) -> int:
+        """Delete the vanished notes (less those in folders the walk could not list); how many."""
+        gone = self._listed(gone)
+        if gone:
+            gone_ids = [doc_id for _, doc_id in gone]
+            self.changed_names |= self.store.link_names_of(gone_ids)
+            self._mark_links_dirty()
+            self.store.delete_documents(gone_ids)
+            self.store.bump_corpus_version()
+        return len(gone)
+
+    def _resolve_dirty_links(self) -> None:
+        """Re-resolve the links of the names waiting in `meta` (in the scan's last transaction)."""
+        dirty = dirty_names(self.store.get_meta(LINKS_DIRTY))
+        if dirty != set():
+            self.store.reresolve_links(dirty)
+            self.store.set_meta(LINKS_DIRTY, "0")
 
     def _still_gone(
         self, entries: list[Entry], known: dict[str, CachedDoc], only: list[str] | None
@@ -308,11 +317,34 @@ class IncrementalScanner:
         allowed = {e.rel: e for e in self.walker.walk_paths(only)}
         yield from allowed.values()
 
-    def _apply_one(  # noqa: C901 - one file's outcomes in order: too big, gone, unreadable, same, binary, parsed
+    def _apply_one(
         self, entry: Entry, known: CachedDoc | None, result: ScanResult, full: bool
     ) -> tuple[bool, list[tuple[int, Link]]]:
-        """Read, hash and (if needed) parse one file; returns whether the index changed, and its links."""
-        store = self.store
+        """Read, hash and (if needed) parse one file; returns whether the index changed, and its links.
+        Its outcomes in order: too big, gone, unreadable, the same bytes, not UTF-8 text, parsed."""
+        data = self._read(entry, known, result)
+        if data is None:
+            return known is not None, []
+        result.files_read += 1
+        result.bytes_read += len(data)
+        digest = hash_bytes(data)
+        if known is not None and known.xxh3_64 == digest and not full:
+            self.store.touch_document(
+                known.id, entry.mtime_ns, entry.size, entry.ctime_ns, entry.inode
+            )
+            result.unchanged += 1
+            result.touched += 1
+            return False, []
+        text = self._text(entry, known, result, data)
+        note = _parse(entry.rel, text) if text is not None else None
+        if note is None:
+            if text is not None:
+                self._skip(result, entry, known, "the parser failed on it; please report it")
+            return known is not None, []
+        return True, self._store_note(entry, known, result, note, digest)
+
+    def _read(self, entry: Entry, known: CachedDoc | None, result: ScanResult) -> bytes | None:
+        """The file's bytes; None when it is skipped (too big, gone, unreadable)."""
         cap = self.settings.max_file_bytes
         if entry.size > cap:
             self._skip(
@@ -322,62 +354,57 @@ class IncrementalScanner:
                 f"{entry.size:,} bytes is above max_file_bytes={cap:,}; "
                 "raise it in .k0maru/config.toml or exclude the file",
             )
-            return known is not None, []
+            return None
         try:
             with open(entry.abspath, "rb") as fh:
-                data = fh.read()
+                return fh.read()
         except FileNotFoundError:
-            self._skip(
-                result, entry, known, "it vanished during the scan (deleted or renamed meanwhile)"
-            )
-            return known is not None, []
+            why = "it vanished during the scan (deleted or renamed meanwhile)"
         except OSError as exc:
-            self._skip(result, entry, known, f"unreadable ({exc.strerror}); check its permissions")
-            return known is not None, []
-        result.files_read += 1
-        result.bytes_read += len(data)
-        digest = hash_bytes(data)
-        if known is not None and known.xxh3_64 == digest and not full:
-            store.touch_document(known.id, entry.mtime_ns, entry.size, entry.ctime_ns, entry.inode)
-            result.unchanged += 1
-            result.touched += 1
-            return False, []
+            why = f"unreadable ({exc.strerror}); check its permissions"
+        self._skip(result, entry, known, why)
+        return None
+
+    def _text(
+        self, entry: Entry, known: CachedDoc | None, result: ScanResult, data: bytes
+    ) -> str | None:
+        """The file as UTF-8 text without a byte-order mark; None when it is skipped (UTF-16 or UTF-32,
+        binary, not UTF-8)."""
         if wide_text(data[:_BINARY_PROBE]):
             self._skip(result, entry, known, "UTF-16/UTF-32 text; re-save it as UTF-8")
-            return known is not None, []
+            return None
         if b"\x00" in data[:_BINARY_PROBE]:
-            self._skip(
-                result,
-                entry,
-                known,
-                "binary content (NUL bytes); exclude it or remove it from the vault",
-            )
-            return known is not None, []
+            why = "binary content (NUL bytes); exclude it or remove it from the vault"
+            self._skip(result, entry, known, why)
+            return None
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            self._skip(
-                result, entry, known, f"not valid UTF-8 (byte {exc.start}); re-save it as UTF-8"
-            )
-            return known is not None, []
-        if text.startswith("\ufeff"):
-            text = text[1:]
-        note = _parse(entry.rel, text)
-        if note is None:
-            self._skip(result, entry, known, "the parser failed on it; please report it")
-            return known is not None, []
+            why = f"not valid UTF-8 (byte {exc.start}); re-save it as UTF-8"
+            self._skip(result, entry, known, why)
+            return None
+        return text.removeprefix("\ufeff")
+
+    def _store_note(
+        self,
+        entry: Entry,
+        known: CachedDoc | None,
+        result: ScanResult,
+        note: ParsedNote,
+        digest: str,
+    ) -> list[tuple[int, Link]]:
+        """Write a parsed note (row, tags, aliases, chunks); returns its links."""
+        store = self.store
         result.warnings.extend(note.warnings)
-        stem = entry.rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
-        doc_id = store.upsert_document(
+        record = NoteRecord(
             entry.rel,
             entry.mtime_ns,
             entry.size,
             digest,
             note.title,
-            stem,
+            entry.rel.rsplit("/", 1)[-1].removesuffix(".md").lower(),
             note.frontmatter,
             note.body,
-            known.id if known else None,
             note.kind,
             note.date,
             entry.ctime_ns,
@@ -385,6 +412,7 @@ class IncrementalScanner:
             note.lang,
             signature(note.body),
         )
+        doc_id = store.upsert_document(record, known.id if known else None)
         if known is not None or note.tags:
             store.set_tags(doc_id, note.tags, new=known is None)
         if known is not None or note.aliases:
@@ -402,7 +430,7 @@ class IncrementalScanner:
                 result.unchanged += 1  # --full re-parse of identical content
             else:
                 result.modified += 1
-        return True, [(doc_id, link) for link in note.links]
+        return [(doc_id, link) for link in note.links]
 
     def _listed(self, gone: list[tuple[str, int]]) -> list[tuple[str, int]]:
         """The vanished notes, less those in a folder the walk could not list (not known to be gone)."""

@@ -2,8 +2,10 @@
 
 A scan that walked the whole vault and left the index current (nothing skipped, BM25 merged) records a
 fingerprint of what it walked (every indexed path with its mtime, size, ctime and inode), the corpus version it left and
-what decides a scan's outcome (the scan settings, the parser version, k0maru's version). The next scan
-walks again, one stat() per file as always; when all of that is unchanged, and no chunk waits for a vector
+what decides a scan's outcome (the scan settings, the parser version, k0maru's version), and the folders
+it listed (each one's mtime and .gitignore, the names of the files it took from it). The next scan stats
+those folders and files without listing any: one stat() per file, as a walk; a folder whose mtime moved (a
+file added, removed or renamed in it) takes a real walk. When all of that is unchanged, and no chunk waits for a vector
 where the caller would embed it, it has nothing to do and returns without opening the index for writing,
 importing the parser or recording a history row. The CLI's `scan` asks before importing the index code;
 every other whole-vault index run (a server's rescan, a one-shot query's) asks in `Vault.index`. Anything
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+from array import array
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,7 @@ from typing import Any
 from k0maru import __version__
 from k0maru.fsutil import atomic_write_text
 from k0maru.index import PARSER_VERSION
+from k0maru.index.walker import INODE_BITS, Folder, digest, stat_signature
 from k0maru.layout import DB_FILE, STATE_DIR
 
 FILE = "scan-snapshot.json"
@@ -35,10 +39,12 @@ def scan_key(include: list[str], exclude: list[str], max_file_bytes: int) -> str
     return json.dumps([__version__, PARSER_VERSION, include, exclude, max_file_bytes])
 
 
-def save(root: Path, walked: str, corpus_version: int, key: str) -> None:
+def save(root: Path, walked: str, folders: list[Folder], corpus_version: int, key: str) -> None:
     atomic_write_text(
         root / STATE_DIR / FILE,
-        json.dumps({"walked": walked, "corpus_version": corpus_version, "key": key}),
+        json.dumps(
+            {"walked": walked, "folders": folders, "corpus_version": corpus_version, "key": key}
+        ),
     )
 
 
@@ -54,8 +60,6 @@ def unchanged_files(
         snap: dict[str, Any] = json.loads((root / STATE_DIR / FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    from k0maru.index.walker import VaultWalker
-
     # the one read of the index before the walk: a moved corpus or a vector backlog needs no walk to rule
     # out; skipped when the index files are as they were the last time this read found it as left
     index = _index_files(root)
@@ -64,16 +68,55 @@ def unchanged_files(
         trusted or _index_as_left(root, snap.get("corpus_version"), embed)
     ):
         return None
-    walker = VaultWalker(root, include, exclude)
-    files = sum(1 for _ in walker.walk(ordered=False))
-    if walker.skips or walker.linked or walker.walked != snap.get("walked"):
+    files = _known_files(root, snap.get("walked"), snap.get("folders"))
+    update: dict[str, Any] = {}
+    if (
+        files is None
+    ):  # a folder changed (a file added, removed or renamed, or of another kind): walk
+        from k0maru.index.walker import VaultWalker
+
+        walker = VaultWalker(root, include, exclude)
+        files = sum(1 for _ in walker.walk(ordered=False))
+        if walker.skips or walker.linked or walker.walked != snap.get("walked"):
+            return None
+        update["folders"] = walker.folders  # the same notes: the next check need not list folders
+    elif files == CHANGED:
         return None
     if not trusted and _index_files(root) == index:  # nothing wrote to the index while it was read
+        update.update(index=index, vectors=embed)
+    if update:
         with suppress(OSError):
-            atomic_write_text(
-                root / STATE_DIR / FILE, json.dumps({**snap, "index": index, "vectors": embed})
-            )
+            atomic_write_text(root / STATE_DIR / FILE, json.dumps({**snap, **update}))
     return files
+
+
+CHANGED = -1
+
+
+def _known_files(root: Path, walked: object, folders: object) -> int | None:
+    """Without listing a folder: the number of files when every folder the snapshot's walk listed is as it
+    was (its mtime, its .gitignore) and every file it found has the stat signature it had; CHANGED when a
+    file changed; None when a folder changed, or the snapshot has no folders: only a walk can tell."""
+    if not isinstance(folders, list):
+        return None
+    rels: list[str] = []
+    signatures = array("q")
+    try:
+        for rel_dir, mtime, rules, names in folders:
+            base = os.path.join(root, rel_dir)
+            if mtime is None or os.stat(base).st_mtime_ns != mtime:
+                return None
+            if stat_signature(base + ".gitignore") != rules:
+                return None
+            for name in names:
+                st = os.stat(base + name)
+                rels.append(rel_dir + name)
+                signatures.extend(
+                    (st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino & INODE_BITS)
+                )
+    except (OSError, ValueError, TypeError):  # a file gone meanwhile, or a damaged snapshot
+        return None
+    return len(rels) if digest(rels, signatures) == walked else CHANGED
 
 
 def _index_files(root: Path) -> list[list[int] | None]:

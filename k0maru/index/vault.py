@@ -354,6 +354,7 @@ class Vault:
             snapshot.save(
                 self.root,
                 scan.walked or "",
+                scan.folders,
                 scan.corpus_version or 0,
                 snapshot.scan_key(s.include, s.exclude, s.max_file_bytes),
             )
@@ -470,7 +471,9 @@ class Vault:
             "model": embedder_name,
             "model_warning": warning,
             **counts,
-            "chunks_pending_embedding": counts["chunks"] - counts["chunks_embedded"],
+            "chunks_pending_embedding": (  # with embedding off, no chunk waits for a vector
+                counts["chunks"] - counts["chunks_embedded"] if self.settings.embed else 0
+            ),
             "bm25_main_chunks": bm25.chunks if bm25 else None,  # the persisted segment ...
             "bm25_delta_chunks": bm25.backlog if bm25 else None,  # ... and what queries add to it
             "last_scan": last,

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import time
 from array import array
 from collections.abc import Iterable, Iterator
 from itertools import chain
@@ -22,7 +24,7 @@ class Spec(Protocol):
     def match_file(self, file: str) -> bool: ...
 
 
-_INODE_BITS = (1 << 63) - 1
+INODE_BITS = (1 << 63) - 1
 MAX_DEPTH = 64  # folders below this many levels are not walked (one skip line per subtree)
 ALWAYS_SKIP_DIRS = {
     ".git",
@@ -64,6 +66,8 @@ class VaultWalker:
         self.skips: list[tuple[str, str]] = []  # (vault path, why): symlinks not followed, folders
         self.unreadable: list[str] = []  # folders that could not be listed ("a/b/")
         self.walked = ""  # the last whole walk's fingerprint (`fingerprint`)
+        self.folders: list[Folder] = []  # the last whole walk's folders, in the order walked
+        self._started_ns = 0
 
     def _included(self, rel: str, name: str) -> bool:
         if self._include is None:
@@ -76,6 +80,8 @@ class VaultWalker:
         self.linked = 0
         self.skips = []
         self.unreadable = []
+        self.folders = []
+        self._started_ns = time.time_ns()
         specs: list[tuple[str, Spec]] = []
         if self._root_ignore is not None:
             specs.append(("", self._root_ignore))
@@ -105,13 +111,8 @@ class VaultWalker:
     ) -> list[tuple[str, str, list[tuple[str, Spec]]]]:
         """List one folder: its files go to `out`; returns its folders to walk (path, vault path, the
         .gitignore rules in force there)."""
-        gitignore = os.path.join(abspath, ".gitignore")
-        if os.path.isfile(gitignore):
-            try:
-                with open(gitignore, encoding="utf-8", errors="replace") as fh:
-                    specs = [*specs, (rel_dir, gitignore_spec(fh.read().splitlines()))]
-            except OSError:
-                pass
+        names: list[str] = []
+        specs = self._folder(abspath, rel_dir, specs, names)
         md_only = self._include is None
         file_specs = [(base, spec) for base, spec in specs if not _directories_only(spec)]
         below: list[tuple[str, str, list[tuple[str, Spec]]]] = []
@@ -129,6 +130,7 @@ class VaultWalker:
                             ):
                                 continue
                             st = entry.stat(follow_symlinks=False)
+                            names.append(name)
                             out.append(
                                 Entry(
                                     rel,
@@ -136,7 +138,7 @@ class VaultWalker:
                                     st.st_mtime_ns,
                                     st.st_size,
                                     st.st_ctime_ns,
-                                    st.st_ino & _INODE_BITS,
+                                    st.st_ino & INODE_BITS,
                                 )
                             )
                         elif entry.is_dir(follow_symlinks=False):
@@ -168,6 +170,28 @@ class VaultWalker:
                     )
                 )
         return below
+
+    def _folder(
+        self, abspath: str, rel_dir: str, specs: list[tuple[str, Spec]], names: list[str]
+    ) -> list[tuple[str, Spec]]:
+        """Record a folder about to be listed (its stat taken first, so a change made while it is listed
+        still shows) and return the .gitignore rules in force in it, its own .gitignore's added."""
+        try:
+            mtime: int | None = os.stat(abspath).st_mtime_ns
+        except OSError:
+            mtime = None
+        if mtime is not None and not settled(mtime, self._started_ns):
+            mtime = None  # a change in the same clock tick could keep this mtime: not to be trusted
+        gitignore = os.path.join(abspath, ".gitignore")
+        rules = stat_signature(gitignore)
+        self.folders.append((rel_dir, mtime, rules, names))
+        if rules is None:
+            return specs
+        try:
+            with open(gitignore, encoding="utf-8", errors="replace") as fh:
+                return [*specs, (rel_dir, gitignore_spec(fh.read().splitlines()))]
+        except OSError:
+            return specs
 
     def _special(self, rel: str) -> None:
         """Record why a FIFO, socket or device the walk would have read is skipped."""
@@ -225,20 +249,53 @@ class VaultWalker:
                     st.st_mtime_ns,
                     st.st_size,
                     st.st_ctime_ns,
-                    st.st_ino & _INODE_BITS,
+                    st.st_ino & INODE_BITS,
                 )
 
 
 def fingerprint(entries: list[Entry]) -> str:
     """xxh3-128 of the walk's paths, then of their stat signatures (mtime, size, ctime, inode), in the order
     given: what a scan that finds nothing to do compares (snapshot.py)."""
+    return digest(
+        list(map(itemgetter(0), entries)),
+        array("q", chain.from_iterable(map(itemgetter(2, 3, 4, 5), entries))),
+    )
+
+
+def digest(rels: list[str], signatures: array[int]) -> str:
+    """`fingerprint` of the paths `rels` and their stat signatures, four numbers a path, in order."""
     import xxhash
 
-    digest = xxhash.xxh3_128(
-        "\n".join(map(itemgetter(0), entries)).encode("utf-8", "surrogateescape")
-    )
-    digest.update(array("q", chain.from_iterable(map(itemgetter(2, 3, 4, 5), entries))).tobytes())
-    return digest.hexdigest()
+    hashed = xxhash.xxh3_128("\n".join(rels).encode("utf-8", "surrogateescape"))
+    hashed.update(signatures.tobytes())
+    return hashed.hexdigest()
+
+
+# A folder as walked: its vault path ("" or "a/b/"), its mtime (None: not to be trusted), its .gitignore's
+# stat signature (None: it has none) and the names of the files the walk took from it, in its order.
+Folder = tuple[str, int | None, list[int] | None, list[str]]
+SETTLE_NS = (
+    50_000_000  # a clock tick is shorter: an mtime older than this before a walk cannot recur
+)
+SETTLE_COARSE_NS = 2_000_000_000  # a whole-second mtime: a file system that keeps seconds only
+
+
+def settled(mtime_ns: int, walk_started_ns: int) -> bool:
+    """Whether a folder's mtime, read at a walk that started at `walk_started_ns`, is far enough in the past
+    that a later change to the folder must show as another mtime (git's "racily clean" entries)."""
+    margin = SETTLE_COARSE_NS if mtime_ns % 1_000_000_000 == 0 else SETTLE_NS
+    return mtime_ns < walk_started_ns - margin
+
+
+def stat_signature(path: str) -> list[int] | None:
+    """(mtime, size, ctime, inode) of a regular file, None when there is none at `path`."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return [st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino & INODE_BITS]
 
 
 def _pathspec() -> Any:

@@ -68,21 +68,22 @@ class Postings:
     num_docs: int
 
 
+class TermIds(dict[str, int]):
+    """A vocabulary that gives a term it has not seen the next id when asked for it."""
+
+    def __missing__(self, term: str) -> int:
+        self[term] = tid = len(self)
+        return tid
+
+
 def term_ids(
-    rows: Iterable[tuple[int, int, str, str, str, str]], vocab: dict[str, int]
+    rows: Iterable[tuple[int, int, str, str, str, str]], vocab: TermIds
 ) -> Iterator[tuple[int, int, list[int]]]:
     """(chunk id, doc id, its terms as ids in `vocab`) of each (chunk id, doc id, title, heading, text,
     language) row; a term new to `vocab` gets the next id."""
-    add = vocab.setdefault
+    ids = vocab.__getitem__
     for chunk_id, doc_id, title, heading, text, lang in rows:
-        yield (
-            chunk_id,
-            doc_id,
-            [
-                add(term, len(vocab))
-                for term in tokenize(f"{title}\n{heading}\n{text}", INDEX, lang)
-            ],
-        )
+        yield chunk_id, doc_id, list(map(ids, tokenize(f"{title}\n{heading}\n{text}", INDEX, lang)))
 
 
 class MainSegment:
@@ -111,7 +112,7 @@ class MainSegment:
         version = store.corpus_version()
         # the chunks stream from the index, each kept only as its term ids (4 bytes a term, not a string
         # each), so a large vault never holds every text and token list at once
-        vocab: dict[str, int] = {}
+        vocab = TermIds()
         chunk_ids, doc_ids, corpus = array("q"), array("q"), []
         for chunk_id, doc_id, ids in term_ids(store.lexical_corpus(), vocab):
             chunk_ids.append(chunk_id)
@@ -121,7 +122,7 @@ class MainSegment:
         if not vocab:  # nothing indexable (e.g. only one-letter words): an empty index, not a crash
             return cls(None, chunks, docs, 1.0, version)
         bm25 = bm25s.BM25(k1=K1, b=B, method="lucene")
-        bm25.index((corpus, vocab), show_progress=False)
+        bm25.index((corpus, dict(vocab)), show_progress=False)
         m = bm25.scores
         postings = Postings(
             dict(bm25.vocab_dict), m["data"], m["indices"], m["indptr"], int(m["num_docs"])
@@ -208,7 +209,7 @@ class Delta:
         self.chunk_ids = np.asarray([r[0] for r in rows], dtype=np.int64)
         self.doc_ids = np.asarray([r[1] for r in rows], dtype=np.int64)
         # every term occurrence as (term id, chunk), counted with numpy rather than a Counter per chunk
-        vocab: dict[str, int] = {}
+        vocab = TermIds()
         term_of: list[int] = []
         lengths = np.zeros(len(rows), dtype=np.int64)
         for i, (_, _, terms) in enumerate(term_ids(rows, vocab)):

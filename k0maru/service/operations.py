@@ -60,12 +60,14 @@ def unchanged_scan(vault_dir: str | None, **flags: Any) -> ScanReport | None:
     import time
 
     from k0maru.config import load_settings
-    from k0maru.index.snapshot import unchanged_files
-    from k0maru.layout import resolve_vault
+    from k0maru.index.snapshot import FILE, unchanged_files
+    from k0maru.layout import STATE_DIR, resolve_vault
     from k0maru.service.models import ScanReport
 
     t0 = time.perf_counter()
     root = resolve_vault(vault_dir)
+    if not (root / STATE_DIR / FILE).is_file():  # a first scan: settings are read once, by the scan
+        return None
     s = load_settings(root, **flags)
     files = unchanged_files(root, s.include, s.exclude, s.max_file_bytes, s.embed)
     if files is None:
@@ -583,7 +585,9 @@ class Service:
         with self.live.session(fresh=False) as vault:
             return IndexBacklog(
                 pending=vault.pending_changes(),
-                chunks_pending_embedding=vault.store.unembedded_chunks(),
+                chunks_pending_embedding=(
+                    vault.store.unembedded_chunks() if vault.settings.embed else 0
+                ),
             )
 
     def link_paths(self) -> LinkPaths:
