@@ -59,9 +59,9 @@ def main() -> int:
     ap.add_argument("--skip-big-flush", action="store_true", help="no recall behind a 1 MB flush")
     args = ap.parse_args()
 
-    from k0maru.index.vault import Vault
     from k0maru.service.operations import Service
     from k0maru.service.session import VaultSession
+    from k0maru.wiring.vault import Vault
 
     root: Path = args.dir
     shutil.rmtree(root, ignore_errors=True)

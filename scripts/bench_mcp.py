@@ -146,13 +146,13 @@ async def _sizes_session(vault: Path) -> dict[str, dict[str, int]]:
 
     from mcp.client.client import Client
 
-    from k0maru.index.vault import Vault
     from k0maru.llm_tokens import count_tokens
     from k0maru.mcp.runner import LocalRunner
     from k0maru.mcp.server import build_server
     from k0maru.offload import records
     from k0maru.offload.runner import run_offload
     from k0maru.service.operations import Service
+    from k0maru.wiring.vault import Vault
 
     logs = Path(__file__).resolve().parents[1] / "tests" / "data" / "logs"
     work = Path(tempfile.mkdtemp(prefix="k0bench-sizes-")) / "vault"

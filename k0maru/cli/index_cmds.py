@@ -52,7 +52,7 @@ def scan(
         return 0
     with service(vault, as_json, rescan=False, **flags) as svc:
         data = svc.scan(full=full, rebuild=rebuild)
-        root = svc.vault.root
+        root = svc.root
     if data.moved_aside:
         moved = data.moved_aside
         print(f"k0maru: moved the old index to {moved.path} ({moved.why})", file=sys.stderr)

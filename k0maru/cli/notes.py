@@ -29,10 +29,10 @@ def conventions(vault: str | None, as_json: bool, explain: bool = False) -> int:
             if rule.template:
                 print(f"           template fields: {', '.join(rule.template)}")
             if explain:
-                for line in rule.explain():
+                for line in rule.explained:
                     print(f"           {line}")
 
-    emit(as_json, conv.as_dict(), human)
+    emit(as_json, conv.payload(), human)
     return 0
 
 
@@ -113,7 +113,7 @@ def distill(
         card = svc.distill(
             text,
             node,
-            shown_path(svc.vault.root, trace_file) if trace_file else "stdin",
+            shown_path(svc.root, trace_file) if trace_file else "stdin",
             export_hermes,
         )
 

@@ -100,12 +100,12 @@ def service(
             scan_progress=sp,
             embed_progress=ep,
         )
-        say_vault(svc.vault.root, as_json)
+        say_vault(svc.root, as_json)
         try:
             yield svc
         finally:
             svc.close()
-    warn(once_per_change(svc.vault.root, svc.live.warnings))
+    warn(once_per_change(svc.root, svc.warnings))
 
 
 SKIPPED = re.compile(r"skipped (.+?): ")

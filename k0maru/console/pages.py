@@ -43,11 +43,12 @@ def home() -> Any:
 
 @pages.get("/search")
 def search_page() -> Any:
+    defaults = service().search_defaults()
     args = {
         "q": request.args.get("q", ""),
         "mode": request.args.get("mode", "hybrid"),
-        "boost": request.args.get("boost", service().vault.settings.graph_boost),
-        "floor": request.args.get("floor", service().vault.settings.min_cosine),
+        "boost": request.args.get("boost", defaults.graph_boost),
+        "floor": request.args.get("floor", defaults.min_cosine),
     }
     data, error = None, None
     try:

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
     from k0maru.mcp.runner import Answer
-    from k0maru.service.operations import Service
 
 log = logging.getLogger("k0maru.mcp")
 
@@ -72,12 +71,12 @@ class InProcess:
         from k0maru.service.operations import Service
 
         self.service = Service.open(vault)
-        self.service.live.watch()
-        self._threads = [t for t in (load_model_early(self.service),) if t is not None]
+        self.service.watch()
+        self._threads = [t for t in (self.service.load_model_early(),) if t is not None]
         self._runner = LocalRunner(self.service)
 
     def started(self) -> None:
-        warm = threading.Thread(target=warm_up, args=(self.service,), name="k0maru-warm-up")
+        warm = threading.Thread(target=self.service.warm_up, name="k0maru-warm-up")
         warm.start()
         self._threads.append(warm)
 
@@ -315,53 +314,3 @@ def main(argv: list[str]) -> int:
     finally:
         local.close()
     return 0
-
-
-def warm_up(service: Service) -> None:
-    """Bring the index up to date and load what the first recall needs, off the request path: the
-    BM25 index, the model when the index has vectors (a hybrid recall embeds its query, so it is loaded
-    for the first one either way) and the token counter the answers are fitted with. Then hand the heap
-    this freed back and turn the garbage collector on again (the engine runs with it off until here)."""
-    from k0maru import llm_tokens
-    from k0maru.memory import release_free_memory
-
-    try:
-        with service.live.session() as vault:
-            vault.recall.lexical.get(vault.store)
-            if vault.store.has_vectors():
-                vault.embedder  # noqa: B018 - the property loads the model
-            sample = "\n".join(vault.store.text_sample(64))
-            vault.store.release_mapped_pages()
-        llm_tokens.prepare(
-            sample
-        )  # a vault in other scripts: a counter that covers them from the start
-        gc.freeze()  # what the start made lives as long as the process: no collection walks it again
-        release_free_memory()
-    except Exception as exc:  # noqa: BLE001 - a failed warm-up must not kill the engine
-        log.warning("warm-up failed: %s", exc)
-    finally:
-        gc.enable()
-
-
-def load_model_early(service: Service) -> threading.Thread | None:
-    """Start loading the embedding model in a thread of its own, beside the rest of the warm-up:
-    onnxruntime builds its session without holding the interpreter lock. Its imports are done here
-    first, since two threads importing at once slow each other down. None when embeddings are off."""
-    vault = service.live.vault
-    if not vault.settings.embed:
-        return None
-    try:
-        import numpy  # noqa: F401
-        import onnxruntime  # noqa: F401
-    except Exception:  # noqa: BLE001 - missing or broken (a library it links): the warm-up's load says so
-        return None
-
-    def load() -> None:
-        try:
-            vault.embedder  # noqa: B018 - the property loads the model
-        except Exception as exc:  # noqa: BLE001 - the warm-up tries again and says why
-            log.warning("loading the embedding model failed: %s", exc)
-
-    thread = threading.Thread(target=load, name="k0maru-model")
-    thread.start()
-    return thread

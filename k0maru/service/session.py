@@ -28,8 +28,8 @@ from k0maru.errors import (
 )
 from k0maru.index.scanner import ProgressFn
 from k0maru.index.store import db_path
-from k0maru.index.vault import IndexReport, Vault
 from k0maru.service.watcher import ChangeWatcher
+from k0maru.wiring.vault import IndexReport, Vault
 
 log = logging.getLogger("k0maru.session")
 

@@ -134,10 +134,10 @@ def test_flush_says_when_the_rules_template_was_refused(
     vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """#32 item 7: a refused template is one warning line from `flush` (stderr) and `flush_session`."""
-    from k0maru.index.vault import Vault
     from k0maru.mcp import render
     from k0maru.service.operations import Service
     from k0maru.service.session import VaultSession
+    from k0maru.wiring.vault import Vault
 
     monkeypatch.setenv("K0MARU_EMBED", "false")
     write(vault, "CONVENTIONS.md", "- card template: templates/ca\x00rd.md\n")

@@ -14,9 +14,9 @@ import pytest
 from k0maru.config import load_settings
 from k0maru.index.scanner import IncrementalScanner
 from k0maru.index.store import Store
-from k0maru.index.vault import Vault
 from k0maru.index.walker import Entry
 from k0maru.search import vectors
+from k0maru.wiring.vault import Vault
 from tests.helpers import scan, write
 
 TEXTS = [

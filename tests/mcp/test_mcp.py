@@ -56,8 +56,8 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
         capture_output=True,
         check=False,
     )
-    from k0maru.index.vault import Vault
     from k0maru.offload import records
+    from k0maru.wiring.vault import Vault
 
     with Vault.open(demo) as v:
         node = records.list_all(v.store)[0].node_id
@@ -281,7 +281,7 @@ def test_protocol_errors_carry_the_specs_codes_over_stdio(demo: Path) -> None:
 def test_concurrent_reindex_during_calls(demo: Path) -> None:
     """A writer rewrites notes and rescans while the agent calls recall: no error reaches the agent."""
     writer_code = (
-        "import sys, time; from pathlib import Path; from k0maru.index.vault import Vault\n"
+        "import sys, time; from pathlib import Path; from k0maru.wiring.vault import Vault\n"
         "root = Path(sys.argv[1])\n"
         "for i in range(12):\n"
         "    (root / f'hook-note-{i % 3}.md').write_text(f'# Hook {i}\\nlease renewal churn {i}\\n')\n"
@@ -421,10 +421,10 @@ def test_the_warm_up_loads_the_model_only_for_an_index_with_vectors(
 
     def warm(vault: Path) -> list[str]:
         code = (
-            "import gc\nfrom k0maru.mcp.engine import warm_up\n"
+            "import gc\n"
             "from k0maru.service.operations import Service\n"
-            f"gc.disable()\nsvc = Service.open({str(vault)!r}, embed='off')\nwarm_up(svc)\n"
-            "print(svc.vault._embedder_loaded, gc.isenabled(), gc.get_freeze_count() > 0)\n"
+            f"gc.disable()\nsvc = Service.open({str(vault)!r}, embed='off')\nsvc.warm_up()\n"
+            "print(svc._vault._embedder_loaded, gc.isenabled(), gc.get_freeze_count() > 0)\n"
             "svc.close()\n"
         )
         r = subprocess.run(
@@ -446,9 +446,9 @@ def test_the_warm_up_loads_the_token_counter_for_the_vaults_scripts(tmp_path: Pa
 
     def warm(vault: Path, passage: Path) -> tuple[int, int]:
         code = (
-            "from k0maru import llm_tokens\nfrom k0maru.mcp.engine import warm_up\n"
+            "from k0maru import llm_tokens\n"
             "from k0maru.service.operations import Service\n"
-            f"svc = Service.open({str(vault)!r})\nwarm_up(svc)\nloaded = llm_tokens.loaded_vocabulary()\n"
+            f"svc = Service.open({str(vault)!r})\nsvc.warm_up()\nloaded = llm_tokens.loaded_vocabulary()\n"
             f"llm_tokens.count_tokens(open({str(passage)!r}, encoding='utf-8').read())\n"
             "print(loaded, llm_tokens.loaded_vocabulary())\nsvc.close()\n"
         )
