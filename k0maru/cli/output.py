@@ -13,7 +13,8 @@ from typing import Any
 
 from k0maru.text import printable
 
-Adder = Callable[..., argparse.ArgumentParser]
+Run = Callable[[argparse.Namespace], int]  # a command's handler called with the parsed values
+Adder = Callable[..., argparse.ArgumentParser]  # main's add(name, run, help_text, json=True)
 
 
 def common(p: argparse.ArgumentParser, json: bool = True, sub: bool = False) -> None:
