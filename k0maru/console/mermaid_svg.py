@@ -10,6 +10,8 @@ import html
 import re
 from dataclasses import dataclass, field
 
+from k0maru.text import shorten
+
 _NODE = re.compile(r'^\s*([A-Za-z_][\w-]*)\s*(?:\[\s*"(.*?)"\s*\]|\[\s*([^\]"]*?)\s*\])?\s*$')
 _ENTITY = {"#quot;": '"', "#91;": "[", "#93;": "]", "#35;": "#", "#59;": ";"}
 CHAR_W = 7.2
@@ -93,10 +95,7 @@ def render(source: str, title: str = "flowchart") -> str:
     layers: dict[int, list[str]] = {}
     for n in g.order:
         layers.setdefault(depth[n], []).append(n)
-    label = {
-        n: (g.labels[n] if len(g.labels[n]) <= MAX_LABEL else g.labels[n][: MAX_LABEL - 1] + "…")
-        for n in g.order
-    }
+    label = {n: shorten(g.labels[n], MAX_LABEL) for n in g.order}
     width = {n: max(60.0, len(label[n]) * CHAR_W + 20) for n in g.order}
     pos: dict[str, tuple[float, float]] = {}
     if g.direction == "TD":

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 from k0maru.errors import INTERNAL_ERROR, K0maruError, NotFoundError
 from k0maru.mcp.tools import LOG_TOOLS, NOTE_FINDER, TOOLS
 from k0maru.service.operations import Service
-from k0maru.text import printable
+from k0maru.text import printable, shorten
 
 log = logging.getLogger("k0maru.mcp")
 
@@ -52,8 +52,7 @@ def failure_line(what: str, exc: BaseException) -> str:
     error = database_error(exc)
     if error is not None:
         return str(error)
-    detail = " ".join(str(exc).split())
-    detail = detail if len(detail) <= 200 else detail[:199] + "…"
+    detail = shorten(" ".join(str(exc).split()), 200)
     return f"{what} failed: {type(exc).__name__}" + (f": {detail}" if detail else "")
 
 

@@ -25,6 +25,7 @@ from k0maru.service.models import (
     SkillCardResult,
 )
 from k0maru.service.operations import Service
+from k0maru.text import shorten
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,7 +315,7 @@ def list_log_nodes(
             LogNodeBrief(
                 node_id=n.node_id,
                 age=age(n.created_at),
-                command=n.command if len(n.command) <= 160 else n.command[:159] + "…",
+                command=shorten(n.command, 160),
                 exit_code=n.exit_code,
                 raw_lines=n.raw_lines,
                 raw_tokens=n.raw_tokens,

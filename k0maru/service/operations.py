@@ -20,6 +20,7 @@ from k0maru.limits import (
     echo,
     one_line,
 )
+from k0maru.text import shorten
 
 if TYPE_CHECKING:
     import threading
@@ -210,7 +211,7 @@ class Service:
             if min_score is None or h.score >= min_score
         ]
         answer = RecallResult(
-            query=_cut(" ".join(result.query.split()), QUERY_ECHO_CHARS),
+            query=shorten(" ".join(result.query.split()), QUERY_ECHO_CHARS, at_word=True),
             mode=result.mode,
             hits=hits,
             warnings=[*self._session.behind(), *result.warnings],
@@ -708,7 +709,7 @@ def fit_budget(
         return result
 
     def trial(count: int, cap: int) -> RecallResult:
-        kept = [h.but(snippet=_cut(h.snippet, cap)) for h in result.hits[:count]]
+        kept = [h.but(snippet=shorten(h.snippet, cap, at_word=True)) for h in result.hits[:count]]
         return result.but(
             hits=kept,
             left_out=len(result.hits) - count,
@@ -737,7 +738,3 @@ def _largest(most: int, fits: Callable[[int], bool]) -> int:
         middle = (low + high + 1) // 2
         low, high = (middle, high) if fits(middle) else (low, middle - 1)
     return low
-
-
-def _cut(text: str, cap: int) -> str:
-    return text if len(text) <= cap else text[: cap - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
