@@ -20,7 +20,7 @@ def conventions(vault: str | None, as_json: bool, explain: bool = False) -> int:
         print(f"layout: {conv.layout}   rules from: {', '.join(conv.rule_files) or 'none'}")
         for line in conv.warnings:
             print(f"k0maru: warning: {line}", file=sys.stderr)
-        for kind, rule in conv.rules.items():
+        for kind, rule in conv.kinds.items():
             print(
                 f"\n{kind:<9} -> {rule.folder or '.'}/  naming={rule.naming} slug={rule.slug_style} ({rule.source})"
             )

@@ -100,18 +100,12 @@ class VaultWalker:
         self.skips.sort()
         yield from found
 
-    def _walk_dir(  # noqa: C901 - one scandir pass: files, folders and links side by side
+    def _walk_dir(
         self, abspath: str, rel_dir: str, specs: list[tuple[str, Spec]], out: list[Entry]
     ) -> list[tuple[str, str, list[tuple[str, Spec]]]]:
-        """List one folder: its files go to `out`; returns its folders to walk (path, vault path, the
-        .gitignore rules in force there)."""
-        gitignore = os.path.join(abspath, ".gitignore")
-        if os.path.isfile(gitignore):
-            try:
-                with open(gitignore, encoding="utf-8", errors="replace") as fh:
-                    specs = [*specs, (rel_dir, gitignore_spec(fh.read().splitlines()))]
-            except OSError:
-                pass
+        """List one folder in one scandir pass: its files go to `out`; returns its folders to walk
+        (path, vault path, the .gitignore rules in force there)."""
+        specs = _with_gitignore(abspath, rel_dir, specs)
         md_only = self._include is None
         file_specs = [(base, spec) for base, spec in specs if not _directories_only(spec)]
         below: list[tuple[str, str, list[tuple[str, Spec]]]] = []
@@ -120,54 +114,58 @@ class VaultWalker:
                 for entry in it:
                     try:  # the common case first: a regular file, known from the listing (no system call)
                         if entry.is_file(follow_symlinks=False):
-                            name = entry.name
-                            if md_only and not name.endswith(".md"):
-                                continue
-                            rel = rel_dir + name
-                            if not (md_only or self._included(rel, name)) or (
-                                file_specs and _ignored(file_specs, rel)
-                            ):
-                                continue
-                            st = entry.stat(follow_symlinks=False)
-                            out.append(
-                                Entry(
-                                    rel,
-                                    entry.path,
-                                    st.st_mtime_ns,
-                                    st.st_size,
-                                    st.st_ctime_ns,
-                                    st.st_ino & _INODE_BITS,
-                                )
-                            )
+                            self._file(entry, rel_dir, md_only, file_specs, out)
                         elif entry.is_dir(follow_symlinks=False):
-                            name = entry.name
-                            rel = f"{rel_dir}{name}/"
-                            if name not in ALWAYS_SKIP_DIRS and not (
-                                specs and _ignored(specs, rel)
-                            ):
+                            rel = f"{rel_dir}{entry.name}/"
+                            if _kept(specs, entry.name, rel):
                                 below.append((entry.path, rel, specs))
                         elif entry.is_symlink():
-                            name = entry.name
-                            rel = rel_dir + name
-                            if name not in ALWAYS_SKIP_DIRS and not (
-                                specs and _ignored(specs, rel)
-                            ):
+                            rel = rel_dir + entry.name
+                            if _kept(specs, entry.name, rel):
                                 self._symlink(rel, entry.path)
                         else:
                             self._special(rel_dir + entry.name)
                     except OSError:  # gone, or unreadable, since it was listed
                         continue
         except OSError as exc:  # unreadable, or gone while listed: what was read of it counts
-            if not isinstance(exc, FileNotFoundError):
-                self.unreadable.append(rel_dir)
-                self.skips.append(
-                    (
-                        rel_dir or "./",
-                        f"an unreadable folder ({exc.strerror}); its notes stay as last indexed, "
-                        "check its permissions",
-                    )
-                )
+            self._unlistable(rel_dir, exc)
         return below
+
+    def _file(
+        self,
+        entry: os.DirEntry[str],
+        rel_dir: str,
+        md_only: bool,
+        file_specs: list[tuple[str, Spec]],
+        out: list[Entry],
+    ) -> None:
+        """A regular file of the listing, added to `out` unless the include and ignore rules leave it
+        out."""
+        name = entry.name
+        if md_only and not name.endswith(".md"):
+            return
+        rel = rel_dir + name
+        if not (md_only or self._included(rel, name)) or (file_specs and _ignored(file_specs, rel)):
+            return
+        st = entry.stat(follow_symlinks=False)
+        out.append(
+            Entry(
+                rel, entry.path, st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino & _INODE_BITS
+            )
+        )
+
+    def _unlistable(self, rel_dir: str, exc: OSError) -> None:
+        """A folder that could not be listed (one that vanished meanwhile is no news)."""
+        if isinstance(exc, FileNotFoundError):
+            return
+        self.unreadable.append(rel_dir)
+        self.skips.append(
+            (
+                rel_dir or "./",
+                f"an unreadable folder ({exc.strerror}); its notes stay as last indexed, "
+                "check its permissions",
+            )
+        )
 
     def _special(self, rel: str) -> None:
         """Record why a FIFO, socket or device the walk would have read is skipped."""
@@ -292,3 +290,22 @@ def _ignored(specs: list[tuple[str, Spec]], rel: str) -> bool:
         if spec.match_file(rel[len(base) :]):
             return True
     return False
+
+
+def _with_gitignore(
+    abspath: str, rel_dir: str, specs: list[tuple[str, Spec]]
+) -> list[tuple[str, Spec]]:
+    """The ignore rules in force in a folder: those above it, and its own .gitignore's."""
+    gitignore = os.path.join(abspath, ".gitignore")
+    if not os.path.isfile(gitignore):
+        return specs
+    try:
+        with open(gitignore, encoding="utf-8", errors="replace") as fh:
+            return [*specs, (rel_dir, gitignore_spec(fh.read().splitlines()))]
+    except OSError:
+        return specs
+
+
+def _kept(specs: list[tuple[str, Spec]], name: str, rel: str) -> bool:
+    """Whether a folder or a link is walked: not one always skipped, nor one the ignore rules name."""
+    return name not in ALWAYS_SKIP_DIRS and not (specs and _ignored(specs, rel))

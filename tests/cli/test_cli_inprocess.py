@@ -104,6 +104,14 @@ def test_an_offload_records_how_long_it_ran(
     assert code == 0 and f"{record['node_id']}  " in out and "  -  exit" in out
 
 
+def test_conventions_human_form_explains_each_kind(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "conventions", "--vault", str(demo), "--explain")
+    assert code == 0 and "layout:" in out and "evidence: AGENTS.md:" in out
+    assert "card      -> 20_Cards/" in out and "           folder: 20_Cards/" in out
+
+
 def test_conventions_and_flush(
     demo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
