@@ -246,3 +246,23 @@ def test_service_operations_return_service_models() -> None:
         and layer(source.get(name.id, "k0maru.core")) not in ("core", "service")
     ]
     assert wrong == []
+
+
+def test_no_function_is_excused_from_the_complexity_limit() -> None:
+    """C901 (complexity 10, pyproject.toml) holds for every function: none is excused by a comment,
+    but in the files still listed there while their functions are split (#43)."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    waiting = set(config["tool"]["ruff"]["lint"].get("per-file-ignores", {}))
+    excused = [
+        str(path.relative_to(REPO))
+        for folder in ("k0maru", "scripts", "tests")
+        for path in (REPO / folder).rglob("*.py")
+        if "C901"
+        in "".join(
+            line.partition("noqa")[2] for line in path.read_text(encoding="utf-8").splitlines()
+        )
+        and str(path.relative_to(REPO)) not in waiting
+    ]
+    assert excused == []

@@ -210,19 +210,8 @@ class Engine:
                 link.ready.result()  # the vault is open
             except K0maruError as exc:
                 raise _failure(str(exc)) from None
-            future: Future[Any] = Future()
-            with self._lock:
-                request_id = next(self._ids)
-                link.pending[request_id] = future
-                requests, sent = link.requests, False
-                if requests is not None:
-                    with contextlib.suppress(OSError):
-                        requests.send((request_id, op, args))
-                        sent = True
-                if not sent:  # the engine is gone: the next try starts another
-                    link.pending.pop(request_id, None)
-                    link.hang_up()
-            if not sent:
+            future = self._send(link, op, args)
+            if future is None:  # the engine is gone: the next try starts another
                 if attempt:
                     raise _failure(f"{link.ended()}; {AGAIN}")
                 continue
@@ -232,6 +221,21 @@ class Engine:
                 if attempt:
                     raise _failure(f"{gone}; {AGAIN}") from None
         raise AssertionError("unreachable")
+
+    def _send(self, link: _Link, op: str, args: tuple[Any, ...]) -> Future[Any] | None:
+        """The request sent to `link`'s engine: the future its answer completes; None when the pipe
+        is closed (the link is hung up)."""
+        future: Future[Any] = Future()
+        with self._lock:
+            request_id = next(self._ids)
+            link.pending[request_id] = future
+            if link.requests is not None:
+                with contextlib.suppress(OSError):
+                    link.requests.send((request_id, op, args))
+                    return future
+            link.pending.pop(request_id, None)
+            link.hang_up()
+        return None
 
     def _read(self, link: _Link) -> None:
         """The reply pipe's reader: each reply to its caller; when the engine ends, a line to each
