@@ -26,7 +26,7 @@ from typing import Any
 from k0maru.errors import K0maruError
 
 ENCODING = "o200k_base"
-ESTIMATOR = f"{ENCODING} BPE (tiktoken)"
+ESTIMATOR = f"{ENCODING} BPE"  # exact o200k counts, by tiktoken or by the same merges here
 # tiktoken_ext.openai_public.o200k_base's split pattern, as published with the encoding
 _O200K_PATTERN = "|".join(
     [
