@@ -107,8 +107,8 @@ def test_front_ends_reach_the_engines_through_the_service() -> None:
     assert sorted(found) == []
 
 
-# index/snapshot.py's read-only look at the corpus version is being replaced (#31); until then it is
-# the one module outside the stores that runs SQL.
+# index/snapshot.py's read-only look at the corpus version has not moved into a store yet; it is the
+# one module outside the stores, the connection (db) and the migrations (schema) that runs SQL.
 SQL_MODULES = ("k0maru.index.db", "k0maru.index.schema", "k0maru.index.snapshot")
 
 

@@ -5,7 +5,7 @@ without its frontmatter.
 
 The event pass is iterative (libyaml's parser keeps its own stack), so it runs before anything
 recursive: PyYAML's C composer crashes the process on ~100,000 nested `[`, and nested aliases grow
-9-fold a level (a 468-byte note took 7.6 s and 1.1 GB).
+9-fold a level (a note of a few hundred bytes could take seconds and a gigabyte).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def load(text: str, first_line: int = 2) -> dict[str, Any] | None:
     mapping whose JSON form exists, None when empty. Raises FrontmatterError, never anything else."""
     import yaml  # a slow import: a rescan that finds nothing changed never parses YAML
 
-    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's is ~10x faster
+    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, in C, where installed
     try:
         _check_events(loader_class, text, first_line)
         data = yaml.load(text, Loader=loader_class)  # noqa: S506 - a safe loader

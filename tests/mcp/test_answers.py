@@ -334,7 +334,7 @@ def test_a_short_text_is_counted_exactly_without_building_tiktokens_encoder() ->
 @pytest.mark.slow
 def test_the_first_answer_builds_the_token_counter_once(demo: Path) -> None:
     """After the warm-up, a recall and its text block need no second build of the counter over the whole
-    vocabulary (a separator outside the bytes it covers once cost the first answer 1.6 s)."""
+    vocabulary (a separator outside the bytes it covers once built it twice for the first answer)."""
     import subprocess
     import sys
 

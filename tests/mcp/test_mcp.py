@@ -441,8 +441,8 @@ def test_the_warm_up_loads_the_model_only_for_an_index_with_vectors(
 
 def test_the_warm_up_loads_the_token_counter_for_the_vaults_scripts(tmp_path: Path) -> None:
     """The first answer is fitted without building the counter again: the warm-up builds it for what a
-    sample of the vault's chunks holds (on 38k tldr pages in 40 languages the first recall took 0.74 s
-    when it was widened then, 0.16 s with it built while idle); an English vault keeps the smaller one."""
+    sample of the vault's chunks holds (widening it at the first recall made that recall wait); an
+    English vault keeps the smaller one."""
 
     def warm(vault: Path, passage: Path) -> tuple[int, int]:
         code = (
