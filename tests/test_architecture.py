@@ -84,7 +84,7 @@ def test_imports_point_down_only() -> None:
 # `cli` is the process entry point: it starts the other front ends (their server, hook installer and hook
 # runner modules).
 FRONT_END_STARTS = (
-    "k0maru.mcp.engine",
+    "k0maru.mcp.runner",
     "k0maru.mcp.server",
     "k0maru.console.server",
     "k0maru.githooks",

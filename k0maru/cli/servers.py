@@ -11,10 +11,10 @@ from k0maru.cli.output import Adder, say_vault
 def mcp(vault: str | None) -> int:
     import gc
 
-    gc.disable()  # before the imports: turned back on once the start is done (mcp/engine.py)
-    from k0maru.mcp.engine import start as start_engine
+    gc.disable()  # before the imports: the warm-up turns it back on (service/warm_up.py)
+    from k0maru.mcp.runner import LocalRunner
 
-    runner = start_engine(vault)  # before the SDK import, so that the two load side by side
+    runner = LocalRunner.open(vault)  # the model loads in a thread while the SDK is imported
     from k0maru.mcp.server import serve
 
     return serve(runner)

@@ -1,5 +1,5 @@
 """MCP stdio server: the tools of `k0maru.mcp.tools` and the vault's notes as resources, each call run
-by a `Runner` (under `k0maru mcp`, the engine process of `k0maru.mcp.engine`).
+by a `Runner` (under `k0maru mcp`, a `LocalRunner` over the vault it opened).
 
 Only JSON-RPC goes to stdout (logs go to stderr). The tool list and the instructions are derived
 from the registry; each result is sent as structured content and as a text block, each complete (a host
@@ -18,7 +18,7 @@ from k0maru.mcp.runner import Runner, ToolFailure, failure_line
 from k0maru.mcp.tools import LOG_TOOLS, TOOLS, ToolSpec
 
 if TYPE_CHECKING:
-    from k0maru.mcp.engine import Engine, InProcess
+    from k0maru.mcp.runner import LocalRunner
 
 log = logging.getLogger("k0maru.mcp")
 
@@ -204,15 +204,15 @@ def build_server(runner: Runner) -> Any:
     return server
 
 
-def serve(engine: Engine | InProcess) -> int:
-    """Serve on stdio, each call run by `engine` (started before the SDK import, see `engine.py`). The
-    garbage collector is off until the start is done (`k0maru mcp` turns it off before its imports):
-    the start makes hundreds of thousands of objects that live as long as the process."""
+def serve(runner: LocalRunner) -> int:
+    """Serve on stdio, each call run by `runner` (opened before the SDK import). The garbage collector
+    is off until the warm-up is done (`k0maru mcp` turns it off before its imports): the start makes
+    hundreds of thousands of objects that live as long as the process."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="k0maru-mcp: %(message)s")
     try:
-        server = build_server(engine)
-        engine.started()  # the engine's one line, if it could not open the vault, ends the server
+        server = build_server(runner)
+        runner.started()
         server.run("stdio")
     finally:
-        engine.close()
+        runner.close()
     return 0

@@ -42,7 +42,7 @@ class ToolSpec:
 
     def annotations(self) -> dict[str, bool]:
         """MCP tool annotations: everything acts on this vault only (closed world); nothing deletes; every
-        tool is idempotent (a call its engine died under is sent again, see mcp/engine.py)."""
+        tool is idempotent (a host may send a call again)."""
         out = {"readOnlyHint": self.read_only, "idempotentHint": True}
         if not self.read_only:
             out["destructiveHint"] = False

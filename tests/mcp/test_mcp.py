@@ -253,7 +253,7 @@ def test_errors_are_tool_errors_and_server_survives(demo: Path) -> None:
 
 
 def test_protocol_errors_carry_the_specs_codes_over_stdio(demo: Path) -> None:
-    """Through the engine process and stdio: a note that does not exist is -32002 (the client speaks
+    """Over stdio: a note that does not exist is -32002 (the client speaks
     MCP 2025-11-25) with its URI and the path meant; an unknown tool is -32602 naming the tools."""
     from mcp.shared.exceptions import MCPError
 
