@@ -75,7 +75,7 @@ def test_every_tool_is_annotated_and_named_in_the_instructions(service: Service)
     text = instructions()
     for t in tools:
         a = t.annotations
-        # idempotent, each: the engine runs a call again when its engine died under it (mcp/engine.py)
+        # idempotent, each: a host may send a call again
         assert a is not None and a.open_world_hint is False and a.idempotent_hint is True
         assert a.read_only_hint is (t.name not in ("flush_session", "distill_session_skill"))
         assert a.read_only_hint or a.destructive_hint is False
