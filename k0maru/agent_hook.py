@@ -103,49 +103,58 @@ class Unsure(Exception):
     """The command has a shape this hook does not rewrite."""
 
 
-def segments(command: str) -> list[tuple[int, int, str, str]]:  # noqa: C901 - a shell tokenizer: one branch per quoting and operator case
+def segments(command: str) -> list[tuple[int, int, str, str]]:
     """(start, end, operator before, operator after) of each simple command in a list of commands joined
     by `&&`, `||`, `;` or `|`. Raises Unsure for what it does not read with certainty."""
     out: list[tuple[int, int, str, str]] = []
     i, start, quote, before = 0, 0, "", ""
-    n = len(command)
-    while i < n:
-        c = command[i]
-        if quote == "'":
-            if c == "'":
-                quote = ""
-        elif quote == '"':
-            if c == "\\":
-                i += 1
-            elif c == '"':
-                quote = ""
-            elif c == "`" or command.startswith("$(", i):
-                raise Unsure
-        elif c == "\\":
-            if i + 1 < n and command[i + 1] == "\n":
-                raise Unsure
-            i += 1
-        elif c in "'\"":
-            quote = c
-        elif c in "`(){}" or command.startswith("$(", i) or command.startswith("<<", i):
-            raise Unsure  # substitutions, subshells, groups, heredocs
-        elif c in ";|&\n":
-            op = command[i : i + 2] if command[i : i + 2] in ("&&", "||", "|&") else c
-            if op == "&" and i > 0 and command[i - 1] in "<>":  # 2>&1
-                i += 1
-                continue
-            if op == "&":
-                raise Unsure  # a background job
-            out.append((start, i, before, op))
-            before = op
-            i += len(op)
-            start = i
+    while i < len(command):
+        if quote:
+            i, quote = _quoted_step(command, i, quote)
             continue
-        i += 1
+        after, quote, op = _unquoted_step(command, i)
+        if op:
+            out.append((start, i, before, op))
+            before, start = op, after
+        i = after
     if quote:
         raise Unsure
-    out.append((start, n, before, ""))
+    out.append((start, len(command), before, ""))
     return out
+
+
+def _quoted_step(command: str, i: int, quote: str) -> tuple[int, str]:
+    """Past the character at `i` inside `quote`: where the next one is, and the quote still open."""
+    c = command[i]
+    if c == quote:
+        return i + 1, ""
+    if quote == "'":
+        return i + 1, quote
+    if c == "`" or command.startswith("$(", i):
+        raise Unsure  # a substitution inside double quotes
+    return i + (2 if c == "\\" else 1), quote
+
+
+def _unquoted_step(command: str, i: int) -> tuple[int, str, str]:
+    """Past the character at `i` outside quotes: where the next one is, the quote it opens, and the
+    operator it is ("" for none)."""
+    c = command[i]
+    if c == "\\":
+        if command.startswith("\\\n", i):
+            raise Unsure
+        return i + 2, "", ""
+    if c in "'\"":
+        return i + 1, c, ""
+    if c in "`(){}" or command.startswith("$(", i) or command.startswith("<<", i):
+        raise Unsure  # substitutions, subshells, groups, heredocs
+    if c not in ";|&\n":
+        return i + 1, "", ""
+    op = command[i : i + 2] if command[i : i + 2] in ("&&", "||", "|&") else c
+    if op == "&" and i > 0 and command[i - 1] in "<>":  # 2>&1
+        return i + 1, "", ""
+    if op == "&":
+        raise Unsure  # a background job
+    return i + len(op), "", op
 
 
 def raw_words(text: str) -> list[tuple[int, int]]:

@@ -90,10 +90,3 @@ class NotFoundError(K0maruError):
 
     def __str__(self) -> str:
         return self.worded(self.finding)
-
-    def __reduce__(self) -> tuple[object, ...]:  # pickles with its parts (the MCP engine's pipe)
-        return _not_found, (self.message, self.what, self.finding, self.similar)
-
-
-def _not_found(message: str, what: str, finding: str, similar: Sequence[str]) -> NotFoundError:
-    return NotFoundError(message, what=what, finding=finding, similar=similar)

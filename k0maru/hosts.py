@@ -243,21 +243,30 @@ def _merge_toml(old: str | None, vault: Path, path: Path, remove: bool) -> str:
         outer = tomlkit.table(is_super_table=True)
         outer[NAME] = _toml_table(entry)
         doc["mcp_servers"] = outer
-    elif NAME not in servers:
+    else:
+        _set_toml_entry(servers, entry, path)
+    return tomlkit.dumps(doc)
+
+
+def _set_toml_entry(servers: Any, entry: dict[str, Any], path: Path) -> None:
+    """k0maru's entry put in the `mcp_servers` table, in the table's own form (inline or not); of an
+    entry already there only k0maru's own fields change."""
+    import tomlkit
+
+    if NAME not in servers:
         if isinstance(servers, tomlkit.items.InlineTable):
             inline = tomlkit.inline_table()
             inline.update(entry)
             servers[NAME] = inline
         else:
             servers[NAME] = _toml_table(entry)
-    else:
-        current = servers[NAME]
-        if not isinstance(current, dict):
-            raise K0maruError(f"{path}: `mcp_servers.{NAME}` is not a table; nothing was written")
-        for key, value in entry.items():  # only k0maru's own fields change
-            if current.get(key) != value:
-                current[key] = value
-    return tomlkit.dumps(doc)
+        return
+    current = servers[NAME]
+    if not isinstance(current, dict):
+        raise K0maruError(f"{path}: `mcp_servers.{NAME}` is not a table; nothing was written")
+    for key, value in entry.items():
+        if current.get(key) != value:
+            current[key] = value
 
 
 def _toml_table(entry: dict[str, Any]) -> Any:

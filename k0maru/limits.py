@@ -4,6 +4,7 @@ Errors never echo more than `ECHO_CHARS` of what was given."""
 from __future__ import annotations
 
 from k0maru.errors import K0maruError
+from k0maru.text import shorten
 
 MAX_QUERY_CHARS = 2_000
 MAX_NODE_ID_CHARS = 80
@@ -17,8 +18,7 @@ ECHO_CHARS = 200
 
 def echo(text: str, limit: int = ECHO_CHARS) -> str:
     """`text` quoted for an error message, cut to `limit` characters."""
-    shown = text if len(text) <= limit else text[:limit] + "…"
-    return repr(shown)
+    return repr(shorten(text, limit))
 
 
 def check_length(what: str, text: str, limit: int) -> str:

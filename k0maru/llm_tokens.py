@@ -8,8 +8,8 @@ The encoder holds only the part of the vocabulary the texts seen so far can use.
 text's pieces, so every token it emits is a substring of the text's UTF-8 bytes: a vocabulary cut to
 the tokens made only of bytes that occur in the text encodes it exactly as the whole one does. ASCII
 text with common punctuation (logs, code, English notes) needs 130,926 of the 199,998 tokens, which
-halves the load time and takes ~40% less memory; a text with any other byte rebuilds the encoder over the
-whole vocabulary, once, so counts are always exact."""
+loads sooner and takes less memory (docs/benchmarks.md); a text with any other byte rebuilds the encoder
+over the whole vocabulary, once, so counts are always exact."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from typing import Any
 from k0maru.errors import K0maruError
 
 ENCODING = "o200k_base"
-ESTIMATOR = f"{ENCODING} BPE (tiktoken)"
+ESTIMATOR = f"{ENCODING} BPE"  # exact o200k counts, by tiktoken or by the same merges here
 # tiktoken_ext.openai_public.o200k_base's split pattern, as published with the encoding
 _O200K_PATTERN = "|".join(
     [

@@ -18,3 +18,14 @@ def printable(text: str, keep: str = "") -> str:
     if keep:
         return _CONTROL.sub("", text)
     return _CONTROL_AND_NEWLINES.sub(lambda m: " " if m.group(0) in "\t\n\r" else "", text)
+
+
+def shorten(text: str, limit: int, at_word: bool = False) -> str:
+    """`text` in at most `limit` characters: a longer one is cut and ends in "…"; `at_word`: the cut
+    falls between words (a trailing `,`, `;` or `:` dropped)."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    if at_word:
+        head = head.rsplit(" ", 1)[0].rstrip(",;:")
+    return head + "…"

@@ -38,9 +38,9 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=15)
     args = ap.parse_args()
     from k0maru.console.app import create_app
-    from k0maru.index.vault import Vault
     from k0maru.service.operations import Service
     from k0maru.service.session import VaultSession
+    from k0maru.wiring.vault import Vault
 
     root: Path = args.dir
     if not (root / ".k0maru" / "index.sqlite").exists():

@@ -59,9 +59,15 @@ def main() -> int:
     ap.add_argument("--skip-big-flush", action="store_true", help="no recall behind a 1 MB flush")
     args = ap.parse_args()
 
-    from k0maru.index.vault import Vault
-    from k0maru.service.operations import Service
-    from k0maru.service.session import VaultSession
+    pending = make_vault(args)
+    live_edits(args)
+    due_merge(args.dir, pending)
+    return 0
+
+
+def make_vault(args: argparse.Namespace) -> int:
+    """The generated vault at `args.dir`, indexed without vectors; its chunks pending vectors."""
+    from k0maru.wiring.vault import Vault
 
     root: Path = args.dir
     shutil.rmtree(root, ignore_errors=True)
@@ -81,7 +87,17 @@ def main() -> int:
         pending = v.store.counts()["chunks"]
     print(f"vault: {args.notes:,} notes, {pending:,} chunks pending vectors (indexed in "
           f"{time.perf_counter() - t0:.1f} s)", flush=True)  # fmt: skip
+    return int(pending)
 
+
+def live_edits(args: argparse.Namespace) -> None:
+    """A server's first recall, flushes behind the backlog, edits found by the next query, and a
+    recall sent during a large flush."""
+    from k0maru.service.operations import Service
+    from k0maru.service.session import VaultSession
+    from k0maru.wiring.vault import Vault
+
+    root: Path = args.dir
     svc = Service(VaultSession(Vault.open(root)))
     try:
         t0 = time.perf_counter()
@@ -138,7 +154,13 @@ def main() -> int:
     finally:
         svc.close()
 
+
+def due_merge(root: Path, pending: int) -> None:
+    """The first query after an edit that makes a BM25 merge due, and the query after it."""
     from k0maru.index.store import BM25_MERGE_FRACTION, BM25_MERGE_MIN
+    from k0maru.service.operations import Service
+    from k0maru.service.session import VaultSession
+    from k0maru.wiring.vault import Vault
 
     bulk = max(BM25_MERGE_MIN, int(pending * BM25_MERGE_FRACTION)) + 200  # one chunk each: due
 
@@ -160,7 +182,6 @@ def main() -> int:
         print(f"the query after it: {ms(time.perf_counter() - t0)}")
     finally:
         svc.close()
-    return 0
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 agents call it) and after 1 s idle (initialize + recall, the idle second not counted), each beside the
 floor of a bare `import mcp` process in the same run (median of interleaved runs, and the ratios), and
 beside the same immediate call to a bare MCPServer with no-op tools of the same names (what the SDK
-alone costs to answer it; the rest is k0maru's); the RSS of the server and its engine process together, once
+alone costs to answer it; the rest is k0maru's); the RSS of the server, once
 initialized and idle, and after the first vector query; warm `recall_memory` round trips (p50/p95) over
 stdio; and what each 8-hit answer costs the agent (o200k tokens of the part a host passes the model:
 structured content or text, the larger), per query and in total, on a generated vault or the demo vault (`--vault
@@ -52,8 +52,8 @@ def answer_tokens(res) -> int:  # noqa: ANN001 - an mcp CallToolResult
 
 
 def server_rss_mb(vault: Path) -> float | None:
-    """VmRSS of `k0maru mcp --vault VAULT` and of its engine process together (found by their command
-    lines in /proc)."""
+    """VmRSS of `k0maru mcp --vault VAULT` (found by its command line in /proc; the processes of an
+    older build that ran the tools in an engine process are counted with it)."""
     total = None
     for proc in Path("/proc").iterdir():
         try:
@@ -146,13 +146,13 @@ async def _sizes_session(vault: Path) -> dict[str, dict[str, int]]:
 
     from mcp.client.client import Client
 
-    from k0maru.index.vault import Vault
     from k0maru.llm_tokens import count_tokens
     from k0maru.mcp.runner import LocalRunner
     from k0maru.mcp.server import build_server
     from k0maru.offload import records
     from k0maru.offload.runner import run_offload
     from k0maru.service.operations import Service
+    from k0maru.wiring.vault import Vault
 
     logs = Path(__file__).resolve().parents[1] / "tests" / "data" / "logs"
     work = Path(tempfile.mkdtemp(prefix="k0bench-sizes-")) / "vault"

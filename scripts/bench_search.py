@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from vaultgen import SYMBOLS, WORDS, generate  # noqa: E402
 
 from k0maru.index.markdown import embed_input  # noqa: E402
-from k0maru.index.vault import Vault  # noqa: E402
 from k0maru.search import vectors  # noqa: E402
 from k0maru.service import worker  # noqa: E402
+from k0maru.wiring.vault import Vault  # noqa: E402
 
 ROUNDS = 3  # embedding throughput: medians of this many alternating runs
 

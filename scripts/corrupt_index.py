@@ -139,7 +139,7 @@ def garbage_sidecar_and_index(vault: Path) -> None:
 
 def killed_rebuild(vault: Path) -> None:
     """What `scan --rebuild` killed during its scan leaves: a new index holding a few notes."""
-    from k0maru.index.vault import Vault
+    from k0maru.wiring.vault import Vault
 
     with Vault.open(vault, embed=False) as v:
         v.rebuild()

@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from k0maru.config import Settings
-from k0maru.index.vault import Vault
 from k0maru.search.recall import Recall
+from k0maru.wiring.vault import Vault
 
 REPO = Path(__file__).resolve().parents[1]
 EVAL = REPO / "examples" / "eval"

@@ -97,7 +97,7 @@ def _indexed_demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo vault indexed once per session (embeddings included)."""
     root = tmp_path_factory.mktemp("demo-template") / "vault"
     shutil.copytree(DEMO_VAULT, root, ignore=shutil.ignore_patterns(".k0maru"))
-    from k0maru.index.vault import Vault
+    from k0maru.wiring.vault import Vault
 
     with Vault.open(root) as v:
         report = v.index()

@@ -65,7 +65,11 @@ def hooks_run(vault: str | None, what: str, hook: str | None, hook_args: list[st
 
 
 def register(add: Adder) -> None:
-    p = add("hooks", hooks, "git hooks: install, uninstall, status (and `run`, used by the hooks)")
+    p = add(
+        "hooks",
+        lambda a: hooks(vault=a.vault, as_json=a.as_json, hooks_action=a.hooks_action),
+        "git hooks: install, uninstall, status (and `run`, used by the hooks)",
+    )
     hs = p.add_subparsers(dest="hooks_action", metavar="ACTION", required=True)
     for name, text in (
         ("install", "install plain git hooks (existing hooks are kept and chained)"),
@@ -82,4 +86,6 @@ def register(add: Adder) -> None:
     rp.add_argument("--hook", choices=HOOKS, help="the git hook that calls it")
     rp.add_argument("hook_args", nargs="*", help="arguments git gave the hook")
     common(rp, json=False, sub=True)
-    rp.set_defaults(handler=hooks_run)
+    rp.set_defaults(
+        run=lambda a: hooks_run(vault=a.vault, what=a.what, hook=a.hook, hook_args=a.hook_args)
+    )

@@ -52,7 +52,7 @@ def scan(
         return 0
     with service(vault, as_json, rescan=False, **flags) as svc:
         data = svc.scan(full=full, rebuild=rebuild)
-        root = svc.vault.root
+        root = svc.root
     if data.moved_aside:
         moved = data.moved_aside
         print(f"k0maru: moved the old index to {moved.path} ({moved.why})", file=sys.stderr)
@@ -205,8 +205,24 @@ def worker(vault: str | None, after_scan: str | None) -> int:
 
 
 def register(add: Adder) -> None:
-    add("init", init, "create .k0maru/ (config, index) and ignore it in git")
-    p = add("scan", scan, "index new and changed notes incrementally, then embed new chunks")
+    add(
+        "init",
+        lambda a: init(vault=a.vault, as_json=a.as_json),
+        "create .k0maru/ (config, index) and ignore it in git",
+    )
+    p = add(
+        "scan",
+        lambda a: scan(
+            vault=a.vault,
+            as_json=a.as_json,
+            full=a.full,
+            rebuild=a.rebuild,
+            include=a.include,
+            max_file_bytes=a.max_file_bytes,
+            embed=a.embed,
+        ),
+        "index new and changed notes incrementally, then embed new chunks",
+    )
     p.add_argument("--full", action="store_true", help="re-read and re-parse every file")
     p.add_argument(
         "--rebuild", action="store_true", help="move a corrupt index aside and rebuild it"
@@ -218,10 +234,14 @@ def register(add: Adder) -> None:
     p.add_argument(
         "--no-embed", dest="embed", action="store_const", const=False, help="skip embeddings"
     )
-    add("status", status, "index counts, database size, model and last scan")
+    add(
+        "status",
+        lambda a: status(vault=a.vault, as_json=a.as_json),
+        "index counts, database size, model and last scan",
+    )
     p = add(
         "worker",
-        worker,
+        lambda a: worker(vault=a.vault, after_scan=a.after_scan),
         "the background indexer the git hooks start (one per vault; exits when caught up)",
         json=False,
     )

@@ -148,7 +148,9 @@ def log_show(
 def register(add: Adder) -> None:
     p = add(
         "offload",
-        offload,
+        lambda a: offload(
+            vault=a.vault, as_json=a.as_json, threshold=a.threshold, task_id=a.task_id, cmd=a.cmd
+        ),
         "run CMD; past the line threshold, keep its log and print a short summary",
     )
     p.add_argument(
@@ -163,7 +165,11 @@ def register(add: Adder) -> None:
         help="task the log belongs to (default: $K0MARU_TASK_ID or git branch)",
     )
     p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]; omit to read stdin")
-    p = add("log", log_list, "offloaded logs: `log list`, `log show NODE`, `log prune`")
+    p = add(
+        "log",
+        lambda a: log_list(vault=a.vault, as_json=a.as_json, limit=a.limit),
+        "offloaded logs: `log list`, `log show NODE`, `log prune`",
+    )
     p.set_defaults(limit=50)
     log_sub = p.add_subparsers(dest="log_command", metavar="ACTION")
     lp = log_sub.add_parser("list", help="recorded offloads, newest first")
@@ -171,7 +177,7 @@ def register(add: Adder) -> None:
         "--limit", type=positive_int, default=50, metavar="N", help="logs to list (default: 50)"
     )
     common(lp, sub=True)
-    lp.set_defaults(handler=log_list)
+    lp.set_defaults(run=lambda a: log_list(vault=a.vault, as_json=a.as_json, limit=a.limit))
     sp = log_sub.add_parser("show", help="summary, a line range, or matches with context")
     sp.add_argument("node", help="the log's node id, as `log list` or the offload summary shows")
     sp.add_argument("--lines", metavar="A:B", help="1-based inclusive line range")
@@ -186,7 +192,18 @@ def register(add: Adder) -> None:
         "--max-matches", type=positive_int, default=20, metavar="N", help="matches to show at most"
     )
     common(sp, sub=True)
-    sp.set_defaults(handler=log_show)
+    sp.set_defaults(
+        run=lambda a: log_show(
+            vault=a.vault,
+            as_json=a.as_json,
+            node=a.node,
+            lines=a.lines,
+            grep=a.grep,
+            context=a.context,
+            max_matches=a.max_matches,
+            fixed_strings=a.fixed_strings,
+        )
+    )
     pp = log_sub.add_parser(
         "prune", help="remove offloaded logs by age, count or size, with their records"
     )
@@ -199,4 +216,8 @@ def register(add: Adder) -> None:
         help="then the oldest go while all logs hold more (default: offload_max_mb)",
     )
     common(pp, sub=True)
-    pp.set_defaults(handler=log_prune)
+    pp.set_defaults(
+        run=lambda a: log_prune(
+            vault=a.vault, as_json=a.as_json, older_than=a.older_than, keep=a.keep, max_mb=a.max_mb
+        )
+    )

@@ -1,5 +1,5 @@
-"""The `k0maru` command line: the parser is assembled from one module per command group, and each
-handler takes its arguments by name (never the argparse Namespace)."""
+"""The `k0maru` command line: the parser is assembled from one module per command group; each command's
+`run` (set where it is registered) calls its handler with the parsed values by name."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NoReturn
 
 from k0maru import __version__
-from k0maru.cli.output import common
+from k0maru.cli.output import Run, common
 from k0maru.errors import K0maruError
 
 # each module of k0maru.cli that registers commands, with the commands its register() adds
@@ -66,12 +66,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"k0maru {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def add(
-        name: str, handler: Callable[..., int], help_text: str, json: bool = True
-    ) -> argparse.ArgumentParser:
+    def add(name: str, run: Run, help_text: str, json: bool = True) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=Formatter)
         common(p, json)
-        p.set_defaults(handler=handler)
+        p.set_defaults(run=run)
         return p
 
     for module, commands in GROUPS.items():
@@ -102,13 +100,6 @@ def unknown_flag(parser: argparse.ArgumentParser, argv: list[str], word: str) ->
     return f"{what} {word[:40]!r} for `{name}`; {hint}`{name} --help` lists its flags"
 
 
-def call(handler: Callable[..., int], args: argparse.Namespace) -> int:
-    """The handler with the parsed values its parameters name (every parameter is annotated: mypy
-    --strict checks it)."""
-    names = [n for n in handler.__annotations__ if n != "return"]
-    return handler(**{n: getattr(args, n) for n in names})
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     known = {c for commands in GROUPS.values() for c in commands}
@@ -124,11 +115,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         print(f"k0maru: error: {unknown_flag(parser, argv, unknown[0])}", file=sys.stderr)
         return 2
-    if not getattr(args, "handler", None):
+    if not getattr(args, "run", None):
         parser.print_help()
         return 0
     try:
-        return call(args.handler, args)
+        status: int = args.run(args)
+        return status
     except K0maruError as exc:
         print(f"k0maru: error: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -20,7 +20,7 @@ def conventions(vault: str | None, as_json: bool, explain: bool = False) -> int:
         print(f"layout: {conv.layout}   rules from: {', '.join(conv.rule_files) or 'none'}")
         for line in conv.warnings:
             print(f"k0maru: warning: {line}", file=sys.stderr)
-        for kind, rule in conv.rules.items():
+        for kind, rule in conv.kinds.items():
             print(
                 f"\n{kind:<9} -> {rule.folder or '.'}/  naming={rule.naming} slug={rule.slug_style} ({rule.source})"
             )
@@ -29,10 +29,10 @@ def conventions(vault: str | None, as_json: bool, explain: bool = False) -> int:
             if rule.template:
                 print(f"           template fields: {', '.join(rule.template)}")
             if explain:
-                for line in rule.explain():
+                for line in rule.explained:
                     print(f"           {line}")
 
-    emit(as_json, conv.as_dict(), human)
+    emit(as_json, conv.payload(), human)
     return 0
 
 
@@ -113,7 +113,7 @@ def distill(
         card = svc.distill(
             text,
             node,
-            shown_path(svc.vault.root, trace_file) if trace_file else "stdin",
+            shown_path(svc.root, trace_file) if trace_file else "stdin",
             export_hermes,
         )
 
@@ -131,7 +131,7 @@ def distill(
 def register(add: Adder) -> None:
     p = add(
         "conventions",
-        conventions,
+        lambda a: conventions(vault=a.vault, as_json=a.as_json, explain=a.explain),
         "show where each kind of note goes and how it is named, with evidence",
     )
     p.add_argument(
@@ -141,7 +141,16 @@ def register(add: Adder) -> None:
     )
     p = add(
         "flush",
-        flush,
+        lambda a: flush(
+            vault=a.vault,
+            as_json=a.as_json,
+            kind=a.kind,
+            title=a.title,
+            body_file=a.body_file,
+            tags=a.tags,
+            related=a.related,
+            date=a.date,
+        ),
         "write a note (adr, decision, card, log, skill) following the vault's conventions",
     )
     p.add_argument(
@@ -159,7 +168,15 @@ def register(add: Adder) -> None:
         "--date", metavar="YYYY-MM-DD", help="the note's date (its name, date line); default today"
     )
     p = add(
-        "distill", distill, "turn a failure trace into a skill card (optionally a Hermes skill)"
+        "distill",
+        lambda a: distill(
+            vault=a.vault,
+            as_json=a.as_json,
+            trace_file=a.trace_file,
+            node=a.node,
+            export_hermes=a.export_hermes,
+        ),
+        "turn a failure trace into a skill card (optionally a Hermes skill)",
     )
     src = p.add_mutually_exclusive_group()
     src.add_argument("--trace-file", metavar="FILE", help="the failure's text (default: stdin)")

@@ -13,7 +13,8 @@ from typing import Any
 
 from k0maru.text import printable
 
-Adder = Callable[..., argparse.ArgumentParser]
+Run = Callable[[argparse.Namespace], int]  # a command's handler called with the parsed values
+Adder = Callable[..., argparse.ArgumentParser]  # main's add(name, run, help_text, json=True)
 
 
 def common(p: argparse.ArgumentParser, json: bool = True, sub: bool = False) -> None:
@@ -100,12 +101,12 @@ def service(
             scan_progress=sp,
             embed_progress=ep,
         )
-        say_vault(svc.vault.root, as_json)
+        say_vault(svc.root, as_json)
         try:
             yield svc
         finally:
             svc.close()
-    warn(once_per_change(svc.vault.root, svc.live.warnings))
+    warn(once_per_change(svc.root, svc.warnings))
 
 
 SKIPPED = re.compile(r"skipped (.+?): ")

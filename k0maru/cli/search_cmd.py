@@ -121,7 +121,25 @@ def fit(line: str, width: int, indent: str) -> str:
 
 
 def register(add: Adder) -> None:
-    p = add("search", search, "hybrid search (BM25 + vectors + graph boost) over the vault")
+    p = add(
+        "search",
+        lambda a: search(
+            vault=a.vault,
+            as_json=a.as_json,
+            query=a.query,
+            limit=a.limit,
+            mode=a.mode,
+            explain=a.explain,
+            no_scan=a.no_scan,
+            path=a.path,
+            tag=a.tag,
+            kind=a.kind,
+            since=a.since,
+            until=a.until,
+            budget=a.budget,
+        ),
+        "hybrid search (BM25 + vectors + graph boost) over the vault",
+    )
     p.add_argument(
         "query", nargs="+", help="words to look for (quote nothing: all words are one query)"
     )

@@ -11,10 +11,10 @@ from k0maru.cli.output import Adder, say_vault
 def mcp(vault: str | None) -> int:
     import gc
 
-    gc.disable()  # before the imports: turned back on once the start is done (mcp/engine.py)
-    from k0maru.mcp.engine import start as start_engine
+    gc.disable()  # before the imports: the warm-up turns it back on (service/warm_up.py)
+    from k0maru.mcp.runner import LocalRunner
 
-    runner = start_engine(vault)  # before the SDK import, so that the two load side by side
+    runner = LocalRunner.open(vault)  # the model loads in a thread while the SDK is imported
     from k0maru.mcp.server import serve
 
     return serve(runner)
@@ -107,13 +107,13 @@ def list_connections(root: Path, as_json: bool) -> int:
 def register(add: Adder) -> None:
     add(
         "mcp",
-        mcp,
+        lambda a: mcp(vault=a.vault),
         "run the MCP server on stdio (its tools are listed by any MCP client)",
         json=False,
     )
     p = add(
         "ui",
-        ui,
+        lambda a: ui(vault=a.vault, host=a.host, port=a.port, open=a.open),
         "web console: dashboard, search debugger, token scoreboard, log nodes, notes, status",
         json=False,
     )
@@ -129,7 +129,15 @@ def register(add: Adder) -> None:
     p.add_argument("--open", action="store_true", help="open the browser")
     p = add(
         "connect",
-        connect,
+        lambda a: connect(
+            vault=a.vault,
+            as_json=a.as_json,
+            host=a.host,
+            list_hosts=a.list_hosts,
+            print_only=a.print_only,
+            remove=a.remove,
+            hooks=a.hooks,
+        ),
         "register the MCP server with an agent host (claude-code, cursor, vscode, codex, "
         "claude-desktop), keeping the file's other entries",
     )

@@ -48,39 +48,7 @@ def create_app(
     app.register_blueprint(api)
     app.register_blueprint(pages)
 
-    @app.before_request
-    def trusted_host_only() -> Any:
-        if token is not None:
-            return token_holders_only()
-        host = (request.host or "").lower()
-        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-        if name not in allowed_hosts:
-            return _error(
-                403, "this console answers only requests addressed to its own local address"
-            )
-        if "\x00" in request.path:
-            return _error(400, "invalid character in the path")
-        return None
-
-    def token_holders_only() -> Any:
-        assert token is not None
-        given = request.args.get("token") or ""
-        bearer = request.headers.get("Authorization", "")
-        candidates = (
-            given,
-            request.cookies.get(TOKEN_COOKIE, ""),
-            bearer.removeprefix("Bearer ") if bearer.startswith("Bearer ") else "",
-        )
-        if not any(hmac.compare_digest(c.encode(), token.encode()) for c in candidates if c):
-            return _error(401, "this console needs its token: open the URL `k0maru ui` printed")
-        if "\x00" in request.path:
-            return _error(400, "invalid character in the path")
-        if given and request.method == "GET":  # keep it in a cookie, and out of the address bar
-            args = {k: v for k, v in request.args.items(multi=True) if k != "token"}
-            resp = redirect(request.path + ("?" + urlencode(args) if args else ""))
-            resp.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict")
-            return resp
-        return None
+    app.before_request(lambda: _gate(allowed_hosts, token))
 
     @app.errorhandler(K0maruError)
     def k0maru_error(err: K0maruError) -> Any:
@@ -102,3 +70,39 @@ def create_app(
         return resp
 
     return app
+
+
+def _gate(allowed_hosts: tuple[str, ...], token: str | None) -> Any:
+    """Before every request: without a token, only the local Host names; with one, only its holders.
+    None lets the request through."""
+    if token is not None:
+        return _token_holders_only(token)
+    host = (request.host or "").lower()
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    if name not in allowed_hosts:
+        return _error(403, "this console answers only requests addressed to its own local address")
+    if "\x00" in request.path:
+        return _error(400, "invalid character in the path")
+    return None
+
+
+def _token_holders_only(token: str) -> Any:
+    """A request carrying `token` (`?token=`, the cookie or `Authorization: Bearer`) passes; a GET
+    that brought it in `?token=` is sent on without it, the token kept in a cookie."""
+    given = request.args.get("token") or ""
+    bearer = request.headers.get("Authorization", "")
+    candidates = (
+        given,
+        request.cookies.get(TOKEN_COOKIE, ""),
+        bearer.removeprefix("Bearer ") if bearer.startswith("Bearer ") else "",
+    )
+    if not any(hmac.compare_digest(c.encode(), token.encode()) for c in candidates if c):
+        return _error(401, "this console needs its token: open the URL `k0maru ui` printed")
+    if "\x00" in request.path:
+        return _error(400, "invalid character in the path")
+    if given and request.method == "GET":  # keep it in a cookie, and out of the address bar
+        args = {k: v for k, v in request.args.items(multi=True) if k != "token"}
+        resp = redirect(request.path + ("?" + urlencode(args) if args else ""))
+        resp.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict")
+        return resp
+    return None

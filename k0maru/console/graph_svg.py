@@ -7,9 +7,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-
-def _clip(text: str, chars: int) -> str:
-    return text if len(text) <= chars else text[: chars - 1] + "…"
+from k0maru.text import shorten
 
 
 def neighbourhood(
@@ -46,11 +44,11 @@ def neighbourhood(
                 f'stroke="{color}" stroke-width="1.2"/>'
                 f'<a href="{html.escape(href(path))}"><circle cx="{x}" cy="{y:.1f}" r="5" fill="{color}"/>'
                 f'<text x="{tx}" y="{y + 5:.1f}" text-anchor="{anchor}" fill="#CBD5E1" {font}>'
-                f"{html.escape(_clip(title or path, 14))}</text></a>"
+                f"{html.escape(shorten(title or path, 14))}</text></a>"
             )
     out.append(
         f'<circle cx="{cx}" cy="{cy:.1f}" r="8" fill="#22C55E"/><text x="{cx}" y="{height - 12}" '
-        f'text-anchor="middle" fill="#F8FAFC" {font}>{html.escape(_clip(center, 24))}</text></svg>'
+        f'text-anchor="middle" fill="#F8FAFC" {font}>{html.escape(shorten(center, 24))}</text></svg>'
     )
     return "".join(out)
 

@@ -10,6 +10,8 @@ import html
 import re
 from dataclasses import dataclass, field
 
+from k0maru.text import shorten
+
 _NODE = re.compile(r'^\s*([A-Za-z_][\w-]*)\s*(?:\[\s*"(.*?)"\s*\]|\[\s*([^\]"]*?)\s*\])?\s*$')
 _ENTITY = {"#quot;": '"', "#91;": "[", "#93;": "]", "#35;": "#", "#59;": ";"}
 CHAR_W = 7.2
@@ -87,40 +89,48 @@ def _layers(g: Graph) -> dict[str, int]:
     return depth
 
 
+Placed = tuple[dict[str, tuple[float, float]], float, float]  # each box's corner, width, height
+
+
+def _place_rows(layers: dict[int, list[str]], width: dict[str, float]) -> Placed:
+    """Top-down: one centred row of boxes per layer."""
+    pos: dict[str, tuple[float, float]] = {}
+    row_w = {d: sum(width[n] for n in ns) + GAP_X * (len(ns) - 1) for d, ns in layers.items()}
+    total_w = max(row_w.values()) + 2 * PAD
+    for d, ns in sorted(layers.items()):
+        x = (total_w - row_w[d]) / 2
+        for n in ns:
+            pos[n] = (x, PAD + d * (BOX_H + GAP_Y))
+            x += width[n] + GAP_X
+    return pos, total_w, PAD * 2 + len(layers) * BOX_H + (len(layers) - 1) * GAP_Y
+
+
+def _place_columns(layers: dict[int, list[str]], width: dict[str, float]) -> Placed:
+    """Left to right: one column of boxes per layer."""
+    pos: dict[str, tuple[float, float]] = {}
+    col_w = {d: max(width[n] for n in ns) for d, ns in layers.items()}
+    x = float(PAD)
+    xs: dict[int, float] = {}
+    for d in sorted(layers):
+        xs[d] = x
+        x += col_w[d] + GAP_X * 2
+    for d, ns in layers.items():
+        for i, n in enumerate(ns):
+            pos[n] = (xs[d], PAD + i * (BOX_H + GAP_Y / 2))
+    total_h = PAD * 2 + max(len(ns) for ns in layers.values()) * (BOX_H + GAP_Y / 2)
+    return pos, x - GAP_X * 2 + PAD, total_h
+
+
 def render(source: str, title: str = "flowchart") -> str:
     g = parse(source)
     depth = _layers(g)
     layers: dict[int, list[str]] = {}
     for n in g.order:
         layers.setdefault(depth[n], []).append(n)
-    label = {
-        n: (g.labels[n] if len(g.labels[n]) <= MAX_LABEL else g.labels[n][: MAX_LABEL - 1] + "…")
-        for n in g.order
-    }
+    label = {n: shorten(g.labels[n], MAX_LABEL) for n in g.order}
     width = {n: max(60.0, len(label[n]) * CHAR_W + 20) for n in g.order}
-    pos: dict[str, tuple[float, float]] = {}
-    if g.direction == "TD":
-        row_w = {d: sum(width[n] for n in ns) + GAP_X * (len(ns) - 1) for d, ns in layers.items()}
-        total_h: float
-        total_w = max(row_w.values()) + 2 * PAD
-        for d, ns in sorted(layers.items()):
-            x = (total_w - row_w[d]) / 2
-            for n in ns:
-                pos[n] = (x, PAD + d * (BOX_H + GAP_Y))
-                x += width[n] + GAP_X
-        total_h = PAD * 2 + len(layers) * BOX_H + (len(layers) - 1) * GAP_Y
-    else:
-        col_w = {d: max(width[n] for n in ns) for d, ns in layers.items()}
-        x = float(PAD)
-        xs: dict[int, float] = {}
-        for d in sorted(layers):
-            xs[d] = x
-            x += col_w[d] + GAP_X * 2
-        total_w = x - GAP_X * 2 + PAD
-        for d, ns in layers.items():
-            for i, n in enumerate(ns):
-                pos[n] = (xs[d], PAD + i * (BOX_H + GAP_Y / 2))
-        total_h = PAD * 2 + max(len(ns) for ns in layers.values()) * (BOX_H + GAP_Y / 2)
+    place = _place_rows if g.direction == "TD" else _place_columns
+    pos, total_w, total_h = place(layers, width)
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="mermaid-svg" role="img" viewBox="0 0 {total_w:.0f} {total_h:.0f}" '
         f'width="{total_w:.0f}" height="{total_h:.0f}"><title>{html.escape(title)}</title>',

@@ -44,11 +44,12 @@ def home() -> Any:
 
 @pages.get("/search")
 def search_page() -> Any:
+    defaults = service().search_defaults()
     args = {
         "q": request.args.get("q", ""),
         "mode": request.args.get("mode", "hybrid"),
-        "boost": request.args.get("boost", service().vault.settings.graph_boost),
-        "floor": request.args.get("floor", service().vault.settings.min_cosine),
+        "boost": request.args.get("boost", defaults.graph_boost),
+        "floor": request.args.get("floor", defaults.min_cosine),
     }
     data, error = None, None
     try:
@@ -268,7 +269,10 @@ def status_page() -> Any:
 def conventions_page() -> Any:
     """Where each kind of note goes and why, and the record form learnt from the folder's own records."""
     conv = service().conventions()
-    kinds = [(kind, rule, rule.form()) for kind, rule in conv.rules.items()]
+    kinds = [
+        (kind, rule, [line.partition(": ")[::2] for line in rule.explained])
+        for kind, rule in conv.kinds.items()
+    ]
     return render_template("conventions.html", conv=conv, kinds=kinds, page="conventions")
 
 

@@ -42,7 +42,7 @@ def filters_arg() -> Filters:
 
 def search_args() -> dict[str, Any]:
     """The search form's parameters (query, mode, limit, graph boost, cosine floor)."""
-    settings = service().vault.settings
+    defaults = service().search_defaults()
     mode = request.args.get("mode") or "hybrid"
     if mode not in MODES:
         raise K0maruError(f"mode must be one of {', '.join(MODES)}")
@@ -53,8 +53,8 @@ def search_args() -> dict[str, Any]:
         "mode": mode,
         "limit": number("limit", 10, 1, 50),
         "filters": filters_arg(),
-        "boost": number("boost", settings.graph_boost, 0, 1, float),
-        "floor": number("floor", settings.min_cosine, -1, 1, float),
+        "boost": number("boost", defaults.graph_boost, 0, 1, float),
+        "floor": number("floor", defaults.min_cosine, -1, 1, float),
     }
 
 

@@ -36,11 +36,9 @@ def serve(vault_dir: str | None, host: str, port: int, open_browser: bool) -> in
     # vectors follow in the background: it listens at once
     try:
         with LazyProgress("scanning", True) as sp:
-            service.vault.index(record=False, scan_progress=sp, embed=False, lexical=True)
+            service.catch_up(sp)
     except IndexReadOnlyError as exc:  # the console only reads: it shows the index as it is
         print(f"k0maru: warning: index not refreshed: {exc}", file=sys.stderr)
-    if not service.vault.store.readonly:
-        service.live.embed_later()
     app = create_app(service, LOCAL_HOSTS, token)
     # requests waiting for a thread are normal on a busy machine, not worth a line each
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)

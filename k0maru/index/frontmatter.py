@@ -5,7 +5,7 @@ without its frontmatter.
 
 The event pass is iterative (libyaml's parser keeps its own stack), so it runs before anything
 recursive: PyYAML's C composer crashes the process on ~100,000 nested `[`, and nested aliases grow
-9-fold a level (a 468-byte note took 7.6 s and 1.1 GB).
+9-fold a level (a note of a few hundred bytes could take seconds and a gigabyte).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def load(text: str, first_line: int = 2) -> dict[str, Any] | None:
     mapping whose JSON form exists, None when empty. Raises FrontmatterError, never anything else."""
     import yaml  # a slow import: a rescan that finds nothing changed never parses YAML
 
-    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's is ~10x faster
+    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, in C, where installed
     try:
         _check_events(loader_class, text, first_line)
         data = yaml.load(text, Loader=loader_class)  # noqa: S506 - a safe loader
@@ -65,6 +65,42 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:160] or type(exc).__name__
 
 
+class _Expansion:
+    """What the events read so far expand to: the collections open, and the nodes each anchor names."""
+
+    def __init__(self) -> None:
+        self.open_nodes: list[str | None] = []  # anchors of the mappings and lists being read
+        self.starts: list[int] = []  # node count when each of them opened
+        self.sizes: dict[str, int] = {}  # anchor -> nodes it expands to
+        self.count = self.repeated = 0
+
+    def opened(self, anchor: str | None, line: int) -> None:
+        if len(self.open_nodes) >= MAX_DEPTH:
+            raise FrontmatterError(f"nested deeper than {MAX_DEPTH} levels", line)
+        self.open_nodes.append(anchor)
+        self.starts.append(self.count)
+        self.count += 1
+
+    def closed(self) -> None:
+        anchor, start = self.open_nodes.pop(), self.starts.pop()
+        if anchor is not None:
+            self.sizes[anchor] = self.count - start
+
+    def scalar(self, anchor: str | None) -> None:
+        self.count += 1
+        if anchor is not None:
+            self.sizes[anchor] = 1
+
+    def alias(self, anchor: str | None, line: int) -> None:
+        if anchor in self.open_nodes:
+            raise FrontmatterError(f"alias *{anchor} refers to the node that contains it", line)
+        size = self.sizes.get(anchor or "", 1)
+        self.count += size
+        self.repeated += size
+        if self.repeated > MAX_ALIAS_NODES:
+            raise FrontmatterError(f"aliases expand to more than {MAX_ALIAS_NODES} nodes", line)
+
+
 def _check_events(loader_class: Any, text: str, first_line: int) -> None:
     """Walk the parser's events once, refusing deep nesting, aliases that expand past MAX_ALIAS_NODES
     and an alias inside the node it names (a cycle, which JSON cannot hold)."""
@@ -72,50 +108,52 @@ def _check_events(loader_class: Any, text: str, first_line: int) -> None:
 
     loader = loader_class(text)
     try:
-        open_nodes: list[str | None] = []  # anchors of the mappings and lists being read
-        starts: list[int] = []  # node count when each of them opened
-        sizes: dict[str, int] = {}  # anchor -> nodes it expands to
-        count = repeated = 0
+        seen = _Expansion()
         while loader.check_event():
             event = loader.get_event()
             line = first_line + event.start_mark.line
             if isinstance(event, events.CollectionStartEvent):
-                if len(open_nodes) >= MAX_DEPTH:
-                    raise FrontmatterError(f"nested deeper than {MAX_DEPTH} levels", line)
-                open_nodes.append(event.anchor)
-                starts.append(count)
-                count += 1
+                seen.opened(event.anchor, line)
             elif isinstance(event, events.CollectionEndEvent):
-                anchor = open_nodes.pop()
-                start = starts.pop()
-                if anchor is not None:
-                    sizes[anchor] = count - start
+                seen.closed()
             elif isinstance(event, events.ScalarEvent):
-                count += 1
-                if event.anchor is not None:
-                    sizes[event.anchor] = 1
+                seen.scalar(event.anchor)
             elif isinstance(event, events.AliasEvent):
-                if event.anchor in open_nodes:
-                    raise FrontmatterError(
-                        f"alias *{event.anchor} refers to the node that contains it", line
-                    )
-                size = sizes.get(event.anchor or "", 1)
-                count += size
-                repeated += size
-                if repeated > MAX_ALIAS_NODES:
-                    raise FrontmatterError(
-                        f"aliases expand to more than {MAX_ALIAS_NODES} nodes", line
-                    )
+                seen.alias(event.anchor, line)
     finally:
         loader.dispose()
+
+
+def _unbuildable(node: Any, stack: list[Any]) -> Any:
+    """`node` itself if it is a scalar that cannot be built alone, else its first key that cannot be
+    built or that JSON cannot hold; None when there is none (its children go on `stack`)."""
+    from yaml import nodes
+
+    if isinstance(node, nodes.ScalarNode):
+        return None if _builds(node) else node
+    if isinstance(node, nodes.MappingNode):
+        for key, value in reversed(node.value):
+            if isinstance(key, nodes.ScalarNode) and not _builds(key, _JSON_KEYS):
+                return key
+            stack.extend((value, key))
+    elif isinstance(node, nodes.SequenceNode):
+        stack.extend(reversed(node.value))
+    return None
+
+
+def _builds(node: Any, kinds: type | tuple[type, ...] = object) -> bool:
+    """Whether a scalar node builds alone, into one of `kinds`."""
+    from yaml.constructor import SafeConstructor
+
+    try:
+        return isinstance(SafeConstructor().construct_object(node, deep=True), kinds)
+    except Exception:  # noqa: BLE001 - a value that cannot be built
+        return False
 
 
 def _failing_line(loader_class: Any, text: str, first_line: int) -> int:
     """The line of the first value that cannot be built alone (an impossible date), or of the first key
     that JSON cannot hold; the frontmatter's first line when none is found. Runs only on a failure."""
-    from yaml import nodes
-    from yaml.constructor import SafeConstructor
-
     try:
         loader = loader_class(text)
         try:
@@ -131,21 +169,8 @@ def _failing_line(loader_class: Any, text: str, first_line: int) -> int:
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, nodes.ScalarNode):
-            try:
-                SafeConstructor().construct_object(node, deep=True)
-            except Exception:  # noqa: BLE001
-                return first_line + node.start_mark.line
-        elif isinstance(node, nodes.MappingNode):
-            for key, value in reversed(node.value):
-                if isinstance(key, nodes.ScalarNode):
-                    try:
-                        built = SafeConstructor().construct_object(key, deep=True)
-                    except Exception:  # noqa: BLE001
-                        return first_line + key.start_mark.line
-                    if not isinstance(built, _JSON_KEYS):
-                        return first_line + key.start_mark.line
-                stack.extend((value, key))
-        elif isinstance(node, nodes.SequenceNode):
-            stack.extend(reversed(node.value))
+        bad = _unbuildable(node, stack)
+        if bad is not None:
+            line: int = bad.start_mark.line
+            return first_line + line
     return first_line

@@ -32,7 +32,7 @@ def language_of(path: str) -> str:
     return next((p for p in reversed(path.split("/")[:-1]) if _LANGUAGE.fullmatch(p)), "")
 
 
-def build_resolver(  # noqa: C901 - Obsidian's resolution order, one rule after another
+def build_resolver(
     documents: Iterable[tuple[int, str, str]], aliases: Iterable[tuple[int, str]]
 ) -> Resolver:
     """A function mapping a link key to a document id, the way Obsidian resolves links:
@@ -46,22 +46,57 @@ def build_resolver(  # noqa: C901 - Obsidian's resolution order, one rule after 
     note's path (the first wins: the same answer whatever order the notes were indexed in).
     Given only the notes and aliases of some key names (and the linking notes), it resolves the keys of
     those names as the whole vault would."""
-    by_stem: dict[str, list[tuple[str, int]]] = {}
-    by_path: dict[str, int] = {}
-    path_of: dict[int, str] = {}
-    for doc_id, path, stem in documents:
-        by_stem.setdefault(stem, []).append((path, doc_id))
-        by_path[path.lower().removesuffix(".md")] = doc_id
-        path_of[doc_id] = path
-    by_alias: dict[str, int] = {}
-    for doc_id, alias in aliases:
-        by_alias.setdefault(alias, doc_id)
+    return _Links(documents, aliases).resolve
 
-    def by_name(stem: str, source: int | None) -> int | None:
-        named = by_stem.get(stem)
+
+class _Links:
+    """The vault's notes by path, file name and alias, as `build_resolver` looks them up."""
+
+    def __init__(
+        self, documents: Iterable[tuple[int, str, str]], aliases: Iterable[tuple[int, str]]
+    ):
+        self.by_stem: dict[str, list[tuple[str, int]]] = {}
+        self.by_path: dict[str, int] = {}
+        self.path_of: dict[int, str] = {}
+        for doc_id, path, stem in documents:
+            self.by_stem.setdefault(stem, []).append((path, doc_id))
+            self.by_path[path.lower().removesuffix(".md")] = doc_id
+            self.path_of[doc_id] = path
+        self.by_alias: dict[str, int] = {}
+        for doc_id, alias in aliases:
+            self.by_alias.setdefault(alias, doc_id)
+
+    def resolve(self, key: str, source: int | None = None) -> int | None:
+        if key.startswith(
+            "/"
+        ):  # a Markdown link: that vault path, or that folder's index or README
+            path = key[1:]
+            by_path = self.by_path
+            return (
+                by_path.get(path) or by_path.get(f"{path}/index") or by_path.get(f"{path}/readme")
+            )
+        if "/" in key:
+            found = self.by_suffix(key)
+            if found is not None:
+                return found
+            key = key.rsplit("/", 1)[1]
+        hit = self.by_name(key, source)
+        return hit if hit is not None else self.by_alias.get(key)
+
+    def by_suffix(self, key: str) -> int | None:
+        """The note at vault path `key`, else the first (by path) whose path ends in `/key`."""
+        if key in self.by_path:
+            return self.by_path[key]
+        suffix = "/" + key
+        return next((self.by_path[p] for p in sorted(self.by_path) if p.endswith(suffix)), None)
+
+    def by_name(self, stem: str, source: int | None) -> int | None:
+        """Of the notes named `stem`: the one in the linking note's folder, then in its language
+        folder, then the shallowest and shortest path."""
+        named = self.by_stem.get(stem)
         if not named:
             return None
-        src = path_of.get(source, "") if source is not None else ""
+        src = self.path_of.get(source, "") if source is not None else ""
         folder, language = src.rpartition("/")[0], language_of(src)
 
         def rank(item: tuple[str, int]) -> tuple[bool, bool, int, int, str]:
@@ -75,26 +110,3 @@ def build_resolver(  # noqa: C901 - Obsidian's resolution order, one rule after 
             )
 
         return min(named, key=rank)[1]
-
-    def resolve(key: str, source: int | None = None) -> int | None:
-        if key.startswith(
-            "/"
-        ):  # a Markdown link: that vault path, or that folder's index or README
-            path = key[1:]
-            return (
-                by_path.get(path) or by_path.get(f"{path}/index") or by_path.get(f"{path}/readme")
-            )
-        if "/" in key:
-            if key in by_path:
-                return by_path[key]
-            suffix = "/" + key
-            for path in sorted(by_path):
-                if path.endswith(suffix):
-                    return by_path[path]
-            key = key.rsplit("/", 1)[1]
-        hit = by_name(key, source)
-        if hit is not None:
-            return hit
-        return by_alias.get(key)
-
-    return resolve

@@ -138,31 +138,36 @@ def _fast_frontmatter(text: str) -> dict[str, Any] | None:
             if not stripped or stripped.startswith("#"):
                 continue
             if stripped.startswith("- ") and last_key is not None and line[0] in " -":
-                if data[last_key] is None:
-                    data[last_key] = []
-                if not isinstance(data[last_key], list):
-                    return None
-                data[last_key].append(_plain_scalar(stripped[2:].strip()))
+                _add_item(data, last_key, stripped[2:].strip())
                 continue
-            if line[0] in " \t":
-                return None
-            match = _SIMPLE_KEY.match(line)
+            match = _SIMPLE_KEY.match(line) if line[0] not in " \t" else None
             if not match or match.group(1) in data:
                 return None
-            key, raw = match.group(1), match.group(2) or ""
-            if raw.startswith("[") and raw.endswith("]"):
-                inner = raw[1:-1].strip()
-                if any(c in inner for c in "[]{}\"'"):
-                    return None
-                data[key] = [_plain_scalar(v.strip()) for v in inner.split(",")] if inner else []
-            elif raw:
-                data[key] = _plain_scalar(raw)
-            else:
-                data[key] = None
-            last_key = key
+            last_key = match.group(1)
+            data[last_key] = _flat_value(match.group(2) or "")
     except ValueError:
         return None
     return data
+
+
+def _add_item(data: dict[str, Any], key: str, raw: str) -> None:
+    """A block list's item added to `key`'s list; ValueError when `key` holds a scalar."""
+    if data[key] is None:
+        data[key] = []
+    if not isinstance(data[key], list):
+        raise ValueError("a list item under a scalar")
+    data[key].append(_plain_scalar(raw))
+
+
+def _flat_value(raw: str) -> Any:
+    """A key's value written on its line: a flow list of scalars, a scalar, or None when empty;
+    ValueError when it is not that simple."""
+    if raw.startswith("[") and raw.endswith("]"):
+        inner = raw[1:-1].strip()
+        if any(c in inner for c in "[]{}\"'"):
+            raise ValueError("a nested or quoted flow list")
+        return [_plain_scalar(v.strip()) for v in inner.split(",")] if inner else []
+    return _plain_scalar(raw) if raw else None
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:

@@ -49,13 +49,7 @@ class Store(DocumentStore, ChunkStore, LinkStore, Bm25Store, VectorStore, Offloa
             os.access(path.parent, os.W_OK) and os.access(path, os.W_OK)
         )
         if not readonly:
-            try:
-                ensure_state_dir(vault)
-            except OSError as exc:
-                raise IndexReadOnlyError(
-                    f"{path.parent}: cannot create the index there ({exc.strerror}); "
-                    "make the folder writable"
-                ) from None
+            _make_state_dir(vault, path)
         full: IndexDiskFullError | None = None
         try:
             conn = db.connect(path, busy_timeout_ms, readonly=readonly, lean=lean)
@@ -70,15 +64,28 @@ class Store(DocumentStore, ChunkStore, LinkStore, Bm25Store, VectorStore, Offloa
         store.identity = db.file_identity(path)
         if not readonly:
             store.wal_identity = db.file_identity(path.with_name(path.name + "-wal"))
-        try:
-            if not readonly:
-                store.migrate()
-            elif store.schema_version() > len(MIGRATIONS):
-                store.migrate()  # raises: newer schema
-        except db.DatabaseError as exc:
-            conn.close()
-            raise db.translate_error(exc, path) from exc
-        except K0maruError:
-            conn.close()
-            raise
+        store._migrate_or_close()
         return store
+
+    def _migrate_or_close(self) -> None:
+        """Bring the schema up to date (read-only: only refuse a newer one); the connection closed
+        when that fails."""
+        try:
+            if not self.readonly or self.schema_version() > len(MIGRATIONS):
+                self.migrate()  # read-only: raises, the schema is newer
+        except db.DatabaseError as exc:
+            self.close()
+            raise db.translate_error(exc, self.path) from exc
+        except K0maruError:
+            self.close()
+            raise
+
+
+def _make_state_dir(vault: Path, path: Path) -> None:
+    """The vault's state folder, created where missing; an `IndexReadOnlyError` when it cannot be."""
+    try:
+        ensure_state_dir(vault)
+    except OSError as exc:
+        raise IndexReadOnlyError(
+            f"{path.parent}: cannot create the index there ({exc.strerror}); make the folder writable"
+        ) from None

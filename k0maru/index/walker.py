@@ -101,16 +101,16 @@ class VaultWalker:
             folders += reversed(below)
         self.walked = fingerprint(found)
         if ordered:
-            # stat()ed in directory order, ~30% faster on 10,000 notes than in name order; reported by path
+            # stat()ed in directory order (faster than in name order, docs/benchmarks.md); reported by path
             found.sort(key=attrgetter("rel"))
         self.skips.sort()
         yield from found
 
-    def _walk_dir(  # noqa: C901 - one scandir pass: files, folders and links side by side
+    def _walk_dir(
         self, abspath: str, rel_dir: str, specs: list[tuple[str, Spec]], out: list[Entry]
     ) -> list[tuple[str, str, list[tuple[str, Spec]]]]:
-        """List one folder: its files go to `out`; returns its folders to walk (path, vault path, the
-        .gitignore rules in force there)."""
+        """List one folder in one scandir pass: its files go to `out`; returns its folders to walk
+        (path, vault path, the .gitignore rules in force there)."""
         names: list[str] = []
         specs = self._folder(abspath, rel_dir, specs, names)
         md_only = self._include is None
@@ -121,54 +121,22 @@ class VaultWalker:
                 for entry in it:
                     try:  # the common case first: a regular file, known from the listing (no system call)
                         if entry.is_file(follow_symlinks=False):
-                            name = entry.name
-                            if md_only and not name.endswith(".md"):
-                                continue
-                            rel = rel_dir + name
-                            if not (md_only or self._included(rel, name)) or (
-                                file_specs and _ignored(file_specs, rel)
-                            ):
-                                continue
-                            st = entry.stat(follow_symlinks=False)
-                            names.append(name)
-                            out.append(
-                                Entry(
-                                    rel,
-                                    entry.path,
-                                    st.st_mtime_ns,
-                                    st.st_size,
-                                    st.st_ctime_ns,
-                                    st.st_ino & INODE_BITS,
-                                )
-                            )
+                            if self._file(entry, rel_dir, md_only, file_specs, out):
+                                names.append(entry.name)
                         elif entry.is_dir(follow_symlinks=False):
-                            name = entry.name
-                            rel = f"{rel_dir}{name}/"
-                            if name not in ALWAYS_SKIP_DIRS and not (
-                                specs and _ignored(specs, rel)
-                            ):
+                            rel = f"{rel_dir}{entry.name}/"
+                            if _kept(specs, entry.name, rel):
                                 below.append((entry.path, rel, specs))
                         elif entry.is_symlink():
-                            name = entry.name
-                            rel = rel_dir + name
-                            if name not in ALWAYS_SKIP_DIRS and not (
-                                specs and _ignored(specs, rel)
-                            ):
+                            rel = rel_dir + entry.name
+                            if _kept(specs, entry.name, rel):
                                 self._symlink(rel, entry.path)
                         else:
                             self._special(rel_dir + entry.name)
                     except OSError:  # gone, or unreadable, since it was listed
                         continue
         except OSError as exc:  # unreadable, or gone while listed: what was read of it counts
-            if not isinstance(exc, FileNotFoundError):
-                self.unreadable.append(rel_dir)
-                self.skips.append(
-                    (
-                        rel_dir or "./",
-                        f"an unreadable folder ({exc.strerror}); its notes stay as last indexed, "
-                        "check its permissions",
-                    )
-                )
+            self._unlistable(rel_dir, exc)
         return below
 
     def _folder(
@@ -192,6 +160,43 @@ class VaultWalker:
                 return [*specs, (rel_dir, gitignore_spec(fh.read().splitlines()))]
         except OSError:
             return specs
+
+    def _file(
+        self,
+        entry: os.DirEntry[str],
+        rel_dir: str,
+        md_only: bool,
+        file_specs: list[tuple[str, Spec]],
+        out: list[Entry],
+    ) -> bool:
+        """A regular file of the listing, added to `out` unless the include and ignore rules leave it
+        out; whether it was added."""
+        name = entry.name
+        if md_only and not name.endswith(".md"):
+            return False
+        rel = rel_dir + name
+        if not (md_only or self._included(rel, name)) or (file_specs and _ignored(file_specs, rel)):
+            return False
+        st = entry.stat(follow_symlinks=False)
+        out.append(
+            Entry(
+                rel, entry.path, st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino & INODE_BITS
+            )
+        )
+        return True
+
+    def _unlistable(self, rel_dir: str, exc: OSError) -> None:
+        """A folder that could not be listed (one that vanished meanwhile is no news)."""
+        if isinstance(exc, FileNotFoundError):
+            return
+        self.unreadable.append(rel_dir)
+        self.skips.append(
+            (
+                rel_dir or "./",
+                f"an unreadable folder ({exc.strerror}); its notes stay as last indexed, "
+                "check its permissions",
+            )
+        )
 
     def _special(self, rel: str) -> None:
         """Record why a FIFO, socket or device the walk would have read is skipped."""
@@ -349,3 +354,8 @@ def _ignored(specs: list[tuple[str, Spec]], rel: str) -> bool:
         if spec.match_file(rel[len(base) :]):
             return True
     return False
+
+
+def _kept(specs: list[tuple[str, Spec]], name: str, rel: str) -> bool:
+    """Whether a folder or a link is walked: not one always skipped, nor one the ignore rules name."""
+    return name not in ALWAYS_SKIP_DIRS and not (specs and _ignored(specs, rel))

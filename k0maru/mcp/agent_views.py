@@ -9,6 +9,7 @@ import time
 from k0maru.errors import K0maruError
 from k0maru.limits import echo
 from k0maru.service.models import NoteExcerpt
+from k0maru.text import shorten
 
 UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -100,7 +101,7 @@ def note_excerpt(
         keep = max(low, start + 1)
     body = "\n".join(all_lines[start:keep])
     if truncated and keep == start + 1 and count_tokens(body) > budget:  # one huge line
-        body = body[: budget * 3] + "…"
+        body = shorten(body, budget * 3)
     return NoteExcerpt(
         path=path,
         lines=f"{start + 1}-{keep}" if keep > start + 1 else str(start + 1),

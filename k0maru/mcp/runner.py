@@ -1,17 +1,18 @@
 """Running the MCP tools on a vault's `Service`: each call's result as the answer the server sends (its
-payload and its text block), each failure as the one line the agent gets. The engine process runs
-them this way for `k0maru mcp`; tests and benchmarks run them in their own process."""
+payload and its text block), each failure as the one line the agent gets. `k0maru mcp` opens the vault
+this way before it imports the SDK (`LocalRunner.open`); tests and benchmarks pass their own `Service`."""
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 from k0maru.errors import INTERNAL_ERROR, K0maruError, NotFoundError
 from k0maru.mcp.tools import LOG_TOOLS, NOTE_FINDER, TOOLS
 from k0maru.service.operations import Service
-from k0maru.text import printable
+from k0maru.text import printable, shorten
 
 log = logging.getLogger("k0maru.mcp")
 
@@ -23,7 +24,7 @@ class ToolFailure(Exception):
     the JSON-RPC error code a request failing with it as a protocol error carries (errors.py)."""
 
     def __init__(self, line: str, code: int = INTERNAL_ERROR):
-        super().__init__(line, code)  # both in args: it pickles whole across the engine's pipe
+        super().__init__(line, code)
         self.line, self.code = line, code
 
     def __str__(self) -> str:
@@ -52,8 +53,7 @@ def failure_line(what: str, exc: BaseException) -> str:
     error = database_error(exc)
     if error is not None:
         return str(error)
-    detail = " ".join(str(exc).split())
-    detail = detail if len(detail) <= 200 else detail[:199] + "…"
+    detail = shorten(" ".join(str(exc).split()), 200)
     return f"{what} failed: {type(exc).__name__}" + (f": {detail}" if detail else "")
 
 
@@ -74,6 +74,32 @@ class LocalRunner:
     def __init__(self, service: Service):
         self.service = service
         self.tools = {spec.name: spec for spec in TOOLS}
+        self._threads: list[threading.Thread] = []
+        self._owned = False
+
+    @classmethod
+    def open(cls, vault: str | None) -> LocalRunner:
+        """The server's runner: the vault opened and watched, and the embedding model loading in a thread,
+        started before the SDK import (a `K0maruError` with its one line when the vault cannot open)."""
+        runner = cls(Service.open(vault))
+        runner._owned = True
+        runner.service.watch()
+        runner._threads = [t for t in (runner.service.load_model_early(),) if t is not None]
+        return runner
+
+    def started(self) -> None:
+        """The server is built: the rest of the warm-up in a thread (it turns the collector on again)."""
+        warm = threading.Thread(target=self.service.warm_up, name="k0maru-warm-up")
+        warm.start()
+        self._threads.append(warm)
+
+    def close(self) -> None:
+        """Wait for the warm-up threads (never tear down under one inside onnxruntime or SQLite), then
+        close the vault this runner opened."""
+        for thread in self._threads:
+            thread.join()
+        if self._owned:
+            self.service.close()
 
     def call(self, name: str, arguments: dict[str, Any]) -> Answer:
         spec = self.tools[name]

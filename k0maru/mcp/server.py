@@ -1,5 +1,5 @@
 """MCP stdio server: the tools of `k0maru.mcp.tools` and the vault's notes as resources, each call run
-by a `Runner` (under `k0maru mcp`, the engine process of `k0maru.mcp.engine`).
+by a `Runner` (under `k0maru mcp`, a `LocalRunner` over the vault it opened).
 
 Only JSON-RPC goes to stdout (logs go to stderr). The tool list and the instructions are derived
 from the registry; each result is sent as structured content and as a text block, each complete (a host
@@ -8,7 +8,6 @@ passes the model one of them)."""
 from __future__ import annotations
 
 import functools
-import inspect
 import logging
 import sys
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,7 @@ from k0maru.mcp.runner import Runner, ToolFailure, failure_line
 from k0maru.mcp.tools import LOG_TOOLS, TOOLS, ToolSpec
 
 if TYPE_CHECKING:
-    from k0maru.mcp.engine import Engine, InProcess
+    from k0maru.mcp.runner import LocalRunner
 
 log = logging.getLogger("k0maru.mcp")
 
@@ -58,14 +57,12 @@ def invalid_arguments(tool: str, exc: Any) -> str:
 
 
 def _bind(spec: ToolSpec, runner: Runner) -> Any:
-    """A function with the tool's signature (less the `Service`), name and docstring, which make the
-    schema, that has `runner` run the tool; its answer goes out once as structured content and once as
-    text (hosts pass the model one or the other), each complete."""
+    """The function the SDK serves as the tool `spec`: its input and output schema are the tool's
+    function with the `Service` bound (a bound parameter is not one the agent passes), its calls go to
+    `runner`, and its answer goes out once as structured content and once as text (hosts pass the
+    model one or the other), each complete."""
     from mcp.types import CallToolResult, TextContent
 
-    sig = inspect.signature(spec.fn, eval_str=True)
-
-    @functools.wraps(spec.fn)
     def call(**arguments: Any) -> Any:
         try:
             answer = runner.call(spec.name, arguments)
@@ -75,9 +72,9 @@ def _bind(spec: ToolSpec, runner: Runner) -> Any:
             content=[TextContent(type="text", text=answer.text)], structured_content=answer.payload
         )
 
-    call.__signature__ = sig.replace(parameters=list(sig.parameters.values())[1:])  # type: ignore[attr-defined]
-    del call.__wrapped__  # inspect must see the bound signature, not the original's
-    return call
+    call.__name__ = call.__qualname__ = spec.name  # the schema's title: `<tool>Arguments`
+    # the runner supplies the Service; inspect reads the schema through __wrapped__
+    return functools.update_wrapper(call, functools.partial(spec.fn, None), assigned=(), updated=())
 
 
 def unknown_tool(name: str) -> str:
@@ -184,9 +181,13 @@ def build_server(runner: Runner) -> Any:
         middleware=[resource_pages(runner)],
     )
     for spec in TOOLS:
-        server.tool(
-            title=spec.title, annotations=ToolAnnotations.model_validate(spec.annotations())
-        )(_bind(spec, runner))
+        server.add_tool(
+            _bind(spec, runner),
+            name=spec.name,
+            title=spec.title,
+            description=spec.fn.__doc__,
+            annotations=ToolAnnotations.model_validate(spec.annotations()),
+        )
 
     @server.resource(
         "k0maru://note/{+path}",
@@ -203,15 +204,15 @@ def build_server(runner: Runner) -> Any:
     return server
 
 
-def serve(engine: Engine | InProcess) -> int:
-    """Serve on stdio, each call run by `engine` (started before the SDK import, see `engine.py`). The
-    garbage collector is off until the start is done (`k0maru mcp` turns it off before its imports):
-    the start makes hundreds of thousands of objects that live as long as the process."""
+def serve(runner: LocalRunner) -> int:
+    """Serve on stdio, each call run by `runner` (opened before the SDK import). The garbage collector
+    is off until the warm-up is done (`k0maru mcp` turns it off before its imports): the start makes
+    hundreds of thousands of objects that live as long as the process."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="k0maru-mcp: %(message)s")
     try:
-        server = build_server(engine)
-        engine.started()  # the engine's one line, if it could not open the vault, ends the server
+        server = build_server(runner)
+        runner.started()
         server.run("stdio")
     finally:
-        engine.close()
+        runner.close()
     return 0

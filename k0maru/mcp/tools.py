@@ -25,6 +25,7 @@ from k0maru.service.models import (
     SkillCardResult,
 )
 from k0maru.service.operations import Service
+from k0maru.text import shorten
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,7 @@ class ToolSpec:
 
     def annotations(self) -> dict[str, bool]:
         """MCP tool annotations: everything acts on this vault only (closed world); nothing deletes; every
-        tool is idempotent (a call its engine died under is sent again, see mcp/engine.py)."""
+        tool is idempotent (a host may send a call again)."""
         out = {"readOnlyHint": self.read_only, "idempotentHint": True}
         if not self.read_only:
             out["destructiveHint"] = False
@@ -314,7 +315,7 @@ def list_log_nodes(
             LogNodeBrief(
                 node_id=n.node_id,
                 age=age(n.created_at),
-                command=n.command if len(n.command) <= 160 else n.command[:159] + "…",
+                command=shorten(n.command, 160),
                 exit_code=n.exit_code,
                 raw_lines=n.raw_lines,
                 raw_tokens=n.raw_tokens,

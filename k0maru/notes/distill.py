@@ -26,7 +26,7 @@ from k0maru.offload.findings import Failure, Findings
 from k0maru.offload.seen import shape
 
 if TYPE_CHECKING:
-    from k0maru.index.vault import Vault
+    from k0maru.wiring.vault import Vault
 
 _HINT = re.compile(r"^\s*(?:=\s*)?(help|note|hint|suggestion):\s*(.+)$", re.I)
 _PYTEST_E = re.compile(r"^E\s{2,}(.+)$")

@@ -27,7 +27,7 @@ from k0maru.notes.template import folder_records, record_stem
 
 if TYPE_CHECKING:
     from k0maru.index.store import Store
-    from k0maru.index.vault import Vault
+    from k0maru.wiring.vault import Vault
 
 MAX_VERSIONS = 99
 NUMBERED = ("adr-number", "adr-prefixed")

@@ -9,7 +9,7 @@ from k0maru.llm_tokens import count_tokens
 from k0maru.notes.conventions import RULE_FILES, ConventionSniffer
 
 if TYPE_CHECKING:
-    from k0maru.index.vault import Vault
+    from k0maru.wiring.vault import Vault
 
 HUBS = 5
 ADRS = 5

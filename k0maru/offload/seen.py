@@ -17,7 +17,7 @@ from k0maru.notes.fix_hints import GENERATED_MARK, fix_recorded
 from k0maru.offload.findings import UNCODED, Failure
 
 if TYPE_CHECKING:
-    from k0maru.index.vault import Vault
+    from k0maru.wiring.vault import Vault
 
 VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|0x[0-9a-fA-F]+|\d+")
 WORD = re.compile(r"[A-Za-z_][A-Za-z_]{2,}")

@@ -130,6 +130,39 @@ SCAN_COUNTS = (
 
 
 @dataclass(kw_only=True)
+class SearchDefaults(Result):
+    graph_boost: float  # how much a linked hit lifts its neighbours
+    min_cosine: float  # the relevance floor of a vector hit
+
+
+@dataclass(kw_only=True)
+class KindConvention(Result):
+    """Where notes of one kind go and how they are named and shaped, as the vault shows it."""
+
+    kind: str
+    folder: str
+    naming: str  # "date-slug" | "slug" | "adr-number" | "adr-prefixed"
+    slug_style: str  # "kebab" | "snake" | "title"
+    number_width: int
+    template: dict[str, Any]  # frontmatter fields and their values
+    evidence: list[str]  # why this folder: a rules file's line, the notes found there
+    source: str  # "rules" | "layout" | "default"
+    template_file: str  # a template a rules file names, vault-relative
+    record: dict[str, Any] | None  # the record form learnt from the folder's notes
+    explained: list[str]  # which folder and why, and the record form, one line each
+
+
+@dataclass(kw_only=True)
+class VaultConventions(Result):
+    """The rules the vault's notes follow, read from the vault."""
+
+    layout: str  # "johnny-decimal" | "flat"
+    rule_files: list[str]  # the agent-rules files the rules came from
+    warnings: list[str]  # rules refused, one line each
+    kinds: dict[str, KindConvention]
+
+
+@dataclass(kw_only=True)
 class VaultInit(Result):
     vault: str
     done: list[str]  # what `init` created, one line each; empty when the vault was ready

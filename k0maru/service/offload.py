@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, BinaryIO
 from k0maru.errors import K0maruError
 
 if TYPE_CHECKING:
-    from k0maru.index.vault import Vault
     from k0maru.offload.findings import Failure
     from k0maru.offload.records import OffloadRecord
     from k0maru.service.models import OffloadRun
+    from k0maru.wiring.vault import Vault
 
 
 def offload(
@@ -33,8 +33,8 @@ def offload(
     """Run `command` (None: read stdin) through the offload spool of the vault at `vault_dir`.
     `on_open` gets the vault's root before the command starts; `out` receives what passes through;
     `stdin` replaces the process's standard input as the log read when there is no command."""
-    from k0maru.index.vault import Vault
     from k0maru.offload.runner import run_offload, why
+    from k0maru.wiring.vault import Vault
 
     try:
         vault = Vault.open(vault_dir, writes_state=True, offload_threshold=threshold)

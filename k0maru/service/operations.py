@@ -20,10 +20,12 @@ from k0maru.limits import (
     echo,
     one_line,
 )
+from k0maru.text import shorten
 
 if TYPE_CHECKING:
-    from k0maru.index.vault import Vault
-    from k0maru.notes.conventions import Conventions  # already a dataclass, with its as_dict()
+    import threading
+
+    from k0maru.index.scanner import ProgressFn
     from k0maru.offload.records import OffloadRecord
     from k0maru.search.filters import Filters
     from k0maru.service.models import (
@@ -41,12 +43,15 @@ if TYPE_CHECKING:
         NoteView,
         RecallResult,
         ScanReport,
+        SearchDefaults,
         SkillCardResult,
         TokenScoreboard,
+        VaultConventions,
         VaultInit,
         VaultStatus,
     )
     from k0maru.service.session import VaultSession
+    from k0maru.wiring.vault import Vault
 
 DEFAULT_LOG_LINES = 120
 QUERY_ECHO_CHARS = 80  # a pasted backtrace as the query is not sent back whole
@@ -100,8 +105,8 @@ def adr_from_commit(vault_root: Path, rev: str) -> AdrOutcome | None:
 
 class Service:
     def __init__(self, session: VaultSession):
-        self.live = session
-        self.vault: Vault = session.vault
+        self._session = session
+        self._vault: Vault = session.vault
 
     @classmethod
     def open(
@@ -115,21 +120,61 @@ class Service:
     ) -> Service:
         """The service over the vault at `vault_dir` (`settings`: flags over its config); `create`: the cwd
         may become a new vault (`init`); `one_shot`: a process that answers once and exits."""
-        from k0maru.index.vault import Vault
         from k0maru.service.session import VaultSession
+        from k0maru.wiring.vault import Vault
 
         vault = Vault.open(vault_dir, create=create, **(settings or {}))
         vault.one_shot = one_shot
         return cls(VaultSession(vault, **session_options))
 
     def close(self) -> None:
-        self.live.close()
+        self._session.close()
 
     def __enter__(self) -> Service:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def root(self) -> Path:
+        """The vault's root folder."""
+        return self._vault.root
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the last refresh of the index had to say (skipped files, a refresh that failed)."""
+        return self._session.warnings
+
+    def watch(self) -> None:
+        """Servers: follow the vault's changes with the file watcher instead of walking it."""
+        self._session.watch()
+
+    def catch_up(self, scan_progress: ProgressFn | None = None) -> None:
+        """Bring the index up to date now, its vectors following in the background (a server about to
+        listen); an `IndexReadOnlyError` when the index cannot be written."""
+        self._vault.index(record=False, scan_progress=scan_progress, embed=False, lexical=True)
+        if not self._vault.store.readonly:
+            self._session.embed_later()
+
+    def warm_up(self) -> None:
+        """Load what the first recall needs, off the request path (`service/warm_up.py`)."""
+        from k0maru.service.warm_up import warm_up
+
+        warm_up(self._session)
+
+    def load_model_early(self) -> threading.Thread | None:
+        """The embedding model loading in a thread of its own; None when embeddings are off."""
+        from k0maru.service.warm_up import load_model_early
+
+        return load_model_early(self._vault)
+
+    def search_defaults(self) -> SearchDefaults:
+        """The vault's ranking settings a search form starts from."""
+        from k0maru.service.models import SearchDefaults
+
+        settings = self._vault.settings
+        return SearchDefaults(graph_boost=settings.graph_boost, min_cosine=settings.min_cosine)
 
     # ---- recall --------------------------------------------------------------------------------
     def recall(  # noqa: PLR0913 - the operation's options, as every front end passes them
@@ -151,7 +196,7 @@ class Service:
         from k0maru.service.models import RecallResult
 
         check_length("query", query, MAX_QUERY_CHARS)
-        with self.live.session() as vault:
+        with self._session.session() as vault:
             if filters and filters.kind:
                 _check_kind(filters.kind, vault.store.note_kinds())
             result = vault.recall.search(
@@ -169,10 +214,10 @@ class Service:
             if min_score is None or h.score >= min_score
         ]
         answer = RecallResult(
-            query=_cut(" ".join(result.query.split()), QUERY_ECHO_CHARS),
+            query=shorten(" ".join(result.query.split()), QUERY_ECHO_CHARS, at_word=True),
             mode=result.mode,
             hits=hits,
-            warnings=[*self.live.behind(), *result.warnings],
+            warnings=[*self._session.behind(), *result.warnings],
             pool=result.pool if explain else None,
             bm25_weight=result.bm25_weight if explain else None,
         )
@@ -185,7 +230,7 @@ class Service:
         from k0maru.notes.loadout import build_loadout
         from k0maru.service.models import Loadout, LoadoutSection
 
-        with self.live.session() as vault:
+        with self._session.session() as vault:
             sections, used, truncated = build_loadout(vault, token_budget)
         return Loadout(
             vault=str(vault.root),
@@ -202,7 +247,7 @@ class Service:
         from k0maru.offload import records
         from k0maru.service.models import LogNode
 
-        with self.live.session(fresh=False) as vault:
+        with self._session.session(fresh=False) as vault:
             recs = records.list_all(vault.store, limit)
         names = {f.name for f in dataclasses.fields(LogNode)}
         return [LogNode(**{k: v for k, v in r.as_dict().items() if k in names}) for r in recs]
@@ -229,7 +274,7 @@ class Service:
         if pattern:
             check_length("pattern", pattern, MAX_PATTERN_CHARS)
         within = slices.parse_range(lines) if lines else None
-        with self.live.session(fresh=False) as vault:
+        with self._session.session(fresh=False) as vault:
             rec = records.get(vault.store, node_id)
             path = records.log_file(vault.root, rec)
         base: dict[str, Any] = {
@@ -292,8 +337,8 @@ class Service:
         age = records.parse_age(older_than) if older_than else None
         if keep is not None and keep < 0:
             raise K0maruError(f"--keep {keep}: use 0 or more logs to keep")
-        cap = self.vault.settings.offload_max_mb if max_mb is None else max_mb
-        with self.live.session(fresh=False) as vault:
+        cap = self._vault.settings.offload_max_mb if max_mb is None else max_mb
+        with self._session.session(fresh=False) as vault:
             vault.store.require_writable()
             done = records.prune(
                 vault.store,
@@ -317,9 +362,9 @@ class Service:
         from k0maru.service.models import TokenScoreboard
 
         price = (
-            self.vault.settings.token_price_per_mtok if price_per_mtok is None else price_per_mtok
+            self._vault.settings.token_price_per_mtok if price_per_mtok is None else price_per_mtok
         )
-        with self.live.session(fresh=False) as vault:
+        with self._session.session(fresh=False) as vault:
             totals = records.totals(vault.store)
             points = [
                 {
@@ -351,12 +396,14 @@ class Service:
         from k0maru.notes.flush import flush_indexed, note_date
         from k0maru.service.models import FlushOutcome
 
-        check_note_input(title, tags, related, body, self.vault.settings.max_file_bytes)
+        check_note_input(title, tags, related, body, self._vault.settings.max_file_bytes)
         day = note_date(when)
-        with self.live.session(fresh=False, write=True) as vault:  # indexes its own note: no walk
+        with self._session.session(
+            fresh=False, write=True
+        ) as vault:  # indexes its own note: no walk
             vault.store.require_writable()
             result = flush_indexed(vault, kind, title, body, tags, related, day)
-        self.live.embed_later()
+        self._session.embed_later()
         return FlushOutcome(**result.as_dict())
 
     def distill(
@@ -378,15 +425,15 @@ class Service:
         if node_id:
             one_line("node id", node_id, MAX_NODE_ID_CHARS)
         if trace:
-            check_length("trace", trace, self.vault.settings.max_file_bytes)
+            check_length("trace", trace, self._vault.settings.max_file_bytes)
         if export_dir == "":
-            export_dir = self.vault.settings.hermes_dir
-        with self.live.session(write=True) as vault:
+            export_dir = self._vault.settings.hermes_dir
+        with self._session.session(write=True) as vault:
             vault.store.require_writable()
             card = distill_source(vault, trace, node_id, source, export_dir)
             assert card.note is not None
             text = (vault.root / card.note.path).read_text(encoding="utf-8")
-        self.live.embed_later()
+        self._session.embed_later()
         return SkillCardResult(
             title=card.title,
             stack=card.stack,
@@ -405,7 +452,7 @@ class Service:
         (case-insensitive) and that `filters` select."""
         from k0maru.service.models import NoteEntry, NoteList
 
-        with self.live.session() as vault:
+        with self._session.session() as vault:
             docs = vault.store.list_documents()
             if filters:
                 allowed = filters.allowed(vault.store)
@@ -425,8 +472,8 @@ class Service:
         from k0maru.service.models import NoteText
         from k0maru.suggest import similar_notes
 
-        resolve_inside(self.vault.root, path)
-        with self.live.session(fresh=False) as vault:
+        resolve_inside(self._vault.root, path)
+        with self._session.session(fresh=False) as vault:
             doc = vault.store.document_by_path(path)
             if doc is None:
                 raise NotFoundError(
@@ -438,7 +485,7 @@ class Service:
                     ),
                 )
         data = read_regular(
-            resolve_inside(self.vault.root, doc.path), self.vault.settings.max_file_bytes
+            resolve_inside(self._vault.root, doc.path), self._vault.settings.max_file_bytes
         )
         if data is None:  # a FIFO, socket or device in its place is never opened for reading
             raise NotFoundError(
@@ -452,8 +499,8 @@ class Service:
         from k0maru.service.attachments import find_attachments, is_attachment_name
         from k0maru.service.models import NoteLink, NoteView
 
-        resolve_inside(self.vault.root, path)
-        with self.live.session() as vault:
+        resolve_inside(self._vault.root, path)
+        with self._session.session() as vault:
             doc = vault.store.document_by_path(path)
             if doc is None:
                 raise NotFoundError(f"no note {echo(path)} in the index")
@@ -461,7 +508,7 @@ class Service:
             back = vault.store.backlinks(doc.id)
             tags = vault.store.tags_of(doc.id)
         files = find_attachments(
-            self.vault.root,
+            self._vault.root,
             doc.path,
             {x["target"] for x in links if not x["path"] and is_attachment_name(x["target"])},
         )
@@ -483,18 +530,34 @@ class Service:
             backlinks=[NoteLink(path=b["path"], title=b["title"]) for b in back],
         )
 
-    def conventions(self) -> Conventions:
+    def conventions(self) -> VaultConventions:
         """The rules the vault's notes follow (folders, naming, templates), read from the vault."""
-        from k0maru.notes.conventions import ConventionSniffer
+        from dataclasses import asdict
 
-        return ConventionSniffer(self.vault.root, self.vault.settings.include).sniff()
+        from k0maru.notes.conventions import ConventionSniffer
+        from k0maru.service.models import KindConvention, VaultConventions
+
+        found = ConventionSniffer(self._vault.root, self._vault.settings.include).sniff()
+        return VaultConventions(
+            layout=found.layout,
+            rule_files=found.rule_files,
+            warnings=found.warnings,
+            kinds={
+                kind: KindConvention(
+                    **{k: v for k, v in asdict(rule).items() if k != "record"},
+                    record=asdict(rule.record) if rule.record else None,
+                    explained=rule.explain(),
+                )
+                for kind, rule in found.rules.items()
+            },
+        )
 
     # ---- index -----------------------------------------------------------------------------------
     def init(self) -> VaultInit:
         """The vault's folders and index created where missing."""
         from k0maru.service.models import VaultInit
 
-        with self.live.session(fresh=False, write=True) as vault:
+        with self._session.session(fresh=False, write=True) as vault:
             return VaultInit(vault=str(vault.root), done=vault.init())
 
     def scan(self, full: bool = False, rebuild: bool = False) -> ScanReport:
@@ -506,7 +569,7 @@ class Service:
         from k0maru.search.embedding import check_model
         from k0maru.service.models import SCAN_COUNTS, MovedIndex, ScanReport
 
-        with self.live.session(fresh=False, write=True) as vault:
+        with self._session.session(fresh=False, write=True) as vault:
             if full and not rebuild:  # a full scan also vouches for the file it rewrites
                 vault.store.require_sound()
             kept = _readable_offloads(vault) if rebuild else []
@@ -516,7 +579,7 @@ class Service:
             report = vault.index(
                 full=full or rebuild,
                 snapshot_first=False,
-                scan_progress=self.live.scan_progress,
+                scan_progress=self._session.scan_progress,
                 embed=False,
                 lexical=True,
             )
@@ -541,14 +604,14 @@ class Service:
         from k0maru.index.store import db_path
         from k0maru.service.models import VaultStatus
 
-        if not db_path(self.vault.root).exists():  # status only reports; it never creates an index
+        if not db_path(self._vault.root).exists():  # status only reports; it never creates an index
             raise K0maruError(
-                f"no index in {self.vault.root}; run `k0maru scan` (or `k0maru init`) there first"
+                f"no index in {self._vault.root}; run `k0maru scan` (or `k0maru init`) there first"
             )
         from k0maru.offload import records
         from k0maru.service import worker
 
-        with self.live.session(fresh=False) as vault:
+        with self._session.session(fresh=False) as vault:
             unfinished = vault.missing_notes()
             problems = [unfinished] if unfinished else []
             problems += [
@@ -567,10 +630,10 @@ class Service:
         from k0maru.service.attachments import missing_attachments
         from k0maru.service.models import DanglingLink, IndexGaps, SkippedFile
 
-        with self.live.session(fresh=False) as vault:
+        with self._session.session(fresh=False) as vault:
             skipped = [SkippedFile(path=p, why=why) for p, why in vault.skipped_files()]
             rows = vault.store.dangling_links(limit + 1)
-        missing = missing_attachments(self.vault.root, [(src, t) for t, src, _ in rows])
+        missing = missing_attachments(self._vault.root, [(src, t) for t, src, _ in rows])
         dangling = [
             DanglingLink(target=t, source=src, heading=h, attachment=(src, t) in missing)
             for t, src, h in rows[:limit]
@@ -582,7 +645,7 @@ class Service:
         """What the index lacks: files changed since the last scan, chunks without vectors."""
         from k0maru.service.models import IndexBacklog
 
-        with self.live.session(fresh=False) as vault:
+        with self._session.session(fresh=False) as vault:
             return IndexBacklog(
                 pending=vault.pending_changes(),
                 chunks_pending_embedding=(
@@ -594,7 +657,7 @@ class Service:
         """Where every link key of the vault leads (`LinkPaths.path_of`)."""
         from k0maru.service.models import LinkPaths
 
-        with self.live.session(fresh=False) as vault:
+        with self._session.session(fresh=False) as vault:
             return LinkPaths(
                 resolve=vault.store.link_resolver(),
                 paths={i: p for i, p, _ in vault.store.list_documents()},
@@ -673,7 +736,7 @@ def fit_budget(
         return result
 
     def trial(count: int, cap: int) -> RecallResult:
-        kept = [h.but(snippet=_cut(h.snippet, cap)) for h in result.hits[:count]]
+        kept = [h.but(snippet=shorten(h.snippet, cap, at_word=True)) for h in result.hits[:count]]
         return result.but(
             hits=kept,
             left_out=len(result.hits) - count,
@@ -702,7 +765,3 @@ def _largest(most: int, fits: Callable[[int], bool]) -> int:
         middle = (low + high + 1) // 2
         low, high = (middle, high) if fits(middle) else (low, middle - 1)
     return low
-
-
-def _cut(text: str, cap: int) -> str:
-    return text if len(text) <= cap else text[: cap - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"

@@ -28,8 +28,8 @@ from k0maru.errors import (
 )
 from k0maru.index.scanner import ProgressFn
 from k0maru.index.store import db_path
-from k0maru.index.vault import IndexReport, Vault
 from k0maru.service.watcher import ChangeWatcher
+from k0maru.wiring.vault import IndexReport, Vault
 
 log = logging.getLogger("k0maru.session")
 
@@ -246,6 +246,11 @@ class VaultSession:
         self._last_scan = time.monotonic()
         self._defer(report.scan.deferred)
         self.warnings = report.as_dict()["warnings"]
+        self._follow_up(report)
+
+    def _follow_up(self, report: IndexReport) -> None:
+        """After an index run: a server logs its new warnings once, embeds in a thread and asks the
+        worker for a due merge; a one-shot process asks the worker for both when it closes."""
         pending = self.vault.settings.embed and self.vault.store.has_unembedded_chunks()
         if self.embed == "thread":
             for w in self.warnings:
@@ -265,10 +270,9 @@ class VaultSession:
             and (pending or report.merge_due)
             and not self.vault.store.readonly
         ):
-            self._worker_wanted = (
-                True  # asked for on close: a query never waits for embeddings, nor shares
-            )
-            # the CPU with the worker's start-up while it answers
+            # asked for on close: a query never waits for embeddings, nor shares the CPU with the
+            # worker's start-up while it answers
+            self._worker_wanted = True
 
     def watch(self) -> None:
         """Servers: start the file watcher now, so that its watch is in place by the first request."""

@@ -201,7 +201,7 @@ def _catch_up(
 ) -> CatchUp:
     from k0maru.errors import IndexReplacedError
     from k0maru.index import db
-    from k0maru.index.vault import Vault
+    from k0maru.wiring.vault import Vault
 
     t0 = time.perf_counter()
     wanted, error = root / STATE_DIR / WANTED, root / STATE_DIR / ERROR

@@ -104,6 +104,14 @@ def test_an_offload_records_how_long_it_ran(
     assert code == 0 and f"{record['node_id']}  " in out and "  -  exit" in out
 
 
+def test_conventions_human_form_explains_each_kind(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "conventions", "--vault", str(demo), "--explain")
+    assert code == 0 and "layout:" in out and "evidence: AGENTS.md:" in out
+    assert "card      -> 20_Cards/" in out and "           folder: 20_Cards/" in out
+
+
 def test_conventions_and_flush(
     demo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -134,10 +142,10 @@ def test_flush_says_when_the_rules_template_was_refused(
     vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """#32 item 7: a refused template is one warning line from `flush` (stderr) and `flush_session`."""
-    from k0maru.index.vault import Vault
     from k0maru.mcp import render
     from k0maru.service.operations import Service
     from k0maru.service.session import VaultSession
+    from k0maru.wiring.vault import Vault
 
     monkeypatch.setenv("K0MARU_EMBED", "false")
     write(vault, "CONVENTIONS.md", "- card template: templates/ca\x00rd.md\n")

@@ -104,7 +104,7 @@ def test_bad_arguments_are_refused_before_any_work(
 @pytest.mark.parametrize("umask,mode", [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600)])
 def test_written_files_follow_the_umask(vault: Path, umask: int, mode: int) -> None:
     from k0maru.fsutil import atomic_write_text
-    from k0maru.index.vault import Vault
+    from k0maru.wiring.vault import Vault
 
     old = os.umask(umask)
     try:

@@ -15,9 +15,9 @@ import pytest
 
 from k0maru.console.app import create_app
 from k0maru.console.mermaid_svg import MermaidError, render
-from k0maru.index.vault import Vault
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
+from k0maru.wiring.vault import Vault
 from tests.helpers import png_pixels, write
 
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"

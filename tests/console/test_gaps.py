@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from k0maru.console.app import create_app
-from k0maru.index.vault import Vault
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
+from k0maru.wiring.vault import Vault
 from tests.helpers import write
 from tests.service.test_damage import offload
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from k0maru.console.app import create_app
-from k0maru.index.vault import Vault
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
+from k0maru.wiring.vault import Vault
 from tests.helpers import write
 
 HELP = """---

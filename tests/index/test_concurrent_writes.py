@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,9 +14,9 @@ import pytest
 from k0maru.config import load_settings
 from k0maru.index.scanner import IncrementalScanner
 from k0maru.index.store import Store
-from k0maru.index.vault import Vault
 from k0maru.index.walker import Entry
 from k0maru.search import vectors
+from k0maru.wiring.vault import Vault
 from tests.helpers import scan, write
 
 TEXTS = [
@@ -90,6 +90,15 @@ def test_a_scan_keeps_a_note_another_writer_indexed_after_its_walk(vault: Path) 
         assert set(store.cached_documents()) == {"n1.md", "n2.md", "flushed.md"}
 
 
+def repeat_until(stop: threading.Event, body: Callable[[], object], errors: list[str]) -> None:
+    """`body` run again and again until `stop` is set, each failure kept in `errors`."""
+    while not stop.is_set():
+        try:
+            body()
+        except Exception as exc:  # noqa: BLE001 - every failure is the finding
+            errors.append(repr(exc))
+
+
 @pytest.mark.slow
 def test_concurrent_writers_reuse_and_embed_without_wedging(vault: Path) -> None:
     """Notes whose text repeats written every few ms (some deleted) while two scans reuse vectors and an
@@ -101,14 +110,7 @@ def test_concurrent_writers_reuse_and_embed_without_wedging(vault: Path) -> None
     stop, errors = threading.Event(), []
 
     def guarded(body):  # type: ignore[no-untyped-def]
-        def run() -> None:
-            while not stop.is_set():
-                try:
-                    body()
-                except Exception as exc:  # noqa: BLE001 - every failure is the finding
-                    errors.append(repr(exc))
-
-        return run
+        return lambda: repeat_until(stop, body, errors)
 
     rng = random.Random(45)
     count = iter(range(10**6))

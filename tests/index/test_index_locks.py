@@ -45,10 +45,10 @@ def forget_trusted_index(root: Path) -> None:
 
 def test_no_code_path_drops_the_locks_of_a_held_connection(vault: Path) -> None:
     from k0maru.index import db
-    from k0maru.index.vault import Vault
     from k0maru.service import worker
     from k0maru.service.operations import Service, unchanged_scan
     from k0maru.service.session import VaultSession
+    from k0maru.wiring.vault import Vault
 
     for i in range(5):
         write(vault, f"notes/n{i}.md", f"# Note {i}\n\nLease renewal and SQLITE_BUSY, note {i}.\n")

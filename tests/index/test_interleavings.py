@@ -33,10 +33,10 @@ from k0maru.config import load_settings
 from k0maru.index.markdown import hash_bytes
 from k0maru.index.scanner import IncrementalScanner
 from k0maru.index.store import Store
-from k0maru.index.vault import Vault
 from k0maru.index.walker import Entry
 from k0maru.search import vectors
 from k0maru.search.embedding import Embedder
+from k0maru.wiring.vault import Vault
 from tests.helpers import wait_for_worker, write
 
 NAMES = ["a.md", "b.md", "c.md", "d.md", "sub/e.md", "sub/f.md"]

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from k0maru.index import snapshot
-from k0maru.index.vault import Vault
 from k0maru.index.walker import settled
 from k0maru.layout import STATE_DIR
+from k0maru.wiring.vault import Vault
 from tests.helpers import write
 
 AN_HOUR_NS = 3600 * 10**9

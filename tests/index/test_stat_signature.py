@@ -8,7 +8,7 @@ from pathlib import Path
 
 from k0maru.index import snapshot
 from k0maru.index.store import Store
-from k0maru.index.vault import Vault
+from k0maru.wiring.vault import Vault
 from tests.helpers import scan, write
 
 

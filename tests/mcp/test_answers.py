@@ -49,9 +49,9 @@ def call(service: Service, body: Callable[[Client], Awaitable[Any]]) -> Any:
 
 def offload_log(vault: Path, name: str, command: str) -> str:
     """Offload a captured log as `k0maru offload` does with piped input; its node id."""
-    from k0maru.index.vault import Vault
     from k0maru.offload import records
     from k0maru.offload.runner import run_offload
+    from k0maru.wiring.vault import Vault
 
     with Vault.open(vault, writes_state=True) as v, (LOGS / name).open("rb") as log:
         outcome = run_offload(
@@ -75,7 +75,7 @@ def test_every_tool_is_annotated_and_named_in_the_instructions(service: Service)
     text = instructions()
     for t in tools:
         a = t.annotations
-        # idempotent, each: the engine runs a call again when its engine died under it (mcp/engine.py)
+        # idempotent, each: a host may send a call again
         assert a is not None and a.open_world_hint is False and a.idempotent_hint is True
         assert a.read_only_hint is (t.name not in ("flush_session", "distill_session_skill"))
         assert a.read_only_hint or a.destructive_hint is False
@@ -223,7 +223,7 @@ def test_read_note_range_heading_and_budget(demo: Path) -> None:
 
 
 def test_resources_come_a_page_at_a_time(tmp_path: Path) -> None:
-    from k0maru.index.vault import Vault
+    from k0maru.wiring.vault import Vault
 
     root = tmp_path / "many"
     for i in range(PAGE_SIZE + 57):
@@ -334,15 +334,15 @@ def test_a_short_text_is_counted_exactly_without_building_tiktokens_encoder() ->
 @pytest.mark.slow
 def test_the_first_answer_builds_the_token_counter_once(demo: Path) -> None:
     """After the warm-up, a recall and its text block need no second build of the counter over the whole
-    vocabulary (a separator outside the bytes it covers once cost the first answer 1.6 s)."""
+    vocabulary (a separator outside the bytes it covers once built it twice for the first answer)."""
     import subprocess
     import sys
 
     code = (
-        "from k0maru import llm_tokens\nfrom k0maru.mcp.engine import warm_up\n"
+        "from k0maru import llm_tokens\n"
         "from k0maru.mcp import render\nfrom k0maru.mcp.tools import recall_memory\n"
         "from k0maru.service.operations import Service\n"
-        f"svc = Service.open({str(demo)!r})\nwarm_up(svc)\nbuilt = llm_tokens.loaded_vocabulary()\n"
+        f"svc = Service.open({str(demo)!r})\nsvc.warm_up()\nbuilt = llm_tokens.loaded_vocabulary()\n"
         "r = recall_memory(svc, 'SQLITE_BUSY during the nightly backup')\n"
         "llm_tokens.count_tokens(render.recall_text(r))\n"
         "print(built, llm_tokens.loaded_vocabulary(), len(r.hits))\nsvc.close()\n"
@@ -368,19 +368,17 @@ def test_the_loadout_fits_its_budget_in_either_part(service: Service) -> None:
 
 
 def test_the_model_loads_beside_the_warm_up(demo: Path) -> None:
-    """The engine starts loading the embedding model in a thread of its own (onnxruntime builds its
+    """A server starts loading the embedding model in a thread of its own (onnxruntime builds its
     session without the interpreter lock); none is started with embeddings off."""
-    from k0maru.mcp.engine import load_model_early
-
     with Service.open(str(demo)) as svc:
-        thread = load_model_early(svc)
+        thread = svc.load_model_early()
         assert thread is not None
         thread.join(timeout=60)
-        vault = svc.live.vault
+        vault = svc._vault
         assert vault._embedder_loaded and vault._embedder is not None
         assert vault.embedder is vault._embedder  # the warm-up and the first query take this one
     with Service.open(str(demo), settings={"embed": False}) as svc:
-        assert load_model_early(svc) is None
+        assert svc.load_model_early() is None
 
 
 def test_inspect_log_node_pages_matches_and_greps_within_lines(

@@ -56,8 +56,8 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
         capture_output=True,
         check=False,
     )
-    from k0maru.index.vault import Vault
     from k0maru.offload import records
+    from k0maru.wiring.vault import Vault
 
     with Vault.open(demo) as v:
         node = records.list_all(v.store)[0].node_id
@@ -253,7 +253,7 @@ def test_errors_are_tool_errors_and_server_survives(demo: Path) -> None:
 
 
 def test_protocol_errors_carry_the_specs_codes_over_stdio(demo: Path) -> None:
-    """Through the engine process and stdio: a note that does not exist is -32002 (the client speaks
+    """Over stdio: a note that does not exist is -32002 (the client speaks
     MCP 2025-11-25) with its URI and the path meant; an unknown tool is -32602 naming the tools."""
     from mcp.shared.exceptions import MCPError
 
@@ -281,7 +281,7 @@ def test_protocol_errors_carry_the_specs_codes_over_stdio(demo: Path) -> None:
 def test_concurrent_reindex_during_calls(demo: Path) -> None:
     """A writer rewrites notes and rescans while the agent calls recall: no error reaches the agent."""
     writer_code = (
-        "import sys, time; from pathlib import Path; from k0maru.index.vault import Vault\n"
+        "import sys, time; from pathlib import Path; from k0maru.wiring.vault import Vault\n"
         "root = Path(sys.argv[1])\n"
         "for i in range(12):\n"
         "    (root / f'hook-note-{i % 3}.md').write_text(f'# Hook {i}\\nlease renewal churn {i}\\n')\n"
@@ -421,10 +421,10 @@ def test_the_warm_up_loads_the_model_only_for_an_index_with_vectors(
 
     def warm(vault: Path) -> list[str]:
         code = (
-            "import gc\nfrom k0maru.mcp.engine import warm_up\n"
+            "import gc\n"
             "from k0maru.service.operations import Service\n"
-            f"gc.disable()\nsvc = Service.open({str(vault)!r}, embed='off')\nwarm_up(svc)\n"
-            "print(svc.vault._embedder_loaded, gc.isenabled(), gc.get_freeze_count() > 0)\n"
+            f"gc.disable()\nsvc = Service.open({str(vault)!r}, embed='off')\nsvc.warm_up()\n"
+            "print(svc._vault._embedder_loaded, gc.isenabled(), gc.get_freeze_count() > 0)\n"
             "svc.close()\n"
         )
         r = subprocess.run(
@@ -441,14 +441,14 @@ def test_the_warm_up_loads_the_model_only_for_an_index_with_vectors(
 
 def test_the_warm_up_loads_the_token_counter_for_the_vaults_scripts(tmp_path: Path) -> None:
     """The first answer is fitted without building the counter again: the warm-up builds it for what a
-    sample of the vault's chunks holds (on 38k tldr pages in 40 languages the first recall took 0.74 s
-    when it was widened then, 0.16 s with it built while idle); an English vault keeps the smaller one."""
+    sample of the vault's chunks holds (widening it at the first recall made that recall wait); an
+    English vault keeps the smaller one."""
 
     def warm(vault: Path, passage: Path) -> tuple[int, int]:
         code = (
-            "from k0maru import llm_tokens\nfrom k0maru.mcp.engine import warm_up\n"
+            "from k0maru import llm_tokens\n"
             "from k0maru.service.operations import Service\n"
-            f"svc = Service.open({str(vault)!r})\nwarm_up(svc)\nloaded = llm_tokens.loaded_vocabulary()\n"
+            f"svc = Service.open({str(vault)!r})\nsvc.warm_up()\nloaded = llm_tokens.loaded_vocabulary()\n"
             f"llm_tokens.count_tokens(open({str(passage)!r}, encoding='utf-8').read())\n"
             "print(loaded, llm_tokens.loaded_vocabulary())\nsvc.close()\n"
         )

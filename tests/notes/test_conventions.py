@@ -10,7 +10,7 @@ def test_a_server_flush_never_waits_for_a_stale_sniff(tmp_path: Path) -> None:
     them again; only a process's first flush sniffs in line."""
     import time
 
-    from k0maru.index.vault import CONVENTIONS_TTL_S, Vault
+    from k0maru.wiring.vault import CONVENTIONS_TTL_S, Vault
 
     root = tmp_path / "v"
     (root / "decisions").mkdir(parents=True)

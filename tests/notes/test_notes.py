@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from k0maru.index.markdown import split_frontmatter
-from k0maru.index.vault import Vault
 from k0maru.notes.conventions import ConventionSniffer
 from k0maru.notes.flush import FlushEngine
+from k0maru.wiring.vault import Vault
 from tests.helpers import DEMO_VAULT, errors, write
 
 DATA = Path(__file__).parents[1] / "data" / "logs"

@@ -55,8 +55,8 @@ def test_a_daily_note_of_another_day_is_that_days_note(vault: Path) -> None:
 def test_a_markdown_link_to_a_note_elsewhere_is_relative_to_the_new_note(vault: Path) -> None:
     """Records that link `[guide](../guide/setup.md)` get links a repository renders: the related
     note's path relative to the new record's folder, whichever way the note was named."""
-    from k0maru.index.vault import Vault
     from k0maru.notes.flush import flush_indexed
+    from k0maru.wiring.vault import Vault
 
     for n in (1, 2):
         write(

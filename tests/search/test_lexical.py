@@ -9,8 +9,8 @@ import pytest
 
 from k0maru.index.store import BM25_MERGE_MIN as MERGE_MIN
 from k0maru.index.store import Bm25State
-from k0maru.index.vault import Vault
 from k0maru.search.lexical import LexicalCache
+from k0maru.wiring.vault import Vault
 from tests.helpers import write
 
 
@@ -125,7 +125,7 @@ def test_a_scan_with_no_merge_due_does_not_load_the_lexical_index(indexed: Path)
     import sys
 
     code = (
-        "import sys; from k0maru.index.vault import Vault\n"
+        "import sys; from k0maru.wiring.vault import Vault\n"
         f"with Vault.open({str(indexed)!r}) as v: v.index(embed=False, lexical=True)\n"
         "print('bm25s' in sys.modules, 'numpy' in sys.modules)"
     )

@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from k0maru.index.vault import Vault
 from k0maru.search.recall import fuse
 from k0maru.search.terms import INDEX, SURFACE, tokenize
+from k0maru.wiring.vault import Vault
 from tests.helpers import write
 
 SYMBOL_NOTES = {

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from k0maru.index.store import BM25_MERGE_MIN, Store
-from k0maru.index.vault import Vault
 from k0maru.service import worker
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
+from k0maru.wiring.vault import Vault
 from tests.helpers import write
 
 pytestmark = pytest.mark.slow  # a delta past the merge threshold: 2,000+ notes

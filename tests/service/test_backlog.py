@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from k0maru.index.vault import Vault
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
+from k0maru.wiring.vault import Vault
 from tests.helpers import wait_for_worker, write
 
 
@@ -40,7 +40,7 @@ def test_a_flush_returns_when_its_note_is_searchable_not_after_the_backlog(vault
         elapsed = time.perf_counter() - t0
         hits = svc.recall("markerquorum", mode="bm25").hits
         assert [h.path for h in hits] == [out.path]
-        assert svc.vault.store.unembedded_chunks() > pending / 2  # vectors follow, not before
+        assert svc._vault.store.unembedded_chunks() > pending / 2  # vectors follow, not before
         print(f"one-note flush behind {pending} pending chunks: {elapsed * 1000:.0f} ms")
 
 

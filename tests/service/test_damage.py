@@ -13,10 +13,10 @@ import pytest
 from k0maru.errors import IndexCorruptError
 from k0maru.index import db
 from k0maru.index.store import db_path
-from k0maru.index.vault import Vault
 from k0maru.offload import records
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
+from k0maru.wiring.vault import Vault
 from tests.helpers import write
 
 

@@ -13,9 +13,9 @@ import pytest
 from k0maru.config import load_settings
 from k0maru.index.scanner import IncrementalScanner
 from k0maru.index.store import Store
-from k0maru.index.vault import Vault
 from k0maru.service.operations import Service
 from k0maru.service.session import READ_INDEX_LIMIT, VaultSession
+from k0maru.wiring.vault import Vault
 from tests.helpers import wait_for_worker, write
 
 BACKLOG = 2000
@@ -56,7 +56,7 @@ def test_a_server_answers_at_once_behind_a_backlog_and_the_worker_indexes_it(
             t0 = time.perf_counter()
             first = svc.recall("markeredit", mode="bm25")
             first_s = time.perf_counter() - t0
-            indexed = len(svc.vault.store.list_documents())
+            indexed = len(svc._vault.store.list_documents())
             assert [h.path for h in first.hits] == ["notes/edited.md"]  # the edit is searchable
             assert indexed <= 1 + READ_INDEX_LIMIT, indexed  # not the backlog
             assert any("not indexed yet" in w for w in first.warnings), first.warnings
@@ -65,7 +65,7 @@ def test_a_server_answers_at_once_behind_a_backlog_and_the_worker_indexes_it(
             flush_s = time.perf_counter() - t0
             assert [h.path for h in svc.recall("markerquorum", mode="bm25").hits] == [out.path]
             deadline = time.monotonic() + WORKER_BUDGET_S
-            while len(svc.vault.store.list_documents()) < BACKLOG + 3:
+            while len(svc._vault.store.list_documents()) < BACKLOG + 3:
                 assert time.monotonic() < deadline, "the worker did not index the backlog"
                 time.sleep(0.5)
             print(

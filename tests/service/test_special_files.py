@@ -11,9 +11,9 @@ import pytest
 
 from k0maru.cli.main import main
 from k0maru.errors import K0maruError
-from k0maru.index.vault import Vault
 from k0maru.service import worker
 from k0maru.service.operations import Service
+from k0maru.wiring.vault import Vault
 from tests.helpers import write
 
 

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from k0maru.index.store import Store
-from k0maru.index.vault import Vault
+from k0maru.wiring.vault import Vault
 
 
 def vectors_of(root: Path) -> dict[str, bytes]:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from k0maru.index.vault import Vault
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
+from k0maru.wiring.vault import Vault
 from tests.helpers import write
 
 
@@ -21,7 +21,7 @@ def test_an_edit_is_found_by_the_next_request(vault: Path) -> None:
     # a server's session: at most one walk per 2 s without a watcher
     with Service(VaultSession(Vault.open(vault, embed=False))) as svc:
         assert svc.recall("lease renewal", mode="bm25").hits
-        assert svc.live._watcher is not None and svc.live._watcher.running
+        assert svc._session._watcher is not None and svc._session._watcher.running
         waits = []
         for i in range(5):
             write(vault, f"notes/new{i}.md", f"# New {i}\n\nmarkerfresh{i} just written.\n")
@@ -129,7 +129,7 @@ def test_an_edit_is_found_by_the_very_next_request(vault: Path) -> None:
     with Service(VaultSession(Vault.open(vault, embed=False))) as svc:
         assert svc.recall("lease renewal", mode="bm25").hits
         deadline = time.monotonic() + 5
-        while svc.live._watcher is None or not svc.live._watcher._ready.is_set():
+        while svc._session._watcher is None or not svc._session._watcher._ready.is_set():
             assert time.monotonic() < deadline
             time.sleep(0.02)
         svc.recall("lease renewal", mode="bm25")  # the walk that follows the watch's start

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from k0maru.index.vault import Vault
 from k0maru.service import worker
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
+from k0maru.wiring.vault import Vault
 from tests.helpers import wait_for_worker, write
 from tests.service.test_backlog import backlog_vault
 
@@ -31,14 +31,14 @@ def test_a_servers_embedder_hands_over_to_a_requested_worker(vault: Path) -> Non
     backlog_vault(vault, 300)
     try:
         with Service(VaultSession(Vault.open(vault), embed="thread")) as svc:
-            svc.live.embed_later()
+            svc._session.embed_later()
             wait(lambda: worker.running(vault), "the embedding thread never took the worker lock")
             assert not worker.request(vault)  # a git hook asks while the server embeds
-            thread = svc.live._embedder_thread
+            thread = svc._session._embedder_thread
             assert thread is not None
             thread.join(BUDGET_S)
             assert not thread.is_alive()
-            left = svc.vault.store.unembedded_chunks()
+            left = svc._vault.store.unembedded_chunks()
             assert left > 0, "the server embedded everything before the worker got its turn"
             wait(lambda: not worker.wanted(vault), "no worker took the request")
     finally:
