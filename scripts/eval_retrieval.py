@@ -42,6 +42,7 @@ REPO = Path(__file__).resolve().parents[1]
 EVAL = REPO / "examples" / "eval"
 CACHE = REPO / ".cache-data" / "eval"
 HELD_OUT = ["ruff", "clippy", "tldr-pages", "man", "mypy-docs", "rust-by-example"]
+VAULTS = ["obsidian-help", "obsidian-help-es"]  # vault-shaped: short pages, hubs, translations
 SMOKE = {"tidewater": REPO / "examples/vault", "opskb": None, "devkb": None, "tldr": None}
 KINDS = ("natural", "code", "keywords", "deep")
 K = 10
@@ -135,7 +136,7 @@ def materialise(folder: Path, vault: Path | None, work: Path) -> tuple[Path, dic
     target = work / "vault"
     mapping = {}
     for doc, text in documents(ls).items():
-        path = doc if ls.vault is not None else f"{doc}.md"
+        path = file_path(ls, doc)
         (target / path).parent.mkdir(parents=True, exist_ok=True)
         (target / path).write_text(text, encoding="utf-8")
         mapping[path] = doc
@@ -168,8 +169,16 @@ def documents(ls: LabelledSet) -> dict[str, str]:
     for line in ls.corpus.read_text(encoding="utf-8").splitlines():
         if line.strip():
             row = json.loads(line)
-            docs[row["_id"]] = f"# {row.get('title') or row['_id']}\n\n{row['text']}\n"
+            if row.get("vault"):  # a vault-shaped set: the file as it is, at its path
+                docs[row["_id"]] = row["text"]
+            else:
+                docs[row["_id"]] = f"# {row.get('title') or row['_id']}\n\n{row['text']}\n"
     return docs
+
+
+def file_path(ls: LabelledSet, doc: str) -> str:
+    """Where a corpus document is written in the set's vault."""
+    return doc if ls.vault is not None or doc.endswith(".md") else f"{doc}.md"
 
 
 def cached_vault(ls: LabelledSet, docs: dict[str, str], fresh: bool) -> tuple[Path, dict[str, str]]:
@@ -177,7 +186,7 @@ def cached_vault(ls: LabelledSet, docs: dict[str, str], fresh: bool) -> tuple[Pa
     root = CACHE / ls.name / "vault"
     stamp = CACHE / ls.name / "vault.stamp"
     digest = hashlib.sha1(json.dumps(docs, sort_keys=True).encode()).hexdigest()
-    mapping = {doc if ls.vault is not None else f"{doc}.md": doc for doc in docs}
+    mapping = {file_path(ls, doc): doc for doc in docs}
     if fresh or not stamp.exists() or stamp.read_text() != digest:
         shutil.rmtree(root, ignore_errors=True)
         for path, doc in mapping.items():
@@ -460,7 +469,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="also write the report here")
     ap.add_argument("--markdown", type=Path, help="also write the figures table here")
     args = ap.parse_args()
-    names = args.set or (list(SMOKE) if args.smoke else HELD_OUT)
+    names = args.set or (list(SMOKE) if args.smoke else HELD_OUT + VAULTS)
     folders = [Path(n) if "/" in n else EVAL / n for n in names]
     runs = {**RUNS, **(SWEEP if args.sweep else {})}
     reports, done = [], []
