@@ -73,6 +73,21 @@ class Settings:
         "as code (the bundled English model reads it as fragments); off for a "
         "multilingual model_path",
     )
+    bm25_whole_note: float = setting(
+        0.5,
+        "BM25's evidence for a note: this share from the whole note (its chunks' scores over "
+        "its chunk count), the rest from its best chunk; chosen on the vault-shaped dev halves "
+        "(docs/search.md)",
+        ge=0,
+        le=1,
+    )
+    bm25_note_length_power: float = setting(
+        1.0,
+        "... the whole-note score divides the sum of the chunks' scores by the chunk count to "
+        "this power (1: their mean; 0: their sum, which favours long hub pages)",
+        ge=0,
+        le=1,
+    )
     pool_min: int = setting(
         50,
         "documents each channel brings to hybrid ranking (more when --limit is larger); fixed, so the "

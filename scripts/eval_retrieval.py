@@ -62,6 +62,17 @@ SWEEP: dict[str, tuple[str, dict[str, Any]]] = {
     },
     **{f"w_code {w:g}": ("hybrid", {**NO_FLOOR, "bm25_weight_code": w}) for w in (0.5, 0.9)},
     **{f"graph {b:g}": ("hybrid", {**NO_FLOOR, "graph_boost": b}) for b in (0.1, 0.3)},
+    # a note's BM25 evidence: its best chunk and the whole note mixed (issue #41)
+    **{
+        f"{mode} note {w:g}^{p:g}": (
+            mode,
+            {**NO_FLOOR, "bm25_whole_note": w, "bm25_note_length_power": p},
+        )
+        for mode in ("bm25", "hybrid")
+        for w in (0.0, 0.25, 0.5, 0.75, 1.0)
+        for p in (0.5, 1.0)
+        if w or p == 1.0
+    },
 }
 # off-topic queries for a set: the dev queries of a set from another domain, and two from issue #26
 OFF_TOPIC_FROM = {
@@ -312,6 +323,74 @@ def run_set(ls: LabelledSet, runs: dict[str, tuple[str, dict[str, Any]]], fresh:
         ls.runs[BASELINES[2]] = {q: rrf(b[q], d[q]) for q in ls.queries}
 
 
+COVERAGES = (0.0, 0.1, 0.5, 0.9, 1.0)
+
+
+def pending_table(ls: LabelledSet, half: str = "dev") -> None:
+    """nDCG@10 of hybrid and of BM25 alone while only part of the vault has vectors (issue #41): a copy
+    of the set's indexed vault loses the vectors of a seeded sample of its notes, as notes written
+    since the last embedding run would lack them; the same sample grows with the coverage."""
+    import random
+    import tempfile
+
+    docs = documents(ls)
+    root, mapping = cached_vault(ls, docs, fresh=False)
+    qrels = ls.halves[half]
+    print(f"\n== {ls.name}, {half} half: nDCG@10 while vectors are pending")
+    print(f"{'embedded':>9}  {'hybrid':>7}  {'bm25':>7}  {'hybrid - bm25':>13}")
+    order = sorted(mapping)
+    random.Random(26).shuffle(order)
+    for coverage in COVERAGES:
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / "vault"
+            shutil.copytree(root, copy)
+            with Vault.open(copy) as v:
+                drop = order[round(coverage * len(order)) :]
+                unembed(v, drop)
+                embedder = QueryMemo(v.embedder)
+                recall = Recall(v.store, v.settings, lambda e=embedder: (e, None))
+                score = {}
+                for mode in ("hybrid", "bm25"):
+                    score[mode] = float(
+                        np.mean(
+                            [
+                                ndcg_at(
+                                    [
+                                        mapping.get(h.path, h.path)
+                                        for h in recall.search(
+                                            ls.queries[q][0], limit=K, mode=mode
+                                        ).hits
+                                    ],
+                                    qrels[q],
+                                )
+                                for q in sorted(qrels)
+                            ]
+                        )
+                    )
+        diff = score["hybrid"] - score["bm25"]
+        print(f"{coverage:>9.0%}  {score['hybrid']:>7.3f}  {score['bm25']:>7.3f}  {diff:>+13.3f}")
+    sys.stdout.flush()
+
+
+def unembed(v: Vault, paths: list[str]) -> None:
+    """The notes at `paths` lose their vectors, as if the embedding worker had not reached them."""
+    conn = v.store.conn
+    marks = ",".join("?" * len(paths))
+    ids = [
+        r[0]
+        for r in conn.execute(
+            f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.path IN ({marks})",
+            paths,
+        )
+    ]
+    for start in range(0, len(ids), 500):
+        part = ids[start : start + 500]
+        q = ",".join("?" * len(part))
+        conn.execute(f"DELETE FROM vec_chunks WHERE rowid IN ({q})", part)
+        conn.execute(f"UPDATE chunks SET embedded = 0 WHERE id IN ({q})", part)
+    conn.commit()
+
+
 def relevance_signals(v: Vault, embedder: Any) -> Callable[[str], tuple[float, float]]:
     """What Recall.answered reads for a query: the best chunk's cosine and the largest share of the
     query's words one chunk holds."""
@@ -466,6 +545,9 @@ def main() -> None:
     ap.add_argument("--smoke", action="store_true", help="the project's own sets instead")
     ap.add_argument("--sweep", action="store_true", help="also the tuning variants (read dev only)")
     ap.add_argument("--fresh", action="store_true", help="rebuild each set's vault and index")
+    ap.add_argument(
+        "--pending", action="store_true", help="also the pending-vector table (dev halves)"
+    )
     ap.add_argument("--json", type=Path, help="also write the report here")
     ap.add_argument("--markdown", type=Path, help="also write the figures table here")
     args = ap.parse_args()
@@ -480,6 +562,8 @@ def main() -> None:
         print_report(rep)
         reports.append(rep)
         done.append(ls)
+        if args.pending and "dev" in ls.halves:
+            pending_table(ls)
     calibrate(done)
     if args.json:
         args.json.write_text(json.dumps(reports, indent=1))
