@@ -56,10 +56,23 @@ def fuse(
 
 def pending_weight(w_bm25: float, coverage: float) -> float:
     """BM25's weight while only `coverage` of the chunks have a vector: the vector channel's share
-    shrinks with the share embedded, so a note without a vector competes on the BM25 evidence it has
-    (no vote is made up for it) against notes whose vector vote counts only as much as the channel
-    can say about this vault yet."""
-    return 1 - (1 - w_bm25) * coverage
+    shrinks with the square of the share embedded (chosen on the dev halves against the linear
+    share, scripts/eval_retrieval.py --pending), so a note without a vector competes on the BM25
+    evidence it has (no vote is made up for it) against notes whose vector vote counts only as much
+    as the channel can say about this vault yet."""
+    return 1 - (1 - w_bm25) * coverage**2
+
+
+def centred(
+    parts: dict[int, tuple[float, float]], unembedded: set[int]
+) -> dict[int, tuple[float, float]]:
+    """While vectors are pending: a vector part counts as it differs from the median candidate's with
+    a vector, and a candidate without one has none. A note without a vector then competes on its BM25
+    evidence alone, neither lifted by a made-up vote nor sunk below every note with a vector merely
+    for having none."""
+    have = sorted(v for d, (_, v) in parts.items() if d not in unembedded)
+    median = have[len(have) // 2] if have else 0.0
+    return {d: (b, 0.0 if d in unembedded else v - median) for d, (b, v) in parts.items()}
 
 
 def _checked(query: str, mode: str, limit: int) -> str:
@@ -247,13 +260,13 @@ class Recall:
     ) -> Gathered:
         """Each channel's pool of candidates (`channels` says which answered; "" when none could)."""
         gathered = Gathered(channels=mode)
-        chunk_k = (
-            pool * 4
-        )  # chunks per channel: enough to fill `pool` distinct documents in practice
-        if mode in ("bm25", "hybrid"):
-            self._gather_bm25(gathered, query, pool, chunk_k, allowed, surface=mode == "hybrid")
+        chunk_k = pool * 4  # chunks per channel: enough to fill `pool` notes in practice
         if mode in ("vector", "hybrid"):
             self._gather_vectors(gathered, query, pool, chunk_k, allowed, floor)
+        if mode in ("bm25", "hybrid"):
+            # BM25 matches words as written only where every note has a vector to read inflection
+            surface = gathered.channels == "hybrid" and not gathered.pending
+            self._gather_bm25(gathered, query, pool, chunk_k, allowed, surface)
         return gathered
 
     def _gather_bm25(
@@ -302,8 +315,8 @@ class Recall:
             gathered.coverage = 1 - gathered.pending / total
             gathered.warnings.append(
                 f"{gathered.pending:,} chunk(s) are not embedded yet: their notes compete on BM25 "
-                "alone, and the vector channel counts in proportion to the share embedded, until "
-                "the background worker adds their vectors"
+                "alone, and vectors count less the fewer notes have them, until the background "
+                "worker adds theirs"
             )
 
     def _vector_hits(
@@ -349,7 +362,9 @@ class Recall:
             w_bm25,
             vec_floor,
         )
-        fused = {d: b + v for d, (b, v) in parts.items() if b + v > 0}
+        if gathered.pending and channels == "hybrid":
+            parts = centred(parts, self._unembedded(gathered))
+        fused = {d: b + v for d, (b, v) in parts.items() if b > 0 or v > 0}
         boosts: dict[int, tuple[float, list[str]]] = {}
         if mode == "hybrid":  # a single-channel mode ranks by that channel alone
             boost = self.settings.graph_boost if graph_boost is None else graph_boost
@@ -366,6 +381,11 @@ class Recall:
             b_pos={d: i for i, d in enumerate(gathered.bm25_rank)},
             v_pos={d: i for i, d in enumerate(gathered.vec_rank)},
         )
+
+    def _unembedded(self, gathered: Gathered) -> set[int]:
+        """The BM25 candidates whose best chunk has no vector yet."""
+        best = {h.chunk_id: d for d, h in gathered.bm25_best.items()}
+        return {best[c] for c in self.store.unembedded_among(list(best))}
 
     def _ordered(self, ranked: Ranked, pool: int) -> list[int]:
         """The candidates best first; ties: exact lexical evidence first, then the title."""

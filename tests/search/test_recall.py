@@ -624,3 +624,16 @@ def test_a_note_first_in_both_channels_ranks_first_while_most_vectors_are_pendin
         if h.path != "tar.md":  # no vector: no vector rank, cosine or part
             assert h.vector_rank is None and h.cosine is None and h.vector_part == 0
     assert any("not embedded yet" in w for w in result.warnings)
+
+
+def test_hybrid_before_any_vector_ranks_as_bm25_alone(vault: Path) -> None:
+    """Hybrid matched words as written only (the vectors read inflection), even where no note had a
+    vector yet: `sync file` missed the note about syncing files that BM25 alone finds (#41)."""
+    write(vault, "sync.md", "# Syncing\nSyncing files between devices.\n")
+    write(vault, "other.md", "# Other\nA sync of one file.\n")
+    with Vault.open(vault) as v:
+        v.index(embed=False)
+        hybrid = v.recall.search("syncing files", limit=5).hits
+        bm25 = v.recall.search("syncing files", limit=5, mode="bm25").hits
+    assert [(h.path, h.score) for h in hybrid] == [(h.path, h.score) for h in bm25]
+    assert {h.path for h in hybrid} == {"sync.md", "other.md"}
