@@ -25,8 +25,9 @@ from k0maru.config import Settings
 from k0maru.errors import K0maruError
 from k0maru.index import copies, db
 from k0maru.index.chunk_store import Passage
+from k0maru.index.languages import CODES, detect
 from k0maru.index.store import Store
-from k0maru.search import lexical, vectors
+from k0maru.search import folding, lexical, vectors
 from k0maru.search.filters import Filters
 from k0maru.search.results import RecallHit, RecallResult
 from k0maru.search.snippets import snippet
@@ -73,6 +74,12 @@ def centred(
     have = sorted(v for d, (_, v) in parts.items() if d not in unembedded)
     median = have[len(have) // 2] if have else 0.0
     return {d: (b, 0.0 if d in unembedded else v - median) for d, (b, v) in parts.items()}
+
+
+def query_language(query: str) -> str | None:
+    """The ISO code of the language the query's function words name, or None when they name none."""
+    name = detect(query, min_score=1.0)
+    return next((code for code, n in CODES.items() if n == name), None) if name else None
 
 
 def _checked(query: str, mode: str, limit: int) -> str:
@@ -227,7 +234,8 @@ class Recall:
                 query=query, mode=mode, hits=[], pool=pool, warnings=gathered.warnings
             )
         ranked = self.rank(query, mode, gathered, floor, graph_boost)
-        top, folded = self.fold_copies(self._ordered(ranked, pool), limit)
+        lang = filters.lang if filters and filters.lang else query_language(query)
+        top, best_chunks, folded = self._fold(ranked, pool, limit, lang)
         refusal = self._refusal(query, top, ranked, floor)
         if refusal is not None:
             return RecallResult(
@@ -238,14 +246,13 @@ class Recall:
                 warnings=[refusal],
                 bm25_weight=ranked.w_bm25,
             )
-        best_chunks = passage_scores(
-            gathered.bm25_chunks, gathered.vec_chunks, set(top), ranked.w_bm25, ranked.vec_floor
-        )
         return RecallResult(
             query=query,
             mode=mode,
             hits=[
-                self._hit(ranked, d, best_chunks.get(d), folded.get(d, []), passage_chars)
+                self._hit(ranked, d, best_chunks.get(d), passage_chars).but(
+                    also_at=folded.also_at.get(d, []), also_in=folded.also_in.get(d, [])
+                )
                 for d in top
             ],
             pool=pool,
@@ -417,6 +424,32 @@ class Recall:
             return None
         return f"nothing in the vault answers {query[:80]!r}: {why}"
 
+    def _fold(
+        self, ranked: Ranked, pool: int, limit: int, lang: str | None
+    ) -> tuple[list[int], dict[int, int], folding.Folded]:
+        """The first `limit` candidates once copies, translations and copied passages are folded,
+        each one's best chunk, and what each folds (`folding`)."""
+        ordered, copies_of = self.fold_copies(self._ordered(ranked, pool), len(ranked.final))
+        rows = self.store.paths_and_frontmatter(ordered)
+        keys = {d: folding.translation_key(*rows[d]) for d in ordered}
+        ordered, also_in = folding.fold_translations(ordered, keys, lang)
+        wide = ordered[: 2 * limit]  # room for copied passages
+        g = ranked.gathered
+        best = passage_scores(
+            g.bm25_chunks, g.vec_chunks, set(wide), ranked.w_bm25, ranked.vec_floor
+        )
+        texts = {d: p.text for d in wide if d in best and (p := self.store.passage(best[d]))}
+        top, also_at = folding.fold_passages(wide, texts, {d: rows[d][0] for d in wide}, limit)
+        return (
+            top,
+            best,
+            folding.Folded(
+                top,
+                {d: also_in[d] for d in top if d in also_in},
+                {d: [*copies_of.get(d, []), *also_at.get(d, [])] for d in top},
+            ),
+        )
+
     def fold_copies(self, ranked: list[int], limit: int) -> tuple[list[int], dict[int, list[str]]]:
         """The first `limit` documents of `ranked` that are not a copy of a better-ranked one, and the
         paths of each one's copies among the candidates. A copy is near-identical: the same body but for
@@ -445,9 +478,7 @@ class Recall:
         lo, hi = self.settings.bm25_weight_words, self.settings.bm25_weight_code
         return lo + (hi - lo) * lexical_share(query, self.settings.other_scripts_lexical)
 
-    def _hit(
-        self, ranked: Ranked, doc_id: int, best_chunk: int | None, also_at: list[str], chars: int
-    ) -> RecallHit:
+    def _hit(self, ranked: Ranked, doc_id: int, best_chunk: int | None, chars: int) -> RecallHit:
         """One hit: its score and parts (only the parts that were added), and the passage of
         `best_chunk` (the document's chunk with the best fused score)."""
         g = ranked.gathered
@@ -474,7 +505,6 @@ class Recall:
             boost_links=reasons,
             heading=(passage.section or None) if passage else None,
             lines=_lines(passage),
-            also_at=also_at,
         )
 
     def _passage(
