@@ -74,10 +74,18 @@ class Settings:
         "multilingual model_path",
     )
     bm25_whole_note: float = setting(
-        0.5,
-        "BM25's evidence for a note: this share from the whole note (its chunks' scores over "
-        "its chunk count), the rest from its best chunk; chosen on the vault-shaped dev halves "
+        0.25,
+        "--mode bm25: a note's evidence takes this share from the whole note (its chunks' "
+        "scores over its chunk count), the rest from its best chunk, so a hub's one short "
+        "entry naming a term does not outrank the page about it; chosen on the dev halves "
         "(docs/search.md)",
+        ge=0,
+        le=1,
+    )
+    hybrid_whole_note: float = setting(
+        0.0,
+        "... the same share in hybrid, where the vectors already read the whole note; off: "
+        "on the dev halves it helped the help vault and ruff but cost man pages more",
         ge=0,
         le=1,
     )

@@ -64,14 +64,9 @@ SWEEP: dict[str, tuple[str, dict[str, Any]]] = {
     **{f"graph {b:g}": ("hybrid", {**NO_FLOOR, "graph_boost": b}) for b in (0.1, 0.3)},
     # a note's BM25 evidence: its best chunk and the whole note mixed (issue #41)
     **{
-        f"{mode} note {w:g}^{p:g}": (
-            mode,
-            {**NO_FLOOR, "bm25_whole_note": w, "bm25_note_length_power": p},
-        )
-        for mode in ("bm25", "hybrid")
+        f"{mode} note {w:g}": (mode, {**NO_FLOOR, f"{key}_whole_note": w})
+        for mode, key in (("bm25", "bm25"), ("hybrid", "hybrid"))
         for w in (0.0, 0.25, 0.5, 0.75, 1.0)
-        for p in (0.5, 1.0)
-        if w or p == 1.0
     },
 }
 # off-topic queries for a set: the dev queries of a set from another domain, and two from issue #26

@@ -287,7 +287,8 @@ class Recall:
     ) -> None:
         """In hybrid the vectors match inflection and paraphrase; BM25 adds exact evidence (terms.py)."""
         s = self.settings
-        evidence = lexical.NoteEvidence(s.bm25_whole_note, s.bm25_note_length_power)
+        share = s.hybrid_whole_note if gathered.channels == "hybrid" else s.bm25_whole_note
+        evidence = lexical.NoteEvidence(share, s.bm25_note_length_power)
         notes, gathered.bm25_chunks = self.lexical.get(self.store).search_notes(
             query, pool, chunk_k, evidence, allowed, surface=surface
         )

@@ -542,11 +542,22 @@ GLOSSARY_TERMS = {
     "Ribbon": "The ribbon holds buttons for common actions.",
     "Command": "A command is an action you run from the palette or a hotkey.",
     "Plugin": "A plugin adds features; core plugins ship with the app.",
+    "Canvas": "A canvas lays notes out on an infinite board.",
+    "Property": "A property is a field in a note's frontmatter.",
+    "Tag": "A tag is a keyword that groups notes.",
+    "Template": "A template is a note copied into new notes.",
+    "Link": "A link points from one note to another.",
+    "Embed": "An embed shows another note inside this one.",
+    "Graph": "The graph shows notes and the links between them.",
+    "Sidebar": "A sidebar holds panels beside the main area.",
+    "Workspace": "A workspace is a saved layout of panes.",
+    "Theme": "A theme changes how the app looks.",
 }
 
 
 def _help_vault(vault: Path) -> None:
-    """A help vault: a glossary whose short entries each name a term, and the page about each."""
+    """A help vault: a glossary whose short entries each name a term (sixteen; the real one has
+    about thirty), and the page about one of them."""
     write(
         vault,
         "Getting started/Glossary.md",
@@ -556,7 +567,7 @@ def _help_vault(vault: Path) -> None:
     write(
         vault,
         "User interface/Hotkeys.md",
-        "Hotkeys let you run commands without leaving the keyboard, and you can change them.\n\n"
+        "A hotkey runs a command without leaving the keyboard; you can change each hotkey.\n\n"
         "## Set a hotkey\n\nOpen Settings, then choose the command in the list and press the keys "
         "you want to use for it; a conflict with another command is shown in red.\n\n"
         "## Remove a hotkey\n\nSelect the cross next to the keys of the command you no longer want "
