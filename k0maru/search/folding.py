@@ -138,18 +138,24 @@ def fold_passages(
     ranked: Sequence[int], passages: dict[int, str], paths: dict[int, str], limit: int
 ) -> tuple[list[int], dict[int, list[str]]]:
     """The first `limit` of `ranked` whose passage is not word for word (case, spacing and heading
-    lines aside) the passage of a better-ranked kept one, and the paths of those folded into each."""
-    seen: dict[str, int] = {}
+    lines aside) the passage of a better-ranked kept one in another folder, and the paths of those
+    folded into each. Another folder: a README or guide that embeds a page, not notes of one folder
+    that share a template's boilerplate section (ADRs, lint rules), which stay answers of their own."""
+    seen: dict[tuple[str, str], int] = {}
     kept: list[int] = []
     also_at: dict[int, list[str]] = {}
     for d in ranked:
-        text = _HEADING.sub("", passages.get(d, ""))
-        text = " ".join(text.lower().split())
-        first = seen.get(text) if len(text) >= 40 else None  # a short line is no evidence of a copy
+        text = " ".join(_HEADING.sub("", passages.get(d, "")).lower().split())
+        folder = paths[d].rpartition("/")[0]
+        first = (  # a short line is no evidence of a copy
+            next((k for (t, f), k in seen.items() if t == text and f != folder), None)
+            if len(text) >= 40
+            else None
+        )
         if first is not None:
             also_at.setdefault(first, []).append(paths[d])
         elif len(kept) < limit:
             kept.append(d)
             if text:
-                seen[text] = d
+                seen.setdefault((text, folder), d)
     return kept, also_at

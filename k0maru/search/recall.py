@@ -287,7 +287,8 @@ class Recall:
     ) -> None:
         """In hybrid the vectors match inflection and paraphrase; BM25 adds exact evidence (terms.py)."""
         s = self.settings
-        share = s.hybrid_whole_note if gathered.channels == "hybrid" else s.bm25_whole_note
+        hybrid = gathered.channels == "hybrid" and not gathered.pending
+        share = s.hybrid_whole_note if hybrid else s.bm25_whole_note
         evidence = lexical.NoteEvidence(share, s.bm25_note_length_power)
         notes, gathered.bm25_chunks = self.lexical.get(self.store).search_notes(
             query, pool, chunk_k, evidence, allowed, surface=surface

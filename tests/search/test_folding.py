@@ -104,3 +104,12 @@ def test_lang_in_the_console_and_mcp(guide: Path) -> None:
         assert 'name="lang" value="es"' in page
         result = recall_memory(service, "ADR status", lang="ko")
     assert [h.path for h in result.hits] == ["locales/ko/status/index.md"]
+
+
+def test_notes_of_one_folder_sharing_a_boilerplate_passage_stay_apart() -> None:
+    """Lint rules (or ADRs) of one folder share a template's section: each is its own answer."""
+    shared = "## Options\n\nThis rule reads lint.flake8-unused-arguments.ignore-variadic-names."
+    passages = {1: shared, 2: shared, 3: shared}
+    paths = {1: "rules/ARG002.md", 2: "rules/ARG003.md", 3: "README.md"}
+    kept, also = fold_passages([1, 2, 3], passages, paths, 5)
+    assert kept == [1, 2] and also == {1: ["README.md"]}
