@@ -541,7 +541,9 @@ def main() -> None:
     ap.add_argument("--sweep", action="store_true", help="also the tuning variants (read dev only)")
     ap.add_argument("--fresh", action="store_true", help="rebuild each set's vault and index")
     ap.add_argument(
-        "--pending", action="store_true", help="also the pending-vector table (dev halves)"
+        "--pending",
+        action="store_true",
+        help="also the pending-vector table (dev halves of the vault-shaped sets)",
     )
     ap.add_argument("--json", type=Path, help="also write the report here")
     ap.add_argument("--markdown", type=Path, help="also write the figures table here")
@@ -557,7 +559,7 @@ def main() -> None:
         print_report(rep)
         reports.append(rep)
         done.append(ls)
-        if args.pending and "dev" in ls.halves:
+        if args.pending and ls.name in VAULTS:
             pending_table(ls)
     calibrate(done)
     if args.json:
