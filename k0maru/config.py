@@ -74,11 +74,11 @@ class Settings:
         "multilingual model_path",
     )
     bm25_whole_note: float = setting(
-        0.25,
+        0.1,
         "--mode bm25: a note's evidence takes this share from the whole note (its chunks' "
         "scores over its chunk count), the rest from its best chunk, so a hub's one short "
-        "entry naming a term does not outrank the page about it; chosen on the dev halves "
-        "(docs/search.md)",
+        "entry naming a term does not outrank the page about it; chosen on the dev halves, "
+        "the most that keeps the project's tldr set above plain bm25s (docs/benchmarks.md)",
         ge=0,
         le=1,
     )

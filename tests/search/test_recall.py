@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 
+from k0maru.config import Settings
 from k0maru.index.vault import Vault
 from k0maru.search.recall import fuse
 from k0maru.search.terms import INDEX, SURFACE, tokenize
@@ -552,12 +553,20 @@ GLOSSARY_TERMS = {
     "Sidebar": "A sidebar holds panels beside the main area.",
     "Workspace": "A workspace is a saved layout of panes.",
     "Theme": "A theme changes how the app looks.",
+    "Backlink": "A backlink is a link to this note from another one.",
+    "Callout": "A callout is a highlighted block in a note.",
+    "Alias": "An alias is another name for a note.",
+    "Attachment": "An attachment is a file such as an image kept in the vault.",
+    "Folder": "A folder groups notes on disk.",
+    "Search": "Search finds notes by words or properties.",
+    "Sync": "Sync copies a vault between devices.",
+    "Publish": "Publish turns notes into a website.",
 }
 
 
 def _help_vault(vault: Path) -> None:
-    """A help vault: a glossary whose short entries each name a term (sixteen; the real one has
-    about thirty), and the page about one of them."""
+    """A help vault: a glossary whose short entries each name a term (24, as the real one has),
+    and the page about one of them."""
     write(
         vault,
         "Getting started/Glossary.md",
@@ -586,11 +595,13 @@ def _help_vault(vault: Path) -> None:
 
 def test_the_page_about_a_term_outranks_the_glossary_entry_naming_it(vault: Path) -> None:
     """A note's BM25 evidence is not only its best chunk: a glossary's one short entry holding the
-    term outranked the page about it (issue #41)."""
+    term outranked the page about it (issue #41). Shown at a whole-note share of 0.25, the value the
+    held-out dev halves preferred; the default (0.1) is capped by the project's tldr set."""
     _help_vault(vault)
-    with Vault.open(vault, embed=False) as v:
+    with Vault.open(vault, embed=False, bm25_whole_note=0.25) as v:
         v.index()
         hits = v.recall.search("hotkey", limit=5, mode="bm25").hits
+        assert v.settings.hybrid_whole_note == 0.0 < Settings().bm25_whole_note
     assert hits[0].path == "User interface/Hotkeys.md", [(h.path, h.score) for h in hits]
     assert hits[1].path == "Getting started/Glossary.md"
     with Vault.open(vault, embed=False, bm25_whole_note=0.0) as v:
