@@ -73,6 +73,29 @@ class Settings:
         "as code (the bundled English model reads it as fragments); off for a "
         "multilingual model_path",
     )
+    bm25_whole_note: float = setting(
+        0.1,
+        "--mode bm25: a note's evidence takes this share from the whole note (its chunks' "
+        "scores over its chunk count), the rest from its best chunk, so a hub's one short "
+        "entry naming a term does not outrank the page about it; chosen on the dev halves, "
+        "the most that keeps the project's tldr set above plain bm25s (docs/benchmarks.md)",
+        ge=0,
+        le=1,
+    )
+    hybrid_whole_note: float = setting(
+        0.0,
+        "... the same share in hybrid, where the vectors already read the whole note; off: "
+        "on the dev halves it helped the help vault and ruff but cost man pages more",
+        ge=0,
+        le=1,
+    )
+    bm25_note_length_power: float = setting(
+        1.0,
+        "... the whole-note score divides the sum of the chunks' scores by the chunk count to "
+        "this power (1: their mean; 0: their sum, which favours long hub pages)",
+        ge=0,
+        le=1,
+    )
     pool_min: int = setting(
         50,
         "documents each channel brings to hybrid ranking (more when --limit is larger); fixed, so the "

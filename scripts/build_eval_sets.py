@@ -45,6 +45,7 @@ class Built:
 
     docs: dict[str, tuple[str, str]] = field(default_factory=dict)
     queries: list[tuple[str, str, str, str]] = field(default_factory=list)
+    vault: bool = False  # documents are files written verbatim at their id (no title added)
 
 
 def run(*cmd: str) -> str:
@@ -322,6 +323,93 @@ def rust_by_example(args: argparse.Namespace) -> Built:
     return built
 
 
+OBSIDIAN_LANGS = ("en", "es")
+
+
+def _obsidian_pages(git_dir: Path, lang: str) -> dict[str, str]:
+    """Path under the language folder -> text, of obsidianmd/obsidian-help's Markdown pages."""
+    ls, show = git_reader(git_dir)
+    return {p.removeprefix(f"{lang}/"): show(p) for p in ls(lang) if p.endswith(".md")}
+
+
+def _without_description(page: str) -> tuple[str, str]:
+    """(the page's frontmatter `description`, the page with it removed from the frontmatter and
+    from the first body line that repeats it) -- the label's text never stays in its answer."""
+    m = re.search(r"^description: *(.*)\n", page, re.M)
+    if not m:
+        return "", page
+    desc = m.group(1).strip().strip("'\"")
+    page = page[: m.start()] + page[m.end() :]
+    if desc:
+        page = page.replace(desc, "", 1)
+    return desc, page
+
+
+def _glossary_queries(pages: dict[str, str], prefix: str) -> list[tuple[str, str, str, str]]:
+    """A glossary entry's term (its `##` heading) -> the first page its definition links to."""
+    by_name = {p.rsplit("/", 1)[-1].removesuffix(".md"): p for p in pages}
+    out = []
+    glossary = pages.get("Getting started/Glossary.md", "")
+    for m in re.finditer(r"^## (.+)\n((?:(?!^## ).*\n?)*)", glossary, re.M):
+        term, body = m.group(1).strip(), m.group(2)
+        targets = [t.strip() for t in re.findall(r"\[\[([^\]|#]+)[^\]]*\]\]", body)]
+        targets = [by_name[t] for t in targets if t in by_name]
+        if targets:
+            out.append((f"{prefix}gloss-{term}", term, "keywords", targets[0]))
+    return out
+
+
+def _question_queries(
+    pages: dict[str, str], prefix: str
+) -> tuple[list[tuple[str, str, str, str]], dict[str, str]]:
+    """A question heading (`### ...?`) -> its page, with the heading removed from the page."""
+    out, edited = [], {}
+    for path, text in pages.items():
+        for m in re.finditer(r"^#{2,6} (.+\?)[ \t]*$", text, re.M):
+            out.append((f"{prefix}faq-{len(out)}", m.group(1).strip(), "deep", path))
+            text = text.replace(m.group(0), "", 1)
+        edited[path] = text
+    return out, edited
+
+
+def obsidian_help(args: argparse.Namespace) -> Built:
+    """obsidianmd/obsidian-help's English vault (about 170 short pages, titles are file names, folders
+    by topic, a glossary, FAQ and overview pages) as it is. Queries: a page's frontmatter `description`
+    -> the page, the description removed from it; a glossary term -> each page its entry links to; a
+    question heading -> its page, the heading removed."""
+    pages = _obsidian_pages(args.obsidian, "en")
+    built = Built(vault=True)
+    questions, pages = _question_queries(pages, "obs-")
+    for path in sorted(pages):
+        desc, text = _without_description(pages[path])
+        if len(desc.split()) >= 3:
+            built.queries.append((f"obs-desc-{path}", desc, "natural", path))
+        built.docs[path] = ("", text)
+    built.queries += questions + _glossary_queries(pages, "obs-")
+    return built
+
+
+def obsidian_help_es(args: argparse.Namespace) -> Built:
+    """The English and Spanish folders of obsidianmd/obsidian-help in one vault (`en/...`, `es/...`,
+    a page and its translation share a `permalink`). Queries: each Spanish page's `description` (in
+    Spanish) -> that page, and the English description of the same permalink -> the English page; each
+    description is removed from its own page only, so the translation still holds its text."""
+    built = Built(vault=True)
+    described: dict[str, dict[str, tuple[str, str]]] = {}
+    for lang in OBSIDIAN_LANGS:
+        for path, page in _obsidian_pages(args.obsidian, lang).items():
+            desc, text = _without_description(page)
+            link = re.search(r"^permalink: *(\S+)", page, re.M)
+            if link and len(desc.split()) >= 3:
+                described.setdefault(link.group(1), {})[lang] = (f"{lang}/{path}", desc)
+            built.docs[f"{lang}/{path}"] = ("", text)
+    for link, langs in sorted(described.items()):
+        if len(langs) == len(OBSIDIAN_LANGS):
+            for lang, (doc, desc) in langs.items():
+                built.queries.append((f"obs{lang}-{link}", desc, "natural", doc))
+    return built
+
+
 SETS: dict[str, Callable[[argparse.Namespace], Built]] = {
     "ruff": ruff,
     "clippy": clippy,
@@ -330,16 +418,34 @@ SETS: dict[str, Callable[[argparse.Namespace], Built]] = {
     "man": man,
     "mypy-docs": mypy,
     "rust-by-example": rust_by_example,
+    "obsidian-help": obsidian_help,
+    "obsidian-help-es": obsidian_help_es,
 }
+# vault-shaped sets: the halves are split by source (every query of one judged page in one half)
+BY_SOURCE = {"obsidian-help", "obsidian-help-es"}
+
+
+def source(query: tuple[str, str, str, str]) -> str:
+    """The page a query was taken from: its judged document, or for a translation query the
+    permalink its id names (so a page and its translation fall in one half)."""
+    qid, _, _, doc = query
+    return qid.split("-", 1)[1] if qid.startswith(("obsen-", "obses-")) else doc
 
 
 def write_queries(name: str, built: Built) -> None:
-    """queries.jsonl and the seeded dev/test halves (each kind split evenly)."""
+    """queries.jsonl and the seeded dev/test halves: each kind split evenly, or for a vault-shaped
+    set split by source, every query taken from one page (or its translation) in one half."""
     folder = EVAL / name
     (folder / "qrels").mkdir(parents=True, exist_ok=True)
     rng = random.Random(SEED)
     halves: dict[str, list[tuple[str, str, str, str]]] = {"dev": [], "test": []}
-    for kind in KINDS:
+    if name in BY_SOURCE:
+        sources = sorted({source(q) for q in built.queries})
+        rng.shuffle(sources)
+        test = set(sources[: (len(sources) + rng.randrange(2)) // 2])
+        for q in built.queries:
+            halves["test" if source(q) in test else "dev"].append(q)
+    for kind in KINDS if name not in BY_SOURCE else ():
         of_kind = sorted(q for q in built.queries if q[2] == kind)
         rng.shuffle(of_kind)
         half = (len(of_kind) + rng.randrange(2)) // 2
@@ -368,7 +474,12 @@ def write_corpus(name: str, built: Built, out: Path) -> None:
     (out / name).mkdir(parents=True, exist_ok=True)
     with (out / name / "corpus.jsonl").open("w", encoding="utf-8") as fh:
         for doc, (title, text) in sorted(built.docs.items()):
-            fh.write(json.dumps({"_id": doc, "title": title, "text": text}, ensure_ascii=False))
+            row = (
+                {"_id": doc, "text": text, "vault": True}
+                if built.vault
+                else {"_id": doc, "title": title, "text": text}
+            )
+            fh.write(json.dumps(row, ensure_ascii=False))
             fh.write("\n")
 
 
@@ -379,6 +490,7 @@ def main() -> None:
     ap.add_argument("--tldr", type=Path, default=MIRRORS / "tldr-pages+tldr/repo")
     ap.add_argument("--mypy", type=Path, default=MIRRORS / "python+mypy/repo")
     ap.add_argument("--rbe", type=Path, default=MIRRORS / "rust-lang+rust-by-example/repo")
+    ap.add_argument("--obsidian", type=Path, default=MIRRORS / "obsidianmd+obsidian-help/repo")
     ap.add_argument("--out", type=Path, default=REPO / ".cache-data" / "eval")
     args = ap.parse_args()
     for name in args.set or list(SETS):

@@ -25,13 +25,15 @@ def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
     since: str | None,
     until: str | None,
     budget: int | None,
+    lang: str | None = None,
 ) -> int:
     if path and (path.startswith(("/", "\\")) or ".." in PurePosixPath(path).parts):
         raise K0maruError(
             f"--path {path[:80]!r} is not a folder inside the vault; give a vault path such as docs/adr/"
         )
-    filters = Filters(path, tag, kind, since, until)
-    filters.window()  # a bad date is refused before anything is opened or indexed
+    filters = Filters(path, tag, kind, since, until, lang)
+    filters.window()  # a bad date or language is refused before anything is opened or indexed
+    filters.language()
     if no_scan and not index_exists(vault):
         raise K0maruError(
             "no index yet, and --no-scan skips building it; run `k0maru scan` first "
@@ -87,6 +89,8 @@ def _print(result: RecallResult, explain: bool) -> None:
         say(f"    {hit.snippet}".replace("\n", "\n    "), "    ")
         if hit.also_at:
             say(f"    also at: {', '.join(hit.also_at)}", "    ")
+        if hit.also_in:
+            say(f"    also in: {', '.join(hit.also_in)}", "    ")
 
 
 def explained(hit: Any) -> str:
@@ -178,4 +182,9 @@ def register(add: Adder) -> None:
         "--until",
         metavar="WHEN",
         help="only notes dated on or before (frontmatter date, else mtime)",
+    )
+    p.add_argument(
+        "--lang",
+        metavar="CODE",
+        help="only notes in this language (ISO code: its stemmer's notes or its folder, e.g. es/)",
     )

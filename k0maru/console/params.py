@@ -13,7 +13,7 @@ from k0maru.service.models import Filters
 from k0maru.service.operations import Service
 
 MODES = ("hybrid", "bm25", "vector")
-FILTERS = ("path", "tag", "kind", "since", "until")
+FILTERS = ("path", "tag", "kind", "since", "until", "lang")
 
 
 def service() -> Service:
@@ -36,7 +36,7 @@ def number(name: str, default: Any, lo: float, hi: float, kind: type = int) -> A
 
 
 def filters_arg() -> Filters:
-    """?path=, ?tag=, ?kind=, ?since=, ?until= (each cut to 300 characters)."""
+    """?path=, ?tag=, ?kind=, ?since=, ?until=, ?lang= (each cut to 300 characters)."""
     return Filters(*(((request.args.get(k) or "").strip()[:300] or None) for k in FILTERS))
 
 
@@ -86,6 +86,7 @@ def search(args: dict[str, Any]) -> dict[str, Any]:
                     args["filters"].kind,
                     args["filters"].since,
                     args["filters"].until,
+                    args["filters"].lang,
                 ),
                 strict=True,
             )

@@ -137,6 +137,7 @@ class DocumentStore(BaseStore):
         kind: str | None = None,
         since: float | None = None,
         until: float | None = None,
+        lang: tuple[str | None, str] | None = None,
     ) -> set[int]:
         """Ids of the notes under `path_prefix`, tagged `tag` (or a nested `tag/...`), of `kind`, dated (the
         frontmatter date, else the file's mtime) within [since, until] in epoch seconds."""
@@ -150,6 +151,9 @@ class DocumentStore(BaseStore):
         if kind:
             where.append("d.kind = ?")
             args.append(kind.lower())
+        if lang is not None:  # (the stemmer's language: '' English, None none; the folder code)
+            where.append("(d.lang = ? OR '/' || lower(d.path) LIKE ?)")
+            args += [lang[0], f"%/{lang[1]}/%"]
         if since is not None:
             where.append("coalesce(d.note_date, d.mtime_ns / 1e9) >= ?")
             args.append(since)
@@ -231,6 +235,16 @@ class DocumentStore(BaseStore):
             f"SELECT id, path, copy_sig FROM documents WHERE id IN ({marks})", list(doc_ids)
         )
         return {int(i): (path, bytes(sig)) for i, path, sig in rows}
+
+    def paths_and_frontmatter(self, doc_ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+        """(path, frontmatter as JSON) of these documents: what tells recall which are translations."""
+        if not doc_ids:
+            return {}
+        marks = ",".join("?" * len(doc_ids))
+        rows = self.conn.execute(
+            f"SELECT id, path, frontmatter FROM documents WHERE id IN ({marks})", list(doc_ids)
+        )
+        return {int(i): (path, fm) for i, path, fm in rows}
 
     def path_and_title(self, doc_id: int) -> tuple[str, str]:
         path, title = self.conn.execute(

@@ -337,21 +337,48 @@ def note_date(frontmatter: dict[str, Any]) -> float | None:
     return None
 
 
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark: a backslash before ASCII punctuation
+_LEADING_NOISE = re.compile(r"\A(?:\s|<!--.*?-->)*", re.S)
+INDEX_PAGES = ("index", "readme")
+
+
+def clean_title(text: str) -> str:
+    """A heading as a title: HTML comments dropped, Markdown escapes resolved, one space between words."""
+    return " ".join(_ESCAPE.sub(r"\1", _COMMENT.sub(" ", text)).split())
+
+
+def note_title(frontmatter: dict[str, Any], body: str, rel_path: str) -> str:
+    """The frontmatter `title`; else the first level-1 heading outside code (a `# comment` in a fence is
+    none); else a heading of any level that opens the note; else the file name, or for an `index.md` /
+    `README.md` in a folder the folder's name."""
+    title = frontmatter.get("title")
+    if isinstance(title, str) and clean_title(title):
+        return clean_title(title)
+    starts = [(pos, clean_title(text), level) for pos, text, level in _heading_starts(body)]
+    starts = [h for h in starts if h[1]]
+    first = next((text for _, text, level in starts if level == 1), None)
+    opening = _LEADING_NOISE.match(body)
+    if first is None and starts and opening and starts[0][0] == opening.end():
+        first = starts[0][1]
+    if first:
+        return first
+    folder, _, name = rel_path.rpartition("/")
+    stem = name.removesuffix(".md")
+    if stem.lower() in INDEX_PAGES and folder:
+        return folder.rsplit("/", 1)[-1]
+    return stem
+
+
 def parse_note(rel_path: str, text: str) -> ParsedNote:
     frontmatter, body, error = split_frontmatter(text)
     warnings = [f"{rel_path}: {error}; indexed without frontmatter, fix the YAML"] if error else []
-    stem = rel_path.rsplit("/", 1)[-1].removesuffix(".md")
-    title = frontmatter.get("title")
-    if not isinstance(title, str) or not title.strip():
-        # the first level-1 heading outside code: a `# comment` in a fence is no title
-        title = next(
-            (text for _, text, level in _heading_starts(body) if level == 1 and text.strip()), stem
-        )
+    title = note_title(frontmatter, body, rel_path)
     aliases = _as_str_list(frontmatter.get("aliases", frontmatter.get("alias")))
     code_free = strip_code(body)
     body_line = text.count("\n", 0, len(text) - len(body)) + 1 if text.endswith(body) else 1
     return ParsedNote(
-        title.strip(),
+        title,
         frontmatter,
         body,
         aliases,

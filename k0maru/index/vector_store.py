@@ -20,6 +20,10 @@ class VectorStore(BaseStore):
             self.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0]
         )
 
+    def chunk_count(self) -> int:
+        """Chunks in the index, with a vector or not."""
+        return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
     def has_unembedded_chunks(self) -> bool:
         """Whether any chunk waits for a vector (one row read, whatever the backlog)."""
         row = self.conn.execute("SELECT 1 FROM chunks WHERE embedded = 0 LIMIT 1").fetchone()

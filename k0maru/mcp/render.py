@@ -45,6 +45,8 @@ def recall_text(r: RecallResult, reader: str = "read_note", most: int = 32000) -
         lines.append("   " + h.snippet.replace("\n", "\n   "))
         if h.also_at:
             lines.append(printable("   also at: " + ", ".join(h.also_at)))
+        if h.also_in:
+            lines.append(printable("   also in: " + ", ".join(h.also_in)))
     lines += [f"note: {w}" for w in r.warnings]
     if r.left_out or r.passages_cut:
         lines.append(_budget_note(r, reader, most))

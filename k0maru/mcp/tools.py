@@ -145,6 +145,10 @@ def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
         str | None,
         Field(max_length=32, description="only notes dated on/before: YYYY-MM-DD or 30d"),
     ] = None,
+    lang: Annotated[
+        str | None,
+        Field(max_length=16, description="only notes in this language: an ISO code such as en, es"),
+    ] = None,
     min_score: Annotated[
         float | None,
         Field(ge=0, description="leave out hits scoring below this (on the mode's scale)"),
@@ -177,7 +181,7 @@ def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
         limit,
         mode,
         explain,
-        filters=Filters(path, tag, kind, since, until),
+        filters=Filters(path, tag, kind, since, until, lang),
         token_budget=token_budget,
         min_score=min_score,
         cost=cost,

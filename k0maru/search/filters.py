@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from k0maru.errors import K0maruError
+from k0maru.index.languages import CODES
+from k0maru.search.folding import language_folder
 
 if TYPE_CHECKING:
     from k0maru.index.store import Store
@@ -44,9 +46,23 @@ class Filters:
     kind: str | None = None
     since: str | None = None
     until: str | None = None
+    lang: str | None = None  # an ISO 639-1 code: notes stemmed in that language or in its folder
 
     def __bool__(self) -> bool:
-        return any((self.path, self.tag, self.kind, self.since, self.until))
+        return any((self.path, self.tag, self.kind, self.since, self.until, self.lang))
+
+    def language(self) -> tuple[str | None, str] | None:
+        """(the stemmer's name for the `lang` code: '' for English, None for a language without one;
+        the code), or None without `lang`."""
+        if not self.lang:
+            return None
+        code = self.lang.strip().lower()
+        if language_folder(code) is None:
+            raise K0maruError(
+                f"unknown language {self.lang[:20]!r}; give an ISO 639-1 code such as en, es, ko"
+            )
+        name = CODES.get(code.split("-")[0].split("_")[0])
+        return ("" if name == "english" else name), code
 
     def window(self) -> tuple[float | None, float | None]:
         since = parse_when(self.since) if self.since else None
@@ -58,7 +74,7 @@ class Filters:
     def allowed(self, store: Store) -> set[int]:
         """Ids of the notes these filters select."""
         since, until = self.window()
-        return store.filter_documents(self.path, self.tag, self.kind, since, until)
+        return store.filter_documents(self.path, self.tag, self.kind, since, until, self.language())
 
     def describe(self) -> str:
         parts = [
@@ -69,6 +85,7 @@ class Filters:
                 ("kind", self.kind),
                 ("since", self.since),
                 ("until", self.until),
+                ("in language", self.lang),
             )
             if v
         ]

@@ -56,6 +56,35 @@ class LexicalHit:
     matched: float = 1.0  # the share of the query's words (or symbols) the chunk holds
 
 
+@dataclass(frozen=True, slots=True)
+class NoteHit:
+    """A note's BM25 evidence: `score` mixes its best chunk (`best`, `best_score`) and the whole note
+    (`whole`), each first divided by the query's best such score (`NoteEvidence`)."""
+
+    doc_id: int
+    score: float
+    best: LexicalHit
+    best_score: float
+    whole: float
+
+
+@dataclass(frozen=True, slots=True)
+class NoteEvidence:
+    """How a note's BM25 evidence is formed: `whole_weight` of the whole-note score (the sum of its
+    chunks' scores over chunks ** `length_power`), the rest its best chunk's; each is divided by the
+    query's best, so the mix is in [0, 1]."""
+
+    whole_weight: float = 0.0
+    length_power: float = 1.0
+
+    def mix(self, best: np.ndarray, whole: np.ndarray) -> np.ndarray:
+        top_best, top_whole = float(best.max(initial=0.0)), float(whole.max(initial=0.0))
+        if top_best <= 0:
+            return np.zeros_like(best)
+        w = self.whole_weight if top_whole > 0 else 0.0
+        return (1 - w) * best / top_best + (w * whole / top_whole if w else 0.0)
+
+
 @dataclass(slots=True)
 class Postings:
     """bm25s's score matrix (CSC: per term, the chunks that hold it and their precomputed BM25 scores)
@@ -254,6 +283,7 @@ class LexicalIndex:
         self.version = version
         self._shares = shares
         self._vault_languages: tuple[str, ...] | None = None
+        self._note_index: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         if delta is None:
             self.chunk_ids, self.doc_ids = main.chunk_ids, main.doc_ids
         else:
@@ -356,36 +386,30 @@ class LexicalIndex:
             out[: self.main.chunk_ids.size][self.delta.stale_mask] = 0.0
         return out, held
 
-    def search(
-        self, query: str, k: int, allowed_docs: set[int] | None = None, surface: bool = False
-    ) -> list[LexicalHit]:
-        """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when given);
-        `surface`: match plain words as written only (the lexical part of a hybrid query in English,
-        where the model reads inflection), else by the word as written first and its other forms after
-        (`_scores`), in the query's languages (`query_languages`)."""
+    def _query_scores(
+        self, query: str, allowed_docs: set[int] | None, surface: bool
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """Each chunk's BM25 for `query` (0 outside `allowed_docs`), how many of its distinct word
+        groups each holds, and how many there are (`search` says which forms count)."""
         langs = self.query_languages(query)
         groups: list[tuple[str, ...]] = (
             [(t,) for t in tokenize(query, SURFACE)]
             if surface and langs == ("",)
             else word_groups(query, langs)
         )
-        if k <= 0 or not groups:
-            return []
+        if not groups:
+            empty = np.zeros(self.chunk_ids.size)
+            return empty, empty.astype(np.int32), 1
         scores, held = self._scores(groups)
-        distinct = len(dict.fromkeys(groups))
         if allowed_docs is not None:
             scores = np.where(
                 np.isin(self.doc_ids, np.fromiter(allowed_docs, dtype=np.int64)), scores, 0.0
             )
-        positive = np.flatnonzero(scores > 0)
-        if positive.size == 0:
-            return []
-        top = (
-            positive[np.argpartition(-scores[positive], k - 1)[:k]]
-            if positive.size > k
-            else positive
-        )
-        top = top[np.lexsort((self.chunk_ids[top], -scores[top]))]
+        return scores, held, len(dict.fromkeys(groups))
+
+    def _hits(
+        self, at: np.ndarray, scores: np.ndarray, held: np.ndarray, distinct: int
+    ) -> list[LexicalHit]:
         return [
             LexicalHit(
                 int(self.chunk_ids[i]),
@@ -393,8 +417,76 @@ class LexicalIndex:
                 float(scores[i]),
                 float(held[i]) / distinct,
             )
-            for i in top
+            for i in at
         ]
+
+    def _top(self, scores: np.ndarray, k: int) -> np.ndarray:
+        """Positions of the k best positive scores, best first (ties: the lower chunk id)."""
+        positive = np.flatnonzero(scores > 0)
+        if positive.size > k:
+            positive = positive[np.argpartition(-scores[positive], k - 1)[:k]]
+        return positive[np.lexsort((self.chunk_ids[positive], -scores[positive]))]
+
+    def search(
+        self, query: str, k: int, allowed_docs: set[int] | None = None, surface: bool = False
+    ) -> list[LexicalHit]:
+        """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when given);
+        `surface`: match plain words as written only (the lexical part of a hybrid query in English,
+        where the model reads inflection), else by the word as written first and its other forms after
+        (`_scores`), in the query's languages (`query_languages`)."""
+        if k <= 0:
+            return []
+        scores, held, distinct = self._query_scores(query, allowed_docs, surface)
+        return self._hits(self._top(scores, k), scores, held, distinct)
+
+    def _notes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(each note's id, each chunk position's note, each note's live chunk count), kept."""
+        if self._note_index is None:
+            notes, owner = np.unique(self.doc_ids, return_inverse=True)
+            live = np.ones(self.doc_ids.size)
+            if self.delta is not None and self.delta.stale_in_main:
+                live[: self.main.chunk_ids.size][self.delta.stale_mask] = 0.0
+            count = np.bincount(owner, weights=live, minlength=notes.size)
+            self._note_index = (notes, owner, np.maximum(count, 1.0))
+        return self._note_index
+
+    def search_notes(
+        self,
+        query: str,
+        k: int,
+        chunk_k: int,
+        evidence: NoteEvidence,
+        allowed_docs: set[int] | None = None,
+        surface: bool = False,
+    ) -> tuple[list[NoteHit], list[LexicalHit]]:
+        """The k notes with the best BM25 evidence, best first, and the top `chunk_k` chunks. A note's
+        evidence (`NoteEvidence`) mixes its best chunk with the whole note: the sum of its chunks'
+        scores over its chunk count to the power `length_power`, so a page whose every part is about the
+        query outranks a hub (glossary, FAQ) with one short part that names it."""
+        if k <= 0:
+            return [], []
+        scores, held, distinct = self._query_scores(query, allowed_docs, surface)
+        top_chunks = self._top(scores, chunk_k)
+        notes, owner, count = self._notes()
+        whole = (
+            np.bincount(owner, weights=scores, minlength=notes.size) / count**evidence.length_power
+        )
+        best = np.zeros(notes.size)
+        np.maximum.at(best, owner, scores)
+        mixed = evidence.mix(best, whole)
+        order = np.flatnonzero(mixed > 0)
+        if order.size > k:
+            order = order[np.argpartition(-mixed[order], k - 1)[:k]]
+        order = order[np.lexsort((notes[order], -mixed[order]))]
+        # each note's best chunk: the highest-scoring position among its own
+        by_note = np.lexsort((-scores, owner))
+        first = np.searchsorted(owner[by_note], order)
+        chunk_at = by_note[first]
+        chunk_hits = self._hits(chunk_at, scores, held, distinct)
+        return [
+            NoteHit(int(notes[n]), float(mixed[n]), hit, float(best[n]), float(whole[n]))
+            for n, hit in zip(order, chunk_hits, strict=True)
+        ], self._hits(top_chunks, scores, held, distinct)
 
 
 class LexicalCache:

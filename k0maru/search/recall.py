@@ -18,13 +18,16 @@ number is reported with --explain; the defaults come from scripts/eval_retrieval
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from k0maru.config import Settings
 from k0maru.errors import K0maruError
 from k0maru.index import copies, db
+from k0maru.index.chunk_store import Passage
+from k0maru.index.languages import CODES, detect
 from k0maru.index.store import Store
-from k0maru.search import lexical, vectors
+from k0maru.search import folding, lexical, vectors
 from k0maru.search.filters import Filters
 from k0maru.search.results import RecallHit, RecallResult
 from k0maru.search.snippets import snippet
@@ -38,16 +41,10 @@ MODES: tuple[str, ...] = ("bm25", "vector", "hybrid")
 
 
 def fuse(
-    bm25: dict[int, float],
-    cosine: dict[int, float],
-    w_bm25: float,
-    floor: float,
-    unembedded: set[int] | frozenset[int] = frozenset(),
+    bm25: dict[int, float], cosine: dict[int, float], w_bm25: float, floor: float
 ) -> dict[int, tuple[float, float]]:
-    """(BM25 part, vector part) of each document: max-normalised BM25 and floor-normalised cosine, weighted.
-    A document in `unembedded` (its best BM25 chunk has no vector yet) keeps its full BM25 vote: its
-    missing vector vote is taken to be as strong as its BM25 vote, so pending embeddings cost nothing but
-    the vector channel's own evidence."""
+    """(BM25 part, vector part) of each document: max-normalised BM25 and floor-normalised cosine,
+    weighted. A document missing from a channel gets nothing from it."""
     top = max(bm25.values(), default=0.0)
     parts: dict[int, tuple[float, float]] = (
         {d: (w_bm25 * s / top, 0.0) for d, s in bm25.items()} if top > 0 else {}
@@ -55,10 +52,46 @@ def fuse(
     for d, c in cosine.items():
         if c >= floor:
             parts[d] = (parts.get(d, (0.0, 0.0))[0], (1 - w_bm25) * (c - floor) / (1 - floor))
-    for d in unembedded & bm25.keys():
-        b, v = parts[d]
-        parts[d] = (b, max(v, (1 - w_bm25) * bm25[d] / top))
     return parts
+
+
+def pending_weight(w_bm25: float, coverage: float) -> float:
+    """BM25's weight while only `coverage` of the chunks have a vector: the vector channel's share
+    shrinks with the square of the share embedded (chosen on the dev halves against the linear
+    share, scripts/eval_retrieval.py --pending), so a note without a vector competes on the BM25
+    evidence it has (no vote is made up for it) against notes whose vector vote counts only as much
+    as the channel can say about this vault yet."""
+    return 1 - (1 - w_bm25) * coverage**2
+
+
+def centred(
+    parts: dict[int, tuple[float, float]], unembedded: set[int]
+) -> dict[int, tuple[float, float]]:
+    """While vectors are pending: a vector part counts as it differs from the median candidate's with
+    a vector, and a candidate without one has none. A note without a vector then competes on its BM25
+    evidence alone, neither lifted by a made-up vote nor sunk below every note with a vector merely
+    for having none."""
+    have = sorted(v for d, (_, v) in parts.items() if d not in unembedded)
+    median = have[len(have) // 2] if have else 0.0
+    return {d: (b, 0.0 if d in unembedded else v - median) for d, (b, v) in parts.items()}
+
+
+def query_language(query: str) -> str | None:
+    """The ISO code of the language the query's function words name, or None when they name none."""
+    name = detect(query, min_score=1.0)
+    return next((code for code, n in CODES.items() if n == name), None) if name else None
+
+
+def _checked(query: str, mode: str, limit: int) -> str:
+    """The query stripped, or the one line saying what is wrong with the request."""
+    query = query.strip()
+    if not query:
+        raise K0maruError("empty query; pass the words or symbols to look for")
+    if mode not in MODES:
+        raise K0maruError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
+    if limit < 1:
+        raise K0maruError("limit must be at least 1")
+    return query
 
 
 def graph_boosts(
@@ -115,6 +148,44 @@ def _doc_ranking(hits: list[Any]) -> tuple[list[int], dict[int, Any]]:
     return order, best
 
 
+@dataclass
+class Gathered:
+    """What the channels found for one query: each pooled note's BM25 evidence (`bm25`, best first,
+    with its best chunk in `bm25_best`) and best vector chunk (`vec_best`, ranked in `vec_rank`), the
+    chunk hits passages are chosen from, and which channels answered."""
+
+    channels: str
+    bm25: dict[int, float] = field(default_factory=dict)
+    bm25_best: dict[int, lexical.LexicalHit] = field(default_factory=dict)
+    bm25_chunks: list[lexical.LexicalHit] = field(default_factory=list)
+    vec_rank: list[int] = field(default_factory=list)
+    vec_best: dict[int, vectors.VectorHit] = field(default_factory=dict)
+    vec_chunks: list[vectors.VectorHit] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    pending: int = 0  # chunks without a vector yet
+    coverage: float = 1.0  # the share of chunks that have one
+
+    @property
+    def bm25_rank(self) -> list[int]:
+        return list(self.bm25)
+
+
+@dataclass
+class Ranked:
+    """One query's ranking: each candidate's (BM25, vector) parts, graph boost and final score, and
+    the channels' positions, from which a hit is built."""
+
+    query: str
+    gathered: Gathered
+    w_bm25: float
+    vec_floor: float
+    parts: dict[int, tuple[float, float]]
+    boosts: dict[int, tuple[float, list[str]]]
+    final: dict[int, float]
+    b_pos: dict[int, int]
+    v_pos: dict[int, int]
+
+
 class Recall:
     """Answers queries against one store; keeps the BM25 index and the model warm across calls."""
 
@@ -136,7 +207,7 @@ class Recall:
         (but for a limit above the pool, which widens it)."""
         return max(self.settings.pool_min, limit)
 
-    def search(  # noqa: C901 - the ranking pipeline, step by step (#26 reworks it)
+    def search(
         self,
         query: str,
         limit: int = 10,
@@ -150,157 +221,235 @@ class Recall:
         override the settings for this query (the console's debugger); `filters` restrict both channels to
         the notes they select. A note no channel supports is never a hit: a query that nothing in the
         vault answers (`answered`) gets no hits and one warning saying so."""
-        query = query.strip()
-        if not query:
-            raise K0maruError("empty query; pass the words or symbols to look for")
-        if mode not in MODES:
-            raise K0maruError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
-        if limit < 1:
-            raise K0maruError("limit must be at least 1")
-        s = self.settings
+        query = _checked(query, mode, limit)
         pool = self.pool_size(limit)
-        warnings: list[str] = []
-        allowed: set[int] | None = None
-        if filters:
-            allowed = filters.allowed(self.store)
-            if not allowed:
-                return RecallResult(
-                    query=query,
-                    mode=mode,
-                    hits=[],
-                    pool=pool,
-                    warnings=[f"no note is {filters.describe()}"],
-                )
-        ranked: dict[str, list[int]] = {}
-        floor = s.min_cosine if min_cosine is None else min_cosine
-        bm25_hits: list[lexical.LexicalHit] = []
-        vec_hits: list[vectors.VectorHit] = []
-        bm25_best: dict[int, lexical.LexicalHit] = {}
-        vec_best: dict[int, vectors.VectorHit] = {}
-        # chunks per channel: enough to fill `pool` distinct documents in practice
-        chunk_k = pool * 4
-        if mode in ("bm25", "hybrid"):
-            # in hybrid the vectors match inflection and paraphrase; BM25 adds exact evidence (terms.py)
-            bm25_hits = self.lexical.get(self.store).search(
-                query, chunk_k, allowed, surface=mode == "hybrid"
+        allowed = filters.allowed(self.store) if filters else None
+        if filters and not allowed:
+            warning = f"no note is {filters.describe()}"
+            return RecallResult(query=query, mode=mode, hits=[], pool=pool, warnings=[warning])
+        floor = self.settings.min_cosine if min_cosine is None else min_cosine
+        gathered = self.gather(query, mode, pool, allowed, floor)
+        if gathered.channels == "":  # vector mode with no vector channel
+            return RecallResult(
+                query=query, mode=mode, hits=[], pool=pool, warnings=gathered.warnings
             )
-            ranked["bm25"], bm25_best = _doc_ranking(bm25_hits)
-            ranked["bm25"] = ranked["bm25"][:pool]
-        channels = mode
-        pending = 0
-        if (
-            mode in ("vector", "hybrid") and not self.store.has_vectors()
-        ):  # nothing to compare: no model load
-            pending = self.store.unembedded_chunks()
-            if pending:
-                warnings.append(
-                    f"no chunk has a vector yet ({pending:,} pending): "
-                    + ("no vector answers" if mode == "vector" else "BM25 alone answers")
-                    + " until the background worker adds them"
-                )
-            if mode == "vector":
-                return RecallResult(query=query, mode=mode, hits=[], pool=pool, warnings=warnings)
-            channels = "bm25"
-        if channels in ("vector", "hybrid"):
-            embedder, model_warning = self._load_embedder()
-            if embedder is None:
-                warnings.append(model_warning or "no embedding model: vector channel off")
-                if mode == "vector":
-                    return RecallResult(
-                        query=query, mode=mode, hits=[], pool=pool, warnings=warnings
-                    )
-                channels = "bm25"
-            else:
-                qvec = embedder.embed([query])[0]
-                try:
-                    vec_hits = vectors.search(
-                        self.store, qvec, chunk_k if allowed is None else vectors.KNN_MAX
-                    )
-                except db.DatabaseError as exc:  # a damaged vector page: BM25 still answers
-                    vec_hits, channels = [], "bm25"
-                    warnings.append(
-                        f"vector channel off: {db.translate_error(exc, self.store.path)}"
-                    )
-                if allowed is not None:
-                    vec_hits = [h for h in vec_hits if h.doc_id in allowed]
-                ranked["vector"], vec_best = _doc_ranking(vec_hits)
-                ranked["vector"] = ranked["vector"][:pool]
-                if mode == "hybrid":  # ranked best first, so the floor cuts a tail and keeps ranks
-                    ranked["vector"] = [d for d in ranked["vector"] if vec_best[d].cosine >= floor]
-                pending = self.store.unembedded_chunks()
-                if pending:
-                    warnings.append(
-                        f"{pending:,} chunk(s) are not embedded yet: they are ranked by BM25 alone "
-                        "until the background worker adds their vectors"
-                    )
-        w_bm25 = self.bm25_weight(query, channels)
-        vec_floor = floor if channels == "hybrid" else -1.0
-        unembedded: set[int] = set()
-        if channels == "hybrid" and pending:
-            best_chunks = {bm25_best[d].chunk_id: d for d in ranked["bm25"]}
-            unembedded = {best_chunks[c] for c in self.store.unembedded_among(list(best_chunks))}
-        parts = fuse(
-            {d: bm25_best[d].score for d in ranked.get("bm25", [])},
-            {d: vec_best[d].cosine for d in ranked.get("vector", [])},
-            w_bm25,
-            vec_floor,
-            unembedded,
-        )
-        fused = {d: b + v for d, (b, v) in parts.items() if b + v > 0}
-        candidates = list(fused)
-        titles = self.store.titles(candidates)
-        boosts: dict[int, tuple[float, list[str]]] = {}
-        if mode == "hybrid":  # a single-channel mode ranks by that channel alone
-            boost = s.graph_boost if graph_boost is None else graph_boost
-            boosts = graph_boosts(self.store.edges_among(candidates), boost, fused, titles)
-        final = {d: fused[d] + boosts.get(d, (0.0, []))[0] for d in candidates}
-        b_pos = {d: i for i, d in enumerate(ranked.get("bm25", []))}
-        v_pos = {d: i for i, d in enumerate(ranked.get("vector", []))}
-
-        def order(d: int) -> tuple[float, int, int, str]:  # ties: exact lexical evidence first
-            return (-final[d], b_pos.get(d, pool), v_pos.get(d, pool), titles.get(d, ""))
-
-        top, folded = self.fold_copies(sorted(candidates, key=order), limit)
-        if not top or (channels == "hybrid" and not self.answered(bm25_best, vec_best)):
-            why = (
-                f"no note shares a term with it or reaches cosine {floor:g}"
-                if not top
-                else f"no note reaches cosine {s.relevance_cosine:g} or holds "
-                f"{s.relevance_terms:.0%} of its terms"
-            )
+        ranked = self.rank(query, mode, gathered, floor, graph_boost)
+        lang = filters.lang if filters and filters.lang else query_language(query)
+        top, best_chunks, folded = self._fold(ranked, pool, limit, lang)
+        refusal = self._refusal(query, top, ranked, floor)
+        if refusal is not None:
             return RecallResult(
                 query=query,
                 mode=mode,
                 hits=[],
                 pool=pool,
-                warnings=[f"nothing in the vault answers {query[:80]!r}: {why}"],
-                bm25_weight=w_bm25,
+                warnings=[refusal],
+                bm25_weight=ranked.w_bm25,
             )
-        chunk_scores = passage_scores(bm25_hits, vec_hits, set(top), w_bm25, vec_floor)
-        result_hits = [
-            self._hit(
-                query,
-                passage_chars,
-                d,
-                final[d],
-                parts.get(d, (0.0, 0.0)),
-                b_pos,
-                v_pos,
-                bm25_best,
-                vec_best,
-                boosts,
-                chunk_scores.get(d),
-                folded.get(d, []),
-            )
-            for d in top
-        ]
         return RecallResult(
             query=query,
             mode=mode,
-            hits=result_hits,
+            hits=[
+                self._hit(ranked, d, best_chunks.get(d), passage_chars).but(
+                    also_at=folded.also_at.get(d, []), also_in=folded.also_in.get(d, [])
+                )
+                for d in top
+            ],
             pool=pool,
-            warnings=warnings,
-            bm25_weight=w_bm25,
+            warnings=gathered.warnings,
+            bm25_weight=ranked.w_bm25,
+        )
+
+    # ---- gather: each channel's candidates ----
+
+    def gather(
+        self, query: str, mode: str, pool: int, allowed: set[int] | None, floor: float
+    ) -> Gathered:
+        """Each channel's pool of candidates (`channels` says which answered; "" when none could)."""
+        gathered = Gathered(channels=mode)
+        chunk_k = pool * 4  # chunks per channel: enough to fill `pool` notes in practice
+        if mode in ("vector", "hybrid"):
+            self._gather_vectors(gathered, query, pool, chunk_k, allowed, floor)
+        if mode in ("bm25", "hybrid"):
+            # BM25 matches words as written only where every note has a vector to read inflection
+            surface = gathered.channels == "hybrid" and not gathered.pending
+            self._gather_bm25(gathered, query, pool, chunk_k, allowed, surface)
+        return gathered
+
+    def _gather_bm25(
+        self,
+        gathered: Gathered,
+        query: str,
+        pool: int,
+        chunk_k: int,
+        allowed: set[int] | None,
+        surface: bool,
+    ) -> None:
+        """In hybrid the vectors match inflection and paraphrase; BM25 adds exact evidence (terms.py)."""
+        s = self.settings
+        hybrid = gathered.channels == "hybrid" and not gathered.pending
+        share = s.hybrid_whole_note if hybrid else s.bm25_whole_note
+        evidence = lexical.NoteEvidence(share, s.bm25_note_length_power)
+        notes, gathered.bm25_chunks = self.lexical.get(self.store).search_notes(
+            query, pool, chunk_k, evidence, allowed, surface=surface
+        )
+        gathered.bm25 = {n.doc_id: n.score for n in notes}
+        gathered.bm25_best = {n.doc_id: n.best for n in notes}
+
+    def _gather_vectors(
+        self,
+        gathered: Gathered,
+        query: str,
+        pool: int,
+        chunk_k: int,
+        allowed: set[int] | None,
+        floor: float,
+    ) -> None:
+        """The vector channel's pool, or a warning saying why it is off (no vector yet, no model, a
+        damaged vector page): BM25 then answers alone, and a vector query gets nothing."""
+        vec_hits = self._vector_hits(gathered, query, chunk_k, allowed)
+        if vec_hits is None:
+            gathered.channels = "bm25" if gathered.channels == "hybrid" else ""
+            return
+        if allowed is not None:
+            vec_hits = [h for h in vec_hits if h.doc_id in allowed]
+        gathered.vec_chunks = vec_hits
+        rank, gathered.vec_best = _doc_ranking(vec_hits)
+        if gathered.channels == "hybrid":  # ranked best first: the floor cuts a tail, keeps ranks
+            rank = [d for d in rank if gathered.vec_best[d].cosine >= floor]
+        gathered.vec_rank = rank[:pool]
+        gathered.pending = self.store.unembedded_chunks()
+        if gathered.pending:
+            total = max(self.store.chunk_count(), gathered.pending)
+            gathered.coverage = 1 - gathered.pending / total
+            gathered.warnings.append(
+                f"{gathered.pending:,} chunk(s) are not embedded yet: their notes compete on BM25 "
+                "alone, and vectors count less the fewer notes have them, until the background "
+                "worker adds theirs"
+            )
+
+    def _vector_hits(
+        self, gathered: Gathered, query: str, chunk_k: int, allowed: set[int] | None
+    ) -> list[vectors.VectorHit] | None:
+        """The nearest chunks to the query, or None (with a warning) when the channel is off."""
+        fallback = "no vector answers" if gathered.channels == "vector" else "BM25 alone answers"
+        if not self.store.has_vectors():  # nothing to compare: no model load
+            pending = self.store.unembedded_chunks()
+            if pending:
+                gathered.warnings.append(
+                    f"no chunk has a vector yet ({pending:,} pending): {fallback} until the "
+                    "background worker adds them"
+                )
+            return None
+        embedder, model_warning = self._load_embedder()
+        if embedder is None:
+            gathered.warnings.append(model_warning or "no embedding model: vector channel off")
+            return None
+        qvec = embedder.embed([query])[0]
+        try:
+            return vectors.search(self.store, qvec, chunk_k if allowed is None else vectors.KNN_MAX)
+        except db.DatabaseError as exc:  # a damaged vector page: BM25 still answers
+            gathered.warnings.append(
+                f"vector channel off: {db.translate_error(exc, self.store.path)}"
+            )
+            return None
+
+    # ---- rank: fuse, graph ----
+
+    def rank(
+        self, query: str, mode: str, gathered: Gathered, floor: float, graph_boost: float | None
+    ) -> Ranked:
+        """Fuse the channels' evidence, then add the graph's (hybrid only)."""
+        channels = gathered.channels
+        w_bm25 = self.bm25_weight(query, channels)
+        if channels == "hybrid" and gathered.coverage < 1:
+            w_bm25 = pending_weight(w_bm25, gathered.coverage)
+        vec_floor = floor if channels == "hybrid" else -1.0
+        parts = fuse(
+            gathered.bm25,
+            {d: gathered.vec_best[d].cosine for d in gathered.vec_rank},
+            w_bm25,
+            vec_floor,
+        )
+        if gathered.pending and channels == "hybrid":
+            parts = centred(parts, self._unembedded(gathered))
+        fused = {d: b + v for d, (b, v) in parts.items() if b > 0 or v > 0}
+        boosts: dict[int, tuple[float, list[str]]] = {}
+        if mode == "hybrid":  # a single-channel mode ranks by that channel alone
+            boost = self.settings.graph_boost if graph_boost is None else graph_boost
+            titles = self.store.titles(list(fused))
+            boosts = graph_boosts(self.store.edges_among(list(fused)), boost, fused, titles)
+        return Ranked(
+            query=query,
+            gathered=gathered,
+            w_bm25=w_bm25,
+            vec_floor=vec_floor,
+            parts=parts,
+            boosts=boosts,
+            final={d: f + boosts.get(d, (0.0, []))[0] for d, f in fused.items()},
+            b_pos={d: i for i, d in enumerate(gathered.bm25_rank)},
+            v_pos={d: i for i, d in enumerate(gathered.vec_rank)},
+        )
+
+    def _unembedded(self, gathered: Gathered) -> set[int]:
+        """The BM25 candidates whose best chunk has no vector yet."""
+        best = {h.chunk_id: d for d, h in gathered.bm25_best.items()}
+        return {best[c] for c in self.store.unembedded_among(list(best))}
+
+    def _ordered(self, ranked: Ranked, pool: int) -> list[int]:
+        """The candidates best first; ties: exact lexical evidence first, then the title."""
+        titles = self.store.titles(list(ranked.final))
+
+        def key(d: int) -> tuple[float, int, int, str]:
+            return (
+                -ranked.final[d],
+                ranked.b_pos.get(d, pool),
+                ranked.v_pos.get(d, pool),
+                titles.get(d, ""),
+            )
+
+        return sorted(ranked.final, key=key)
+
+    def _refusal(self, query: str, top: list[int], ranked: Ranked, floor: float) -> str | None:
+        """The one line saying nothing answers the query, or None when something does."""
+        s = self.settings
+        if not top:
+            why = f"no note shares a term with it or reaches cosine {floor:g}"
+        elif ranked.gathered.channels == "hybrid" and not self.answered(
+            ranked.gathered.bm25_best, ranked.gathered.vec_best
+        ):
+            why = (
+                f"no note reaches cosine {s.relevance_cosine:g} or holds "
+                f"{s.relevance_terms:.0%} of its terms"
+            )
+        else:
+            return None
+        return f"nothing in the vault answers {query[:80]!r}: {why}"
+
+    def _fold(
+        self, ranked: Ranked, pool: int, limit: int, lang: str | None
+    ) -> tuple[list[int], dict[int, int], folding.Folded]:
+        """The first `limit` candidates once copies, translations and copied passages are folded,
+        each one's best chunk, and what each folds (`folding`)."""
+        ordered, copies_of = self.fold_copies(self._ordered(ranked, pool), len(ranked.final))
+        rows = self.store.paths_and_frontmatter(ordered)
+        keys = {d: folding.translation_key(*rows[d]) for d in ordered}
+        ordered, also_in = folding.fold_translations(ordered, keys, lang)
+        wide = ordered[: 2 * limit]  # room for copied passages
+        g = ranked.gathered
+        best = passage_scores(
+            g.bm25_chunks, g.vec_chunks, set(wide), ranked.w_bm25, ranked.vec_floor
+        )
+        texts = {d: p.text for d in wide if d in best and (p := self.store.passage(best[d]))}
+        top, also_at = folding.fold_passages(wide, texts, {d: rows[d][0] for d in wide}, limit)
+        return (
+            top,
+            best,
+            folding.Folded(
+                top,
+                {d: also_in[d] for d in top if d in also_in},
+                {d: [*copies_of.get(d, []), *also_at.get(d, [])] for d in top},
+            ),
         )
 
     def fold_copies(self, ranked: list[int], limit: int) -> tuple[list[int], dict[int, list[str]]]:
@@ -331,67 +480,57 @@ class Recall:
         lo, hi = self.settings.bm25_weight_words, self.settings.bm25_weight_code
         return lo + (hi - lo) * lexical_share(query, self.settings.other_scripts_lexical)
 
-    def _hit(  # noqa: PLR0913 - one parameter per field of a hit
-        self,
-        query: str,
-        passage_chars: int,
-        doc_id: int,
-        score: float,
-        parts: tuple[float, float],
-        b_pos: dict[int, int],
-        v_pos: dict[int, int],
-        bm25_best: dict[int, Any],
-        vec_best: dict[int, Any],
-        boosts: dict[int, tuple[float, list[str]]],
-        best_chunk: int | None,
-        also_at: list[str],
-    ) -> RecallHit:
-        """`b_pos`/`v_pos`: 0-based position of each pooled document in the BM25 / vector ranking;
-        `best_chunk`: the document's chunk with the best fused score, whose passage is shown."""
-        b = bm25_best[doc_id] if doc_id in b_pos else None
-        v = vec_best.get(
+    def _hit(self, ranked: Ranked, doc_id: int, best_chunk: int | None, chars: int) -> RecallHit:
+        """One hit: its score and parts (only the parts that were added), and the passage of
+        `best_chunk` (the document's chunk with the best fused score)."""
+        g = ranked.gathered
+        b = g.bm25_best.get(doc_id) if doc_id in ranked.b_pos else None
+        v = g.vec_best.get(
             doc_id
         )  # also a hit under the floor, which casts no vote: its cosine says why
-        b_rank = b_pos[doc_id] + 1 if b else None
-        v_rank = v_pos[doc_id] + 1 if doc_id in v_pos else None
-        chunk_id = best_chunk
         path, title = self.store.path_and_title(doc_id)
-        passage = self.store.passage(chunk_id) if chunk_id is not None else None
-        boost, reasons = boosts.get(doc_id, (0.0, []))
-        shown = (
-            snippet(passage.text, query, passage_chars, skip=passage.heading or title)
-            if passage
-            else ""
-        )
-        if (
-            passage and not shown
-        ):  # the best chunk is only a heading: the section that follows carries the text
-            for following in self.store.passages_of(doc_id):
-                shown = snippet(
-                    following.text, query, passage_chars, skip=following.heading or title
-                )
-                if shown:
-                    passage = following
-                    break
-        lines = None
-        if passage and passage.line_start:
-            lines = str(passage.line_start)
-            if passage.line_end > passage.line_start:
-                lines += f"-{passage.line_end}"
+        passage, shown = self._passage(doc_id, best_chunk, ranked.query, chars, title)
+        boost, reasons = ranked.boosts.get(doc_id, (0.0, []))
+        parts = ranked.parts.get(doc_id, (0.0, 0.0))
         return RecallHit(
             path=path,
             title=title,
-            score=score,
+            score=ranked.final[doc_id],
             snippet=shown,
-            bm25_rank=b_rank,
-            bm25_score=b.score if b else None,
-            vector_rank=v_rank,
+            bm25_rank=ranked.b_pos[doc_id] + 1 if b else None,
+            bm25_score=g.bm25[doc_id] if b else None,
+            vector_rank=ranked.v_pos[doc_id] + 1 if doc_id in ranked.v_pos else None,
             cosine=v.cosine if v else None,
             bm25_part=parts[0],
             vector_part=parts[1],
             graph_boost=boost,
             boost_links=reasons,
             heading=(passage.section or None) if passage else None,
-            lines=lines,
-            also_at=also_at,
+            lines=_lines(passage),
         )
+
+    def _passage(
+        self, doc_id: int, chunk_id: int | None, query: str, chars: int, title: str
+    ) -> tuple[Passage | None, str]:
+        """The passage shown for a hit and its snippet; when the best chunk is only a heading, the
+        section that follows carries the text."""
+        passage = self.store.passage(chunk_id) if chunk_id is not None else None
+        if passage is None:
+            return None, ""
+        shown = snippet(passage.text, query, chars, skip=passage.heading or title)
+        if shown:
+            return passage, shown
+        for following in self.store.passages_of(doc_id):
+            shown = snippet(following.text, query, chars, skip=following.heading or title)
+            if shown:
+                return following, shown
+        return passage, ""
+
+
+def _lines(passage: Passage | None) -> str | None:
+    """The passage's lines in the file, "12-30"."""
+    if not passage or not passage.line_start:
+        return None
+    if passage.line_end > passage.line_start:
+        return f"{passage.line_start}-{passage.line_end}"
+    return str(passage.line_start)

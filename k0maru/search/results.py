@@ -30,7 +30,10 @@ class RecallHit(Result):
         None  # heading path of the passage below the title, when it is not the note's lead
     )
     lines: str | None = None  # the passage's lines in the file, "12-30"
-    also_at: Sequence[str] = ()  # paths of copies of this note, folded into this hit
+    also_at: Sequence[
+        str
+    ] = ()  # paths of copies of this note (or of its passage), folded into this hit
+    also_in: Sequence[str] = ()  # language codes of this note's translations, folded into this hit
     # per-channel detail, only with explain
     bm25_rank: int | None = None
     bm25_score: float | None = None

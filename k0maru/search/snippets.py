@@ -1,5 +1,6 @@
 """Query-focused snippets in plain text: Markdown syntax rendered away outside code (`[[a|b]]` -> b,
-`[[#Part]]` -> Part, `[t](u)` -> t, no heading hashes, fence markers or emphasis), code spans and fenced
+`[[#Part]]` -> Part, `[t](u)` -> t, no heading hashes, fence markers, emphasis, HTML comments or
+backslash escapes), code spans and fenced
 code exactly as written, then the sentences that carry most of the query's terms."""
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ _LIST = re.compile(
 )  # [ \t]: not the blank line before
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 _EMPHASIS = re.compile(r"(\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*]))")
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark: a backslash before ASCII punctuation
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$", re.M)
 # a sentence ends at . ! ? before a capital (or a letter of a script without case), a digit or a quote
 _FULL_STOPS = "。！？"  # Chinese and Japanese: no space follows them
@@ -48,6 +51,8 @@ def plain(markdown: str) -> str:
 
     text = _FENCED.sub(lambda m: "\n" + hold(m.group(2).rstrip("\n")) + "\n\n", markdown)
     text = _INLINE_CODE.sub(lambda m: hold(m.group(0)), text)
+    text = _COMMENT.sub("", text)
+    text = _ESCAPE.sub(lambda m: hold(m.group(1)), text)  # an escaped `*` or `[` is that character
     text = _WIKI.sub(_link_text, text)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
     text = _HEADING.sub(lambda m: m.group(1) + "\n\n", text)  # a heading stays a line of its own

@@ -75,3 +75,27 @@ def test_a_blank_heading_never_titles_a_note() -> None:
     """`# ` with nothing after it (hypothesis found `'# \\t'`) is no title: the next one is, else the name."""
     assert parse_note("notes/a.md", "# \t").title == "a"
     assert parse_note("notes/a.md", "#  \n# Real title\n").title == "Real title"
+
+
+def test_a_heading_of_any_level_that_opens_the_note_titles_it() -> None:
+    """An ADR guide's `index.md` opens with `## ...`: that heading is its title, not "index"."""
+    body = "\n## File name conventions for ADRs\n\nUse a present-tense verb.\n"
+    assert parse_note("en/file-names/index.md", body).title == "File name conventions for ADRs"
+    # a help page that opens with text keeps its file name, whatever its sections are called
+    page = "Press a key to run a command.\n\n## Set a hotkey\n\nOpen settings.\n"
+    assert parse_note("User interface/Hotkeys.md", page).title == "Hotkeys"
+
+
+def test_an_index_page_without_a_heading_is_named_by_its_folder() -> None:
+    assert (
+        parse_note("locales/en/templates/index.md", "A list of templates.\n").title == "templates"
+    )
+    assert parse_note("docs/guide/README.md", "Start here.\n").title == "guide"
+    assert parse_note("README.md", "Start here.\n").title == "README"  # no folder to name it
+
+
+def test_comments_and_escapes_never_reach_a_title() -> None:
+    text = "# Use \\[brackets\\] <!-- TODO: rename -->\n\nBody.\n"
+    assert parse_note("a.md", text).title == "Use [brackets]"
+    fm = '---\ntitle: "A \\\\*starred\\\\* note <!-- x -->"\n---\nBody.\n'
+    assert parse_note("b.md", fm).title == "A *starred* note"

@@ -50,3 +50,12 @@ def test_code_passes_through_unchanged() -> None:
     assert "not" in text and "**" not in text.split("`")[-1]
     assert "Note > Head" in text and "Part" in text and "[[" not in text.replace("`[[x]]`", "")
     assert "assert!(*p == 1);" in snippet(md + "\n```rust\n" + fenced + "```\n", "assert")
+
+
+def test_comments_and_escapes_never_reach_a_passage() -> None:
+    text = (
+        "Wrap it in \\[brackets\\] <!-- internal note: ask Ana --> and \\*stars\\*; code `\\[x\\]`."
+    )
+    out = plain(text)
+    assert out == "Wrap it in [brackets]  and *stars*; code `\\[x\\]`."
+    assert "<!--" not in plain("Before <!-- an unclosed comment\nruns to the end")

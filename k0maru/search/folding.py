@@ -1,0 +1,161 @@
+"""What is one answer, folded into one hit: a note's translations ("also in: ko, es") and a passage found
+word for word in a better-ranked hit ("also at"). Near-identical whole notes are folded before these
+(index/copies.py, `Recall.fold_copies`).
+
+A translation is the same note in another language folder: the same path but for one folder that is a
+language code (`locales/en/adr/index.md`, `locales/ko/adr/index.md`; `docs/pt-BR/x.md`), or the same
+frontmatter `translationKey` / `permalink` (Hugo, Obsidian Publish). The hit shown for a group is the
+note in the query's language when the group has one (`lang`: the caller's filter, else the language the
+query's words name), else the best-ranked one."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from k0maru.index.languages import CODES
+
+# ISO 639-1 codes a translation folder may carry, beyond the Snowball languages' (which stem)
+OTHER_CODES = frozenset(
+    [
+        "ko",
+        "ja",
+        "zh",
+        "cy",
+        "he",
+        "th",
+        "vi",
+        "uk",
+        "km",
+        "sk",
+        "bg",
+        "hr",
+        "sl",
+        "ms",
+        "bn",
+        "ur",
+        "sw",
+        "tl",
+        "is",
+        "lv",
+        "mk",
+        "az",
+        "ka",
+        "kk",
+        "mn",
+        "my",
+        "si",
+        "te",
+        "kn",
+        "ml",
+        "mr",
+        "gu",
+        "pa",
+        "sq",
+        "bs",
+        "be",
+        "af",
+    ]
+)
+_FOLDER_CODE = re.compile(r"([a-z]{2})(?:[-_][a-z]{2,4})?")
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t].*$", re.M)
+_KEYS = ("translationKey", "translation_key", "permalink")
+
+
+def language_folder(part: str) -> str | None:
+    """The language code a folder name is (`ko`, `pt-BR` -> `pt-br`), or None."""
+    low = part.lower()
+    m = _FOLDER_CODE.fullmatch(low)
+    return low if m and (m.group(1) in CODES or m.group(1) in OTHER_CODES) else None
+
+
+def translation_key(path: str, frontmatter: str) -> tuple[str, str] | None:
+    """(what a note shares with its translations, its language code), or None when it is in no
+    language folder. The frontmatter key wins over the path."""
+    parts = path.split("/")
+    for i in range(len(parts) - 2, -1, -1):  # the innermost language folder
+        code = language_folder(parts[i])
+        if code is None:
+            continue
+        try:
+            meta = json.loads(frontmatter) if frontmatter else {}
+        except ValueError:
+            meta = {}
+        shared = next((str(meta[k]) for k in _KEYS if isinstance(meta, dict) and meta.get(k)), "")
+        if shared:
+            return f"{'/'.join(parts[:i])}\0key\0{shared}", code
+        return "/".join([*parts[:i], "*", *parts[i + 1 :]]), code
+    return None
+
+
+@dataclass
+class Folded:
+    """The hits kept, best first, with what each one folds: translations' codes, copies' paths."""
+
+    kept: list[int] = field(default_factory=list)
+    also_in: dict[int, list[str]] = field(default_factory=dict)
+    also_at: dict[int, list[str]] = field(default_factory=dict)
+
+
+def fold_translations(
+    ranked: Sequence[int], keys: dict[int, tuple[str, str] | None], lang: str | None
+) -> tuple[list[int], dict[int, list[str]]]:
+    """`ranked` with each group of translations at the place of its best-ranked member, shown as its
+    member in `lang` when it has one, and the other members' language codes."""
+    groups: dict[str, list[int]] = {}
+    order: list[str | int] = []
+    for d in ranked:
+        key = keys.get(d)
+        if key is None:
+            order.append(d)
+            continue
+        if key[0] not in groups:
+            groups[key[0]] = []
+            order.append(key[0])
+        groups[key[0]].append(d)
+    out: list[int] = []
+    also_in: dict[int, list[str]] = {}
+    for item in order:
+        if isinstance(item, int):
+            out.append(item)
+            continue
+        members = groups[item]
+        shown = next((d for d in members if _code_is(keys[d], lang)), members[0])
+        out.append(shown)
+        others = [k[1] for d in members if d != shown and (k := keys[d])]
+        if others:
+            also_in[shown] = list(dict.fromkeys(others))
+    return out, also_in
+
+
+def _code_is(key: tuple[str, str] | None, lang: str | None) -> bool:
+    return bool(key and lang and key[1].split("-")[0].split("_")[0] == lang)
+
+
+def fold_passages(
+    ranked: Sequence[int], passages: dict[int, str], paths: dict[int, str], limit: int
+) -> tuple[list[int], dict[int, list[str]]]:
+    """The first `limit` of `ranked` whose passage is not word for word (case, spacing and heading
+    lines aside) the passage of a better-ranked kept one in another folder, and the paths of those
+    folded into each. Another folder: a README or guide that embeds a page, not notes of one folder
+    that share a template's boilerplate section (ADRs, lint rules), which stay answers of their own."""
+    seen: dict[tuple[str, str], int] = {}
+    kept: list[int] = []
+    also_at: dict[int, list[str]] = {}
+    for d in ranked:
+        text = " ".join(_HEADING.sub("", passages.get(d, "")).lower().split())
+        folder = paths[d].rpartition("/")[0]
+        first = (  # a short line is no evidence of a copy
+            next((k for (t, f), k in seen.items() if t == text and f != folder), None)
+            if len(text) >= 40
+            else None
+        )
+        if first is not None:
+            also_at.setdefault(first, []).append(paths[d])
+        elif len(kept) < limit:
+            kept.append(d)
+            if text:
+                seen.setdefault((text, folder), d)
+    return kept, also_at
