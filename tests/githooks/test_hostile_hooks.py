@@ -108,7 +108,8 @@ def test_control_characters_in_a_trailer_never_reach_a_title_or_terminal(repo: P
     adr = repo / "docs/adr/0002-use-31mred-0m-quokka-cache.md"
     text = adr.read_text()
     assert "\x1b" not in text and "\x01" not in text
-    assert "title: Use [31mred[0m quokka cache" in text
+    title = next(line for line in text.splitlines() if "quokka cache" in line)
+    assert title.endswith("Use [31mred[0m quokka cache")  # the record's own heading form
     r = k0("search", "--vault", str(repo), "--mode", "bm25", "quokka")
     assert r.returncode == 0 and "quokka" in r.stdout
     assert "\x1b" not in r.stdout and "\x01" not in r.stdout
