@@ -141,6 +141,7 @@ def register(add: Adder) -> None:
             since=a.since,
             until=a.until,
             budget=a.budget,
+            lang=a.lang,
         ),
         "hybrid search (BM25 + vectors + graph boost) over the vault",
     )

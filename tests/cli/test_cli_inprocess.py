@@ -307,3 +307,30 @@ def test_last_scan_is_the_one_that_changed_the_index(
     assert worker.run(vault) is not None  # embeds, after a look that finds no new note
     code, out, _ = run(capsys, "status", "--json", "--vault", str(vault))
     assert code == 0 and json.loads(out)["last_scan"]["added"] == 2
+
+
+def test_every_flag_reaches_its_command() -> None:
+    """Each command's handler is called from an explicit table: a flag its parser takes but its
+    `run` never reads would be accepted and silently ignored (as `search --lang` once was)."""
+    import argparse
+    import inspect
+    import re
+
+    from k0maru.cli.main import build_parser
+
+    unread: list[str] = []
+
+    def walk(p: argparse.ArgumentParser, name: str) -> None:
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, child in action.choices.items():
+                    walk(child, f"{name} {sub}")
+        run = p.get_default("run")
+        if run is None:
+            return
+        read = set(re.findall(r"\ba\.(\w+)", inspect.getsource(run)))
+        dests = {a.dest for a in p._actions if not isinstance(a, argparse._SubParsersAction)}
+        unread.extend(f"{name} {d}" for d in dests - read - {"help", "vault", "as_json", "run"})
+
+    walk(build_parser(), "k0maru")
+    assert unread == []

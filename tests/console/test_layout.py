@@ -117,7 +117,8 @@ def check_size(page, url: str, width: int, height: int) -> None:
     stats = page.locator(".dashboard .stat").all_inner_texts()
     assert any(s.startswith("notes\n") and "290" in s for s in stats), stats
     state = page.inner_text("#embedding")
-    assert "worker" in state and "bm25" in state and "wait for vectors" in state
+    assert "worker" in state and "bm25" in state  # embed = false: no chunk waits, none claimed
+    assert "wait for vectors" not in state and "embeddings disabled" in state
     assert page.locator("table.recent tbody tr").count() == 2  # both offloads
     no_horizontal_scroll(page, f"the dashboard at {size}")
     shot("dashboard")

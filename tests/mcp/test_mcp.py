@@ -132,6 +132,7 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
         "path",
         "tag",
         "kind",
+        "lang",
         "since",
         "until",
         "min_score",
