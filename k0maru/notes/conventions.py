@@ -282,73 +282,75 @@ class ConventionSniffer:
             used.append(where)
         return used
 
-    def _rule_line(self, line: str, where: str, found: dict[str, KindRule]) -> None:  # noqa: C901 - one rule form after another: naming, template, folder
-        def rule(kind: str | None) -> KindRule:
-            assert kind is not None
-            return found.setdefault(kind, KindRule(kind, "", "", source="rules"))
+    def _rule_line(self, line: str, where: str, found: dict[str, KindRule]) -> None:
+        """One line of a rules file: a naming, template or folder rule, else backticked patterns."""
+        if self._naming_rule(line, where, found):
+            return
+        if self._template_rule(line, where, found):
+            return
+        if self._folder_rule(line, where, found):
+            return
+        _backtick_rules(line, where, found)
 
+    @staticmethod
+    def _naming_rule(line: str, where: str, found: dict[str, KindRule]) -> bool:
+        """`<kind> naming: <pattern>`. Whether the line was one."""
         m = _RULE_NAMING.match(line)
-        if m and _kind_of(m.group(1)):
-            kind = _kind_of(m.group(1))
-            if not rule(kind).naming:
-                _apply_pattern(rule(kind), m.group(2), f"{where}: {line.strip()}")
-            return
+        if not (m and _kind_of(m.group(1))):
+            return False
+        kind = _kind_of(m.group(1))
+        if not _rule_of(found, kind).naming:
+            _apply_pattern(_rule_of(found, kind), m.group(2), f"{where}: {line.strip()}")
+        return True
+
+    def _template_rule(self, line: str, where: str, found: dict[str, KindRule]) -> bool:
+        """`<kind> template: <file>`: the template's frontmatter, or a warning. Whether the line was one."""
         m = _RULE_TEMPLATE.match(line)
-        if m and _kind_of(m.group(1)):
-            kind = _kind_of(m.group(1))
-            named = m.group(2).strip()
-            try:
-                data = read_regular(resolve_inside(self.root, named), _MAX_RULES_BYTES)
-            except (K0maruError, ValueError, OSError) as exc:  # ValueError: a NUL byte
-                data = None
-                self.warnings.append(
-                    printable(f"{where}: template {named!r} refused ({_reason(exc)})")
-                )
-                if not rule(kind).template:
-                    self.refused_templates[rule(kind).kind] = self.warnings[-1]
-            if data is not None:
-                self.refused_templates.pop(rule(kind).kind, None)
-                fm, _, _ = split_frontmatter(data.decode("utf-8", errors="replace"))
-                rule(kind).template = {k: v for k, v in fm.items() if k not in ("title", "date")}
-                rule(kind).template_file = named
-                rule(kind).evidence.append(f"{where}: template {named}")
-            return
+        if not (m and _kind_of(m.group(1))):
+            return False
+        kind = _kind_of(m.group(1))
+        named = m.group(2).strip()
+        try:
+            data = read_regular(resolve_inside(self.root, named), _MAX_RULES_BYTES)
+        except (K0maruError, ValueError, OSError) as exc:  # ValueError: a NUL byte
+            data = None
+            self.warnings.append(printable(f"{where}: template {named!r} refused ({_reason(exc)})"))
+            if not _rule_of(found, kind).template:
+                self.refused_templates[_rule_of(found, kind).kind] = self.warnings[-1]
+        if data is not None:
+            self.refused_templates.pop(_rule_of(found, kind).kind, None)
+            fm, _, _ = split_frontmatter(data.decode("utf-8", errors="replace"))
+            _rule_of(found, kind).template = {
+                k: v for k, v in fm.items() if k not in ("title", "date")
+            }
+            _rule_of(found, kind).template_file = named
+            _rule_of(found, kind).evidence.append(f"{where}: template {named}")
+        return True
+
+    def _folder_rule(self, line: str, where: str, found: dict[str, KindRule]) -> bool:
+        """`<kind> folder: <folder>` for a kind with no folder yet: the folder inside the vault, or a
+        warning. Whether the line was one."""
         m = _RULE_FOLDER.match(line)
-        if m and _kind_of(m.group(1)) and not rule(_kind_of(m.group(1))).folder:
-            kind = _kind_of(m.group(1))
-            raw = m.group(2).strip()
-            folder = raw.strip("/")
-            try:
-                if raw.startswith(("/", "~")):  # never read as a folder inside the vault
-                    raise K0maruError("an absolute path; name a folder relative to the vault")
-                resolve_inside(self.root, folder or ".")
-            except (K0maruError, ValueError, OSError) as exc:
-                self.warnings.append(
-                    printable(
-                        f"{where}: `{line.strip()}` refused ({_reason(exc)}); "
-                        f"the {kind} folder is taken from the layout instead"
-                    )
+        if not (m and _kind_of(m.group(1)) and not _rule_of(found, _kind_of(m.group(1))).folder):
+            return False
+        kind = _kind_of(m.group(1))
+        raw = m.group(2).strip()
+        folder = raw.strip("/")
+        try:
+            if raw.startswith(("/", "~")):  # never read as a folder inside the vault
+                raise K0maruError("an absolute path; name a folder relative to the vault")
+            resolve_inside(self.root, folder or ".")
+        except (K0maruError, ValueError, OSError) as exc:
+            self.warnings.append(
+                printable(
+                    f"{where}: `{line.strip()}` refused ({_reason(exc)}); "
+                    f"the {kind} folder is taken from the layout instead"
                 )
-                return
-            rule(kind).folder = folder
-            rule(kind).evidence.append(f"{where}: {line.strip()}")
-            return
-        patterns = _BACKTICK.findall(line)
-        if not patterns:
-            return
-        low = line.lower()
-        kinds = [
-            k
-            for k, words in _KIND_WORDS.items()
-            if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
-        ]
-        for pattern in patterns:
-            if not (pattern.endswith(".md") or "kebab" in pattern or "snake" in pattern):
-                continue
-            for kind in kinds:
-                r = rule(kind)
-                if not r.naming:
-                    _apply_pattern(r, pattern, f"{where}: {line.strip()}")
+            )
+            return True
+        _rule_of(found, kind).folder = folder
+        _rule_of(found, kind).evidence.append(f"{where}: {line.strip()}")
+        return True
 
     # ---- layout heuristics -----------------------------------------------------------------------
     @staticmethod
@@ -612,6 +614,33 @@ def _aside(folder: str) -> bool:
 
 def _has_template(names: list[str]) -> bool:
     return any(re.match(r"^(?:\d+-)?(?:adr[-_])?template", n, re.I) for n in names)
+
+
+def _rule_of(found: dict[str, KindRule], kind: str | None) -> KindRule:
+    """The rule of `kind` found so far, made empty if there is none yet."""
+    assert kind is not None
+    return found.setdefault(kind, KindRule(kind, "", "", source="rules"))
+
+
+def _backtick_rules(line: str, where: str, found: dict[str, KindRule]) -> None:
+    """A line with backticked patterns (`*.md`, kebab-case, snake_case): a naming for each kind its
+    words name that has none yet."""
+    patterns = _BACKTICK.findall(line)
+    if not patterns:
+        return
+    low = line.lower()
+    kinds = [
+        k
+        for k, words in _KIND_WORDS.items()
+        if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
+    ]
+    for pattern in patterns:
+        if not (pattern.endswith(".md") or "kebab" in pattern or "snake" in pattern):
+            continue
+        for kind in kinds:
+            r = _rule_of(found, kind)
+            if not r.naming:
+                _apply_pattern(r, pattern, f"{where}: {line.strip()}")
 
 
 def _kind_of_line(line: str) -> bool:

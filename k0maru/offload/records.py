@@ -260,7 +260,7 @@ class Pruned:
     kept_bytes: int
 
 
-def prune(  # noqa: C901 - each limit of the log store checked in turn
+def prune(
     store: Store,
     vault: Path,
     *,
@@ -278,6 +278,18 @@ def prune(  # noqa: C901 - each limit of the log store checked in turn
         return Pruned(0, 0, 0, 0)
     restore(store, vault)
     now = time.time() if now is None else now
+    logs = _stored_logs(store, vault, refs)
+    doomed, kept_bytes = _doomed_by_age_and_count(logs, keep, older_than_s, now)
+    if max_bytes:
+        kept_bytes = _doom_oldest_past(logs, doomed, kept_bytes, max_bytes)
+    freed = _remove_doomed(store, vault, doomed)
+    return Pruned(len(doomed), freed, len(logs) - len(doomed), kept_bytes)
+
+
+def _stored_logs(
+    store: Store, vault: Path, refs: Path
+) -> list[tuple[float, Path, OffloadRecord | None, int]]:
+    """Every offloaded log under `refs` as (when, path, record or None, bytes on disk), newest first."""
     by_path = {
         (vault / r.log_path).resolve(): r for r in map(_row, store.offloads(COLUMNS, 1 << 30))
     }
@@ -294,6 +306,16 @@ def prune(  # noqa: C901 - each limit of the log store checked in turn
         rec = by_path.get(path.resolve())
         logs.append((rec.created_at if rec else mtime, path, rec, size))
     logs.sort(key=lambda x: x[0], reverse=True)  # newest first
+    return logs
+
+
+def _doomed_by_age_and_count(
+    logs: list[tuple[float, Path, OffloadRecord | None, int]],
+    keep: int | None,
+    older_than_s: float | None,
+    now: float,
+) -> tuple[list[tuple[Path, OffloadRecord | None, int]], int]:
+    """The logs beyond the newest `keep` or older than `older_than_s`, and the bytes the rest take."""
     total = sum(x[3] for x in logs)
     doomed: list[tuple[Path, OffloadRecord | None, int]] = []
     kept_bytes = total
@@ -303,14 +325,31 @@ def prune(  # noqa: C901 - each limit of the log store checked in turn
         ):
             doomed.append((path, rec, size))
             kept_bytes -= size
-    if max_bytes:
-        for _, path, rec, size in reversed(logs[1:]):  # oldest first; never the newest log
-            if kept_bytes <= max_bytes:
-                break
-            if any(d[0] == path for d in doomed):
-                continue
-            doomed.append((path, rec, size))
-            kept_bytes -= size
+    return doomed, kept_bytes
+
+
+def _doom_oldest_past(
+    logs: list[tuple[float, Path, OffloadRecord | None, int]],
+    doomed: list[tuple[Path, OffloadRecord | None, int]],
+    kept_bytes: int,
+    max_bytes: int,
+) -> int:
+    """Add the oldest logs (never the newest) to `doomed` while the rest take more than `max_bytes`;
+    the bytes then kept."""
+    for _, path, rec, size in reversed(logs[1:]):  # oldest first; never the newest log
+        if kept_bytes <= max_bytes:
+            break
+        if any(d[0] == path for d in doomed):
+            continue
+        doomed.append((path, rec, size))
+        kept_bytes -= size
+    return kept_bytes
+
+
+def _remove_doomed(
+    store: Store, vault: Path, doomed: list[tuple[Path, OffloadRecord | None, int]]
+) -> int:
+    """Remove each doomed log: sidecars of records, then the records, then the logs; the bytes freed."""
     gone = [rec for _, rec, _ in doomed if rec is not None]
     for rec in gone:
         sidecar_of(vault, rec).unlink(missing_ok=True)
@@ -321,7 +360,7 @@ def prune(  # noqa: C901 - each limit of the log store checked in turn
         path.unlink(missing_ok=True)
         _sidecar(path).unlink(missing_ok=True)
         freed += size
-    return Pruned(len(doomed), freed, len(logs) - len(doomed), kept_bytes)
+    return freed
 
 
 def _size(path: Path) -> int:

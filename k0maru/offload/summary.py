@@ -79,7 +79,7 @@ def _failure_like(text: str) -> bool:
     )
 
 
-def render(  # noqa: C901, PLR0913 - one parameter per part of the summary
+def render(  # noqa: PLR0913 - one parameter per part of the summary
     *,
     command: str,
     findings: Findings,
@@ -98,77 +98,125 @@ def render(  # noqa: C901, PLR0913 - one parameter per part of the summary
     recognised, the view `tail -n 30` would give)."""
     from k0maru.llm_tokens import count_tokens
 
-    found = findings.error_codes
-    # `NumberFormatException` beside `java.lang.NumberFormatException`: the name as written is enough
-    codes = ", ".join(c for c in found if not any(o.endswith("." + c) for o in found)) or "none"
-    stacks = ", ".join(s for s in findings.stacks if s not in GENERIC_STACKS) or "unknown"
-    status = f"exit {exit_code}" if exit_code is not None else PIPED_STATUS
     root = findings.root
-    parts = [
-        f"k0maru offload: {lines:,} lines, {raw_tokens:,} tokens -> {log_rel}",
-        f"{status} · stack: {stacks} · {findings.count:,} failure(s) · error codes: {codes}",
-    ]
-    if root is not None:
-        where = root.location or f"log line {root.line}"
-        test = f" [{root.test}]" if root.test else ""
-        said = root.message if root.stack == "generic" else f"{root.code}: {root.message}"
-        parts.append(f"first failure: {where}{test}  {said}")
-        if seen:
-            parts.append(f"seen before: {seen}")
-    elif exit_code or any(_failure_like(t) for _, t in (tail or [])[-SHOWN_TAIL:]):
-        # the log says it failed (its status, or failure-looking lines): never "no failures"
-        parts.append("no failure recognised: the log's last lines follow")
-    else:
-        parts.append("no failures recognised")
-    if root is not None and root.code not in UNCODED and root.stack != "generic":
-        hint = f" --grep {shlex.quote(root.code)} --fixed-strings --context 5"
-    elif root is not None:
-        hint = f" --lines {max(root.line - 5, 1)}:{root.line + 40}"
-    else:
-        hint = f" --lines {max(lines - 60, 1)}:{max(lines, 1)}"
-    closing = f"inspect: k0maru log show {node_id}{hint}"
-    room = (
+    parts = _head(findings, exit_code, lines, raw_tokens, log_rel)
+    parts += _verdict(findings, exit_code, tail, seen)
+    closing = f"inspect: k0maru log show {node_id}{_hint(findings, lines)}"
+    room = _Room(
         (budget or budget_for(raw_tokens, lines, root is not None or bool(exit_code)))
         - count_tokens("\n".join([*parts, closing]))
         - 30
     )
     confident = root is not None and findings.root_is_users and root.stack != "generic"
-    shown: set[int] = set()
-
-    def take(candidates: list[tuple[int, str]], limit: int) -> list[tuple[int, str]]:
-        nonlocal room
-        kept: list[tuple[int, str]] = []
-        for n, text in candidates:
-            if n in shown or not WORD.search(TAG.sub("", text, count=1)) or PASSED.match(text):
-                continue
-            cost = count_tokens(text) + 3
-            if cost > limit or cost > room:
-                break
-            kept.append((n, text))
-            shown.add(n)
-            limit -= cost
-            room -= cost
-        return kept
-
-    block = findings.block_of(root) if root is not None else []
-    if root is not None:  # the line the first failure already quotes is not shown twice
-        shown.update(n for n, text in block if text.strip() == root.message)
-    own = take(block, room if confident or not tail else room * 3 // 5)
+    own = _own_lines(findings, room, confident, bool(tail))
     if own:
         parts.append(f"failure lines (log {own[0][0]}-{own[-1][0]}):")
         parts += [f"  {n}| {text}" for n, text in own]
     if tail:
-        rest = [(n, t) for n, t in tail[-SHOWN_TAIL:] if n not in shown and t.strip()]
-        cost = sum(count_tokens(t) + 3 for _, t in rest)
-        if root is None and cost > room:  # nothing recognised: the last lines are the failure
-            rest = list(reversed(take(list(reversed(rest)), room)))
-        elif confident or cost > room:  # only the failure's own lines of the tail, the last first
-            rest = [(n, t) for n, t in rest if _failure_like(t)]
-            rest = list(reversed(take(list(reversed(rest)), room)))
-        else:
-            rest = take(rest, room)
-        if rest:
-            parts.append(f"last lines (log {rest[0][0]}-{rest[-1][0]}):")
-            parts += [f"  {n}| {text}" for n, text in rest]
+        shown = _tail_lines(tail, room, root is None, confident)
+        if shown:
+            parts.append(f"last lines (log {shown[0][0]}-{shown[-1][0]}):")
+            parts += [f"  {n}| {text}" for n, text in shown]
     parts.append(closing)
     return "\n".join(parts)
+
+
+def _head(
+    findings: Findings, exit_code: int | None, lines: int, raw_tokens: int, log_rel: str
+) -> list[str]:
+    """The summary's first two lines: the log's size and place, then status, stacks, count and codes."""
+    found = findings.error_codes
+    # `NumberFormatException` beside `java.lang.NumberFormatException`: the name as written is enough
+    codes = ", ".join(c for c in found if not any(o.endswith("." + c) for o in found)) or "none"
+    stacks = ", ".join(s for s in findings.stacks if s not in GENERIC_STACKS) or "unknown"
+    status = f"exit {exit_code}" if exit_code is not None else PIPED_STATUS
+    return [
+        f"k0maru offload: {lines:,} lines, {raw_tokens:,} tokens -> {log_rel}",
+        f"{status} · stack: {stacks} · {findings.count:,} failure(s) · error codes: {codes}",
+    ]
+
+
+def _verdict(
+    findings: Findings,
+    exit_code: int | None,
+    tail: list[tuple[int, str]] | None,
+    seen: str | None,
+) -> list[str]:
+    """The first failure (and where it was seen before), or that none was recognised."""
+    root = findings.root
+    if root is not None:
+        where = root.location or f"log line {root.line}"
+        test = f" [{root.test}]" if root.test else ""
+        said = root.message if root.stack == "generic" else f"{root.code}: {root.message}"
+        out = [f"first failure: {where}{test}  {said}"]
+        if seen:
+            out.append(f"seen before: {seen}")
+        return out
+    if exit_code or any(_failure_like(t) for _, t in (tail or [])[-SHOWN_TAIL:]):
+        # the log says it failed (its status, or failure-looking lines): never "no failures"
+        return ["no failure recognised: the log's last lines follow"]
+    return ["no failures recognised"]
+
+
+def _hint(findings: Findings, lines: int) -> str:
+    """The `k0maru log show` options that open the log at its failure (or at its end)."""
+    root = findings.root
+    if root is not None and root.code not in UNCODED and root.stack != "generic":
+        return f" --grep {shlex.quote(root.code)} --fixed-strings --context 5"
+    if root is not None:
+        return f" --lines {max(root.line - 5, 1)}:{root.line + 40}"
+    return f" --lines {max(lines - 60, 1)}:{max(lines, 1)}"
+
+
+class _Room:
+    """The tokens the summary has left for log lines, and the log lines it already shows."""
+
+    def __init__(self, room: int) -> None:
+        self.room = room
+        self.shown: set[int] = set()
+
+    def take(self, candidates: list[tuple[int, str]], limit: int) -> list[tuple[int, str]]:
+        """The first `candidates` worth showing, while they fit `limit` and the room left."""
+        from k0maru.llm_tokens import count_tokens
+
+        kept: list[tuple[int, str]] = []
+        for n, text in candidates:
+            if n in self.shown or not WORD.search(TAG.sub("", text, count=1)) or PASSED.match(text):
+                continue
+            cost = count_tokens(text) + 3
+            if cost > limit or cost > self.room:
+                break
+            kept.append((n, text))
+            self.shown.add(n)
+            limit -= cost
+            self.room -= cost
+        return kept
+
+
+def _own_lines(
+    findings: Findings, room: _Room, confident: bool, has_tail: bool
+) -> list[tuple[int, str]]:
+    """The first failure's own lines (the block around its marker) that fit: all the room when the
+    failure is confidently the user's or there is no tail, else three fifths of it."""
+    root = findings.root
+    block = findings.block_of(root) if root is not None else []
+    if root is not None:  # the line the first failure already quotes is not shown twice
+        room.shown.update(n for n, text in block if text.strip() == root.message)
+    return room.take(block, room.room if confident or not has_tail else room.room * 3 // 5)
+
+
+def _tail_lines(
+    tail: list[tuple[int, str]], room: _Room, unrecognised: bool, confident: bool
+) -> list[tuple[int, str]]:
+    """The lines of the log's last 30 not shown yet that fit: the last ones when nothing was
+    recognised, only failure-looking ones (the last first) when confident or short of room."""
+    from k0maru.llm_tokens import count_tokens
+
+    rest = [(n, t) for n, t in tail[-SHOWN_TAIL:] if n not in room.shown and t.strip()]
+    cost = sum(count_tokens(t) + 3 for _, t in rest)
+    if unrecognised and cost > room.room:  # nothing recognised: the last lines are the failure
+        return list(reversed(room.take(list(reversed(rest)), room.room)))
+    if confident or cost > room.room:  # only the failure's own lines of the tail, the last first
+        rest = [(n, t) for n, t in rest if _failure_like(t)]
+        return list(reversed(room.take(list(reversed(rest)), room.room)))
+    return room.take(rest, room.room)

@@ -244,26 +244,12 @@ def _terms(raw: str, forms: int = STEMS, lang: str = "") -> list[str]:
         if _CJK.search(
             token
         ):  # no spaces between words: CJK runs as pairs, the pieces between as tokens
-            for i, part in enumerate(_CJK.split(token)):
-                if i % 2:
-                    out.extend(
-                        [part]
-                        if len(part) == 1
-                        else [part[j : j + 2] for j in range(len(part) - 1)]
-                    )
-                elif part:
-                    out.extend(_terms(part, forms, lang))
-            return out
+            return _cjk_terms(token, forms, lang)
     runs = (_ALNUM if token.isascii() else _WORD).findall(token)
     if not runs:
         return out
     if len(runs) > 1 or runs[0] != token:
-        # a symbol with connectors: keep it whole, also without a trailing :line, and by parts
-        whole = token.lower()
-        out.append(whole)
-        bare = _LINE_SUFFIX.sub("", whole)
-        if bare != whole and len(_ALNUM.findall(bare)) > 1:
-            out.append(bare)
+        _symbol_terms(token, out)
     marked = _WORD.findall(accented) if accented else []
     if len(marked) != len(runs):
         marked = runs
@@ -272,7 +258,29 @@ def _terms(raw: str, forms: int = STEMS, lang: str = "") -> list[str]:
     return out
 
 
-def _run_terms(  # noqa: C901 - one branch per kind of run
+def _cjk_terms(token: str, forms: int, lang: str) -> list[str]:
+    """Terms of a token with CJK in it: CJK runs as pairs, the pieces between as tokens."""
+    out: list[str] = []
+    for i, part in enumerate(_CJK.split(token)):
+        if i % 2:
+            out.extend(
+                [part] if len(part) == 1 else [part[j : j + 2] for j in range(len(part) - 1)]
+            )
+        elif part:
+            out.extend(_terms(part, forms, lang))
+    return out
+
+
+def _symbol_terms(token: str, out: list[str]) -> None:
+    """A symbol with connectors: kept whole, also without a trailing :line (its parts come after)."""
+    whole = token.lower()
+    out.append(whole)
+    bare = _LINE_SUFFIX.sub("", whole)
+    if bare != whole and len(_ALNUM.findall(bare)) > 1:
+        out.append(bare)
+
+
+def _run_terms(
     run: str, out: list[str], forms: int = STEMS, lang: str = "", as_written: str = ""
 ) -> None:
     """A run of letters and digits: stop words dropped, camelCase split, plain words stemmed (in `lang`,
@@ -281,20 +289,7 @@ def _run_terms(  # noqa: C901 - one branch per kind of run
         not run.isascii()
     ):  # a word of a script other than Latin: lower-cased, stemmed where it can be
         if len(run) > 1:
-            low = run.lower()
-            if lang and low.isalpha() and unicodedata.name(low[0], "").startswith("LATIN"):
-                if low not in STOPWORDS:  # `größe`: a Latin word that keeps a letter as it is
-                    _plain(run, out, forms, lang, run)
-                return
-            stem = _other_script_stem(low)
-            if stem is None:
-                out.append(low)
-                return
-            out.append(
-                stem
-            )  # also in a hybrid query: the English model does not read inflection here
-            if forms == INDEX:
-                out.append("=" + low)
+            _other_script_run(run, out, forms, lang)
         return
     low = run.lower()
     if low in STOPWORDS or (len(low) == 1 and not low.isdigit()):
@@ -309,6 +304,22 @@ def _run_terms(  # noqa: C901 - one branch per kind of run
         _plain(run, out, forms, lang, as_written or run)
     else:
         out.append(low)
+
+
+def _other_script_run(run: str, out: list[str], forms: int, lang: str) -> None:
+    """A run of two or more letters of a script other than ASCII: lower-cased, stemmed where it can be."""
+    low = run.lower()
+    if lang and low.isalpha() and unicodedata.name(low[0], "").startswith("LATIN"):
+        if low not in STOPWORDS:  # `größe`: a Latin word that keeps a letter as it is
+            _plain(run, out, forms, lang, run)
+        return
+    stem = _other_script_stem(low)
+    if stem is None:
+        out.append(low)
+        return
+    out.append(stem)  # also in a hybrid query: the English model does not read inflection here
+    if forms == INDEX:
+        out.append("=" + low)
 
 
 def _plain(word: str, out: list[str], forms: int, lang: str = "", as_written: str = "") -> None:

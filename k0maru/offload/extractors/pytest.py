@@ -51,14 +51,31 @@ class PytestExtractor(Extractor):
         # so an `ERROR at setup` or a collection error, reported first, stays first
         self.sections: dict[str, tuple[str | None, str | None, str | None, int]] = {}
 
-    def feed(self, line: str, lineno: int) -> None:  # noqa: C901 - a line-driven state machine: one branch per line shape
+    def feed(self, line: str, lineno: int) -> None:
         if not self.busy:
-            if line.startswith("=") and ("test session starts" in line or self.STARTS.match(line)):
-                self.f.saw(self.stack)
-                self.busy = True  # read the whole session: sections have no trigger words
-            elif line.startswith(("FAILED ", "ERROR ")):  # a short summary without its session
-                self._summary_line(line.rstrip(), lineno)
+            self._outside(line, lineno)
             return
+        if self._boundary(line, lineno):
+            return
+        if line[:1] == " " and "Warning: " in line and (w := self.WARNING.match(line)):
+            self.f.seen_code(w.group(1))  # the warnings summary: each category as written
+            return
+        if self.section is not None and self._in_section(line, lineno):
+            return
+        if line.startswith(("FAILED ", "ERROR ")):
+            self._summary_line(line.rstrip(), lineno)
+
+    def _outside(self, line: str, lineno: int) -> None:
+        """A line outside a session: its banner, or a short summary's line without its session."""
+        if line.startswith("=") and ("test session starts" in line or self.STARTS.match(line)):
+            self.f.saw(self.stack)
+            self.busy = True  # read the whole session: sections have no trigger words
+        elif line.startswith(("FAILED ", "ERROR ")):  # a short summary without its session
+            self._summary_line(line.rstrip(), lineno)
+
+    def _boundary(self, line: str, lineno: int) -> bool:
+        """A section's header, a `=====` rule or the closing line: the open section closes. Whether the
+        line was one."""
         m = self.SECTION.match(line)
         if m or line.startswith("====="):
             self._close_section()
@@ -66,30 +83,29 @@ class PytestExtractor(Extractor):
             self.section_line = lineno
             if not m and self.END.match(line):
                 self.busy = False
-            return
+            return True
         if line[:1].isdigit() and self.END.match(line):  # `-q`'s closing line
             self._close_section()
             self.busy = False
-            return
-        if line[:1] == " " and "Warning: " in line and (w := self.WARNING.match(line)):
-            self.f.seen_code(w.group(1))  # the warnings summary: each category as written
-            return
-        if self.section is not None:
-            fm = self.FRAME.match(line)
-            if fm:
-                self.frames.append(f"{fm.group(1)}:{fm.group(2)}")
-                self.frame_lines[self.frames[-1]] = lineno
-                if fm.group(3):
-                    self.frame_exc = fm.group(3).rsplit(".", 1)[-1]
-                return
-            if line.startswith("E ") and self.first_e is None:
-                self.first_e = line[1:].strip()
-            em = self.EXC.match(line)
-            if em:
-                self.exc = (em.group(1).rsplit(".", 1)[-1], (em.group(2) or "").strip())
-                return
-        if line.startswith(("FAILED ", "ERROR ")):
-            self._summary_line(line.rstrip(), lineno)
+            return True
+        return False
+
+    def _in_section(self, line: str, lineno: int) -> bool:
+        """A frame or an `E ` line of the open section. Whether the line is done with."""
+        fm = self.FRAME.match(line)
+        if fm:
+            self.frames.append(f"{fm.group(1)}:{fm.group(2)}")
+            self.frame_lines[self.frames[-1]] = lineno
+            if fm.group(3):
+                self.frame_exc = fm.group(3).rsplit(".", 1)[-1]
+            return True
+        if line.startswith("E ") and self.first_e is None:
+            self.first_e = line[1:].strip()
+        em = self.EXC.match(line)
+        if em:
+            self.exc = (em.group(1).rsplit(".", 1)[-1], (em.group(2) or "").strip())
+            return True
+        return False
 
     def _close_section(self) -> None:
         if self.section is not None:

@@ -42,23 +42,7 @@ class PythonExtractor(Extractor):
                 return  # a separator between the sub-exceptions of a group
             line = line[m.end() :]
         if not self.busy:
-            if line.startswith(("Traceback (most recent call last)", "Exception Group Traceback")):
-                self.busy = True
-                self.frames = []
-                self.repeated = None
-                self.start = lineno
-            elif line[:1] in "STI" and (m := self.SYNTAX.match(line)):
-                # `  File "bad.py", line 1` + the source + a caret come right before, without a traceback
-                frame = next(filter(None, map(self.FRAME.match, self.cursor.before(4))), None)
-                self.f.add(
-                    Failure(
-                        self.stack,
-                        m.group(1),
-                        short(m.group(2)),
-                        lineno,
-                        f"{frame.group(1)}:{frame.group(2)}" if frame else None,
-                    )
-                )
+            self._outside(line, lineno)
             return
         m = self.FRAME.match(line)
         if m:
@@ -69,6 +53,30 @@ class PythonExtractor(Extractor):
             return
         if not line.strip() or line[:1] in " \t":
             return
+        self._exception(line)
+
+    def _outside(self, line: str, lineno: int) -> None:
+        """A line outside a traceback: a traceback's header, or a `SyntaxError` with no traceback."""
+        if line.startswith(("Traceback (most recent call last)", "Exception Group Traceback")):
+            self.busy = True
+            self.frames = []
+            self.repeated = None
+            self.start = lineno
+        elif line[:1] in "STI" and (m := self.SYNTAX.match(line)):
+            # `  File "bad.py", line 1` + the source + a caret come right before, without a traceback
+            frame = next(filter(None, map(self.FRAME.match, self.cursor.before(4))), None)
+            self.f.add(
+                Failure(
+                    self.stack,
+                    m.group(1),
+                    short(m.group(2)),
+                    lineno,
+                    f"{frame.group(1)}:{frame.group(2)}" if frame else None,
+                )
+            )
+
+    def _exception(self, line: str) -> None:
+        """The unindented line that ends a traceback: its exception, at the innermost user frame."""
         m = self.EXC.match(line.rstrip())
         self.busy = False
         if (
