@@ -248,7 +248,7 @@ class _Progress:
             self.shown = False
 
 
-def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and its record, in order
+def run_offload(  # noqa: PLR0913 - the run and everything its caller may say about it
     vault: Path,
     command: list[str] | None,
     *,
@@ -272,71 +272,26 @@ def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and it
     vault's note about the same failure, if any (`offload.seen`)."""
     out = out or sys.stdout.buffer
     err = err or sys.stderr.buffer
-    if progress is None:
-        progress = sys.stderr.isatty()
     task = safe_task_id(task_id) if task_id else default_task_id(vault)
-    refs: Path | None = None
-    if cannot_keep is None:
-        try:
-            refs = ensure_state_dir(vault) / "refs"
-            refs.mkdir(exist_ok=True)
-            for kept in keep_orphaned_spools(refs):
-                print(
-                    f"k0maru: kept the output of an interrupted offload as {kept.relative_to(vault)}",
-                    file=sys.stderr,
-                )
-        except OSError as exc:
-            cannot_keep = why(exc)
+    refs, cannot_keep = _open_refs(vault, cannot_keep)
     if tree is None:
         from k0maru.gitutil import repo_root
 
         here = Path.cwd()
         tree = here if command else (repo_root(here) or here)
     spool = _Spool(refs, threshold, out, err, tree, cannot_keep)
-    if progress:
+    if progress or (progress is None and sys.stderr.isatty()):
         spool.progress = _Progress(err)
     started = time.time()
     clock = time.monotonic()
-    exit_code: int | None
-    try:
-        if command:
-            exit_code = _pump_process(command, spool)
-        else:
-            source = stdin or sys.stdin.buffer
-            while chunk := source.read(READ_SIZE):
-                spool.write(chunk)
-            exit_code = None
-        findings = spool.finish()
-        duration = round(time.monotonic() - clock, 3)
-    except BaseException:
-        if spool.progress is not None:
-            spool.progress.erase()
-        if spool.written and refs is not None and spool.broken is None:
-            # interrupted: what was captured is kept, never silently dropped
-            kept = refs / f"partial-{os.getpid()}-{int(started)}.log"
-            with contextlib.suppress(OSError):
-                spool.tmp.replace(kept)
-                print(
-                    f"k0maru: interrupted; the output so far is in {kept.relative_to(vault)}",
-                    file=sys.stderr,
-                )
-        spool.discard()
-        raise
-    if spool.progress is not None:
-        spool.progress.erase()
+    exit_code, findings = _capture(vault, refs, spool, command, stdin, started)
+    duration = round(time.monotonic() - clock, 3)
     status = exit_code if exit_code is not None else 0
     if spool.head is not None and spool.broken is None:
-        # at or under the threshold: pass through unchanged, stderr to stderr, chunk by chunk so the two
-        # streams keep their order
-        for from_stderr, chunk in spool.head:
-            stream = err if from_stderr else out
-            stream.write(chunk)
-            stream.flush()
-        spool.discard()
+        _replay_head(spool, out, err)
         return OffloadOutcome(status, spool.lines, True, findings=findings)
     rec: records.OffloadRecord | None = None
-    if spool.broken is None:
-        assert refs is not None
+    if refs is not None and spool.broken is None:
         try:
             rec = _keep(
                 vault, refs, spool, findings, command, task, (started, duration), exit_code, seen
@@ -351,13 +306,7 @@ def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and it
             )
         return OffloadOutcome(status, spool.lines, True, findings=findings)
     if rec is None:  # not clearly smaller: the output itself is the answer
-        assert spool.fh is not None
-        offset = 0
-        while piece := os.pread(spool.fh.fileno(), READ_SIZE, offset):
-            out.write(piece)
-            offset += len(piece)
-        out.flush()
-        spool.discard()
+        _replay_spool(spool, out)
         return OffloadOutcome(status, spool.lines, True, findings=findings)
     spool.discard()  # the compressed log holds it all now
     if save_record is not None:
@@ -365,6 +314,83 @@ def run_offload(  # noqa: C901, PLR0913 - the whole run, its interruption and it
     out.write((rec.summary + "\n").encode("utf-8"))
     out.flush()
     return OffloadOutcome(status, spool.lines, False, rec, findings)
+
+
+def _open_refs(vault: Path, cannot_keep: str | None) -> tuple[Path | None, str | None]:
+    """The folder kept logs go to, the output of interrupted offloads kept first; or None and why
+    the log cannot be kept."""
+    if cannot_keep is not None:
+        return None, cannot_keep
+    try:
+        refs = ensure_state_dir(vault) / "refs"
+        refs.mkdir(exist_ok=True)
+        for kept in keep_orphaned_spools(refs):
+            print(
+                f"k0maru: kept the output of an interrupted offload as {kept.relative_to(vault)}",
+                file=sys.stderr,
+            )
+    except OSError as exc:
+        return None, why(exc)
+    return refs, None
+
+
+def _capture(  # noqa: PLR0913 - the spool and where its output comes from and goes when interrupted
+    vault: Path,
+    refs: Path | None,
+    spool: _Spool,
+    command: list[str] | None,
+    stdin: BinaryIO | None,
+    started: float,
+) -> tuple[int | None, Findings]:
+    """Run the command (or read stdin) into the spool: its exit status (None when piped) and findings.
+    Interrupted, what was captured is kept as `partial-*.log`, never silently dropped."""
+    try:
+        exit_code: int | None = None
+        if command:
+            exit_code = _pump_process(command, spool)
+        else:
+            source = stdin or sys.stdin.buffer
+            while chunk := source.read(READ_SIZE):
+                spool.write(chunk)
+        findings = spool.finish()
+    except BaseException:
+        if spool.progress is not None:
+            spool.progress.erase()
+        if spool.written and refs is not None and spool.broken is None:
+            kept = refs / f"partial-{os.getpid()}-{int(started)}.log"
+            with contextlib.suppress(OSError):
+                spool.tmp.replace(kept)
+                print(
+                    f"k0maru: interrupted; the output so far is in {kept.relative_to(vault)}",
+                    file=sys.stderr,
+                )
+        spool.discard()
+        raise
+    if spool.progress is not None:
+        spool.progress.erase()
+    return exit_code, findings
+
+
+def _replay_head(spool: _Spool, out: BinaryIO, err: BinaryIO) -> None:
+    """A short output, passed through unchanged: stderr to stderr, chunk by chunk so the two streams
+    keep their order."""
+    assert spool.head is not None
+    for from_stderr, chunk in spool.head:
+        stream = err if from_stderr else out
+        stream.write(chunk)
+        stream.flush()
+    spool.discard()
+
+
+def _replay_spool(spool: _Spool, out: BinaryIO) -> None:
+    """The whole spooled output, passed through to `out`."""
+    assert spool.fh is not None
+    offset = 0
+    while piece := os.pread(spool.fh.fileno(), READ_SIZE, offset):
+        out.write(piece)
+        offset += len(piece)
+    out.flush()
+    spool.discard()
 
 
 def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
@@ -498,26 +524,8 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
 def _pump_process(command: list[str], spool: _Spool) -> int:
     """Run `command` in its own process group, its output into the spool. SIGINT/SIGTERM/SIGHUP to offload
     go to the whole group; a child that ignores them gets SIGKILL after GRACE_S (at once on a second
-    signal). Stdin is passed on unless it is a terminal (a background group reading it would stop)."""
-    stdin = subprocess.DEVNULL if sys.stdin is None or sys.stdin.isatty() else None
-    try:
-        proc = subprocess.Popen(
-            command,
-            stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-            process_group=0,
-            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
-        )
-    except FileNotFoundError:
-        raise CommandNotFound(
-            f"command not found: {command[0]!r}; check the name and PATH"
-        ) from None
-    except PermissionError:
-        raise K0maruError(
-            f"command {command[0]!r} is not executable; check its permissions"
-        ) from None
+    signal)."""
+    proc = _start(command)
     signals_seen = 0
 
     def kill_group(signum: int) -> None:
@@ -540,22 +548,51 @@ def _pump_process(command: list[str], spool: _Spool) -> int:
         s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     }
     try:
-        assert proc.stdout is not None and proc.stderr is not None
-        with selectors.DefaultSelector() as sel:  # both pipes, in the order their bytes arrive
-            sel.register(proc.stdout.fileno(), selectors.EVENT_READ, False)
-            sel.register(proc.stderr.fileno(), selectors.EVENT_READ, True)
-            while sel.get_map():
-                for key, _ in sel.select():
-                    chunk = os.read(key.fd, READ_SIZE)
-                    if chunk:
-                        spool.write(chunk, key.data)
-                    else:
-                        sel.unregister(key.fd)
+        _read_both(proc, spool)
         return _exit_status(proc.wait())
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
         kill_group(signal.SIGKILL)  # nothing of the group outlives offload
+
+
+def _start(command: list[str]) -> subprocess.Popen[bytes]:
+    """The command in its own process group, its two output pipes unbuffered. Stdin is passed on
+    unless it is a terminal (a background group reading it would stop)."""
+    stdin = subprocess.DEVNULL if sys.stdin is None or sys.stdin.isatty() else None
+    try:
+        return subprocess.Popen(
+            command,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            process_group=0,
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+        )
+    except FileNotFoundError:
+        raise CommandNotFound(
+            f"command not found: {command[0]!r}; check the name and PATH"
+        ) from None
+    except PermissionError:
+        raise K0maruError(
+            f"command {command[0]!r} is not executable; check its permissions"
+        ) from None
+
+
+def _read_both(proc: subprocess.Popen[bytes], spool: _Spool) -> None:
+    """Both pipes into the spool, in the order their bytes arrive, until both close."""
+    assert proc.stdout is not None and proc.stderr is not None
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout.fileno(), selectors.EVENT_READ, False)
+        sel.register(proc.stderr.fileno(), selectors.EVENT_READ, True)
+        while sel.get_map():
+            for key, _ in sel.select():
+                chunk = os.read(key.fd, READ_SIZE)
+                if chunk:
+                    spool.write(chunk, key.data)
+                else:
+                    sel.unregister(key.fd)
 
 
 def keep_orphaned_spools(refs: Path) -> list[Path]:

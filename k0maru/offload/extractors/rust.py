@@ -37,82 +37,96 @@ class RustExtractor(Extractor):
         self.panic: Failure | None = None  # the last panic: `left:`/`right:` lines complete it
         self.panic_window = 0
 
-    def feed(self, line: str, lineno: int) -> None:  # noqa: C901 - a line-driven state machine: one branch per line shape
+    def feed(self, line: str, lineno: int) -> None:
         if self.pending_panic is not None:  # new-style panic: the message is on the next line
-            p, self.pending_panic = self.pending_panic, None
-            self.busy = self.pending is not None
-            p.message = short(line)
-            code = CODE_IN_TEXT.search(line)
-            p.code = code.group(1) if code else "panic"
-            self.panic, self.panic_window = self.f.add(p), 3
+            self._panic_message(self.pending_panic, line)
             return
-        if self.panic_window > 0:
-            self.panic_window -= 1
-            if self.panic is not None and self.ASSERT_SIDE.match(line):
-                self.panic.message = short(f"{self.panic.message}; {line.strip()}", 240)
-                return
-        if line.startswith("note: panic did not contain expected string"):  # #[should_panic]
-            if self.panic is not None:
-                self.panic.message = short(f"{line[6:]} ({self.panic.message})", 240)
+        if self._panic_detail(line):
             return
-        if self.pending is not None:
-            m = self.ARROW.match(line)
-            if m:
-                self.locate(f"{m.group(1)}:{m.group(2)}:{m.group(3)}")
-                self.busy = self.lint_for is not None
-                return
-            self.tick()
+        if self.pending is not None and self._arrow(line):
+            return
         if self.lint_for is not None:
             self._watch_lint(line)
-        if line.startswith("error["):
-            m = self.ERROR.match(line)
-            if m:
-                self.expect_location(Failure(self.stack, m.group(1), short(m.group(2)), lineno), 6)
-            return
-        if line.startswith("error: "):
-            m = self.UNCODED.match(line)
-            if m:  # every error counts: `error: unused variable` under deny, clippy lints
-                self.lint_for = self.f.add(Failure(self.stack, "error", short(m.group(1)), lineno))
-                self.lint_window = 30
-                self.pending, self.window, self.busy = self.lint_for, 6, True
-            return
-        if line.lstrip().startswith("thread '"):
-            m = self.PANIC_NEW.match(line)
-            if m:
-                self.pending_panic = Failure(
-                    self.stack,
-                    "panic",
-                    "",
-                    lineno,
-                    f"{m.group(2)}:{m.group(3)}:{m.group(4)}",
-                    self.test,
-                )
-                self.busy = True
-                return
-            m = self.PANIC_OLD.match(line)
-            if m:
-                code = CODE_IN_TEXT.search(m.group(2))
-                self.f.add(
-                    Failure(
-                        self.stack,
-                        code.group(1) if code else "panic",
-                        short(m.group(2)),
-                        lineno,
-                        f"{m.group(3)}:{m.group(4)}:{m.group(5)}",
-                        self.test,
-                    )
-                )
-            return
-        if line.startswith("note: test did not panic"):  # a #[should_panic] test that returned
+        if line.startswith("error"):
+            self._error(line, lineno)
+        elif line.lstrip().startswith("thread '"):
+            self._panic(line, lineno)
+        else:
+            self._test_line(line, lineno)
+
+    def _test_line(self, line: str, lineno: int) -> None:
+        """A test's `---- name stdout ----` header, or a #[should_panic] test that returned."""
+        if line.startswith("note: test did not panic"):
             m = self.NO_PANIC.match(line)
             if m:
                 where = f"{m.group(1)}:{m.group(2)}:{m.group(3)}"
                 self.f.add(Failure(self.stack, "FAIL", short(line[6:]), lineno, where, self.test))
-            return
-        if line.startswith("---- ") and not self.busy:
+        elif line.startswith("---- ") and not self.busy:
             m = self.TEST_HEADER.match(line)
             if m:
                 self.test = m.group(1)
+
+    def _arrow(self, line: str) -> bool:
+        """The `-->` place of the error waiting for one. Whether the line was it."""
+        m = self.ARROW.match(line)
+        if m:
+            self.locate(f"{m.group(1)}:{m.group(2)}:{m.group(3)}")
+            self.busy = self.lint_for is not None
+            return True
+        self.tick()
+        return False
+
+    def _panic_message(self, p: Failure, line: str) -> None:
+        """The line after a rustc >= 1.80 panic header: its message."""
+        self.pending_panic = None
+        self.busy = self.pending is not None
+        p.message = short(line)
+        code = CODE_IN_TEXT.search(line)
+        p.code = code.group(1) if code else "panic"
+        self.panic, self.panic_window = self.f.add(p), 3
+
+    def _panic_detail(self, line: str) -> bool:
+        """`left:`/`right:` under an assertion panic, or a #[should_panic] mismatch: added to the
+        last panic's message. Whether the line was one."""
+        if self.panic_window > 0:
+            self.panic_window -= 1
+            if self.panic is not None and self.ASSERT_SIDE.match(line):
+                self.panic.message = short(f"{self.panic.message}; {line.strip()}", 240)
+                return True
+        if line.startswith("note: panic did not contain expected string"):
+            if self.panic is not None:
+                self.panic.message = short(f"{line[6:]} ({self.panic.message})", 240)
+            return True
+        return False
+
+    def _error(self, line: str, lineno: int) -> None:
+        """`error[E0382]: ...` waits for its `-->` place; an uncoded `error: ...` (deny, clippy) for
+        its place and the lint that raised it."""
+        if line.startswith("error["):
+            m = self.ERROR.match(line)
+            if m:
+                self.expect_location(Failure(self.stack, m.group(1), short(m.group(2)), lineno), 6)
+        elif line.startswith("error: "):
+            m = self.UNCODED.match(line)
+            if m:
+                self.lint_for = self.f.add(Failure(self.stack, "error", short(m.group(1)), lineno))
+                self.lint_window = 30
+                self.pending, self.window, self.busy = self.lint_for, 6, True
+
+    def _panic(self, line: str, lineno: int) -> None:
+        """A panic header: the new form's message follows on the next line, the old form's is quoted."""
+        m = self.PANIC_NEW.match(line)
+        if m:
+            where = f"{m.group(2)}:{m.group(3)}:{m.group(4)}"
+            self.pending_panic = Failure(self.stack, "panic", "", lineno, where, self.test)
+            self.busy = True
+            return
+        m = self.PANIC_OLD.match(line)
+        if m:
+            code = CODE_IN_TEXT.search(m.group(2))
+            where = f"{m.group(3)}:{m.group(4)}:{m.group(5)}"
+            kind = code.group(1) if code else "panic"
+            self.f.add(Failure(self.stack, kind, short(m.group(2)), lineno, where, self.test))
 
     def _watch_lint(self, line: str) -> None:
         if (
