@@ -85,14 +85,11 @@ def get_project_loadout(
 
     from k0maru.llm_tokens import count_tokens
 
-    inner = token_budget  # the sections' share: what the headers and JSON keys leave of the budget
-    while True:
-        result = service.loadout(inner).but(token_budget=token_budget)
-        structured = json.dumps(result.payload(), ensure_ascii=False, separators=(",", ":"))
-        over = max(count_tokens(structured), count_tokens(render.loadout_text(result)))
-        if over <= token_budget or inner <= 50:
-            return result
-        inner = max(50, inner - (over - token_budget) - 5)
+    def cost(answer: Loadout) -> int:  # either part is held to the budget
+        structured = json.dumps(answer.payload(), ensure_ascii=False, separators=(",", ":"))
+        return max(count_tokens(structured), count_tokens(render.loadout_text(answer)))
+
+    return service.loadout(token_budget, cost)
 
 
 RECALL_MAX_BUDGET = 32000

@@ -226,19 +226,25 @@ class Service:
         return fit_budget(answer, token_budget, cost or answer_tokens)
 
     # ---- loadout -------------------------------------------------------------------------------
-    def loadout(self, token_budget: int) -> Loadout:
+    def loadout(self, token_budget: int, cost: Callable[[Loadout], int] | None = None) -> Loadout:
+        """The rules, note kinds, hubs and latest ADRs within `token_budget`: the sections' own tokens,
+        or, with `cost`, the whole answer as `cost` counts it (its headers and keys included)."""
         from k0maru.notes.loadout import build_loadout
         from k0maru.service.models import Loadout, LoadoutSection
 
         with self._session.session() as vault:
-            sections, used, truncated = build_loadout(vault, token_budget)
-        return Loadout(
-            vault=str(vault.root),
-            token_budget=token_budget,
-            tokens_used=used,
-            truncated=truncated,
-            sections=[LoadoutSection(**s) for s in sections],
-        )
+
+            def build(share: int) -> Loadout:
+                sections, used, truncated = build_loadout(vault, share)
+                return Loadout(
+                    vault=str(vault.root),
+                    token_budget=token_budget,
+                    tokens_used=used,
+                    truncated=truncated,
+                    sections=[LoadoutSection(**s) for s in sections],
+                )
+
+            return build(token_budget) if cost is None else fit_loadout(build, token_budget, cost)
 
     # ---- offloaded logs ------------------------------------------------------------------------
     def log_list(self, limit: int = 50) -> list[LogNode]:
@@ -724,6 +730,9 @@ def answer_tokens(result: RecallResult) -> int:
     return count_tokens(json.dumps(result.payload(), ensure_ascii=False, separators=(",", ":")))
 
 
+MIN_LOADOUT_SHARE = 50  # tokens: the sections' share never goes below it
+
+
 def fit_budget(
     result: RecallResult, budget: int, cost: Callable[[RecallResult], int] = answer_tokens
 ) -> RecallResult:
@@ -755,6 +764,20 @@ def fit_budget(
     return result.but(
         hits=[], warnings=[*result.warnings, f"token_budget {budget} is too small for any hit"]
     )
+
+
+def fit_loadout(
+    build: Callable[[int], Loadout], budget: int, cost: Callable[[Loadout], int]
+) -> Loadout:
+    """The loadout built for the largest sections' share whose whole answer fits `budget` as `cost`
+    counts it: the share shrinks by the overshoot until it fits (or reaches its floor)."""
+    share = budget
+    while True:
+        result = build(share)
+        over = cost(result)
+        if over <= budget or share <= MIN_LOADOUT_SHARE:
+            return result
+        share = max(MIN_LOADOUT_SHARE, share - (over - budget) - 5)
 
 
 def _largest(most: int, fits: Callable[[int], bool]) -> int:
