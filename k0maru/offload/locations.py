@@ -4,7 +4,8 @@ Forms read: `file:line[:col]`, `File "x", line N` (also OCaml's, with `character
 `at fn (file:line:col)`, `x.rb:12:in`, Nim's `x.nim(12) proc` and `x.nim(6, 11)`, Terraform's
 `on main.tf line 11`, gfortran's `At line 5 of file x.f90`, Tcl's `(file "x.tcl" line 11)`, Erlang's
 `{file,"x.erl"},{line,8}` and `(x.erl, line 9)`, bats' `(in test file x, line 15)`, perlcritic's
-`x.pm: ... at line 2, column 1.`,
+`x.pm: ... at line 2, column 1.`, GNU's `x.y:7.7-11:`, chktex's `in x.tex line 4`, dart-sass's
+`x.scss 5:17  root stylesheet`,
 `at t/01.t line 8.`, `(File.java:12)`, `--> src/x.rs:4:5`, `file(12,5)`, `File.java:[12,5]`, `x.sh: line 3:`, PHP's
 `in /x.php on line 3`, a GitHub annotation's `file=x,line=3,col=5` and babel's `x.js: SyntaxError: ... (3:5)`. A location is the user's when its path lies under the working tree (wrapped: the
 command's folder; piped: the repository root), or is relative and not a toolchain, standard library,
@@ -84,7 +85,7 @@ NAMED_FORM = re.compile(rf"((?:[\w.@~+/\\-]{{0,120}}/)?(?<![\w.-])(?:{_NAMED})):
 # what every form has after the file's extension: cheap to look for, so most lines skip the forms
 _AFTER_EXT = (
     r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d|,line=\d"
-    r"|, line \d|\" line \d|\"\},\s*\{line,|: .* at line \d+, column \d)"
+    r"|, line \d|\" line \d|\"\},\s*\{line,|: .* at line \d+, column \d| \d+:\d)"
 )
 PLACE_HINT = re.compile(rf"{_AFTER_EXT}|\(\d+:\d+\)$|\bAt line \d+ of file |(?:{_NAMED}):\d")
 # the same, cheap over a whole block (a leading literal `.`, no top-level alternation): where the
@@ -115,6 +116,11 @@ FORMS = (
     re.compile(rf"\[({_PATH}):(\d+)()\]"),
     re.compile(rf"\bfile=({_PATH}),line=(\d+)(?:,endLine=\d+)?(?:,col=(\d+))?"),
     re.compile(rf"^(?:\[\w+\] )?({_PATH}): .*\((\d+):(\d+)\)$"),
+    re.compile(rf"({_PATH}):(\d+)\.(\d+)(?:-\d+(?:\.\d+)?)?: "),  # GNU: bison, valac `x.y:7.7-11: `
+    re.compile(rf"\bin ({_PATH}) line (\d+)()\b"),  # chktex: `Warning 18 in x.tex line 4:`
+    re.compile(
+        rf"^\s+({_PATH}) (\d+):(\d+) "
+    ),  # a dart-sass frame: `  x.scss 5:17  root stylesheet`
     re.compile(rf"(?:file://)?({_PATH}):(\d+)()(?![\d.]|:\d)"),
 )
 _URLISH = re.compile(r"^(?:https?|ftp)://|^[\w-]+\.(?:com|org|net|io)/")
@@ -123,7 +129,7 @@ PYTHON_FRAME = FORMS[0]
 GUARDS = (
     'File "', ":", "(", " line ", "(", "(", "(", " line ", " line ", "At line ", 'file "',
     "{file,", " at line ", ", line ", ":[", " on line ", ": line ", ": line ", "[", "file=",
-    ")", ":",
+    ")", ": ", " line ", ":", ":",
 )  # fmt: skip
 _GUARDED = tuple(zip(FORMS, GUARDS, strict=True))
 

@@ -152,3 +152,41 @@ def test_a_failure_named_like_an_exception_is_a_code() -> None:
         " PropertyNameExpected (offset 34, length 1)\n"
     )
     assert "PropertyNameExpected" in f.error_codes
+
+
+def test_gnu_dot_columns_chktex_and_dart_sass_frames_are_places() -> None:
+    """Lines captured from bison 3.8, valac 0.56, chktex 1.7 and dart-sass 1.x."""
+    f = analyze(
+        "calc.y:7.7-11: error: symbol ‘IDENT’ is used, but is not defined as a token and has no rules\n"
+        "    7 |     | IDENT\n"
+    )
+    assert f.first_location == "calc.y:7:7"
+    f = analyze(
+        "src/main.vala:3.12-3.16: error: Assignment: Cannot convert from `int' to `string?'\n"
+    )
+    assert f.first_location == "src/main.vala:3:12"
+    f = analyze("Warning 18 in paper.tex line 4: Use either `` or '' as an alternative to `\"'.\n")
+    assert f.first_location == "paper.tex:4"
+    f = analyze(
+        "Error: Undefined variable.\n  ╷\n5 │   border-color: $accent;\n  │                 ^^^^^^^\n"
+        "  ╵\n  styles/main.scss 5:17  root stylesheet\n"
+    )
+    assert f.first_location == "styles/main.scss:5:17"
+    assert (
+        analyze("built with python 3.11.2: ok\nversion 1.2.3 12:30 done\n").first_location is None
+    )
+
+
+def test_a_severity_letter_before_a_department_rule_and_an_elixir_raise() -> None:
+    f = analyze(
+        "lib/greeter.rb:6:5: W: Lint/UselessAssignment: Useless assignment to variable - unused.\n"
+        "lib/greeter.rb:7:5: C: [Correctable] Style/StringLiterals: Prefer single-quoted strings.\n"
+    )
+    assert f.error_codes[:2] == ["Lint/UselessAssignment", "Style/StringLiterals"]
+    assert f.first_location == "lib/greeter.rb:6:5"
+    f = analyze(
+        "  1) test mean of nothing (StatsTest)\n     test/stats_test.exs:6\n"
+        "     ** (ArithmeticError) bad argument in arithmetic expression\n"
+    )
+    assert f.error_codes == ["ArithmeticError"]
+    assert f.first_location == "test/stats_test.exs:6"

@@ -29,10 +29,14 @@ LEAD_SEVERITY = re.compile(rf"^\W*{SEVERITY.pattern}(?::\s*|\s+file=)$")
 SEVERITY_WORDS = "(?:error|warning|info|note|hint|style|fatal)"
 WARNINGS = frozenset({"warning", "Warning", "WARNING"})
 NOTES = frozenset({"note", "Note", "NOTE", "info", "INFO", "hint", "Hint"})
-RULE = r"[A-Z]{1,5}\d{2,5}|lint/[\w./-]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[a-z][a-z0-9]*(?:-[a-z0-9]+)+"
-# a rule right after the location, past a severity word (`x.js:3:5 lint/a/b`, `x.py:1:1: E302 ...`)
+RULE = (
+    r"[A-Z]{1,5}\d{2,5}|lint/[\w./-]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[a-z][a-z0-9]*(?:-[a-z0-9]+)+"
+    r"|[A-Z][a-z]+(?:[A-Z][a-z]+)*/[A-Z]\w+"  # a department and a cop: `Lint/UselessAssignment`
+)
+# a rule right after the location, past a severity word or letter (`x.js:3:5 lint/a/b`,
+# `x.py:1:1: E302 ...`, `x.rb:6:5: W: Lint/UselessAssignment: ...`)
 RULE_AFTER = re.compile(
-    rf"^[\s:,-]*(?:\d+:\d+ )?(?:(?:error|warning)\b:?\s*)?"
+    rf"^[\s:,-]*(?:\d+:\d+ )?(?:(?:error|warning)\b:?\s*|[CWEFIR]: (?:\[\w+\] )?)?"
     rf"(?:({RULE})(?=[\s:\]/]|$)|\[(?!{SEVERITY_WORDS}\])({RULE}|[a-z]+)\])"
 )
 # a rule in brackets or parentheses ending the line (`(reportArgumentType)`, `[memleak]`,
@@ -68,6 +72,8 @@ HINT = re.compile(r"L\d+ \|")  # `┆` and `| P:` rows are trigger words
 SAID_AFTER = re.compile(
     r"^\s*(?:\w+ )*?(error|Error|ERROR|fatal|Fatal|FATAL|warning|Warning)(?: \w+)?: [\w'\"‘]"
 )
+# an exception raised there, named (Elixir: `** (ArithmeticError) bad argument ...`)
+RAISED = re.compile(r"^\s*\*\* \(([A-Z][\w.]*)\) ")
 # a caret under the source naming the rule and its level (shellcheck: `  ^-- SC2086 (info): ...`)
 CARET_RULE = re.compile(r"^\s*\^[-^]*\s+([A-Z]{1,5}\d{2,5}) \((\w+)\):")
 # a BDD runner's step, its definition's place in a comment ending it (behave, cucumber)
@@ -259,10 +265,14 @@ class FindingsLayer(Extractor):
         if lineno - bare.line > AFTER_LINES:
             self.bare = None
             return False
-        m = SAID_AFTER.match(line) or CARET_RULE.match(line)
+        m = SAID_AFTER.match(line) or CARET_RULE.match(line) or RAISED.match(line)
         if m is None:
             return False
         self.bare = None
+        if m.re is RAISED:
+            bare.code, bare.severity, bare.message = m.group(1), ERROR, short(line)
+            self.found.append(bare)
+            return True
         if m.re is CARET_RULE:
             bare.code, level = m.group(1), m.group(2)
             bare.severity = ERROR if level in ("error", "fatal") else WARNING
