@@ -1,7 +1,8 @@
 """How well index/languages.py tells a note's language (issue #26): on tldr pages whose folder says their
 language (`pages.<lang>/common`, a seeded sample of 100 per language), the share the detector names
 correctly, names wrongly or leaves unnamed (stemmed as English), and how often the text overrules a
-language folder.
+language folder. Then the languages it has no function words for (`UNSUPPORTED`: Latin-script Bosnian
+and Uzbek, Cyrillic, CJK, Thai, Lao, Malayalam, Bengali): any language it names for those is wrong.
 
     python scripts/measure_languages.py [--tldr GIT_DIR] [--pages 100]
 """
@@ -27,6 +28,11 @@ FOLDERS = {
             "ca": "catalan", "no": "norwegian", "hu": "hungarian",
         }.items()
     },
+}  # fmt: skip
+UNSUPPORTED = {
+    "pages.bs": "bosnian", "pages.uz": "uzbek", "pages.uk": "ukrainian", "pages.bg": "bulgarian",
+    "pages.ja": "japanese", "pages.ko": "korean", "pages.zh": "chinese", "pages.th": "thai",
+    "pages.lo": "lao", "pages.ml": "malayalam", "pages.bn": "bengali",
 }  # fmt: skip
 
 
@@ -98,6 +104,17 @@ def main() -> None:
         f"{total['right'] / max(named, 1):.1%} right ({named - total['right']} wrong of {named}); "
         f"{total['overruled']} folder(s) overruled"
     )
+    print(f"\n{'not supported':14} {'pages':>5} {'named':>6}  as")
+    wrong: Counter[str] = Counter()
+    for folder, lang in UNSUPPORTED.items():
+        got = [detect(text) for _, text in pages(args.tldr, folder, args.pages, rng)]
+        if not got:
+            continue
+        named = Counter(g for g in got if g is not None)
+        wrong.update(pages=len(got), named=sum(named.values()))
+        as_ = ", ".join(f"{g} {n}" for g, n in named.most_common(3)) or "-"
+        print(f"{lang:14} {len(got):5} {sum(named.values()) / len(got):6.0%}  {as_}")
+    print(f"not supported: {wrong['named']} of {wrong['pages']} pages named a language")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any
+from typing import Any, NamedTuple
 
 # ISO 639-1 codes of the Snowball languages (names are accepted as well)
 CODES = {
@@ -156,27 +156,53 @@ def folder_language(path: str) -> str | None:
 def stopword_counts(text: str) -> dict[str, float]:
     """Each language's function words in the prose (code left out) of the first DETECT_CHARS of `text`,
     a word listed by n languages counting 1/n for each (`de` says little, `und` says German)."""
+    return _evidence(text)[0]
+
+
+def _evidence(text: str) -> tuple[dict[str, float], dict[str, set[str]]]:
+    """`stopword_counts`, and which distinct function words each language's count holds."""
     prose = _CODE.sub(" ", text[:DETECT_CHARS])
     counts = dict.fromkeys(STOPWORDS, 0.0)
+    words: dict[str, set[str]] = {lang: set() for lang in STOPWORDS}
     listed_by = _LISTED_BY.get
     for word in _WORDS.findall(unicodedata.normalize("NFC", prose.lower())):
         langs = listed_by(word)
         if langs:
             for lang in langs:
                 counts[lang] += 1 / len(langs)
-    return counts
+                words[lang].add(word)
+    return counts, words
 
 
-def detect(text: str, min_score: float = 2.0) -> str | None:
-    """The language whose function words weigh most in `text` (`stopword_counts`): at least `min_score`,
-    and more than any other language's; else None."""
-    return _heaviest(stopword_counts(text), min_score)
+class Detection(NamedTuple):
+    """What the detector read: the language it names (None below its confidence), the weight of that
+    language's function words, how many distinct ones, and the runner-up's weight."""
+
+    language: str | None
+    score: float
+    words: int
+    runner_up: float
 
 
-def _heaviest(counts: dict[str, float], min_score: float = 2.0) -> str | None:
+def detection(text: str, min_score: float = 2.0, min_words: int = 2) -> Detection:
+    """The language whose function words weigh most in `text`, named only when they weigh at least
+    `min_score`, more than any other language's, and are at least `min_words` distinct words (one
+    word repeated is one shared with too many languages: Bosnian's `za` is Polish's too)."""
+    return _named(*_evidence(text), min_score, min_words)
+
+
+def _named(
+    counts: dict[str, float], words: dict[str, set[str]], min_score: float = 2.0, min_words: int = 2
+) -> Detection:
     ranked = sorted(((n, lang) for lang, n in counts.items()), reverse=True)
     (best, lang), (second, _) = ranked[0], ranked[1]
-    return lang if best >= min_score and best > second else None
+    sure = best >= min_score and best > second and len(words[lang]) >= min_words
+    return Detection(lang if sure else None, best, len(words[lang]), second)
+
+
+def detect(text: str, min_score: float = 2.0, min_words: int = 2) -> str | None:
+    """The language `detection` names in `text`, or None."""
+    return detection(text, min_score, min_words).language
 
 
 def note_language(frontmatter: dict[str, Any], path: str, body: str) -> str:
@@ -184,8 +210,8 @@ def note_language(frontmatter: dict[str, Any], path: str, body: str) -> str:
     lang = language_of(frontmatter.get("lang", frontmatter.get("language")))
     if lang is None:
         lang = folder_language(path)
-        counts = stopword_counts(body)
-        said = _heaviest(counts)
+        counts, words = _evidence(body)
+        said = _named(counts, words).language
         if (
             lang is None
             or (  # a folder named `it/` or `id/` of English notes: the text overrules it

@@ -303,7 +303,7 @@ class LexicalIndex:
                     key=lambda lang: -shares[lang],
                 ),
             )
-        said = detect(query, min_score=1.0)
+        said = detect(query, min_score=1.0, min_words=1)
         said = "" if said == "english" else said
         return (said,) if said in self._vault_languages else self._vault_languages
 

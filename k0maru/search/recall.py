@@ -78,7 +78,7 @@ def centred(
 
 def query_language(query: str) -> str | None:
     """The ISO code of the language the query's function words name, or None when they name none."""
-    name = detect(query, min_score=1.0)
+    name = detect(query, min_score=1.0, min_words=1)
     return next((code for code, n in CODES.items() if n == name), None) if name else None
 
 

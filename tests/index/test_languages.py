@@ -3,7 +3,13 @@ clearly says otherwise), then the stop-word detector, else English."""
 
 import pytest
 
-from k0maru.index.languages import detect, folder_language, language_of, note_language
+from k0maru.index.languages import (
+    detect,
+    detection,
+    folder_language,
+    language_of,
+    note_language,
+)
 from k0maru.index.markdown import parse_note
 
 GERMAN = "Erstellt ein Archiv aus den Dateien und schreibt es in eine Datei, die mit der Option gewählt wird."
@@ -48,3 +54,18 @@ def test_frontmatter_then_folder_then_text() -> None:
     # a folder `it/` of English notes: the text overrules the folder
     assert note_language({}, "it/runbook.md", f"{ENGLISH} {ENGLISH}") == ""
     assert parse_note("de/x.md", "---\nlang: fr\n---\n# X\n\ntext\n").lang == "french"
+
+
+def test_one_function_word_repeated_names_no_language() -> None:
+    """tldr's Bosnian pages (a language without a stemmer here) repeat `za`, which Polish lists too:
+    one word, however often, is too little to name a language; queries, being short, need one."""
+    bosnian = (
+        "Prikaži dokumentaciju za originalnu komandu. Kreiraj arhivu za datoteke. "
+        "Izlistaj sadržaj za arhivu. Ekstraktuj arhivu za direktorij."
+    )
+    found = detection(bosnian)
+    assert found.language is None and found.words == 1 and found.score >= 2
+    assert note_language({}, "notes/x.md", bosnian) == ""
+    polish = "To jest archiwum dla plików lub katalogów, które nie jest skompresowane do dysku."
+    assert detect(polish) == "polish" and detection(polish).words >= 2
+    assert detect("czy to jest błąd", min_score=1.0, min_words=1) == "polish"
