@@ -2,7 +2,7 @@
 tests/data/logs/round3/.
 
 Each case is a tiny project with a planted bug, run in a scratch folder; its combined output is stored
-byte for byte. Its expectations (`EXPECT`, written to `round3/expectations.json`) were written from the
+byte for byte. Its expectations (each `case`'s, written to `round3/expectations.json`) were written from the
 planted bug before any capture and any k0maru run, then checked against the raw log alone (`--check`:
 each code, the root and the cause occur in the log). The whole half is held out: whoever changes the
 offload extractors does not open these logs, and it is reported once.
@@ -17,30 +17,17 @@ bison nginx-light lua-busted swi-prolog-nox checkstyle cucumber rubocop shunit2)
 
 from __future__ import annotations
 
-import argparse
-import json
-import re
-import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from capture_logs_tools import Case, capture, d  # noqa: E402
+from capture_logs_tools import Half, d  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "tests" / "data" / "logs" / "round3"
-ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 
-CASES: list[Case] = []
-EXPECT: dict[str, dict[str, object]] = {}
-
-
-def case(name: str, tool: str, family: str, files: dict[str, str], command: list[str], *,
-         codes: list[str], root: str, cause: str, **kw: object) -> None:  # fmt: skip
-    CASES.append(Case(name, tool, family, files, command, **kw))  # type: ignore[arg-type]
-    EXPECT[f"{name}.log"] = {
-        "tool": tool, "family": family, "codes": codes, "root": root, "cause": cause,
-    }  # fmt: skip
+HALF = Half()
+case = HALF.case
 
 
 # --- linters -------------------------------------------------------------------------------------
@@ -775,65 +762,8 @@ case(
 )
 
 
-def check(folder: Path) -> list[str]:
-    """Each expectation's codes, root and cause occur in its raw log."""
-    problems = []
-    for name, want in json.loads((folder / "expectations.json").read_text()).items():
-        path = folder / name
-        if not path.exists():
-            problems.append(f"{name}: no log")
-            continue
-        text = ANSI.sub("", path.read_text("utf-8", "replace"))
-        for code in want["codes"]:
-            if code not in text:
-                problems.append(f"{name}: code {code!r} not in the log")
-        if want["cause"] not in text:
-            problems.append(f"{name}: cause {want['cause']!r} not in the log")
-        root = str(want["root"])
-        if root and root.split(":")[0] not in text:
-            problems.append(f"{name}: root file {root!r} not in the log")
-    return problems
-
-
-def tail30_has_root(text: str, root: str) -> bool:
-    if not root:
-        return False
-    tail = "\n".join(ANSI.sub("", text).rstrip("\n").split("\n")[-30:])
-    path, _, rest = root.partition(":")
-    line = rest.split(":")[0]
-    name = re.escape(path.rsplit("/", 1)[-1])
-    return re.search(rf"{name}(?::| line |\(|\", line |, line |\.| ){line}\b", tail) is not None
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--only", nargs="*", help="capture just these cases")
-    ap.add_argument("--bin", nargs="*", default=[], help="folders put first on PATH")
-    ap.add_argument("--node-modules", default="node_modules", help="npm packages for JS cases")
-    ap.add_argument("--check", action="store_true", help="check the stored logs, capture nothing")
-    args = ap.parse_args()
-    OUT.mkdir(parents=True, exist_ok=True)
-    if not args.check:
-        for c in CASES:
-            if args.only and c.name not in args.only:
-                continue
-            try:
-                data = capture(c, args.bin, args.node_modules)
-            except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
-                print(f"{c.name}: FAILED TO CAPTURE: {exc}")
-                continue
-            (OUT / f"{c.name}.log").write_bytes(data)
-            lines = data.count(b"\n")
-            print(f"{c.name}: {len(data):,} bytes, {lines:,} lines")
-    expect = {}
-    for name, want in EXPECT.items():
-        log = OUT / name
-        if log.exists():
-            has = tail30_has_root(log.read_text("utf-8", "replace"), str(want["root"]))
-            expect[name] = {**want, "tail30_has_root": has}
-    (OUT / "expectations.json").write_text(json.dumps(expect, indent=1) + "\n")
-    for line in check(OUT):
-        print(line)
+    HALF.main(__doc__, OUT)
 
 
 if __name__ == "__main__":

@@ -23,8 +23,10 @@ import argparse
 import json
 import os
 import random
+import re
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -1217,6 +1219,98 @@ def capture(case: Case, bins: list[str], node_modules: str) -> bytes:
         return run.stdout
 
 
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+def check(folder: Path) -> list[str]:
+    """Each expectation's codes, root and cause occur in its raw log."""
+    problems = []
+    for name, want in json.loads((folder / "expectations.json").read_text()).items():
+        path = folder / name
+        if not path.exists():
+            problems.append(f"{name}: no log")
+            continue
+        text = ANSI.sub("", path.read_text("utf-8", "replace"))
+        for code in want["codes"]:
+            if code not in text:
+                problems.append(f"{name}: code {code!r} not in the log")
+        if want["cause"] not in text:
+            problems.append(f"{name}: cause {want['cause']!r} not in the log")
+        root = str(want["root"])
+        if root and root.split(":")[0] not in text:
+            problems.append(f"{name}: root file {root!r} not in the log")
+    return problems
+
+
+def tail30_has_root(text: str, root: str) -> bool:
+    if not root:
+        return False
+    tail = "\n".join(ANSI.sub("", text).rstrip("\n").split("\n")[-30:])
+    path, _, rest = root.partition(":")
+    line = rest.split(":")[0]
+    name = re.escape(path.rsplit("/", 1)[-1])
+    return re.search(rf"{name}(?::| line |\(|\", line |, line |\.| ){line}\b", tail) is not None
+
+
+class Half:
+    """A held-out half's cases and their expectations, written from the planted bug before capture."""
+
+    def __init__(self) -> None:
+        self.cases: list[Case] = []
+        self.expect: dict[str, dict[str, object]] = {}
+
+    def case(self, name: str, tool: str, family: str, files: dict[str, str], command: list[str], *,
+             codes: list[str], root: str, cause: str, **kw: object) -> None:  # fmt: skip
+        self.cases.append(Case(name, tool, family, files, command, **kw))  # type: ignore[arg-type]
+        self.expect[f"{name}.log"] = {
+            "tool": tool, "family": family, "codes": codes, "root": root, "cause": cause,
+        }  # fmt: skip
+
+    def main(self, description: str | None, out: Path) -> None:
+        """Capture the cases into `--out` (default `out`), write their expectations (with whether
+        `tail -n 30` holds the root) and print what `check` finds."""
+        ap = argparse.ArgumentParser(description=description)
+        ap.add_argument("--out", type=Path, default=out, help="where the logs and expectations go")
+        ap.add_argument("--only", nargs="*", help="capture just these cases")
+        ap.add_argument("--bin", nargs="*", default=[], help="folders put first on PATH")
+        ap.add_argument("--node-modules", default="node_modules", help="npm packages for JS cases")
+        ap.add_argument(
+            "--check", action="store_true", help="check the stored logs, capture nothing"
+        )
+        args = ap.parse_args()
+        out = args.out
+        if not args.check:
+            capture_all(self.cases, args, lambda case: out)
+        found = {}
+        for name, want in self.expect.items():
+            log = out / name
+            if log.exists():
+                has = tail30_has_root(log.read_text("utf-8", "replace"), str(want["root"]))
+                found[name] = {**want, "tail30_has_root": has}
+        (out / "expectations.json").write_text(json.dumps(found, indent=1) + "\n")
+        for line in check(out):
+            print(line)
+
+
+def capture_all(
+    cases: list[Case], args: argparse.Namespace, folder_of: Callable[[Case], Path]
+) -> None:
+    """Capture each case (or those `--only` names) into its folder, saying what each gave."""
+    for case in cases:
+        if args.only and case.name not in args.only:
+            continue
+        try:
+            data = capture(case, args.bin, args.node_modules)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+            print(f"{case.name}: FAILED TO CAPTURE: {exc}")
+            continue
+        folder = folder_of(case)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{case.name}.log").write_bytes(data)
+        lines = data.count(b"\n")
+        print(f"{case.name}: {len(data):,} bytes, {lines:,} lines -> {folder.name}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--only", nargs="*", help="capture just these cases")
@@ -1231,19 +1325,7 @@ def main() -> None:
         held = split([c.tool for c in CASES])
         OUT.mkdir(parents=True, exist_ok=True)
         SPLIT.write_text(json.dumps({"heldout_tools": sorted(held)}, indent=1) + "\n")
-    for case in CASES:
-        if args.only and case.name not in args.only:
-            continue
-        try:
-            data = capture(case, args.bin, args.node_modules)
-        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
-            print(f"{case.name}: FAILED TO CAPTURE: {exc}")
-            continue
-        folder = OUT / "heldout" if case.tool in held else OUT
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{case.name}.log").write_bytes(data)
-        lines = data.count(b"\n")
-        print(f"{case.name}: {len(data):,} bytes, {lines:,} lines -> {folder.name}")
+    capture_all(CASES, args, lambda case: OUT / "heldout" if case.tool in held else OUT)
 
 
 if __name__ == "__main__":
