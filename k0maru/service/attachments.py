@@ -56,10 +56,15 @@ def _is_file(root: Path, rel: str) -> bool:
 
 
 def _vault_files(root: Path, names: set[str]) -> list[str]:
-    """Vault paths of the files named one of `names`, outside hidden folders."""
+    """Vault paths of the files named one of `names`, outside hidden folders and no deeper than the
+    scan walks (`MAX_DEPTH`: a deeper tree would exhaust `os.walk`'s recursion)."""
+    from k0maru.index.walker import MAX_DEPTH
+
     hits = []
+    top = len(root.parts)
     for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        below = len(Path(folder).parts) - top < MAX_DEPTH
+        dirs[:] = [d for d in dirs if not d.startswith(".")] if below else []
         for name in names.intersection(files):
             hits.append(os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/"))
     return hits

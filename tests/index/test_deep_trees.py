@@ -22,7 +22,7 @@ DEPTH = 1200
 
 def deep_vault(root: Path) -> Path:
     """`root` with a note at the top, one 20 folders down and one 1,200 folders down."""
-    write(root, "top.md", "# Top\n\nThe lease renews every minute.\n")
+    write(root, "top.md", "# Top\n\nThe lease renews every minute. ![[lease.png]]\n")
     write(root, "/".join(["s"] * 20) + "/shallow.md", "# Shallow\n\nLease notes, twenty down.\n")
     here = os.open(root, os.O_RDONLY)
     try:  # one folder at a time, relative to the last: the full path is too long for one call
@@ -96,8 +96,10 @@ def test_commands_tools_and_pages_survive_a_deep_tree(
     with Service.open(str(vault)) as service:
         hits = service.recall("lease").hits  # what MCP recall_memory calls
         assert {"top.md", "s/" * 20 + "shallow.md"} <= {h.path for h in hits}
-        page = create_app(service).test_client().get("/search?q=lease")
-        assert page.status_code == 200
+        client = create_app(service).test_client()
+        # the search, a note whose attachment is looked for across the vault, the gaps page
+        for url in ("/search?q=lease", "/notes/top.md", "/gaps"):
+            assert client.get(url).status_code == 200, url
 
 
 @pytest.mark.slow
