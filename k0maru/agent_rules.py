@@ -25,6 +25,9 @@ KINDS = ("allow", "ask", "deny")
 READ_ONLY = {"pwd", "true"}  # allowed anyway, whatever the rules say
 
 
+MAX_SETTINGS_BYTES = 4 << 20  # a settings file past this is not read whole: its rules are unknown
+
+
 class Unreadable(Exception):
     """A settings file exists but cannot be read: its deny rules are unknown."""
 
@@ -47,15 +50,21 @@ def settings_files(project: str) -> list[str]:
 
 def load(project: str) -> dict[str, list[str]]:
     """The Bash rule specifiers of each kind ('' for a rule that covers every command). Raises
-    Unreadable for a settings file that exists but is not valid JSON."""
+    Unreadable for a settings file that exists but is not valid JSON, or not a regular file."""
     rules: dict[str, list[str]] = {kind: [] for kind in KINDS}
+    from pathlib import Path
+
+    from k0maru.fsutil import read_regular
+
     for path in settings_files(project):
+        data = read_regular(Path(path), MAX_SETTINGS_BYTES)  # a FIFO there never blocks the hook
+        if data is None:
+            if not os.path.lexists(path):
+                continue
+            raise Unreadable(path)
         try:
-            with open(path, encoding="utf-8") as fh:
-                settings = json.load(fh)
-        except FileNotFoundError:
-            continue
-        except (OSError, ValueError) as exc:
+            settings = json.loads(data)
+        except ValueError as exc:
             raise Unreadable(path) from exc
         permissions = settings.get("permissions") if isinstance(settings, dict) else None
         if not isinstance(permissions, dict):

@@ -17,7 +17,7 @@ import xxhash
 
 from k0maru import __version__
 from k0maru.errors import ConfigError
-from k0maru.fsutil import atomic_write_text
+from k0maru.fsutil import atomic_write_text, read_bytes, read_text
 from k0maru.layout import CONFIG_FILE, STATE_DIR
 
 CACHE_FILE = "settings.cache.json"
@@ -218,7 +218,7 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
     """Build Settings for `vault`; `overrides` are CLI flags (None values are ignored)."""
     toml_path = vault / STATE_DIR / CONFIG_FILE
     try:
-        raw = toml_path.read_bytes()
+        raw = read_bytes(toml_path)
     except FileNotFoundError:
         raw = b""
     except OSError as exc:
@@ -235,7 +235,7 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
     cache = vault / STATE_DIR / CACHE_FILE
     entries: dict[str, Any] = {}
     try:
-        entries = json.loads(cache.read_text(encoding="utf-8"))
+        entries = json.loads(read_text(cache))
         hit = entries[key]
         _warn(hit["warnings"])
         return Settings(**hit["values"])

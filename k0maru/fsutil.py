@@ -112,6 +112,34 @@ def resolve_inside(root: Path, relative: str | os.PathLike[str]) -> Path:
     return candidate
 
 
+def open_regular(path: Path | str) -> BinaryIO:
+    """`path` opened to read bytes, as `open(path, "rb")` does, except that a FIFO, socket or device
+    raises OSError at once (opened without blocking, never read); a folder raises IsADirectoryError."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device)", str(path))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def read_bytes(path: Path | str) -> bytes:
+    """`path`'s bytes, read through `open_regular`."""
+    with open_regular(path) as fh:
+        return fh.read()
+
+
+def read_text(path: Path | str, errors: str = "strict") -> str:
+    """`read_bytes` decoded as UTF-8."""
+    return read_bytes(path).decode("utf-8", errors)
+
+
 def read_regular(path: Path, limit: int) -> bytes | None:
     """At most `limit` bytes of `path` when it is a regular file; None for a FIFO, device, socket or
     folder (opened without blocking, never read) and for a file that cannot be opened."""

@@ -36,7 +36,7 @@ from typing import Any
 
 from k0maru import jsonedit
 from k0maru.errors import K0maruError
-from k0maru.fsutil import atomic_write_text, ensure_state_dir
+from k0maru.fsutil import atomic_write_text, ensure_state_dir, read_text
 
 NAME = "k0maru"
 HOSTS = ("claude-code", "cursor", "vscode", "codex", "claude-desktop")
@@ -132,7 +132,7 @@ def config_path(host: str, vault: Path) -> Path:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_text(path)
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:

@@ -116,12 +116,12 @@ def once_per_change(root: Path, lines: Sequence[str]) -> list[str]:
     """`lines` less the skipped-file warnings already shown for the file as it is now (its size, mtime
     and the reason, kept in .k0maru/warned.json): a `search` does not repeat them until the file
     changes. Other warnings pass."""
-    from k0maru.fsutil import atomic_write_text
+    from k0maru.fsutil import atomic_write_text, read_text
     from k0maru.layout import STATE_DIR
 
     state = root / STATE_DIR / "warned.json"
     try:
-        seen = json.loads(state.read_text(encoding="utf-8"))
+        seen = json.loads(read_text(state))
     except (OSError, ValueError):
         seen = {}
     shown: list[str] = []

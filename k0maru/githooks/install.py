@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from k0maru.errors import K0maruError
+from k0maru.fsutil import read_text
 from k0maru.gitutil import hooks_dir
 from k0maru.layout import STATE_DIR
 from k0maru.resources import resource_text
@@ -66,7 +67,7 @@ def install(repo: Path) -> list[str]:
     for hook in HOOK_TYPES:
         path = target / hook
         chained = target / f"{hook}{CHAINED_SUFFIX}"
-        if path.exists() and MARKER not in path.read_text(encoding="utf-8", errors="replace"):
+        if path.exists() and MARKER not in _read(path):
             if chained.exists():
                 raise RuntimeError(
                     f"{chained} already exists; resolve it by hand before installing"
@@ -101,7 +102,7 @@ def uninstall(repo: Path) -> list[str]:
     for hook in HOOK_TYPES:
         path = target / hook
         chained = target / f"{hook}{CHAINED_SUFFIX}"
-        if path.exists() and MARKER in path.read_text(encoding="utf-8", errors="replace"):
+        if path.exists() and MARKER in _read(path):
             path.unlink()
             done.append(f"{hook}: removed")
             if chained.exists():
@@ -124,7 +125,7 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
         if not path.exists():
             hooks[hook] = "missing"
             continue
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = _read(path)
         chained = target / f"{hook}{CHAINED_SUFFIX}"
         legacy = target / f"{hook}.legacy"  # pre-commit's "migration mode" keeps the old hook here
         if MARKER in text:
@@ -169,11 +170,11 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_text(path, errors="replace")
     except OSError:
         return ""
 
 
 def _precommit_has_k0maru(repo: Path) -> bool:
     config = repo / ".pre-commit-config.yaml"
-    return config.is_file() and "k0maru-" in config.read_text(encoding="utf-8", errors="replace")
+    return config.is_file() and "k0maru-" in _read(config)

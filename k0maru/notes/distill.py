@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from k0maru.errors import K0maruError
-from k0maru.fsutil import atomic_write_text, create_exclusive, file_lock, resolve_inside
+from k0maru.fsutil import (
+    atomic_write_text,
+    create_exclusive,
+    file_lock,
+    open_regular,
+    read_text,
+    resolve_inside,
+)
 from k0maru.notes.conventions import cut_at_word, slugify
 from k0maru.notes.fix_hints import FIXES, GENERATED_MARK, NO_FIX, fix_for, fix_recorded
 from k0maru.notes.flush import FlushEngine, FlushResult, vault_lock
@@ -382,8 +389,8 @@ def find_card(folder: Path, fid: str) -> Path | None:
         return None
     for path in sorted(folder.glob("*.md")):
         try:
-            with path.open(encoding="utf-8", errors="replace") as fh:
-                head = fh.read(8192)
+            with open_regular(path) as fh:
+                head = fh.read(32768).decode("utf-8", "replace")[:8192]
         except OSError:
             continue
         if head.startswith("---") and wanted in head.split("\n---", 1)[0] + "\n":
@@ -400,7 +407,7 @@ def seen_again(
         path = find_card(folder, fid)
         if path is None:
             return None
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
         front, sep, body = text[4:].partition("\n---\n")
         meta = _load_front(front)
         known = str(meta.get("sightings") or "").split()
@@ -442,7 +449,7 @@ def _card_from(
 
 def note_body(path: Path) -> str:
     """A note's text after its frontmatter."""
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     return text[4:].partition("\n---\n")[2].strip() if text.startswith("---\n") else text
 
 
@@ -472,7 +479,7 @@ def vault_license(root: Path, configured: str) -> str:
     for name in ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING"):
         path = root / name
         if path.is_file():
-            head = path.read_text(encoding="utf-8", errors="replace")[:400].lower()
+            head = read_text(path, errors="replace")[:400].lower()
             for marker, spdx in (
                 ("mit license", "MIT"),
                 ("apache license", "Apache-2.0"),
@@ -538,7 +545,7 @@ def export_hermes(
             content = skill_md(card, name, license_id)
             path = resolve_inside(target, f"{card.stack}/{name}/SKILL.md")
             if path.exists():
-                old = path.read_text(encoding="utf-8")
+                old = read_text(path)
                 if old == content:
                     return str(path), "up_to_date"
                 if card.note and _skill_source(old) == card.note.path:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from k0maru.errors import K0maruError
-from k0maru.fsutil import create_exclusive, ensure_state_dir, file_lock, resolve_inside
+from k0maru.fsutil import create_exclusive, ensure_state_dir, file_lock, read_text, resolve_inside
 from k0maru.index.link_resolution import key_name
 from k0maru.notes.conventions import KINDS, Conventions, ConventionSniffer, KindRule
 from k0maru.notes.record_render import render_record
@@ -273,7 +273,7 @@ def _same_on_another_day(folder: Path, own: str, tail: str, when: date, wanted: 
 
 def _same(path: Path, wanted: str) -> bool:
     try:
-        return _normalise(path.read_text(encoding="utf-8")) == wanted
+        return _normalise(read_text(path)) == wanted
     except (OSError, UnicodeDecodeError):
         return False
 

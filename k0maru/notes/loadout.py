@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from k0maru.fsutil import read_text
 from k0maru.llm_tokens import count_tokens
 from k0maru.notes.conventions import RULE_FILES, ConventionSniffer
 
@@ -30,7 +31,7 @@ def build_loadout(vault: Vault, budget: int) -> tuple[list[dict[str, str]], int,
                 {
                     "kind": "rules",
                     "source": name,
-                    "text": rule_path.read_text(encoding="utf-8", errors="replace").strip(),
+                    "text": read_text(rule_path, errors="replace").strip(),
                 }
             )
     conv = ConventionSniffer(vault.root, vault.settings.include).sniff()

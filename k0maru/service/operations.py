@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from k0maru.errors import K0maruError, NotFoundError
+from k0maru.fsutil import read_text
 from k0maru.limits import (
     MAX_NODE_ID_CHARS,
     MAX_PATTERN_CHARS,
@@ -438,7 +439,7 @@ class Service:
             vault.store.require_writable()
             card = distill_source(vault, trace, node_id, source, export_dir)
             assert card.note is not None
-            text = (vault.root / card.note.path).read_text(encoding="utf-8")
+            text = read_text(vault.root / card.note.path)
         self._session.embed_later()
         return SkillCardResult(
             title=card.title,

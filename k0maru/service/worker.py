@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from k0maru.errors import K0maruError
-from k0maru.fsutil import ensure_state_dir, open_append
+from k0maru.fsutil import ensure_state_dir, open_append, open_regular, read_text
 from k0maru.layout import STATE_DIR
 
 if TYPE_CHECKING:  # a git hook imports this module: nothing of the index
@@ -79,9 +79,7 @@ def request(root: Path, spawn: bool = True) -> bool:
 def last_error(root: Path) -> str | None:
     """The line of the last failed worker run, None when the last run succeeded."""
     try:
-        return (root / STATE_DIR / ERROR).read_text(
-            encoding="utf-8", errors="replace"
-        ).strip() or None
+        return read_text(root / STATE_DIR / ERROR, errors="replace").strip() or None
     except OSError:
         return None
 
@@ -99,8 +97,8 @@ def busy(root: Path) -> bool:
 def running(root: Path) -> bool:
     """Whether a worker holds the lock; only reads, so it answers on a read-only `.k0maru/` too."""
     try:
-        fh = (root / STATE_DIR / LOCK).open("rb")
-    except FileNotFoundError:
+        fh = open_regular(root / STATE_DIR / LOCK)
+    except OSError:  # none, or not a lock a worker could hold (a FIFO there)
         return False
     with fh:
         try:
@@ -116,7 +114,7 @@ def held(root: Path) -> Iterator[bool]:
     """The worker lock for the block, if no one else holds it: yields whether this process has it."""
     lock = root / STATE_DIR / LOCK
     lock.parent.mkdir(parents=True, exist_ok=True)
-    with lock.open("a") as fh:
+    with open_append(lock) as fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

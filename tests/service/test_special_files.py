@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from k0maru import agent_rules
 from k0maru.cli.main import main
 from k0maru.errors import K0maruError
+from k0maru.layout import CONFIG_FILE
 from k0maru.service import worker
 from k0maru.service.operations import Service
 from k0maru.wiring.vault import Vault
@@ -68,3 +72,49 @@ def test_a_fifo_at_the_hooks_log_never_hangs_git_commit(tmp_path: Path) -> None:
         timeout=60,  # before: git waited for a reader of the FIFO
         check=True,
     )
+
+
+def finishes(call: Callable[[], object], seconds: float = 30) -> object:
+    """`call`'s result (or its exception), failing the test when it has not returned within
+    `seconds`: an open that blocks on a FIFO."""
+    box: list[tuple[bool, object]] = []
+
+    def run() -> None:
+        try:
+            box.append((True, call()))
+        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
+            box.append((False, exc))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert box, "blocked on a FIFO"
+    ok, value = box[0]
+    if not ok:
+        raise value  # type: ignore[misc]
+    return value
+
+
+def test_fifos_where_settings_rules_locks_and_cards_are_read_never_block(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(vault, "a.md", "# A\n\nplain\n")
+    (vault / ".k0maru").mkdir()
+    os.mkfifo(vault / "AGENTS.md")  # a rules file the loadout quotes
+    os.mkfifo(vault / ".k0maru" / worker.LOCK)
+    with Service.open(str(vault)) as service:
+        loadout = finishes(lambda: service.loadout(800))
+    assert not any(s.source == "AGENTS.md" for s in loadout.sections)  # type: ignore[attr-defined]
+    assert finishes(lambda: worker.running(vault)) is False
+    # the settings k0maru reads for every command: one line, exit 2, nothing hangs
+    os.mkfifo(vault / ".k0maru" / CONFIG_FILE)
+    assert finishes(lambda: main(["status", "--vault", str(vault)])) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and CONFIG_FILE in err, err
+    # Claude Code's settings, read by the agent hook: the rules are unknown, so no decision
+    claude = tmp_path / "claude"
+    claude.mkdir()
+    os.mkfifo(claude / "settings.json")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    with pytest.raises(agent_rules.Unreadable):
+        finishes(lambda: agent_rules.load(str(vault)))
