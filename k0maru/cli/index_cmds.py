@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from k0maru.cli.output import Adder, emit, say_vault, service, warn
+from k0maru.cli.output import Adder, emit, say_vault, service, took, warn
 from k0maru.errors import K0maruError
 from k0maru.service.operations import unchanged_scan
 
@@ -100,7 +100,7 @@ def print_scan(data: ScanReport, as_json: bool) -> None:
             f"added {data.added}  modified {data.modified}  unchanged {data.unchanged}  "
             f"removed {data.removed}  skipped {data.skipped}  embedded {data.embedded}  "
             + (f"symlinks {data.symlinks}  " if data.symlinks else "")
-            + f"in {data.elapsed_ms:.1f} ms"
+            + f"in {took(data.elapsed_ms / 1000)}"
         ),
     )
 
@@ -154,7 +154,7 @@ def status(vault: str | None, as_json: bool) -> int:
         print(
             f"last scan  {when}"
             + (
-                f" ({last['elapsed_ms']:.1f} ms, +{last['added']} ~{last['modified']}"
+                f" ({took(last['elapsed_ms'] / 1000)}, +{last['added']} ~{last['modified']}"
                 f" -{last['removed']})"
                 if last
                 else ""

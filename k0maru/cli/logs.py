@@ -17,6 +17,7 @@ from k0maru.cli.output import (
     positive_int,
     say_vault,
     service,
+    took,
 )
 from k0maru.errors import K0maruError, NotFoundError
 from k0maru.service.offload import check_log_view, offloaded_before
@@ -66,15 +67,6 @@ def log_prune(
 
     emit(as_json, done.payload(), human)
     return 0
-
-
-def took(seconds: float | None) -> str:
-    """How long a command ran, as `12.3 s` or `4 min 05 s`; `-` when the record does not say."""
-    if seconds is None:
-        return "-"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    return f"{int(seconds // 60)} min {int(seconds % 60):02} s"
 
 
 def log_list(vault: str | None, as_json: bool, limit: int) -> int:

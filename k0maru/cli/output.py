@@ -169,3 +169,14 @@ def index_exists(vault: str | None) -> bool:
     from k0maru.layout import DB_FILE, STATE_DIR, resolve_vault
 
     return (resolve_vault(vault) / STATE_DIR / DB_FILE).exists()
+
+
+def took(seconds: float | None) -> str:
+    """How long something ran, as `84.2 ms`, `12.3 s` or `26 min 30 s`; `-` when nobody said."""
+    if seconds is None:
+        return "-"
+    if seconds < 1:
+        return f"{seconds * 1000:.1f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    return f"{int(seconds // 60)} min {int(seconds % 60):02} s"

@@ -88,7 +88,9 @@ def test_an_offload_records_how_long_it_ran(
     record = json.loads(out)
     assert code == 0 and isinstance(record["duration_s"], float) and 0 <= record["duration_s"] < 60
     code, out, _ = run(capsys, "log", "list", "--vault", str(vault))
-    assert f"{record['duration_s']:.1f} s  exit" in out
+    from k0maru.cli.output import took
+
+    assert f"{took(record['duration_s'])}  exit" in out
     log = vault / record["log_path"]
     sidecar = log.with_name(log.name.removesuffix(".log.gz") + ".json")
     old = json.loads(sidecar.read_text())
@@ -334,3 +336,20 @@ def test_every_flag_reaches_its_command() -> None:
 
     walk(build_parser(), "k0maru")
     assert unread == []
+
+
+def test_durations_read_in_the_unit_a_person_reads(capsys: pytest.CaptureFixture[str]) -> None:
+    """A 26-minute embedding run's scan line said `in 1590411.8 ms` (#42)."""
+    from k0maru.cli.index_cmds import print_scan
+    from k0maru.cli.output import took
+    from k0maru.service.models import ScanReport
+
+    assert [took(s) for s in (None, 0.0842, 12.34, 1590.4118)] == [
+        "-", "84.2 ms", "12.3 s", "26 min 30 s",
+    ]  # fmt: skip
+    counts = dict.fromkeys(
+        ("added", "modified", "unchanged", "removed", "skipped", "symlinks", "touched"), 0
+    )
+    report = ScanReport(**counts, elapsed_ms=1590411.8, files_read=0, embedded=5211)
+    print_scan(report, as_json=False)
+    assert capsys.readouterr().out.rstrip().endswith("in 26 min 30 s")
