@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from k0maru.console.api import api
 from k0maru.console.pages import pages, when
+from k0maru.console.render import passage
 from k0maru.errors import K0maruError, NotFoundError
 from k0maru.resources import resource_path
 from k0maru.service.operations import Service
@@ -45,6 +46,7 @@ def create_app(
     app.extensions["k0maru"] = service
     app.jinja_env.globals["note_href"] = lambda path: "/notes/" + quote(path)
     app.jinja_env.globals["when"] = when
+    app.jinja_env.filters["passage"] = passage
     app.register_blueprint(api)
     app.register_blueprint(pages)
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, Response, render_template, request
 from markupsafe import Markup
 
 from k0maru.console import graph_svg, mermaid_svg
@@ -24,6 +25,7 @@ from k0maru.console.params import (
 )
 from k0maru.console.render import render_markdown
 from k0maru.errors import K0maruError
+from k0maru.service.attachments import IMAGE_TYPES
 
 pages = Blueprint("pages", __name__)
 
@@ -202,11 +204,25 @@ def notes_page() -> Any:
 GRAPH_MAX = 12  # more neighbours than this cannot be labelled legibly on a circle: lists only
 
 
+@pages.get("/files/<path:path>")
+def image_file(path: str) -> Any:
+    """An image a note embeds, as the vault holds it (`Service.image` says which files qualify)."""
+    data, media = service().image(path)
+    return Response(data, mimetype=media, headers={"X-Content-Type-Options": "nosniff"})
+
+
 @pages.get("/notes/<path:path>")
 def note_page(path: str) -> Any:
     note = service().note_view(path)
     links_to = service().link_paths()
-    html = render_markdown(note.body, links_to.path_of, note.path, links_to.path_of_href)
+    images = {
+        x.target: x.attachment
+        for x in note.links
+        if x.target and x.attachment and PurePosixPath(x.attachment).suffix.lower() in IMAGE_TYPES
+    }
+    html = render_markdown(
+        note.body, links_to.path_of, note.path, links_to.path_of_href, note.title, images
+    )
     links, seen = [], set()
     for x in note.links:  # a note that links to another twice lists it once
         key = x.path or (x.target or "").lower()

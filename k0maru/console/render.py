@@ -13,11 +13,14 @@ from urllib.parse import quote
 import nh3
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from markupsafe import Markup
 
 from k0maru.wikilinks import WIKILINK, outside_code, wikilink
 
 _MD_INLINE = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
-_EMBED = re.compile(r"!\[\[")  # an embed shows as a link to the embedded note
+# an embed: an image the vault holds is shown, anything else (a note, a PDF) as a link to it
+_EMBED = re.compile(r"!\[\[([^\]|#\n]+)(?:\|[^\]\n]*)?\]\]")
+_BLOCK_ID = re.compile(r"[ \t]\^([A-Za-z0-9-]+)[ \t]*$")  # `text ^step1`: a block links can name
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _CALLOUT = re.compile(r"\[!([\w-]+)\][+-]?[ \t]*")
 _BREAK = re.compile(r"<br[ \t]*/?>", re.I)
@@ -57,6 +60,7 @@ ALLOWED_TAGS = {
     "td",
     "del",
     "span",
+    "img",
 }
 
 
@@ -70,10 +74,14 @@ def render_markdown(
     resolve: Callable[[str], str | None],
     note_path: str = "",
     resolve_href: Callable[[str, str], str | None] | None = None,
+    title: str | None = None,
+    images: dict[str, str] | None = None,
 ) -> str:
     """`resolve(link key)` gives the vault path of a wikilink's target, `resolve_href(href, note folder)`
     a Markdown link's (`LinkPaths`); None for a dangling link. Links to notes become console links;
-    other URLs, and Markdown links when there is no `resolve_href`, stay as they are."""
+    other URLs, and Markdown links when there is no `resolve_href`, stay as they are. `images`: the
+    vault path of each embedded image that exists (`![[x.png]]`), shown from `/files/`. An opening
+    heading that says `title` again, which the page already shows, is left out."""
     note_dir = note_path.rsplit("/", 1)[0] if "/" in note_path else ""
 
     def md_link(m: re.Match[str]) -> str:
@@ -86,7 +94,7 @@ def render_markdown(
             f"{target} > {heading}" if target and heading else target or heading or ""
         )
         shown = shown.replace("[", "").replace("]", "")
-        anchor = f"#{slug(heading)}" if heading and not heading.startswith("^") else ""
+        anchor = f"#{heading if heading.startswith('^') else slug(heading)}" if heading else ""
         if not target:  # [[#Heading]]: a heading of this note
             return f"[{shown}]({anchor or '#'})"
         path = resolve(target.lower().removesuffix(".md"))
@@ -94,10 +102,21 @@ def render_markdown(
 
     body = _COMMENT.sub("", body)  # hidden in any Markdown viewer: not shown as text either
 
+    def embed(m: re.Match[str]) -> str:
+        path = (images or {}).get(m.group(1).strip())
+        return f"![{m.group(1)}](/files/{quote(path)})" if path else m.group(0)[1:]
+
     def links(text: str) -> str:
-        return WIKILINK.sub(link, _MD_INLINE.sub(md_link, _EMBED.sub("[[", text)))
+        return WIKILINK.sub(link, _EMBED.sub(embed, _MD_INLINE.sub(md_link, text)))
 
     tokens = _md.parse(outside_code(body, links))
+    if (
+        title
+        and len(tokens) > 2
+        and tokens[0].type == "heading_open"
+        and tokens[1].content.strip() == title.strip()
+    ):
+        tokens = tokens[3:]
     obsidian(tokens)
     html = _md.renderer.render(tokens, _md.options, {})
     if any(t.level >= MAX_NESTING - 1 for t in tokens):  # the parser stopped at its bound: say so
@@ -113,7 +132,8 @@ def render_markdown(
             "code": {"class"},
             "span": {"class"},
             "blockquote": {"class"},
-            **dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), {"id"}),
+            "img": {"src", "alt"},
+            **dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "td"), {"id"}),
         },
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer",
@@ -135,7 +155,22 @@ def obsidian(tokens: list[Token]) -> None:
         elif token.type == "blockquote_open" and i + 2 < len(tokens):
             callout(token, tokens[i + 2])
         elif token.type == "inline" and token.children:
+            block_id(tokens, i)
             token.children = inline_marks(token.children)
+
+
+def block_id(tokens: list[Token], i: int) -> None:
+    """A block ending in `^id` gets that id, so `[[note#^id]]` leads to it; the marker is not shown."""
+    children = tokens[i].children or []
+    last = children[-1] if children else None
+    m = _BLOCK_ID.search(last.content) if last is not None and last.type == "text" else None
+    if m is None or last is None:
+        return
+    last.content = last.content[: m.start()]
+    opener = i - 1
+    while opener > 0 and tokens[opener].hidden:  # a tight list's paragraph is not rendered
+        opener -= 1
+    tokens[opener].attrSet("id", f"^{m.group(1)}")
 
 
 def callout(quote_open: Token, first: Token) -> None:
@@ -193,3 +228,12 @@ def tag_links(text: str) -> list[Token]:
         at = m.end()
     out.append(Token("text", "", 0, content=text[at:]))
     return out
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def passage(text: str) -> Markup:
+    """A search passage as safe HTML: escaped, with its `code` spans shown as code, as the note shows
+    them."""
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", escape(text)))

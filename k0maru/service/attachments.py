@@ -10,6 +10,11 @@ from pathlib import Path, PurePosixPath
 from k0maru.errors import PathOutsideVaultError
 from k0maru.fsutil import resolve_inside
 
+IMAGE_TYPES = {  # the images a note page shows where a note embeds them (never SVG: it holds script)
+    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+    ".webp": "image/webp",
+}  # fmt: skip
+
 
 def is_attachment_name(target: str) -> bool:
     """Whether a link target names a file other than a note (it has a suffix, not `.md`)."""

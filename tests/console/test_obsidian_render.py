@@ -50,6 +50,21 @@ Use it. `a<br>b` and `#not-a-tag` stay code.
 
 
 @pytest.fixture
+def client(vault: Path):
+    write(vault, "help.md", HELP)
+    write(
+        vault, "other.md", "# Other\n\n## Setup\n\nsteps ^step1\n\n- item one ^item1\n- item two\n"
+    )
+    (vault / "attachments").mkdir()
+    (vault / "attachments" / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    v = Vault.open(vault)
+    v.index()
+    service = Service(VaultSession(v))
+    yield create_app(service).test_client()
+    service.close()
+
+
+@pytest.fixture
 def note_page(vault: Path):
     write(vault, "help.md", HELP)
     write(vault, "other.md", "# Other\n\n## Setup\n\nsteps ^step1\n")
@@ -74,7 +89,10 @@ def test_heading_links_lead_to_the_heading(note_page: str) -> None:
     assert '<a href="#usage" rel="noopener noreferrer">Usage</a>' in body
     assert '<a href="#usage" rel="noopener noreferrer">how to use it</a>' in body
     assert '<a href="/notes/other.md#setup" rel="noopener noreferrer">other &gt; Setup</a>' in body
-    assert '<a href="/notes/other.md" rel="noopener noreferrer">other &gt; ^step1</a>' in body
+    # a block link leads to the block, which carries its id (the browser decodes the fragment)
+    assert (
+        '<a href="/notes/other.md#%5Estep1" rel="noopener noreferrer">other &gt; ^step1</a>' in body
+    )
     assert "See , " not in body
 
 
@@ -106,3 +124,36 @@ def test_header_and_sidebar_show_what_the_index_holds(note_page: str) -> None:
     assert 'diagram.png</span> <span class="muted">(attachment)' in aside
     assert "gone.png (missing)" in aside
     assert "other\\" not in aside
+
+
+def test_blocks_carry_their_ids_and_the_title_is_not_repeated(client) -> None:
+    page = client.get("/notes/other.md").get_data(as_text=True)
+    body = article(page)
+    assert '<p id="^step1">steps</p>' in body and '<li id="^item1">item one</li>' in body
+    assert "^step1" not in body.replace('id="^step1"', "")  # the marker itself is not shown
+    # the page's header says the title; the note's opening `# Other` is not shown again below it
+    assert '<h1 class="note-title">Other</h1>' in page and "<h1>Other</h1>" not in body
+    assert '<h2 id="setup">Setup</h2>' in body
+
+
+def test_an_embedded_image_is_shown_and_served_from_the_vault_alone(client) -> None:
+    body = article(client.get("/notes/help.md").get_data(as_text=True))
+    assert '<img src="/files/attachments/diagram.png" alt="diagram.png"> and gone.png' in body
+    r = client.get("/files/attachments/diagram.png")
+    assert r.status_code == 200 and r.mimetype == "image/png"
+    assert r.headers["X-Content-Type-Options"] == "nosniff"
+    assert r.data == b"\x89PNG\r\n\x1a\n"
+    for url in (
+        "/files/help.md",
+        "/files/.k0maru/index.sqlite",
+        "/files/nope.png",
+        "/files/..%2f..%2fetc%2fpasswd",
+    ):
+        assert client.get(url).status_code == 404, url
+
+
+def test_search_passages_show_code_spans_and_escape_the_rest(client) -> None:
+    page = client.get("/search?q=stay+code&mode=bm25").get_data(as_text=True)
+    snippet = page.split('<p class="snippet">', 1)[1].split("</p>", 1)[0]
+    assert "<code>a&lt;br&gt;b</code>" in snippet and "<code>#not-a-tag</code>" in snippet
+    assert "`" not in snippet and "<br>" not in snippet
