@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 
 MANAGED = (
     "/etc/claude-code/managed-settings.json",
@@ -30,6 +31,31 @@ MAX_SETTINGS_BYTES = 4 << 20  # a settings file past this is not read whole: its
 
 class Unreadable(Exception):
     """A settings file exists but cannot be read: its deny rules are unknown."""
+
+
+def _read(path: str) -> bytes | None:
+    """A settings file's bytes, None when there is none. A FIFO, socket or device there is refused
+    without blocking (`fsutil.read_regular` does the same, but importing it would slow every hook
+    call), as is a file past MAX_SETTINGS_BYTES: either way its rules are unknown."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise Unreadable(path) from exc
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise Unreadable(path)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+            if sum(map(len, chunks)) > MAX_SETTINGS_BYTES:
+                raise Unreadable(path)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise Unreadable(path) from exc
+    finally:
+        os.close(fd)
 
 
 def settings_files(project: str) -> list[str]:
@@ -52,16 +78,10 @@ def load(project: str) -> dict[str, list[str]]:
     """The Bash rule specifiers of each kind ('' for a rule that covers every command). Raises
     Unreadable for a settings file that exists but is not valid JSON, or not a regular file."""
     rules: dict[str, list[str]] = {kind: [] for kind in KINDS}
-    from pathlib import Path
-
-    from k0maru.fsutil import read_regular
-
     for path in settings_files(project):
-        data = read_regular(Path(path), MAX_SETTINGS_BYTES)  # a FIFO there never blocks the hook
+        data = _read(path)
         if data is None:
-            if not os.path.lexists(path):
-                continue
-            raise Unreadable(path)
+            continue
         try:
             settings = json.loads(data)
         except ValueError as exc:
