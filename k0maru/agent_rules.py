@@ -46,12 +46,12 @@ def _read(path: str) -> bytes | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise Unreadable(path)
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-            if sum(map(len, chunks)) > MAX_SETTINGS_BYTES:
-                raise Unreadable(path)
-        return b"".join(chunks)
+        data = os.read(fd, MAX_SETTINGS_BYTES + 1)
+        while len(data) <= MAX_SETTINGS_BYTES and (more := os.read(fd, 1 << 20)):
+            data += more
+        if len(data) > MAX_SETTINGS_BYTES:
+            raise Unreadable(path)
+        return data
     except OSError as exc:
         raise Unreadable(path) from exc
     finally:
