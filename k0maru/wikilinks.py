@@ -1,6 +1,8 @@
-"""Obsidian's wikilink syntax, read one way by the index (what is stored and resolved) and the console
-(what is shown): `[[target#heading|alias]]`, `[[#heading]]` into the same note, `[[target#^block]]`, and
-`[[target\\|alias]]`, the form a table needs (its backslash escapes the pipe for the table)."""
+"""Obsidian's wikilinks and code, read one way by the index (what is stored and resolved) and the
+console (what is shown): `[[target#heading|alias]]`, `[[#heading]]` into the same note,
+`[[target#^block]]`, `[[target\\|alias]]` (the form a table needs), and the code where links are not
+links: fences (also inside a callout or a list item) and inline code, except inline code inside a link's
+own brackets, which Obsidian shows as part of the link."""
 
 from __future__ import annotations
 
@@ -8,9 +10,13 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
-INLINE_CODE = re.compile(r"`[^`\n]+`")
-_CODE = re.compile(f"{FENCE.pattern}|{INLINE_CODE.pattern}", re.S | re.M)
+# a fence closes on the same run of backticks or tildes, behind the same `>` or indent; unclosed, it runs on
+FENCE = re.compile(
+    r"^(?P<lead>(?:[ \t]{0,3}>)*[ \t]*)(?P<fence>`{3,}|~{3,})[^\n]*\n"
+    r"(?P<code>.*?)(?:^[ \t>]*(?P=fence)[`~]*[ \t]*$|\Z)",
+    re.S | re.M,
+)
+INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
 WIKILINK = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
 
 
@@ -32,11 +38,29 @@ def wikilink(match: re.Match[str]) -> Wikilink:
     )
 
 
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each fence and inline code span of `text`, in order."""
+    spans: list[tuple[int, int]] = []
+    at = 0
+    fences = FENCE.finditer(text) if "```" in text or "~~~" in text else iter(())
+    for fence in (*fences, None):
+        end = fence.start() if fence else len(text)
+        if "`" in text[at:end]:
+            links = [m.span() for m in WIKILINK.finditer(text, at, end)]
+            for m in INLINE_CODE.finditer(text, at, end):
+                if not any(s <= m.start() and m.end() <= e for s, e in links):
+                    spans.append(m.span())
+        if fence:
+            spans.append(fence.span())
+            at = fence.end()
+    return spans
+
+
 def outside_code(text: str, change: Callable[[str], str]) -> str:
-    """`text` with `change` applied to what is not fenced or inline code, where links are not links."""
+    """`text` with `change` applied to what is not code (`code_spans`), where links are not links."""
     out, at = [], 0
-    for m in _CODE.finditer(text):
-        out += [change(text[at : m.start()]), m.group(0)]
-        at = m.end()
+    for start, end in code_spans(text):
+        out += [change(text[at:start]), text[start:end]]
+        at = end
     out.append(change(text[at:]))
     return "".join(out)

@@ -11,11 +11,11 @@ from functools import lru_cache
 import regex
 
 from k0maru.search.terms import tokenize
+from k0maru.text import shorten
+from k0maru.wikilinks import FENCE, INLINE_CODE
 
 _WIKI = re.compile(r"!?\[\[([^\[\]|#]*)(?:#([^\[\]|]*))?(?:\|([^\[\]]*))?\]\]")
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
-_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
-_INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
 _HELD = re.compile("\x00(\\d+)\x00")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)[\s#]*$", re.M)
 _LIST = re.compile(
@@ -49,8 +49,8 @@ def plain(markdown: str) -> str:
         held.append(code)
         return f"\x00{len(held) - 1}\x00"
 
-    text = _FENCED.sub(lambda m: "\n" + hold(m.group(2).rstrip("\n")) + "\n\n", markdown)
-    text = _INLINE_CODE.sub(lambda m: hold(m.group(0)), text)
+    text = FENCE.sub(lambda m: "\n" + hold(m.group("code").rstrip("\n")) + "\n\n", markdown)
+    text = INLINE_CODE.sub(lambda m: hold(m.group(0)), text)
     text = _COMMENT.sub("", text)
     text = _ESCAPE.sub(lambda m: hold(m.group(1)), text)  # an escaped `*` or `[` is that character
     text = _WIKI.sub(_link_text, text)
@@ -94,4 +94,4 @@ def snippet(markdown: str, query: str, limit: int = 280, skip: str = "") -> str:
     out = _joined(sentences[best:])
     if len(out) < limit // 2 and best > 0:  # room left: take the lead-in too
         out = _joined(sentences[max(best - 1, 0) :])
-    return out if len(out) <= limit else out[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return shorten(out, limit, at_word=True)

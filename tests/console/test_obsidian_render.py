@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from k0maru.console.app import create_app
+from k0maru.index.markdown import parse_note
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
 from k0maru.wiring.vault import Vault
@@ -157,3 +158,44 @@ def test_search_passages_show_code_spans_and_escape_the_rest(client) -> None:
     snippet = page.split('<p class="snippet">', 1)[1].split("</p>", 1)[0]
     assert "<code>a&lt;br&gt;b</code>" in snippet and "<code>#not-a-tag</code>" in snippet
     assert "`" not in snippet and "<br>" not in snippet
+
+
+CODE_IN_CONTAINERS = """# Code
+
+> [!example] CSS classes
+> Use [[other|the other page]]:
+> ```css
+> .red img { border-color: #ff0000; } /* [[hidden]] */
+> ```
+> and #shown-tag after it.
+
+1. A step:
+   ```
+   [[also-hidden]] #not-a-tag
+   ```
+2. See [[other#`Setup`|`setup`]] for the code-named heading.
+"""
+
+
+def test_the_page_links_and_tags_what_the_index_holds(vault: Path) -> None:
+    """Code inside a callout or a list item is code to both, and a link whose alias is code is a link
+    to both: the page's links and tags are the index's."""
+    write(vault, "code.md", CODE_IN_CONTAINERS)
+    write(vault, "other.md", "# Other\n\n## `Setup`\n\nsteps\n")
+    v = Vault.open(vault)
+    v.index()
+    service = Service(VaultSession(v))
+    page = create_app(service).test_client().get("/notes/code.md").get_data(as_text=True)
+    service.close()
+    body = article(page)
+    note = parse_note("code.md", CODE_IN_CONTAINERS)
+    assert [(link.target, link.heading) for link in note.links] == [
+        ("other", None),
+        ("other", "`Setup`"),
+    ]
+    assert note.tags == ["shown-tag"]
+    assert re.findall(r'href="/notes/other\.md(#[^"]*)?"', body) == ["", "#setup"]
+    assert re.findall(r'href="/notes\?tag=([^"]+)"', body) == ["shown-tag"]
+    assert "<code>setup</code></a>" in body  # the alias keeps its code look inside the link
+    # the fenced code is shown exactly as written, its brackets not turned into links
+    assert "/* [[hidden]] */" in body and "[[also-hidden]] #not-a-tag" in body
