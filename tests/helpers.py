@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -119,3 +120,13 @@ def wait_for_worker(vault: Path, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while worker.running(vault) and time.monotonic() < deadline:
         time.sleep(0.5)
+
+
+def until(found: Callable[[], object], budget_s: float = 60) -> bool:
+    """Whether `found()` comes true within a generous budget (a loaded machine is slow, not broken)."""
+    deadline = time.monotonic() + budget_s
+    while not found():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
