@@ -107,9 +107,7 @@ def test_front_ends_reach_the_engines_through_the_service() -> None:
     assert sorted(found) == []
 
 
-# index/snapshot.py's read-only look at the corpus version has not moved into a store yet; it is the
-# one module outside the stores, the connection (db) and the migrations (schema) that runs SQL.
-SQL_MODULES = ("k0maru.index.db", "k0maru.index.schema", "k0maru.index.snapshot")
+SQL_MODULES = ("k0maru.index.db", "k0maru.index.schema")  # the connection and the migrations
 
 
 def test_only_the_store_modules_run_sql() -> None:
@@ -127,6 +125,23 @@ def test_only_the_store_modules_run_sql() -> None:
             ):
                 offenders.append(f"{name}:{node.lineno} .{node.attr}")
     assert offenders == []
+
+
+def test_the_engines_take_the_store_families_they_use() -> None:
+    """Search, notes and offload name the table families they read (`OffloadStore`, `VectorStore`,
+    `SearchStore`, ...), never the whole `Store`: mypy then holds each to its families' methods."""
+    whole = []
+    for name, path in modules().items():
+        if layer(name) in ("search", "notes", "offload"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            whole += [
+                f"{name}:{node.lineno}"
+                for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom)
+                and node.module == "k0maru.index.store"
+                and any(a.name == "Store" for a in node.names)
+            ]
+    assert whole == []
 
 
 def test_no_import_cycles() -> None:

@@ -12,6 +12,12 @@ from k0maru.index.bm25_merge import Bm25State
 class Bm25Store(BaseStore):
     """The `bm25_index` and `lexical_stale` tables, and the lexical corpus over `chunks`."""
 
+    def language_shares(self) -> dict[str, float]:
+        """Each language's share of the notes, which sets the stemmer of a query ('' is English)."""
+        rows = self.conn.execute("SELECT lang, count(*) FROM documents GROUP BY lang").fetchall()
+        total = sum(n for _, n in rows) or 1
+        return {lang: n / total for lang, n in rows}
+
     def lexical_corpus(self) -> Iterator[tuple[int, int, str, str, str, str]]:
         """(chunk id, doc id, title, heading, text, the note's language) of every chunk, by chunk id, read
         as they are consumed."""

@@ -109,12 +109,6 @@ class DocumentStore(BaseStore):
             )
         return doc_id
 
-    def language_shares(self) -> dict[str, float]:
-        """Each language's share of the notes ('' is English)."""
-        rows = self.conn.execute("SELECT lang, count(*) FROM documents GROUP BY lang").fetchall()
-        total = sum(n for _, n in rows) or 1
-        return {lang: n / total for lang, n in rows}
-
     def set_tags(self, doc_id: int, tags: Iterable[str], new: bool = False) -> None:
         if not new:
             self.conn.execute("DELETE FROM tags WHERE doc_id = ?", (doc_id,))

@@ -6,7 +6,7 @@ import json
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from k0maru.index.base_store import BaseStore
+from k0maru.index.document_store import DocumentStore
 from k0maru.index.link_resolution import (
     INDEX_STEMS,
     Resolver,
@@ -17,8 +17,8 @@ from k0maru.index.link_resolution import (
 from k0maru.index.markdown import Link
 
 
-class LinkStore(BaseStore):
-    """The `links` table."""
+class LinkStore(DocumentStore):
+    """The `links` table, over the notes it links (a link resolves to a document)."""
 
     def delete_links_from(self, doc_ids: Sequence[int]) -> None:
         self.conn.executemany("DELETE FROM links WHERE src_id = ?", [(i,) for i in doc_ids])

@@ -135,23 +135,6 @@ def _index_files(root: Path) -> list[list[int] | None]:
 
 def _index_as_left(root: Path, corpus_version: object, embed: bool) -> bool:
     """The index is still at the snapshot's corpus version, and (when embedding) every chunk has a vector."""
-    # the library every other connection of this process uses (db.py's route): closing a file that a
-    # second SQLite library opened drops every POSIX lock the process holds on it, and a one-shot command
-    # would then delete the write-ahead log under a running server
-    from k0maru.index.db import sqlite3
+    from k0maru.index.base_store import index_as_left
 
-    try:
-        conn = sqlite3.connect(f"file:{root / STATE_DIR / DB_FILE}?mode=ro", uri=True, timeout=0.2)
-    except sqlite3.Error:
-        return False
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'corpus_version'").fetchone()
-        if row is None or str(row[0]) != str(corpus_version):
-            return False
-        return not (
-            embed and conn.execute("SELECT 1 FROM chunks WHERE embedded = 0 LIMIT 1").fetchone()
-        )
-    except sqlite3.Error:
-        return False
-    finally:
-        conn.close()
+    return index_as_left(root / STATE_DIR / DB_FILE, str(corpus_version), embed)

@@ -16,7 +16,7 @@ from k0maru.index.base_store import db_path
 from k0maru.index.bm25_merge import BM25_MERGE_FRACTION, BM25_MERGE_MIN, Bm25State
 from k0maru.index.bm25_store import Bm25Store
 from k0maru.index.chunk_store import ChunkStore, Passage
-from k0maru.index.document_store import CachedDoc, DocRow, DocumentStore
+from k0maru.index.document_store import CachedDoc, DocRow
 from k0maru.index.link_store import LinkStore
 from k0maru.index.offload_store import OffloadStore
 from k0maru.index.scan_store import ScanStore
@@ -30,13 +30,19 @@ __all__ = [
     "CachedDoc",
     "DocRow",
     "Passage",
+    "SearchStore",
     "Store",
     "db_path",
 ]
 
 
-class Store(DocumentStore, ChunkStore, LinkStore, Bm25Store, VectorStore, OffloadStore, ScanStore):
-    """Owns one connection to the index; every table family's methods, one object."""
+class SearchStore(LinkStore, ChunkStore, Bm25Store, VectorStore):
+    """What a query reads: notes, links, chunks, the BM25 segment and vectors (no offloads, no scans)."""
+
+
+class Store(SearchStore, OffloadStore, ScanStore):
+    """Owns one connection to the index; every table family's methods, one object. A caller that needs
+    fewer takes the narrower type (`OffloadStore`, `VectorStore`, `SearchStore`, ...)."""
 
     @classmethod
     def open(

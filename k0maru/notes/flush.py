@@ -26,7 +26,7 @@ from k0maru.notes.record_render import render_record
 from k0maru.notes.template import folder_records, record_stem
 
 if TYPE_CHECKING:
-    from k0maru.index.store import Store
+    from k0maru.index.link_store import LinkStore
     from k0maru.wiring.vault import Vault
 
 MAX_VERSIONS = 99
@@ -278,7 +278,7 @@ def _same(path: Path, wanted: str) -> bool:
         return False
 
 
-def link_text(store: Store) -> Callable[[str], str | None]:
+def link_text(store: LinkStore) -> Callable[[str], str | None]:
     """[[link]] text for a note named by link name, alias, vault path or title: its file name where
     that resolves to it (else its path), with the given name as display text when it differs, so
     Obsidian resolves what an agent copied from a search hit. None when no note matches. Each name reads
@@ -307,7 +307,7 @@ def link_text(store: Store) -> Callable[[str], str | None]:
     return text
 
 
-def note_path(store: Store) -> Callable[[str], str | None]:
+def note_path(store: LinkStore) -> Callable[[str], str | None]:
     """The vault path (without `.md`) of the note a link name means (as Obsidian resolves it)."""
 
     def path(name: str) -> str | None:

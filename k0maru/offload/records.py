@@ -14,7 +14,7 @@ from typing import Any
 from k0maru.errors import NotFoundError
 from k0maru.fsutil import atomic_write_text
 from k0maru.index import db
-from k0maru.index.store import Store
+from k0maru.index.offload_store import OffloadStore
 from k0maru.layout import STATE_DIR
 from k0maru.limits import echo
 from k0maru.offload import reflog
@@ -74,7 +74,7 @@ class OffloadRecord:
         return data
 
 
-def save(store: Store, rec: OffloadRecord) -> None:
+def save(store: OffloadStore, rec: OffloadRecord) -> None:
     values = [getattr(rec, c) for c in COLUMNS]
     for i, c in enumerate(COLUMNS):
         if c in ("stack", "error_codes", "failures"):
@@ -89,7 +89,7 @@ def _row(row: tuple[Any, ...]) -> OffloadRecord:
     return OffloadRecord(**data)
 
 
-def list_all(store: Store, limit: int = 200) -> list[OffloadRecord]:
+def list_all(store: OffloadStore, limit: int = 200) -> list[OffloadRecord]:
     restore(store, store.vault)
     return [_row(r) for r in store.offloads(COLUMNS, limit)]
 
@@ -126,7 +126,7 @@ def _read_sidecar(path: Path) -> OffloadRecord | None:
     return rec if isinstance(rec.node_id, str) and isinstance(rec.log_path, str) else None
 
 
-def restore(store: Store, vault: Path) -> int:
+def restore(store: OffloadStore, vault: Path) -> int:
     """Records missing from the index put back from the sidecars of logs still on disk (after
     `scan --rebuild` or a lost index); how many. A sidecar is read only when no record has its node id
     (the one its name ends with); one that does not read back is left alone (`unreadable_sidecars`)."""
@@ -147,7 +147,7 @@ def restore(store: Store, vault: Path) -> int:
     return restored
 
 
-def readable(store: Store) -> list[OffloadRecord]:
+def readable(store: OffloadStore) -> list[OffloadRecord]:
     """Every record the index holds that reads back whole (a damaged index: those that still do)."""
     found = []
     for node_id in [r[0] for r in store.offloads(("node_id",), 1 << 30)]:
@@ -162,7 +162,7 @@ def readable(store: Store) -> list[OffloadRecord]:
     return found
 
 
-def _damaged_row(store: Store, node_id: str) -> OffloadRecord | None:
+def _damaged_row(store: OffloadStore, node_id: str) -> OffloadRecord | None:
     """A record whose stored text is damaged, read as bytes: undecodable bytes become U+FFFD and a
     list that no longer parses becomes empty (the log itself is intact on disk)."""
     try:
@@ -186,7 +186,7 @@ def _damaged_row(store: Store, node_id: str) -> OffloadRecord | None:
         return None
 
 
-def restore_from(store: Store, vault: Path, kept: list[OffloadRecord]) -> list[str]:
+def restore_from(store: OffloadStore, vault: Path, kept: list[OffloadRecord]) -> list[str]:
     """Records of an old index put in `store` when missing, for logs still on disk whose sidecar does
     not read back: the sidecar is written again from the record. Returns those sidecars' paths."""
     known = {r[0] for r in store.offloads(("node_id",), 1 << 30)}
@@ -215,7 +215,7 @@ def _node_of(sidecar: Path) -> str:
     return sidecar.name.removesuffix(SIDECAR).rsplit("_", 1)[-1]
 
 
-def get(store: Store, node: str) -> OffloadRecord:
+def get(store: OffloadStore, node: str) -> OffloadRecord:
     """By node id, or by `<task>_<node>` as in the log file name."""
     node = reflog.stem(node.strip())
     row = store.offload(COLUMNS, node.rsplit("_", 1)[-1])
@@ -241,7 +241,7 @@ def log_file(vault: Path, rec: OffloadRecord) -> Path:
     return path
 
 
-def totals(store: Store) -> dict[str, Any]:
+def totals(store: OffloadStore) -> dict[str, Any]:
     raw, summary, count = store.offload_totals()
     return {
         "offloads": count,
@@ -261,7 +261,7 @@ class Pruned:
 
 
 def prune(
-    store: Store,
+    store: OffloadStore,
     vault: Path,
     *,
     older_than_s: float | None = None,
@@ -287,7 +287,7 @@ def prune(
 
 
 def _stored_logs(
-    store: Store, vault: Path, refs: Path
+    store: OffloadStore, vault: Path, refs: Path
 ) -> list[tuple[float, Path, OffloadRecord | None, int]]:
     """Every offloaded log under `refs` as (when, path, record or None, bytes on disk), newest first."""
     by_path = {
@@ -347,7 +347,7 @@ def _doom_oldest_past(
 
 
 def _remove_doomed(
-    store: Store, vault: Path, doomed: list[tuple[Path, OffloadRecord | None, int]]
+    store: OffloadStore, vault: Path, doomed: list[tuple[Path, OffloadRecord | None, int]]
 ) -> int:
     """Remove each doomed log: sidecars of records, then the records, then the logs; the bytes freed."""
     gone = [rec for _, rec, _ in doomed if rec is not None]

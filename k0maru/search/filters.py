@@ -14,7 +14,7 @@ from k0maru.index.languages import CODES
 from k0maru.search.folding import language_folder
 
 if TYPE_CHECKING:
-    from k0maru.index.store import Store
+    from k0maru.index.document_store import DocumentStore
 
 _RELATIVE = re.compile(r"(\d{1,5})\s*([dwmy])\Z")
 _DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
@@ -71,7 +71,7 @@ class Filters:
             raise K0maruError("--since is after --until; swap them")
         return since, until
 
-    def allowed(self, store: Store) -> set[int]:
+    def allowed(self, store: DocumentStore) -> set[int]:
         """Ids of the notes these filters select."""
         since, until = self.window()
         return store.filter_documents(self.path, self.tag, self.kind, since, until, self.language())

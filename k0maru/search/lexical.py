@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from k0maru.errors import K0maruError
+from k0maru.index.bm25_store import Bm25Store
 from k0maru.index.languages import detect
-from k0maru.index.store import Store
 from k0maru.search.terms import INDEX, SURFACE, tokenize, word_groups
 
 K1, B = 1.5, 0.75
@@ -134,7 +134,7 @@ class MainSegment:
         self.max_chunk_id = int(chunk_ids.max()) if chunk_ids.size else -1
 
     @classmethod
-    def build(cls, store: Store) -> MainSegment:
+    def build(cls, store: Bm25Store) -> MainSegment:
         import bm25s  # a slow import: only a rebuild needs it, never a query
 
         logging.getLogger("bm25s").setLevel(logging.ERROR)
@@ -212,7 +212,7 @@ class MainSegment:
             )
         return cls(postings, chunk_ids, doc_ids, avgdl, version)
 
-    def save(self, store: Store) -> bool:
+    def save(self, store: Bm25Store) -> bool:
         """Persist; refused (False) if the corpus moved on meanwhile."""
         return store.save_bm25_blob(
             self.version, self.to_blob(), self.max_chunk_id, int(self.chunk_ids.size)
@@ -223,7 +223,7 @@ class Delta:
     """The chunks the main segment lacks (their tf components; IDF is applied per query) and the mask of
     the main segment's stale entries."""
 
-    def __init__(self, main: MainSegment, store: Store):
+    def __init__(self, main: MainSegment, store: Bm25Store):
         rows = store.lexical_delta(main.max_chunk_id)
         stale = store.lexical_stale()
         self.size = len(rows) + len(stale)
@@ -499,7 +499,7 @@ class LexicalCache:
         # threads asking at once (a server's warm-up and its first query) wait for one load
         self._lock = threading.Lock()
 
-    def get(self, store: Store, merge: bool = False) -> LexicalIndex:
+    def get(self, store: Bm25Store, merge: bool = False) -> LexicalIndex:
         """The index at the store's current corpus version. A query never rebuilds the main segment once
         one exists; `merge` (scan, background worker) rebuilds it when `Bm25State.merge_due`."""
         version = store.corpus_version()
@@ -509,7 +509,7 @@ class LexicalCache:
         with self._lock:
             return self._load(store, version, merge)
 
-    def _load(self, store: Store, version: int, merge: bool) -> LexicalIndex:
+    def _load(self, store: Bm25Store, version: int, merge: bool) -> LexicalIndex:
         if self._index is not None and self._index.version == version and not merge:
             return self._index
         state = store.bm25_state()
@@ -532,7 +532,7 @@ class LexicalCache:
         self._index = LexicalIndex(main, delta, version, lambda: shares)
         return self._index
 
-    def _rebuild(self, store: Store) -> MainSegment:
+    def _rebuild(self, store: Bm25Store) -> MainSegment:
         t0 = time.perf_counter()
         main = MainSegment.build(store)
         self.last_build_ms = (time.perf_counter() - t0) * 1000

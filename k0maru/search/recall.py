@@ -26,7 +26,7 @@ from k0maru.errors import K0maruError
 from k0maru.index import copies, db
 from k0maru.index.chunk_store import Passage
 from k0maru.index.languages import CODES, detect
-from k0maru.index.store import Store
+from k0maru.index.store import SearchStore
 from k0maru.search import folding, lexical, vectors
 from k0maru.search.filters import Filters
 from k0maru.search.results import RecallHit, RecallResult
@@ -191,7 +191,7 @@ class Recall:
 
     def __init__(
         self,
-        store: Store,
+        store: SearchStore,
         settings: Settings,
         load_embedder: Callable[[], tuple[Embedder | None, str | None]],
     ):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from k0maru.index.markdown import embed_input
-from k0maru.index.store import Store
+from k0maru.index.vector_store import VectorStore
 from k0maru.search.embedding import Embedder
 
 ProgressFn = Callable[[int, int], None]
@@ -22,7 +22,7 @@ class VectorHit:
     cosine: float
 
 
-def ensure_model(store: Store, embedder: Embedder) -> None:
+def ensure_model(store: VectorStore, embedder: Embedder) -> None:
     """Vectors of another model are meaningless: drop them all when the model changes."""
     if store.get_meta("embed_model") == embedder.name:
         return
@@ -30,7 +30,7 @@ def ensure_model(store: Store, embedder: Embedder) -> None:
 
 
 def embed_pending(
-    store: Store,
+    store: VectorStore,
     embedder: Embedder,
     batch_size: int,
     progress: ProgressFn | None = None,
@@ -73,7 +73,7 @@ def embed_pending(
     return done
 
 
-def search(store: Store, query_vector: np.ndarray, k: int) -> list[VectorHit]:
+def search(store: VectorStore, query_vector: np.ndarray, k: int) -> list[VectorHit]:
     """k nearest chunks by cosine similarity, best first (k capped at sqlite-vec's KNN limit)."""
     if k <= 0:
         return []

@@ -18,6 +18,7 @@ from k0maru.config import Settings, default_config_toml, load_settings
 from k0maru.errors import K0maruError
 from k0maru.fsutil import atomic_write_text, ensure_state_dir
 from k0maru.index import db, snapshot
+from k0maru.index.bm25_store import Bm25Store
 from k0maru.index.db import sqlite_route
 from k0maru.index.scanner import (
     REBUILDING,
@@ -207,7 +208,7 @@ class Vault:
         if not self._sniffing.locked():
             threading.Thread(target=run, name="k0maru-conventions", daemon=True).start()
 
-    def lexical_cache(self, store: Store) -> LexicalCache:
+    def lexical_cache(self, store: Bm25Store) -> LexicalCache:
         """The BM25 cache of the index file `store` holds, shared by every thread of the process."""
         from k0maru.search.lexical import LexicalCache
 
@@ -331,7 +332,7 @@ class Vault:
         self._keep_snapshot(scan, lexical and not report.merge_due)
         return report
 
-    def merge_bm25(self, store: Store) -> None:
+    def merge_bm25(self, store: Bm25Store) -> None:
         """Fold the BM25 delta into a rebuilt, persisted main segment, through `store` (a background
         thread's own connection, or the vault's), into this process's lexical cache."""
         self.lexical_cache(store).get(store, merge=True)
