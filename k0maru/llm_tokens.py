@@ -20,6 +20,7 @@ import io
 import re
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -262,3 +263,23 @@ def count_tokens(text: str) -> int:
         total += encoder.count(text[start:end])
         start = end
     return total
+
+
+def largest(most: int, fits: Callable[[int], bool]) -> int:
+    """The largest n in 0..`most` for which `fits(n)` holds (0 when none does; `fits` holds for every n
+    below one it holds for): how much of something fits a token budget, in log2(most) counts."""
+    low, high = 0, most
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle - 1)
+    return low
+
+
+def fit_tokens(text: str, limit: int) -> str:
+    """`text` in at most `limit` tokens: whole, or the most whole words it starts with that fit with
+    " …" after them (a longer prefix never counts fewer: the pattern splits at every space)."""
+    if count_tokens(text) <= limit:
+        return text
+    words = text.split(" ")
+    kept = largest(len(words), lambda n: count_tokens(" ".join(words[:n]) + " …") <= limit)
+    return " ".join(words[:kept]) + " …"

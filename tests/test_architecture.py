@@ -281,3 +281,19 @@ def test_no_function_is_excused_from_the_complexity_limit() -> None:
         and str(path.relative_to(REPO)) not in waiting
     ]
     assert excused == []
+
+
+def test_text_is_cut_in_one_place() -> None:
+    """A shortened text ends in "…" through `text.shorten` (characters) or `llm_tokens.fit_tokens`
+    (tokens) only."""
+    cuts = [
+        f"{name}:{node.lineno}"
+        for name, path in modules().items()
+        if name not in ("k0maru.text", "k0maru.llm_tokens")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.BinOp)
+        and isinstance(node.right, ast.Constant)
+        and isinstance(node.right.value, str)
+        and node.right.value.strip().startswith("…")
+    ]
+    assert cuts == []

@@ -31,6 +31,7 @@ from k0maru.notes.flush import FlushEngine, FlushResult, vault_lock
 from k0maru.offload.analyzer import LogAnalyzer
 from k0maru.offload.findings import Failure, Findings
 from k0maru.offload.seen import shape
+from k0maru.text import shorten
 
 if TYPE_CHECKING:
     from k0maru.wiring.vault import Vault
@@ -461,7 +462,7 @@ def _fix_section(body: str) -> str:
     if not m:
         return ""
     text = " ".join(m.group(1).split())
-    return text if len(text) <= 300 else text[:299] + "…"
+    return shorten(text, 300)
 
 
 def hermes_name(card: SkillCard) -> str:

@@ -6,10 +6,12 @@ import re
 from typing import TYPE_CHECKING
 
 from k0maru.fsutil import read_text
-from k0maru.llm_tokens import count_tokens
+from k0maru.llm_tokens import count_tokens, fit_tokens
 from k0maru.notes.conventions import RULE_FILES, ConventionSniffer
+from k0maru.text import shorten
 
 if TYPE_CHECKING:
+    from k0maru.index.link_store import LinkStore
     from k0maru.wiring.vault import Vault
 
 HUBS = 5
@@ -18,7 +20,7 @@ ADRS = 5
 
 def _excerpt(body: str, chars: int = 600) -> str:
     text = re.sub(r"\n{3,}", "\n\n", body.strip())
-    return text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + " …"
+    return shorten(text, chars, at_word=True)
 
 
 def build_loadout(vault: Vault, budget: int) -> tuple[list[dict[str, str]], int, bool]:
@@ -41,7 +43,7 @@ def build_loadout(vault: Vault, budget: int) -> tuple[list[dict[str, str]], int,
     candidates.append(
         {"kind": "conventions", "source": "k0maru conventions", "text": "\n".join(lines)}
     )
-    store = vault.store
+    store: LinkStore = vault.store
     for doc_id, path, title, n in store.hub_documents(HUBS):
         doc = store.document(doc_id)
         candidates.append(
@@ -73,14 +75,9 @@ def build_loadout(vault: Vault, budget: int) -> tuple[list[dict[str, str]], int,
         if used + cost > budget:
             room = budget - used - 8
             if room > 40 and section["kind"] == "rules":  # rules matter most: include what fits
-                words = section["text"].split(" ")
-                text = ""
-                for w in words:
-                    if count_tokens(text + " " + w) > room - 2:
-                        break
-                    text = f"{text} {w}" if text else w
-                out.append({**section, "text": text + " …"})
-                used += count_tokens(text) + 10
+                text = fit_tokens(section["text"], room)
+                out.append({**section, "text": text})
+                used += count_tokens(text) + 8
             truncated = True
             continue
         out.append(section)

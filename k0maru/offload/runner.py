@@ -27,6 +27,7 @@ from k0maru.offload import records, reflog, summary
 from k0maru.offload.analyzer import LogAnalyzer
 from k0maru.offload.findings import Failure, Findings
 from k0maru.offload.tokencount import count_log_tokens
+from k0maru.text import shorten
 
 MAX_SUMMARY_SHARE = (
     0.5  # a summary must cost at most half the log's tokens, else the log passes through
@@ -504,7 +505,7 @@ def last_lines(path: Path, total: int, count: int = summary.SHOWN_TAIL) -> list[
     out: list[tuple[int, str]] = []
     for i, row in enumerate(rows):
         row = ANSI.sub("", row).rstrip("\r").rsplit("\r", 1)[-1].rstrip()
-        out.append((total - len(rows) + 1 + i, row if len(row) <= 300 else row[:299] + "…"))
+        out.append((total - len(rows) + 1 + i, shorten(row, 300)))
     return out
 
 

@@ -16,6 +16,7 @@ import regex
 from k0maru.errors import K0maruError
 from k0maru.limits import echo
 from k0maru.offload import reflog
+from k0maru.text import shorten
 
 MAX_LINES = 400
 MAX_LINE_CHARS = 2000
@@ -25,7 +26,7 @@ GREP_BUDGET_S = 2.0  # matching time allowed for one grep over the whole log
 
 def _clip(raw: bytes) -> str:
     line = raw.decode("utf-8", "replace").rstrip("\r")
-    return line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + " …[clipped]"
+    return shorten(line, MAX_LINE_CHARS)
 
 
 def _lines(path: Path, start: int = 1) -> Iterator[tuple[int, str]]:

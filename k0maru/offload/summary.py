@@ -6,14 +6,13 @@ import re
 import shlex
 
 from k0maru.offload.findings import GENERIC_STACKS, UNCODED, Findings
+from k0maru.text import shorten
 
 MAX_GROUPS = 4
 
 
 def _label(text: str, limit: int = 56) -> str:
-    text = " ".join(text.split())
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
+    text = shorten(" ".join(text.split()), limit)
     return text.replace('"', "#quot;").replace("[", "#91;").replace("]", "#93;")
 
 

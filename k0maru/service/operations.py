@@ -759,6 +759,8 @@ def fit_budget(
     a word, with "…"), fit at `MIN_PASSAGE_CHARS` or more; else the lowest-ranked hits go until they do, so
     no kept passage becomes a stub while dropping hits can make room. The answer says what was cut
     (`left_out`, `passages_cut`) and what it costs whole (`whole_tokens`)."""
+    from k0maru.llm_tokens import largest
+
     whole = cost(result)
     if whole <= budget:
         return result
@@ -774,7 +776,7 @@ def fit_budget(
             whole_tokens=whole,
         )
 
-    count = _largest(len(result.hits), lambda n: cost(trial(n, MIN_PASSAGE_CHARS)) <= budget)
+    count = largest(len(result.hits), lambda n: cost(trial(n, MIN_PASSAGE_CHARS)) <= budget)
     caps = [c for c in PASSAGE_CAPS if (c >= MIN_PASSAGE_CHARS) == (count > 0)]
     for cap in caps:  # the longest passages that fit; a lone hit may go below the floor
         candidate = trial(max(count, 1), cap)
@@ -797,13 +799,3 @@ def fit_loadout(
         if over <= budget or share <= MIN_LOADOUT_SHARE:
             return result
         share = max(MIN_LOADOUT_SHARE, share - (over - budget) - 5)
-
-
-def _largest(most: int, fits: Callable[[int], bool]) -> int:
-    """The largest n in 0..`most` for which `fits(n)` holds (0 when none does; `fits` holds for every n
-    below one it holds for)."""
-    low, high = 0, most
-    while low < high:
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if fits(middle) else (low, middle - 1)
-    return low

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from k0maru.offload.findings import Failure, Findings
 from k0maru.offload.locations import user_path as user_path  # the extractors take it from here
+from k0maru.text import shorten
 
 if TYPE_CHECKING:
     from k0maru.offload.locations import Places
@@ -29,8 +30,7 @@ def register(cls: type[Extractor]) -> type[Extractor]:
 
 
 def short(text: str, limit: int = 160) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(text.strip(), limit)
 
 
 class Cursor:

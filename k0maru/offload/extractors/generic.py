@@ -11,6 +11,7 @@ import re
 from k0maru.offload import locations
 from k0maru.offload.extractors.base import Cursor, Extractor, register, short, user_path
 from k0maru.offload.findings import Failure, Findings
+from k0maru.text import shorten
 
 MARKER = re.compile(
     r"^\s*\[ERROR\]|^::error\b|^\s?(?:ERR_[A-Z0-9_]+|E[A-Z]{4,})\s\s"
@@ -116,8 +117,7 @@ THROWN, INLINE, FRAME, PLAIN, DECLARED = -2, -1, 0, 1, 2
 
 
 def _clip(line: str) -> str:
-    line = line.rstrip()
-    return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
+    return shorten(line.rstrip(), LINE_CHARS)
 
 
 @register
