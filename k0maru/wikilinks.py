@@ -1,13 +1,13 @@
 """Obsidian's wikilinks and code, read one way by the index (what is stored and resolved) and the
 console (what is shown): `[[target#heading|alias]]`, `[[#heading]]` into the same note,
-`[[target#^block]]`, `[[target\\|alias]]` (the form a table needs), and the code where links are not
-links: fences (also inside a callout or a list item) and inline code, except inline code inside a link's
-own brackets, which Obsidian shows as part of the link."""
+`[[target#^block]]`, `[[target\\|alias]]` (the form a table needs), inline `#tags`, and the code where
+links and tags are not: fences (also inside a callout or a list item) and inline code, except inline
+code inside a link's own brackets, which Obsidian shows as part of the link."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 # a fence closes on the same run of backticks or tildes, behind the same `>` or indent; unclosed, it runs on
@@ -17,6 +17,10 @@ FENCE = re.compile(
     re.S | re.M,
 )
 INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
+_TAG_AFTER_HASH = re.compile(
+    r"[^\W\d][\w\-/]*"
+)  # a letter first: `#1` and a heading's `# ` are no tags
+_TAG_BEFORE = frozenset(" \t\n(,;")
 WIKILINK = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
 
 
@@ -64,3 +68,15 @@ def outside_code(text: str, change: Callable[[str], str]) -> str:
         at = end
     out.append(change(text[at:]))
     return "".join(out)
+
+
+def inline_tags(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, tag without '#') of each inline `#tag` or `#a/b` of `text` (code left out by the
+    caller): at a line's start or after a space or one of `(,;`."""
+    at = text.find("#")
+    while at != -1:  # str.find between the '#'s: a regex over the whole body costs ~10x more
+        if at == 0 or text[at - 1] in _TAG_BEFORE:
+            m = _TAG_AFTER_HASH.match(text, at + 1)
+            if m:
+                yield at, m.end(), m.group(0)
+        at = text.find("#", at + 1)

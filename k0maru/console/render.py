@@ -15,7 +15,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup
 
-from k0maru.wikilinks import WIKILINK, outside_code, wikilink
+from k0maru.wikilinks import INLINE_CODE, WIKILINK, inline_tags, outside_code, wikilink
 
 _MD_INLINE = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 # an embed: an image the vault holds is shown, anything else (a note, a PDF) as a link to it
@@ -24,7 +24,6 @@ _BLOCK_ID = re.compile(r"[ \t]\^([A-Za-z0-9-]+)[ \t]*$")  # `text ^step1`: a blo
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _CALLOUT = re.compile(r"\[!([\w-]+)\][+-]?[ \t]*")
 _BREAK = re.compile(r"<br[ \t]*/?>", re.I)
-_TAG = re.compile(r"(?:(?<=^)|(?<=[ \t(,;]))#([^\W\d][\w\-/]*)")  # the index's inline tag
 MAX_NESTING = (
     40  # markdown-it's bound on open blocks (a list level takes two); deeper content is dropped
 )
@@ -211,29 +210,30 @@ def inline_marks(children: list[Token]) -> list[Token]:
 
 
 def tag_links(text: str) -> list[Token]:
+    """`text` with each inline `#tag` (as the index reads one) a link to the notes it tags."""
     out: list[Token] = []
     at = 0
-    for m in _TAG.finditer(text):
-        tag = m.group(1).strip("/")
+    for start, end, written in inline_tags(text):
+        tag = written.strip("/")
         if not tag:
             continue
         link = Token("link_open", "a", 1)
         link.attrs = {"href": f"/notes?tag={quote(tag.lower())}", "class": "tag"}
         out += [
-            Token("text", "", 0, content=text[at : m.start()]),
+            Token("text", "", 0, content=text[at:start]),
             link,
-            Token("text", "", 0, content=m.group(0)),
+            Token("text", "", 0, content=text[start:end]),
             Token("link_close", "a", -1),
         ]
-        at = m.end()
+        at = end
     out.append(Token("text", "", 0, content=text[at:]))
     return out
-
-
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def passage(text: str) -> Markup:
     """A search passage as safe HTML: escaped, with its `code` spans shown as code, as the note shows
     them."""
-    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", escape(text)))
+    def code(m: re.Match[str]) -> str:
+        return f"<code>{m.group(0).strip('`')}</code>"
+
+    return Markup(INLINE_CODE.sub(code, escape(text)))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from k0maru.console.app import create_app
-from k0maru.index.markdown import parse_note
+from k0maru.index.markdown import chunk_note, parse_note
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
 from k0maru.wiring.vault import Vault
@@ -174,6 +174,12 @@ CODE_IN_CONTAINERS = """# Code
    [[also-hidden]] #not-a-tag
    ```
 2. See [[other#`Setup`|`setup`]] for the code-named heading.
+
+## Steps
+
+```sh
+# a comment, not a heading
+```
 """
 
 
@@ -194,6 +200,9 @@ def test_the_page_links_and_tags_what_the_index_holds(vault: Path) -> None:
         ("other", "`Setup`"),
     ]
     assert note.tags == ["shown-tag"]
+    headings = {c.heading for c in chunk_note(note.title, note.body, 4000)}
+    assert headings == {"Code", "Steps"}
+    assert re.findall(r"<h[1-6][^>]*>([^<]*)</h", body) == ["Steps"]  # `# Code` is the page's title
     assert re.findall(r'href="/notes/other\.md(#[^"]*)?"', body) == ["", "#setup"]
     assert re.findall(r'href="/notes\?tag=([^"]+)"', body) == ["shown-tag"]
     assert "<code>setup</code></a>" in body  # the alias keeps its code look inside the link
