@@ -7,9 +7,8 @@ from collections.abc import Sequence
 
 INVALID_PARAMS = -32602  # JSON-RPC: the request's parameters are wrong
 INTERNAL_ERROR = -32603  # JSON-RPC: the server could not do it
-RESOURCE_NOT_FOUND = (
-    -32002
-)  # MCP up to 2025-11-25 (later versions say INVALID_PARAMS with data.uri)
+# MCP up to 2025-11-25 (later versions say INVALID_PARAMS with data.uri)
+RESOURCE_NOT_FOUND = -32002
 
 
 class K0maruError(Exception):

@@ -17,9 +17,8 @@ FENCE = re.compile(
     re.S | re.M,
 )
 INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
-_TAG_AFTER_HASH = re.compile(
-    r"[^\W\d][\w\-/]*"
-)  # a letter first: `#1` and a heading's `# ` are no tags
+# a letter first: `#1` and a heading's `# ` are no tags
+_TAG_AFTER_HASH = re.compile(r"[^\W\d][\w\-/]*")
 _TAG_BEFORE = frozenset(" \t\n(,;")
 WIKILINK = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
 

@@ -245,6 +245,5 @@ def register(add: Adder) -> None:
         "the background indexer the git hooks start (one per vault; exits when caught up)",
         json=False,
     )
-    p.add_argument(
-        "--after-scan", metavar="JSON", help=argparse.SUPPRESS
-    )  # `scan` hands its embedding over
+    # `scan` hands its embedding over
+    p.add_argument("--after-scan", metavar="JSON", help=argparse.SUPPRESS)

@@ -125,9 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"k0maru: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # a reader that went away (`| head`): what it read is all it wanted
-        os.dup2(
-            os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno()
-        )  # so the exit's flush cannot fail again
+        # so the exit's flush cannot fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as exc:
         from k0maru.service.operations import database_error

@@ -233,6 +233,7 @@ def tag_links(text: str) -> list[Token]:
 def passage(text: str) -> Markup:
     """A search passage as safe HTML: escaped, with its `code` spans shown as code, as the note shows
     them."""
+
     def code(m: re.Match[str]) -> str:
         return f"<code>{m.group(0).strip('`')}</code>"
 

@@ -15,12 +15,13 @@ from k0maru.gitutil import git, repo_root
 from k0maru.layout import STATE_DIR, find_vault, resolve_vault
 from k0maru.service import worker
 
+# None: pre-commit, which names the stage in its manifest
 ADR_HOOKS = (
     None,
     "post-commit",
     "post-rewrite",
     "post-merge",
-)  # None: pre-commit, which names the stage in its manifest
+)
 MAX_MERGED_ADRS = 50  # commits a merge or pull brought in, newest first, that are looked at
 
 

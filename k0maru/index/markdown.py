@@ -54,9 +54,8 @@ class ParsedNote:
     aliases: list[str]
     links: list[Link]
     warnings: list[str] = field(default_factory=list)
-    tags: list[str] = field(
-        default_factory=list
-    )  # frontmatter and inline #tags, lower-case, nested a/b
+    # frontmatter and inline #tags, lower-case, nested a/b
+    tags: list[str] = field(default_factory=list)
     kind: str | None = (
         None  # frontmatter kind/type, else from a folder name (adr, decision, card, ...)
     )
@@ -234,9 +233,8 @@ def md_link_key(href: str, note_dir: str) -> tuple[str, str | None] | None:
         else:
             parts.append(part)
     key = "/".join(parts).lower().removesuffix(".md")
-    return (
-        ("/" + key, unquote(anchor) or None) if key else None
-    )  # leading "/": this exact vault path only
+    # leading "/": this exact vault path only
+    return ("/" + key, unquote(anchor) or None) if key else None
 
 
 def extract_links(body: str, rel_path: str = "", code_free: str | None = None) -> list[Link]:

@@ -121,9 +121,8 @@ class IncrementalScanner:
         reparse = self.store.get_meta("parser_version") != PARSER_VERSION
         if reparse and only is None:  # the parser learned something: every note is read again, once
             full = True
-        known = self.store.cached_documents(
-            only
-        )  # before the walk: what changes after it is another's
+        # before the walk: what changes after it is another's
+        known = self.store.cached_documents(only)
         entries = list(self._entries(only))
         result, work, gone = self._diff(entries, known, full, only)
         gone = self._listed(gone)
@@ -210,9 +209,8 @@ class IncrementalScanner:
                 while done < total and time.perf_counter() - t_batch < BATCH_SECONDS:
                     group = [entry for entry, _ in work[done : done + GROUP]]
                     done += len(group)
-                    cached = self.store.cached_documents(
-                        [e.rel for e in group]
-                    )  # re-checked under the lock
+                    # re-checked under the lock
+                    cached = self.store.cached_documents([e.rel for e in group])
                     for entry in group:
                         known = cached.get(entry.rel)
                         if not full and same_stat(known, entry):

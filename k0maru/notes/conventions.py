@@ -156,9 +156,8 @@ def cut_at_word(text: str, limit: int, sep: str = " ") -> str:
     return cut if len(cut) > limit // 2 else text[:limit]
 
 
-_SLUG_WORD = regex.compile(
-    r"[\p{L}\p{N}][\p{L}\p{M}\p{N}]*"
-)  # letters of any script, with their marks
+# letters of any script, with their marks
+_SLUG_WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{M}\p{N}]*")
 SLUG_MAX_BYTES = (
     180  # room for a date, a version suffix and `.md` under the 255-byte file-name limit
 )

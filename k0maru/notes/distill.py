@@ -165,9 +165,8 @@ class DistillEngine:
         """The card for the failure `text` (or `findings`) shows: written, or, when the failure has a card,
         that card with this sighting counted. `sighting` names this run (a log node), else the text does."""
         findings = findings or analyze_trace(text)
-        failures = sorted(
-            findings.failures, key=lambda f: f.line
-        )  # a bare word "error" is not a failure
+        # a bare word "error" is not a failure
+        failures = sorted(findings.failures, key=lambda f: f.line)
         if not failures:
             raise K0maruError(
                 f"no failure found in {source}: looked for compiler and linter errors, tracebacks, "

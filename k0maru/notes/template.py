@@ -55,9 +55,8 @@ class RecordTemplate:
     meta_lines: list[str] = field(default_factory=list)  # between heading and body: `Date: {date}`
     sections: list[str] = field(default_factory=list)  # `## ` titles in order
     section_text: dict[str, str] = field(default_factory=dict)  # a template file's placeholder text
-    optional_sections: list[str] = field(
-        default_factory=list
-    )  # a template file marks them optional
+    # a template file marks them optional
+    optional_sections: list[str] = field(default_factory=list)
     status: str = ""
     date_format: str = "%Y-%m-%d"
     link_style: str = "wiki"  # "wiki" | "markdown"

@@ -72,10 +72,21 @@ def user_path(path: str) -> bool:
 
 
 # files whose names have no extension but are code all the same (Dockerfile, Makefile, ...)
+# fmt: skip
 NAMED_FILES = (
-    "Dockerfile", "Containerfile", "Makefile", "GNUmakefile", "Jenkinsfile", "Vagrantfile",
-    "Gemfile", "Rakefile", "Justfile", "Procfile", "Brewfile", "Podfile",
-)  # fmt: skip
+    "Dockerfile",
+    "Containerfile",
+    "Makefile",
+    "GNUmakefile",
+    "Jenkinsfile",
+    "Vagrantfile",
+    "Gemfile",
+    "Rakefile",
+    "Justfile",
+    "Procfile",
+    "Brewfile",
+    "Podfile",
+)
 _NAMED = "|".join(NAMED_FILES)
 # a path starts where its run of path characters starts: a search never retries inside the run
 # (each retry would rescan the rest of it)
@@ -126,11 +137,34 @@ FORMS = (
 _URLISH = re.compile(r"^(?:https?|ftp)://|^[\w-]+\.(?:com|org|net|io)/")
 PYTHON_FRAME = FORMS[0]
 # a string each form's match always holds: a line without it skips the form
+# fmt: skip
 GUARDS = (
-    'File "', ":", "(", " line ", "(", "(", "(", " line ", " line ", "At line ", 'file "',
-    "{file,", " at line ", ", line ", ":[", " on line ", ": line ", ": line ", "[", "file=",
-    ")", ": ", " line ", ":", ":",
-)  # fmt: skip
+    'File "',
+    ":",
+    "(",
+    " line ",
+    "(",
+    "(",
+    "(",
+    " line ",
+    " line ",
+    "At line ",
+    'file "',
+    "{file,",
+    " at line ",
+    ", line ",
+    ":[",
+    " on line ",
+    ": line ",
+    ": line ",
+    "[",
+    "file=",
+    ")",
+    ": ",
+    " line ",
+    ":",
+    ":",
+)
 _GUARDED = tuple(zip(FORMS, GUARDS, strict=True))
 
 

@@ -37,9 +37,8 @@ def count_log_tokens(path: Path) -> tuple[int, str]:
             fh.seek(offset)
             window = fh.read(SAMPLE_BYTES // WINDOWS)
             start = window.find(b"\n") + 1 if offset > exact_bytes else 0  # from a line's start...
-            end = (
-                window.rfind(b"\n") + 1
-            )  # ...to a line's end, unless the window is inside one line
+            # ...to a line's end, unless the window is inside one line
+            end = window.rfind(b"\n") + 1
             piece = window[start:end] if end > start else window
             sample_tokens += count_tokens(_decoded(piece))
             sample_bytes += len(piece)

@@ -181,9 +181,8 @@ class MainSegment:
             "terms": np.asarray([TERMS_FORMAT]),
         }
         if (p := self.postings_of) is not None:
-            vocab = sorted(
-                p.vocab, key=p.vocab.__getitem__
-            )  # terms hold no whitespace: one per line
+            # terms hold no whitespace: one per line
+            vocab = sorted(p.vocab, key=p.vocab.__getitem__)
             arrays.update(
                 data=p.data,
                 indices=p.indices,
@@ -245,14 +244,14 @@ class Delta:
             term_of.extend(terms)
             lengths[i] = len(terms)
         n = max(len(rows), 1)
+        # sorted by term, then chunk: the postings, grouped by term
         pairs, tf = np.unique(
             np.asarray(term_of, dtype=np.int64) * n + np.repeat(np.arange(len(rows)), lengths),
             return_counts=True,
-        )  # sorted by term, then chunk: the postings, grouped by term
+        )
         t, d = pairs // n, pairs % n
-        norm = K1 * (
-            1 - B + B * lengths / main.avgdl
-        )  # per chunk: the length part of the tf component
+        # per chunk: the length part of the tf component
+        norm = K1 * (1 - B + B * lengths / main.avgdl)
         self.vocab = vocab
         self.docs, self.tfc = d, tf / (tf + norm[d])  # tf components; IDF comes per query
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(t, minlength=len(vocab)))])
@@ -379,9 +378,8 @@ class LexicalIndex:
             for where, score in stem:
                 out[where] += VARIANT_WEIGHT * score
             for (where, score), prior in zip(written, before, strict=True):
-                out[where] = (
-                    prior + score
-                )  # the word as written: its own score replaces the variant share
+                # the word as written: its own score replaces the variant share
+                out[where] = prior + score
         if self.delta is not None and self.delta.stale_in_main:
             out[: self.main.chunk_ids.size][self.delta.stale_mask] = 0.0
         return out, held

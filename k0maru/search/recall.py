@@ -485,9 +485,8 @@ class Recall:
         `best_chunk` (the document's chunk with the best fused score)."""
         g = ranked.gathered
         b = g.bm25_best.get(doc_id) if doc_id in ranked.b_pos else None
-        v = g.vec_best.get(
-            doc_id
-        )  # also a hit under the floor, which casts no vote: its cosine says why
+        # also a hit under the floor, which casts no vote: its cosine says why
+        v = g.vec_best.get(doc_id)
         path, title = self.store.path_and_title(doc_id)
         passage, shown = self._passage(doc_id, best_chunk, ranked.query, chars, title)
         boost, reasons = ranked.boosts.get(doc_id, (0.0, []))

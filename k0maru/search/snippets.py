@@ -18,9 +18,8 @@ _WIKI = re.compile(r"!?\[\[([^\[\]|#]*)(?:#([^\[\]|]*))?(?:\|([^\[\]]*))?\]\]")
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _HELD = re.compile("\x00(\\d+)\x00")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)[\s#]*$", re.M)
-_LIST = re.compile(
-    r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX]\][ \t]+)?", re.M
-)  # [ \t]: not the blank line before
+# [ \t]: not the blank line before
+_LIST = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX]\][ \t]+)?", re.M)
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 _EMPHASIS = re.compile(r"(\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*]))")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)

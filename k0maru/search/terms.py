@@ -35,9 +35,8 @@ from k0maru.index.languages import LATIN
 
 _RAW = re.compile(r"[^\s`'\"(){}\[\],;|*!?，。、；：？！（）「」『』【】《》〈〉・…]+")
 _ALNUM = re.compile(r"[^\W_]+")  # on an ASCII token: [A-Za-z0-9]+
-_WORD = regex.compile(
-    r"[\p{L}\p{M}\p{N}]+"
-)  # any script: letters with their combining marks, digits
+# any script: letters with their combining marks, digits
+_WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")
 _CJK = regex.compile(r"([\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u30fc\u3005]+)")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _LINE_SUFFIX = re.compile(r"(?::\d+)+$|\(\d+(?:,\d+)?\)$")
@@ -176,11 +175,12 @@ def _latin_word(word: str, lang: str) -> str:
     return strip_accents(stem)
 
 
+# what tokenize emits for a plain word: its stem; stem and =surface; =surface
 STEMS, INDEX, SURFACE = (
     0,
     1,
     2,
-)  # what tokenize emits for a plain word: its stem; stem and =surface; =surface
+)
 _CACHES: dict[tuple[int, str], dict[str, tuple[str, ...]]] = {}
 _CACHE_MAX = 500_000
 

@@ -12,9 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+# the recall filters: an input every front end builds
 from k0maru.search.filters import (
     Filters as Filters,
-)  # the recall filters: an input every front end builds
+)
 from k0maru.search.results import RecallHit as RecallHit
 from k0maru.search.results import RecallResult as RecallResult
 from k0maru.wire import Result as Result

@@ -32,11 +32,12 @@ LOG_MAX_BYTES = 1_000_000
 EMBED_SLICE = (
     512  # chunks embedded between two looks at the notes: a new commit waits at most one slice
 )
+# a locked index: first wait, longest wait, give up after (kept)
 LOCKED_RETRY_S = (
     0.5,
     30.0,
     3600.0,
-)  # a locked index: first wait, longest wait, give up after (kept)
+)
 
 
 def log_line(root: Path, message: str) -> None:
@@ -59,9 +60,8 @@ def request(root: Path, spawn: bool = True) -> bool:
     if not spawn or running(root):
         return False
     try:
-        log: IO[str] = open_append(
-            state / LOG
-        )  # the summary is logged by run(); stderr the unforeseen
+        # the summary is logged by run(); stderr the unforeseen
+        log: IO[str] = open_append(state / LOG)
     except OSError:
         log = open(os.devnull, "w")  # noqa: SIM115 - closed below, as the log
     with log:
@@ -204,9 +204,8 @@ def _catch_up(
     t0 = time.perf_counter()
     wanted, error = root / STATE_DIR / WANTED, root / STATE_DIR / ERROR
     try:
-        wanted.unlink(
-            missing_ok=True
-        )  # taken even if the vault cannot open: the next git event asks again
+        # taken even if the vault cannot open: the next git event asks again
+        wanted.unlink(missing_ok=True)
         with Vault.open(root, **flags) as vault:
             vault.lean = (
                 True  # its reads are few: mapped and cached pages would only add to its RSS

@@ -340,12 +340,13 @@ class Vault:
     def _keep_snapshot(self, scan: ScanResult, lexical: bool) -> None:
         """Record the walk when this index run left nothing for the next scan to do (snapshot.py)."""
         s = self.settings
+        # pending vectors: checked on use
         current = (
             scan.walked is not None
             and scan.corpus_version is not None
             and lexical
             and not (scan.skipped or scan.symlinks or scan.warnings)
-        )  # pending vectors: checked on use
+        )
         with contextlib.suppress(
             OSError
         ):  # a read-only state folder: every scan walks in full, as before

@@ -15,9 +15,8 @@ class GoExtractor(Extractor):
     FRAME = re.compile(r"^\s+(\S+\.go):(\d+)")
     TEST_FAIL = re.compile(r"^\s*--- FAIL: (\S+)")
     TEST_LOC = re.compile(r"^\s+(\S+_test\.go):(\d+): (.*)")
-    COMPILE = re.compile(
-        r"^(?:\./)?([^\s:]+\.go):(\d+):(\d+): (.*)"
-    )  # go build / vet / test: a file's error
+    # go build / vet / test: a file's error
+    COMPILE = re.compile(r"^(?:\./)?([^\s:]+\.go):(\d+):(\d+): (.*)")
 
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
         super().__init__(findings, cursor)

@@ -103,10 +103,18 @@ def _is_path_header(path: str) -> bool:
 @register
 class FindingsLayer(Extractor):
     stack = "findings"
+    # fmt: skip
     triggers = (
-        "┆", "| P:", "{line,", "At line ", "treated as error", "strict mode", "warning  ", "⚠",
+        "┆",
+        "| P:",
+        "{line,",
+        "At line ",
+        "treated as error",
+        "strict mode",
+        "warning  ",
+        "⚠",
         *(f"{name}:" for name in locations.NAMED_FILES),
-    )  # fmt: skip
+    )
 
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
         super().__init__(findings, cursor)

@@ -14,9 +14,8 @@ class RustExtractor(Extractor):
     triggers = ("error", "panicked", "did not panic", "panic did not contain")
     ERROR = re.compile(r"^error\[(E\d{4})\]: (.*)")
     ARROW = re.compile(r"^\s*--> (\S+?):(\d+):(\d+)")
-    PANIC_NEW = re.compile(
-        r"^\s*thread '([^']*)'(?: \(\d+\))? panicked at (\S+?):(\d+):(\d+):\s*$"
-    )  # rustc >= 1.80: (tid)
+    # rustc >= 1.80: (tid)
+    PANIC_NEW = re.compile(r"^\s*thread '([^']*)'(?: \(\d+\))? panicked at (\S+?):(\d+):(\d+):\s*$")
     PANIC_OLD = re.compile(r"^\s*thread '([^']*)' panicked at '(.*)', (\S+?):(\d+):(\d+)")
     TEST_HEADER = re.compile(r"^---- (\S+) stdout ----")
     ASSERT_SIDE = re.compile(r"^\s*(?:left|right): ")
@@ -24,9 +23,8 @@ class RustExtractor(Extractor):
     UNCODED = re.compile(
         r"^error: (?!could not compile|aborting due to|process didn't exit|failed to run)(.*)"
     )
-    LINT = re.compile(
-        r"#!?\[(?:deny|forbid|allow)\(([\w:]+)\)\]"
-    )  # names the lint behind an uncoded error
+    # names the lint behind an uncoded error
+    LINT = re.compile(r"#!?\[(?:deny|forbid|allow)\(([\w:]+)\)\]")
 
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
         super().__init__(findings, cursor)
