@@ -191,7 +191,7 @@ def mcp_markdown() -> str:
         MCP_ANSWERS,
     ]
     for spec in TOOLS:
-        doc = inspect.getdoc(spec.fn) or ""
+        doc = spec.description
         hints_line = ", ".join(f"`{k}: {str(v).lower()}`" for k, v in spec.annotations().items())
         out += [f"## `{spec.name}` ({spec.title})", "", doc, "", f"Use it {spec.when}.", ""]
         out += [f"Annotations: {hints_line}.", ""]

@@ -1,9 +1,9 @@
-"""MCP stdio server: the tools of `k0maru.mcp.tools` and the vault's notes as resources, each call run
-by a `Runner` (under `k0maru mcp`, a `LocalRunner` over the vault it opened).
+"""MCP stdio server: the tools of `k0maru.mcp.tools` and the vault's notes as resources, each call
+run by a `Runner` (under `k0maru mcp`, a `LocalRunner` over the vault it opened).
 
 Only JSON-RPC goes to stdout (logs go to stderr). The tool list and the instructions are derived
-from the registry; each result is sent as structured content and as a text block, each complete (a host
-passes the model one of them)."""
+from the registry; each result is sent as structured content and as a text block, each complete (a
+host passes the model one of them)."""
 
 from __future__ import annotations
 
@@ -27,8 +27,9 @@ PAGE_SIZE = 200  # notes per resources/list page
 
 
 def instructions() -> str:
-    """The server's instructions, derived from the tool list: when to call each tool, and when to run a
-    command through `k0maru offload` (the tools that read offloaded logs named as they are registered)."""
+    """The server's instructions, derived from the tool list: when to call each tool, and when to
+    run a command through `k0maru offload` (the tools that read offloaded logs named as they are
+    registered)."""
     calls = "; ".join(f"{spec.name} {spec.when}" for spec in TOOLS)
     readers = " or ".join(LOG_TOOLS)
     offload = (
@@ -58,8 +59,8 @@ def invalid_arguments(tool: str, exc: Any) -> str:
 
 def _bind(spec: ToolSpec, runner: Runner) -> Any:
     """The function the SDK serves as the tool `spec`: its input and output schema are the tool's
-    function with the `Service` bound (a bound parameter is not one the agent passes), its calls go to
-    `runner`, and its answer goes out once as structured content and once as text (hosts pass the
+    function with the `Service` bound (a bound parameter is not one the agent passes), its calls go
+    to `runner`, and its answer goes out once as structured content and once as text (hosts pass the
     model one or the other), each complete."""
     from mcp.types import CallToolResult, TextContent
 
@@ -98,8 +99,8 @@ def not_found_code(protocol_version: str | None) -> int:
 
 
 def resource_errors(ctx: Any, call_next: Any) -> Any:
-    """Server middleware: a resource that does not exist fails with the code of the client's protocol
-    version (`not_found_code`)."""
+    """Server middleware: a resource that does not exist fails with the code of the client's
+    protocol version (`not_found_code`)."""
     from mcp.shared.exceptions import MCPError
 
     async def middleware() -> Any:
@@ -115,7 +116,8 @@ def resource_errors(ctx: Any, call_next: Any) -> Any:
 
 
 def resource_pages(runner: Runner) -> Any:
-    """Server middleware answering resources/list a page at a time: `cursor` is the offset of the page."""
+    """Server middleware answering resources/list a page at a time: `cursor` is the offset of the
+    page."""
     import anyio
     from mcp.shared.exceptions import MCPError
     from mcp.types import INVALID_PARAMS, ListResourcesResult, Resource
@@ -185,7 +187,7 @@ def build_server(runner: Runner) -> Any:
             _bind(spec, runner),
             name=spec.name,
             title=spec.title,
-            description=spec.fn.__doc__,
+            description=spec.description,
             annotations=ToolAnnotations.model_validate(spec.annotations()),
         )
 
@@ -205,9 +207,9 @@ def build_server(runner: Runner) -> Any:
 
 
 def serve(runner: LocalRunner) -> int:
-    """Serve on stdio, each call run by `runner` (opened before the SDK import). The garbage collector
-    is off until the warm-up is done (`k0maru mcp` turns it off before its imports): the start makes
-    hundreds of thousands of objects that live as long as the process."""
+    """Serve on stdio, each call run by `runner` (opened before the SDK import). The garbage
+    collector is off until the warm-up is done (`k0maru mcp` turns it off before its imports): the
+    start makes hundreds of thousands of objects that live as long as the process."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="k0maru-mcp: %(message)s")
     try:
         server = build_server(runner)

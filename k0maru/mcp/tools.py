@@ -2,11 +2,12 @@
 
 A tool's first parameter is the `Service`; the rest, its annotations and its docstring become the
 tool's input schema and description. `when` is the clause the server's instructions use for it, and
-`text` renders the result as the text block (the complete answer, for hosts that pass only text). Adding a tool is adding one
-function here (and its test)."""
+`text` renders the result as the text block (the complete answer, for hosts that pass only text).
+Adding a tool is adding one function here (and its test)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -40,9 +41,16 @@ class ToolSpec:
     def name(self) -> str:
         return self.fn.__name__
 
+    @property
+    def description(self) -> str:
+        """The docstring as the agent reads it: each paragraph one line, without the source's
+        indentation and line breaks, which would cost tokens and say nothing."""
+        paragraphs = re.split(r"\n\s*\n", self.fn.__doc__ or "")
+        return "\n\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
+
     def annotations(self) -> dict[str, bool]:
-        """MCP tool annotations: everything acts on this vault only (closed world); nothing deletes; every
-        tool is idempotent (a host may send a call again)."""
+        """MCP tool annotations: everything acts on this vault only (closed world); nothing deletes;
+        every tool is idempotent (a host may send a call again)."""
         out = {"readOnlyHint": self.read_only, "idempotentHint": True}
         if not self.read_only:
             out["destructiveHint"] = False
@@ -77,10 +85,10 @@ def get_project_loadout(
         int, Field(ge=200, le=32000, description="maximum tokens to return")
     ] = 2000,
 ) -> Loadout:
-    """Start here when taking over or resuming work on this project: returns the team's explicit rules
-    (AGENTS.md, CONVENTIONS.md, .k0maru/rules.md), where notes of each kind live, the most linked hub
-    notes and the latest ADRs, within a token budget. Use for "what are the core conventions?",
-    "how does this project work?", "onboard me"."""
+    """Start here when taking over or resuming work on this project: returns the team's explicit
+    rules (AGENTS.md, CONVENTIONS.md, .k0maru/rules.md), where notes of each kind live, the most
+    linked hub notes and the latest ADRs, within a token budget. Use for "what are the core
+    conventions?", "how does this project work?", "onboard me"."""
     import json
 
     from k0maru.llm_tokens import count_tokens
@@ -159,14 +167,15 @@ def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
         ),
     ] = 1000,
 ) -> RecallResult:
-    """Search the project's memory (decisions, ADRs, incident logs, cards) with hybrid keyword + semantic
-    recall. Use before fixing an error or making a design choice: "have we seen this error before?",
-    "why did we choose X?", "what do we know about E0502 / SQLITE_BUSY?", "the decisions of the last month
-    about caching" (kind=decision, since=30d). Each hit has the note's path, title, score and the passage
-    that matched, the whole answer within `token_budget` (what was cut to fit it is said, with the
-    call that gets it); `explain` adds how it was ranked. Scores compare within one mode: hybrid is the
-    weighted sum of the two channels, bm25 is relative to the best hit (1), vector is (cosine + 1) / 2.
-    A query nothing in the vault supports gets no hits and one line saying so."""
+    """Search the project's memory (decisions, ADRs, incident logs, cards) with hybrid keyword +
+    semantic recall. Use before fixing an error or making a design choice: "have we seen this error
+    before?", "why did we choose X?", "what do we know about E0502 / SQLITE_BUSY?", "the decisions
+    of the last month about caching" (kind=decision, since=30d). Each hit has the note's path,
+    title, score and the passage that matched, the whole answer within `token_budget` (what was cut
+    to fit it is said, with the call that gets it); `explain` adds how it was ranked. Scores compare
+    within one mode: hybrid is the weighted sum of the two channels, bm25 is relative to the best
+    hit (1), vector is (cosine + 1) / 2. A query nothing in the vault supports gets no hits and one
+    line saying so."""
     from k0maru.llm_tokens import count_tokens
     from k0maru.service.operations import answer_tokens
 
@@ -211,10 +220,10 @@ def inspect_log_node(  # noqa: PLR0913 - a tool's parameters are its input schem
         int, Field(ge=0, description="with `pattern`: matches to pass over (the next page)")
     ] = 0,
 ) -> LogNodeView:
-    """Read a slice of a long build/test/CI log that `k0maru offload` stored: its summary, a line range,
-    or the lines matching a pattern with context (within a line range when both are given; `skip` pages
-    on through the matches). Use for "show me the stack of that failing test", "what happened around
-    line 300?", "grep the log for E0502"."""
+    """Read a slice of a long build/test/CI log that `k0maru offload` stored: its summary, a line
+    range, or the lines matching a pattern with context (within a line range when both are given;
+    `skip` pages on through the matches). Use for "show me the stack of that failing test", "what
+    happened around line 300?", "grep the log for E0502"."""
     view = service.log_view(node_id, lines, pattern, context, max_lines, fixed=fixed, skip=skip)
     if view.summary is None:
         return view
@@ -244,11 +253,12 @@ def flush_session(
         str | None, Field(description="the note's date, YYYY-MM-DD (default today)")
     ] = None,
 ) -> FlushOutcome:
-    """Save what was just decided or learned as a note in the vault, where the team's conventions put that
-    kind of note, written like the vault's own records (name, number, heading, metadata, sections; body
-    sections fill the template's) with links to related notes. Idempotent: the same note twice is
-    `up_to_date`; a changed one gets the next number (numbered logs) or a -v2 file, never overwriting. Use for "save the lock-renewal design we just
-    agreed", "record this decision", "write an ADR for this"."""
+    """Save what was just decided or learned as a note in the vault, where the team's conventions
+    put that kind of note, written like the vault's own records (name, number, heading, metadata,
+    sections; body sections fill the template's) with links to related notes. Idempotent: the same
+    note twice is `up_to_date`; a changed one gets the next number (numbered logs) or a -v2 file,
+    never overwriting. Use for "save the lock-renewal design we just agreed", "record this
+    decision", "write an ADR for this"."""
     return service.flush(kind, title, body, tags, related_notes, date)
 
 
@@ -268,9 +278,10 @@ def distill_session_skill(
         bool, Field(description="also export a Hermes/Agent Skills SKILL.md")
     ] = False,
 ) -> SkillCardResult:
-    """Turn a failure (compiler error, traceback, failing test, sanitizer report) into a reusable skill
-    card with Symptoms, Diagnosis path and Fix, linked to related notes; optionally exported as a Hermes
-    agent skill. Use for "turn this compiler error into a runbook", "remember how we fixed this"."""
+    """Turn a failure (compiler error, traceback, failing test, sanitizer report) into a reusable
+    skill card with Symptoms, Diagnosis path and Fix, linked to related notes; optionally exported
+    as a Hermes agent skill. Use for "turn this compiler error into a runbook", "remember how we
+    fixed this"."""
     return service.distill(trace, node_id, "an agent session", "" if export_hermes else None)
 
 
@@ -294,9 +305,9 @@ def list_log_nodes(
     ] = None,
     limit: Annotated[int, Field(ge=1, le=100, description="most logs to list")] = 10,
 ) -> LogNodeList:
-    """List the build/test/CI logs `k0maru offload` stored, newest first: node id, age, command, exit
-    status, size and the first error. Use for "which tests failed earlier?", "the id of the last cargo
-    build log", then read one with inspect_log_node."""
+    """List the build/test/CI logs `k0maru offload` stored, newest first: node id, age, command,
+    exit status, size and the first error. Use for "which tests failed earlier?", "the id of the
+    last cargo build log", then read one with inspect_log_node."""
     import time
 
     from k0maru.mcp.agent_views import age, age_seconds
@@ -347,9 +358,9 @@ def read_note(
         int, Field(ge=100, le=32000, description="most tokens the answer may cost")
     ] = 2000,
 ) -> NoteExcerpt:
-    """Read a note of the vault by its path: all of it, a line range, or the section under one heading,
-    within a token budget. Use after recall_memory to read a whole hit ("path:12-30" in a hit is
-    lines="12:30"), or for "show me ADR 0002"."""
+    """Read a note of the vault by its path: all of it, a line range, or the section under one
+    heading, within a token budget. Use after recall_memory to read a whole hit ("path:12-30" in a
+    hit is lines="12:30"), or for "show me ADR 0002"."""
     from k0maru.mcp.agent_views import note_excerpt
 
     return note_excerpt(path, service.read_note(path).text, lines, heading, token_budget)

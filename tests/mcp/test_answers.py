@@ -1,6 +1,6 @@
-"""The MCP tools through the SDK's in-memory client (fast tier): each answer complete in its text block
-and in its structured content, within budget in either, with nothing sent twice; the listing tools,
-annotations, paginated resources and one-line errors."""
+"""The MCP tools through the SDK's in-memory client (fast tier): each answer complete in its text
+block and in its structured content, within budget in either, with nothing sent twice; the listing
+tools, annotations, paginated resources and one-line errors."""
 
 from __future__ import annotations
 
@@ -81,6 +81,18 @@ def test_every_tool_is_annotated_and_named_in_the_instructions(service: Service)
         assert a.read_only_hint or a.destructive_hint is False
         assert t.output_schema and t.name in text
     assert "`k0maru offload -- CMD`" in text and "pytest" in text and "inspect_log_node" in text
+
+
+def test_tool_descriptions_are_the_docstrings_without_their_layout(service: Service) -> None:
+    """The model reads each tool's docstring word for word, one line a paragraph: the indentation
+    and line breaks of the source cost tokens and say nothing."""
+    tools = {t.name: t.description or "" for t in call(service, lambda c: c.list_tools()).tools}
+    for spec in TOOLS:
+        sent_text = tools[spec.name]
+        assert sent_text.split() == (spec.fn.__doc__ or "").split()
+        assert "  " not in sent_text and "\n " not in sent_text
+    paid = sum(count_tokens(d) for d in tools.values())
+    assert paid < sum(count_tokens(s.fn.__doc__ or "") for s in TOOLS)
 
 
 def test_recall_text_is_the_whole_answer_within_budget(service: Service) -> None:
@@ -267,8 +279,9 @@ def test_an_unforeseen_failure_is_one_line_with_its_cause(demo: Path, service: S
 
 
 def test_distill_never_cites_a_card_it_wrote(service: Service) -> None:
-    """Two E0502 failures in a row, then the first again: no card cites or links a distilled card (the
-    first would be "Fixed before" in the second), and the third call is the first card, unchanged."""
+    """Two E0502 failures in a row, then the first again: no card cites or links a distilled card
+    (the first would be "Fixed before" in the second), and the third call is the first card,
+    unchanged."""
     traces = [(LOGS / n).read_text() for n in ("rustc_e0502.log", "cargo_build_color_e0502.log")]
 
     async def body(c: Client) -> Any:
@@ -288,9 +301,9 @@ def test_distill_never_cites_a_card_it_wrote(service: Service) -> None:
 def test_the_token_counter_keeps_its_vocabulary_cut_once_per_user(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The counter's ranks come from the user's cache after the first build (reading the vocabulary was
-    most of the first answer's wait), identical to a fresh read, and a damaged cache file is read past; one
-    left by an older install (its vocabulary file not recorded) is removed."""
+    """The counter's ranks come from the user's cache after the first build (reading the vocabulary
+    was most of the first answer's wait), identical to a fresh read, and a damaged cache file is
+    read past; one left by an older install (its vocabulary file not recorded) is removed."""
     from k0maru import llm_tokens
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
@@ -310,9 +323,10 @@ def test_the_token_counter_keeps_its_vocabulary_cut_once_per_user(
 
 
 def test_a_short_text_is_counted_exactly_without_building_tiktokens_encoder() -> None:
-    """Answers and passages are counted by the counter's own byte-pair merges (tiktoken's encoder takes
-    longer to build than the MCP server's first answer): the same count as tiktoken over the same ranks,
-    on every log of the test data cut to answer-sized texts and on other scripts; a long text builds it."""
+    """Answers and passages are counted by the counter's own byte-pair merges (tiktoken's encoder
+    takes longer to build than the MCP server's first answer): the same count as tiktoken over the
+    same ranks, on every log of the test data cut to answer-sized texts and on other scripts; a long
+    text builds it."""
     from k0maru import llm_tokens
 
     texts = [
@@ -333,8 +347,9 @@ def test_a_short_text_is_counted_exactly_without_building_tiktokens_encoder() ->
 
 @pytest.mark.slow
 def test_the_first_answer_builds_the_token_counter_once(demo: Path) -> None:
-    """After the warm-up, a recall and its text block need no second build of the counter over the whole
-    vocabulary (a separator outside the bytes it covers once built it twice for the first answer)."""
+    """After the warm-up, a recall and its text block need no second build of the counter over the
+    whole vocabulary (a separator outside the bytes it covers once built it twice for the first
+    answer)."""
     import subprocess
     import sys
 
@@ -384,8 +399,8 @@ def test_the_model_loads_beside_the_warm_up(demo: Path) -> None:
 def test_inspect_log_node_pages_matches_and_greps_within_lines(
     demo: Path, service: Service
 ) -> None:
-    """299 PASSED lines: the first page says how to get the next, `skip` pages on to the last one, and
-    `lines` with `pattern` searches only the range."""
+    """299 PASSED lines: the first page says how to get the next, `skip` pages on to the last one,
+    and `lines` with `pattern` searches only the range."""
     node = offload_log(demo, "pytest_many_verbose.log", "pytest -v")
     raw = (LOGS / "pytest_many_verbose.log").read_text().splitlines()
     passed = [n for n, line in enumerate(raw, 1) if "PASSED" in line]
@@ -417,9 +432,10 @@ def test_inspect_log_node_pages_matches_and_greps_within_lines(
 
 
 def test_recall_says_what_it_cut_to_fit_and_how_to_get_it(service: Service) -> None:
-    """`limit: 50` finds more than 1,000 tokens hold: the lower hits go before any kept passage becomes a
-    stub, and the answer says how many went, how many passages were shortened and the token_budget that
-    returns them whole (which does). Each hit's score names the mode it is on the scale of."""
+    """`limit: 50` finds more than 1,000 tokens hold: the lower hits go before any kept passage
+    becomes a stub, and the answer says how many went, how many passages were shortened and the
+    token_budget that returns them whole (which does). Each hit's score names the mode it is on the
+    scale of."""
 
     async def body(c: Client) -> Any:
         cut = await c.call_tool("recall_memory", {"query": "lease renewal", "limit": 50})
