@@ -1,5 +1,5 @@
-"""`python -m k0maru`: the command line. The installed git hooks' own call, `hooks run ...`, goes straight
-to githooks/run.py without the command line's parser (a git command waits for it)."""
+"""`python -m k0maru`: the command line. The installed git hooks' own call, `hooks run ...`, goes
+straight to githooks/run.py without the command line's parser (a git command waits for it)."""
 
 import sys
 

@@ -1,19 +1,19 @@
-"""`k0maru-hook`: the PreToolUse hook of Claude Code (`k0maru connect claude-code --hooks` installs it;
-Codex gets none: it takes a rewritten command only with `allow`).
+"""`k0maru-hook`: the PreToolUse hook of Claude Code (`k0maru connect claude-code --hooks` installs
+it; Codex gets none: it takes a rewritten command only with `allow`).
 
-It reads the host's hook input on stdin and, when the agent's shell command runs a test, build or lint
-tool in a vault, answers with the same command routed through `k0maru offload -- ...`, so a long log is
-stored and the agent reads a short summary. Everything else is left alone, and so is anything it cannot
-read with certainty (command substitution, subshells, heredocs, pipelines, redirections, background
-jobs): a command it does not rewrite runs exactly as the agent wrote it. It is never a permission grant:
-`allow` only when the user's own Claude Code rules allow every command of the line (`agent_rules`),
-else the rewritten command goes back for the host to judge (docs/agents.md has the table). It imports
-json and shlex only for an input that names one of the tools, and fails silent (exit 0, no output): a
-broken hook must never stop the agent's command.
+It reads the host's hook input on stdin and, when the agent's shell command runs a test, build or
+lint tool in a vault, answers with the same command routed through `k0maru offload -- ...`, so a
+long log is stored and the agent reads a short summary. Everything else is left alone, and so is
+anything it cannot read with certainty (command substitution, subshells, heredocs, pipelines,
+redirections, background jobs): a command it does not rewrite runs exactly as the agent wrote it. It
+is never a permission grant: `allow` only when the user's own Claude Code rules allow every command
+of the line (`agent_rules`), else the rewritten command goes back for the host to judge
+(docs/agents.md has the table). It imports json and shlex only for an input that names one of the
+tools, and fails silent (exit 0, no output): a broken hook must never stop the agent's command.
 
-The tools are a list of command prefixes (`COMMANDS`); `.k0maru/agent-hook.toml` in the project (or a
-folder above the command's cwd) may set `commands = [...]` (replacing it), `extra_commands` or `skip`:
-what is rewritten, never what is allowed.
+The tools are a list of command prefixes (`COMMANDS`); `.k0maru/agent-hook.toml` in the project (or
+a folder above the command's cwd) may set `commands = [...]` (replacing it), `extra_commands` or
+`skip`: what is rewritten, never what is allowed.
 """
 
 from __future__ import annotations
@@ -74,7 +74,8 @@ COMMANDS = (
     "dotnet build",
     "dotnet test",
 )
-# build tools whose words are goals: only these goals are routed (never `make deploy`, `mvn release`)
+# build tools whose words are goals: only these goals are routed (never `make deploy`, `mvn
+# release`)
 GOAL_TOOLS = {"make", "mvn", "mvnw", "gradle", "gradlew"}
 GOALS = {
     "all",
@@ -104,8 +105,8 @@ class Unsure(Exception):
 
 
 def segments(command: str) -> list[tuple[int, int, str, str]]:
-    """(start, end, operator before, operator after) of each simple command in a list of commands joined
-    by `&&`, `||`, `;` or `|`. Raises Unsure for what it does not read with certainty."""
+    """(start, end, operator before, operator after) of each simple command in a list of commands
+    joined by `&&`, `||`, `;` or `|`. Raises Unsure for what it does not read with certainty."""
     out: list[tuple[int, int, str, str]] = []
     i, start, quote, before = 0, 0, "", ""
     while i < len(command):
@@ -253,8 +254,8 @@ def rewrite_segment(text: str, commands: list[list[str]]) -> int | None:
 
 
 def in_vault(folder: str) -> bool:
-    """Whether `k0maru offload` run in `folder` keeps its log: $K0MARU_VAULT is set, or the folder is
-    in a vault or a git repository (read from the file system, without git)."""
+    """Whether `k0maru offload` run in `folder` keeps its log: $K0MARU_VAULT is set, or the folder
+    is in a vault or a git repository (read from the file system, without git)."""
     if os.environ.get("K0MARU_VAULT"):
         return True
     folder = os.path.abspath(folder)
@@ -308,8 +309,8 @@ def plan(
 
 
 def rewrite(command: str, commands: list[list[str]] | None = None) -> str | None:
-    """`command` with its test/build/lint commands routed through `k0maru offload`, or None when nothing
-    is to change."""
+    """`command` with its test/build/lint commands routed through `k0maru offload`, or None when
+    nothing is to change."""
     return plan(command, commands if commands is not None else [p.split() for p in COMMANDS])[0]
 
 
@@ -344,11 +345,11 @@ REASONS = {
 
 
 def decide(event: dict[str, Any], commands: list[str], rewritten: list[str]) -> str | None:
-    """The permission decision to send with a rewritten command, from the user's own Claude Code rules
-    (`agent_rules.verdict`): 'allow' only when they allow every command of the line already, 'ask'
-    when an ask rule (or an allow rule for `k0maru` itself) may match, '' for no decision: the host
-    applies its own rules and mode to the rewritten command, and asks as it would have. None leaves
-    the command as written: a deny rule may match it, or a settings file cannot be read."""
+    """The permission decision to send with a rewritten command, from the user's own Claude Code
+    rules (`agent_rules.verdict`): 'allow' only when they allow every command of the line already,
+    'ask' when an ask rule (or an allow rule for `k0maru` itself) may match, '' for no decision: the
+    host applies its own rules and mode to the rewritten command, and asks as it would have. None
+    leaves the command as written: a deny rule may match it, or a settings file cannot be read."""
     from k0maru import agent_rules
 
     cwd = str(event.get("cwd") or os.getcwd())
@@ -365,7 +366,8 @@ def decide(event: dict[str, Any], commands: list[str], rewritten: list[str]) -> 
 def answer(event: dict[str, Any]) -> dict[str, Any] | None:
     """The hook's output for one PreToolUse input (None: say nothing, the command runs as written).
     Claude Code's input names its `permission_mode`; Codex's carries a `turn_id`, and Codex takes a
-    rewritten command only with `allow`, which would waive its own approval: Codex gets no rewrite."""
+    rewritten command only with `allow`, which would waive its own approval: Codex gets no
+    rewrite."""
     if event.get("tool_name") != "Bash" or "turn_id" in event or "permission_mode" not in event:
         return None
     tool_input = event.get("tool_input")
@@ -390,9 +392,9 @@ def answer(event: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def may_rewrite(raw: str, cwd: str) -> bool:
-    """Whether the raw hook input can hold a command to rewrite, read without parsing it: a Bash call
-    naming one of the tools, or a project with its own command list. Most commands an agent runs are
-    neither, and then the hook answers without importing json."""
+    """Whether the raw hook input can hold a command to rewrite, read without parsing it: a Bash
+    call naming one of the tools, or a project with its own command list. Most commands an agent
+    runs are neither, and then the hook answers without importing json."""
     if '"Bash"' not in raw:
         return False
     tool_input = raw[max(raw.find('"tool_input"'), 0) :]  # not the cwd: a folder named `make-x`

@@ -1,14 +1,15 @@
-"""Claude Code's own permission rules for the Bash tool, read as the host reads them, so that `k0maru-hook`
-answers `allow` only for a command line the user's rules allow already, segment by segment.
+"""Claude Code's own permission rules for the Bash tool, read as the host reads them, so that
+`k0maru-hook` answers `allow` only for a command line the user's rules allow already, segment by
+segment.
 
 The rules come from the `permissions` lists (`allow`, `ask`, `deny`) of the user's settings
 (`$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`), the project's `.claude/settings.json` and
 `.claude/settings.local.json`, and the managed settings an administrator installs. A rule is `Bash`
 (every command), `Bash(npm run test:*)` (that prefix, then a space or the end), `Bash(git * main)`
-(`*` is any text; a trailing ` *` also matches nothing) or `Bash(pytest -q)` (that command). An allow
-rule is matched strictly, a deny or ask rule loosely (also after leading words such as `FOO=1`, `time`
-or a folder in front of the command), so any doubt goes the user's way. Imported only by the hook,
-and only for a command it would rewrite.
+(`*` is any text; a trailing ` *` also matches nothing) or `Bash(pytest -q)` (that command). An
+allow rule is matched strictly, a deny or ask rule loosely (also after leading words such as
+`FOO=1`, `time` or a folder in front of the command), so any doubt goes the user's way. Imported
+only by the hook, and only for a command it would rewrite.
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ def bash_spec(rule: str) -> str | None:
 
 
 def matches(spec: str, command: str) -> bool:
-    """Whether one rule specifier matches one simple command (whitespace runs count as one space)."""
+    """Whether one rule specifier matches one simple command (whitespace runs count as one
+    space)."""
     if spec == "":
         return True
     if spec.endswith(":*"):
@@ -176,12 +178,12 @@ def _allowed(text: str, words: list[str], allow: list[str], project: str, cwd: s
 
 
 def verdict(commands: list[str], rewritten: list[str], project: str, cwd: str) -> str | None:
-    """For a command line made of `commands`, which the hook would run as `rewritten`:
-    'deny' when a deny rule may match any of either, else 'ask' when an ask rule may, else 'allow'
-    when the user's rules (or Claude Code's own read-only commands) allow every one of the `commands`
-    as written, else 'ask' when an allow rule names `k0maru` itself (it would approve the rewritten
-    command, commands the user never allowed included), else None: the host's own rules decide.
-    Raises Unreadable as `load` does."""
+    """For a command line made of `commands`, which the hook would run as `rewritten`: 'deny' when a
+    deny rule may match any of either, else 'ask' when an ask rule may, else 'allow' when the user's
+    rules (or Claude Code's own read-only commands) allow every one of the `commands` as written,
+    else 'ask' when an allow rule names `k0maru` itself (it would approve the rewritten command,
+    commands the user never allowed included), else None: the host's own rules decide. Raises
+    Unreadable as `load` does."""
     rules = load(project)
     words = _words(commands)
     checked = _words(commands + rewritten)

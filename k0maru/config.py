@@ -1,9 +1,9 @@
 """Settings: defaults < .k0maru/config.toml < K0MARU_* environment < CLI flags.
 
-`Settings` is a plain frozen class, declared once below. pydantic-settings validates it on a cache miss
-only: the values are kept in `.k0maru/settings.cache.json`, keyed by the TOML file's bytes, the K0MARU_*
-variables, the flags and this schema, so a command that finds the cache current never imports pydantic
-(the gain is measured in docs/benchmarks.md)."""
+`Settings` is a plain frozen class, declared once below. pydantic-settings validates it on a cache
+miss only: the values are kept in `.k0maru/settings.cache.json`, keyed by the TOML file's bytes, the
+K0MARU_* variables, the flags and this schema, so a command that finds the cache current never
+imports pydantic (the gain is measured in docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ CACHE_ENTRIES = 16
 
 
 class Field(NamedTuple):
-    """A setting: its name and type (as annotated), default, the line `k0maru init` writes above it, and
-    its pydantic bounds."""
+    """A setting: its name and type (as annotated), default, the line `k0maru init` writes above it,
+    and its pydantic bounds."""
 
     name: str
     type: str
@@ -263,7 +263,8 @@ def _warn(warnings: list[str]) -> None:
 def _validate(
     toml_path: Path, toml_data: dict[str, Any], flags: dict[str, Any]
 ) -> tuple[dict[str, Any], list[str]]:
-    """pydantic-settings over `Settings`' fields: (validated values, warnings) or one ConfigError line."""
+    """pydantic-settings over `Settings`' fields: (validated values, warnings) or one ConfigError
+    line."""
     from typing import get_type_hints
 
     from pydantic import Field as PydanticField

@@ -1,5 +1,6 @@
 """Errors that reach the user as one clear line, each type with its exit status (the CLI) and its
-JSON-RPC error code (an MCP request that fails with it as a protocol error, e.g. a resource read)."""
+JSON-RPC error code (an MCP request that fails with it as a protocol error, e.g. a resource
+read)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ class IndexNewerError(K0maruError):
 
 
 class IndexReplacedError(K0maruError):
-    """The index file was moved aside or replaced (a rebuild) before a write: nothing was written to it."""
+    """The index file was moved aside or replaced (a rebuild) before a write: nothing was written to
+    it."""
 
     exit_code = 3
     mcp_code = INTERNAL_ERROR
@@ -69,8 +71,8 @@ class PathOutsideVaultError(K0maruError):
 
 class NotFoundError(K0maruError):
     """A named note, node or object does not exist. `finding` says how to find the right name at a
-    terminal (a front end with its own ways says its own, by `what`); `similar`: names close to the one
-    asked for."""
+    terminal (a front end with its own ways says its own, by `what`); `similar`: names close to the
+    one asked for."""
 
     mcp_code = RESOURCE_NOT_FOUND
 

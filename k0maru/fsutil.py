@@ -42,8 +42,9 @@ def durable_temp(
     prefix: str = ".",
     suffix: str = ".tmp",
 ) -> Path:
-    """A new temp file in `folder` written by `fill` and fsynced, with `mode` (default: the one a plain
-    `open()` gives under the user's umask); its path, for the caller to rename. Removed if `fill` fails."""
+    """A new temp file in `folder` written by `fill` and fsynced, with `mode` (default: the one a
+    plain `open()` gives under the user's umask); its path, for the caller to rename. Removed if
+    `fill` fails."""
     import tempfile  # not on the git hooks' path, which writes no file this way
 
     fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
@@ -60,8 +61,8 @@ def durable_temp(
 
 
 def _durable_temp(path: Path, data: bytes) -> Path:
-    """`data` in a durable temp file beside `path` (same filesystem, so rename/link work), with the mode
-    `path` has, else the one a plain `open()` would give it under the user's umask."""
+    """`data` in a durable temp file beside `path` (same filesystem, so rename/link work), with the
+    mode `path` has, else the one a plain `open()` would give it under the user's umask."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode: int | None = path.stat().st_mode & 0o7777
@@ -101,7 +102,8 @@ def create_exclusive(path: Path, data: bytes) -> bool:
 
 
 def resolve_inside(root: Path, relative: str | os.PathLike[str]) -> Path:
-    """Resolve `relative` under `root`, refusing anything that lands outside it (.., symlinks, absolute)."""
+    """Resolve `relative` under `root`, refusing anything that lands outside it (.., symlinks,
+    absolute)."""
     root = root.resolve()
     raw = Path(relative)
     candidate = (raw if raw.is_absolute() else root / raw).resolve()
@@ -114,7 +116,8 @@ def resolve_inside(root: Path, relative: str | os.PathLike[str]) -> Path:
 
 def open_regular(path: Path | str) -> BinaryIO:
     """`path` opened to read bytes, as `open(path, "rb")` does, except that a FIFO, socket or device
-    raises OSError at once (opened without blocking, never read); a folder raises IsADirectoryError."""
+    raises OSError at once (opened without blocking, never read); a folder raises
+    IsADirectoryError."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         mode = os.fstat(fd).st_mode
@@ -166,8 +169,8 @@ def read_regular(path: Path, limit: int) -> bytes | None:
 
 
 def open_append(path: Path) -> TextIO:
-    """`path` opened to append text, created with the umask's mode; a FIFO, socket or device there is
-    refused (OSError) without blocking, as is a file that cannot be opened."""
+    """`path` opened to append text, created with the umask's mode; a FIFO, socket or device there
+    is refused (OSError) without blocking, as is a file that cannot be opened."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

@@ -1,6 +1,6 @@
 """The one place that knows git: the enclosing repository, the current branch, the hooks folder and
-HEAD's commit. Plain file reads where they suffice, else the `git` command (a few ms each; no library
-import on the hooks' path)."""
+HEAD's commit. Plain file reads where they suffice, else the `git` command (a few ms each; no
+library import on the hooks' path)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,8 @@ def hooks_dir(repo: Path) -> Path:
 
 
 def git(repo: Path, *args: str) -> str | None:
-    """stdout of a git command in `repo`, None when it fails (unknown ref, no reflog, not a repository)."""
+    """stdout of a git command in `repo`, None when it fails (unknown ref, no reflog, not a
+    repository)."""
     out = subprocess.run(
         ["git", *args],
         cwd=repo,
@@ -75,8 +76,8 @@ class Commit(NamedTuple):  # not a dataclass: `dataclasses` is a slow import for
 
 
 def head_commit(repo: Path, rev: str = "HEAD") -> Commit | None:
-    """HEAD (or `rev`) with its message and the paths it changed (against its first parent; all for a
-    root commit)."""
+    """HEAD (or `rev`) with its message and the paths it changed (against its first parent; all for
+    a root commit)."""
     out = git(repo, "log", "-1", "--format=%H%x00%an%x00%ae%x00%cI%x00%B", rev, "--")
     if not out:
         return None

@@ -1,24 +1,27 @@
-"""Agent hosts' MCP configuration: where each host reads the servers of a project, in what format, and an
-edit that adds, updates or removes k0maru's entry while leaving every other byte of the file as it was.
+"""Agent hosts' MCP configuration: where each host reads the servers of a project, in what format,
+and an edit that adds, updates or removes k0maru's entry while leaving every other byte of the file
+as it was.
 
-| host           | file                                        | table                  | command           |
+| host           | file                                        | table                  | command
+|
 |----------------|---------------------------------------------|------------------------|-------------------|
-| claude-code    | .mcp.json (shared with the team)            | mcpServers             | k0maru on PATH    |
-| cursor         | .cursor/mcp.json (shared)                   | mcpServers             | k0maru on PATH    |
-| vscode         | .vscode/mcp.json (shared, JSONC)            | servers (type "stdio") | k0maru on PATH    |
-| codex          | .codex/config.toml (trusted projects)       | [mcp_servers.k0maru]   | k0maru on PATH    |
-| claude-desktop | the user's claude_desktop_config.json       | mcpServers, per vault  | this Python       |
+| claude-code    | .mcp.json (shared with the team)            | mcpServers             | k0maru on
+PATH    | | cursor         | .cursor/mcp.json (shared)                   | mcpServers             |
+k0maru on PATH    | | vscode         | .vscode/mcp.json (shared, JSONC)            | servers (type
+"stdio") | k0maru on PATH    | | codex          | .codex/config.toml (trusted projects)       |
+[mcp_servers.k0maru]   | k0maru on PATH    | | claude-desktop | the user's
+claude_desktop_config.json       | mcpServers, per vault  | this Python       |
 
-Project files run `k0maru` from PATH and name no path of this machine, so the file works on a teammate's
-machine: the shared JSON files name the workspace folder with the host's own variable; Codex has none,
-but starts a server in the folder it runs in (inside the project whose config it read), where `k0maru
-mcp` finds the vault as every command does. The user-level file carries this machine's absolute paths.
-The user's own fields on k0maru's entry (`env`, `timeout`, Codex `startup_timeout_sec`, ...) and the
-comments inside it are kept, as are the file's formatting, comments and mode. A project file is written
-only as a regular file inside the vault, never through a symlink leading out of it (one that stays
-inside is followed); the user-level file is written through its symlink (a dotfile manager's), which
-stays. `remove` undoes what connect did: a table left empty goes, and a file left with nothing in it
-is deleted.
+Project files run `k0maru` from PATH and name no path of this machine, so the file works on a
+teammate's machine: the shared JSON files name the workspace folder with the host's own variable;
+Codex has none, but starts a server in the folder it runs in (inside the project whose config it
+read), where `k0maru mcp` finds the vault as every command does. The user-level file carries this
+machine's absolute paths. The user's own fields on k0maru's entry (`env`, `timeout`, Codex
+`startup_timeout_sec`, ...) and the comments inside it are kept, as are the file's formatting,
+comments and mode. A project file is written only as a regular file inside the vault, never through
+a symlink leading out of it (one that stays inside is followed); the user-level file is written
+through its symlink (a dotfile manager's), which stays. `remove` undoes what connect did: a table
+left empty goes, and a file left with nothing in it is deleted.
 """
 
 from __future__ import annotations
@@ -79,7 +82,8 @@ def table_of(host: str) -> str:
 
 
 def server_entry(host: str, vault: Path) -> dict[str, Any]:
-    """k0maru's fields of the entry: portable in project files, this Python's absolute path elsewhere."""
+    """k0maru's fields of the entry: portable in project files, this Python's absolute path
+    elsewhere."""
     if host in SHARED:
         entry: dict[str, Any] = {"command": NAME, "args": ["mcp", "--vault", WORKSPACE[host]]}
     elif host == "codex":  # started in the folder Codex runs in: the vault is found from there
@@ -103,9 +107,9 @@ def claude_desktop_config() -> Path:
 
 
 def _inside(vault: Path, rel: str) -> Path:
-    """`vault/rel`, refused when a folder on the way or the file itself is a symlink that leads out of
-    the vault, or the file is not a regular file: connect writes inside the repository only (a link
-    that stays inside is followed, and kept)."""
+    """`vault/rel`, refused when a folder on the way or the file itself is a symlink that leads out
+    of the vault, or the file is not a regular file: connect writes inside the repository only (a
+    link that stays inside is followed, and kept)."""
     path, root = vault, vault.resolve()
     for part in Path(rel).parts:
         path = path / part
@@ -156,7 +160,8 @@ def _write(path: Path, old: str | None, new: str) -> None:
     os.chmod(path, mode)
 
 
-# ---- JSON hosts ------------------------------------------------------------------------------------------
+# ---- JSON hosts
+# ------------------------------------------------------------------------------------------
 def _parse_json(text: str, path: Path) -> Any:
     try:
         data = jsonedit.parse(text).value
@@ -180,7 +185,8 @@ def _vault_of(entry: Any) -> str | None:
 def entry_name(
     host: str, vault: Path, servers: dict[str, Any], removing: bool = False
 ) -> str | None:
-    """The entry's key: `k0maru`, or for Claude Desktop (one file for every project) one per vault."""
+    """The entry's key: `k0maru`, or for Claude Desktop (one file for every project) one per
+    vault."""
     if host != "claude-desktop":
         return NAME
     for key, value in servers.items():
@@ -217,7 +223,8 @@ def _merge_json(host: str, old: str | None, vault: Path, path: Path, remove: boo
     return text
 
 
-# ---- TOML (Codex) ----------------------------------------------------------------------------------------
+# ---- TOML (Codex)
+# ----------------------------------------------------------------------------------------
 def _merge_toml(old: str | None, vault: Path, path: Path, remove: bool) -> str:
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
@@ -278,10 +285,11 @@ def _toml_table(entry: dict[str, Any]) -> Any:
     return table
 
 
-# ---- connect ---------------------------------------------------------------------------------------------
+# ---- connect
+# ---------------------------------------------------------------------------------------------
 def connect(host: str, vault: Path, write: bool = True, remove: bool = False) -> Change:
-    """Add or update (or with `remove`, take out) k0maru in `host`'s config for `vault`; with `write`
-    False, only say what the file would be."""
+    """Add or update (or with `remove`, take out) k0maru in `host`'s config for `vault`; with
+    `write` False, only say what the file would be."""
     path = config_path(host, vault)
     old = _read(path)
     if host == "codex":
@@ -311,8 +319,8 @@ def _empty(text: str) -> bool:
 
 
 def _save(path: Path, old: str | None, new: str, user_file: bool = False) -> None:
-    """Write `new`; a file left empty is deleted instead (a regular file, never a symlink), and so is a
-    project folder (`.cursor/`, ...) that it leaves empty."""
+    """Write `new`; a file left empty is deleted instead (a regular file, never a symlink), and so
+    is a project folder (`.cursor/`, ...) that it leaves empty."""
     if not _empty(new) or path.is_symlink():
         _write(path, old, new)
         return
@@ -437,7 +445,8 @@ def _entry(host: str, vault: Path, text: str) -> Any:
 
 
 def configured(vault: Path) -> list[tuple[str, Path, str]]:
-    """(host, file, state) for every host: 'current', 'other vault or command', 'not configured', 'no file'."""
+    """(host, file, state) for every host: 'current', 'other vault or command', 'not configured',
+    'no file'."""
     out = []
     for host in HOSTS:
         try:

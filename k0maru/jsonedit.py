@@ -1,6 +1,6 @@
-"""Edit one member of a JSON or JSONC file (comments, trailing commas) in place, leaving every other byte
-of the file as the user wrote it: the parser records where each value starts and ends, and an edit
-replaces, inserts or deletes only that span."""
+"""Edit one member of a JSON or JSONC file (comments, trailing commas) in place, leaving every other
+byte of the file as the user wrote it: the parser records where each value starts and ends, and an
+edit replaces, inserts or deletes only that span."""
 
 from __future__ import annotations
 
@@ -255,8 +255,8 @@ def delete_member(text: str, path: list[str]) -> str:
 
 
 def delete_item(text: str, path: list[str], index: int) -> str:
-    """`text` without element `index` of the array at `path` (unchanged if it is not there), with its
-    comma: the inverse of `append_item`."""
+    """`text` without element `index` of the array at `path` (unchanged if it is not there), with
+    its comma: the inverse of `append_item`."""
     array = _find(text, path)
     if array is None or not isinstance(array.value, list) or not 0 <= index < len(array.items):
         return text
@@ -265,8 +265,8 @@ def delete_item(text: str, path: list[str], index: int) -> str:
 
 
 def _cut(text: str, begin: int, finish: int) -> str:
-    """`text` without the member or element that starts at `begin` and ends at `finish`, its comma and,
-    when it had the line to itself, its line."""
+    """`text` without the member or element that starts at `begin` and ends at `finish`, its comma
+    and, when it had the line to itself, its line."""
     start = text.rfind("\n", 0, begin) + 1
     if text[start:begin].strip():  # other text on the line before it: cut from the member
         start = begin

@@ -1,5 +1,5 @@
-"""Where k0maru keeps its state in a vault, and which vault a command means. Imports nothing heavy: the
-git hooks start with it and must stay short."""
+"""Where k0maru keeps its state in a vault, and which vault a command means. Imports nothing heavy:
+the git hooks start with it and must stay short."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ DB_FILE = "index.sqlite"
 
 def find_vault(start: Path | None = None, create: bool = False) -> Path:
     """The nearest folder at or above `start` that already holds `.k0maru/` (not above the enclosing
-    git repository's root), else that repository's root. Outside any repository and any vault, `start`
-    itself only with `create` (`k0maru init`); otherwise a one-line refusal, so a command run in an
-    unrelated folder does not silently make it a vault."""
+    git repository's root), else that repository's root. Outside any repository and any vault,
+    `start` itself only with `create` (`k0maru init`); otherwise a one-line refusal, so a command
+    run in an unrelated folder does not silently make it a vault."""
     from k0maru.gitutil import repo_root
 
     start = (start or Path.cwd()).resolve()
@@ -49,8 +49,9 @@ def resolve_vault(explicit: str | os.PathLike[str] | None, create: bool = False)
 
 
 def own_state_dir(root: Path) -> Path:
-    """`root`, once its `.k0maru` is known to be absent or a folder of its own: a symlink (a committed
-    `.k0maru -> ../elsewhere`) or a file there is refused, so nothing is ever written outside the vault."""
+    """`root`, once its `.k0maru` is known to be absent or a folder of its own: a symlink (a
+    committed `.k0maru -> ../elsewhere`) or a file there is refused, so nothing is ever written
+    outside the vault."""
     state = root / STATE_DIR
     if state.is_symlink() or (os.path.lexists(state) and not state.is_dir()):
         what = "a symbolic link" if state.is_symlink() else "not a folder"

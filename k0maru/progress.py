@@ -1,4 +1,5 @@
-"""A progress bar that appears only for work lasting over a second, on a terminal, outside --json."""
+"""A progress bar that appears only for work lasting over a second, on a terminal, outside
+--json."""
 
 from __future__ import annotations
 

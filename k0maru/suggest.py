@@ -18,8 +18,8 @@ def close_names(asked: str, names: Iterable[str], most: int = 3) -> list[str]:
 
 def similar_notes(asked: str, notes: Iterable[tuple[str, str | None]], most: int = 3) -> list[str]:
     """The paths of the notes (path, title) that `asked` most likely meant: the same path with `.md`
-    or another case, a file name or a title equal to it, else paths, file names and titles spelled like
-    it."""
+    or another case, a file name or a title equal to it, else paths, file names and titles spelled
+    like it."""
     notes = list(notes)
     want = asked.strip().strip("/").lower().removesuffix(".md")
     exact = [

@@ -1,6 +1,6 @@
 """Text that reaches a terminal or a note's title: control characters removed (ESC sequences, \\x01,
-DEL, the C1 range, bidi overrides), so a commit trailer or a note cannot move the cursor, recolour or
-retitle a terminal, nor reorder what an agent or a person reads."""
+DEL, the C1 range, bidi overrides), so a commit trailer or a note cannot move the cursor, recolour
+or retitle a terminal, nor reorder what an agent or a person reads."""
 
 from __future__ import annotations
 

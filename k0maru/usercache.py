@@ -1,8 +1,9 @@
 """What k0maru keeps per user under `~/.cache/k0maru` (`$XDG_CACHE_HOME`): the optimised copy of the
 embedding model and the token counter's cut of the vocabulary, each made from a file of an installed
-package. Each entry records that file beside it (`ENTRY.source`); making a new entry removes those whose
-file is gone or changed (a deleted virtual environment, an upgraded package) or that the new one replaces
-(the same file, made by another onnxruntime), so the folder does not grow by a model copy per install."""
+package. Each entry records that file beside it (`ENTRY.source`); making a new entry removes those
+whose file is gone or changed (a deleted virtual environment, an upgraded package) or that the new
+one replaces (the same file, made by another onnxruntime), so the folder does not grow by a model
+copy per install."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ SOURCE = ".source"
 
 
 def folder(kind: str) -> Path | None:
-    """The cache folder of `kind` ("models", "tokens"), not created; None without a home directory."""
+    """The cache folder of `kind` ("models", "tokens"), not created; None without a home
+    directory."""
     try:
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     except RuntimeError:  # no home directory to speak of
@@ -36,12 +38,13 @@ def _stamp(source: Path) -> list[Any] | None:
 
 
 def remember(entry: Path, source: Path, made_by: str) -> None:
-    """Record that `entry` (a file or folder of a cache folder) was made from `source` by `made_by`, then
-    remove the entries beside it made from a file since gone or changed, made from `source` by anything
-    else, or never recorded (made before entries were recorded)."""
+    """Record that `entry` (a file or folder of a cache folder) was made from `source` by `made_by`,
+    then remove the entries beside it made from a file since gone or changed, made from `source` by
+    anything else, or never recorded (made before entries were recorded)."""
     record = {"source": _stamp(source), "made_by": made_by}
     with suppress(OSError):
-        # whole or not at all: another process pruning beside it takes an unreadable record for stale
+        # whole or not at all: another process pruning beside it takes an unreadable record for
+        # stale
         atomic_write_text(entry.with_name(entry.name + SOURCE), json.dumps(record))
         for other in entry.parent.iterdir():
             if other.name.startswith(".") or other.name.endswith(SOURCE) or other == entry:

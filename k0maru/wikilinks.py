@@ -1,8 +1,8 @@
 """Obsidian's wikilinks and code, read one way by the index (what is stored and resolved) and the
 console (what is shown): `[[target#heading|alias]]`, `[[#heading]]` into the same note,
-`[[target#^block]]`, `[[target\\|alias]]` (the form a table needs), inline `#tags`, and the code where
-links and tags are not: fences (also inside a callout or a list item) and inline code, except inline
-code inside a link's own brackets, which Obsidian shows as part of the link."""
+`[[target#^block]]`, `[[target\\|alias]]` (the form a table needs), inline `#tags`, and the code
+where links and tags are not: fences (also inside a callout or a list item) and inline code, except
+inline code inside a link's own brackets, which Obsidian shows as part of the link."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-# a fence closes on the same run of backticks or tildes, behind the same `>` or indent; unclosed, it runs on
+# a fence closes on the same run of backticks or tildes, behind the same `>` or indent; unclosed, it
+# runs on
 FENCE = re.compile(
     r"^(?P<lead>(?:[ \t]{0,3}>)*[ \t]*)(?P<fence>`{3,}|~{3,})[^\n]*\n"
     r"(?P<code>.*?)(?:^[ \t>]*(?P=fence)[`~]*[ \t]*$|\Z)",
@@ -60,7 +61,8 @@ def code_spans(text: str) -> list[tuple[int, int]]:
 
 
 def outside_code(text: str, change: Callable[[str], str]) -> str:
-    """`text` with `change` applied to what is not code (`code_spans`), where links are not links."""
+    """`text` with `change` applied to what is not code (`code_spans`), where links are not
+    links."""
     out, at = [], 0
     for start, end in code_spans(text):
         out += [change(text[at:start]), text[start:end]]

@@ -1,21 +1,22 @@
-"""The one compact JSON shape every front end sends: `Result.payload()`. The base of every result dataclass,
-in core so that an engine's result (search's `RecallResult`) is the very type the service returns."""
+"""The one compact JSON shape every front end sends: `Result.payload()`. The base of every result
+dataclass, in core so that an engine's result (search's `RecallResult`) is the very type the service
+returns."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, Self
 
-# the only numbers shortened on the wire (to 4 significant digits): ranking scores and their parts, whose
-# later digits carry nothing; timestamps, counts, sizes and money are sent as they are
+# the only numbers shortened on the wire (to 4 significant digits): ranking scores and their parts,
+# whose later digits carry nothing; timestamps, counts, sizes and money are sent as they are
 SCORES = frozenset(
     {"score", "bm25_score", "cosine", "bm25_part", "vector_part", "graph_boost", "bm25_weight"}
 )
 
 
 def _compact(value: Any) -> Any:
-    """Dataclasses as dicts without the fields that are None or at their default; scores (`SCORES`) to 4
-    significant digits, every other number exact; sequences as lists."""
+    """Dataclasses as dicts without the fields that are None or at their default; scores (`SCORES`)
+    to 4 significant digits, every other number exact; sequences as lists."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {}
         for f in dataclasses.fields(value):
@@ -41,8 +42,9 @@ def _compact(value: Any) -> Any:
 
 class Result:
     def payload(self) -> dict[str, Any]:
-        """The compact JSON-ready shape every front end sends: fields that are None or still at their
-        default (empty sequences, false flags) are left out, scores carry 4 significant digits."""
+        """The compact JSON-ready shape every front end sends: fields that are None or still at
+        their default (empty sequences, false flags) are left out, scores carry 4 significant
+        digits."""
         out: dict[str, Any] = _compact(self)
         return out
 

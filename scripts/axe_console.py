@@ -1,4 +1,5 @@
-"""axe-core on every console page, in headless Chromium on a desktop (1440x900) and a phone (390x844).
+"""axe-core on every console page, in headless Chromium on a desktop (1440x900) and a phone
+(390x844).
 
     npm install --prefix /tmp/axe axe-core
     python scripts/axe_console.py --axe /tmp/axe/node_modules/axe-core/axe.min.js [--json]

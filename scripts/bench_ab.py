@@ -1,8 +1,9 @@
-"""Two versions of k0maru side by side on the commands a user waits on, alternating run by run so that a
-busy machine weighs on both alike (medians of wall time, CPU time and peak RSS per process):
+"""Two versions of k0maru side by side on the commands a user waits on, alternating run by run so
+that a busy machine weighs on both alike (medians of wall time, CPU time and peak RSS per process):
 
 - a no-change `k0maru scan` (the walk snapshot's path),
-- `k0maru hooks run reindex` as a git hook runs it (the worker is not started: K0MARU_HOOK_EMBED=off),
+- `k0maru hooks run reindex` as a git hook runs it (the worker is not started:
+  K0MARU_HOOK_EMBED=off),
 - `k0maru search --no-scan --mode bm25` (a CLI query without the model),
 - `k0maru status`.
 
@@ -36,8 +37,8 @@ COMMANDS = {
 
 
 def timed(code: Path, args: list[str], cwd: Path) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system: steadier than wall on a busy machine) and peak RSS (MB)
-    of one `python -m k0maru` process of the version in `code`."""
+    """Wall seconds, CPU seconds (user + system: steadier than wall on a busy machine) and peak RSS
+    (MB) of one `python -m k0maru` process of the version in `code`."""
     env = {
         **os.environ,
         "PYTHONPATH": str(code),

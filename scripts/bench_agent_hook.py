@@ -1,8 +1,8 @@
 """What `k0maru-hook` (the agent hosts' PreToolUse hook) adds to a shell command: the installed hook
 process fed a test command (rewritten) and a command naming no tool (left alone), each beside a bare
-`python -c pass` of the same interpreter and an `import re` (what pip's console-script wrapper imports
-before the hook's own code), interleaved; wall and CPU (user + system, from the children's rusage)
-medians, and what each adds to the bare start.
+`python -c pass` of the same interpreter and an `import re` (what pip's console-script wrapper
+imports before the hook's own code), interleaved; wall and CPU (user + system, from the children's
+rusage) medians, and what each adds to the bare start.
 
     python scripts/bench_agent_hook.py [--runs 40] [--json]
 

@@ -1,12 +1,16 @@
-"""What a person waits for at the command line on a tldr-like vault (medians of fresh processes, interleaved):
+"""What a person waits for at the command line on a tldr-like vault (medians of fresh processes,
+interleaved):
 
-- `k0maru search --mode bm25` (with its freshness check), the same with `--no-scan`, and an FTS5 query of
-  the same words in a fresh Python process over a table of the same pages (built once, beside the vault);
-- a no-change `k0maru scan` against a Python process that walks the tree with `os.scandir` and `stat()`;
-- with `--code DIR` (repeatable), the same k0maru commands run from another checkout (`PYTHONPATH=DIR`) in
-  the same rounds, so a before/after pair shares the machine's load.
+- `k0maru search --mode bm25` (with its freshness check), the same with `--no-scan`, and an FTS5
+  query of the same words in a fresh Python process over a table of the same pages (built once,
+  beside the vault);
+- a no-change `k0maru scan` against a Python process that walks the tree with `os.scandir` and
+  `stat()`;
+- with `--code DIR` (repeatable), the same k0maru commands run from another checkout
+  (`PYTHONPATH=DIR`) in the same rounds, so a before/after pair shares the machine's load.
 
-Wall time and CPU time (user + system of the process) are both reported; on a loaded machine compare CPU.
+Wall time and CPU time (user + system of the process) are both reported; on a loaded machine compare
+CPU.
 
     python scripts/bench_cli.py [--notes 7400] [--vault DIR] [--runs 9] [--code /work/main] [--json]
 """

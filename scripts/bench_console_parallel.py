@@ -2,12 +2,13 @@
 
     python scripts/bench_console_parallel.py [--rounds 3] [--dir /tmp/bench-console]
 
-Copies the demo vault, indexes and embeds it, starts a real `k0maru ui` and sends BM25 searches over HTTP:
-the median of 15 sent one at a time, then 50 sent at once (the median and the slowest), alternating for
-`--rounds`. The server's CPU seconds over the 50 (from /proc) give the CPU one search costs; on this
-machine's cores, and with the interpreter lock serialising the Python part of each search, the median of
-50 arrivals at once cannot beat the 25th search's turn: 25.5 x that CPU (one core for Python), nor
-25.5 x CPU / cores however the work is spread. The client's 50 threads share the same cores."""
+Copies the demo vault, indexes and embeds it, starts a real `k0maru ui` and sends BM25 searches over
+HTTP: the median of 15 sent one at a time, then 50 sent at once (the median and the slowest),
+alternating for `--rounds`. The server's CPU seconds over the 50 (from /proc) give the CPU one
+search costs; on this machine's cores, and with the interpreter lock serialising the Python part of
+each search, the median of 50 arrivals at once cannot beat the 25th search's turn: 25.5 x that CPU
+(one core for Python), nor 25.5 x CPU / cores however the work is spread. The client's 50 threads
+share the same cores."""
 
 from __future__ import annotations
 

@@ -2,9 +2,10 @@
 
     python scripts/bench_dashboard.py [--notes 7425] [--dir /tmp/k0maru-bench-dashboard] [--runs 15]
 
-Generates a vault (scripts/vaultgen.py, BM25 only: no vectors needed for the counts), indexes it once,
-then times GET / and GET /status through Flask's test client: the median of `--runs` after a warm-up.
-Run it with `PYTHONPATH=<other checkout>` to time another version of k0maru on the same vault."""
+Generates a vault (scripts/vaultgen.py, BM25 only: no vectors needed for the counts), indexes it
+once, then times GET / and GET /status through Flask's test client: the median of `--runs` after a
+warm-up. Run it with `PYTHONPATH=<other checkout>` to time another version of k0maru on the same
+vault."""
 
 from __future__ import annotations
 

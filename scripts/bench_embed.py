@@ -1,9 +1,9 @@
-"""Embedding: throughput and peak memory of k0maru's embedding path against a bare onnxruntime session on
-the same real texts (the tldr, devkb and opskb corpora of examples/eval, shortest first as
-`embed_pending` orders them), each configuration in its own process, rounds alternated.
+"""Embedding: throughput and peak memory of k0maru's embedding path against a bare onnxruntime
+session on the same real texts (the tldr, devkb and opskb corpora of examples/eval, shortest first
+as `embed_pending` orders them), each configuration in its own process, rounds alternated.
 
-- `bare, ort defaults, batch 32`: `InferenceSession` with default options: what k0maru ran until this
-  benchmark (memory pattern on, batches of 32);
+- `bare, ort defaults, batch 32`: `InferenceSession` with default options: what k0maru ran until
+  this benchmark (memory pattern on, batches of 32);
 - `bare, no memory pattern, batch B`: the same session options and batches as k0maru, without its
   tokenising, pooling and normalising;
 - `k0maru`: `Embedder.embed` over batches of the configured `embed_batch`.
@@ -76,17 +76,17 @@ print(json.dumps({"chunks": len(texts), "per_s": len(texts) / elapsed,
 
 
 def model_flops(tokens: int) -> float:
-    """Forward-pass FLOPs of all-MiniLM-L6-v2 over one chunk of `tokens` tokens (a multiply-add is 2): per
-    layer and token the Q, K, V and output projections (4 x 384 x 384) and the feed-forward (2 x 384 x
-    1536), plus attention's QK^T and AV (2 x tokens x 384); 6 layers. Embeddings, norms and softmax are
-    left out (under 1%)."""
+    """Forward-pass FLOPs of all-MiniLM-L6-v2 over one chunk of `tokens` tokens (a multiply-add is
+    2): per layer and token the Q, K, V and output projections (4 x 384 x 384) and the feed-forward
+    (2 x 384 x 1536), plus attention's QK^T and AV (2 x tokens x 384); 6 layers. Embeddings, norms
+    and softmax are left out (under 1%)."""
     layers, d, ff = 6, 384, 1536
     return layers * 2 * (tokens * (4 * d * d + 2 * d * ff) + 2 * tokens * tokens * d)
 
 
 def cpu_peak_gflops() -> tuple[float, str]:
-    """The CPUs' fp32 peak, assuming two 256-bit FMA units a core (AVX2: 32 FLOPs a cycle, Zen 2 and later,
-    Haswell and later) at the clock /proc/cpuinfo reports."""
+    """The CPUs' fp32 peak, assuming two 256-bit FMA units a core (AVX2: 32 FLOPs a cycle, Zen 2 and
+    later, Haswell and later) at the clock /proc/cpuinfo reports."""
     import os
 
     mhz = [
@@ -103,8 +103,8 @@ def cpu_peak_gflops() -> tuple[float, str]:
 
 
 def corpus_flops(repeat: int) -> tuple[float, float]:
-    """FLOPs of one pass over the benchmark's texts (each truncated at the model's 128 tokens), and the mean
-    tokens a chunk."""
+    """FLOPs of one pass over the benchmark's texts (each truncated at the model's 128 tokens), and
+    the mean tokens a chunk."""
     from tokenizers import BertWordPieceTokenizer
 
     from k0maru.search.embedding import MAX_TOKENS, vocab_path

@@ -1,13 +1,14 @@
-"""What k0maru adds to the user's own commands in a 10,000-note repository (medians, ratios in one run):
+"""What k0maru adds to the user's own commands in a 10,000-note repository (medians, ratios in one
+run):
 
 - `git commit` touching 5 notes with k0maru's plain hooks installed (vectors off, so that the
-  worker's load is the index alone), against the same kind of commit with
-  hooks switched off (`-c core.hooksPath=/dev/null`), alternating; the background worker the hook starts
-  is let finish between runs (its catch-up time is reported too);
+  worker's load is the index alone), against the same kind of commit with hooks switched off (`-c
+  core.hooksPath=/dev/null`), alternating; the background worker the hook starts is let finish
+  between runs (its catch-up time is reported too);
 - with `--pre-commit`, the same commits through the README's pre-commit block instead;
-- a no-change `k0maru scan` (a whole CLI process: the installed `k0maru` command, as a user types it; `python
-  -m k0maru` beside it) against its floor: a Python process that walks the same tree with `os.scandir` and
-  `stat()`s every note; the three alternate.
+- a no-change `k0maru scan` (a whole CLI process: the installed `k0maru` command, as a user types
+  it; `python -m k0maru` beside it) against its floor: a Python process that walks the same tree
+  with `os.scandir` and `stat()`s every note; the three alternate.
 
     python scripts/bench_hooks.py [--notes 10000] [--changed 5] [--runs 9] [--pre-commit] [--json]
 """
@@ -79,7 +80,8 @@ def timed(cmd: list[str], cwd: Path) -> float:
 
 @dataclass
 class Commits:
-    """ms of commits with hooks and without (wall, CPU), and of each hooked commit's worker catching up."""
+    """ms of commits with hooks and without (wall, CPU), and of each hooked commit's worker catching
+    up."""
 
     wall: dict[bool, list[float]] = field(default_factory=lambda: {True: [], False: []})
     cpu: dict[bool, list[float]] = field(default_factory=lambda: {True: [], False: []})

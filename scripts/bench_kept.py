@@ -1,13 +1,16 @@
-"""What the two start-up optimisations k0maru keeps save on a no-change `k0maru scan` (medians, one run):
+"""What the two start-up optimisations k0maru keeps save on a no-change `k0maru scan` (medians, one
+run):
 
-- as shipped: the walk snapshot answers from a walk and a look at the index files; the settings cache
-  spares importing pydantic;
-- without the walk snapshot (`.k0maru/scan-snapshot.json` removed before each run: the scan opens the
-  index and compares every file);
-- without the settings cache (`.k0maru/settings.cache.json` removed before each run: pydantic validates);
+- as shipped: the walk snapshot answers from a walk and a look at the index files; the settings
+  cache spares importing pydantic;
+- without the walk snapshot (`.k0maru/scan-snapshot.json` removed before each run: the scan opens
+  the index and compares every file);
+- without the settings cache (`.k0maru/settings.cache.json` removed before each run: pydantic
+  validates);
 - and a `k0maru search --no-scan --mode bm25` beside them, the CLI's query path.
 
-Each is a whole `python -m k0maru` process; the variants alternate. Wall time and peak RSS per process.
+Each is a whole `python -m k0maru` process; the variants alternate. Wall time and peak RSS per
+process.
 
     python scripts/bench_kept.py [--notes 2000] [--runs 9] [--json]
 """

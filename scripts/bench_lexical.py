@@ -1,12 +1,13 @@
-"""Incremental BM25: what an edit costs the next query, the delta against a full rebuild and against FTS5.
+"""Incremental BM25: what an edit costs the next query, the delta against a full rebuild and against
+FTS5.
 
-Speed, on a generated vault (default 38,000 notes, 1-3 KB each): warm query latency; after editing 1% of
-the notes, the first query in the same process (main segment in memory, delta scored) and in a fresh one
-(main segment read from the index file, as the CLI does), against the full rebuild every edit used to
-cost; and SQLite FTS5 over the very same pre-tokenised terms (build, the 1% update, query latency), the
-alternative the design had to rule in or out. Quality, on the labelled sets of eval_retrieval.py: nDCG@10
-of the BM25 channel with the main segment built without 10% of the notes and those notes in the delta,
-against a full rebuild, and of FTS5's bm25() over the same terms.
+Speed, on a generated vault (default 38,000 notes, 1-3 KB each): warm query latency; after editing
+1% of the notes, the first query in the same process (main segment in memory, delta scored) and in a
+fresh one (main segment read from the index file, as the CLI does), against the full rebuild every
+edit used to cost; and SQLite FTS5 over the very same pre-tokenised terms (build, the 1% update,
+query latency), the alternative the design had to rule in or out. Quality, on the labelled sets of
+eval_retrieval.py: nDCG@10 of the BM25 channel with the main segment built without 10% of the notes
+and those notes in the delta, against a full rebuild, and of FTS5's bm25() over the same terms.
 
     python scripts/bench_lexical.py [--notes 38000] [--queries 100] [--skip-quality] [--json]
 """
@@ -36,8 +37,8 @@ from k0maru.search.terms import tokenize  # noqa: E402
 
 
 class Fts5:
-    """FTS5 over our own terms: each distinct term becomes one opaque ASCII token, so FTS5 sees exactly
-    the terms the bm25s index sees and only its storage and scoring differ."""
+    """FTS5 over our own terms: each distinct term becomes one opaque ASCII token, so FTS5 sees
+    exactly the terms the bm25s index sees and only its storage and scoring differ."""
 
     def __init__(self) -> None:
         self.db = sqlite3.connect(":memory:")

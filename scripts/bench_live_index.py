@@ -4,13 +4,15 @@
     python scripts/bench_live_index.py --notes 38000 --base /tmp/vault-38k --dir /tmp/bench-vault
 
 With `--base`, the generated and indexed vault is kept there and copied to `--dir` for each run (the
-copy's files are read once more, not parsed: their inode changed), so a 38k vault is built only once.
+copy's files are read once more, not parsed: their inode changed), so a 38k vault is built only
+once.
 
-Generates `--notes` notes of three sections each, indexes them without vectors (so every chunk is in the
-embedding backlog), then drives one server session (as the MCP server and the console hold it) and prints:
-a one-note flush with the whole backlog pending, the time from an edit on disk to a hit, a recall sent
-while a 1 MB flush writes, and the first query after an edit that makes a BM25 merge due. Only the public
-service API is used, so the same script measures an older checkout (PYTHONPATH=that checkout)."""
+Generates `--notes` notes of three sections each, indexes them without vectors (so every chunk is in
+the embedding backlog), then drives one server session (as the MCP server and the console hold it)
+and prints: a one-note flush with the whole backlog pending, the time from an edit on disk to a hit,
+a recall sent while a 1 MB flush writes, and the first query after an edit that makes a BM25 merge
+due. Only the public service API is used, so the same script measures an older checkout
+(PYTHONPATH=that checkout)."""
 
 from __future__ import annotations
 

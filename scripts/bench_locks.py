@@ -1,5 +1,5 @@
-"""Lock and fault benchmark: what a commit costs while another k0maru holds the index's write lock, and
-whether anything is lost under concurrent writers and kill -9.
+"""Lock and fault benchmark: what a commit costs while another k0maru holds the index's write lock,
+and whether anything is lost under concurrent writers and kill -9.
 
     python scripts/bench_locks.py [--notes 2000] [--runs 5] [--writers 20] [--kills 4] [--json]
 

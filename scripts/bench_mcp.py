@@ -1,20 +1,22 @@
-"""MCP benchmark: server start to the first `recall_memory` answer, sent right after `initialize` (as
-agents call it) and after 1 s idle (initialize + recall, the idle second not counted), each beside the
-floor of a bare `import mcp` process in the same run (median of interleaved runs, and the ratios), and
-beside the same immediate call to a bare MCPServer with no-op tools of the same names (what the SDK
-alone costs to answer it; the rest is k0maru's); the RSS of the server, once
-initialized and idle, and after the first vector query; warm `recall_memory` round trips (p50/p95) over
-stdio; and what each 8-hit answer costs the agent (o200k tokens of the part a host passes the model:
-structured content or text, the larger), per query and in total, on a generated vault or the demo vault (`--vault
-examples/vault` is copied first, so the checkout stays clean).
+"""MCP benchmark: server start to the first `recall_memory` answer, sent right after `initialize`
+(as agents call it) and after 1 s idle (initialize + recall, the idle second not counted), each
+beside the floor of a bare `import mcp` process in the same run (median of interleaved runs, and the
+ratios), and beside the same immediate call to a bare MCPServer with no-op tools of the same names
+(what the SDK alone costs to answer it; the rest is k0maru's); the RSS of the server, once
+initialized and idle, and after the first vector query; warm `recall_memory` round trips (p50/p95)
+over stdio; and what each 8-hit answer costs the agent (o200k tokens of the part a host passes the
+model: structured content or text, the larger), per query and in total, on a generated vault or the
+demo vault (`--vault examples/vault` is copied first, so the checkout stays clean).
 
-    python scripts/bench_mcp.py [--vault DIR | --keep DIR | --notes 5000] [--starts 5] [--calls 100] [--json]
-    python scripts/bench_mcp.py --sizes --keep DIR   # each tool's answer, per part a host passes the model
+    python scripts/bench_mcp.py [--vault DIR | --keep DIR | --notes 5000] [--starts 5] [--calls 100]
+        [--json]
+    # each tool's answer, per part a host passes the model:
+    python scripts/bench_mcp.py --sizes --keep DIR
 
-Index the vault first (`--keep DIR` generates it there once and uses it in place; `k0maru scan --vault DIR`
-indexes it), or the first start pays for it. k0maru's bytecode is compiled first, as an installed wheel
-has it (the SDK's is, from its install): an editable checkout run with PYTHONDONTWRITEBYTECODE set would
-otherwise compile every module of the server at each start.
+Index the vault first (`--keep DIR` generates it there once and uses it in place; `k0maru scan
+--vault DIR` indexes it), or the first start pays for it. k0maru's bytecode is compiled first, as an
+installed wheel has it (the SDK's is, from its install): an editable checkout run with
+PYTHONDONTWRITEBYTECODE set would otherwise compile every module of the server at each start.
 """
 
 from __future__ import annotations
@@ -37,8 +39,9 @@ from vaultgen import SYMBOLS, WORDS, generate  # noqa: E402
 
 
 def answer_tokens(res) -> int:  # noqa: ANN001 - an mcp CallToolResult
-    """What a host passes the model: the structured content as JSON (Claude Code, VS Code, Codex) or the
-    text blocks (text-only clients), whichever is larger, since each part holds the whole answer."""
+    """What a host passes the model: the structured content as JSON (Claude Code, VS Code, Codex) or
+    the text blocks (text-only clients), whichever is larger, since each part holds the whole
+    answer."""
     from k0maru.llm_tokens import count_tokens
 
     # as the SDK sends it (pydantic's JSON: other scripts as UTF-8, not \u escapes)
@@ -69,7 +72,8 @@ def server_rss_mb(vault: Path) -> float | None:
 
 
 def import_floor_s() -> float:
-    """A fresh interpreter that only imports the MCP SDK's server and client parts: the floor of any start."""
+    """A fresh interpreter that only imports the MCP SDK's server and client parts: the floor of any
+    start."""
     import subprocess
 
     t0 = time.perf_counter()
@@ -79,7 +83,8 @@ def import_floor_s() -> float:
     return time.perf_counter() - t0
 
 
-# A bare MCPServer with no-op tools of k0maru's names: what the SDK alone costs to answer a first call
+# A bare MCPServer with no-op tools of k0maru's names: what the SDK alone costs to answer a first
+# call
 NOOP_SERVER = """
 from mcp.server.mcpserver import MCPServer
 
@@ -93,7 +98,8 @@ server.run("stdio")
 
 
 async def immediate_start(server: list[str]) -> float:
-    """Server start to the answer of a `recall_memory` sent right after `initialize`, as agents call it."""
+    """Server start to the answer of a `recall_memory` sent right after `initialize`, as agents call
+    it."""
     params = StdioServerParameters(command=sys.executable, args=server)
     t0 = time.perf_counter()
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
@@ -138,9 +144,9 @@ async def one_start(
 
 
 async def _sizes_session(vault: Path) -> dict[str, dict[str, int]]:
-    """One call of each tool (typical arguments) through the SDK's in-memory client: o200k tokens of its
-    structured content (what Claude Code, VS Code and Codex pass the model) and of its text blocks (what
-    text-only clients pass)."""
+    """One call of each tool (typical arguments) through the SDK's in-memory client: o200k tokens of
+    its structured content (what Claude Code, VS Code and Codex pass the model) and of its text
+    blocks (what text-only clients pass)."""
     import io
     import shutil
 

@@ -1,17 +1,18 @@
-"""Offload benchmark: extractor throughput (MB/s), the whole offload's throughput per wall and per CPU
-second (interpreter start and imports included), peak memory vs log size, summary compression, and
-the wall time of one 30 MB line without a newline.
+"""Offload benchmark: extractor throughput (MB/s), the whole offload's throughput per wall and per
+CPU second (interpreter start and imports included), peak memory vs log size, summary compression,
+and the wall time of one 30 MB line without a newline.
 
 Each vault gets one small offload first, as a vault in use has: it writes the settings cache, so the
-measured run reads it instead of validating `k0maru.toml` with pydantic (~15 MB, ~0.2 s once per vault).
+measured run reads it instead of validating `k0maru.toml` with pydantic (~15 MB, ~0.2 s once per
+vault).
 
-The stored log's size on disk is reported beside the raw size, and the compression ratio of the dev logs
-of tests/data/logs written as refs (heldout/ is not read).
+The stored log's size on disk is reported beside the raw size, and the compression ratio of the dev
+logs of tests/data/logs written as refs (heldout/ is not read).
 
 Two inputs: `synthetic` (`--mb`), noise lines with a failure in about 0.1% of its blocks, and `real`
 (`--real-mb`), the captured dev logs of tests/data/logs and tests/data/logs/tools (real build, test
-and lint output, failures throughout) concatenated in a fixed shuffled order until the size is reached.
-Each reports MB per CPU second and peak RSS of the whole offload.
+and lint output, failures throughout) concatenated in a fixed shuffled order until the size is
+reached. Each reports MB per CPU second and peak RSS of the whole offload.
 
     python scripts/bench_offload.py [--mb 20 200] [--real-mb 100] [--line-mb 30] [--json]
 """
@@ -103,7 +104,8 @@ def extractor_throughput(path: Path) -> dict[str, float]:
 
 
 def offload_run(path: Path, vault: Path) -> dict[str, float]:
-    """The whole `k0maru offload` (stdin mode) in a child process: wall time, peak RSS, compression."""
+    """The whole `k0maru offload` (stdin mode) in a child process: wall time, peak RSS,
+    compression."""
     subprocess.run(
         [sys.executable, "-m", "k0maru", "offload", "--vault", str(vault), "--task-id", "warm"],
         input=b"warm-up\n",

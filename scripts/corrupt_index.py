@@ -1,12 +1,12 @@
 """The corruption table (#45): kinds of damage done to a real index (and its offload sidecars), each
-followed by what a user runs: `k0maru status` (is it detected, with which line), `search`, `log list`, then
-`k0maru scan --rebuild` (are the notes and every offload record back).
+followed by what a user runs: `k0maru status` (is it detected, with which line), `search`, `log
+list`, then `k0maru scan --rebuild` (are the notes and every offload record back).
 
     python scripts/corrupt_index.py [--notes 30] [--json]
 
 Columns: detected (status exits non-zero with a line naming the damage and what to run), the line,
-recovered (after the rebuild: every note indexed, every offload record listed), lost (offload records
-missing after the rebuild)."""
+recovered (after the rebuild: every note indexed, every offload record listed), lost (offload
+records missing after the rebuild)."""
 
 from __future__ import annotations
 

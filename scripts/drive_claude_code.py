@@ -1,12 +1,12 @@
 """Drive a real Claude Code against k0maru, offline: what the model receives from k0maru's tools.
 
 Claude Code (`npm install @anthropic-ai/claude-code`; pass its `claude` with --claude) runs in print
-mode in a copy of the demo vault set up by `k0maru connect claude-code --hooks`. Its model is a local
-stand-in for the Messages API that replies with a fixed script of tool calls (a test run, a plain
-command, recall, the offloaded log, the log list, a note) and records every request Claude Code sends.
-The tool results in those requests are exactly what a model would read; the script checks the hook
-routed the test command through `k0maru offload`, left the plain command alone, and prints each
-result's size in o200k tokens.
+mode in a copy of the demo vault set up by `k0maru connect claude-code --hooks`. Its model is a
+local stand-in for the Messages API that replies with a fixed script of tool calls (a test run, a
+plain command, recall, the offloaded log, the log list, a note) and records every request Claude
+Code sends. The tool results in those requests are exactly what a model would read; the script
+checks the hook routed the test command through `k0maru offload`, left the plain command alone, and
+prints each result's size in o200k tokens.
 
 A second session shows the hook is no permission grant (#38): default mode, the project allowing
 only `Bash(python -m pytest:*)`. The test command runs (the user's rule allows it, so the hook's
@@ -37,7 +37,8 @@ FAILING_TEST = (
 
 
 def script(node_id: str = "NODE") -> list[tuple[str, dict[str, Any]]]:
-    """The tool calls the stand-in model makes, in order; NODE is filled from the offload's answer."""
+    """The tool calls the stand-in model makes, in order; NODE is filled from the offload's
+    answer."""
     return [
         ("Bash", {"command": "python -m pytest tests_demo -v", "description": "run the tests"}),
         ("Bash", {"command": "ls 20_Cards | grep sqlite", "description": "list cards"}),
@@ -49,7 +50,8 @@ def script(node_id: str = "NODE") -> list[tuple[str, dict[str, Any]]]:
 
 
 def permission_script(node_id: str = "NODE") -> list[tuple[str, dict[str, Any]]]:
-    """The second session's calls: an allowed test command, then one with a segment never allowed."""
+    """The second session's calls: an allowed test command, then one with a segment never
+    allowed."""
     return [
         ("Bash", {"command": "python -m pytest tests_demo -q", "description": "run the tests"}),
         (

@@ -1,28 +1,29 @@
-"""How well offload reads real failing runs, on the dev logs and on the held-out ones, held-out first.
+"""How well offload reads real failing runs, on the dev logs and on the held-out ones, held-out
+first.
 
-Every log of tests/data/logs (dev) and tests/data/logs/heldout (a quarter kept aside: never read while
-changing extractors) goes through the real offload path, piped (the stored log, the summary an agent
-gets). Each expectations file says which codes the summary must name, which `file:line` is the true
-first failure (`""`: the log names none, and none must be invented), and `cause`, a string of the log
-the summary must not drop. Reported per half:
+Every log of tests/data/logs (dev) and tests/data/logs/heldout (a quarter kept aside: never read
+while changing extractors) goes through the real offload path, piped (the stored log, the summary an
+agent gets). Each expectations file says which codes the summary must name, which `file:line` is the
+true first failure (`""`: the log names none, and none must be invented), and `cause`, a string of
+the log the summary must not drop. Reported per half:
 - codes named: a code counts when the extractors found it or the summary shows it;
 - roots right: the first location ends with the expected one (path boundary; column when expected);
-- hides the cause: the log's `cause` (or its root) is in the raw log but not in what the agent sees (the
-  summary, or the whole output when it passes through);
+- hides the cause: the log's `cause` (or its root) is in the raw log but not in what the agent sees
+  (the summary, or the whole output when it passes through);
 - median token saving on logs over 200 lines (o200k BPE, as offload counts);
 - the naive baseline beside it: `tail -n 30`, whether it holds the root / the cause, and its tokens.
 - longer than the log: the summary costs more tokens, or more words, than the raw log;
 - the summarised logs alone, root named against `tail -n 30`: a log passed through reaches the agent
   whole, so only a summary can do worse than the tail.
-Per-log lines are printed for dev only (`--heldout-logs` prints them for the held-out half too).
-The issue #40 corpus (tests/data/logs/tools: 41 tools no other corpus held) is two more halves,
-`tools-heldout` and `tools-dev`, split by tool. `round3` (tests/data/logs/round3: 29 tools no earlier
-corpus held) was held out whole and is now seen; `round4` (tests/data/logs/round4: 33 more tools,
-captured and labelled by someone who never saw the extractors) is held out whole.
+Per-log lines are printed for dev only (`--heldout-logs` prints them for the held-out half too). The
+issue #40 corpus (tests/data/logs/tools: 41 tools no other corpus held) is two more halves,
+`tools-heldout` and `tools-dev`, split by tool. `round3` (tests/data/logs/round3: 29 tools no
+earlier corpus held) was held out whole and is now seen; `round4` (tests/data/logs/round4: 33 more
+tools, captured and labelled by someone who never saw the extractors) is held out whole.
 
 `--without FAMILY` (or `--without all`) leaves one family out: each family's logs run again with the
-extractors that named its failures switched off (`analyzer.SWITCHED_OFF`), so the generic layers alone
-are measured on it; that table is printed beside the usual one.
+extractors that named its failures switched off (`analyzer.SWITCHED_OFF`), so the generic layers
+alone are measured on it; that table is printed beside the usual one.
 
     python scripts/eval_offload.py [--json] [--heldout-logs] [--half HALF] [--without FAMILY|all]
 """
@@ -64,7 +65,8 @@ TAKES_TREE = "tree" in inspect.signature(run_offload).parameters
 
 
 def _root_shown(root: str, found: str | None, shown: str) -> bool:
-    """The root is in what the agent sees: as the reported location, or as `file:line` in its text."""
+    """The root is in what the agent sees: as the reported location, or as `file:line` in its
+    text."""
     if not root:
         return True
     if same_place(found, root):
@@ -215,7 +217,8 @@ def totals(rows: list[dict]) -> dict:
             [r["summary_tokens"] for r in rows if r["summary_tokens"] is not None] or [0]
         ),
         "by_family": by_family,
-        # the like-for-like comparison with the baseline: a log passed through reaches the agent whole
+        # the like-for-like comparison with the baseline: a log passed through reaches the agent
+        # whole
         "summarised": len(summarised),
         "summarised_roots": sum(r["root_right"] for r in summarised),
         "summarised_tail30_roots": sum(r["tail30_root"] for r in summarised),

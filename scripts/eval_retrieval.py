@@ -1,20 +1,22 @@
 """Retrieval quality (issue #26): nDCG@10 of k0maru beside three naive baselines, on held-out sets.
 
 The held-out sets are real text nobody in the project wrote, labelled by the text itself
-(scripts/build_eval_sets.py builds their corpora at run time into .cache-data/eval/). Every set is split
-into a fixed dev half and test half (qrels/dev.tsv, qrels/test.tsv, committed before any tuning): defaults
-are tuned on dev only, and the report gives the test half first. Each half is broken down by query kind
-(natural language, code symbol/message, keywords, deep section). Intervals are paired-bootstrap 95%
-(2,000 resamples of the half's queries): one for each run's mean, one for k0maru hybrid minus that run.
+(scripts/build_eval_sets.py builds their corpora at run time into .cache-data/eval/). Every set is
+split into a fixed dev half and test half (qrels/dev.tsv, qrels/test.tsv, committed before any
+tuning): defaults are tuned on dev only, and the report gives the test half first. Each half is
+broken down by query kind (natural language, code symbol/message, keywords, deep section). Intervals
+are paired-bootstrap 95% (2,000 resamples of the half's queries): one for each run's mean, one for
+k0maru hybrid minus that run.
 
-Baselines, always printed: plain bm25s over whole documents (its own tokenizer and English stop words),
-the bundled model over heading sections (a document scores its best section's cosine), and naive
-RRF(k=60) of the two. The project's own sets (tidewater, opskb, devkb, tldr) run with --smoke.
+Baselines, always printed: plain bm25s over whole documents (its own tokenizer and English stop
+words), the bundled model over heading sections (a document scores its best section's cosine), and
+naive RRF(k=60) of the two. The project's own sets (tidewater, opskb, devkb, tldr) run with --smoke.
 
-Each set's vault and index are kept under .cache-data/eval/<set>/ between runs (--fresh rebuilds them), so a
-rerun pays for embeddings only when the corpus changed.
+Each set's vault and index are kept under .cache-data/eval/<set>/ between runs (--fresh rebuilds
+them), so a rerun pays for embeddings only when the corpus changed.
 
-    python scripts/eval_retrieval.py [--set NAME ...] [--smoke] [--sweep] [--half dev|test] [--json FILE]
+    python scripts/eval_retrieval.py [--set NAME ...] [--smoke] [--sweep] [--half dev|test]
+        [--json FILE]
 """
 
 from __future__ import annotations
@@ -90,7 +92,8 @@ class LabelledSet:
     corpus: Path | None  # corpus.jsonl, or None when the set is a vault
     vault: Path | None = None
     runs: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # run -> qid -> ranking
-    # (best cosine, best share of query words in a chunk) of each query, and of off-topic ones by half
+    # (best cosine, best share of query words in a chunk) of each query, and of off-topic ones by
+    # half
     signals: dict[str, tuple[float, float]] = field(default_factory=dict)
     off_topic: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
 
@@ -188,7 +191,8 @@ def file_path(ls: LabelledSet, doc: str) -> str:
 
 
 def cached_vault(ls: LabelledSet, docs: dict[str, str], fresh: bool) -> tuple[Path, dict[str, str]]:
-    """The set's vault under .cache-data (rewritten when the corpus changed) and path -> corpus id."""
+    """The set's vault under .cache-data (rewritten when the corpus changed) and path -> corpus
+    id."""
     root = CACHE / ls.name / "vault"
     stamp = CACHE / ls.name / "vault.stamp"
     digest = hashlib.sha1(json.dumps(docs, sort_keys=True).encode()).hexdigest()
@@ -322,9 +326,10 @@ COVERAGES = (0.0, 0.1, 0.5, 0.9, 1.0)
 
 
 def pending_table(ls: LabelledSet, half: str = "dev") -> None:
-    """nDCG@10 of hybrid and of BM25 alone while only part of the vault has vectors (issue #41): a copy
-    of the set's indexed vault loses the vectors of a seeded sample of its notes, as notes written
-    since the last embedding run would lack them; the same sample grows with the coverage."""
+    """nDCG@10 of hybrid and of BM25 alone while only part of the vault has vectors (issue #41): a
+    copy of the set's indexed vault loses the vectors of a seeded sample of its notes, as notes
+    written since the last embedding run would lack them; the same sample grows with the
+    coverage."""
     import random
     import tempfile
 
@@ -463,7 +468,8 @@ def bootstrap(values: np.ndarray, rng: np.random.Generator, n: int = 2000) -> tu
 
 
 def report(ls: LabelledSet) -> dict[str, Any]:
-    """Per half: each run's nDCG@10 with its interval and hybrid − run's interval; per kind: means."""
+    """Per half: each run's nDCG@10 with its interval and hybrid − run's interval; per kind:
+    means."""
     out: dict[str, Any] = {"set": ls.name, "halves": {}}
     for half, qrels in ls.halves.items():
         qids = sorted(q for q in qrels if q in ls.queries)

@@ -1,14 +1,14 @@
 """How close a note k0maru writes comes to the record a vault's own people wrote (issue #39).
 
-Each repository of scripts/write_path_repos.json keeps records (ADRs, RFCs, decision logs, daily notes).
-The label is the record its `commit` added at `path`; the vault is the tree of that commit's parent,
-written to a temporary folder (Markdown and small rule files only; nothing of it is kept or committed).
-k0maru's flush is asked to write that record from its title and body (the body: the record's own
-sections, without its heading and metadata) and the record's date; the file it writes is compared with
-the label. Points per repository:
+Each repository of scripts/write_path_repos.json keeps records (ADRs, RFCs, decision logs, daily
+notes). The label is the record its `commit` added at `path`; the vault is the tree of that commit's
+parent, written to a temporary folder (Markdown and small rule files only; nothing of it is kept or
+committed). k0maru's flush is asked to write that record from its title and body (the body: the
+record's own sections, without its heading and metadata) and the record's date; the file it writes
+is compared with the label. Points per repository:
 - folder: the same folder;
-- name: the same file-name pattern (prefix, number width, date form, separator, slug style, per-record
-  folder);
+- name: the same file-name pattern (prefix, number width, date form, separator, slug style,
+  per-record folder);
 - number: the same number (or none where the record has none);
 - heading: the same heading line (digits aside: the number is scored above);
 - metadata: the same metadata format (frontmatter keys in order, `Key: value` lines, list items,
@@ -16,9 +16,10 @@ the label. Points per repository:
 - sections: the same section headings in the same order;
 - as is: all six right, so the file would be committed with no hand edit beyond its body text.
 Repositories are split into halves by repository (`split` in the json, fixed before any change): dev
-(tuned on), test (reported in the second round), round3 (added in the third round, labels listed before
-its changes). Each half's percentages come with a 95% bootstrap interval over its repositories. A repository whose mirror is not on this machine is skipped with a note: this is a script,
-not a test.
+(tuned on), test (reported in the second round), round3 (added in the third round, labels listed
+before its changes). Each half's percentages come with a 95% bootstrap interval over its
+repositories. A repository whose mirror is not on this machine is skipped with a note: this is a
+script, not a test.
 
     python scripts/eval_write_path.py [--json] [--show NAME] [--half dev] [--mirrors DIR]
 """
@@ -177,8 +178,8 @@ def shape(text: str) -> str:
 
 
 def name_pattern(path: str) -> str:
-    """The file name's form: its prefix with each digit as 9, its slug's words as `a` joined as written
-    (`0009-help-scripts.md` -> `9999-a-a.md`, `2024-08-26.md` -> `9999-99-99.md`)."""
+    """The file name's form: its prefix with each digit as 9, its slug's words as `a` joined as
+    written (`0009-help-scripts.md` -> `9999-a-a.md`, `2024-08-26.md` -> `9999-99-99.md`)."""
     p = Path(path)
     stem = p.parent.name + "/" + p.stem if p.stem in ("index", "README") else p.stem
     m = _NAME_PREFIX.match(stem)

@@ -1,11 +1,13 @@
-"""Where near-identical notes are folded (issue #26): the estimated similarity (index/copies.py) of pairs of
-real pages nobody here wrote, by kind of pair, and the share of each kind a threshold folds.
+"""Where near-identical notes are folded (issue #26): the estimated similarity (index/copies.py) of
+pairs of real pages nobody here wrote, by kind of pair, and the share of each kind a threshold
+folds.
 
-Copies (should fold): one mypy docs page at two releases whose text changed in at most a tenth of its lines
-(the same docs vendored at two versions); a page and the same page with a line changed, with a footer
-appended, with its whitespace reflowed or with frontmatter added (each applied to real pages).
-Not copies (must not fold): pages that changed in more than a third of their lines between the releases;
-ADR examples of one repository, written from the same templates; a tldr page and its translations.
+Copies (should fold): one mypy docs page at two releases whose text changed in at most a tenth of
+its lines (the same docs vendored at two versions); a page and the same page with a line changed,
+with a footer appended, with its whitespace reflowed or with frontmatter added (each applied to real
+pages). Not copies (must not fold): pages that changed in more than a third of their lines between
+the releases; ADR examples of one repository, written from the same templates; a tldr page and its
+translations.
 
     python scripts/measure_copies.py [--mypy GIT_DIR] [--adr GIT_DIR] [--tldr GIT_DIR]
 """

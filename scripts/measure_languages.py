@@ -1,8 +1,9 @@
-"""How well index/languages.py tells a note's language (issue #26): on tldr pages whose folder says their
-language (`pages.<lang>/common`, a seeded sample of 100 per language), the share the detector names
-correctly, names wrongly or leaves unnamed (stemmed as English), and how often the text overrules a
-language folder. Then the languages it has no function words for (`UNSUPPORTED`: Latin-script Bosnian
-and Uzbek, Cyrillic, CJK, Thai, Lao, Malayalam, Bengali): any language it names for those is wrong.
+"""How well index/languages.py tells a note's language (issue #26): on tldr pages whose folder says
+their language (`pages.<lang>/common`, a seeded sample of 100 per language), the share the detector
+names correctly, names wrongly or leaves unnamed (stemmed as English), and how often the text
+overrules a language folder. Then the languages it has no function words for (`UNSUPPORTED`:
+Latin-script Bosnian and Uzbek, Cyrillic, CJK, Thai, Lao, Malayalam, Bengali): any language it names
+for those is wrong.
 
     python scripts/measure_languages.py [--tldr GIT_DIR] [--pages 100]
 """

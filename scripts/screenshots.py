@@ -38,7 +38,8 @@ PAGES = [
 
 @contextlib.contextmanager
 def console() -> Iterator[str]:
-    """The URL of a console over a copy of the demo vault with one failing offload; stopped after."""
+    """The URL of a console over a copy of the demo vault with one failing offload; stopped
+    after."""
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "vault"
         shutil.copytree(

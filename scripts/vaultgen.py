@@ -121,8 +121,9 @@ def generate(
 
 
 def tldr_like(root: Path, count: int) -> list[Path]:
-    """`count` pages laid out as tldr-pages' translations (`pages.N/<platform>/<command>.md`), made of the
-    502 real pages of examples/eval/tldr, copy N of each page carrying its number so no two are equal."""
+    """`count` pages laid out as tldr-pages' translations (`pages.N/<platform>/<command>.md`), made
+    of the 502 real pages of examples/eval/tldr, copy N of each page carrying its number so no two
+    are equal."""
     import json
 
     corpus = Path(__file__).resolve().parents[1] / "examples" / "eval" / "tldr" / "corpus.jsonl"

@@ -37,7 +37,8 @@ sys.addaudithook(_audit)
 
 @pytest.fixture(autouse=True)
 def _fast_tests_start_no_process(request: pytest.FixtureRequest) -> Iterator[None]:
-    """The fast tier runs in-process: a test that starts a process must carry `@pytest.mark.slow`."""
+    """The fast tier runs in-process: a test that starts a process must carry
+    `@pytest.mark.slow`."""
     _spawned.clear()
     yield
     if request.node.get_closest_marker("slow") is None and _spawned:
@@ -62,7 +63,8 @@ def _ours() -> list[int]:
 
 @pytest.fixture(scope="session", autouse=True)
 def _no_process_outlives_the_suite() -> Iterator[None]:
-    """Fail (and end them) if processes the tests started are still running a while after the last test."""
+    """Fail (and end them) if processes the tests started are still running a while after the last
+    test."""
     yield
     if not os.path.isdir("/proc"):
         return

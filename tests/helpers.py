@@ -51,8 +51,8 @@ def write(root: Path, rel: str, text: str) -> Path:
 
 
 def png_pixels(data: bytes) -> list[tuple[int, ...]]:
-    """The pixels of an 8-bit RGB/RGBA, non-interlaced PNG (what Chromium's screenshots are), decoded with
-    zlib alone: enough to tell whether anything is drawn in a region."""
+    """The pixels of an 8-bit RGB/RGBA, non-interlaced PNG (what Chromium's screenshots are),
+    decoded with zlib alone: enough to tell whether anything is drawn in a region."""
     import struct
     import zlib
 
@@ -105,8 +105,8 @@ def errors(stderr: str) -> str:
 
 
 def stored_log(path: Path) -> bytes:
-    """The bytes of a kept log as the command wrote them: a `.log.gz` ref decompressed by the standard
-    gzip reader (not ours), a plain `.log` as it is."""
+    """The bytes of a kept log as the command wrote them: a `.log.gz` ref decompressed by the
+    standard gzip reader (not ours), a plain `.log` as it is."""
     import gzip
 
     data = path.read_bytes()
@@ -114,7 +114,8 @@ def stored_log(path: Path) -> bytes:
 
 
 def wait_for_worker(vault: Path, seconds: float) -> None:
-    """Until the indexing worker of `vault` has exited, at most `seconds`: no process outlives a test."""
+    """Until the indexing worker of `vault` has exited, at most `seconds`: no process outlives a
+    test."""
     from k0maru.service import worker
 
     deadline = time.monotonic() + seconds
@@ -123,7 +124,8 @@ def wait_for_worker(vault: Path, seconds: float) -> None:
 
 
 def until(found: Callable[[], object], budget_s: float = 60) -> bool:
-    """Whether `found()` comes true within a generous budget (a loaded machine is slow, not broken)."""
+    """Whether `found()` comes true within a generous budget (a loaded machine is slow, not
+    broken)."""
     deadline = time.monotonic() + budget_s
     while not found():
         if time.monotonic() > deadline:

@@ -1,6 +1,7 @@
-"""Hypothesis strategies for hostile notes: frontmatter built from YAML's sharp edges (anchors and aliases,
-impossible dates and times, keys JSON cannot hold, deep nesting, tags, huge numbers, control characters)
-mixed with ordinary fields, and bodies with links, tags and code fences. Used by the fuzz suites."""
+"""Hypothesis strategies for hostile notes: frontmatter built from YAML's sharp edges (anchors and
+aliases, impossible dates and times, keys JSON cannot hold, deep nesting, tags, huge numbers,
+control characters) mixed with ordinary fields, and bodies with links, tags and code fences. Used by
+the fuzz suites."""
 
 from __future__ import annotations
 
@@ -61,7 +62,8 @@ def yaml_values(draw: st.DrawFn, depth: int = 0) -> str:
 
 @st.composite
 def frontmatters(draw: st.DrawFn) -> str:
-    """A frontmatter block's lines (without the `---` fences): keys with values, block lists, merge keys."""
+    """A frontmatter block's lines (without the `---` fences): keys with values, block lists, merge
+    keys."""
     lines = []
     for _ in range(draw(st.integers(0, 6))):
         key = draw(st.one_of(KEYS, DATES, st.sampled_from(["<<", "? [a]", "1", "true"])))

@@ -1,6 +1,7 @@
-"""The layering is checked, not only described (ARCHITECTURE.md): core < engines < service < front ends,
-imports point down only, front ends reach the engines through the service, only the `index/*_store`
-modules run SQL, and no import cycle exists, counting imports made inside functions."""
+"""The layering is checked, not only described (ARCHITECTURE.md): core < engines < service < front
+ends, imports point down only, front ends reach the engines through the service, only the
+`index/*_store` modules run SQL, and no import cycle exists, counting imports made inside
+functions."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ def modules() -> dict[str, Path]:
 
 
 def imports(path: Path, top_level_only: bool = False, runtime_only: bool = False) -> set[str]:
-    """k0maru modules a file imports: all of them, only those run at import time (`top_level_only`), or
-    all but the `if TYPE_CHECKING:` ones, which never run (`runtime_only`)."""
+    """k0maru modules a file imports: all of them, only those run at import time (`top_level_only`),
+    or all but the `if TYPE_CHECKING:` ones, which never run (`runtime_only`)."""
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
@@ -70,8 +71,8 @@ RANK = {"core": 0, **dict.fromkeys(ENGINES, 1), "service": 2, **dict.fromkeys(FR
 
 
 def test_imports_point_down_only() -> None:
-    """Core imports nothing above it, engines never the service or a front end, the service never a front
-    end; `if TYPE_CHECKING:` imports and imports inside functions count too."""
+    """Core imports nothing above it, engines never the service or a front end, the service never a
+    front end; `if TYPE_CHECKING:` imports and imports inside functions count too."""
     up = [
         f"{name} -> {m}"
         for name, path in modules().items()
@@ -81,8 +82,8 @@ def test_imports_point_down_only() -> None:
     assert up == []
 
 
-# `cli` is the process entry point: it starts the other front ends (their server, hook installer and hook
-# runner modules).
+# `cli` is the process entry point: it starts the other front ends (their server, hook installer and
+# hook runner modules).
 FRONT_END_STARTS = (
     "k0maru.mcp.runner",
     "k0maru.mcp.server",
@@ -173,8 +174,9 @@ def test_no_import_cycles() -> None:
 
 
 def test_the_mcp_tool_list_is_written_once() -> None:
-    """Tool names appear in the tools registry only, never repeated in another module's prose (a tool
-    named after the service operation it calls, like read_note, is that operation's name elsewhere)."""
+    """Tool names appear in the tools registry only, never repeated in another module's prose (a
+    tool named after the service operation it calls, like read_note, is that operation's name
+    elsewhere)."""
     from k0maru.mcp.tools import TOOLS
     from k0maru.service.operations import Service
 
@@ -195,7 +197,8 @@ STORAGE_MAY_NOT_IMPORT = ("search", "notes", "offload")
 
 def test_the_storage_package_imports_no_engine_above_it() -> None:
     """`index/` (the index and its stores) never imports `search/`, `notes/` or `offload/`, not even
-    under `if TYPE_CHECKING:`: those read the index, so the wiring of all of them lives elsewhere."""
+    under `if TYPE_CHECKING:`: those read the index, so the wiring of all of them lives
+    elsewhere."""
     up = [
         f"{name} -> {m}"
         for name, path in modules().items()
@@ -212,8 +215,9 @@ def _service_class() -> ast.ClassDef:
 
 
 def test_the_service_hands_out_no_engine_object() -> None:
-    """Every attribute a `Service` keeps is private, so a front end cannot reach an engine object (the
-    session, the vault, its store) through one: it calls a method, whose result is a service model."""
+    """Every attribute a `Service` keeps is private, so a front end cannot reach an engine object
+    (the session, the vault, its store) through one: it calls a method, whose result is a service
+    model."""
     assigned = {
         node.attr
         for node in ast.walk(_service_class())
@@ -243,8 +247,9 @@ def test_front_ends_use_no_private_attribute_of_the_service() -> None:
 
 
 def test_service_operations_return_service_models() -> None:
-    """Each public `Service` method returns a service model, a core type or a builtin, never an engine
-    type: every name in its return annotation is imported from `service/`, core or the standard library."""
+    """Each public `Service` method returns a service model, a core type or a builtin, never an
+    engine type: every name in its return annotation is imported from `service/`, core or the
+    standard library."""
     tree = ast.parse((PACKAGE / "service" / "operations.py").read_text(encoding="utf-8"))
     source = {
         alias.asname or alias.name: node.module

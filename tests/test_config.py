@@ -98,7 +98,8 @@ def test_cli_reports_bad_env_value_in_one_line(k0, vault: Path) -> None:
 def test_validated_settings_are_cached_and_follow_every_source(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The second command with the same TOML, env and flags skips pydantic; any change re-validates."""
+    """The second command with the same TOML, env and flags skips pydantic; any change
+    re-validates."""
     import subprocess
     import sys
 
@@ -131,8 +132,8 @@ def test_validated_settings_are_cached_and_follow_every_source(
 
 
 def test_a_changed_default_is_not_served_from_the_settings_cache() -> None:
-    """The settings cache is keyed by SCHEMA: it must cover the defaults, or a release that changes a
-    default keeps serving the old one from every vault's cache."""
+    """The settings cache is keyed by SCHEMA: it must cover the defaults, or a release that changes
+    a default keeps serving the old one from every vault's cache."""
     import k0maru.config as config
 
     assert "('pool_min', 'int', 50," in config.SCHEMA

@@ -1,5 +1,5 @@
-"""The README is a short user guide whose commands work as written; the reference in docs/ is generated
-from the code and current."""
+"""The README is a short user guide whose commands work as written; the reference in docs/ is
+generated from the code and current."""
 
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ def test_every_mcp_tool_is_in_the_reference() -> None:
 
 @pytest.mark.slow
 def test_search_sample_is_what_its_command_prints(tmp_path) -> None:
-    """The `--explain` sample in docs/search.md is the output of the command it names, on the demo."""
+    """The `--explain` sample in docs/search.md is the output of the command it names, on the
+    demo."""
     import shlex
     import shutil
 

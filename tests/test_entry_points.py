@@ -1,5 +1,6 @@
-"""The entry points the end-to-end tests reach through a process, driven in-process: the MCP server's
-tools as built, the console's start-up, the git hook, `python -m k0maru`, distill and the loadout."""
+"""The entry points the end-to-end tests reach through a process, driven in-process: the MCP
+server's tools as built, the console's start-up, the git hook, `python -m k0maru`, distill and the
+loadout."""
 
 from __future__ import annotations
 

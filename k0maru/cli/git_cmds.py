@@ -44,7 +44,8 @@ def hooks(vault: str | None, as_json: bool, hooks_action: str) -> int:
 
 
 def index_line(info: dict[str, Any]) -> str:
-    """The index's state as `k0maru status` words it: a running worker's vectors are not a backlog."""
+    """The index's state as `k0maru status` words it: a running worker's vectors are not a
+    backlog."""
     p, vectors = info["pending"], info["chunks_pending_embedding"]
     if info["index_error"]:
         return f"index unusable: {info['index_error']}"

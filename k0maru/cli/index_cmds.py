@@ -64,9 +64,9 @@ def scan(
 
 
 def embed_after_scan(root: Path, data: ScanReport, as_json: bool, flags: dict[str, Any]) -> None:
-    """Hand the embedding to the vault's one worker: this process becomes it (exec), so the vectors are
-    computed with a fresh heap, not beside what the scan and the BM25 build left, and never twice at
-    once. When a background worker already runs, it does them."""
+    """Hand the embedding to the vault's one worker: this process becomes it (exec), so the vectors
+    are computed with a fresh heap, not beside what the scan and the BM25 build left, and never
+    twice at once. When a background worker already runs, it does them."""
     from k0maru.service import worker as background
 
     if background.running(root):
@@ -167,8 +167,8 @@ def status(vault: str | None, as_json: bool) -> int:
 
 
 def worker(vault: str | None, after_scan: str | None) -> int:
-    """The background worker; with `after_scan` (the scan's counts), the embedding half of a `k0maru scan`
-    that handed over to it: a progress bar, then the scan's report with what was embedded."""
+    """The background worker; with `after_scan` (the scan's counts), the embedding half of a `k0maru
+    scan` that handed over to it: a progress bar, then the scan's report with what was embedded."""
     from k0maru.layout import resolve_vault
     from k0maru.progress import LazyProgress
     from k0maru.service import worker as background

@@ -1,5 +1,5 @@
-"""The `k0maru` command line: the parser is assembled from one module per command group; each command's
-`run` (set where it is registered) calls its handler with the parsed values by name."""
+"""The `k0maru` command line: the parser is assembled from one module per command group; each
+command's `run` (set where it is registered) calls its handler with the parsed values by name."""
 
 from __future__ import annotations
 
@@ -58,8 +58,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser; with `command`, only the group that defines it: a `k0maru scan` neither imports
-    the other groups' modules nor builds their 15 commands."""
+    """The whole parser; with `command`, only the group that defines it: a `k0maru scan` neither
+    imports the other groups' modules nor builds their 15 commands."""
     parser = Parser(
         prog="k0maru", description="Local memory for coding agents.", formatter_class=Formatter
     )
@@ -89,7 +89,8 @@ def chosen(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[argparse.A
 
 
 def unknown_flag(parser: argparse.ArgumentParser, argv: list[str], word: str) -> str:
-    """One line for an argument no parser took: the flag it most resembles, and where the flags are."""
+    """One line for an argument no parser took: the flag it most resembles, and where the flags
+    are."""
     import difflib
 
     command, name = chosen(parser, argv)

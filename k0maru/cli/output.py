@@ -18,9 +18,9 @@ Adder = Callable[..., argparse.ArgumentParser]  # main's add(name, run, help_tex
 
 
 def common(p: argparse.ArgumentParser, json: bool = True, sub: bool = False) -> None:
-    """--vault, and --json for a command whose output has a machine-readable form. `sub`: an action's
-    parser (`log list`), where the flags may also come before the action (`log --json list`): its own
-    unset flags must not reset what the command's parser took."""
+    """--vault, and --json for a command whose output has a machine-readable form. `sub`: an
+    action's parser (`log list`), where the flags may also come before the action (`log --json
+    list`): its own unset flags must not reset what the command's parser took."""
     unset: dict[str, Any] = {"default": argparse.SUPPRESS} if sub else {}
     p.add_argument(
         "--vault",
@@ -39,8 +39,8 @@ def common(p: argparse.ArgumentParser, json: bool = True, sub: bool = False) -> 
 
 
 def emit(as_json: bool, payload: Any, human: Callable[[], None]) -> None:
-    """JSON on stdout, or the human lines, whose note-borne text (titles, snippets, rules lines, paths)
-    reaches the terminal without control characters."""
+    """JSON on stdout, or the human lines, whose note-borne text (titles, snippets, rules lines,
+    paths) reaches the terminal without control characters."""
     if as_json:
         print(json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str))
         return
@@ -84,8 +84,8 @@ def service(
     create: bool = False,
     **settings: Any,
 ) -> Iterator[Any]:
-    """A one-shot service: rescans in the foreground (progress bars on a terminal), embeds before answering.
-    Names the vault it opened on stderr first."""
+    """A one-shot service: rescans in the foreground (progress bars on a terminal), embeds before
+    answering. Names the vault it opened on stderr first."""
     from k0maru.progress import LazyProgress
     from k0maru.service.operations import Service
 
@@ -113,9 +113,9 @@ SKIPPED = re.compile(r"skipped (.+?): ")
 
 
 def once_per_change(root: Path, lines: Sequence[str]) -> list[str]:
-    """`lines` less the skipped-file warnings already shown for the file as it is now (its size, mtime
-    and the reason, kept in .k0maru/warned.json): a `search` does not repeat them until the file
-    changes. Other warnings pass."""
+    """`lines` less the skipped-file warnings already shown for the file as it is now (its size,
+    mtime and the reason, kept in .k0maru/warned.json): a `search` does not repeat them until the
+    file changes. Other warnings pass."""
     from k0maru.fsutil import atomic_write_text, read_text
     from k0maru.layout import STATE_DIR
 
@@ -165,7 +165,8 @@ def count(text: str) -> int:
 
 
 def index_exists(vault: str | None) -> bool:
-    """Whether the vault already has an index file (a read-only command then need not create one)."""
+    """Whether the vault already has an index file (a read-only command then need not create
+    one)."""
     from k0maru.layout import DB_FILE, STATE_DIR, resolve_vault
 
     return (resolve_vault(vault) / STATE_DIR / DB_FILE).exists()

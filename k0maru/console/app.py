@@ -1,6 +1,6 @@
 """Flask app factory: the API and page blueprints over one `Service`, one error handler that maps
-`NotFoundError` to 404 and any other `K0maruError` to 400 (JSON under /api/, a page elsewhere), and a
-Host check so a DNS-rebinding page cannot read the vault through the user's browser."""
+`NotFoundError` to 404 and any other `K0maruError` to 400 (JSON under /api/, a page elsewhere), and
+a Host check so a DNS-rebinding page cannot read the vault through the user's browser."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ def create_app(
     service: Service, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS, token: str | None = None
 ) -> Flask:
     """`allowed_hosts`: the Host header names (any port) the console answers; others get 403.
-    `token` (a console bound beyond loopback): every request must carry it, as `?token=` (then kept in
-    a cookie), the cookie, or `Authorization: Bearer`; any Host is then answered."""
+    `token` (a console bound beyond loopback): every request must carry it, as `?token=` (then kept
+    in a cookie), the cookie, or `Authorization: Bearer`; any Host is then answered."""
     base = resource_path("web")
     app = Flask(
         "k0maru.console",

@@ -16,10 +16,10 @@ def neighbourhood(
     back: list[tuple[str, str]],
     href: Callable[[str], str],
 ) -> str:
-    """The note in the middle, notes linking to it in a column on the left (slate arrows in), notes it
-    links to on the right (emerald arrows out): one row per neighbour, labels anchored away from the
-    middle, so no two labels can overlap. Drawn at the panel's width (>= 340 px): 16-unit labels in a
-    480-unit view stay >= 11 px."""
+    """The note in the middle, notes linking to it in a column on the left (slate arrows in), notes
+    it links to on the right (emerald arrows out): one row per neighbour, labels anchored away from
+    the middle, so no two labels can overlap. Drawn at the panel's width (>= 340 px): 16-unit labels
+    in a 480-unit view stay >= 11 px."""
     outgoing = dict(forward)
     incoming = {p: t for p, t in back if p not in outgoing}
     rows = max(len(outgoing), len(incoming), 1)

@@ -1,8 +1,10 @@
-"""Render the Mermaid flowchart subset k0maru emits to inline SVG, on the server, with no JS library.
+"""Render the Mermaid flowchart subset k0maru emits to inline SVG, on the server, with no JS
+library.
 
 Supported: `flowchart TD|LR`, nodes `id["label"]` / `id[label]` / bare `id`, edges `a --> b` (either
-side may define its node). Layout: nodes are layered by their longest path from a root; each layer is
-one row (TD) or column (LR). Labels are escaped; Mermaid entities (#quot; #91; #93;) are decoded first."""
+side may define its node). Layout: nodes are layered by their longest path from a root; each layer
+is one row (TD) or column (LR). Labels are escaped; Mermaid entities (#quot; #91; #93;) are decoded
+first."""
 
 from __future__ import annotations
 

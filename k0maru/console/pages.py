@@ -112,8 +112,8 @@ def failing_line(node: str, first: int, location: str | None) -> int:
 
 
 def frame_line(node: str, located: int) -> int:
-    """The `>` line of the frame above a `path:line: Error` line (pytest's innermost frame), else that
-    line itself."""
+    """The `>` line of the frame above a `path:line: Error` line (pytest's innermost frame), else
+    that line itself."""
     above = service().log_view(node, lines=f"{max(1, located - 200)}:{located - 1}", max_lines=200)
     for line in reversed(list(above.lines)):
         if line.text.startswith(">"):
@@ -283,7 +283,8 @@ def status_page() -> Any:
 
 @pages.get("/conventions")
 def conventions_page() -> Any:
-    """Where each kind of note goes and why, and the record form learnt from the folder's own records."""
+    """Where each kind of note goes and why, and the record form learnt from the folder's own
+    records."""
     conv = service().conventions()
     kinds = [
         (kind, rule, [line.partition(": ")[::2] for line in rule.explained])

@@ -59,7 +59,8 @@ def search_args() -> dict[str, Any]:
 
 
 def search(args: dict[str, Any]) -> dict[str, Any]:
-    """The search result with every channel's numbers (the console is a debugger), plus its settings."""
+    """The search result with every channel's numbers (the console is a debugger), plus its
+    settings."""
     if not args["q"]:
         raise K0maruError("missing query: pass ?q=words")
     result = service().recall(
@@ -101,8 +102,8 @@ GREP_PAGE = 120  # matches on one page of a grep
 
 
 def log_slice(node: str, failure_lines: Sequence[int] | None = None, grep: bool = True) -> Any:
-    """The lines of a log page or API call: ?grep=PATTERN (with ?context=N) or ?lines=A:B; by default the
-    page around the first failure (the top of the log when none was recognised)."""
+    """The lines of a log page or API call: ?grep=PATTERN (with ?context=N) or ?lines=A:B; by
+    default the page around the first failure (the top of the log when none was recognised)."""
     if grep and request.args.get("grep"):
         return service().log_view(
             node,

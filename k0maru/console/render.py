@@ -1,7 +1,8 @@
 """Note Markdown to safe HTML: raw HTML is escaped by the parser and the result is sanitised by nh3
-(no scripts, no event handlers, no javascript: URLs). Obsidian's syntax is shown as Obsidian shows it:
-[[wikilinks]] (read as the index reads them) become console links, `[[#Heading]]` a link to the heading
-on the page, `> [!tip]` a callout, `<br>` a line break, an inline `#tag` a link to the notes it tags."""
+(no scripts, no event handlers, no javascript: URLs). Obsidian's syntax is shown as Obsidian shows
+it: [[wikilinks]] (read as the index reads them) become console links, `[[#Heading]]` a link to the
+heading on the page, `> [!tip]` a callout, `<br>` a line break, an inline `#tag` a link to the notes
+it tags."""
 
 from __future__ import annotations
 
@@ -76,11 +77,12 @@ def render_markdown(
     title: str | None = None,
     images: dict[str, str] | None = None,
 ) -> str:
-    """`resolve(link key)` gives the vault path of a wikilink's target, `resolve_href(href, note folder)`
-    a Markdown link's (`LinkPaths`); None for a dangling link. Links to notes become console links;
-    other URLs, and Markdown links when there is no `resolve_href`, stay as they are. `images`: the
-    vault path of each embedded image that exists (`![[x.png]]`), shown from `/files/`. An opening
-    heading that says `title` again, which the page already shows, is left out."""
+    """`resolve(link key)` gives the vault path of a wikilink's target, `resolve_href(href, note
+    folder)` a Markdown link's (`LinkPaths`); None for a dangling link. Links to notes become
+    console links; other URLs, and Markdown links when there is no `resolve_href`, stay as they are.
+    `images`: the vault path of each embedded image that exists (`![[x.png]]`), shown from
+    `/files/`. An opening heading that says `title` again, which the page already shows, is left
+    out."""
     note_dir = note_path.rsplit("/", 1)[0] if "/" in note_path else ""
 
     def md_link(m: re.Match[str]) -> str:
@@ -140,7 +142,8 @@ def render_markdown(
 
 
 def obsidian(tokens: list[Token]) -> None:
-    """Heading ids, callouts, `<br>` and inline tags, in place on the parsed tokens (code untouched)."""
+    """Heading ids, callouts, `<br>` and inline tags, in place on the parsed tokens (code
+    untouched)."""
     ids: set[str] = set()
     for i, token in enumerate(tokens):
         if token.type == "heading_open" and i + 1 < len(tokens):
@@ -159,7 +162,8 @@ def obsidian(tokens: list[Token]) -> None:
 
 
 def block_id(tokens: list[Token], i: int) -> None:
-    """A block ending in `^id` gets that id, so `[[note#^id]]` leads to it; the marker is not shown."""
+    """A block ending in `^id` gets that id, so `[[note#^id]]` leads to it; the marker is not
+    shown."""
     children = tokens[i].children or []
     last = children[-1] if children else None
     m = _BLOCK_ID.search(last.content) if last is not None and last.type == "text" else None
@@ -193,8 +197,8 @@ def callout(quote_open: Token, first: Token) -> None:
 
 
 def inline_marks(children: list[Token]) -> list[Token]:
-    """Text children with `<br>` as line breaks and `#tags` as links to the notes they tag (not inside
-    a link, not in code)."""
+    """Text children with `<br>` as line breaks and `#tags` as links to the notes they tag (not
+    inside a link, not in code)."""
     out: list[Token] = []
     in_link = 0
     for child in children:
@@ -231,8 +235,8 @@ def tag_links(text: str) -> list[Token]:
 
 
 def passage(text: str) -> Markup:
-    """A search passage as safe HTML: escaped, with its `code` spans shown as code, as the note shows
-    them."""
+    """A search passage as safe HTML: escaped, with its `code` spans shown as code, as the note
+    shows them."""
 
     def code(m: re.Match[str]) -> str:
         return f"<code>{m.group(0).strip('`')}</code>"

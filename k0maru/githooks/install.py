@@ -1,5 +1,5 @@
-"""Installing plain git hooks without clobbering existing ones (an existing hook is kept and chained),
-removing them, and reporting which hooks run and whether the index is current."""
+"""Installing plain git hooks without clobbering existing ones (an existing hook is kept and
+chained), removing them, and reporting which hooks run and whether the index is current."""
 
 from __future__ import annotations
 
@@ -82,8 +82,8 @@ def install(repo: Path) -> list[str]:
 
 
 def _refuse_double(repo: Path, target: Path) -> None:
-    """Before anything is written: pre-commit already runs k0maru here, and plain hooks chained before
-    its hooks would run k0maru twice per git event."""
+    """Before anything is written: pre-commit already runs k0maru here, and plain hooks chained
+    before its hooks would run k0maru twice per git event."""
     if not _precommit_has_k0maru(repo):
         return
     for hook in HOOK_TYPES:

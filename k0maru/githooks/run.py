@@ -1,7 +1,8 @@
-"""What the git hooks run: one short process per git event. It writes the ADR that HEAD's `ADR:` trailer
-asks for (after a commit or rewrite) and hands the reindex to the background worker; it never opens the
-index, so it never waits on a lock and never fails git. Errors go to `.k0maru/hooks.log` and one stderr
-line, and the hook exits 0. Only light modules load here (see scripts/bench_hooks.py)."""
+"""What the git hooks run: one short process per git event. It writes the ADR that HEAD's `ADR:`
+trailer asks for (after a commit or rewrite) and hands the reindex to the background worker; it
+never opens the index, so it never waits on a lock and never fails git. Errors go to
+`.k0maru/hooks.log` and one stderr line, and the hook exits 0. Only light modules load here (see
+scripts/bench_hooks.py)."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ MAX_MERGED_ADRS = 50  # commits a merge or pull brought in, newest first, that a
 
 
 def never_fail(job: str, vault_arg: str | None, work: Callable[[Path], str | None]) -> int:
-    """Run a hook's `work(vault_root)`; its line (if any) goes to hooks.log. Any failure becomes one stderr
-    line and a log entry with the traceback. Always 0: a hook never fails git."""
+    """Run a hook's `work(vault_root)`; its line (if any) goes to hooks.log. Any failure becomes one
+    stderr line and a log entry with the traceback. Always 0: a hook never fails git."""
     vault_root: Path | None = None
     try:
         vault_root = hook_vault(vault_arg)
@@ -50,9 +51,9 @@ HOOKS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 
 
 def run_argv(argv: list[str]) -> int | None:
-    """`k0maru hooks run` for the arguments after `run` (`reindex|adr [GIT ARGS] [--hook H] [--vault D]`),
-    without the command line's parser and modules, which a git command would wait for; None for any
-    other arguments (the command line then answers them, errors included)."""
+    """`k0maru hooks run` for the arguments after `run` (`reindex|adr [GIT ARGS] [--hook H] [--vault
+    D]`), without the command line's parser and modules, which a git command would wait for; None
+    for any other arguments (the command line then answers them, errors included)."""
     what, rest = (argv[0], argv[1:]) if argv else ("", [])
     flags: dict[str, str] = {}
     args: list[str] = []
@@ -72,8 +73,9 @@ def run_argv(argv: list[str]) -> int | None:
 
 
 def hook_vault(vault_arg: str | None) -> Path:
-    """`--vault`, else the repository git runs the hook in. $K0MARU_VAULT, meant for one's own shell, is
-    honoured only when it names a folder inside that repository: a hook never writes elsewhere."""
+    """`--vault`, else the repository git runs the hook in. $K0MARU_VAULT, meant for one's own
+    shell, is honoured only when it names a folder inside that repository: a hook never writes
+    elsewhere."""
     if vault_arg:
         return resolve_vault(vault_arg)
     repo = find_vault()
@@ -99,7 +101,8 @@ def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int
 
 
 def run_adr(vault_arg: str | None) -> int:
-    """Only the ADR step (pre-commit's `k0maru-adr`); a written ADR is handed to the worker to index."""
+    """Only the ADR step (pre-commit's `k0maru-adr`); a written ADR is handed to the worker to
+    index."""
 
     def work(root: Path) -> str | None:
         line = _adr(root, None)
@@ -109,8 +112,9 @@ def run_adr(vault_arg: str | None) -> int:
 
 
 def _hand_to_worker(root: Path, hook: str | None) -> str:
-    """Ask the worker to bring the index up to date (started unless one runs, or K0MARU_HOOK_EMBED=off,
-    when the next k0maru command catches up); show the last background failure, if any."""
+    """Ask the worker to bring the index up to date (started unless one runs, or
+    K0MARU_HOOK_EMBED=off, when the next k0maru command catches up); show the last background
+    failure, if any."""
     t0 = time.perf_counter()
     failed = worker.last_error(root)
     if failed:
@@ -129,8 +133,8 @@ def _hand_to_worker(root: Path, hook: str | None) -> str:
 
 
 def _adr(root: Path, hook: str | None) -> str | None:
-    """The ADRs that commits' trailers ask for: HEAD's, or after a merge or pull every commit it brought
-    in (ORIG_HEAD..HEAD). Nothing heavy is imported unless git sees such a trailer."""
+    """The ADRs that commits' trailers ask for: HEAD's, or after a merge or pull every commit it
+    brought in (ORIG_HEAD..HEAD). Nothing heavy is imported unless git sees such a trailer."""
     repo = repo_root(root)
     if repo is None:
         return None

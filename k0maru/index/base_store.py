@@ -1,7 +1,7 @@
 """The index connection every per-concern store shares: schema migrations, transactions, `meta`.
 
-`BaseStore` owns one connection to `<vault>/.k0maru/index.sqlite`; the `*_store` modules add one table
-family each, and `store.Store` combines them.
+`BaseStore` owns one connection to `<vault>/.k0maru/index.sqlite`; the `*_store` modules add one
+table family each, and `store.Store` combines them.
 """
 
 from __future__ import annotations
@@ -59,19 +59,21 @@ class BaseStore:
         self.conn.close()
 
     def replaced(self) -> bool:
-        """Whether the file at the index's path is no longer the one this connection holds (moved aside by
-        a rebuild, deleted, replaced): a long-running process then reopens. One stat(), no SQL."""
+        """Whether the file at the index's path is no longer the one this connection holds (moved
+        aside by a rebuild, deleted, replaced): a long-running process then reopens. One stat(), no
+        SQL."""
         return db.file_identity(self.path) != self.identity
 
     def wal_lost(self) -> bool:
-        """Whether the write-ahead log this connection writes was deleted or replaced under it (while a
-        connection is open, SQLite never removes it): its changes are only in this process's open file."""
+        """Whether the write-ahead log this connection writes was deleted or replaced under it
+        (while a connection is open, SQLite never removes it): its changes are only in this
+        process's open file."""
         wal = self.path.with_name(self.path.name + "-wal")
         return self.wal_identity is not None and db.file_identity(wal) != self.wal_identity
 
     def save_lost_wal(self) -> None:
-        """Copy what a deleted write-ahead log holds into the index file, through the log this connection
-        still has open, so no change it held is lost."""
+        """Copy what a deleted write-ahead log holds into the index file, through the log this
+        connection still has open, so no change it held is lost."""
         with suppress(db.DatabaseError):
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
@@ -92,7 +94,8 @@ class BaseStore:
         )
 
     def migrate(self) -> None:
-        """Bring the schema up to this version's; an index from a newer k0maru is refused, never written."""
+        """Bring the schema up to this version's; an index from a newer k0maru is refused, never
+        written."""
         found = self.schema_version()
         if found > len(MIGRATIONS):
             raise IndexNewerError(
@@ -115,9 +118,10 @@ class BaseStore:
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
-        """BEGIN IMMEDIATE (retrying while another writer holds the lock) ... COMMIT, or ROLLBACK. Under
-        the lock, the file must still be the one at the index's path: a rebuild moves it aside holding
-        that lock, so no write ever lands in a moved-aside file (IndexReplacedError instead)."""
+        """BEGIN IMMEDIATE (retrying while another writer holds the lock) ... COMMIT, or ROLLBACK.
+        Under the lock, the file must still be the one at the index's path: a rebuild moves it aside
+        holding that lock, so no write ever lands in a moved-aside file (IndexReplacedError
+        instead)."""
         self.require_writable()
         db.retry_locked(lambda: self.conn.execute("BEGIN IMMEDIATE"), self.path, self.wait_s)
         if self.replaced():
@@ -164,9 +168,9 @@ class BaseStore:
         self.set_meta("corpus_version", str(self.corpus_version() + 1))
 
     def release_mapped_pages(self) -> None:
-        """Unmap the pages of the index file this connection has read: they count in the process's RSS until
-        then (a server's warm-up reads the BM25 segment's pages, which it keeps as arrays anyway). Later
-        reads map what they touch again."""
+        """Unmap the pages of the index file this connection has read: they count in the process's
+        RSS until then (a server's warm-up reads the BM25 segment's pages, which it keeps as arrays
+        anyway). Later reads map what they touch again."""
         mapped = self.conn.execute("PRAGMA mmap_size").fetchone()[0]
         if mapped:
             self.conn.execute("PRAGMA mmap_size = 0")
@@ -189,9 +193,9 @@ class BaseStore:
         return text[:120] or "quick_check failed"
 
     def reader_problem(self) -> str | None:
-        """None when the index reads back whole, else what is wrong: SQLite's quick_check, then what a
-        reader decodes (the rows of every table as UTF-8 text, their JSON, the BM25 segment, the stored
-        vectors). Damage inside a row (flipped bytes) passes quick_check but not this."""
+        """None when the index reads back whole, else what is wrong: SQLite's quick_check, then what
+        a reader decodes (the rows of every table as UTF-8 text, their JSON, the BM25 segment, the
+        stored vectors). Damage inside a row (flipped bytes) passes quick_check but not this."""
         try:
             return (
                 self.integrity_problem()
@@ -265,8 +269,8 @@ class BaseStore:
 
 
 def old_copies(path: Path) -> list[Path]:
-    """The copies of the index at `path` that rebuilds moved aside, oldest first (by the time in their
-    name), without their -wal and -shm files."""
+    """The copies of the index at `path` that rebuilds moved aside, oldest first (by the time in
+    their name), without their -wal and -shm files."""
     found = [
         p
         for label in ("old", "corrupt")
@@ -303,11 +307,12 @@ def _split_sql(script: str) -> list[str]:
 
 
 def index_as_left(path: Path, corpus_version: str, embed: bool) -> bool:
-    """Whether the index at `path` is at `corpus_version` with (when `embed`) a vector for every chunk,
-    read without a `Store`: no migration, no sqlite-vec, no wait longer than 0.2 s for a lock."""
+    """Whether the index at `path` is at `corpus_version` with (when `embed`) a vector for every
+    chunk, read without a `Store`: no migration, no sqlite-vec, no wait longer than 0.2 s for a
+    lock."""
     # the library every other connection of this process uses (db.py's route): closing a file that a
-    # second SQLite library opened drops every POSIX lock the process holds on it, and a one-shot command
-    # would then delete the write-ahead log under a running server
+    # second SQLite library opened drops every POSIX lock the process holds on it, and a one-shot
+    # command would then delete the write-ahead log under a running server
     try:
         conn = db.sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.2)
     except db.sqlite3.Error:

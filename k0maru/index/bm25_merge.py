@@ -10,8 +10,8 @@ BM25_MERGE_FRACTION = 0.10  # ... nor one below this fraction of the main segmen
 
 @dataclass(frozen=True, slots=True)
 class Bm25State:
-    """The persisted BM25 main segment: built at `version` over `chunks` chunks up to id `max_chunk_id`;
-    `backlog` = chunks added or deleted since (0 when the corpus has not moved)."""
+    """The persisted BM25 main segment: built at `version` over `chunks` chunks up to id
+    `max_chunk_id`; `backlog` = chunks added or deleted since (0 when the corpus has not moved)."""
 
     version: int
     max_chunk_id: int
@@ -20,6 +20,6 @@ class Bm25State:
 
     @property
     def merge_due(self) -> bool:
-        """Whether the delta has grown enough to fold into a rebuilt main segment (decided here, from two
-        rows, so a scan that finds no merge due loads nothing of the lexical index)."""
+        """Whether the delta has grown enough to fold into a rebuilt main segment (decided here,
+        from two rows, so a scan that finds no merge due loads nothing of the lexical index)."""
         return self.backlog > max(BM25_MERGE_MIN, int(self.chunks * BM25_MERGE_FRACTION))

@@ -19,8 +19,8 @@ class Bm25Store(BaseStore):
         return {lang: n / total for lang, n in rows}
 
     def lexical_corpus(self) -> Iterator[tuple[int, int, str, str, str, str]]:
-        """(chunk id, doc id, title, heading, text, the note's language) of every chunk, by chunk id, read
-        as they are consumed."""
+        """(chunk id, doc id, title, heading, text, the note's language) of every chunk, by chunk
+        id, read as they are consumed."""
         return iter(
             self.conn.execute(
                 "SELECT c.id, c.doc_id, d.title, c.heading, c.text, d.lang FROM chunks c"
@@ -29,8 +29,8 @@ class Bm25Store(BaseStore):
         )
 
     def lexical_delta(self, after_id: int) -> list[tuple[int, int, str, str, str, str]]:
-        """Chunks the BM25 main segment (built up to chunk `after_id`) lacks: newer ones, and re-used or
-        re-tokenised ids (as `lexical_corpus` gives them)."""
+        """Chunks the BM25 main segment (built up to chunk `after_id`) lacks: newer ones, and
+        re-used or re-tokenised ids (as `lexical_corpus` gives them)."""
         cols = (
             "SELECT c.id, c.doc_id, d.title, c.heading, c.text, d.lang FROM chunks c"
             " JOIN documents d ON d.id = c.doc_id"
@@ -43,12 +43,13 @@ class Bm25Store(BaseStore):
         return rows
 
     def lexical_stale(self) -> list[int]:
-        """Chunks deleted since the BM25 main segment was built (its entries for them no longer count)."""
+        """Chunks deleted since the BM25 main segment was built (its entries for them no longer
+        count)."""
         return [i for (i,) in self.conn.execute("SELECT chunk_id FROM lexical_stale")]
 
     def bm25_state(self) -> Bm25State | None:
-        """What the persisted BM25 main segment covers and how far the corpus has moved past it, without
-        reading the blob (a no-change scan answers from this alone)."""
+        """What the persisted BM25 main segment covers and how far the corpus has moved past it,
+        without reading the blob (a no-change scan answers from this alone)."""
         row = self.conn.execute(
             "SELECT corpus_version, max_chunk_id, chunks FROM bm25_index WHERE id = 1"
         ).fetchone()
@@ -70,8 +71,9 @@ class Bm25Store(BaseStore):
         return (int(row[0]), row[1]) if row else None
 
     def save_bm25_blob(self, version: int, blob: bytes, max_chunk_id: int, chunks: int) -> bool:
-        """Store the BM25 main segment built for corpus `version` (chunks up to `max_chunk_id`) and forget
-        the deletions it already reflects; False (nothing written) if the corpus moved on meanwhile."""
+        """Store the BM25 main segment built for corpus `version` (chunks up to `max_chunk_id`) and
+        forget the deletions it already reflects; False (nothing written) if the corpus moved on
+        meanwhile."""
         with self.transaction():
             if self.corpus_version() != version:
                 return False

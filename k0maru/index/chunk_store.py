@@ -92,7 +92,8 @@ class ChunkStore(BaseStore):
         ]
 
     def text_sample(self, count: int) -> list[str]:
-        """The text of up to `count` chunks spread evenly over the ids: one seek each, nothing else read."""
+        """The text of up to `count` chunks spread evenly over the ids: one seek each, nothing else
+        read."""
         lo, hi = self.conn.execute("SELECT min(id), max(id) FROM chunks").fetchone()
         if lo is None:
             return []

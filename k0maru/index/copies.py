@@ -1,9 +1,10 @@
-"""Near-identical notes: a bottom-k MinHash sketch of each note's body (the SLOTS smallest hashes of its
-word SHINGLE-grams, case and whitespace ignored), kept in the index, so recall folds copies (the same page
-vendored in two folders, a copy with a changed line or a footer) by comparing the candidates' sketches
-alone. The share of the union's SLOTS smallest hashes that both sketches hold estimates the Jaccard
-similarity of the two notes' shingle sets; recall folds a pair at COPY_SIMILARITY, measured by
-scripts/measure_copies.py (docs/retrieval.md). Pure Python: a scan does not import numpy."""
+"""Near-identical notes: a bottom-k MinHash sketch of each note's body (the SLOTS smallest hashes of
+its word SHINGLE-grams, case and whitespace ignored), kept in the index, so recall folds copies (the
+same page vendored in two folders, a copy with a changed line or a footer) by comparing the
+candidates' sketches alone. The share of the union's SLOTS smallest hashes that both sketches hold
+estimates the Jaccard similarity of the two notes' shingle sets; recall folds a pair at
+COPY_SIMILARITY, measured by scripts/measure_copies.py (docs/retrieval.md). Pure Python: a scan does
+not import numpy."""
 
 from __future__ import annotations
 
@@ -33,8 +34,8 @@ _IDS = _WordIds()
 
 def signature(body: str) -> bytes:
     """The SLOTS smallest hashes of `body`'s word shingles (lower-cased), ascending, 8 bytes each. A
-    shingle's hash is Python's hash of its words' xxh32 ids: for a tuple of ints it is the same in every
-    process (PYTHONHASHSEED changes only str and bytes hashes)."""
+    shingle's hash is Python's hash of its words' xxh32 ids: for a tuple of ints it is the same in
+    every process (PYTHONHASHSEED changes only str and bytes hashes)."""
     if len(_IDS) > MAX_IDS:
         _IDS.clear()
     seq = list(map(_IDS.__getitem__, _WORD.findall(body.lower())))
@@ -58,13 +59,14 @@ def similarity(a: frozenset[int], b: frozenset[int]) -> float:
 
 
 def fold(signatures: list[bytes], limit: int) -> dict[int, list[int]]:
-    """The first `limit` positions of `signatures` (best first) that are no copy of an earlier kept one,
-    each with the positions of its copies among all of them. A row without a signature (an index from
-    before them) is never a copy."""
+    """The first `limit` positions of `signatures` (best first) that are no copy of an earlier kept
+    one, each with the positions of its copies among all of them. A row without a signature (an
+    index from before them) is never a copy."""
     kept: dict[int, list[int]] = {}
     sketches = [sketch(s) for s in signatures]
     for i, mine in enumerate(sketches):
-        # most pairs share few hashes: the full estimate only for those that could reach the threshold
+        # most pairs share few hashes: the full estimate only for those that could reach the
+        # threshold
         original = (
             next(
                 (

@@ -78,8 +78,8 @@ def sqlite_route() -> str:
 
 
 def file_identity(path: Path) -> tuple[int, int] | None:
-    """(device, inode) of the file at `path`, None when there is none: a connection opened on it holds
-    that file, whatever is at the path later (a rebuild's move, a person's `rm`)."""
+    """(device, inode) of the file at `path`, None when there is none: a connection opened on it
+    holds that file, whatever is at the path later (a rebuild's move, a person's `rm`)."""
     try:
         st = os.stat(path)
     except OSError:
@@ -94,15 +94,16 @@ last_opened: Path | None = None  # named in errors that surface outside a store 
 def connect(
     path: Path, busy_timeout_ms: int = 10_000, readonly: bool = False, lean: bool = False
 ) -> Any:
-    """Open the index with sqlite-vec loaded, WAL journaling and foreign keys on. The file is read through
-    mmap (a query scans every vector) with a 32 MB page cache; `lean` (the embedding worker) maps nothing
-    and caches 8 MB: the pages it touches would only add to its resident memory, as would the cache
-    filling up while vectors are written."""
+    """Open the index with sqlite-vec loaded, WAL journaling and foreign keys on. The file is read
+    through mmap (a query scans every vector) with a 32 MB page cache; `lean` (the embedding worker)
+    maps nothing and caches 8 MB: the pages it touches would only add to its resident memory, as
+    would the cache filling up while vectors are written."""
     global last_opened
     last_opened = path
     try:
         if readonly:
-            # immutable: a WAL index in a folder nobody can write to has no -shm to coordinate through
+            # immutable: a WAL index in a folder nobody can write to has no -shm to coordinate
+            # through
             conn = sqlite3.connect(
                 f"file:{path}?mode=ro&immutable=1",
                 uri=True,
@@ -189,7 +190,8 @@ def disk_full(path: Path | str) -> bool:
 
 def corrupt_error(path: Path | str, detail: str) -> IndexCorruptError:
     """The one corrupt-index line, whatever found the damage. The finding is kept beside the index
-    (`CORRUPT_MARK`, naming the file's inode), so writers stop on it too until a rebuild replaces the file."""
+    (`CORRUPT_MARK`, naming the file's inode), so writers stop on it too until a rebuild replaces
+    the file."""
     error = IndexCorruptError(
         f"{path}: index is corrupt ({detail}); run `k0maru scan --rebuild` (your notes are untouched)"
     )
@@ -200,7 +202,8 @@ def corrupt_error(path: Path | str, detail: str) -> IndexCorruptError:
 
 
 def known_corrupt(path: Path) -> IndexCorruptError | None:
-    """The corruption a reader found in this very index file (not one a rebuild has since replaced)."""
+    """The corruption a reader found in this very index file (not one a rebuild has since
+    replaced)."""
     try:
         inode, line = path.with_name(CORRUPT_MARK).read_text(encoding="utf-8").split("\n", 1)
         if int(inode) == os.stat(path).st_ino:
@@ -211,8 +214,8 @@ def known_corrupt(path: Path) -> IndexCorruptError | None:
 
 
 def retry_locked(fn: Callable[[], T], path: Path, wait_s: float = 10.0) -> T:
-    """Run `fn`, retrying with backoff while SQLite reports the database busy or locked, for `wait_s`
-    seconds in all (each try also waits out SQLite's own busy timeout)."""
+    """Run `fn`, retrying with backoff while SQLite reports the database busy or locked, for
+    `wait_s` seconds in all (each try also waits out SQLite's own busy timeout)."""
     deadline = time.monotonic() + wait_s
     delay = 0.05
     while True:

@@ -56,7 +56,8 @@ class DocumentStore(BaseStore):
     """The `documents`, `tags` and `aliases` tables."""
 
     def cached_documents(self, paths: Iterable[str] | None = None) -> dict[str, CachedDoc]:
-        """path -> what the index knows of it; all documents, or just `paths` (the git hook's few files)."""
+        """path -> what the index knows of it; all documents, or just `paths` (the git hook's few
+        files)."""
         sql = "SELECT id, path, mtime_ns, size, xxh3_64, ctime_ns, inode FROM documents"
         if paths is None:
             rows = self.conn.execute(sql).fetchall()
@@ -74,8 +75,8 @@ class DocumentStore(BaseStore):
         }
 
     def upsert_document(self, note: NoteRecord, doc_id: int | None) -> int:
-        """The document's id (`doc_id`, else a new one). A note whose language changed has its chunks
-        marked for the BM25 delta, so their words are tokenised again in the new language."""
+        """The document's id (`doc_id`, else a new one). A note whose language changed has its
+        chunks marked for the BM25 delta, so their words are tokenised again in the new language."""
         n = note
         fm = json.dumps(n.frontmatter, default=str, ensure_ascii=False)
         values: tuple[object, ...] = (n.path, n.mtime_ns, n.size, n.digest, n.title, n.stem, fm)
@@ -133,8 +134,9 @@ class DocumentStore(BaseStore):
         until: float | None = None,
         lang: tuple[str | None, str] | None = None,
     ) -> set[int]:
-        """Ids of the notes under `path_prefix`, tagged `tag` (or a nested `tag/...`), of `kind`, dated (the
-        frontmatter date, else the file's mtime) within [since, until] in epoch seconds."""
+        """Ids of the notes under `path_prefix`, tagged `tag` (or a nested `tag/...`), of `kind`,
+        dated (the frontmatter date, else the file's mtime) within [since, until] in epoch
+        seconds."""
         where: list[str] = []
         args: list[Any] = []
         if path_prefix:
@@ -221,7 +223,8 @@ class DocumentStore(BaseStore):
         )
 
     def copy_signatures(self, doc_ids: Sequence[int]) -> dict[int, tuple[str, bytes]]:
-        """(path, MinHash signature of the body) of these documents: what tells recall which are copies."""
+        """(path, MinHash signature of the body) of these documents: what tells recall which are
+        copies."""
         if not doc_ids:
             return {}
         marks = ",".join("?" * len(doc_ids))
@@ -231,7 +234,8 @@ class DocumentStore(BaseStore):
         return {int(i): (path, bytes(sig)) for i, path, sig in rows}
 
     def paths_and_frontmatter(self, doc_ids: Sequence[int]) -> dict[int, tuple[str, str]]:
-        """(path, frontmatter as JSON) of these documents: what tells recall which are translations."""
+        """(path, frontmatter as JSON) of these documents: what tells recall which are
+        translations."""
         if not doc_ids:
             return {}
         marks = ",".join("?" * len(doc_ids))
@@ -256,7 +260,8 @@ class DocumentStore(BaseStore):
         return row[0] if row else None
 
     def latest_under(self, folder: str, limit: int) -> list[tuple[int, str, str]]:
-        """(id, path, title) of the notes under `folder/`, by path descending (newest numbered first)."""
+        """(id, path, title) of the notes under `folder/`, by path descending (newest numbered
+        first)."""
         prefix = folder.rstrip("/") + "/"
         return list(
             self.conn.execute(

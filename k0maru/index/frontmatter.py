@@ -19,7 +19,8 @@ _JSON_KEYS = (str, int, float, bool, type(None))
 
 
 class FrontmatterError(ValueError):
-    """Frontmatter that is left out of the index; str() says what and where (`line`: the file's line)."""
+    """Frontmatter that is left out of the index; str() says what and where (`line`: the file's
+    line)."""
 
     def __init__(self, problem: str, line: int):
         super().__init__(f"{problem} at line {line}")
@@ -27,8 +28,9 @@ class FrontmatterError(ValueError):
 
 
 def load(text: str, first_line: int = 2) -> dict[str, Any] | None:
-    """The frontmatter `text` (whose first line is the file's `first_line`) as the index stores it: a
-    mapping whose JSON form exists, None when empty. Raises FrontmatterError, never anything else."""
+    """The frontmatter `text` (whose first line is the file's `first_line`) as the index stores it:
+    a mapping whose JSON form exists, None when empty. Raises FrontmatterError, never anything
+    else."""
     import yaml  # a slow import: a rescan that finds nothing changed never parses YAML
 
     loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, in C, where installed
@@ -66,7 +68,8 @@ def _one_line(exc: BaseException) -> str:
 
 
 class _Expansion:
-    """What the events read so far expand to: the collections open, and the nodes each anchor names."""
+    """What the events read so far expand to: the collections open, and the nodes each anchor
+    names."""
 
     def __init__(self) -> None:
         self.open_nodes: list[str | None] = []  # anchors of the mappings and lists being read
@@ -102,8 +105,8 @@ class _Expansion:
 
 
 def _check_events(loader_class: Any, text: str, first_line: int) -> None:
-    """Walk the parser's events once, refusing deep nesting, aliases that expand past MAX_ALIAS_NODES
-    and an alias inside the node it names (a cycle, which JSON cannot hold)."""
+    """Walk the parser's events once, refusing deep nesting, aliases that expand past
+    MAX_ALIAS_NODES and an alias inside the node it names (a cycle, which JSON cannot hold)."""
     from yaml import events
 
     loader = loader_class(text)
@@ -152,8 +155,9 @@ def _builds(node: Any, kinds: type | tuple[type, ...] = object) -> bool:
 
 
 def _failing_line(loader_class: Any, text: str, first_line: int) -> int:
-    """The line of the first value that cannot be built alone (an impossible date), or of the first key
-    that JSON cannot hold; the frontmatter's first line when none is found. Runs only on a failure."""
+    """The line of the first value that cannot be built alone (an impossible date), or of the first
+    key that JSON cannot hold; the frontmatter's first line when none is found. Runs only on a
+    failure."""
     try:
         loader = loader_class(text)
         try:

@@ -1,7 +1,8 @@
-"""The language a note's words are stemmed in: its frontmatter `lang`/`language` (an ISO code or a name),
-else a language folder in its path (`fr/`, `pages.de/`, `locales/es/`, `i18n/pt-BR/`) unless its text
-clearly says otherwise, else the cheap detector (`detect`: stop-word counts over the first few KB), else
-English. Only the Snowball languages PyStemmer ships are named; the empty string is English (the default).
+"""The language a note's words are stemmed in: its frontmatter `lang`/`language` (an ISO code or a
+name), else a language folder in its path (`fr/`, `pages.de/`, `locales/es/`, `i18n/pt-BR/`) unless
+its text clearly says otherwise, else the cheap detector (`detect`: stop-word counts over the first
+few KB), else English. Only the Snowball languages PyStemmer ships are named; the empty string is
+English (the default).
 """
 
 from __future__ import annotations
@@ -133,7 +134,8 @@ _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`|\{\{.*?\}\}", re.S)
 
 
 def language_of(value: Any) -> str | None:
-    """The Snowball language an ISO code (`fr`, `pt-BR`, `pt_BR`) or a name (`French`) stands for."""
+    """The Snowball language an ISO code (`fr`, `pt-BR`, `pt_BR`) or a name (`French`) stands
+    for."""
     if not isinstance(value, str):
         return None
     low = value.strip().lower()
@@ -154,8 +156,9 @@ def folder_language(path: str) -> str | None:
 
 
 def stopword_counts(text: str) -> dict[str, float]:
-    """Each language's function words in the prose (code left out) of the first DETECT_CHARS of `text`,
-    a word listed by n languages counting 1/n for each (`de` says little, `und` says German)."""
+    """Each language's function words in the prose (code left out) of the first DETECT_CHARS of
+    `text`, a word listed by n languages counting 1/n for each (`de` says little, `und` says
+    German)."""
     return _evidence(text)[0]
 
 

@@ -13,13 +13,14 @@ INDEX_STEMS = ("index", "readme")  # a folder's own note, as a Git host renders 
 
 def key_name(key: str) -> str:
     """The name a link key is found by: its last path component. A key resolves only to notes whose
-    names (`note_names`) or aliases include it, so a new note re-points only the links of its names."""
+    names (`note_names`) or aliases include it, so a new note re-points only the links of its
+    names."""
     return key.rsplit("/", 1)[-1]
 
 
 def note_names(path: str) -> set[str]:
-    """The key names a note at `path` answers to: its file name, and for an index.md or README.md its
-    folder's name (a Markdown link to the folder means it)."""
+    """The key names a note at `path` answers to: its file name, and for an index.md or README.md
+    its folder's name (a Markdown link to the folder means it)."""
     folder, _, stem = path.lower().removesuffix(".md").rpartition("/")
     names = {stem, path.rsplit("/", 1)[-1].removesuffix(".md").lower()}
     if stem in INDEX_STEMS and folder:
@@ -28,7 +29,8 @@ def note_names(path: str) -> set[str]:
 
 
 def language_of(path: str) -> str:
-    """The language folder a path lies in ("" for none): its innermost folder named like a language."""
+    """The language folder a path lies in ("" for none): its innermost folder named like a
+    language."""
     return next((p for p in reversed(path.split("/")[:-1]) if _LANGUAGE.fullmatch(p)), "")
 
 
@@ -42,10 +44,10 @@ def build_resolver(
     starting with "/" (a Markdown link, already made relative to the vault) matches that exact path
     only, or for a folder its index.md or README.md, as a Git host renders it.
 
-    `documents` are (id, path, stem) rows; `aliases` (doc id, alias) rows by the
-    note's path (the first wins: the same answer whatever order the notes were indexed in).
-    Given only the notes and aliases of some key names (and the linking notes), it resolves the keys of
-    those names as the whole vault would."""
+    `documents` are (id, path, stem) rows; `aliases` (doc id, alias) rows by the note's path (the
+    first wins: the same answer whatever order the notes were indexed in). Given only the notes and
+    aliases of some key names (and the linking notes), it resolves the keys of those names as the
+    whole vault would."""
     return _Links(documents, aliases).resolve
 
 

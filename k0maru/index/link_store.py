@@ -1,4 +1,5 @@
-"""Links between notes: stored as written, resolved to documents (`link_resolution`), queried as a graph."""
+"""Links between notes: stored as written, resolved to documents (`link_resolution`), queried as a
+graph."""
 
 from __future__ import annotations
 
@@ -46,10 +47,10 @@ class LinkStore(DocumentStore):
     def link_resolver(
         self, names: Collection[str] | None = None, sources: Collection[int] = ()
     ) -> Resolver:
-        """A function mapping a link key to a document id, as Obsidian resolves it (`link_resolution`).
-        With `names`, it knows only the notes and aliases of those key names (and the `sources`, the
-        linking notes, whose folders rank the candidates): right for keys of those names only, and
-        read through the indexes instead of every note."""
+        """A function mapping a link key to a document id, as Obsidian resolves it
+        (`link_resolution`). With `names`, it knows only the notes and aliases of those key names
+        (and the `sources`, the linking notes, whose folders rank the candidates): right for keys of
+        those names only, and read through the indexes instead of every note."""
         if names is None:
             return build_resolver(
                 self.conn.execute("SELECT id, path, stem FROM documents").fetchall(),
@@ -86,8 +87,8 @@ class LinkStore(DocumentStore):
         return names | {a for (a,) in aliases}
 
     def reresolve_links(self, names: Collection[str] | None = None) -> int:
-        """Re-point existing links after documents appeared, vanished or changed aliases: those whose key
-        is of one of `names`, or every link (None).
+        """Re-point existing links after documents appeared, vanished or changed aliases: those
+        whose key is of one of `names`, or every link (None).
 
         Only rows whose target actually changes are written; returns how many.
         """

@@ -1,4 +1,5 @@
-"""Markdown note parsing: frontmatter, title, tags, links (wikilinks and Markdown links), heading chunks."""
+"""Markdown note parsing: frontmatter, title, tags, links (wikilinks and Markdown links), heading
+chunks."""
 
 from __future__ import annotations
 
@@ -170,8 +171,8 @@ def _flat_value(raw: str) -> Any:
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
-    """(frontmatter, body, error). Broken YAML is reported (one line) and left out of the body, as any
-    frontmatter block is: snippets and answers never show raw YAML."""
+    """(frontmatter, body, error). Broken YAML is reported (one line) and left out of the body, as
+    any frontmatter block is: snippets and answers never show raw YAML."""
     if not text.startswith("---"):
         return {}, text, None
     match = _FRONTMATTER.match(text)
@@ -212,8 +213,8 @@ def strip_code(body: str) -> str:
 
 
 def md_link_key(href: str, note_dir: str) -> tuple[str, str | None] | None:
-    """(vault path key, anchor) of a Markdown link to another note, None for anything else (URLs, images,
-    same-note anchors, paths that leave the vault)."""
+    """(vault path key, anchor) of a Markdown link to another note, None for anything else (URLs,
+    images, same-note anchors, paths that leave the vault)."""
     href = href.strip().strip("<>")
     if not href or href.startswith("#") or _SCHEME.match(href):
         return None
@@ -239,8 +240,8 @@ def md_link_key(href: str, note_dir: str) -> tuple[str, str | None] | None:
 
 def extract_links(body: str, rel_path: str = "", code_free: str | None = None) -> list[Link]:
     """Wikilinks (embeds and block references too) and Markdown links to notes, resolved against the
-    folder of the note at `rel_path` (Markdown links become vault-path keys). `code_free`: the body after
-    `strip_code`, when the caller has it."""
+    folder of the note at `rel_path` (Markdown links become vault-path keys). `code_free`: the body
+    after `strip_code`, when the caller has it."""
     has_wiki, has_md = "[[" in body, "](" in body or "]:" in body
     if not has_wiki and not has_md:
         return []
@@ -288,8 +289,8 @@ FOLDER_KINDS = {
 
 
 def note_tags(frontmatter: dict[str, Any], code_free_body: str) -> list[str]:
-    """Tags from frontmatter (`tags`/`tag`, list or comma string) and inline `#tag` / `#a/b` outside code
-    and headings (`code_free_body`: the body after `strip_code`), lower-case, without '#'."""
+    """Tags from frontmatter (`tags`/`tag`, list or comma string) and inline `#tag` / `#a/b` outside
+    code and headings (`code_free_body`: the body after `strip_code`), lower-case, without '#'."""
     found = [t.lstrip("#") for t in _as_str_list(frontmatter.get("tags", frontmatter.get("tag")))]
     found += [tag for _, _, tag in inline_tags(code_free_body)]
     return sorted(
@@ -336,14 +337,15 @@ INDEX_PAGES = ("index", "readme")
 
 
 def clean_title(text: str) -> str:
-    """A heading as a title: HTML comments dropped, Markdown escapes resolved, one space between words."""
+    """A heading as a title: HTML comments dropped, Markdown escapes resolved, one space between
+    words."""
     return " ".join(_ESCAPE.sub(r"\1", _COMMENT.sub(" ", text)).split())
 
 
 def note_title(frontmatter: dict[str, Any], body: str, rel_path: str) -> str:
-    """The frontmatter `title`; else the first level-1 heading outside code (a `# comment` in a fence is
-    none); else a heading of any level that opens the note; else the file name, or for an `index.md` /
-    `README.md` in a folder the folder's name."""
+    """The frontmatter `title`; else the first level-1 heading outside code (a `# comment` in a
+    fence is none); else a heading of any level that opens the note; else the file name, or for an
+    `index.md` / `README.md` in a folder the folder's name."""
     title = frontmatter.get("title")
     if isinstance(title, str) and clean_title(title):
         return clean_title(title)
@@ -385,8 +387,9 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
 
 
 def chunk_note(title: str, body: str, cap: int, first_line: int = 1) -> list[Chunk]:
-    """Split a note into heading sections, each at most `cap` characters (split at paragraphs), with the
-    heading path of each and the file lines it spans (`first_line`: the file's line of the body's start).
+    """Split a note into heading sections, each at most `cap` characters (split at paragraphs), with
+    the heading path of each and the file lines it spans (`first_line`: the file's line of the
+    body's start).
 
     A chunk's hash covers the text the embedder sees (title, heading and text), so an unchanged
     section keeps its vector across edits elsewhere in the note.

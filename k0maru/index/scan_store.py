@@ -39,8 +39,8 @@ class ScanStore(BaseStore):
         return dict(zip(keys, row, strict=True))
 
     def counts(self) -> dict[str, int]:
-        """Counts the index answers from its b-trees: what is pending or unresolved is read through the
-        partial indexes `chunks_pending` and `links_dst`, never by scanning every row."""
+        """Counts the index answers from its b-trees: what is pending or unresolved is read through
+        the partial indexes `chunks_pending` and `links_dst`, never by scanning every row."""
         q = self.conn.execute
         chunks = q("SELECT count(*) FROM chunks").fetchone()[0]
         links = q("SELECT count(*) FROM links").fetchone()[0]

@@ -3,10 +3,10 @@ xxh3_64? Only then parse.
 
 Unchanged files cost one stat() and no read. A scan writes in batches of at most `BATCH_SECONDS` of
 work, each one transaction, so another process (a git hook) never waits long for the write lock; a
-document is indexed whole (row, chunks, links) or not at all, and a scan killed midway resumes where it
-stopped, since the files it did not reach still differ from the index. When notes appear or vanish, the
-links of their names are re-resolved once all documents are in (the names wait in `meta`, so the next
-scan finishes that step if this one died first).
+document is indexed whole (row, chunks, links) or not at all, and a scan killed midway resumes where
+it stopped, since the files it did not reach still differ from the index. When notes appear or
+vanish, the links of their names are re-resolved once all documents are in (the names wait in
+`meta`, so the next scan finishes that step if this one died first).
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ MAX_DIRTY_NAMES = 2000  # more names than this (a first scan): every link is re-
 
 
 def same_stat(known: CachedDoc | None, entry: Entry) -> bool:
-    """Whether a file's stat signature (mtime, size, ctime, inode, as git's index) is the one indexed."""
+    """Whether a file's stat signature (mtime, size, ctime, inode, as git's index) is the one
+    indexed."""
     return (
         known is not None
         and known.mtime_ns == entry.mtime_ns
@@ -96,8 +97,9 @@ class IncrementalScanner:
         self.settings = settings
         self.root: Path = store.vault
         self.walker = VaultWalker(self.root, settings.include, settings.exclude)
-        # names of notes that appeared or vanished, and aliases added or dropped: the links of those names
-        # are re-resolved at the end of the scan; an edit that keeps the names costs only its own links
+        # names of notes that appeared or vanished, and aliases added or dropped: the links of those
+        # names are re-resolved at the end of the scan; an edit that keeps the names costs only its
+        # own links
         self.changed_names: set[str] = set()
         self.skipped_now: dict[str, list[Any]] = {}  # the files this scan skipped: stat and why
 
@@ -183,8 +185,9 @@ class IncrementalScanner:
     def _still_gone(
         self, entries: list[Entry], known: dict[str, CachedDoc], only: list[str] | None
     ) -> list[tuple[str, int]]:
-        """Under the write lock: the indexed notes this walk did not find, less those another writer (a
-        flush, a hook's scan) indexed or changed since this scan began: it saw the file after this walk."""
+        """Under the write lock: the indexed notes this walk did not find, less those another writer
+        (a flush, a hook's scan) indexed or changed since this scan began: it saw the file after
+        this walk."""
         seen = {e.rel for e in entries}
         cached = self.store.cached_documents(only)
         scope = cached.keys() if only is None else {p for p in only if p in cached}
@@ -197,8 +200,8 @@ class IncrementalScanner:
         progress: ProgressFn | None,
         full: bool,
     ) -> None:
-        """Apply the work in transactions of about BATCH_SECONDS each; each file is re-checked under the
-        lock (another writer may have indexed it meanwhile)."""
+        """Apply the work in transactions of about BATCH_SECONDS each; each file is re-checked under
+        the lock (another writer may have indexed it meanwhile)."""
         total = len(work)
         done = 0
         while done < total:
@@ -242,7 +245,8 @@ class IncrementalScanner:
     def _record_skips(
         self, only: list[str] | None, work: list[tuple[Entry, CachedDoc | None]]
     ) -> None:
-        """Keep the stat of the files skipped (in the transaction): until one changes, it is not pending."""
+        """Keep the stat of the files skipped (in the transaction): until one changes, it is not
+        pending."""
         known = {} if only is None else self._skipped_files()
         for entry, _ in work:
             known.pop(entry.rel, None)
@@ -262,7 +266,8 @@ class IncrementalScanner:
     def _unskipped(
         self, work: list[tuple[Entry, CachedDoc | None]]
     ) -> list[tuple[Entry, CachedDoc | None]]:
-        """The work less the new files a scan skipped that have not changed since (binary, too big)."""
+        """The work less the new files a scan skipped that have not changed since (binary, too
+        big)."""
         skipped = self._skipped_files()
         return [
             (e, k)
@@ -318,8 +323,9 @@ class IncrementalScanner:
     def _apply_one(
         self, entry: Entry, known: CachedDoc | None, result: ScanResult, full: bool
     ) -> tuple[bool, list[tuple[int, Link]]]:
-        """Read, hash and (if needed) parse one file; returns whether the index changed, and its links.
-        Its outcomes in order: too big, gone, unreadable, the same bytes, not UTF-8 text, parsed."""
+        """Read, hash and (if needed) parse one file; returns whether the index changed, and its
+        links. Its outcomes in order: too big, gone, unreadable, the same bytes, not UTF-8 text,
+        parsed."""
         data = self._read(entry, known, result)
         if data is None:
             return known is not None, []
@@ -366,8 +372,8 @@ class IncrementalScanner:
     def _text(
         self, entry: Entry, known: CachedDoc | None, result: ScanResult, data: bytes
     ) -> str | None:
-        """The file as UTF-8 text without a byte-order mark; None when it is skipped (UTF-16 or UTF-32,
-        binary, not UTF-8)."""
+        """The file as UTF-8 text without a byte-order mark; None when it is skipped (UTF-16 or
+        UTF-32, binary, not UTF-8)."""
         if wide_text(data[:_BINARY_PROBE]):
             self._skip(result, entry, known, "UTF-16/UTF-32 text; re-save it as UTF-8")
             return None
@@ -431,7 +437,8 @@ class IncrementalScanner:
         return [(doc_id, link) for link in note.links]
 
     def _listed(self, gone: list[tuple[str, int]]) -> list[tuple[str, int]]:
-        """The vanished notes, less those in a folder the walk could not list (not known to be gone)."""
+        """The vanished notes, less those in a folder the walk could not list (not known to be
+        gone)."""
         folders = tuple(self.walker.unreadable)
         return [g for g in gone if not g[0].startswith(folders)] if folders else gone
 
@@ -456,8 +463,8 @@ def dirty_names(value: str | None) -> set[str] | None:
 
 
 def wide_text(head: bytes) -> bool:
-    """Whether a file's first bytes look like UTF-16 or UTF-32 text (a byte-order mark, or ASCII with
-    every other byte NUL), which wants re-saving as UTF-8, not removing as binary."""
+    """Whether a file's first bytes look like UTF-16 or UTF-32 text (a byte-order mark, or ASCII
+    with every other byte NUL), which wants re-saving as UTF-8, not removing as binary."""
     if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:4] == b"\x00\x00\xfe\xff":
         return True
     half = len(head) // 2
@@ -465,9 +472,9 @@ def wide_text(head: bytes) -> bool:
 
 
 def _parse(rel: str, text: str) -> ParsedNote | None:
-    """The note parsed, its title without control characters (titles reach terminals). One note never
-    stops a scan: if the parser fails on its frontmatter all the same, it is parsed without it (one
-    warning), and None when even that fails."""
+    """The note parsed, its title without control characters (titles reach terminals). One note
+    never stops a scan: if the parser fails on its frontmatter all the same, it is parsed without it
+    (one warning), and None when even that fails."""
     try:
         note = parse_note(rel, text)
     except Exception as exc:  # noqa: BLE001 - one note never stops the scan

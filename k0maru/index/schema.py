@@ -106,8 +106,9 @@ MIGRATIONS: list[str] = [
     CREATE INDEX documents_kind ON documents(kind);
     CREATE INDEX documents_date ON documents(note_date);
     """,
-    # 4: each chunk's heading path and file lines (section answers); incremental BM25: the persisted index is a main segment up to `max_chunk_id`; chunks above it and
-    # chunks deleted since it was built (`lexical_stale`) form a delta scored at query time
+    # 4: each chunk's heading path and file lines (section answers); incremental BM25: the persisted
+    # index is a main segment up to `max_chunk_id`; chunks above it and chunks deleted since it was
+    # built (`lexical_stale`) form a delta scored at query time
     """
     ALTER TABLE bm25_index ADD COLUMN max_chunk_id INTEGER NOT NULL DEFAULT -1;
     ALTER TABLE bm25_index ADD COLUMN chunks INTEGER NOT NULL DEFAULT 0;
@@ -120,9 +121,9 @@ MIGRATIONS: list[str] = [
         INSERT OR IGNORE INTO lexical_stale(chunk_id) VALUES (old.id);
     END;
     """,
-    # 5: the BM25 segment's small columns before its blob, so reading them no longer walks the blob's
-    # overflow pages (on every query after an edit); the old segment, of an older
-    # term format, is dropped and rebuilt once
+    # 5: the BM25 segment's small columns before its blob, so reading them no longer walks the
+    # blob's overflow pages (on every query after an edit); the old segment, of an older term
+    # format, is dropped and rebuilt once
     """
     DROP TABLE bm25_index;
     CREATE TABLE bm25_index (
@@ -138,13 +139,14 @@ MIGRATIONS: list[str] = [
     -- the segment instead of the first query
     UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'corpus_version';
     """,
-    # 6: what a scan compares, as a covering index: reading every document's stat no longer pages through
-    # the note bodies, which would otherwise be mapped into the scanning process
+    # 6: what a scan compares, as a covering index: reading every document's stat no longer pages
+    # through the note bodies, which would otherwise be mapped into the scanning process
     """
     CREATE INDEX documents_stat ON documents(path, mtime_ns, size, xxh3_64);
     """,
-    # 7: vectors keyed by content: a chunk's vector outlives its row, under the hash of the text the model
-    # read, so a rename, a move or a branch switch back finds it instead of embedding the text again
+    # 7: vectors keyed by content: a chunk's vector outlives its row, under the hash of the text the
+    # model read, so a rename, a move or a branch switch back finds it instead of embedding the text
+    # again
     """
     CREATE TABLE vector_keep (
         hash       TEXT PRIMARY KEY,
@@ -161,9 +163,9 @@ MIGRATIONS: list[str] = [
         DELETE FROM vec_chunks WHERE rowid = old.id;
     END;
     """,
-    # 8: a file's stat signature is git's: mtime, size, ctime and inode, so an edit that keeps the size and
-    # restores the mtime (`cp -p`, `rsync -a`, `tar x`, `touch -r`) is seen; every file is read (not
-    # re-parsed) once, on the first scan after this step
+    # 8: a file's stat signature is git's: mtime, size, ctime and inode, so an edit that keeps the
+    # size and restores the mtime (`cp -p`, `rsync -a`, `tar x`, `touch -r`) is seen; every file is
+    # read (not re-parsed) once, on the first scan after this step
     """
     ALTER TABLE documents ADD COLUMN ctime_ns INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE documents ADD COLUMN inode INTEGER NOT NULL DEFAULT 0;
@@ -174,16 +176,16 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE offloads ADD COLUMN duration_s REAL;
     """,
-    # 10: the language each note's words are stemmed in ('' for English) and the MinHash signature of its
-    # body that folds near-identical notes (index/copies.py); the parser's version moves, so the next scan
-    # fills both, and the BM25 segment, of a new term format, is rebuilt
+    # 10: the language each note's words are stemmed in ('' for English) and the MinHash signature
+    # of its body that folds near-identical notes (index/copies.py); the parser's version moves, so
+    # the next scan fills both, and the BM25 segment, of a new term format, is rebuilt
     """
     ALTER TABLE documents ADD COLUMN lang TEXT NOT NULL DEFAULT '';
     ALTER TABLE documents ADD COLUMN copy_sig BLOB NOT NULL DEFAULT x'';
     CREATE INDEX documents_lang ON documents(lang);
     """,
-    # 11: each link's key name (its last path component), so a note that appears or vanishes re-resolves
-    # only the links that could mean it, not every link of the vault
+    # 11: each link's key name (its last path component), so a note that appears or vanishes
+    # re-resolves only the links that could mean it, not every link of the vault
     """
     ALTER TABLE links ADD COLUMN target_name TEXT NOT NULL DEFAULT '';
     UPDATE links SET target_name = substr(target_key, length(rtrim(target_key, replace(target_key, '/', ''))) + 1);

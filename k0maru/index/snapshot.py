@@ -1,20 +1,22 @@
 """The walk snapshot that lets a scan with nothing to do stop after its walk.
 
-A scan that walked the whole vault and left the index current (nothing skipped, BM25 merged) records a
-fingerprint of what it walked (every indexed path with its mtime, size, ctime and inode), the corpus version it left and
-what decides a scan's outcome (the scan settings, the parser version, k0maru's version), and the folders
-it listed (each one's mtime and .gitignore, the names of the files it took from it). The next scan stats
-those folders and files without listing any: one stat() per file, as a walk; a folder whose mtime moved (a
-file added, removed or renamed in it) takes a real walk. When all of that is unchanged, and no chunk waits for a vector
-where the caller would embed it, it has nothing to do and returns without opening the index for writing,
-importing the parser or recording a history row. The CLI's `scan` asks before importing the index code;
-every other whole-vault index run (a server's rescan, a one-shot query's) asks in `Vault.index`. Anything
+A scan that walked the whole vault and left the index current (nothing skipped, BM25 merged) records
+a fingerprint of what it walked (every indexed path with its mtime, size, ctime and inode), the
+corpus version it left and what decides a scan's outcome (the scan settings, the parser version,
+k0maru's version), and the folders it listed (each one's mtime and .gitignore, the names of the
+files it took from it). The next scan stats those folders and files without listing any: one stat()
+per file, as a walk; a folder whose mtime moved (a file added, removed or renamed in it) takes a
+real walk. When all of that is unchanged, and no chunk waits for a vector where the caller would
+embed it, it has nothing to do and returns without opening the index for writing, importing the
+parser or recording a history row. The CLI's `scan` asks before importing the index code; every
+other whole-vault index run (a server's rescan, a one-shot query's) asks in `Vault.index`. Anything
 else, or any doubt (a missing, unreadable or locked file), takes the full scan.
 
-The index is read (corpus version, vector backlog) only when its files changed since a read last found it
-as left: their stat (inode, size and mtime of the file and its write-ahead log), taken before and after
-that read and recorded when equal, spares the next scans the SQLite import and the query. The read
-goes through the same SQLite library as every other connection of the process (`index/db.py`).
+The index is read (corpus version, vector backlog) only when its files changed since a read last
+found it as left: their stat (inode, size and mtime of the file and its write-ahead log), taken
+before and after that read and recorded when equal, spares the next scans the SQLite import and the
+query. The read goes through the same SQLite library as every other connection of the process
+(`index/db.py`).
 """
 
 from __future__ import annotations
@@ -60,8 +62,9 @@ def unchanged_files(
         snap: dict[str, Any] = json.loads((root / STATE_DIR / FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    # the one read of the index before the walk: a moved corpus or a vector backlog needs no walk to rule
-    # out; skipped when the index files are as they were the last time this read found it as left
+    # the one read of the index before the walk: a moved corpus or a vector backlog needs no walk to
+    # rule out; skipped when the index files are as they were the last time this read found it as
+    # left
     index = _index_files(root)
     trusted = snap.get("index") == index and (snap.get("vectors") or not embed)
     if snap.get("key") != scan_key(include, exclude, max_file_bytes) or not (
@@ -94,9 +97,10 @@ CHANGED = -1
 
 
 def _known_files(root: Path, walked: object, folders: object) -> int | None:
-    """Without listing a folder: the number of files when every folder the snapshot's walk listed is as it
-    was (its mtime, its .gitignore) and every file it found has the stat signature it had; CHANGED when a
-    file changed; None when a folder changed, or the snapshot has no folders: only a walk can tell."""
+    """Without listing a folder: the number of files when every folder the snapshot's walk listed is
+    as it was (its mtime, its .gitignore) and every file it found has the stat signature it had;
+    CHANGED when a file changed; None when a folder changed, or the snapshot has no folders: only a
+    walk can tell."""
     if not isinstance(folders, list):
         return None
     rels: list[str] = []
@@ -120,8 +124,8 @@ def _known_files(root: Path, walked: object, folders: object) -> int | None:
 
 
 def _index_files(root: Path) -> list[list[int] | None]:
-    """(inode, size, mtime) of the index file and its write-ahead log: any write changes one of them (not the
-    ctime: SQLite changes the log's on every open)."""
+    """(inode, size, mtime) of the index file and its write-ahead log: any write changes one of them
+    (not the ctime: SQLite changes the log's on every open)."""
     out: list[list[int] | None] = []
     for name in (DB_FILE, f"{DB_FILE}-wal"):
         try:
@@ -134,7 +138,8 @@ def _index_files(root: Path) -> list[list[int] | None]:
 
 
 def _index_as_left(root: Path, corpus_version: object, embed: bool) -> bool:
-    """The index is still at the snapshot's corpus version, and (when embedding) every chunk has a vector."""
+    """The index is still at the snapshot's corpus version, and (when embedding) every chunk has a
+    vector."""
     from k0maru.index.base_store import index_as_left
 
     return index_as_left(root / STATE_DIR / DB_FILE, str(corpus_version), embed)

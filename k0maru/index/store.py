@@ -37,12 +37,13 @@ __all__ = [
 
 
 class SearchStore(LinkStore, ChunkStore, Bm25Store, VectorStore):
-    """What a query reads: notes, links, chunks, the BM25 segment and vectors (no offloads, no scans)."""
+    """What a query reads: notes, links, chunks, the BM25 segment and vectors (no offloads, no
+    scans)."""
 
 
 class Store(SearchStore, OffloadStore, ScanStore):
-    """Owns one connection to the index; every table family's methods, one object. A caller that needs
-    fewer takes the narrower type (`OffloadStore`, `VectorStore`, `SearchStore`, ...)."""
+    """Owns one connection to the index; every table family's methods, one object. A caller that
+    needs fewer takes the narrower type (`OffloadStore`, `VectorStore`, `SearchStore`, ...)."""
 
     @classmethod
     def open(
@@ -88,7 +89,8 @@ class Store(SearchStore, OffloadStore, ScanStore):
 
 
 def _make_state_dir(vault: Path, path: Path) -> None:
-    """The vault's state folder, created where missing; an `IndexReadOnlyError` when it cannot be."""
+    """The vault's state folder, created where missing; an `IndexReadOnlyError` when it cannot
+    be."""
     try:
         ensure_state_dir(vault)
     except OSError as exc:

@@ -47,7 +47,8 @@ class VectorStore(BaseStore):
         )
 
     def reset_vectors(self, model: str) -> None:
-        """Drop every vector (they belong to another model) and record `model` as the current one."""
+        """Drop every vector (they belong to another model) and record `model` as the current
+        one."""
         with self.transaction():
             self.conn.execute("DELETE FROM vec_chunks")
             self.conn.execute("DELETE FROM vector_keep")
@@ -55,8 +56,9 @@ class VectorStore(BaseStore):
             self.set_meta("embed_model", model)
 
     def chunks_to_embed(self, limit: int | None = None) -> list[tuple[int, int]]:
-        """(chunk id, text length) of chunks without a vector, by chunk id: the texts are read per batch
-        (`chunks_for_embedding`), so a backlog of any size costs two integers a chunk in memory."""
+        """(chunk id, text length) of chunks without a vector, by chunk id: the texts are read per
+        batch (`chunks_for_embedding`), so a backlog of any size costs two integers a chunk in
+        memory."""
         sql = "SELECT id, length(text) FROM chunks WHERE embedded = 0 ORDER BY id"
         rows: list[tuple[int, int]] = (
             self.conn.execute(sql + " LIMIT ?", (int(limit),)) if limit else self.conn.execute(sql)
@@ -73,8 +75,9 @@ class VectorStore(BaseStore):
         return rows
 
     def write_vectors(self, items: Sequence[tuple[int, str, bytes]]) -> int:
-        """Store (chunk id, hash, float32 bytes) in one transaction, skipping chunks that a concurrent scan
-        replaced (hash changed, row gone) or that got a vector meanwhile; returns how many were written."""
+        """Store (chunk id, hash, float32 bytes) in one transaction, skipping chunks that a
+        concurrent scan replaced (hash changed, row gone) or that got a vector meanwhile; returns
+        how many were written."""
         written = 0
         with self.transaction():
             for chunk_id, digest, vector in items:
@@ -82,9 +85,10 @@ class VectorStore(BaseStore):
         return written
 
     def _put_vector(self, chunk_id: int, digest: str, vector: bytes) -> int:
-        """Give a chunk its vector if it still holds the text `digest` and has none (checked here, inside
-        the caller's transaction); returns 1 if written. A vector already at that id belongs to no chunk
-        (left by a write that raced a deletion): it is replaced, so it can never block the chunk."""
+        """Give a chunk its vector if it still holds the text `digest` and has none (checked here,
+        inside the caller's transaction); returns 1 if written. A vector already at that id belongs
+        to no chunk (left by a write that raced a deletion): it is replaced, so it can never block
+        the chunk."""
         cur = self.conn.execute(
             "UPDATE chunks SET embedded = 1 WHERE id = ? AND hash = ? AND embedded = 0",
             (chunk_id, digest),
@@ -107,17 +111,18 @@ class VectorStore(BaseStore):
         ).fetchall()
         return rows
 
-    # ---- vectors keyed by content ------------------------------------------------------------------
+    # ---- vectors keyed by content
+    # ------------------------------------------------------------------
     def last_chunk_id(self) -> int:
         """The highest chunk id (chunks a scan adds get higher ones)."""
         return int(self.conn.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()[0])
 
     def reuse_vectors(self, after_id: int = 0, keep_max: int = KEEP_MAX) -> int:
-        """Give each chunk without a vector (above `after_id`: those a scan just added) the vector of the
-        same text (its hash) when one exists: kept from a deleted chunk (a rename, a move, a branch
-        switched back) or on another chunk; returns how many chunks got one. Then trims the kept vectors to
-        the `keep_max` most recently dropped. Reads and writes in one transaction: another writer (an
-        embedder, a scan) cannot change a chunk between the two."""
+        """Give each chunk without a vector (above `after_id`: those a scan just added) the vector
+        of the same text (its hash) when one exists: kept from a deleted chunk (a rename, a move, a
+        branch switched back) or on another chunk; returns how many chunks got one. Then trims the
+        kept vectors to the `keep_max` most recently dropped. Reads and writes in one transaction:
+        another writer (an embedder, a scan) cannot change a chunk between the two."""
         reused = 0
         with self.transaction():
             for chunk_id, digest in self._reusable(after_id).items():
@@ -144,10 +149,10 @@ class VectorStore(BaseStore):
         return reused
 
     def _reusable(self, after_id: int) -> dict[int, str]:
-        """Chunk id -> hash of the chunks without a vector whose text has one: kept from a deleted chunk
-        (a scan deletes after it adds: a rename's old chunks are here by now), or on a live chunk, for the
-        chunks above `after_id`. CROSS JOIN: read from the kept vectors (at most keep_max) by hash, never
-        from the backlog of chunks without one."""
+        """Chunk id -> hash of the chunks without a vector whose text has one: kept from a deleted
+        chunk (a scan deletes after it adds: a rename's old chunks are here by now), or on a live
+        chunk, for the chunks above `after_id`. CROSS JOIN: read from the kept vectors (at most
+        keep_max) by hash, never from the backlog of chunks without one."""
         pending: list[tuple[int, str]] = self.conn.execute(
             "SELECT c.id, c.hash FROM vector_keep k CROSS JOIN chunks c ON c.hash = k.hash"
             " WHERE +c.embedded = 0"

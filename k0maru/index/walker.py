@@ -1,8 +1,8 @@
 """Walk a vault: include globs, .gitignore files (nested too), config excludes; one stat per file.
 
-Symbolic links are not followed: a link to a note inside the vault is counted (`linked`) and the note
-is indexed once, at its target; a link that leaves the vault, dangles or loops is skipped with a reason
-(`skips`)."""
+Symbolic links are not followed: a link to a note inside the vault is counted (`linked`) and the
+note is indexed once, at its target; a link that leaves the vault, dangles or loops is skipped with
+a reason (`skips`)."""
 
 from __future__ import annotations
 
@@ -40,8 +40,9 @@ ALWAYS_SKIP_DIRS = {
 
 
 class Entry(NamedTuple):
-    """A file and its stat signature, as git's index keeps it: mtime, size, ctime and inode, so an edit
-    that keeps the size and restores the mtime (`cp -p`, `rsync -a`, `touch -r`) still shows."""
+    """A file and its stat signature, as git's index keeps it: mtime, size, ctime and inode, so an
+    edit that keeps the size and restores the mtime (`cp -p`, `rsync -a`, `touch -r`) still
+    shows."""
 
     rel: str
     abspath: str
@@ -75,8 +76,8 @@ class VaultWalker:
         return bool(self._include.match_file(rel))
 
     def walk(self, ordered: bool = True) -> Iterator[Entry]:
-        """The files, by path (`ordered`) or in the order the directories list them; either way `walked`
-        is then the walk's fingerprint, taken in directory order."""
+        """The files, by path (`ordered`) or in the order the directories list them; either way
+        `walked` is then the walk's fingerprint, taken in directory order."""
         self.linked = 0
         self.skips = []
         self.unreadable = []
@@ -101,7 +102,8 @@ class VaultWalker:
             folders += reversed(below)
         self.walked = fingerprint(found)
         if ordered:
-            # stat()ed in directory order (faster than in name order, docs/benchmarks.md); reported by path
+            # stat()ed in directory order (faster than in name order, docs/benchmarks.md); reported
+            # by path
             found.sort(key=attrgetter("rel"))
         self.skips.sort()
         yield from found
@@ -142,8 +144,9 @@ class VaultWalker:
     def _folder(
         self, abspath: str, rel_dir: str, specs: list[tuple[str, Spec]], names: list[str]
     ) -> list[tuple[str, Spec]]:
-        """Record a folder about to be listed (its stat taken first, so a change made while it is listed
-        still shows) and return the .gitignore rules in force in it, its own .gitignore's added."""
+        """Record a folder about to be listed (its stat taken first, so a change made while it is
+        listed still shows) and return the .gitignore rules in force in it, its own .gitignore's
+        added."""
         try:
             mtime: int | None = os.stat(abspath).st_mtime_ns
         except OSError:
@@ -169,8 +172,8 @@ class VaultWalker:
         file_specs: list[tuple[str, Spec]],
         out: list[Entry],
     ) -> bool:
-        """A regular file of the listing, added to `out` unless the include and ignore rules leave it
-        out; whether it was added."""
+        """A regular file of the listing, added to `out` unless the include and ignore rules leave
+        it out; whether it was added."""
         name = entry.name
         if md_only and not name.endswith(".md"):
             return False
@@ -259,8 +262,8 @@ class VaultWalker:
 
 
 def fingerprint(entries: list[Entry]) -> str:
-    """xxh3-128 of the walk's paths, then of their stat signatures (mtime, size, ctime, inode), in the order
-    given: what a scan that finds nothing to do compares (snapshot.py)."""
+    """xxh3-128 of the walk's paths, then of their stat signatures (mtime, size, ctime, inode), in
+    the order given: what a scan that finds nothing to do compares (snapshot.py)."""
     return digest(
         list(map(itemgetter(0), entries)),
         array("q", chain.from_iterable(map(itemgetter(2, 3, 4, 5), entries))),
@@ -268,7 +271,8 @@ def fingerprint(entries: list[Entry]) -> str:
 
 
 def digest(rels: list[str], signatures: array[int]) -> str:
-    """`fingerprint` of the paths `rels` and their stat signatures, four numbers a path, in order."""
+    """`fingerprint` of the paths `rels` and their stat signatures, four numbers a path, in
+    order."""
     import xxhash
 
     hashed = xxhash.xxh3_128("\n".join(rels).encode("utf-8", "surrogateescape"))
@@ -276,8 +280,9 @@ def digest(rels: list[str], signatures: array[int]) -> str:
     return hashed.hexdigest()
 
 
-# A folder as walked: its vault path ("" or "a/b/"), its mtime (None: not to be trusted), its .gitignore's
-# stat signature (None: it has none) and the names of the files the walk took from it, in its order.
+# A folder as walked: its vault path ("" or "a/b/"), its mtime (None: not to be trusted), its
+# .gitignore's stat signature (None: it has none) and the names of the files the walk took from it,
+# in its order.
 Folder = tuple[str, int | None, list[int] | None, list[str]]
 SETTLE_NS = (
     50_000_000  # a clock tick is shorter: an mtime older than this before a walk cannot recur
@@ -286,8 +291,9 @@ SETTLE_COARSE_NS = 2_000_000_000  # a whole-second mtime: a file system that kee
 
 
 def settled(mtime_ns: int, walk_started_ns: int) -> bool:
-    """Whether a folder's mtime, read at a walk that started at `walk_started_ns`, is far enough in the past
-    that a later change to the folder must show as another mtime (git's "racily clean" entries)."""
+    """Whether a folder's mtime, read at a walk that started at `walk_started_ns`, is far enough in
+    the past that a later change to the folder must show as another mtime (git's "racily clean"
+    entries)."""
     margin = SETTLE_COARSE_NS if mtime_ns % 1_000_000_000 == 0 else SETTLE_NS
     return mtime_ns < walk_started_ns - margin
 
@@ -311,8 +317,9 @@ def _pathspec() -> Any:
 
 
 def _directories_only(spec: Spec) -> bool:
-    """Whether every pattern of `spec` names directories only (`.k0maru/`, `build/`): it cannot match a file
-    the walk reaches, since a directory it matches was never entered, so files need no matching."""
+    """Whether every pattern of `spec` names directories only (`.k0maru/`, `build/`): it cannot
+    match a file the walk reaches, since a directory it matches was never entered, so files need no
+    matching."""
     if isinstance(spec, DirectoryNames):
         return True
     return all(
@@ -325,10 +332,10 @@ _PLAIN_DIRECTORY = re.compile(r"[A-Za-z0-9._-]+/")
 
 
 class DirectoryNames:
-    """A .gitignore made only of plain directory names (`.k0maru/`, `node_modules/`, `build/`): such a
-    pattern ignores every directory of that name at any depth below the file, and all beneath it, which
-    is a name lookup; pathspec (a slow import) is loaded only for any other pattern. Tested against
-    pathspec's answers."""
+    """A .gitignore made only of plain directory names (`.k0maru/`, `node_modules/`, `build/`): such
+    a pattern ignores every directory of that name at any depth below the file, and all beneath it,
+    which is a name lookup; pathspec (a slow import) is loaded only for any other pattern. Tested
+    against pathspec's answers."""
 
     def __init__(self, names: Iterable[str]):
         self.names = frozenset(names)
@@ -357,5 +364,6 @@ def _ignored(specs: list[tuple[str, Spec]], rel: str) -> bool:
 
 
 def _kept(specs: list[tuple[str, Spec]], name: str, rel: str) -> bool:
-    """Whether a folder or a link is walked: not one always skipped, nor one the ignore rules name."""
+    """Whether a folder or a link is walked: not one always skipped, nor one the ignore rules
+    name."""
     return name not in ALWAYS_SKIP_DIRS and not (specs and _ignored(specs, rel))

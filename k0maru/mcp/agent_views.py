@@ -37,8 +37,8 @@ def _slug(text: str) -> str:
 
 
 def section_range(lines: list[str], heading: str) -> tuple[int, int, str]:
-    """0-based [start, end) of the section under `heading` (its text or slug, case-insensitive), and the
-    heading as written. Headings inside fenced code blocks do not count."""
+    """0-based [start, end) of the section under `heading` (its text or slug, case-insensitive), and
+    the heading as written. Headings inside fenced code blocks do not count."""
     want = _slug(heading.lstrip("#").strip())
     fenced = False
     found: tuple[int, int, str] | None = None

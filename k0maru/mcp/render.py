@@ -1,8 +1,8 @@
 """Each tool result as the compact text block a model reads.
 
 Hosts pass one part of a tool result to the model: some the structured content (serialised as JSON),
-others only the text content (docs/mcp.md says which). So the text block is the complete answer, not a
-summary of it: a model that sees only the text learns all that the structured content says."""
+others only the text content (docs/mcp.md says which). So the text block is the complete answer, not
+a summary of it: a model that sees only the text learns all that the structured content says."""
 
 from __future__ import annotations
 
@@ -26,8 +26,9 @@ CLI_HINT = re.compile(r"^inspect: k0maru log show .*\n?", re.MULTILINE)
 
 
 def recall_text(r: RecallResult, reader: str = "read_note", most: int = 32000) -> str:
-    """The hits, or one line when there are none (its warnings say why); what was cut to fit the token
-    budget, with the calls that get it (`reader` reads a note, `most` is the largest budget)."""
+    """The hits, or one line when there are none (its warnings say why); what was cut to fit the
+    token budget, with the calls that get it (`reader` reads a note, `most` is the largest
+    budget)."""
     head = f"{len(r.hits)} note(s) for {r.query!r} ({r.mode})"
     if not r.hits:
         return "; ".join(r.warnings) or head
@@ -91,8 +92,8 @@ def loadout_text(r: Loadout) -> str:
 
 
 def agent_summary(summary: str, node_id: str, first_code: str | None, reader: str) -> str:
-    """An offload summary as an agent needs it: without the diagram (a picture for people) and with the
-    MCP call that reads on instead of the terminal command."""
+    """An offload summary as an agent needs it: without the diagram (a picture for people) and with
+    the MCP call that reads on instead of the terminal command."""
     text = CLI_HINT.sub("", MERMAID_BLOCK.sub("", summary)).rstrip()
     hint = (
         f'{reader}(node_id="{node_id}", pattern={json.dumps(first_code)}, fixed=true)'

@@ -1,6 +1,7 @@
-"""Running the MCP tools on a vault's `Service`: each call's result as the answer the server sends (its
-payload and its text block), each failure as the one line the agent gets. `k0maru mcp` opens the vault
-this way before it imports the SDK (`LocalRunner.open`); tests and benchmarks pass their own `Service`."""
+"""Running the MCP tools on a vault's `Service`: each call's result as the answer the server sends
+(its payload and its text block), each failure as the one line the agent gets. `k0maru mcp` opens
+the vault this way before it imports the SDK (`LocalRunner.open`); tests and benchmarks pass their
+own `Service`."""
 
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ T = TypeVar("T")
 
 
 class ToolFailure(Exception):
-    """A call that failed, as the one line the agent gets (the traceback, if any, went to stderr), with
-    the JSON-RPC error code a request failing with it as a protocol error carries (errors.py)."""
+    """A call that failed, as the one line the agent gets (the traceback, if any, went to stderr),
+    with the JSON-RPC error code a request failing with it as a protocol error carries
+    (errors.py)."""
 
     def __init__(self, line: str, code: int = INTERNAL_ERROR):
         super().__init__(line, code)
@@ -58,7 +60,8 @@ def failure_line(what: str, exc: BaseException) -> str:
 
 
 def agent_line(exc: K0maruError) -> str:
-    """An error as an agent can act on it: the tool that finds a name it got wrong, not a command."""
+    """An error as an agent can act on it: the tool that finds a name it got wrong, not a
+    command."""
     finding = {
         "log node": f"call {LOG_TOOLS[1]} to find it",
         "note": f"take the path from a {NOTE_FINDER} hit",
@@ -79,8 +82,9 @@ class LocalRunner:
 
     @classmethod
     def open(cls, vault: str | None) -> LocalRunner:
-        """The server's runner: the vault opened and watched, and the embedding model loading in a thread,
-        started before the SDK import (a `K0maruError` with its one line when the vault cannot open)."""
+        """The server's runner: the vault opened and watched, and the embedding model loading in a
+        thread, started before the SDK import (a `K0maruError` with its one line when the vault
+        cannot open)."""
         runner = cls(Service.open(vault))
         runner._owned = True
         runner.service.watch()
@@ -88,14 +92,15 @@ class LocalRunner:
         return runner
 
     def started(self) -> None:
-        """The server is built: the rest of the warm-up in a thread (it turns the collector on again)."""
+        """The server is built: the rest of the warm-up in a thread (it turns the collector on
+        again)."""
         warm = threading.Thread(target=self.service.warm_up, name="k0maru-warm-up")
         warm.start()
         self._threads.append(warm)
 
     def close(self) -> None:
-        """Wait for the warm-up threads (never tear down under one inside onnxruntime or SQLite), then
-        close the vault this runner opened."""
+        """Wait for the warm-up threads (never tear down under one inside onnxruntime or SQLite),
+        then close the vault this runner opened."""
         for thread in self._threads:
             thread.join()
         if self._owned:

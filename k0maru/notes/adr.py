@@ -22,7 +22,8 @@ _DECISION = re.compile(r"^decision\b(?!\s+drivers?\b)", re.I)  # not MADR's `Dec
 
 
 def parse_trailers(message: str) -> tuple[dict[str, str], str]:
-    """Trailers of the last paragraph (with continuation lines) and the body between subject and trailers."""
+    """Trailers of the last paragraph (with continuation lines) and the body between subject and
+    trailers."""
     paragraphs = message.strip().split("\n\n")
     trailers: dict[str, str] = {}
     body_parts = paragraphs[1:]
@@ -49,8 +50,8 @@ def parse_trailers(message: str) -> tuple[dict[str, str], str]:
 
 def adr_from_head(vault_root: Path, rev: str = "HEAD") -> dict[str, str] | None:
     """The ADR that HEAD's (or `rev`'s) `ADR:` trailer asks for, written through the flush engine
-    (idempotent by the decision's content); None when the commit has no such trailer or the vault is not
-    in a repository. Only regular files inside the vault are read or rewritten."""
+    (idempotent by the decision's content); None when the commit has no such trailer or the vault is
+    not in a repository. Only regular files inside the vault are read or rewritten."""
     repo_dir = repo_root(vault_root)
     commit = head_commit(repo_dir, rev) if repo_dir is not None else None
     if commit is None:
@@ -115,9 +116,10 @@ def _own_titles(record: RecordTemplate | None) -> tuple[str, str]:
 
 
 def _sections(body: str, context: str, decision: str, titles: tuple[str, str]) -> list[str]:
-    """A commit body that already has `## ` sections is the record's sections as written (the subject
-    added as the decision only where no section of the body is one); else its text is the context and
-    the subject (or `Decision:` trailer) the decision, under the titles the vault's records use."""
+    """A commit body that already has `## ` sections is the record's sections as written (the
+    subject added as the decision only where no section of the body is one); else its text is the
+    context and the subject (or `Decision:` trailer) the decision, under the titles the vault's
+    records use."""
     context_title, decision_title = titles
     if re.search(r"^## \S", body, re.M):
         named = re.findall(r"^## (.+?)\s*$", body, re.M)
@@ -128,8 +130,9 @@ def _sections(body: str, context: str, decision: str, titles: tuple[str, str]) -
 
 
 def _repoint(note: Path, sha: str) -> str:
-    """An amended or rebased commit carries the same decision under a new sha: the ADR k0maru wrote for it
-    follows (`commit:` and the sha line), atomically; 'up_to_date' when it already names `sha`."""
+    """An amended or rebased commit carries the same decision under a new sha: the ADR k0maru wrote
+    for it follows (`commit:` and the sha line), atomically; 'up_to_date' when it already names
+    `sha`."""
     data = read_regular(note, _MAX_ADR_BYTES)
     if data is None or len(data) >= _MAX_ADR_BYTES:
         return "up_to_date"  # not a file k0maru wrote: left alone

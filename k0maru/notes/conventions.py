@@ -148,7 +148,8 @@ class Conventions:
 
 
 def cut_at_word(text: str, limit: int, sep: str = " ") -> str:
-    """`text` shortened to at most `limit` characters, between words (split at `sep`) where there is one."""
+    """`text` shortened to at most `limit` characters, between words (split at `sep`) where there is
+    one."""
     if len(text) <= limit:
         return text
     head = text[: limit + 1]
@@ -164,9 +165,10 @@ SLUG_MAX_BYTES = (
 
 
 def slugify(title: str, style: str = "kebab", limit: int = 80, ascii_only: bool = False) -> str:
-    """A file-name stem from `title`: its words in any script (`Блокировка базы` -> блокировка-базы), at
-    most `limit` characters and SLUG_MAX_BYTES bytes of UTF-8; `note` when it has none. `ascii_only`: the
-    ASCII letters and digits alone, accents dropped (`Café` -> cafe), for names a spec limits to a-z0-9."""
+    """A file-name stem from `title`: its words in any script (`Блокировка базы` ->
+    блокировка-базы), at most `limit` characters and SLUG_MAX_BYTES bytes of UTF-8; `note` when it
+    has none. `ascii_only`: the ASCII letters and digits alone, accents dropped (`Café` -> cafe),
+    for names a spec limits to a-z0-9."""
     if ascii_only:
         from k0maru.search.terms import strip_accents
 
@@ -303,7 +305,8 @@ class ConventionSniffer:
         return True
 
     def _template_rule(self, line: str, where: str, found: dict[str, KindRule]) -> bool:
-        """`<kind> template: <file>`: the template's frontmatter, or a warning. Whether the line was one."""
+        """`<kind> template: <file>`: the template's frontmatter, or a warning. Whether the line was
+        one."""
         m = _RULE_TEMPLATE.match(line)
         if not (m and _kind_of(m.group(1))):
             return False
@@ -327,8 +330,8 @@ class ConventionSniffer:
         return True
 
     def _folder_rule(self, line: str, where: str, found: dict[str, KindRule]) -> bool:
-        """`<kind> folder: <folder>` for a kind with no folder yet: the folder inside the vault, or a
-        warning. Whether the line was one."""
+        """`<kind> folder: <folder>` for a kind with no folder yet: the folder inside the vault, or
+        a warning. Whether the line was one."""
         m = _RULE_FOLDER.match(line)
         if not (m and _kind_of(m.group(1)) and not _rule_of(found, _kind_of(m.group(1))).folder):
             return False
@@ -417,8 +420,8 @@ class ConventionSniffer:
         return score, why
 
     def _nested_rules(self, rule: KindRule) -> None:
-        """Rules files in the kind's folder and the folders above it (the root's are read already): a
-        naming or template line there applies to this kind, named or not."""
+        """Rules files in the kind's folder and the folders above it (the root's are read already):
+        a naming or template line there applies to this kind, named or not."""
         parts = [p for p in rule.folder.split("/") if p]
         for depth in range(len(parts), 0, -1):
             folder = "/".join(parts[:depth])

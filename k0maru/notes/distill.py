@@ -1,9 +1,10 @@
-"""DistillEngine: turn a failure trace into a reusable skill card (and a Hermes / Agent Skills SKILL.md).
+"""DistillEngine: turn a failure trace into a reusable skill card (and a Hermes / Agent Skills
+SKILL.md).
 
-One card per failure: a failure is its code, its message's shape (values taken out) and its location, kept
-in the card's `failure_id`. Distilling a failure that has a card updates that card's count and last-seen
-line (`updated`) instead of writing a near-copy; the same sighting again (the same log node, the same
-pasted text) is `up_to_date`."""
+One card per failure: a failure is its code, its message's shape (values taken out) and its
+location, kept in the card's `failure_id`. Distilling a failure that has a card updates that card's
+count and last-seen line (`updated`) instead of writing a near-copy; the same sighting again (the
+same log node, the same pasted text) is `up_to_date`."""
 
 from __future__ import annotations
 
@@ -77,8 +78,9 @@ def analyze_text(text: str) -> Findings:
 
 
 def analyze_trace(text: str) -> Findings:
-    """The failures in pasted text; a Python trace pasted without its `Traceback` line is read with that
-    line given back before its first frame (or its exception line), the line numbers left the text's."""
+    """The failures in pasted text; a Python trace pasted without its `Traceback` line is read with
+    that line given back before its first frame (or its exception line), the line numbers left the
+    text's."""
     findings = analyze_text(text)
     if findings.failures:
         return findings
@@ -109,7 +111,8 @@ def same_failure(a: Failure, b: Failure) -> bool:
 
 
 def failure_id(failure: Failure) -> str:
-    """What identifies a failure across runs: its code, message shape and location (file and line)."""
+    """What identifies a failure across runs: its code, message shape and location (file and
+    line)."""
     key = "\n".join([failure.code, " ".join(shape(failure.message)), place(failure)])
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
@@ -119,7 +122,8 @@ def text_sighting(text: str) -> str:
 
 
 def trace_hints(lines: list[str], primary: Failure) -> list[str]:
-    """What the tool itself suggested near the failure: rustc help/note, pytest E-lines, free sites."""
+    """What the tool itself suggested near the failure: rustc help/note, pytest E-lines, free
+    sites."""
     hints: list[str] = []
     start = max(primary.line - 1, 0)
     window = lines[start : start + 40]
@@ -162,8 +166,9 @@ class DistillEngine:
         excerpt_lines: list[str] | None = None,
         sighting: str | None = None,
     ) -> SkillCard:
-        """The card for the failure `text` (or `findings`) shows: written, or, when the failure has a card,
-        that card with this sighting counted. `sighting` names this run (a log node), else the text does."""
+        """The card for the failure `text` (or `findings`) shows: written, or, when the failure has
+        a card, that card with this sighting counted. `sighting` names this run (a log node), else
+        the text does."""
         findings = findings or analyze_trace(text)
         # a bare word "error" is not a failure
         failures = sorted(findings.failures, key=lambda f: f.line)
@@ -200,7 +205,8 @@ class DistillEngine:
         seen: Sighting,
         fid: str,
     ) -> SkillCard:
-        """A new card about `primary` alone: the failures that are the same one, never the others."""
+        """A new card about `primary` alone: the failures that are the same one, never the
+        others."""
         mine = [f for f in failures if same_failure(f, primary)]
         named = {f.code for f in mine}
         codes = [c for c in findings.error_codes if c.rsplit(".", 1)[-1] in named]
@@ -252,17 +258,19 @@ class DistillEngine:
     def _related(
         self, codes: list[str], primary: Failure, exclude_title: str
     ) -> list[tuple[str, str, str]]:
-        """(link name, path, fix excerpt) of vault notes about the same error, found by hybrid recall."""
+        """(link name, path, fix excerpt) of vault notes about the same error, found by hybrid
+        recall."""
         try:
             query = " ".join([*codes[:3], primary.message])
             hits = self.vault.recall.search(query, limit=HUMAN_HITS + LOOK_PAST).hits
         except K0maruError:
             return []
-        # the same notes whether or not this card (an earlier run's) is in the index: idempotent. A note is
-        # related when its text names one of the failure's codes, not merely because it ranked high.
-        # A card distilled here is advice, not a fix someone made: never cited as "Fixed before" nor linked
-        # (one from this same failure would cite itself, and each new card would change the next run's).
-        # The first HUMAN_HITS notes that are not such cards are looked at, however many cards rank above.
+        # the same notes whether or not this card (an earlier run's) is in the index: idempotent. A
+        # note is related when its text names one of the failure's codes, not merely because it
+        # ranked high. A card distilled here is advice, not a fix someone made: never cited as
+        # "Fixed before" nor linked (one from this same failure would cite itself, and each new card
+        # would change the next run's). The first HUMAN_HITS notes that are not such cards are
+        # looked at, however many cards rank above.
         out, seen = [], 0
         for hit in hits:
             if hit.title == exclude_title:
@@ -349,7 +357,8 @@ def fix_lines(code: str, direction: str, related: list[tuple[str, str, str]]) ->
 
 @dataclass(frozen=True, slots=True)
 class Sighting:
-    """One distillation of a failure: what identifies it (a log node, a text's hash), its source, its day."""
+    """One distillation of a failure: what identifies it (a log node, a text's hash), its source,
+    its day."""
 
     key: str
     source: str
@@ -383,7 +392,8 @@ def _load_front(front: str) -> dict[str, Any]:
 
 
 def find_card(folder: Path, fid: str) -> Path | None:
-    """The distilled card in `folder` that has `failure_id` `fid`, if any (only the heads are read)."""
+    """The distilled card in `folder` that has `failure_id` `fid`, if any (only the heads are
+    read)."""
     wanted = "\n" + _field_line("failure_id", fid) + "\n"
     if not folder.is_dir():
         return None
@@ -402,7 +412,8 @@ def seen_again(
     root: Path, folder: Path, fid: str, seen: Sighting, primary: Failure
 ) -> SkillCard | None:
     """The card about failure `fid` with this sighting counted (its count, last-seen line and the
-    sightings in its frontmatter rewritten; every other byte kept), None when the failure has none."""
+    sightings in its frontmatter rewritten; every other byte kept), None when the failure has
+    none."""
     with vault_lock(root):
         path = find_card(folder, fid)
         if path is None:
@@ -465,15 +476,15 @@ def _fix_section(body: str) -> str:
 
 
 def hermes_name(card: SkillCard) -> str:
-    """The skill's name as the Agent Skills spec allows it (a-z, 0-9, single hyphens): lower-case words
-    joined by hyphens, at most 64 characters, cut between words."""
+    """The skill's name as the Agent Skills spec allows it (a-z, 0-9, single hyphens): lower-case
+    words joined by hyphens, at most 64 characters, cut between words."""
     title = f"{card.stack} {card.codes[0]} {card.message}"
     return cut_at_word(slugify(title, "kebab", limit=200, ascii_only=True), 64, "-")
 
 
 def vault_license(root: Path, configured: str) -> str:
-    """The licence a skill is exported under: the configured SPDX id, else the one the vault's LICENSE file
-    names, else MIT."""
+    """The licence a skill is exported under: the configured SPDX id, else the one the vault's
+    LICENSE file names, else MIT."""
     if configured:
         return configured
     for name in ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING"):
@@ -496,7 +507,8 @@ def vault_license(root: Path, configured: str) -> str:
 
 
 def skill_md(card: SkillCard, name: str, license_id: str) -> str:
-    """A SKILL.md valid for Hermes and the Agent Skills spec (Hermes fields under metadata.hermes)."""
+    """A SKILL.md valid for Hermes and the Agent Skills spec (Hermes fields under
+    metadata.hermes)."""
     gives = (
         "Gives the symptoms, the diagnosis path and the fix found before."
         if fix_recorded(card.body)
@@ -530,9 +542,10 @@ def skill_md(card: SkillCard, name: str, license_id: str) -> str:
 def export_hermes(
     card: SkillCard, target: Path, vault_root: Path, license_id: str = ""
 ) -> tuple[str, str]:
-    """Write `<target>/<stack>/<name>/SKILL.md`; the skill exported from the same card is replaced (an
-    updated card updates it), an existing different skill gets `<name>-v2`. The lock that serialises
-    exports lives in the vault's state folder: the skills folder gets the skill and nothing else."""
+    """Write `<target>/<stack>/<name>/SKILL.md`; the skill exported from the same card is replaced
+    (an updated card updates it), an existing different skill gets `<name>-v2`. The lock that
+    serialises exports lives in the vault's state folder: the skills folder gets the skill and
+    nothing else."""
     from k0maru.fsutil import ensure_state_dir
 
     target = target.expanduser()
@@ -567,7 +580,8 @@ def _skill_source(skill: str) -> str | None:
 def distill_source(
     vault: Vault, trace_text: str | None, node: str | None, source: str, export: str | None
 ) -> SkillCard:
-    """Distil a trace given as text, or the log of an offloaded node (streamed, never loaded whole)."""
+    """Distil a trace given as text, or the log of an offloaded node (streamed, never loaded
+    whole)."""
     from k0maru.offload import records, reflog, slices
 
     engine = DistillEngine(vault)

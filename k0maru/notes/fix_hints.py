@@ -112,6 +112,6 @@ def fix_for(code: str) -> tuple[str, str]:
 
 
 def fix_recorded(card_text: str) -> bool:
-    """Whether a distilled card records a fix (one found before, or written in since): it no longer says
-    that none is recorded."""
+    """Whether a distilled card records a fix (one found before, or written in since): it no longer
+    says that none is recorded."""
     return NO_FIX not in card_text

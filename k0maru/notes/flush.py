@@ -57,8 +57,8 @@ def vault_lock(root: Path) -> AbstractContextManager[None]:
 
 
 def _normalise(text: str) -> str:
-    """Content identity ignores the flush date and the first status (the same note flushed tomorrow, when
-    the records' most common status may have moved, is up to date)."""
+    """Content identity ignores the flush date and the first status (the same note flushed tomorrow,
+    when the records' most common status may have moved, is up to date)."""
     text = _DATE_LINE.sub("", text.replace("\r\n", "\n"))
     text = _STATUS_SECTION.sub(r"\1", _STATUS_LINE.sub("", text))
     return _DATE.sub("", text).strip()
@@ -72,8 +72,8 @@ class FlushEngine:
         sniffer: ConventionSniffer | None = None,
         locate: Callable[[str], str | None] | None = None,
     ):
-        """`locate(name)`: the vault path (without `.md`) of the note a link name means, where an index
-        knows it; a Markdown link is written relative to the new note's folder from it."""
+        """`locate(name)`: the vault path (without `.md`) of the note a link name means, where an
+        index knows it; a Markdown link is written relative to the new note's folder from it."""
         self.root = root
         self.sniffer = sniffer or ConventionSniffer(root)
         self.conventions = conventions or self.sniffer.sniff()
@@ -176,8 +176,9 @@ class FlushEngine:
         )
 
     def _link(self, name: str, style: str, folder: str) -> str:
-        """A related note's link as the vault writes links: `[[name|shown]]`, or `[shown](path.md)` with
-        the path relative to the note's folder (`../guide/setup.md`), as a repository renders it."""
+        """A related note's link as the vault writes links: `[[name|shown]]`, or `[shown](path.md)`
+        with the path relative to the note's folder (`../guide/setup.md`), as a repository renders
+        it."""
         if style != "markdown":
             return f"[[{name}]]"
         target, _, shown = name.partition("|")
@@ -227,8 +228,9 @@ class FlushEngine:
         content: Callable[[int | None], str],
         when: date,
     ) -> tuple[Path, str]:
-        """A numbered log: the same title and text is the record already there (up to date); a new text
-        under the same title is the next record, with the next number (never `0002-x-v2.md`)."""
+        """A numbered log: the same title and text is the record already there (up to date); a new
+        text under the same title is the next record, with the next number (never
+        `0002-x-v2.md`)."""
         for existing, number in self._same_title(rule, folder, title):
             if _same(existing, _normalise(content(number))):
                 return existing, "up_to_date"
@@ -240,7 +242,8 @@ class FlushEngine:
         raise K0maruError(f"{folder}: no free number for {title!r}; pick a new title")
 
     def _same_title(self, rule: KindRule, folder: Path, title: str) -> list[tuple[Path, int]]:
-        """The numbered records of this title (an ADR keeps its number: a re-flush targets its file)."""
+        """The numbered records of this title (an ADR keeps its number: a re-flush targets its
+        file)."""
         from k0maru.notes.conventions import slugify
         from k0maru.notes.template import record_number
 
@@ -281,8 +284,8 @@ def _same(path: Path, wanted: str) -> bool:
 def link_text(store: LinkStore) -> Callable[[str], str | None]:
     """[[link]] text for a note named by link name, alias, vault path or title: its file name where
     that resolves to it (else its path), with the given name as display text when it differs, so
-    Obsidian resolves what an agent copied from a search hit. None when no note matches. Each name reads
-    only the notes it could mean."""
+    Obsidian resolves what an agent copied from a search hit. None when no note matches. Each name
+    reads only the notes it could mean."""
 
     def resolve(key: str) -> int | None:
         return store.link_resolver({key_name(key)})(key)
@@ -320,7 +323,8 @@ def note_path(store: LinkStore) -> Callable[[str], str | None]:
 
 
 def note_date(text: str | None) -> date | None:
-    """A caller's note date (`YYYY-MM-DD`), None when none was given; a bad one is one clear line."""
+    """A caller's note date (`YYYY-MM-DD`), None when none was given; a bad one is one clear
+    line."""
     if not text:
         return None
     try:
@@ -338,8 +342,9 @@ def flush_indexed(  # noqa: PLR0913 - the note's fields
     related: list[str],
     when: date | None = None,
 ) -> FlushResult:
-    """Flush through the engine, link only notes the index knows, and index the new note at once: it is
-    searchable by BM25 on return; its vectors follow in the background (never the backlog's wait)."""
+    """Flush through the engine, link only notes the index knows, and index the new note at once: it
+    is searchable by BM25 on return; its vectors follow in the background (never the backlog's
+    wait)."""
     engine = FlushEngine(vault.root, conventions=vault.conventions(), locate=note_path(vault.store))
     result = engine.flush(
         kind, title, body, tags, related, resolve=link_text(vault.store), when=when

@@ -1,4 +1,5 @@
-"""The project loadout: explicit rules, sniffed conventions, hub notes and recent ADRs, within a token budget."""
+"""The project loadout: explicit rules, sniffed conventions, hub notes and recent ADRs, within a
+token budget."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A note written in the form of a vault's own records (a learnt RecordTemplate): its heading, metadata
-lines or frontmatter keys, sections in their order, filled from the body's sections."""
+"""A note written in the form of a vault's own records (a learnt RecordTemplate): its heading,
+metadata lines or frontmatter keys, sections in their order, filled from the body's sections."""
 
 from __future__ import annotations
 
@@ -65,9 +65,9 @@ def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, A
 
 
 def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[str]:
-    """The body's sections in the template's order; a metadata section the body lacks (`## Status`) is
-    filled, a template file's section keeps its placeholder text unless the template marks it optional,
-    the rest come in the body's order."""
+    """The body's sections in the template's order; a metadata section the body lacks (`## Status`)
+    is filled, a template file's section keeps its placeholder text unless the template marks it
+    optional, the rest come in the body's order."""
     text = body.strip()
     if text.startswith("# "):
         text = text.split("\n", 1)[1] if "\n" in text else ""

@@ -20,7 +20,8 @@ from k0maru.index.markdown import split_frontmatter
 RECENT = 8  # records a template is learnt from
 _MAX_READ = 64 * 1024
 _META_SECTIONS = ("status", "date")
-# `template.md`, `adr-template.md`, `0000-template.md`, `template-daily.md`; not `0278-template-only-x.md`
+# `template.md`, `adr-template.md`, `0000-template.md`, `template-daily.md`; not
+# `0278-template-only-x.md`
 _TEMPLATE_NAME = re.compile(r"^(?:0+-)?(?:adr[-_])?template(?:[-_ ].*)?\.md$", re.I)
 _SKIP_NAMES = {"readme.md", "index.md", "changelog.md", "agents.md", "contributing.md"}
 _NAME_FORMS = (  # (regex on the stem, name format, naming class)
@@ -89,8 +90,8 @@ def record_names(names: list[str]) -> list[str]:
 
 
 def folder_records(folder: Path) -> list[tuple[Path, str]]:
-    """The Markdown files of `folder` with the names they are numbered by: `0001-x.md` as it is, a record
-    kept as a folder of its own (`0001-x/index.md`, `0001-x/README.md`) as `0001-x.md`."""
+    """The Markdown files of `folder` with the names they are numbered by: `0001-x.md` as it is, a
+    record kept as a folder of its own (`0001-x/index.md`, `0001-x/README.md`) as `0001-x.md`."""
     out = [(p, p.name) for p in sorted(folder.glob("*.md"))]
     out += [
         (p, p.parent.name + ".md")
@@ -105,7 +106,8 @@ def template_files(names: list[str]) -> list[str]:
 
 
 def name_form(stem: str) -> tuple[str, str, str, int] | None:
-    """(format, prefix, separator, number width) of a record's file stem, None when it has no pattern."""
+    """(format, prefix, separator, number width) of a record's file stem, None when it has no
+    pattern."""
     for regex, form, _ in _NAME_FORMS:
         m = regex.match(stem)
         if not m:
@@ -161,7 +163,8 @@ def split_sections(text: str) -> list[tuple[str, str]]:
 
 
 def record_number(name: str) -> int | None:
-    """The number in a record's file name (`0009-help.md`, `ADR-004-x.md`), None when it has none."""
+    """The number in a record's file name (`0009-help.md`, `ADR-004-x.md`), None when it has
+    none."""
     form = name_form(record_stem(name)[0])
     if form is None or "{num}" not in form[0]:
         return None
@@ -244,7 +247,8 @@ def _learn_name(tpl: RecordTemplate, names: list[str]) -> None:
 
 
 def _heading_form(rec: _Record) -> str:
-    """`# 9. Help scripts` -> `# {n}. `: the heading's words before its title, numbers and dates named."""
+    """`# 9. Help scripts` -> `# {n}. `: the heading's words before its title, numbers and dates
+    named."""
     text = rec.heading[2:] if rec.heading else ""
     named = re.sub(r"\{\{\s*date[^}]*\}\}", "{date}", text)  # a template's own placeholders
     named = re.sub(r"\{\{\s*title\s*\}\}", "{title}", named)
@@ -293,7 +297,8 @@ def _learn_meta(tpl: RecordTemplate, records: list[_Record]) -> None:
 
 def _majority_keys(records: list[_Record]) -> list[tuple[str, str]]:
     """The frontmatter keys more than half the records give, in the latest order they were given in,
-    each with its latest value (a key only the newest few added is left out, as is one they dropped)."""
+    each with its latest value (a key only the newest few added is left out, as is one they
+    dropped)."""
     counts = Counter(k for r in records for k in dict(r.frontmatter))
     out: dict[str, str] = {}
     for rec in reversed(records):
@@ -405,8 +410,9 @@ def _plain_title(title: str) -> str:
 
 
 def optional_sections(text: str) -> list[str]:
-    """The `## ` sections a template marks optional: an HTML comment saying so on the heading's line,
-    on the line before it or first under it (MADR's `<!-- This is an optional element ... -->`)."""
+    """The `## ` sections a template marks optional: an HTML comment saying so on the heading's
+    line, on the line before it or first under it (MADR's `<!-- This is an optional element ...
+    -->`)."""
     out: list[str] = []
     marked = False  # the last line with text was an optional marker
     last = ""  # the `## ` heading the text so far is under, until its first line with text

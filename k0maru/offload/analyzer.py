@@ -1,8 +1,8 @@
-"""Streaming log analysis: every registered extractor is a state machine over log lines, never a regex
-over the whole text. `LogAnalyzer.feed(block)` takes decoded text in any-size pieces; lines that cannot
-start a finding are skipped with one Aho-Corasick pass over the block for every trigger word at once
-(ahocorasick-rs: ~6x faster than one `str.find` scan per word), and an extractor that is inside a
-multi-line report (a traceback, a sanitizer stack) sees every line until it is done."""
+"""Streaming log analysis: every registered extractor is a state machine over log lines, never a
+regex over the whole text. `LogAnalyzer.feed(block)` takes decoded text in any-size pieces; lines
+that cannot start a finding are skipped with one Aho-Corasick pass over the block for every trigger
+word at once (ahocorasick-rs: ~6x faster than one `str.find` scan per word), and an extractor that
+is inside a multi-line report (a traceback, a sanitizer stack) sees every line until it is done."""
 
 from __future__ import annotations
 
@@ -19,12 +19,12 @@ from k0maru.offload.extractors.located import HINT, FindingsLayer
 from k0maru.offload.findings import GENERIC_STACKS, Failure, Findings
 from k0maru.offload.locations import PLACE_SCAN, Places
 
-# Words that start a generic failure line, searched as written, capitalised and in capitals; with the
-# extractors' own triggers (searched as written), the pre-filter.
+# Words that start a generic failure line, searched as written, capitalised and in capitals; with
+# the extractors' own triggers (searched as written), the pre-filter.
 GENERIC_TRIGGERS = ("error", "fatal", "fail", "panic", "exception", "traceback", "sanitizer")
 MAX_LINE = 1 << 16  # characters of one line the extractors see; the stored log keeps the whole line
-# colour and hyperlink escapes (cargo --color=always, tsc --pretty, FORCE_COLOR): removed before matching,
-# the stored log keeps them
+# colour and hyperlink escapes (cargo --color=always, tsc --pretty, FORCE_COLOR): removed before
+# matching, the stored log keeps them
 ANSI = re.compile(
     r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+][0-9A-Za-z]|[@-Z\\-_])"
 )

@@ -1,13 +1,15 @@
-"""What the extractors find in a log: failures with codes and locations, and the stacks seen. Memory stays
-bounded whatever the log: the first `MAX_KEPT` failures are kept whole, every failure is counted in its
-(stack, code) group, and groups past `MAX_KEPT` distinct ones are counted in the total only."""
+"""What the extractors find in a log: failures with codes and locations, and the stacks seen. Memory
+stays bounded whatever the log: the first `MAX_KEPT` failures are kept whole, every failure is
+counted in its (stack, code) group, and groups past `MAX_KEPT` distinct ones are counted in the
+total only."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# what a failure is called when its tool gives it no code: shown with the failure, never listed as a code
+# what a failure is called when its tool gives it no code: shown with the failure, never listed as a
+# code
 UNCODED = frozenset({"error", "FAIL", "fatal-error"})
 MAX_KEPT = 1000
 # the layers under the extractors: never named as a log's stack, never switched off
@@ -72,7 +74,8 @@ class Findings:
         return failure
 
     def recode(self, failure: Failure, code: str) -> None:
-        """Give a failure the code its tool names on a later line (a Rust lint after `error: ...`)."""
+        """Give a failure the code its tool names on a later line (a Rust lint after `error:
+        ...`)."""
         old = (failure.stack, failure.code)
         group = self.groups.get(old)
         if group is not None:
@@ -110,7 +113,8 @@ class Findings:
         return self.total or (1 if self.generic else 0)
 
     def grouped(self) -> list[Group]:
-        """Groups in the order of their first failure's line; the generic line alone when nothing else."""
+        """Groups in the order of their first failure's line; the generic line alone when nothing
+        else."""
         if not self.groups:
             return (
                 [Group(self.generic.stack, self.generic.code, 1, self.generic)]
@@ -152,8 +156,8 @@ class Findings:
 
 
 def same_place(found: str | None, expected: str) -> bool:
-    """Whether location `found` is `expected` (file:line[:col]): equal, or ending with it at a path boundary;
-    the column is compared only when `expected` has one."""
+    """Whether location `found` is `expected` (file:line[:col]): equal, or ending with it at a path
+    boundary; the column is compared only when `expected` has one."""
     if not found:
         return False
     parts = expected.count(":") + 1

@@ -1,16 +1,17 @@
 """Source locations in any tool's output, and whether one is the user's code.
 
-Forms read: `file:line[:col]`, `File "x", line N` (also OCaml's, with `characters a-b`),
-`at fn (file:line:col)`, `x.rb:12:in`, Nim's `x.nim(12) proc` and `x.nim(6, 11)`, Terraform's
-`on main.tf line 11`, gfortran's `At line 5 of file x.f90`, Tcl's `(file "x.tcl" line 11)`, Erlang's
+Forms read: `file:line[:col]`, `File "x", line N` (also OCaml's, with `characters a-b`), `at fn
+(file:line:col)`, `x.rb:12:in`, Nim's `x.nim(12) proc` and `x.nim(6, 11)`, Terraform's `on main.tf
+line 11`, gfortran's `At line 5 of file x.f90`, Tcl's `(file "x.tcl" line 11)`, Erlang's
 `{file,"x.erl"},{line,8}` and `(x.erl, line 9)`, bats' `(in test file x, line 15)`, perlcritic's
 `x.pm: ... at line 2, column 1.`, GNU's `x.y:7.7-11:`, chktex's `in x.tex line 4`, dart-sass's
-`x.scss 5:17  root stylesheet`,
-`at t/01.t line 8.`, `(File.java:12)`, `--> src/x.rs:4:5`, `file(12,5)`, `File.java:[12,5]`, `x.sh: line 3:`, PHP's
-`in /x.php on line 3`, a GitHub annotation's `file=x,line=3,col=5` and babel's `x.js: SyntaxError: ... (3:5)`. A location is the user's when its path lies under the working tree (wrapped: the
-command's folder; piped: the repository root), or is relative and not a toolchain, standard library,
-site-packages, node_modules or `node:internal` path. An absolute path that exists outside the tree is
-not the user's; one that does not exist here (a log from another machine) is judged by its name alone."""
+`x.scss 5:17  root stylesheet`, `at t/01.t line 8.`, `(File.java:12)`, `--> src/x.rs:4:5`,
+`file(12,5)`, `File.java:[12,5]`, `x.sh: line 3:`, PHP's `in /x.php on line 3`, a GitHub
+annotation's `file=x,line=3,col=5` and babel's `x.js: SyntaxError: ... (3:5)`. A location is the
+user's when its path lies under the working tree (wrapped: the command's folder; piped: the
+repository root), or is relative and not a toolchain, standard library, site-packages, node_modules
+or `node:internal` path. An absolute path that exists outside the tree is not the user's; one that
+does not exist here (a log from another machine) is judged by its name alone."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ import os
 import re
 from pathlib import Path
 
-# where toolchains, standard libraries and installed packages live: a frame there is not the user's code
+# where toolchains, standard libraries and installed packages live: a frame there is not the user's
+# code
 _NOT_USER = (
     "/lib/python",
     "site-packages",
@@ -67,7 +69,8 @@ _NOT_USER_START = (
 
 
 def user_path(path: str) -> bool:
-    """A file of the project's own code, not of a toolchain, standard library or installed package."""
+    """A file of the project's own code, not of a toolchain, standard library or installed
+    package."""
     return not path.startswith(_NOT_USER_START) and not any(part in path for part in _NOT_USER)
 
 

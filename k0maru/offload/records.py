@@ -1,7 +1,7 @@
 """Offload records in the index (table `offloads`), shared by the CLI, MCP server and console. Each
-kept log has its record beside it as a sidecar (`<task>_<node>.json` in `.k0maru/refs/`, written before
-the log is renamed into place), so the records come back after the index is rebuilt or lost. Retention
-removes a log, its sidecar and its record together."""
+kept log has its record beside it as a sidecar (`<task>_<node>.json` in `.k0maru/refs/`, written
+before the log is renamed into place), so the records come back after the index is rebuilt or lost.
+Retention removes a log, its sidecar and its record together."""
 
 from __future__ import annotations
 
@@ -127,9 +127,10 @@ def _read_sidecar(path: Path) -> OffloadRecord | None:
 
 
 def restore(store: OffloadStore, vault: Path) -> int:
-    """Records missing from the index put back from the sidecars of logs still on disk (after
-    `scan --rebuild` or a lost index); how many. A sidecar is read only when no record has its node id
-    (the one its name ends with); one that does not read back is left alone (`unreadable_sidecars`)."""
+    """Records missing from the index put back from the sidecars of logs still on disk (after `scan
+    --rebuild` or a lost index); how many. A sidecar is read only when no record has its node id
+    (the one its name ends with); one that does not read back is left alone
+    (`unreadable_sidecars`)."""
     refs = refs_dir(vault)
     if store.readonly or not refs.is_dir():
         return 0
@@ -187,8 +188,9 @@ def _damaged_row(store: OffloadStore, node_id: str) -> OffloadRecord | None:
 
 
 def restore_from(store: OffloadStore, vault: Path, kept: list[OffloadRecord]) -> list[str]:
-    """Records of an old index put in `store` when missing, for logs still on disk whose sidecar does
-    not read back: the sidecar is written again from the record. Returns those sidecars' paths."""
+    """Records of an old index put in `store` when missing, for logs still on disk whose sidecar
+    does not read back: the sidecar is written again from the record. Returns those sidecars'
+    paths."""
     known = {r[0] for r in store.offloads(("node_id",), 1 << 30)}
     rewritten = []
     for rec in kept:
@@ -269,10 +271,10 @@ def prune(
     max_bytes: int | None = None,
     now: float | None = None,
 ) -> Pruned:
-    """Remove offloaded logs older than `older_than_s`, beyond the newest `keep`, and the oldest ones
-    while all of them take more than `max_bytes` on disk (logs and sidecars). Each goes sidecar first,
-    then its record, then the log, so no record ever points at a missing file. Logs with no record
-    (kept output of interrupted runs) count and go by their file's age."""
+    """Remove offloaded logs older than `older_than_s`, beyond the newest `keep`, and the oldest
+    ones while all of them take more than `max_bytes` on disk (logs and sidecars). Each goes sidecar
+    first, then its record, then the log, so no record ever points at a missing file. Logs with no
+    record (kept output of interrupted runs) count and go by their file's age."""
     refs = refs_dir(vault)
     if not refs.is_dir():
         return Pruned(0, 0, 0, 0)
@@ -289,7 +291,8 @@ def prune(
 def _stored_logs(
     store: OffloadStore, vault: Path, refs: Path
 ) -> list[tuple[float, Path, OffloadRecord | None, int]]:
-    """Every offloaded log under `refs` as (when, path, record or None, bytes on disk), newest first."""
+    """Every offloaded log under `refs` as (when, path, record or None, bytes on disk), newest
+    first."""
     by_path = {
         (vault / r.log_path).resolve(): r for r in map(_row, store.offloads(COLUMNS, 1 << 30))
     }
@@ -315,7 +318,8 @@ def _doomed_by_age_and_count(
     older_than_s: float | None,
     now: float,
 ) -> tuple[list[tuple[Path, OffloadRecord | None, int]], int]:
-    """The logs beyond the newest `keep` or older than `older_than_s`, and the bytes the rest take."""
+    """The logs beyond the newest `keep` or older than `older_than_s`, and the bytes the rest
+    take."""
     total = sum(x[3] for x in logs)
     doomed: list[tuple[Path, OffloadRecord | None, int]] = []
     kept_bytes = total
@@ -349,7 +353,8 @@ def _doom_oldest_past(
 def _remove_doomed(
     store: OffloadStore, vault: Path, doomed: list[tuple[Path, OffloadRecord | None, int]]
 ) -> int:
-    """Remove each doomed log: sidecars of records, then the records, then the logs; the bytes freed."""
+    """Remove each doomed log: sidecars of records, then the records, then the logs; the bytes
+    freed."""
     gone = [rec for _, rec, _ in doomed if rec is not None]
     for rec in gone:
         sidecar_of(vault, rec).unlink(missing_ok=True)

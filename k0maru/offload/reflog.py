@@ -1,8 +1,9 @@
-"""The stored logs of `.k0maru/refs`, written and read here only. A kept log is `<task>_<node>.log.gz`: gzip
-members of about `BLOCK` bytes of the log each, cut after a newline where a line fits, then one empty member
-whose header comment is the block index (each block's byte offset and the lines before it). A line range
-or a page near the end decompresses only its blocks; `gzip -dc` reads the whole file. Plain `.log` refs
-(older versions, output of interrupted runs) read as they are."""
+"""The stored logs of `.k0maru/refs`, written and read here only. A kept log is
+`<task>_<node>.log.gz`: gzip members of about `BLOCK` bytes of the log each, cut after a newline
+where a line fits, then one empty member whose header comment is the block index (each block's byte
+offset and the lines before it). A line range or a page near the end decompresses only its blocks;
+`gzip -dc` reads the whole file. Plain `.log` refs (older versions, output of interrupted runs) read
+as they are."""
 
 from __future__ import annotations
 
@@ -41,8 +42,9 @@ def is_log(path: Path) -> bool:
 
 
 def write(src: int, size: int, folder: Path) -> Path:
-    """The first `size` bytes of the plain log open at file descriptor `src`, compressed into a new temp
-    file in `folder` (fsynced, with the mode the user's umask gives); its path. The caller renames it."""
+    """The first `size` bytes of the plain log open at file descriptor `src`, compressed into a new
+    temp file in `folder` (fsynced, with the mode the user's umask gives); its path. The caller
+    renames it."""
     return durable_temp(
         folder,
         lambda out: _write_blocks(src, size, out),
@@ -110,8 +112,8 @@ def _index(path: Path, fh: BinaryIO) -> tuple[list[tuple[int, int]], int]:
 
 
 def _pieces(path: Path, start: int) -> Iterator[tuple[int, bytes]]:
-    """The log's bytes from a point at or before line `start`'s first byte: the first item says how many
-    lines came before that point (its bytes are b""), then the bytes in pieces."""
+    """The log's bytes from a point at or before line `start`'s first byte: the first item says how
+    many lines came before that point (its bytes are b""), then the bytes in pieces."""
     with path.open("rb") as fh:
         if not path.name.endswith(".gz"):
             yield 0, b""
@@ -138,8 +140,8 @@ def _pieces(path: Path, start: int) -> Iterator[tuple[int, bytes]]:
 
 
 def lines(path: Path, start: int = 1, limit: int | None = None) -> Iterator[tuple[int, bytes]]:
-    """(line number, line without its newline) from line `start` on; a line is split at "\\n" only, as
-    the offload counted it. `limit`: a longer line comes back cut to its first `limit` bytes."""
+    """(line number, line without its newline) from line `start` on; a line is split at "\\n" only,
+    as the offload counted it. `limit`: a longer line comes back cut to its first `limit` bytes."""
     pieces = _pieces(path, start)
     n = next(pieces)[0]  # complete lines passed
     carry = bytearray()

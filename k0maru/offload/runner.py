@@ -1,4 +1,5 @@
-"""`k0maru offload`: run a command (or read stdin), keep the full log, print a summary past the threshold."""
+"""`k0maru offload`: run a command (or read stdin), keep the full log, print a summary past the
+threshold."""
 
 from __future__ import annotations
 
@@ -74,10 +75,10 @@ def _exit_status(code: int) -> int:
 
 
 class _Spool:
-    """Everything read goes to a temp log in .k0maru/refs; the first `threshold` lines are also kept in
-    memory so a short output can be passed through untouched. When the log cannot be kept (a full disk,
-    an I/O error, `.k0maru/` gone), what it holds is passed to the terminal and the rest of the output
-    follows it there as it arrives: `broken` says why."""
+    """Everything read goes to a temp log in .k0maru/refs; the first `threshold` lines are also kept
+    in memory so a short output can be passed through untouched. When the log cannot be kept (a full
+    disk, an I/O error, `.k0maru/` gone), what it holds is passed to the terminal and the rest of
+    the output follows it there as it arrives: `broken` says why."""
 
     def __init__(
         self,
@@ -154,8 +155,8 @@ class _Spool:
         stream.flush()
 
     def give_up(self, exc: Exception) -> None:
-        """The log cannot be kept: pass on what it holds (from memory while under the threshold, else read
-        back from the file), then drop the file so the disk gets its space back."""
+        """The log cannot be kept: pass on what it holds (from memory while under the threshold,
+        else read back from the file), then drop the file so the disk gets its space back."""
         if self.broken is not None:
             return
         self.broken = why(exc, self.path)
@@ -217,8 +218,8 @@ def why(exc: Exception, path: Path | None = None) -> str:
 
 
 class _Progress:
-    """One self-overwriting line on a terminal's stderr while the command runs: lines so far, elapsed time
-    and the latest failure seen; erased before anything else is printed."""
+    """One self-overwriting line on a terminal's stderr while the command runs: lines so far,
+    elapsed time and the latest failure seen; erased before anything else is printed."""
 
     INTERVAL_S = 0.25
 
@@ -264,13 +265,13 @@ def run_offload(  # noqa: PLR0913 - the run and everything its caller may say ab
     tree: Path | None = None,
     seen: Callable[[Failure | None], str | None] | None = None,
 ) -> OffloadOutcome:
-    """Run `command` (or read `stdin`), streaming its combined output into the log spool. A short output
-    passes through with the child's stderr on `err`; `progress` (default: when stderr is a terminal) shows
-    a live line on stderr while the command runs. `tree` holds the user's code (default: the current
-    folder, or its repository's root when the log is piped in). When the log cannot be kept
-    (`cannot_keep`, or a full disk, an I/O error or `.k0maru/` gone while it runs), the output passes
-    through, the exit status is still the command's, and one line on stderr says why. `seen` names the
-    vault's note about the same failure, if any (`offload.seen`)."""
+    """Run `command` (or read `stdin`), streaming its combined output into the log spool. A short
+    output passes through with the child's stderr on `err`; `progress` (default: when stderr is a
+    terminal) shows a live line on stderr while the command runs. `tree` holds the user's code
+    (default: the current folder, or its repository's root when the log is piped in). When the log
+    cannot be kept (`cannot_keep`, or a full disk, an I/O error or `.k0maru/` gone while it runs),
+    the output passes through, the exit status is still the command's, and one line on stderr says
+    why. `seen` names the vault's note about the same failure, if any (`offload.seen`)."""
     out = out or sys.stdout.buffer
     err = err or sys.stderr.buffer
     task = safe_task_id(task_id) if task_id else default_task_id(vault)
@@ -343,8 +344,8 @@ def _capture(  # noqa: PLR0913 - the spool and where its output comes from and g
     stdin: BinaryIO | None,
     started: float,
 ) -> tuple[int | None, Findings]:
-    """Run the command (or read stdin) into the spool: its exit status (None when piped) and findings.
-    Interrupted, what was captured is kept as `partial-*.log`, never silently dropped."""
+    """Run the command (or read stdin) into the spool: its exit status (None when piped) and
+    findings. Interrupted, what was captured is kept as `partial-*.log`, never silently dropped."""
     try:
         exit_code: int | None = None
         if command:
@@ -406,8 +407,8 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
     seen: Callable[[Failure | None], str | None] | None = None,
 ) -> records.OffloadRecord | None:
     """The record of a kept log, its sidecar written and the log renamed into place; None when the
-    summary is not clearly smaller than the log (the caller passes the log through). `when`: the start
-    (epoch seconds) and how long the command ran."""
+    summary is not clearly smaller than the log (the caller passes the log through). `when`: the
+    start (epoch seconds) and how long the command ran."""
     started, duration = when
     cmd_text = shlex.join(command) if command else "<stdin>"
     node = hash_bytes(f"{task}|{cmd_text}|{started}|{os.getpid()}".encode())[:8]
@@ -513,7 +514,8 @@ GRACE_S = 5.0  # after a forwarded SIGINT/SIGTERM, the child's group gets SIGKIL
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """Linux: the child gets SIGKILL if offload itself dies (kill -9), so no orphan keeps running."""
+    """Linux: the child gets SIGKILL if offload itself dies (kill -9), so no orphan keeps
+    running."""
     try:
         import ctypes
 
@@ -523,9 +525,9 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
 
 
 def _pump_process(command: list[str], spool: _Spool) -> int:
-    """Run `command` in its own process group, its output into the spool. SIGINT/SIGTERM/SIGHUP to offload
-    go to the whole group; a child that ignores them gets SIGKILL after GRACE_S (at once on a second
-    signal)."""
+    """Run `command` in its own process group, its output into the spool. SIGINT/SIGTERM/SIGHUP to
+    offload go to the whole group; a child that ignores them gets SIGKILL after GRACE_S (at once on
+    a second signal)."""
     proc = _start(command)
     signals_seen = 0
 
@@ -597,8 +599,8 @@ def _read_both(proc: subprocess.Popen[bytes], spool: _Spool) -> None:
 
 
 def keep_orphaned_spools(refs: Path) -> list[Path]:
-    """Spools of an offload that was killed (its pid is gone) become `partial-<pid>-<n>.log`: kept, not lost.
-    A compressed copy it was writing goes: its spool holds the whole log."""
+    """Spools of an offload that was killed (its pid is gone) become `partial-<pid>-<n>.log`: kept,
+    not lost. A compressed copy it was writing goes: its spool holds the whole log."""
     for part in refs.glob(".offload-*.gz.part"):
         owner = part.name.split("-")[1]
         if owner.isdigit() and int(owner) != os.getpid() and not _alive(int(owner)):

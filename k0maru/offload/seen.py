@@ -1,11 +1,12 @@
-"""`seen before`: the vault's note or distilled skill about the same failure, named in one summary line.
+"""`seen before`: the vault's note or distilled skill about the same failure, named in one summary
+line.
 
 BM25 recall (no model load) over the indexed notes with the failure's code, the words of its message
-(numbers, quoted values and addresses removed: its shape) and its file's name; a hit counts only when
-its note holds the same code (a code the tool wrote) and either the same file name or most of the
-message's words. A card distilled by k0maru that records no fix is never named: it is this failure seen
-again (often a minute ago, by the same agent), not something learnt. Nothing is named otherwise, and a
-vault with no index answers nothing."""
+(numbers, quoted values and addresses removed: its shape) and its file's name; a hit counts only
+when its note holds the same code (a code the tool wrote) and either the same file name or most of
+the message's words. A card distilled by k0maru that records no fix is never named: it is this
+failure seen again (often a minute ago, by the same agent), not something learnt. Nothing is named
+otherwise, and a vault with no index answers nothing."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Bounded views of an offloaded log: a line range, or pattern matches with context. Streams the
-file through `reflog` (a range decompresses only its blocks): a multi-gigabyte log is never loaded whole. Patterns come from agents and users, so they run
-under a time budget (the `regex` engine's timeout): a catastrophic one like `(a+)+$` is an error,
-not a hung server."""
+file through `reflog` (a range decompresses only its blocks): a multi-gigabyte log is never loaded
+whole. Patterns come from agents and users, so they run under a time budget (the `regex` engine's
+timeout): a catastrophic one like `(a+)+$` is an error, not a hung server."""
 
 from __future__ import annotations
 
@@ -60,7 +60,8 @@ def line_range(
 
 
 def compile_pattern(pattern: str, fixed: bool = False) -> regex.Pattern[str]:
-    """`pattern` compiled for `grep` (`fixed`: as plain text); K0maruError when it is empty or bad."""
+    """`pattern` compiled for `grep` (`fixed`: as plain text); K0maruError when it is empty or
+    bad."""
     if not pattern:
         raise K0maruError("empty pattern; pass a regular expression or plain text to look for")
     try:
@@ -79,10 +80,10 @@ def grep(
     skip: int = 0,
     within: tuple[int, int] | None = None,
 ) -> tuple[list[tuple[int, str, bool]], int]:
-    """(lines as (number, text, is_match), total matches). Groups of context are merged. `fixed`: the
-    pattern is plain text, not a regular expression. `skip`: the first matches to pass over (a page
-    offset); they still count in the total. `within`: only lines first..last (1-based) are searched
-    and shown."""
+    """(lines as (number, text, is_match), total matches). Groups of context are merged. `fixed`:
+    the pattern is plain text, not a regular expression. `skip`: the first matches to pass over (a
+    page offset); they still count in the total. `within`: only lines first..last (1-based) are
+    searched and shown."""
     rx = compile_pattern(pattern, fixed)
     deadline = time.monotonic() + GREP_BUDGET_S
     context = max(0, min(context, 50))

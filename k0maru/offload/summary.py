@@ -58,8 +58,9 @@ SHOWN_TAIL = 30  # the log's last lines read for the summary: the view `tail -n 
 
 def budget_for(raw_tokens: int, lines: int, failing: bool = True) -> int:
     """Tokens a summary may spend: a small share of the log, enough for a failure's own lines (a
-    short log of at most 200 lines, up to 40% of it). A failing log too small for that passes through
-    whole (a summary must cost under half the log); one with nothing failing is summarised in less."""
+    short log of at most 200 lines, up to 40% of it). A failing log too small for that passes
+    through whole (a summary must cost under half the log); one with nothing failing is summarised
+    in less."""
     small = min(raw_tokens * 2 // 5, 400) if lines <= 200 else 0
     budget = max(small, 300, min(600, raw_tokens * 6 // 100))
     return budget if failing else min(budget, raw_tokens * 45 // 100)
@@ -123,9 +124,11 @@ def render(  # noqa: PLR0913 - one parameter per part of the summary
 def _head(
     findings: Findings, exit_code: int | None, lines: int, raw_tokens: int, log_rel: str
 ) -> list[str]:
-    """The summary's first two lines: the log's size and place, then status, stacks, count and codes."""
+    """The summary's first two lines: the log's size and place, then status, stacks, count and
+    codes."""
     found = findings.error_codes
-    # `NumberFormatException` beside `java.lang.NumberFormatException`: the name as written is enough
+    # `NumberFormatException` beside `java.lang.NumberFormatException`: the name as written is
+    # enough
     codes = ", ".join(c for c in found if not any(o.endswith("." + c) for o in found)) or "none"
     stacks = ", ".join(s for s in findings.stacks if s not in GENERIC_STACKS) or "unknown"
     status = f"exit {exit_code}" if exit_code is not None else PIPED_STATUS

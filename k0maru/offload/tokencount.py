@@ -1,9 +1,9 @@
-"""Token count of a stored log with the LLM tokenizer of `k0maru.llm_tokens`, taken once the run is over
-(an output that passes through never loads the tokenizer).
+"""Token count of a stored log with the LLM tokenizer of `k0maru.llm_tokens`, taken once the run is
+over (an output that passes through never loads the tokenizer).
 
-The BPE is slow on long text, so a log of up to `EXACT_BYTES + SAMPLE_BYTES` is counted
-exactly; a longer one exactly on its first `EXACT_BYTES` (whole lines) and, beyond, on `WINDOWS` evenly
-spaced windows of whole lines (`SAMPLE_BYTES` in all), whose token rate is scaled to the bytes they stand
+The BPE is slow on long text, so a log of up to `EXACT_BYTES + SAMPLE_BYTES` is counted exactly; a
+longer one exactly on its first `EXACT_BYTES` (whole lines) and, beyond, on `WINDOWS` evenly spaced
+windows of whole lines (`SAMPLE_BYTES` in all), whose token rate is scaled to the bytes they stand
 for. The estimator string says which of the two was used."""
 
 from __future__ import annotations

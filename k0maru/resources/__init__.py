@@ -8,7 +8,8 @@ from pathlib import Path
 
 
 def resource_path(*parts: str) -> Path:
-    """A file or folder under `k0maru/resources/` as a real path (the package is installed as files)."""
+    """A file or folder under `k0maru/resources/` as a real path (the package is installed as
+    files)."""
     return Path(str(resources.files(__name__).joinpath(*parts)))
 
 

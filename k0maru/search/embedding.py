@@ -73,12 +73,13 @@ class Embedder:
         max_tokens: int = MAX_TOKENS,
         optimize: bool = True,
     ):
-        """The session comes from onnxruntime's optimised copy of the model when one was kept (`optimized_copy`:
-        its weights are mapped from their file, so it loads fast and little of it stays resident), else
-        from the model file, optimised now (slower, with a high memory peak), and the optimised copy is kept
-        for the next process. `optimize=False` without a copy skips the optimisation: the session loads
-        fast and gives the same vectors, but each query runs slower: right for a process that embeds one
-        query and exits (docs/benchmarks.md has the figures)."""
+        """The session comes from onnxruntime's optimised copy of the model when one was kept
+        (`optimized_copy`: its weights are mapped from their file, so it loads fast and little of it
+        stays resident), else from the model file, optimised now (slower, with a high memory peak),
+        and the optimised copy is kept for the next process. `optimize=False` without a copy skips
+        the optimisation: the session loads fast and gives the same vectors, but each query runs
+        slower: right for a process that embeds one query and exits (docs/benchmarks.md has the
+        figures)."""
         path = model_file(model_path)
         import onnxruntime as ort
         from tokenizers import BertWordPieceTokenizer
@@ -124,10 +125,10 @@ class Embedder:
 
 
 def optimized_copy(path: Path, ort_version: str) -> Path | None:
-    """Where onnxruntime's optimised graph of the model file `path` is kept: `model.onnx` in a folder of its
-    own per model file and onnxruntime version under the user's cache folder (`usercache`), its weights (the
-    int8 ones folded to float32) beside it in `WEIGHTS`, which onnxruntime maps instead of reading; None
-    where there is no cache folder."""
+    """Where onnxruntime's optimised graph of the model file `path` is kept: `model.onnx` in a
+    folder of its own per model file and onnxruntime version under the user's cache folder
+    (`usercache`), its weights (the int8 ones folded to float32) beside it in `WEIGHTS`, which
+    onnxruntime maps instead of reading; None where there is no cache folder."""
     import xxhash
 
     from k0maru import usercache
@@ -151,13 +152,14 @@ WEIGHTS = "model.onnx.data"
 def _session(
     ort: Any, path: Path, threads: int, optimize: bool = False, keep_as: Path | None = None
 ) -> Any:
-    """An onnxruntime session of `path` (already optimised unless `optimize`); with `keep_as`, the optimised
-    graph and its weights are also written there: into a temporary folder, renamed into place whole."""
+    """An onnxruntime session of `path` (already optimised unless `optimize`); with `keep_as`, the
+    optimised graph and its weights are also written there: into a temporary folder, renamed into
+    place whole."""
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
-    # EXTENDED, not ALL: what ALL adds are layout changes that make a saved graph depend on the machine,
-    # and for this model they do not make a query faster
+    # EXTENDED, not ALL: what ALL adds are layout changes that make a saved graph depend on the
+    # machine, and for this model they do not make a query faster
     opts.graph_optimization_level = (
         ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
         if optimize
@@ -167,8 +169,8 @@ def _session(
     # every batch has its own shape (padded to its longest chunk): a memory pattern per shape only
     # grows the arena, without making the batches faster (scripts/bench_embed.py)
     opts.enable_mem_pattern = False
-    # the pool's threads sleep between runs instead of spinning: a spinning thread takes a core from the
-    # server's other threads, and neither a query's single run nor bulk embedding gains from it
+    # the pool's threads sleep between runs instead of spinning: a spinning thread takes a core from
+    # the server's other threads, and neither a query's single run nor bulk embedding gains from it
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     temp = None
     if keep_as is not None:
@@ -178,7 +180,8 @@ def _session(
                 tempfile.mkdtemp(prefix=f".{keep_as.parent.name}.", dir=keep_as.parent.parent)
             )
             opts.optimized_model_filepath = str(temp / keep_as.name)
-            # weights in a file of their own: mapped by the sessions that load the copy, not read into the heap
+            # weights in a file of their own: mapped by the sessions that load the copy, not read
+            # into the heap
             opts.add_session_config_entry(
                 "session.optimized_model_external_initializers_file_name", WEIGHTS
             )
@@ -207,9 +210,9 @@ def _session(
 def model_calls(
     tokens: Sequence[Sequence[int]], token_types: bool
 ) -> list[tuple[list[int], dict[str, np.ndarray]]]:
-    """Token id lists grouped shortest first into model calls of at most TOKENS_PER_RUN padded tokens:
-    (indices into `tokens`, the call's inputs, padded with 0). Little padding, and activations of one size
-    whether the chunks are short or long (scripts/bench_embed.py)."""
+    """Token id lists grouped shortest first into model calls of at most TOKENS_PER_RUN padded
+    tokens: (indices into `tokens`, the call's inputs, padded with 0). Little padding, and
+    activations of one size whether the chunks are short or long (scripts/bench_embed.py)."""
     order = sorted(range(len(tokens)), key=lambda i: len(tokens[i]))
     calls, start = [], 0
     while start < len(order):

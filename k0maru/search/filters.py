@@ -1,5 +1,6 @@
 """Recall filters: folder prefix, tag (nested tags included), kind, and a date window (the note's
-frontmatter date, else its file's mtime). Dates are ISO (`2026-11-01`) or relative (`30d`, `2w`, `6m`, `1y`)."""
+frontmatter date, else its file's mtime). Dates are ISO (`2026-11-01`) or relative (`30d`, `2w`,
+`6m`, `1y`)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ _DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
 
 
 def parse_when(text: str, end_of_day: bool = False) -> float:
-    """Epoch seconds for an ISO date/datetime or a relative age; a bare `until` date includes that day."""
+    """Epoch seconds for an ISO date/datetime or a relative age; a bare `until` date includes that
+    day."""
     raw = text.strip().lower()
     m = _RELATIVE.match(raw)
     if m:

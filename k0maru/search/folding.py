@@ -1,12 +1,12 @@
-"""What is one answer, folded into one hit: a note's translations ("also in: ko, es") and a passage found
-word for word in a better-ranked hit ("also at"). Near-identical whole notes are folded before these
-(index/copies.py, `Recall.fold_copies`).
+"""What is one answer, folded into one hit: a note's translations ("also in: ko, es") and a passage
+found word for word in a better-ranked hit ("also at"). Near-identical whole notes are folded before
+these (index/copies.py, `Recall.fold_copies`).
 
-A translation is the same note in another language folder: the same path but for one folder that is a
-language code (`locales/en/adr/index.md`, `locales/ko/adr/index.md`; `docs/pt-BR/x.md`), or the same
-frontmatter `translationKey` / `permalink` (Hugo, Obsidian Publish). The hit shown for a group is the
-note in the query's language when the group has one (`lang`: the caller's filter, else the language the
-query's words name), else the best-ranked one."""
+A translation is the same note in another language folder: the same path but for one folder that is
+a language code (`locales/en/adr/index.md`, `locales/ko/adr/index.md`; `docs/pt-BR/x.md`), or the
+same frontmatter `translationKey` / `permalink` (Hugo, Obsidian Publish). The hit shown for a group
+is the note in the query's language when the group has one (`lang`: the caller's filter, else the
+language the query's words name), else the best-ranked one."""
 
 from __future__ import annotations
 
@@ -140,7 +140,8 @@ def fold_passages(
     """The first `limit` of `ranked` whose passage is not word for word (case, spacing and heading
     lines aside) the passage of a better-ranked kept one in another folder, and the paths of those
     folded into each. Another folder: a README or guide that embeds a page, not notes of one folder
-    that share a template's boilerplate section (ADRs, lint rules), which stay answers of their own."""
+    that share a template's boilerplate section (ADRs, lint rules), which stay answers of their
+    own."""
     seen: dict[tuple[str, str], int] = {}
     kept: list[int] = []
     also_at: dict[int, list[str]] = {}

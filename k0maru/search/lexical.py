@@ -1,14 +1,16 @@
-"""The BM25 channel: a bm25s main segment persisted in the index file, plus a delta scored at query time.
+"""The BM25 channel: a bm25s main segment persisted in the index file, plus a delta scored at query
+time.
 
-An edit costs O(chunks changed since the last merge), never O(corpus): the chunks added since the main
-segment was built (ids above its `max_chunk_id`) are tokenised when the corpus version moves, and the
-main segment's entries for chunks deleted since (`lexical_stale`) are masked. IDF is exact for the
-corpus as it is now: each query term's document frequency is the main segment's, less its stale chunks,
-plus the delta's, and the main segment's stored scores are rescaled by new IDF / old IDF; only the
-average chunk length stays the main segment's. So a delta chunk scores as the same text in the main
-segment would, and the ranking matches a full rebuild but for that length term. The segments are merged
-(a full rebuild) off the query path, by `scan` and the background worker, once `Bm25State.merge_due`;
-`scripts/bench_lexical.py` measures the ranking difference against a full rebuild.
+An edit costs O(chunks changed since the last merge), never O(corpus): the chunks added since the
+main segment was built (ids above its `max_chunk_id`) are tokenised when the corpus version moves,
+and the main segment's entries for chunks deleted since (`lexical_stale`) are masked. IDF is exact
+for the corpus as it is now: each query term's document frequency is the main segment's, less its
+stale chunks, plus the delta's, and the main segment's stored scores are rescaled by new IDF / old
+IDF; only the average chunk length stays the main segment's. So a delta chunk scores as the same
+text in the main segment would, and the ranking matches a full rebuild but for that length term. The
+segments are merged (a full rebuild) off the query path, by `scan` and the background worker, once
+`Bm25State.merge_due`; `scripts/bench_lexical.py` measures the ranking difference against a full
+rebuild.
 """
 
 from __future__ import annotations
@@ -32,12 +34,12 @@ from k0maru.index.languages import detect
 from k0maru.search.terms import INDEX, SURFACE, tokenize, word_groups
 
 K1, B = 1.5, 0.75
-# a BM25-only query: a chunk holding a query word only in another form (`file` for `files`) scores this share
-# of the stem's score, a chunk with the word as written scores by that form (its own, sharper IDF); by
-# measurement on the four labelled sets (scripts/eval_retrieval.py, README)
+# a BM25-only query: a chunk holding a query word only in another form (`file` for `files`) scores
+# this share of the stem's score, a chunk with the word as written scores by that form (its own,
+# sharper IDF); by measurement on the four labelled sets (scripts/eval_retrieval.py, README)
 VARIANT_WEIGHT = 0.4
-# a query whose words do not say its language is stemmed in English and in each language that holds at
-# least this share of the notes
+# a query whose words do not say its language is stemmed in English and in each language that holds
+# at least this share of the notes
 VAULT_LANGUAGE_SHARE = 0.1
 TERMS_FORMAT = 6  # 4: words of any script; 5: Cyrillic, Greek, Arabic... words stemmed; 6: each
 # note's Latin-script words stemmed in its language
@@ -58,8 +60,8 @@ class LexicalHit:
 
 @dataclass(frozen=True, slots=True)
 class NoteHit:
-    """A note's BM25 evidence: `score` mixes its best chunk (`best`, `best_score`) and the whole note
-    (`whole`), each first divided by the query's best such score (`NoteEvidence`)."""
+    """A note's BM25 evidence: `score` mixes its best chunk (`best`, `best_score`) and the whole
+    note (`whole`), each first divided by the query's best such score (`NoteEvidence`)."""
 
     doc_id: int
     score: float
@@ -87,8 +89,9 @@ class NoteEvidence:
 
 @dataclass(slots=True)
 class Postings:
-    """bm25s's score matrix (CSC: per term, the chunks that hold it and their precomputed BM25 scores)
-    and its vocabulary; a query reads these arrays directly, so only a rebuild imports bm25s."""
+    """bm25s's score matrix (CSC: per term, the chunks that hold it and their precomputed BM25
+    scores) and its vocabulary; a query reads these arrays directly, so only a rebuild imports
+    bm25s."""
 
     vocab: dict[str, int]
     data: np.ndarray
@@ -108,8 +111,8 @@ class TermIds(dict[str, int]):
 def term_ids(
     rows: Iterable[tuple[int, int, str, str, str, str]], vocab: TermIds
 ) -> Iterator[tuple[int, int, list[int]]]:
-    """(chunk id, doc id, its terms as ids in `vocab`) of each (chunk id, doc id, title, heading, text,
-    language) row; a term new to `vocab` gets the next id."""
+    """(chunk id, doc id, its terms as ids in `vocab`) of each (chunk id, doc id, title, heading,
+    text, language) row; a term new to `vocab` gets the next id."""
     ids = vocab.__getitem__
     for chunk_id, doc_id, title, heading, text, lang in rows:
         yield chunk_id, doc_id, list(map(ids, tokenize(f"{title}\n{heading}\n{text}", INDEX, lang)))
@@ -139,8 +142,8 @@ class MainSegment:
 
         logging.getLogger("bm25s").setLevel(logging.ERROR)
         version = store.corpus_version()
-        # the chunks stream from the index, each kept only as its term ids (4 bytes a term, not a string
-        # each), so a large vault never holds every text and token list at once
+        # the chunks stream from the index, each kept only as its term ids (4 bytes a term, not a
+        # string each), so a large vault never holds every text and token list at once
         vocab = TermIds()
         chunk_ids, doc_ids, corpus = array("q"), array("q"), []
         for chunk_id, doc_id, ids in term_ids(store.lexical_corpus(), vocab):
@@ -219,8 +222,8 @@ class MainSegment:
 
 
 class Delta:
-    """The chunks the main segment lacks (their tf components; IDF is applied per query) and the mask of
-    the main segment's stale entries."""
+    """The chunks the main segment lacks (their tf components; IDF is applied per query) and the
+    mask of the main segment's stale entries."""
 
     def __init__(self, main: MainSegment, store: Bm25Store):
         rows = store.lexical_delta(main.max_chunk_id)
@@ -236,7 +239,8 @@ class Delta:
                 self.stale_mask[pos[main.chunk_ids[pos] == ids]] = True
         self.chunk_ids = np.asarray([r[0] for r in rows], dtype=np.int64)
         self.doc_ids = np.asarray([r[1] for r in rows], dtype=np.int64)
-        # every term occurrence as (term id, chunk), counted with numpy rather than a Counter per chunk
+        # every term occurrence as (term id, chunk), counted with numpy rather than a Counter per
+        # chunk
         vocab = TermIds()
         term_of: list[int] = []
         lengths = np.zeros(len(rows), dtype=np.int64)
@@ -291,8 +295,8 @@ class LexicalIndex:
 
     def query_languages(self, query: str) -> tuple[str, ...]:
         """The languages to stem a query's words in ("" is English): the vault's (English and each
-        language that holds at least VAULT_LANGUAGE_SHARE of its notes), or the one of them the query's
-        function words name."""
+        language that holds at least VAULT_LANGUAGE_SHARE of its notes), or the one of them the
+        query's function words name."""
         if self._vault_languages is None:
             shares = self._shares()
             self._vault_languages = (
@@ -311,9 +315,9 @@ class LexicalIndex:
         return self.delta.size if self.delta is not None else 0
 
     def _postings(self, term: str) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Where `term` occurs (chunk positions, main segment then delta) and its BM25 there, with IDF for
-        the corpus as it is now, in one part per segment; empty when no live chunk holds it. Stale main
-        entries are included: `_scores` zeroes them at the end."""
+        """Where `term` occurs (chunk positions, main segment then delta) and its BM25 there, with
+        IDF for the corpus as it is now, in one part per segment; empty when no live chunk holds it.
+        Stale main entries are included: `_scores` zeroes them at the end."""
         main, delta = self.main, self.delta
         in_main = main.postings(term)
         if delta is None:  # the main segment alone: its stored scores as they are
@@ -340,8 +344,8 @@ class LexicalIndex:
         return parts
 
     def _stem_postings(self, stems: tuple[str, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The postings of a word's stems (one per query language): a chunk holding several scores by
-        the best."""
+        """The postings of a word's stems (one per query language): a chunk holding several scores
+        by the best."""
         parts = [part for stem in dict.fromkeys(stems) for part in self._postings(stem)]
         if len(stems) == 1 or len(parts) < 2:
             return parts
@@ -353,10 +357,10 @@ class LexicalIndex:
         return [(where[first], score[first])]
 
     def _scores(self, groups: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray]:
-        """BM25 of every chunk, main segment then delta (query terms counted as often as they occur), and
-        how many of the distinct groups each chunk holds. A group (stems..., =surface) scores a chunk that
-        holds the word as written by that form, and a chunk that holds only another form of it at
-        VARIANT_WEIGHT times the stem's score."""
+        """BM25 of every chunk, main segment then delta (query terms counted as often as they
+        occur), and how many of the distinct groups each chunk holds. A group (stems..., =surface)
+        scores a chunk that holds the word as written by that form, and a chunk that holds only
+        another form of it at VARIANT_WEIGHT times the stem's score."""
         out = np.zeros(self.chunk_ids.size, dtype=np.float64)
         held = np.zeros(self.chunk_ids.size, dtype=np.int32)
         seen: set[tuple[str, ...]] = set()
@@ -428,10 +432,10 @@ class LexicalIndex:
     def search(
         self, query: str, k: int, allowed_docs: set[int] | None = None, surface: bool = False
     ) -> list[LexicalHit]:
-        """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when given);
-        `surface`: match plain words as written only (the lexical part of a hybrid query in English,
-        where the model reads inflection), else by the word as written first and its other forms after
-        (`_scores`), in the query's languages (`query_languages`)."""
+        """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when
+        given); `surface`: match plain words as written only (the lexical part of a hybrid query in
+        English, where the model reads inflection), else by the word as written first and its other
+        forms after (`_scores`), in the query's languages (`query_languages`)."""
         if k <= 0:
             return []
         scores, held, distinct = self._query_scores(query, allowed_docs, surface)
@@ -457,10 +461,10 @@ class LexicalIndex:
         allowed_docs: set[int] | None = None,
         surface: bool = False,
     ) -> tuple[list[NoteHit], list[LexicalHit]]:
-        """The k notes with the best BM25 evidence, best first, and the top `chunk_k` chunks. A note's
-        evidence (`NoteEvidence`) mixes its best chunk with the whole note: the sum of its chunks'
-        scores over its chunk count to the power `length_power`, so a page whose every part is about the
-        query outranks a hub (glossary, FAQ) with one short part that names it."""
+        """The k notes with the best BM25 evidence, best first, and the top `chunk_k` chunks. A
+        note's evidence (`NoteEvidence`) mixes its best chunk with the whole note: the sum of its
+        chunks' scores over its chunk count to the power `length_power`, so a page whose every part
+        is about the query outranks a hub (glossary, FAQ) with one short part that names it."""
         if k <= 0:
             return [], []
         scores, held, distinct = self._query_scores(query, allowed_docs, surface)
@@ -488,7 +492,8 @@ class LexicalIndex:
 
 
 class LexicalCache:
-    """Keeps the main segment loaded per process; on a change computes only the delta (O(changed chunks))."""
+    """Keeps the main segment loaded per process; on a change computes only the delta (O(changed
+    chunks))."""
 
     def __init__(self) -> None:
         self._main: MainSegment | None = None
@@ -498,8 +503,9 @@ class LexicalCache:
         self._lock = threading.Lock()
 
     def get(self, store: Bm25Store, merge: bool = False) -> LexicalIndex:
-        """The index at the store's current corpus version. A query never rebuilds the main segment once
-        one exists; `merge` (scan, background worker) rebuilds it when `Bm25State.merge_due`."""
+        """The index at the store's current corpus version. A query never rebuilds the main segment
+        once one exists; `merge` (scan, background worker) rebuilds it when
+        `Bm25State.merge_due`."""
         version = store.corpus_version()
         index = self._index
         if index is not None and index.version == version and not merge:
@@ -525,7 +531,8 @@ class LexicalCache:
         self._main = main
         delta = Delta(main, store) if main.version != version else None
         # read now, through this thread's connection: the index outlives the thread that loads it (a
-        # server's warm-up), and a connection of a thread that ended is closed by the next one opened
+        # server's warm-up), and a connection of a thread that ended is closed by the next one
+        # opened
         shares = store.language_shares()
         self._index = LexicalIndex(main, delta, version, lambda: shares)
         return self._index

@@ -1,18 +1,19 @@
-"""Hybrid recall: a weighted sum of the two channels' normalised scores, leaning on BM25 the more of the
-query is code or in a script the model does not read, plus an optional graph signal (hybrid only).
+"""Hybrid recall: a weighted sum of the two channels' normalised scores, leaning on BM25 the more of
+the query is code or in a script the model does not read, plus an optional graph signal (hybrid
+only).
 
 score(d) = w · bm25(d) / bm25(top)  +  (1 − w) · (cos(d) − floor) / (1 − floor)  +  graph(d)
 w = bm25_weight_words + (bm25_weight_code − bm25_weight_words) · lexical_share(query)
 
 A document's channel score is that of its best chunk; each channel contributes a pool of pool_min
-documents, whatever the limit, so the top of a ranking never depends on it. A vector hit below the cosine
-`floor` adds nothing (a note sharing no term with the query gets nothing from BM25 either), and a chunk not
-embedded yet keeps its BM25 vote. graph(d) = graph_boost × min(its own score, the best fused score among
-the pooled candidates d links to or is linked from); off by default. No note with score 0 is ever a hit,
-and a query nothing answers (no chunk reaching `relevance_cosine` nor holding `relevance_terms` of its
-words) gets no hits and one warning. The passage is the document's chunk with the best fused score. Every
-number is reported with --explain; the defaults come from scripts/eval_retrieval.py's dev halves
-(docs/retrieval.md).
+documents, whatever the limit, so the top of a ranking never depends on it. A vector hit below the
+cosine `floor` adds nothing (a note sharing no term with the query gets nothing from BM25 either),
+and a chunk not embedded yet keeps its BM25 vote. graph(d) = graph_boost × min(its own score, the
+best fused score among the pooled candidates d links to or is linked from); off by default. No note
+with score 0 is ever a hit, and a query nothing answers (no chunk reaching `relevance_cosine` nor
+holding `relevance_terms` of its words) gets no hits and one warning. The passage is the document's
+chunk with the best fused score. Every number is reported with --explain; the defaults come from
+scripts/eval_retrieval.py's dev halves (docs/retrieval.md).
 """
 
 from __future__ import annotations
@@ -67,10 +68,10 @@ def pending_weight(w_bm25: float, coverage: float) -> float:
 def centred(
     parts: dict[int, tuple[float, float]], unembedded: set[int]
 ) -> dict[int, tuple[float, float]]:
-    """While vectors are pending: a vector part counts as it differs from the median candidate's with
-    a vector, and a candidate without one has none. A note without a vector then competes on its BM25
-    evidence alone, neither lifted by a made-up vote nor sunk below every note with a vector merely
-    for having none."""
+    """While vectors are pending: a vector part counts as it differs from the median candidate's
+    with a vector, and a candidate without one has none. A note without a vector then competes on
+    its BM25 evidence alone, neither lifted by a made-up vote nor sunk below every note with a
+    vector merely for having none."""
     have = sorted(v for d, (_, v) in parts.items() if d not in unembedded)
     median = have[len(have) // 2] if have else 0.0
     return {d: (b, 0.0 if d in unembedded else v - median) for d, (b, v) in parts.items()}
@@ -97,8 +98,9 @@ def _checked(query: str, mode: str, limit: int) -> str:
 def graph_boosts(
     edges: list[tuple[int, int]], boost: float, fused: dict[int, float], titles: dict[int, str]
 ) -> dict[int, tuple[float, list[str]]]:
-    """Each candidate linked to or from other candidates gets `boost` × the best fused score among them, with
-    the links that earned it (reported even when the boost is 0, so --explain shows the graph)."""
+    """Each candidate linked to or from other candidates gets `boost` × the best fused score among
+    them, with the links that earned it (reported even when the boost is 0, so --explain shows the
+    graph)."""
     reasons: dict[int, list[str]] = {}
     best: dict[int, float] = {}
     for src, dst in edges:
@@ -106,7 +108,8 @@ def graph_boosts(
         reasons.setdefault(dst, []).append(f"linked from [[{titles.get(src, src)}]]")
         best[src] = max(best.get(src, 0.0), fused.get(dst, 0.0))
         best[dst] = max(best.get(dst, 0.0), fused.get(src, 0.0))
-    # a page's links can at most double its own score: an index that links everywhere never wins on links
+    # a page's links can at most double its own score: an index that links everywhere never wins on
+    # links
     return {
         doc: (boost * min(best[doc], fused.get(doc, 0.0)), sorted(set(r)))
         for doc, r in reasons.items()
@@ -151,8 +154,8 @@ def _doc_ranking(hits: list[Any]) -> tuple[list[int], dict[int, Any]]:
 @dataclass
 class Gathered:
     """What the channels found for one query: each pooled note's BM25 evidence (`bm25`, best first,
-    with its best chunk in `bm25_best`) and best vector chunk (`vec_best`, ranked in `vec_rank`), the
-    chunk hits passages are chosen from, and which channels answered."""
+    with its best chunk in `bm25_best`) and best vector chunk (`vec_best`, ranked in `vec_rank`),
+    the chunk hits passages are chosen from, and which channels answered."""
 
     channels: str
     bm25: dict[int, float] = field(default_factory=dict)
@@ -195,16 +198,16 @@ class Recall:
         settings: Settings,
         load_embedder: Callable[[], tuple[Embedder | None, str | None]],
     ):
-        """`load_embedder()` gives (model, warning); it is called on the first vector query only, so a
-        BM25 query never loads the model."""
+        """`load_embedder()` gives (model, warning); it is called on the first vector query only, so
+        a BM25 query never loads the model."""
         self.store = store
         self.settings = settings
         self._load_embedder = load_embedder
         self.lexical = lexical.LexicalCache()
 
     def pool_size(self, limit: int) -> int:
-        """Documents each channel contributes: fixed, so the top of a ranking never depends on `limit`
-        (but for a limit above the pool, which widens it)."""
+        """Documents each channel contributes: fixed, so the top of a ranking never depends on
+        `limit` (but for a limit above the pool, which widens it)."""
         return max(self.settings.pool_min, limit)
 
     def search(
@@ -217,10 +220,11 @@ class Recall:
         filters: Filters | None = None,
         passage_chars: int = 280,
     ) -> RecallResult:
-        """Each hit carries a passage of at most `passage_chars` characters. `graph_boost` / `min_cosine`
-        override the settings for this query (the console's debugger); `filters` restrict both channels to
-        the notes they select. A note no channel supports is never a hit: a query that nothing in the
-        vault answers (`answered`) gets no hits and one warning saying so."""
+        """Each hit carries a passage of at most `passage_chars` characters. `graph_boost` /
+        `min_cosine` override the settings for this query (the console's debugger); `filters`
+        restrict both channels to the notes they select. A note no channel supports is never a hit:
+        a query that nothing in the vault answers (`answered`) gets no hits and one warning saying
+        so."""
         query = _checked(query, mode, limit)
         pool = self.pool_size(limit)
         allowed = filters.allowed(self.store) if filters else None
@@ -265,7 +269,8 @@ class Recall:
     def gather(
         self, query: str, mode: str, pool: int, allowed: set[int] | None, floor: float
     ) -> Gathered:
-        """Each channel's pool of candidates (`channels` says which answered; "" when none could)."""
+        """Each channel's pool of candidates (`channels` says which answered; "" when none
+        could)."""
         gathered = Gathered(channels=mode)
         chunk_k = pool * 4  # chunks per channel: enough to fill `pool` notes in practice
         if mode in ("vector", "hybrid"):
@@ -285,7 +290,8 @@ class Recall:
         allowed: set[int] | None,
         surface: bool,
     ) -> None:
-        """In hybrid the vectors match inflection and paraphrase; BM25 adds exact evidence (terms.py)."""
+        """In hybrid the vectors match inflection and paraphrase; BM25 adds exact evidence
+        (terms.py)."""
         s = self.settings
         hybrid = gathered.channels == "hybrid" and not gathered.pending
         share = s.hybrid_whole_note if hybrid else s.bm25_whole_note
@@ -453,9 +459,10 @@ class Recall:
         )
 
     def fold_copies(self, ranked: list[int], limit: int) -> tuple[list[int], dict[int, list[str]]]:
-        """The first `limit` documents of `ranked` that are not a copy of a better-ranked one, and the
-        paths of each one's copies among the candidates. A copy is near-identical: the same body but for
-        case, whitespace, a changed line or a footer (index/copies.py; a translation is not one)."""
+        """The first `limit` documents of `ranked` that are not a copy of a better-ranked one, and
+        the paths of each one's copies among the candidates. A copy is near-identical: the same body
+        but for case, whitespace, a changed line or a footer (index/copies.py; a translation is not
+        one)."""
         signatures = self.store.copy_signatures(ranked)
         kept = copies.fold([signatures[d][1] for d in ranked], limit)
         return [ranked[i] for i in kept], {
@@ -465,9 +472,9 @@ class Recall:
     def answered(
         self, bm25_best: dict[int, lexical.LexicalHit], vec_best: dict[int, vectors.VectorHit]
     ) -> bool:
-        """Whether anything in the vault answers the query: some chunk reaches `relevance_cosine`, or
-        holds at least `relevance_terms` of the query's terms (calibrated on the dev halves against
-        off-topic queries, scripts/eval_retrieval.py)."""
+        """Whether anything in the vault answers the query: some chunk reaches `relevance_cosine`,
+        or holds at least `relevance_terms` of the query's terms (calibrated on the dev halves
+        against off-topic queries, scripts/eval_retrieval.py)."""
         s = self.settings
         best_cos = max((h.cosine for h in vec_best.values()), default=-1.0)
         best_terms = max((h.matched for h in bm25_best.values()), default=0.0)

@@ -1,6 +1,6 @@
-"""What recall returns: one type from the ranking through the service to every front end (CLI `--json`,
-MCP structured content, console). The per-channel detail is filled by the ranking and cleared by the
-service unless the caller asks for it (`explain`)."""
+"""What recall returns: one type from the ranking through the service to every front end (CLI
+`--json`, MCP structured content, console). The per-channel detail is filled by the ranking and
+cleared by the service unless the caller asks for it (`explain`)."""
 
 from __future__ import annotations
 

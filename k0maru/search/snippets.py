@@ -25,7 +25,8 @@ _EMPHASIS = re.compile(r"(\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*]))")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark: a backslash before ASCII punctuation
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$", re.M)
-# a sentence ends at . ! ? before a capital (or a letter of a script without case), a digit or a quote
+# a sentence ends at . ! ? before a capital (or a letter of a script without case), a digit or a
+# quote
 _FULL_STOPS = "。！？"  # Chinese and Japanese: no space follows them
 _SENTENCE = regex.compile(
     rf"(?<=[.!?])\s+(?=[\p{{Lu}}\p{{Lt}}\p{{Lo}}\d`\"'(])|(?<=[{_FULL_STOPS}])\s*|\n+"
@@ -40,8 +41,8 @@ def _link_text(m: re.Match[str]) -> str:
 
 
 def plain(markdown: str) -> str:
-    """Markdown as readable plain text, one space between words; inline code keeps its backticks, and
-    code (spans and fences) is left exactly as written."""
+    """Markdown as readable plain text, one space between words; inline code keeps its backticks,
+    and code (spans and fences) is left exactly as written."""
     held: list[str] = []
 
     def hold(code: str) -> str:
@@ -64,22 +65,23 @@ def plain(markdown: str) -> str:
 
 
 def _joined(sentences: list[str]) -> str:
-    """Sentences as one text: a space after each, none after a full-width stop (Chinese, Japanese)."""
+    """Sentences as one text: a space after each, none after a full-width stop (Chinese,
+    Japanese)."""
     return "".join(s + ("" if s.endswith(tuple(_FULL_STOPS)) else " ") for s in sentences).rstrip()
 
 
 @lru_cache(maxsize=1024)
 def _sentences(markdown: str) -> tuple[str, ...]:
-    """A chunk's plain-text sentences, kept for the chunks recent queries showed (they come again: each
-    costs a dozen regular-expression passes)."""
+    """A chunk's plain-text sentences, kept for the chunks recent queries showed (they come again:
+    each costs a dozen regular-expression passes)."""
     found = (" ".join(s.split()) for s in _SENTENCE.split(plain(markdown)))
     return tuple(s for s in found if s)
 
 
 def snippet(markdown: str, query: str, limit: int = 280, skip: str = "") -> str:
-    """At most `limit` characters of `markdown` as plain text, starting at the sentence that carries the
-    most query terms (ties: the earliest), continued with the sentences that follow. A first line equal
-    to `skip` (the section's heading, already shown) is left out."""
+    """At most `limit` characters of `markdown` as plain text, starting at the sentence that carries
+    the most query terms (ties: the earliest), continued with the sentences that follow. A first
+    line equal to `skip` (the section's heading, already shown) is left out."""
     sentences = list(_sentences(markdown))
     if sentences and skip and sentences[0].lower() == " ".join(skip.split()).lower():
         sentences = sentences[1:]

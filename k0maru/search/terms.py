@@ -1,25 +1,26 @@
 """BM25 tokenizer that keeps code symbols findable whole and by parts.
 
-`SQLITE_BUSY` -> sqlite_busy, sqlite, busy;  `std::sync::Mutex` -> std::sync::mutex, std, sync, mutex;
-`BorrowMutError` -> borrowmuterror, borrow, mut, error;  `src/worker.rs:42` -> src/worker.rs:42,
-src/worker.rs, src, worker, rs, 42;  `E0502` -> e0502. Plain words are stemmed (Snowball) in the
-note's language (`lang`, chosen per note by index/languages.py; English by default) and English stop
-words dropped; symbol tokens are never stemmed.
+`SQLITE_BUSY` -> sqlite_busy, sqlite, busy;  `std::sync::Mutex` -> std::sync::mutex, std, sync,
+mutex; `BorrowMutError` -> borrowmuterror, borrow, mut, error;  `src/worker.rs:42` ->
+src/worker.rs:42, src/worker.rs, src, worker, rs, 42;  `E0502` -> e0502. Plain words are stemmed
+(Snowball) in the note's language (`lang`, chosen per note by index/languages.py; English by
+default) and English stop words dropped; symbol tokens are never stemmed.
 
-Other scripts: a token is NFKC-normalised (full-width `ＳＱＬＩＴＥ` is `sqlite`); Latin letters lose their
-accents (`café` -> cafe, then as any English word; in another language the word is stemmed with its
-accents, then loses them: `compressés` -> compress); a word in another script is lower-cased and, where
-its script names one Snowball language (Cyrillic: Russian, Greek, Arabic, Armenian, Devanagari: Hindi,
-Tamil), stemmed by it like an English word (`Ошибки` -> ошибк and =ошибки), else kept whole; Chinese,
-Japanese and Korean runs, which have no spaces between words, become overlapping character pairs
-(`数据库` -> 数据, 据库; one character alone stays itself).
+Other scripts: a token is NFKC-normalised (full-width `ＳＱＬＩＴＥ` is `sqlite`); Latin
+letters lose their accents (`café` -> cafe, then as any English word; in another language the word
+is stemmed with its accents, then loses them: `compressés` -> compress); a word in another script is
+lower-cased and, where its script names one Snowball language (Cyrillic: Russian, Greek, Arabic,
+Armenian, Devanagari: Hindi, Tamil), stemmed by it like an English word (`Ошибки` -> ошибк and
+=ошибки), else kept whole; Chinese, Japanese and Korean runs, which have no spaces between words,
+become overlapping character pairs (`数据库` -> 数据, 据库; one character alone stays itself).
 
-The index holds each plain word twice: its stem and its surface form (`=containers`). The lexical channel
-alone queries both (`word_groups`): the form as written where a chunk has it, the stem at a discount where
-it has only another form (search/lexical.py); a hybrid query in English asks for the surface forms only,
-because there the vectors already match paraphrase and inflection and BM25's part is exact evidence (stems
-there cost tldr 0.0135 and helped no set; scripts/eval_retrieval.py); in another language the English
-model does not read inflection, so its stems count there too (docs/retrieval.md).
+The index holds each plain word twice: its stem and its surface form (`=containers`). The lexical
+channel alone queries both (`word_groups`): the form as written where a chunk has it, the stem at a
+discount where it has only another form (search/lexical.py); a hybrid query in English asks for the
+surface forms only, because there the vectors already match paraphrase and inflection and BM25's
+part is exact evidence (stems there cost tldr 0.0135 and helped no set; scripts/eval_retrieval.py);
+in another language the English model does not read inflection, so its stems count there too
+(docs/retrieval.md).
 """
 
 from __future__ import annotations
@@ -132,8 +133,9 @@ STOPWORDS = frozenset(
 
 _stemmer = Stemmer.Stemmer("english")
 _LATIN_STEMMERS: dict[str, Stemmer.Stemmer] = {}
-# the script of a word's first letter -> the Snowball language that script names (the cheap detector:
-# a script shared by several languages, as Cyrillic by Russian and Ukrainian, gets its largest one)
+# the script of a word's first letter -> the Snowball language that script names (the cheap
+# detector: a script shared by several languages, as Cyrillic by Russian and Ukrainian, gets its
+# largest one)
 _SCRIPT_LANGUAGE = {
     "CYRILLIC": "russian",
     "GREEK": "greek",
@@ -147,7 +149,8 @@ _SCRIPT_STEMMERS: dict[str, Stemmer.Stemmer] = {}
 
 @lru_cache(maxsize=200_000)
 def _other_script_stem(low: str) -> str | None:
-    """The Snowball stem of a word in a script other than Latin, None where its script has no stemmer."""
+    """The Snowball stem of a word in a script other than Latin, None where its script has no
+    stemmer."""
     script = unicodedata.name(low[0], "").split(" ", 1)[0]
     language = _SCRIPT_LANGUAGE.get(script)
     if language is None or not low.isalpha():
@@ -186,9 +189,9 @@ _CACHE_MAX = 500_000
 
 
 def tokenize(text: str, forms: int = STEMS, lang: str = "") -> list[str]:
-    """Terms of `text`: STEMS for a lexical query and snippets, INDEX for a document, SURFACE for the
-    lexical part of a hybrid query. `lang`: the Snowball language of its Latin-script words ("" is
-    English; index/languages.py chooses it per note)."""
+    """Terms of `text`: STEMS for a lexical query and snippets, INDEX for a document, SURFACE for
+    the lexical part of a hybrid query. `lang`: the Snowball language of its Latin-script words (""
+    is English; index/languages.py chooses it per note)."""
     out: list[str] = []
     extend = out.extend
     lang = "" if lang == "english" or lang not in LATIN else lang
@@ -204,8 +207,8 @@ def tokenize(text: str, forms: int = STEMS, lang: str = "") -> list[str]:
 
 
 def word_groups(text: str, langs: tuple[str, ...] = ("",)) -> list[tuple[str, ...]]:
-    """The terms of a BM25 query, one group per word: its stems (one per language of `langs`, "" being
-    English) then =surface for a plain word, (term,) for anything else."""
+    """The terms of a BM25 query, one group per word: its stems (one per language of `langs`, ""
+    being English) then =surface for a plain word, (term,) for anything else."""
     others: dict[str, list[str]] = {}  # =surface -> its stems in the other languages
     for lang in langs[1:]:
         for stem, surface in _pairs(tokenize(text, INDEX, lang)):
@@ -272,7 +275,8 @@ def _cjk_terms(token: str, forms: int, lang: str) -> list[str]:
 
 
 def _symbol_terms(token: str, out: list[str]) -> None:
-    """A symbol with connectors: kept whole, also without a trailing :line (its parts come after)."""
+    """A symbol with connectors: kept whole, also without a trailing :line (its parts come
+    after)."""
     whole = token.lower()
     out.append(whole)
     bare = _LINE_SUFFIX.sub("", whole)
@@ -283,8 +287,8 @@ def _symbol_terms(token: str, out: list[str]) -> None:
 def _run_terms(
     run: str, out: list[str], forms: int = STEMS, lang: str = "", as_written: str = ""
 ) -> None:
-    """A run of letters and digits: stop words dropped, camelCase split, plain words stemmed (in `lang`,
-    from the run `as_written`, with its accents, when it is not English)."""
+    """A run of letters and digits: stop words dropped, camelCase split, plain words stemmed (in
+    `lang`, from the run `as_written`, with its accents, when it is not English)."""
     if (
         not run.isascii()
     ):  # a word of a script other than Latin: lower-cased, stemmed where it can be
@@ -307,7 +311,8 @@ def _run_terms(
 
 
 def _other_script_run(run: str, out: list[str], forms: int, lang: str) -> None:
-    """A run of two or more letters of a script other than ASCII: lower-cased, stemmed where it can be."""
+    """A run of two or more letters of a script other than ASCII: lower-cased, stemmed where it can
+    be."""
     low = run.lower()
     if lang and low.isalpha() and unicodedata.name(low[0], "").startswith("LATIN"):
         if low not in STOPWORDS:  # `größe`: a Latin word that keeps a letter as it is
@@ -336,7 +341,8 @@ def strip_accents(text: str) -> str:
 
 
 def _unaccented(token: str) -> str:
-    """`token` without its accents if that leaves it ASCII (`Café-Bar` -> Cafe-Bar), else as it is."""
+    """`token` without its accents if that leaves it ASCII (`Café-Bar` -> Cafe-Bar), else as it
+    is."""
     folded = strip_accents(token)
     return folded if folded.isascii() else token
 
@@ -346,11 +352,11 @@ _NOT_LATIN = regex.compile(r"(?!\p{Latin})\p{L}")
 
 
 def lexical_share(query: str, other_scripts: bool = True) -> float:
-    """The share of the query's words that only exact terms match well: code (symbols, flags, error codes,
-    paths, numbers, identifiers in camelCase or CAPS: `SQLITE_BUSY`, `E0502`, `--force`, `src/a.rs:3`) and,
-    if `other_scripts`, words with letters outside the Latin script, which the bundled English model reads
-    as fragments. 0 for a question in plain English words, 1 for a bare symbol or a question in Russian;
-    recall leans on BM25 the larger it is."""
+    """The share of the query's words that only exact terms match well: code (symbols, flags, error
+    codes, paths, numbers, identifiers in camelCase or CAPS: `SQLITE_BUSY`, `E0502`, `--force`,
+    `src/a.rs:3`) and, if `other_scripts`, words with letters outside the Latin script, which the
+    bundled English model reads as fragments. 0 for a question in plain English words, 1 for a bare
+    symbol or a question in Russian; recall leans on BM25 the larger it is."""
     words = query.split()
     if not words:
         return 0.0

@@ -41,8 +41,9 @@ def embed_pending(
     """Embed the chunks without a vector (at most `limit` of them); returns how many were embedded.
 
     Work is committed in groups, so an interrupted run keeps what it finished; a chunk that a
-    concurrent scan replaced meanwhile (hash changed or row gone) is not written. `stop`, asked before
-    each batch, ends the run early (a server closing, the index file moved away by a rebuild).
+    concurrent scan replaced meanwhile (hash changed or row gone) is not written. `stop`, asked
+    before each batch, ends the run early (a server closing, the index file moved away by a
+    rebuild).
     """
     ensure_model(store, embedder)
     todo = store.chunks_to_embed(limit)

@@ -1,6 +1,7 @@
 """Where a note's links to attachments (an image, a PDF: files that are not notes) lead, found as
-Obsidian finds them: beside the note, from the vault's root, else the file of that name anywhere in the
-vault (the shortest path). Hidden folders (`.git`, `.obsidian`, `.k0maru`) hold no attachments."""
+Obsidian finds them: beside the note, from the vault's root, else the file of that name anywhere in
+the vault (the shortest path). Hidden folders (`.git`, `.obsidian`, `.k0maru`) hold no
+attachments."""
 
 from __future__ import annotations
 
@@ -41,8 +42,9 @@ def find_attachments(root: Path, note_path: str, targets: set[str]) -> dict[str,
 
 
 def missing_attachments(root: Path, links: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
-    """For the (note path, target) links that name an attachment: whether that file is missing, found
-    as `find_attachments` finds it with one walk of the vault at most. Links to notes are left out."""
+    """For the (note path, target) links that name an attachment: whether that file is missing,
+    found as `find_attachments` finds it with one walk of the vault at most. Links to notes are left
+    out."""
     wanted = [(src, t) for src, t in links if is_attachment_name(t)]
     by_name = find_attachments(root, "", {t for _, t in wanted if "/" not in t})
     return {

@@ -1,9 +1,10 @@
 """Typed results of the service operations, shared by every front end (CLI `--json`, MCP structured
 content, console API). `payload()` is the one compact wire shape.
 
-Plain dataclasses, not pydantic models, so a one-shot CLI command never imports pydantic. The MCP SDK
-derives each tool's output schema from them (fields with a default are optional), and the
-sequences default to empty tuples so that every optional field's default is a class attribute it sees."""
+Plain dataclasses, not pydantic models, so a one-shot CLI command never imports pydantic. The MCP
+SDK derives each tool's output schema from them (fields with a default are optional), and the
+sequences default to empty tuples so that every optional field's default is a class attribute it
+sees."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from k0maru.search.results import RecallResult as RecallResult
 from k0maru.wire import Result as Result
 
 
-# ---- index --------------------------------------------------------------------------------------------
+# ---- index
+# --------------------------------------------------------------------------------------------
 @dataclass(kw_only=True)
 class IndexBacklog(Result):
     pending: dict[str, int]  # files new, changed and removed since the last scan
@@ -196,7 +198,8 @@ class AdrOutcome(Result):
     outcome: str  # created | updated | up_to_date | versioned
 
 
-# ---- loadout -----------------------------------------------------------------------------------------
+# ---- loadout
+# -----------------------------------------------------------------------------------------
 @dataclass(kw_only=True)
 class LoadoutSection(Result):
     kind: str  # rules | conventions | hub | adr
@@ -213,7 +216,8 @@ class Loadout(Result):
     sections: list[LoadoutSection]
 
 
-# ---- offloaded logs ----------------------------------------------------------------------------------
+# ---- offloaded logs
+# ----------------------------------------------------------------------------------
 @dataclass(kw_only=True)
 class LogLine(Result):
     n: int
@@ -296,7 +300,8 @@ class TokenScoreboard(Result):
     points: Sequence[dict[str, Any]] = ()
 
 
-# ---- notes -------------------------------------------------------------------------------------------
+# ---- notes
+# -------------------------------------------------------------------------------------------
 @dataclass(kw_only=True)
 class FlushOutcome(Result):
     path: str
@@ -357,7 +362,8 @@ class NoteView(Result):
     backlinks: Sequence[NoteLink] = ()
 
 
-# ---- agent-facing listings (MCP) ---------------------------------------------------------------------
+# ---- agent-facing listings (MCP)
+# ---------------------------------------------------------------------
 @dataclass(kw_only=True)
 class LogNodeBrief(Result):
     node_id: str

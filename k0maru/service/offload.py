@@ -1,8 +1,9 @@
-"""`k0maru offload` as a service operation: run a command (or read stdin) into a kept log, record it.
+"""`k0maru offload` as a service operation: run a command (or read stdin) into a kept log, record
+it.
 
-It streams a running process, so it opens the vault itself instead of a `Service` session: nothing is
-scanned, and a vault that cannot be opened (none here, a full disk, an unwritable folder) still runs the
-command: the same output and exit status, and at most one line on stderr."""
+It streams a running process, so it opens the vault itself instead of a `Service` session: nothing
+is scanned, and a vault that cannot be opened (none here, a full disk, an unwritable folder) still
+runs the command: the same output and exit status, and at most one line on stderr."""
 
 from __future__ import annotations
 
@@ -66,7 +67,8 @@ def offload(
 
 
 def _somewhere(vault_dir: str | None) -> Path:
-    """The vault the command names when it exists, else the working folder (nothing is kept there)."""
+    """The vault the command names when it exists, else the working folder (nothing is kept
+    there)."""
     from k0maru.layout import resolve_vault
 
     try:
@@ -76,8 +78,8 @@ def _somewhere(vault_dir: str | None) -> Path:
 
 
 def _record(vault: Vault, rec: OffloadRecord) -> None:
-    """Record a kept log and apply the size cap; the log and its sidecar are already safe on disk, so a
-    failure here costs one warning, never the command's exit status."""
+    """Record a kept log and apply the size cap; the log and its sidecar are already safe on disk,
+    so a failure here costs one warning, never the command's exit status."""
     from k0maru.offload import records
 
     try:
@@ -107,7 +109,8 @@ def _result(exit_code: int, lines: int, record: OffloadRecord | None) -> Offload
 
 
 def offloaded_before(vault_dir: str | None) -> bool:
-    """Whether any log was ever offloaded here (its sidecar is kept beside it, even without an index)."""
+    """Whether any log was ever offloaded here (its sidecar is kept beside it, even without an
+    index)."""
     from k0maru.layout import resolve_vault
     from k0maru.offload.records import SIDECAR, refs_dir
 

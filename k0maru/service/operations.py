@@ -95,8 +95,8 @@ def unchanged_scan(vault_dir: str | None, **flags: Any) -> ScanReport | None:
 
 def adr_from_commit(vault_root: Path, rev: str) -> AdrOutcome | None:
     """The ADR note the `ADR:` trailer of commit `rev` asks for, written or brought up to date
-    (notes/adr.py); None when the commit asks for none. Needs no index, so the git hook calling it opens
-    none."""
+    (notes/adr.py); None when the commit asks for none. Needs no index, so the git hook calling it
+    opens none."""
     from k0maru.notes.adr import adr_from_head
     from k0maru.service.models import AdrOutcome
 
@@ -119,8 +119,9 @@ class Service:
         one_shot: bool = False,
         **session_options: Any,
     ) -> Service:
-        """The service over the vault at `vault_dir` (`settings`: flags over its config); `create`: the cwd
-        may become a new vault (`init`); `one_shot`: a process that answers once and exits."""
+        """The service over the vault at `vault_dir` (`settings`: flags over its config); `create`:
+        the cwd may become a new vault (`init`); `one_shot`: a process that answers once and
+        exits."""
         from k0maru.service.session import VaultSession
         from k0maru.wiring.vault import Vault
 
@@ -152,8 +153,8 @@ class Service:
         self._session.watch()
 
     def catch_up(self, scan_progress: ProgressFn | None = None) -> None:
-        """Bring the index up to date now, its vectors following in the background (a server about to
-        listen); an `IndexReadOnlyError` when the index cannot be written."""
+        """Bring the index up to date now, its vectors following in the background (a server about
+        to listen); an `IndexReadOnlyError` when the index cannot be written."""
         self._vault.index(record=False, scan_progress=scan_progress, embed=False, lexical=True)
         if not self._vault.store.readonly:
             self._session.embed_later()
@@ -192,8 +193,9 @@ class Service:
         cost: Callable[[RecallResult], int] | None = None,
     ) -> RecallResult:
         """Ranked notes with their answering passages (those scoring at least `min_score`); with
-        `token_budget`, the answer is cut to fit it exactly as `cost` counts it (default: the compact JSON
-        in o200k tokens), see `fit_budget`. The query comes back cut to a short echo."""
+        `token_budget`, the answer is cut to fit it exactly as `cost` counts it (default: the
+        compact JSON in o200k tokens), see `fit_budget`. The query comes back cut to a short
+        echo."""
         from k0maru.service.models import RecallResult
 
         check_length("query", query, MAX_QUERY_CHARS)
@@ -228,8 +230,9 @@ class Service:
 
     # ---- loadout -------------------------------------------------------------------------------
     def loadout(self, token_budget: int, cost: Callable[[Loadout], int] | None = None) -> Loadout:
-        """The rules, note kinds, hubs and latest ADRs within `token_budget`: the sections' own tokens,
-        or, with `cost`, the whole answer as `cost` counts it (its headers and keys included)."""
+        """The rules, note kinds, hubs and latest ADRs within `token_budget`: the sections' own
+        tokens, or, with `cost`, the whole answer as `cost` counts it (its headers and keys
+        included)."""
         from k0maru.notes.loadout import build_loadout
         from k0maru.service.models import Loadout, LoadoutSection
 
@@ -270,10 +273,10 @@ class Service:
         fixed: bool = False,
         skip: int = 0,
     ) -> LogNodeView:
-        """A stored log: its summary (no range, no pattern), a 1-based line range, or pattern matches with
-        context (the first `skip` matches passed over; with `lines`, only matches inside the range). At
-        most `max_lines` lines come back; `truncated` says when more were asked for, `next_skip` where the
-        next page of matches starts."""
+        """A stored log: its summary (no range, no pattern), a 1-based line range, or pattern
+        matches with context (the first `skip` matches passed over; with `lines`, only matches
+        inside the range). At most `max_lines` lines come back; `truncated` says when more were
+        asked for, `next_skip` where the next page of matches starts."""
         from k0maru.offload import records, slices
         from k0maru.service.models import LogLine, LogNodeView
 
@@ -336,8 +339,8 @@ class Service:
     def log_prune(
         self, older_than: str | None = None, keep: int | None = None, max_mb: int | None = None
     ) -> LogPruned:
-        """Offloaded logs removed by age, count and size cap (`max_mb`; default: the configured cap),
-        each with its record and sidecar."""
+        """Offloaded logs removed by age, count and size cap (`max_mb`; default: the configured
+        cap), each with its record and sidecar."""
         from k0maru.offload import records
         from k0maru.service.models import LogPruned
 
@@ -502,8 +505,8 @@ class Service:
 
     def image(self, path: str) -> tuple[bytes, str]:
         """An image file of the vault, as a note embeds it (`![[x.png]]`): its bytes and media type.
-        Only PNG, JPEG, GIF and WebP files, regular, inside the vault and outside its hidden folders,
-        of at most `max_file_bytes`; anything else is not found."""
+        Only PNG, JPEG, GIF and WebP files, regular, inside the vault and outside its hidden
+        folders, of at most `max_file_bytes`; anything else is not found."""
         from k0maru.fsutil import read_regular, resolve_inside
         from k0maru.service.attachments import IMAGE_TYPES
 
@@ -586,11 +589,11 @@ class Service:
             return VaultInit(vault=str(vault.root), done=vault.init())
 
     def scan(self, full: bool = False, rebuild: bool = False) -> ScanReport:
-        """Incremental scan (all files with `full`; a new index with `rebuild`) and the BM25 index brought up
-        to date; the report says where a rebuilt index's old file went (`moved_aside`); its `pending_embedding`
-        counts the chunks the embedding worker has to do (0 when embedding is off or has no model). The
-        caller asks `unchanged_scan` first (before importing any of this), so the walk snapshot is not asked
-        again."""
+        """Incremental scan (all files with `full`; a new index with `rebuild`) and the BM25 index
+        brought up to date; the report says where a rebuilt index's old file went (`moved_aside`);
+        its `pending_embedding` counts the chunks the embedding worker has to do (0 when embedding
+        is off or has no model). The caller asks `unchanged_scan` first (before importing any of
+        this), so the walk snapshot is not asked again."""
         from k0maru.search.embedding import check_model
         from k0maru.service.models import SCAN_COUNTS, MovedIndex, ScanReport
 
@@ -651,7 +654,8 @@ class Service:
 
     def index_gaps(self, limit: int = 2000) -> IndexGaps:
         """The files the scans skipped (with why) and the links that lead to no note, as the index
-        recorded them; at most `limit` links. A link to an attachment that exists is not dangling."""
+        recorded them; at most `limit` links. A link to an attachment that exists is not
+        dangling."""
         from k0maru.service.attachments import missing_attachments
         from k0maru.service.models import DanglingLink, IndexGaps, SkippedFile
 
@@ -690,7 +694,8 @@ class Service:
 
 
 def _check_kind(kind: str, present: set[str]) -> None:
-    """Refuse a kind of note that neither k0maru nor any note of the vault knows, naming the kinds."""
+    """Refuse a kind of note that neither k0maru nor any note of the vault knows, naming the
+    kinds."""
     from k0maru.notes.conventions import KINDS
     from k0maru.suggest import close_names
 
@@ -732,7 +737,8 @@ def _restore_offloads(vault: Vault, kept: list[OffloadRecord]) -> list[str]:
 
 
 def database_error(exc: BaseException) -> K0maruError | None:
-    """An SQLite error raised anywhere below as one actionable line; None for any other exception."""
+    """An SQLite error raised anywhere below as one actionable line; None for any other
+    exception."""
     from k0maru.index import db
 
     if not isinstance(exc, db.DatabaseError):
@@ -755,10 +761,10 @@ MIN_LOADOUT_SHARE = 50  # tokens: the sections' share never goes below it
 def fit_budget(
     result: RecallResult, budget: int, cost: Callable[[RecallResult], int] = answer_tokens
 ) -> RecallResult:
-    """`result` within `budget` tokens as `cost` counts them. Every hit stays if its passages, cut evenly (at
-    a word, with "…"), fit at `MIN_PASSAGE_CHARS` or more; else the lowest-ranked hits go until they do, so
-    no kept passage becomes a stub while dropping hits can make room. The answer says what was cut
-    (`left_out`, `passages_cut`) and what it costs whole (`whole_tokens`)."""
+    """`result` within `budget` tokens as `cost` counts them. Every hit stays if its passages, cut
+    evenly (at a word, with "…"), fit at `MIN_PASSAGE_CHARS` or more; else the lowest-ranked hits go
+    until they do, so no kept passage becomes a stub while dropping hits can make room. The answer
+    says what was cut (`left_out`, `passages_cut`) and what it costs whole (`whole_tokens`)."""
     from k0maru.llm_tokens import largest
 
     whole = cost(result)

@@ -1,15 +1,17 @@
-"""One open vault shared by the callers of a process: readers side by side, one writer, a fresh index.
+"""One open vault shared by the callers of a process: readers side by side, one writer, a fresh
+index.
 
 `with session.session():` reads through the calling thread's own connection (WAL readers never wait
 for a writer) after bringing the index up to date under the one write lock: in servers, of the paths
-the file watcher marked, once it has seen every change made before the request (`ChangeWatcher.sync`),
-with a stat walk in a background thread for what it misses; elsewhere a lexical rescan at most every
-`rescan_interval` seconds (a request that finds another thread writing reads the index as it is, after
-waiting a little when a change it needs is being indexed). `session(write=True)` holds that lock for the block (flush, distill, scan). Each request first
-checks that the index file is still the one its connection holds (one stat) and reopens it if not. In
-long-running processes (MCP server, console) chunks still without vectors are embedded by a background
-thread on its own connection; a BM25 merge that is due is left to the worker process (servers ask it, one-
-shot commands ask it as they close), never done on a query's path."""
+the file watcher marked, once it has seen every change made before the request
+(`ChangeWatcher.sync`), with a stat walk in a background thread for what it misses; elsewhere a
+lexical rescan at most every `rescan_interval` seconds (a request that finds another thread writing
+reads the index as it is, after waiting a little when a change it needs is being indexed).
+`session(write=True)` holds that lock for the block (flush, distill, scan). Each request first
+checks that the index file is still the one its connection holds (one stat) and reopens it if not.
+In long-running processes (MCP server, console) chunks still without vectors are embedded by a
+background thread on its own connection; a BM25 merge that is due is left to the worker process
+(servers ask it, one- shot commands ask it as they close), never done on a query's path."""
 
 from __future__ import annotations
 
@@ -84,8 +86,8 @@ class VaultSession:
 
     @contextmanager
     def session(self, fresh: bool = True, write: bool = False) -> Iterator[Vault]:
-        """The vault through this thread's own connection, rescanned first unless `fresh` is False (pure
-        reads of records); `write` holds the write lock for the block."""
+        """The vault through this thread's own connection, rescanned first unless `fresh` is False
+        (pure reads of records); `write` holds the write lock for the block."""
         from k0maru.index import db
 
         self._lag.text = self._lag.reopened = None
@@ -134,8 +136,9 @@ class VaultSession:
         return self._deferred
 
     def _defer(self, deferred: int) -> None:
-        """More new or changed notes than a request indexes: the worker indexes the rest (servers ask it
-        now, one-shot commands as they close, so it does not share the CPU with the answer)."""
+        """More new or changed notes than a request indexes: the worker indexes the rest (servers
+        ask it now, one-shot commands as they close, so it does not share the CPU with the
+        answer)."""
         self._deferred = deferred
         if not deferred or self.vault.store.readonly:
             return
@@ -147,10 +150,10 @@ class VaultSession:
             self._worker_wanted = True
 
     def _lock_for_read(self) -> bool:
-        """The write lock for a read's rescan. With another thread writing (a flush), a read goes on with
-        the index as it is, unless it was never brought up to date in this process (an answer before the
-        first walk would be empty), or another request is indexing the changes the watcher marked (a few
-        files): then it waits for that, a little."""
+        """The write lock for a read's rescan. With another thread writing (a flush), a read goes on
+        with the index as it is, unless it was never brought up to date in this process (an answer
+        before the first walk would be empty), or another request is indexing the changes the
+        watcher marked (a few files): then it waits for that, a little."""
         if self._last_scan is None:
             return self.lock.acquire()
         if self._refreshing:
@@ -170,8 +173,8 @@ class VaultSession:
                 self._idle.notify_all()
 
     def _explain(self, exc: Exception) -> K0maruError:
-        """An SQLite failure as one actionable line; an odd one (an extension's read error) is checked
-        against the file's integrity, so corruption is named as such."""
+        """An SQLite failure as one actionable line; an odd one (an extension's read error) is
+        checked against the file's integrity, so corruption is named as such."""
         from k0maru.index import db
 
         error = db.translate_error(exc, db_path(self.vault.root))
@@ -185,8 +188,8 @@ class VaultSession:
         return error
 
     def _not_refreshed(self, exc: Exception) -> None:
-        """A rescan that could not write: the answer comes from the index as it is, with one line saying
-        why and what to run; any other failure is raised as its one line."""
+        """A rescan that could not write: the answer comes from the index as it is, with one line
+        saying why and what to run; any other failure is raised as its one line."""
         from k0maru.index import db
 
         error = (
@@ -216,9 +219,9 @@ class VaultSession:
         return not recent, None
 
     def fresh(self) -> None:
-        """Incremental rescan (call it holding `lock`). In a server (`rescan_interval` > 0) a file watcher
-        marks what changed and only those paths are indexed again (nothing at all when nothing changed);
-        without one, a whole stat walk at most every `rescan_interval` seconds."""
+        """Incremental rescan (call it holding `lock`). In a server (`rescan_interval` > 0) a file
+        watcher marks what changed and only those paths are indexed again (nothing at all when
+        nothing changed); without one, a whole stat walk at most every `rescan_interval` seconds."""
         from k0maru.index import db
 
         if not self.rescan:
@@ -241,7 +244,8 @@ class VaultSession:
             self._not_refreshed(exc)
             return
         if self._last_scan is None and self._watcher is not None:  # a server's first walk is done:
-            # its first flush need not wait for the sniff, nor its first answers share the CPU with it
+            # its first flush need not wait for the sniff, nor its first answers share the CPU with
+            # it
             self.vault.sniff_conventions_later(after=self._wait_quiet)
         self._last_scan = time.monotonic()
         self._defer(report.scan.deferred)
@@ -275,12 +279,14 @@ class VaultSession:
             self._worker_wanted = True
 
     def watch(self) -> None:
-        """Servers: start the file watcher now, so that its watch is in place by the first request."""
+        """Servers: start the file watcher now, so that its watch is in place by the first
+        request."""
         with self.lock:
             self._start_watcher()
 
     def _start_watcher(self) -> None:
-        """Servers: the file watcher (before the walk that follows), and the background safety walk."""
+        """Servers: the file watcher (before the walk that follows), and the background safety
+        walk."""
         if (
             self._watcher is not None
             or self.rescan_interval <= 0
@@ -295,9 +301,9 @@ class VaultSession:
             self._safety_thread.start()
 
     def _wait_quiet(self, quiet: float = QUIET_S, timeout: float = QUIET_WAIT_S) -> bool:
-        """Until no request has been in flight for `quiet` seconds (at most `timeout`): an answer is still
-        on its way to the client for a moment after its request has left the session. False when the
-        session closes meanwhile: the work is not worth starting."""
+        """Until no request has been in flight for `quiet` seconds (at most `timeout`): an answer is
+        still on its way to the client for a moment after its request has left the session. False
+        when the session closes meanwhile: the work is not worth starting."""
         deadline = time.monotonic() + timeout
         with self._idle:
             while (now := time.monotonic()) < deadline and not self._closing.is_set():
@@ -307,8 +313,8 @@ class VaultSession:
         return not self._closing.is_set()
 
     def _index(self, only: list[str] | None) -> IndexReport:
-        """A query's index run: lexical, no merge (the worker merges); a rebuild that moved the file aside
-        meanwhile is followed by a whole walk into the new one."""
+        """A query's index run: lexical, no merge (the worker merges); a rebuild that moved the file
+        aside meanwhile is followed by a whole walk into the new one."""
 
         def run(only: list[str] | None) -> IndexReport:
             return self.vault.index(
@@ -333,9 +339,9 @@ class VaultSession:
             self._refreshing = False
 
     def _safety_walks(self) -> None:
-        """Every SAFETY_WALK_S, on its own connection and without writing: a stat walk of the vault against
-        the index; what differs (an event the watcher lost, an overflow of its queue) is marked for the
-        next request to index."""
+        """Every SAFETY_WALK_S, on its own connection and without writing: a stat walk of the vault
+        against the index; what differs (an event the watcher lost, an overflow of its queue) is
+        marked for the next request to index."""
         while not self._closing.wait(self.safety_walk_s):
             watcher = self._watcher
             if watcher is None or self._last_scan is None:
@@ -356,9 +362,9 @@ class VaultSession:
         return [line for line in lines if line]
 
     def embed_later(self) -> None:
-        """Chunks without vectors (a note just written and indexed lexically, a server's start): they
-        follow in the background thread (servers) or the worker (one-shot commands), never before an
-        answer."""
+        """Chunks without vectors (a note just written and indexed lexically, a server's start):
+        they follow in the background thread (servers) or the worker (one-shot commands), never
+        before an answer."""
         if not (self.vault.settings.embed and self.vault.store.has_unembedded_chunks()):
             return
         if self.embed == "thread":
@@ -373,8 +379,8 @@ class VaultSession:
         self._embedder_thread.start()
 
     def _embed_pending(self) -> None:
-        """On its own connection; batches commit as they finish, so recall sees vectors appear while the
-        rest are computed."""
+        """On its own connection; batches commit as they finish, so recall sees vectors appear while
+        the rest are computed."""
         from k0maru.index.store import Store
         from k0maru.search import vectors
         from k0maru.service import worker
@@ -387,8 +393,8 @@ class VaultSession:
                 # the model loads here, off the request that asked for vectors
                 embedder = self.vault.embedder if self.vault.settings.embed else None
                 with Store.open(self.vault.root, self.vault.settings.busy_timeout_ms) as store:
-                    # closing, the file moved away (the next request reopens), or a request for
-                    # the worker (a BM25 merge, a git event): it takes the lock and the embedding over
+                    # closing, the file moved away (the next request reopens), or a request for the
+                    # worker (a BM25 merge, a git event): it takes the lock and the embedding over
                     def stop() -> bool:
                         return self._closing.is_set() or store.replaced() or worker.wanted(root)
 

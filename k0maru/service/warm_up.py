@@ -1,4 +1,5 @@
-"""A server's warm-up: what the first recall needs loaded before it is asked, off the request path."""
+"""A server's warm-up: what the first recall needs loaded before it is asked, off the request
+path."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ log = logging.getLogger("k0maru.mcp")
 
 def warm_up(session: VaultSession) -> None:
     """Bring the index up to date and load the BM25 index, the model when the index has vectors (a
-    hybrid recall embeds its query, so it is loaded for the first one either way) and the token counter
-    the answers are fitted with. Then hand the heap this freed back and turn the garbage collector on
-    again (a server starts with it off)."""
+    hybrid recall embeds its query, so it is loaded for the first one either way) and the token
+    counter the answers are fitted with. Then hand the heap this freed back and turn the garbage
+    collector on again (a server starts with it off)."""
     from k0maru import llm_tokens
     from k0maru.memory import release_free_memory
 
@@ -41,7 +42,8 @@ def warm_up(session: VaultSession) -> None:
 def load_model_early(vault: Vault) -> threading.Thread | None:
     """Start loading the embedding model in a thread of its own, beside the rest of the warm-up:
     onnxruntime builds its session without holding the interpreter lock. Its imports are done here
-    first, since two threads importing at once slow each other down. None when embeddings are off."""
+    first, since two threads importing at once slow each other down. None when embeddings are
+    off."""
     if not vault.settings.embed:
         return None
     try:

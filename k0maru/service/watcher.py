@@ -1,12 +1,13 @@
-"""Freshness by events in servers: a filesystem watcher marks the paths that changed, so the next request
-re-indexes exactly those instead of walking the whole vault.
+"""Freshness by events in servers: a filesystem watcher marks the paths that changed, so the next
+request re-indexes exactly those instead of walking the whole vault.
 
-`ChangeWatcher` runs `watchfiles` (inotify, FSEvents, ...) in a thread of its own. `take()` hands over the
-vault-relative paths changed since the last call; None when only a whole walk can tell (a folder moved, the
-watcher's event queue overflowed, too many changes at once). When no watcher can run (the package is
-missing, the system's watch limit is reached), `start` returns None and the session keeps its stat walk.
-Events reach the thread in small batches, so a request first calls `sync()`: it creates a marker file and
-waits until the watcher has seen it, and with it every change made before the request came.
+`ChangeWatcher` runs `watchfiles` (inotify, FSEvents, ...) in a thread of its own. `take()` hands
+over the vault-relative paths changed since the last call; None when only a whole walk can tell (a
+folder moved, the watcher's event queue overflowed, too many changes at once). When no watcher can
+run (the package is missing, the system's watch limit is reached), `start` returns None and the
+session keeps its stat walk. Events reach the thread in small batches, so a request first calls
+`sync()`: it creates a marker file and waits until the watcher has seen it, and with it every change
+made before the request came.
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ class ChangeWatcher:
         return None if walk or len(changed) > MAX_PATHS else changed
 
     def mark(self, paths: list[str] | None) -> None:
-        """Changes found another way (the session's safety walk): these paths, or None for a whole walk."""
+        """Changes found another way (the session's safety walk): these paths, or None for a whole
+        walk."""
         with self._guard:
             if paths is None:
                 self._walk = True
@@ -91,17 +93,18 @@ class ChangeWatcher:
                 self._changed.update(paths)
 
     def sync(self, wait: float = SYNC_WAIT_S) -> bool:
-        """Wait until every change made before this call is marked (what `take()` hands over): a marker
-        file is created, and events arrive in order. False when the watcher cannot tell (not in place,
-        stopped, the state folder not writable) or took longer than `wait`."""
+        """Wait until every change made before this call is marked (what `take()` hands over): a
+        marker file is created, and events arrive in order. False when the watcher cannot tell (not
+        in place, stopped, the state folder not writable) or took longer than `wait`."""
         if not (self._ready.is_set() and self.running):
             return False
         return self._marker_seen(wait) is True
 
     def wait_ready(self, wait: float = READY_WAIT_S) -> bool:
-        """Wait until the watch is in place, so that a walk starting now misses no change: markers are
-        created until the watcher reports one (a marker made before the watch is in place is never seen).
-        False when it is not in place within `wait`, stopped, or the state folder is not writable."""
+        """Wait until the watch is in place, so that a walk starting now misses no change: markers
+        are created until the watcher reports one (a marker made before the watch is in place is
+        never seen). False when it is not in place within `wait`, stopped, or the state folder is
+        not writable."""
         deadline = time.monotonic() + wait
         while not self._ready.is_set() and self.running:
             left = deadline - time.monotonic()
@@ -110,8 +113,8 @@ class ChangeWatcher:
         return self._ready.is_set() and self.running
 
     def _marker_seen(self, wait: float) -> bool | None:
-        """Create a marker file and wait up to `wait` for the watcher to report it; None when it cannot
-        be created."""
+        """Create a marker file and wait up to `wait` for the watcher to report it; None when it
+        cannot be created."""
         with self._guard:
             number = next(self._numbers)  # in the order requests came: a later marker covers it
         marker = self._sync_dir / f"{self._prefix}{number}"

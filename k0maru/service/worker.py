@@ -1,9 +1,10 @@
 """The one background indexing worker per vault.
 
-A git hook only asks for work (`request()`): it touches `.k0maru/reindex-wanted` and spawns `k0maru worker`
-unless one already holds `.k0maru/worker.lock`. The worker scans, embeds in slices and refreshes BM25 until
-nothing is left and nobody asked again, so a request made while it was finishing is never lost. A failure is
-kept in `.k0maru/worker-error` (one line) until a later run succeeds: the next hook shows it on stderr."""
+A git hook only asks for work (`request()`): it touches `.k0maru/reindex-wanted` and spawns `k0maru
+worker` unless one already holds `.k0maru/worker.lock`. The worker scans, embeds in slices and
+refreshes BM25 until nothing is left and nobody asked again, so a request made while it was
+finishing is never lost. A failure is kept in `.k0maru/worker-error` (one line) until a later run
+succeeds: the next hook shows it on stderr."""
 
 from __future__ import annotations
 
@@ -111,7 +112,8 @@ def running(root: Path) -> bool:
 
 @contextmanager
 def held(root: Path) -> Iterator[bool]:
-    """The worker lock for the block, if no one else holds it: yields whether this process has it."""
+    """The worker lock for the block, if no one else holds it: yields whether this process has
+    it."""
     lock = root / STATE_DIR / LOCK
     lock.parent.mkdir(parents=True, exist_ok=True)
     with open_append(lock) as fh:
@@ -127,7 +129,8 @@ def held(root: Path) -> Iterator[bool]:
 
 
 class CatchUp:
-    """What one worker run did (a plain class: dataclasses would cost a git hook the import of `inspect`)."""
+    """What one worker run did (a plain class: dataclasses would cost a git hook the import of
+    `inspect`)."""
 
     __slots__ = ("added", "modified", "removed", "embedded", "rounds", "elapsed_ms")
 
@@ -143,10 +146,10 @@ class CatchUp:
 
 
 def run(root: Path, progress: ProgressFn | None = None, **flags: Any) -> CatchUp | None:
-    """The worker: under the worker lock, catch up until nothing is left and no request is pending; returns
-    what it did (also logged), None when another worker holds the lock. `progress(done, total)` follows the
-    embedding; `flags` are setting overrides (`k0maru scan` hands its embedding over to this, in the same
-    process, with its command-line flags)."""
+    """The worker: under the worker lock, catch up until nothing is left and no request is pending;
+    returns what it did (also logged), None when another worker holds the lock. `progress(done,
+    total)` follows the embedding; `flags` are setting overrides (`k0maru scan` hands its embedding
+    over to this, in the same process, with its command-line flags)."""
     from k0maru.errors import IndexLockedError
 
     done = None
@@ -176,8 +179,8 @@ def run(root: Path, progress: ProgressFn | None = None, **flags: Any) -> CatchUp
 
 
 class RunProgress:
-    """The embedding progress of a whole run, over one total: what was done plus what was left when the
-    round began (a round embeds a slice of it), growing only when new chunks arrive."""
+    """The embedding progress of a whole run, over one total: what was done plus what was left when
+    the round began (a round embeds a slice of it), growing only when new chunks arrive."""
 
     def __init__(self, progress: ProgressFn):
         self.progress = progress

@@ -1,7 +1,7 @@
 """One open vault: settings, the index store, the embedding model and recall, created lazily.
 
-Each thread reads through its own connection (`store`, `recall`: WAL readers never wait for a writer);
-the model and the BM25 cache of the index file are shared by the threads of a process."""
+Each thread reads through its own connection (`store`, `recall`: WAL readers never wait for a
+writer); the model and the BM25 cache of the index file are shared by the threads of a process."""
 
 from __future__ import annotations
 
@@ -102,8 +102,9 @@ class Vault:
         create: bool = False,
         **flags: Any,
     ) -> Vault:
-        """`writes_state`: the command writes under `.k0maru/` anyway, so create it first and the settings
-        cache is written on this first run too. `create`: the cwd may become a new vault (`init`)."""
+        """`writes_state`: the command writes under `.k0maru/` anyway, so create it first and the
+        settings cache is written on this first run too. `create`: the cwd may become a new vault
+        (`init`)."""
         root = resolve_vault(vault, create=create)
         if writes_state:
             ensure_state_dir(root)
@@ -137,11 +138,11 @@ class Vault:
         return store
 
     def reopen_if_replaced(self) -> str | None:
-        """Close this thread's connection when the file at the index's path is no longer the one it holds
-        (a rebuild moved it aside, a person deleted or replaced it), or its write-ahead log was deleted
-        (what the log held is written into the index first), so the next use opens the one there now;
-        returns what happened, None when nothing did. Other threads' connections notice on their own next
-        request."""
+        """Close this thread's connection when the file at the index's path is no longer the one it
+        holds (a rebuild moved it aside, a person deleted or replaced it), or its write-ahead log
+        was deleted (what the log held is written into the index first), so the next use opens the
+        one there now; returns what happened, None when nothing did. Other threads' connections
+        notice on their own next request."""
         store = self._store
         if store is None:
             return None
@@ -163,7 +164,8 @@ class Vault:
         return why
 
     def close(self) -> None:
-        """Close every connection (no thread may be using one: the session waits for its readers)."""
+        """Close every connection (no thread may be using one: the session waits for its
+        readers)."""
         with self._guard:
             stores, self._stores = list(self._stores.values()), {}
             self._lexical = None
@@ -172,9 +174,9 @@ class Vault:
             store.close()
 
     def conventions(self) -> Conventions:
-        """Where each kind of note goes, sniffed from the vault (a walk that reads frontmatter): once, then
-        at most once per `CONVENTIONS_TTL_S` in a long-running process, in a thread while the last answer
-        serves (a flush never waits for that walk, but a process's first)."""
+        """Where each kind of note goes, sniffed from the vault (a walk that reads frontmatter):
+        once, then at most once per `CONVENTIONS_TTL_S` in a long-running process, in a thread while
+        the last answer serves (a flush never waits for that walk, but a process's first)."""
         from k0maru.notes.conventions import ConventionSniffer
 
         known = self._conventions
@@ -188,8 +190,8 @@ class Vault:
         return known[1]
 
     def sniff_conventions_later(self, after: Callable[[], bool] | None = None) -> None:
-        """Sniff the conventions again in a thread of their own (servers: at start, once `after` returns
-        True, then when stale); none is started while a sniff is under way."""
+        """Sniff the conventions again in a thread of their own (servers: at start, once `after`
+        returns True, then when stale); none is started while a sniff is under way."""
 
         def run() -> None:
             if after is not None and not after():
@@ -277,14 +279,15 @@ class Vault:
         merge: bool = True,
         limit: int | None = None,
     ) -> IndexReport:
-        """Incremental scan (of `only`, else everything), then embed the chunks that have no vector yet (at
-        most `embed_limit`); with `lexical`, also merge the BM25 delta into its main segment when it has grown
-        past `Bm25State.merge_due` (a query only ever scores the delta). A whole-vault run that a walk
-        shows has nothing to do (snapshot.py) stops after the walk; `snapshot_first=False` when the caller
-        has just asked (the CLI's scan), so a vault with changes is not walked one time more. A server's or
-        a query's run passes `merge=False`: a merge due is then only reported (`merge_due`), for the
-        background thread or the worker to do. `limit`: at most this many new or changed files are
-        indexed, the latest first (a reader's share of a backlog; `scan.deferred` counts the rest)."""
+        """Incremental scan (of `only`, else everything), then embed the chunks that have no vector
+        yet (at most `embed_limit`); with `lexical`, also merge the BM25 delta into its main segment
+        when it has grown past `Bm25State.merge_due` (a query only ever scores the delta). A
+        whole-vault run that a walk shows has nothing to do (snapshot.py) stops after the walk;
+        `snapshot_first=False` when the caller has just asked (the CLI's scan), so a vault with
+        changes is not walked one time more. A server's or a query's run passes `merge=False`: a
+        merge due is then only reported (`merge_due`), for the background thread or the worker to
+        do. `limit`: at most this many new or changed files are indexed, the latest first (a
+        reader's share of a backlog; `scan.deferred` counts the rest)."""
         s = self.settings
         if only is None and not full and snapshot_first:
             files = snapshot.unchanged_files(
@@ -338,7 +341,8 @@ class Vault:
         self.lexical_cache(store).get(store, merge=True)
 
     def _keep_snapshot(self, scan: ScanResult, lexical: bool) -> None:
-        """Record the walk when this index run left nothing for the next scan to do (snapshot.py)."""
+        """Record the walk when this index run left nothing for the next scan to do
+        (snapshot.py)."""
         s = self.settings
         # pending vectors: checked on use
         current = (
@@ -362,7 +366,8 @@ class Vault:
             )
 
     def changed_paths(self) -> list[str]:
-        """The files new, possibly changed or removed since the index saw them (a walk with stat() only)."""
+        """The files new, possibly changed or removed since the index saw them (a walk with stat()
+        only)."""
         return IncrementalScanner(self.store, self.settings).pending_paths()
 
     def pending_changes(self) -> dict[str, int]:
@@ -370,11 +375,12 @@ class Vault:
         return IncrementalScanner(self.store, self.settings).pending()
 
     def rebuild(self) -> tuple[Path | None, str]:
-        """Move the index aside and start a new one; returns where the old one went and why it was moved:
-        named `.corrupt-*` only when SQLite finds damage, else `.old-*` (a healthy index rebuilt on
-        request). Processes that hold the old file notice (`Store.replaced`) and reopen. The move is made
-        holding the old file's write lock (when it can be taken), so another process's write lands either
-        before it or, finding the file replaced, nowhere (`BaseStore.transaction`)."""
+        """Move the index aside and start a new one; returns where the old one went and why it was
+        moved: named `.corrupt-*` only when SQLite finds damage, else `.old-*` (a healthy index
+        rebuilt on request). Processes that hold the old file notice (`Store.replaced`) and reopen.
+        The move is made holding the old file's write lock (when it can be taken), so another
+        process's write lands either before it or, finding the file replaced, nowhere
+        (`BaseStore.transaction`)."""
         why = self._health()
         path = db_path(self.root)
         moved = None
@@ -420,8 +426,8 @@ class Vault:
         return sorted(found.items())
 
     def missing_notes(self) -> str | None:
-        """What a rebuild that stopped before its scan finished, or an index emptied (a file truncated
-        to nothing opens as a new index), left out; None when neither happened."""
+        """What a rebuild that stopped before its scan finished, or an index emptied (a file
+        truncated to nothing opens as a new index), left out; None when neither happened."""
         rebuilding = self.store.get_meta(REBUILDING) == "1"
         if not rebuilding and self.store.counts()["documents"]:
             return None
@@ -487,7 +493,8 @@ KEEP_OLD_COPIES = 2  # index files moved aside by rebuilds that are kept; older 
 
 
 def prune_old_copies(path: Path, keep: int = KEEP_OLD_COPIES) -> None:
-    """Remove all but the newest `keep` copies of the index rebuilds moved aside (with their WAL)."""
+    """Remove all but the newest `keep` copies of the index rebuilds moved aside (with their
+    WAL)."""
     from k0maru.index.base_store import old_copies
 
     copies = old_copies(path)

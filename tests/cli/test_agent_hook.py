@@ -1,9 +1,9 @@
-"""`k0maru-hook`, the agent hosts' PreToolUse hook: fed the hook input Claude Code and Codex document, it
-routes test/build/lint commands through `k0maru offload` and leaves everything else untouched, and it is
-never a permission grant: `allow` only when the user's own Claude Code rules (real settings files in a
-temp config folder) allow every command of the line. Each rewritten command line is then run for real,
-beside the original, with the real tools (pytest, make, cargo, go, npm, ruff, mypy): the same exit
-status, and a long log comes back as a summary."""
+"""`k0maru-hook`, the agent hosts' PreToolUse hook: fed the hook input Claude Code and Codex
+document, it routes test/build/lint commands through `k0maru offload` and leaves everything else
+untouched, and it is never a permission grant: `allow` only when the user's own Claude Code rules
+(real settings files in a temp config folder) allow every command of the line. Each rewritten
+command line is then run for real, beside the original, with the real tools (pytest, make, cargo,
+go, npm, ruff, mypy): the same exit status, and a long log comes back as a summary."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ from tests.helpers import write
 
 @pytest.fixture(autouse=True)
 def claude_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Claude Code's user settings folder and project (a git repository: a vault for offload) in temp
-    folders, so the rules of the machine running the tests play no part; the project is the default
-    cwd of `hook_input`."""
+    """Claude Code's user settings folder and project (a git repository: a vault for offload) in
+    temp folders, so the rules of the machine running the tests play no part; the project is the
+    default cwd of `hook_input`."""
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-user"))
@@ -153,8 +153,8 @@ def run_hook(event: dict, env: dict[str, str] | None = None) -> dict | None:
 
 @pytest.mark.parametrize(("command", "expected"), REWRITTEN + RECOGNISED)
 def test_rewritten(command: str, expected: str) -> None:
-    """With no rule of the user's naming them, the rewritten command goes back without a decision: the
-    host applies its own rules and mode to it, and asks as it would have."""
+    """With no rule of the user's naming them, the rewritten command goes back without a decision:
+    the host applies its own rules and mode to it, and asks as it would have."""
     assert rewrite(command) == expected
     out = answer(hook_input(command))
     assert out is not None
@@ -334,9 +334,9 @@ def test_a_command_that_names_no_tool_is_answered_unparsed(tmp_path: Path) -> No
 
 @pytest.mark.slow
 def test_the_hook_imports_json_and_shlex_only_for_a_tool_command() -> None:
-    """What keeps the hook fast: the module loads nothing but itself, and answers a command that names
-    no tool without json, shlex or re; a test command loads json and shlex, and of k0maru's only the
-    reader of Claude Code's permission rules."""
+    """What keeps the hook fast: the module loads nothing but itself, and answers a command that
+    names no tool without json, shlex or re; a test command loads json and shlex, and of k0maru's
+    only the reader of Claude Code's permission rules."""
     code = (
         "import sys; base = set(sys.modules); import k0maru.agent_hook as hook\n"
         "print(sorted(set(sys.modules) - base)); hook.main(); print()\n"

@@ -42,8 +42,8 @@ def test_help_lists_every_command(k0) -> None:
 
 
 def test_each_group_declares_the_commands_it_registers() -> None:
-    """main builds only the group a command line names: a command missing from its group's entry in GROUPS
-    would be unknown to that command line."""
+    """main builds only the group a command line names: a command missing from its group's entry in
+    GROUPS would be unknown to that command line."""
     import argparse
 
     from k0maru.cli.main import GROUPS, build_parser
@@ -114,8 +114,8 @@ def test_init_scan_status(k0, vault: Path) -> None:
 
 
 def test_scan_hands_its_embedding_to_the_one_worker(k0, vault: Path) -> None:
-    """`scan` indexes, then becomes the vault's worker for the vectors (same process, a fresh heap); while
-    another worker runs, it leaves them to that one and says so."""
+    """`scan` indexes, then becomes the vault's worker for the vectors (same process, a fresh heap);
+    while another worker runs, it leaves them to that one and says so."""
     from k0maru.service import worker
 
     write(vault, "a.md", "# A\n\nlease renewal\n")
@@ -137,7 +137,8 @@ def test_scan_hands_its_embedding_to_the_one_worker(k0, vault: Path) -> None:
 
 
 def test_the_worker_a_scan_becomes_keeps_its_flags(k0, vault: Path) -> None:
-    """The embedding half runs with the scan's --include: its own look at the notes removes nothing."""
+    """The embedding half runs with the scan's --include: its own look at the notes removes
+    nothing."""
     write(vault, "a.txt", "# A\n\nlease renewal\n")
     r = k0("scan", "--vault", str(vault), "--json", "--include", "**/*.txt")
     data = json.loads(r.stdout)
@@ -253,8 +254,9 @@ def test_status_names_the_model_without_loading_it(k0, vault: Path) -> None:
 
 
 def test_a_reader_that_goes_away_ends_the_command_quietly(k0, vault: Path) -> None:
-    """`k0maru scan | head`: the no-change scan (which leaves without the interpreter's teardown) and a command
-    that opened the index both exit 0, with no traceback, when their reader has gone."""
+    """`k0maru scan | head`: the no-change scan (which leaves without the interpreter's teardown)
+    and a command that opened the index both exit 0, with no traceback, when their reader has
+    gone."""
     write(vault, "a.md", "# A\n\nSQLITE_BUSY\n")
     k0("scan", "--vault", str(vault), "--no-embed")
     for args in (["scan", "--no-embed"], ["status"]):
@@ -273,8 +275,8 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(k0, vault: Path) -> No
 
 @contextmanager
 def read_only(folder: Path) -> Iterator[None]:
-    """`folder` cannot be written for the block: a read-only bind mount as root (who ignores permission
-    bits), else its permission bits."""
+    """`folder` cannot be written for the block: a read-only bind mount as root (who ignores
+    permission bits), else its permission bits."""
     root = os.geteuid() == 0
     if root:
         subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True)

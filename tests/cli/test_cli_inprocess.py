@@ -1,8 +1,8 @@
 """The command line in-process: `main([...])` with its output captured, through the real `Service`.
 
-Fast-tier twins of the end-to-end tests in test_cli.py: every `cli/` handler module is exercised here
-without starting a process (the subprocess tests keep checking what only a process shows: exit codes
-of `entry()`, imports, terminals, signals)."""
+Fast-tier twins of the end-to-end tests in test_cli.py: every `cli/` handler module is exercised
+here without starting a process (the subprocess tests keep checking what only a process shows: exit
+codes of `entry()`, imports, terminals, signals)."""
 
 from __future__ import annotations
 
@@ -79,7 +79,8 @@ def test_offload_from_stdin_then_list_and_show(
 def test_an_offload_records_how_long_it_ran(
     vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`duration_s` is in the record and in `log list`; a sidecar written before it loads with None."""
+    """`duration_s` is in the record and in `log list`; a sidecar written before it loads with
+    None."""
     from k0maru.index.store import Store
 
     log = (REPO / "tests/data/logs/pytest_many_verbose.log").read_bytes()
@@ -143,7 +144,8 @@ def test_conventions_and_flush(
 def test_flush_says_when_the_rules_template_was_refused(
     vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """#32 item 7: a refused template is one warning line from `flush` (stderr) and `flush_session`."""
+    """#32 item 7: a refused template is one warning line from `flush` (stderr) and
+    `flush_session`."""
     from k0maru.mcp import render
     from k0maru.service.operations import Service
     from k0maru.service.session import VaultSession
@@ -219,8 +221,8 @@ def indexed_paths(root: Path) -> set[str]:
 def test_a_bad_node_or_path_is_refused_before_indexing(
     demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`distill --node` of an unknown node and `search --path` outside the vault fail before the vault
-    is indexed (a new note stays unindexed) and before any worker is asked for."""
+    """`distill --node` of an unknown node and `search --path` outside the vault fail before the
+    vault is indexed (a new note stays unindexed) and before any worker is asked for."""
     write(demo, "20_Cards/fresh.md", "# Fresh\n\nnot indexed yet\n")
     code, out, err = run(capsys, "distill", "--vault", str(demo), "--node", "nonexistent")
     assert code == 2 and out == "" and "unknown log node 'nonexistent'" in err
@@ -263,7 +265,8 @@ def test_a_misspelt_flag_gets_a_suggestion(capsys: pytest.CaptureFixture[str]) -
 def test_search_lines_fit_the_terminal(
     demo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """At 80 columns no line of `search --explain` is wider; wrapped, not cut: every word is kept."""
+    """At 80 columns no line of `search --explain` is wider; wrapped, not cut: every word is
+    kept."""
     monkeypatch.setenv("COLUMNS", "80")
     code, out, _ = run(capsys, "search", "--vault", str(demo), "--explain", "lease", "timeout")
     assert code == 0 and out.count("score=") >= 3
@@ -280,8 +283,8 @@ def test_the_vault_line_names_the_vault(vault: Path, capsys: pytest.CaptureFixtu
 
 
 def test_the_embedding_bar_keeps_one_total(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`k0maru scan` hands its embedding to the worker, which embeds in slices: the bar's total is the
-    whole backlog from the start, not one slice more each round."""
+    """`k0maru scan` hands its embedding to the worker, which embeds in slices: the bar's total is
+    the whole backlog from the start, not one slice more each round."""
     from k0maru.service import worker
     from tests.helpers import scan
 
@@ -299,8 +302,8 @@ def test_the_embedding_bar_keeps_one_total(vault: Path, monkeypatch: pytest.Monk
 def test_last_scan_is_the_one_that_changed_the_index(
     vault: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A worker's catch-up that finds nothing new is recorded too; `status` names the scan that added
-    the notes, not that look."""
+    """A worker's catch-up that finds nothing new is recorded too; `status` names the scan that
+    added the notes, not that look."""
     from k0maru.service import worker
 
     write(vault, "a.md", "# A\n\nalpha\n")

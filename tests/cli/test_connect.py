@@ -1,7 +1,7 @@
-"""`k0maru connect`: each host's documented format, merged into the user's file without disturbing it (other
-entries, the user's own fields on k0maru's entry, comments, formatting, mode), idempotent, removable,
-portable in the files a team shares, and never written through a symlinked folder. The slow test starts
-the real server from the entry as written."""
+"""`k0maru connect`: each host's documented format, merged into the user's file without disturbing
+it (other entries, the user's own fields on k0maru's entry, comments, formatting, mode), idempotent,
+removable, portable in the files a team shares, and never written through a symlinked folder. The
+slow test starts the real server from the entry as written."""
 
 from __future__ import annotations
 

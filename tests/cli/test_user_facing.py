@@ -1,6 +1,7 @@
-"""What the person at the keyboard sees: the vault named, nothing created where it was not asked for,
-bad arguments refused before any work, files under the umask, JSON on stdout, warnings once, and help
-for every flag. In-process (`main([...])`), no embeddings (K0MARU_EMBED=0), no child processes."""
+"""What the person at the keyboard sees: the vault named, nothing created where it was not asked
+for, bad arguments refused before any work, files under the umask, JSON on stdout, warnings once,
+and help for every flag. In-process (`main([...])`), no embeddings (K0MARU_EMBED=0), no child
+processes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The web console: the JSON API through Flask's test client (traversal, XSS, bad input), then the real
-server on a real port driven by headless Chromium, and a clean stop on SIGINT."""
+"""The web console: the JSON API through Flask's test client (traversal, XSS, bad input), then the
+real server on a real port driven by headless Chromium, and a clean stop on SIGINT."""
 
 import os
 import re
@@ -269,9 +269,10 @@ def _chromium():
 
 
 def _wait_until(page, expression: str, timeout_s: float = 120.0) -> None:
-    """Poll a JavaScript expression with page.evaluate. Not page.wait_for_function: its in-page polling
-    evals the predicate again on later frames, which the console's CSP (no 'unsafe-eval') may refuse
-    (microsoft/playwright#36986); each evaluate runs inside DevTools' own call, which CSP allows."""
+    """Poll a JavaScript expression with page.evaluate. Not page.wait_for_function: its in-page
+    polling evals the predicate again on later frames, which the console's CSP (no 'unsafe-eval')
+    may refuse (microsoft/playwright#36986); each evaluate runs inside DevTools' own call, which CSP
+    allows."""
     deadline = time.monotonic() + timeout_s
     while not page.evaluate(expression):
         assert time.monotonic() < deadline, (
@@ -309,7 +310,8 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
     try:  # everything started inside: a skip or a failure at any step stops what was started
         pw, browser = _chromium()
         proc, url = _start_ui(demo)
-        # fonts that never arrive (a slow network): the form's text must show at once in a fallback font
+        # fonts that never arrive (a slow network): the form's text must show at once in a fallback
+        # font
         slow = browser.new_page(viewport={"width": 1400, "height": 1000})
         slow.set_default_timeout(LOADED_MACHINE_MS)
         slow.route("**/*.woff2", lambda route: None)
@@ -545,7 +547,8 @@ def test_a_short_token_is_refused(monkeypatch, capsys) -> None:
 
 @pytest.mark.slow
 def test_ui_beyond_loopback_prints_a_token_once_and_checks_it(demo: Path) -> None:
-    """Over real HTTP: `ui --host 0.0.0.0` prints its token once; `Host: localhost` without it gets 401."""
+    """Over real HTTP: `ui --host 0.0.0.0` prints its token once; `Host: localhost` without it gets
+    401."""
     import http.client
 
     proc = subprocess.Popen(
@@ -580,7 +583,8 @@ def test_ui_beyond_loopback_prints_a_token_once_and_checks_it(demo: Path) -> Non
 
 
 def test_dashboard_and_pages_hold_what_a_person_looks_for(console, demo: Path, monkeypatch) -> None:
-    """In-process twin of test_layout.py's content checks (that one measures the layout in Chromium)."""
+    """In-process twin of test_layout.py's content checks (that one measures the layout in
+    Chromium)."""
     import io
 
     from k0maru.cli.main import main
@@ -623,7 +627,8 @@ def test_dashboard_and_pages_hold_what_a_person_looks_for(console, demo: Path, m
 
 
 def test_grep_pages_by_next_and_previous(console, demo: Path, monkeypatch) -> None:
-    """A grep shows 120 matches a page with `--` between groups, and next/previous move by matches."""
+    """A grep shows 120 matches a page with `--` between groups, and next/previous move by
+    matches."""
     import io
 
     from k0maru.cli.main import main

@@ -1,5 +1,6 @@
-"""The dashboard reads the counts the index keeps (no walk, no file read back), and a page lists what
-the index leaves out: skipped files with why, links that lead to no note (#42). Flask's test client."""
+"""The dashboard reads the counts the index keeps (no walk, no file read back), and a page lists
+what the index leaves out: skipped files with why, links that lead to no note (#42). Flask's test
+client."""
 
 from __future__ import annotations
 
@@ -69,7 +70,8 @@ def test_dashboard_reads_counts_without_walking_or_reading_files(vault: Path, cl
     page = client.get("/").get_data(as_text=True)
     recording[0] = False
     inside = str(vault)
-    # the latest offloads list `.k0maru/refs` (records.restore, for records a rebuild lost): a listing
+    # the latest offloads list `.k0maru/refs` (records.restore, for records a rebuild lost): a
+    # listing
     allowed = ("worker.lock", ".k0maru", ".k0maru/refs")
     read = [t for t in touched if inside in t and not t.endswith(allowed)]
     assert read == [], read

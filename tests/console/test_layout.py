@@ -1,8 +1,9 @@
 """The console as a person sees it, in headless Chromium at a desktop (1440x900) and a phone
 (390x844) size: every page without horizontal scroll, diagram and chart text >= 11 px (scrolling
-instead of shrinking), the first failure below the sticky header at the failing line, and each page's
-parts (dashboard, chart axes, an unclashing link graph, paged notes with a folder tree, the note's
-title/tags/properties with each link once, the whole score formula, index state, grep separators)."""
+instead of shrinking), the first failure below the sticky header at the failing line, and each
+page's parts (dashboard, chart axes, an unclashing link graph, paged notes with a folder tree, the
+note's title/tags/properties with each link once, the whole score formula, index state, grep
+separators)."""
 
 from __future__ import annotations
 
@@ -56,8 +57,8 @@ def offload(vault: Path, task: str, stdin: bytes) -> None:
 
 @pytest.fixture
 def big_demo(demo: Path) -> Path:
-    """The demo vault plus 240 notes in folders (paging, the tree), a note that links to another twice,
-    a captured pytest log and a 3,000-line log (thousands separators, grep paging)."""
+    """The demo vault plus 240 notes in folders (paging, the tree), a note that links to another
+    twice, a captured pytest log and a 3,000-line log (thousands separators, grep paging)."""
     for i in range(240):
         write(demo, f"bulk/{'ab'[i % 2]}/note-{i:03}.md", f"# Bulk note {i}\n\nfiller {i}\n")
     write(
@@ -261,8 +262,9 @@ LIGATURE_FREE_TWIN = """sel => { const code = document.querySelector(sel);
 
 @pytest.mark.slow
 def test_code_shows_each_character_as_written(demo: Path) -> None:
-    """`|-`, `!=`, `->` in code and logs are the characters typed, not the font's ligatures (a log of a
-    failing test must stay the log): the code looks exactly like a copy with every ligature turned off."""
+    """`|-`, `!=`, `->` in code and logs are the characters typed, not the font's ligatures (a log
+    of a failing test must stay the log): the code looks exactly like a copy with every ligature
+    turned off."""
     write(demo, "20_Cards/ops.md", "# Ops\n\nCompare `|- != -> <= ==> www` here.\n")
     proc = pw = browser = None
     try:

@@ -1,6 +1,6 @@
-"""A note page shows the Obsidian syntax a vault uses as Obsidian shows it, reading links as the index
-reads them: heading and block links, aliases inside tables, callouts, `<br>`, existing attachments,
-inline tags, and properties as written."""
+"""A note page shows the Obsidian syntax a vault uses as Obsidian shows it, reading links as the
+index reads them: heading and block links, aliases inside tables, callouts, `<br>`, existing
+attachments, inline tags, and properties as written."""
 
 from __future__ import annotations
 
@@ -184,8 +184,8 @@ CODE_IN_CONTAINERS = """# Code
 
 
 def test_the_page_links_and_tags_what_the_index_holds(vault: Path) -> None:
-    """Code inside a callout or a list item is code to both, and a link whose alias is code is a link
-    to both: the page's links and tags are the index's."""
+    """Code inside a callout or a list item is code to both, and a link whose alias is code is a
+    link to both: the page's links and tags are the index's."""
     write(vault, "code.md", CODE_IN_CONTAINERS)
     write(vault, "other.md", "# Other\n\n## `Setup`\n\nsteps\n")
     v = Vault.open(vault)

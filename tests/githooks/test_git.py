@@ -61,7 +61,8 @@ def settle(root: Path, k0) -> None:
 
 
 def wait_for_worker(root: Path, timeout_s: float = 120) -> None:
-    """Wait until the background worker a hook started has taken the request and let go of its lock."""
+    """Wait until the background worker a hook started has taken the request and let go of its
+    lock."""
     import time
 
     from k0maru.service import worker
@@ -180,8 +181,8 @@ def test_adr_trailer_yields_exactly_one_adr(repo: Path, k0) -> None:
 
 
 def test_broken_index_never_blocks_a_commit(repo: Path, k0) -> None:
-    """The hook never opens the index; the background worker finds it broken, and the next git command
-    says so in one line while the commit still succeeds."""
+    """The hook never opens the index; the background worker finds it broken, and the next git
+    command says so in one line while the commit still succeeds."""
     k0("hooks", "install", "--vault", str(repo))
     (repo / ".k0maru").mkdir(exist_ok=True)
     (repo / ".k0maru" / "index.sqlite").write_bytes(b"this is not a database" * 100)
@@ -211,7 +212,8 @@ def test_broken_index_never_blocks_a_commit(repo: Path, k0) -> None:
 
 
 def test_real_pre_commit_from_local_path(repo: Path, k0, tmp_path: Path) -> None:
-    """pre-commit installs k0maru from this checkout into its own environment and runs the post-commit hooks."""
+    """pre-commit installs k0maru from this checkout into its own environment and runs the
+    post-commit hooks."""
     pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
     head = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True
@@ -288,9 +290,9 @@ def test_real_pre_commit_from_local_path(repo: Path, k0, tmp_path: Path) -> None
 
 
 def test_background_finish_embeds_and_warms_bm25(repo: Path, k0) -> None:
-    """With the default hook settings, vectors are finished off the commit's path (that the commit never
-    waits for the index is shown by test_commit_with_the_index_locked_by_another_process); BM25 answers
-    for the new note from its delta without a rebuild."""
+    """With the default hook settings, vectors are finished off the commit's path (that the commit
+    never waits for the index is shown by test_commit_with_the_index_locked_by_another_process);
+    BM25 answers for the new note from its delta without a rebuild."""
     k0("hooks", "install", "--vault", str(repo))
     k0("scan", "--vault", str(repo))
     write(repo, "notes/theta.md", "# Theta\n\nplatypus rollout checklist\n")
@@ -331,8 +333,9 @@ def test_amended_adr_follows_the_new_sha(repo: Path, k0) -> None:
 
 
 def test_commit_with_the_index_locked_by_another_process(repo: Path, k0) -> None:
-    """Another k0maru holds the write lock until it is killed: the commit ends while the lock is still held
-    (the hook never opens the index); the worker indexes the note once the lock is gone."""
+    """Another k0maru holds the write lock until it is killed: the commit ends while the lock is
+    still held (the hook never opens the index); the worker indexes the note once the lock is
+    gone."""
     k0("hooks", "install", "--vault", str(repo))
     k0("scan", "--vault", str(repo), "--no-embed")
     holder = subprocess.Popen(
@@ -364,8 +367,8 @@ def test_commit_with_the_index_locked_by_another_process(repo: Path, k0) -> None
 
 
 def test_reset_hard_is_caught_by_the_next_worker(repo: Path, k0) -> None:
-    """`git reset --hard` runs no hook; the worker the next git event starts scans the whole vault (stat()
-    per file), so the note the reset removed leaves the index too."""
+    """`git reset --hard` runs no hook; the worker the next git event starts scans the whole vault
+    (stat() per file), so the note the reset removed leaves the index too."""
     k0("hooks", "install", "--vault", str(repo))
     k0("scan", "--vault", str(repo), "--no-embed")
     write(repo, "notes/doomed.md", "# Doomed\n\nnarwhal\n")
@@ -383,7 +386,8 @@ def test_reset_hard_is_caught_by_the_next_worker(repo: Path, k0) -> None:
 
 
 def test_a_request_made_while_the_worker_finishes_is_not_lost(repo: Path) -> None:
-    """The worker goes again when a hook asked after its last look (the flag outlives the lock check)."""
+    """The worker goes again when a hook asked after its last look (the flag outlives the lock
+    check)."""
     from k0maru.service import worker
 
     subprocess.run(
@@ -456,7 +460,8 @@ def test_the_readme_pre_commit_block_works_as_written(repo: Path, k0, tmp_path: 
 
 
 def test_the_first_hook_leaves_git_status_clean(tmp_path: Path, k0) -> None:
-    """A repository that never ignored .k0maru/: the state folder the hook creates ignores itself."""
+    """A repository that never ignored .k0maru/: the state folder the hook creates ignores
+    itself."""
     root = tmp_path / "plain"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
@@ -503,8 +508,8 @@ def test_a_hook_whose_python_is_gone_uses_path_or_says_what_to_do(repo: Path, k0
 
 
 def test_install_refuses_a_double_install_before_writing(repo: Path, k0, tmp_path: Path) -> None:
-    """pre-commit already runs k0maru: `hooks install` says so and writes nothing (before, it chained
-    its hook in front of pre-commit's and only `hooks status` warned afterwards)."""
+    """pre-commit already runs k0maru: `hooks install` says so and writes nothing (before, it
+    chained its hook in front of pre-commit's and only `hooks status` warned afterwards)."""
     pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
     write(
         repo,

@@ -1,5 +1,6 @@
-"""The installed hooks' call (`python -m k0maru hooks run ...`) is answered without the command line's
-parser (#44); anything it does not understand is left to the command line, so errors read the same."""
+"""The installed hooks' call (`python -m k0maru hooks run ...`) is answered without the command
+line's parser (#44); anything it does not understand is left to the command line, so errors read the
+same."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Hostile input to the git hooks, with real git and the installed plain hooks (#32 items 4, 5, 7, 10,
-11): a FIFO among the ADRs, rules that point out of the vault, $K0MARU_VAULT elsewhere, a NUL byte in a
-template path, control characters in a trailer, and ADR trailers that arrive by merge or pull."""
+"""Hostile input to the git hooks, with real git and the installed plain hooks (#32 items 4, 5, 7,
+10, 11): a FIFO among the ADRs, rules that point out of the vault, $K0MARU_VAULT elsewhere, a NUL
+byte in a template path, control characters in a trailer, and ADR trailers that arrive by merge or
+pull."""
 
 from __future__ import annotations
 
@@ -143,8 +144,8 @@ def test_adr_trailers_arriving_by_pull_and_merge_write_adrs(repo: Path, k0, tmp_
 def test_pre_commits_post_merge_stage_writes_the_merged_adrs(
     repo: Path, k0, tmp_path: Path
 ) -> None:
-    """pre-commit runs `k0maru hooks run reindex` with no hook name; its post-merge stage is known by the
-    PRE_COMMIT_IS_SQUASH_MERGE it sets."""
+    """pre-commit runs `k0maru hooks run reindex` with no hook name; its post-merge stage is known
+    by the PRE_COMMIT_IS_SQUASH_MERGE it sets."""
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(repo), str(clone))
     git(repo, "commit", "-q", "--allow-empty", "-m", "Pool\n\nADR: Pool the database connections\n")

@@ -1,4 +1,5 @@
-"""Chunks carry their heading path and the file lines they span, so an answer can point into the note."""
+"""Chunks carry their heading path and the file lines they span, so an answer can point into the
+note."""
 
 from pathlib import Path
 
@@ -72,7 +73,8 @@ def test_a_title_never_comes_from_a_comment_in_code() -> None:
 
 
 def test_a_blank_heading_never_titles_a_note() -> None:
-    """`# ` with nothing after it (hypothesis found `'# \\t'`) is no title: the next one is, else the name."""
+    """`# ` with nothing after it (hypothesis found `'# \\t'`) is no title: the next one is, else
+    the name."""
     assert parse_note("notes/a.md", "# \t").title == "a"
     assert parse_note("notes/a.md", "#  \n# Real title\n").title == "Real title"
 

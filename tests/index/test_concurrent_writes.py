@@ -26,7 +26,8 @@ TEXTS = [
 
 
 def vector_rows(root: Path) -> tuple[int, int, int]:
-    """(vectors with no chunk, vectors on a chunk marked unembedded, chunks marked embedded with none)."""
+    """(vectors with no chunk, vectors on a chunk marked unembedded, chunks marked embedded with
+    none)."""
     with Store.open(root) as store:
         ids = "SELECT rowid FROM vec_chunks_rowids"
         return (
@@ -43,8 +44,9 @@ def vector_rows(root: Path) -> tuple[int, int, int]:
 
 
 def test_a_vector_left_on_an_unembedded_chunk_heals_on_the_next_index_run(vault: Path) -> None:
-    """What the race below left behind (a vector at the id of a chunk that has none) no longer wedges
-    every later scan and embedding run with `UNIQUE constraint failed on vec_chunks primary key`."""
+    """What the race below left behind (a vector at the id of a chunk that has none) no longer
+    wedges every later scan and embedding run with `UNIQUE constraint failed on vec_chunks primary
+    key`."""
     write(vault, "n0.md", TEXTS[0])
     with Vault.open(vault) as v:
         v.index()  # the model is recorded: later runs keep the vectors they find
@@ -65,8 +67,8 @@ def test_a_vector_left_on_an_unembedded_chunk_heals_on_the_next_index_run(vault:
 
 
 class FlushDuringWalk(IncrementalScanner):
-    """A scanner whose walk is overtaken: once it has listed the vault, another writer writes a note and
-    indexes it (what a flush does), before this scan reaches its deletions."""
+    """A scanner whose walk is overtaken: once it has listed the vault, another writer writes a note
+    and indexes it (what a flush does), before this scan reaches its deletions."""
 
     def __init__(self, store: Store, root: Path) -> None:
         super().__init__(store, load_settings(root, embed=False))
@@ -101,8 +103,9 @@ def repeat_until(stop: threading.Event, body: Callable[[], object], errors: list
 
 @pytest.mark.slow
 def test_concurrent_writers_reuse_and_embed_without_wedging(vault: Path) -> None:
-    """Notes whose text repeats written every few ms (some deleted) while two scans reuse vectors and an
-    embedder writes them: no write fails, and the index ends whole (a fixed budget of seconds)."""
+    """Notes whose text repeats written every few ms (some deleted) while two scans reuse vectors
+    and an embedder writes them: no write fails, and the index ends whole (a fixed budget of
+    seconds)."""
     for i in range(20):
         write(vault, f"n{i}.md", TEXTS[i % len(TEXTS)])
     with Vault.open(vault) as v:

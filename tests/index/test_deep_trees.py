@@ -1,6 +1,6 @@
 """A folder nested 1,200 deep (#45): walks are iterative and stop at `MAX_DEPTH` with one line per
-skipped subtree, so no command, MCP tool or console page dies of a tree's shape (RecursionError before),
-and an `ADR:` trailer committed meanwhile is still written."""
+skipped subtree, so no command, MCP tool or console page dies of a tree's shape (RecursionError
+before), and an `ADR:` trailer committed meanwhile is still written."""
 
 from __future__ import annotations
 
@@ -40,7 +40,8 @@ def deep_vault(root: Path) -> Path:
 
 
 def flatten(root: Path) -> None:
-    """Take the deep chain apart one folder at a time (shutil.rmtree, as pytest's clean-up, recurses)."""
+    """Take the deep chain apart one folder at a time (shutil.rmtree, as pytest's clean-up,
+    recurses)."""
     top, step = root / "d", 0
     while top.is_dir():
         below = top / "d"

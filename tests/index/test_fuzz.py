@@ -1,6 +1,6 @@
-"""Property tests (hypothesis) over the parsers that read what people and agents write: notes, frontmatter,
-wikilinks, the rules file, commit trailers, and the vault's config. None may raise; each keeps its
-contract on any input."""
+"""Property tests (hypothesis) over the parsers that read what people and agents write: notes,
+frontmatter, wikilinks, the rules file, commit trailers, and the vault's config. None may raise;
+each keeps its contract on any input."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Hypothesis over the whole scan (#32 item 1): vaults of hostile notes (tests/strategies.py) go through the
-real scanner into real SQLite, twice (a first scan, then an edit). No note may stop the scan, lose
-another note or leave frontmatter the index cannot read back; every warning is one line naming its file
-and, for refused frontmatter, the line. Slow tier, fixed budget."""
+"""Hypothesis over the whole scan (#32 item 1): vaults of hostile notes (tests/strategies.py) go
+through the real scanner into real SQLite, twice (a first scan, then an edit). No note may stop the
+scan, lose another note or leave frontmatter the index cannot read back; every warning is one line
+naming its file and, for refused frontmatter, the line. Slow tier, fixed budget."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""One note never stops indexing (#32 items 1, 2): frontmatter that PyYAML cannot build, that JSON cannot
-hold, or that would expand without bound is left out of the index with one warning naming the file and
-the line; the note's body and every other note are indexed. Real scanner, real SQLite."""
+"""One note never stops indexing (#32 items 1, 2): frontmatter that PyYAML cannot build, that JSON
+cannot hold, or that would expand without bound is left out of the index with one warning naming the
+file and the line; the note's body and every other note are indexed. Real scanner, real SQLite."""
 
 from __future__ import annotations
 

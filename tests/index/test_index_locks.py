@@ -1,6 +1,6 @@
-"""One SQLite library per process: no code path that opens the index may drop the POSIX locks another
-connection of the same process holds on it (closing a file that a second SQLite library opened releases
-every lock the process holds on that file: `/proc/locks`)."""
+"""One SQLite library per process: no code path that opens the index may drop the POSIX locks
+another connection of the same process holds on it (closing a file that a second SQLite library
+opened releases every lock the process holds on that file: `/proc/locks`)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
-"""Random interleavings of writers, deleters, flushes, searches, embedding and scans against a model of the
-vault (hypothesis' state machines): after each step the index holds every note it owes (a flushed note, a
-note a finished scan saw), never a vector out of place, and after a scan with nothing beside it the index
-equals the files, links included. A scan can be overtaken: after its walk, other writers write, delete and
-flush before it writes. Real SQLite + sqlite-vec, the real model; in-process and bounded, so fast tier.
-The slow tier adds writer processes (`k0maru scan`, `k0maru flush`) killed with SIGKILL at random points:
-nothing the index held is lost, and the next scan makes it equal the files again."""
+"""Random interleavings of writers, deleters, flushes, searches, embedding and scans against a model
+of the vault (hypothesis' state machines): after each step the index holds every note it owes (a
+flushed note, a note a finished scan saw), never a vector out of place, and after a scan with
+nothing beside it the index equals the files, links included. A scan can be overtaken: after its
+walk, other writers write, delete and flush before it writes. Real SQLite + sqlite-vec, the real
+model; in-process and bounded, so fast tier. The slow tier adds writer processes (`k0maru scan`,
+`k0maru flush`) killed with SIGKILL at random points: nothing the index held is lost, and the next
+scan makes it equal the files again."""
 
 from __future__ import annotations
 
@@ -70,7 +71,8 @@ def links_of(root: Path) -> set[tuple[str, str, str | None]]:
 
 
 def vector_faults(store: Store) -> tuple[int, int, int]:
-    """(vectors with no chunk, vectors on a chunk marked without one, chunks marked with one that lack it)."""
+    """(vectors with no chunk, vectors on a chunk marked without one, chunks marked with one that
+    lack it)."""
     ids = "SELECT rowid FROM vec_chunks_rowids"
     one = store.conn.execute
     return (
@@ -83,7 +85,8 @@ def vector_faults(store: Store) -> tuple[int, int, int]:
 
 
 class Overtaken(IncrementalScanner):
-    """A scan whose walk is overtaken: once it has listed the vault, `meanwhile` runs (other writers)."""
+    """A scan whose walk is overtaken: once it has listed the vault, `meanwhile` runs (other
+    writers)."""
 
     def __init__(self, store: Store, root: Path, meanwhile: Any) -> None:
         super().__init__(store, load_settings(root))
@@ -155,7 +158,8 @@ class VaultModel(RuleBasedStateMachine):
     # ---- the scans -------------------------------------------------------------------------------
     @rule()
     def scan(self) -> None:
-        """A scan with nothing beside it: the index then equals the files, links as a fresh index's."""
+        """A scan with nothing beside it: the index then equals the files, links as a fresh
+        index's."""
         self.scanner.index(embed=False, snapshot_first=False)
         self.owed = dict(self.disk)
         store = self.scanner.store
@@ -232,7 +236,8 @@ KILL_AFTER_S = [
 
 
 def files_of(root: Path) -> dict[str, str]:
-    """The vault's notes as they are on disk (a killed flush may or may not have written its note)."""
+    """The vault's notes as they are on disk (a killed flush may or may not have written its
+    note)."""
     found = {}
     for path in root.rglob("*.md"):
         rel = path.relative_to(root).as_posix()
@@ -243,8 +248,8 @@ def files_of(root: Path) -> dict[str, str]:
 
 class KilledWriters(VaultModel):
     """The same vault with writer processes killed (SIGKILL) at random points beside the in-process
-    writers: a scan of freshly rewritten bulk notes, or a flush. After each, the index still holds what
-    it owed and no vector out of place, and a scan makes it equal the files again."""
+    writers: a scan of freshly rewritten bulk notes, or a flush. After each, the index still holds
+    what it owed and no vector out of place, and a scan makes it equal the files again."""
 
     rounds = 0  # writer processes started ...
     killed = 0  # ... and killed before they finished
@@ -263,8 +268,8 @@ class KilledWriters(VaultModel):
         self.killed_writer("flush", after, text)
 
     def killed_writer(self, verb: str, after: float, text: str) -> None:
-        """Start a `k0maru scan` or `flush` process, SIGKILL it `after` seconds on unless it ended, then
-        check what the index holds and recover with a scan."""
+        """Start a `k0maru scan` or `flush` process, SIGKILL it `after` seconds on unless it ended,
+        then check what the index holds and recover with a scan."""
         KilledWriters.rounds += 1
         k0maru = [sys.executable, "-m", "k0maru"]
         if verb == "scan":

@@ -94,8 +94,8 @@ def _edges(root: Path) -> set[tuple[str, str]]:
 
 
 def test_markdown_links_give_the_same_graph_as_wikilinks(tmp_path: Path) -> None:
-    """The demo vault rewritten with only relative Markdown links (as git repositories write docs, with
-    URL-encoded names and #anchors) yields exactly the wikilink vault's edges."""
+    """The demo vault rewritten with only relative Markdown links (as git repositories write docs,
+    with URL-encoded names and #anchors) yields exactly the wikilink vault's edges."""
     import os
     import re
     import shutil
@@ -230,8 +230,8 @@ def _random_change(rng: Any, root: Path, present: dict[str, str]) -> None:
 
 def test_links_stay_resolved_as_notes_come_go_and_move(vault: Path) -> None:
     """After each incremental scan (notes added, removed, renamed, moved between folders, aliases
-    changed), every stored link points where resolving it against the whole vault would: re-resolving
-    only the links of the names that changed misses none."""
+    changed), every stored link points where resolving it against the whole vault would:
+    re-resolving only the links of the names that changed misses none."""
     import random
 
     rng = random.Random(31)
@@ -294,8 +294,8 @@ def test_the_migration_names_every_link_key_as_the_scanner_does(vault: Path) -> 
 
 
 def test_a_shared_alias_resolves_the_same_whatever_the_indexing_order(vault: Path) -> None:
-    """Two notes with one alias: the link goes to the first by path, as a fresh index of the same files
-    says, not to whichever note was indexed first."""
+    """Two notes with one alias: the link goes to the first by path, as a fresh index of the same
+    files says, not to whichever note was indexed first."""
     write(vault, "z.md", "---\naliases: [shared]\n---\n# Z\n")
     write(vault, "src.md", "See [[shared]].\n")
     scan(vault)

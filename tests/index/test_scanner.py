@@ -114,7 +114,8 @@ def test_scan_only_given_paths(vault: Path) -> None:
 
 
 def committed_documents(root: Path) -> int:
-    """Documents a reader sees now (a read-only connection: it never waits for the scan's writes)."""
+    """Documents a reader sees now (a read-only connection: it never waits for the scan's
+    writes)."""
     uri = f"{db_path(root).as_uri()}?mode=ro"
     with closing(sqlite3.connect(uri, uri=True, timeout=60)) as conn:
         return int(conn.execute("SELECT count(*) FROM documents").fetchone()[0])
@@ -123,8 +124,8 @@ def committed_documents(root: Path) -> int:
 @pytest.mark.slow
 def test_kill_mid_scan_leaves_index_intact(vault: Path) -> None:
     """A scan killed at any point leaves an intact index holding whole documents, and the next scan
-    indexes exactly the rest. How far the killed scan got depends on the machine, so no count of it is
-    asserted: it is killed once its first batch is committed, whenever that is."""
+    indexes exactly the rest. How far the killed scan got depends on the machine, so no count of it
+    is asserted: it is killed once its first batch is committed, whenever that is."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
     from vaultgen import generate
 
@@ -155,8 +156,8 @@ def test_kill_mid_scan_leaves_index_intact(vault: Path) -> None:
 
 
 def test_a_gitignore_of_directory_names_matches_as_pathspec_does() -> None:
-    """DirectoryNames (the walk's matcher for `.k0maru/`-style files, which spares importing pathspec)
-    answers every path as pathspec's GitIgnoreSpec does over the same lines."""
+    """DirectoryNames (the walk's matcher for `.k0maru/`-style files, which spares importing
+    pathspec) answers every path as pathspec's GitIgnoreSpec does over the same lines."""
     import pathspec
     from hypothesis import given, settings
     from hypothesis import strategies as st
@@ -189,8 +190,8 @@ def test_a_gitignore_of_directory_names_matches_as_pathspec_does() -> None:
 
 
 def test_the_pages_a_connection_mapped_can_be_released(tmp_path: Path) -> None:
-    """A server's warm-up reads the BM25 segment through mmap; the pages it mapped count in its RSS until
-    `release_mapped_pages` unmaps them, and reads map again afterwards."""
+    """A server's warm-up reads the BM25 segment through mmap; the pages it mapped count in its RSS
+    until `release_mapped_pages` unmaps them, and reads map again afterwards."""
     for i in range(40):
         write(
             tmp_path, f"n{i}.md", f"# Note {i}\n\n" + "lease renewal and SQLITE_BUSY " * 200 + "\n"

@@ -1,5 +1,5 @@
-"""A scan with nothing to do stops after its walk (index/snapshot.py), and every change still takes the
-full scan: the real CLI in subprocesses over a real index."""
+"""A scan with nothing to do stops after its walk (index/snapshot.py), and every change still takes
+the full scan: the real CLI in subprocesses over a real index."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""A no-change check stats the folders and files the last walk found without listing any folder (#44), and
-still sees every change: in-place edits, new files, a .gitignore edited, a folder changed a moment ago.
-Real files and a real index; `os.scandir` is only counted."""
+"""A no-change check stats the folders and files the last walk found without listing any folder
+(#44), and still sees every change: in-place edits, new files, a .gitignore edited, a folder changed
+a moment ago. Real files and a real index; `os.scandir` is only counted."""
 
 from __future__ import annotations
 
@@ -87,8 +87,8 @@ def test_a_new_note_is_seen_and_another_file_costs_one_walk(indexed, listings: l
 
 
 def test_a_folder_changed_as_it_is_walked_is_not_trusted(vault: Path) -> None:
-    """A folder whose mtime is not yet in the past at the walk (a change in the same clock tick could keep
-    it) is recorded untrusted: the next check walks."""
+    """A folder whose mtime is not yet in the past at the walk (a change in the same clock tick
+    could keep it) is recorded untrusted: the next check walks."""
     write(vault, "a.md", "# A\n\nalpha\n")
     with Vault.open(vault, create=True, writes_state=True) as opened:
         later = time.time_ns() + AN_HOUR_NS

@@ -1,5 +1,6 @@
 """The stat signature is git's (#32 item 6): an edit that keeps the size and puts the old mtime back
-(`touch -r`, `cp -p`, `rsync -a`, `tar x`) is seen by the scan and by the walk snapshot. Real files."""
+(`touch -r`, `cp -p`, `rsync -a`, `tar x`) is seen by the scan and by the walk snapshot. Real
+files."""
 
 from __future__ import annotations
 

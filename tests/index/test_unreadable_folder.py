@@ -1,5 +1,5 @@
-"""An unreadable folder is counted and warned, and its notes stay indexed (#32 item 11). Root reads any
-folder, so the scan runs under `setpriv` without the capabilities that bypass permissions."""
+"""An unreadable folder is counted and warned, and its notes stay indexed (#32 item 11). Root reads
+any folder, so the scan runs under `setpriv` without the capabilities that bypass permissions."""
 
 from __future__ import annotations
 

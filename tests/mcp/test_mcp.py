@@ -160,7 +160,8 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
     assert not {"bm25_rank", "cosine", "bm25_part", "boost_links", "uri"} & set(
         plain.structured_content["hits"][0]
     )
-    # the text block is the whole answer in a readable form, not a JSON copy of the structured content
+    # the text block is the whole answer in a readable form, not a JSON copy of the structured
+    # content
     assert len(plain.content) == 1 and not plain.content[0].text.lstrip().startswith("{")
     for hit in plain.structured_content["hits"]:
         assert f"{hit['path']}:{hit['lines']}" in plain.content[0].text
@@ -280,7 +281,8 @@ def test_protocol_errors_carry_the_specs_codes_over_stdio(demo: Path) -> None:
 
 
 def test_concurrent_reindex_during_calls(demo: Path) -> None:
-    """A writer rewrites notes and rescans while the agent calls recall: no error reaches the agent."""
+    """A writer rewrites notes and rescans while the agent calls recall: no error reaches the
+    agent."""
     writer_code = (
         "import sys, time; from pathlib import Path; from k0maru.wiring.vault import Vault\n"
         "root = Path(sys.argv[1])\n"
@@ -379,8 +381,9 @@ def test_unembedded_vault_answers_at_once_and_embeds_in_background(tmp_path: Pat
 
 
 def test_answers_fit_their_token_budget_and_carry_the_passage(demo: Path) -> None:
-    """A recall answer on the demo vault costs <= 1,000 o200k tokens in either part (structured content,
-    text block), each hit with a passage of the note; a query nothing supports gets no hits."""
+    """A recall answer on the demo vault costs <= 1,000 o200k tokens in either part (structured
+    content, text block), each hit with a passage of the note; a query nothing supports gets no
+    hits."""
     from k0maru.mcp.tools import TOOLS, recall_memory
     from k0maru.service.operations import Service, answer_tokens
 
@@ -413,9 +416,10 @@ def test_answers_fit_their_token_budget_and_carry_the_passage(demo: Path) -> Non
 def test_the_warm_up_loads_the_model_only_for_an_index_with_vectors(
     demo: Path, tmp_path: Path
 ) -> None:
-    """A hybrid recall embeds its query, so the warm-up loads the model when the index has vectors (the
-    first recall needs it either way); an index without any keeps that memory and answers from BM25. The
-    collector, off while the server starts, is on again afterwards, what the start made frozen."""
+    """A hybrid recall embeds its query, so the warm-up loads the model when the index has vectors
+    (the first recall needs it either way); an index without any keeps that memory and answers from
+    BM25. The collector, off while the server starts, is on again afterwards, what the start made
+    frozen."""
     import shutil
 
     from tests.helpers import DEMO_VAULT
@@ -441,8 +445,8 @@ def test_the_warm_up_loads_the_model_only_for_an_index_with_vectors(
 
 
 def test_the_warm_up_loads_the_token_counter_for_the_vaults_scripts(tmp_path: Path) -> None:
-    """The first answer is fitted without building the counter again: the warm-up builds it for what a
-    sample of the vault's chunks holds (widening it at the first recall made that recall wait); an
+    """The first answer is fitted without building the counter again: the warm-up builds it for what
+    a sample of the vault's chunks holds (widening it at the first recall made that recall wait); an
     English vault keeps the smaller one."""
 
     def warm(vault: Path, passage: Path) -> tuple[int, int]:

@@ -1,5 +1,5 @@
-"""`k0maru mcp` as one process, driven by the SDK's stdio client: concurrent calls each get their own
-answer, it starts no other process, and a vault it cannot open ends it with one line."""
+"""`k0maru mcp` as one process, driven by the SDK's stdio client: concurrent calls each get their
+own answer, it starts no other process, and a vault it cannot open ends it with one line."""
 
 import os
 import subprocess
@@ -72,8 +72,8 @@ def test_a_vault_it_cannot_open_ends_the_server_with_its_one_line(tmp_path: Path
 
 
 def test_the_tools_run_in_the_server_itself(demo: Path) -> None:
-    """`k0maru mcp` runs the tools in its own process: it starts none but the background worker (which
-    the index may ask for) and answers."""
+    """`k0maru mcp` runs the tools in its own process: it starts none but the background worker
+    (which the index may ask for) and answers."""
     code = (
         "import os, runpy, sys; sys.argv = ['k0maru', 'mcp', '--vault', sys.argv[1]]; "
         "runpy.run_module('k0maru', run_name='__main__')"

@@ -1,5 +1,6 @@
-"""The distiller in-process (#38): one card per failure, updated when the failure is seen again, never
-cited by `seen before` while it records no fix, and a Hermes export that claims no fix it lacks."""
+"""The distiller in-process (#38): one card per failure, updated when the failure is seen again,
+never cited by `seen before` while it records no fix, and a Hermes export that claims no fix it
+lacks."""
 
 from __future__ import annotations
 

@@ -160,8 +160,8 @@ def test_flush_created_up_to_date_versioned(vault: Path) -> None:
 
 
 def test_titles_in_any_script_name_their_notes(vault: Path) -> None:
-    """A title's words name the file in whatever script it is written (they were all `note`, then `note-v2`
-    ...); a name the Agent Skills spec limits to a-z0-9 keeps its ASCII words only."""
+    """A title's words name the file in whatever script it is written (they were all `note`, then
+    `note-v2` ...); a name the Agent Skills spec limits to a-z0-9 keeps its ASCII words only."""
     from k0maru.notes.conventions import slugify
 
     write(vault, "docs/adr/0001-x.md", "x")

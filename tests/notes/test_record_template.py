@@ -1,5 +1,6 @@
-"""How a folder's record template is learnt (#39, third round): what a template file marks optional, the
-frontmatter keys most records give, a record named like a template, a status kept under another word."""
+"""How a folder's record template is learnt (#39, third round): what a template file marks optional,
+the frontmatter keys most records give, a record named like a template, a status kept under another
+word."""
 
 from datetime import date
 from pathlib import Path

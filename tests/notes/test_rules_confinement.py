@@ -1,5 +1,5 @@
-"""Rules never reach outside the vault or block on a special file (#32 items 4, 5, 7), in-process: each
-refusal is one warning line and the kind falls back to the layout."""
+"""Rules never reach outside the vault or block on a special file (#32 items 4, 5, 7), in-process:
+each refusal is one warning line and the kind falls back to the layout."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The seed's promises on vaults written the way real ones are (#39, third round): the same note flushed
-again is up to date whatever the day, a new text under the same title is a new file (the next number
-for a numbered log, `-vN` otherwise), links are written as the records write them, and a commit trailer's
-own sections are not duplicated."""
+"""The seed's promises on vaults written the way real ones are (#39, third round): the same note
+flushed again is up to date whatever the day, a new text under the same title is a new file (the
+next number for a numbered log, `-vN` otherwise), links are written as the records write them, and a
+commit trailer's own sections are not duplicated."""
 
 from datetime import date
 from pathlib import Path

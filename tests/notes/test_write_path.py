@@ -1,5 +1,5 @@
-"""A note or ADR written as the vault's own people write theirs (#39): one test per defect found on real
-repositories, each on a small vault of that shape."""
+"""A note or ADR written as the vault's own people write theirs (#39): one test per defect found on
+real repositories, each on a small vault of that shape."""
 
 import json
 import subprocess

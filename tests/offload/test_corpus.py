@@ -25,7 +25,8 @@ EXPECTATIONS = json.loads((DATA / "expectations.json").read_text())
 
 @pytest.mark.parametrize("log", sorted(EXPECTATIONS))
 def test_real_tool_output(log: str) -> None:
-    """Each captured run (scripts/capture_logs.py): every expected code found, the root at the true first failure."""
+    """Each captured run (scripts/capture_logs.py): every expected code found, the root at the true
+    first failure."""
     want = EXPECTATIONS[log]
     findings = analyze((DATA / log).read_text())
     assert set(want["codes"]) <= set(findings.error_codes) | {
@@ -44,8 +45,8 @@ def test_real_tool_output(log: str) -> None:
 
 @pytest.mark.parametrize("log", sorted(EXPECTATIONS))
 def test_codes_are_in_the_log_and_the_inspect_hint_finds_lines(log: str, tmp_path: Path) -> None:
-    """Every code the summary names is a string of the log (none invented), and the `inspect` hint it
-    prints shows at least one line of the stored log."""
+    """Every code the summary names is a string of the log (none invented), and the `inspect` hint
+    it prints shows at least one line of the stored log."""
     import io
     import shlex
 

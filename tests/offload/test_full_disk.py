@@ -1,7 +1,7 @@
-"""Offload when the log cannot be kept (#32 item 3): a full disk (a real 1 MB tmpfs when this process may
-mount one, else a file-size limit the kernel enforces), or `.k0maru/` removed while the command runs.
-The command runs to completion, all its output reaches the terminal, the exit status is the command's,
-and one line on stderr says the log could not be kept and why."""
+"""Offload when the log cannot be kept (#32 item 3): a full disk (a real 1 MB tmpfs when this
+process may mount one, else a file-size limit the kernel enforces), or `.k0maru/` removed while the
+command runs. The command runs to completion, all its output reaches the terminal, the exit status
+is the command's, and one line on stderr says the log could not be kept and why."""
 
 from __future__ import annotations
 
@@ -99,7 +99,8 @@ def test_a_full_disk_passes_the_output_through_with_the_commands_status(
 def test_a_full_disk_while_piped_reads_to_the_end(
     small_disk: tuple[Path, int | None], tmp_path: Path
 ) -> None:
-    """Piped: offload keeps reading, so the writer never gets a broken pipe; offload itself exits 0."""
+    """Piped: offload keeps reading, so the writer never gets a broken pipe; offload itself exits
+    0."""
     vault, limit = small_disk
     data = b"".join(f"line {i:06d} {'y' * 60}\n".encode() for i in range(40000))
     r = _k0(
@@ -113,7 +114,8 @@ def test_a_full_disk_while_piped_reads_to_the_end(
 def test_a_disk_that_holds_the_log_but_not_its_compressed_copy(
     small_disk: tuple[Path, int | None],
 ) -> None:
-    """The plain spool fits, its compressed copy does not: the output passes through, nothing is left."""
+    """The plain spool fits, its compressed copy does not: the output passes through, nothing is
+    left."""
     vault, limit = small_disk
     if limit is not None:
         pytest.skip("needs a real small filesystem (a file-size limit is per file)")

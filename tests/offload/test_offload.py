@@ -27,8 +27,8 @@ PAD = [
 
 
 def offload(k0, vault: Path, *cmd: str, threshold: str = "5", pad: bool = False, **kw):
-    """`pad`: 400 lines of build noise before CMD's own output (exit code still CMD's), as in a real CI log,
-    so the summary is clearly smaller than the log and is used."""
+    """`pad`: 400 lines of build noise before CMD's own output (exit code still CMD's), as in a real
+    CI log, so the summary is clearly smaller than the log and is used."""
     return k0(
         "offload",
         "--vault",
@@ -389,7 +389,8 @@ def test_colour_is_stripped_for_reading_only(k0, vault: Path) -> None:
 
 
 def test_tokens_are_counted_with_a_real_bpe(k0, vault: Path) -> None:
-    """o200k BPE, not the embedding model's WordPiece: one 100,000-character word is thousands of tokens."""
+    """o200k BPE, not the embedding model's WordPiece: one 100,000-character word is thousands of
+    tokens."""
     from k0maru.llm_tokens import ESTIMATOR, count_tokens
 
     assert (
@@ -407,8 +408,8 @@ def test_tokens_are_counted_with_a_real_bpe(k0, vault: Path) -> None:
 
 
 def test_tiktoken_counts_equal_bpe_openai_on_every_captured_log() -> None:
-    """The o200k vocabulary is read from bpe-openai's wheel and encoded by tiktoken: both encoders must
-    agree on every real log (and on text with no newline, colour escapes and non-ASCII)."""
+    """The o200k vocabulary is read from bpe-openai's wheel and encoded by tiktoken: both encoders
+    must agree on every real log (and on text with no newline, colour escapes and non-ASCII)."""
     import bpe_openai
 
     from k0maru.llm_tokens import count_tokens, vocabulary_file
@@ -423,8 +424,9 @@ def test_tiktoken_counts_equal_bpe_openai_on_every_captured_log() -> None:
 
 
 def test_summary_not_clearly_smaller_passes_the_output_through(k0, vault: Path) -> None:
-    # 60 short lines (~120 tokens) against a summary of ~100: well over half. 100 lines put the summary
-    # at 50% give or take the token or two its random node id costs, so the test flipped with the id.
+    # 60 short lines (~120 tokens) against a summary of ~100: well over half. 100 lines put the
+    # summary at 50% give or take the token or two its random node id costs, so the test flipped
+    # with the id.
     r = offload(k0, vault, "seq", "1", "60", threshold="50")
     assert r.returncode == 0 and r.stdout == "".join(f"{i}\n" for i in range(1, 61))
     assert not list((vault / ".k0maru" / "refs").glob("*.log*"))
@@ -509,7 +511,8 @@ def test_offload_killed_leaves_no_orphan_and_no_lost_output(k0, vault: Path) -> 
 
 
 def test_inspect_hint_is_shell_safe_and_literal(k0, vault: Path) -> None:
-    """A Java nested class name has a `$` (a shell variable) and the hint must find it as written."""
+    """A Java nested class name has a `$` (a shell variable) and the hint must find it as
+    written."""
     import shlex
 
     script = write(
@@ -550,7 +553,8 @@ def test_pass_through_keeps_stderr_on_stderr(k0, vault: Path) -> None:
 
 
 def test_a_terminal_sees_live_progress(vault: Path) -> None:
-    """On a terminal, stderr shows lines, elapsed time and the latest failure while the command runs."""
+    """On a terminal, stderr shows lines, elapsed time and the latest failure while the command
+    runs."""
     import os
     import pty
 

@@ -1,7 +1,8 @@
-"""`k0maru offload` never changes a command's outcome: where nothing can be kept (no vault here, a state
-folder that cannot be written, a broken index), the command runs as it would without k0maru, with its
-own output and exit status, and at most one line on stderr, none for a quiet command. The `k0maru-hook`
-rewrite of `cd /tmp/x && pytest -q t.py` (#38) is run beside the original with the real pytest."""
+"""`k0maru offload` never changes a command's outcome: where nothing can be kept (no vault here, a
+state folder that cannot be written, a broken index), the command runs as it would without k0maru,
+with its own output and exit status, and at most one line on stderr, none for a quiet command. The
+`k0maru-hook` rewrite of `cd /tmp/x && pytest -q t.py` (#38) is run beside the original with the
+real pytest."""
 
 from __future__ import annotations
 
@@ -105,7 +106,8 @@ class Stdin(io.TextIOWrapper):
 def test_a_passed_through_offload_names_no_vault(
     capsys: pytest.CaptureFixture[str], vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A quiet output read from another folder reaches the agent as it was: no `k0maru: vault` line."""
+    """A quiet output read from another folder reaches the agent as it was: no `k0maru: vault`
+    line."""
     monkeypatch.setenv("K0MARU_EMBED", "0")
     monkeypatch.setattr("sys.stdin", Stdin(io.BytesIO(b"3 passed\n")))
     monkeypatch.chdir(vault.parent)

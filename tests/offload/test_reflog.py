@@ -1,6 +1,6 @@
-"""Compressed refs (offload/reflog.py, #27): every real log round-trips byte for byte, a line range reads
-only its blocks, grep and line numbers match the plain file, a ref cut short or damaged is one line, old
-plain refs still read and prune, and the size cap counts the bytes on disk."""
+"""Compressed refs (offload/reflog.py, #27): every real log round-trips byte for byte, a line range
+reads only its blocks, grep and line numbers match the plain file, a ref cut short or damaged is one
+line, old plain refs still read and prune, and the size cap counts the bytes on disk."""
 
 from __future__ import annotations
 
@@ -121,7 +121,8 @@ def test_a_ref_cut_short_is_one_clear_line(
 def test_old_plain_refs_still_read_and_prune(
     vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A plain `.log` with its sidecar, as offload wrote them before #27, read after the index is lost."""
+    """A plain `.log` with its sidecar, as offload wrote them before #27, read after the index is
+    lost."""
     data = (DATA / "pytest_many_verbose.log").read_bytes()
     rec = _offload(vault, capsys, monkeypatch, data)
     refs = vault / ".k0maru" / "refs"

@@ -1,5 +1,5 @@
-"""Offload records outlive the index (#31 item 3: a JSON sidecar beside each log), and retention (`log
-prune`, the size cap) never leaves a record pointing at a missing file."""
+"""Offload records outlive the index (#31 item 3: a JSON sidecar beside each log), and retention
+(`log prune`, the size cap) never leaves a record pointing at a missing file."""
 
 from __future__ import annotations
 
@@ -62,7 +62,8 @@ def test_prune_by_count_and_age_removes_log_sidecar_and_record_together(k0, vaul
 
 
 def test_the_size_cap_keeps_the_newest_logs_within_it_on_disk(k0, vault: Path) -> None:
-    """The cap counts compressed bytes on disk: two logs of 0.8 MB each fit in 1 MB once compressed."""
+    """The cap counts compressed bytes on disk: two logs of 0.8 MB each fit in 1 MB once
+    compressed."""
     rng = random.Random(7)
     big = "".join(f"step {i}: {rng.randbytes(40).hex()}\n" for i in range(8000)) + LOG
     nodes = [_offload(k0, vault, big, K0MARU_OFFLOAD_MAX_MB="1") for _ in range(4)]

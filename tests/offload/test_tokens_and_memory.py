@@ -15,8 +15,9 @@ DATA = Path(__file__).parents[1] / "data" / "logs"
 
 @pytest.mark.slow
 def test_the_encoder_holds_only_the_vocabulary_the_text_needs_and_counts_exactly() -> None:
-    """ASCII text loads a narrow vocabulary; a text with other bytes widens it to the whole one; every count
-    equals bpe-openai's over the whole vocabulary (fresh process: the order of texts matters here)."""
+    """ASCII text loads a narrow vocabulary; a text with other bytes widens it to the whole one;
+    every count equals bpe-openai's over the whole vocabulary (fresh process: the order of texts
+    matters here)."""
     code = f"""
 import bpe_openai
 from pathlib import Path
@@ -96,8 +97,8 @@ def test_a_pass_through_never_loads_the_tokenizer(tmp_path: Path) -> None:
 def test_a_long_text_counted_in_pieces_counts_as_it_does_whole(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Counting in pieces bounds the token list held at once; the cuts never change the count, on every
-    real log of the corpus and on text made of the characters that end BPE pieces."""
+    """Counting in pieces bounds the token list held at once; the cuts never change the count, on
+    every real log of the corpus and on text made of the characters that end BPE pieces."""
     import random
 
     from k0maru import llm_tokens

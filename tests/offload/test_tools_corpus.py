@@ -1,6 +1,6 @@
 """The issue #40 corpus, dev half (tests/data/logs/tools): tools no other corpus held, read by the
-findings layer; the summary never says "no failures" of a failing log, never costs more than the log.
-In-process: the fast tier."""
+findings layer; the summary never says "no failures" of a failing log, never costs more than the
+log. In-process: the fast tier."""
 
 from __future__ import annotations
 
@@ -243,7 +243,8 @@ def test_a_frame_under_a_failing_step_places_it() -> None:
 
 @pytest.mark.usefixtures("generic_only")
 def test_a_bracketed_level_before_a_summary_line_is_not_its_severity() -> None:
-    """Maven's `[ERROR]   CartTest.addsLines:12 ...` summary is not a finding: the frame is the root."""
+    """Maven's `[ERROR]   CartTest.addsLines:12 ...` summary is not a finding: the frame is the
+    root."""
     f = analyze((DATA.parent / "maven_junit5_e_flag.log").read_text())
     assert f.first_location == "CartTest.java:12"
 

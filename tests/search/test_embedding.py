@@ -74,9 +74,9 @@ def test_the_optimised_copy_is_kept_reused_and_remade_when_damaged(
 def test_copies_of_models_gone_or_replaced_are_removed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Making a copy removes the copies whose model file is gone (a deleted virtual environment), made by
-    another onnxruntime from the same file, or kept in an older layout; a copy of a model file still there
-    stays (another environment uses it)."""
+    """Making a copy removes the copies whose model file is gone (a deleted virtual environment),
+    made by another onnxruntime from the same file, or kept in an older layout; a copy of a model
+    file still there stays (another environment uses it)."""
     from k0maru import usercache
     from k0maru.search.embedding import model_file
 

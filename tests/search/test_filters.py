@@ -1,4 +1,5 @@
-"""Filter dates: ISO, relative ages, a bare `until` date that includes its day, and one-line errors."""
+"""Filter dates: ISO, relative ages, a bare `until` date that includes its day, and one-line
+errors."""
 
 import time
 

@@ -50,8 +50,9 @@ def test_a_change_is_served_from_the_delta_without_a_rebuild(indexed: Path) -> N
 
 
 def test_threads_asking_at_once_share_one_load(indexed: Path) -> None:
-    """A server's warm-up and its first query ask the process's cache at the same moment: the segment is
-    read once and both get the same index (each load costs a query the time of reading the blob)."""
+    """A server's warm-up and its first query ask the process's cache at the same moment: the
+    segment is read once and both get the same index (each load costs a query the time of reading
+    the blob)."""
     with Vault.open(indexed) as v:
         cache = LexicalCache()
         start = threading.Barrier(4)
@@ -145,7 +146,8 @@ def test_a_scan_with_no_merge_due_does_not_load_the_lexical_index(indexed: Path)
 
 
 def test_the_delta_ranks_as_a_full_rebuild_would(indexed: Path) -> None:
-    """IDF is exact for the corpus as it is now; only the average chunk length is the main segment's."""
+    """IDF is exact for the corpus as it is now; only the average chunk length is the main
+    segment's."""
     from k0maru.search.lexical import LexicalIndex, MainSegment
 
     for i in (0, 9, 18):  # a tenth of the notes, as when a merge is due
@@ -167,8 +169,8 @@ def test_the_delta_ranks_as_a_full_rebuild_would(indexed: Path) -> None:
 
 
 def test_a_word_as_written_outranks_its_other_forms_which_still_count(vault: Path) -> None:
-    """`files` scores a chunk by `files` itself; a chunk with only `file` gets a share of the stem's score;
-    a word no chunk holds as written (`retries`) counts its other forms fully."""
+    """`files` scores a chunk by `files` itself; a chunk with only `file` gets a share of the stem's
+    score; a word no chunk holds as written (`retries`) counts its other forms fully."""
     write(vault, "plural.md", "# Sync\n\ncopy the files to the mirror\n")
     write(vault, "singular.md", "# Paths\n\nfile file file: a file path per file\n")
     write(vault, "retry.md", "# Retry\n\nretry the job with backoff\n")
@@ -185,8 +187,8 @@ def test_a_word_as_written_outranks_its_other_forms_which_still_count(vault: Pat
 
 
 def test_notes_in_other_scripts_are_found_by_their_words(vault: Path) -> None:
-    """Before terms of any script, these notes had no BM25 term but `café`'s `caf`; an index of that older
-    term format is rebuilt once by the next query."""
+    """Before terms of any script, these notes had no BM25 term but `café`'s `caf`; an index of that
+    older term format is rebuilt once by the next query."""
     notes = {
         "ru.md": "# Блокировка базы\n\nПри ошибке SQLITE_BUSY увеличьте busy_timeout и повторите запрос.\n",
         "zh.md": "# 数据库锁\n\n出现 SQLITE_BUSY 时，增加 busy_timeout 并重试事务。\n",
@@ -224,7 +226,8 @@ def test_notes_in_other_scripts_are_found_by_their_words(vault: Path) -> None:
 
 
 def test_the_lexical_channel_matches_plain_bm25s_on_every_labelled_set(tmp_path: Path) -> None:
-    """The BM25 channel alone scores at least plain bm25s over whole notes (nDCG@10), on all four sets."""
+    """The BM25 channel alone scores at least plain bm25s over whole notes (nDCG@10), on all four
+    sets."""
     import sys
 
     sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
@@ -247,9 +250,9 @@ def test_the_lexical_channel_matches_plain_bm25s_on_every_labelled_set(tmp_path:
 
 
 def test_each_note_is_stemmed_in_its_language(vault: Path) -> None:
-    """A German note's `Dateien` is found by `Datei` (German stems), in a German folder or by its text; an
-    English stem would not match. A query that names no language is stemmed in English and in the
-    vault's languages; one in German is stemmed in German only."""
+    """A German note's `Dateien` is found by `Datei` (German stems), in a German folder or by its
+    text; an English stem would not match. A query that names no language is stemmed in English and
+    in the vault's languages; one in German is stemmed in German only."""
     write(vault, "de/aufraeumen.md", "# Aufräumen\n\nAlte Dateien werden jede Nacht gelöscht.\n")
     write(vault, "en/cleanup.md", "# Cleanup\n\nOld files are deleted every night.\n")
     write(
@@ -271,8 +274,8 @@ def test_each_note_is_stemmed_in_its_language(vault: Path) -> None:
 
 
 def test_a_changed_language_tokenises_the_note_again(vault: Path) -> None:
-    """The note's text is unchanged (its chunks are kept), only its frontmatter language: its words are
-    tokenised again in the new language."""
+    """The note's text is unchanged (its chunks are kept), only its frontmatter language: its words
+    are tokenised again in the new language."""
     text = "# Dateien\n\nDateien löschen\n"
     write(vault, "a.md", text)
     write(vault, "b.md", "# Other\n\nsomething else entirely\n")

@@ -1,6 +1,7 @@
 """The ranking's pure steps, each alone against values worked out by hand: the graph's boost, the
-passage that answers for a note, the vector vote while vectors are pending, and the collapse of chunk
-hits into notes. (Fusion and folding have their own tests: test_recall.py, test_folding.py.)"""
+passage that answers for a note, the vector vote while vectors are pending, and the collapse of
+chunk hits into notes. (Fusion and folding have their own tests: test_recall.py,
+test_folding.py.)"""
 
 from __future__ import annotations
 

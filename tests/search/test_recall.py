@@ -183,7 +183,8 @@ def test_vector_hits_under_the_cosine_floor_cast_no_vote(demo: Path) -> None:
 
 
 def test_no_note_without_a_vote_is_a_hit(vault: Path) -> None:
-    """Notes no channel supports never fill the limit with score 0 (they did, flagged as 'nearest')."""
+    """Notes no channel supports never fill the limit with score 0 (they did, flagged as
+    'nearest')."""
     write(
         vault,
         "zebra.md",
@@ -407,8 +408,9 @@ def test_vault_without_indexable_words(vault: Path, k0) -> None:
 
 @pytest.mark.slow
 def test_filters_by_folder_tag_kind_and_date(demo: Path, k0) -> None:
-    """`--path`, `--tag` (nested tags included), `--kind` (frontmatter, else the folder) and a date window
-    (frontmatter date, else mtime) restrict both channels; a filter nothing passes says so."""
+    """`--path`, `--tag` (nested tags included), `--kind` (frontmatter, else the folder) and a date
+    window (frontmatter date, else mtime) restrict both channels; a filter nothing passes says
+    so."""
     write(
         demo,
         "decisions/2026-12-01-cache-tokens.md",
@@ -499,8 +501,8 @@ def test_a_note_holding_every_query_word_is_not_buried(vault: Path) -> None:
 
 
 def test_near_identical_copies_are_folded_but_notes_sharing_a_template_are_not(vault: Path) -> None:
-    """A page vendored twice (one copy with a changed line and a footer, one reflowed) is one hit; notes
-    written from the same template, and a translation, stay hits of their own."""
+    """A page vendored twice (one copy with a changed line and a footer, one reflowed) is one hit;
+    notes written from the same template, and a translation, stay hits of their own."""
     page = (
         "# Lease renewal\n\nRenew the zebra lease before the storm window closes. The renewal job runs "
         "nightly and writes its report to the operations channel, where the on-call engineer reads it. "

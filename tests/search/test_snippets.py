@@ -28,8 +28,9 @@ def test_bounded_at_a_word_and_heading_skipped() -> None:
 
 
 def test_sentences_split_in_every_script_and_list_items_stay_apart() -> None:
-    """tldr-pages' layout (a list item, a blank line, a code line): each item is its own sentence, and
-    sentences end before a Cyrillic capital or after a full-width stop as before an ASCII one."""
+    """tldr-pages' layout (a list item, a blank line, a code line): each item is its own sentence,
+    and sentences end before a Cyrillic capital or after a full-width stop as before an ASCII
+    one."""
     md = "- Добавить файл в архив:\n\n`7z a {{архив.7z}}`\n\n- Распаковать архив. Сохраняя каталоги:\n\n`7z x {{архив.7z}}`\n"
     assert snippet(md, "распаковать архив", limit=60).startswith("Распаковать архив.")
     assert snippet(md, "сохраняя каталоги", limit=40).startswith("Сохраняя каталоги:")

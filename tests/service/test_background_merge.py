@@ -1,5 +1,5 @@
-"""The BM25 merge runs only in the background (the worker process), never inside a query: a query after an
-edit that makes a merge due reads the persisted segment plus the delta."""
+"""The BM25 merge runs only in the background (the worker process), never inside a query: a query
+after an edit that makes a merge due reads the persisted segment plus the delta."""
 
 from __future__ import annotations
 

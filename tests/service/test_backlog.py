@@ -1,5 +1,5 @@
-"""Writes never wait on the embedding backlog: a flush returns once its note is searchable by BM25, and
-its vectors follow in the background (real SQLite, the real model in the background thread)."""
+"""Writes never wait on the embedding backlog: a flush returns once its note is searchable by BM25,
+and its vectors follow in the background (real SQLite, the real model in the background thread)."""
 
 from __future__ import annotations
 

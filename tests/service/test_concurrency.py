@@ -1,5 +1,5 @@
-"""Readers never wait for writers: each request reads through its own connection; a slow write delays only
-itself. Real `k0maru ui` over real HTTP, a real MCP server over stdio."""
+"""Readers never wait for writers: each request reads through its own connection; a slow write
+delays only itself. Real `k0maru ui` over real HTTP, a real MCP server over stdio."""
 
 from __future__ import annotations
 
@@ -68,8 +68,8 @@ def test_parallel_console_searches(console_url: str) -> None:
 
 
 def test_mcp_reads_behind_a_1mb_flush(demo: Path) -> None:
-    """A recall sent right behind a 1 MB `flush_session` on the same stdio session answers before the
-    flush does: it does not wait for the write."""
+    """A recall sent right behind a 1 MB `flush_session` on the same stdio session answers before
+    the flush does: it does not wait for the write."""
     import anyio
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client

@@ -1,6 +1,6 @@
-"""Damage that reads as health (#45): `status` decodes what a reader reads, a rebuild says what it found,
-keeps every offload record (from the sidecars, or the old index when a sidecar is garbage), keeps two old
-copies of the index, and a stopped rebuild is reported (real SQLite, in-process)."""
+"""Damage that reads as health (#45): `status` decodes what a reader reads, a rebuild says what it
+found, keeps every offload record (from the sidecars, or the old index when a sidecar is garbage),
+keeps two old copies of the index, and a stopped rebuild is reported (real SQLite, in-process)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Read paths degrade (#32 items 8, 9): on a full disk (a real 2 MB tmpfs) and with a damaged vector page
-(real bytes of the real index overwritten), `search` still answers from what is readable and says what to
-run; writers stop on an index that `status` calls corrupt, until `scan --rebuild`."""
+"""Read paths degrade (#32 items 8, 9): on a full disk (a real 2 MB tmpfs) and with a damaged vector
+page (real bytes of the real index overwritten), `search` still answers from what is readable and
+says what to run; writers stop on an index that `status` calls corrupt, until `scan --rebuild`."""
 
 from __future__ import annotations
 
@@ -66,7 +66,8 @@ def test_search_answers_on_a_full_disk_and_says_what_to_run(small_disk: Path, k0
 
 
 def damage_a_vector_page(root: Path) -> None:
-    """Overwrite the start of a page that holds a stored vector (the overflow chain's next-page number)."""
+    """Overwrite the start of a page that holds a stored vector (the overflow chain's next-page
+    number)."""
     path = db_path(root)
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -1,5 +1,6 @@
-"""With `embed = false` no chunk waits for a vector (#44): `status` and the backlog that `hooks status`
-reads count none, so neither says the index is behind. Real index, real CLI handlers in-process."""
+"""With `embed = false` no chunk waits for a vector (#44): `status` and the backlog that `hooks
+status` reads count none, so neither says the index is behind. Real index, real CLI handlers
+in-process."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Bad input and hostile conditions: each gets one line and a non-zero exit where it fails, nothing is lost,
-and the index is never used or written in a state it cannot vouch for."""
+"""Bad input and hostile conditions: each gets one line and a non-zero exit where it fails, nothing
+is lost, and the index is never used or written in a state it cannot vouch for."""
 
 from __future__ import annotations
 

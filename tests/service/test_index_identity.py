@@ -1,5 +1,6 @@
-"""Index identity: a long-running session notices when the index file it holds is moved aside, deleted or
-replaced, and reopens the one at the path; `scan --rebuild` names a healthy index as such."""
+"""Index identity: a long-running session notices when the index file it holds is moved aside,
+deleted or replaced, and reopens the one at the path; `scan --rebuild` names a healthy index as
+such."""
 
 from __future__ import annotations
 
@@ -95,7 +96,8 @@ def _embedded(path: Path) -> int:
 
 @pytest.mark.slow
 def test_a_rebuild_while_the_worker_embeds_retargets_it(vault: Path) -> None:
-    """The worker follows `scan --rebuild` into the new index instead of filling the moved-aside file."""
+    """The worker follows `scan --rebuild` into the new index instead of filling the moved-aside
+    file."""
     from k0maru.service import worker
     from tests.helpers import run_k0maru
     from tests.service.test_backlog import backlog_vault
@@ -148,9 +150,9 @@ def test_a_write_to_a_moved_aside_index_is_refused(vault: Path) -> None:
 
 @pytest.mark.slow
 def test_the_worker_writes_no_batch_into_the_moved_aside_file(vault: Path) -> None:
-    """A rebuild made while the worker embeds: from the moment the file is moved, not one more vector
-    lands in it (the batch in flight is dropped, not committed there); the worker goes on in the new
-    index."""
+    """A rebuild made while the worker embeds: from the moment the file is moved, not one more
+    vector lands in it (the batch in flight is dropped, not committed there); the worker goes on in
+    the new index."""
     from k0maru.service import worker
     from tests.service.test_backlog import backlog_vault
 

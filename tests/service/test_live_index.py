@@ -1,5 +1,5 @@
-"""One true index under a long-running console: real `k0maru ui` processes, real one-shot CLI commands
-beside them, real HTTP."""
+"""One true index under a long-running console: real `k0maru ui` processes, real one-shot CLI
+commands beside them, real HTTP."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`k0maru offload` as a service operation, in-process: a piped log is kept, recorded and summarised."""
+"""`k0maru offload` as a service operation, in-process: a piped log is kept, recorded and
+summarised."""
 
 from __future__ import annotations
 

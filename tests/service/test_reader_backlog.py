@@ -1,6 +1,6 @@
-"""A reader never indexes a backlog inside itself (#45): a request indexes at most a few notes, the latest
-edited first, answers from the index as it is and says how many are pending; the worker indexes the rest
-(real SQLite, a real worker process)."""
+"""A reader never indexes a backlog inside itself (#45): a request indexes at most a few notes, the
+latest edited first, answers from the index as it is and says how many are pending; the worker
+indexes the rest (real SQLite, a real worker process)."""
 
 from __future__ import annotations
 

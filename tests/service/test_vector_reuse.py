@@ -1,5 +1,5 @@
-"""Vectors keyed by content: renames, moves and branch switches reuse the vectors of unchanged text instead
-of embedding it again (real SQLite + sqlite-vec, vectors from the real model)."""
+"""Vectors keyed by content: renames, moves and branch switches reuse the vectors of unchanged text
+instead of embedding it again (real SQLite + sqlite-vec, vectors from the real model)."""
 
 from __future__ import annotations
 

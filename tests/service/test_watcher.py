@@ -1,5 +1,6 @@
-"""Freshness by events: a server session indexes exactly the files a watcher saw change, so an edit is
-found by the next request, without a walk of the vault on every call (real inotify, real SQLite)."""
+"""Freshness by events: a server session indexes exactly the files a watcher saw change, so an edit
+is found by the next request, without a walk of the vault on every call (real inotify, real
+SQLite)."""
 
 from __future__ import annotations
 
@@ -38,8 +39,9 @@ def test_an_edit_is_found_by_the_next_request(vault: Path) -> None:
 def test_the_first_request_does_not_wait_for_the_watch(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Starting the watcher does not wait for the watch to be in place (an agent's first call was held
-    for the watcher's first timeout); until it is, and once just after, a request walks the vault."""
+    """Starting the watcher does not wait for the watch to be in place (an agent's first call was
+    held for the watcher's first timeout); until it is, and once just after, a request walks the
+    vault."""
     from k0maru.service import watcher as watching
 
     monkeypatch.setattr(watching, "READY_TIMEOUT_MS", 600_000)  # only an event makes it ready
@@ -57,8 +59,8 @@ def test_a_server_walks_once_at_start_with_the_watch_in_place(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A server's first request waits for the watch to be in place (a marker file it sees, without
-    waiting for the watcher's first timeout) and then walks once: nothing is left for a second walk, and
-    a file written after that walk reaches the next request as one changed path."""
+    waiting for the watcher's first timeout) and then walks once: nothing is left for a second walk,
+    and a file written after that walk reaches the next request as one changed path."""
     from k0maru.service import watcher as watching
 
     monkeypatch.setattr(watching, "READY_TIMEOUT_MS", 600_000)  # only a marker can make it ready
@@ -80,8 +82,9 @@ def test_a_server_walks_once_at_start_with_the_watch_in_place(
 
 
 def test_work_that_can_wait_waits_for_a_quiet_moment(vault: Path) -> None:
-    """A server's first sniff of the conventions starts only once no request has been in flight for a
-    while, so it does not share the CPU with the first answers; a session that closes ends the wait."""
+    """A server's first sniff of the conventions starts only once no request has been in flight for
+    a while, so it does not share the CPU with the first answers; a session that closes ends the
+    wait."""
     import threading
 
     live = VaultSession(Vault.open(vault, embed=False))
@@ -133,8 +136,9 @@ def test_an_edit_is_found_by_the_very_next_request(vault: Path) -> None:
 
 
 def test_changes_the_watcher_missed_are_found_by_the_safety_walk(vault: Path) -> None:
-    """An event lost (taken here, as an overflowing queue would drop it) is found by the periodic stat
-    walk; a watcher that stops is replaced, and the request that notices walks the vault at once."""
+    """An event lost (taken here, as an overflowing queue would drop it) is found by the periodic
+    stat walk; a watcher that stops is replaced, and the request that notices walks the vault at
+    once."""
     write(vault, "notes/a.md", "# A\n\nLease renewal.\n")
     live = VaultSession(Vault.open(vault, embed=False))
     live.safety_walk_s = 0.3

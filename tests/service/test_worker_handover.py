@@ -1,6 +1,7 @@
-"""A request for the worker is never left waiting (#45): a server's embedding thread hands the lock and
-the embedding over to the worker when one is asked for (a BM25 merge, a git event), and the last process
-out starts the worker for a request made while it held the lock (real worker processes, the real model)."""
+"""A request for the worker is never left waiting (#45): a server's embedding thread hands the lock
+and the embedding over to the worker when one is asked for (a BM25 merge, a git event), and the last
+process out starts the worker for a request made while it held the lock (real worker processes, the
+real model)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Work is never dropped: a worker that meets the index locked by another writer keeps the request and
-tries again with backoff until the change is indexed (real SQLite, a real second connection)."""
+"""Work is never dropped: a worker that meets the index locked by another writer keeps the request
+and tries again with backoff until the change is indexed (real SQLite, a real second connection)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """What every log extractor shares, and the registry: `@register` adds an extractor class, whose
-`stack` names the tool family and whose `triggers` are the words that can start one of its reports."""
+`stack` names the tool family and whose `triggers` are the words that can start one of its
+reports."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ EXTRACTORS: list[type[Extractor]] = []
 
 
 def innermost_user_frame(frames: list[str]) -> str | None:
-    """The last `path:line` of a stack listed outermost first that is the user's code, else the last one."""
+    """The last `path:line` of a stack listed outermost first that is the user's code, else the last
+    one."""
     users = [f for f in frames if user_path(f.rsplit(":", 1)[0])]
     return users[-1] if users else (frames[-1] if frames else None)
 
@@ -34,8 +36,8 @@ def short(text: str, limit: int = 160) -> str:
 
 
 class Cursor:
-    """Where the analyzer is in the current block of text, so an extractor can look back a few lines (the
-    lines before a trigger are skipped, not fed)."""
+    """Where the analyzer is in the current block of text, so an extractor can look back a few lines
+    (the lines before a trigger are skipped, not fed)."""
 
     def __init__(self, places: Places | None = None) -> None:
         self.block = ""
@@ -59,7 +61,8 @@ class Cursor:
 
 
 class Extractor:
-    """One tool family. A failure whose location comes on a later line is `pending` for a few lines."""
+    """One tool family. A failure whose location comes on a later line is `pending` for a few
+    lines."""
 
     stack = "generic"
     triggers: tuple[str, ...] = ()  # words that can start a report (searched at C speed)

@@ -14,7 +14,8 @@ def _runtime_path(path: str) -> bool:
 
 def _san_code(m: re.Match[str]) -> str:
     """The report's kind as written (`heap-use-after-free`, `SEGV`); for a report that names none
-    (`LeakSanitizer: detected memory leaks`), the sanitizer's name; `attempting double-free`: the kind."""
+    (`LeakSanitizer: detected memory leaks`), the sanitizer's name; `attempting double-free`: the
+    kind."""
     kind, rest = m.group(2), m.group(3).split()
     if kind == "attempting" and rest:
         return rest[0]
@@ -77,7 +78,8 @@ class CExtractor(Extractor):
             self._undefined_reference(line, lineno)
 
     def _pending_frame(self, line: str) -> None:
-        """A sanitizer's frame in the user's code locates the pending report; any other line ticks."""
+        """A sanitizer's frame in the user's code locates the pending report; any other line
+        ticks."""
         m = self.SAN_FRAME.match(line)
         if m and not _runtime_path(m.group(2)):
             self.locate(f"{m.group(2)}:{m.group(3)}" + (f":{m.group(4)}" if m.group(4) else ""))
@@ -125,7 +127,8 @@ class CExtractor(Extractor):
             )
 
     def _diagnostic(self, m: re.Match[str], lineno: int) -> None:
-        """A compiler's error: at its line in the user's code, else where the template was instantiated."""
+        """A compiler's error: at its line in the user's code, else where the template was
+        instantiated."""
         flag = self.FLAG.search(m.group(4))
         where = f"{m.group(1)}:{m.group(2)}:{m.group(3)}"
         failure = self.f.add(

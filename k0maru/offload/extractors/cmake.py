@@ -1,4 +1,5 @@
-"""CMake's own errors (configure and generate steps): `CMake Error at CMakeLists.txt:3 (find_package):`."""
+"""CMake's own errors (configure and generate steps): `CMake Error at CMakeLists.txt:3
+(find_package):`."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""The tool-agnostic layer under the extractors: the failure markers of common runners (TAP `not ok`,
-`FAIL`, RSpec's `Failure/Error:`, jest's `●`, `✗`/`×`, `--- FAIL`, PHP's `Fatal error:`, npm's `ERR!`,
-sanitizers, `Error:` lines) and, in the lines after each, the innermost location in the user's code in
-any common form (`offload.locations`). A marker is kept as a candidate root, not as a failure of its own:
-the first one in log order stands for the failure when no extractor located one in the user's code."""
+"""The tool-agnostic layer under the extractors: the failure markers of common runners (TAP `not
+ok`, `FAIL`, RSpec's `Failure/Error:`, jest's `●`, `✗`/`×`, `--- FAIL`, PHP's `Fatal error:`, npm's
+`ERR!`, sanitizers, `Error:` lines) and, in the lines after each, the innermost location in the
+user's code in any common form (`offload.locations`). A marker is kept as a candidate root, not as a
+failure of its own: the first one in log order stands for the failure when no extractor located one
+in the user's code."""
 
 from __future__ import annotations
 

@@ -21,7 +21,8 @@ class GoExtractor(Extractor):
     def __init__(self, findings: Findings, cursor: Cursor | None = None):
         super().__init__(findings, cursor)
         self.running: str | None = None  # the test `=== RUN` started last
-        # test -> (file:line, message) of its last t.Log/Error: with subtests, `--- FAIL` comes much later
+        # test -> (file:line, message) of its last t.Log/Error: with subtests, `--- FAIL` comes much
+        # later
         self.reports: dict[str, tuple[str, str]] = {}
 
     def feed(self, line: str, lineno: int) -> None:
@@ -44,8 +45,8 @@ class GoExtractor(Extractor):
         self._failure_start(line, lineno)
 
     def _test_report(self, line: str) -> bool:
-        """`go test -v` prints t.Errorf before `--- FAIL`: remember where the test last spoke. Whether
-        the line was such a report."""
+        """`go test -v` prints t.Errorf before `--- FAIL`: remember where the test last spoke.
+        Whether the line was such a report."""
         m = self.TEST_LOC.match(line)
         if not m:
             return False
@@ -86,7 +87,8 @@ class GoExtractor(Extractor):
         return True
 
     def _failure_start(self, line: str, lineno: int) -> None:
-        """A data race, a panic, a fatal error or a failed test: a failure that a later line locates."""
+        """A data race, a panic, a fatal error or a failed test: a failure that a later line
+        locates."""
         if line.startswith("WARNING: DATA RACE"):  # located at the first racing line of the user's
             self.expect_location(Failure(self.stack, "DATA RACE", "data race", lineno), 30)
         elif line.startswith("panic: "):

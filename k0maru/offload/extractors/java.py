@@ -1,6 +1,7 @@
-"""Java failures in build and test logs: an exception's line (at the start, after a runner's label such
-as the JUnit ConsoleLauncher's `=> `, or under a tree's `│`), then its frames (`at pkg.C.m(C.java:12)`,
-or without `at` as the ConsoleLauncher prints them), then `Caused by:` chains."""
+"""Java failures in build and test logs: an exception's line (at the start, after a runner's label
+such as the JUnit ConsoleLauncher's `=> `, or under a tree's `│`), then its frames (`at
+pkg.C.m(C.java:12)`, or without `at` as the ConsoleLauncher prints them), then `Caused by:`
+chains."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ class JavaExtractor(Extractor):
         r"^[\s│]+(?:at )?([\w$.<>/]+)\("
         r"(?:([\w$]+\.(?:java|kt|scala|groovy)):(\d+)|Native Method|Unknown Source)\)"
     )
-    # what leads an exception's line: a tree's rules, a runner's label (`=> `, `caught: `, `Exception: `)
+    # what leads an exception's line: a tree's rules, a runner's label (`=> `, `caught: `,
+    # `Exception: `)
     LEAD = re.compile(r"^[\s│├└─╷]*(?:(?:=>|caught:) )?(?:Exception: )?")
     SUREFIRE = re.compile(r"^\[ERROR\]\s+(\w+)\.(\w+):(\d+) (.*)")
 
@@ -61,7 +63,8 @@ class JavaExtractor(Extractor):
             self._surefire(line, lineno)
 
     def _frame(self, frame: re.Match[str]) -> None:
-        """A stack frame: it opens the failure awaiting it, and locates it at the first user frame."""
+        """A stack frame: it opens the failure awaiting it, and locates it at the first user
+        frame."""
         where = f"{frame.group(2)}:{frame.group(3)}" if frame.group(2) else None
         if self.awaiting is not None:
             code, msg, start, cause = self.awaiting

@@ -1,5 +1,6 @@
-"""javac compile errors: `File.java:LINE: error: kind[: detail]` (javac prints no codes: the kind is one);
-a detail-less kind (`cannot find symbol`) takes its `symbol:` line, printed a few lines below."""
+"""javac compile errors: `File.java:LINE: error: kind[: detail]` (javac prints no codes: the kind is
+one); a detail-less kind (`cannot find symbol`) takes its `symbol:` line, printed a few lines
+below."""
 
 from __future__ import annotations
 

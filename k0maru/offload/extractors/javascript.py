@@ -1,8 +1,9 @@
 """JavaScript errors with V8 stacks (node, the node test runner, jest, vitest): `TypeError: ...` or
-`AssertionError [ERR_ASSERTION]: ...` followed within a few lines by `at fn (file:line:col)` frames; the
-location is the first frame in the user's code (not `node:internal` or node_modules). A line that looks
-like an error but has no frames after it is not one (Python prints the same shape). npm prints a failing
-install script's output under its own `npm error ` (`npm ERR! `) prefix: read through it."""
+`AssertionError [ERR_ASSERTION]: ...` followed within a few lines by `at fn (file:line:col)` frames;
+the location is the first frame in the user's code (not `node:internal` or node_modules). A line
+that looks like an error but has no frames after it is not one (Python prints the same shape). npm
+prints a failing install script's output under its own `npm error ` (`npm ERR! `) prefix: read
+through it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Linters that name a rule per finding: ruff (full output: `F401 [*] message` then ` --> file:line:col`),
-shellcheck (`In file line N:` then `^-- SC2086 (info): message`), ESLint's stylish form (a file's path,
-then `  line:col  error  message  rule-id`, also yamllint's and stylelint's), one-line diagnostics, and
-GitHub annotations (`::error file=x,line=3,col=5::message`) that any tool may print. Each finding is a
-failure with the rule as its code."""
+"""Linters that name a rule per finding: ruff (full output: `F401 [*] message` then ` -->
+file:line:col`), shellcheck (`In file line N:` then `^-- SC2086 (info): message`), ESLint's stylish
+form (a file's path, then `  line:col  error  message  rule-id`, also yamllint's and stylelint's),
+one-line diagnostics, and GitHub annotations (`::error file=x,line=3,col=5::message`) that any tool
+may print. Each finding is a failure with the rule as its code."""
 
 from __future__ import annotations
 
@@ -133,8 +133,9 @@ class DiagnosticExtractor(Extractor):
     LINE = re.compile(
         r"^(?:[a-z][\w-]*:(?=\S+:\d))?(?:\./)?([^\s:]+\.?[\w-]*):(\d+)(?::(\d+))?:? (.*)$"
     )
-    # flake8/ruff `F401 msg`, pylint `C0114: msg (symbol)`, markdownlint `MD022/blanks-around-headings msg`,
-    # after a severity word where the tool prints one (`error MD013/line-length ...`)
+    # flake8/ruff `F401 msg`, pylint `C0114: msg (symbol)`, markdownlint
+    # `MD022/blanks-around-headings msg`, after a severity word where the tool prints one (`error
+    # MD013/line-length ...`)
     LEAD = re.compile(
         r"^(?:(?:error|warning|info|note|style) )?([A-Z]{1,5}\d{2,5})(?:/[\w-]+)*:?(?: \[\*\])? (.*)"
     )
@@ -143,7 +144,8 @@ class DiagnosticExtractor(Extractor):
     BRACKETED = re.compile(r"^\[(error|warning)\] (.*) \(([a-z][\w-]*)\)$")
     # the severity last (stylelint's unix form: `msg (rule) [error]`)
     TRAILING = re.compile(r"^(.*) \(([a-z][\w-]*(?:/[\w-]+)*)\) \[(error|warning)\]$")
-    # the compact form (stylelint, old ESLint, jsonlint -c): `file: line 2, col 16, error - msg (rule)`
+    # the compact form (stylelint, old ESLint, jsonlint -c): `file: line 2, col 16, error - msg
+    # (rule)`
     COMPACT = re.compile(
         r"^(\S+): line (\d+), col (\d+), (?:([Ee]rror|[Ww]arning) - )?(.*?)(?: \(([\w/@-]+)\))?$"
     )
@@ -181,9 +183,9 @@ class DiagnosticExtractor(Extractor):
 
 @register
 class AnnotationExtractor(Extractor):
-    """GitHub workflow commands (`yamllint -f github`, `ruff --output-format github`, ...): an `::error`
-    is a failure at its `file`/`line`/`col`; its code is a bracketed rule or a rule code leading the
-    message, else the `title`. A `::warning` fails a run only under a strict flag."""
+    """GitHub workflow commands (`yamllint -f github`, `ruff --output-format github`, ...): an
+    `::error` is a failure at its `file`/`line`/`col`; its code is a bracketed rule or a rule code
+    leading the message, else the `title`. A `::warning` fails a run only under a strict flag."""
 
     stack = "lint"
     triggers = ("::error", "::warning")

@@ -1,8 +1,8 @@
 """The findings layer under the extractors: for any tool, a finding is a location (any form
 `offload.locations` reads, or a block's file named on a header line with the line on a row below it:
-`12┆ code`, `L5 |`, `L:  21 | P:  11 | CODE |` under `== [x.sql] FAIL`, Erlang's `{file,"x"}` with its
-`{line,N}` on a later line) plus a severity or rule token nearby: on its line, the line before or
-after, or its block's header. A rule id next to a location is its code (`B506`, `W112`, `RF02`,
+`12┆ code`, `L5 |`, `L:  21 | P:  11 | CODE |` under `== [x.sql] FAIL`, Erlang's `{file,"x"}` with
+its `{line,N}` on a later line) plus a severity or rule token nearby: on its line, the line before
+or after, or its block's header. A rule id next to a location is its code (`B506`, `W112`, `RF02`,
 `no-dupe-keys`, `reportArgumentType`, `lint/x/y`), always a string of the log.
 
 Findings are kept aside while the log is read and settled at its end (`settle`): those an extractor
@@ -40,7 +40,8 @@ RULE_AFTER = re.compile(
     rf"(?:({RULE})(?=[\s:\]/]|$)|\[(?!{SEVERITY_WORDS}\])({RULE}|[a-z]+)\])"
 )
 # a rule in brackets or parentheses ending the line (`(reportArgumentType)`, `[memleak]`,
-# `[clang-analyzer-x.Y,-warnings-as-errors]`, `(no-var) (warning)`, `[-Werror=uninitialized]`); one plain word only on a finding
+# `[clang-analyzer-x.Y,-warnings-as-errors]`, `(no-var) (warning)`, `[-Werror=uninitialized]`); one
+# plain word only on a finding
 RULE_END = re.compile(
     r"[\[(]([A-Za-z][\w.-]*(?:/[\w.-]+)*|-Werror=[\w-]+)(?:,[^\])]*)?[\])](?:\s*[\[(](?:warning|error)[\])])?\s*$"
 )
@@ -312,9 +313,9 @@ class FindingsLayer(Extractor):
         self.open, self.bare, self.busy = finding, None, True
 
     def settle(self, others: list[Failure], seen: list[Failure], markers: list[Failure]) -> None:
-        """Turn the findings no extractor reported (`others`: the extractors' failures, `seen`: those
-        and their warnings; `markers`: the generic layer's located ones, which stand for a finding
-        that names no rule) into failures, or warnings (see the module's docstring)."""
+        """Turn the findings no extractor reported (`others`: the extractors' failures, `seen`:
+        those and their warnings; `markers`: the generic layer's located ones, which stand for a
+        finding that names no rule) into failures, or warnings (see the module's docstring)."""
         markers_located = bool(markers)
         by_rule, by_place = _Reported(seen), _Reported(seen + markers)
         fresh = [f for f in self.found if not (by_rule if f.code else by_place).covers(f)]

@@ -1,7 +1,7 @@
-"""Pytest failures: each failure's section (`____ test_x ____` or `____ ERROR collecting m.py ____`) gives
-the exception (`E   pkg.ErrType: message`) and its frames; the location is the innermost frame in the
-user's code (relative paths, not the standard library or site-packages). The short summary's `FAILED` /
-`ERROR` lines name the tests; without a section, their own text is used."""
+"""Pytest failures: each failure's section (`____ test_x ____` or `____ ERROR collecting m.py ____`)
+gives the exception (`E   pkg.ErrType: message`) and its frames; the location is the innermost frame
+in the user's code (relative paths, not the standard library or site-packages). The short summary's
+`FAILED` / `ERROR` lines name the tests; without a section, their own text is used."""
 
 from __future__ import annotations
 
@@ -74,8 +74,8 @@ class PytestExtractor(Extractor):
             self._summary_line(line.rstrip(), lineno)
 
     def _boundary(self, line: str, lineno: int) -> bool:
-        """A section's header, a `=====` rule or the closing line: the open section closes. Whether the
-        line was one."""
+        """A section's header, a `=====` rule or the closing line: the open section closes. Whether
+        the line was one."""
         m = self.SECTION.match(line)
         if m or line.startswith("====="):
             self._close_section()

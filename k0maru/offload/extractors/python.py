@@ -1,7 +1,7 @@
-"""Python tracebacks (and unittest's, which are the same): each exception at the innermost frame in the user's
-code; a chained exception (`raise ... from`, "During handling ...") is a failure of its own after its cause,
-which comes first in the log and so is the root. A `SyntaxError` has no traceback header: its `File ...,
-line N` comes right before it."""
+"""Python tracebacks (and unittest's, which are the same): each exception at the innermost frame in
+the user's code; a chained exception (`raise ... from`, "During handling ...") is a failure of its
+own after its cause, which comes first in the log and so is the root. A `SyntaxError` has no
+traceback header: its `File ..., line N` comes right before it."""
 
 from __future__ import annotations
 
@@ -56,14 +56,16 @@ class PythonExtractor(Extractor):
         self._exception(line)
 
     def _outside(self, line: str, lineno: int) -> None:
-        """A line outside a traceback: a traceback's header, or a `SyntaxError` with no traceback."""
+        """A line outside a traceback: a traceback's header, or a `SyntaxError` with no
+        traceback."""
         if line.startswith(("Traceback (most recent call last)", "Exception Group Traceback")):
             self.busy = True
             self.frames = []
             self.repeated = None
             self.start = lineno
         elif line[:1] in "STI" and (m := self.SYNTAX.match(line)):
-            # `  File "bad.py", line 1` + the source + a caret come right before, without a traceback
+            # `  File "bad.py", line 1` + the source + a caret come right before, without a
+            # traceback
             frame = next(filter(None, map(self.FRAME.match, self.cursor.before(4))), None)
             self.f.add(
                 Failure(

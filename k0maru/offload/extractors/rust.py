@@ -112,7 +112,8 @@ class RustExtractor(Extractor):
                 self.pending, self.window, self.busy = self.lint_for, 6, True
 
     def _panic(self, line: str, lineno: int) -> None:
-        """A panic header: the new form's message follows on the next line, the old form's is quoted."""
+        """A panic header: the new form's message follows on the next line, the old form's is
+        quoted."""
         m = self.PANIC_NEW.match(line)
         if m:
             where = f"{m.group(2)}:{m.group(3)}:{m.group(4)}"
