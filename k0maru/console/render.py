@@ -136,6 +136,8 @@ def render_markdown(
             "img": {"src", "alt"},
             **dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "td"), {"id"}),
         },
+        # a code block wider than the page scrolls; tabindex lets a keyboard scroll it too
+        set_tag_attribute_values={"pre": {"tabindex": "0"}},
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer",
     )

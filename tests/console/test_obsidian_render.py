@@ -206,5 +206,7 @@ def test_the_page_links_and_tags_what_the_index_holds(vault: Path) -> None:
     assert re.findall(r'href="/notes/other\.md(#[^"]*)?"', body) == ["", "#setup"]
     assert re.findall(r'href="/notes\?tag=([^"]+)"', body) == ["shown-tag"]
     assert "<code>setup</code></a>" in body  # the alias keeps its code look inside the link
-    # the fenced code is shown exactly as written, its brackets not turned into links
+    # the fenced code is shown exactly as written, its brackets not turned into links, in a block a
+    # keyboard can scroll when it is wider than the page (axe: scrollable-region-focusable)
+    assert body.count('<pre tabindex="0"><code') == 3 and "<pre>" not in body
     assert "/* [[hidden]] */" in body and "[[also-hidden]] #not-a-tag" in body
