@@ -17,7 +17,9 @@ FENCE = re.compile(
     r"(?P<code>.*?)(?:^[ \t>]*(?P=fence)[`~]*[ \t]*$|\Z)",
     re.S | re.M,
 )
-INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
+# a run of backticks, then text that starts and ends with another character, then the same run
+# (a literal backtick first lets the search skip to each one)
+INLINE_CODE = re.compile(r"`(`*)([^`\n]+(?:`+[^`\n]+)*?)`\1(?!`)")
 # a letter first: `#1` and a heading's `# ` are no tags
 _TAG_AFTER_HASH = re.compile(r"[^\W\d][\w\-/]*")
 _TAG_BEFORE = frozenset(" \t\n(,;")
@@ -58,6 +60,22 @@ def code_spans(text: str) -> list[tuple[int, int]]:
             spans.append(fence.span())
             at = fence.end()
     return spans
+
+
+def without_code(text: str) -> str:
+    """`text` less its `code_spans`. When no link holds a backtick (nearly always) that is the text
+    less its fences, then less its inline code: two substitutions, at the regex engine's speed."""
+    if "`" not in text and "~~~" not in text:
+        return text
+    if "[[" in text and any("`" in m.group(0) for m in WIKILINK.finditer(text)):
+        kept, at = [], 0
+        for start, end in code_spans(text):
+            kept.append(text[at:start])
+            at = end
+        return "".join([*kept, text[at:]])
+    if "```" in text or "~~~" in text:
+        text = FENCE.sub("", text)
+    return INLINE_CODE.sub("", text) if "`" in text else text
 
 
 def outside_code(text: str, change: Callable[[str], str]) -> str:

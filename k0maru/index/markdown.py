@@ -12,7 +12,7 @@ from urllib.parse import unquote
 import xxhash
 
 from k0maru.index.languages import note_language
-from k0maru.wikilinks import WIKILINK, code_spans, inline_tags, wikilink
+from k0maru.wikilinks import WIKILINK, inline_tags, wikilink, without_code
 
 _FRONTMATTER = re.compile(
     r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M
@@ -202,14 +202,7 @@ def _as_str_list(value: Any) -> list[str]:
 
 def strip_code(body: str) -> str:
     """Body without code (`wikilinks.code_spans`), where links are not links."""
-    if "`" not in body and "~~~" not in body:
-        return body
-    kept, at = [], 0
-    for start, end in code_spans(body):
-        kept.append(body[at:start])
-        at = end
-    kept.append(body[at:])
-    return "".join(kept)
+    return without_code(body)
 
 
 def md_link_key(href: str, note_dir: str) -> tuple[str, str | None] | None:
