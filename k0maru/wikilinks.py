@@ -10,10 +10,10 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-# a fence closes on the same run of backticks or tildes, behind the same `>` or indent; unclosed, it
-# runs on
+# a fence, behind any `>` (a callout) or indent (a list item), closes on a line holding the same run
+# of backticks or tildes behind any `>` or indent; unclosed, it runs to the end
 FENCE = re.compile(
-    r"^(?P<lead>(?:[ \t]{0,3}>)*[ \t]*)(?P<fence>`{3,}|~{3,})[^\n]*\n"
+    r"^(?:[ \t]{0,3}>)*[ \t]*(?P<fence>`{3,}|~{3,})[^\n]*\n"
     r"(?P<code>.*?)(?:^[ \t>]*(?P=fence)[`~]*[ \t]*$|\Z)",
     re.S | re.M,
 )
