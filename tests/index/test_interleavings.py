@@ -316,7 +316,7 @@ class KilledWriters(VaultModel):
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(900)  # a loaded machine is slow, not broken
+@pytest.mark.timeout(0)  # bounded work (EXAMPLES runs of 8 steps, each wait bounded): no clock
 def test_killed_writers_lose_nothing_and_a_scan_recovers(embedder: Embedder) -> None:
     KilledWriters.embedder = embedder
     KilledWriters.rounds = KilledWriters.killed = 0
