@@ -33,6 +33,7 @@ from k0maru.notes.template import (
     folder_records,
     learn,
     naming_class,
+    record_names,
     record_number,
 )
 from k0maru.text import printable
@@ -54,6 +55,8 @@ _FOLDER_WORDS = {
     "log": {"logs", "log", "journal", "daily", "incidents", "dailies"},
     "skill": {"skills", "skill", "playbooks"},
 }
+_FLAT_VAULT = 10  # notes at the root (not a README, changelog...) that make it a card folder
+_PROPOSAL_WORDS = {"rfc", "rfcs", "proposal", "proposals"}
 DEFAULT_FOLDERS = {
     "adr": "docs/adr",
     "decision": "decisions",
@@ -72,7 +75,7 @@ _JD = re.compile(r"^(\d{2})[_ -](.+)$")
 _DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}[-_ ]")
 _DAILY = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")  # a daily note: the date alone
 _ADR_NUM = re.compile(r"^(\d{3,5})-(?!\d\d-\d\d)")  # not a YYYY-MM-DD date
-_ADR_PREFIXED = re.compile(r"^adr-(\d{1,5})-", re.I)
+_ADR_PREFIXED = re.compile(r"^(?:(?i:adr|rfc)|[A-Z]{1,5})[-_]?(\d{1,5})(?=[-_.]|$)")  # ADR-7, A118
 _RULE_FOLDER = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s*(?::|=|->|→)\s*`?([\w./ -]+?)/?`?\s*$")
 _RULE_NAMING = re.compile(
     r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s+naming\s*(?::|=|->|→)\s*`?([^`]+?)`?\s*$", re.I
@@ -384,16 +387,9 @@ class ConventionSniffer:
 
     def _folder_score(self, kind: str, folder: str, names: list[str]) -> tuple[float, list[str]]:
         leaf = folder.rsplit("/", 1)[-1]
-        jd = _JD.match(leaf)
-        words = {
-            leaf.lower(),
-            (jd.group(2) if jd else leaf).lower().replace(" ", "-").replace("_", "-"),
-        }
-        score = 0.0
-        why = []
-        if folder and words & _FOLDER_WORDS[kind]:
-            score += 3
-            why.append(f"folder name '{leaf}'")
+        words = _folder_words(leaf)
+        score = _name_score(kind, folder, words)
+        why = [f"folder name '{leaf}'"] if score else []
         if kind == "adr":
             numbered = sum(1 for n in names if _ADR_NUM.match(n) or _ADR_PREFIXED.match(n))
             if numbered >= 2 and numbered >= len(names) / 2:
@@ -501,6 +497,9 @@ class ConventionSniffer:
             )
             folder = f"{number:02d}_{DEFAULT_JD_NAMES[kind]}"
             return folder, [f"no {kind} folder found; next free Johnny-Decimal area {folder}"]
+        at_root = len(record_names(folders.get("", [])))
+        if kind == "card" and at_root >= _FLAT_VAULT:
+            return "", [f"no card folder found; the vault keeps its {at_root} notes at its root"]
         return DEFAULT_FOLDERS[kind], [f"no {kind} folder found; default {DEFAULT_FOLDERS[kind]}"]
 
     # ---- naming ----------------------------------------------------------------------------------
@@ -567,6 +566,7 @@ class ConventionSniffer:
                 record.name_format.format(
                     date=when.isoformat(),
                     yyyymmdd=when.strftime("%Y%m%d"),
+                    yyyymm=when.strftime("%Y%m"),
                     sep=record.separator,
                     prefix=record.prefix,
                     num=f"{n:0{record.number_width}d}",
@@ -608,6 +608,23 @@ _ASIDE = {
     "dist",
     "build",
 }
+
+
+def _folder_words(leaf: str) -> set[str]:
+    """A folder's name as the words it is matched by: `10_Decision Log` -> `decision-log`."""
+    jd = _JD.match(leaf)
+    return {leaf.lower(), (jd.group(2) if jd else leaf).lower().replace(" ", "-").replace("_", "-")}
+
+
+def _name_score(kind: str, folder: str, words: set[str]) -> float:
+    """What a folder's name says of the kind: its word (3), or for ADRs an RFC or proposals folder
+    (2: the project's decisions are its RFCs or proposals)."""
+    if not folder:
+        return 0
+    if words & _FOLDER_WORDS[kind]:
+        return 3
+    parts = {part for word in words for part in re.split(r"[-_ ]", word)}
+    return 2 if kind == "adr" and parts & _PROPOSAL_WORDS else 0
 
 
 def _aside(folder: str) -> bool:

@@ -3,6 +3,7 @@ metadata lines or frontmatter keys, sections in their order, filled from the bod
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Any
 
@@ -67,20 +68,23 @@ def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, A
 def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[str]:
     """The body's sections in the template's order; a metadata section the body lacks (`## Status`)
     is filled, a template file's section keeps its placeholder text unless the template marks it
-    optional, the rest come in the body's order."""
+    optional or the body gives it as a bold line (`**Context**`), the rest come in the body's
+    order."""
     text = body.strip()
-    if text.startswith("# "):
-        text = text.split("\n", 1)[1] if "\n" in text else ""
+    if text.startswith("# ") and (tpl.heading or text[2:].split("\n", 1)[0] == values["title"]):
+        text = text.split("\n", 1)[1] if "\n" in text else ""  # the title, written above
     given = split_sections(text)
-    have = {t.lower() for t, _ in given if t}
     out = [s for t, s in given if not t]
     queue = [(t, s) for t, s in given if t]
+    bold = re.findall(r"^\*\*([^*]+?):?\*\*:?\s*$", out[0] if out else "", re.M)  # `**Context**`
     for name in tpl.sections:
-        if name.lower() in have:
+        if any(_fills(t, name) for t in bold):
+            continue  # the body gives it in its own form
+        if any(_fills(t, name) for t, _ in queue):
             while queue:
                 t, s = queue.pop(0)
                 out.append(f"## {t}\n\n{s}".rstrip())
-                if t.lower() == name.lower():
+                if _fills(t, name):
                     break
         elif is_meta_section(name):
             filled = values["status"] if name.lower() == "status" else values["date"]
@@ -89,3 +93,10 @@ def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[st
             out.append(f"## {name}\n\n{tpl.section_text[name]}".rstrip())
     out.extend(f"## {t}\n\n{s}".rstrip() for t, s in queue)
     return out
+
+
+def _fills(given: str, name: str) -> bool:
+    """Whether the body's section `given` stands for the template's `name`: the same title, or one
+    whose words begin the other's (`Context` for `Context and Problem Statement`)."""
+    a, b = given.lower().split(), name.lower().split()
+    return bool(a) and bool(b) and (a == b[: len(a)] or b == a[: len(b)])

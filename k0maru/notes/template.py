@@ -27,12 +27,14 @@ _SKIP_NAMES = {"readme.md", "index.md", "changelog.md", "agents.md", "contributi
 _NAME_FORMS = (  # (regex on the stem, name format, naming class)
     (re.compile(r"^(\d{4}-\d{2}-\d{2})$"), "{date}", "date"),
     (re.compile(r"^(\d{8})[-_ ].+$"), "{yyyymmdd}{sep}{slug}", "date-slug"),
+    (re.compile(r"^((?:19|20)\d\d(?:0[1-9]|1[0-2]))[-_ ].+$"), "{yyyymm}{sep}{slug}", "date-slug"),
     (re.compile(r"^(\d{4}-\d{2}-\d{2})[-_ ].+$"), "{date}{sep}{slug}", "date-slug"),
     (
-        re.compile(r"^([A-Za-z]{2,5})([-_ ])(\d{1,5})[-_ ].+$"),
+        re.compile(r"^([A-Za-z]{1,5})([-_ ]?)(\d{1,5})[-_ ].+$"),
         "{prefix}{num}{sep}{slug}",
         "adr-prefixed",
     ),
+    (re.compile(r"^([A-Za-z]{2,5})([-_ ]?)(\d{1,5})$"), "{prefix}{num}", "adr-prefixed"),
     (re.compile(r"^(\d{1,5})[-_ ].+$"), "{num}{sep}{slug}", "adr-number"),
 )
 _META_LINE = re.compile(
@@ -113,7 +115,7 @@ def name_form(stem: str) -> tuple[str, str, str, int] | None:
         if not m:
             continue
         if "{prefix}" in form:
-            sep = stem[m.end(3)]
+            sep = stem[m.end(3)] if m.end(3) < len(stem) else "-"
             return form, m.group(1) + m.group(2), sep, len(m.group(3))
         if form == "{date}":
             return form, "", "", 0
@@ -131,23 +133,30 @@ def parse_record(name: str, text: str) -> _Record:
     fm_lines: list[tuple[str, str]] = []
     body = text.replace("\r\n", "\n")
     if body.startswith("---\n"):
-        fm, rest, _ = split_frontmatter(body)
+        fm, rest, broken = split_frontmatter(body)  # YAML's `@user` breaks it, not its keys
         keys = re.findall(r"^([\w-]+):(.*)$", body[4 : len(body) - len(rest)], re.M)
-        fm_lines = [(k, v.strip()) for k, v in keys if k in fm]
+        fm_lines = [(k, v.strip()) for k, v in keys if k in fm or broken]
         body = rest
     lines = body.split("\n")
     heading = ""
+    meta = _meta_lines(lines)  # metadata may come first (`- Start Date: ...`), then the heading
     first = next((i for i, x in enumerate(lines) if x.startswith(("# ", "## "))), None)
     if first is not None and lines[first].startswith("# "):  # comments may come before it
         heading = lines[first].strip()
         lines = lines[first + 1 :]
-    meta: list[str] = []
+    meta += _meta_lines(lines)
+    number = record_number(name)
+    return _Record(name, fm_lines, heading, meta, split_sections("\n".join(lines)), number, text)
+
+
+def _meta_lines(lines: list[str]) -> list[str]:
+    """The `Key: value` lines (and blank ones) at the start of `lines`, taken off it."""
+    meta = []
     while lines and (not lines[0].strip() or _META_LINE.match(lines[0])):
         line = lines.pop(0)
         if line.strip():
             meta.append(line.rstrip())
-    number = record_number(name)
-    return _Record(name, fm_lines, heading, meta, split_sections("\n".join(lines)), number, text)
+    return meta
 
 
 def split_sections(text: str) -> list[tuple[str, str]]:
@@ -196,6 +205,7 @@ def learn(
     source = records or ([template] if template else [])
     _learn_heading(tpl, source)
     _learn_meta(tpl, source)
+    tpl.meta_lines = _meta_template(records, template)
     _learn_sections(tpl, records, template)
     return tpl
 
@@ -204,7 +214,7 @@ def _recent(names: list[str]) -> list[str]:
     """The latest records: by number or date in their names, else by name."""
 
     def key(n: str) -> tuple[int, str]:
-        digits = re.match(r"^(?:[A-Za-z]{2,5}[-_ ])?(\d+)", n)
+        digits = re.match(r"^(?:[A-Za-z]{1,5}[-_ ]?)?(\d+)", n)
         return (int(digits.group(1)) if digits else -1, n)
 
     return sorted(names, key=key)[-RECENT:]
@@ -269,8 +279,12 @@ def _heading_form(rec: _Record) -> str:
 
 
 def _learn_heading(tpl: RecordTemplate, records: list[_Record]) -> None:
+    same = Counter(r.heading for r in records if r.heading).most_common(1)
     if records and sum(1 for r in records if r.heading) * 2 < len(records):
         tpl.heading = ""
+        return
+    if len(records) >= 2 and same and same[0][1] * 2 > len(records):
+        tpl.heading = ""  # the same `# Summary` in each: a section of the body, not a title
         return
     forms = [_heading_form(r) for r in records if r.heading]
     if forms:
@@ -279,12 +293,10 @@ def _learn_heading(tpl: RecordTemplate, records: list[_Record]) -> None:
 
 
 def _learn_meta(tpl: RecordTemplate, records: list[_Record]) -> None:
-    latest = records[-1]
     with_fm = [r for r in records if r.frontmatter]
     if len(with_fm) * 2 > len(records):
         ref = with_fm[-1]
         tpl.frontmatter = [(k, _value_form(k, v, ref, records)) for k, v in _majority_keys(with_fm)]
-    tpl.meta_lines = [_meta_form(line, latest, records) for line in latest.meta_lines]
     statuses = [s for r in records if (s := _first_status(r))]
     if statuses:
         tpl.status = Counter(statuses).most_common(1)[0][0]
@@ -296,15 +308,19 @@ def _learn_meta(tpl: RecordTemplate, records: list[_Record]) -> None:
 
 
 def _majority_keys(records: list[_Record]) -> list[tuple[str, str]]:
-    """The frontmatter keys more than half the records give, in the latest order they were given in,
-    each with its latest value (a key only the newest few added is left out, as is one they
-    dropped)."""
+    """The frontmatter keys more than half the records give, in the order most of them give those
+    in (else the latest order), each with its latest value (a key only the newest few added is left
+    out, as is one they dropped)."""
     counts = Counter(k for r in records for k in dict(r.frontmatter))
     out: dict[str, str] = {}
     for rec in reversed(records):
         for key, value in rec.frontmatter:
             if counts[key] * 2 > len(records) and key not in out:
                 out[key] = value
+    orders = [tuple(k for k, _ in r.frontmatter if k in out) for r in records]
+    common = _majority(orders)
+    if set(common) == set(out):
+        return [(k, out[k]) for k in common]
     order = [k for r in reversed(records) for k, _ in r.frontmatter]
     return sorted(out.items(), key=lambda kv: _position(kv[0], records, order))
 
@@ -332,7 +348,29 @@ def _value_form(key: str, value: str, rec: _Record, records: list[_Record]) -> s
     return value if same else ""
 
 
-def _meta_form(line: str, rec: _Record, records: list[_Record]) -> str:
+def _meta_key(line: str) -> str:
+    m = _META_LINE.match(line)
+    return m.group("key").lower().strip() if m else ""
+
+
+def _meta_template(records: list[_Record], template: _Record | None) -> list[str]:
+    """The metadata lines of a new record: the keys more than half the records give (and all a
+    template file gives while the records are fewer than three), in the order they are given, each
+    in the form of the latest that gives it."""
+    counts = Counter(k for r in records for k in {_meta_key(x) for x in r.meta_lines})
+    sources = list(reversed(records))
+    if template is not None and (len(records) < 3 or not counts):
+        sources.insert(0, template)
+    out: dict[str, tuple[int, int, str]] = {}  # key -> (position, source, line form)
+    for rank, rec in enumerate(sources):
+        for position, line in enumerate(rec.meta_lines):
+            key = _meta_key(line)
+            if key and key not in out and (rec is template or counts[key] * 2 > len(records)):
+                out[key] = (position, rank, _meta_form(line, records))
+    return [form for _, _, form in sorted(out.values())]
+
+
+def _meta_form(line: str, records: list[_Record]) -> str:
     m = _META_LINE.match(line)
     if not m:
         return line
@@ -341,8 +379,8 @@ def _meta_form(line: str, rec: _Record, records: list[_Record]) -> str:
         value = "{status}"
     elif key.lower() == "date" or _parse_date(value):
         value = "{date}"
-    elif not all(line in r.meta_lines for r in records):
-        value = ""
+    elif len(records) < 2 or not all(line in r.meta_lines for r in records):
+        value = ""  # a value of this record's own
     return f"{m.group('lead')}{key}{m.group('colon')}{value}".rstrip()
 
 

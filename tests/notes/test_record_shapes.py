@@ -1,0 +1,186 @@
+"""Record shapes met in real vaults (#39, fourth round): metadata before the first heading, a
+`# Summary` each record opens with, letter-prefixed and year-month names, RFC and proposal folders,
+a template's metadata while the records are few, frontmatter YAML rejects, a body section that
+stands for a longer template title."""
+
+from datetime import date
+from pathlib import Path
+
+from k0maru.notes.conventions import ConventionSniffer
+from k0maru.notes.flush import FlushEngine
+from tests.helpers import write
+
+WHEN = date(2026, 7, 20)
+
+
+def written(vault: Path, kind: str, title: str, body: str) -> tuple[str, str]:
+    note = FlushEngine(vault).flush(kind, title, body, when=WHEN)
+    return note.path, (vault / note.path).read_text(encoding="utf-8")
+
+
+def test_metadata_before_a_shared_summary_heading_is_kept_and_no_title_heading_added(
+    vault: Path,
+) -> None:
+    for n in (1, 2, 3):
+        write(
+            vault,
+            f"rfcs/000{n}-r{n}.md",
+            f"- Start Date: 2026-0{n}-01\n- RFC PR: https://example.org/pull/{n}\n\n"
+            f"_Note: prose before the first heading._\n\n# Summary\n\nR{n}.\n\n# Motivation\n\nM.\n",
+        )
+    path, text = written(vault, "adr", "Use X", "# Summary\n\nX.\n\n# Motivation\n\nWhy.\n")
+    assert path == "rfcs/0004-use-x.md"
+    assert text.startswith("- Start Date: 2026-07-20\n- RFC PR:\n\n# Summary\n\nX.")
+    assert "# Use X" not in text
+
+
+def test_a_records_own_value_is_not_copied_from_a_single_record(vault: Path) -> None:
+    write(
+        vault,
+        "decisions/20250909-first.md",
+        "# First\n\n- Status: proposed\n- Tags: [groups, cip]\n\n## Context\n\nC.\n",
+    )
+    _, text = written(vault, "decision", "Second", "## Context\n\nC2.\n")
+    assert "- Status: proposed\n- Tags:\n" in text and "groups" not in text
+
+
+def test_a_template_gives_the_metadata_keys_while_the_records_are_few(vault: Path) -> None:
+    write(
+        vault,
+        "decisions/template.md",
+        "# [short title]\n\n- Status: [draft | accepted] <!-- optional -->\n"
+        "- Deciders: [list everyone involved] <!-- optional -->\n"
+        "- Date: [YYYY-MM-DD] <!-- optional -->\n- Tags: [tags] <!-- optional -->\n\n"
+        "## Context\n\n[Describe.]\n",
+    )
+    write(
+        vault, "decisions/20250909-first.md", "# First\n\n- Status: accepted\n\n## Context\n\nC.\n"
+    )
+    _, text = written(vault, "decision", "Second", "## Context\n\nC2.\n")
+    assert "- Status: accepted\n- Deciders:\n- Date: 2026-07-20\n- Tags:\n" in text
+    assert "[list everyone" not in text and "<!--" not in text
+
+
+def test_frontmatter_keys_are_learnt_where_yaml_rejects_a_value(vault: Path) -> None:
+    for n in (1, 2, 3):
+        write(
+            vault,
+            f"rfcs/000{n}-r{n}.md",
+            f"---\nfeature: r{n}\nstart-date: 2026-0{n}-01\nshepherd-team: @alice @bob\n---\n\n"
+            f"# Summary\n\nR{n}.\n",
+        )
+    _, text = written(vault, "adr", "Use X", "# Summary\n\nX.\n")
+    head = text.split("---\n")[1]
+    assert [line.split(":")[0] for line in head.splitlines()] == [
+        "feature",
+        "start-date",
+        "shepherd-team",
+    ]
+    assert "start-date: '2026-07-20'" in head or "start-date: 2026-07-20" in head
+
+
+def test_letter_prefixed_numbers_and_names_without_a_slug(vault: Path) -> None:
+    for n in (1, 2, 117):
+        write(vault, f"A{n}-proposal-{n}.md", f"A{n}: Proposal {n}\n----\n\nText.\n")
+    write(vault, "README.md", "# Proposals\n")
+    path, _ = written(vault, "adr", "TLS telemetry", "Text.\n")
+    assert path == "A118-tls-telemetry.md"
+    other = vault / "other"
+    for n in (58, 59):
+        write(other, f"adr/ADR-{n}.md", f"# ADR {n}\n\nText.\n")
+    assert written(other, "adr", "Sourcing", "Text.\n")[0] == "adr/ADR-60.md"
+
+
+def test_year_month_names(vault: Path) -> None:
+    for month in ("202301", "202302", "202305"):
+        write(vault, f"docs/proposals/{month}-p{month}.md", f"# P {month}\n\nText.\n")
+    path, _ = written(vault, "adr", "Query path tenancy", "Text.\n")
+    assert path == "docs/proposals/202607-query-path-tenancy.md"
+
+
+def test_a_proposals_folder_holds_the_decisions_where_no_adr_folder_is(vault: Path) -> None:
+    for day in ("20260101", "20260202", "20260303"):
+        write(vault, f"docs/proposals-accepted/{day}-p.md", f"# P {day}\n\nText.\n")
+    write(vault, "notes/ideas.md", "# Ideas\n")
+    conv = ConventionSniffer(vault).sniff()
+    assert conv.rules["adr"].folder == "docs/proposals-accepted"
+    write(vault, "docs/adr/0001-first.md", "# 1. First\n")
+    write(vault, "docs/adr/0002-second.md", "# 2. Second\n")
+    assert ConventionSniffer(vault).sniff().rules["adr"].folder == "docs/adr"
+
+
+def test_a_body_section_stands_for_the_longer_template_title_it_begins(vault: Path) -> None:
+    write(
+        vault,
+        "docs/decisions/adr-template.md",
+        "# [title]\n\n## Context and Problem Statement\n\n[Describe the context.]\n\n"
+        "## Decision Outcome\n\n[Outcome.]\n",
+    )
+    for n in (1, 2):
+        write(
+            vault,
+            f"docs/decisions/000{n}-d{n}.md",
+            f"# D{n}\n\n## Context and Problem Statement\n\nC.\n\n## Decision Outcome\n\nO.\n",
+        )
+    _, text = written(vault, "adr", "Use X", "## Context\n\nWhy.\n\n## Decision Outcome\n\nX.\n")
+    heads = [line for line in text.splitlines() if line.startswith("## ")]
+    assert heads == ["## Context", "## Decision Outcome"]
+    assert "[Describe the context.]" not in text
+
+
+def test_a_bold_line_in_the_body_is_the_template_section_it_names(vault: Path) -> None:
+    write(
+        vault,
+        "docs/decisions/template.md",
+        "# [title]\n\n## Context and Problem Statement\n\n[Describe.]\n\n## Decision Outcome\n\n[O.]\n",
+    )
+    write(vault, "docs/decisions/0001-d1.md", "# D1\n\n## Context and Problem Statement\n\nC.\n")
+    body = "**Context and Problem Statement**\n\nWhy.\n\n**Decision Outcome**\n\nX.\n"
+    _, text = written(vault, "adr", "Use X", body)
+    assert "## " not in text and "[Describe.]" not in text and "**Decision Outcome**\n\nX." in text
+
+
+def test_cards_go_to_the_root_of_a_flat_vault_in_its_own_frontmatter(vault: Path) -> None:
+    for n, name in enumerate(
+        [
+            "Git",
+            "Docker issues",
+            "Redis keys",
+            "Vim motions",
+            "Rate limits",
+            "Crontab jobs",
+            "Tmux panes",
+            "Nginx proxy",
+            "Make rules",
+            "Bash traps",
+            "SQL joins",
+            "Go modules",
+        ]
+    ):
+        keys = "title: {name}\ntags:\n  - t\ncreated: 2024-01-0{d}T10:00:00+08:00\n"
+        head = keys.format(name=name, d=n % 9 + 1) + "updated: 2024-02-01T10:00:00+08:00\n"
+        write(vault, f"{name}.md", f"---\n{head}---\n\n- a point {n}\n")
+    write(vault, "README.md", "# Notes\n")
+    path, text = written(vault, "card", "Dark Time", "- thinking time\n")
+    assert path == "Dark Time.md"
+    head = text.split("---\n")[1]
+    assert [line.split(":")[0] for line in head.splitlines() if not line.startswith(" ")] == [
+        "title",
+        "tags",
+        "created",
+        "updated",
+    ]
+    assert "kind:" not in text
+
+
+def test_frontmatter_keys_come_in_the_order_most_records_give_them(vault: Path) -> None:
+    orders = ["title,tags,date", "title,tags,date", "title,date,tags"]  # the latest differs
+    for n, order in enumerate(orders, start=1):
+        head = "".join(f"{k}: v{n}\n" for k in order.split(","))
+        write(vault, f"docs/adr/000{n}-r{n}.md", f"---\n{head}---\n\n# R{n}\n\nText.\n")
+    _, text = written(vault, "adr", "Use X", "Text.\n")
+    assert [line.split(":")[0] for line in text.split("---\n")[1].splitlines()] == [
+        "title",
+        "tags",
+        "date",
+    ]
