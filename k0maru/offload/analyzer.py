@@ -15,7 +15,7 @@ import ahocorasick_rs
 
 from k0maru.offload.extractors import all_extractors
 from k0maru.offload.extractors.base import Cursor, Extractor, short
-from k0maru.offload.extractors.located import HINT, FindingsLayer
+from k0maru.offload.extractors.located import HINTS, FindingsLayer
 from k0maru.offload.findings import GENERIC_STACKS, Failure, Findings
 from k0maru.offload.locations import PLACE_SCAN, Places
 
@@ -186,7 +186,7 @@ class LogAnalyzer:
         # a place in any form, or a row under a file's header: the findings layer reads the line
         layer = self.always
         places = [(m.start(), layer) for m in PLACE_SCAN.finditer(block)]
-        places += [(m.start(), layer) for m in HINT.finditer(block)]
+        places += [(m.start(), layer) for hint in HINTS for m in hint.finditer(block)]
         hits = sorted(hits + places) if places else sorted(hits)
         count = len(hits)
         next_hit = 0

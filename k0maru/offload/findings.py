@@ -130,6 +130,8 @@ class Findings:
     def block_of(self, failure: Failure, most: int = 40) -> list[tuple[int, str]]:
         """The lines of the marker whose report holds `failure` (the nearest one before it, else the
         first after it), with those of the markers that follow on without a gap; [] when none."""
+        if failure.lines and failure.stack != "generic":  # a finding's own lines
+            return failure.lines[:most]
         kept = [m for m in self.markers if m.lines]
         start = None
         for i, m in enumerate(kept):

@@ -6,12 +6,12 @@ line 11`, gfortran's `At line 5 of file x.f90`, Tcl's `(file "x.tcl" line 11)`, 
 `{file,"x.erl"},{line,8}` and `(x.erl, line 9)`, bats' `(in test file x, line 15)`, perlcritic's
 `x.pm: ... at line 2, column 1.`, GNU's `x.y:7.7-11:`, chktex's `in x.tex line 4`, dart-sass's
 `x.scss 5:17  root stylesheet`, `at t/01.t line 8.`, `(File.java:12)`, `--> src/x.rs:4:5`,
-`file(12,5)`, `File.java:[12,5]`, `x.sh: line 3:`, PHP's `in /x.php on line 3`, a GitHub
-annotation's `file=x,line=3,col=5` and babel's `x.js: SyntaxError: ... (3:5)`. A location is the
-user's when its path lies under the working tree (wrapped: the command's folder; piped: the
-repository root), or is relative and not a toolchain, standard library, site-packages, node_modules
-or `node:internal` path. An absolute path that exists outside the tree is not the user's; one that
-does not exist here (a log from another machine) is judged by its name alone."""
+`file(12,5)`, `File.java:[12,5]`, tslint's `x.ts[3, 3]`, `x.sh: line 3:`, PHP's `in /x.php on line
+3`, a GitHub annotation's `file=x,line=3,col=5` and babel's `x.js: SyntaxError: ... (3:5)`. A
+location is the user's when its path lies under the working tree (wrapped: the command's folder;
+piped: the repository root), or is relative and not a toolchain, standard library, site-packages,
+node_modules or `node:internal` path. An absolute path that exists outside the tree is not the
+user's; one that does not exist here (a log from another machine) is judged by its name alone."""
 
 from __future__ import annotations
 
@@ -124,6 +124,7 @@ FORMS = (
         rf"({_PATH}), line (\d+)()\b"
     ),  # eunit `(x.erl, line 9)`, bats `(in test file x, line 15)`
     re.compile(rf"({_PATH}):\[(\d+),(\d+)\]"),
+    re.compile(rf"({_PATH})\[(\d+), (\d+)\]"),  # tslint: `src/a.ts[3, 3]: message`
     re.compile(rf"\bin ({_PATH}) on line (\d+)()"),
     re.compile(rf"({_PATH}): line (\d+), col (\d+)"),
     re.compile(rf"({_PATH}): line (\d+)():"),
@@ -157,6 +158,7 @@ GUARDS = (
     " at line ",
     ", line ",
     ":[",
+    "[",
     " on line ",
     ": line ",
     ": line ",

@@ -58,7 +58,15 @@ STRICT = re.compile(
     r"(?i)warnings? (?:were |are )?treated as errors|with warnings treated as errors"
     r"|in strict mode|warnings-as-errors"
 )
-BARE_PATH = re.compile(rf"^\s*(?:==\s*\[)?({locations._PATH})(?:\]\s*(FAIL)\b.*)?\s*$")
+BARE_PATH = re.compile(
+    rf"^\s*(?:==\s*\[|(?:In|File:?|[✗✖×])\s+)?({locations._PATH})(?:\]\s*(FAIL)\b.*)?:?\s*$"
+)
+# a row under a file's header that gives only a line: `line 3 at column 19`, `error at line 19,
+# col 1`, `✗ #4: message`, `H013 7:4 message`
+LINE_ROW = re.compile(
+    r"(?:^|[\s(\[])(?:line (\d+)(?:,? (?:at )?col(?:umn)? (\d+))?|#(\d+):|(\d+):(\d+)(?=\s))"
+)
+ROW_CODE = re.compile(r"^\W*([A-Z]{1,5}\d{2,5})\s|\(([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\)")
 ROW = re.compile(r"^\s*(?:L:\s*(\d+)\s*\|\s*P:\s*(\d+)\s*\|\s*(\w+)\s*\||L(\d+) \||(\d+)┆)")
 ERL_FILE = re.compile(r'\{file,\s*"([^"]+)"\}|^\s*"([^"]+\.[a-z]+)"\},?\s*$')
 ERL_LINE = re.compile(r"\{line,\s*(\d+)\}")
@@ -67,7 +75,9 @@ ERL_LINE = re.compile(r"\{line,\s*(\d+)\}")
 # `  3:3  ✖  message  rule`, `  8:1  error  message  (rule)`
 STYLISH = re.compile(r"^[ \t]+(\d+):(\d+)(?:-\d+:\d+)?[ \t]+(error|warning|✖|⚠|×|✗)[ \t]+(.*?)\s*$")
 STYLISH_RULE = re.compile(r"(?:\s{2,}|\s\()([\w@/.-]+)\)?$")
-HINT = re.compile(r"L\d+ \|")  # `┆` and `| P:` rows are trigger words
+# lines the layer reads beside its trigger words (`┆`, `| P:`): `L5 |` rows, `line 3`, `#4: `; one
+# literal-led pattern each (a scan with a literal prefix is fast, an alternation is not)
+HINTS = (re.compile(r"L\d+ \|"), re.compile(r"line \d"), re.compile(r"#\d+: "))
 # a severity that a line after a bare location gives it (OCaml's `Error:` under `File "x", line 3`,
 # gfortran's `Error:` under `x.f90:17:15:` and its source lines, `Fortran runtime error: ...`)
 SAID_AFTER = re.compile(
@@ -85,6 +95,8 @@ AFTER_LINES = 6  # lines after a bare location searched for its severity
 HEAD_LINES = 6  # lines before a location searched for the rule heading its finding
 HEADER_LINES = 60  # lines before a row searched for its file's header
 MAX_FINDINGS = 200
+TOLD_LINES = 10  # lines after a finding kept as its own, up to the next place
+FULLER_WINDOW = 1 << 16  # characters before a place searched for its file's path
 
 
 @dataclass(slots=True)
@@ -124,6 +136,11 @@ class FindingsLayer(Extractor):
         self.open: Finding | None = None  # the last finding, whose rule may end the next line
         self.bare: Finding | None = None  # a location without a token yet: a later line may say
         self.weak: Finding | None = None  # the first user location at all: the last resort
+        self.paths: dict[str, str] = {}  # a file named alone -> the path the log gave it before
+        # a place's line -> the lines after it up to the next place: what it says, when its own
+        # line only names it (`views/x.pug:4:8`, the source, then `ID literals must not be used`)
+        self.after: dict[int, list[tuple[int, str]]] = {}
+        self.told: int | None = None  # the line of the last place, whose next lines are kept
         # a BDD runner's step line (`Then x  # steps.py:19`): lines indented under it say it failed
         self.step: Finding | None = None
         self.step_indent = 0
@@ -132,15 +149,13 @@ class FindingsLayer(Extractor):
         self.step_framed = False  # a user frame under it gave its place
 
     def feed(self, line: str, lineno: int) -> None:
-        if self.open is not None:  # the line after a finding: its rule may end or lead it
-            if self.open.code is None:
-                self.open.code = _rule_next(line)
-            self.open = None
+        if self.open is not None or self.told is not None:
+            self._follow(line, lineno)
         if self.bare is not None and self._said_after(line, lineno):
             return
         if self.step is not None and self._under_step(line, lineno):
             return
-        self.busy = self.bare is not None or self.step is not None
+        self.busy = self.bare is not None or self.step is not None or self.told is not None
         if len(self.found) >= MAX_FINDINGS:
             return
         if not self.strict and STRICT.search(line):
@@ -151,6 +166,7 @@ class FindingsLayer(Extractor):
             if self.cursor.places.is_user(path):
                 self._located(line, lineno, locations.text(path, ln, col), offset, len(path))
                 return
+        self._line_row(line, lineno)
 
     def _row(self, line: str, lineno: int) -> bool:
         """A row under a file header: `12┆ code`, `L5 | code`, `L:  4 | P:  17 | CP01 | ...`."""
@@ -180,6 +196,27 @@ class FindingsLayer(Extractor):
         where = locations.text(header[0], m.group(1), m.group(2))
         self._keep(Finding(lineno, where, severity, code, short(line)))
         return True
+
+    def _line_row(self, line: str, lineno: int) -> None:
+        """A row giving only a line, under its file's header: `"x" is wordy on line 3 at column
+        0` under `In docs/intro.md`."""
+        m = LINE_ROW.search(line) if line.strip() else None
+        if m is None:
+            return
+        number, col = m.group(1) or m.group(3) or m.group(4), m.group(2) or m.group(5)
+        said = [s for s in SEVERITY.findall(line) if s not in NOTES]
+        severity = UNKNOWN if not said else WARNING if said[0] in WARNINGS else ERROR
+        c = ROW_CODE.search(line)  # `H013 7:4 ...`, `#4: ... (max_line_length) ...`
+        code = next(g for g in c.groups() if g) if c else _rule_of(line[m.end() :])
+        if m.group(4) and not said and code is None:
+            return  # `1752:10  6 (proc _)`: a frame of a backtrace, not a finding
+        header = self._header()
+        if header is None:  # `line 8 column 5 - Warning: ...`: a finding in a file never named
+            if said and m.group(1):
+                self._keep(Finding(lineno, "", severity, code, short(line)))
+            return
+        where = locations.text(header[0], number, col)
+        self._keep(Finding(lineno, where, ERROR if header[1] else severity, code, short(line)))
 
     def _header(self) -> tuple[str, bool] | None:
         """The file a block of rows belongs to: the nearest line above naming only a path (or
@@ -218,6 +255,7 @@ class FindingsLayer(Extractor):
         code = own_rule or self._head_rule()
         if self.weak is None:
             self.weak = Finding(lineno, where, WEAK, code, short(line))
+        self._told(lineno)
         if STEP.match(lead):
             self._close_step()
             self.step = Finding(lineno, where, ERROR, None, short(line))
@@ -309,8 +347,42 @@ class FindingsLayer(Extractor):
         return None
 
     def _keep(self, finding: Finding) -> None:
+        finding.location = self._fuller(finding.location)
         self.found.append(finding)
         self.open, self.bare, self.busy = finding, None, True
+        self._told(finding.line)
+
+    def _told(self, lineno: int) -> None:
+        if len(self.after) < MAX_FINDINGS:
+            self.after[lineno], self.told = [], lineno
+
+    def _follow(self, line: str, lineno: int) -> None:
+        """The lines after a finding: the next may end or lead with its rule; those up to the next
+        place are its own, what it says when its line only names it (`views/x.pug:4:8`, then the
+        source, then `ID literals must not be used`)."""
+        if self.open is not None:
+            if self.open.code is None:
+                self.open.code = _rule_next(line)
+            self.open = None
+        told = self.told
+        if told is None:
+            return
+        if lineno - told > TOLD_LINES or locations.PLACE_HINT.search(line):
+            self.told = None
+        elif line.strip():
+            self.after[told].append((lineno, line))
+
+    def _fuller(self, where: str) -> str:
+        """A place named by its file alone (`cart.pas:11`) with the path the log gave that file
+        before it (`Compiling src/cart.pas`, `problems in /w/css/part4.css.`), if any."""
+        name, sep, rest = where.partition(":")
+        if "/" in name or not sep:
+            return where
+        if name not in self.paths:
+            seen = self.cursor.block[max(self.cursor.pos - FULLER_WINDOW, 0) : self.cursor.pos]
+            found = re.findall(rf"(?<![\w.@~+/-])([\w.@~+/-]*/{re.escape(name)})(?![\w/-])", seen)
+            self.paths[name] = found[-1] if found else name
+        return f"{self.paths[name]}:{rest}"
 
     def settle(self, others: list[Failure], seen: list[Failure], markers: list[Failure]) -> None:
         """Turn the findings no extractor reported (`others`: the extractors' failures, `seen`:
@@ -340,7 +412,19 @@ class FindingsLayer(Extractor):
         self.warnings = [] if chosen else [self._failure(f) for f in rest]
 
     def _failure(self, f: Finding) -> Failure:
-        return Failure(self.stack, f.code or "error", f.message, f.line, f.location)
+        after = self.after.get(f.line) if _says_little(f.message) else None
+        lines = [(f.line, f.message), *after] if after else None
+        where = f.location or None
+        return Failure(self.stack, f.code or "error", f.message, f.line, where, lines=lines)
+
+
+def _says_little(line: str) -> bool:
+    """A finding's line that names its place and little else (`views/x.pug:4:8`, `x.scm:5:57: In
+    procedure report:`): the lines after it say what it is."""
+    rest = line
+    for path, _, _, offset in locations.find_all(line):
+        rest = line[:offset] + line[offset + len(path) :]
+    return rest.rstrip().endswith(":") or not re.search(r"[A-Za-z]{2}", rest)
 
 
 def _rule_of(after: str) -> str | None:
