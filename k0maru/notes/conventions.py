@@ -454,7 +454,7 @@ class ConventionSniffer:
         if rule.kind == "skill" or self._frontmatter_kinds(rule.folder, names[:20]):
             return
         extra = [self.root / rule.template_file] if rule.template_file else []
-        record = learn(self.root / rule.folder, names, extra)
+        record = learn(self.root / rule.folder, names, extra, plain=rule.kind in ("card", "log"))
         if not record.learnt:
             return
         rule.record = record

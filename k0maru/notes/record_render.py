@@ -40,7 +40,7 @@ def render_record(
         "status": status_for(tpl, extra.pop("status", None)),
     }
     head = _frontmatter(tpl, values, extra) + "\n" if tpl.frontmatter else ""
-    out = [head + tpl.heading.format_map(values)] if tpl.heading else [head.rstrip("\n")]
+    out = [head + _heading(tpl.heading, values)] if tpl.heading else [head.rstrip("\n")]
     meta = [line.format_map(values) for line in tpl.meta_lines]
     if meta:
         out.append("\n".join(meta))
@@ -52,6 +52,16 @@ def render_record(
     if extra and not tpl.frontmatter:  # what k0maru keeps (a commit's sha, its decision key)
         out.append("<!-- k0maru\n" + "".join(f"{k}: {v}\n" for k, v in extra.items()) + "-->")
     return "\n\n".join(part for part in out if part) + "\n"
+
+
+def _heading(form: str, values: dict[str, str]) -> str:
+    """The heading line; a title that already starts with the words the form puts before it
+    (`Proposal: X` under `# Proposal: {title}`) is not given them twice."""
+    lead, _, _ = form.partition("{title}")
+    said = lead.format_map(values)[2:].strip()
+    if said and "{title}" in form and values["title"].lower().startswith(said.lower()):
+        return "# " + values["title"] + form.partition("{title}")[2].format_map(values)
+    return form.format_map(values)
 
 
 def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, Any]) -> str:

@@ -181,9 +181,10 @@ def record_number(name: str) -> int | None:
 
 
 def learn(
-    folder: Path, names: list[str], extra_templates: list[Path] | None = None
+    folder: Path, names: list[str], extra_templates: list[Path] | None = None, plain: bool = False
 ) -> RecordTemplate:
-    """The template of `folder`'s records (`names`: its files), from its RECENT latest records."""
+    """The template of `folder`'s records (`names`: its files), from its RECENT latest records;
+    `plain`: notes with no heading, metadata or sections are a form of their own (cards, logs)."""
     tpl = RecordTemplate()
     records = []
     for name in _recent(record_names(names)):
@@ -200,7 +201,10 @@ def learn(
         r for r in records if r.heading or r.frontmatter or r.meta_lines or len(r.sections) > 1
     ]
     if not shaped and template is None:
-        return tpl  # records without a heading, metadata or sections: their names only
+        # plain notes (a journal's outline, a card's text): written plain too where `plain` and two
+        # or more say so; else their names only
+        tpl.shaped, tpl.heading = plain and len(records) >= 2, ""
+        return tpl
     tpl.shaped = True
     source = records or ([template] if template else [])
     _learn_heading(tpl, source)

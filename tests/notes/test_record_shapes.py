@@ -184,3 +184,20 @@ def test_frontmatter_keys_come_in_the_order_most_records_give_them(vault: Path) 
         "tags",
         "date",
     ]
+
+
+def test_plain_journal_notes_get_a_plain_note(vault: Path) -> None:
+    for day in ("2026-03-12", "2026-03-13"):
+        write(vault, f"journals/{day}.md", f"- woke up\n\t- read [[Book]] on {day}\n")
+    path, text = written(vault, "log", "2026-07-20", "- shipped the release\n")
+    assert path == "journals/2026-07-20.md"
+    assert text == "- shipped the release\n"
+
+
+def test_a_title_that_starts_with_the_headings_words_is_not_given_them_twice(vault: Path) -> None:
+    for n, name in ((1, "alpha"), (2, "beta")):
+        write(vault, f"docs/adr/000{n}-{name}.md", f"# Proposal: {name.title()}\n\nText.\n")
+    _, text = written(vault, "adr", "Proposal: Leak detection", "Text.\n")
+    assert text.startswith("# Proposal: Leak detection\n")
+    _, text = written(vault, "adr", "Gamma", "Text.\n")
+    assert text.startswith("# Proposal: Gamma\n")
