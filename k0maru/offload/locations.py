@@ -99,7 +99,7 @@ NAMED_FORM = re.compile(rf"((?:[\w.@~+/\\-]{{0,120}}/)?(?<![\w.-])(?:{_NAMED})):
 # what every form has after the file's extension: cheap to look for, so most lines skip the forms
 _AFTER_EXT = (
     r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d|,line=\d"
-    r"|, line \d|\" line \d|\"\},\s*\{line,|: .* at line \d+, column \d| \d+:\d)"
+    r"|, line \d|\" line \d|\"\},\s*\{line,|: .* at line \d+, column \d| \d+:\d|:? [\w ]{0,40}line \d)"
 )
 PLACE_HINT = re.compile(rf"{_AFTER_EXT}|\(\d+:\d+\)$|\bAt line \d+ of file |(?:{_NAMED}):\d")
 # the same, cheap over a whole block (a leading literal `.`, no top-level alternation): where the
@@ -137,6 +137,8 @@ FORMS = (
         rf"^\s+({_PATH}) (\d+):(\d+) "
     ),  # a dart-sass frame: `  x.scss 5:17  root stylesheet`
     re.compile(rf"(?:file://)?({_PATH}):(\d+)()(?![\d.]|:\d)"),
+    # the line said after the file: `x.dot: syntax error in line 7`, `file x.xsl line 8 element`
+    re.compile(rf"(?:^|\s)({_PATH}):? (?:[\w ]{{0,40}} )?(?:in |at |on )?line (\d+)()\b"),
 )
 _URLISH = re.compile(r"^(?:https?|ftp)://|^[\w-]+\.(?:com|org|net|io)/")
 PYTHON_FRAME = FORMS[0]
@@ -169,6 +171,7 @@ GUARDS = (
     " line ",
     ":",
     ":",
+    "line ",
 )
 _GUARDED = tuple(zip(FORMS, GUARDS, strict=True))
 
@@ -248,4 +251,6 @@ def _named_files(
 
 
 def text(path: str, line: str, col: str | None) -> str:
+    """`path:line[:col]`, the numbers without leading zeros (cmake-lint's `x.txt:04`)."""
+    line, col = line.lstrip("0") or line, col.lstrip("0") or col if col else col
     return f"{path}:{line}" + (f":{col}" if col else "")

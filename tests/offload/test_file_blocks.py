@@ -1,7 +1,8 @@
 """Findings that tools print in blocks (#40, fifth round), read by the generic layer alone: a row
 that gives only a line under its file's header, a file named alone whose path the log gave before,
-a place whose message follows it, a finding in a file the log never names, tslint's `x.ts[3, 3]`.
-Each log is a real tool's output, captured for round 4 (tests/data/logs/round4)."""
+a place whose message follows it, a finding in a file the log never names, tslint's `x.ts[3, 3]`,
+a line said after its file, syslog levels, rules in brackets and pre-commit's hook ids. Each log is
+a real tool's output, captured for rounds 4 and 5 (tests/data/logs/round4, round5)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,22 @@ from pathlib import Path
 import pytest
 
 from k0maru.offload.analyzer import LogAnalyzer
-from k0maru.offload.findings import same_place
+from k0maru.offload.findings import Findings, same_place
 from k0maru.offload.locations import find_all
 from k0maru.offload.runner import run_offload
 
-ROUND4 = Path(__file__).resolve().parents[1] / "data" / "logs" / "round4"
+LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
+ROUND4 = LOGS / "round4"
+
+
+def findings_of(log: str) -> Findings:
+    analyzer = LogAnalyzer(None)
+    analyzer.feed((LOGS / log).read_text(encoding="utf-8"))
+    return analyzer.close()
 
 
 def root_of(log: str) -> str | None:
-    analyzer = LogAnalyzer(None)
-    analyzer.feed((ROUND4 / log).read_text(encoding="utf-8"))
-    return analyzer.close().first_location
+    return findings_of(log if "/" in log else f"round4/{log}").first_location
 
 
 def summary_of(log: str, tmp_path: Path) -> str:
@@ -78,3 +84,29 @@ def test_a_warning_in_a_file_the_log_never_names_is_the_failure_shown(tmp_path: 
     assert "no failure recognised" not in text
     assert 'line 8 column 5 - Warning: <img> lacks "alt" attribute' in text
     assert root_of("tidy_html_page.log") is None  # no place is invented
+
+
+@pytest.mark.parametrize(
+    ("log", "root"),
+    [
+        ("round5/dot_syntax_error.log", "graphs/deps.dot:7"),  # `x.dot: syntax error in line 7`
+        ("round5/xsltproc_bad_xpath.log", "xsl/report.xsl:8"),  # `file x.xsl line 8 element`
+        ("round5/haproxy_unknown_keyword.log", "haproxy.cfg:15"),  # `[ALERT] ... [haproxy.cfg:15]`
+        ("round5/phpcs_psr12_many.log", "src/Cart.php:7"),  # ` 7 | ERROR | ...` under `FILE: x`
+        ("round5/cmake_lint_naming.log", "CMakeLists.txt:4"),  # `CMakeLists.txt:04,09:`
+    ],
+)
+def test_lines_said_after_their_file_and_syslog_levels(log: str, root: str) -> None:
+    assert same_place(root_of(log), root)
+
+
+@pytest.mark.parametrize(
+    ("log", "code"),
+    [
+        ("round5/commitlint_conventional.log", "type-empty"),  # `✖ ... [type-empty]`
+        ("round5/flow_check_many.log", "incompatible-type"),  # on the message under the place
+        ("round5/precommit_local_hooks.log", "no-print"),  # `- hook id: no-print`
+    ],
+)
+def test_rules_in_brackets_and_hook_ids_are_codes(log: str, code: str) -> None:
+    assert code in findings_of(log).error_codes

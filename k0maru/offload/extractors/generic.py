@@ -104,6 +104,9 @@ CODES = re.compile(
     r"|^WARNING: (DATA RACE)$|: runtime error: ([a-z]+(?: [a-z]+)+)(?=:)|- (deadlock)!$"
     r"|^Exception: ([A-Z]\w*)"  # OCaml's uncaught exception: `Exception: Failure "x".`
 )
+# a rule the failure's line ends with, in brackets (commitlint's `✖ type may not be empty
+# [type-empty]`, Flow's `... [incompatible-type]`)
+RULE_AT_END = re.compile(r" \[([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\]$")
 # words without which a line holds none of those codes
 CODE_WORDS = ("rror", "xception", "ERR", "code", "SUMM", "anic", "Sanitizer", "RACE", "deadlock")
 # `at app//demo.Ledger.add(` before a `File.java:12)`: the class, without a class loader's prefix
@@ -173,6 +176,8 @@ class GenericExtractor(Extractor):
         if any(w in line for w in CODE_WORDS) or line[:2].lstrip()[:1] == "E":
             for m in CODES.finditer(line):
                 self.f.seen_code(next(g for g in m.groups() if g))
+        if line.endswith("]") and (rule := RULE_AT_END.search(line)):
+            self.f.seen_code(rule.group(1))
 
     def _read_locations(self, line: str, own: bool) -> None:
         places = self.cursor.places

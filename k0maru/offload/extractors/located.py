@@ -22,10 +22,13 @@ from k0maru.offload.findings import Failure, Findings, same_place
 ERROR, UNKNOWN, WARNING, WEAK = "error", "unknown", "warning", "weak"
 SEVERITY = re.compile(
     r"\b(error|Error|ERROR|fatal|FATAL|failed|FAILED|FAIL|Failure|warning|Warning|WARNING|note|Note"
-    r"|NOTE|info|INFO|hint|Hint)\b"
+    r"|NOTE|info|INFO|hint|Hint|ALERT|CRITICAL|SEVERE|EMERG)\b"  # and syslog's, Java's levels
 )
 # a severity that is all a line says before its location (`::warning file=x,line=1`, `ERROR: x:8:`)
 LEAD_SEVERITY = re.compile(rf"^\W*{SEVERITY.pattern}(?::\s*|\s+file=)$")
+# a syslog level tag opening the line, whatever follows it (`[ALERT] (87) : config : parsing
+# [x.cfg:15]`); not maven's `[ERROR]`, which also opens the frames of its own stack
+LEAD_TAG = re.compile(r"^\s*\[(ALERT|CRITICAL|SEVERE|EMERG)\]")
 SEVERITY_WORDS = "(?:error|warning|info|note|hint|style|fatal)"
 WARNINGS = frozenset({"warning", "Warning", "WARNING"})
 NOTES = frozenset({"note", "Note", "NOTE", "info", "INFO", "hint", "Hint"})
@@ -52,6 +55,7 @@ RULE_HEAD = re.compile(
     rf"^\W*(?:(?:Issue|Check|Rule):\s*\[?({RULE})(?=[\]:\s])"
     rf"|[x×✖]\s+[\w-]+\(({RULE})\):"
     rf"|[❯❱]+\s+({RULE})\s*$"
+    rf"|-\s+hook id:\s+({RULE})\s*$"  # pre-commit's failing hook
     r"|([A-Z]{1,5}\d{2,5}) [A-Z'\"‘])"
 )
 STRICT = re.compile(
@@ -59,12 +63,13 @@ STRICT = re.compile(
     r"|in strict mode|warnings-as-errors"
 )
 BARE_PATH = re.compile(
-    rf"^\s*(?:==\s*\[|(?:In|File:?|[✗✖×])\s+)?({locations._PATH})(?:\]\s*(FAIL)\b.*)?:?\s*$"
+    rf"^\s*(?:==\s*\[|(?:In|File:?|FILE:|[✗✖×])\s+)?({locations._PATH})(?:\]\s*(FAIL)\b.*)?:?\s*$"
 )
 # a row under a file's header that gives only a line: `line 3 at column 19`, `error at line 19,
 # col 1`, `✗ #4: message`, `H013 7:4 message`
 LINE_ROW = re.compile(
     r"(?:^|[\s(\[])(?:line (\d+)(?:,? (?:at )?col(?:umn)? (\d+))?|#(\d+):|(\d+):(\d+)(?=\s))"
+    r"|^\s*(\d+) +\| "  # phpcs: ` 7 | ERROR | [x] Opening brace ...` under `FILE: x.php`
 )
 ROW_CODE = re.compile(r"^\W*([A-Z]{1,5}\d{2,5})\s|\(([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\)")
 ROW = re.compile(r"^\s*(?:L:\s*(\d+)\s*\|\s*P:\s*(\d+)\s*\|\s*(\w+)\s*\||L(\d+) \||(\d+)┆)")
@@ -203,7 +208,7 @@ class FindingsLayer(Extractor):
         m = LINE_ROW.search(line) if line.strip() else None
         if m is None:
             return
-        number, col = m.group(1) or m.group(3) or m.group(4), m.group(2) or m.group(5)
+        number, col = m.group(1) or m.group(3) or m.group(4) or m.group(6), m.group(2) or m.group(5)
         said = [s for s in SEVERITY.findall(line) if s not in NOTES]
         severity = UNKNOWN if not said else WARNING if said[0] in WARNINGS else ERROR
         c = ROW_CODE.search(line)  # `H013 7:4 ...`, `#4: ... (max_line_length) ...`
@@ -244,7 +249,7 @@ class FindingsLayer(Extractor):
         after = line[offset + size :]
         after = after[after.find(" ") :] if " " in after else ""  # past `:12:5`, `(12)`
         lead = line[:offset].strip()
-        said = SEVERITY.findall(after) or LEAD_SEVERITY.findall(lead)
+        said = SEVERITY.findall(after) or LEAD_SEVERITY.findall(lead) or LEAD_TAG.findall(lead)
         sev = next((s for s in said if s not in NOTES), None)
         own_rule = _rule_of(after)
         starts = not lead or lead.endswith(("Location:", "File:", ",-[", "-->"))
@@ -412,10 +417,13 @@ class FindingsLayer(Extractor):
         self.warnings = [] if chosen else [self._failure(f) for f in rest]
 
     def _failure(self, f: Finding) -> Failure:
-        after = self.after.get(f.line) if _says_little(f.message) else None
-        lines = [(f.line, f.message), *after] if after else None
+        after = self.after.get(f.line) or []
+        if f.code is None:  # a rule ending a line of its own (Flow's message under its place)
+            ends = (RULE_END.search(text) for _, text in after)
+            f.code = next((m.group(1) for m in ends if m and _rule_like(m.group(1))), None)
+        told = [(f.line, f.message), *after] if after and _says_little(f.message) else None
         where = f.location or None
-        return Failure(self.stack, f.code or "error", f.message, f.line, where, lines=lines)
+        return Failure(self.stack, f.code or "error", f.message, f.line, where, lines=told)
 
 
 def _says_little(line: str) -> bool:
