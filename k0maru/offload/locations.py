@@ -130,7 +130,7 @@ FORMS = (
     re.compile(rf"({_PATH}): line (\d+)():"),
     re.compile(rf"\[({_PATH}):(\d+)()\]"),
     re.compile(rf"\bfile=({_PATH}),line=(\d+)(?:,endLine=\d+)?(?:,col=(\d+))?"),
-    re.compile(rf"^(?:\[\w+\] )?({_PATH}): .*\((\d+):(\d+)\)$"),
+    re.compile(rf"^(?:\[\w+\] |\w*Error: )?({_PATH}): .*\((\d+):(\d+)\)$"),
     re.compile(rf"({_PATH}):(\d+)\.(\d+)(?:-\d+(?:\.\d+)?)?: "),  # GNU: bison, valac `x.y:7.7-11: `
     re.compile(rf"\bin ({_PATH}) line (\d+)()\b"),  # chktex: `Warning 18 in x.tex line 4:`
     re.compile(

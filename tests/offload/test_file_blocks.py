@@ -94,6 +94,8 @@ def test_a_warning_in_a_file_the_log_never_names_is_the_failure_shown(tmp_path: 
         ("round5/haproxy_unknown_keyword.log", "haproxy.cfg:15"),  # `[ALERT] ... [haproxy.cfg:15]`
         ("round5/phpcs_psr12_many.log", "src/Cart.php:7"),  # ` 7 | ERROR | ...` under `FILE: x`
         ("round5/cmake_lint_naming.log", "CMakeLists.txt:4"),  # `CMakeLists.txt:04,09:`
+        ("round5/hlint_hints_many.log", "src/Billing.hs:4"),  # its `Warning:` before `Suggestion:`s
+        ("round5/babel_syntax_verbose.log", "src/cart.js:4"),  # `SyntaxError: x.js: ... (4:28)`
     ],
 )
 def test_lines_said_after_their_file_and_syslog_levels(log: str, root: str) -> None:
@@ -110,3 +112,9 @@ def test_lines_said_after_their_file_and_syslog_levels(log: str, root: str) -> N
 )
 def test_rules_in_brackets_and_hook_ids_are_codes(log: str, code: str) -> None:
     assert code in findings_of(log).error_codes
+
+
+def test_a_librarys_frame_saying_line_n_is_no_row_of_a_file_above_it() -> None:
+    # green: a bare `tests.test_text` line, then `File ".../unittest/case.py", line 623, in run`
+    root = root_of("round5/green_verbose_many.log")
+    assert root is None or not root.startswith("tests.test_text:")

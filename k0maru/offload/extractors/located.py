@@ -167,11 +167,13 @@ class FindingsLayer(Extractor):
             self.strict = True
         if self._row(line, lineno) or self._stylish(line, lineno) or self._erlang(line, lineno):
             return
-        for path, ln, col, offset in locations.find_all(line):
+        places = locations.find_all(line)
+        for path, ln, col, offset in places:
             if self.cursor.places.is_user(path):
                 self._located(line, lineno, locations.text(path, ln, col), offset, len(path))
                 return
-        self._line_row(line, lineno)
+        if not places:  # a line naming another place (a library's frame) is no row of a file
+            self._line_row(line, lineno)
 
     def _row(self, line: str, lineno: int) -> bool:
         """A row under a file header: `12┆ code`, `L5 | code`, `L:  4 | P:  17 | CP01 | ...`."""
@@ -407,8 +409,10 @@ class FindingsLayer(Extractor):
         if self.strict:
             errors, warnings = sorted(errors + warnings, key=lambda f: f.line), []
         chosen = errors
-        if not others and not markers_located and not errors:
-            chosen = unknown
+        if not others and not markers_located and not errors and unknown:
+            # nothing said failed: what the log names first, whatever it calls it (hlint's
+            # `Warning:` before its `Suggestion:`s)
+            chosen = sorted(unknown + warnings, key=lambda f: f.line)
         for f in chosen:
             self.f.add(self._failure(f))
         rest = warnings or unknown
