@@ -1203,23 +1203,30 @@ def split(tools: list[str]) -> set[str]:
 
 def capture(case: Case, bins: list[str], node_modules: str) -> bytes:
     with tempfile.TemporaryDirectory(prefix="k0cap-") as tmp:
-        work = Path(tmp) / case.name
-        for rel, text in case.files.items():
-            path = work / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        path_var = os.pathsep.join([*bins, os.environ.get("PATH", "")])
-        env = {**os.environ, "PATH": path_var, "NO_COLOR": "1", **case.env}
-        for step in case.setup:
-            step = [part.replace("{node_modules}", node_modules) for part in step]
-            subprocess.run(step, cwd=work, env=env, check=True, capture_output=True)
-        run = subprocess.run(
-            case.command, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            timeout=600,
-        )  # fmt: skip
-        if run.returncode == 0:
-            raise RuntimeError(f"{case.name}: {' '.join(case.command)} succeeded; it must fail")
-        return run.stdout
+        return run_case(case, Path(tmp) / case.name, bins, node_modules, {})[0]
+
+
+def run_case(
+    case: Case, work: Path, bins: list[str], node_modules: str, env: dict[str, str]
+) -> tuple[bytes, int]:
+    """Write the case into `work`, run its setup and its command there (`env` beside the case's);
+    the combined output and the exit code, which must not be 0."""
+    for rel, text in case.files.items():
+        path = work / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    path_var = os.pathsep.join([*bins, os.environ.get("PATH", "")])
+    env = {**os.environ, "PATH": path_var, "NO_COLOR": "1", **case.env, **env}
+    for step in case.setup:
+        step = [part.replace("{node_modules}", node_modules) for part in step]
+        subprocess.run(step, cwd=work, env=env, check=True, capture_output=True)
+    run = subprocess.run(
+        case.command, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        timeout=600,
+    )  # fmt: skip
+    if run.returncode == 0:
+        raise RuntimeError(f"{case.name}: {' '.join(case.command)} succeeded; it must fail")
+    return run.stdout, run.returncode
 
 
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
@@ -1285,15 +1292,21 @@ class Half:
         out = args.out
         if not args.check:
             capture_all(self.cases, args, lambda case: out)
-        found = {}
-        for name, want in self.expect.items():
-            log = out / name
-            if log.exists():
-                has = tail30_has_root(log.read_text("utf-8", "replace"), str(want["root"]))
-                found[name] = {**want, "tail30_has_root": has}
-        (out / "expectations.json").write_text(json.dumps(found, indent=1) + "\n")
-        for line in check(out):
-            print(line)
+        write_expectations(out, self.expect)
+
+
+def write_expectations(out: Path, expect: dict[str, dict[str, object]]) -> None:
+    """The expectations of the logs captured into `out`, each with whether its last 30 lines hold
+    the root; then what `check` says of them."""
+    found = {}
+    for name, want in expect.items():
+        log = out / name
+        if log.exists():
+            has = tail30_has_root(log.read_text("utf-8", "replace"), str(want["root"]))
+            found[name] = {**want, "tail30_has_root": has}
+    (out / "expectations.json").write_text(json.dumps(found, indent=1) + "\n")
+    for line in check(out):
+        print(line)
 
 
 def capture_all(
