@@ -118,3 +118,8 @@ def test_a_librarys_frame_saying_line_n_is_no_row_of_a_file_above_it() -> None:
     # green: a bare `tests.test_text` line, then `File ".../unittest/case.py", line 623, in run`
     root = root_of("round5/green_verbose_many.log")
     assert root is None or not root.startswith("tests.test_text:")
+
+
+def test_a_findings_own_line_is_no_header_for_the_lines_after_it() -> None:
+    # check: `x.c:113:F:...: Assertion ... failed`, then `x.c:121:P:...: Passed` rows
+    assert root_of("check_stack_verbose.log") == "tests/check_stack.c:113"

@@ -348,8 +348,10 @@ class FindingsLayer(Extractor):
     def _header_severity(self, where: str) -> str | None:
         """The severity a block's header line gives its findings (`Checking x.lua   4 warnings`)."""
         path = where.split(":", 1)[0]
+        placed = re.compile(re.escape(path) + r"[:(]\d")  # a finding's own line is no header
         for before in self.cursor.before(HEADER_LINES):
-            if path in before and not before[:1].isspace() and (m := SEVERITY.search(before)):
+            header = path in before and not before[:1].isspace() and not placed.search(before)
+            if header and (m := SEVERITY.search(before)):
                 return m.group(1)
         return None
 
