@@ -76,6 +76,8 @@ def test_a_place_that_only_names_itself_is_shown_with_what_follows_it(tmp_path: 
     assert "ID literals must not be used" in [text for _, text in root.lines or []]
     text = summary_of("guile_unbound_variable.log", tmp_path)  # `x.scm:5:57: In procedure f:`
     assert "Unbound variable: totl" in text
+    text = summary_of("../round5/flow_check_many.log", tmp_path)  # `Error ----- src/cart.js:7:38`
+    assert "Cannot call `total`" in text
 
 
 def test_a_warning_in_a_file_the_log_never_names_is_the_failure_shown(tmp_path: Path) -> None:

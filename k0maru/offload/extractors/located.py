@@ -434,11 +434,11 @@ class FindingsLayer(Extractor):
 
 def _says_little(line: str) -> bool:
     """A finding's line that names its place and little else (`views/x.pug:4:8`, `x.scm:5:57: In
-    procedure report:`): the lines after it say what it is."""
+    procedure report:`, Flow's `Error ----- x.js:7:38`): the lines after it say what it is."""
     rest = line
     for path, _, _, offset in locations.find_all(line):
         rest = line[:offset] + line[offset + len(path) :]
-    return rest.rstrip().endswith(":") or not re.search(r"[A-Za-z]{2}", rest)
+    return rest.rstrip().endswith(":") or not re.search(r"[A-Za-z]{2}", SEVERITY.sub("", rest))
 
 
 def _rule_of(after: str) -> str | None:
