@@ -18,7 +18,8 @@ is compared with the label. Points per repository:
 Repositories are split into halves by repository (`split` in the json, fixed before any change): dev
 (tuned on), test (reported in the second round), round3 (added in the third round, labels listed
 before its changes), round4 (chosen in the fourth round by a helper blind to the code and its
-changes, reported once at its end). Each half's percentages come with a 95% bootstrap interval over
+changes, reported once at its end), round5 (chosen the same way, read once at the end of the fifth
+round). Each half's percentages come with a 95% bootstrap interval over
 its repositories. A repository whose mirror is not on this machine is skipped with a note: this is a
 script, not a test.
 
@@ -43,7 +44,7 @@ from k0maru.notes.flush import FlushEngine
 REPO = Path(__file__).resolve().parents[1]
 REPOS = REPO / "scripts" / "write_path_repos.json"
 MIRRORS = Path("/work/.mirror")
-HALVES = ("round4", "test", "round3", "dev")
+HALVES = ("round5", "round4", "test", "round3", "dev")
 BOOTSTRAP_ROUNDS = 2000
 POINTS = ("folder", "name", "number", "heading", "metadata", "sections")
 _META_SECTIONS = {"status", "date", "dates", "deciders", "metadata"}
