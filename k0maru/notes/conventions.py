@@ -52,11 +52,11 @@ _FOLDER_WORDS = {
     "adr": {"adr", "adrs", "architecture-decisions", "decision-records"},
     "decision": {"decisions", "decision", "decision-log"},
     "card": {"cards", "card", "zettel", "zettelkasten", "permanent", "notes", "knowledge"},
-    "log": {"logs", "log", "journal", "daily", "incidents", "dailies"},
+    "log": {"logs", "log", "journal", "journals", "daily", "incidents", "dailies"},
     "skill": {"skills", "skill", "playbooks"},
 }
 _FLAT_VAULT = 10  # notes at the root (not a README, changelog...) that make it a card folder
-_PROPOSAL_WORDS = {"rfc", "rfcs", "proposal", "proposals"}
+_PROPOSAL_WORDS = {"rfc", "rfcs", "proposal", "proposals", "design", "designs", "enhancements"}
 DEFAULT_FOLDERS = {
     "adr": "docs/adr",
     "decision": "decisions",
@@ -73,7 +73,7 @@ DEFAULT_JD_NAMES = {
 }
 _JD = re.compile(r"^(\d{2})[_ -](.+)$")
 _DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}[-_ ]")
-_DAILY = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")  # a daily note: the date alone
+_DAILY = re.compile(r"^\d{4}([-_])\d{2}\1\d{2}\.md$")  # a daily note: the date alone
 _ADR_NUM = re.compile(r"^(\d{3,5})-(?!\d\d-\d\d)")  # not a YYYY-MM-DD date
 _ADR_PREFIXED = re.compile(r"^(?:(?i:adr|rfc)|[A-Z]{1,5})[-_]?(\d{1,5})(?=[-_.]|$)")  # ADR-7, A118
 _RULE_FOLDER = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s*(?::|=|->|→)\s*`?([\w./ -]+?)/?`?\s*$")
@@ -567,6 +567,7 @@ class ConventionSniffer:
                     date=when.isoformat(),
                     yyyymmdd=when.strftime("%Y%m%d"),
                     yyyymm=when.strftime("%Y%m"),
+                    date_=when.strftime("%Y_%m_%d"),
                     sep=record.separator,
                     prefix=record.prefix,
                     num=f"{n:0{record.number_width}d}",

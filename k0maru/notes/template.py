@@ -26,6 +26,7 @@ _TEMPLATE_NAME = re.compile(r"^(?:0+-)?(?:adr[-_])?template(?:[-_ ].*)?\.md$", r
 _SKIP_NAMES = {"readme.md", "index.md", "changelog.md", "agents.md", "contributing.md"}
 _NAME_FORMS = (  # (regex on the stem, name format, naming class)
     (re.compile(r"^(\d{4}-\d{2}-\d{2})$"), "{date}", "date"),
+    (re.compile(r"^(\d{4}_\d{2}_\d{2})$"), "{date_}", "date"),  # Logseq's journals
     (re.compile(r"^(\d{8})[-_ ].+$"), "{yyyymmdd}{sep}{slug}", "date-slug"),
     (re.compile(r"^((?:19|20)\d\d(?:0[1-9]|1[0-2]))[-_ ].+$"), "{yyyymm}{sep}{slug}", "date-slug"),
     (re.compile(r"^(\d{4}-\d{2}-\d{2})[-_ ].+$"), "{date}{sep}{slug}", "date-slug"),
@@ -117,7 +118,7 @@ def name_form(stem: str) -> tuple[str, str, str, int] | None:
         if "{prefix}" in form:
             sep = stem[m.end(3)] if m.end(3) < len(stem) else "-"
             return form, m.group(1) + m.group(2), sep, len(m.group(3))
-        if form == "{date}":
+        if form in ("{date}", "{date_}"):
             return form, "", "", 0
         sep = stem[len(m.group(1))]
         return form, "", sep, len(m.group(1)) if "{num}" in form else 0

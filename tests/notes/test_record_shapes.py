@@ -201,3 +201,17 @@ def test_a_title_that_starts_with_the_headings_words_is_not_given_them_twice(vau
     assert text.startswith("# Proposal: Leak detection\n")
     _, text = written(vault, "adr", "Gamma", "Text.\n")
     assert text.startswith("# Proposal: Gamma\n")
+
+
+def test_logseq_journals_keep_their_folder_and_underscored_dates(vault: Path) -> None:
+    for day in ("2026_03_12", "2026_03_13", "2026_03_14"):
+        write(vault, f"journals/{day}.md", f"- [[Reading]]\n\t- notes of {day}\n")
+    write(vault, "pages/Reading.md", "- books\n")
+    path, text = written(vault, "log", "2026-07-20", "- shipped\n")
+    assert path == "journals/2026_07_20.md" and text == "- shipped\n"
+
+
+def test_a_design_docs_folder_holds_the_decisions_where_no_adr_folder_is(vault: Path) -> None:
+    for day in ("2026-01-05", "2026-02-09", "2026-03-02"):
+        write(vault, f"designs/{day}-d.md", f"# D {day}\n\nText.\n")
+    assert ConventionSniffer(vault).sniff().rules["adr"].folder == "designs"
