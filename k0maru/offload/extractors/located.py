@@ -1,14 +1,18 @@
 """The findings layer under the extractors: for any tool, a finding is a location (any form
-`offload.locations` reads, or a block's file named on a header line with the line on a row below it:
-`12┆ code`, `L5 |`, `L:  21 | P:  11 | CODE |` under `== [x.sql] FAIL`, Erlang's `{file,"x"}` with
-its `{line,N}` on a later line) plus a severity or rule token nearby: on its line, the line before
-or after, or its block's header. A rule id next to a location is its code (`B506`, `W112`, `RF02`,
-`no-dupe-keys`, `reportArgumentType`, `lint/x/y`), always a string of the log.
+`offload.locations` reads, or a block's file named on a header line with the line on a row below
+it: `12┆ code`, `L5 |`, `L: 21 | P: 11 | CODE |` under `== [x.sql] FAIL`, `on line 3` under `In
+x.md`, ` 7 | ERROR |` under `FILE: x.php`, Erlang's `{file,"x"}` with its `{line,N}` on a later
+line) plus a severity or rule token nearby: on its line, the line before or after, or its block's
+header. A rule id next to a location is its code (`B506`, `W112`, `RF02`, `no-dupe-keys`,
+`reportArgumentType`, `lint/x/y`), always a string of the log. A file named alone takes the path
+the log gave it before (`Compiling src/x.pas`, then `x.pas(11,20) Error`); the lines after a place
+whose own line says nothing else are kept as the finding's own, where its message is.
 
 Findings are kept aside while the log is read and settled at its end (`settle`): those an extractor
 already reported are dropped; errors become failures; a line that only starts with a location and
 says something becomes one when nothing else in the log names a place; warnings fail the run only
-when nothing else did (or the log says warnings are treated as errors)."""
+when nothing else did (or the log says warnings are treated as errors), and then the first finding
+in log order wins, whatever the tool calls it."""
 
 from __future__ import annotations
 
