@@ -87,14 +87,15 @@ def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[st
     out = [s for t, s in given if not t]
     queue = [(t, s) for t, s in given if t]
     bold = re.findall(r"^\*\*([^*]+?):?\*\*:?\s*$", out[0] if out else "", re.M)  # `**Context**`
+    stands = {t: _stands_for(t, tpl.sections) for t in [*bold, *(t for t, _ in queue)]}
     for name in tpl.sections:
-        if any(_fills(t, name) for t in bold):
+        if any(stands[t] == name for t in bold):
             continue  # the body gives it in its own form
-        if any(_fills(t, name) for t, _ in queue):
+        if any(stands[t] == name for t, _ in queue):
             while queue:
                 t, s = queue.pop(0)
                 out.append(f"## {t}\n\n{s}".rstrip())
-                if _fills(t, name):
+                if stands[t] == name:
                     break
         elif is_meta_section(name):
             filled = values["status"] if name.lower() == "status" else values["date"]
@@ -105,8 +106,17 @@ def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[st
     return out
 
 
-def _fills(given: str, name: str) -> bool:
-    """Whether the body's section `given` stands for the template's `name`: the same title, or one
-    whose words begin the other's (`Context` for `Context and Problem Statement`)."""
-    a, b = given.lower().split(), name.lower().split()
-    return bool(a) and bool(b) and (a == b[: len(a)] or b == a[: len(b)])
+def _stands_for(given: str, names: list[str]) -> str | None:
+    """The template section the body's section `given` stands for: the same title, else the one
+    title whose words begin with its words or its words with them (`Context` for `Context and
+    Problem Statement`; `Decision` for neither of `Decision Drivers` and `Decision Outcome`)."""
+    words = given.lower().split()
+    same = [n for n in names if n.lower().split() == words]
+    if same or not words:
+        return same[0] if same else None
+    near = [n for n in names if _begins(words, n.lower().split())]
+    return near[0] if len(near) == 1 else None
+
+
+def _begins(a: list[str], b: list[str]) -> bool:
+    return bool(b) and (a == b[: len(a)] or b == a[: len(b)])

@@ -215,3 +215,20 @@ def test_a_design_docs_folder_holds_the_decisions_where_no_adr_folder_is(vault: 
     for day in ("2026-01-05", "2026-02-09", "2026-03-02"):
         write(vault, f"designs/{day}-d.md", f"# D {day}\n\nText.\n")
     assert ConventionSniffer(vault).sniff().rules["adr"].folder == "designs"
+
+
+def test_a_body_section_that_begins_two_template_titles_stands_for_neither(vault: Path) -> None:
+    write(
+        vault,
+        "docs/decisions/adr-template.md",
+        "# [title]\n\n## Context and Problem Statement\n\n[C.]\n\n## Decision Drivers\n\n[D.]\n\n"
+        "## Considered Options\n\n[O.]\n\n## Decision Outcome\n\n[X.]\n",
+    )
+    titles = ["Context and Problem Statement", "Decision Drivers", "Considered Options"]
+    record = "".join(f"## {t}\n\n{t}.\n\n" for t in [*titles, "Decision Outcome"])
+    write(vault, "docs/decisions/0001-d1.md", f"# D1\n\n{record}")
+    body = "## Context\n\nWhy.\n\n## Decision\n\nX.\n"
+    _, text = written(vault, "adr", "Use X", body)
+    heads = [line for line in text.splitlines() if line.startswith("## ")]
+    assert heads.index("## Context") == 0  # `Context` stands for the one title it begins
+    assert heads.index("## Decision") > heads.index("## Considered Options")  # not for Drivers
