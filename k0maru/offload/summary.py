@@ -112,6 +112,10 @@ def render(  # noqa: PLR0913 - one parameter per part of the summary
     if own:
         parts.append(f"failure lines (log {own[0][0]}-{own[-1][0]}):")
         parts += [f"  {n}| {text}" for n, text in own]
+    others = _other_failures(findings, room)
+    if others:
+        parts.append("other failures:")
+        parts += others
     if tail:
         shown = _tail_lines(tail, room, root is None, confident)
         if shown:
@@ -205,6 +209,28 @@ def _own_lines(
     if root is not None:  # the line the first failure already quotes is not shown twice
         room.shown.update(n for n, text in block if text.strip() == root.message)
     return room.take(block, room.room if confident or not has_tail else room.room * 3 // 5)
+
+
+def _other_failures(findings: Findings, room: _Room) -> list[str]:
+    """The first failure of each other code, a line each, while they fit: a linter's later rules
+    can be the cause the first one is not."""
+    from k0maru.llm_tokens import count_tokens
+
+    out: list[str] = []
+    root = findings.root
+    for g in findings.grouped()[:MAX_GROUPS]:
+        f = g.first
+        if f is root or g.code in UNCODED or f.line in room.shown:
+            continue
+        times = f" (x{g.count})" if g.count > 1 else ""
+        text = shorten(f"  {f.location or f'log line {f.line}'}  {g.code}{times}: {f.message}", 160)
+        cost = count_tokens(text) + 1
+        if cost > room.room:
+            break
+        out.append(text)
+        room.shown.add(f.line)
+        room.room -= cost
+    return out
 
 
 def _tail_lines(

@@ -264,3 +264,42 @@ def test_an_uncaught_ocaml_exception_names_its_constructor() -> None:
         'Raised at Stdlib.failwith in file "stdlib.ml", line 29, characters 17-33\n'
     )
     assert "Failure" in f.error_codes
+
+
+def test_a_place_under_its_findings_heading_says_what_the_heading_says() -> None:
+    # checkov: `Check: CKV_AWS_24: "Ensure no ..."`, then `File: /main.tf:5-13` two lines below
+    root = analyze((DATA / "checkov_s3.log").read_text()).root
+    assert root is not None and root.code == "CKV_AWS_24"
+    assert root.message.startswith('Check: CKV_AWS_24: "Ensure no security groups allow ingress')
+
+
+# bandit 1.9.4 on a module with four findings, its report cut to the findings (a real run's lines)
+BANDIT = "".join(
+    f">> Issue: [{rule}] {message}\n   Severity: Low   Confidence: High\n"
+    f"   More Info: https://bandit.readthedocs.io/en/1.9.4/\n   Location: svc/cache.py:{line}\n"
+    f"{line.split(':')[0]}\t    code\n\n{'-' * 50}\n"
+    for rule, message, line in [
+        ("B403:blacklist", "Consider possible security implications associated with pickle module.", "3:0"),
+        ("B324:hashlib", "Use of weak MD5 hash for security. Consider usedforsecurity=False", "7:11"),
+        ("B301:blacklist", "Pickle and modules that wrap it can be unsafe when used to deserialize untrusted data, possible security issue.", "12:15"),
+        ("B101:assert_used", "Use of assert detected. The enclosed code will be removed when compiling to optimised byte code.", "16:4"),
+    ]
+)  # fmt: skip
+
+
+def test_a_summary_lists_the_first_failure_of_each_other_code() -> None:
+    from k0maru.offload import summary
+
+    findings = analyze(BANDIT)
+    text = summary.render(
+        command="bandit -r svc", findings=findings, exit_code=1, lines=40, raw_tokens=5000,
+        log_rel="refs/x.log.gz", node_id="x",
+    )  # fmt: skip
+    # the place's line says nothing but the place: the finding's heading is what it says
+    assert "first failure: svc/cache.py:3:0  B403: >> Issue: [B403:blacklist] Consider" in text
+    others = text.split("other failures:\n", 1)[1].split("\ninspect:", 1)[0].splitlines()
+    # the root's code is the first failure's line, not repeated; at most MAX_GROUPS groups in all
+    assert [line.split()[:2] for line in others] == [
+        ["svc/cache.py:7:11", "B324:"], ["svc/cache.py:12:15", "B301:"], ["svc/cache.py:16:4", "B101:"]
+    ]  # fmt: skip
+    assert "B324: >> Issue: [B324:hashlib] Use of weak MD5 hash for security." in text

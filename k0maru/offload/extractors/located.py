@@ -190,7 +190,7 @@ class FindingsLayer(Extractor):
         path, failed = header
         number = m.group(1) or m.group(4) or m.group(5)
         where = locations.text(path, number, m.group(2))
-        code = m.group(3) or self._head_rule()
+        code = m.group(3) or self._head_rule()[0]
         self._keep(Finding(lineno, where, ERROR if failed else UNKNOWN, code, short(line)))
         return True
 
@@ -263,9 +263,14 @@ class FindingsLayer(Extractor):
             if not (starts and own_rule):
                 return  # a note or a hint beside a finding
             sev = "warning"  # a rule's finding at a low level (`x.sh:4:7: note: ... [SC2086]`)
-        code = own_rule or self._head_rule()
+        head, heading = self._head_rule() if own_rule is None else (None, None)
+        code = own_rule or head
+        # a place under the line that heads its finding (`>> Issue: [B506:yaml_load] Use of ...`,
+        # then `Location: x.py:9:15`): that line says what it is
+        says = re.search(r"[A-Za-z]{2}", after)
+        message = short(heading if heading and starts and not says else line)
         if self.weak is None:
-            self.weak = Finding(lineno, where, WEAK, code, short(line))
+            self.weak = Finding(lineno, where, WEAK, code, message)
         self._told(lineno)
         if STEP.match(lead):
             self._close_step()
@@ -284,7 +289,7 @@ class FindingsLayer(Extractor):
         if sev is None:
             sev = self._header_severity(where)
         severity = UNKNOWN if sev is None else WARNING if sev in WARNINGS else ERROR
-        self._keep(Finding(lineno, where, severity, code, short(line)))
+        self._keep(Finding(lineno, where, severity, code, message))
 
     def _under_step(self, line: str, lineno: int) -> bool:
         """A line after a step's: indented under it, the step failed (its place is the first user
@@ -343,11 +348,12 @@ class FindingsLayer(Extractor):
         self.found.append(bare)
         return True
 
-    def _head_rule(self) -> str | None:
+    def _head_rule(self) -> tuple[str, str] | tuple[None, None]:
+        """The rule heading the lines above, and its line."""
         for before in self.cursor.before(HEAD_LINES):
             if m := RULE_HEAD.match(before):
-                return next(g for g in m.groups() if g)
-        return None
+                return next(g for g in m.groups() if g), before
+        return None, None
 
     def _header_severity(self, where: str) -> str | None:
         """The severity a block's header line gives its findings (`Checking x.lua   4 warnings`)."""
