@@ -479,13 +479,15 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
 
 
 def _wordier(text: str, spool: _Spool) -> bool:
-    """The summary has more words than a short log (a log's words are read only when it is short):
-    passing the log through costs less."""
+    """The summary has more words than a short log, colour escapes aside (a log's words are read
+    only when it is short): passing the log through costs less."""
+    from k0maru.offload.analyzer import ANSI
+
     if spool.written > 64 * 1024:
         return False
     assert spool.fh is not None
     raw = os.pread(spool.fh.fileno(), spool.written, 0).decode("utf-8", "replace")
-    return len(text.split()) > len(raw.split())
+    return len(text.split()) > len(ANSI.sub("", raw).split())
 
 
 def last_lines(path: Path, total: int, count: int = summary.SHOWN_TAIL) -> list[tuple[int, str]]:

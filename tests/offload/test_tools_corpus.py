@@ -303,3 +303,33 @@ def test_a_summary_lists_the_first_failure_of_each_other_code() -> None:
         ["svc/cache.py:7:11", "B324:"], ["svc/cache.py:12:15", "B301:"], ["svc/cache.py:16:4", "B101:"]
     ]  # fmt: skip
     assert "B324: >> Issue: [B324:hashlib] Use of weak MD5 hash for security." in text
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_a_failure_named_in_a_rules_title_is_a_marker(tmp_path: Path) -> None:
+    # pytest's `____ ERROR at setup of x ____` above the fixture's frame, without its extractor
+    log = (DATA / "pytest_setup_error_first.log").read_bytes()
+    out = io.BytesIO()
+    outcome = run_offload(
+        tmp_path, None, threshold=0, task_id="t", stdin=io.BytesIO(log), out=out,
+        err=io.BytesIO(), progress=False, tree=tmp_path,
+    )  # fmt: skip
+    assert outcome.findings is not None and outcome.findings.first_location == "tests/conftest.py:9"
+    assert "ERROR at setup of test_uses_settings" in out.getvalue().decode()
+
+
+def test_a_summary_with_more_words_than_a_coloured_log_passes_it_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # colour escapes between words are no words: the log has 124, its summary without the rust
+    # extractor more
+    from k0maru.offload import analyzer
+
+    monkeypatch.setattr(analyzer, "SWITCHED_OFF", {"rust"})
+    log = (DATA.parent / "cargo_test_color_panic.log").read_bytes()
+    out = io.BytesIO()
+    outcome = run_offload(
+        tmp_path, None, threshold=0, task_id="t", stdin=io.BytesIO(log), out=out,
+        err=io.BytesIO(), progress=False, tree=tmp_path,
+    )  # fmt: skip
+    assert outcome.passed_through and out.getvalue() == log

@@ -16,7 +16,7 @@ from k0maru.text import shorten
 
 MARKER = re.compile(
     r"^\s*\[ERROR\]|^::error\b|^\s?(?:ERR_[A-Z0-9_]+|E[A-Z]{4,})\s\s"
-    r"|^[\s│┃|├└─╷]*(?:#*\[\w+\]\s*|#\s+|\d+\) |=> |caught: )?(?:"
+    r"|^[\s│┃|├└─╷]*(?:#*\[\w+\]\s*|#\s+|\d+\) |=> |caught: |_{3,} )?(?:"
     r"not ok\b"
     r"|Failed test\b"
     r"|(?:--- )?FAIL(?:ED)?\b"
