@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from k0maru.notes.template import RecordTemplate, is_meta_section, split_sections
+from k0maru.notes.template import RecordTemplate, is_meta_section, plain_title, split_sections
 
 
 def status_for(tpl: RecordTemplate, given: str | None) -> str:
@@ -43,7 +43,7 @@ def render_record(
     out = [head + _heading(tpl.heading, values)] if tpl.heading else [head.rstrip("\n")]
     meta = [line.format_map(values) for line in tpl.meta_lines]
     if meta:
-        out.append("\n".join(meta))
+        out.append(_meta_block(meta))
     out.extend(_sections(tpl, body, values))
     if links:
         out.append("## Related\n\n" + "\n".join(f"- {link}" for link in links))
@@ -52,6 +52,16 @@ def render_record(
     if extra and not tpl.frontmatter:  # what k0maru keeps (a commit's sha, its decision key)
         out.append("<!-- k0maru\n" + "".join(f"{k}: {v}\n" for k, v in extra.items()) + "-->")
     return "\n\n".join(part for part in out if part) + "\n"
+
+
+def _meta_block(lines: list[str]) -> str:
+    """The metadata lines, a blank line after a list before a plain line (`Technical Story:` under
+    `- Date:` would be read as the list item's own text)."""
+    out = lines[:1]
+    for before, line in zip(lines, lines[1:], strict=False):
+        listed = re.match(r"\s*[-*+]\s", before) and not re.match(r"\s*[-*+]\s", line)
+        out.append(("\n" if listed else "") + line)
+    return "\n".join(out)
 
 
 def _heading(form: str, values: dict[str, str]) -> str:
@@ -110,7 +120,7 @@ def _stands_for(given: str, names: list[str]) -> str | None:
     """The template section the body's section `given` stands for: the same title, else the one
     title whose words begin with its words or its words with them (`Context` for `Context and
     Problem Statement`; `Decision` for neither of `Decision Drivers` and `Decision Outcome`)."""
-    words = given.lower().split()
+    words = plain_title(given).lower().split()  # `Decision Drivers <!-- optional -->` as written
     same = [n for n in names if n.lower().split() == words]
     if same or not words:
         return same[0] if same else None

@@ -366,13 +366,22 @@ def _meta_template(records: list[_Record], template: _Record | None) -> list[str
     sources = list(reversed(records))
     if template is not None and (len(records) < 3 or not counts):
         sources.insert(0, template)
+    leads = {_lead_form(x) for r in records for x in r.meta_lines}
     out: dict[str, tuple[int, int, str]] = {}  # key -> (position, source, line form)
     for rank, rec in enumerate(sources):
         for position, line in enumerate(rec.meta_lines):
             key = _meta_key(line)
+            if rec is template and leads and not counts[key] and _lead_form(line) not in leads:
+                continue  # a template's line in a form no record writes (MADR's `Technical Story:`)
             if key and key not in out and (rec is template or counts[key] * 2 > len(records)):
                 out[key] = (position, rank, _meta_form(line, records))
     return [form for _, _, form in sorted(out.values())]
+
+
+def _lead_form(line: str) -> str:
+    """How a metadata line starts: a list item (`- `, `* `), bold, or plain."""
+    m = _META_LINE.match(line)
+    return re.sub(r"\s+", " ", m.group("lead").strip()) if m else ""
 
 
 def _meta_form(line: str, records: list[_Record]) -> str:
@@ -432,8 +441,8 @@ def _date_format(rec: _Record) -> str | None:
 def _learn_sections(tpl: RecordTemplate, records: list[_Record], template: _Record | None) -> None:
     orders: list[tuple[str, ...]] = [tuple(t for t, _ in r.sections if t) for r in records]
     if template is not None:  # its sections the records mostly keep (an optional one is dropped)
-        used = Counter(t.lower() for order in orders for t in set(order))
-        own = [(_plain_title(t), _MARKER_AT_END.sub("", s)) for t, s in template.sections if t]
+        used = Counter(plain_title(t).lower() for order in orders for t in set(order))
+        own = [(plain_title(t), _MARKER_AT_END.sub("", s)) for t, s in template.sections if t]
         tpl.sections = [t for t, _ in own if not orders or used[t.lower()] * 2 >= len(orders)]
         tpl.section_text = {t: s for t, s in own if t in tpl.sections}
         tpl.optional_sections = [t for t in optional_sections(template.text) if t in tpl.sections]
@@ -447,7 +456,7 @@ _MARKER_AT_END = re.compile(
 )
 
 
-def _plain_title(title: str) -> str:
+def plain_title(title: str) -> str:
     """A template's section title without the comments on its line (`Drivers <!-- optional -->`)."""
     return _COMMENT.sub("", title).strip()
 
@@ -462,7 +471,7 @@ def optional_sections(text: str) -> list[str]:
     for line in text.replace("\r\n", "\n").split("\n"):
         stripped = line.strip()
         if line.startswith("## "):
-            title = _plain_title(line[3:])
+            title = plain_title(line[3:])
             if marked or _OPTIONAL.search(line):
                 out.append(title)
             marked, last = False, title

@@ -232,3 +232,63 @@ def test_a_body_section_that_begins_two_template_titles_stands_for_neither(vault
     heads = [line for line in text.splitlines() if line.startswith("## ")]
     assert heads.index("## Context") == 0  # `Context` stands for the one title it begins
     assert heads.index("## Decision") > heads.index("## Considered Options")  # not for Drivers
+
+
+def test_a_template_line_in_a_form_no_record_writes_is_left_out(vault: Path) -> None:
+    # MADR 2's template: list items, then a plain `Technical Story:` paragraph no record keeps
+    write(
+        vault,
+        "docs/adr/template.md",
+        "# [short title]\n\n- Status: [draft | accepted] <!-- optional -->\n"
+        "- Deciders: [list everyone involved] <!-- optional -->\n"
+        "- Date: [YYYY-MM-DD] <!-- optional -->\n\n"
+        "Technical Story: [description | ticket/issue URL] <!-- optional -->\n\n"
+        "## Context and Problem Statement\n\n[Describe.]\n",
+    )
+    for day in ("13", "14"):
+        write(
+            vault,
+            f"docs/adr/202212{day}-r{day}.md",
+            f"# R{day}\n\n- Status: accepted\n- Date: 2022-12-{day}\n\n"
+            "## Context and Problem Statement\n\nC.\n",
+        )
+    _, text = written(vault, "adr", "Use X", "## Context and Problem Statement\n\nC2.\n")
+    assert "- Status: accepted\n- Deciders:\n- Date: 2026-07-20\n\n## Context" in text
+    assert "Technical Story" not in text
+
+
+def test_a_plain_metadata_line_after_a_list_is_set_apart(vault: Path) -> None:
+    for n in (1, 2, 3):
+        write(
+            vault,
+            f"docs/adr/000{n}-r{n}.md",
+            f"# R{n}\n\n- Status: accepted\n- Date: 2026-01-0{n}\n"
+            f"Technical Story: https://example.org/{n}\n\n## Context\n\nC.\n",
+        )
+    _, text = written(vault, "adr", "Use X", "## Context\n\nC2.\n")
+    # under `- Date:` without a blank line, Markdown reads it as the list item's own text
+    assert "- Date: 2026-07-20\n\nTechnical Story:\n\n## Context" in text
+
+
+def test_a_body_title_with_its_templates_comment_stands_for_that_section(vault: Path) -> None:
+    write(
+        vault,
+        "docs/adr/template.md",
+        "# [title]\n\n## Context\n\n[c]\n\n## Decision Drivers <!-- optional -->\n\n- [d]\n\n"
+        "## Considered Options\n\n- [o]\n\n## Decision Outcome\n\n[x]\n",
+    )
+    for n in (1, 2, 3):
+        write(
+            vault,
+            f"docs/adr/000{n}-r{n}.md",
+            f"# R{n}\n\n## Context\n\nC.\n\n## Decision Drivers <!-- optional -->\n\n- D.\n\n"
+            "## Considered Options\n\n- O.\n\n## Decision Outcome\n\nX.\n",
+        )
+    body = "## Context\n\nC.\n\n## Decision Drivers <!-- optional -->\n\n- D.\n\n"
+    body += "## Decision Outcome\n\nX.\n"
+    _, text = written(vault, "adr", "Use X", body)
+    heads = [line for line in text.splitlines() if line.startswith("## ")]
+    assert heads == [
+        "## Context", "## Decision Drivers <!-- optional -->", "## Considered Options",
+        "## Decision Outcome",
+    ]  # fmt: skip
