@@ -479,15 +479,21 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
 
 
 def _wordier(text: str, spool: _Spool) -> bool:
-    """The summary has more words than a short log, colour escapes aside (a log's words are read
-    only when it is short): passing the log through costs less."""
-    from k0maru.offload.analyzer import ANSI
-
+    """The summary has more words than a short log (a log's words are read only when it is short):
+    passing the log through costs less."""
     if spool.written > 64 * 1024:
         return False
     assert spool.fh is not None
-    raw = os.pread(spool.fh.fileno(), spool.written, 0).decode("utf-8", "replace")
-    return len(text.split()) > len(ANSI.sub("", raw).split())
+    return more_words(
+        text, os.pread(spool.fh.fileno(), spool.written, 0).decode("utf-8", "replace")
+    )
+
+
+def more_words(summary: str, log: str) -> bool:
+    """`summary` has more words than `log` shows: its colour escapes are no words."""
+    from k0maru.offload.analyzer import ANSI
+
+    return len(summary.split()) > len(ANSI.sub("", log).split())
 
 
 def last_lines(path: Path, total: int, count: int = summary.SHOWN_TAIL) -> list[tuple[int, str]]:

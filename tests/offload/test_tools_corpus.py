@@ -318,11 +318,19 @@ def test_a_failure_named_in_a_rules_title_is_a_marker(tmp_path: Path) -> None:
     assert "ERROR at setup of test_uses_settings" in out.getvalue().decode()
 
 
-def test_a_summary_with_more_words_than_a_coloured_log_passes_it_through(
+def test_a_logs_colour_escapes_are_no_words() -> None:
+    from k0maru.offload.runner import more_words
+
+    # cargo's coloured `test result:` line: an escape run alone between two spaces
+    log = "test result: \x1b[1m\x1b[92m FAILED\x1b[0m. 0 passed\n"
+    assert more_words("a b c d e f", log)  # 6 words against the 5 the log shows
+    assert not more_words("a b c d e", log)
+
+
+def test_no_summary_has_more_words_than_the_coloured_log_it_stands_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # colour escapes between words are no words: the log has 124, its summary without the rust
-    # extractor more
+    # without the rust extractor this log's summary comes within a few words of the log's 124
     from k0maru.offload import analyzer
 
     monkeypatch.setattr(analyzer, "SWITCHED_OFF", {"rust"})
@@ -332,4 +340,6 @@ def test_a_summary_with_more_words_than_a_coloured_log_passes_it_through(
         tmp_path, None, threshold=0, task_id="t", stdin=io.BytesIO(log), out=out,
         err=io.BytesIO(), progress=False, tree=tmp_path,
     )  # fmt: skip
-    assert outcome.passed_through and out.getvalue() == log
+    shown = out.getvalue().decode()
+    visible = analyzer.ANSI.sub("", log.decode())
+    assert outcome.passed_through or len(shown.split()) <= len(visible.split())
