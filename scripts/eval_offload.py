@@ -109,10 +109,12 @@ def evaluate(folder: Path, only: set[str] | None = None) -> list[dict]:
             rec = outcome.record
             shown = out.getvalue().decode("utf-8", "replace")
             text = ANSI.sub("", raw.decode("utf-8", "replace"))
+            # a code as the log writes it: `IllegalStateException` is named by
+            # `java.lang.IllegalStateException`
+            found_codes = {c.rsplit(".", 1)[-1] for c in findings.error_codes}
+            found_codes.update(findings.error_codes)
             named = [
-                c
-                for c in want["codes"]
-                if c in findings.error_codes or (rec is not None and c in shown)
+                c for c in want["codes"] if c in found_codes or (rec is not None and c in shown)
             ]
             cause = want.get("cause") or ""
             root = want["root"]
@@ -231,21 +233,7 @@ def report(half: str, rows: list[dict], per_log: bool) -> None:
     s = totals(rows)
     print(f"== {half}: {s['logs']} logs, {s['tools']} tools, {s['families']} families")
     if per_log:
-        print(
-            f"{'log':<40}{'lines':>6}{'codes':>7}{'root':>6}{'hides':>6}{'tokens':>8}{'summary':>8}"
-            f"{'saved':>7}{'t30root':>8}{'t30tok':>7}  root found"
-        )
-        for r in rows:
-            codes = f"{r['codes_named']}/{r['codes_expected']}"
-            summ = r["summary_tokens"] if r["summary_tokens"] is not None else "pass"
-            print(
-                f"{r['log'][:39]:<40}{r['lines']:>6}{codes:>7}{'ok' if r['root_right'] else 'MISS':>6}"
-                f"{'HIDE' if r['hides_cause'] else '-':>6}{r['raw_tokens']:>8}{summ:>8}"
-                f"{r['saved_pct']:>6.1f}%{'yes' if r['tail30_root'] else 'no':>8}{r['tail30_tokens']:>7}"
-                f"  {r['root_found']}"
-                + (f"  (want {r['root_expected']!r})" if not r["root_right"] else "")
-                + (f"  missed {r['missed']}" if r["missed"] else "")
-            )
+        log_lines(rows)
     family_table(s)
     print(
         f"  codes named {s['codes_named_pct']}%, roots right {s['roots_right_pct']}% "
@@ -259,6 +247,25 @@ def report(half: str, rows: list[dict], per_log: bool) -> None:
         f"  summarised {s['summarised']} of {s['logs']} (the rest reach the agent whole): root named "
         f"in {s['summarised_roots']}, held by tail -n 30 in {s['summarised_tail30_roots']}\n"
     )
+
+
+def log_lines(rows: list[dict]) -> None:
+    """One line a log: its codes, root, whether it hides the cause, tokens against the tail."""
+    print(
+        f"{'log':<40}{'lines':>6}{'codes':>7}{'root':>6}{'hides':>6}{'tokens':>8}{'summary':>8}"
+        f"{'saved':>7}{'t30root':>8}{'t30tok':>7}  root found"
+    )
+    for r in rows:
+        codes = f"{r['codes_named']}/{r['codes_expected']}"
+        summ = r["summary_tokens"] if r["summary_tokens"] is not None else "pass"
+        print(
+            f"{r['log'][:39]:<40}{r['lines']:>6}{codes:>7}{'ok' if r['root_right'] else 'MISS':>6}"
+            f"{'HIDE' if r['hides_cause'] else '-':>6}{r['raw_tokens']:>8}{summ:>8}"
+            f"{r['saved_pct']:>6.1f}%{'yes' if r['tail30_root'] else 'no':>8}{r['tail30_tokens']:>7}"
+            f"  {r['root_found']}"
+            + (f"  (want {r['root_expected']!r})" if not r["root_right"] else "")
+            + (f"  missed {r['missed']}" if r["missed"] else "")
+        )
 
 
 def family_table(s: dict, switched: dict[str, list[str]] | None = None) -> None:
@@ -292,9 +299,14 @@ def leave_one_out(folder: Path, rows: list[dict], family: str) -> tuple[list[dic
     return out, switched
 
 
-def report_without(half: str, rows: list[dict], switched: dict[str, list[str]]) -> None:
+def report_without(
+    half: str, rows: list[dict], switched: dict[str, list[str]], per_log: bool
+) -> None:
     s = totals(rows)
     print(f"== {half}, each family with its own extractors off: {s['logs']} logs")
+    missing = [r for r in rows if not r["root_right"] or r["hides_cause"] or r["missed"]]
+    if per_log and missing:
+        log_lines(missing)
     family_table(s, switched)
     print(
         f"  codes named {s['codes_named_pct']}%, roots right {s['roots_right_pct']}% "
@@ -331,7 +343,7 @@ def main() -> None:
     for half, rows in results.items():
         report(half, rows, per_log=half not in HELD_OUT or args.heldout_logs)
         if half in without:
-            report_without(half, *without[half])
+            report_without(half, *without[half], per_log=half not in HELD_OUT or args.heldout_logs)
     sys.stdout.flush()
 
 
