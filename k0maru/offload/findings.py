@@ -56,6 +56,8 @@ class Findings:
     root_is_users: bool = False  # the root is located in the user's code
 
     seen: dict[str, None] = field(default_factory=dict)  # codes in the markers' lines, as written
+    # the markers' lines that are a library's stack frames: left out of a failure's lines
+    library_rows: set[int] = field(default_factory=set)
 
     def seen_code(self, code: str) -> None:
         if len(self.seen) < MAX_KEPT:
@@ -148,7 +150,7 @@ class Findings:
             if len(out) >= most or not m.lines or m.lines[0][0] > out[-1][0] + 1:
                 break
             out += [row for row in m.lines if row[0] > out[-1][0]]
-        return out[:most]
+        return [row for row in out if row[0] not in self.library_rows][:most]
 
     @property
     def all_failures(self) -> list[Failure]:

@@ -117,7 +117,8 @@ def render(  # noqa: PLR0913 - one parameter per part of the summary
         parts.append("other failures:")
         parts += others
     if tail:
-        shown = _tail_lines(tail, room, root is None, confident)
+        # a failure named without a place says little: the log's last lines are the rest of it
+        shown = _tail_lines(tail, room, root is None or root.location is None, confident)
         if shown:
             parts.append(f"last lines (log {shown[0][0]}-{shown[-1][0]}):")
             parts += [f"  {n}| {text}" for n, text in shown]

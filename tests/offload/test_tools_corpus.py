@@ -343,3 +343,95 @@ def test_no_summary_has_more_words_than_the_coloured_log_it_stands_for(
     shown = out.getvalue().decode()
     visible = analyzer.ANSI.sub("", log.decode())
     assert outcome.passed_through or len(shown.split()) <= len(visible.split())
+
+
+def _generic_summary(log: Path, tmp_path: Path):
+    outcome, shown = _offload(log.read_text(), tmp_path)
+    assert outcome.findings is not None
+    return outcome, shown
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_a_jvm_exceptions_cause_is_the_failure_where_it_was_thrown(tmp_path: Path) -> None:
+    # the frames of the wrapper, then `Caused by:` past the marker's first 30 lines, in maven's log
+    outcome, shown = _generic_summary(DATA.parent / "maven_junit4_caused_by.log", tmp_path)
+    assert outcome.findings.first_location == "Prices.java:5"
+    assert 'For input string: "1999 EUR"' in shown
+    f = analyze((DATA.parent / "java_caused_by.log").read_text())
+    assert f.first_location == "App.java:6"
+    assert "java.lang.NumberFormatException" in f.error_codes
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_a_python_traceback_is_one_failure_named_by_its_last_line(tmp_path: Path) -> None:
+    outcome, shown = _generic_summary(
+        DATA.parent / "python_thread_exception_then_logs.log", tmp_path
+    )
+    root = outcome.findings.root
+    assert root is not None and root.code == "KeyError" and root.location.endswith("sync.py:9")
+    assert "KeyError: 'rows'" in shown
+    assert "threading.py" not in shown  # a library's frame is no failure line
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_a_failures_own_report_inside_a_runners_block_is_shown(tmp_path: Path) -> None:
+    # nextest's `FAIL` line, its captured stdout, then the panic and its `left:`/`right:` lines
+    outcome, shown = _generic_summary(DATA.parent / "cargo_nextest_fail.log", tmp_path)
+    assert outcome.findings.first_location == "src/lib.rs:11:9"
+    assert "left: 11" in shown
+    assert "rust_begin_unwind" not in shown and "/rustc/" not in shown
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_python_frames_above_an_exception_line_locate_it() -> None:
+    f = analyze((DATA.parent / "python_syntax_error.log").read_text())
+    assert f.first_location is not None and f.first_location.endswith("bad.py:1")
+    # a runner printing its frames without a `Traceback` line (green, unittest's own output)
+    frames = "".join(
+        f'  File "/usr/lib/python3.11/unittest/case.py", line {n}, in run\n    step()\n'
+        for n in (57, 623)
+    )
+    f = analyze(
+        "Failure in tests.test_text.TestSlug.test_trailing_space\n" + frames
+        + '  File "/w/tests/test_text.py", line 8, in test_trailing_space\n'
+        + '    self.assertEqual(slugify("a "), "a")\n' + frames
+        + "AssertionError: 'a-' != 'a'\n"
+    )  # fmt: skip
+    assert f.first_location == "/w/tests/test_text.py:8"
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_a_code_before_a_fix_mark_heads_its_finding() -> None:
+    f = analyze((DATA.parent / "ruff_check.log").read_text())
+    assert f.first_location == "app.py:1:8"
+    assert "F401" in f.error_codes
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_a_notes_place_is_not_where_the_build_failed() -> None:
+    # rustc's `note: the lint level is defined here` then ` --> src/main.rs:1:9`, then
+    # `error: could not compile` six lines on
+    f = analyze((DATA.parent / "cargo_build_deny_uncoded.log").read_text())
+    assert f.first_location == "src/main.rs:7:20"
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_a_rule_named_twice_beside_its_place_gives_both_codes() -> None:
+    f = analyze("lib/x.py:4:0: W0611: Unused import json (unused-import)\n")
+    assert f.error_codes == ["W0611", "unused-import"]
+
+
+@pytest.mark.usefixtures("generic_only")
+def test_a_truncated_exception_name_is_a_code() -> None:
+    # pytest's short summary cuts the message: `FAILED x.py::t - AssertionError...`
+    f = analyze((DATA.parent / "pytest_q_long_message.log").read_text())
+    assert "AssertionError" in f.error_codes
+
+
+def test_a_failure_without_a_place_keeps_the_logs_last_lines(tmp_path: Path) -> None:
+    rows = "".join(f"| mod_{i:02}.py | 3 | 1 | 2 | 67% |\n" for i in range(60))
+    text = rows + "| TOTAL | 180 | 60 | 120 | 66.7% |\n---- RESULT: FAILED (minimum: 90.0%) ----\n"
+    outcome, shown = _offload(text, tmp_path)
+    assert outcome.record is not None and outcome.findings.first_location is None
+    assert "| TOTAL | 180 | 60 | 120 | 66.7% |" in shown
+    assert "| mod_59.py |" in shown

@@ -90,7 +90,8 @@ ERROR_NAME = re.compile(r"\b((?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception))\b")
 # the like (`PropertyNameExpected`, `ComparisonFailure`), node's and npm's `E...` codes, sanitizers'
 CODES = re.compile(
     r"(?:^|[\s(\['])((?:[\w$]+\.)*[A-Z][\w$]*"
-    r"(?:Error|Exception|Expected|Failed|Failure|Invalid|Mismatch|NotFound|Denied))(?=[:)\]'\s,]|$)"
+    r"(?:Error|Exception|Expected|Failed|Failure|Invalid|Mismatch|NotFound|Denied))"
+    r"(?=[:)\]'\s,]|\.(?!\w)|$)"
     r"|^SUMMARY: \w+Sanitizer: ([a-z]+(?:-[a-z]+)+)"
     r"|^\s*(?:Uncaught )?(Error)(?= \[\w+\]:|:)"
     r"|\[(ERR_[A-Z0-9_]+)\]|\bcode: '(ERR_[A-Z0-9_]+|E[A-Z]{3,})'"
@@ -111,7 +112,21 @@ RULE_AT_END = re.compile(r" \[([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\]$")
 CODE_WORDS = ("rror", "xception", "ERR", "code", "SUMM", "anic", "Sanitizer", "RACE", "deadlock")
 # `at app//demo.Ledger.add(` before a `File.java:12)`: the class, without a class loader's prefix
 JVM_FRAME = re.compile(r"^(?:\[\w+\]\s*)?[\s│]*(?:at )?(?:[\w.-]+/+)?([\w$.]+)\.[\w$<>]+\($")
-WINDOW = 30  # lines after a marker searched for its location
+WINDOW = 30  # lines after a marker searched for its location (a stack's frames not counted)
+# a line of a stack (`\tat x.Y.z(Y.java:3)`, `... 23 more`, Rust's `at /rustc/x.rs:5`): the report
+# goes on, so the window holds
+STACK_LINE = re.compile(r"^\s+(?:at \S|\.\.\. \d+ more$)")
+# a numbered frame's function, its place on the next line (a Rust backtrace's `  0: std::x`)
+NUMBERED_FRAME = re.compile(r"^\s+\d+: \S+$")
+# a JVM exception's cause, whose frames follow: the failure is where the cause was thrown
+CAUSED_BY = "Caused by: "
+# the exception line ending a Python traceback (`KeyError: 'rows'`, `json.JSONDecodeError: x`)
+PYTHON_RAISED = re.compile(r"((?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt))(?::|$)")
+MAX_ROWS = 200  # lines kept of one marker's report
+# lines before a marker searched for the Python frame it was raised in (`File "x.py", line 1`, the
+# source, its caret, then `SyntaxError: ...`)
+PYTHON_FRAME_LINES = 3
+TRACE_LINES = 60  # lines above an exception line searched through its frames
 MAX_MARKERS = 50
 KEPT_LINES = 10  # markers whose lines are kept for the summary
 LINE_CHARS = 300
@@ -133,7 +148,9 @@ class GenericExtractor(Extractor):
         super().__init__(findings, cursor)
         self.marker: Failure | None = None
         self.python: list[str] = []
-        self.found: list[tuple[int, str, str]] = []  # (rank, location, its line)
+        self.found: list[tuple[int, str, str, int]] = []  # (rank, location, its line, its number)
+        self.outer: list[tuple[int, str, str, int]] = []  # the places before a `Caused by:`
+        self.python_library = 0  # the line of the last Python frame in a library
         # a Python frame just before the marker: doctest prints the place, then `Failed example:`
         self.framed_before: str | None = None
 
@@ -141,33 +158,97 @@ class GenericExtractor(Extractor):
         if len(self.f.markers) >= MAX_MARKERS and self.marker is None:
             return
         is_marker = MARKER.search(line) is not None
+        if is_marker and self.python and (name := PYTHON_RAISED.match(line)):
+            self._raised(line, lineno, name.group(1))
+            return
         if is_marker and (
             self.marker is None or self.python or any(f[0] <= FRAME for f in self.found)
         ):
-            self._close()
-            name = ERROR_NAME.search(line)
-            self.marker = Failure(
-                "generic",
-                name.group(1).rsplit(".", 1)[-1] if name else "error",
-                short(line),
-                lineno,
-            )
-            before = self.cursor.before(1)
-            self.framed_before = _python_frame(before[0], self.cursor.places) if before else None
-            if len(self.f.markers) < KEPT_LINES:
-                self.marker.lines = [
-                    (lineno - i, _clip(b)) for i, b in reversed(list(enumerate(before, start=1)))
-                ]
-            self.window, self.busy = WINDOW, True
+            self._open(line, lineno)
         elif self.marker is None:
             return
-        if self.marker.lines is not None:
-            self.marker.lines.append((lineno, _clip(line)))
-        self._read_locations(line, own=self.marker.line == lineno)
+        assert self.marker is not None
+        self._keep_row(line, lineno)
+        if line.lstrip().startswith(CAUSED_BY):
+            self._caused_by(line)
+        elif not self._read_locations(line, lineno) and self.marker.lines is not None:
+            self._library_row(line, lineno)
         self._read_codes(line)
-        self.window -= 1
+        if not STACK_LINE.match(line):
+            self.window -= 1
         if self.window <= 0:
             self._close()
+
+    def _open(self, line: str, lineno: int) -> None:
+        """A marker line: the report of the one before it ends, this one's starts."""
+        self._close()
+        name = ERROR_NAME.search(line)
+        self.marker = Failure(
+            "generic", name.group(1).rsplit(".", 1)[-1] if name else "error", short(line), lineno
+        )
+        raised = PYTHON_RAISED.match(line) is not None
+        self.framed_before = self._frame_above(TRACE_LINES if raised else PYTHON_FRAME_LINES)
+        before = self.cursor.before(1)
+        if len(self.f.markers) < KEPT_LINES:
+            self.marker.lines = [
+                (lineno - i, _clip(b)) for i, b in reversed(list(enumerate(before, start=1)))
+            ]
+        self.window, self.busy = WINDOW, True
+
+    def _frame_above(self, most: int) -> str | None:
+        """The innermost user frame of the Python frames just above the marker (`File "x.py", line
+        1`, then the source and its caret, then `SyntaxError: ...`; a runner's frames printed
+        without a `Traceback` line, then `AssertionError: ...`)."""
+        for i, line in enumerate(self.cursor.before(most)):
+            if i >= PYTHON_FRAME_LINES and not line.startswith(" "):
+                return None  # the frames above have ended
+            if place := _python_frame(line, self.cursor.places):
+                return place
+        return None
+
+    def _keep_row(self, line: str, lineno: int) -> None:
+        assert self.marker is not None
+        if self.marker.lines is not None and len(self.marker.lines) < MAX_ROWS:
+            self.marker.lines.append((lineno, _clip(line)))
+
+    def _raised(self, line: str, lineno: int, name: str) -> None:
+        """The exception line ending a Python traceback: what the marker's failure is."""
+        assert self.marker is not None
+        self.marker.code, self.marker.message = name.rsplit(".", 1)[-1], short(line)
+        self._keep_row(line, lineno)
+        self._read_codes(line)
+        self._close()
+
+    def _caused_by(self, line: str) -> None:
+        """`Caused by: X: message`: the failure is the cause's, located by the frames after it (the
+        places found so far stay for a cause with none in the user's code)."""
+        assert self.marker is not None
+        name = ERROR_NAME.search(line)
+        if name:
+            self.marker.code = name.group(1).rsplit(".", 1)[-1]
+        self.marker.message = short(line)
+        if (
+            self.found and self.marker.lines
+        ):  # the outer report up to its first place, then the cause
+            first = min(f[3] for f in self.found)
+            self.marker.lines = [r for r in self.marker.lines if r[0] <= first or r[1] == line]
+        self.outer, self.found = self.found or self.outer, []
+        self.window = WINDOW
+
+    def _library_row(self, line: str, lineno: int) -> None:
+        """A stack line outside the user's code (a library's frame, a Python frame's source line
+        after it): left out of the failure's lines in the summary."""
+        rows = self.f.library_rows
+        if locations.PYTHON_FRAME.search(line):
+            rows.add(lineno)
+            self.python_library = lineno
+        elif STACK_LINE.match(line):
+            rows.add(lineno)
+            before = self.cursor.before(1)
+            if before and NUMBERED_FRAME.match(before[0]):  # Rust's `  3: core::x` above it
+                rows.add(lineno - 1)
+        elif lineno - 1 == self.python_library and line.startswith("    "):
+            rows.add(lineno)
 
     def finish(self) -> None:
         self._close()
@@ -179,20 +260,25 @@ class GenericExtractor(Extractor):
         if line.endswith("]") and (rule := RULE_AT_END.search(line)):
             self.f.seen_code(rule.group(1))
 
-    def _read_locations(self, line: str, own: bool) -> None:
+    def _read_locations(self, line: str, lineno: int) -> bool:
+        """Keep the user's places `line` names; whether it named one."""
+        own = self.marker is not None and self.marker.line == lineno
         places = self.cursor.places
+        named = False
         declared = line.lstrip().startswith("location:")
         thrown = line.lstrip().startswith("thrown in ")
         for path, ln, col, offset in locations.find_all(line):
             if not places.is_user(path):
                 continue
             where = locations.text(path, ln, col)
+            named = True
             if line[max(offset - 6, 0) : offset] == 'File "':
                 self.python.append(where)
                 continue
             before = line[:offset].removesuffix("file://").rstrip()
             framed = before.endswith("(") or before.lstrip().startswith(("at ", "#"))
             if framed and (jvm := JVM_FRAME.match(before)) and not user_path(jvm.group(1)):
+                named = False
                 continue  # a JVM frame names its class: the JDK's and test runners' are not the user's
             rank = (
                 THROWN
@@ -205,7 +291,8 @@ class GenericExtractor(Extractor):
                 if framed
                 else PLAIN
             )
-            self.found.append((rank, where, line))
+            self.found.append((rank, where, line, lineno))
+        return named
 
     def _close(self) -> None:
         marker, self.marker = self.marker, None
@@ -214,14 +301,16 @@ class GenericExtractor(Extractor):
             return
         if self.python:  # a Python stack lists the innermost frame last
             marker.location = self.python[-1]
-        elif self.found:
-            rank, marker.location, said = min(self.found, key=lambda f: f[0])
+        elif found := self.found or self.outer:
+            rank, marker.location, said, at = min(found, key=lambda f: f[0])
             own = said.replace(marker.location.rsplit(":", 1)[0], "")
             if rank in (THROWN, PLAIN) and re.search(r"[A-Za-z]{3}", own):  # a message of its own
                 marker.message = short(said, 240)
+                if marker.lines and MARKER.search(said):  # a failure's own report inside the first
+                    marker.lines = [r for r in marker.lines if r[0] <= marker.line or r[0] >= at]
         elif self.framed_before:
             marker.location = self.framed_before
-        self.python, self.found, self.framed_before = [], [], None
+        self.python, self.found, self.outer, self.framed_before = [], [], [], None
         self.f.mark(marker)
 
 

@@ -60,7 +60,7 @@ RULE_HEAD = re.compile(
     rf"|[x×✖]\s+[\w-]+\(({RULE})\):"
     rf"|[❯❱]+\s+({RULE})\s*$"
     rf"|-\s+hook id:\s+({RULE})\s*$"  # pre-commit's failing hook
-    r"|([A-Z]{1,5}\d{2,5}) [A-Z'\"‘])"
+    r"|([A-Z]{1,5}\d{2,5}) (?:\[\*\] )?[A-Z'\"‘`])"  # ruff's `[*]`: a fix is available
 )
 STRICT = re.compile(
     r"(?i)warnings? (?:were |are )?treated as errors|with warnings treated as errors"
@@ -92,6 +92,8 @@ HINTS = (re.compile(r"L\d+ \|"), re.compile(r"line \d"), re.compile(r"#\d+: "))
 SAID_AFTER = re.compile(
     r"^\s*(?:\w+ )*?(error|Error|ERROR|fatal|Fatal|FATAL|warning|Warning)(?: \w+)?: [\w'\"‘]"
 )
+# a note heading the place on the next line (rustc's, clang's `note: ...`, then ` --> x.rs:1:9`)
+NOTE_HEAD = re.compile(r"^\W*(?:note|help|info|hint):")
 # an exception raised there, named (Elixir: `** (ArithmeticError) bad argument ...`)
 RAISED = re.compile(r"^\s*\*\* \(([A-Z][\w.]*)\) ")
 # a caret under the source naming the rule and its level (shellcheck: `  ^-- SC2086 (info): ...`)
@@ -258,6 +260,8 @@ class FindingsLayer(Extractor):
         said = SEVERITY.findall(after) or LEAD_SEVERITY.findall(lead) or LEAD_TAG.findall(lead)
         sev = next((s for s in said if s not in NOTES), None)
         own_rule = _rule_of(after)
+        if own_rule and (alias := RULE_END.search(after)) and alias.group(1) != own_rule:
+            self.f.seen_code(alias.group(1))  # pylint's `E1120: ... (no-value-for-parameter)`
         starts = not lead or lead.endswith(("Location:", "File:", ",-[", "-->"))
         if sev is None and said:
             if not (starts and own_rule):
@@ -283,8 +287,11 @@ class FindingsLayer(Extractor):
             # the recipe that ran the failing command: neither is where it failed
             return
         if sev is None and code is None and (not starts or not re.search(r"[A-Za-z]{2}", after)):
-            # a bare place (a frame, a header): a line after it may say what failed there
-            self.bare, self.busy = Finding(lineno, where, UNKNOWN, None, short(line)), True
+            # a bare place (a frame, a header): a line after it may say what failed there, unless
+            # the line before says it is a note's (`note: the lint level is defined here`)
+            before = self.cursor.before(1)
+            if not (before and NOTE_HEAD.match(before[0])):
+                self.bare, self.busy = Finding(lineno, where, UNKNOWN, None, short(line)), True
             return
         if sev is None:
             sev = self._header_severity(where)
