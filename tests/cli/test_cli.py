@@ -69,6 +69,21 @@ def test_a_command_line_imports_only_its_group() -> None:
     assert out.strip() == "['k0maru.cli.index_cmds', 'k0maru.cli.main', 'k0maru.cli.output']", out
 
 
+def test_the_k0maru_command_runs_a_git_hook_without_the_command_line(vault: Path) -> None:
+    # the console script pip writes: `from k0maru.cli import entry`, as pre-commit's entry runs it
+    code = (
+        "import sys\nfrom k0maru.cli import entry\n"
+        f"sys.argv = ['k0maru', 'hooks', 'run', 'reindex', '--vault', {str(vault)!r}]\n"
+        "try:\n    entry()\nfinally:\n"
+        "    print('argparse' in sys.modules, 'k0maru.cli.main' in sys.modules)\n"
+    )
+    env = {**os.environ, "K0MARU_HOOK_EMBED": "off"}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["False", "False"], r.stdout
+    assert "left to the next command" in (vault / ".k0maru" / "hooks.log").read_text()
+
+
 def test_init_scan_status(k0, vault: Path) -> None:
     write(vault, ".gitignore", "build/\n")
     write(vault, "a.md", "# A\n[[b]]\n")
