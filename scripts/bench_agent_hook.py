@@ -12,7 +12,6 @@ k0maru's bytecode is compiled first, as an installed wheel has it.
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import resource
 import statistics
@@ -20,6 +19,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchenv import like_a_users_install  # noqa: E402
 
 import k0maru
 
@@ -58,7 +60,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    compileall.compile_dir(Path(k0maru.__file__).parent, quiet=1)
+    like_a_users_install()
     cases = {
         "bare python": ([sys.executable, "-c", "pass"], ""),
         "import re": ([sys.executable, "-c", "import re"], ""),

@@ -5,7 +5,8 @@ run):
   worker's load is the index alone), against the same kind of commit with hooks switched off (`-c
   core.hooksPath=/dev/null`), alternating; the background worker the hook starts is let finish
   between runs (its catch-up time is reported too);
-- with `--pre-commit`, the same commits through the README's pre-commit block instead;
+- with `--pre-commit`, the same commits through the README's pre-commit block instead, and through
+  the same block running a no-op hook (`true`) in k0maru's place: pre-commit's own floor;
 - a no-change `k0maru scan` (a whole CLI process: the installed `k0maru` command, as a user types
   it; `python -m k0maru` beside it) against its floor: a Python process that walks the same tree
   with `os.scandir` and `stat()`s every note; the three alternate.
@@ -28,7 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchenv import like_a_users_install  # noqa: E402
 from vaultgen import generate  # noqa: E402
+
+like_a_users_install()
 
 ENV = {
     **os.environ,
@@ -122,6 +126,16 @@ def use_pre_commit(root: Path, home: Path) -> None:
     git(root, "commit", "-qm", "pre-commit config")
 
 
+def use_no_op(root: Path) -> None:
+    """The README's pre-commit block with `true` in place of k0maru: what pre-commit costs alone."""
+    config = (root / ".pre-commit-config.yaml").read_text()
+    (root / ".pre-commit-config.yaml").write_text(
+        config.replace("entry: k0maru hooks run reindex", 'entry: "true"')
+    )
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "no-op pre-commit config")
+
+
 def wait_for_worker(root: Path) -> float:
     """ms until the worker the last hook asked for has finished."""
     from k0maru.service import worker
@@ -176,10 +190,12 @@ def main() -> None:
         assert "worker failed" not in log, log
         worker_lines = [line for line in log.splitlines() if " worker: " in line]
         assert len(worker_lines) >= args.runs, log  # every hooked commit was indexed by the worker
-        pre_commit = None
+        pre_commit = no_op = None
         if args.pre_commit:  # the README's pre-commit block instead of the plain hooks
             use_pre_commit(root, Path(tmp) / "pc-home")
             pre_commit = alternate(commit, root, range(args.runs, 2 * args.runs))
+            use_no_op(root)
+            no_op = alternate(commit, root, range(2 * args.runs, 3 * args.runs))
         command = [str(COMMAND)] if COMMAND.exists() else K0
         subprocess.run(
             [*K0, "scan", "--vault", str(root), "--no-embed"],
@@ -221,9 +237,13 @@ def main() -> None:
             statistics.median(scan_ms) / statistics.median(floor_ms), 2
         ),
     }
-    if pre_commit is not None:
+    if pre_commit is not None and no_op is not None:
         out["pre_commit_added_ms_median"] = pre_commit.added("wall")
         out["pre_commit_added_cpu_ms_median"] = pre_commit.added("cpu")
+        out["pre_commit_no_op_added_cpu_ms_median"] = no_op.added("cpu")
+        out["pre_commit_k0maru_share_cpu_ms"] = round(
+            pre_commit.added("cpu") - no_op.added("cpu"), 1
+        )
     print(json.dumps(out) if args.json else "\n".join(f"{k:>30}: {v}" for k, v in out.items()))
 
 

@@ -20,7 +20,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchenv import like_a_users_install  # noqa: E402
 from vaultgen import generate  # noqa: E402
+
+like_a_users_install()
 
 ENV = {
     **os.environ,

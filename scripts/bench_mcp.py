@@ -35,7 +35,10 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchenv import like_a_users_install  # noqa: E402
 from vaultgen import SYMBOLS, WORDS, generate  # noqa: E402
+
+like_a_users_install()
 
 
 def answer_tokens(res) -> int:  # noqa: ANN001 - an mcp CallToolResult

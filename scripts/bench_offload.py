@@ -28,7 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchenv import like_a_users_install  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
+like_a_users_install()
 
 NOISE = [
     "test scheduler::tests::claim_{i} ... ok",

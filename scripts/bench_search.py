@@ -22,7 +22,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchenv import like_a_users_install  # noqa: E402
 from vaultgen import SYMBOLS, WORDS, generate  # noqa: E402
+
+like_a_users_install()
 
 from k0maru.index.markdown import embed_input  # noqa: E402
 from k0maru.search import vectors  # noqa: E402
