@@ -549,7 +549,7 @@ def main() -> None:
     ap.add_argument(
         "--pending",
         action="store_true",
-        help="also the pending-vector table (dev halves of the vault-shaped sets)",
+        help="also the pending-vector tables (both halves of the vault-shaped sets, test first)",
     )
     ap.add_argument("--json", type=Path, help="also write the report here")
     ap.add_argument("--markdown", type=Path, help="also write the figures table here")
@@ -566,7 +566,8 @@ def main() -> None:
         reports.append(rep)
         done.append(ls)
         if args.pending and ls.name in VAULTS:
-            pending_table(ls)
+            for half in ("test", "dev"):
+                pending_table(ls, half)
     calibrate(done)
     if args.json:
         args.json.write_text(json.dumps(reports, indent=1))

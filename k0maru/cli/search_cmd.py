@@ -100,6 +100,8 @@ def explained(hit: Any) -> str:
         if hit.vector_rank
         else (f"- (cos {hit.cosine:.3f}, no vote)" if hit.cosine is not None else "-")
     )
+    if hit.vector_part_of:
+        vc += f" (no vector yet: the part of [[{hit.vector_part_of}]], nearest in BM25)"
     links = hit.boost_links
     shown = "; ".join(links[:2]) + (f"; +{len(links) - 2} more" if len(links) > 2 else "")
     return (

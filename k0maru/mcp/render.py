@@ -79,6 +79,8 @@ def _explain(h: Any) -> str:
         parts.append(f"vector #{h.vector_rank} (cosine {h.cosine:.3f})")
     if h.bm25_part is not None:
         parts.append(f"parts bm25 {h.bm25_part:.4g} vector {h.vector_part or 0:.4g}")
+    if h.vector_part_of:
+        parts.append(f"no vector yet: vector part of [[{h.vector_part_of}]], nearest in BM25")
     if h.graph_boost:
         parts.append(f"graph +{h.graph_boost:.4g} via {', '.join(h.boost_links)}")
     return "; ".join(parts)

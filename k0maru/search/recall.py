@@ -67,14 +67,26 @@ def pending_weight(w_bm25: float, coverage: float) -> float:
 
 def centred(
     parts: dict[int, tuple[float, float]], unembedded: set[int]
-) -> dict[int, tuple[float, float]]:
-    """While vectors are pending: a vector part counts as it differs from the median candidate's
-    with a vector, and a candidate without one has none. A note without a vector then competes on
-    its BM25 evidence alone, neither lifted by a made-up vote nor sunk below every note with a
-    vector merely for having none."""
-    have = sorted(v for d, (_, v) in parts.items() if d not in unembedded)
+) -> tuple[dict[int, tuple[float, float]], dict[int, int]]:
+    """While vectors are pending: a candidate without a vector takes the vector part of the
+    candidate with one whose BM25 part is nearest its own (what its lexical evidence predicts the
+    vectors would say), and every vector part counts as it differs from the median embedded
+    candidate's. A note without a vector then competes on its own BM25 evidence, neither sunk below
+    the notes that have one nor lifted by a vote of its own. Returns the parts and, for each
+    candidate without a vector, the one whose part it took."""
+    known = [(b, v, d) for d, (b, v) in parts.items() if d not in unembedded]
+    have = sorted(v for _, v, _ in known)
     median = have[len(have) // 2] if have else 0.0
-    return {d: (b, 0.0 if d in unembedded else v - median) for d, (b, v) in parts.items()}
+    out: dict[int, tuple[float, float]] = {}
+    borrowed: dict[int, int] = {}
+    for d, (b, v) in parts.items():
+        if d in unembedded:
+            if not known:
+                out[d] = (b, 0.0)
+                continue
+            _, v, borrowed[d] = min(known, key=lambda k: (abs(k[0] - b), k[2]))
+        out[d] = (b, v - median)
+    return out, borrowed
 
 
 def query_language(query: str) -> str | None:
@@ -187,6 +199,7 @@ class Ranked:
     final: dict[int, float]
     b_pos: dict[int, int]
     v_pos: dict[int, int]
+    borrowed: dict[int, int]  # a candidate without a vector -> the one whose vector part it took
 
 
 class Recall:
@@ -377,8 +390,9 @@ class Recall:
             w_bm25,
             vec_floor,
         )
+        borrowed: dict[int, int] = {}
         if gathered.pending and channels == "hybrid":
-            parts = centred(parts, self._unembedded(gathered))
+            parts, borrowed = centred(parts, self._unembedded(gathered))
         fused = {d: b + v for d, (b, v) in parts.items() if b > 0 or v > 0}
         boosts: dict[int, tuple[float, list[str]]] = {}
         if mode == "hybrid":  # a single-channel mode ranks by that channel alone
@@ -395,6 +409,7 @@ class Recall:
             final={d: f + boosts.get(d, (0.0, []))[0] for d, f in fused.items()},
             b_pos={d: i for i, d in enumerate(gathered.bm25_rank)},
             v_pos={d: i for i, d in enumerate(gathered.vec_rank)},
+            borrowed=borrowed,
         )
 
     def _unembedded(self, gathered: Gathered) -> set[int]:
@@ -421,8 +436,11 @@ class Recall:
         s = self.settings
         if not top:
             why = f"no note shares a term with it or reaches cosine {floor:g}"
-        elif ranked.gathered.channels == "hybrid" and not self.answered(
-            ranked.gathered.bm25_best, ranked.gathered.vec_best
+        elif (
+            ranked.gathered.channels == "hybrid"
+            and not self.answered(ranked.gathered.bm25_best, ranked.gathered.vec_best)
+            # a note without a vector yet has no cosine to judge it by: it answers as in bm25 mode
+            and not (ranked.gathered.pending and set(top) & self._unembedded(ranked.gathered))
         ):
             why = (
                 f"no note reaches cosine {s.relevance_cosine:g} or holds "
@@ -509,6 +527,11 @@ class Recall:
             cosine=v.cosine if v else None,
             bm25_part=parts[0],
             vector_part=parts[1],
+            vector_part_of=(
+                self.store.path_and_title(ranked.borrowed[doc_id])[1]
+                if doc_id in ranked.borrowed
+                else None
+            ),
             graph_boost=boost,
             boost_links=reasons,
             heading=(passage.section or None) if passage else None,

@@ -16,6 +16,7 @@ DETAIL = (
     "cosine",
     "bm25_part",
     "vector_part",
+    "vector_part_of",
     "graph_boost",
 )
 
@@ -41,6 +42,9 @@ class RecallHit(Result):
     cosine: float | None = None
     bm25_part: float | None = None  # the score's parts: BM25, vectors, graph
     vector_part: float | None = None
+    # a note without a vector yet: the title of the candidate whose vector part it took, the one
+    # nearest it in BM25
+    vector_part_of: str | None = None
     graph_boost: float | None = None
     boost_links: Sequence[str] = ()
 

@@ -39,14 +39,17 @@ def test_the_passage_is_the_chunk_with_the_best_fused_score() -> None:
 
 def test_while_vectors_are_pending_the_vector_vote_is_centred_on_the_median() -> None:
     parts = {1: (0.5, 0.3), 2: (0.2, 0.1), 3: (0.0, 0.2), 4: (0.4, 0.25)}
-    out = centred(parts, unembedded={4})
-    # the median of the embedded candidates' votes (0.1, 0.2, 0.3) is 0.2
+    out, borrowed = centred(parts, unembedded={4})
+    # the median of the embedded candidates' votes (0.1, 0.2, 0.3) is 0.2; note 4, without a
+    # vector, takes the vote of note 1, the nearest in BM25 (0.5 against its 0.4)
     assert out == {
         1: (0.5, pytest.approx(0.1)),
         2: (0.2, pytest.approx(-0.1)),
         3: (0.0, 0.0),
-        4: (0.4, 0.0),
+        4: (0.4, pytest.approx(0.1)),
     }
+    assert borrowed == {4: 1}
+    assert centred({4: (0.4, 0.25)}, unembedded={4}) == ({4: (0.4, 0.0)}, {})
     # BM25's weight grows as the share embedded falls, with its square
     assert pending_weight(0.4, 1.0) == pytest.approx(0.4)
     assert pending_weight(0.4, 0.5) == pytest.approx(1 - 0.6 * 0.25)

@@ -650,6 +650,25 @@ def test_a_note_first_in_both_channels_ranks_first_while_most_vectors_are_pendin
     assert any("not embedded yet" in w for w in result.warnings)
 
 
+def test_a_note_without_a_vector_is_not_refused_for_lacking_a_cosine(vault: Path) -> None:
+    """Hybrid refused a question that BM25 alone answers, because the note answering it had no
+    vector yet, so no cosine to pass the relevance floor with (#41, the help vault's `Is my data
+    being synced in the background?` at 10% embedded)."""
+    write(vault, "bread.md", "# Sourdough bread\nFeed the starter, fold the dough, bake it hot.\n")
+    with Vault.open(vault) as v:
+        v.index()
+    write(vault, "sync.md", "# Sync\nSync keeps running in the background after you close it.\n")
+    query = "is my vault data being synced quietly in the background while I work"
+    with Vault.open(vault) as v:
+        v.index(embed=False)
+        hybrid = v.recall.search(query, limit=5)
+        bm25 = v.recall.search(query, limit=5, mode="bm25")
+    assert [h.path for h in bm25.hits] == ["sync.md"]
+    assert [h.path for h in hybrid.hits] == ["sync.md"], hybrid.warnings
+    h = hybrid.hits[0]
+    assert h.score == pytest.approx(h.bm25_part + h.vector_part + h.graph_boost)
+
+
 def test_hybrid_before_any_vector_ranks_as_bm25_alone(vault: Path) -> None:
     """Hybrid matched words as written only (the vectors read inflection), even where no note had a
     vector yet: `sync file` missed the note about syncing files that BM25 alone finds (#41)."""
