@@ -29,6 +29,7 @@ import json
 import random
 import re
 import subprocess
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -333,10 +334,11 @@ def _obsidian_pages(git_dir: Path, lang: str) -> dict[str, str]:
     return {p.removeprefix(f"{lang}/"): show(p) for p in ls(lang) if p.endswith(".md")}
 
 
-def _without_description(page: str) -> tuple[str, str]:
-    """(the page's frontmatter `description`, the page with it removed from the frontmatter and
-    from the first body line that repeats it) -- the label's text never stays in its answer."""
-    m = re.search(r"^description: *(.*)\n", page, re.M)
+def _without_description(page: str, key: str = "description") -> tuple[str, str]:
+    """(the page's frontmatter `description` (or `key`), the page with it removed from the
+    frontmatter and from the first body line that repeats it) -- the label's text never stays in
+    its answer."""
+    m = re.search(rf"^{key}: *(.*)\n", page, re.M)
     if not m:
         return "", page
     desc = m.group(1).strip().strip("'\"")
@@ -411,6 +413,29 @@ def obsidian_help_es(args: argparse.Namespace) -> Built:
     return built
 
 
+def dendron_site(args: argparse.Namespace) -> Built:
+    """dendronhq/dendron-site's vault as it is (about 1,000 notes named by their place in a
+    hierarchy, `dendron.topic.links.md`, titles in frontmatter, parent notes and tag notes over
+    their children, changelogs, FAQ pages). Queries: a note's frontmatter `desc` of three words or
+    more that no other note's frontmatter holds -> the note, the desc removed from it."""
+    ls, show = git_reader(args.dendron)
+    built = Built(vault=True)
+    described: dict[str, str] = {}
+    for path in ls("vault"):
+        if not path.endswith(".md"):
+            continue
+        desc, text = _without_description(show(path), "desc")
+        doc = path.removeprefix("vault/")
+        built.docs[doc] = ("", text)
+        if len(desc.split()) >= 3:
+            described[doc] = desc
+    count = Counter(described.values())
+    for doc, desc in sorted(described.items()):
+        if count[desc] == 1:
+            built.queries.append((f"den-{doc}", desc, "natural", doc))
+    return built
+
+
 SETS: dict[str, Callable[[argparse.Namespace], Built]] = {
     "ruff": ruff,
     "clippy": clippy,
@@ -421,9 +446,10 @@ SETS: dict[str, Callable[[argparse.Namespace], Built]] = {
     "rust-by-example": rust_by_example,
     "obsidian-help": obsidian_help,
     "obsidian-help-es": obsidian_help_es,
+    "dendron-site": dendron_site,
 }
 # vault-shaped sets: the halves are split by source (every query of one judged page in one half)
-BY_SOURCE = {"obsidian-help", "obsidian-help-es"}
+BY_SOURCE = {"obsidian-help", "obsidian-help-es", "dendron-site"}
 
 
 def source(query: tuple[str, str, str, str]) -> str:
@@ -492,6 +518,7 @@ def main() -> None:
     ap.add_argument("--mypy", type=Path, default=MIRRORS / "python+mypy/repo")
     ap.add_argument("--rbe", type=Path, default=MIRRORS / "rust-lang+rust-by-example/repo")
     ap.add_argument("--obsidian", type=Path, default=MIRRORS / "obsidianmd+obsidian-help/repo")
+    ap.add_argument("--dendron", type=Path, default=MIRRORS / "dendronhq+dendron-site/repo")
     ap.add_argument("--out", type=Path, default=REPO / ".cache-data" / "eval")
     args = ap.parse_args()
     for name in args.set or list(SETS):

@@ -44,7 +44,8 @@ REPO = Path(__file__).resolve().parents[1]
 EVAL = REPO / "examples" / "eval"
 CACHE = REPO / ".cache-data" / "eval"
 HELD_OUT = ["ruff", "clippy", "tldr-pages", "man", "mypy-docs", "rust-by-example"]
-VAULTS = ["obsidian-help", "obsidian-help-es"]  # vault-shaped: short pages, hubs, translations
+# vault-shaped: short pages, hubs, translations
+VAULTS = ["obsidian-help", "obsidian-help-es", "dendron-site"]
 SMOKE = {"tidewater": REPO / "examples/vault", "opskb": None, "devkb": None, "tldr": None}
 KINDS = ("natural", "code", "keywords", "deep")
 K = 10
