@@ -118,8 +118,9 @@ WINDOW = 30  # lines after a marker searched for its location (a stack's frames 
 STACK_LINE = re.compile(r"^\s+(?:at \S|\.\.\. \d+ more$)")
 # a numbered frame's function, its place on the next line (a Rust backtrace's `  0: std::x`)
 NUMBERED_FRAME = re.compile(r"^\s+\d+: \S+$")
-# a JVM exception's cause, whose frames follow: the failure is where the cause was thrown
-CAUSED_BY = "Caused by: "
+# an exception's cause, whose frames follow (the JVM's; node's `[cause]:` in the error's braces):
+# the failure is where the cause was thrown
+CAUSED_BY = ("Caused by: ", "[cause]: ")
 # the exception line ending a Python traceback (`KeyError: 'rows'`, `json.JSONDecodeError: x`)
 PYTHON_RAISED = re.compile(r"((?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt))(?::|$)")
 MAX_ROWS = 200  # lines kept of one marker's report
@@ -157,7 +158,8 @@ class GenericExtractor(Extractor):
     def feed(self, line: str, lineno: int) -> None:
         if len(self.f.markers) >= MAX_MARKERS and self.marker is None:
             return
-        is_marker = MARKER.search(line) is not None
+        caused = self.marker is not None and line.lstrip().startswith(CAUSED_BY)
+        is_marker = not caused and MARKER.search(line) is not None
         if is_marker and self.python and (name := PYTHON_RAISED.match(line)):
             self._raised(line, lineno, name.group(1))
             return
@@ -169,7 +171,7 @@ class GenericExtractor(Extractor):
             return
         assert self.marker is not None
         self._keep_row(line, lineno)
-        if line.lstrip().startswith(CAUSED_BY):
+        if caused:
             self._caused_by(line)
         elif not self._read_locations(line, lineno) and self.marker.lines is not None:
             self._library_row(line, lineno)
@@ -220,8 +222,9 @@ class GenericExtractor(Extractor):
         self._close()
 
     def _caused_by(self, line: str) -> None:
-        """`Caused by: X: message`: the failure is the cause's, located by the frames after it (the
-        places found so far stay for a cause with none in the user's code)."""
+        """`Caused by: X: message`, `[cause]: X: message`: the failure is the cause's, located by
+        the frames after it (the places found so far stay for a cause with none in the user's
+        code)."""
         assert self.marker is not None
         name = ERROR_NAME.search(line)
         if name:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from k0maru.offload import locations
 from k0maru.offload.extractors.base import Cursor, Extractor, register, short
+from k0maru.offload.extractors.generic import CAUSED_BY
 from k0maru.offload.findings import Failure, Findings, same_place
 
 ERROR, UNKNOWN, WARNING, WEAK = "error", "unknown", "warning", "weak"
@@ -117,6 +118,7 @@ class Finding:
     severity: str
     code: str | None
     message: str
+    said_at: int | None = None  # the line after it that said what failed there (`Error: ...`)
 
 
 def _is_path_header(path: str) -> bool:
@@ -349,7 +351,7 @@ class FindingsLayer(Extractor):
             self.found.append(bare)
             return True
         bare.severity = WARNING if m.group(1) in WARNINGS else ERROR
-        bare.message = short(line)
+        bare.message, bare.said_at = short(line), lineno
         if (c := RULE_END.search(line)) and _rule_like(c.group(1)):
             bare.code = c.group(1)
         self.found.append(bare)
@@ -416,7 +418,14 @@ class FindingsLayer(Extractor):
         finding that names no rule) into failures, or warnings (see the module's docstring)."""
         markers_located = bool(markers)
         by_rule, by_place = _Reported(seen), _Reported(seen + markers)
-        fresh = [f for f in self.found if not (by_rule if f.code else by_place).covers(f)]
+        # an exception whose cause the generic layer followed (node's `file:line`, the source, then
+        # `Error: x` and its `[cause]:`): the cause's place stands for it
+        chained = {m.line for m in markers if m.message.lstrip().startswith(CAUSED_BY)}
+        fresh = [
+            f
+            for f in self.found
+            if not (by_rule if f.code else by_place).covers(f) and f.said_at not in chained
+        ]
         failed = _Reported(others)
         for f in self.found:  # an extractor's failure whose rule only this layer read
             if f.code and failed.covers(f):
