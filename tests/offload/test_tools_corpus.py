@@ -435,3 +435,22 @@ def test_a_failure_without_a_place_keeps_the_logs_last_lines(tmp_path: Path) -> 
     assert outcome.record is not None and outcome.findings.first_location is None
     assert "| TOTAL | 180 | 60 | 120 | 66.7% |" in shown
     assert "| mod_59.py |" in shown
+
+
+def test_a_stack_that_never_ends_keeps_the_generic_layer_bounded() -> None:
+    # a stack's frames hold a report open; what it keeps of them is bounded all the same
+    from k0maru.offload.extractors.generic import KEPT_LINES, MAX_ROWS, GenericExtractor
+
+    head = 'Exception in thread "main" java.lang.StackOverflowError\n'
+    frames = "".join(
+        f"\tat java.base/java.util.Obj.m{i}(Obj.java:1)\n\tat demo.App.step(App.java:{i % 90 + 1})\n"
+        for i in range(3_000)
+    )
+    a = LogAnalyzer()
+    a.feed(head + frames)
+    generic = next(e for e in a.extractors if isinstance(e, GenericExtractor))
+    assert generic.marker is not None  # still open: frames do not spend its window
+    assert len(generic.found) <= MAX_ROWS
+    findings = a.close()
+    assert findings.first_location == "App.java:1"
+    assert len(findings.library_rows) <= MAX_ROWS * KEPT_LINES

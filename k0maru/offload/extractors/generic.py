@@ -169,11 +169,10 @@ class GenericExtractor(Extractor):
             self._open(line, lineno)
         elif self.marker is None:
             return
-        assert self.marker is not None
-        self._keep_row(line, lineno)
+        kept = self._keep_row(line, lineno)
         if caused:
             self._caused_by(line)
-        elif not self._read_locations(line, lineno) and self.marker.lines is not None:
+        elif not self._read_locations(line, lineno) and kept:
             self._library_row(line, lineno)
         self._read_codes(line)
         if not STACK_LINE.match(line):
@@ -208,10 +207,14 @@ class GenericExtractor(Extractor):
                 return place
         return None
 
-    def _keep_row(self, line: str, lineno: int) -> None:
+    def _keep_row(self, line: str, lineno: int) -> bool:
+        """Keep `line` among the marker's own (the first `MAX_ROWS` of the first markers'); whether
+        it was kept."""
         assert self.marker is not None
-        if self.marker.lines is not None and len(self.marker.lines) < MAX_ROWS:
-            self.marker.lines.append((lineno, _clip(line)))
+        if self.marker.lines is None or len(self.marker.lines) >= MAX_ROWS:
+            return False
+        self.marker.lines.append((lineno, _clip(line)))
+        return True
 
     def _raised(self, line: str, lineno: int, name: str) -> None:
         """The exception line ending a Python traceback: what the marker's failure is."""
@@ -230,9 +233,8 @@ class GenericExtractor(Extractor):
         if name:
             self.marker.code = name.group(1).rsplit(".", 1)[-1]
         self.marker.message = short(line)
-        if (
-            self.found and self.marker.lines
-        ):  # the outer report up to its first place, then the cause
+        # the outer report up to its first place, then the cause
+        if self.found and self.marker.lines:
             first = min(f[3] for f in self.found)
             self.marker.lines = [r for r in self.marker.lines if r[0] <= first or r[1] == line]
         self.outer, self.found = self.found or self.outer, []
@@ -294,7 +296,8 @@ class GenericExtractor(Extractor):
                 if framed
                 else PLAIN
             )
-            self.found.append((rank, where, line, lineno))
+            if len(self.found) < MAX_ROWS:  # a stack's frames hold the window open: bounded here
+                self.found.append((rank, where, line, lineno))
         return named
 
     def _close(self) -> None:
