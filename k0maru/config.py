@@ -67,6 +67,13 @@ class Settings:
         ge=0,
         le=1,
     )
+    bm25_weight_matched: float = setting(
+        0.35,
+        "... at least this when BM25's best passage holds every word of the query: "
+        "exact evidence the vectors may rank below a paraphrase (dev halves, docs/retrieval.md)",
+        ge=0,
+        le=1,
+    )
     other_scripts_lexical: bool = setting(
         True,
         "hybrid: weigh a query word with letters outside the Latin script "
@@ -83,9 +90,9 @@ class Settings:
         le=1,
     )
     hybrid_whole_note: float = setting(
-        0.0,
-        "... the same share in hybrid, where the vectors already read the whole note; off: "
-        "on the dev halves it helped the help vault and ruff but cost man pages more",
+        0.35,
+        "... the same share in hybrid: on the dev halves it lifts the short specific pages of "
+        "vaults (dendron, the help vault) and costs man pages, whose overview pages gain",
         ge=0,
         le=1,
     )
@@ -123,7 +130,7 @@ class Settings:
         le=1,
     )
     relevance_terms: float = setting(
-        0.8,
+        0.65,
         "... or holds this share of its words; else no hits and one line saying so "
         "(chosen on the dev halves against off-topic queries, docs/retrieval.md)",
         ge=0,

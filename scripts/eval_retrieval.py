@@ -65,6 +65,8 @@ SWEEP: dict[str, tuple[str, dict[str, Any]]] = {
     },
     **{f"w_code {w:g}": ("hybrid", {**NO_FLOOR, "bm25_weight_code": w}) for w in (0.5, 0.9)},
     **{f"graph {b:g}": ("hybrid", {**NO_FLOOR, "graph_boost": b}) for b in (0.1, 0.3)},
+    # BM25's weight when its best note holds every query word in one chunk (0.2: no raise)
+    **{f"matched {w:g}": ("hybrid", {**NO_FLOOR, "bm25_weight_matched": w}) for w in (0.2, 0.5)},
     # a note's BM25 evidence: its best chunk and the whole note mixed (issue #41)
     **{
         f"{mode} note {w:g}": (mode, {**NO_FLOOR, f"{key}_whole_note": w})
@@ -398,7 +400,7 @@ def relevance_signals(v: Vault, embedder: Any) -> Callable[[str], tuple[float, f
     from k0maru.search import vectors
 
     def signal(text: str) -> tuple[float, float]:
-        lexical = v.recall.lexical.get(v.store).search(text, 200, None, surface=True)
+        lexical = v.recall.lexical.get(v.store).search(text, 200, None)
         nearest = vectors.search(v.store, embedder.embed([text])[0], 1)
         return (
             nearest[0].cosine if nearest else -1.0,

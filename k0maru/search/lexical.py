@@ -31,7 +31,7 @@ import numpy as np
 from k0maru.errors import K0maruError
 from k0maru.index.bm25_store import Bm25Store
 from k0maru.index.languages import detect
-from k0maru.search.terms import INDEX, SURFACE, tokenize, word_groups
+from k0maru.search.terms import INDEX, tokenize, word_groups
 
 K1, B = 1.5, 0.75
 # a BM25-only query: a chunk holding a query word only in another form (`file` for `files`) scores
@@ -389,16 +389,11 @@ class LexicalIndex:
         return out, held
 
     def _query_scores(
-        self, query: str, allowed_docs: set[int] | None, surface: bool
+        self, query: str, allowed_docs: set[int] | None
     ) -> tuple[np.ndarray, np.ndarray, int]:
         """Each chunk's BM25 for `query` (0 outside `allowed_docs`), how many of its distinct word
-        groups each holds, and how many there are (`search` says which forms count)."""
-        langs = self.query_languages(query)
-        groups: list[tuple[str, ...]] = (
-            [(t,) for t in tokenize(query, SURFACE)]
-            if surface and langs == ("",)
-            else word_groups(query, langs)
-        )
+        groups each holds, and how many there are."""
+        groups = word_groups(query, self.query_languages(query))
         if not groups:
             empty = np.zeros(self.chunk_ids.size)
             return empty, empty.astype(np.int32), 1
@@ -429,16 +424,13 @@ class LexicalIndex:
             positive = positive[np.argpartition(-scores[positive], k - 1)[:k]]
         return positive[np.lexsort((self.chunk_ids[positive], -scores[positive]))]
 
-    def search(
-        self, query: str, k: int, allowed_docs: set[int] | None = None, surface: bool = False
-    ) -> list[LexicalHit]:
+    def search(self, query: str, k: int, allowed_docs: set[int] | None = None) -> list[LexicalHit]:
         """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when
-        given); `surface`: match plain words as written only (the lexical part of a hybrid query in
-        English, where the model reads inflection), else by the word as written first and its other
-        forms after (`_scores`), in the query's languages (`query_languages`)."""
+        given): a word matches as written first and by its other forms after (`_scores`), in the
+        query's languages (`query_languages`)."""
         if k <= 0:
             return []
-        scores, held, distinct = self._query_scores(query, allowed_docs, surface)
+        scores, held, distinct = self._query_scores(query, allowed_docs)
         return self._hits(self._top(scores, k), scores, held, distinct)
 
     def _notes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -459,7 +451,6 @@ class LexicalIndex:
         chunk_k: int,
         evidence: NoteEvidence,
         allowed_docs: set[int] | None = None,
-        surface: bool = False,
     ) -> tuple[list[NoteHit], list[LexicalHit]]:
         """The k notes with the best BM25 evidence, best first, and the top `chunk_k` chunks. A
         note's evidence (`NoteEvidence`) mixes its best chunk with the whole note: the sum of its
@@ -467,7 +458,7 @@ class LexicalIndex:
         is about the query outranks a hub (glossary, FAQ) with one short part that names it."""
         if k <= 0:
             return [], []
-        scores, held, distinct = self._query_scores(query, allowed_docs, surface)
+        scores, held, distinct = self._query_scores(query, allowed_docs)
         top_chunks = self._top(scores, chunk_k)
         notes, owner, count = self._notes()
         whole = (

@@ -3,7 +3,8 @@ the query is code or in a script the model does not read, plus an optional graph
 only).
 
 score(d) = w · bm25(d) / bm25(top)  +  (1 − w) · (cos(d) − floor) / (1 − floor)  +  graph(d)
-w = bm25_weight_words + (bm25_weight_code − bm25_weight_words) · lexical_share(query)
+w = bm25_weight_words + (bm25_weight_code − bm25_weight_words) · lexical_share(query), and at least
+    bm25_weight_matched when BM25's best note's best chunk holds every word of the query
 
 A document's channel score is that of its best chunk; each channel contributes a pool of pool_min
 documents, whatever the limit, so the top of a ranking never depends on it. A vector hit below the
@@ -289,9 +290,7 @@ class Recall:
         if mode in ("vector", "hybrid"):
             self._gather_vectors(gathered, query, pool, chunk_k, allowed, floor)
         if mode in ("bm25", "hybrid"):
-            # BM25 matches words as written only where every note has a vector to read inflection
-            surface = gathered.channels == "hybrid" and not gathered.pending
-            self._gather_bm25(gathered, query, pool, chunk_k, allowed, surface)
+            self._gather_bm25(gathered, query, pool, chunk_k, allowed)
         return gathered
 
     def _gather_bm25(
@@ -301,16 +300,14 @@ class Recall:
         pool: int,
         chunk_k: int,
         allowed: set[int] | None,
-        surface: bool,
     ) -> None:
-        """In hybrid the vectors match inflection and paraphrase; BM25 adds exact evidence
-        (terms.py)."""
+        """Each note's BM25 evidence: its best chunk mixed with the whole note (`NoteEvidence`),
+        at the share its mode sets."""
         s = self.settings
-        hybrid = gathered.channels == "hybrid" and not gathered.pending
-        share = s.hybrid_whole_note if hybrid else s.bm25_whole_note
+        share = s.hybrid_whole_note if gathered.channels == "hybrid" else s.bm25_whole_note
         evidence = lexical.NoteEvidence(share, s.bm25_note_length_power)
         notes, gathered.bm25_chunks = self.lexical.get(self.store).search_notes(
-            query, pool, chunk_k, evidence, allowed, surface=surface
+            query, pool, chunk_k, evidence, allowed
         )
         gathered.bm25 = {n.doc_id: n.score for n in notes}
         gathered.bm25_best = {n.doc_id: n.best for n in notes}
@@ -380,7 +377,9 @@ class Recall:
     ) -> Ranked:
         """Fuse the channels' evidence, then add the graph's (hybrid only)."""
         channels = gathered.channels
-        w_bm25 = self.bm25_weight(query, channels)
+        top = max(gathered.bm25, key=gathered.bm25.__getitem__, default=None)
+        matched = gathered.bm25_best[top].matched if top is not None else 0.0
+        w_bm25 = self.bm25_weight(query, channels, matched)
         if channels == "hybrid" and gathered.coverage < 1:
             w_bm25 = pending_weight(w_bm25, gathered.coverage)
         vec_floor = floor if channels == "hybrid" else -1.0
@@ -498,12 +497,17 @@ class Recall:
         best_terms = max((h.matched for h in bm25_best.values()), default=0.0)
         return best_cos >= s.relevance_cosine or best_terms >= s.relevance_terms
 
-    def bm25_weight(self, query: str, mode: str) -> float:
-        """The BM25 channel's weight for `query` (the vector channel has the rest)."""
+    def bm25_weight(self, query: str, mode: str, matched: float = 0.0) -> float:
+        """The BM25 channel's weight for `query` (the vector channel has the rest); `matched`: the
+        share of the query's words that BM25's best note holds in its best chunk (all of them: at
+        least `bm25_weight_matched`)."""
         if mode != "hybrid":
             return 1.0 if mode == "bm25" else 0.0
-        lo, hi = self.settings.bm25_weight_words, self.settings.bm25_weight_code
-        return lo + (hi - lo) * lexical_share(query, self.settings.other_scripts_lexical)
+        s = self.settings
+        w = s.bm25_weight_words + (s.bm25_weight_code - s.bm25_weight_words) * lexical_share(
+            query, s.other_scripts_lexical
+        )
+        return max(w, s.bm25_weight_matched) if matched >= 1 else w
 
     def _hit(self, ranked: Ranked, doc_id: int, best_chunk: int | None, chars: int) -> RecallHit:
         """One hit: its score and parts (only the parts that were added), and the passage of

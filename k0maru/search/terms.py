@@ -14,13 +14,9 @@ Armenian, Devanagari: Hindi, Tamil), stemmed by it like an English word (`Оши
 =ошибки), else kept whole; Chinese, Japanese and Korean runs, which have no spaces between words,
 become overlapping character pairs (`数据库` -> 数据, 据库; one character alone stays itself).
 
-The index holds each plain word twice: its stem and its surface form (`=containers`). The lexical
-channel alone queries both (`word_groups`): the form as written where a chunk has it, the stem at a
-discount where it has only another form (search/lexical.py); a hybrid query in English asks for the
-surface forms only, because there the vectors already match paraphrase and inflection and BM25's
-part is exact evidence (stems there cost tldr 0.0135 and helped no set; scripts/eval_retrieval.py);
-in another language the English model does not read inflection, so its stems count there too
-(docs/retrieval.md).
+The index holds each plain word twice: its stem and its surface form (`=containers`). A query, in
+either mode, asks for both (`word_groups`): the form as written where a chunk has it, the stem at a
+discount where it has only another form (search/lexical.py).
 """
 
 from __future__ import annotations
@@ -178,20 +174,16 @@ def _latin_word(word: str, lang: str) -> str:
     return strip_accents(stem)
 
 
-# what tokenize emits for a plain word: its stem; stem and =surface; =surface
-STEMS, INDEX, SURFACE = (
-    0,
-    1,
-    2,
-)
+# what tokenize emits for a plain word: its stem; stem and =surface
+STEMS, INDEX = 0, 1
 _CACHES: dict[tuple[int, str], dict[str, tuple[str, ...]]] = {}
 _CACHE_MAX = 500_000
 
 
 def tokenize(text: str, forms: int = STEMS, lang: str = "") -> list[str]:
-    """Terms of `text`: STEMS for a lexical query and snippets, INDEX for a document, SURFACE for
-    the lexical part of a hybrid query. `lang`: the Snowball language of its Latin-script words (""
-    is English; index/languages.py chooses it per note)."""
+    """Terms of `text`: STEMS for a lexical query and snippets, INDEX for a document. `lang`: the
+    Snowball language of its Latin-script words ("" is English; index/languages.py chooses it per
+    note)."""
     out: list[str] = []
     extend = out.extend
     lang = "" if lang == "english" or lang not in LATIN else lang
@@ -322,16 +314,15 @@ def _other_script_run(run: str, out: list[str], forms: int, lang: str) -> None:
     if stem is None:
         out.append(low)
         return
-    out.append(stem)  # also in a hybrid query: the English model does not read inflection here
+    out.append(stem)
     if forms == INDEX:
         out.append("=" + low)
 
 
 def _plain(word: str, out: list[str], forms: int, lang: str = "", as_written: str = "") -> None:
     """A plain alphabetic word in the forms asked for."""
-    if forms != SURFACE:
-        out.append(_latin_word(as_written or word, lang) if lang else _word(word))
-    if forms != STEMS:
+    out.append(_latin_word(as_written or word, lang) if lang else _word(word))
+    if forms == INDEX:
         out.append("=" + word.lower())
 
 
