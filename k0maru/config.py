@@ -74,6 +74,13 @@ class Settings:
         ge=0,
         le=1,
     )
+    bm25_weight_unmatched: float = setting(
+        0.1,
+        "... at most this when that passage holds under a third of the query's words: "
+        "BM25's best guess then shares little with the question",
+        ge=0,
+        le=1,
+    )
     other_scripts_lexical: bool = setting(
         True,
         "hybrid: weigh a query word with letters outside the Latin script "

@@ -67,6 +67,11 @@ SWEEP: dict[str, tuple[str, dict[str, Any]]] = {
     **{f"graph {b:g}": ("hybrid", {**NO_FLOOR, "graph_boost": b}) for b in (0.1, 0.3)},
     # BM25's weight when its best note holds every query word in one chunk (0.2: no raise)
     **{f"matched {w:g}": ("hybrid", {**NO_FLOOR, "bm25_weight_matched": w}) for w in (0.2, 0.5)},
+    # ... and when it holds under a third of them (0.2: no fall)
+    **{
+        f"unmatched {w:g}": ("hybrid", {**NO_FLOOR, "bm25_weight_unmatched": w})
+        for w in (0.05, 0.2)
+    },
     # a note's BM25 evidence: its best chunk and the whole note mixed (issue #41)
     **{
         f"{mode} note {w:g}": (mode, {**NO_FLOOR, f"{key}_whole_note": w})

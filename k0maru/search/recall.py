@@ -3,8 +3,9 @@ the query is code or in a script the model does not read, plus an optional graph
 only).
 
 score(d) = w · bm25(d) / bm25(top)  +  (1 − w) · (cos(d) − floor) / (1 − floor)  +  graph(d)
-w = bm25_weight_words + (bm25_weight_code − bm25_weight_words) · lexical_share(query), and at least
-    bm25_weight_matched when BM25's best note's best chunk holds every word of the query
+w = bm25_weight_words + (bm25_weight_code − bm25_weight_words) · lexical_share(query), at least
+    bm25_weight_matched when BM25's best note's best chunk holds every word of the query, at most
+    bm25_weight_unmatched when it holds under a third of them
 
 A document's channel score is that of its best chunk; each channel contributes a pool of pool_min
 documents, whatever the limit, so the top of a ranking never depends on it. A vector hit below the
@@ -500,14 +501,16 @@ class Recall:
     def bm25_weight(self, query: str, mode: str, matched: float = 0.0) -> float:
         """The BM25 channel's weight for `query` (the vector channel has the rest); `matched`: the
         share of the query's words that BM25's best note holds in its best chunk (all of them: at
-        least `bm25_weight_matched`)."""
+        least `bm25_weight_matched`; under a third: at most `bm25_weight_unmatched`)."""
         if mode != "hybrid":
             return 1.0 if mode == "bm25" else 0.0
         s = self.settings
         w = s.bm25_weight_words + (s.bm25_weight_code - s.bm25_weight_words) * lexical_share(
             query, s.other_scripts_lexical
         )
-        return max(w, s.bm25_weight_matched) if matched >= 1 else w
+        if matched >= 1:
+            return max(w, s.bm25_weight_matched)
+        return min(w, s.bm25_weight_unmatched) if matched < 1 / 3 else w
 
     def _hit(self, ranked: Ranked, doc_id: int, best_chunk: int | None, chars: int) -> RecallHit:
         """One hit: its score and parts (only the parts that were added), and the passage of

@@ -178,14 +178,18 @@ def test_hybrid_bm25_reads_other_forms_of_a_word(vault: Path) -> None:
     assert hits["page.md"].bm25_rank == 1  # the word as written still counts first
 
 
-def test_bm25_weighs_more_where_its_best_passage_holds_every_word(demo: Path) -> None:
-    """Exact evidence the vectors may rank below a paraphrase (#41): BM25's weight rises to
-    `bm25_weight_matched` only when the best note's best chunk holds every word of the query."""
+def test_bm25_weighs_by_how_much_of_the_query_its_best_passage_holds(demo: Path) -> None:
+    """Exact evidence the vectors may rank below a paraphrase, and a best guess sharing little with
+    the question (#41): BM25's weight rises to `bm25_weight_matched` when the best note's best chunk
+    holds every word of the query, and falls to `bm25_weight_unmatched` when it holds under a
+    third of them."""
     with Vault.open(demo) as v:
         s = v.settings
         held = v.recall.search("lease renewal storms").bm25_weight
         partly = v.recall.search("lease renewal storms zeppelin").bm25_weight  # no note has it
+        little = v.recall.search("lease zeppelin quasar blimp").bm25_weight
     assert held == s.bm25_weight_matched > s.bm25_weight_words == partly
+    assert little == s.bm25_weight_unmatched < s.bm25_weight_words
 
 
 def test_vector_hits_under_the_cosine_floor_cast_no_vote(demo: Path) -> None:
