@@ -155,6 +155,9 @@ def _read_ranks(vocabulary: Path, extra: frozenset[int]) -> dict[bytes, int]:
     return ranks
 
 
+CACHED_CUTS = 4  # each first text's own bytes make a cut of their own: the most recently used kept
+
+
 def _cached_ranks(extra: frozenset[int]) -> dict[bytes, int]:
     """The ranks of the tokens made of ASCII and `extra` bytes, kept once per user (a marshal file
     under the cache folder, keyed by the vocabulary file and this Python): reading 200,000 base64
@@ -181,6 +184,7 @@ def _cached_ranks(extra: frozenset[int]) -> dict[bytes, int]:
     try:
         ranks = marshal.loads(cached.read_bytes())
         if isinstance(ranks, dict):
+            usercache.used(cached)
             return ranks
     except (OSError, EOFError, ValueError, TypeError):
         pass
@@ -190,7 +194,7 @@ def _cached_ranks(extra: frozenset[int]) -> dict[bytes, int]:
         tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
         tmp.write_bytes(marshal.dumps(ranks))
         os.replace(tmp, cached)
-        usercache.remember(cached, vocabulary, made_by)
+        usercache.remember(cached, vocabulary, made_by, keep=CACHED_CUTS)
     except OSError:
         pass
     return ranks

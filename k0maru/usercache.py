@@ -37,29 +37,50 @@ def _stamp(source: Path) -> list[Any] | None:
     return [str(source.resolve()), st.st_size, st.st_mtime_ns]
 
 
-def remember(entry: Path, source: Path, made_by: str) -> None:
+def remember(entry: Path, source: Path, made_by: str, keep: int | None = None) -> None:
     """Record that `entry` (a file or folder of a cache folder) was made from `source` by `made_by`,
     then remove the entries beside it made from a file since gone or changed, made from `source` by
-    anything else, or never recorded (made before entries were recorded)."""
+    anything else, or never recorded (made before entries were recorded); with `keep`, also all but
+    the `keep` most recently used of those made as this one was (variants of one source)."""
     record = {"source": _stamp(source), "made_by": made_by}
     with suppress(OSError):
         # whole or not at all: another process pruning beside it takes an unreadable record for
         # stale
         atomic_write_text(entry.with_name(entry.name + SOURCE), json.dumps(record))
+        variants = []
         for other in entry.parent.iterdir():
             if other.name.startswith(".") or other.name.endswith(SOURCE) or other == entry:
                 continue  # a dot name is another process's entry, still being written
             if _stale(other, record):
-                if other.is_dir():
-                    shutil.rmtree(other, ignore_errors=True)
-                else:
-                    other.unlink(missing_ok=True)
-                other.with_name(other.name + SOURCE).unlink(missing_ok=True)
+                _remove(other)
+            elif keep is not None and _record(other) == record:
+                with suppress(OSError):
+                    variants.append((other.stat().st_mtime_ns, other))
+        for _, other in sorted(variants, reverse=True)[max(keep or 0, 1) - 1 :]:
+            _remove(other)
+
+
+def used(entry: Path) -> None:
+    """Mark `entry` as just used (what `remember`'s `keep` goes by)."""
+    with suppress(OSError):
+        os.utime(entry)
+
+
+def _remove(entry: Path) -> None:
+    if entry.is_dir():
+        shutil.rmtree(entry, ignore_errors=True)
+    else:
+        entry.unlink(missing_ok=True)
+    entry.with_name(entry.name + SOURCE).unlink(missing_ok=True)
+
+
+def _record(entry: Path) -> Any:
+    return json.loads(entry.with_name(entry.name + SOURCE).read_text(encoding="utf-8"))
 
 
 def _stale(entry: Path, current: dict[str, Any]) -> bool:
     try:
-        record = json.loads(entry.with_name(entry.name + SOURCE).read_text(encoding="utf-8"))
+        record = _record(entry)
         source = record["source"]
         same_source = source == current["source"]
         return (same_source and record["made_by"] != current["made_by"]) or (
