@@ -189,5 +189,5 @@ def register(add: Adder) -> None:
     p.add_argument(
         "--lang",
         metavar="CODE",
-        help="only notes in this language (ISO code: its stemmer's notes or its folder, e.g. es/)",
+        help="only notes in this language (ISO code: its stemmer's notes, its folder es/, or x.es.md)",
     )

@@ -148,8 +148,8 @@ class DocumentStore(BaseStore):
             where.append("d.kind = ?")
             args.append(kind.lower())
         if lang is not None:  # (the stemmer's language: '' English, None none; the folder code)
-            where.append("(d.lang = ? OR '/' || lower(d.path) LIKE ?)")
-            args += [lang[0], f"%/{lang[1]}/%"]
+            where.append("(d.lang = ? OR '/' || lower(d.path) LIKE ? OR lower(d.path) LIKE ?)")
+            args += [lang[0], f"%/{lang[1]}/%", f"%.{lang[1]}.md"]
         if since is not None:
             where.append("coalesce(d.note_date, d.mtime_ns / 1e9) >= ?")
             args.append(since)
@@ -233,16 +233,17 @@ class DocumentStore(BaseStore):
         )
         return {int(i): (path, bytes(sig)) for i, path, sig in rows}
 
-    def paths_and_frontmatter(self, doc_ids: Sequence[int]) -> dict[int, tuple[str, str]]:
-        """(path, frontmatter as JSON) of these documents: what tells recall which are
-        translations."""
+    def paths_and_frontmatter(self, doc_ids: Sequence[int]) -> dict[int, tuple[str, str, str]]:
+        """(path, frontmatter as JSON, the language it was read in) of these documents: what tells
+        recall which are translations."""
         if not doc_ids:
             return {}
         marks = ",".join("?" * len(doc_ids))
         rows = self.conn.execute(
-            f"SELECT id, path, frontmatter FROM documents WHERE id IN ({marks})", list(doc_ids)
+            f"SELECT id, path, frontmatter, lang FROM documents WHERE id IN ({marks})",
+            list(doc_ids),
         )
-        return {int(i): (path, fm) for i, path, fm in rows}
+        return {int(i): (path, fm, lang) for i, path, fm, lang in rows}
 
     def path_and_title(self, doc_id: int) -> tuple[str, str]:
         path, title = self.conn.execute(

@@ -4,7 +4,9 @@ these (index/copies.py, `Recall.fold_copies`).
 
 A translation is the same note in another language folder: the same path but for one folder that is
 a language code (`locales/en/adr/index.md`, `locales/ko/adr/index.md`; `docs/pt-BR/x.md`), or the
-same frontmatter `translationKey` / `permalink` (Hugo, Obsidian Publish). The hit shown for a group
+same frontmatter `translationKey` / `permalink` (Hugo, Obsidian Publish); or the same file name but
+for a language code before `.md` (`install.fr.md` beside `install.md`: MkDocs' i18n, Hugo), the note
+without one in the language it was read as. The hit shown for a group
 is the note in the query's language when the group has one (`lang`: the caller's filter, else the
 language the query's words name), else the best-ranked one."""
 
@@ -62,6 +64,7 @@ OTHER_CODES = frozenset(
 _FOLDER_CODE = re.compile(r"([a-z]{2})(?:[-_][a-z]{2,4})?")
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t].*$", re.M)
 _KEYS = ("translationKey", "translation_key", "permalink")
+NAMED = "\0name"  # the key of `install.fr.md` and `install.md`: `install` and this
 
 
 def language_folder(part: str) -> str | None:
@@ -73,7 +76,7 @@ def language_folder(part: str) -> str | None:
 
 def translation_key(path: str, frontmatter: str) -> tuple[str, str] | None:
     """(what a note shares with its translations, its language code), or None when it is in no
-    language folder. The frontmatter key wins over the path."""
+    language folder and its name has no language code. The frontmatter key wins over the path."""
     parts = path.split("/")
     for i in range(len(parts) - 2, -1, -1):  # the innermost language folder
         code = language_folder(parts[i])
@@ -87,7 +90,22 @@ def translation_key(path: str, frontmatter: str) -> tuple[str, str] | None:
         if shared:
             return f"{'/'.join(parts[:i])}\0key\0{shared}", code
         return "/".join([*parts[:i], "*", *parts[i + 1 :]]), code
+    stem, dot, code = path.removesuffix(".md").rpartition(".")
+    if dot and "/" not in code and language_folder(code) is not None:  # `install.fr.md`
+        return stem + NAMED, code.lower()
     return None
+
+
+def translation_keys(rows: dict[int, tuple[str, str, str]]) -> dict[int, tuple[str, str] | None]:
+    """Each note's `translation_key` (`rows`: path, frontmatter, the Snowball language it was read
+    in); a note whose name has no language code joins its `name.xx.md` translations among these, in
+    the language it was read in ("" English)."""
+    keys = {d: translation_key(path, fm) for d, (path, fm, _) in rows.items()}
+    named = {k[0] for k in keys.values() if k and k[0].endswith(NAMED)}
+    for d, (path, _, read_as) in rows.items():
+        if keys[d] is None and (name := path.removesuffix(".md") + NAMED) in named:
+            keys[d] = name, next((c for c, n in CODES.items() if n == read_as), "en")
+    return keys
 
 
 @dataclass

@@ -457,7 +457,7 @@ class Recall:
         each one's best chunk, and what each folds (`folding`)."""
         ordered, copies_of = self.fold_copies(self._ordered(ranked, pool), len(ranked.final))
         rows = self.store.paths_and_frontmatter(ordered)
-        keys = {d: folding.translation_key(*rows[d]) for d in ordered}
+        keys = folding.translation_keys(rows)
         ordered, also_in = folding.fold_translations(ordered, keys, lang)
         wide = ordered[: 2 * limit]  # room for copied passages
         g = ranked.gathered

@@ -7,7 +7,7 @@ import pytest
 
 from k0maru.errors import K0maruError
 from k0maru.search.filters import Filters
-from k0maru.search.folding import fold_passages, translation_key
+from k0maru.search.folding import fold_passages, translation_key, translation_keys
 from k0maru.wiring.vault import Vault
 from tests.helpers import write
 
@@ -78,8 +78,41 @@ def test_what_counts_as_a_translation_or_a_copied_passage() -> None:
     assert translation_key("docs/pt-BR/x.md", "") == ("docs/*/x.md", "pt-br")
     assert translation_key("src/go/x.md", "{}") is None  # `go` is no language code
     assert translation_key("es/Guía.md", '{"permalink": "guide"}') == ("\0key\0guide", "es")
+    assert translation_key("docs/install.fr.md", "{}") == ("docs/install\0name", "fr")
+    assert (
+        translation_key("docs/v1.2.md", "{}") is None and translation_key("a.go/x.md", "") is None
+    )
+    keys = translation_keys(
+        {1: ("docs/install.md", "{}", ""), 2: ("docs/install.fr.md", "{}", "french")}
+        | {3: ("docs/other.md", "{}", ""), 4: ("guide/install.md", "{}", "")}
+    )
+    assert keys == {1: ("docs/install\0name", "en"), 2: ("docs/install\0name", "fr")} | {
+        3: None,
+        4: None,
+    }
     kept, also = fold_passages([1, 2, 3], {1: "short", 2: "short"}, {1: "a", 2: "b", 3: "c"}, 5)
     assert kept == [1, 2, 3] and also == {}  # a short line is no evidence of a copy
+
+
+def test_translations_named_by_a_language_code_fold_into_their_original(vault: Path) -> None:
+    """MkDocs' i18n and Hugo keep a translation beside its original, the code in its name
+    (`install.fr.md`): it was a hit of its own, above the original for an English question."""
+    write(vault, "docs/install.md", "# Install\n\nInstall the tool with pip, then run the setup.\n")
+    write(
+        vault,
+        "docs/install.fr.md",
+        "# Installer\n\nInstallez l'outil avec pip, puis lancez la configuration. Install pip.\n",
+    )
+    write(vault, "docs/usage.md", "# Usage\n\nRun the tool on a folder of notes.\n")
+    with Vault.open(vault) as v:
+        v.index()
+        english = v.recall.search("how do I install the tool with pip", limit=5).hits
+        french = v.recall.search("comment installer l'outil avec pip sur la machine", limit=5).hits
+        only = v.recall.search("install pip", limit=5, filters=Filters(lang="fr")).hits
+    assert [(h.path, h.also_in) for h in english][:1] == [("docs/install.md", ["fr"])]
+    assert "docs/install.fr.md" not in [h.path for h in english]
+    assert [(h.path, h.also_in) for h in french][:1] == [("docs/install.fr.md", ["en"])]
+    assert [h.path for h in only] == ["docs/install.fr.md"]
 
 
 @pytest.mark.slow
