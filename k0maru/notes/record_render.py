@@ -3,7 +3,9 @@ metadata lines or frontmatter keys, sections in their order, filled from the bod
 
 from __future__ import annotations
 
+import json
 import re
+from contextlib import suppress
 from datetime import date
 from typing import Any
 
@@ -39,7 +41,8 @@ def render_record(
         **{f"num{w}": f"{number or 0:0{w}d}" for w in range(1, 7)},
         "status": status_for(tpl, extra.pop("status", None)),
     }
-    head = _frontmatter(tpl, values, extra) + "\n" if tpl.frontmatter else ""
+    gap = "\n\n" if tpl.gap_after_frontmatter else "\n"
+    head = _frontmatter(tpl, values, extra) + gap if tpl.frontmatter else ""
     out = [head + _heading(tpl.heading, values)] if tpl.heading else [head.rstrip("\n")]
     meta = [line.format_map(values) for line in tpl.meta_lines]
     if meta:
@@ -75,14 +78,43 @@ def _heading(form: str, values: dict[str, str]) -> str:
 
 
 def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, Any]) -> str:
-    fm: dict[str, Any] = {}
+    """The records' keys in their order, each value as they write it (in their quotes; a date, a
+    number bare), then what k0maru keeps (`extra`)."""
+    lines = []
     for key, form in tpl.frontmatter:
-        value: Any = form.format_map(values) if form else ""
-        fm[key] = int(value) if form == "{n}" and value.isdigit() else value
-    for key in list(extra):
-        fm.setdefault(key, extra.pop(key))
-    head = yaml.safe_dump(fm, sort_keys=False, allow_unicode=True, width=1000)
-    return f"---\n{head}---"
+        m = _PLACEHOLDER.fullmatch(form)
+        if m is None:  # the value every record gives it, as they write it (or none)
+            lines.append(f"{key}: {form}\n" if form else f"{key}:\n")
+        elif m.group(1):
+            lines.append(f"{key}: {_quoted(values[m.group(2)], m.group(1))}")
+        else:
+            lines.append(_scalar(key, _typed(m.group(2), values[m.group(2)])))
+        extra.pop(key, None)
+    lines += [_scalar(key, extra.pop(key)) for key in list(extra)]
+    return "---\n" + "".join(lines) + "---"
+
+
+_PLACEHOLDER = re.compile(r"""(["']?)\{(title|date|status|n)\}\1""")
+
+
+def _scalar(key: str, value: Any) -> str:
+    return yaml.safe_dump({key: value}, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def _typed(name: str, value: str) -> Any:
+    """A record's number and an ISO date bare, as the records write them and YAML reads them."""
+    if name == "n" and value.isdigit():
+        return int(value)
+    if name == "date" and re.fullmatch(r"\d{4}-\d\d-\d\d", value):
+        with suppress(ValueError):
+            return date.fromisoformat(value)
+    return value
+
+
+def _quoted(value: str, quote: str) -> str:
+    if quote == '"':
+        return json.dumps(value, ensure_ascii=False) + "\n"
+    return "'" + value.replace("'", "''") + "'\n"
 
 
 def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[str]:

@@ -66,6 +66,7 @@ class RecordTemplate:
     link_style: str = "wiki"  # "wiki" | "markdown"
     learnt_from: list[str] = field(default_factory=list)
     shaped: bool = False  # heading, metadata and sections learnt too (else only the name)
+    gap_after_frontmatter: bool = False  # a blank line between the frontmatter and what follows
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -302,6 +303,10 @@ def _learn_meta(tpl: RecordTemplate, records: list[_Record]) -> None:
     if len(with_fm) * 2 > len(records):
         ref = with_fm[-1]
         tpl.frontmatter = [(k, _value_form(k, v, ref, records)) for k, v in _majority_keys(with_fm)]
+        gaps = [
+            re.match(r"---\n.*?\n---[ \t]*\n[ \t]*\n", r.text, re.S) is not None for r in with_fm
+        ]
+        tpl.gap_after_frontmatter = sum(gaps) * 2 > len(gaps)
     statuses = [s for r in records if (s := _first_status(r))]
     if statuses:
         tpl.status = Counter(statuses).most_common(1)[0][0]
@@ -340,14 +345,18 @@ def _position(key: str, records: list[_Record], order: list[str]) -> tuple[int, 
 
 
 def _value_form(key: str, value: str, rec: _Record, records: list[_Record]) -> str:
+    """What a new record writes under `key`: a placeholder (`{title}`, `{date}`, `{status}`,
+    `{n}`), in the quotes the records put it in, else the value every record gives it."""
     low = key.lower()
+    bare = value.strip("\"'")
+    quote = value[0] if len(value) > 1 and value[0] in "\"'" and value[-1] == value[0] else ""
     if low == "title":
-        return "{title}"
-    if low == "date" or _parse_date(value.strip("\"'")):
-        return "{date}"
+        return f"{quote}{{title}}{quote}"
+    if low == "date" or _parse_date(bare):
+        return f"{quote}{{date}}{quote}"
     if low in _STATUS_KEYS:
-        return "{status}"
-    if rec.number is not None and value.strip("\"'") == str(rec.number):
+        return f"{quote}{{status}}{quote}"
+    if rec.number is not None and bare == str(rec.number):
         return "{n}"
     same = all(dict(r.frontmatter).get(key) == value for r in records if r.frontmatter)
     return value if same else ""
