@@ -22,6 +22,7 @@ from k0maru.errors import K0maruError
 from k0maru.fsutil import create_exclusive, ensure_state_dir, file_lock, read_text, resolve_inside
 from k0maru.index.link_resolution import key_name
 from k0maru.notes.conventions import KINDS, Conventions, ConventionSniffer, KindRule
+from k0maru.notes.public_forms import first_record_form, has_records
 from k0maru.notes.record_render import render_record
 from k0maru.notes.template import folder_records, record_stem
 
@@ -143,6 +144,7 @@ class FlushEngine:
         if not body.strip():
             raise K0maruError("empty body; pass the note text with --body-file or on stdin")
         rule = self.conventions.rules[kind]
+        rule = first_record_form(rule, body, has_records(resolve_inside(self.root, rule.folder)))
         when = when or date.today()
         linked, unresolved = [], []
         for name in [r.strip() for r in related or [] if r.strip()]:

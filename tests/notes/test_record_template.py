@@ -6,6 +6,7 @@ from datetime import date
 from pathlib import Path
 
 from k0maru.notes.flush import FlushEngine
+from k0maru.notes.public_forms import MADR
 from k0maru.notes.template import optional_sections
 from tests.helpers import write
 
@@ -20,14 +21,7 @@ MADR_TEMPLATE = (
     "<!-- This is an optional element. Feel free to remove. -->\n{example}\n\n"
     "## More Information\n\n<!-- optional -->\n{links}\n"
 )
-SECTIONS = (
-    "Context and Problem Statement",
-    "Decision Drivers",
-    "Considered Options",
-    "Decision Outcome",
-    "Pros and Cons of the Options",
-    "More Information",
-)
+SECTIONS = tuple(MADR.sections)  # MADR's own sections, in its order
 
 
 def madr_vault(root: Path) -> None:

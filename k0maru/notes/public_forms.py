@@ -1,0 +1,64 @@
+"""The public ADR forms a vault's first record is written in when its body follows one: Michael
+Nygard's (adr-tools': `# 1. Title`, a `Date:` line, `## Status`, Context / Decision / Consequences)
+and MADR's (frontmatter `status` and `date`, `Context and Problem Statement`, `Considered Options`,
+`Decision Outcome`, in `docs/decisions`). A folder with records of its own, a template or a rules
+file keeps what it says; a body in neither form keeps k0maru's own."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from k0maru.notes.conventions import KindRule
+from k0maru.notes.template import RecordTemplate, folder_records, plain_title
+
+_TITLES = re.compile(r"^##[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
+MADR_TITLES = ("context and problem statement", "considered options", "decision outcome")
+NYGARD = RecordTemplate(
+    name_format="{num}{sep}{slug}",
+    heading="# {n}. {title}",
+    meta_lines=["Date: {date}"],
+    sections=["Status", "Context", "Decision", "Consequences"],
+    status="Accepted",
+    link_style="markdown",
+    learnt_from=["Nygard's ADR form (the body's Context and Decision sections)"],
+    shaped=True,
+)
+MADR = RecordTemplate(
+    name_format="{num}{sep}{slug}",
+    frontmatter=[("status", '"{status}"'), ("date", "{date}")],
+    sections=[
+        "Context and Problem Statement",
+        "Decision Drivers",
+        "Considered Options",
+        "Decision Outcome",
+        "Pros and Cons of the Options",
+        "More Information",
+    ],
+    status="accepted",
+    link_style="markdown",
+    learnt_from=["MADR (the body's Considered Options / Decision Outcome sections)"],
+    shaped=True,
+    gap_after_frontmatter=True,
+)
+MADR_FOLDER = "docs/decisions"
+
+
+def first_record_form(rule: KindRule, body: str, folder_has_records: bool) -> KindRule:
+    """`rule` with the public form `body` follows, for an ADR folder with nothing to learn from;
+    else `rule` as it is."""
+    if rule.kind != "adr" or rule.record is not None or rule.template_file or folder_has_records:
+        return rule
+    titles = {plain_title(t).lower() for t in _TITLES.findall(body)}
+    if any(t.startswith(MADR_TITLES) for t in titles):
+        folder = MADR_FOLDER if rule.source == "default" else rule.folder
+        return replace(rule, record=MADR, folder=folder)
+    if {"context", "decision"} <= titles:
+        return replace(rule, record=NYGARD)
+    return rule
+
+
+def has_records(folder: Path) -> bool:
+    """Whether `folder` holds any Markdown note (a first record is written into none)."""
+    return folder.is_dir() and any(True for _ in folder_records(folder))
