@@ -36,6 +36,7 @@ from k0maru.notes.template import (
     record_names,
     record_number,
 )
+from k0maru.notes.topics import topic_folders
 from k0maru.text import printable
 
 KINDS = ("adr", "decision", "card", "log", "skill")
@@ -140,6 +141,8 @@ class Conventions:
     warnings: list[str] = field(default_factory=list)  # rules refused, one line each
     # kind -> the warning of its refused template (a flush of that kind says so)
     refused_templates: dict[str, str] = field(default_factory=dict)
+    # a vault filing notes by topic, where no folder is named for cards: each topic folder's notes
+    topics: dict[str, list[str]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -229,7 +232,19 @@ class ConventionSniffer:
             self._infer_naming(rule, folders.get(rule.folder, []))
             self._learn_record(rule, folders.get(rule.folder, []))
             rules[kind] = rule
-        return Conventions(rules, layout, rule_files, self.warnings, self.refused_templates)
+        topics = {}
+        if rules["card"].source == "default":
+            kept = {f: names for f, names in folders.items() if not aside(f)}
+            topics = topic_folders(kept, {r.folder for r in rules.values()})
+        return Conventions(rules, layout, rule_files, self.warnings, self.refused_templates, topics)
+
+    def rule_in(self, kind: str, folder: str, names: list[str], why: str) -> KindRule:
+        """The rule of `kind` for notes written into `folder` (its files `names`), learnt from
+        them."""
+        rule = KindRule(kind, folder, "", evidence=[why], source="layout")
+        self._infer_naming(rule, names)
+        self._learn_record(rule, names)
+        return rule
 
     # ---- explicit rules --------------------------------------------------------------------------
     def _explicit_rules(self) -> tuple[dict[str, KindRule], list[str]]:
@@ -408,7 +423,7 @@ class ConventionSniffer:
         if kind in ("adr", "decision") and _has_template(names) and words & decision_words:
             score += 2
             why.append("a record template beside the records")
-        if score > 0 and _aside(folder):
+        if score > 0 and aside(folder):
             score /= 100  # tests, fixtures, examples, vendored or generated trees: last resort
             why.append("under a test, fixture, example, vendored or generated tree")
         if score > 0:
@@ -628,7 +643,7 @@ def _name_score(kind: str, folder: str, words: set[str]) -> float:
     return 2 if kind == "adr" and parts & _PROPOSAL_WORDS else 0
 
 
-def _aside(folder: str) -> bool:
+def aside(folder: str) -> bool:
     return any(part.lower() in _ASIDE for part in folder.split("/"))
 
 

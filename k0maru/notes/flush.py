@@ -25,6 +25,7 @@ from k0maru.notes.conventions import KINDS, Conventions, ConventionSniffer, Kind
 from k0maru.notes.public_forms import first_record_form, has_records
 from k0maru.notes.record_render import render_record
 from k0maru.notes.template import folder_records, record_stem
+from k0maru.notes.topics import topic_of
 
 if TYPE_CHECKING:
     from k0maru.index.link_store import LinkStore
@@ -144,6 +145,10 @@ class FlushEngine:
         if not body.strip():
             raise K0maruError("empty body; pass the note text with --body-file or on stdin")
         rule = self.conventions.rules[kind]
+        topics = self.conventions.topics if kind == "card" else {}
+        filed = topic_of(title, body, topics) if topics else None
+        if filed is not None:
+            rule = self.sniffer.rule_in(kind, filed[0], topics[filed[0]], filed[1])
         rule = first_record_form(rule, body, has_records(resolve_inside(self.root, rule.folder)))
         when = when or date.today()
         linked, unresolved = [], []
@@ -168,6 +173,10 @@ class FlushEngine:
         warnings = (
             [f"{refused}; the note was written without the template's fields"] if refused else []
         )
+        if filed is not None:
+            warnings.append(
+                f"{filed[1]}; name a folder for cards with a line `- card: FOLDER` in AGENTS.md"
+            )
         if created_folder and rule.source == "default":
             warnings.append(
                 f"no {kind} folder found in the vault ({'; '.join(rule.evidence)}); created "

@@ -73,3 +73,38 @@ def test_frontmatter_values_are_written_as_the_records_write_them(vault: Path) -
     )
     front = yaml.safe_load(text.split("---")[1])
     assert front == {"status": "accepted", "date": WHEN, "authors": None, "title": "It's: y"}
+
+
+def til_vault(root: Path) -> None:
+    notes = {
+        "ruby": ["block_arguments", "hash_default_values", "frozen_string_literals"],
+        "unix": ["zip-a-folder", "find-large-files", "grep-recursively"],
+        "databases": ["postgres-partial-indexes", "sqlite-vacuum", "transaction-isolation"],
+    }
+    for folder, names in notes.items():
+        for name in names:
+            write(root, f"{folder}/{name}.md", f"# {name.replace('-', ' ').title()}\n\nText.\n")
+    write(root, "README.md", "# TIL\n\nThings I learnt.\n")
+
+
+def test_a_card_in_a_vault_filed_by_topic_goes_to_its_topic(vault: Path) -> None:
+    """A TIL repository files notes by topic (`unix/`, `ruby/`) and has no card folder: a card went
+    to a new `cards/` folder in k0maru's frontmatter, where its people file it under its topic."""
+    til_vault(vault)
+    engine = FlushEngine(vault)
+    zip_card = engine.flush("card", "Check what is inside a zip file", "Run `unzip -l x.zip`.\n")
+    assert zip_card.path == "unix/check-what-is-inside-a-zip-file.md"
+    assert any(
+        w.startswith("filed by topic: shares file, zip with unix/") for w in zip_card.warnings
+    )
+    assert (vault / zip_card.path).read_text().startswith("# Check what is inside a zip file\n")
+    ruby = engine.flush("card", "Default values in a Ruby hash", "Hash.new(0) counts.\n")
+    assert ruby.path == "ruby/default_values_in_a_ruby_hash.md"  # the folder's snake_case names
+
+
+def test_a_card_no_topic_claims_goes_where_cards_go(vault: Path) -> None:
+    til_vault(vault)
+    note = FlushEngine(vault).flush("card", "Lunch menu", "Soup on Fridays.\n")
+    assert note.path == "cards/lunch-menu.md"
+    write(vault, "cards/other.md", "# Other\n\nText.\n")
+    assert FlushEngine(vault).conventions.topics == {}  # a card folder now: no filing by topic

@@ -1,0 +1,66 @@
+"""A card's topic folder in a vault that files its notes by topic (a TIL repository: `ruby/`,
+`databases/`, `unix/`), where no folder is named for cards: the folder whose name and note names
+share the most words with the card, each word weighed by how few folders hold it."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+MIN_FOLDERS = 3  # topic folders a vault needs before a card is filed by topic
+MIN_NOTES = 2  # notes a top-level folder needs to count as a topic
+BODY_CHARS = 4000  # of the card's text compared
+
+
+def topic_folders(folders: dict[str, list[str]], taken: set[str]) -> dict[str, list[str]]:
+    """The vault's top-level folders of notes (`folders`: each folder's notes, those set aside left
+    out; not one another kind has), when there are at least MIN_FOLDERS of them and they hold most
+    of the vault's notes; else none."""
+    notes = sum(len(n) for n in folders.values())
+    found = {
+        f: names
+        for f, names in folders.items()
+        if f and "/" not in f and f not in taken and len(names) >= MIN_NOTES
+    }
+    if len(found) < MIN_FOLDERS or sum(len(n) for n in found.values()) * 2 < notes:
+        return {}
+    return found
+
+
+def topic_of(title: str, body: str, topics: dict[str, list[str]]) -> tuple[str, str] | None:
+    """(the folder, why) whose words the card shares most, or None when no folder shares a word
+    or two share it equally."""
+    from k0maru.search.terms import tokenize
+
+    def words(text: str) -> set[str]:
+        return set(tokenize(text.replace("-", " ").replace("_", " ")))
+
+    wanted = words(f"{title}\n{body[:BODY_CHARS]}")
+    named = {f: words(f) for f in topics}
+    held = {
+        f: named[f] | words(" ".join(n.removesuffix(".md") for n in names))
+        for f, names in topics.items()
+    }
+    df = Counter(w for terms in held.values() for w in terms)
+    scores = sorted(
+        (
+            (
+                sum(
+                    math.log(1 + len(held) / df[w])
+                    * (2 if w in named[f] else 1)  # the folder's own name: the topic itself
+                    for w in wanted & terms
+                ),
+                f,
+            )
+            for f, terms in held.items()
+        ),
+        reverse=True,
+    )
+    (best, folder), (second, _) = scores[0], scores[1]
+    if best <= 0 or best == second:
+        return None
+    shared = sorted(wanted & held[folder], key=lambda w: (df[w], w))[:4]
+    return (
+        folder,
+        f"filed by topic: shares {', '.join(shared)} with {folder}/ ({best:.1f} vs {second:.1f})",
+    )
