@@ -6,9 +6,9 @@ A translation is the same note in another language folder: the same path but for
 a language code (`locales/en/adr/index.md`, `locales/ko/adr/index.md`; `docs/pt-BR/x.md`), or the
 same frontmatter `translationKey` / `permalink` (Hugo, Obsidian Publish); or the same file name but
 for a language code before `.md` (`install.fr.md` beside `install.md`: MkDocs' i18n, Hugo), the note
-without one in the language it was read as. The hit shown for a group
-is the note in the query's language when the group has one (`lang`: the caller's filter, else the
-language the query's words name), else the best-ranked one."""
+without one in the language it was read as; or Docusaurus' copy of a page under `i18n/CODE/`. The
+hit shown for a group is the note in the query's language when the group has one (`lang`: the
+caller's filter, else the language the query's words name), else the best-ranked one."""
 
 from __future__ import annotations
 
@@ -65,6 +65,10 @@ _FOLDER_CODE = re.compile(r"([a-z]{2})(?:[-_][a-z]{2,4})?")
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t].*$", re.M)
 _KEYS = ("translationKey", "translation_key", "permalink")
 NAMED = "\0name"  # the key of `install.fr.md` and `install.md`: `install` and this
+_DOCUSAURUS = re.compile(
+    r"^(.*/)?i18n/([^/]+)/docusaurus-plugin-content-(docs|blog|pages)/(?:current/)?(.+)\.md$"
+)
+_DOCUSAURUS_HOME = {"docs": "docs", "blog": "blog", "pages": "src/pages"}
 
 
 def language_folder(part: str) -> str | None:
@@ -77,6 +81,11 @@ def language_folder(part: str) -> str | None:
 def translation_key(path: str, frontmatter: str) -> tuple[str, str] | None:
     """(what a note shares with its translations, its language code), or None when it is in no
     language folder and its name has no language code. The frontmatter key wins over the path."""
+    site = _DOCUSAURUS.match(path)
+    if site is not None and language_folder(site.group(2)) is not None:
+        # Docusaurus: `i18n/fr/docusaurus-plugin-content-docs/current/x.md` translates `docs/x.md`
+        original = f"{site.group(1) or ''}{_DOCUSAURUS_HOME[site.group(3)]}/{site.group(4)}"
+        return original + NAMED, site.group(2).lower()
     parts = path.split("/")
     for i in range(len(parts) - 2, -1, -1):  # the innermost language folder
         code = language_folder(parts[i])

@@ -82,13 +82,18 @@ def test_what_counts_as_a_translation_or_a_copied_passage() -> None:
     assert (
         translation_key("docs/v1.2.md", "{}") is None and translation_key("a.go/x.md", "") is None
     )
+    docusaurus = "site/i18n/pt-BR/docusaurus-plugin-content-docs/current/guides/intro.md"
+    assert translation_key(docusaurus, "{}") == ("site/docs/guides/intro\0name", "pt-br")
     keys = translation_keys(
         {1: ("docs/install.md", "{}", ""), 2: ("docs/install.fr.md", "{}", "french")}
         | {3: ("docs/other.md", "{}", ""), 4: ("guide/install.md", "{}", "")}
+        | {5: ("site/docs/guides/intro.md", "{}", "german"), 6: (docusaurus, "{}", "portuguese")}
     )
     assert keys == {1: ("docs/install\0name", "en"), 2: ("docs/install\0name", "fr")} | {
         3: None,
         4: None,
+        5: ("site/docs/guides/intro\0name", "de"),
+        6: ("site/docs/guides/intro\0name", "pt-br"),
     }
     kept, also = fold_passages([1, 2, 3], {1: "short", 2: "short"}, {1: "a", 2: "b", 3: "c"}, 5)
     assert kept == [1, 2, 3] and also == {}  # a short line is no evidence of a copy
