@@ -107,9 +107,21 @@ def translation_key(path: str, frontmatter: str) -> tuple[str, str] | None:
 
 def translation_keys(rows: dict[int, tuple[str, str, str]]) -> dict[int, tuple[str, str] | None]:
     """Each note's `translation_key` (`rows`: path, frontmatter, the Snowball language it was read
-    in); a note whose name has no language code joins its `name.xx.md` translations among these, in
-    the language it was read in ("" English)."""
+    in, "" English). `name.xx.md` is a translation only if it was read in the language its code
+    names (where that language has a stemmer to tell it by): Dendron's `config.ga.md`, an English
+    child of `config.md`, is none. A note whose name has no code joins its translations among these,
+    in the language it was read in."""
     keys = {d: translation_key(path, fm) for d, (path, fm, _) in rows.items()}
+    for d, (path, _, read_as) in rows.items():
+        key = keys[d]
+        if (
+            key
+            and path.lower().removesuffix(".md").endswith("." + key[1])
+            and key[0].endswith(NAMED)
+        ):
+            named_as = CODES.get(key[1].split("-")[0])
+            if named_as is not None and named_as != (read_as or "english"):
+                keys[d] = None
     named = {k[0] for k in keys.values() if k and k[0].endswith(NAMED)}
     for d, (path, _, read_as) in rows.items():
         if keys[d] is None and (name := path.removesuffix(".md") + NAMED) in named:

@@ -88,12 +88,16 @@ def test_what_counts_as_a_translation_or_a_copied_passage() -> None:
         {1: ("docs/install.md", "{}", ""), 2: ("docs/install.fr.md", "{}", "french")}
         | {3: ("docs/other.md", "{}", ""), 4: ("guide/install.md", "{}", "")}
         | {5: ("site/docs/guides/intro.md", "{}", "german"), 6: (docusaurus, "{}", "portuguese")}
+        # Dendron's dotted hierarchy: `config.ga.md` is an English child of `config.md`
+        | {7: ("dendron.config.ga.md", "", ""), 8: ("dendron.config.md", "", "")}
     )
     assert keys == {1: ("docs/install\0name", "en"), 2: ("docs/install\0name", "fr")} | {
         3: None,
         4: None,
         5: ("site/docs/guides/intro\0name", "de"),
         6: ("site/docs/guides/intro\0name", "pt-br"),
+        7: None,
+        8: None,
     }
     kept, also = fold_passages([1, 2, 3], {1: "short", 2: "short"}, {1: "a", 2: "b", 3: "c"}, 5)
     assert kept == [1, 2, 3] and also == {}  # a short line is no evidence of a copy
@@ -106,7 +110,8 @@ def test_translations_named_by_a_language_code_fold_into_their_original(vault: P
     write(
         vault,
         "docs/install.fr.md",
-        "# Installer\n\nInstallez l'outil avec pip, puis lancez la configuration. Install pip.\n",
+        "# Installer\n\nInstallez l'outil avec pip, puis lancez la configuration de la machine. Le "
+        "logiciel est alors prêt pour les notes et les dossiers du coffre. Install pip.\n",
     )
     write(vault, "docs/usage.md", "# Usage\n\nRun the tool on a folder of notes.\n")
     with Vault.open(vault) as v:
