@@ -99,6 +99,7 @@ class KindRule:
     source: str = "default"  # "rules" | "layout" | "default"
     template_file: str = ""  # a template a rules file names, vault-relative
     record: RecordTemplate | None = None  # how the folder's own records are written
+    empty: bool = False  # no note in its folder yet
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -113,7 +114,12 @@ class KindRule:
         out = [("folder", f"{self.folder or '.'}/ ({why})")]
         record = self.record
         if record is None or not record.shaped:
-            return [*out, ("form", "k0maru's own (frontmatter title, date, kind, category, tags)")]
+            own = "k0maru's own (frontmatter title, date, kind, category, tags)"
+            if self.kind == "adr" and self.empty and not self.template_file:
+                own = (
+                    f"the first record's body: Nygard's or MADR's sections give theirs, else {own}"
+                )
+            return [*out, ("form", own)]
         out.append(("learnt from", ", ".join(record.learnt_from)))
         out.append(("name", f"{record.name_format or '{slug}'}.md"))
         out.append(("heading", record.heading or "(none)"))
@@ -231,11 +237,18 @@ class ConventionSniffer:
             self._nested_rules(rule)
             self._infer_naming(rule, folders.get(rule.folder, []))
             self._learn_record(rule, folders.get(rule.folder, []))
+            rule.empty = not record_names(folders.get(rule.folder, []))
             rules[kind] = rule
         topics = {}
         if rules["card"].source == "default":
             kept = {f: names for f, names in folders.items() if not aside(f)}
             topics = topic_folders(kept, {r.folder for r in rules.values()})
+            if topics:
+                rules["card"].evidence.append(
+                    f"notes filed by topic in {len(topics)} folders ({', '.join(sorted(topics)[:6])}"
+                    f"{', ...' if len(topics) > 6 else ''}): a card goes to the one whose name and "
+                    f"notes share the most words with it, else {rules['card'].folder}/"
+                )
         return Conventions(rules, layout, rule_files, self.warnings, self.refused_templates, topics)
 
     def rule_in(self, kind: str, folder: str, names: list[str], why: str) -> KindRule:

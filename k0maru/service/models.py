@@ -152,6 +152,7 @@ class KindConvention(Result):
     source: str  # "rules" | "layout" | "default"
     template_file: str  # a template a rules file names, vault-relative
     record: dict[str, Any] | None  # the record form learnt from the folder's notes
+    empty: bool  # no note in its folder yet: a first ADR takes the public form its body follows
     explained: list[str]  # which folder and why, and the record form, one line each
 
 

@@ -108,3 +108,19 @@ def test_a_card_no_topic_claims_goes_where_cards_go(vault: Path) -> None:
     assert note.path == "cards/lunch-menu.md"
     write(vault, "cards/other.md", "# Other\n\nText.\n")
     assert FlushEngine(vault).conventions.topics == {}  # a card folder now: no filing by topic
+
+
+def test_conventions_say_how_a_first_adr_and_a_card_will_be_written(vault: Path) -> None:
+    """`conventions --explain` said k0maru's own form and `cards/` where a flush would write the
+    public form or file by topic."""
+    til_vault(vault)
+    rules = FlushEngine(vault).conventions.rules
+    assert "Nygard's or MADR's sections give theirs" in dict(rules["adr"].form())["form"]
+    assert (
+        rules["card"]
+        .evidence[-1]
+        .startswith("notes filed by topic in 3 folders (databases, ruby, unix)")
+    )
+    FlushEngine(vault).flush("adr", "Use X", "We chose X.\n", when=WHEN)  # k0maru's form
+    form = dict(FlushEngine(vault).conventions.rules["adr"].form())["form"]
+    assert form.startswith("k0maru's own")
