@@ -533,7 +533,7 @@ class ConventionSniffer:
     # ---- naming ----------------------------------------------------------------------------------
     @staticmethod
     def _infer_naming(rule: KindRule, names: list[str]) -> None:
-        stems = [n.removesuffix(".md") for n in names if n.endswith(".md")]
+        stems = [n.removesuffix(".md") for n in record_names(names)]  # not a README or template
         if not rule.naming:
             dated = sum(1 for n in stems if _DATE_PREFIX.match(n + "-"))
             adr_num = [int(m.group(1)) for n in stems for m in [_ADR_NUM.match(n + "-")] if m]

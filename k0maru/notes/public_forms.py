@@ -11,12 +11,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from k0maru.notes.conventions import KindRule
-from k0maru.notes.template import RecordTemplate, folder_records, plain_title
+from k0maru.notes.template import (
+    RecordTemplate,
+    folder_records,
+    plain_title,
+    record_names,
+)
 
 _TITLES = re.compile(r"^##[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
 MADR_TITLES = ("context and problem statement", "considered options", "decision outcome")
+# no name format: a first record is named by the rule (numbered, unless a rules file says else)
 NYGARD = RecordTemplate(
-    name_format="{num}{sep}{slug}",
     heading="# {n}. {title}",
     meta_lines=["Date: {date}"],
     sections=["Status", "Context", "Decision", "Consequences"],
@@ -26,7 +31,6 @@ NYGARD = RecordTemplate(
     shaped=True,
 )
 MADR = RecordTemplate(
-    name_format="{num}{sep}{slug}",
     frontmatter=[("status", '"{status}"'), ("date", "{date}")],
     sections=[
         "Context and Problem Statement",
@@ -55,10 +59,12 @@ def first_record_form(rule: KindRule, body: str, folder_has_records: bool) -> Ki
         folder = MADR_FOLDER if rule.source == "default" else rule.folder
         return replace(rule, record=MADR, folder=folder)
     if {"context", "decision"} <= titles:
-        return replace(rule, record=NYGARD)
+        numbered = rule.naming in ("adr-number", "adr-prefixed")  # else a rules file's naming
+        return replace(rule, record=NYGARD if numbered else replace(NYGARD, heading="# {title}"))
     return rule
 
 
 def has_records(folder: Path) -> bool:
-    """Whether `folder` holds any Markdown note (a first record is written into none)."""
-    return folder.is_dir() and any(True for _ in folder_records(folder))
+    """Whether `folder` holds a record (not its README, index or template), as the conventions'
+    `empty` counts them: a first record is written into none."""
+    return folder.is_dir() and bool(record_names([name for _, name in folder_records(folder)]))

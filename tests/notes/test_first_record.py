@@ -22,6 +22,7 @@ MADR_BODY = (
 def test_a_first_adr_in_nygards_shape_is_written_in_nygards_form(vault: Path) -> None:
     """An empty repository got k0maru's frontmatter and `# Title` whatever the body; a body with
     Nygard's Context and Decision sections now reads as adr-tools writes it."""
+    write(vault, "docs/adr/README.md", "# Decisions\n\nOne file a decision.\n")  # no record
     note = FlushEngine(vault).flush("adr", "Record architecture decisions", NYGARD_BODY, when=WHEN)
     assert note.path == "docs/adr/0001-record-architecture-decisions.md"
     text = (vault / note.path).read_text()
@@ -124,3 +125,12 @@ def test_conventions_say_how_a_first_adr_and_a_card_will_be_written(vault: Path)
     FlushEngine(vault).flush("adr", "Use X", "We chose X.\n", when=WHEN)  # k0maru's form
     form = dict(FlushEngine(vault).conventions.rules["adr"].form())["form"]
     assert form.startswith("k0maru's own")
+
+
+def test_a_first_adr_keeps_the_name_a_rules_file_gives(vault: Path) -> None:
+    """The public form decides the note's shape, not its name: a rules file beside the (empty)
+    records still names it, and an unnumbered name gets no `# N.` heading."""
+    write(vault, "docs/adr/AGENTS.md", "Name new records `YYYY-MM-DD-title.md`.\n")
+    note = FlushEngine(vault).flush("adr", "Use X", NYGARD_BODY, when=WHEN)
+    assert note.path == "docs/adr/2026-07-20-use-x.md"
+    assert (vault / note.path).read_text().startswith("# Use X\n\nDate: 2026-07-20\n\n## Status\n")
