@@ -6,11 +6,9 @@ table family each, and `store.Store` combines them.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import time
-import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -18,6 +16,7 @@ from typing import Any, Self
 
 from k0maru.errors import IndexNewerError, IndexReadOnlyError, IndexReplacedError
 from k0maru.index import db
+from k0maru.index.bm25_blob import SegmentBlob
 from k0maru.index.schema import EMBED_DIM, MIGRATIONS
 from k0maru.layout import DB_FILE, STATE_DIR
 
@@ -245,11 +244,13 @@ class BaseStore:
         if row is None:
             return None
         try:
-            with zipfile.ZipFile(io.BytesIO(row[0])) as archive:
-                broken = archive.testzip()  # every member's checksum
-        except (zipfile.BadZipFile, ValueError, OSError, EOFError):
+            SegmentBlob.unpack(row[0])  # its checksum
+        except ValueError:
             return "the BM25 segment is not readable"
-        return f"the BM25 segment's {broken} is damaged" if broken else None
+        (uneven,) = self.conn.execute(
+            "SELECT count(*) FROM bm25_terms WHERE length(chunks) != length(scores)"
+        ).fetchone()
+        return f"{uneven} terms of the BM25 segment are damaged" if uneven else None
 
     def _bad_vectors(self) -> str | None:
         size = EMBED_DIM * 4

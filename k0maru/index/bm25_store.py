@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from k0maru.index.base_store import BaseStore
 from k0maru.index.bm25_merge import Bm25State
@@ -70,10 +70,38 @@ class Bm25Store(BaseStore):
         ).fetchone()
         return (int(row[0]), row[1]) if row else None
 
-    def save_bm25_blob(self, version: int, blob: bytes, max_chunk_id: int, chunks: int) -> bool:
-        """Store the BM25 main segment built for corpus `version` (chunks up to `max_chunk_id`) and
-        forget the deletions it already reflects; False (nothing written) if the corpus moved on
-        meanwhile."""
+    def bm25_version(self) -> int | None:
+        """The corpus version the stored main segment was built at."""
+        row = self.conn.execute("SELECT corpus_version FROM bm25_index WHERE id = 1").fetchone()
+        return int(row[0]) if row else None
+
+    def bm25_terms(self, version: int, terms: list[str]) -> dict[str, tuple[bytes, bytes]] | None:
+        """The stored (chunk positions, scores) of those of `terms` the main segment holds; None if
+        the stored segment is no longer the one built at corpus `version`."""
+        found: dict[str, tuple[bytes, bytes]] = {}
+        for at in range(0, len(terms), 500):  # each statement checks the segment it reads
+            part = terms[at : at + 500]
+            rows = self.conn.execute(
+                "SELECT i.corpus_version, t.term, t.chunks, t.scores FROM bm25_index i"
+                f" LEFT JOIN bm25_terms t ON t.term IN ({','.join('?' * len(part))}) WHERE i.id = 1",
+                part,
+            ).fetchall()
+            if not rows or rows[0][0] != version:
+                return None
+            found.update((term, (where, score)) for _, term, where, score in rows if term)
+        return found
+
+    def save_bm25(
+        self,
+        version: int,
+        blob: bytes,
+        terms: Iterable[tuple[str, bytes, bytes]],
+        max_chunk_id: int,
+        chunks: int,
+    ) -> bool:
+        """Store the BM25 main segment built for corpus `version` (chunks up to `max_chunk_id`):
+        its blob and each term's (term, chunk positions, scores); forget the deletions it already
+        reflects. False (nothing written) if the corpus moved on meanwhile."""
         with self.transaction():
             if self.corpus_version() != version:
                 return False
@@ -83,6 +111,10 @@ class Bm25Store(BaseStore):
                 " built_at=excluded.built_at, blob=excluded.blob, max_chunk_id=excluded.max_chunk_id,"
                 " chunks=excluded.chunks",
                 (version, time.time(), blob, max_chunk_id, chunks),
+            )
+            self.conn.execute("DELETE FROM bm25_terms")
+            self.conn.executemany(
+                "INSERT INTO bm25_terms(term, chunks, scores) VALUES (?, ?, ?)", terms
             )
             self.conn.execute("DELETE FROM lexical_stale")
         return True

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from k0maru.index.base_store import BaseStore
-from k0maru.index.markdown import Chunk
+
+if TYPE_CHECKING:  # the parser loads with a scan, not with a query
+    from k0maru.index.markdown import Chunk
 
 _PASSAGE = "heading, text, section, line_start, line_end"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from k0maru.index.document_store import DocumentStore
 from k0maru.index.link_resolution import (
@@ -15,7 +15,9 @@ from k0maru.index.link_resolution import (
     key_name,
     note_names,
 )
-from k0maru.index.markdown import Link
+
+if TYPE_CHECKING:  # the parser loads with a scan, not with a query
+    from k0maru.index.markdown import Link
 
 
 class LinkStore(DocumentStore):

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,18 +30,15 @@ from k0maru.index.markdown import (
     parse_note,
     split_frontmatter,
 )
+from k0maru.index.scan_result import REBUILDING, SKIPPED, WALK_SKIPS, ProgressFn, ScanResult
 from k0maru.index.store import CachedDoc, Store
-from k0maru.index.walker import Entry, Folder, VaultWalker
+from k0maru.index.walker import Entry, VaultWalker
 from k0maru.text import printable
 
-ProgressFn = Callable[[int, int], None]
 _BINARY_PROBE = 8192
 BATCH_SECONDS = 0.5
 GROUP = 64  # files re-checked against the index with one query
 LINKS_DIRTY = "links_dirty"  # key names whose links to re-resolve (JSON), "1" for every link
-SKIPPED = "skipped_files"  # JSON: path -> [mtime_ns, size, why] of the files the scans skipped
-WALK_SKIPS = "walk_skips"  # JSON: [[path, why]] the last whole walk did not follow or list
-REBUILDING = "rebuild_unfinished"  # "1" from a rebuild's start until a whole scan completes
 MAX_DIRTY_NAMES = 2000  # more names than this (a first scan): every link is re-resolved once
 
 
@@ -56,39 +52,6 @@ def same_stat(known: CachedDoc | None, entry: Entry) -> bool:
         and known.ctime_ns == entry.ctime_ns
         and known.inode == entry.inode
     )
-
-
-@dataclass(slots=True)
-class ScanResult:
-    added: int = 0
-    modified: int = 0
-    unchanged: int = 0
-    removed: int = 0
-    skipped: int = 0
-    touched: int = 0  # mtime changed, content identical: counted in unchanged, not re-parsed
-    files_read: int = 0
-    bytes_read: int = 0
-    new_chunks: int = 0
-    symlinks: int = 0  # links to notes inside the vault, indexed once at their target
-    deferred: int = 0  # new or changed files beyond the scan's `limit`, left for the next scan
-    elapsed_ms: float = 0.0
-    warnings: list[str] = field(default_factory=list)
-    walked: str | None = None  # fingerprint of a whole-vault walk (snapshot.py), None if partial
-    folders: list[Folder] = field(default_factory=list)  # the folders of that walk (snapshot.py)
-    corpus_version: int | None = None  # the version this scan left, read under its last write lock
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.added or self.modified or self.removed)
-
-    def counts(self) -> dict[str, int]:
-        return {
-            "added": self.added,
-            "modified": self.modified,
-            "unchanged": self.unchanged,
-            "removed": self.removed,
-            "skipped": self.skipped,
-        }
 
 
 class IncrementalScanner:

@@ -191,4 +191,16 @@ MIGRATIONS: list[str] = [
     UPDATE links SET target_name = substr(target_key, length(rtrim(target_key, replace(target_key, '/', ''))) + 1);
     CREATE INDEX links_name ON links(target_name);
     """,
+    # 12: the BM25 main segment's postings, one row per term, so a query reads only its own terms
+    # (its blob keeps the chunks' ids); the segment of the older format is rebuilt once
+    """
+    CREATE TABLE bm25_terms (
+        term   TEXT PRIMARY KEY,
+        chunks BLOB NOT NULL,
+        scores BLOB NOT NULL
+    );
+    DELETE FROM bm25_index;
+    DELETE FROM lexical_stale;
+    UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'corpus_version';
+    """,
 ]

@@ -1,6 +1,10 @@
 """The BM25 channel: a bm25s main segment persisted in the index file, plus a delta scored at query
 time.
 
+The main segment is stored as one row per term (`bm25_terms`: the chunk positions that hold it and
+their precomputed BM25 scores) beside a small blob of the chunks' ids; a query reads only its own
+terms' rows and scores them in plain Python, so it never imports numpy or reads the whole segment.
+
 An edit costs O(chunks changed since the last merge), never O(corpus): the chunks added since the
 main segment was built (ids above its `max_chunk_id`) are tokenised when the corpus version moves,
 and the main segment's entries for chunks deleted since (`lexical_stale`) are masked. IDF is exact
@@ -16,19 +20,20 @@ rebuild.
 from __future__ import annotations
 
 import contextlib
-import io
+import copy
+import heapq
 import logging
 import math
 import threading
 import time
-import zipfile
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from k0maru.errors import K0maruError
+from k0maru.index.bm25_blob import SegmentBlob
 from k0maru.index.bm25_store import Bm25Store
 from k0maru.index.languages import detect
 from k0maru.search.terms import INDEX, tokenize, word_groups
@@ -41,13 +46,55 @@ VARIANT_WEIGHT = 0.4
 # a query whose words do not say its language is stemmed in English and in each language that holds
 # at least this share of the notes
 VAULT_LANGUAGE_SHARE = 0.1
-TERMS_FORMAT = 6  # 4: words of any script; 5: Cyrillic, Greek, Arabic... words stemmed; 6: each
-# note's Latin-script words stemmed in its language
+TERMS_FORMAT = 7  # 4: words of any script; 5: Cyrillic, Greek, Arabic... words stemmed; 6: each
+# note's Latin-script words stemmed in its language; 7: one row per term, read per query
+Posting = tuple[Sequence[int], Sequence[float]]  # chunk positions and their scores
+# ... and the factor that brings those scores to the corpus as it is now (IDF)
+Part = tuple[Sequence[int], Sequence[float], float]
+Shares = Callable[[], dict[str, float]]  # each language's share of the vault's notes
+
+
+class SegmentUnreadable(K0maruError):
+    """The stored segment's terms cannot be read as the segment this process loaded: rebuilt by
+    another process since (`damaged` False: load it again), or damaged (rebuild it)."""
+
+    def __init__(self, message: str, damaged: bool):
+        super().__init__(message)
+        self.damaged = damaged
 
 
 def _idf(df: int, n: int) -> float:
     """Lucene's IDF, as bm25s computes it."""
     return math.log1p((n - df + 0.5) / (df + 0.5))
+
+
+def _best(scores: dict[int, float], k: int, tie: Callable[[int], int]) -> list[int]:
+    """The k keys of the highest scores, best first (ties: by `tie`); the k-th score is found over
+    the bare values first, so only the keys that reach it are sorted."""
+    if k <= 0 or not scores:
+        return []
+    floor = heapq.nlargest(k, scores.values())[-1] if len(scores) > k else -math.inf
+    reach = [p for p, s in scores.items() if s >= floor]
+    reach.sort(key=lambda p: (-scores[p], tie(p)))
+    return reach[:k]
+
+
+def _add(out: dict[int, float], parts: list[Part], weight: float) -> None:
+    """Add `weight` times each part's scores to `out`, by position."""
+    for where, score, factor in parts:
+        w = weight * factor
+        for p, s in zip(where, score, strict=True):
+            out[p] = out.get(p, 0.0) + w * s
+
+
+def _posting(chunks: bytes, scores: bytes, size: int) -> Posting:
+    """A stored term's postings, checked against the segment's `size` (ValueError if damaged)."""
+    where, score = array("i"), array("f")
+    where.frombytes(chunks)
+    score.frombytes(scores)
+    if len(where) != len(score) or (where and not 0 <= min(where) <= max(where) < size):
+        raise ValueError("a damaged BM25 term")
+    return where, score
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,25 +126,15 @@ class NoteEvidence:
     whole_weight: float = 0.0
     length_power: float = 1.0
 
-    def mix(self, best: np.ndarray, whole: np.ndarray) -> np.ndarray:
-        top_best, top_whole = float(best.max(initial=0.0)), float(whole.max(initial=0.0))
+    def mix(self, best: dict[int, float], whole: dict[int, float]) -> dict[int, float]:
+        top_best, top_whole = max(best.values(), default=0.0), max(whole.values(), default=0.0)
         if top_best <= 0:
-            return np.zeros_like(best)
+            return {}
         w = self.whole_weight if top_whole > 0 else 0.0
-        return (1 - w) * best / top_best + (w * whole / top_whole if w else 0.0)
-
-
-@dataclass(slots=True)
-class Postings:
-    """bm25s's score matrix (CSC: per term, the chunks that hold it and their precomputed BM25
-    scores) and its vocabulary; a query reads these arrays directly, so only a rebuild imports
-    bm25s."""
-
-    vocab: dict[str, int]
-    data: np.ndarray
-    indices: np.ndarray
-    indptr: np.ndarray
-    num_docs: int
+        return {
+            n: (1 - w) * b / top_best + (w * whole[n] / top_whole if w else 0.0)
+            for n, b in best.items()
+        }
 
 
 class TermIds(dict[str, int]):
@@ -119,26 +156,32 @@ def term_ids(
 
 
 class MainSegment:
-    """Chunk-level BM25 (Lucene variant, k1=1.5, b=0.75) over the chunks up to `max_chunk_id`."""
+    """Chunk-level BM25 (Lucene variant, k1=1.5, b=0.75) over the chunks up to `max_chunk_id`:
+    their ids and notes in chunk order (a chunk's position), and each term's postings, every one
+    held when built here, else read from the index as queries ask for them."""
 
     def __init__(
         self,
-        postings: Postings | None,
-        chunk_ids: np.ndarray,
-        doc_ids: np.ndarray,
+        chunk_ids: array[int],
+        doc_ids: array[int],
         avgdl: float,
+        num_docs: int,
         version: int,
+        built: dict[str, tuple[bytes, bytes]] | None = None,
     ):
-        self.postings_of = postings
         self.chunk_ids = chunk_ids
         self.doc_ids = doc_ids
         self.avgdl = avgdl
+        self.size = num_docs  # the documents bm25s counted (its IDF's N)
         self.version = version
-        self.max_chunk_id = int(chunk_ids.max()) if chunk_ids.size else -1
+        self.max_chunk_id = max(chunk_ids, default=-1)
+        self.built = built  # every term's (positions, scores) bytes, when built in this process
+        self._read: dict[str, Posting | None] = {}  # the terms read so far
 
     @classmethod
     def build(cls, store: Bm25Store) -> MainSegment:
-        import bm25s  # a slow import: only a rebuild needs it, never a query
+        import bm25s  # a slow import (numpy): only a rebuild needs it, never a query
+        import numpy as np
 
         logging.getLogger("bm25s").setLevel(logging.ERROR)
         version = store.corpus_version()
@@ -150,134 +193,118 @@ class MainSegment:
             chunk_ids.append(chunk_id)
             doc_ids.append(doc_id)
             corpus.append(array("I", ids))
-        chunks, docs = np.array(chunk_ids, dtype=np.int64), np.array(doc_ids, dtype=np.int64)
         if not vocab:  # nothing indexable (e.g. only one-letter words): an empty index, not a crash
-            return cls(None, chunks, docs, 1.0, version)
+            return cls(chunk_ids, doc_ids, 1.0, 0, version, {})
         bm25 = bm25s.BM25(k1=K1, b=B, method="lucene")
         bm25.index((corpus, dict(vocab)), show_progress=False)
         m = bm25.scores
-        postings = Postings(
-            dict(bm25.vocab_dict), m["data"], m["indices"], m["indptr"], int(m["num_docs"])
-        )
-        return cls(postings, chunks, docs, max(sum(map(len, corpus)) / len(corpus), 1.0), version)
+        where = np.asarray(m["indices"], dtype=np.int32).tobytes()
+        score = np.asarray(m["data"], dtype=np.float32).tobytes()
+        bounds = (np.asarray(m["indptr"], dtype=np.int64) * 4).tolist()
+        built = {
+            term: (where[bounds[i] : bounds[i + 1]], score[bounds[i] : bounds[i + 1]])
+            for term, i in bm25.vocab_dict.items()
+            if i + 1 < len(bounds)  # bm25s adds "", a term of no chunk
+        }
+        avgdl = max(sum(map(len, corpus)) / len(corpus), 1.0)
+        return cls(chunk_ids, doc_ids, avgdl, int(m["num_docs"]), version, built)
 
-    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """(chunk positions, stored scores) of `term`, None if the main segment never saw it."""
-        p = self.postings_of
-        tid = p.vocab.get(term) if p is not None else None
-        if p is None or tid is None:
-            return None
-        lo, hi = p.indptr[tid], p.indptr[tid + 1]
-        return p.indices[lo:hi], p.data[lo:hi]
+    def postings(self, term: str) -> Posting | None:
+        """(chunk positions, stored scores) of `term`, None if the main segment never saw it; a
+        term read from the index must have been `fetch`ed first."""
+        if self.built is None:
+            return self._read[term]
+        stored = self.built.get(term)
+        return _posting(*stored, len(self.chunk_ids)) if stored is not None else None
 
-    @property
-    def size(self) -> int:
-        return self.postings_of.num_docs if self.postings_of is not None else 0
+    def fetch(self, terms: Iterable[str], store: Bm25Store) -> None:
+        """Read the postings of those of `terms` not read yet (SegmentUnreadable if the index
+        holds another segment now, or a damaged term)."""
+        missing = [t for t in dict.fromkeys(terms) if t not in self._read]
+        if self.built is not None or not missing:
+            return
+        rows = store.bm25_terms(self.version, missing)
+        if rows is None:
+            raise SegmentUnreadable("the BM25 segment was rebuilt meanwhile", damaged=False)
+        try:
+            for term in missing:
+                stored = rows.get(term)
+                self._read[term] = (
+                    _posting(*stored, len(self.chunk_ids)) if stored is not None else None
+                )
+        except ValueError as exc:
+            raise SegmentUnreadable(f"the BM25 segment's term {term!r} is damaged", True) from exc
 
     # ---- persistence -----------------------------------------------------------------------
     def to_blob(self) -> bytes:
-        buf = io.BytesIO()
-        arrays: dict[str, np.ndarray] = {
-            "chunk_ids": self.chunk_ids,
-            "doc_ids": self.doc_ids,
-            "avgdl": np.asarray([self.avgdl]),
-            "terms": np.asarray([TERMS_FORMAT]),
-        }
-        if (p := self.postings_of) is not None:
-            # terms hold no whitespace: one per line
-            vocab = sorted(p.vocab, key=p.vocab.__getitem__)
-            arrays.update(
-                data=p.data,
-                indices=p.indices,
-                indptr=p.indptr,
-                num_docs=np.asarray([p.num_docs]),
-                vocab=np.frombuffer("\n".join(vocab).encode(), dtype=np.uint8),
-            )
-        np.savez(buf, **arrays)  # type: ignore[arg-type]
-        return buf.getvalue()
+        blob = SegmentBlob(TERMS_FORMAT, self.chunk_ids, self.doc_ids, self.avgdl, self.size)
+        return blob.pack()
 
     @classmethod
     def from_blob(cls, blob: bytes, version: int) -> MainSegment:
-        with np.load(io.BytesIO(blob)) as npz:
-            if "terms" not in npz or int(npz["terms"][0]) != TERMS_FORMAT:
-                raise ValueError("a segment of an older term format")  # rebuilt by the caller, once
-            chunk_ids, doc_ids, avgdl = npz["chunk_ids"], npz["doc_ids"], float(npz["avgdl"][0])
-            if "data" not in npz:
-                return cls(None, chunk_ids, doc_ids, avgdl, version)
-            vocab = npz["vocab"].tobytes().decode().split("\n")
-            postings = Postings(
-                {term: i for i, term in enumerate(vocab)},
-                npz["data"],
-                npz["indices"],
-                npz["indptr"],
-                int(npz["num_docs"][0]),
-            )
-        return cls(postings, chunk_ids, doc_ids, avgdl, version)
+        """The segment a blob describes, its terms read on demand (ValueError if the blob is
+        damaged or of another term format)."""
+        got = SegmentBlob.unpack(blob)
+        if got.terms_format != TERMS_FORMAT:
+            raise ValueError("a segment of an older term format")  # rebuilt by the caller, once
+        return cls(got.chunk_ids, got.doc_ids, got.avgdl, got.num_docs, version)
 
     def save(self, store: Bm25Store) -> bool:
         """Persist; refused (False) if the corpus moved on meanwhile."""
-        return store.save_bm25_blob(
-            self.version, self.to_blob(), self.max_chunk_id, int(self.chunk_ids.size)
+        assert self.built is not None, "only a segment built here is saved"
+        rows = ((term, where, score) for term, (where, score) in self.built.items())
+        return store.save_bm25(
+            self.version, self.to_blob(), rows, self.max_chunk_id, len(self.chunk_ids)
         )
 
 
 class Delta:
     """The chunks the main segment lacks (their tf components; IDF is applied per query) and the
-    mask of the main segment's stale entries."""
+    main segment's stale positions."""
 
     def __init__(self, main: MainSegment, store: Bm25Store):
         rows = store.lexical_delta(main.max_chunk_id)
         stale = store.lexical_stale()
         self.size = len(rows) + len(stale)
-        self.stale_mask = np.zeros(main.chunk_ids.size, dtype=bool)
-        if (
-            stale
-        ):  # main.chunk_ids is sorted: a binary search per stale chunk, not a pass over the corpus
-            ids = np.asarray(stale, dtype=np.int64)
-            pos = np.minimum(np.searchsorted(main.chunk_ids, ids), max(main.chunk_ids.size - 1, 0))
-            if main.chunk_ids.size:
-                self.stale_mask[pos[main.chunk_ids[pos] == ids]] = True
-        self.chunk_ids = np.asarray([r[0] for r in rows], dtype=np.int64)
-        self.doc_ids = np.asarray([r[1] for r in rows], dtype=np.int64)
-        # every term occurrence as (term id, chunk), counted with numpy rather than a Counter per
-        # chunk
-        vocab = TermIds()
-        term_of: list[int] = []
-        lengths = np.zeros(len(rows), dtype=np.int64)
-        for i, (_, _, terms) in enumerate(term_ids(rows, vocab)):
-            term_of.extend(terms)
-            lengths[i] = len(terms)
-        n = max(len(rows), 1)
-        # sorted by term, then chunk: the postings, grouped by term
-        pairs, tf = np.unique(
-            np.asarray(term_of, dtype=np.int64) * n + np.repeat(np.arange(len(rows)), lengths),
-            return_counts=True,
-        )
-        t, d = pairs // n, pairs % n
-        # per chunk: the length part of the tf component
-        norm = K1 * (1 - B + B * lengths / main.avgdl)
-        self.vocab = vocab
-        self.docs, self.tfc = d, tf / (tf + norm[d])  # tf components; IDF comes per query
-        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(t, minlength=len(vocab)))])
-        self.stale_in_main = int(self.stale_mask.sum())
+        ids, n = main.chunk_ids, len(main.chunk_ids)
+        # main.chunk_ids is sorted: a binary search per stale chunk, not a pass over the corpus
+        self.stale = {p for c in stale if (p := bisect_left(ids, c)) < n and ids[p] == c}
+        self.chunk_ids = array("q", (r[0] for r in rows))
+        self.doc_ids = array("q", (r[1] for r in rows))
+        tfc: dict[str, tuple[list[int], list[float]]] = {}
+        for i, (_, _, title, heading, text, lang) in enumerate(rows):
+            terms = tokenize(f"{title}\n{heading}\n{text}", INDEX, lang)
+            norm = K1 * (1 - B + B * len(terms) / main.avgdl)  # the length part of the tf component
+            for term, tf in Counter(terms).items():
+                where, part = tfc.setdefault(term, ([], []))
+                where.append(n + i)
+                part.append(tf / (tf + norm))
+        self.tfc = tfc  # per term: positions (after the main segment's) and tf components
 
-    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
-        j = self.vocab.get(term)
-        if j is None:
-            return None
-        lo, hi = self.indptr[j], self.indptr[j + 1]
-        return self.docs[lo:hi], self.tfc[lo:hi]
+    def postings(self, term: str) -> Posting | None:
+        return self.tfc.get(term)
+
+
+class _Memo:
+    """What a loaded index works out once and every reader of it shares."""
+
+    __slots__ = ("counts", "vault_languages")
+
+    def __init__(self) -> None:
+        self.vault_languages: tuple[str, ...] | None = None
+        self.counts: Counter[int] | None = None  # each note's live chunks
 
 
 class LexicalIndex:
-    """The main segment, plus the delta that brings it to corpus `version`."""
+    """The main segment, plus the delta that brings it to corpus `version`; `reading(store)` gives
+    the view of it a query reads its terms through."""
 
     def __init__(
         self,
         main: MainSegment,
         delta: Delta | None,
         version: int,
-        shares: Callable[[], dict[str, float]] = dict,
+        shares: Shares = dict,
     ):
         """`shares()`: each language's share of the vault's notes, asked once, when a query's own
         words do not say its language."""
@@ -285,21 +312,28 @@ class LexicalIndex:
         self.delta = delta
         self.version = version
         self._shares = shares
-        self._vault_languages: tuple[str, ...] | None = None
-        self._note_index: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._memo = _Memo()
+        self._store: Bm25Store | None = None
         if delta is None:
             self.chunk_ids, self.doc_ids = main.chunk_ids, main.doc_ids
         else:
-            self.chunk_ids = np.concatenate([main.chunk_ids, delta.chunk_ids])
-            self.doc_ids = np.concatenate([main.doc_ids, delta.doc_ids])
+            self.chunk_ids = main.chunk_ids + delta.chunk_ids
+            self.doc_ids = main.doc_ids + delta.doc_ids
+
+    def reading(self, store: Bm25Store) -> LexicalIndex:
+        """This index, reading the terms it has not read yet through `store` (this thread's)."""
+        view = copy.copy(self)
+        view._store = store
+        return view
 
     def query_languages(self, query: str) -> tuple[str, ...]:
         """The languages to stem a query's words in ("" is English): the vault's (English and each
         language that holds at least VAULT_LANGUAGE_SHARE of its notes), or the one of them the
         query's function words name."""
-        if self._vault_languages is None:
+        memo = self._memo
+        if memo.vault_languages is None:
             shares = self._shares()
-            self._vault_languages = (
+            memo.vault_languages = (
                 "",
                 *sorted(
                     (lang for lang, s in shares.items() if lang and s >= VAULT_LANGUAGE_SHARE),
@@ -308,121 +342,112 @@ class LexicalIndex:
             )
         said = detect(query, min_score=1.0, min_words=1)
         said = "" if said == "english" else said
-        return (said,) if said in self._vault_languages else self._vault_languages
+        return (said,) if said in memo.vault_languages else memo.vault_languages
 
     @property
     def delta_size(self) -> int:
         return self.delta.size if self.delta is not None else 0
 
-    def _postings(self, term: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _postings(self, term: str) -> list[Part]:
         """Where `term` occurs (chunk positions, main segment then delta) and its BM25 there, with
         IDF for the corpus as it is now, in one part per segment; empty when no live chunk holds it.
-        Stale main entries are included: `_scores` zeroes them at the end."""
+        Stale main entries are included: `_query_scores` drops them at the end."""
         main, delta = self.main, self.delta
         in_main = main.postings(term)
         if delta is None:  # the main segment alone: its stored scores as they are
-            return [in_main] if in_main is not None else []
+            return [(*in_main, 1.0)] if in_main is not None else []
         in_delta = delta.postings(term)
         if in_main is None and in_delta is None:
             return []
         n_main = main.size
-        df_main = in_main[0].size if in_main is not None else 0
-        stale = (
-            int(delta.stale_mask[in_main[0]].sum())
-            if in_main is not None and delta.stale_in_main
-            else 0
-        )
-        df = df_main - stale + (in_delta[0].size if in_delta is not None else 0)
+        df_main = len(in_main[0]) if in_main is not None else 0
+        stale = sum(p in delta.stale for p in in_main[0]) if in_main and delta.stale else 0
+        df = df_main - stale + (len(in_delta[0]) if in_delta is not None else 0)
         if df <= 0:
             return []
-        idf = _idf(df, n_main + delta.chunk_ids.size - delta.stale_in_main)
-        parts = []
+        idf = _idf(df, n_main + len(delta.chunk_ids) - len(delta.stale))
+        parts: list[Part] = []
         if in_main is not None:
-            parts.append((in_main[0], in_main[1] * (idf / _idf(df_main, n_main))))
+            parts.append((*in_main, idf / _idf(df_main, n_main)))
         if in_delta is not None:
-            parts.append((main.chunk_ids.size + in_delta[0], in_delta[1] * idf))
+            parts.append((*in_delta, idf))
         return parts
 
-    def _stem_postings(self, stems: tuple[str, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _stem_postings(self, stems: tuple[str, ...]) -> list[Part]:
         """The postings of a word's stems (one per query language): a chunk holding several scores
         by the best."""
         parts = [part for stem in dict.fromkeys(stems) for part in self._postings(stem)]
         if len(stems) == 1 or len(parts) < 2:
             return parts
-        where = np.concatenate([w for w, _ in parts])
-        score = np.concatenate([s for _, s in parts])
-        order = np.lexsort((-score, where))
-        where, score = where[order], score[order]
-        first = np.flatnonzero(np.r_[True, where[1:] != where[:-1]])
-        return [(where[first], score[first])]
+        best: dict[int, float] = {}
+        for where, score, factor in parts:
+            for p, s in zip(where, score, strict=True):
+                if s * factor > best.get(p, -math.inf):
+                    best[p] = s * factor
+        return [(list(best), list(best.values()), 1.0)]
 
-    def _scores(self, groups: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray]:
-        """BM25 of every chunk, main segment then delta (query terms counted as often as they
-        occur), and how many of the distinct groups each chunk holds. A group (stems..., =surface)
-        scores a chunk that holds the word as written by that form, and a chunk that holds only
-        another form of it at VARIANT_WEIGHT times the stem's score."""
-        out = np.zeros(self.chunk_ids.size, dtype=np.float64)
-        held = np.zeros(self.chunk_ids.size, dtype=np.int32)
+    def _scores(self, groups: list[tuple[str, ...]]) -> tuple[dict[int, float], Counter[int]]:
+        """BM25 of every chunk that holds a query word, by position (query terms counted as often
+        as they occur; stale chunks included), and how many of the distinct groups each holds. A
+        group (stems..., =surface) scores a chunk that holds the word as written by that form, and
+        a chunk that holds only another form of it at VARIANT_WEIGHT times the stem's score."""
+        out: dict[int, float] = {}
+        held: Counter[int] = Counter()
         seen: set[tuple[str, ...]] = set()
         for group in groups:
             surface = group[-1] if len(group) > 1 and group[-1].startswith("=") else ""
             stem = self._stem_postings(group[:-1] if surface else group)
             if group not in seen:
                 seen.add(group)
-                for where, _ in stem:
-                    held[where] += 1
+                for where, _, _ in stem:
+                    held.update(where)
             written = self._postings(surface) if surface and stem else []
-            if (
-                not written
-            ):  # a symbol, or a word no chunk holds as written: its other forms count fully
-                for where, score in stem:
-                    out[where] += score
-                continue
-            before = [out[where] for where, _ in written]
-            for where, score in stem:
-                out[where] += VARIANT_WEIGHT * score
-            for (where, score), prior in zip(written, before, strict=True):
+            before = [[out.get(p, 0.0) for p in where] for where, _, _ in written]
+            # a word no chunk holds as written, or a symbol: its other forms count fully
+            _add(out, stem, VARIANT_WEIGHT if written else 1.0)
+            for (where, score, factor), prior in zip(written, before, strict=True):
                 # the word as written: its own score replaces the variant share
-                out[where] = prior + score
-        if self.delta is not None and self.delta.stale_in_main:
-            out[: self.main.chunk_ids.size][self.delta.stale_mask] = 0.0
+                for p, s, was in zip(where, score, prior, strict=True):
+                    out[p] = was + factor * s
         return out, held
+
+    def _groups(self, query: str) -> list[tuple[str, ...]]:
+        """The query's word groups (`word_groups`), their terms read."""
+        groups = word_groups(query, self.query_languages(query))
+        if groups and self._store is not None:
+            self.main.fetch((term for group in groups for term in group), self._store)
+        return groups
 
     def _query_scores(
         self, query: str, allowed_docs: set[int] | None
-    ) -> tuple[np.ndarray, np.ndarray, int]:
-        """Each chunk's BM25 for `query` (0 outside `allowed_docs`), how many of its distinct word
-        groups each holds, and how many there are."""
-        groups = word_groups(query, self.query_languages(query))
+    ) -> tuple[dict[int, float], Counter[int], int]:
+        """Each matching chunk's positive BM25 for `query` (only chunks of `allowed_docs`, when
+        given), how many of its distinct word groups each holds, and how many there are."""
+        groups = self._groups(query)
         if not groups:
-            empty = np.zeros(self.chunk_ids.size)
-            return empty, empty.astype(np.int32), 1
+            return {}, Counter(), 1
         scores, held = self._scores(groups)
-        if allowed_docs is not None:
-            scores = np.where(
-                np.isin(self.doc_ids, np.fromiter(allowed_docs, dtype=np.int64)), scores, 0.0
-            )
+        stale = self.delta.stale if self.delta is not None else set()
+        if stale or allowed_docs is not None:  # every score is positive: only these are dropped
+            doc_ids = self.doc_ids
+            scores = {
+                p: s
+                for p, s in scores.items()
+                if p not in stale and (allowed_docs is None or doc_ids[p] in allowed_docs)
+            }
         return scores, held, len(dict.fromkeys(groups))
 
     def _hits(
-        self, at: np.ndarray, scores: np.ndarray, held: np.ndarray, distinct: int
+        self, at: Iterable[int], scores: dict[int, float], held: Counter[int], distinct: int
     ) -> list[LexicalHit]:
         return [
-            LexicalHit(
-                int(self.chunk_ids[i]),
-                int(self.doc_ids[i]),
-                float(scores[i]),
-                float(held[i]) / distinct,
-            )
-            for i in at
+            LexicalHit(self.chunk_ids[p], self.doc_ids[p], scores[p], held[p] / distinct)
+            for p in at
         ]
 
-    def _top(self, scores: np.ndarray, k: int) -> np.ndarray:
-        """Positions of the k best positive scores, best first (ties: the lower chunk id)."""
-        positive = np.flatnonzero(scores > 0)
-        if positive.size > k:
-            positive = positive[np.argpartition(-scores[positive], k - 1)[:k]]
-        return positive[np.lexsort((self.chunk_ids[positive], -scores[positive]))]
+    def _top(self, scores: dict[int, float], k: int) -> list[int]:
+        """Positions of the k best scores, best first (ties: the lower chunk id)."""
+        return _best(scores, k, self.chunk_ids.__getitem__)
 
     def search(self, query: str, k: int, allowed_docs: set[int] | None = None) -> list[LexicalHit]:
         """Top-k chunks with a positive score, best first (only chunks of `allowed_docs`, when
@@ -433,16 +458,15 @@ class LexicalIndex:
         scores, held, distinct = self._query_scores(query, allowed_docs)
         return self._hits(self._top(scores, k), scores, held, distinct)
 
-    def _notes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(each note's id, each chunk position's note, each note's live chunk count), kept."""
-        if self._note_index is None:
-            notes, owner = np.unique(self.doc_ids, return_inverse=True)
-            live = np.ones(self.doc_ids.size)
-            if self.delta is not None and self.delta.stale_in_main:
-                live[: self.main.chunk_ids.size][self.delta.stale_mask] = 0.0
-            count = np.bincount(owner, weights=live, minlength=notes.size)
-            self._note_index = (notes, owner, np.maximum(count, 1.0))
-        return self._note_index
+    def _counts(self) -> Counter[int]:
+        """Each note's live chunk count, kept."""
+        memo = self._memo
+        if memo.counts is None:
+            counts = Counter(self.doc_ids)
+            if self.delta is not None:
+                counts.subtract(self.main.doc_ids[p] for p in self.delta.stale)
+            memo.counts = counts
+        return memo.counts
 
     def search_notes(
         self,
@@ -459,63 +483,83 @@ class LexicalIndex:
         if k <= 0:
             return [], []
         scores, held, distinct = self._query_scores(query, allowed_docs)
-        top_chunks = self._top(scores, chunk_k)
-        notes, owner, count = self._notes()
-        whole = (
-            np.bincount(owner, weights=scores, minlength=notes.size) / count**evidence.length_power
-        )
-        best = np.zeros(notes.size)
-        np.maximum.at(best, owner, scores)
+        doc_ids = self.doc_ids
+        total: dict[int, float] = {}
+        best_at: dict[int, int] = {}  # each note's best chunk (ties: the first position)
+        for p, s in scores.items():
+            n = doc_ids[p]
+            total[n] = total.get(n, 0.0) + s
+            at = best_at.get(n)
+            if at is None or s > scores[at] or (s == scores[at] and p < at):
+                best_at[n] = p
+        counts, power = self._counts(), evidence.length_power
+        whole = {n: t / (counts[n] or 1) ** power for n, t in total.items()}
+        best = {n: scores[p] for n, p in best_at.items()}
         mixed = evidence.mix(best, whole)
-        order = np.flatnonzero(mixed > 0)
-        if order.size > k:
-            order = order[np.argpartition(-mixed[order], k - 1)[:k]]
-        order = order[np.lexsort((notes[order], -mixed[order]))]
-        # each note's best chunk: the highest-scoring position among its own
-        by_note = np.lexsort((-scores, owner))
-        first = np.searchsorted(owner[by_note], order)
-        chunk_at = by_note[first]
-        chunk_hits = self._hits(chunk_at, scores, held, distinct)
+        order = _best(mixed, k, int)
+        chunk_hits = self._hits((best_at[n] for n in order), scores, held, distinct)
         return [
-            NoteHit(int(notes[n]), float(mixed[n]), hit, float(best[n]), float(whole[n]))
+            NoteHit(n, mixed[n], hit, best[n], whole[n])
             for n, hit in zip(order, chunk_hits, strict=True)
-        ], self._hits(top_chunks, scores, held, distinct)
+        ], self._hits(self._top(scores, chunk_k), scores, held, distinct)
 
 
 class LexicalCache:
     """Keeps the main segment loaded per process; on a change computes only the delta (O(changed
     chunks))."""
 
-    def __init__(self) -> None:
+    def __init__(self, kind: type[LexicalIndex] | None = None) -> None:
+        """`kind`: the index's type (`lexical_arrays.ArrayIndex` scores over numpy arrays, for a
+        process that answers many queries); `LexicalIndex` scores in plain Python, sparing a
+        one-shot command numpy's import."""
+        self.kind = kind or LexicalIndex
         self._main: MainSegment | None = None
         self._index: LexicalIndex | None = None
         self.last_build_ms: float | None = None
+        self._rebuild_next = False  # the stored segment is damaged: build it again
         # threads asking at once (a server's warm-up and its first query) wait for one load
         self._lock = threading.Lock()
 
     def get(self, store: Bm25Store, merge: bool = False) -> LexicalIndex:
-        """The index at the store's current corpus version. A query never rebuilds the main segment
-        once one exists; `merge` (scan, background worker) rebuilds it when
-        `Bm25State.merge_due`."""
+        """The index at the store's current corpus version, reading its terms through `store`. A
+        query never rebuilds the main segment once one exists; `merge` (scan, background worker)
+        rebuilds it when `Bm25State.merge_due`."""
         version = store.corpus_version()
         index = self._index
-        if index is not None and index.version == version and not merge:
-            return index
+        if index is None or index.version != version or merge or self._moved(store):
+            with self._lock:
+                index = self._load(store, version, merge)
+        return index.reading(store)
+
+    def forget(self, damaged: bool = False) -> None:
+        """Drop what is loaded: the next `get` reads the stored segment again, or rebuilds it when
+        it is `damaged`."""
         with self._lock:
-            return self._load(store, version, merge)
+            self._main = self._index = None
+            self._rebuild_next = damaged
+
+    def _moved(self, store: Bm25Store) -> bool:
+        """Whether the stored segment is no longer the one read (another process merged)."""
+        main = self._main
+        return main is not None and main.built is None and store.bm25_version() != main.version
 
     def _load(self, store: Bm25Store, version: int, merge: bool) -> LexicalIndex:
-        if self._index is not None and self._index.version == version and not merge:
+        if (
+            self._index is not None
+            and self._index.version == version
+            and not merge
+            and not self._moved(store)
+        ):
             return self._index
         state = store.bm25_state()
         main = None
-        if state is not None and not (merge and state.merge_due):  # the persisted segment serves
+        if (
+            state is not None and not (merge and state.merge_due) and not self._rebuild_next
+        ):  # the persisted segment serves
             if self._main is not None and self._main.version == state.version:
                 main = self._main
             elif (row := store.bm25_blob()) is not None:
-                with contextlib.suppress(
-                    ValueError, KeyError, OSError, zipfile.BadZipFile
-                ):  # unreadable (damaged) or old: rebuilt below
+                with contextlib.suppress(ValueError):  # damaged or old: rebuilt below
                     main = MainSegment.from_blob(row[1], row[0])
         if main is None:
             main = self._rebuild(store)
@@ -525,13 +569,14 @@ class LexicalCache:
         # server's warm-up), and a connection of a thread that ended is closed by the next one
         # opened
         shares = store.language_shares()
-        self._index = LexicalIndex(main, delta, version, lambda: shares)
+        self._index = self.kind(main, delta, version, lambda: shares)
         return self._index
 
     def _rebuild(self, store: Bm25Store) -> MainSegment:
         t0 = time.perf_counter()
         main = MainSegment.build(store)
         self.last_build_ms = (time.perf_counter() - t0) * 1000
+        self._rebuild_next = False
         with contextlib.suppress(
             K0maruError
         ):  # busy or read-only: serve from memory, persist next time

@@ -307,9 +307,18 @@ class Recall:
         s = self.settings
         share = s.hybrid_whole_note if gathered.channels == "hybrid" else s.bm25_whole_note
         evidence = lexical.NoteEvidence(share, s.bm25_note_length_power)
-        notes, gathered.bm25_chunks = self.lexical.get(self.store).search_notes(
-            query, pool, chunk_k, evidence, allowed
-        )
+        for attempt in (1, 2):
+            try:
+                index = self.lexical.get(self.store)
+                notes, gathered.bm25_chunks = index.search_notes(
+                    query, pool, chunk_k, evidence, allowed
+                )
+                break
+            except lexical.SegmentUnreadable as exc:  # merged by another process since it was
+                # loaded, or damaged: read or built again, once
+                if attempt == 2:
+                    raise
+                self.lexical.forget(exc.damaged)
         gathered.bm25 = {n.doc_id: n.score for n in notes}
         gathered.bm25_best = {n.doc_id: n.best for n in notes}
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from k0maru.index.markdown import embed_input
 from k0maru.index.vector_store import VectorStore
-from k0maru.search.embedding import Embedder
+
+if TYPE_CHECKING:  # numpy loads with the model: a BM25 query never imports it
+    import numpy as np
+
+    from k0maru.search.embedding import Embedder
 
 ProgressFn = Callable[[int, int], None]
 KNN_MAX = 4096  # the largest k a vec0 KNN query accepts
@@ -45,6 +47,10 @@ def embed_pending(
     before each batch, ends the run early (a server closing, the index file moved away by a
     rebuild).
     """
+    import numpy as np
+
+    from k0maru.index.markdown import embed_input
+
     ensure_model(store, embedder)
     todo = store.chunks_to_embed(limit)
     if not todo:
@@ -76,6 +82,8 @@ def embed_pending(
 
 def search(store: VectorStore, query_vector: np.ndarray, k: int) -> list[VectorHit]:
     """k nearest chunks by cosine similarity, best first (k capped at sqlite-vec's KNN limit)."""
+    import numpy as np
+
     if k <= 0:
         return []
     k = min(k, KNN_MAX)

@@ -26,7 +26,7 @@ from k0maru.text import shorten
 if TYPE_CHECKING:
     import threading
 
-    from k0maru.index.scanner import ProgressFn
+    from k0maru.index.scan_result import ProgressFn
     from k0maru.offload.records import OffloadRecord
     from k0maru.search.filters import Filters
     from k0maru.service.models import (

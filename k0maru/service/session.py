@@ -28,7 +28,7 @@ from k0maru.errors import (
     IndexReplacedError,
     K0maruError,
 )
-from k0maru.index.scanner import ProgressFn
+from k0maru.index.scan_result import ProgressFn
 from k0maru.index.store import db_path
 from k0maru.service.watcher import ChangeWatcher
 from k0maru.wiring.vault import IndexReport, Vault

@@ -23,7 +23,7 @@ from k0maru.fsutil import ensure_state_dir, open_append, open_regular, read_text
 from k0maru.layout import STATE_DIR
 
 if TYPE_CHECKING:  # a git hook imports this module: nothing of the index
-    from k0maru.index.scanner import ProgressFn
+    from k0maru.index.scan_result import ProgressFn
 
 WANTED = "reindex-wanted"
 LOCK = "worker.lock"

@@ -20,14 +20,7 @@ from k0maru.fsutil import atomic_write_text, ensure_state_dir
 from k0maru.index import db, snapshot
 from k0maru.index.bm25_store import Bm25Store
 from k0maru.index.db import sqlite_route
-from k0maru.index.scanner import (
-    REBUILDING,
-    SKIPPED,
-    WALK_SKIPS,
-    IncrementalScanner,
-    ProgressFn,
-    ScanResult,
-)
+from k0maru.index.scan_result import REBUILDING, SKIPPED, WALK_SKIPS, ProgressFn, ScanResult
 from k0maru.index.store import Store, db_path
 from k0maru.layout import CONFIG_FILE, STATE_DIR, resolve_vault
 from k0maru.memory import release_free_memory
@@ -216,7 +209,15 @@ class Vault:
 
         with self._guard:
             if self._lexical is None or self._lexical[0] != store.identity:
-                self._lexical = (store.identity, LexicalCache())
+                # a process that answers many queries scores over arrays; a one-shot one, in plain
+                # Python, never imports numpy
+                if self.one_shot:
+                    cache = LexicalCache()
+                else:
+                    from k0maru.search.lexical_arrays import ArrayIndex
+
+                    cache = LexicalCache(ArrayIndex)
+                self._lexical = (store.identity, cache)
             return self._lexical[1]
 
     def __enter__(self) -> Vault:
@@ -296,6 +297,8 @@ class Vault:
             if files is not None:
                 return IndexReport(ScanResult(unchanged=files))
         last_chunk = self.store.last_chunk_id()
+        from k0maru.index.scanner import IncrementalScanner
+
         scan = IncrementalScanner(self.store, self.settings).scan(
             full=full, only=only, progress=scan_progress, record=record, limit=limit
         )
@@ -368,10 +371,14 @@ class Vault:
     def changed_paths(self) -> list[str]:
         """The files new, possibly changed or removed since the index saw them (a walk with stat()
         only)."""
+        from k0maru.index.scanner import IncrementalScanner
+
         return IncrementalScanner(self.store, self.settings).pending_paths()
 
     def pending_changes(self) -> dict[str, int]:
         """New, changed and removed files the index has not seen yet (a walk with stat() only)."""
+        from k0maru.index.scanner import IncrementalScanner
+
         return IncrementalScanner(self.store, self.settings).pending()
 
     def rebuild(self) -> tuple[Path | None, str]:

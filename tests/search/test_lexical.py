@@ -1,17 +1,26 @@
 """The incremental BM25 index: a persisted main segment plus a delta scored at query time."""
 
-import io
+import dataclasses
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
-import numpy as np
 import pytest
 
+from k0maru.index.bm25_blob import SegmentBlob
 from k0maru.index.store import BM25_MERGE_MIN as MERGE_MIN
 from k0maru.index.store import Bm25State
-from k0maru.search.lexical import LexicalCache
+from k0maru.search.lexical import LexicalCache, LexicalIndex
+from k0maru.search.lexical_arrays import ArrayIndex
 from k0maru.wiring.vault import Vault
 from tests.helpers import write
+
+
+def fresh_process(code: str) -> list[str]:
+    """The lines a fresh Python process running `code` prints."""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return run.stdout.splitlines()
 
 
 @pytest.fixture
@@ -56,7 +65,7 @@ def test_threads_asking_at_once_share_one_load(indexed: Path) -> None:
     with Vault.open(indexed) as v:
         cache = LexicalCache()
         start = threading.Barrier(4)
-        got: list[object] = []
+        got: list[LexicalIndex] = []
 
         def ask() -> None:
             store = v.store  # this thread's own connection
@@ -68,7 +77,7 @@ def test_threads_asking_at_once_share_one_load(indexed: Path) -> None:
             t.start()
         for t in threads:
             t.join()
-    assert len(got) == 4 and all(index is got[0] for index in got)
+    assert len(got) == 4 and all(index.main is got[0].main for index in got)
 
 
 def test_an_index_loaded_by_a_thread_that_ended_still_answers(indexed: Path) -> None:
@@ -91,6 +100,102 @@ def test_an_index_loaded_by_a_thread_that_ended_still_answers(indexed: Path) -> 
         asker.start()
         asker.join()
     assert isinstance(answers[0], list) and answers[0], answers
+
+
+def test_a_query_reads_only_its_own_terms(indexed: Path) -> None:
+    """The stored segment is a row per term: a query reads the rows of its words (as written and
+    stemmed), not the whole segment."""
+    with Vault.open(indexed) as v:
+        index = LexicalCache().get(v.store)
+        index.search("quokka runbook", 5)
+        read = {t for t, p in index.main._read.items() if p}  # the terms read, held
+        assert read == {"quokka", "=quokka", "runbook", "=runbook"}
+
+
+@pytest.mark.slow
+def test_a_bm25_search_never_imports_numpy(indexed: Path) -> None:
+    """A fresh process's BM25 search scores its terms in plain Python: numpy (a slow import) and
+    bm25s load only to build a segment."""
+    out = fresh_process(
+        "import sys; from k0maru.cli.main import main\n"
+        f"main(['search', '--vault', {str(indexed)!r}, '--mode', 'bm25', '--json', 'quokka'])\n"
+        "print('numpy' in sys.modules, 'bm25s' in sys.modules)"
+    )
+    assert out[-1] == "False False"
+    assert '"n03.md"' in out[0]  # a note with "quokka" three times leads
+
+
+@pytest.mark.parametrize("delta", [False, True])
+def test_plain_python_and_array_scoring_rank_alike(indexed: Path, delta: bool) -> None:
+    """A one-shot command scores in plain Python, a server over numpy arrays: the same notes,
+    chunks, scores and shares of the query held, with or without a delta and stale chunks, a
+    filter, and a query stemmed in two languages."""
+    from k0maru.search.lexical import MainSegment, NoteEvidence
+
+    for i in range(8):
+        write(
+            indexed, f"fr{i}.md", f"# Renouvellement {i}\n\nle bail est renouvelé, les baux {i}\n"
+        )
+    with Vault.open(indexed) as v:
+        v.index(embed=False, lexical=True)
+        MainSegment.build(v.store).save(v.store)
+        if delta:
+            write(indexed, "n05.md", "# Note 5\n\nquokka lease quokka renewals\n")
+            (indexed / "n06.md").unlink()
+            write(indexed, "fr9.md", "# Bail\n\nrenouvellement du bail\n")
+            v.index(embed=False, lexical=True)
+        plain, arrays = LexicalCache().get(v.store), LexicalCache(ArrayIndex).get(v.store)
+        assert isinstance(arrays, ArrayIndex) and plain.delta_size == arrays.delta_size
+        assert (plain.delta_size > 0) == delta
+        allowed = {h.doc_id for h in plain.search("runbook", 12)}
+        for query, docs in [
+            ("quokka", None),
+            ("lease renewal runbook", None),
+            ("renewals", None),
+            ("bail renouvelé", None),
+            ("quokka lease", allowed),
+        ]:
+            for a, b in [(plain.search(query, 9, docs), arrays.search(query, 9, docs))]:
+                assert [(h.chunk_id, h.matched) for h in a] == [(h.chunk_id, h.matched) for h in b]
+                assert [h.score for h in a] == pytest.approx([h.score for h in b], rel=1e-9)
+            evidence = NoteEvidence(0.35, 1.0)
+            (pn, pc), (an, ac) = (
+                plain.search_notes(query, 6, 9, evidence, docs),
+                arrays.search_notes(query, 6, 9, evidence, docs),
+            )
+            assert [(n.doc_id, n.best.chunk_id) for n in pn] == [
+                (n.doc_id, n.best.chunk_id) for n in an
+            ], query
+            assert [x for n in pn for x in (n.score, n.whole)] == pytest.approx(
+                [x for n in an for x in (n.score, n.whole)], rel=1e-9
+            )
+            assert [h.chunk_id for h in pc] == [h.chunk_id for h in ac]
+
+
+def test_a_segment_rebuilt_or_damaged_under_a_loaded_one_is_read_again(indexed: Path) -> None:
+    """Another process merges after this one loaded the segment (its terms' rows now describe
+    other chunk positions), or a term's row is damaged: the query reads or builds the segment
+    again instead of answering from rows that do not match."""
+    from k0maru.index import db
+    from k0maru.index.store import db_path
+    from k0maru.search.lexical import MainSegment, SegmentUnreadable
+
+    with Vault.open(indexed) as v:
+        loaded = LexicalCache().get(v.store)  # no term read yet
+        write(indexed, "new.md", "# New\n\nquokka numbat numbat\n")
+        v.index(embed=False, lexical=True)
+        MainSegment.build(v.store).save(v.store)  # the other process's merge
+        with pytest.raises(SegmentUnreadable) as moved:
+            loaded.search("numbat", 5)
+        assert not moved.value.damaged
+        hits = v.recall.search("numbat", limit=3, mode="bm25").hits
+        assert [h.path for h in hits] == ["new.md"]
+    conn = db.connect(db_path(indexed))
+    conn.execute("UPDATE bm25_terms SET scores = x'00' WHERE term = 'numbat'")
+    conn.close()
+    with Vault.open(indexed) as v:
+        assert [h.path for h in v.recall.search("numbat", limit=3, mode="bm25").hits] == ["new.md"]
+        assert v.recall.lexical.last_build_ms is not None  # the damaged segment was rebuilt
 
 
 def test_a_delta_chunk_scores_as_the_same_text_in_the_main_segment(indexed: Path) -> None:
@@ -122,25 +227,16 @@ def test_the_delta_merges_once_it_grows_past_the_threshold(vault: Path) -> None:
 
 @pytest.mark.slow
 def test_a_scan_with_no_merge_due_does_not_load_the_lexical_index(indexed: Path) -> None:
-    import subprocess
-    import sys
-
     code = (
         "import sys; from k0maru.wiring.vault import Vault\n"
         f"with Vault.open({str(indexed)!r}) as v: v.index(embed=False, lexical=True)\n"
         "print('bm25s' in sys.modules, 'numpy' in sys.modules)"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.split()
-    assert out == ["False", "False"]
+    assert fresh_process(code) == ["False False"]
     write(
         indexed, "n05.md", "# Note 5\n\nedited after the last merge\n"
     )  # a small delta: no merge due either
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.split()
-    assert out == ["False", "False"]
+    assert fresh_process(code) == ["False False"]
     with Vault.open(indexed) as v:
         assert v.store.bm25_state().backlog == 2  # the edit's chunk replaced one: served as a delta
 
@@ -148,7 +244,7 @@ def test_a_scan_with_no_merge_due_does_not_load_the_lexical_index(indexed: Path)
 def test_the_delta_ranks_as_a_full_rebuild_would(indexed: Path) -> None:
     """IDF is exact for the corpus as it is now; only the average chunk length is the main
     segment's."""
-    from k0maru.search.lexical import LexicalIndex, MainSegment
+    from k0maru.search.lexical import MainSegment
 
     for i in (0, 9, 18):  # a tenth of the notes, as when a merge is due
         write(
@@ -202,11 +298,8 @@ def test_notes_in_other_scripts_are_found_by_their_words(vault: Path) -> None:
         v.index(embed=False, lexical=True)
         main = v.store.bm25_blob()
         assert main is not None
-        arrays = dict(np.load(io.BytesIO(main[1])))
-        arrays["terms"] = np.asarray([3])  # as written by the ASCII-only tokenizer's release
-        buf = io.BytesIO()
-        np.savez(buf, **arrays)
-        assert v.store.save_bm25_blob(main[0], buf.getvalue(), 10**9, 5)
+        older = dataclasses.replace(SegmentBlob.unpack(main[1]), terms_format=3)  # ASCII-only
+        assert v.store.save_bm25(main[0], older.pack(), [("caf", b"", b"")], 10**9, 5)
         cache = LexicalCache()
 
         def top(query: str) -> str:

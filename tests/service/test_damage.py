@@ -58,6 +58,7 @@ def damage(vault: Path, statement: str) -> None:
     [
         ("UPDATE chunks SET text = CAST(x'c328' AS TEXT) WHERE id = 2", "UTF-8"),
         ("UPDATE bm25_index SET blob = randomblob(3000)", "BM25 segment"),
+        ("UPDATE bm25_terms SET chunks = x'00'", "BM25 segment"),
         ("UPDATE documents SET frontmatter = '{' WHERE id = 1", "broken JSON"),
         ("DROP TABLE links", "links"),
     ],

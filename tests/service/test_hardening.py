@@ -149,7 +149,8 @@ def test_symlinks_inside_outside_and_looping(vault: Path, tmp_path: Path, k0) ->
 
 def test_file_deleted_mid_scan_says_so(vault: Path) -> None:
     from k0maru.config import load_settings
-    from k0maru.index.scanner import IncrementalScanner, ScanResult
+    from k0maru.index.scan_result import ScanResult
+    from k0maru.index.scanner import IncrementalScanner
     from k0maru.index.walker import Entry
 
     with Store.open(vault) as store:
