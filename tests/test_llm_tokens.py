@@ -6,8 +6,8 @@ from k0maru.llm_tokens import ESTIMATOR, count_tokens, fit_tokens
 
 
 def test_the_label_names_the_encoding_not_one_library() -> None:
-    """Short texts are counted by k0maru's own merges, long ones by tiktoken: the label names the
-    encoding both count exactly, not one of them."""
+    """Texts are counted by k0maru's own byte-pair merges: the label names the encoding they count
+    exactly, not a library."""
     assert ESTIMATOR == "o200k_base BPE"
     assert count_tokens("lease renewal") == 2  # " renewal" is one o200k token
 

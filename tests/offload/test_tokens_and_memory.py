@@ -88,10 +88,11 @@ def test_a_pass_through_never_loads_the_tokenizer(tmp_path: Path) -> None:
         "import io, sys; from k0maru.offload.runner import run_offload; "
         "o = run_offload(__import__('pathlib').Path(sys.argv[1]), None, stdin=io.BytesIO(b'ok\\n' * 10), "
         "out=io.BytesIO(), err=io.BytesIO(), progress=False); "
-        "assert o.passed_through; print('tiktoken' in sys.modules)"
+        "from k0maru.llm_tokens import loaded_vocabulary; "
+        "assert o.passed_through; print(loaded_vocabulary())"
     )
     r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
-    assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr
+    assert r.returncode == 0 and r.stdout.strip() == "0", r.stderr
 
 
 def test_a_long_text_counted_in_pieces_counts_as_it_does_whole(
