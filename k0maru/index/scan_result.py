@@ -3,6 +3,7 @@ command that finds nothing to scan never imports the scanner and its parser."""
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -33,6 +34,7 @@ class ScanResult:
     warnings: list[str] = field(default_factory=list)
     walked: str | None = None  # fingerprint of a whole-vault walk (snapshot.py), None if partial
     folders: list[Folder] = field(default_factory=list)  # the folders of that walk (snapshot.py)
+    signatures: array[int] = field(default_factory=lambda: array("q"))  # ... and its files' stats
     corpus_version: int | None = None  # the version this scan left, read under its last write lock
 
     @property

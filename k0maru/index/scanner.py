@@ -31,6 +31,7 @@ from k0maru.index.markdown import (
     split_frontmatter,
 )
 from k0maru.index.scan_result import REBUILDING, SKIPPED, WALK_SKIPS, ProgressFn, ScanResult
+from k0maru.index.snapshot import Walk
 from k0maru.index.store import CachedDoc, Store
 from k0maru.index.walker import Entry, VaultWalker
 from k0maru.text import printable
@@ -73,17 +74,24 @@ class IncrementalScanner:
         progress: ProgressFn | None = None,
         record: bool = True,
         limit: int | None = None,
+        walk: Walk | None = None,
     ) -> ScanResult:
         """Bring the index in line with the vault.
 
         full: re-read and re-parse every file. only: restrict to these vault-relative paths
         (a note just written by flush or distill); files of `only` that no longer exist are removed.
         limit: index at most this many new or changed files, the most recently modified first (a
-        reader's bounded share of a backlog); the rest are counted in `deferred`.
+        reader's bounded share of a backlog); the rest are counted in `deferred`. walk: the whole
+        walk, known from the walk snapshot's check (`snapshot.known_walk`): only the files it
+        found changed are read, and the scan then counts as a whole one.
         """
         started = time.time()
         t0 = time.perf_counter()
         reparse = self.store.get_meta("parser_version") != PARSER_VERSION
+        if walk is not None and not reparse:
+            only = walk.changed  # the other files are as the snapshot's walk found them
+        else:
+            walk = None
         if reparse and only is None:  # the parser learned something: every note is read again, once
             full = True
         # before the walk: what changes after it is another's
@@ -91,16 +99,14 @@ class IncrementalScanner:
         entries = list(self._entries(only))
         result, work, gone = self._diff(entries, known, full, only)
         gone = self._listed(gone)
-        if limit is not None and len(work) > limit:
-            work.sort(key=lambda item: item[0].mtime_ns, reverse=True)  # just edited first
-            result.deferred, work = len(work) - limit, work[:limit]
+        work = self._bounded(work, limit, result)
         if only is None:
-            result.symlinks = self.walker.linked
-            result.skipped += len(self.walker.skips)
-            result.warnings += [f"skipped {rel}: {why}" for rel, why in self.walker.skips]
+            self._walk_skips(result)
         links_dirty = dirty_names(self.store.get_meta(LINKS_DIRTY)) != set()
         if work:
             self._write_batches(work, result, progress, full)
+        # every file of the vault is indexed: the walk snapshot records this scan
+        whole = (only is None or walk is not None) and not result.deferred
         if (
             gone
             or result.changed
@@ -108,6 +114,7 @@ class IncrementalScanner:
             or links_dirty
             or record
             or (reparse and only is None)
+            or (whole and not self.store.readonly)
         ):
             with self.store.transaction():
                 if gone:  # re-diff deletions under the write lock: another writer may have moved on
@@ -119,13 +126,40 @@ class IncrementalScanner:
                 result.elapsed_ms = (time.perf_counter() - t0) * 1000
                 if record:
                     self.store.record_scan(started, result.elapsed_ms, result.counts())
-                if only is None and not result.deferred:
-                    self.store.set_meta(REBUILDING, "0")  # every note is in: a rebuild is complete
-                    result.corpus_version = self.store.corpus_version()
-                    result.walked = self.walker.walked
-                    result.folders = self.walker.folders
+                if whole:
+                    self._record_walk(result, walk)
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
+
+    @staticmethod
+    def _bounded(
+        work: list[tuple[Entry, CachedDoc | None]], limit: int | None, result: ScanResult
+    ) -> list[tuple[Entry, CachedDoc | None]]:
+        """At most `limit` of the files to read, the most recently edited first; the rest are
+        counted as deferred."""
+        if limit is None or len(work) <= limit:
+            return work
+        work.sort(key=lambda item: item[0].mtime_ns, reverse=True)  # just edited first
+        result.deferred = len(work) - limit
+        return work[:limit]
+
+    def _walk_skips(self, result: ScanResult) -> None:
+        """What the whole walk did not follow or list: counted, and named in the warnings."""
+        result.symlinks = self.walker.linked
+        result.skipped += len(self.walker.skips)
+        result.warnings += [f"skipped {rel}: {why}" for rel, why in self.walker.skips]
+
+    def _record_walk(self, result: ScanResult, walk: Walk | None) -> None:
+        """A scan that left every file of the vault indexed: what the walk snapshot records."""
+        result.corpus_version = self.store.corpus_version()
+        if walk is not None:
+            result.walked, result.folders = walk.walked, walk.folders
+            result.signatures = walk.signatures
+            result.unchanged += walk.files - len(walk.changed)
+            return
+        self.store.set_meta(REBUILDING, "0")  # every note is in: a rebuild is complete
+        result.walked, result.folders = self.walker.walked, self.walker.folders
+        result.signatures = self.walker.signatures
 
     def _remove(self, gone: list[tuple[str, int]]) -> int:
         """Delete the vanished notes (less those in folders the walk could not list); how many."""

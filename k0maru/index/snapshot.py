@@ -8,9 +8,12 @@ files it took from it). The next scan stats those folders and files without list
 per file, as a walk; a folder whose mtime moved (a file added, removed or renamed in it) takes a
 real walk. When all of that is unchanged, and no chunk waits for a vector where the caller would
 embed it, it has nothing to do and returns without opening the index for writing, importing the
-parser or recording a history row. The CLI's `scan` asks before importing the index code; every
-other whole-vault index run (a server's rescan, a one-shot query's) asks in `Vault.index`. Anything
-else, or any doubt (a missing, unreadable or locked file), takes the full scan.
+parser or recording a history row. When only files changed, in folders that did not (an edit in
+place), the stat signatures kept beside the snapshot tell which: a query's index run reads those
+files and walks nothing again (`known_walk`, `Walk`). The CLI's `scan` asks before importing the
+index code; every other whole-vault index run (a server's rescan, a one-shot query's) asks in
+`Vault.index`. Anything else, or any doubt (a missing, unreadable or locked file), takes the full
+scan.
 
 The index is read (corpus version, vector backlog) only when its files changed since a read last
 found it as left: their stat (inode, size and mtime of the file and its write-ahead log), taken
@@ -25,23 +28,35 @@ import json
 import os
 from array import array
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from k0maru import __version__
-from k0maru.fsutil import atomic_write_text
+from k0maru.fsutil import atomic_write_bytes, atomic_write_text
 from k0maru.index import PARSER_VERSION
 from k0maru.index.walker import INODE_BITS, Folder, digest, stat_signature
 from k0maru.layout import DB_FILE, STATE_DIR
 
 FILE = "scan-snapshot.json"
+SIGNATURES = "scan-snapshot.stat"  # the walk's stat signatures, four int64 a file, in its order
 
 
 def scan_key(include: list[str], exclude: list[str], max_file_bytes: int) -> str:
     return json.dumps([__version__, PARSER_VERSION, include, exclude, max_file_bytes])
 
 
-def save(root: Path, walked: str, folders: list[Folder], corpus_version: int, key: str) -> None:
+def save(
+    root: Path,
+    walked: str,
+    folders: list[Folder],
+    corpus_version: int,
+    key: str,
+    signatures: array[int],
+) -> None:
+    """Record a whole walk: the snapshot, and its files' stat signatures beside it (read only when
+    files changed, to tell which)."""
+    atomic_write_bytes(root / STATE_DIR / SIGNATURES, signatures.tobytes())
     atomic_write_text(
         root / STATE_DIR / FILE,
         json.dumps(
@@ -54,10 +69,33 @@ def forget(root: Path) -> None:
     (root / STATE_DIR / FILE).unlink(missing_ok=True)
 
 
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """A whole-vault walk known without listing a folder: no folder changed since the snapshot's
+    walk, so its files are the same ones, and only `changed` stat signatures moved (an edit in
+    place). A scan takes it instead of walking, and reads only those files
+    (`IncrementalScanner.scan`)."""
+
+    changed: list[str]
+    files: int
+    walked: str  # its fingerprint (`digest`) ...
+    signatures: array[int]  # ... over these
+    folders: list[Folder]
+
+
 def unchanged_files(
     root: Path, include: list[str], exclude: list[str], max_file_bytes: int, embed: bool
 ) -> int | None:
     """The number of files when a full scan would find nothing to do, else None."""
+    known = known_walk(root, include, exclude, max_file_bytes, embed)
+    return known if isinstance(known, int) else None
+
+
+def known_walk(
+    root: Path, include: list[str], exclude: list[str], max_file_bytes: int, embed: bool
+) -> int | Walk | None:
+    """The number of files when a full scan would find nothing to do; the walk itself when only
+    files changed, in folders that did not; else None."""
     try:
         snap: dict[str, Any] = json.loads((root / STATE_DIR / FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -71,10 +109,11 @@ def unchanged_files(
         trusted or _index_as_left(root, snap.get("corpus_version"), embed)
     ):
         return None
-    files = _known_files(root, snap.get("walked"), snap.get("folders"))
+    folders = snap.get("folders")
+    known = _known_files(root, folders)
     update: dict[str, Any] = {}
     if (
-        files is None
+        known is None
     ):  # a folder changed (a file added, removed or renamed, or of another kind): walk
         from k0maru.index.walker import VaultWalker
 
@@ -83,8 +122,15 @@ def unchanged_files(
         if walker.skips or walker.linked or walker.walked != snap.get("walked"):
             return None
         update["folders"] = walker.folders  # the same notes: the next check need not list folders
-    elif files == CHANGED:
-        return None
+    else:
+        rels, signatures = known
+        walked = digest(rels, signatures)
+        if walked != snap.get("walked"):
+            changed = _changed(root, rels, signatures, snap.get("walked"))
+            if changed is None or not isinstance(folders, list):
+                return None
+            return Walk(changed, len(rels), walked, signatures, folders)
+        files = len(rels)
     if not trusted and _index_files(root) == index:  # nothing wrote to the index while it was read
         update.update(index=index, vectors=embed)
     if update:
@@ -93,14 +139,25 @@ def unchanged_files(
     return files
 
 
-CHANGED = -1
+def _changed(root: Path, rels: list[str], now: array[int], walked: object) -> list[str] | None:
+    """The files whose stat signature is not the one the snapshot's walk recorded (None when the
+    signatures kept beside it are not that walk's)."""
+    before = array("q")
+    try:
+        before.frombytes((root / STATE_DIR / SIGNATURES).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if len(before) != len(now) or digest(rels, before) != walked:
+        return None
+    return [
+        rel for i, rel in enumerate(rels) if before[4 * i : 4 * i + 4] != now[4 * i : 4 * i + 4]
+    ]
 
 
-def _known_files(root: Path, walked: object, folders: object) -> int | None:
-    """Without listing a folder: the number of files when every folder the snapshot's walk listed is
-    as it was (its mtime, its .gitignore) and every file it found has the stat signature it had;
-    CHANGED when a file changed; None when a folder changed, or the snapshot has no folders: only a
-    walk can tell."""
+def _known_files(root: Path, folders: object) -> tuple[list[str], array[int]] | None:
+    """Without listing a folder: each file the snapshot's walk found and its stat signature (four
+    numbers a file), when every folder it listed is as it was (its mtime, its .gitignore); None
+    when a folder changed, a file is gone, or the snapshot has no folders: only a walk can tell."""
     if not isinstance(folders, list):
         return None
     rels: list[str] = []
@@ -120,7 +177,7 @@ def _known_files(root: Path, walked: object, folders: object) -> int | None:
                 )
     except (OSError, ValueError, TypeError):  # a file gone meanwhile, or a damaged snapshot
         return None
-    return len(rels) if digest(rels, signatures) == walked else CHANGED
+    return rels, signatures
 
 
 def _index_files(root: Path) -> list[list[int] | None]:

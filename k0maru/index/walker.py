@@ -66,7 +66,10 @@ class VaultWalker:
         self.linked = 0  # symlinks to files inside the vault (indexed at their target)
         self.skips: list[tuple[str, str]] = []  # (vault path, why): symlinks not followed, folders
         self.unreadable: list[str] = []  # folders that could not be listed ("a/b/")
-        self.walked = ""  # the last whole walk's fingerprint (`fingerprint`)
+        self.walked = ""  # the last whole walk's fingerprint (`digest`)
+        self.signatures: array[int] = array(
+            "q"
+        )  # ... its files' stat signatures, four numbers each
         self.folders: list[Folder] = []  # the last whole walk's folders, in the order walked
         self._started_ns = 0
 
@@ -100,7 +103,8 @@ class VaultWalker:
                 ]
                 continue
             folders += reversed(below)
-        self.walked = fingerprint(found)
+        self.signatures = array("q", chain.from_iterable(map(itemgetter(2, 3, 4, 5), found)))
+        self.walked = digest(list(map(itemgetter(0), found)), self.signatures)
         if ordered:
             # stat()ed in directory order (faster than in name order, docs/benchmarks.md); reported
             # by path
@@ -261,18 +265,10 @@ class VaultWalker:
                 )
 
 
-def fingerprint(entries: list[Entry]) -> str:
-    """xxh3-128 of the walk's paths, then of their stat signatures (mtime, size, ctime, inode), in
-    the order given: what a scan that finds nothing to do compares (snapshot.py)."""
-    return digest(
-        list(map(itemgetter(0), entries)),
-        array("q", chain.from_iterable(map(itemgetter(2, 3, 4, 5), entries))),
-    )
-
-
 def digest(rels: list[str], signatures: array[int]) -> str:
-    """`fingerprint` of the paths `rels` and their stat signatures, four numbers a path, in
-    order."""
+    """xxh3-128 of the walk's paths `rels`, then of their stat signatures (mtime, size, ctime,
+    inode: four numbers a path), in order: what a scan that finds nothing to do compares
+    (snapshot.py)."""
     import xxhash
 
     hashed = xxhash.xxh3_128("\n".join(rels).encode("utf-8", "surrogateescape"))

@@ -283,24 +283,27 @@ class Vault:
         """Incremental scan (of `only`, else everything), then embed the chunks that have no vector
         yet (at most `embed_limit`); with `lexical`, also merge the BM25 delta into its main segment
         when it has grown past `Bm25State.merge_due` (a query only ever scores the delta). A
-        whole-vault run that a walk shows has nothing to do (snapshot.py) stops after the walk;
-        `snapshot_first=False` when the caller has just asked (the CLI's scan), so a vault with
-        changes is not walked one time more. A server's or a query's run passes `merge=False`: a
-        merge due is then only reported (`merge_due`), for the background thread or the worker to
-        do. `limit`: at most this many new or changed files are indexed, the latest first (a
-        reader's share of a backlog; `scan.deferred` counts the rest)."""
+        whole-vault run that a walk shows has nothing to do (snapshot.py) stops after the walk, and
+        one that finds only files changed, in folders that did not, reads those files without
+        walking again; `snapshot_first=False` when the caller has just asked (the CLI's scan), so a
+        vault with changes is not walked one time more. A server's or a query's run passes
+        `merge=False`: a merge due is then only reported (`merge_due`), for the background thread
+        or the worker to do. `limit`: at most this many new or changed files are indexed, the
+        latest first (a reader's share of a backlog; `scan.deferred` counts the rest)."""
         s = self.settings
+        walk = None  # the walk, when the check knows it: only files changed, in the same folders
         if only is None and not full and snapshot_first:
-            files = snapshot.unchanged_files(
+            known = snapshot.known_walk(
                 self.root, s.include, s.exclude, s.max_file_bytes, embed and s.embed
             )
-            if files is not None:
-                return IndexReport(ScanResult(unchanged=files))
+            if isinstance(known, int):
+                return IndexReport(ScanResult(unchanged=known))
+            walk = known
         last_chunk = self.store.last_chunk_id()
         from k0maru.index.scanner import IncrementalScanner
 
         scan = IncrementalScanner(self.store, self.settings).scan(
-            full=full, only=only, progress=scan_progress, record=record, limit=limit
+            full=full, only=only, progress=scan_progress, record=record, limit=limit, walk=walk
         )
         report = IndexReport(scan)
         if scan.new_chunks and self.settings.embed and not self.store.readonly:
@@ -366,6 +369,7 @@ class Vault:
                 scan.folders,
                 scan.corpus_version or 0,
                 snapshot.scan_key(s.include, s.exclude, s.max_file_bytes),
+                scan.signatures,
             )
 
     def changed_paths(self) -> list[str]:

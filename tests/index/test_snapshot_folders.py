@@ -69,6 +69,29 @@ def test_an_in_place_edit_keeping_the_folder_mtime_is_seen(indexed, listings: li
     assert listings == []
 
 
+def test_an_in_place_edit_is_indexed_from_the_check_without_a_second_walk(
+    indexed, listings: list[str]
+) -> None:
+    """The check stats every file it knows; when only files changed, the scan takes those stats
+    as its walk instead of listing every folder and stat()ing every file again, and leaves a
+    snapshot the next check finds current."""
+    vault, args = indexed
+    (vault / "notes/n1.md").write_text("# Note 1\n\nrenewed quokka\n", encoding="utf-8")
+    with Vault.open(vault) as v:
+        report = v.index(embed=False, lexical=True)
+        assert (report.scan.modified, report.scan.unchanged) == (1, 2)
+        hits = v.recall.search("quokka", limit=3, mode="bm25").hits
+        assert [h.path for h in hits] == ["notes/n1.md"]
+    assert listings == []
+    assert snapshot.unchanged_files(*args) == 3
+    touched = vault / "notes/n2.md"  # a new mtime, the same bytes: nothing to parse, a new stat
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
+    assert snapshot.unchanged_files(*args) is None
+    with Vault.open(vault) as v:
+        assert v.index(embed=False, lexical=True).scan.touched == 1
+    assert snapshot.unchanged_files(*args) == 3 and listings == []
+
+
 def test_a_gitignore_edited_in_place_is_seen(indexed) -> None:
     vault, args = indexed
     (vault / ".gitignore").write_text("notes/\n", encoding="utf-8")
