@@ -137,6 +137,36 @@ class BaseStore:
         else:
             db.retry_locked(lambda: self.conn.execute("COMMIT"), self.path, self.wait_s)
 
+    @contextmanager
+    def transaction_if_free(self) -> Iterator[bool]:
+        """A write transaction when the lock is free now, else none (False): for a write that
+        may be skipped, such as a cache, on a path that must not wait for another writer."""
+        if self.readonly or db.known_corrupt(self.path) is not None:
+            yield False
+            return
+        self.conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except db.DatabaseError:  # busy: another writer holds the lock
+            yield False
+            return
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(self.wait_s * 1000)}")
+        if self.replaced():
+            self.conn.execute("ROLLBACK")
+            yield False
+            return
+        try:
+            yield True
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            try:
+                self.conn.execute("COMMIT")
+            except db.DatabaseError:
+                self.conn.execute("ROLLBACK")
+
     def require_writable(self) -> None:
         """Refuse to write an index that cannot be written, or that a reader found corrupt."""
         corrupt = db.known_corrupt(self.path)

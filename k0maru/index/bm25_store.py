@@ -113,8 +113,30 @@ class Bm25Store(BaseStore):
                 (version, time.time(), blob, max_chunk_id, chunks),
             )
             self.conn.execute("DELETE FROM bm25_terms")
+            self.conn.execute("DELETE FROM bm25_delta")
             self.conn.executemany(
                 "INSERT INTO bm25_terms(term, chunks, scores) VALUES (?, ?, ?)", terms
             )
             self.conn.execute("DELETE FROM lexical_stale")
         return True
+
+    def bm25_delta(self, version: int, main_version: int) -> bytes | None:
+        """The kept delta of corpus `version` over the main segment built at `main_version`."""
+        row = self.conn.execute(
+            "SELECT blob FROM bm25_delta WHERE id = 1 AND corpus_version = ? AND main_version = ?",
+            (version, main_version),
+        ).fetchone()
+        return bytes(row[0]) if row else None
+
+    def keep_bm25_delta(self, version: int, main_version: int, blob: bytes) -> None:
+        """Keep the delta computed for corpus `version` over the main segment of `main_version`,
+        when the index can be written now without waiting (else the next process computes it
+        again), and only while the corpus is still at that version."""
+        with self.transaction_if_free() as free:
+            if free and self.corpus_version() == version:
+                self.conn.execute(
+                    "INSERT INTO bm25_delta(id, corpus_version, main_version, blob) VALUES (1, ?, ?, ?)"
+                    " ON CONFLICT(id) DO UPDATE SET corpus_version = excluded.corpus_version,"
+                    " main_version = excluded.main_version, blob = excluded.blob",
+                    (version, main_version, blob),
+                )

@@ -203,4 +203,14 @@ MIGRATIONS: list[str] = [
     DELETE FROM lexical_stale;
     UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'corpus_version';
     """,
+    # 13: the BM25 delta's postings, kept for the corpus version and main segment they were
+    # computed over, so every process after the first reads them instead of tokenising its chunks
+    """
+    CREATE TABLE bm25_delta (
+        id             INTEGER PRIMARY KEY CHECK (id = 1),
+        corpus_version INTEGER NOT NULL,
+        main_version   INTEGER NOT NULL,
+        blob           BLOB NOT NULL
+    );
+    """,
 ]

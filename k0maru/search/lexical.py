@@ -24,6 +24,7 @@ import copy
 import heapq
 import logging
 import math
+import struct
 import threading
 import time
 from array import array
@@ -31,6 +32,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from k0maru.errors import K0maruError
 from k0maru.index.bm25_blob import SegmentBlob
@@ -258,19 +260,42 @@ class MainSegment:
         )
 
 
+# a kept delta: its chunks, terms, postings, stale positions and size; then the chunks' ids and
+# notes' ids (int64), stale positions (int32), each term's postings count (uint32), positions
+# (int32), tf components (float64), and the terms, one per line
+DELTA_HEADER = struct.Struct("<IIIII")
+
+
 class Delta:
     """The chunks the main segment lacks (their tf components; IDF is applied per query) and the
-    main segment's stale positions."""
+    main segment's stale positions. The first process to compute it for a corpus version keeps it
+    in the index (`Delta.of`): the others read it instead of tokenising its chunks again."""
 
-    def __init__(self, main: MainSegment, store: Bm25Store):
+    def __init__(
+        self,
+        chunk_ids: array[int],
+        doc_ids: array[int],
+        stale: set[int],
+        size: int,
+        postings: Callable[[str], Posting | None],
+    ):
+        self.chunk_ids = chunk_ids
+        self.doc_ids = doc_ids
+        self.stale = stale  # the main segment's positions of chunks deleted since it was built
+        self.size = size  # chunks new since, plus those deleted
+        self.postings = postings  # a term's positions (after the main segment's) and tf components
+
+    @classmethod
+    def of(cls, main: MainSegment, store: Bm25Store, version: int) -> Delta:
+        """The delta that brings `main` to corpus `version`: read when kept, else computed and
+        kept."""
+        kept = store.bm25_delta(version, main.version)
+        if kept is not None:
+            with contextlib.suppress(ValueError, struct.error):  # damaged: computed again
+                return cls.unpack(kept)
         rows = store.lexical_delta(main.max_chunk_id)
         stale = store.lexical_stale()
-        self.size = len(rows) + len(stale)
         ids, n = main.chunk_ids, len(main.chunk_ids)
-        # main.chunk_ids is sorted: a binary search per stale chunk, not a pass over the corpus
-        self.stale = {p for c in stale if (p := bisect_left(ids, c)) < n and ids[p] == c}
-        self.chunk_ids = array("q", (r[0] for r in rows))
-        self.doc_ids = array("q", (r[1] for r in rows))
         tfc: dict[str, tuple[list[int], list[float]]] = {}
         for i, (_, _, title, heading, text, lang) in enumerate(rows):
             terms = tokenize(f"{title}\n{heading}\n{text}", INDEX, lang)
@@ -279,10 +304,58 @@ class Delta:
                 where, part = tfc.setdefault(term, ([], []))
                 where.append(n + i)
                 part.append(tf / (tf + norm))
-        self.tfc = tfc  # per term: positions (after the main segment's) and tf components
+        delta = cls(
+            array("q", (r[0] for r in rows)),
+            array("q", (r[1] for r in rows)),
+            # main.chunk_ids is sorted: a binary search per stale chunk, not a pass over the corpus
+            {p for c in stale if (p := bisect_left(ids, c)) < n and ids[p] == c},
+            len(rows) + len(stale),
+            tfc.get,
+        )
+        with contextlib.suppress(K0maruError):  # a cache: kept next time
+            store.keep_bm25_delta(version, main.version, _pack(delta, tfc))
+        return delta
 
-    def postings(self, term: str) -> Posting | None:
-        return self.tfc.get(term)
+    @classmethod
+    def unpack(cls, blob: bytes) -> Delta:
+        """A kept delta (ValueError or struct.error if damaged)."""
+        n, t, p, k, size = DELTA_HEADER.unpack_from(blob)
+        at = DELTA_HEADER.size
+        parts = []
+        for code, count in (("q", n), ("q", n), ("i", k), ("I", t), ("i", p), ("d", p)):
+            part = array(code)
+            part.frombytes(blob[at : at + part.itemsize * count])
+            at += part.itemsize * count
+            parts.append(part)
+        chunk_ids, doc_ids, stale, counts, where, tfc = parts
+        terms = blob[at:].decode().split("\n") if t else []
+        if len(terms) != t or len(tfc) != p or sum(counts) != p:
+            raise ValueError("a damaged BM25 delta")
+        starts = dict(
+            zip(terms, zip(accumulate(counts, initial=0), counts, strict=False), strict=True)
+        )
+
+        def postings(term: str) -> Posting | None:
+            if (found := starts.get(term)) is None:
+                return None
+            start, count = found
+            return where[start : start + count], tfc[start : start + count]
+
+        return cls(chunk_ids, doc_ids, set(stale), size, postings)
+
+
+def _pack(delta: Delta, tfc: dict[str, tuple[list[int], list[float]]]) -> bytes:
+    """`Delta.unpack`'s blob of a computed delta and its postings."""
+    terms = list(tfc)
+    where, part = array("i"), array("d")
+    for term in terms:
+        where.extend(tfc[term][0])
+        part.extend(tfc[term][1])
+    stale = array("i", sorted(delta.stale))
+    counts = array("I", (len(tfc[term][0]) for term in terms))
+    head = DELTA_HEADER.pack(len(delta.chunk_ids), len(terms), len(where), len(stale), delta.size)
+    body = (delta.chunk_ids, delta.doc_ids, stale, counts, where, part)
+    return head + b"".join(a.tobytes() for a in body) + "\n".join(terms).encode()
 
 
 class _Memo:
@@ -564,7 +637,7 @@ class LexicalCache:
         if main is None:
             main = self._rebuild(store)
         self._main = main
-        delta = Delta(main, store) if main.version != version else None
+        delta = Delta.of(main, store, version) if main.version != version else None
         # read now, through this thread's connection: the index outlives the thread that loads it (a
         # server's warm-up), and a connection of a thread that ended is closed by the next one
         # opened

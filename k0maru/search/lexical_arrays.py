@@ -5,8 +5,6 @@ never imports numpy."""
 
 from __future__ import annotations
 
-from array import array
-
 import numpy as np
 
 from k0maru.search.lexical import (
@@ -27,8 +25,7 @@ Arrays = tuple[np.ndarray, np.ndarray]  # chunk positions, scores
 def _arrays(part: Part) -> Arrays:
     """A part's positions and its scores brought to the corpus as it is now."""
     where, score, factor = part
-    at = np.frombuffer(where, np.int32) if isinstance(where, array) else np.asarray(where, np.int64)
-    values = np.frombuffer(score, np.float32) if isinstance(score, array) else np.asarray(score)
+    at, values = np.asarray(where), np.asarray(score)  # an array's own type, read in place
     return at, np.multiply(values, factor, dtype=np.float64) if factor != 1.0 else values
 
 

@@ -11,7 +11,7 @@ import pytest
 from k0maru.index.bm25_blob import SegmentBlob
 from k0maru.index.store import BM25_MERGE_MIN as MERGE_MIN
 from k0maru.index.store import Bm25State
-from k0maru.search.lexical import LexicalCache, LexicalIndex
+from k0maru.search.lexical import LexicalCache, LexicalIndex, MainSegment
 from k0maru.search.lexical_arrays import ArrayIndex
 from k0maru.wiring.vault import Vault
 from tests.helpers import write
@@ -196,6 +196,62 @@ def test_a_segment_rebuilt_or_damaged_under_a_loaded_one_is_read_again(indexed: 
     with Vault.open(indexed) as v:
         assert [h.path for h in v.recall.search("numbat", limit=3, mode="bm25").hits] == ["new.md"]
         assert v.recall.lexical.last_build_ms is not None  # the damaged segment was rebuilt
+
+
+def test_the_first_process_keeps_the_delta_and_the_next_reads_it(indexed: Path) -> None:
+    """Each one-shot query tokenised every chunk of the delta again (100 ms per query at 38,000
+    notes after a 1% edit); the first to compute it for a corpus version keeps it in the index, the
+    next reads it, and a new version or a merge computes it again."""
+    write(indexed, "n04.md", "# Note 4\n\nquokka numbat\n")
+    with Vault.open(indexed) as v:
+        v.index(embed=False, lexical=True)
+        version = v.store.corpus_version()
+        first = LexicalCache().get(v.store)
+        main = first.main.version
+        assert v.store.bm25_delta(version, main) is not None
+        hits = [(h.chunk_id, h.score) for h in first.search("numbat quokka", 9)]
+        # the kept delta is the one read: a chunk's text changed behind the version's back is
+        # not tokenised again
+        v.store.conn.execute(
+            "UPDATE chunks SET text = 'wombat' WHERE id > ?", (first.main.max_chunk_id,)
+        )
+        second = LexicalCache().get(v.store)
+        assert [(h.chunk_id, h.score) for h in second.search("numbat quokka", 9)] == hits
+        assert second.search("wombat", 9) == []
+        write(indexed, "n05.md", "# Note 5\n\nnumbat\n")
+        v.index(embed=False, lexical=True)
+        now = v.store.corpus_version()
+        assert now != version and v.store.bm25_delta(now, main) is None
+        assert [h.doc_id for h in LexicalCache().get(v.store).search("wombat", 9)]  # computed again
+        assert v.store.bm25_delta(now, main) is not None
+        MainSegment.build(v.store).save(v.store)
+        assert v.store.conn.execute("SELECT count(*) FROM bm25_delta").fetchone()[0] == 0
+
+
+def test_a_query_never_waits_for_the_lock_to_keep_the_delta(indexed: Path) -> None:
+    """Keeping the delta is a cache: with another writer holding the lock the query answers at
+    once and keeps nothing (the index's busy timeout is 10 s)."""
+    import time
+
+    from k0maru.index import db
+    from k0maru.index.store import db_path
+
+    write(indexed, "n04.md", "# Note 4\n\nquokka numbat\n")
+    with Vault.open(indexed) as v:
+        v.index(embed=False, lexical=True)
+        other = db.connect(db_path(indexed))
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            t0 = time.monotonic()
+            index = LexicalCache().get(v.store)
+            assert [h.chunk_id for h in index.search("numbat", 3)]
+            assert time.monotonic() - t0 < 5
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        assert v.store.bm25_delta(v.store.corpus_version(), index.main.version) is None
+        LexicalCache().get(v.store)
+        assert v.store.bm25_delta(v.store.corpus_version(), index.main.version) is not None
 
 
 def test_a_delta_chunk_scores_as_the_same_text_in_the_main_segment(indexed: Path) -> None:
