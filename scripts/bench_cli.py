@@ -7,12 +7,16 @@ interleaved):
 - a no-change `k0maru scan` against a Python process that walks the tree with `os.scandir` and
   `stat()`;
 - with `--code DIR` (repeatable), the same k0maru commands run from another checkout
-  (`PYTHONPATH=DIR`) in the same rounds, so a before/after pair shares the machine's load.
+  (`PYTHONPATH=DIR`) in the same rounds, so a before/after pair shares the machine's load;
+- with `--after-edit`, on a copy of the vault: the first search after editing 1% of the notes in
+  place (appending a line, so no folder's mtime moves) against a warm one, over three rounds, each
+  command started once the background worker the one before asked for has finished.
 
 Wall time and CPU time (user + system of the process) are both reported; on a loaded machine compare
 CPU.
 
-    python scripts/bench_cli.py [--notes 7400] [--vault DIR] [--runs 9] [--code /work/main] [--json]
+    python scripts/bench_cli.py [--notes 7400] [--vault DIR] [--runs 9] [--code /work/main]
+        [--after-edit] [--json]
 """
 
 from __future__ import annotations
@@ -102,12 +106,64 @@ def commands(root: Path, codes: list[str]) -> dict[str, tuple[list[str], dict[st
     return out
 
 
+def worker_done(timeout_s: float = 120.0) -> None:
+    """Wait until no `k0maru worker` process runs (Linux: read from /proc)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        running = False
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            running = running or (b"k0maru" in cmdline and b"worker" in cmdline)
+        if not running:
+            return
+        time.sleep(0.1)
+
+
+def after_edit(root: Path, rounds: int = 3) -> dict[str, float]:
+    """CPU ms of a warm search and of the first one after editing 1% of the notes in place, on a
+    copy of the vault."""
+    import random
+    import shutil
+    import tempfile
+
+    env = {**os.environ, "K0MARU_EMBED": "false"}
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "vault"
+        shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".k0maru"))
+        search = [sys.executable, "-m", "k0maru", "search", "--vault", str(copy), "--mode", "bm25"]
+        timed([sys.executable, "-m", "k0maru", "scan", "--vault", str(copy), "--no-embed"], env)
+        worker_done()
+        timed([*search, QUERY], env)
+        worker_done()
+        warm = []
+        for _ in range(5):
+            warm.append(timed([*search, QUERY], env)[1])
+            worker_done()
+        notes, rng, first = sorted(copy.rglob("*.md")), random.Random(3), []
+        for n in range(rounds):
+            for note in rng.sample(notes, max(1, len(notes) // 100)):
+                with note.open("a", encoding="utf-8") as f:
+                    f.write(f"\nedited in round {n}\n")
+            first.append(timed([*search, QUERY], env)[1])
+            worker_done()
+    w, f = statistics.median(warm) * 1000, statistics.median(first) * 1000
+    return {
+        "warm_cpu_ms": round(w, 1),
+        "first_after_edit_cpu_ms": round(f, 1),
+        "ratio": round(f / w, 2),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--notes", type=int, default=7400)
     ap.add_argument("--vault", type=Path, help="a tldr-like vault kept here (made if missing)")
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--code", action="append", default=[], help="another checkout to compare")
+    ap.add_argument("--after-edit", action="store_true", help="also the first search after an edit")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     root = args.vault or Path(f"/tmp/k0bench-cli-{args.notes}")
@@ -131,14 +187,20 @@ def main() -> None:
         }
         for name, got in times.items()
     }
+    edit = after_edit(root) if args.after_edit else None
     if args.json:
-        print(json.dumps({"notes": args.notes, **result}))
+        print(json.dumps({"notes": args.notes, **result, **({"after_edit": edit} if edit else {})}))
         return
     fts, floor = result["fts5 query"]["cpu_ms"], result["scandir+stat floor"]["cpu_ms"]
     for name, r in result.items():
         base = floor if "scan" in name and "search" not in name else fts
         print(
             f"{name:45} wall {r['wall_ms']:7.1f} ms  CPU {r['cpu_ms']:7.1f} ms  ({r['cpu_ms'] / base:.2f}x)"
+        )
+    if edit:
+        print(
+            f"{'first search after a 1% edit':45} CPU {edit['first_after_edit_cpu_ms']:7.1f} ms"
+            f" against a warm {edit['warm_cpu_ms']:.1f} ms ({edit['ratio']:.2f}x)"
         )
 
 

