@@ -38,7 +38,7 @@ from k0maru.errors import K0maruError
 from k0maru.index.bm25_blob import SegmentBlob
 from k0maru.index.bm25_store import Bm25Store
 from k0maru.index.languages import detect
-from k0maru.search.terms import INDEX, tokenize, word_groups
+from k0maru.search.terms import INDEX, split_group, tokenize, word_groups
 
 K1, B = 1.5, 0.75
 # a BM25-only query: a chunk holding a query word only in another form (`file` for `files`) scores
@@ -212,22 +212,22 @@ class MainSegment:
         return cls(chunk_ids, doc_ids, avgdl, int(m["num_docs"]), version, built)
 
     def postings(self, term: str) -> Posting | None:
-        """(chunk positions, stored scores) of `term`, None if the main segment never saw it; a
-        term read from the index must have been `fetch`ed first."""
-        if self.built is None:
-            return self._read[term]
-        stored = self.built.get(term)
-        return _posting(*stored, len(self.chunk_ids)) if stored is not None else None
+        """(chunk positions, stored scores) of `term`, None if the main segment never saw it; the
+        term must have been `fetch`ed first."""
+        return self._read[term]
 
-    def fetch(self, terms: Iterable[str], store: Bm25Store) -> None:
-        """Read the postings of those of `terms` not read yet (SegmentUnreadable if the index
-        holds another segment now, or a damaged term)."""
+    def fetch(self, terms: Iterable[str], store: Bm25Store | None) -> None:
+        """Read the postings of those of `terms` not read yet: from memory when built here, else
+        from the index through `store` (SegmentUnreadable if it holds another segment now, or a
+        damaged term)."""
         missing = [t for t in dict.fromkeys(terms) if t not in self._read]
-        if self.built is not None or not missing:
+        if not missing:
             return
-        rows = store.bm25_terms(self.version, missing)
+        rows = self.built
         if rows is None:
-            raise SegmentUnreadable("the BM25 segment was rebuilt meanwhile", damaged=False)
+            rows = store.bm25_terms(self.version, missing) if store is not None else None
+            if rows is None:
+                raise SegmentUnreadable("the BM25 segment was rebuilt meanwhile", damaged=False)
         try:
             for term in missing:
                 stored = rows.get(term)
@@ -468,8 +468,8 @@ class LexicalIndex:
         held: Counter[int] = Counter()
         seen: set[tuple[str, ...]] = set()
         for group in groups:
-            surface = group[-1] if len(group) > 1 and group[-1].startswith("=") else ""
-            stem = self._stem_postings(group[:-1] if surface else group)
+            stems, surface = split_group(group)
+            stem = self._stem_postings(stems)
             if group not in seen:
                 seen.add(group)
                 for where, _, _ in stem:
@@ -487,8 +487,7 @@ class LexicalIndex:
     def _groups(self, query: str) -> list[tuple[str, ...]]:
         """The query's word groups (`word_groups`), their terms read."""
         groups = word_groups(query, self.query_languages(query))
-        if groups and self._store is not None:
-            self.main.fetch((term for group in groups for term in group), self._store)
+        self.main.fetch((term for group in groups for term in group), self._store)
         return groups
 
     def _query_scores(

@@ -18,6 +18,7 @@ from k0maru.search.lexical import (
     Part,
     Shares,
 )
+from k0maru.search.terms import split_group
 
 Arrays = tuple[np.ndarray, np.ndarray]  # chunk positions, scores
 
@@ -77,8 +78,8 @@ class ArrayIndex(LexicalIndex):
         groups = self._groups(query)
         seen: set[tuple[str, ...]] = set()
         for group in groups:
-            surface = group[-1] if len(group) > 1 and group[-1].startswith("=") else ""
-            stem = self._stem_arrays(group[:-1] if surface else group)
+            stems, surface = split_group(group)
+            stem = self._stem_arrays(stems)
             if group not in seen:
                 seen.add(group)
                 for where, _ in stem:

@@ -212,6 +212,14 @@ def word_groups(text: str, langs: tuple[str, ...] = ("",)) -> list[tuple[str, ..
     ]
 
 
+def split_group(group: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
+    """A word group's stems (one per query language) and the word as written ("=word"; "" for a
+    symbol, a group of one term)."""
+    if len(group) > 1 and group[-1].startswith("="):
+        return group[:-1], group[-1]
+    return group, ""
+
+
 def _pairs(terms: list[str]) -> list[tuple[str, str]]:
     """(stem, =surface) of each plain word of INDEX terms, (term, "") of anything else."""
     out: list[tuple[str, str]] = []
