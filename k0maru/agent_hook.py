@@ -2,18 +2,15 @@
 it; Codex gets none: it takes a rewritten command only with `allow`).
 
 It reads the host's hook input on stdin and, when the agent's shell command runs a test, build or
-lint tool in a vault, answers with the same command routed through `k0maru offload -- ...`, so a
-long log is stored and the agent reads a short summary. Everything else is left alone, and so is
-anything it cannot read with certainty (command substitution, subshells, heredocs, pipelines,
-redirections, background jobs): a command it does not rewrite runs exactly as the agent wrote it. It
-is never a permission grant: `allow` only when the user's own Claude Code rules allow every command
-of the line (`agent_rules`), else the rewritten command goes back for the host to judge
-(docs/agents.md has the table). It imports json and shlex only for an input that names one of the
-tools, and fails silent (exit 0, no output): a broken hook must never stop the agent's command.
+lint tool in a vault, pipes that tool's output into `k0maru offload` (the log is kept, the agent
+reads a summary): `pytest -q` becomes `set -o pipefail; pytest -q 2>&1 | /path/k0maru offload`.
+The user's command stays first and unchanged, so the host's own deny and ask rules, from every
+source, still meet it, and bash runs the tool itself (its exit status is the line's).
 
-The tools are a list of command prefixes (`COMMANDS`); `.k0maru/agent-hook.toml` in the project (or
-a folder above the command's cwd) may set `commands = [...]` (replacing it), `extra_commands` or
-`skip`: what is rewritten, never what is allowed.
+It rewrites only a line made of plain words, quotes without specials and `&&`, `||`, `;` (`LINE`
+below); anything else passes through untouched, as does any line in plan mode or one the user's
+readable rules do not allow in full. docs/agent-hook.md has the threat model. It imports json only
+for an input that names one of the tools, and fails silent (exit 0, no output).
 """
 
 from __future__ import annotations
@@ -97,87 +94,80 @@ GOALS = {
 }
 OPTIONS_WITH_VALUE = {"-C", "-f", "-j", "-l", "-p", "-x", "--file", "--directory", "--tests"}
 LEAVE_ALONE = {"--help", "-h", "--version", "--watch", "--watchAll", "watch", "--pdb", "--ui"}
-OFFLOAD = "k0maru offload -- "
+OPTIONS_WITH_VALUE = {"-C", "-f", "-j", "-l", "-p", "-x", "--file", "--directory", "--tests"}
+LEAVE_ALONE = {"--help", "-h", "--version", "--watch", "--watchAll", "watch", "--pdb", "--ui"}
+MAX_INPUT = 64 << 10  # a hook input past this many bytes passes through unread
+MODES = {"default", "acceptEdits", "dontAsk", "bypassPermissions"}  # plan mode: never rewritten
+WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@")
+QUOTED_CHARS = WORD_CHARS | {" "}
+# words that make the shell do more than run one command, or change how the rest of the line runs
+SHELL_WORDS = {
+    "!", "[[", "]]", "{", "}", "if", "then", "else", "elif", "fi", "for", "while", "until", "do",
+    "done", "case", "esac", "in", "select", "function", "coproc", "set", "shopt", "trap", "exec",
+    "eval", "source", ".", "alias", "unalias", "enable", "builtin", "command", "export", "unset",
+    "declare", "typeset", "readonly", "local", "hash", "ulimit", "umask", "exit", "return",
+}  # fmt: skip
+PIPEFAIL = "set -o pipefail; "
+MERGE = " 2>&1 | "
 
 
-class Unsure(Exception):
-    """The command has a shape this hook does not rewrite."""
+class Segment:
+    """One simple command of a line: its span and its words (quotes removed)."""
+
+    __slots__ = ("start", "end", "words")
+
+    def __init__(self, start: int, end: int, words: list[str]) -> None:
+        self.start, self.end, self.words = start, end, words
 
 
-def segments(command: str) -> list[tuple[int, int, str, str]]:
-    """(start, end, operator before, operator after) of each simple command in a list of commands
-    joined by `&&`, `||`, `;` or `|`. Raises Unsure for what it does not read with certainty."""
-    out: list[tuple[int, int, str, str]] = []
-    i, start, quote, before = 0, 0, "", ""
-    while i < len(command):
-        if quote:
-            i, quote = _quoted_step(command, i, quote)
-            continue
-        after, quote, op = _unquoted_step(command, i)
-        if op:
-            out.append((start, i, before, op))
-            before, start = op, after
-        i = after
-    if quote:
-        raise Unsure
-    out.append((start, len(command), before, ""))
-    return out
+def _word(line: str, i: int) -> tuple[int, str] | None:
+    """The shell word at `i` (where it ends, its text without quotes), or None when it holds
+    anything but word characters and quotes of word characters and spaces."""
+    n, text = len(line), []
+    while i < n and line[i] not in " \t;&|":
+        c = line[i]
+        if c in "'\"":
+            close = line.find(c, i + 1)
+            if close < 0 or not QUOTED_CHARS.issuperset(line[i + 1 : close]):
+                return None
+            text.append(line[i + 1 : close])
+            i = close + 1
+        elif c in WORD_CHARS:
+            text.append(c)
+            i += 1
+        else:
+            return None
+    return i, "".join(text)
 
 
-def _quoted_step(command: str, i: int, quote: str) -> tuple[int, str]:
-    """Past the character at `i` inside `quote`: where the next one is, and the quote still open."""
-    c = command[i]
-    if c == quote:
-        return i + 1, ""
-    if quote == "'":
-        return i + 1, quote
-    if c == "`" or command.startswith("$(", i):
-        raise Unsure  # a substitution inside double quotes
-    return i + (2 if c == "\\" else 1), quote
-
-
-def _unquoted_step(command: str, i: int) -> tuple[int, str, str]:
-    """Past the character at `i` outside quotes: where the next one is, the quote it opens, and the
-    operator it is ("" for none)."""
-    c = command[i]
-    if c == "\\":
-        if command.startswith("\\\n", i):
-            raise Unsure
-        return i + 2, "", ""
-    if c in "'\"":
-        return i + 1, c, ""
-    if c in "`(){}" or command.startswith("$(", i) or command.startswith("<<", i):
-        raise Unsure  # substitutions, subshells, groups, heredocs
-    if c not in ";|&\n":
-        return i + 1, "", ""
-    op = command[i : i + 2] if command[i : i + 2] in ("&&", "||", "|&") else c
-    if op == "&" and i > 0 and command[i - 1] in "<>":  # 2>&1
-        return i + 1, "", ""
-    if op == "&":
-        raise Unsure  # a background job
-    return i + len(op), "", op
-
-
-def raw_words(text: str) -> list[tuple[int, int]]:
-    """Spans of the shell words of a simple command (quotes kept as written)."""
-    spans, i, n = [], 0, len(text)
+def segments(line: str) -> list[Segment] | None:
+    """The simple commands of a line joined by `&&`, `||` or `;`, or None for any other shape
+    (pipes, redirections but `2>&1`, expansions, comments, newlines, escapes): linear in its
+    length."""
+    out: list[Segment] = []
+    start, i, n = 0, 0, len(line)
+    words: list[str] = []
     while i < n:
-        while i < n and text[i] in " \t":
+        if line[i] in " \t":
             i += 1
-        if i >= n:
-            break
-        start, quote = i, ""
-        while i < n and (quote or text[i] not in " \t"):
-            c = text[i]
-            if quote == "'" and c == "'" or quote == '"' and c == '"':
-                quote = ""
-            elif not quote and c in "'\"":
-                quote = c
-            elif c == "\\" and quote != "'":
-                i += 1
-            i += 1
-        spans.append((start, i))
-    return spans
+        elif line.startswith(("&&", "||"), i) or line[i] == ";":
+            if not words:
+                return None
+            out.append(Segment(start, i, words))
+            i += 1 if line[i] == ";" else 2
+            start, words = i, []
+        elif line.startswith("2>&1", i) and line[i + 4 : i + 5] in ("", " ", "\t", ";"):
+            words.append("2>&1")
+            i += 4
+        else:
+            found = _word(line, i)
+            if found is None or found[0] == i:
+                return None  # a lone `&` or `|`, or a character outside the grammar
+            i, text = found
+            words.append(text)
+    if words:
+        out.append(Segment(start, n, words))
+    return out or None
 
 
 def _is_assignment(word: str) -> bool:
@@ -199,17 +189,14 @@ def _goals_ok(words: list[str]) -> bool:
     return True
 
 
-WRAPPERS = {"time"}  # words before the tool that stay in front of `k0maru offload`
-
-
-def _tool_start(words: list[str]) -> int:
-    """Index of the tool's own name: after variable assignments and `time [-p]`."""
+def tool_words(words: list[str]) -> list[str]:
+    """The words from the command's own name on: after assignments and `time [-p]`."""
     k = 0
-    while k < len(words) and (_is_assignment(words[k]) or words[k] in WRAPPERS):
+    while k < len(words) and _is_assignment(words[k]):
         k += 1
-        if words[k - 1] in WRAPPERS and k < len(words) and words[k] == "-p":
-            k += 1
-    return k
+    if words[k : k + 1] == ["time"]:
+        k += 2 if words[k + 1 : k + 2] == ["-p"] else 1
+    return [w for w in words[k:] if w != "2>&1"]
 
 
 def _names(prefix: list[str], rest: list[str]) -> bool:
@@ -225,32 +212,16 @@ def _names(prefix: list[str], rest: list[str]) -> bool:
     return word == last or word.startswith(last + ":")
 
 
-def rewrite_segment(text: str, commands: list[list[str]]) -> int | None:
-    """Where to insert the offload prefix in one simple command, or None to leave it alone."""
-    if ">" in text.replace("2>&1", "") or "<" in text:
-        return None  # output already goes to a file (or input comes from one)
-    try:
-        import shlex  # with json, most of the hook's start: only for a command that may be rewritten
-
-        words = shlex.split(text.replace("2>&1", ""))
-    except ValueError:
-        return None
-    spans = raw_words(text)
-    k = _tool_start(words)
-    rest = words[k:]
-    if not rest or k >= len(spans):
-        return None
-    if os.path.basename(rest[0]) == "k0maru":
-        raise Unsure  # already wrapped: leave the whole command as it is
+def routed(words: list[str], commands: list[list[str]]) -> bool:
+    """Whether this simple command runs one of the test/build/lint `commands`."""
+    rest = tool_words(words)
+    if not rest or LEAVE_ALONE & set(rest):
+        return False
     for prefix in commands:
         if _names(prefix, rest):
-            if LEAVE_ALONE & set(rest):
-                return None
             tool = os.path.basename(prefix[0])
-            if tool in GOAL_TOOLS and not _goals_ok(rest[len(prefix) :]):
-                return None
-            return spans[k][0]
-    return None
+            return tool not in GOAL_TOOLS or _goals_ok(rest[len(prefix) :])
+    return False
 
 
 def in_vault(folder: str) -> bool:
@@ -270,97 +241,134 @@ def in_vault(folder: str) -> bool:
         folder = parent
 
 
-def _moved(text: str, here: str | None) -> str | None:
+def _moved(words: list[str], here: str | None) -> str | None:
     """The folder after a `cd DIR` command (None: one it cannot tell), `here` after any other."""
-    words = text.split()
-    if not words or words[0] != "cd" or here is None:
+    if words[:1] != ["cd"] or here is None:
         return here
-    if len(words) != 2 or any(c in words[1] for c in "$`'\"\\*?") or words[1] == "-":
+    if len(words) != 2 or words[1] == "-":
         return None
-    return os.path.join(here, os.path.expanduser(words[1]))
+    return os.path.join(here, words[1])
 
 
 def plan(
-    command: str, commands: list[list[str]], cwd: str | None = None
-) -> tuple[str | None, list[str]]:
-    """`command` with its test/build/lint commands routed through `k0maru offload` (None: nothing to
-    change, or a shape this hook does not read), and the simple commands it is made of. With `cwd`,
-    a command that runs outside any vault (after a `cd` too) is left alone."""
-    try:
-        parts = segments(command)
-    except Unsure:
+    line: str, commands: list[list[str]], sink: str, cwd: str | None = None
+) -> tuple[str | None, list[Segment]]:
+    """`line` with the output of its test/build/lint commands piped into `sink` (None: nothing to
+    change, or a shape this hook does not read), and the simple commands it is made of. With
+    `cwd`, a command that runs outside any vault (after a `cd` too) is left alone."""
+    parts = segments(line)
+    if parts is None:
         return None, []
-    texts = [command[s:e].strip() for s, e, _, _ in parts if command[s:e].strip()]
-    inserts, here = [], cwd
+    if any(not tool_words(p.words) or tool_words(p.words)[0] in SHELL_WORDS for p in parts):
+        return None, parts
+    ends, here = [], cwd
+    for part in parts:
+        if routed(part.words, commands) and (cwd is None or here is not None and in_vault(here)):
+            ends.append(part.end)
+        here = _moved(part.words, here)
+    if not ends:
+        return None, parts
+    out, last = [PIPEFAIL], 0
+    for end in ends:
+        body = line[last:end].rstrip(" \t")
+        merge = " | " if body.endswith(" 2>&1") else MERGE
+        out += [body, merge, sink, line[last + len(body) : end]]
+        last = end
+    out.append(line[last:])
+    return "".join(out), parts
+
+
+def sink_command() -> str | None:
+    """The command the output is piped into: `$K0MARU_HOOK_SINK` (tests), else the `k0maru` beside
+    this hook, else the one on PATH; None when there is none (the line then runs as written)."""
+    import shlex
+    import shutil
+
+    if os.environ.get("K0MARU_HOOK_SINK"):
+        return os.environ["K0MARU_HOOK_SINK"]
+    beside = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), "k0maru")
+    found = beside if os.access(beside, os.X_OK) else shutil.which("k0maru")
+    return shlex.quote(os.path.abspath(found)) + " offload" if found else None
+
+
+def rewrite(
+    line: str, commands: list[list[str]] | None = None, sink: str = "k0maru offload"
+) -> str | None:
+    """`line` with its test/build/lint commands' output piped into `sink`, or None when nothing is
+    to change (no vault check, no rules: the shape alone)."""
+    chosen = commands if commands is not None else [p.split() for p in COMMANDS]
+    return plan(line, chosen, sink)[0]
+
+
+def _toml(path: str) -> dict[str, Any]:
+    import tomllib
+
     try:
-        for start, end, before, after in parts:
-            text = command[start:end]
-            piped = "|" in (before, after) or "|&" in (before, after)
-            at = None if piped else rewrite_segment(text, commands)
-            if at is not None and (cwd is None or here is not None and in_vault(here)):
-                inserts.append(start + at)
-            here = _moved(text.strip(), here)
-    except Unsure:
-        return None, texts
-    out = command
-    for at in sorted(inserts, reverse=True):
-        out = out[:at] + OFFLOAD + out[at:]
-    return (out if inserts else None), texts
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except (OSError, ValueError):
+        return {}
 
 
-def rewrite(command: str, commands: list[list[str]] | None = None) -> str | None:
-    """`command` with its test/build/lint commands routed through `k0maru offload`, or None when
-    nothing is to change."""
-    return plan(command, commands if commands is not None else [p.split() for p in COMMANDS])[0]
+def user_config() -> str:
+    """The user's own hook settings, outside any repository:
+    `$XDG_CONFIG_HOME/k0maru/agent-hook.toml` (default `~/.config`)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "k0maru", "agent-hook.toml")
+
+
+def _strings(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def configured_commands(cwd: str | None) -> list[list[str]]:
-    """The command list, as `.k0maru/agent-hook.toml` (in `cwd` or a folder above it) changes it."""
-    commands = list(COMMANDS)
+    """The command list: the user's own config may replace it (`commands`) or add to it
+    (`extra_commands`); a project's `.k0maru/agent-hook.toml` (in `cwd` or a folder above it) can
+    only take commands out (`skip`): a file in a cloned repository never widens what runs."""
+    user = _toml(user_config()) if os.path.isfile(user_config()) else {}
+    commands = _strings(user.get("commands")) or list(COMMANDS)
+    commands += _strings(user.get("extra_commands"))
+    skip = set(_strings(user.get("skip")))
     folder = os.path.abspath(cwd or os.getcwd())
     while True:
         path = os.path.join(folder, ".k0maru", "agent-hook.toml")
         if os.path.isfile(path):
-            import tomllib
-
-            with open(path, "rb") as fh:
-                conf = tomllib.load(fh)
-            commands = list(conf.get("commands", commands)) + list(conf.get("extra_commands", []))
-            skip = set(conf.get("skip", []))
-            commands = [c for c in commands if c not in skip]
+            skip |= set(_strings(_toml(path).get("skip")))
             break
         parent = os.path.dirname(folder)
         if parent == folder:
             break
         folder = parent
-    return [c.split() for c in commands if isinstance(c, str) and c.split()]
+    return [c.split() for c in commands if c not in skip and c.split()]
 
 
-REASONS = {
-    "allow": "k0maru: your permission rules allow every command here; the test/build/lint ones run "
-    "through `k0maru offload` (the log is kept, the agent reads a summary)",
-    "ask": "k0maru: the test/build/lint commands run through `k0maru offload` (the log is kept, the "
-    "agent reads a summary); your rules ask about this command line",
-}
+REASON = (
+    "k0maru: your permission rules allow every command here; the test/build/lint output goes "
+    "through `k0maru offload` (the log is kept, the agent reads a summary)"
+)
 
 
-def decide(event: dict[str, Any], commands: list[str], rewritten: list[str]) -> str | None:
-    """The permission decision to send with a rewritten command, from the user's own Claude Code
-    rules (`agent_rules.verdict`): 'allow' only when they allow every command of the line already,
-    'ask' when an ask rule (or an allow rule for `k0maru` itself) may match, '' for no decision: the
-    host applies its own rules and mode to the rewritten command, and asks as it would have. None
-    leaves the command as written: a deny rule may match it, or a settings file cannot be read."""
+def decide(event: dict[str, Any], line: str, parts: list[Segment], added: list[str]) -> str | None:
+    """The permission decision to send with a rewritten line: 'allow' when the user's readable
+    rules allow every command of it as written and no readable deny or ask rule may match it or
+    what k0maru `added`; '' (none) in bypassPermissions mode, where the host runs all but what its
+    deny and ask rules meet; None to leave the line as written (plan or an unknown mode, a rule that
+    may match, a settings file it cannot read, a command no readable rule allows)."""
     from k0maru import agent_rules
 
+    mode = event.get("permission_mode")
+    if mode not in MODES:
+        return None
     cwd = str(event.get("cwd") or os.getcwd())
     project = os.environ.get("CLAUDE_PROJECT_DIR") or cwd
+    commands = [(line[p.start : p.end].strip(" \t"), p.words) for p in parts]
     try:
-        found = agent_rules.verdict(commands, rewritten, project, cwd)
+        found = agent_rules.verdict(commands, added, project, cwd)
     except agent_rules.Unreadable:
         return None
-    if found == "deny":
-        return None
-    return found or ""
+    if mode == "bypassPermissions":
+        return "" if found in ("allow", None) else None
+    return "allow" if found == "allow" else None
 
 
 def answer(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -374,39 +382,34 @@ def answer(event: dict[str, Any]) -> dict[str, Any] | None:
     if not isinstance(tool_input, dict):
         return None
     command = tool_input.get("command")
-    if not isinstance(command, str) or not command.strip():
+    if not isinstance(command, str) or not command.strip() or len(command) > MAX_INPUT:
         return None
     cwd = str(event.get("cwd") or os.getcwd())
-    new, parts = plan(command, configured_commands(cwd), cwd)
+    sink = sink_command()
+    if sink is None:
+        return None
+    new, parts = plan(command, configured_commands(cwd), sink, cwd)
     if new is None:
         return None
-    decision = decide(event, parts, plan(new, [])[1])
+    decision = decide(event, command, parts, [PIPEFAIL.strip("; "), sink])
     if decision is None:
         return None
     out: dict[str, Any] = {"hookEventName": "PreToolUse"}
     if decision:
         out["permissionDecision"] = decision
-        out["permissionDecisionReason"] = REASONS[decision]
+        out["permissionDecisionReason"] = REASON
     out["updatedInput"] = {**tool_input, "command": new}
     return {"hookSpecificOutput": out}
 
 
-def may_rewrite(raw: str, cwd: str) -> bool:
+def may_rewrite(raw: str) -> bool:
     """Whether the raw hook input can hold a command to rewrite, read without parsing it: a Bash
-    call naming one of the tools, or a project with its own command list. Most commands an agent
-    runs are neither, and then the hook answers without importing json."""
-    if '"Bash"' not in raw:
+    call of bounded size naming one of the tools. Most commands an agent runs are not, and then the
+    hook answers without importing json."""
+    if len(raw) > MAX_INPUT or '"Bash"' not in raw:
         return False
     tool_input = raw[max(raw.find('"tool_input"'), 0) :]  # not the cwd: a folder named `make-x`
-    if any(command in tool_input for command in COMMANDS):
-        return True
-    folder = os.path.abspath(cwd)
-    while not os.path.isfile(os.path.join(folder, ".k0maru", "agent-hook.toml")):
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return False
-        folder = parent
-    return True
+    return any(command in tool_input for command in COMMANDS) or os.path.isfile(user_config())
 
 
 def main() -> int:
@@ -414,7 +417,7 @@ def main() -> int:
         return 0
     try:
         raw = sys.stdin.read()
-        if not may_rewrite(raw, os.getcwd()):
+        if not may_rewrite(raw):
             return 0
         import json
 

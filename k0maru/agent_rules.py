@@ -1,15 +1,19 @@
-"""Claude Code's own permission rules for the Bash tool, read as the host reads them, so that
+"""Claude Code's own permission rules for the Bash tool, read as the host applies them, so that
 `k0maru-hook` answers `allow` only for a command line the user's rules allow already, segment by
 segment.
 
 The rules come from the `permissions` lists (`allow`, `ask`, `deny`) of the user's settings
-(`$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`), the project's `.claude/settings.json` and
-`.claude/settings.local.json`, and the managed settings an administrator installs. A rule is `Bash`
-(every command), `Bash(npm run test:*)` (that prefix, then a space or the end), `Bash(git * main)`
-(`*` is any text; a trailing ` *` also matches nothing) or `Bash(pytest -q)` (that command). An
-allow rule is matched strictly, a deny or ask rule loosely (also after leading words such as
-`FOO=1`, `time` or a folder in front of the command), so any doubt goes the user's way. Imported
-only by the hook, and only for a command it would rewrite.
+(`$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`), the project's `.claude/settings.local.json`
+and `.claude/settings.json`, and the managed settings an administrator installs. The project's
+shared file grants nothing until the user trusted the folder (Claude Code applies its allow rules
+only then, measured on 2.1.332), and managed `allowManagedPermissionRulesOnly` leaves only managed
+allow rules. Rules given on the host's command line cannot be read here: the hook never needs them,
+because the host still applies every deny and ask rule to the rewritten line, whose commands are the
+user's own. A rule is `Bash` (every command), `Bash(npm run test:*)` (that prefix, then a space or
+the end), `Bash(git * main)` (`*` is any text; a trailing ` *` also matches nothing) or
+`Bash(pytest -q)` (that command). An allow rule is matched strictly on the command's text, a deny
+or ask rule loosely (also after leading words such as `FOO=1`, `time` or a folder in front of the
+command), so any doubt goes the user's way. Imported only by the hook, for a line it would rewrite.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ MANAGED = (
 )
 KINDS = ("allow", "ask", "deny")
 READ_ONLY = {"pwd", "true"}  # allowed anyway, whatever the rules say
+MAX_STATE_BYTES = 64 << 20  # the host's own state file, where it records trusted folders
 
 
 MAX_SETTINGS_BYTES = 4 << 20  # a settings file past this is not read whole: its rules are unknown
@@ -34,7 +39,7 @@ class Unreadable(Exception):
     """A settings file exists but cannot be read: its deny rules are unknown."""
 
 
-def _read(path: str) -> bytes | None:
+def _read(path: str, limit: int = MAX_SETTINGS_BYTES) -> bytes | None:
     """A settings file's bytes, None when there is none. A FIFO, socket or device there is refused
     without blocking (`fsutil.read_regular` does the same, but importing it would slow every hook
     call), as is a file past MAX_SETTINGS_BYTES: either way its rules are unknown."""
@@ -47,10 +52,10 @@ def _read(path: str) -> bytes | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise Unreadable(path)
-        data = os.read(fd, MAX_SETTINGS_BYTES + 1)
-        while len(data) <= MAX_SETTINGS_BYTES and (more := os.read(fd, 1 << 20)):
+        data = os.read(fd, limit + 1)
+        while len(data) <= limit and (more := os.read(fd, 1 << 20)):
             data += more
-        if len(data) > MAX_SETTINGS_BYTES:
+        if len(data) > limit:
             raise Unreadable(path)
         return data
     except OSError as exc:
@@ -59,14 +64,13 @@ def _read(path: str) -> bytes | None:
         os.close(fd)
 
 
-def settings_files(project: str) -> list[str]:
-    """Every file Claude Code takes permission rules from, for a session in `project`."""
-    user = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
-    files = [
-        os.path.join(user, "settings.json"),
-        os.path.join(project, ".claude", "settings.json"),
-        os.path.join(project, ".claude", "settings.local.json"),
-    ]
+def _user_folder() -> str:
+    return os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+
+
+def managed_files() -> list[str]:
+    """The managed settings an administrator installs, drop-in folders included."""
+    files = []
     for managed in MANAGED:
         files.append(managed)
         drop_ins = managed[: -len(".json")] + ".d"
@@ -75,27 +79,70 @@ def settings_files(project: str) -> list[str]:
     return [f for f in files if f.endswith(".json")]
 
 
+def trusted(project: str) -> bool:
+    """Whether the user accepted Claude Code's trust dialog for `project` (its state file,
+    `$CLAUDE_CONFIG_DIR/.claude.json` or `~/.claude.json`): only then do the project's shared
+    settings grant anything. A state file it cannot read counts as no trust."""
+    user = os.environ.get("CLAUDE_CONFIG_DIR")
+    path = os.path.join(user, ".claude.json") if user else os.path.expanduser("~/.claude.json")
+    try:
+        data = _read(path, MAX_STATE_BYTES)
+        state = json.loads(data) if data else {}
+    except (Unreadable, ValueError):
+        return False
+    projects = state.get("projects") if isinstance(state, dict) else None
+    entry = projects.get(os.path.abspath(project)) if isinstance(projects, dict) else None
+    return isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True
+
+
+def _settings(path: str) -> dict[str, object]:
+    data = _read(path)
+    if data is None:
+        return {}
+    try:
+        settings = json.loads(data)
+    except ValueError as exc:
+        raise Unreadable(path) from exc
+    return settings if isinstance(settings, dict) else {}
+
+
+def _add(rules: dict[str, list[str]], settings: dict[str, object], kinds: tuple[str, ...]) -> None:
+    permissions = settings.get("permissions")
+    if not isinstance(permissions, dict):
+        return
+    for kind in kinds:
+        lists = permissions.get(kind)
+        for rule in lists if isinstance(lists, list) else []:
+            spec = bash_spec(rule) if isinstance(rule, str) else None
+            if spec is not None:
+                rules[kind].append(spec)
+
+
 def load(project: str) -> dict[str, list[str]]:
-    """The Bash rule specifiers of each kind ('' for a rule that covers every command). Raises
-    Unreadable for a settings file that exists but is not valid JSON, or not a regular file."""
+    """The Bash rule specifiers of each kind ('' for a rule that covers every command), as the host
+    applies them. Raises Unreadable for a settings file that exists but is not valid JSON, or not a
+    regular file."""
     rules: dict[str, list[str]] = {kind: [] for kind in KINDS}
-    for path in settings_files(project):
-        data = _read(path)
-        if data is None:
-            continue
-        try:
-            settings = json.loads(data)
-        except ValueError as exc:
-            raise Unreadable(path) from exc
-        permissions = settings.get("permissions") if isinstance(settings, dict) else None
-        if not isinstance(permissions, dict):
-            continue
-        for kind in KINDS:
-            for rule in permissions.get(kind) or []:
-                spec = bash_spec(rule) if isinstance(rule, str) else None
-                if spec is not None:
-                    rules[kind].append(spec)
+    managed = [_settings(path) for path in managed_files()]
+    only_managed = any(m.get("allowManagedPermissionRulesOnly") is True for m in managed)
+    shared = _settings(os.path.join(project, ".claude", "settings.json"))
+    personal = [
+        _settings(os.path.join(_user_folder(), "settings.json")),
+        _settings(os.path.join(project, ".claude", "settings.local.json")),
+    ]
+    for settings in managed:
+        _add(rules, settings, KINDS)
+    for settings in personal:
+        _add(rules, settings, ("ask", "deny") if only_managed else KINDS)
+    _add(rules, shared, ("ask", "deny"))
+    if not only_managed and _has_allow(shared) and trusted(project):
+        _add(rules, shared, ("allow",))
     return rules
+
+
+def _has_allow(settings: dict[str, object]) -> bool:
+    permissions = settings.get("permissions")
+    return isinstance(permissions, dict) and bool(permissions.get("allow"))
 
 
 def bash_spec(rule: str) -> str | None:
@@ -147,55 +194,31 @@ def loosely(specs: list[str], words: list[str]) -> bool:
     return False
 
 
-def allowed_anyway(words: list[str], text: str, project: str, cwd: str) -> bool:
-    """Whether Claude Code runs this command without any rule: `pwd`, `true`, `echo` of plain words,
-    `cd` to a folder inside the project."""
-    if any(c in text for c in "$<>*?[`\\"):
-        return False
-    if words[0] in READ_ONLY and len(words) == 1 or words[0] == "echo":
-        return True
-    if words[0] == "cd" and len(words) == 2 and not words[1].startswith(("-", "~")):
-        target = os.path.normpath(os.path.join(cwd, words[1]))
-        root = os.path.normpath(project)
-        return target == root or target.startswith(root + os.sep)
-    return False
+def allowed_anyway(words: list[str]) -> bool:
+    """Whether Claude Code runs this command without any rule: `pwd`, `true`, `echo` of plain
+    words (the hook's grammar has no expansion to hide anything in)."""
+    return words[0] == "echo" or words[0] in READ_ONLY and len(words) == 1
 
 
-def _words(texts: list[str]) -> list[list[str]] | None:
-    import shlex
-
-    try:
-        return [shlex.split(text) or [""] for text in texts]
-    except ValueError:
-        return None
+def allowed(text: str, words: list[str], allow: list[str]) -> bool:
+    """Whether an allow rule matches the command as written (a leading `time` aside, as the host
+    reads it); a leading assignment such as `FOO=1` is matched as written, as the host does."""
+    text = text[len("time ") :] if text.startswith("time ") else text
+    return any(matches(spec, text) for spec in allow) or allowed_anyway(words)
 
 
-def _allowed(text: str, words: list[str], allow: list[str], project: str, cwd: str) -> bool:
-    plain = " ".join(text.split())
-    if ">" in plain.replace("2>&1", "") or "<" in plain:
-        return False  # a redirection writes or reads a file the rule does not name
-    return any(matches(spec, plain) for spec in allow) or allowed_anyway(words, text, project, cwd)
-
-
-def verdict(commands: list[str], rewritten: list[str], project: str, cwd: str) -> str | None:
-    """For a command line made of `commands`, which the hook would run as `rewritten`: 'deny' when a
-    deny rule may match any of either, else 'ask' when an ask rule may, else 'allow' when the user's
-    rules (or Claude Code's own read-only commands) allow every one of the `commands` as written,
-    else 'ask' when an allow rule names `k0maru` itself (it would approve the rewritten command,
-    commands the user never allowed included), else None: the host's own rules decide. Raises
-    Unreadable as `load` does."""
+def verdict(
+    commands: list[tuple[str, list[str]]], added: list[str], project: str, cwd: str
+) -> str | None:
+    """For a line of `commands` (each its text and words), to which the hook would add the
+    commands `added`: 'deny' when a readable deny rule may match any of them, else 'ask' when an
+    ask rule may, else 'allow' when the user's rules (or Claude Code's own read-only commands)
+    allow every one of `commands` as written, else None. Raises Unreadable as `load` does."""
     rules = load(project)
-    words = _words(commands)
-    checked = _words(commands + rewritten)
-    if words is None or checked is None:
-        return "ask"
+    checked = [words for _, words in commands] + [text.split() for text in added]
     for kind in ("deny", "ask"):
-        if any(loosely(rules[kind], w) for w in checked):
+        if any(loosely(rules[kind], words) for words in checked):
             return kind
-    pairs = zip(commands, words, strict=True)
-    if all(_allowed(text, w, rules["allow"], project, cwd) for text, w in pairs):
+    if all(allowed(text, words, rules["allow"]) for text, words in commands):
         return "allow"
-    wrapped = [f for w in checked for f in loose_forms(w) if f.startswith("k0maru ")]
-    if any(matches(spec, form) for spec in rules["allow"] for form in wrapped):
-        return "ask"
     return None

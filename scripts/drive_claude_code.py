@@ -11,7 +11,12 @@ prints each result's size in o200k tokens.
 A second session shows the hook is no permission grant (#38): default mode, the project allowing
 only `Bash(python -m pytest:*)`. The test command runs (the user's rule allows it, so the hook's
 `allow` widens nothing); `echo X > proof.txt; python -m pytest ...` is not run: print mode cannot
-ask, so the host refuses the command it would ask about, and proof.txt is never written."""
+ask, so the host refuses the command it would ask about, and proof.txt is never written.
+
+Then one session per bypass of #55, each with the user's rules in `.claude/settings.local.json`
+and on the command line: a `#` comment holding a quote, ANSI-C quoting, `--disallowedTools` on the
+test command, and a repository's `extra_commands = ["rm"]` under `--disallowedTools "Bash(rm:*)"`.
+None of them may run what the rules refuse (a marker file tells)."""
 
 from __future__ import annotations
 
@@ -178,14 +183,74 @@ def project(tmp: Path, k0maru_bin: Path) -> Path:
         subprocess.run([str(k0maru_bin), *args], cwd=root, check=True, capture_output=True)
     # the user's approval of the project's MCP servers, as `claude` asks for it on first use
     (root / ".claude" / "settings.local.json").write_text('{"enableAllProjectMcpServers": true}')
+    # every pytest run leaves a mark, so a session can tell whether the test command ran at all
+    mark = "import pathlib\n\n\ndef pytest_configure():\n    pathlib.Path('ran-pytest').touch()\n"
+    (root / "conftest.py").write_text(mark)
     return root
+
+
+BYPASSES = [  # (what, command, the user's allow rules in settings.local.json, CLI args, marker)
+    (
+        "a comment holding a quote",
+        "python -m pytest tests_demo -q  # don't run the slow ones\ntouch pwned  # it's fine",
+        ["Bash(python -m pytest:*)"],
+        [],
+        "pwned",
+    ),
+    (
+        "ANSI-C quoting",
+        "python -m pytest tests_demo -q $'a\\'b' ; touch pwned #'",
+        ["Bash(python -m pytest:*)"],
+        [],
+        "pwned",
+    ),
+    (
+        "--disallowedTools on the test command",
+        "python -m pytest tests_demo -q",
+        ["Bash(python -m pytest:*)"],
+        ["--disallowedTools", "Bash(python -m pytest:*)"],
+        "ran-pytest",
+    ),
+    (
+        "a repository's extra_commands under --disallowedTools",
+        "rm -rf victim",
+        ["Bash"],
+        ["--disallowedTools", "Bash(rm:*)"],
+        "victim-gone",
+    ),
+]
+
+
+def bypass_run(claude: str, root: Path, env: dict[str, str]) -> list[str]:
+    """One session per case of BYPASSES: the failures (a marker made where the rules refuse)."""
+    failures = []
+    (root / ".k0maru" / "agent-hook.toml").write_text('extra_commands = ["rm"]\n')
+    for what, command, allowed, args, marker in BYPASSES:
+        for name in ("pwned", "ran-pytest"):
+            (root / name).unlink(missing_ok=True)
+        (root / "victim").mkdir(exist_ok=True)
+        local = {"enableAllProjectMcpServers": True, "permissions": {"allow": allowed}}
+        (root / ".claude" / "settings.local.json").write_text(json.dumps(local))
+        stand_in = StandIn(lambda _node, c=command: [("Bash", {"command": c, "description": "x"})])
+        server = serve(stand_in)
+        run_env = {**env, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}"}
+        cmd = [claude, "-p", "go", "--output-format", "json", *args]
+        subprocess.run(cmd, cwd=root, env=run_env, capture_output=True, text=True, timeout=300)
+        server.shutdown()
+        made = (
+            (root / marker).exists() if marker != "victim-gone" else not (root / "victim").exists()
+        )
+        if made or not stand_in.requests:
+            failures.append(f"{what}: {'it ran' if made else 'no session'} ({command!r})")
+    (root / ".k0maru" / "agent-hook.toml").unlink()
+    return failures
 
 
 def permission_run(claude: str, root: Path, env: dict[str, str]) -> dict[str, Any]:
     """The second session (default mode, only the test command allowed): what each call returned,
     whether proof.txt was written, and what went wrong."""
     local = root / ".claude" / "settings.local.json"
-    settings = json.loads(local.read_text())
+    settings = {"enableAllProjectMcpServers": True}
     local.write_text(
         json.dumps({**settings, "permissions": {"allow": ["Bash(python -m pytest:*)"]}})
     )
@@ -221,6 +286,8 @@ def main() -> None:
     bin_dir = Path(sys.executable).parent
     with tempfile.TemporaryDirectory(prefix="k0maru-claude-") as tmp:
         root = project(Path(tmp), bin_dir / "k0maru")
+        allow_all = {"enableAllProjectMcpServers": True, "permissions": {"allow": ["Bash"]}}
+        (root / ".claude" / "settings.local.json").write_text(json.dumps(allow_all))
         stand_in = StandIn()
         server = serve(stand_in)
         env = {
@@ -237,6 +304,7 @@ def main() -> None:
         server.shutdown()
         version = subprocess.run([args.claude, "--version"], capture_output=True, text=True)
         asked = permission_run(args.claude, root, env)
+        bypasses = bypass_run(args.claude, root, env)
     by_id = {r["tool_use_id"]: r for body in stand_in.requests for r in tool_results(body)}
     results = [by_id[key] for key in sorted(by_id)]
     calls = script(stand_in.node_id)
@@ -254,9 +322,10 @@ def main() -> None:
         failures.append("the test command was not routed through k0maru offload")
     if len(texts) > 1 and ("k0maru" in texts[1] or "sqlite" not in texts[1]):
         failures.append("the plain command was changed")
-    failures += asked["failures"]
+    failures += asked["failures"] + bypasses
     if args.json:
         report = {"claude": version.stdout.strip(), "rows": rows, "permissions": asked}
+        report["bypasses"] = [case[0] for case in BYPASSES]
         print(json.dumps({**report, "failures": failures}))
     else:
         print(f"Claude Code {version.stdout.strip()}: what the model receives per tool call")

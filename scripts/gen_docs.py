@@ -147,7 +147,7 @@ an unknown tool is -32602 naming the tools; a note resource that does not exist 
 
 | host | hook | what k0maru does |
 |---|---|---|
-| Claude Code | `PreToolUse` (matcher `Bash`) in `.claude/settings.json` | rewrites the command through `updatedInput`, answering `allow` only when the user's own rules allow every segment ([agents.md](agents.md#what-the-offload-hook-decides)) |
+| Claude Code | `PreToolUse` (matcher `Bash`) in `.claude/settings.json` | pipes a test/build/lint command's output into `k0maru offload` through `updatedInput`, the user's command first and unchanged, answering `allow` only when the user's own rules allow every command ([agent-hook.md](agent-hook.md)) |
 | Codex | none: `connect codex --hooks` is refused with the reason, before anything is written | Codex takes `updatedInput` only with `permissionDecision: "allow"` (openai/codex#20527), which would waive its own approval, so a hook could never rewrite a command there; the instructions ask for `k0maru offload`. A hook an earlier version put in `.codex/hooks.json` is listed as inactive by `connect --list` and taken out by `connect codex --remove` |
 | Cursor | `beforeShellExecution` answers allow, deny or ask only; a `preToolUse` `updated_input` is described by third-party adapters, not in a form checked here | no hook; the instructions ask for `k0maru offload` |
 | VS Code, Claude Desktop | no command hook | no hook; the instructions ask for `k0maru offload` |
@@ -158,18 +158,17 @@ nothing. In a live `codex exec` (0.171.0, `[features] hooks = true`, a
 stand-in model calling `exec_command`) no `PreToolUse` hook ran, neither k0maru's nor a plain
 logging one, in the project's or the user's `hooks.json`, so the command ran unchanged.
 
-The hook, `k0maru-hook`, reads the host's hook input on stdin and rewrites a test, build or lint
-command (pytest, cargo test/build/clippy/check, go test/build/vet, npm test / run build, npx
+The hook, `k0maru-hook`, reads the host's hook input on stdin and pipes the output of a test, build or
+lint command (pytest, cargo test/build/clippy/check, go test/build/vet, npm test / run build, npx
 jest/vitest/tsc/eslint, make and mvn/gradle with build or test goals only, ruff check, mypy, tsc,
-...) into `k0maru offload -- CMD`, keeping every other field of the tool input. It leaves alone what
-it cannot read with certainty (command substitution, subshells, heredocs, pipelines, redirections to
-files, background jobs, continued lines, an already wrapped command, a folder in no vault) and answers
-nothing when it fails, so the command runs as the agent wrote it. It is never a permission grant: it
-answers `allow` only when the user's own Claude Code rules allow every segment of the line, and
-otherwise hands the rewritten command back for the host to judge and ask about (the decision table is
-in [agents.md](agents.md#what-the-offload-hook-decides)). The list is changed by
-`.k0maru/agent-hook.toml` (`commands = [...]` replaces it, `extra_commands` adds, `skip` removes);
-`K0MARU_HOOK=off` turns the hook off for a session.
+...) into `k0maru offload`: `pytest -q` becomes `set -o pipefail; pytest -q 2>&1 | k0maru offload`,
+every other field of the tool input kept. The user's command stays first and unchanged, so the
+host's deny and ask rules still meet it; it answers `allow` only when the user's own rules allow every
+command of the line, and leaves everything else untouched (a line of anything but plain words, quotes
+and `&&`/`||`/`;`, plan mode, a folder in no vault); [agent-hook.md](agent-hook.md) is the threat
+model. The list is changed by the user's own `~/.config/k0maru/agent-hook.toml` (`commands = [...]`
+replaces it, `extra_commands` adds, `skip` removes); a project's `.k0maru/agent-hook.toml` can only
+`skip`. `K0MARU_HOOK=off` turns the hook off for a session.
 """
 
 

@@ -26,6 +26,15 @@ if [ -n "${K0MARU_NO_CHROMIUM:-}" ]; then
   echo "test.sh: NO BROWSER: ${K0MARU_NO_CHROMIUM}; the console's browser test is skipped here (on CI, CI=true, it fails)" >&2
 fi
 
+# Claude Code from the npm registry, for the live check of the agent hook (tests/cli/test_agent_hook.py
+# drives it offline with a stand-in model); where npm cannot install it, that test says so and skips.
+CLAUDE_CODE_VERSION=2.1.332
+if command -v npm >/dev/null 2>&1 && [ ! -x .cache/claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude ]; then
+  timeout 300 npm install -q --no-audit --no-fund --prefix .cache/claude-code \
+    "@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}" >/dev/null 2>&1 \
+    || echo "test.sh: npm could not install Claude Code; its live hook check is skipped" >&2
+fi
+
 .venv/bin/ruff format --check k0maru tests scripts
 .venv/bin/ruff check k0maru tests scripts
 .venv/bin/mypy

@@ -37,20 +37,36 @@ def offload(
         )
 
     roots: list[Path] = []
-    done = run(
-        vault,
-        command or None,
-        threshold=threshold,
-        task_id=task_id,
-        out=sys.stderr.buffer if as_json else None,  # with --json, stdout carries only the JSON
-        on_open=roots.append,
-    )
+    try:
+        done = run(
+            vault,
+            command or None,
+            threshold=threshold,
+            task_id=task_id,
+            out=sys.stderr.buffer if as_json else None,  # with --json, stdout carries only the JSON
+            on_open=roots.append,
+        )
+    except Exception as exc:
+        if command:
+            raise
+        return pass_through(exc)
     # the summary's log path is vault-relative; an output passed through names no vault
     if done.record is not None and roots and Path.cwd().resolve() != roots[0].resolve():
         say_vault(roots[0], as_json)
     if as_json:
         print(json.dumps(done.payload()), flush=True)
     return done.exit_code
+
+
+def pass_through(exc: Exception) -> int:
+    """A piped log that could not be offloaded: one line on stderr, the rest of the input to stdout,
+    and exit 0, so a pipeline into `k0maru offload` (the agent hook's) keeps its own outcome."""
+    print(f"k0maru: the log was not offloaded ({exc}); the output passes through", file=sys.stderr)
+    sys.stdout.flush()
+    while chunk := sys.stdin.buffer.read(1 << 16):
+        sys.stdout.buffer.write(chunk)
+    sys.stdout.buffer.flush()
+    return 0
 
 
 def log_prune(

@@ -92,7 +92,7 @@ def test_the_hooks_rewrite_of_the_issue_repro_keeps_the_outcome(tmp_path: Path) 
     command = f"cd {plain} && pytest -q -p no:cacheprovider t.py"
     event = {"tool_name": "Bash", "cwd": str(project), "permission_mode": "default"}
     assert answer({**event, "tool_input": {"command": command}}) is None
-    forced = command.replace("&& pytest", "&& k0maru offload -- pytest")
+    forced = f"set -o pipefail; {command} 2>&1 | k0maru offload"  # the hook's form
     original, routed = sh(command, project), sh(forced, project)
     assert original.returncode == 1 and same_run(original, routed)
     assert routed.stderr == original.stderr
