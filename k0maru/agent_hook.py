@@ -271,8 +271,7 @@ def plan(
     out, last = [PIPEFAIL], 0
     for end in ends:
         body = line[last:end].rstrip(" \t")
-        merge = " | " if body.endswith(" 2>&1") else MERGE
-        out += [body, merge, sink, line[last + len(body) : end]]
+        out += [body, MERGE, sink, line[last + len(body) : end]]
         last = end
     out.append(line[last:])
     return "".join(out), parts

@@ -56,7 +56,7 @@ REWRITTEN = [  # (command line, as the hook rewrites it)
         "PYTHONDONTWRITEBYTECODE=1 LABEL='a b' pytest -q -k 'passes or many'",
         P + "PYTHONDONTWRITEBYTECODE=1 LABEL='a b' pytest -q -k 'passes or many'" + M,
     ),
-    ("pytest -q 2>&1", P + "pytest -q 2>&1 | " + SINK),
+    ("pytest -q 2>&1", P + "pytest -q 2>&1" + M),
     ("pytest -q -k passes; echo done", P + "pytest -q -k passes" + M + "; echo done"),
     ("pytest -q || echo failed", P + "pytest -q" + M + " || echo failed"),
     ("ruff check . && pytest -q -k passes", P + "ruff check ." + M + " && pytest -q -k passes" + M),
