@@ -20,14 +20,16 @@ machine's absolute paths. The user's own fields on k0maru's entry (`env`, `timeo
 `startup_timeout_sec`, ...) and the comments inside it are kept, as are the file's formatting,
 comments and mode. A project file is written only as a regular file inside the vault, never through
 a symlink leading out of it (one that stays inside is followed); the user-level file is written
-through its symlink (a dotfile manager's), which stays. `remove` undoes what connect did: a table
-left empty goes, and a file left with nothing in it is deleted.
+through its symlink (a dotfile manager's), which stays. `remove` undoes what connect did, byte for
+byte: a table left empty goes, and a file left with nothing in it is deleted, except one that
+connect found there empty (noted in `.k0maru/connect.json`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -40,6 +42,7 @@ from typing import Any
 from k0maru import jsonedit
 from k0maru.errors import K0maruError
 from k0maru.fsutil import atomic_write_text, ensure_state_dir, read_text
+from k0maru.layout import STATE_DIR
 
 NAME = "k0maru"
 HOSTS = ("claude-code", "cursor", "vscode", "codex", "claude-desktop")
@@ -211,8 +214,8 @@ def _merge_json(host: str, old: str | None, vault: Path, path: Path, remove: boo
     if remove:
         if name is None or name not in servers:
             return text
-        text = jsonedit.delete_member(text, [table, name])
-        return jsonedit.delete_member(text, [table]) if len(servers) == 1 else text
+        text = jsonedit.delete(text, [table, name])
+        return _without_emptied(text, [table], _note_on(vault, path))
     assert name is not None
     current = servers.get(name)
     if not isinstance(current, dict):
@@ -289,7 +292,8 @@ def _toml_table(entry: dict[str, Any]) -> Any:
 # ---------------------------------------------------------------------------------------------
 def connect(host: str, vault: Path, write: bool = True, remove: bool = False) -> Change:
     """Add or update (or with `remove`, take out) k0maru in `host`'s config for `vault`; with
-    `write` False, only say what the file would be."""
+    `write` False, only say what the file would be. Remove takes out k0maru's entry, and the table
+    and file connect created for it (one it found there empty stays: `_store`)."""
     path = config_path(host, vault)
     old = _read(path)
     if host == "codex":
@@ -301,7 +305,8 @@ def connect(host: str, vault: Path, write: bool = True, remove: bool = False) ->
     else:
         outcome = "up_to_date" if new == old else "created" if old is None else "updated"
     if write and new != (old or "") and not (remove and old is None):
-        _save(path, old, new, host == "claude-desktop")
+        added = not remove and host != "codex" and _entry(host, vault, old or "") is None
+        _store(host, vault, path, old, new, [table_of(host)] if added else [], remove)
     if write and host == "codex" and not remove:  # where `k0maru mcp` run in a subfolder finds it
         ensure_state_dir(vault)
     warning = None
@@ -318,10 +323,11 @@ def _empty(text: str) -> bool:
     return re.sub(r"\s", "", text) in ("", "{}")
 
 
-def _save(path: Path, old: str | None, new: str, user_file: bool = False) -> None:
-    """Write `new`; a file left empty is deleted instead (a regular file, never a symlink), and so
-    is a project folder (`.cursor/`, ...) that it leaves empty."""
-    if not _empty(new) or path.is_symlink():
+def _save(path: Path, old: str | None, new: str, user_file: bool, keep: bool = False) -> None:
+    """Write `new`; a file left empty is deleted instead (a regular file, never a symlink, nor one
+    that connect found there empty: `keep`), and so is a project folder (`.cursor/`, ...) that it
+    leaves empty."""
+    if keep or not _empty(new) or path.is_symlink():
         _write(path, old, new)
         return
     path.unlink(missing_ok=True)
@@ -330,11 +336,104 @@ def _save(path: Path, old: str | None, new: str, user_file: bool = False) -> Non
             path.parent.rmdir()
 
 
-def _is_ours(group: Any) -> bool:
-    hooks = group.get("hooks") if isinstance(group, dict) else None
-    return isinstance(hooks, list) and any(
-        isinstance(h, dict) and str(h.get("command", "")).endswith(HOOK_COMMAND) for h in hooks
+# ---- what connect found empty, for remove to keep
+# ---------------------------------------------------------------------------
+# connect puts k0maru's entry inside containers (the file, `hooks`, `PreToolUse`, `mcpServers`),
+# creating those that are not there, and remove takes out those it leaves empty. A container that
+# was there but empty looks the same after connect as one it created, so connect notes it in
+# `.k0maru/connect.json` (this machine's, kept out of git) and remove keeps it, byte for byte.
+RECORD = "connect.json"
+
+
+def _record(vault: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(read_text(vault / STATE_DIR / RECORD))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _note_on(vault: Path, path: Path) -> dict[str, Any]:
+    """What connect noted about `path`: `kept`, the containers it found empty (`[]`: the file), or
+    `blank`, the file's text when it held only whitespace."""
+    note = _record(vault).get(str(path))
+    return note if isinstance(note, dict) else {}
+
+
+def _found_empty(text: str | None, keys: list[str]) -> dict[str, Any]:
+    """The note for a file that connect adds k0maru's entry to under `keys`."""
+    if text is None:
+        return {}
+    if not text.strip():
+        return {"blank": text}
+    kept = []
+    for depth in range(len(keys) + 1):
+        node = jsonedit.find(text, keys[:depth])
+        if node is not None and jsonedit.is_blank(text, node):
+            kept.append(keys[:depth])
+    return {"kept": kept} if kept else {}
+
+
+def _set_note(vault: Path, path: Path, note: dict[str, Any]) -> None:
+    """The note on `path` replaced with `note` (`{}`: none); the record is written only when that
+    changes it."""
+    record = _record(vault)
+    if record.get(str(path), {}) == note:
+        return
+    record.pop(str(path), None)
+    if note:
+        record[str(path)] = note
+    atomic_write_text(ensure_state_dir(vault) / RECORD, json.dumps(record, indent=2) + "\n")
+
+
+def _store(
+    host: str, vault: Path, path: Path, old: str | None, new: str, added: list[str], remove: bool
+) -> None:
+    """Write `new` (see `_save`) and keep the note on `path` current: connect that added k0maru's
+    entry under the containers `added` notes those it found empty; remove uses the note up, keeping
+    a file that connect found there empty."""
+    note = _note_on(vault, path)
+    if remove or added:
+        _set_note(vault, path, {} if remove else _found_empty(old, added))
+    keep = remove and ("blank" in note or [] in note.get("kept", []))
+    _save(path, old, new, host == "claude-desktop", keep)
+
+
+def _without_emptied(text: str, keys: list[str], note: dict[str, Any]) -> str:
+    """`text` without the containers on `keys` that taking k0maru's entry out left empty, except
+    those connect found there empty; a file connect found blank gets its text back."""
+    kept = note.get("kept", [])
+    for depth in range(len(keys), 0, -1):
+        node = jsonedit.find(text, keys[:depth])
+        if node is None or not jsonedit.is_blank(text, node) or keys[:depth] in kept:
+            break
+        text = jsonedit.delete(text, keys[:depth])
+    blank = note.get("blank")
+    return blank if isinstance(blank, str) and _empty(text) else text
+
+
+def _is_our_hook(hook: Any) -> bool:
+    """The hook object k0maru writes: a command hook running exactly `k0maru-hook` (a timeout of its
+    own, or the user's fields beside it, do not matter)."""
+    return (
+        isinstance(hook, dict)
+        and hook.get("type") == "command"
+        and hook.get("command") == HOOK_COMMAND
     )
+
+
+def _our_hooks(groups: list[Any]) -> list[tuple[int, int]]:
+    """(group, hook) indexes of k0maru's hook objects, in the `Bash` groups where k0maru puts
+    them."""
+    return [
+        (g, h)
+        for g, group in enumerate(groups)
+        if isinstance(group, dict)
+        and group.get("matcher") == "Bash"
+        and isinstance(group.get("hooks"), list)
+        for h, hook in enumerate(group["hooks"])
+        if _is_our_hook(hook)
+    ]
 
 
 def hook_file(host: str, vault: Path, removing: bool = False) -> Path:
@@ -350,10 +449,8 @@ def hook_file(host: str, vault: Path, removing: bool = False) -> Path:
     return _inside(vault, HOOK_FILES[host])
 
 
-HOOK_GROUP = {
-    "matcher": "Bash",
-    "hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 10}],
-}
+HOOK: dict[str, Any] = {"type": "command", "command": HOOK_COMMAND, "timeout": 10}
+HOOK_GROUP: dict[str, Any] = {"matcher": "Bash", "hooks": [HOOK]}
 HOOKS_PATH = ["hooks", "PreToolUse"]
 
 
@@ -364,44 +461,63 @@ def _hook_groups(text: str, path: Path) -> list[Any]:
     return list(hooks.get("PreToolUse", []))
 
 
-def _without_hook(text: str, groups: list[Any]) -> str:
-    """`text` without k0maru's hook groups, element by element (the user's keep their bytes), and
-    without the list and `hooks` object when nothing else is left in them."""
-    for index in reversed(range(len(groups))):
-        if _is_ours(groups[index]):
-            text = jsonedit.delete_item(text, HOOKS_PATH, index)
-    if any(_is_ours(g) for g in groups) and all(_is_ours(g) for g in groups):
-        text = jsonedit.delete_member(text, HOOKS_PATH)
-        hooks = jsonedit.parse(text).value.get("hooks")
-        if hooks == {}:
-            text = jsonedit.delete_member(text, ["hooks"])
+def _drop_hooks(text: str, groups: list[Any], ours: list[tuple[int, int]]) -> str:
+    """`text` without the hook objects `ours`, and without each group that held nothing else; a
+    group holding the user's hooks (or fields) too stays with them, byte for byte."""
+    for g in sorted({g for g, _ in ours}, reverse=True):
+        mine = [h for group, h in ours if group == g]
+        if len(mine) == len(groups[g]["hooks"]) and set(groups[g]) <= {"matcher", "hooks"}:
+            text = jsonedit.delete(text, [*HOOKS_PATH, g])
+            continue
+        for h in reversed(mine):
+            text = jsonedit.delete(text, [*HOOKS_PATH, g, "hooks", h])
     return text
 
 
-def _with_hook(text: str, groups: list[Any]) -> str:
-    if [g for g in groups if _is_ours(g)] == [HOOK_GROUP]:
+def _without_hook(text: str, groups: list[Any], note: dict[str, Any]) -> str:
+    """`text` without k0maru's hook objects, and without the list and `hooks` object when they are
+    left empty (unless connect found them there empty)."""
+    ours = _our_hooks(groups)
+    if not ours:
         return text
-    text = _without_hook(text, groups) if any(_is_ours(g) for g in groups) else text
-    if isinstance(jsonedit.parse(text).value.get("hooks", {}).get("PreToolUse"), list):
-        return jsonedit.append_item(text, HOOKS_PATH, HOOK_GROUP)
-    return jsonedit.set_member(text, HOOKS_PATH, [HOOK_GROUP])
+    return _without_emptied(_drop_hooks(text, groups, ours), HOOKS_PATH, note)
+
+
+def _with_hook(text: str, groups: list[Any]) -> str:
+    """`text` with k0maru's group added as the last of `hooks.PreToolUse`, or, when its hook is
+    there, with that hook's own fields brought up to date in place (and any second copy taken
+    out)."""
+    ours = _our_hooks(groups)
+    if not ours:
+        if jsonedit.find(text, HOOKS_PATH) is not None:
+            return jsonedit.append_item(text, HOOKS_PATH, HOOK_GROUP)
+        return jsonedit.set_member(text, HOOKS_PATH, [HOOK_GROUP])
+    text = _drop_hooks(text, groups, ours[1:])
+    g, h = ours[0]
+    for key, value in HOOK.items():
+        if groups[g]["hooks"][h].get(key) != value:
+            text = jsonedit.set_member(text, [*HOOKS_PATH, g, "hooks", h, key], value)
+    return text
 
 
 def connect_hooks(host: str, vault: Path, write: bool = True, remove: bool = False) -> Change:
     """Install (or remove) the PreToolUse hook that routes test/build/lint commands through `k0maru
     offload` (`k0maru-hook`, k0maru/agent_hook.py), for the hosts whose hooks can rewrite a command.
-    The user's own groups keep their bytes: the hook is appended, and removed, as one element."""
+    Only k0maru's own group and hook object are added or taken out: what the user put beside or
+    inside them keeps its bytes."""
     path = hook_file(host, vault, removing=remove)
     old = _read(path)
     text = old or ""
     groups = _hook_groups(text, path)
-    new = _without_hook(text, groups) if remove else _with_hook(text, groups)
     if remove:
+        new = _without_hook(text, groups, _note_on(vault, path))
         outcome = "removed" if new != text else "absent"
     else:
+        new = _with_hook(text, groups)
         outcome = "up_to_date" if new == old else "created" if old is None else "updated"
     if write and new != text:
-        _save(path, old, new)
+        added = [] if remove or _our_hooks(groups) else HOOKS_PATH
+        _store(host, vault, path, old, new, added, remove)
     warning = None
     if not remove and shutil.which(HOOK_COMMAND) is None:
         warning = f"`{HOOK_COMMAND}` is not on PATH here; the host runs it from PATH"
@@ -417,7 +533,7 @@ def hooks_configured(vault: Path) -> list[tuple[str, Path, str]]:
         try:
             path = hook_file(host, vault, removing=True)
             text = _read(path)
-            found = text is not None and any(_is_ours(g) for g in _hook_groups(text, path))
+            found = text is not None and bool(_our_hooks(_hook_groups(text, path)))
             state = "installed" if found else "not installed" if text is not None else "no file"
         except K0maruError as exc:
             path, state = vault / rel, str(exc).split(";")[0]

@@ -426,7 +426,8 @@ def test_an_old_hook_entry_is_replaced_without_touching_the_users(vault: Path) -
     path = write(vault, ".claude/settings.json", text)
     assert hosts.connect_hooks("claude-code", vault).outcome == "updated"
     groups = json.loads(path.read_text())["hooks"]["PreToolUse"]
-    assert [g["hooks"][0].get("timeout") for g in groups] == [None, 5, 10]
+    assert [g["hooks"][0].get("timeout") for g in groups] == [10, None, 5]
+    assert path.read_text() == text.replace('"timeout": 3', '"timeout": 10')  # updated in place
     hosts.connect_hooks("claude-code", vault, remove=True)
     assert path.read_text() == USER_SETTINGS
 
