@@ -229,11 +229,15 @@ def _merge_json(host: str, old: str | None, vault: Path, path: Path, remove: boo
 # ---- TOML (Codex)
 # ----------------------------------------------------------------------------------------
 def _merge_toml(old: str | None, vault: Path, path: Path, remove: bool) -> str:
+    """Connect appends k0maru's own `[mcp_servers.k0maru]` table as text, in the file's line ending
+    and after a blank line (with no final newline where the file had none); remove cuts exactly that
+    back out. Other forms (an inline `mcp_servers`, an entry already there) go through tomlkit."""
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
+    text = old or ""
     try:
-        doc = tomlkit.parse(old or "")
+        doc = tomlkit.parse(text)
     except TOMLKitError as exc:
         raise K0maruError(
             f"{path}: not valid TOML ({exc}); fix it by hand, nothing was written"
@@ -243,19 +247,130 @@ def _merge_toml(old: str | None, vault: Path, path: Path, remove: bool) -> str:
         raise K0maruError(f"{path}: `mcp_servers` is not a table; nothing was written")
     if remove:
         if servers is None or NAME not in servers:
-            return old or ""
-        del servers[NAME]
-        if not servers:
-            del doc["mcp_servers"]
-        return tomlkit.dumps(doc)
+            return text
+        return _toml_without_entry(text, doc, _note_on(vault, path))
     entry = server_entry("codex", vault)
+    if NAME not in (servers or {}) and not isinstance(servers, tomlkit.items.InlineTable):
+        appended = _toml_appended(text, entry)
+        if _toml_data(appended) == _toml_with(text, entry):
+            return appended
     if servers is None:
-        outer = tomlkit.table(is_super_table=True)
-        outer[NAME] = _toml_table(entry)
-        doc["mcp_servers"] = outer
-    else:
-        _set_toml_entry(servers, entry, path)
-    return tomlkit.dumps(doc)
+        doc["mcp_servers"] = outer = tomlkit.table(is_super_table=True)
+        servers = outer
+    _set_toml_entry(servers, entry, path)
+    return _in_line_ending(text, tomlkit.dumps(doc))
+
+
+def _newline(text: str) -> str:
+    """The file's line ending: that of its first line (LF for a file of one line)."""
+    at = text.find("\n")
+    return "\r\n" if at > 0 and text[at - 1] == "\r" else "\n"
+
+
+def _in_line_ending(old: str, new: str) -> str:
+    """`new` (tomlkit's, whose new lines end in LF) with the CRLF line ending of a CRLF file."""
+    if _newline(old) == "\n" or re.search(r"(?<!\r)\n", old):
+        return new
+    return re.sub(r"(?<!\r)\n", "\r\n", new)
+
+
+def _toml_appended(text: str, entry: dict[str, Any]) -> str:
+    """`text` with k0maru's table appended: after a blank line unless the file is blank, ending in
+    a newline only where the file did (or was empty)."""
+    import tomlkit
+
+    nl = _newline(text)
+    lines = [f"[mcp_servers.{NAME}]"]
+    lines += [f"{key} = {tomlkit.item(value).as_string()}" for key, value in entry.items()]
+    block = nl.join(lines)
+    if not text.strip():
+        return text + block + nl
+    if text.endswith("\n"):
+        return text + nl + block + nl
+    return text + nl + nl + block
+
+
+_OUR_HEADER = re.compile(rf"[ \t]*\[[ \t]*mcp_servers[ \t]*\.[ \t]*{NAME}[ \t]*\][ \t]*(#.*)?")
+_ANY_HEADER = re.compile(r"[ \t]*\[")
+_FILLER = re.compile(r"[ \t]*(#.*)?")  # a blank or comment line
+
+
+def _toml_cut(text: str) -> str:
+    """`text` without k0maru's `[mcp_servers.k0maru]` table as `_toml_appended` wrote it: its
+    lines up to the next table (the blank and comment lines at its end stay), the blank line before
+    it, and the newline added before it where the file had no final newline."""
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if _OUR_HEADER.fullmatch(line.rstrip("\r\n"))]
+    if len(starts) != 1:
+        return text
+    start = end = starts[0]
+    end += 1
+    while end < len(lines) and not _ANY_HEADER.match(lines[end]):
+        end += 1
+    while end > start + 1 and _FILLER.fullmatch(lines[end - 1].rstrip("\r\n")):
+        end -= 1
+    if start > 0 and not lines[start - 1].strip():
+        start -= 1
+    head, tail = "".join(lines[:start]), "".join(lines[end:])
+    if not tail and not lines[end - 1].endswith("\n") and head.endswith("\n"):
+        head = head.removesuffix("\n").removesuffix("\r")
+    return head + tail
+
+
+def _toml_data(text: str) -> dict[str, Any] | None:
+    """The parsed document, with an empty `mcp_servers` dropped; None where it does not parse."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    if data.get("mcp_servers") == {}:
+        del data["mcp_servers"]
+    return data
+
+
+def _toml_with(text: str, entry: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What `text` parses to with k0maru's entry set to `entry` (None: taken out)."""
+    import tomllib
+
+    data = tomllib.loads(text)
+    servers = data.setdefault("mcp_servers", {})
+    servers.pop(NAME, None)
+    if entry is not None:
+        servers[NAME] = entry
+    elif not servers:
+        del data["mcp_servers"]
+    return data
+
+
+def _toml_without_entry(text: str, doc: Any, note: dict[str, Any]) -> str:
+    """`text` without k0maru's entry: the table connect appended cut out as text, any other form
+    through tomlkit (an `mcp_servers` left empty goes, unless connect found it there empty); a file
+    connect found blank gets its text back."""
+    import tomlkit
+
+    new = _toml_cut(text)
+    if new == text or _toml_data(new) != _toml_with(text, None):
+        del doc["mcp_servers"][NAME]
+        if not doc["mcp_servers"] and ["mcp_servers"] not in note.get("kept", []):
+            del doc["mcp_servers"]
+        new = _in_line_ending(text, tomlkit.dumps(doc))
+    blank = note.get("blank")
+    return blank if isinstance(blank, str) and _empty(new) else new
+
+
+def _toml_found_empty(text: str | None) -> dict[str, Any]:
+    """The note for a Codex file that connect adds k0maru's entry to: its text when blank, or an
+    empty `mcp_servers` it holds."""
+    import tomllib
+
+    if text is None:
+        return {}
+    if not text.strip():
+        return {"blank": text}
+    servers = tomllib.loads(text).get("mcp_servers")
+    return {"kept": [["mcp_servers"]]} if servers == {} else {}
 
 
 def _set_toml_entry(servers: Any, entry: dict[str, Any], path: Path) -> None:
@@ -305,7 +420,7 @@ def connect(host: str, vault: Path, write: bool = True, remove: bool = False) ->
     else:
         outcome = "up_to_date" if new == old else "created" if old is None else "updated"
     if write and new != (old or "") and not (remove and old is None):
-        added = not remove and host != "codex" and _entry(host, vault, old or "") is None
+        added = not remove and _entry(host, vault, old or "") is None
         _store(host, vault, path, old, new, [table_of(host)] if added else [], remove)
     if write and host == "codex" and not remove:  # where `k0maru mcp` run in a subfolder finds it
         ensure_state_dir(vault)
@@ -394,7 +509,8 @@ def _store(
     a file that connect found there empty."""
     note = _note_on(vault, path)
     if remove or added:
-        _set_note(vault, path, {} if remove else _found_empty(old, added))
+        found = _toml_found_empty(old) if path.suffix == ".toml" else _found_empty(old, added)
+        _set_note(vault, path, {} if remove else found)
     keep = remove and ("blank" in note or [] in note.get("kept", []))
     _save(path, old, new, host == "claude-desktop", keep)
 
