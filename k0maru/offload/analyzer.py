@@ -145,15 +145,20 @@ class LogAnalyzer:
             self._partial, self._partial_len = [], 0
         for e in self.extractors:  # a report still open at the end of the log
             e.finish()
-        others = [x for x in self.findings.failures if x.stack not in GENERIC_STACKS]
-        warned = [w for e in self.extractors if e is not self.layer for w in e.warnings]
-        located = [m for m in self.findings.markers if m.location]
-        self.layer.settle(others, others + warned, located)
+        self._settle_findings()
         if not self.findings.total and not self.findings.markers:  # warnings failed it, if anything
             for w in sorted((w for e in self.extractors for w in e.warnings), key=lambda w: w.line):
                 self.findings.add(w)
         self.findings.root, self.findings.root_is_users = self._root()
         return self.findings
+
+    def _settle_findings(self) -> None:
+        """The findings layer settles what it found against the extractors' failures, their
+        warnings and the generic layer's located markers."""
+        others = [x for x in self.findings.failures if x.stack not in GENERIC_STACKS]
+        warned = [w for e in self.extractors if e is not self.layer for w in e.warnings]
+        located = [m for m in self.findings.markers if m.location]
+        self.layer.settle(others, others + warned, located)
 
     def _root(self) -> tuple[Failure | None, bool]:
         """The first failure in log order located in the user's code: an extractor's, else the first
@@ -173,21 +178,31 @@ class LogAnalyzer:
             return ordered[0], False
         return (f.markers[0] if f.markers else f.generic), False
 
-    def _feed_block(self, block: str) -> None:
-        """`block` is whole lines. A line is fed to the extractors whose trigger words it holds (all
-        of them for a generic word), the busy ones and the findings layer; lines with no trigger hit
-        are skipped unless an extractor is busy."""
-        base = self.lines  # lines before this block
+    def _hits(self, block: str) -> list[tuple[int, int]]:
+        """Where lines of `block` hold a trigger word, and whom each feeds (a mask of extractors),
+        in order: a place in any form, or a row under a file's header, feeds the findings layer."""
         owners = self.owners
         hits = [
             (start, owners[i])
             for i, start, _ in self.triggers.find_matches_as_indexes(block, overlapping=True)
         ]
-        # a place in any form, or a row under a file's header: the findings layer reads the line
         layer = self.always
         places = [(m.start(), layer) for m in PLACE_SCAN.finditer(block)]
         places += [(m.start(), layer) for hint in HINTS for m in hint.finditer(block)]
-        hits = sorted(hits + places) if places else sorted(hits)
+        return sorted(hits + places) if places else sorted(hits)
+
+    def _feeds_for(self, wanted: int) -> list[Callable[[str, int], None]]:
+        """The feeds of the extractors in mask `wanted`, kept for the next line that wants them."""
+        fed = self._feeds[wanted] = [e.feed for e in self.extractors if wanted & e.bit]
+        return fed
+
+    def _feed_block(self, block: str) -> None:
+        """`block` is whole lines. A line is fed to the extractors whose trigger words it holds (all
+        of them for a generic word), the busy ones and the findings layer; lines with no trigger hit
+        are skipped unless an extractor is busy."""
+        base = self.lines  # lines before this block
+        layer = self.always
+        hits = self._hits(block)
         count = len(hits)
         next_hit = 0
         pos = 0
@@ -216,9 +231,7 @@ class LogAnalyzer:
             line = block[pos:stop]
             lineno = base + counted + 1
             cursor.pos = pos
-            fed = feeds.get(wanted)
-            if fed is None:
-                fed = feeds[wanted] = [e.feed for e in self.extractors if wanted & e.bit]
+            fed = feeds.get(wanted) or self._feeds_for(wanted)
             for feed in fed:
                 feed(line, lineno)
             if self.findings.generic is None and GENERIC.search(line):

@@ -135,21 +135,11 @@ class Findings:
         if failure.lines and failure.stack != "generic":  # a finding's own lines
             return failure.lines[:most]
         kept = [m for m in self.markers if m.lines]
-        start = None
-        for i, m in enumerate(kept):
-            if m.line <= failure.line:
-                start = i
-        if start is None or failure.line > kept[start].lines[-1][0] + 5:  # type: ignore[index]
-            start = next((i for i, m in enumerate(kept) if m.line >= failure.line), start)
+        start = _marker_of(kept, failure.line)
         if start is None:
             return []
-        out = list(kept[start].lines or [])
-        if out[0][0] < failure.line - 1 <= out[-1][0]:  # from the failure's own line
-            out = [row for row in out if row[0] >= failure.line - 1]
-        for m in kept[start + 1 :]:
-            if len(out) >= most or not m.lines or m.lines[0][0] > out[-1][0] + 1:
-                break
-            out += [row for row in m.lines if row[0] > out[-1][0]]
+        out = _from_line(list(kept[start].lines or []), failure.line)
+        out = _followed_on(out, kept[start + 1 :], most)
         return [row for row in out if row[0] not in self.library_rows][:most]
 
     @property
@@ -157,6 +147,37 @@ class Findings:
         if self.failures:
             return self.failures
         return [self.generic] if self.generic else []
+
+
+Rows = list[tuple[int, str]]
+
+
+def _marker_of(kept: list[Failure], line: int) -> int | None:
+    """Of the markers with lines (in log order), the one whose report holds log line `line`: the
+    nearest at or before it, when its lines reach within 5 of it; else the first after it."""
+    start = None
+    for i, m in enumerate(kept):
+        if m.line <= line:
+            start = i
+    if start is None or line > kept[start].lines[-1][0] + 5:  # type: ignore[index]
+        start = next((i for i, m in enumerate(kept) if m.line >= line), start)
+    return start
+
+
+def _from_line(rows: Rows, line: int) -> Rows:
+    """A marker's rows from the one before the failure's own line, when they hold it."""
+    if rows[0][0] < line - 1 <= rows[-1][0]:
+        return [row for row in rows if row[0] >= line - 1]
+    return rows
+
+
+def _followed_on(rows: Rows, following: list[Failure], most: int) -> Rows:
+    """`rows` with those of the markers that follow on without a gap, up to `most` rows."""
+    for m in following:
+        if len(rows) >= most or not m.lines or m.lines[0][0] > rows[-1][0] + 1:
+            break
+        rows += [row for row in m.lines if row[0] > rows[-1][0]]
+    return rows
 
 
 def same_place(found: str | None, expected: str) -> bool:

@@ -276,13 +276,8 @@ def run_offload(  # noqa: PLR0913 - the run and everything its caller may say ab
     err = err or sys.stderr.buffer
     task = safe_task_id(task_id) if task_id else default_task_id(vault)
     refs, cannot_keep = _open_refs(vault, cannot_keep)
-    if tree is None:
-        from k0maru.gitutil import repo_root
-
-        here = Path.cwd()
-        tree = here if command else (repo_root(here) or here)
-    spool = _Spool(refs, threshold, out, err, tree, cannot_keep)
-    if progress or (progress is None and sys.stderr.isatty()):
+    spool = _Spool(refs, threshold, out, err, _tree_of(tree, command), cannot_keep)
+    if _shows_progress(progress):
         spool.progress = _Progress(err)
     started = time.time()
     clock = time.monotonic()
@@ -298,24 +293,57 @@ def run_offload(  # noqa: PLR0913 - the run and everything its caller may say ab
             rec = _keep(
                 vault, refs, spool, findings, command, task, (started, duration), exit_code, seen
             )
-        except Exception as exc:  # noqa: BLE001 - whatever fails, the output still reaches its reader
+        except Exception as exc:  # whatever fails, the output still reaches its reader
             spool.give_up(exc)
     if spool.broken is not None:
-        if spool.lines > threshold:  # a shorter output passes through untouched anyway: no word
-            print(
-                f"k0maru: the log could not be kept ({spool.broken}); the output was passed through",
-                file=sys.stderr,
-            )
+        _say_not_kept(spool, threshold)
         return OffloadOutcome(status, spool.lines, True, findings=findings)
     if rec is None:  # not clearly smaller: the output itself is the answer
         _replay_spool(spool, out)
         return OffloadOutcome(status, spool.lines, True, findings=findings)
-    spool.discard()  # the compressed log holds it all now
+    _deliver(spool, rec, out, save_record)
+    return OffloadOutcome(status, spool.lines, False, rec, findings)
+
+
+def _shows_progress(progress: bool | None) -> bool:
+    """Whether a live line shows on stderr: as asked, else when stderr is a terminal."""
+    return bool(progress or (progress is None and sys.stderr.isatty()))
+
+
+def _tree_of(tree: Path | None, command: list[str] | None) -> Path:
+    """The folder of the user's code: `tree`, else the current folder (a command's), or its
+    repository's root when the log is piped in."""
+    if tree is not None:
+        return tree
+    from k0maru.gitutil import repo_root
+
+    here = Path.cwd()
+    return here if command else (repo_root(here) or here)
+
+
+def _say_not_kept(spool: _Spool, threshold: int) -> None:
+    """One line on stderr: the log could not be kept (a shorter output passes through untouched
+    anyway: no word)."""
+    if spool.lines > threshold:
+        print(
+            f"k0maru: the log could not be kept ({spool.broken}); the output was passed through",
+            file=sys.stderr,
+        )
+
+
+def _deliver(
+    spool: _Spool,
+    rec: records.OffloadRecord,
+    out: BinaryIO,
+    save_record: Callable[[records.OffloadRecord], None] | None,
+) -> None:
+    """The kept log's summary to `out`, its record saved; the spool goes (the compressed log holds
+    it all now)."""
+    spool.discard()
     if save_record is not None:
         save_record(rec)
     out.write((rec.summary + "\n").encode("utf-8"))
     out.flush()
-    return OffloadOutcome(status, spool.lines, False, rec, findings)
 
 
 def _open_refs(vault: Path, cannot_keep: str | None) -> tuple[Path | None, str | None]:
@@ -419,7 +447,7 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
     if seen is not None:
         try:
             note = seen(findings.root)
-        except Exception:  # noqa: BLE001 - an index that cannot answer names nothing
+        except Exception:  # an index that cannot answer names nothing
             note = None
     text = summary.render(
         seen=note,

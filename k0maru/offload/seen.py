@@ -39,14 +39,29 @@ def seen_before(vault: Vault, root: Failure | None) -> str | None:
     query = " ".join([root.code, *words[:12], place]).strip()
     result = vault.recall.search(query, limit=3, mode="bm25")
     for hit in result.hits:
-        try:
-            text = (vault.root / hit.path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if root.code not in text or (GENERATED_MARK in text[:2000] and not fix_recorded(text)):
-            continue
-        held = {w.lower() for w in WORD.findall(text)}
-        shared = sum(1 for w in words if w in held) / len(words) if len(words) >= 2 else 0.0
-        if (place and place in text) or shared >= MIN_SHARED:
+        text = _read(vault.root / hit.path)
+        if text is not None and _learnt(text, root.code) and _same_failure(text, words, place):
             return hit.path
     return None
+
+
+def _read(path: Path) -> str | None:
+    """A note's text, or None when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _learnt(text: str, code: str) -> bool:
+    """The note holds the failure's code and is no card k0maru distilled without a fix."""
+    return code in text and not (GENERATED_MARK in text[:2000] and not fix_recorded(text))
+
+
+def _same_failure(text: str, words: list[str], place: str) -> bool:
+    """The note names the failure's file, or holds most of its message's words (two at least)."""
+    if place and place in text:
+        return True
+    held = {w.lower() for w in WORD.findall(text)}
+    shared = sum(1 for w in words if w in held) / len(words) if len(words) >= 2 else 0.0
+    return shared >= MIN_SHARED

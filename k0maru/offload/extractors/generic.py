@@ -163,12 +163,20 @@ class GenericExtractor(Extractor):
         if is_marker and self.python and (name := PYTHON_RAISED.match(line)):
             self._raised(line, lineno, name.group(1))
             return
-        if is_marker and (
-            self.marker is None or self.python or any(f[0] <= FRAME for f in self.found)
-        ):
+        if is_marker and self._starts_anew():
             self._open(line, lineno)
         elif self.marker is None:
             return
+        self._read_row(line, lineno, caused)
+
+    def _starts_anew(self) -> bool:
+        """A marker line starts a report of its own: none is open, or the open one already holds a
+        Python traceback or a frame (a second failure, not a line of the first one's)."""
+        return self.marker is None or bool(self.python) or any(f[0] <= FRAME for f in self.found)
+
+    def _read_row(self, line: str, lineno: int, caused: bool) -> None:
+        """A line of the open marker's report: kept among its lines, read for a cause, places and
+        codes; the report ends when its window of non-stack lines runs out."""
         kept = self._keep_row(line, lineno)
         if caused:
             self._caused_by(line)

@@ -155,13 +155,7 @@ class DiagnosticExtractor(Extractor):
             return
         m = self.LINE.match(line)
         if not m:
-            c = self.COMPACT.match(line) if ", col " in line else None
-            if c:
-                where = f"{c.group(1)}:{c.group(2)}:{c.group(3)}"
-                failure = Failure(
-                    self.stack, c.group(6) or "error", short(c.group(5)), lineno, where
-                )
-                self.report(failure, (c.group(4) or "error").lower() == "error")
+            self._compact(line, lineno)
             return
         rest, severity = m.group(4), "error"
         found = self.LEAD.match(rest)
@@ -179,6 +173,14 @@ class DiagnosticExtractor(Extractor):
             return
         where = f"{m.group(1)}:{m.group(2)}" + (f":{m.group(3)}" if m.group(3) else "")
         self.report(Failure(self.stack, code, short(message), lineno, where), severity == "error")
+
+    def _compact(self, line: str, lineno: int) -> None:
+        """A finding in the compact form: `file: line 2, col 16, error - msg (rule)`."""
+        c = self.COMPACT.match(line) if ", col " in line else None
+        if c:
+            where = f"{c.group(1)}:{c.group(2)}:{c.group(3)}"
+            failure = Failure(self.stack, c.group(6) or "error", short(c.group(5)), lineno, where)
+            self.report(failure, (c.group(4) or "error").lower() == "error")
 
 
 @register

@@ -17,92 +17,47 @@ in log order wins, whatever the tool calls it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from k0maru.offload import locations
 from k0maru.offload.extractors.base import Cursor, Extractor, register, short
 from k0maru.offload.extractors.generic import CAUSED_BY
+from k0maru.offload.extractors.located_patterns import (
+    BARE_PATH,
+    CARET_RULE,
+    ERL_FILE,
+    ERL_LINE,
+    HINTS,
+    LEAD_SEVERITY,
+    LEAD_TAG,
+    LINE_ROW,
+    NOTE_HEAD,
+    RAISED,
+    ROW,
+    ROW_CODE,
+    RULE_AFTER,
+    RULE_END,
+    RULE_HEAD,
+    RULE_LIKE,
+    RULE_NEXT,
+    SAID_AFTER,
+    SEVERITY,
+    STEP,
+    STRICT,
+    STYLISH,
+    STYLISH_RULE,
+    WORDS,
+)
 from k0maru.offload.findings import Failure, Findings, same_place
 
+__all__ = ["HINTS", "Finding", "FindingsLayer"]
+
 ERROR, UNKNOWN, WARNING, WEAK = "error", "unknown", "warning", "weak"
-SEVERITY = re.compile(
-    r"\b(error|Error|ERROR|fatal|FATAL|failed|FAILED|FAIL|Failure|warning|Warning|WARNING|note|Note"
-    r"|NOTE|info|INFO|hint|Hint|ALERT|CRITICAL|SEVERE|EMERG)\b"  # and syslog's, Java's levels
-)
-# a severity that is all a line says before its location (`::warning file=x,line=1`, `ERROR: x:8:`)
-LEAD_SEVERITY = re.compile(rf"^\W*{SEVERITY.pattern}(?::\s*|\s+file=)$")
-# a syslog level tag opening the line, whatever follows it (`[ALERT] (87) : config : parsing
-# [x.cfg:15]`); not maven's `[ERROR]`, which also opens the frames of its own stack
-LEAD_TAG = re.compile(r"^\s*\[(ALERT|CRITICAL|SEVERE|EMERG)\]")
-SEVERITY_WORDS = "(?:error|warning|info|note|hint|style|fatal)"
 WARNINGS = frozenset({"warning", "Warning", "WARNING"})
 NOTES = frozenset({"note", "Note", "NOTE", "info", "INFO", "hint", "Hint"})
-RULE = (
-    r"[A-Z]{1,5}\d{2,5}|lint/[\w./-]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[a-z][a-z0-9]*(?:-[a-z0-9]+)+"
-    r"|[A-Z][a-z]+(?:[A-Z][a-z]+)*/[A-Z]\w+"  # a department and a cop: `Lint/UselessAssignment`
-)
-# a rule right after the location, past a severity word or letter (`x.js:3:5 lint/a/b`,
-# `x.py:1:1: E302 ...`, `x.rb:6:5: W: Lint/UselessAssignment: ...`)
-RULE_AFTER = re.compile(
-    rf"^[\s:,-]*(?:\d+:\d+ )?(?:(?:error|warning)\b:?\s*|[CWEFIR]: (?:\[\w+\] )?)?"
-    rf"(?:({RULE})(?=[\s:\]/]|$)|\[(?!{SEVERITY_WORDS}\])({RULE}|[a-z]+)\])"
-)
-# a rule in brackets or parentheses ending the line (`(reportArgumentType)`, `[memleak]`,
-# `[clang-analyzer-x.Y,-warnings-as-errors]`, `(no-var) (warning)`, `[-Werror=uninitialized]`); one
-# plain word only on a finding
-RULE_END = re.compile(
-    r"[\[(]([A-Za-z][\w.-]*(?:/[\w.-]+)*|-Werror=[\w-]+)(?:,[^\])]*)?[\])](?:\s*[\[(](?:warning|error)[\])])?\s*$"
-)
-# a rule heading the lines of its finding: after a label (`>> Issue: [B506:yaml_load]`,
-# `Check: CKV_AWS_24:`), as a tool's `x eslint(no-dupe-keys):`, after `❯❱` marks, or a code first
-# (`E3002 Additional ...`)
-RULE_HEAD = re.compile(
-    rf"^\W*(?:(?:Issue|Check|Rule):\s*\[?({RULE})(?=[\]:\s])"
-    rf"|[x×✖]\s+[\w-]+\(({RULE})\):"
-    rf"|[❯❱]+\s+({RULE})\s*$"
-    rf"|-\s+hook id:\s+({RULE})\s*$"  # pre-commit's failing hook
-    r"|([A-Z]{1,5}\d{2,5}) (?:\[\*\] )?[A-Z'\"‘`])"  # ruff's `[*]`: a fix is available
-)
-STRICT = re.compile(
-    r"(?i)warnings? (?:were |are )?treated as errors|with warnings treated as errors"
-    r"|in strict mode|warnings-as-errors"
-)
-BARE_PATH = re.compile(
-    rf"^\s*(?:==\s*\[|(?:In|File:?|FILE:|[✗✖×])\s+)?({locations._PATH})(?:\]\s*(FAIL)\b.*)?:?\s*$"
-)
-# a row under a file's header that gives only a line: `line 3 at column 19`, `error at line 19,
-# col 1`, `✗ #4: message`, `H013 7:4 message`
-LINE_ROW = re.compile(
-    r"(?:^|[\s(\[])(?:line (\d+)(?:,? (?:at )?col(?:umn)? (\d+))?|#(\d+):|(\d+):(\d+)(?=\s))"
-    r"|^\s*(\d+) +\| "  # phpcs: ` 7 | ERROR | [x] Opening brace ...` under `FILE: x.php`
-)
-ROW_CODE = re.compile(r"^\W*([A-Z]{1,5}\d{2,5})\s|\(([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\)")
-ROW = re.compile(r"^\s*(?:L:\s*(\d+)\s*\|\s*P:\s*(\d+)\s*\|\s*(\w+)\s*\||L(\d+) \||(\d+)┆)")
-ERL_FILE = re.compile(r'\{file,\s*"([^"]+)"\}|^\s*"([^"]+\.[a-z]+)"\},?\s*$')
-ERL_LINE = re.compile(r"\{line,\s*(\d+)\}")
-# rows under a file header, and the lines of the forms above: fed to the layer as trigger hits
-# a row of a stylish report under its file's header: `  1:23  error  message  rule`,
-# `  3:3  ✖  message  rule`, `  8:1  error  message  (rule)`
-STYLISH = re.compile(r"^[ \t]+(\d+):(\d+)(?:-\d+:\d+)?[ \t]+(error|warning|✖|⚠|×|✗)[ \t]+(.*?)\s*$")
-STYLISH_RULE = re.compile(r"(?:\s{2,}|\s\()([\w@/.-]+)\)?$")
-# lines the layer reads beside its trigger words (`┆`, `| P:`): `L5 |` rows, `line 3`, `#4: `; one
-# literal-led pattern each (a scan with a literal prefix is fast, an alternation is not)
-HINTS = (re.compile(r"L\d+ \|"), re.compile(r"line \d"), re.compile(r"#\d+: "))
-# a severity that a line after a bare location gives it (OCaml's `Error:` under `File "x", line 3`,
-# gfortran's `Error:` under `x.f90:17:15:` and its source lines, `Fortran runtime error: ...`)
-SAID_AFTER = re.compile(
-    r"^\s*(?:\w+ )*?(error|Error|ERROR|fatal|Fatal|FATAL|warning|Warning)(?: \w+)?: [\w'\"‘]"
-)
-# a note heading the place on the next line (rustc's, clang's `note: ...`, then ` --> x.rs:1:9`)
-NOTE_HEAD = re.compile(r"^\W*(?:note|help|info|hint):")
-# an exception raised there, named (Elixir: `** (ArithmeticError) bad argument ...`)
-RAISED = re.compile(r"^\s*\*\* \(([A-Z][\w.]*)\) ")
-# a caret under the source naming the rule and its level (shellcheck: `  ^-- SC2086 (info): ...`)
-CARET_RULE = re.compile(r"^\s*\^[-^]*\s+([A-Z]{1,5}\d{2,5}) \((\w+)\):")
-# a BDD runner's step, its definition's place in a comment ending it (behave, cucumber)
-STEP = re.compile(r"^(?:Given|When|Then|And|But|\*)\s.*#$")
-# a rule leading the line after its location (pydocstyle's `    D103: Missing docstring ...`)
-RULE_NEXT = re.compile(r"^\s+([A-Z]{1,5}\d{2,5}):? ")
+# what a line says before a place that it leads all the same (`Location: x.py:9`, ` --> x.rs:1:9`)
+PLACE_LABELS = ("Location:", "File:", ",-[", "-->")
 AFTER_LINES = 6  # lines after a bare location searched for its severity
 HEAD_LINES = 6  # lines before a location searched for the rule heading its finding
 HEADER_LINES = 60  # lines before a row searched for its file's header
@@ -162,11 +117,7 @@ class FindingsLayer(Extractor):
         self.step_framed = False  # a user frame under it gave its place
 
     def feed(self, line: str, lineno: int) -> None:
-        if self.open is not None or self.told is not None:
-            self._follow(line, lineno)
-        if self.bare is not None and self._said_after(line, lineno):
-            return
-        if self.step is not None and self._under_step(line, lineno):
+        if self._continues(line, lineno):
             return
         self.busy = self.bare is not None or self.step is not None or self.told is not None
         if len(self.found) >= MAX_FINDINGS:
@@ -175,12 +126,26 @@ class FindingsLayer(Extractor):
             self.strict = True
         if self._row(line, lineno) or self._stylish(line, lineno) or self._erlang(line, lineno):
             return
+        self._placed(line, lineno)
+
+    def _continues(self, line: str, lineno: int) -> bool:
+        """Read `line` as one after an earlier one (a finding's, a bare place's, a step's); whether
+        it belonged to that one alone."""
+        if self.open is not None or self.told is not None:
+            self._follow(line, lineno)
+        if self.bare is not None and self._said_after(line, lineno):
+            return True
+        return self.step is not None and self._under_step(line, lineno)
+
+    def _placed(self, line: str, lineno: int) -> None:
+        """A line naming a place: the first of the user's is a finding's; a line naming none may be
+        a row under a file's header (one naming another place, a library's frame, is not)."""
         places = locations.find_all(line)
         for path, ln, col, offset in places:
             if self.cursor.places.is_user(path):
                 self._located(line, lineno, locations.text(path, ln, col), offset, len(path))
                 return
-        if not places:  # a line naming another place (a library's frame) is no row of a file
+        if not places:
             self._line_row(line, lineno)
 
     def _row(self, line: str, lineno: int) -> bool:
@@ -203,13 +168,9 @@ class FindingsLayer(Extractor):
         m = STYLISH.match(line) if line[:1] in " \t" and ":" in line else None
         if m is None or (header := self._header()) is None:
             return False
-        rule = STYLISH_RULE.search(m.group(4))
-        token = rule.group(1) if rule else ""
-        paren = rule is not None and rule.group(0).endswith(")")
-        code = token if token and (_rule_like(token) or (paren and token.islower())) else None
         severity = WARNING if m.group(3) in ("warning", "⚠") else ERROR
         where = locations.text(header[0], m.group(1), m.group(2))
-        self._keep(Finding(lineno, where, severity, code, short(line)))
+        self._keep(Finding(lineno, where, severity, _stylish_rule(m.group(4)), short(line)))
         return True
 
     def _line_row(self, line: str, lineno: int) -> None:
@@ -218,20 +179,19 @@ class FindingsLayer(Extractor):
         m = LINE_ROW.search(line) if line.strip() else None
         if m is None:
             return
-        number, col = m.group(1) or m.group(3) or m.group(4) or m.group(6), m.group(2) or m.group(5)
-        said = [s for s in SEVERITY.findall(line) if s not in NOTES]
-        severity = UNKNOWN if not said else WARNING if said[0] in WARNINGS else ERROR
-        c = ROW_CODE.search(line)  # `H013 7:4 ...`, `#4: ... (max_line_length) ...`
-        code = next(g for g in c.groups() if g) if c else _rule_of(line[m.end() :])
+        said = _severities(line)
+        code = _row_code(line, m.end())
         if m.group(4) and not said and code is None:
             return  # `1752:10  6 (proc _)`: a frame of a backtrace, not a finding
+        finding = Finding(lineno, "", _level(said[0] if said else None), code, short(line))
         header = self._header()
-        if header is None:  # `line 8 column 5 - Warning: ...`: a finding in a file never named
-            if said and m.group(1):
-                self._keep(Finding(lineno, "", severity, code, short(line)))
-            return
-        where = locations.text(header[0], number, col)
-        self._keep(Finding(lineno, where, ERROR if header[1] else severity, code, short(line)))
+        if header is not None:
+            path, failed = header
+            finding.location = _row_place(path, m)
+            finding.severity = ERROR if failed else finding.severity
+            self._keep(finding)
+        elif said and m.group(1):  # `line 8 column 5 - Warning: ...`: a file never named
+            self._keep(finding)
 
     def _header(self) -> tuple[str, bool] | None:
         """The file a block of rows belongs to: the nearest line above naming only a path (or
@@ -256,49 +216,51 @@ class FindingsLayer(Extractor):
         return False
 
     def _located(self, line: str, lineno: int, where: str, offset: int, size: int) -> None:
-        after = line[offset + size :]
-        after = after[after.find(" ") :] if " " in after else ""  # past `:12:5`, `(12)`
-        lead = line[:offset].strip()
-        said = SEVERITY.findall(after) or LEAD_SEVERITY.findall(lead) or LEAD_TAG.findall(lead)
-        sev = next((s for s in said if s not in NOTES), None)
-        own_rule = _rule_of(after)
-        if own_rule and (alias := RULE_END.search(after)) and alias.group(1) != own_rule:
-            self.f.seen_code(alias.group(1))  # pylint's `E1120: ... (no-value-for-parameter)`
-        starts = not lead or lead.endswith(("Location:", "File:", ",-[", "-->"))
-        if sev is None and said:
-            if not (starts and own_rule):
-                return  # a note or a hint beside a finding
-            sev = "warning"  # a rule's finding at a low level (`x.sh:4:7: note: ... [SC2086]`)
-        head, heading = self._head_rule() if own_rule is None else (None, None)
-        code = own_rule or head
-        # a place under the line that heads its finding (`>> Issue: [B506:yaml_load] Use of ...`,
-        # then `Location: x.py:9:15`): that line says what it is
-        says = re.search(r"[A-Za-z]{2}", after)
-        message = short(heading if heading and starts and not says else line)
+        """A user place at `offset` of `line`: a finding, a BDD step, a bare place a later line
+        may explain, or nothing (a note's place, where a test is declared, make's recipe)."""
+        near = _Around.of(line, offset, size)
+        if near.alias is not None:
+            self.f.seen_code(near.alias)
+        if near.only_notes():
+            return  # a note or a hint beside a finding
+        code, message = self._code_and_message(line, near)
         if self.weak is None:
             self.weak = Finding(lineno, where, WEAK, code, message)
         self._told(lineno)
-        if STEP.match(lead):
-            self._close_step()
-            self.step = Finding(lineno, where, ERROR, None, short(line))
-            self.step_indent = len(line) - len(line.lstrip())
-            self.busy = True
+        if STEP.match(near.lead):
+            self._open_step(line, lineno, where)
+        elif _not_where_it_failed(near.lead):
             return
-        if lead.startswith("location:") or lead.endswith("*** ["):
-            # node's TAP names where a test is declared, make's `*** [Makefile:7: x] Error 1`
-            # the recipe that ran the failing command: neither is where it failed
-            return
-        if sev is None and code is None and (not starts or not re.search(r"[A-Za-z]{2}", after)):
-            # a bare place (a frame, a header): a line after it may say what failed there, unless
-            # the line before says it is a note's (`note: the lint level is defined here`)
-            before = self.cursor.before(1)
-            if not (before and NOTE_HEAD.match(before[0])):
-                self.bare, self.busy = Finding(lineno, where, UNKNOWN, None, short(line)), True
-            return
-        if sev is None:
-            sev = self._header_severity(where)
-        severity = UNKNOWN if sev is None else WARNING if sev in WARNINGS else ERROR
-        self._keep(Finding(lineno, where, severity, code, message))
+        elif near.is_bare(code):
+            self._bare(line, lineno, where)
+        else:
+            sev = near.severity()
+            sev = self._header_severity(where) if sev is None else sev
+            self._keep(Finding(lineno, where, _level(sev), code, message))
+
+    def _code_and_message(self, line: str, near: _Around) -> tuple[str | None, str]:
+        """A finding's rule (its own, else the one heading its lines) and its message: the heading
+        line when the place leads a line that says nothing else (`>> Issue: [B506:yaml_load] Use
+        of ...`, then `Location: x.py:9:15`), else its own line."""
+        if near.rule is not None:
+            return near.rule, short(line)
+        head, heading = self._head_rule()
+        return head, short(heading if heading and near.starts and not near.says else line)
+
+    def _open_step(self, line: str, lineno: int, where: str) -> None:
+        """A BDD step's line (`Then x  # steps.py:19`): the lines indented under it say whether it
+        failed."""
+        self._close_step()
+        self.step = Finding(lineno, where, ERROR, None, short(line))
+        self.step_indent = len(line) - len(line.lstrip())
+        self.busy = True
+
+    def _bare(self, line: str, lineno: int, where: str) -> None:
+        """A bare place (a frame, a header): a line after it may say what failed there, unless the
+        line before says it is a note's (`note: the lint level is defined here`)."""
+        before = self.cursor.before(1)
+        if not (before and NOTE_HEAD.match(before[0])):
+            self.bare, self.busy = Finding(lineno, where, UNKNOWN, None, short(line)), True
 
     def _under_step(self, line: str, lineno: int) -> bool:
         """A line after a step's: indented under it, the step failed (its place is the first user
@@ -337,25 +299,13 @@ class FindingsLayer(Extractor):
         if lineno - bare.line > AFTER_LINES:
             self.bare = None
             return False
-        m = SAID_AFTER.match(line) or CARET_RULE.match(line) or RAISED.match(line)
-        if m is None:
-            return False
-        self.bare = None
-        if m.re is RAISED:
-            bare.code, bare.severity, bare.message = m.group(1), ERROR, short(line)
-            self.found.append(bare)
-            return True
-        if m.re is CARET_RULE:
-            bare.code, level = m.group(1), m.group(2)
-            bare.severity = ERROR if level in ("error", "fatal") else WARNING
-            self.found.append(bare)
-            return True
-        bare.severity = WARNING if m.group(1) in WARNINGS else ERROR
-        bare.message, bare.said_at = short(line), lineno
-        if (c := RULE_END.search(line)) and _rule_like(c.group(1)):
-            bare.code = c.group(1)
-        self.found.append(bare)
-        return True
+        for pattern, explain in _SAID_AFTER:
+            if m := pattern.match(line):
+                self.bare = None
+                explain(bare, m, line, lineno)
+                self.found.append(bare)
+                return True
+        return False
 
     def _head_rule(self) -> tuple[str, str] | tuple[None, None]:
         """The rule heading the lines above, and its line."""
@@ -416,46 +366,212 @@ class FindingsLayer(Extractor):
         """Turn the findings no extractor reported (`others`: the extractors' failures, `seen`:
         those and their warnings; `markers`: the generic layer's located ones, which stand for a
         finding that names no rule) into failures, or warnings (see the module's docstring)."""
-        markers_located = bool(markers)
+        self._name_rules(others)
+        levels = _Levels.of(self._fresh(seen, markers), self.strict)
+        alone = not others and not markers  # no extractor, no located marker names a failure
+        chosen = levels.failures(alone)
+        for f in chosen:
+            self.f.add(self._failure(f))
+        rest = levels.warnings or levels.unknown
+        if not rest and alone and self.weak is not None:
+            rest = [self.weak]  # nothing else names a place: the first one the log names
+        self.warnings = [] if chosen else [self._failure(f) for f in rest]
+
+    def _fresh(self, seen: list[Failure], markers: list[Failure]) -> list[Finding]:
+        """The findings no extractor reported: none at the same rule's line or place (`seen`), none
+        at a place of a marker's, none said after an exception whose cause the generic layer
+        followed (node's `file:line`, the source, then `Error: x` and its `[cause]:`: the cause's
+        place stands for it)."""
         by_rule, by_place = _Reported(seen), _Reported(seen + markers)
-        # an exception whose cause the generic layer followed (node's `file:line`, the source, then
-        # `Error: x` and its `[cause]:`): the cause's place stands for it
         chained = {m.line for m in markers if m.message.lstrip().startswith(CAUSED_BY)}
-        fresh = [
+        return [
             f
             for f in self.found
             if not (by_rule if f.code else by_place).covers(f) and f.said_at not in chained
         ]
+
+    def _name_rules(self, others: list[Failure]) -> None:
+        """Name the rule of an extractor's failure that only this layer read."""
         failed = _Reported(others)
-        for f in self.found:  # an extractor's failure whose rule only this layer read
+        for f in self.found:
             if f.code and failed.covers(f):
                 self.f.seen_code(f.code)
-        # a rule named beside a location is a finding however the tool words its severity
-        errors = [f for f in fresh if f.severity == ERROR or (f.severity == UNKNOWN and f.code)]
-        unknown = [f for f in fresh if f.severity == UNKNOWN and not f.code]
-        warnings = [f for f in fresh if f.severity == WARNING]
-        if self.strict:
-            errors, warnings = sorted(errors + warnings, key=lambda f: f.line), []
-        chosen = errors
-        if not others and not markers_located and not errors and unknown:
-            # nothing said failed: what the log names first, whatever it calls it (hlint's
-            # `Warning:` before its `Suggestion:`s)
-            chosen = sorted(unknown + warnings, key=lambda f: f.line)
-        for f in chosen:
-            self.f.add(self._failure(f))
-        rest = warnings or unknown
-        if not rest and not others and not markers_located and self.weak is not None:
-            rest = [self.weak]  # nothing else names a place: the first one the log names
-        self.warnings = [] if chosen else [self._failure(f) for f in rest]
 
     def _failure(self, f: Finding) -> Failure:
         after = self.after.get(f.line) or []
         if f.code is None:  # a rule ending a line of its own (Flow's message under its place)
-            ends = (RULE_END.search(text) for _, text in after)
-            f.code = next((m.group(1) for m in ends if m and _rule_like(m.group(1))), None)
+            f.code = _rule_ending(text for _, text in after)
         told = [(f.line, f.message), *after] if after and _says_little(f.message) else None
         where = f.location or None
         return Failure(self.stack, f.code or "error", f.message, f.line, where, lines=told)
+
+
+@dataclass(slots=True)
+class _Around:
+    """What a line says around the user place it names: the text before it (`lead`) and after it
+    (past `:12:5`, `(12)`), the severity words they say, the rule right after it, and the other
+    name the line gives that rule (pylint's `E1120: ... (no-value-for-parameter)`)."""
+
+    lead: str
+    after: str
+    said: list[str]
+    rule: str | None
+    alias: str | None
+    starts: bool  # the place leads the line, or follows a label (`Location:`, `-->`)
+    says: bool  # the text after the place holds words
+
+    @classmethod
+    def of(cls, line: str, offset: int, size: int) -> _Around:
+        after = line[offset + size :]
+        after = after[after.find(" ") :] if " " in after else ""
+        lead = line[:offset].strip()
+        said = SEVERITY.findall(after) or LEAD_SEVERITY.findall(lead) or LEAD_TAG.findall(lead)
+        rule = _rule_of(after)
+        alias = _alias(after, rule)
+        starts = not lead or lead.endswith(PLACE_LABELS)
+        return cls(lead, after, said, rule, alias, starts, WORDS.search(after) is not None)
+
+    def is_bare(self, code: str | None) -> bool:
+        """Nothing here says what the place is: no severity, no rule, no words after a place
+        that leads the line (a frame, a header)."""
+        return self.severity() is None and code is None and not (self.starts and self.says)
+
+    def only_notes(self) -> bool:
+        """Only a note or a hint is said here, and the place is no rule's finding: the place is a
+        note's beside a finding."""
+        return bool(self.said) and self.severity() is None
+
+    def severity(self) -> str | None:
+        """The first severity word said that is no note's; `warning` for a rule's finding said at a
+        note's level (`x.sh:4:7: note: ... [SC2086]`)."""
+        sev = next((s for s in self.said if s not in NOTES), None)
+        if sev is None and self.said and self.starts and self.rule:
+            return "warning"
+        return sev
+
+
+def _alias(after: str, rule: str | None) -> str | None:
+    """The other name a line gives its rule in brackets ending it, if any."""
+    if rule is None or (alias := RULE_END.search(after)) is None:
+        return None
+    return alias.group(1) if alias.group(1) != rule else None
+
+
+def _not_where_it_failed(lead: str) -> bool:
+    """A place named as where a test is declared (node's TAP `location:`) or as the recipe that ran
+    the failing command (make's `*** [Makefile:7: x] Error 1`): neither is where it failed."""
+    return lead.startswith("location:") or lead.endswith("*** [")
+
+
+def _severities(line: str) -> list[str]:
+    """The severity words `line` says, notes' and hints' left out."""
+    return [s for s in SEVERITY.findall(line) if s not in NOTES]
+
+
+def _level(word: str | None) -> str:
+    """The finding's severity from the word a line says: none, a warning's, or else an error's."""
+    if word is None:
+        return UNKNOWN
+    return WARNING if word in WARNINGS else ERROR
+
+
+def _first_group(m: re.Match[str], *groups: int) -> str | None:
+    """The first of `groups` that took part in the match."""
+    return next((m.group(g) for g in groups if m.group(g)), None)
+
+
+def _row_place(path: str, m: re.Match[str]) -> str:
+    """`path:line[:col]` of a row that gives only its line (`m`: LINE_ROW's match, whose every
+    form captures a line)."""
+    line = _first_group(m, 1, 3, 4, 6)
+    assert line is not None
+    return locations.text(path, line, _first_group(m, 2, 5))
+
+
+def _row_code(line: str, end: int) -> str | None:
+    """The code of a row that gives only a line: leading it (`H013 7:4 ...`), a snake_case one in
+    parentheses (`#4: ... (max_line_length) ...`), else a rule after its line (from `end`)."""
+    if c := ROW_CODE.search(line):
+        return next(g for g in c.groups() if g)
+    return _rule_of(line[end:])
+
+
+def _stylish_rule(text: str) -> str | None:
+    """The rule ending a stylish row's text (`'x' is not defined  no-undef`, `Missing semicolon
+    (semi)`): a rule-like token, or a lower-case word in parentheses."""
+    rule = STYLISH_RULE.search(text)
+    if rule is None:
+        return None
+    token = rule.group(1)
+    paren = rule.group(0).endswith(")")
+    return token if _rule_like(token) or (paren and token.islower()) else None
+
+
+def _rule_ending(lines: Iterable[str]) -> str | None:
+    """The first rule in brackets ending one of `lines` (Flow's message under its place)."""
+    ends = (RULE_END.search(text) for text in lines)
+    return next((m.group(1) for m in ends if m and _rule_like(m.group(1))), None)
+
+
+def _raised(bare: Finding, m: re.Match[str], line: str, lineno: int) -> None:
+    """Elixir's `** (ArithmeticError) ...`: the exception raised at the bare place."""
+    bare.code, bare.severity, bare.message = m.group(1), ERROR, short(line)
+
+
+def _caret(bare: Finding, m: re.Match[str], line: str, lineno: int) -> None:
+    """shellcheck's `  ^-- SC2086 (info): ...`: the rule and its level."""
+    bare.code = m.group(1)
+    bare.severity = ERROR if m.group(2) in ("error", "fatal") else WARNING
+
+
+def _said(bare: Finding, m: re.Match[str], line: str, lineno: int) -> None:
+    """`Error: ...` under the place: its severity, its message, maybe a rule ending the line."""
+    bare.severity = WARNING if m.group(1) in WARNINGS else ERROR
+    bare.message, bare.said_at = short(line), lineno
+    if (c := RULE_END.search(line)) and _rule_like(c.group(1)):
+        bare.code = c.group(1)
+
+
+# the lines after a bare place that say what failed there, first match wins: how each explains it
+_SAID_AFTER: tuple[
+    tuple[re.Pattern[str], Callable[[Finding, re.Match[str], str, int], None]], ...
+] = (
+    (SAID_AFTER, _said),
+    (CARET_RULE, _caret),
+    (RAISED, _raised),
+)
+
+
+@dataclass(slots=True)
+class _Levels:
+    """The fresh findings by level. A rule named beside a location is a finding however the tool
+    words its severity; under `strict` (warnings treated as errors) warnings are errors too."""
+
+    errors: list[Finding]
+    unknown: list[Finding]
+    warnings: list[Finding]
+
+    @classmethod
+    def of(cls, fresh: list[Finding], strict: bool) -> _Levels:
+        levels = cls([], [], [])
+        by_kind = {ERROR: levels.errors, UNKNOWN: levels.unknown, WARNING: levels.warnings}
+        for f in fresh:
+            kind = ERROR if f.severity == UNKNOWN and f.code else f.severity
+            if kind in by_kind:
+                by_kind[kind].append(f)
+        if strict:
+            return cls(
+                sorted(levels.errors + levels.warnings, key=lambda f: f.line), levels.unknown, []
+            )
+        return levels
+
+    def failures(self, alone: bool) -> list[Finding]:
+        """The findings that fail the run: the errors; when nothing says anything failed and no
+        one else names a failure, what the log names first, whatever it calls it (hlint's
+        `Warning:` before its `Suggestion:`s)."""
+        if alone and not self.errors and self.unknown:
+            return sorted(self.unknown + self.warnings, key=lambda f: f.line)
+        return self.errors
 
 
 def _says_little(line: str) -> bool:
@@ -464,7 +580,7 @@ def _says_little(line: str) -> bool:
     rest = line
     for path, _, _, offset in locations.find_all(line):
         rest = line[:offset] + line[offset + len(path) :]
-    return rest.rstrip().endswith(":") or not re.search(r"[A-Za-z]{2}", SEVERITY.sub("", rest))
+    return rest.rstrip().endswith(":") or not WORDS.search(SEVERITY.sub("", rest))
 
 
 def _rule_of(after: str) -> str | None:
@@ -489,7 +605,7 @@ def _rule_next(line: str) -> str | None:
 def _rule_like(token: str) -> bool:
     """A rule id, not a word: it has a digit, a dash, a dot, a slash, an underscore or an inner
     capital (`B506`, `no-dupe-keys`, `toc.not_readable`, `lint/a/b`, `CKV_AWS_24`, `reportX`)."""
-    return bool(re.search(r"\d|[-./_]|[a-z][A-Z]", token)) and not token.endswith(".")
+    return bool(RULE_LIKE.search(token)) and not token.endswith(".")
 
 
 def _file_and_line(location: str) -> tuple[str, str]:
