@@ -150,7 +150,7 @@ class Settings:
         32,
         "chunks tokenised together; each model call takes at most 512 padded tokens of "
         "them (32 short chunks, 4 long ones), which bounds the model's memory "
-        "(scripts/bench_embed.py)",
+        "(scripts/bench.py embed)",
         ge=1,
     )
     embed_threads: int = setting(0, "onnxruntime threads; 0 = all cores", ge=0)

@@ -305,8 +305,8 @@ def mypy(args: argparse.Namespace) -> Built:
         title, body = built.docs[doc]
         built.docs[doc] = (title, body.replace(f"\n### {heading}\n", "\n", 1))
     built.queries += asked
-    seen: set[str] = set()
-    built.queries = [q for q in built.queries if not (q[1] in seen or seen.add(q[1]))]
+    first = {q[1]: i for i, q in reversed(list(enumerate(built.queries)))}  # of each text
+    built.queries = [q for i, q in enumerate(built.queries) if first[q[1]] == i]
     return built
 
 
@@ -366,7 +366,8 @@ def _question_queries(
     pages: dict[str, str], prefix: str
 ) -> tuple[list[tuple[str, str, str, str]], dict[str, str]]:
     """A question heading (`### ...?`) -> its page, with the heading removed from the page."""
-    out, edited = [], {}
+    out: list[tuple[str, str, str, str]] = []
+    edited: dict[str, str] = {}
     for path, text in pages.items():
         for m in re.finditer(r"^#{2,6} (.+\?)[ \t]*$", text, re.M):
             out.append((f"{prefix}faq-{len(out)}", m.group(1).strip(), "deep", path))
@@ -402,9 +403,9 @@ def obsidian_help_es(args: argparse.Namespace) -> Built:
     for lang in OBSIDIAN_LANGS:
         for path, page in _obsidian_pages(args.obsidian, lang).items():
             desc, text = _without_description(page)
-            link = re.search(r"^permalink: *(\S+)", page, re.M)
-            if link and len(desc.split()) >= 3:
-                described.setdefault(link.group(1), {})[lang] = (f"{lang}/{path}", desc)
+            permalink = re.search(r"^permalink: *(\S+)", page, re.M)
+            if permalink and len(desc.split()) >= 3:
+                described.setdefault(permalink.group(1), {})[lang] = (f"{lang}/{path}", desc)
             built.docs[f"{lang}/{path}"] = ("", text)
     for link, langs in sorted(described.items()):
         if len(langs) == len(OBSIDIAN_LANGS):

@@ -154,7 +154,7 @@ CASES: dict[str, Callable[[Path], None]] = {
     "a zeroed page": zero_page,
     "truncated to half": truncate(0.5),
     "truncated to 0 bytes": truncate(0),
-    "random bytes": lambda v: (v / INDEX).write_bytes(random.Random(1).randbytes(200_000)),
+    "random bytes": write_file(str(INDEX), random.Random(1).randbytes(200_000)),
     "index deleted": write_file(str(INDEX), None),
     "index is a folder": index_is_a_folder,
     "garbage WAL": write_file(f"{INDEX}-wal", b"\x37\x7f\x06\x82" + bytes(5000)),

@@ -41,6 +41,7 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from k0maru.llm_tokens import count_tokens
 from k0maru.offload import analyzer
@@ -79,7 +80,7 @@ def _root_shown(root: str, found: str | None, shown: str) -> bool:
     return re.search(rf"{name}(?::| line |\(|\", line ){line}\b", shown) is not None
 
 
-def evaluate(folder: Path, only: set[str] | None = None) -> list[dict]:
+def evaluate(folder: Path, only: set[str] | None = None) -> list[dict[str, Any]]:
     path = folder / "expectations.json"
     if not path.exists():
         return []
@@ -92,7 +93,7 @@ def evaluate(folder: Path, only: set[str] | None = None) -> list[dict]:
         for name, want in sorted(expectations.items()):
             raw = (folder / name).read_bytes()
             out = io.BytesIO()
-            extra = {"tree": vault} if TAKES_TREE else {}
+            extra: dict[str, Any] = {"tree": vault} if TAKES_TREE else {}
             outcome = run_offload(
                 vault,
                 None,
@@ -172,10 +173,10 @@ def _ci(hits: list[bool], rounds: int = 2000) -> str:
     return f"[{100 * rates[int(0.025 * rounds)]:.0f}-{100 * rates[int(0.975 * rounds)]:.0f}]"
 
 
-def totals(rows: list[dict]) -> dict:
+def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     codes = sum(r["codes_expected"] for r in rows)
     long = [r["saved_pct"] for r in rows if r["lines"] > 200]
-    by_family: dict[str, dict] = {}
+    by_family: dict[str, dict[str, Any]] = {}
     for r in rows:
         t = by_family.setdefault(
             r["family"],
@@ -229,7 +230,7 @@ def totals(rows: list[dict]) -> dict:
     }
 
 
-def report(half: str, rows: list[dict], per_log: bool) -> None:
+def report(half: str, rows: list[dict[str, Any]], per_log: bool) -> None:
     s = totals(rows)
     print(f"== {half}: {s['logs']} logs, {s['tools']} tools, {s['families']} families")
     if per_log:
@@ -249,7 +250,7 @@ def report(half: str, rows: list[dict], per_log: bool) -> None:
     )
 
 
-def log_lines(rows: list[dict]) -> None:
+def log_lines(rows: list[dict[str, Any]]) -> None:
     """One line a log: its codes, root, whether it hides the cause, tokens against the tail."""
     print(
         f"{'log':<40}{'lines':>6}{'codes':>7}{'root':>6}{'hides':>6}{'tokens':>8}{'summary':>8}"
@@ -268,7 +269,7 @@ def log_lines(rows: list[dict]) -> None:
         )
 
 
-def family_table(s: dict, switched: dict[str, list[str]] | None = None) -> None:
+def family_table(s: dict[str, Any], switched: dict[str, list[str]] | None = None) -> None:
     print(
         f"  {'family':<18}{'logs':>5}{'codes':>8}{'roots':>7}{'hides':>6}{'longer':>7}"
         f"{'tail30 roots':>13}" + ("  switched off" if switched is not None else "")
@@ -281,9 +282,11 @@ def family_table(s: dict, switched: dict[str, list[str]] | None = None) -> None:
         )
 
 
-def leave_one_out(folder: Path, rows: list[dict], family: str) -> tuple[list[dict], dict]:
+def leave_one_out(
+    folder: Path, rows: list[dict[str, Any]], family: str
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Each family's logs again, with the extractors that named its failures switched off."""
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     switched: dict[str, list[str]] = {}
     for fam in sorted({r["family"] for r in rows}):
         if family not in ("all", fam):
@@ -300,7 +303,7 @@ def leave_one_out(folder: Path, rows: list[dict], family: str) -> tuple[list[dic
 
 
 def report_without(
-    half: str, rows: list[dict], switched: dict[str, list[str]], per_log: bool
+    half: str, rows: list[dict[str, Any]], switched: dict[str, list[str]], per_log: bool
 ) -> None:
     s = totals(rows)
     print(f"== {half}, each family with its own extractors off: {s['logs']} logs")

@@ -302,7 +302,7 @@ def run_set(ls: LabelledSet, runs: dict[str, tuple[str, dict[str, Any]]], fresh:
     with Vault.open(root, writes_state=True) as v:
         v.index()
         assert v.embedder is not None, "the bundled model is needed"
-        embedder = QueryMemo(v.embedder)
+        embedder: Any = QueryMemo(v.embedder)  # stands in for the Embedder
         recall = Recall(v.store, v.settings, lambda: (embedder, None))
         for name, (mode, overrides) in runs.items():
             recall.settings = Settings(**{**vars(v.settings), **overrides})
@@ -355,8 +355,12 @@ def pending_table(ls: LabelledSet, half: str = "dev") -> None:
             with Vault.open(copy) as v:
                 drop = order[round(coverage * len(order)) :]
                 unembed(v, drop)
-                embedder = QueryMemo(v.embedder)
-                recall = Recall(v.store, v.settings, lambda e=embedder: (e, None))
+                memo: Any = QueryMemo(v.embedder)
+
+                def loaded(e: Any = memo) -> tuple[Any, None]:
+                    return e, None
+
+                recall = Recall(v.store, v.settings, loaded)
                 score = {}
                 for mode in ("hybrid", "bm25"):
                     score[mode] = float(

@@ -40,9 +40,9 @@ def _flag_rows(parser: argparse.ArgumentParser) -> list[str]:
         if action.option_strings:
             name = ", ".join(action.option_strings)
             if action.nargs != 0:
-                name += " " + (action.metavar or action.dest.upper())
+                name += " " + str(action.metavar or action.dest.upper())
         else:
-            name = action.metavar or action.dest
+            name = str(action.metavar or action.dest)
         text = formatter._expand_help(action) if action.help else ""
         if action.choices:
             text += f" (one of: {', '.join(map(str, action.choices))})"
@@ -241,8 +241,10 @@ FILES = {
 }
 
 
-def main() -> int:
-    check = "--check" in sys.argv[1:]
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--check", action="store_true", help="say which files are stale, write none")
+    check = ap.parse_args(argv).check
     stale = []
     for rel, render in FILES.items():
         path = REPO / rel

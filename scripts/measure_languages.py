@@ -108,13 +108,13 @@ def main() -> None:
     print(f"\n{'not supported':14} {'pages':>5} {'named':>6}  as")
     wrong: Counter[str] = Counter()
     for folder, lang in UNSUPPORTED.items():
-        got = [detect(text) for _, text in pages(args.tldr, folder, args.pages, rng)]
-        if not got:
+        seen = [detect(text) for _, text in pages(args.tldr, folder, args.pages, rng)]
+        if not seen:
             continue
-        named = Counter(g for g in got if g is not None)
-        wrong.update(pages=len(got), named=sum(named.values()))
-        as_ = ", ".join(f"{g} {n}" for g, n in named.most_common(3)) or "-"
-        print(f"{lang:14} {len(got):5} {sum(named.values()) / len(got):6.0%}  {as_}")
+        langs = Counter(g for g in seen if g is not None)
+        wrong.update(pages=len(seen), named=sum(langs.values()))
+        as_ = ", ".join(f"{g} {n}" for g, n in langs.most_common(3)) or "-"
+        print(f"{lang:14} {len(seen):5} {sum(langs.values()) / len(seen):6.0%}  {as_}")
     print(f"not supported: {wrong['named']} of {wrong['pages']} pages named a language")
 
 

@@ -1,6 +1,6 @@
 """50 console searches at once against one alone, with the floor this machine allows (issue #31).
 
-    python scripts/bench_console_parallel.py [--rounds 3] [--dir /tmp/bench-console]
+    python scripts/bench.py console-parallel [--rounds 3] [--dir /tmp/bench-console]
 
 Copies the demo vault, indexes and embeds it, starts a real `k0maru ui` and sends BM25 searches over
 HTTP: the median of 15 sent one at a time, then 50 sent at once (the median and the slowest),
@@ -46,11 +46,12 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dir", type=Path, default=Path("/tmp/k0maru-bench-console"))
-    args = ap.parse_args()
+
+
+def run(args: argparse.Namespace) -> None:
     root: Path = args.dir
     shutil.rmtree(root, ignore_errors=True)
     shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".k0maru"))
@@ -99,8 +100,3 @@ def main() -> int:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

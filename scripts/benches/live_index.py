@@ -1,7 +1,7 @@
 """The index under a long-running server, measured on a generated vault (issue #31's figures).
 
-    python scripts/bench_live_index.py --notes 5000 --dir /tmp/bench-vault
-    python scripts/bench_live_index.py --notes 38000 --base /tmp/vault-38k --dir /tmp/bench-vault
+    python scripts/bench.py live-index --notes 5000 --dir /tmp/bench-vault
+    python scripts/bench.py live-index --notes 38000 --base /tmp/vault-38k --dir /tmp/bench-vault
 
 With `--base`, the generated and indexed vault is kept there and copied to `--dir` for each run (the
 copy's files are read once more, not parsed: their inode changed), so a 38k vault is built only
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import sys
 import threading
 import time
 from pathlib import Path
@@ -52,19 +51,19 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms"
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--notes", type=int, default=5000)
     ap.add_argument("--dir", type=Path, default=Path("/tmp/k0maru-bench-live"))
     ap.add_argument("--base", type=Path, help="keep the generated, indexed vault here; copy it")
     ap.add_argument("--skip-flush", action="store_true", help="no flush behind the backlog")
     ap.add_argument("--skip-big-flush", action="store_true", help="no recall behind a 1 MB flush")
-    args = ap.parse_args()
+
+
+def run(args: argparse.Namespace) -> None:
 
     pending = make_vault(args)
     live_edits(args)
     due_merge(args.dir, pending)
-    return 0
 
 
 def make_vault(args: argparse.Namespace) -> int:
@@ -184,7 +183,3 @@ def due_merge(root: Path, pending: int) -> None:
         print(f"the query after it: {ms(time.perf_counter() - t0)}")
     finally:
         svc.close()
-
-
-if __name__ == "__main__":
-    sys.exit(main())

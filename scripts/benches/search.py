@@ -3,14 +3,13 @@ throughput of our pipeline vs the bare ONNX session, incremental re-embed after 
 whole `k0maru search` process on the vault once `--pending-notes` more notes wait for vectors (the
 worker is kept from starting, so the backlog stays what it is while it is measured).
 
-    python scripts/bench_search.py [--notes 5000] [--pending-notes 4500] [--queries 200]
+    python scripts/bench.py search [--notes 5000] [--pending-notes 4500] [--queries 200]
         [--keep DIR] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -20,17 +19,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench import emit, like_a_users_install
+from vaultgen import SYMBOLS, WORDS, generate
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchenv import like_a_users_install  # noqa: E402
-from vaultgen import SYMBOLS, WORDS, generate  # noqa: E402
-
-like_a_users_install()
-
-from k0maru.index.markdown import embed_input  # noqa: E402
-from k0maru.search import vectors  # noqa: E402
-from k0maru.service import worker  # noqa: E402
-from k0maru.wiring.vault import Vault  # noqa: E402
+from k0maru.index.markdown import embed_input
+from k0maru.search import vectors
+from k0maru.service import worker
+from k0maru.wiring.vault import Vault
 
 ROUNDS = 3  # embedding throughput: medians of this many alternating runs
 
@@ -39,8 +34,7 @@ def pct(values: list[float], p: float) -> float:
     return float(np.percentile(np.asarray(values), p))
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--notes", type=int, default=5000)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument(
@@ -52,8 +46,10 @@ def main() -> None:
     ap.add_argument(
         "--keep", type=Path, help="reuse/keep the generated vault here (embedding takes minutes)"
     )
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
+
+
+def run(args: argparse.Namespace) -> None:
+    like_a_users_install()
     root = args.keep or Path(tempfile.mkdtemp(prefix="k0bench-search-"))
     if not any(root.rglob("*.md")):
         root.mkdir(parents=True, exist_ok=True)
@@ -159,8 +155,4 @@ def main() -> None:
                 cli.append((time.perf_counter() - t0) * 1000)
         out["cli_search_with_backlog_ms_median"] = round(statistics.median(cli), 1)
         out["cli_search_with_backlog_ms_max"] = round(max(cli), 1)
-    print(json.dumps(out) if args.json else "\n".join(f"{k:>28}: {val}" for k, val in out.items()))
-
-
-if __name__ == "__main__":
-    main()
+    emit(out, args.json, 28)

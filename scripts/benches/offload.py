@@ -14,7 +14,7 @@ Two inputs: `synthetic` (`--mb`), noise lines with a failure in about 0.1% of it
 and lint output, failures throughout) concatenated in a fixed shuffled order until the size is
 reached. Each reports MB per CPU second and peak RSS of the whole offload.
 
-    python scripts/bench_offload.py [--mb 20 200] [--real-mb 100] [--line-mb 30] [--json]
+    python scripts/bench.py offload [--mb 20 200] [--real-mb 100] [--line-mb 30] [--json]
 """
 
 from __future__ import annotations
@@ -28,12 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchenv import like_a_users_install  # noqa: E402
+from bench import like_a_users_install
 
 REPO = Path(__file__).resolve().parents[1]
-like_a_users_install()
-
 NOISE = [
     "test scheduler::tests::claim_{i} ... ok",
     "   Compiling serde v1.0.{i}",
@@ -190,13 +187,14 @@ def real_logs_ratio(tmp: Path) -> dict[str, float]:
     }
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--mb", type=float, nargs="+", default=[20, 200])
     ap.add_argument("--real-mb", type=float, nargs="*", default=[100])
     ap.add_argument("--line-mb", type=float, default=30)
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
+
+
+def run(args: argparse.Namespace) -> None:
+    like_a_users_install()
     inputs = [("synthetic", mb, make_log) for mb in args.mb]
     inputs += [("real", mb, make_real_log) for mb in args.real_mb]
     results = []
@@ -215,7 +213,3 @@ def main() -> None:
         results.append(single_line(Path(tmp), args.line_mb))
         results.append(real_logs_ratio(Path(tmp)))
     print(json.dumps(results) if args.json else "\n".join(json.dumps(r) for r in results))
-
-
-if __name__ == "__main__":
-    main()

@@ -9,7 +9,7 @@ query latency), the alternative the design had to rule in or out. Quality, on th
 eval_retrieval.py: nDCG@10 of the BM25 channel with the main segment built without 10% of the notes
 and those notes in the delta, against a full rebuild, and of FTS5's bm25() over the same terms.
 
-    python scripts/bench_lexical.py [--notes 38000] [--queries 100] [--skip-quality] [--json]
+    python scripts/bench.py lexical [--notes 38000] [--queries 100] [--skip-quality] [--json]
 """
 
 from __future__ import annotations
@@ -20,20 +20,18 @@ import random
 import shutil
 import sqlite3
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from eval_retrieval import DEFAULT_SETS, load_set, materialise, ndcg_at  # noqa: E402
-from vaultgen import SYMBOLS, WORDS, generate  # noqa: E402
+from eval_retrieval import DEFAULT_SETS, load_set, materialise, ndcg_at
+from vaultgen import SYMBOLS, WORDS, generate
 
-from k0maru.config import load_settings  # noqa: E402
-from k0maru.index.scanner import IncrementalScanner  # noqa: E402
-from k0maru.index.store import Store  # noqa: E402
-from k0maru.search.lexical import LexicalCache, LexicalIndex, MainSegment  # noqa: E402
-from k0maru.search.terms import tokenize  # noqa: E402
+from k0maru.config import load_settings
+from k0maru.index.scanner import IncrementalScanner
+from k0maru.index.store import Store
+from k0maru.search.lexical import LexicalCache, LexicalIndex, MainSegment
+from k0maru.search.terms import tokenize
 
 
 class Fts5:
@@ -218,14 +216,14 @@ def quality(folder: Path, vault: Path | None) -> dict[str, float | int | str]:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--notes", type=int, default=38_000)
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--skip-quality", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
+
+
+def run(args: argparse.Namespace) -> None:
     fast = {} if args.skip_speed else speed(args.notes, args.queries)
     judged = [] if args.skip_quality else [quality(folder, vault) for folder, vault in DEFAULT_SETS]
     if args.json:
@@ -235,7 +233,3 @@ def main() -> None:
         print(f"{key:>32}: {val}")
     for row in judged:
         print("  " + "  ".join(f"{k}={v}" for k, v in row.items()))
-
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,6 @@
 """Scanner benchmark: no-change rescans, full lexical rebuild, touch-only rescans (medians).
 
-python scripts/bench_scan.py [--sizes 500 10000] [--repeat 15] [--json]
+python scripts/bench.py scan [--sizes 500 10000] [--repeat 15] [--json]
 """
 
 from __future__ import annotations
@@ -10,18 +10,16 @@ import json
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from vaultgen import generate  # noqa: E402
+from vaultgen import generate
 
-from k0maru.config import load_settings  # noqa: E402
-from k0maru.index.scanner import IncrementalScanner  # noqa: E402
-from k0maru.index.store import Store, db_path  # noqa: E402
-from k0maru.search.lexical import MainSegment  # noqa: E402
+from k0maru.config import load_settings
+from k0maru.index.scanner import IncrementalScanner
+from k0maru.index.store import Store, db_path
+from k0maru.search.lexical import MainSegment
 
 
 def bench_size(count: int, repeat: int) -> dict[str, float]:
@@ -75,12 +73,12 @@ def bench_size(count: int, repeat: int) -> dict[str, float]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[500, 10_000])
     ap.add_argument("--repeat", type=int, default=15)
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
+
+
+def run(args: argparse.Namespace) -> None:
     results = [bench_size(n, args.repeat) for n in args.sizes]
     if args.json:
         print(json.dumps(results))
@@ -92,7 +90,3 @@ def main() -> None:
             f"touch-all {r['touch_all_rescan_s_median']} s ({r['touch_vs_rebuild_speedup']}x faster than rebuild) | "
             f"BM25 build {r['bm25_build_s']} s"
         )
-
-
-if __name__ == "__main__":
-    main()

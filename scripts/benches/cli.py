@@ -15,7 +15,7 @@ interleaved):
 Wall time and CPU time (user + system of the process) are both reported; on a loaded machine compare
 CPU.
 
-    python scripts/bench_cli.py [--notes 7400] [--vault DIR] [--runs 9] [--code /work/main]
+    python scripts/bench.py cli [--notes 7400] [--vault DIR] [--runs 9] [--code /work/main]
         [--after-edit] [--json]
 """
 
@@ -28,28 +28,14 @@ import statistics
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchenv import like_a_users_install  # noqa: E402
-from vaultgen import tldr_like  # noqa: E402
-
-like_a_users_install()
+from bench import FLOOR, Sample, interleave, like_a_users_install, medians
+from bench import timed as bench_timed
+from vaultgen import tldr_like
 
 QUERY = "extract files from a tar archive"
-FLOOR = """import os, sys
-def walk(d):
-    n = 0
-    with os.scandir(d) as it:
-        for e in it:
-            if e.is_dir(follow_symlinks=False):
-                if e.name not in ('.git', '.k0maru'):
-                    n += walk(e.path)
-            elif e.name.endswith('.md'):
-                e.stat(); n += 1
-    return n
-print(walk(sys.argv[1]))
-"""
 FTS = """import sqlite3, sys
 conn = sqlite3.connect(sys.argv[1])
 words = " OR ".join(w for w in sys.argv[2].split() if w.isalnum())
@@ -58,16 +44,9 @@ print(len(rows.fetchall()))
 """
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall, CPU) seconds of one process."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(  # run from /: `-m k0maru` then imports the checkout PYTHONPATH names
-        cmd, env=env, cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    assert os.waitstatus_to_exitcode(status) == 0, cmd
-    return wall, usage.ru_utime + usage.ru_stime
+def timed(cmd: list[str], env: dict[str, str]) -> Sample:
+    """One process, run from /: `-m k0maru` then imports the checkout PYTHONPATH names."""
+    return bench_timed(cmd, "/", env)
 
 
 def fts_table(root: Path) -> Path:
@@ -140,14 +119,14 @@ def after_edit(root: Path, rounds: int = 3) -> dict[str, float]:
         worker_done()
         warm = []
         for _ in range(5):
-            warm.append(timed([*search, QUERY], env)[1])
+            warm.append(timed([*search, QUERY], env).cpu)
             worker_done()
         notes, rng, first = sorted(copy.rglob("*.md")), random.Random(3), []
         for n in range(rounds):
             for note in rng.sample(notes, max(1, len(notes) // 100)):
-                with note.open("a", encoding="utf-8") as f:
-                    f.write(f"\nedited in round {n}\n")
-            first.append(timed([*search, QUERY], env)[1])
+                with note.open("a", encoding="utf-8") as fh:
+                    fh.write(f"\nedited in round {n}\n")
+            first.append(timed([*search, QUERY], env).cpu)
             worker_done()
     w, f = statistics.median(warm) * 1000, statistics.median(first) * 1000
     return {
@@ -157,15 +136,16 @@ def after_edit(root: Path, rounds: int = 3) -> dict[str, float]:
     }
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--notes", type=int, default=7400)
     ap.add_argument("--vault", type=Path, help="a tldr-like vault kept here (made if missing)")
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--code", action="append", default=[], help="another checkout to compare")
     ap.add_argument("--after-edit", action="store_true", help="also the first search after an edit")
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
+
+
+def run(args: argparse.Namespace) -> None:
+    like_a_users_install()
     root = args.vault or Path(f"/tmp/k0bench-cli-{args.notes}")
     if not any(root.rglob("*.md")):
         tldr_like(root, args.notes)
@@ -176,16 +156,10 @@ def main() -> None:
         capture_output=True,
     )
     runs = commands(root, args.code)
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
-    for _ in range(args.runs):  # interleaved: each round runs every command once
-        for name, (cmd, env) in runs.items():
-            times[name].append(timed(cmd, env))
+    got = interleave(args.runs, {k: partial(timed, c, e) for k, (c, e) in runs.items()})
     result = {
-        name: {
-            "wall_ms": round(statistics.median(w for w, _ in got) * 1000, 1),
-            "cpu_ms": round(statistics.median(c for _, c in got) * 1000, 1),
-        }
-        for name, got in times.items()
+        name: {"wall_ms": m["ms_median"], "cpu_ms": m["cpu_ms_median"]}
+        for name, m in ((n, medians(s, "wall", "cpu")) for n, s in got.items())
     }
     edit = after_edit(root) if args.after_edit else None
     if args.json:
@@ -202,7 +176,3 @@ def main() -> None:
             f"{'first search after a 1% edit':45} CPU {edit['first_after_edit_cpu_ms']:7.1f} ms"
             f" against a warm {edit['warm_cpu_ms']:.1f} ms ({edit['ratio']:.2f}x)"
         )
-
-
-if __name__ == "__main__":
-    main()

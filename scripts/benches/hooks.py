@@ -11,7 +11,7 @@ run):
   it; `python -m k0maru` beside it) against its floor: a Python process that walks the same tree
   with `os.scandir` and `stat()`s every note; the three alternate.
 
-    python scripts/bench_hooks.py [--notes 10000] [--changed 5] [--runs 9] [--pre-commit] [--json]
+    python scripts/bench.py hooks [--notes 10000] [--changed 5] [--runs 9] [--pre-commit] [--json]
 """
 
 from __future__ import annotations
@@ -28,38 +28,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchenv import like_a_users_install  # noqa: E402
-from vaultgen import generate  # noqa: E402
+from bench import FLOOR, GIT_ENV, K0, emit, like_a_users_install
+from bench import timed as bench_timed
+from vaultgen import generate
 
-like_a_users_install()
-
-ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "b@example.com",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "b@example.com",
-    "K0MARU_EMBED": "false",
-}  # the worker: scan and BM25 only
+ENV = {**os.environ, **GIT_ENV, "K0MARU_EMBED": "false"}  # the worker: scan and BM25 only
 ENV.pop("K0MARU_HOOK_EMBED", None)
-K0 = [sys.executable, "-m", "k0maru"]
 COMMAND = Path(sys.executable).with_name(
     "k0maru"
 )  # the console script pip installed beside this interpreter
-FLOOR = """import os, sys
-def walk(d):
-    n = 0
-    with os.scandir(d) as it:
-        for e in it:
-            if e.is_dir(follow_symlinks=False):
-                if e.name not in ('.git', '.k0maru'):
-                    n += walk(e.path)
-            elif e.name.endswith('.md'):
-                e.stat(); n += 1
-    return n
-print(walk(sys.argv[1]))
-"""
 
 
 def git(root: Path, *args: str) -> None:
@@ -72,14 +49,10 @@ CPU_MS: list[
 
 
 def timed(cmd: list[str], cwd: Path) -> float:
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        cmd, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, cmd
-    CPU_MS.append((usage.ru_utime + usage.ru_stime) * 1000)
-    return (time.perf_counter() - t0) * 1000
+    """Wall ms of one process; its CPU ms (the hooks' processes included) go to CPU_MS."""
+    got = bench_timed(cmd, cwd, ENV)
+    CPU_MS.append(got.cpu * 1000)
+    return got.wall * 1000
 
 
 @dataclass
@@ -146,16 +119,17 @@ def wait_for_worker(root: Path) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--changed", type=int, default=5)
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument(
         "--pre-commit", action="store_true", help="also through the README's pre-commit block"
     )
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
+
+
+def run(args: argparse.Namespace) -> None:
+    like_a_users_install()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
         root.mkdir()
@@ -244,8 +218,4 @@ def main() -> None:
         out["pre_commit_k0maru_share_cpu_ms"] = round(
             pre_commit.added("cpu") - no_op.added("cpu"), 1
         )
-    print(json.dumps(out) if args.json else "\n".join(f"{k:>30}: {v}" for k, v in out.items()))
-
-
-if __name__ == "__main__":
-    main()
+    emit(out, args.json, 30)

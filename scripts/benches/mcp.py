@@ -8,10 +8,10 @@ over stdio; and what each 8-hit answer costs the agent (o200k tokens of the part
 model: structured content or text, the larger), per query and in total, on a generated vault or the
 demo vault (`--vault examples/vault` is copied first, so the checkout stays clean).
 
-    python scripts/bench_mcp.py [--vault DIR | --keep DIR | --notes 5000] [--starts 5] [--calls 100]
+    python scripts/bench.py mcp [--vault DIR | --keep DIR | --notes 5000] [--starts 5] [--calls 100]
         [--json]
     # each tool's answer, per part a host passes the model:
-    python scripts/bench_mcp.py --sizes --keep DIR
+    python scripts/bench.py mcp --sizes --keep DIR
 
 Index the vault first (`--keep DIR` generates it there once and uses it in place; `k0maru scan
 --vault DIR` indexes it), or the first start pays for it. k0maru's bytecode is compiled first, as an
@@ -28,20 +28,18 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import numpy as np
+from bench import emit, like_a_users_install
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchenv import like_a_users_install  # noqa: E402
-from vaultgen import SYMBOLS, WORDS, generate  # noqa: E402
-
-like_a_users_install()
+from mcp.types import CallToolResult, TextContent
+from vaultgen import SYMBOLS, WORDS, generate
 
 
-def answer_tokens(res) -> int:  # noqa: ANN001 - an mcp CallToolResult
+def answer_tokens(res: CallToolResult) -> int:  # an mcp CallToolResult
     """What a host passes the model: the structured content as JSON (Claude Code, VS Code, Codex) or
     the text blocks (text-only clients), whichever is larger, since each part holds the whole
     answer."""
@@ -53,7 +51,7 @@ def answer_tokens(res) -> int:  # noqa: ANN001 - an mcp CallToolResult
         if res.structured_content
         else ""
     )
-    text = "".join(c.text for c in res.content if getattr(c, "text", None))
+    text = "".join(c.text for c in res.content if isinstance(c, TextContent))
     return max(count_tokens(sent), count_tokens(text))
 
 
@@ -183,7 +181,7 @@ async def _sizes_session(vault: Path) -> dict[str, dict[str, int]]:
     node = out.record.node_id
     trace = (logs / "rustc_e0502.log").read_text()
     backtrace = ((logs / "python_raise_from.log").read_text() * 40)[:2000]
-    calls = [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("get_project_loadout", {}),
         ("recall_memory", {"query": "SQLITE_BUSY during the nightly backup"}),
         ("recall_memory", {"query": backtrace, "limit": 8}),
@@ -208,7 +206,7 @@ async def _sizes_session(vault: Path) -> dict[str, dict[str, int]]:
                 structured = json.dumps(
                     res.structured_content, separators=(",", ":"), ensure_ascii=False
                 )
-                text = "".join(c.text for c in res.content if getattr(c, "text", None))
+                text = "".join(c.text for c in res.content if isinstance(c, TextContent))
                 sizes[label] = {
                     "structured": count_tokens(structured) if res.structured_content else 0,
                     "text": count_tokens(text),
@@ -217,8 +215,7 @@ async def _sizes_session(vault: Path) -> dict[str, dict[str, int]]:
     return sizes
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--vault", type=Path, help="a vault to copy (its index is not copied)")
     ap.add_argument(
         "--keep", type=Path, help="generate the vault here once and use it in place, index included"
@@ -226,18 +223,15 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=5000)
     ap.add_argument("--starts", type=int, default=5)
     ap.add_argument("--calls", type=int, default=100)
-    ap.add_argument("--json", action="store_true")
     ap.add_argument(
         "--sizes",
         action="store_true",
         help="only the answer size of each tool, per part a host passes the model (in-process)",
     )
-    args = ap.parse_args()
-    import compileall
 
-    import k0maru
 
-    compileall.compile_dir(Path(k0maru.__file__).parent, quiet=1)
+def run(args: argparse.Namespace) -> None:
+    like_a_users_install()
     if args.sizes:
         sizes = anyio.run(_sizes_session, args.keep or args.vault or Path("examples/vault"))
         print(
@@ -255,7 +249,7 @@ def main() -> None:
         generate(vault, args.notes, seed=11, min_kb=0.3, max_kb=1.5)
     colds: list[float] = []
     warm: list[float] = []
-    sizes: list[int] = []
+    answers: list[int] = []
     stats: dict[str, list[float]] = {
         "initialize_s": [],
         "idle_rss_mb": [],
@@ -272,7 +266,7 @@ def main() -> None:
         noop_immediate.append(anyio.run(immediate_start, [str(noop)]))
         immediate.append(anyio.run(immediate_start, ["-m", "k0maru", "mcp", "--vault", str(vault)]))
         cold, lat = anyio.run(
-            one_start, vault, args.calls if i == args.starts - 1 else 0, sizes, stats
+            one_start, vault, args.calls if i == args.starts - 1 else 0, answers, stats
         )
         colds.append(cold)
         warm.extend(lat)
@@ -294,13 +288,9 @@ def main() -> None:
         "warm_recall_p50_ms": round(float(np.percentile(warm, 50)), 2),
         "warm_recall_p95_ms": round(float(np.percentile(warm, 95)), 2),
         "warm_calls": len(warm),
-        "answer_tokens_median": int(np.median(sizes)),
-        "answer_tokens_max": int(max(sizes)),
-        "answer_tokens_total": int(sum(sizes)),
-        "answer_tokens_per_query": sizes,
+        "answer_tokens_median": int(np.median(answers)),
+        "answer_tokens_max": int(max(answers)),
+        "answer_tokens_total": int(sum(answers)),
+        "answer_tokens_per_query": answers,
     }
-    print(json.dumps(out) if args.json else "\n".join(f"{k:>38}: {v}" for k, v in out.items()))
-
-
-if __name__ == "__main__":
-    main()
+    emit(out, args.json, 38)

@@ -1,7 +1,7 @@
 """Lock and fault benchmark: what a commit costs while another k0maru holds the index's write lock,
 and whether anything is lost under concurrent writers and kill -9.
 
-    python scripts/bench_locks.py [--notes 2000] [--runs 5] [--writers 20] [--kills 4] [--json]
+    python scripts/bench.py locks [--notes 2000] [--runs 5] [--writers 20] [--kills 4] [--json]
 
 Baseline in the same run: the same commit with no hooks installed."""
 
@@ -19,32 +19,21 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchenv import like_a_users_install  # noqa: E402
-from vaultgen import generate  # noqa: E402
+from bench import GIT_ENV, K0, emit, like_a_users_install
+from vaultgen import generate
 
-like_a_users_install()
-
-ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "b@example.com",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "b@example.com",
-    "K0MARU_HOOK_EMBED": "off",
-}
-K0 = [sys.executable, "-m", "k0maru"]
+ENV = {**os.environ, **GIT_ENV, "K0MARU_HOOK_EMBED": "off"}
 
 
-def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def sh(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(list(args), cwd=root, env=ENV, check=True, capture_output=True, text=True)
 
 
 def timed_commit(root: Path, path: Path, n: int) -> float:
     path.write_text(path.read_text() + f"\nedit {n}\n")
-    run(root, "git", "add", "-A")
+    sh(root, "git", "add", "-A")
     t0 = time.perf_counter()
-    run(root, "git", "commit", "-qm", f"edit {n}")
+    sh(root, "git", "commit", "-qm", f"edit {n}")
     return (time.perf_counter() - t0) * 1000
 
 
@@ -63,13 +52,13 @@ def commit_latency(tmp: Path, notes: int, runs: int) -> dict[str, float]:
     root = tmp / "repo"
     root.mkdir()
     paths = generate(root, notes, min_kb=1, max_kb=6)
-    run(root, "git", "init", "-q", "-b", "main")
+    sh(root, "git", "init", "-q", "-b", "main")
     (root / ".gitignore").write_text(".k0maru/\n")
-    run(root, "git", "add", "-A")
-    run(root, "git", "commit", "-qm", "init")
-    run(root, *K0, "scan", "--vault", str(root), "--no-embed")
+    sh(root, "git", "add", "-A")
+    sh(root, "git", "commit", "-qm", "init")
+    sh(root, *K0, "scan", "--vault", str(root), "--no-embed")
     plain = [timed_commit(root, paths[i], i) for i in range(runs)]
-    run(root, *K0, "hooks", "install", "--vault", str(root))
+    sh(root, *K0, "hooks", "install", "--vault", str(root))
     hooked = [timed_commit(root, paths[runs + i], runs + i) for i in range(runs)]
     locked = []
     for i in range(runs):
@@ -89,7 +78,8 @@ def commit_latency(tmp: Path, notes: int, runs: int) -> dict[str, float]:
     from k0maru.index.store import Store
 
     with Store.open(root) as store:
-        indexed = {path: store.document_by_path(path).body for path in store.cached_documents()}
+        docs = {path: store.document_by_path(path) for path in store.cached_documents()}
+    indexed = {path: doc.body for path, doc in docs.items() if doc is not None}
     edited = paths[: 3 * runs]
     caught_up = all(
         f"edit {i}" in indexed[p.relative_to(root).as_posix()] for i, p in enumerate(edited)
@@ -110,7 +100,7 @@ def concurrent_writers(tmp: Path, writers: int) -> dict[str, int]:
     root = tmp / "writers"
     root.mkdir()
     (root / "a.md").write_text("# A\n")
-    run(root, *K0, "scan", "--vault", str(root), "--no-embed")
+    sh(root, *K0, "scan", "--vault", str(root), "--no-embed")
     procs = [
         subprocess.Popen(
             [*K0, "flush", "--vault", str(root), "--kind", "card", "--title", f"Card {i}"],
@@ -127,7 +117,7 @@ def concurrent_writers(tmp: Path, writers: int) -> dict[str, int]:
     ok = sum(p.returncode == 0 for p in procs)
     files = [p for p in root.rglob("*.md") if ".k0maru" not in p.parts and p.name != "a.md"]
     indexed = json.loads(
-        run(
+        sh(
             root,
             *K0,
             "search",
@@ -165,8 +155,8 @@ def killed_scans(tmp: Path, kills: int, notes: int) -> dict[str, int]:
         time.sleep(rng.uniform(0.8, 2.5))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    run(root, *K0, "scan", "--vault", str(root), "--no-embed")
-    status = json.loads(run(root, *K0, "status", "--vault", str(root), "--json").stdout)
+    sh(root, *K0, "scan", "--vault", str(root), "--no-embed")
+    status = json.loads(sh(root, *K0, "status", "--vault", str(root), "--json").stdout)
     files = sum(1 for p in root.rglob("*.md") if ".k0maru" not in p.parts)
     return {
         "kills": kills,
@@ -176,22 +166,19 @@ def killed_scans(tmp: Path, kills: int, notes: int) -> dict[str, int]:
     }
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--notes", type=int, default=2000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--writers", type=int, default=20)
     ap.add_argument("--kills", type=int, default=4)
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
+
+
+def run(args: argparse.Namespace) -> None:
+    like_a_users_install()
     with tempfile.TemporaryDirectory() as tmp:
         out = {
             **commit_latency(Path(tmp), args.notes, args.runs),
             **concurrent_writers(Path(tmp), args.writers),
             **killed_scans(Path(tmp), args.kills, args.notes),
         }
-    print(json.dumps(out) if args.json else "\n".join(f"{k:>34}: {v}" for k, v in out.items()))
-
-
-if __name__ == "__main__":
-    main()
+    emit(out, args.json, 34)

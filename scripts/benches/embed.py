@@ -8,7 +8,7 @@ as `embed_pending` orders them), each configuration in its own process, rounds a
   tokenising, pooling and normalising;
 - `k0maru`: `Embedder.embed` over batches of the configured `embed_batch`.
 
-    python scripts/bench_embed.py [--repeat 2] [--rounds 3] [--batch N] [--json]
+    python scripts/bench.py embed [--repeat 2] [--rounds 3] [--batch N] [--json]
 """
 
 from __future__ import annotations
@@ -125,8 +125,7 @@ def corpus_flops(repeat: int) -> tuple[float, float]:
     return repeat * sum(model_flops(n) for n in lengths), statistics.mean(lengths)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--repeat", type=int, default=2, help="times each corpus text is embedded")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument(
@@ -134,8 +133,9 @@ def main() -> None:
         type=int,
         help="chunks per Embedder.embed call (default: the embed_batch setting)",
     )
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
+
+
+def run(args: argparse.Namespace) -> None:
     from k0maru.config import Settings
 
     batch = args.batch or Settings().embed_batch
@@ -172,7 +172,7 @@ def main() -> None:
     }
     ours, bare = table[f"k0maru, batch {batch}"], table[f"bare, no memory pattern, batch {batch}"]
     before = table["bare, ort defaults, batch 32"]
-    summary = {
+    summary: dict[str, float | str] = {
         "ours_vs_bare_same_batches": round(
             ours["chunks_per_s_median"] / bare["chunks_per_s_median"], 2
         ),
@@ -202,7 +202,3 @@ def main() -> None:
                 f"{name:34s} {row['chunks_per_s_median']:7.1f} chunks/s  peak {row['peak_rss_mb_median']:6.1f} MB"
             )
         print(json.dumps(summary))
-
-
-if __name__ == "__main__":
-    main()

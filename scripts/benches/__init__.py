@@ -1,0 +1,1 @@
+"""The measurements of scripts/bench.py, one module a subcommand."""

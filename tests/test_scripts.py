@@ -1,0 +1,70 @@
+"""scripts/: every script answers `--help` (so each one at least imports and builds its parser), the
+benchmark harness answers it for each subcommand, and the capture cases (scripts/cases/*.toml) say
+what the stored expectations of their logs say."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import json
+import runpy
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+LIBRARIES = {"vaultgen.py"}  # imported by the others and by tests; no command line of its own
+
+
+def load(name: str) -> ModuleType:
+    sys.path.insert(0, str(SCRIPTS))
+    spec = importlib.util.spec_from_file_location(f"scripts_{name}", SCRIPTS / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in SCRIPTS.glob("*.py") if p.name not in LIBRARIES)
+)
+def test_every_script_answers_help(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run as `python scripts/NAME --help` would, in this process (the fast tier starts none)."""
+    monkeypatch.setattr(sys, "argv", [name, "--help"])
+    monkeypatch.setattr(sys, "path", [str(SCRIPTS), *sys.path])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as done:
+        runpy.run_path(str(SCRIPTS / name), run_name="__main__")
+    assert done.value.code in (0, None), name
+    assert out.getvalue().startswith("usage:"), out.getvalue()[:200]
+
+
+def test_each_benchmark_answers_help() -> None:
+    bench = load("bench")
+    for name in bench.SUBCOMMANDS:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as done:
+            bench.main([name, "--help"])
+        assert done.value.code == 0, name
+        assert f" {name} " in out.getvalue().splitlines()[0], out.getvalue()[:200]
+
+
+def test_capture_cases_say_what_the_stored_expectations_say() -> None:
+    capture = load("capture_logs")
+    names: set[str] = set()
+    for round_name in capture.rounds():
+        settings, cases = capture.load(round_name)
+        out = capture.REPO / settings["out"]
+        for case in cases:
+            assert case["name"] not in names, case["name"]
+            names.add(case["name"])
+            folder = out / "heldout" if case.get("heldout") else out
+            stored = json.loads((folder / "expectations.json").read_text())
+            want = stored[f"{case['name']}.log"]
+            for key in ("tool", "family", "codes", "root", "cause"):
+                assert case[key] == want[key], (round_name, case["name"], key)
+            assert isinstance(case["command"], str | list), case["name"]
+    assert len(names) >= 380
