@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from k0maru.fsutil import atomic_write_text, read_regular, resolve_inside
-from k0maru.gitutil import head_commit, repo_root
+from k0maru.gitutil import Commit, head_commit, repo_root
 from k0maru.index.markdown import hash_bytes
 from k0maru.notes.flush import FlushEngine
 from k0maru.notes.template import RecordTemplate
@@ -61,36 +61,20 @@ def adr_from_head(vault_root: Path, rev: str = "HEAD") -> dict[str, str] | None:
     title = printable(trailers.get("adr", "")).strip()
     if not title:
         return None
-    context = printable(trailers.get("context") or body or summary, keep="\n")
-    decision = printable(
-        trailers.get("decision") or (summary if trailers.get("context") or body else "")
-    )
-    consequences = printable(trailers.get("consequences", ""))
+    context, decision, consequences = _parts(trailers, body, summary)
     key = hash_bytes("\n".join([title, context, decision, consequences]).encode())
     engine = FlushEngine(vault_root)
     for warning in engine.conventions.warnings:
         print(f"k0maru: {warning}", file=sys.stderr)
     rule = engine.conventions.rules["adr"]
-    folder = resolve_inside(vault_root, rule.folder or ".")
-    if folder.is_dir():
-        for existing in sorted(folder.glob("*.md")):
-            head = read_regular(existing, _HEAD_BYTES)
-            if head is None or existing.is_symlink():
-                continue
-            if f"decision_key: {key}" in head.decode("utf-8", "replace"):
-                rel = existing.relative_to(vault_root.resolve()).as_posix()
-                return {"outcome": _repoint(existing, commit.sha), "path": rel}
-    files = commit.files
+    existing = _written_for(vault_root, rule.folder, key)
+    if existing is not None:
+        rel = existing.relative_to(vault_root.resolve()).as_posix()
+        return {"outcome": _repoint(existing, commit.sha), "path": rel}
     sections = _sections(body, context, decision or title, _own_titles(rule.record))
     if consequences:
         sections.append(f"## Consequences\n\n{consequences}")
-    sections.append(
-        "## Commit\n\n"
-        + f"- sha: `{commit.sha}`\n- author: {printable(commit.author)} <{printable(commit.email)}>\n"
-        f"- date: {commit.date}\n- changed files:\n"
-        + "\n".join(f"  - `{printable(f)}`" for f in files[:50])
-        + ("\n  - …" if len(files) > 50 else "")
-    )
+    sections.append(_commit_section(commit))
     result = engine.flush(
         "adr",
         title,
@@ -104,6 +88,43 @@ def adr_from_head(vault_root: Path, rev: str = "HEAD") -> dict[str, str] | None:
         },
     )
     return {"outcome": result.outcome, "path": result.path}
+
+
+def _parts(trailers: dict[str, str], body: str, summary: str) -> tuple[str, str, str]:
+    """(context, decision, consequences) of the ADR: the trailers', else the commit body as the
+    context and its subject as the decision (the subject is the context where there is no body)."""
+    context = printable(trailers.get("context") or body or summary, keep="\n")
+    decision = printable(
+        trailers.get("decision") or (summary if trailers.get("context") or body else "")
+    )
+    return context, decision, printable(trailers.get("consequences", ""))
+
+
+def _written_for(vault_root: Path, folder: str, key: str) -> Path | None:
+    """The ADR k0maru already wrote for this decision (its `decision_key:` is `key`) in the ADR
+    `folder`; None when there is none. Links are not followed."""
+    where = resolve_inside(vault_root, folder or ".")
+    if not where.is_dir():
+        return None
+    for existing in sorted(where.glob("*.md")):
+        head = read_regular(existing, _HEAD_BYTES)
+        if head is None or existing.is_symlink():
+            continue
+        if f"decision_key: {key}" in head.decode("utf-8", "replace"):
+            return existing
+    return None
+
+
+def _commit_section(commit: Commit) -> str:
+    """The `## Commit` section: its sha, author, date and the files it changed (the first 50)."""
+    files = commit.files
+    return (
+        "## Commit\n\n"
+        + f"- sha: `{commit.sha}`\n- author: {printable(commit.author)} <{printable(commit.email)}>\n"
+        f"- date: {commit.date}\n- changed files:\n"
+        + "\n".join(f"  - `{printable(f)}`" for f in files[:50])
+        + ("\n  - …" if len(files) > 50 else "")
+    )
 
 
 def _own_titles(record: RecordTemplate | None) -> tuple[str, str]:

@@ -28,6 +28,14 @@ from k0maru.errors import K0maruError, PathOutsideVaultError
 from k0maru.fsutil import read_regular, resolve_inside
 from k0maru.index.markdown import split_frontmatter
 from k0maru.index.walker import VaultWalker
+from k0maru.notes.naming import (
+    ADR_NUM,
+    ADR_PREFIXED,
+    DAILY,
+    DATE_PREFIX,
+    naming_of,
+    slug_style_of,
+)
 from k0maru.notes.template import (
     RecordTemplate,
     folder_records,
@@ -73,10 +81,6 @@ DEFAULT_JD_NAMES = {
     "skill": "Skills",
 }
 _JD = re.compile(r"^(\d{2})[_ -](.+)$")
-_DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}[-_ ]")
-_DAILY = re.compile(r"^\d{4}([-_])\d{2}\1\d{2}\.md$")  # a daily note: the date alone
-_ADR_NUM = re.compile(r"^(\d{3,5})-(?!\d\d-\d\d)")  # not a YYYY-MM-DD date
-_ADR_PREFIXED = re.compile(r"^(?:(?i:adr|rfc)|[A-Z]{1,5})[-_]?(\d{1,5})(?=[-_.]|$)")  # ADR-7, A118
 _RULE_FOLDER = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s*(?::|=|->|→)\s*`?([\w./ -]+?)/?`?\s*$")
 _RULE_NAMING = re.compile(
     r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s+naming\s*(?::|=|->|→)\s*`?([^`]+?)`?\s*$", re.I
@@ -113,30 +117,36 @@ class KindRule:
         }.get(self.source, "chosen by its name and records (see the evidence)")
         out = [("folder", f"{self.folder or '.'}/ ({why})")]
         record = self.record
-        if record is None or not record.shaped:
-            own = "k0maru's own (frontmatter title, date, kind, category, tags)"
-            if self.kind == "adr" and self.empty and not self.template_file:
-                own = (
-                    f"the first record's body: Nygard's or MADR's sections give theirs, else {own}"
-                )
-            return [*out, ("form", own)]
-        out.append(("learnt from", ", ".join(record.learnt_from)))
-        out.append(("name", f"{record.name_format or '{slug}'}.md"))
-        out.append(("heading", record.heading or "(none)"))
-        if record.frontmatter:
-            out.append(("frontmatter", ", ".join(k for k, _ in record.frontmatter)))
-        out.extend(("metadata line", line) for line in record.meta_lines)
-        if not record.frontmatter and not record.meta_lines:
-            out.append(("metadata", "none above the sections"))
-        if record.sections:
-            out.append(("sections", " / ".join(record.sections)))
-        if record.status:
-            out.append(("first status", record.status))
-        return out
+        if record is not None and record.shaped:
+            return [*out, *_record_form(record)]
+        own = "k0maru's own (frontmatter title, date, kind, category, tags)"
+        if self.kind == "adr" and self.empty and not self.template_file:
+            own = f"the first record's body: Nygard's or MADR's sections give theirs, else {own}"
+        return [*out, ("form", own)]
 
     def explain(self) -> list[str]:
         """Which folder and why, and the record form learnt there (`conventions --explain`)."""
         return [f"{what}: {how}" for what, how in self.form()]
+
+
+def _record_form(record: RecordTemplate) -> list[tuple[str, str]]:
+    """(what, how) pairs of a learnt record form: where from, its name, heading, metadata,
+    sections and first status."""
+    out = [
+        ("learnt from", ", ".join(record.learnt_from)),
+        ("name", f"{record.name_format or '{slug}'}.md"),
+        ("heading", record.heading or "(none)"),
+    ]
+    if record.frontmatter:
+        out.append(("frontmatter", ", ".join(k for k, _ in record.frontmatter)))
+    out.extend(("metadata line", line) for line in record.meta_lines)
+    if not record.frontmatter and not record.meta_lines:
+        out.append(("metadata", "none above the sections"))
+    if record.sections:
+        out.append(("sections", " / ".join(record.sections)))
+    if record.status:
+        out.append(("first status", record.status))
+    return out
 
 
 @dataclass(slots=True)
@@ -211,45 +221,68 @@ class ConventionSniffer:
         self._kinds_read: dict[str, dict[str, int]] = {}  # a folder's frontmatter kinds, read once
 
     def sniff(self) -> Conventions:
+        """Each kind's rule: its folder (a rules file's, else the layout's best, else a default),
+        then its naming and record form, read from that folder."""
         self._kinds_read = {}
         files = [e.rel for e in VaultWalker(self.root, self.include, []).walk()]
         folders = self._folders(files)
         jd = sum(1 for top in {f.split("/", 1)[0] for f in files if "/" in f} if _JD.match(top))
         layout = "johnny-decimal" if jd >= 2 else "flat"
-        rules: dict[str, KindRule] = {}
         self.warnings = []
         self.refused_templates = {}
         explicit, rule_files = self._explicit_rules()
+        rules: dict[str, KindRule] = {}
         for kind in KINDS:
             rule = explicit.get(kind)
             if rule is None or not rule.folder:
-                folder, evidence = self._best_folder(kind, folders, files)
-                if folder is None:
-                    folder, evidence = self._default_folder(kind, layout, folders)
-                    source = "default"
-                else:
-                    source = "layout"
-                if rule is None:
-                    rule = KindRule(kind, folder, "", evidence=evidence, source=source)
-                else:
-                    rule.folder = folder
-                    rule.evidence.extend(evidence)
+                rule = self._placed(kind, rule, folders, files, layout)
+            names = folders.get(rule.folder, [])
             self._nested_rules(rule)
-            self._infer_naming(rule, folders.get(rule.folder, []))
-            self._learn_record(rule, folders.get(rule.folder, []))
-            rule.empty = not record_names(folders.get(rule.folder, []))
+            self._infer_naming(rule, names)
+            self._learn_record(rule, names)
+            rule.empty = not record_names(names)
             rules[kind] = rule
-        topics = {}
-        if rules["card"].source == "default":
-            kept = {f: names for f, names in folders.items() if not aside(f)}
-            topics = topic_folders(kept, {r.folder for r in rules.values()})
-            if topics:
-                rules["card"].evidence.append(
-                    f"notes filed by topic in {len(topics)} folders ({', '.join(sorted(topics)[:6])}"
-                    f"{', ...' if len(topics) > 6 else ''}): a card goes to the one whose name and "
-                    f"notes share the most words with it, else {rules['card'].folder}/"
-                )
+        topics = self._topics(rules["card"], rules, folders)
         return Conventions(rules, layout, rule_files, self.warnings, self.refused_templates, topics)
+
+    def _placed(
+        self,
+        kind: str,
+        rule: KindRule | None,
+        folders: dict[str, list[str]],
+        files: list[str],
+        layout: str,
+    ) -> KindRule:
+        """`rule` (a new one where None) given the folder the layout points to, else the default
+        one, with the evidence."""
+        folder, evidence = self._best_folder(kind, folders, files)
+        source = "layout"
+        if folder is None:
+            folder, evidence = self._default_folder(kind, layout, folders)
+            source = "default"
+        if rule is None:
+            return KindRule(kind, folder, "", evidence=evidence, source=source)
+        rule.folder = folder
+        rule.evidence.extend(evidence)
+        return rule
+
+    @staticmethod
+    def _topics(
+        card: KindRule, rules: dict[str, KindRule], folders: dict[str, list[str]]
+    ) -> dict[str, list[str]]:
+        """Where no folder is named for cards: the vault's topic folders (a card goes to the one
+        it shares most words with), said in the card rule's evidence."""
+        if card.source != "default":
+            return {}
+        kept = {f: names for f, names in folders.items() if not aside(f)}
+        topics = topic_folders(kept, {r.folder for r in rules.values()})
+        if topics:
+            shown = ", ".join(sorted(topics)[:6]) + (", ..." if len(topics) > 6 else "")
+            card.evidence.append(
+                f"notes filed by topic in {len(topics)} folders ({shown}): a card goes to the one "
+                f"whose name and notes share the most words with it, else {card.folder}/"
+            )
+        return topics
 
     def rule_in(self, kind: str, folder: str, names: list[str], why: str) -> KindRule:
         """The rule of `kind` for notes written into `folder` (its files `names`), learnt from
@@ -289,30 +322,33 @@ class ConventionSniffer:
     def _tool_rules(self, found: dict[str, KindRule]) -> list[str]:
         """What the vault's tools were told: adr-tools' `.adr-dir` (the ADR folder) and Obsidian's
         daily notes settings (the log folder and template), where no rules file said otherwise."""
-        used = []
+        return [*self._adr_dir(found), *self._daily_notes(found)]
+
+    def _adr_dir(self, found: dict[str, KindRule]) -> list[str]:
+        """adr-tools' `.adr-dir`: its first line is the ADR folder. The file's name where read."""
         data = self._read_inside(".adr-dir", 4096)
-        if data is not None:
-            line = data.decode("utf-8", "replace").strip().splitlines()[:1]
-            if line:
-                self._rule_line(f"adr: {line[0].strip()}", ".adr-dir:1", found)
-                used.append(".adr-dir")
-        data = self._read_inside(".obsidian/daily-notes.json", 65536)
-        try:
-            daily = json.loads(data) if data is not None else None
-        except ValueError:
-            daily = None
-        if isinstance(daily, dict):
-            where = ".obsidian/daily-notes.json"
-            if isinstance(daily.get("folder"), str) and daily["folder"].strip("/"):
-                self._rule_line(f"log: {daily['folder'].strip('/')}", where, found)
-            if daily.get("format", "YYYY-MM-DD") in ("", "YYYY-MM-DD"):
-                log = found.setdefault("log", KindRule("log", "", "", source="rules"))
-                log.naming = log.naming or "date"
-            if isinstance(daily.get("template"), str) and daily["template"].strip():
-                named = daily["template"].strip().removesuffix(".md") + ".md"
-                self._rule_line(f"log template: {named}", where, found)
-            used.append(where)
-        return used
+        line = data.decode("utf-8", "replace").strip().splitlines()[:1] if data is not None else []
+        if not line:
+            return []
+        self._rule_line(f"adr: {line[0].strip()}", ".adr-dir:1", found)
+        return [".adr-dir"]
+
+    def _daily_notes(self, found: dict[str, KindRule]) -> list[str]:
+        """Obsidian's daily notes settings: the log folder, a date-only name for the default
+        format, and the template. The file's name where read."""
+        where = ".obsidian/daily-notes.json"
+        daily = _json_object(self._read_inside(where, 65536))
+        if daily is None:
+            return []
+        if isinstance(daily.get("folder"), str) and daily["folder"].strip("/"):
+            self._rule_line(f"log: {daily['folder'].strip('/')}", where, found)
+        if daily.get("format", "YYYY-MM-DD") in ("", "YYYY-MM-DD"):
+            log = found.setdefault("log", KindRule("log", "", "", source="rules"))
+            log.naming = log.naming or "date"
+        if isinstance(daily.get("template"), str) and daily["template"].strip():
+            named = daily["template"].strip().removesuffix(".md") + ".md"
+            self._rule_line(f"log template: {named}", where, found)
+        return [where]
 
     def _rule_line(self, line: str, where: str, found: dict[str, KindRule]) -> None:
         """One line of a rules file: a naming, template or folder rule, else backticked patterns."""
@@ -414,28 +450,23 @@ class ConventionSniffer:
         return (best[1] if best else None), evidence
 
     def _folder_score(self, kind: str, folder: str, names: list[str]) -> tuple[float, list[str]]:
+        """How strongly `folder` (its files `names`) looks like the kind's home, and why: the
+        clues' points summed, cut a hundredfold under a test or vendored tree, a fuller folder
+        ahead on a tie."""
         leaf = folder.rsplit("/", 1)[-1]
         words = _folder_words(leaf)
         score = _name_score(kind, folder, words)
         why = [f"folder name '{leaf}'"] if score else []
-        if kind == "adr":
-            numbered = sum(1 for n in names if _ADR_NUM.match(n) or _ADR_PREFIXED.match(n))
-            if numbered >= 2 and numbered >= len(names) / 2:
-                score += 2
-                why.append(f"{numbered} numbered files")
-        if kind == "log" and names:
-            dated = sum(1 for n in names if _DATE_PREFIX.match(n) or _DAILY.match(n))
-            if dated >= 2 and dated >= len(names) / 2 and not words & _FOLDER_WORDS["decision"]:
-                score += 1
-                why.append(f"{dated} dated files")
-        kinds_in_fm = self._frontmatter_kinds(folder, names[:20])
-        if kinds_in_fm.get(kind, 0):
-            score += 2 * kinds_in_fm[kind] / max(sum(kinds_in_fm.values()), 1)
-            why.append(f"{kinds_in_fm[kind]} notes with kind: {kind}")
-        decision_words = _FOLDER_WORDS["adr"] | _FOLDER_WORDS["decision"]
-        if kind in ("adr", "decision") and _has_template(names) and words & decision_words:
-            score += 2
-            why.append("a record template beside the records")
+        clues = (
+            _numbered_clue(kind, names),
+            _dated_clue(kind, names, words),
+            _frontmatter_clue(kind, self._frontmatter_kinds(folder, names[:20])),
+            _template_clue(kind, names, words),
+        )
+        for clue in clues:
+            if clue is not None:
+                score += clue[0]
+                why.append(clue[1])
         if score > 0 and aside(folder):
             score /= 100  # tests, fixtures, examples, vendored or generated trees: last resort
             why.append("under a test, fixture, example, vendored or generated tree")
@@ -458,23 +489,16 @@ class ConventionSniffer:
                     self._nested_line(rule, line, f"{folder}/{name}:{n}")
 
     def _nested_line(self, rule: KindRule, line: str, where: str) -> None:
+        """One line of a rules file in or above the kind's folder: its naming and template apply
+        to `rule` where it has none yet; a backticked `*.md` pattern on a line naming no kind is
+        this kind's naming."""
         found: dict[str, KindRule] = {rule.kind: KindRule(rule.kind, "", "", source="rules")}
         self._rule_line(line, where, found)
         got = found[rule.kind]
-        if not got.naming and not rule.naming and not _kind_of_line(line):
-            pattern = next((p for p in _BACKTICK.findall(line) if p.endswith(".md")), None)
-            if pattern:
-                _apply_pattern(got, pattern, f"{where}: {line.strip()}")
-        if got.naming and not rule.naming:
-            rule.naming, rule.slug_style, rule.number_width = (
-                got.naming,
-                got.slug_style,
-                got.number_width,
-            )
-            rule.evidence.extend(got.evidence)
-        if got.template_file and not rule.template_file:
-            rule.template, rule.template_file = got.template, got.template_file
-            rule.evidence.extend(e for e in got.evidence if "template" in e)
+        pattern = _md_pattern(line) if not _kind_of_line(line) else None
+        if pattern and not got.naming and not rule.naming:
+            _apply_pattern(got, pattern, f"{where}: {line.strip()}")
+        _adopt(rule, got)
 
     def _learn_record(self, rule: KindRule, names: list[str]) -> None:
         """The folder's own record template, unless the notes there are k0maru's own (frontmatter
@@ -489,12 +513,7 @@ class ConventionSniffer:
         if record.name_format and rule.source != "rules" or not rule.naming:
             rule.naming = naming_class(record.name_format)
             rule.number_width = record.number_width
-        shown = ", ".join(record.learnt_from[-3:])
-        rule.evidence.append(
-            f"template learnt from {len(record.learnt_from)} file(s) of {rule.folder or '.'}/ "
-            f"(latest: {shown}): name {record.name_format or 'by rule'}, "
-            f"heading {record.heading or 'none'!r}"
-        )
+        rule.evidence.append(_learnt_evidence(rule.folder, record))
 
     def _frontmatter_kinds(self, folder: str, names: list[str]) -> dict[str, int]:
         if folder in self._kinds_read:  # asked once per kind of note
@@ -516,14 +535,10 @@ class ConventionSniffer:
     def _default_folder(
         kind: str, layout: str, folders: dict[str, list[str]]
     ) -> tuple[str, list[str]]:
+        """Where a kind with no folder of its own goes: the next free Johnny-Decimal area, the
+        vault's root for cards of a flat vault of notes, else k0maru's default folder."""
         if layout == "johnny-decimal":
-            used = {int(m.group(1)) for f in folders for m in [_JD.match(f.split("/", 1)[0])] if m}
-            number = (
-                next(n for n in range(10, 100, 10) if n not in used)
-                if any(n not in used for n in range(10, 100, 10))
-                else 99
-            )
-            folder = f"{number:02d}_{DEFAULT_JD_NAMES[kind]}"
+            folder = f"{_next_jd_area(folders):02d}_{DEFAULT_JD_NAMES[kind]}"
             return folder, [f"no {kind} folder found; next free Johnny-Decimal area {folder}"]
         at_root = len(record_names(folders.get("", [])))
         if kind == "card" and at_root >= _FLAT_VAULT:
@@ -533,53 +548,26 @@ class ConventionSniffer:
     # ---- naming ----------------------------------------------------------------------------------
     @staticmethod
     def _infer_naming(rule: KindRule, names: list[str]) -> None:
+        """The naming and slug style the folder's file `names` show, where no rule set them: read
+        by the pure heuristics of `k0maru.notes.naming`, then written into `rule` once."""
         stems = [n.removesuffix(".md") for n in record_names(names)]  # not a README or template
-        if not rule.naming:
-            dated = sum(1 for n in stems if _DATE_PREFIX.match(n + "-"))
-            adr_num = [int(m.group(1)) for n in stems for m in [_ADR_NUM.match(n + "-")] if m]
-            adr_pref = [int(m.group(1)) for n in stems for m in [_ADR_PREFIXED.match(n + "-")] if m]
-            if rule.kind == "adr" and len(adr_pref) > len(adr_num) and adr_pref:
-                rule.naming = "adr-prefixed"
-                rule.number_width = max(
-                    len(m.group(1)) for n in stems for m in [_ADR_PREFIXED.match(n + "-")] if m
-                )
-                rule.evidence.append(f"{len(adr_pref)} files named adr-NNN-title")
-            elif rule.kind == "adr" and (adr_num or not stems):
-                rule.naming = "adr-number"
-                if adr_num:
-                    rule.number_width = max(
-                        len(m.group(1)) for n in stems for m in [_ADR_NUM.match(n + "-")] if m
-                    )
-                    rule.evidence.append(f"{len(adr_num)} files named NNNN-title")
-            elif stems and dated >= len(stems) / 2:
-                rule.naming = "date-slug"
-                rule.evidence.append(f"{dated}/{len(stems)} files start with YYYY-MM-DD")
-            elif stems:
-                rule.naming = "slug"
-                rule.evidence.append(
-                    f"{len(stems) - dated}/{len(stems)} files without a date prefix"
-                )
-            else:
-                rule.naming = "date-slug" if rule.kind in ("log", "decision") else "slug"
-        undated = [
-            re.sub(r"^(\d{4}-\d{2}-\d{2}|adr-\d+|\d{3,5})[-_ ]", "", n, flags=re.I) for n in stems
-        ]
-        if undated and rule.slug_style == "kebab":
-            spaced = sum(1 for n in undated if " " in n)
-            snake = sum(1 for n in undated if "_" in n and " " not in n and "-" not in n)
-            if spaced > len(undated) / 2:
-                rule.slug_style = "title"
-                rule.evidence.append(f"{spaced}/{len(undated)} names use spaces (Title Case)")
-            elif snake > len(undated) / 2:
-                rule.slug_style = "snake"
-                rule.evidence.append(f"{snake}/{len(undated)} names use snake_case")
+        naming = naming_of(rule.kind, stems) if not rule.naming else None
+        style = slug_style_of(stems) if rule.slug_style == "kebab" else None
+        for found in (naming, style):
+            if found is not None and found.evidence:
+                rule.evidence.append(found.evidence)
+        if naming is not None:
+            rule.naming = naming.value
+            rule.number_width = naming.width or rule.number_width
+        if style is not None:
+            rule.slug_style = style.value
 
     def next_adr_number(self, rule: KindRule) -> int:
         folder = self.root / rule.folder
         numbers = [0]
         if folder.is_dir():
             for _, name in folder_records(folder):
-                m = _ADR_NUM.match(name) or _ADR_PREFIXED.match(name)
+                m = ADR_NUM.match(name) or ADR_PREFIXED.match(name)
                 n = record_number(name)
                 if m or n is not None:
                     numbers.append(int(m.group(1)) if m else n or 0)
@@ -639,6 +627,12 @@ _ASIDE = {
 }
 
 
+def _next_jd_area(folders: dict[str, list[str]]) -> int:
+    """The first Johnny-Decimal area (10, 20 ... 90) no top folder uses, else 99."""
+    used = {int(m.group(1)) for f in folders for m in [_JD.match(f.split("/", 1)[0])] if m}
+    return next((n for n in range(10, 100, 10) if n not in used), 99)
+
+
 def _folder_words(leaf: str) -> set[str]:
     """A folder's name as the words it is matched by: `10_Decision Log` -> `decision-log`."""
     jd = _JD.match(leaf)
@@ -654,6 +648,47 @@ def _name_score(kind: str, folder: str, words: set[str]) -> float:
         return 3
     parts = {part for word in words for part in re.split(r"[-_ ]", word)}
     return 2 if kind == "adr" and parts & _PROPOSAL_WORDS else 0
+
+
+Clue = tuple[float, str]  # (points toward a kind's folder, the evidence line)
+
+
+def _numbered_clue(kind: str, names: list[str]) -> Clue | None:
+    """ADRs: two or more files, at least half of them, numbered (`0007-x.md`, `ADR-7-x.md`)."""
+    if kind != "adr":
+        return None
+    numbered = sum(1 for n in names if ADR_NUM.match(n) or ADR_PREFIXED.match(n))
+    if numbered >= 2 and numbered >= len(names) / 2:
+        return 2, f"{numbered} numbered files"
+    return None
+
+
+def _dated_clue(kind: str, names: list[str], words: set[str]) -> Clue | None:
+    """Logs: two or more files, at least half of them, dated (`2024-05-01-x.md`, `2024-05-01.md`),
+    in a folder not named for decisions."""
+    if kind != "log" or words & _FOLDER_WORDS["decision"]:
+        return None
+    dated = sum(1 for n in names if DATE_PREFIX.match(n) or DAILY.match(n))
+    if dated >= 2 and dated >= len(names) / 2:
+        return 1, f"{dated} dated files"
+    return None
+
+
+def _frontmatter_clue(kind: str, kinds_in_fm: dict[str, int]) -> Clue | None:
+    """Notes whose frontmatter says `kind: <kind>`: up to 2, by their share of the notes that say
+    a kind."""
+    if not kinds_in_fm.get(kind, 0):
+        return None
+    share = 2 * kinds_in_fm[kind] / max(sum(kinds_in_fm.values()), 1)
+    return share, f"{kinds_in_fm[kind]} notes with kind: {kind}"
+
+
+def _template_clue(kind: str, names: list[str], words: set[str]) -> Clue | None:
+    """ADRs and decisions: a record template beside the records of a folder named for them."""
+    decision_words = _FOLDER_WORDS["adr"] | _FOLDER_WORDS["decision"]
+    if kind in ("adr", "decision") and _has_template(names) and words & decision_words:
+        return 2, "a record template beside the records"
+    return None
 
 
 def aside(folder: str) -> bool:
@@ -673,27 +708,72 @@ def _rule_of(found: dict[str, KindRule], kind: str | None) -> KindRule:
 def _backtick_rules(line: str, where: str, found: dict[str, KindRule]) -> None:
     """A line with backticked patterns (`*.md`, kebab-case, snake_case): a naming for each kind its
     words name that has none yet."""
-    patterns = _BACKTICK.findall(line)
-    if not patterns:
-        return
-    low = line.lower()
-    kinds = [
-        k
-        for k, words in _KIND_WORDS.items()
-        if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
-    ]
+    patterns = [p for p in _BACKTICK.findall(line) if _is_name_pattern(p)]
+    kinds = _kinds_named(line) if patterns else []
     for pattern in patterns:
-        if not (pattern.endswith(".md") or "kebab" in pattern or "snake" in pattern):
-            continue
         for kind in kinds:
             r = _rule_of(found, kind)
             if not r.naming:
                 _apply_pattern(r, pattern, f"{where}: {line.strip()}")
 
 
-def _kind_of_line(line: str) -> bool:
+def _is_name_pattern(pattern: str) -> bool:
+    """A backticked file-name pattern (`NNNN-title.md`) or slug style (`kebab-case`)."""
+    return pattern.endswith(".md") or "kebab" in pattern or "snake" in pattern
+
+
+def _kinds_named(line: str) -> list[str]:
+    """The kinds whose words (`adr`, `journal`, `runbook skill` ...) `line` says."""
     low = line.lower()
-    return any(re.search(rf"\b{re.escape(w)}\b", low) for ws in _KIND_WORDS.values() for w in ws)
+    return [
+        k
+        for k, words in _KIND_WORDS.items()
+        if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
+    ]
+
+
+def _json_object(data: bytes | None) -> dict[str, Any] | None:
+    """`data` read as a JSON object; None when it is missing, not JSON or not an object."""
+    try:
+        value = json.loads(data) if data is not None else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _adopt(rule: KindRule, got: KindRule) -> None:
+    """What a nested rules line gave (`got`): its naming and its template, each where `rule` has
+    none yet, with their evidence."""
+    if got.naming and not rule.naming:
+        rule.naming, rule.slug_style, rule.number_width = (
+            got.naming,
+            got.slug_style,
+            got.number_width,
+        )
+        rule.evidence.extend(got.evidence)
+    if got.template_file and not rule.template_file:
+        rule.template, rule.template_file = got.template, got.template_file
+        rule.evidence.extend(e for e in got.evidence if "template" in e)
+
+
+def _learnt_evidence(folder: str, record: RecordTemplate) -> str:
+    """The evidence line of a record template learnt from `folder`'s files."""
+    shown = ", ".join(record.learnt_from[-3:])
+    return (
+        f"template learnt from {len(record.learnt_from)} file(s) of {folder or '.'}/ "
+        f"(latest: {shown}): name {record.name_format or 'by rule'}, "
+        f"heading {record.heading or 'none'!r}"
+    )
+
+
+def _md_pattern(line: str) -> str | None:
+    """The first backticked file pattern of `line` (`NNNN-title.md`), None when it has none."""
+    return next((p for p in _BACKTICK.findall(line) if p.endswith(".md")), None)
+
+
+def _kind_of_line(line: str) -> bool:
+    """Whether `line` names a kind."""
+    return bool(_kinds_named(line))
 
 
 def _reason(exc: BaseException) -> str:

@@ -99,30 +99,15 @@ class FlushEngine:
         extra: dict[str, Any] | None = None,
         number: int | None = None,
     ) -> str:
+        """The note's text: in the form the folder's records are written (a learnt template), else
+        k0maru's own (frontmatter title, date, kind, category, tags; a `# ` title)."""
         record = rule.record
         if record is not None and record.shaped:
             links = [self._link(name, record.link_style, rule.folder) for name in linked]
             return render_record(record, title, body, when, number, extra or {}, links, unresolved)
-        fm: dict[str, Any] = {
-            "title": title,
-            "date": when.isoformat(),
-            "kind": rule.kind,
-            "category": rule.folder.rsplit("/", 1)[-1] if rule.folder else rule.kind,
-            "tags": sorted(set(tags)) or [rule.kind],
-        }
-        for key, value in {**rule.template, **(extra or {})}.items():
-            fm.setdefault(key, value)
-        if linked:
-            fm["related_notes"] = [f"[[{name}]]" for name in linked]
+        fm = _own_frontmatter(rule, title, tags, linked, when, extra or {})
         head = yaml.safe_dump(fm, sort_keys=False, allow_unicode=True, width=1000)
-        text = body.strip()
-        if not text.lstrip().startswith("# "):
-            text = f"# {title}\n\n{text}"
-        if linked:
-            text += "\n\n## Related\n" + "\n".join(f"- [[{name}]]" for name in linked)
-        if unresolved:
-            text += "\n\n> Not found in the vault when this was written: " + ", ".join(unresolved)
-        return f"---\n{head}---\n\n{text}\n"
+        return f"---\n{head}---\n\n{_own_body(title, body, linked, unresolved)}\n"
 
     def flush(
         self,
@@ -137,28 +122,10 @@ class FlushEngine:
     ) -> FlushResult:
         """Write one note. `resolve(name)` gives the [[link]] text for a related note, None where no
         note matches (without it, names are linked as given)."""
-        if kind not in KINDS:
-            raise K0maruError(f"unknown kind {kind!r}; use one of {', '.join(KINDS)}")
-        title = " ".join(title.split())
-        if not title:
-            raise K0maruError("empty title; give the note a title")
-        if not body.strip():
-            raise K0maruError("empty body; pass the note text with --body-file or on stdin")
-        rule = self.conventions.rules[kind]
-        topics = self.conventions.topics if kind == "card" else {}
-        filed = topic_of(title, body, topics) if topics else None
-        if filed is not None:
-            rule = self.sniffer.rule_in(kind, filed[0], topics[filed[0]], filed[1])
-        rule = first_record_form(rule, body, has_records(resolve_inside(self.root, rule.folder)))
+        title = _checked(kind, title, body)
+        rule, filed = self._rule_for(kind, title, body)
         when = when or date.today()
-        linked, unresolved = [], []
-        for name in [r.strip() for r in related or [] if r.strip()]:
-            target = name.removeprefix("[[").removesuffix("]]")
-            link = target if resolve is None else resolve(target)
-            if link:
-                linked.append(link)
-            else:
-                unresolved.append(target)
+        linked, unresolved = _resolved(related or [], resolve)
 
         def content(number: int | None) -> str:
             return self.render(
@@ -169,6 +136,29 @@ class FlushEngine:
         created_folder = not folder.is_dir()
         with vault_lock(self.root):
             path, outcome = self._place(rule, folder, title, content, when)
+        warnings = self._warnings(kind, rule, filed, created_folder)
+        return FlushResult(
+            path.relative_to(self.root).as_posix(), outcome, kind, linked, unresolved, warnings
+        )
+
+    def _rule_for(
+        self, kind: str, title: str, body: str
+    ) -> tuple[KindRule, tuple[str, str] | None]:
+        """The rule a note of `kind` is written by, and (folder, why) where a card is filed by
+        topic: the conventions' rule, a topic folder's, or a public form for a first ADR."""
+        rule = self.conventions.rules[kind]
+        topics = self.conventions.topics if kind == "card" else {}
+        filed = topic_of(title, body, topics) if topics else None
+        if filed is not None:
+            rule = self.sniffer.rule_in(kind, filed[0], topics[filed[0]], filed[1])
+        rule = first_record_form(rule, body, has_records(resolve_inside(self.root, rule.folder)))
+        return rule, filed
+
+    def _warnings(
+        self, kind: str, rule: KindRule, filed: tuple[str, str] | None, created_folder: bool
+    ) -> list[str]:
+        """What the caller is told: a refused template, a card filed by topic, a folder created
+        by default; each with what to do about it."""
         refused = self.conventions.refused_templates.get(kind)
         warnings = (
             [f"{refused}; the note was written without the template's fields"] if refused else []
@@ -182,9 +172,7 @@ class FlushEngine:
                 f"no {kind} folder found in the vault ({'; '.join(rule.evidence)}); created "
                 f"{rule.folder}/ - name another with a line `- {kind}: FOLDER` in AGENTS.md"
             )
-        return FlushResult(
-            path.relative_to(self.root).as_posix(), outcome, kind, linked, unresolved, warnings
-        )
+        return warnings
 
     def _link(self, name: str, style: str, folder: str) -> str:
         """A related note's link as the vault writes links: `[[name|shown]]`, or `[shown](path.md)`
@@ -211,25 +199,17 @@ class FlushEngine:
         text = content(None)
         wanted = _normalise(text)
         stem = self.sniffer.file_name(rule, title, when).removesuffix(".md")
-        data = text.encode("utf-8")
         own, tail = record_stem(stem + ".md")  # a record in a folder of its own: `x-v2/index.md`
         if rule.naming == "date-slug":
             earlier = _same_on_another_day(folder, own, tail, when, wanted)
             if earlier is not None:
                 return earlier, "up_to_date"
-        for version in range(1, MAX_VERSIONS + 1):
-            candidate = folder / (
-                f"{own}{tail}.md" if version == 1 else f"{own}-v{version}{tail}.md"
+        placed = _versioned(folder, own, tail, text.encode("utf-8"), wanted)
+        if placed is None:
+            raise K0maruError(
+                f"{folder}: {MAX_VERSIONS} versions of {stem!r} exist; pick a new title"
             )
-            if candidate.exists():
-                if _same(candidate, wanted):
-                    return candidate, "up_to_date"
-                continue
-            if create_exclusive(candidate, data):
-                return candidate, "created" if version == 1 else "versioned"
-            if _same(candidate, wanted):
-                return candidate, "up_to_date"
-        raise K0maruError(f"{folder}: {MAX_VERSIONS} versions of {stem!r} exist; pick a new title")
+        return placed
 
     def _place_numbered(
         self,
@@ -268,6 +248,91 @@ class FlushEngine:
             if number is not None and pattern.match(name.lower()):
                 out.append((p, number))
         return out
+
+
+def _checked(kind: str, title: str, body: str) -> str:
+    """The title with its whitespace collapsed; an unknown kind, an empty title or body is one
+    clear error."""
+    if kind not in KINDS:
+        raise K0maruError(f"unknown kind {kind!r}; use one of {', '.join(KINDS)}")
+    title = " ".join(title.split())
+    if not title:
+        raise K0maruError("empty title; give the note a title")
+    if not body.strip():
+        raise K0maruError("empty body; pass the note text with --body-file or on stdin")
+    return title
+
+
+def _resolved(
+    related: list[str], resolve: Callable[[str], str | None] | None
+) -> tuple[list[str], list[str]]:
+    """(link texts, names no note matches) of the related names; without `resolve`, each name is
+    linked as given."""
+    linked, unresolved = [], []
+    for name in [r.strip() for r in related if r.strip()]:
+        target = name.removeprefix("[[").removesuffix("]]")
+        link = target if resolve is None else resolve(target)
+        if link:
+            linked.append(link)
+        else:
+            unresolved.append(target)
+    return linked, unresolved
+
+
+def _own_frontmatter(
+    rule: KindRule,
+    title: str,
+    tags: list[str],
+    linked: list[str],
+    when: date,
+    extra: dict[str, Any],
+) -> dict[str, Any]:
+    """k0maru's own frontmatter: title, date, kind, category (the folder's name), tags, then the
+    rule's template fields and `extra` where not given, and the related notes."""
+    fm: dict[str, Any] = {
+        "title": title,
+        "date": when.isoformat(),
+        "kind": rule.kind,
+        "category": rule.folder.rsplit("/", 1)[-1] if rule.folder else rule.kind,
+        "tags": sorted(set(tags)) or [rule.kind],
+    }
+    for key, value in {**rule.template, **extra}.items():
+        fm.setdefault(key, value)
+    if linked:
+        fm["related_notes"] = [f"[[{name}]]" for name in linked]
+    return fm
+
+
+def _own_body(title: str, body: str, linked: list[str], unresolved: list[str]) -> str:
+    """The body under a `# ` title (unless it has one), then the related notes and the names not
+    found."""
+    text = body.strip()
+    if not text.lstrip().startswith("# "):
+        text = f"# {title}\n\n{text}"
+    if linked:
+        text += "\n\n## Related\n" + "\n".join(f"- [[{name}]]" for name in linked)
+    if unresolved:
+        text += "\n\n> Not found in the vault when this was written: " + ", ".join(unresolved)
+    return text
+
+
+def _versioned(
+    folder: Path, own: str, tail: str, data: bytes, wanted: str
+) -> tuple[Path, str] | None:
+    """The first free name of `own` (`x.md`, `x-v2.md` ... with `tail` kept: `x-v2/index.md`),
+    written with `data`; a version already holding this content (`wanted`, normalised) is up to
+    date. None when all MAX_VERSIONS are taken."""
+    for version in range(1, MAX_VERSIONS + 1):
+        candidate = folder / (f"{own}{tail}.md" if version == 1 else f"{own}-v{version}{tail}.md")
+        if candidate.exists():
+            if _same(candidate, wanted):
+                return candidate, "up_to_date"
+            continue
+        if create_exclusive(candidate, data):
+            return candidate, "created" if version == 1 else "versioned"
+        if _same(candidate, wanted):
+            return candidate, "up_to_date"
+    return None
 
 
 def _same_on_another_day(folder: Path, own: str, tail: str, when: date, wanted: str) -> Path | None:

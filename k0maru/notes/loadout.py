@@ -26,48 +26,62 @@ def _excerpt(body: str, chars: int = 600) -> str:
 
 def build_loadout(vault: Vault, budget: int) -> tuple[list[dict[str, str]], int, bool]:
     """Sections in priority order; stops (and says so) where the next one would pass the budget."""
-    candidates: list[dict[str, str]] = []
-    for name in RULE_FILES:
-        rule_path = vault.root / name
-        if rule_path.is_file():
-            candidates.append(
-                {
-                    "kind": "rules",
-                    "source": name,
-                    "text": read_text(rule_path, errors="replace").strip(),
-                }
-            )
+    rules = _rules_sections(vault)
     conv = ConventionSniffer(vault.root, vault.settings.include).sniff()
     lines = [f"layout: {conv.layout}"] + [
         f"{k}: {r.folder}/ naming={r.naming} ({r.source})" for k, r in conv.rules.items()
     ]
-    candidates.append(
-        {"kind": "conventions", "source": "k0maru conventions", "text": "\n".join(lines)}
-    )
-    store: LinkStore = vault.store
+    candidates = [
+        *rules,
+        {"kind": "conventions", "source": "k0maru conventions", "text": "\n".join(lines)},
+        *_hub_sections(vault.store),
+        *_adr_sections(vault.store, conv.rules["adr"].folder),
+    ]
+    return _fit(candidates, budget)
+
+
+def _rules_sections(vault: Vault) -> list[dict[str, str]]:
+    """The vault's rules files, each whole."""
+    out = []
+    for name in RULE_FILES:
+        rule_path = vault.root / name
+        if rule_path.is_file():
+            text = read_text(rule_path, errors="replace").strip()
+            out.append({"kind": "rules", "source": name, "text": text})
+    return out
+
+
+def _hub_sections(store: LinkStore) -> list[dict[str, str]]:
+    """The most linked notes, each with how many notes link it and the start of its text."""
+    out = []
     for doc_id, path, title, n in store.hub_documents(HUBS):
         doc = store.document(doc_id)
-        candidates.append(
-            {
-                "kind": "hub",
-                "source": path,
-                "text": f"{title} (linked from {n} notes)\n{_excerpt(doc.body if doc else '')}",
-            }
-        )
-    adrs = store.latest_under(conv.rules["adr"].folder, ADRS)
-    for doc_id, path, title in adrs:
+        text = f"{title} (linked from {n} notes)\n{_excerpt(doc.body if doc else '')}"
+        out.append({"kind": "hub", "source": path, "text": text})
+    return out
+
+
+def _adr_sections(store: LinkStore, folder: str) -> list[dict[str, str]]:
+    """The latest ADRs of `folder`, each with its status and the start of its text."""
+    out = []
+    for doc_id, path, title in store.latest_under(folder, ADRS):
         doc = store.document(doc_id)
         status = doc.frontmatter.get("status", "") if doc else ""
-        candidates.append(
+        shown = f"{title}" + (f" [{status}]" if status else "")
+        out.append(
             {
                 "kind": "adr",
                 "source": path,
-                "text": f"{title}"
-                + (f" [{status}]" if status else "")
-                + "\n"
-                + _excerpt(doc.body if doc else "", 400),
+                "text": f"{shown}\n{_excerpt(doc.body if doc else '', 400)}",
             }
         )
+    return out
+
+
+def _fit(candidates: list[dict[str, str]], budget: int) -> tuple[list[dict[str, str]], int, bool]:
+    """The sections that fit `budget` tokens (8 a section for its framing), in order; a rules
+    section that does not fit is cut to what does. (sections, tokens used, whether any was cut or
+    left out)."""
     out: list[dict[str, str]] = []
     used = 0
     truncated = False

@@ -52,7 +52,7 @@ MADR_FOLDER = "docs/decisions"
 def first_record_form(rule: KindRule, body: str, folder_has_records: bool) -> KindRule:
     """`rule` with the public form `body` follows, for an ADR folder with nothing to learn from;
     else `rule` as it is."""
-    if rule.kind != "adr" or rule.record is not None or rule.template_file or folder_has_records:
+    if _has_a_form(rule, folder_has_records):
         return rule
     titles = {plain_title(t).lower() for t in _TITLES.findall(body)}
     if any(t.startswith(MADR_TITLES) for t in titles):
@@ -62,6 +62,17 @@ def first_record_form(rule: KindRule, body: str, folder_has_records: bool) -> Ki
         numbered = rule.naming in ("adr-number", "adr-prefixed")  # else a rules file's naming
         return replace(rule, record=NYGARD if numbered else replace(NYGARD, heading="# {title}"))
     return rule
+
+
+def _has_a_form(rule: KindRule, folder_has_records: bool) -> bool:
+    """Whether `rule` has a form to write by already: it is no ADR rule, or it learnt a record,
+    names a template, or its folder holds records to learn from."""
+    return (
+        rule.kind != "adr"
+        or rule.record is not None
+        or bool(rule.template_file)
+        or folder_has_records
+    )
 
 
 def has_records(folder: Path) -> bool:

@@ -33,28 +33,51 @@ def render_record(
     links: list[str],
     unresolved: list[str],
 ) -> str:
+    """The note in the records' form: frontmatter and heading, metadata lines, the body's sections
+    in the template's order, then its links, the names not found, and what k0maru keeps."""
     extra = dict(extra)
-    values = {
-        "title": title,
-        "date": when.strftime(tpl.date_format),
-        "n": str(number) if number is not None else "",
-        **{f"num{w}": f"{number or 0:0{w}d}" for w in range(1, 7)},
-        "status": status_for(tpl, extra.pop("status", None)),
-    }
-    gap = "\n\n" if tpl.gap_after_frontmatter else "\n"
-    head = _frontmatter(tpl, values, extra) + gap if tpl.frontmatter else ""
-    out = [head + _heading(tpl.heading, values)] if tpl.heading else [head.rstrip("\n")]
+    values = _values(tpl, title, when, number, extra.pop("status", None))
+    out = [_head(tpl, values, extra)]
     meta = [line.format_map(values) for line in tpl.meta_lines]
     if meta:
         out.append(_meta_block(meta))
     out.extend(_sections(tpl, body, values))
+    out.extend(_tail(links, unresolved, {} if tpl.frontmatter else extra))
+    return "\n\n".join(part for part in out if part) + "\n"
+
+
+def _values(
+    tpl: RecordTemplate, title: str, when: date, number: int | None, status: str | None
+) -> dict[str, str]:
+    """What the template's placeholders stand for: `{title}`, `{date}` in the records' format,
+    `{n}` and `{num1}`..`{num6}` (the number, zero-padded), `{status}` as the vault spells it."""
+    return {
+        "title": title,
+        "date": when.strftime(tpl.date_format),
+        "n": str(number) if number is not None else "",
+        **{f"num{w}": f"{number or 0:0{w}d}" for w in range(1, 7)},
+        "status": status_for(tpl, status),
+    }
+
+
+def _head(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, Any]) -> str:
+    """The frontmatter (taking the keys it writes out of `extra`) and the heading line."""
+    gap = "\n\n" if tpl.gap_after_frontmatter else "\n"
+    head = _frontmatter(tpl, values, extra) + gap if tpl.frontmatter else ""
+    return head + _heading(tpl.heading, values) if tpl.heading else head.rstrip("\n")
+
+
+def _tail(links: list[str], unresolved: list[str], kept: dict[str, Any]) -> list[str]:
+    """What follows the sections: the related notes, the names not found in the vault, and what
+    k0maru keeps (a commit's sha, its decision key) where no frontmatter holds it."""
+    out = []
     if links:
         out.append("## Related\n\n" + "\n".join(f"- {link}" for link in links))
     if unresolved:
         out.append("> Not found in the vault when this was written: " + ", ".join(unresolved))
-    if extra and not tpl.frontmatter:  # what k0maru keeps (a commit's sha, its decision key)
-        out.append("<!-- k0maru\n" + "".join(f"{k}: {v}\n" for k, v in extra.items()) + "-->")
-    return "\n\n".join(part for part in out if part) + "\n"
+    if kept:
+        out.append("<!-- k0maru\n" + "".join(f"{k}: {v}\n" for k, v in kept.items()) + "-->")
+    return out
 
 
 def _meta_block(lines: list[str]) -> str:
@@ -122,30 +145,73 @@ def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[st
     is filled, a template file's section keeps its placeholder text unless the template marks it
     optional or the body gives it as a bold line (`**Context**`), the rest come in the body's
     order."""
-    text = body.strip()
-    if text.startswith("# ") and (tpl.heading or text[2:].split("\n", 1)[0] == values["title"]):
-        text = text.split("\n", 1)[1] if "\n" in text else ""  # the title, written above
-    given = split_sections(text)
+    given = split_sections(_untitled(tpl, body, values["title"]))
     out = [s for t, s in given if not t]
     queue = [(t, s) for t, s in given if t]
-    bold = re.findall(r"^\*\*([^*]+?):?\*\*:?\s*$", out[0] if out else "", re.M)  # `**Context**`
+    bold = _bold_titles(out)
     stands = {t: _stands_for(t, tpl.sections) for t in [*bold, *(t for t, _ in queue)]}
-    for name in tpl.sections:
-        if any(stands[t] == name for t in bold):
-            continue  # the body gives it in its own form
-        if any(stands[t] == name for t, _ in queue):
-            while queue:
-                t, s = queue.pop(0)
-                out.append(f"## {t}\n\n{s}".rstrip())
-                if stands[t] == name:
-                    break
-        elif is_meta_section(name):
-            filled = values["status"] if name.lower() == "status" else values["date"]
-            out.append(f"## {name}\n\n{filled}".rstrip())
-        elif name in tpl.section_text and name not in tpl.optional_sections:
-            out.append(f"## {name}\n\n{tpl.section_text[name]}".rstrip())
+    in_bold = {stands[t] for t in bold}  # the body gives these in its own form
+    names = [name for name in tpl.sections if name not in in_bold]
+    out.extend(_in_order(tpl, names, queue, stands, values))
     out.extend(f"## {t}\n\n{s}".rstrip() for t, s in queue)
     return out
+
+
+def _in_order(
+    tpl: RecordTemplate,
+    names: list[str],
+    queue: list[tuple[str, str]],
+    stands: dict[str, str | None],
+    values: dict[str, str],
+) -> list[str]:
+    """The template's sections `names` in order: each the body's section standing for it (those
+    before it in the body first, taken off `queue`), else the template's own filling."""
+    out = []
+    for name in names:
+        if any(stands[t] == name for t, _ in queue):
+            out.extend(_take_through(queue, name, stands))
+        else:
+            out.append(_unfilled(tpl, name, values))
+    return out
+
+
+def _bold_titles(lead: list[str]) -> list[str]:
+    """The bold lines standing for section titles (`**Context**`, `**Decision:**`) in the text
+    before the body's first section."""
+    return re.findall(r"^\*\*([^*]+?):?\*\*:?\s*$", lead[0] if lead else "", re.M)
+
+
+def _untitled(tpl: RecordTemplate, body: str, title: str) -> str:
+    """The body without its `# ` title line, where the heading writes the title above it (or the
+    line is that very title)."""
+    text = body.strip()
+    if text.startswith("# ") and (tpl.heading or text[2:].split("\n", 1)[0] == title):
+        return text.split("\n", 1)[1] if "\n" in text else ""
+    return text
+
+
+def _take_through(
+    queue: list[tuple[str, str]], name: str, stands: dict[str, str | None]
+) -> list[str]:
+    """The body's sections off the front of `queue`, through the one standing for `name`."""
+    out = []
+    while queue:
+        t, s = queue.pop(0)
+        out.append(f"## {t}\n\n{s}".rstrip())
+        if stands[t] == name:
+            break
+    return out
+
+
+def _unfilled(tpl: RecordTemplate, name: str, values: dict[str, str]) -> str:
+    """A template section the body does not give: a metadata section filled (`## Status`), a
+    template file's placeholder text unless it marks the section optional, else '' (left out)."""
+    if is_meta_section(name):
+        filled = values["status"] if name.lower() == "status" else values["date"]
+        return f"## {name}\n\n{filled}".rstrip()
+    if name in tpl.section_text and name not in tpl.optional_sections:
+        return f"## {name}\n\n{tpl.section_text[name]}".rstrip()
+    return ""
 
 
 def _stands_for(given: str, names: list[str]) -> str | None:

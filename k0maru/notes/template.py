@@ -188,32 +188,46 @@ def learn(
     """The template of `folder`'s records (`names`: its files), from its RECENT latest records;
     `plain`: notes with no heading, metadata or sections are a form of their own (cards, logs)."""
     tpl = RecordTemplate()
+    records = _read_records(folder, names)
+    template = _read_template([folder / n for n in template_files(names)], extra_templates)
+    if not records and template is None:
+        return tpl
+    _learn_name(tpl, [r.name for r in records])
+    tpl.learnt_from = [r.name for r in records] + ([template.name] if template else [])
+    if template is None and not any(_shaped(r) for r in records):
+        # plain notes (a journal's outline, a card's text): written plain too where `plain` and two
+        # or more say so; else their names only
+        tpl.shaped, tpl.heading = plain and len(records) >= 2, ""
+        return tpl
+    _learn_shape(tpl, records, template)
+    return tpl
+
+
+def _read_records(folder: Path, names: list[str]) -> list[_Record]:
+    """The RECENT latest records of `folder` (`names`: its files), parsed; unreadable ones left
+    out."""
     records = []
     for name in _recent(record_names(names)):
         data = read_regular(folder / name, _MAX_READ)
         if data is not None:
             records.append(parse_record(name, data.decode("utf-8", "replace")))
-    files = [folder / n for n in template_files(names)] + list(extra_templates or [])
-    template = _read_template(files)
-    if not records and template is None:
-        return tpl
-    _learn_name(tpl, [r.name for r in records])
-    tpl.learnt_from = [r.name for r in records] + ([template.name] if template else [])
-    shaped = [
-        r for r in records if r.heading or r.frontmatter or r.meta_lines or len(r.sections) > 1
-    ]
-    if not shaped and template is None:
-        # plain notes (a journal's outline, a card's text): written plain too where `plain` and two
-        # or more say so; else their names only
-        tpl.shaped, tpl.heading = plain and len(records) >= 2, ""
-        return tpl
+    return records
+
+
+def _shaped(rec: _Record) -> bool:
+    """Whether a record has a form beyond its text: a heading, metadata or `## ` sections."""
+    return bool(rec.heading or rec.frontmatter or rec.meta_lines or len(rec.sections) > 1)
+
+
+def _learn_shape(tpl: RecordTemplate, records: list[_Record], template: _Record | None) -> None:
+    """The heading, metadata and sections of the records (of the template file where there are
+    none)."""
     tpl.shaped = True
     source = records or ([template] if template else [])
     _learn_heading(tpl, source)
     _learn_meta(tpl, source)
     tpl.meta_lines = _meta_template(records, template)
     _learn_sections(tpl, records, template)
-    return tpl
 
 
 def _recent(names: list[str]) -> list[str]:
@@ -226,8 +240,9 @@ def _recent(names: list[str]) -> list[str]:
     return sorted(names, key=key)[-RECENT:]
 
 
-def _read_template(files: list[Path]) -> _Record | None:
-    for path in files:
+def _read_template(beside: list[Path], named: list[Path] | None) -> _Record | None:
+    """The first readable template file: one beside the records, else one a rules file `named`."""
+    for path in beside + list(named or []):
         data = read_regular(path, _MAX_READ)
         if data is not None:
             return parse_record(path.name, data.decode("utf-8", "replace"))
@@ -285,12 +300,10 @@ def _heading_form(rec: _Record) -> str:
 
 
 def _learn_heading(tpl: RecordTemplate, records: list[_Record]) -> None:
-    same = Counter(r.heading for r in records if r.heading).most_common(1)
-    if records and sum(1 for r in records if r.heading) * 2 < len(records):
+    """The heading form most records give (`# {n}. {title}`), or none where the records' `# `
+    lines are not their titles."""
+    if not _headings_are_titles(records):
         tpl.heading = ""
-        return
-    if len(records) >= 2 and same and same[0][1] * 2 > len(records):
-        tpl.heading = ""  # the same `# Summary` in each: a section of the body, not a title
         return
     forms = [_heading_form(r) for r in records if r.heading]
     if forms:
@@ -298,15 +311,20 @@ def _learn_heading(tpl: RecordTemplate, records: list[_Record]) -> None:
         tpl.heading = form if "{title}" in form or form.endswith("}") else form + "{title}"
 
 
+def _headings_are_titles(records: list[_Record]) -> bool:
+    """Whether the records' `# ` lines are their titles: at least half have one, and no one line is
+    shared by more than half of two or more (the same `# Summary` in each is a section of the
+    body)."""
+    headed = [r.heading for r in records if r.heading]
+    if records and len(headed) * 2 < len(records):
+        return False
+    same = Counter(headed).most_common(1)
+    return not (len(records) >= 2 and same and same[0][1] * 2 > len(records))
+
+
 def _learn_meta(tpl: RecordTemplate, records: list[_Record]) -> None:
-    with_fm = [r for r in records if r.frontmatter]
-    if len(with_fm) * 2 > len(records):
-        ref = with_fm[-1]
-        tpl.frontmatter = [(k, _value_form(k, v, ref, records)) for k, v in _majority_keys(with_fm)]
-        gaps = [
-            re.match(r"---\n.*?\n---[ \t]*\n[ \t]*\n", r.text, re.S) is not None for r in with_fm
-        ]
-        tpl.gap_after_frontmatter = sum(gaps) * 2 > len(gaps)
+    """The frontmatter keys, first status, link style and date format the records write."""
+    _learn_frontmatter(tpl, records)
     statuses = [s for r in records if (s := _first_status(r))]
     if statuses:
         tpl.status = Counter(statuses).most_common(1)[0][0]
@@ -317,22 +335,40 @@ def _learn_meta(tpl: RecordTemplate, records: list[_Record]) -> None:
             tpl.date_format = fmt
 
 
+def _learn_frontmatter(tpl: RecordTemplate, records: list[_Record]) -> None:
+    """Where more than half the records have frontmatter: its keys, each value's form, and whether
+    a blank line follows it."""
+    with_fm = [r for r in records if r.frontmatter]
+    if len(with_fm) * 2 <= len(records):
+        return
+    ref = with_fm[-1]
+    tpl.frontmatter = [(k, _value_form(k, v, ref, records)) for k, v in _majority_keys(with_fm)]
+    gaps = [re.match(r"---\n.*?\n---[ \t]*\n[ \t]*\n", r.text, re.S) is not None for r in with_fm]
+    tpl.gap_after_frontmatter = sum(gaps) * 2 > len(gaps)
+
+
 def _majority_keys(records: list[_Record]) -> list[tuple[str, str]]:
     """The frontmatter keys more than half the records give, in the order most of them give those
     in (else the latest order), each with its latest value (a key only the newest few added is left
     out, as is one they dropped)."""
-    counts = Counter(k for r in records for k in dict(r.frontmatter))
-    out: dict[str, str] = {}
-    for rec in reversed(records):
-        for key, value in rec.frontmatter:
-            if counts[key] * 2 > len(records) and key not in out:
-                out[key] = value
+    out = _latest_values(records)
     orders = [tuple(k for k, _ in r.frontmatter if k in out) for r in records]
     common = _majority(orders)
     if set(common) == set(out):
         return [(k, out[k]) for k in common]
     order = [k for r in reversed(records) for k, _ in r.frontmatter]
     return sorted(out.items(), key=lambda kv: _position(kv[0], records, order))
+
+
+def _latest_values(records: list[_Record]) -> dict[str, str]:
+    """Each frontmatter key more than half the records give, with its latest value."""
+    counts = Counter(k for r in records for k in dict(r.frontmatter))
+    out: dict[str, str] = {}
+    for rec in reversed(records):
+        for key, value in rec.frontmatter:
+            if counts[key] * 2 > len(records) and key not in out:
+                out[key] = value
+    return out
 
 
 def _position(key: str, records: list[_Record], order: list[str]) -> tuple[int, int]:
@@ -347,19 +383,25 @@ def _position(key: str, records: list[_Record], order: list[str]) -> tuple[int, 
 def _value_form(key: str, value: str, rec: _Record, records: list[_Record]) -> str:
     """What a new record writes under `key`: a placeholder (`{title}`, `{date}`, `{status}`,
     `{n}`), in the quotes the records put it in, else the value every record gives it."""
-    low = key.lower()
     bare = value.strip("\"'")
     quote = value[0] if len(value) > 1 and value[0] in "\"'" and value[-1] == value[0] else ""
-    if low == "title":
-        return f"{quote}{{title}}{quote}"
-    if low == "date" or _parse_date(bare):
-        return f"{quote}{{date}}{quote}"
-    if low in _STATUS_KEYS:
-        return f"{quote}{{status}}{quote}"
+    named = _placeholder(key.lower(), bare)
+    if named:
+        return f"{quote}{{{named}}}{quote}"
     if rec.number is not None and bare == str(rec.number):
         return "{n}"
     same = all(dict(r.frontmatter).get(key) == value for r in records if r.frontmatter)
     return value if same else ""
+
+
+def _placeholder(key: str, value: str) -> str | None:
+    """The placeholder a frontmatter value stands for by its (lower-case) key or its form: `title`,
+    `date` (the key, or a value that parses as a date), `status`; None for another value."""
+    if key == "title":
+        return "title"
+    if key == "date" or _parse_date(value):
+        return "date"
+    return "status" if key in _STATUS_KEYS else None
 
 
 def _meta_key(line: str) -> str:
@@ -371,20 +413,44 @@ def _meta_template(records: list[_Record], template: _Record | None) -> list[str
     """The metadata lines of a new record: the keys more than half the records give (and all a
     template file gives while the records are fewer than three), in the order they are given, each
     in the form of the latest that gives it."""
-    counts = Counter(k for r in records for k in {_meta_key(x) for x in r.meta_lines})
-    sources = list(reversed(records))
-    if template is not None and (len(records) < 3 or not counts):
-        sources.insert(0, template)
+    counts = _meta_key_counts(records)
+    sources = _meta_sources(records, template, counts)
     leads = {_lead_form(x) for r in records for x in r.meta_lines}
     out: dict[str, tuple[int, int, str]] = {}  # key -> (position, source, line form)
     for rank, rec in enumerate(sources):
         for position, line in enumerate(rec.meta_lines):
             key = _meta_key(line)
-            if rec is template and leads and not counts[key] and _lead_form(line) not in leads:
-                continue  # a template's line in a form no record writes (MADR's `Technical Story:`)
-            if key and key not in out and (rec is template or counts[key] * 2 > len(records)):
+            if key and key not in out and _meta_kept(line, rec is template, counts, leads, records):
                 out[key] = (position, rank, _meta_form(line, records))
     return [form for _, _, form in sorted(out.values())]
+
+
+def _meta_key_counts(records: list[_Record]) -> Counter[str]:
+    """How many records give each metadata key."""
+    return Counter(k for r in records for k in {_meta_key(x) for x in r.meta_lines})
+
+
+def _meta_sources(
+    records: list[_Record], template: _Record | None, counts: Counter[str]
+) -> list[_Record]:
+    """Where metadata lines are taken from, first to last: a template file while the records are
+    fewer than three or give none, then the records, newest first."""
+    sources = list(reversed(records))
+    if template is not None and (len(records) < 3 or not counts):
+        sources.insert(0, template)
+    return sources
+
+
+def _meta_kept(
+    line: str, from_template: bool, counts: Counter[str], leads: set[str], records: list[_Record]
+) -> bool:
+    """Whether a metadata line's key goes into a new record: a key more than half the records
+    (`counts`) give; a template file's line unless it is in a form no record writes (`leads`: how
+    theirs start; MADR's `Technical Story:`)."""
+    key = _meta_key(line)
+    if from_template:
+        return not (leads and not counts[key] and _lead_form(line) not in leads)
+    return counts[key] * 2 > len(records)
 
 
 def _lead_form(line: str) -> str:
@@ -448,16 +514,31 @@ def _date_format(rec: _Record) -> str | None:
 
 
 def _learn_sections(tpl: RecordTemplate, records: list[_Record], template: _Record | None) -> None:
+    """The section titles in order: a template file's (those the records mostly keep), else the
+    records' most common order (the longer on a tie)."""
     orders: list[tuple[str, ...]] = [tuple(t for t, _ in r.sections if t) for r in records]
-    if template is not None:  # its sections the records mostly keep (an optional one is dropped)
-        used = Counter(plain_title(t).lower() for order in orders for t in set(order))
-        own = [(plain_title(t), _MARKER_AT_END.sub("", s)) for t, s in template.sections if t]
-        tpl.sections = [t for t, _ in own if not orders or used[t.lower()] * 2 >= len(orders)]
-        tpl.section_text = {t: s for t, s in own if t in tpl.sections}
-        tpl.optional_sections = [t for t in optional_sections(template.text) if t in tpl.sections]
+    if template is not None:
+        _template_sections(tpl, orders, template)
     elif orders:
         best: tuple[str, ...] = max(orders, key=lambda o: (orders.count(o), len(o)))
         tpl.sections = list(best)
+
+
+def _template_sections(
+    tpl: RecordTemplate, orders: list[tuple[str, ...]], template: _Record
+) -> None:
+    """A template file's sections the records mostly keep (an optional one is dropped), with its
+    placeholder text and its optional marks."""
+    own = [(plain_title(t), _MARKER_AT_END.sub("", s)) for t, s in template.sections if t]
+    tpl.sections = _kept_sections([t for t, _ in own], orders)
+    tpl.section_text = {t: s for t, s in own if t in tpl.sections}
+    tpl.optional_sections = [t for t in optional_sections(template.text) if t in tpl.sections]
+
+
+def _kept_sections(titles: list[str], orders: list[tuple[str, ...]]) -> list[str]:
+    """The `titles` at least half the records' section `orders` give (all where there are none)."""
+    used = Counter(plain_title(t).lower() for order in orders for t in set(order))
+    return [t for t in titles if not orders or used[t.lower()] * 2 >= len(orders)]
 
 
 _MARKER_AT_END = re.compile(

@@ -30,30 +30,15 @@ def topic_folders(folders: dict[str, list[str]], taken: set[str]) -> dict[str, l
 def topic_of(title: str, body: str, topics: dict[str, list[str]]) -> tuple[str, str] | None:
     """(the folder, why) whose words the card shares most, or None when no folder shares a word
     or two share it equally."""
-    from k0maru.search.terms import tokenize
-
-    def words(text: str) -> set[str]:
-        return set(tokenize(text.replace("-", " ").replace("_", " ")))
-
-    wanted = words(f"{title}\n{body[:BODY_CHARS]}")
-    named = {f: words(f) for f in topics}
+    wanted = _words(f"{title}\n{body[:BODY_CHARS]}")
+    named = {f: _words(f) for f in topics}
     held = {
-        f: named[f] | words(" ".join(n.removesuffix(".md") for n in names))
+        f: named[f] | _words(" ".join(n.removesuffix(".md") for n in names))
         for f, names in topics.items()
     }
     df = Counter(w for terms in held.values() for w in terms)
     scores = sorted(
-        (
-            (
-                sum(
-                    math.log(1 + len(held) / df[w])
-                    * (2 if w in named[f] else 1)  # the folder's own name: the topic itself
-                    for w in wanted & terms
-                ),
-                f,
-            )
-            for f, terms in held.items()
-        ),
+        ((_shared_weight(wanted, terms, named[f], df, len(held)), f) for f, terms in held.items()),
         reverse=True,
     )
     (best, folder), (second, _) = scores[0], scores[1]
@@ -64,3 +49,18 @@ def topic_of(title: str, body: str, topics: dict[str, list[str]]) -> tuple[str, 
         folder,
         f"filed by topic: shares {', '.join(shared)} with {folder}/ ({best:.1f} vs {second:.1f})",
     )
+
+
+def _words(text: str) -> set[str]:
+    """The search terms of `text`, its `-` and `_` read as spaces."""
+    from k0maru.search.terms import tokenize
+
+    return set(tokenize(text.replace("-", " ").replace("_", " ")))
+
+
+def _shared_weight(
+    wanted: set[str], terms: set[str], own_name: set[str], df: Counter[str], folders: int
+) -> float:
+    """The weight of the card's words a folder holds: each the rarer across the `folders` the more
+    (`df`: how many hold it), twice for a word of the folder's own name (the topic itself)."""
+    return sum(math.log(1 + folders / df[w]) * (2 if w in own_name else 1) for w in wanted & terms)
