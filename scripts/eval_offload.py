@@ -22,6 +22,12 @@ earlier corpus held) and `round4` (tests/data/logs/round4: 33 more tools) were h
 are now seen; `round5` (tests/data/logs/round5: 33 more tools, captured and labelled by someone
 who never saw the extractors) is held out whole.
 
+`round6` (tests/data/logs/round6, when captured) is held out whole. `passing`
+(tests/offload/data/passing: runs that exited 0 with warnings) runs each log as a command that
+exits 0, and counts false failures: a summary or record that calls a passing run failed. On every
+half a bar is checked: the summarised logs show their root (named, or among the lines shown) at
+least as often as their last 30 lines hold it.
+
 `--without FAMILY` (or `--without all`) leaves one family out: each family's logs run again with the
 extractors that named its failures switched off (`analyzer.SWITCHED_OFF`), so the generic layers
 alone are measured on it; that table is printed beside the usual one.
@@ -51,7 +57,9 @@ from k0maru.offload.runner import run_offload
 REPO = Path(__file__).resolve().parents[1]
 LOGS = REPO / "tests" / "data" / "logs"
 TOOLS = LOGS / "tools"
+PASSING = REPO / "tests" / "offload" / "data" / "passing"
 HALVES = (
+    ("round6", LOGS / "round6"),
     ("round5", LOGS / "round5"),
     ("round4", LOGS / "round4"),
     ("round3", LOGS / "round3"),
@@ -59,8 +67,9 @@ HALVES = (
     ("tools-heldout", TOOLS / "heldout"),
     ("dev", LOGS),
     ("tools-dev", TOOLS),
+    ("passing", PASSING),
 )
-HELD_OUT = ("round5", "round4", "round3", "heldout", "tools-heldout")
+HELD_OUT = ("round6", "round5", "round4", "round3", "heldout", "tools-heldout")
 ANSI = re.compile(
     r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+][0-9A-Za-z]|[@-Z\\-_])"
 )
@@ -91,76 +100,98 @@ def evaluate(folder: Path, only: set[str] | None = None) -> list[dict[str, Any]]
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp)
         for name, want in sorted(expectations.items()):
-            raw = (folder / name).read_bytes()
-            out = io.BytesIO()
-            extra: dict[str, Any] = {"tree": vault} if TAKES_TREE else {}
-            outcome = run_offload(
-                vault,
-                None,
-                threshold=0,
-                task_id="eval",
-                stdin=io.BytesIO(raw),
-                out=out,
-                err=io.BytesIO(),
-                progress=False,
-                **extra,
-            )
-            findings = outcome.findings
-            assert findings is not None
-            rec = outcome.record
-            shown = out.getvalue().decode("utf-8", "replace")
-            text = ANSI.sub("", raw.decode("utf-8", "replace"))
-            # a code as the log writes it: `IllegalStateException` is named by
-            # `java.lang.IllegalStateException`
-            found_codes = {c.rsplit(".", 1)[-1] for c in findings.error_codes}
-            found_codes.update(findings.error_codes)
-            named = [
-                c for c in want["codes"] if c in found_codes or (rec is not None and c in shown)
-            ]
-            cause = want.get("cause") or ""
-            root = want["root"]
-            found = findings.first_location
-            root_right = same_place(found, root) if root else found is None
-            tail = "\n".join(text.rstrip("\n").split("\n")[-30:])
-            if outcome.passed_through:  # the agent gets the log itself: nothing is hidden
-                assert out.getvalue() == raw
-            hides = not outcome.passed_through and (
-                (bool(cause) and cause in text and cause not in ANSI.sub("", shown))
-                or not _root_shown(root, found, shown)
-            )
-            rows.append(
-                {
-                    "log": name,
-                    "tool": want["tool"],
-                    "family": want.get("family", want["tool"]),
-                    "lines": outcome.lines,
-                    "codes_expected": len(want["codes"]),
-                    "codes_named": len(named),
-                    "missed": [c for c in want["codes"] if c not in named],
-                    "root_expected": root,
-                    "root_found": found,
-                    "root_right": root_right,
-                    "hides_cause": hides,
-                    "raw_tokens": rec.raw_tokens if rec else count_tokens(text),
-                    "summary_tokens": rec.summary_tokens if rec else None,
-                    "saved_pct": round(100 * (1 - rec.summary_tokens / rec.raw_tokens), 1)
-                    if rec
-                    else 0.0,
-                    "passed_through": outcome.passed_through,
-                    "stacks": sorted({f.stack for f in findings.failures} - GENERIC_STACKS),
-                    "longer": rec is not None
-                    and (
-                        rec.summary_tokens > rec.raw_tokens
-                        or len(shown.split()) > len(text.split())
-                    ),
-                    "tail30_root": bool(want.get("tail30_has_root", _root_shown(root, None, tail)))
-                    if root
-                    else True,
-                    "tail30_cause": (cause in tail) if cause else True,
-                    "tail30_tokens": count_tokens(tail),
-                }
-            )
+            rows.append(_evaluate_log(folder / name, want, vault))
     return rows
+
+
+def _evaluate_log(log: Path, want: dict[str, Any], vault: Path) -> dict[str, Any]:
+    """One log through the real offload path, measured against its expectations."""
+    name, folder = log.name, log.parent
+    raw = (folder / name).read_bytes()
+    out = io.BytesIO()
+    extra: dict[str, Any] = {"tree": vault} if TAKES_TREE else {}
+    # a passing run: the log is the output of a command that exits with `exit`
+    command = None if "exit" not in want else _replaying(folder / name, want["exit"])
+    outcome = run_offload(
+        vault,
+        command,
+        threshold=0,
+        task_id="eval",
+        stdin=io.BytesIO(raw),
+        out=out,
+        err=io.BytesIO(),
+        progress=False,
+        **extra,
+    )
+    findings = outcome.findings
+    assert findings is not None
+    rec = outcome.record
+    shown = out.getvalue().decode("utf-8", "replace")
+    text = ANSI.sub("", raw.decode("utf-8", "replace"))
+    # a code as the log writes it: `IllegalStateException` is named by
+    # `java.lang.IllegalStateException`
+    found_codes = {c.rsplit(".", 1)[-1] for c in findings.error_codes}
+    found_codes.update(findings.error_codes)
+    named = [
+        c for c in want.get("codes", []) if c in found_codes or (rec is not None and c in shown)
+    ]
+    cause = want.get("cause") or ""
+    root = want.get("root", "")
+    found = findings.first_location
+    root_right = same_place(found, root) if root else found is None
+    if want.get("exit") == 0 and not root:  # a passing run: no root, or one of its warnings
+        root_right = found is None or any(same_place(found, w) for w in want.get("warnings", []))
+    tail = "\n".join(text.rstrip("\n").split("\n")[-30:])
+    if outcome.passed_through:  # the agent gets the log itself: nothing is hidden
+        assert out.getvalue() == raw
+    hides = not outcome.passed_through and (
+        (bool(cause) and cause in text and cause not in ANSI.sub("", shown))
+        or not _root_shown(root, found, shown)
+    )
+    return {
+        "log": name,
+        "tool": want["tool"],
+        "family": want.get("family", want["tool"]),
+        "lines": outcome.lines,
+        "codes_expected": len(want.get("codes", [])),
+        "codes_named": len(named),
+        "missed": [c for c in want.get("codes", []) if c not in named],
+        "root_expected": root,
+        "root_found": found,
+        "root_right": root_right,
+        "hides_cause": hides,
+        "raw_tokens": rec.raw_tokens if rec else count_tokens(text),
+        "summary_tokens": rec.summary_tokens if rec else None,
+        "saved_pct": round(100 * (1 - rec.summary_tokens / rec.raw_tokens), 1) if rec else 0.0,
+        "passed_through": outcome.passed_through,
+        "root_shown": root_right or _root_shown(root, found, shown),
+        "passing": want.get("exit") == 0,
+        "false_failure": want.get("exit") == 0 and _says_failed(outcome, shown),
+        "stacks": sorted({f.stack for f in findings.failures} - GENERIC_STACKS),
+        "longer": rec is not None
+        and (rec.summary_tokens > rec.raw_tokens or len(shown.split()) > len(text.split())),
+        "tail30_root": bool(want.get("tail30_has_root", _root_shown(root, None, tail)))
+        if root
+        else True,
+        "tail30_cause": (cause in tail) if cause else True,
+        "tail30_tokens": count_tokens(tail),
+    }
+
+
+def _replaying(log: Path, code: int) -> list[str]:
+    """A command whose output is `log` and whose exit status is `code`."""
+    return ["sh", "-c", 'cat "$1"; exit "$2"', "sh", str(log), str(code)]
+
+
+def _says_failed(outcome: Any, shown: str) -> bool:
+    """A passing run called failed: by its summary (a failure counted, a first failure named) or
+    by its record (a first location, failures)."""
+    rec = outcome.record
+    head = shown.split("\n")[1:3] if rec is not None else []
+    said = any(
+        "first failure:" in line or re.search(r"\b[1-9][\d,]* failure\(s\)", line) for line in head
+    )
+    return said or (rec is not None and (rec.first_location is not None or bool(rec.failures)))
 
 
 def _ci(hits: list[bool], rounds: int = 2000) -> str:
@@ -227,6 +258,9 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "summarised": len(summarised),
         "summarised_roots": sum(r["root_right"] for r in summarised),
         "summarised_tail30_roots": sum(r["tail30_root"] for r in summarised),
+        "summarised_shown": sum(r["root_shown"] for r in summarised),
+        "false_failures": sum(r["false_failure"] for r in rows),
+        "passing_runs": sum(r["passing"] for r in rows),
     }
 
 
@@ -244,9 +278,12 @@ def report(half: str, rows: list[dict[str, Any]], per_log: bool) -> None:
         f"{s['median_saved_pct_over_200_lines']}%, median tokens: summary "
         f"{s['summary_median_tokens']}, tail -n 30 {s['tail30_median_tokens']}"
     )
+    bar = "ok" if s["summarised_shown"] >= s["summarised_tail30_roots"] else "BELOW THE TAIL"
     print(
         f"  summarised {s['summarised']} of {s['logs']} (the rest reach the agent whole): root named "
-        f"in {s['summarised_roots']}, held by tail -n 30 in {s['summarised_tail30_roots']}\n"
+        f"in {s['summarised_roots']}, shown in {s['summarised_shown']}, held by tail -n 30 in "
+        f"{s['summarised_tail30_roots']} (bar: shown >= tail: {bar}); false failures "
+        f"{s['false_failures']} of {s['passing_runs']} passing runs\n"
     )
 
 

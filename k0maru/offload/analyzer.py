@@ -18,6 +18,7 @@ from k0maru.offload.extractors.base import Cursor, Extractor, short
 from k0maru.offload.extractors.located import HINTS, FindingsLayer
 from k0maru.offload.findings import GENERIC_STACKS, Failure, Findings
 from k0maru.offload.locations import PLACE_SCAN, Places
+from k0maru.offload.prefixes import Prefixes
 
 # Words that start a generic failure line, searched as written, capitalised and in capitals; with
 # the extractors' own triggers (searched as written), the pre-filter.
@@ -30,8 +31,6 @@ ANSI = re.compile(
 )
 
 GENERIC = re.compile(r"(?i)\b(error|fatal|failed|failure|exception|panic)\b")
-# a CI runner's timestamp before every line (GitHub Actions), removed before matching
-STAMP = re.compile(r"(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
 # `go test -json`: the test's own output line, read as the test printed it
 GO_JSON = re.compile(r'(?m)^\{"Time":"[^"]*","Action":"output",.*?"Output":"((?:[^"\\]|\\.)*)"\}$')
 
@@ -44,13 +43,13 @@ def _go_output(m: re.Match[str]) -> str:
     return " ".join(text.rstrip("\n").split("\n"))
 
 
-def _readable(block: str) -> str:
-    """`block` as the extractors read it: colour, CI timestamps and `go test -json` framing removed,
-    one line for one line."""
+def _readable(block: str, prefixes: Prefixes | None = None, base: int = 0) -> str:
+    """`block` as the extractors read it: colour, line prefixes (CI timestamps and markers, task
+    prefixes: `offload.prefixes`) and `go test -json` framing removed, one line for one line;
+    `base`: the log's lines before it."""
     if "\x1b" in block:
         block = ANSI.sub("", block)
-    if STAMP.match(block):
-        block = STAMP.sub("", block)
+    block = (prefixes or Prefixes()).strip(block, base)
     if block.startswith('{"Time":'):
         block = GO_JSON.sub(_go_output, block)
     return block
@@ -94,6 +93,7 @@ class LogAnalyzer:
         repository root when the log is piped in)."""
         self.findings = Findings()
         self.places = Places(tree)
+        self.prefixes = Prefixes()
         self.cursor = Cursor(self.places)
         self.extractors = [
             cls(self.findings, self.cursor)
@@ -125,7 +125,7 @@ class LogAnalyzer:
             head = "".join(self._partial) + head[first:]
             self._partial, self._partial_len = [], 0
         self._hold(text[cut + 1 :])
-        self._feed_block(_readable(head))
+        self._feed_block(_readable(head, self.prefixes, self.lines))
 
     def _hold(self, piece: str) -> None:
         """Keep the start of an unfinished line: only its first MAX_LINE characters can matter to an
@@ -141,7 +141,7 @@ class LogAnalyzer:
     def close(self) -> Findings:
         if self._partial:
             block = "".join(self._partial) + "\n"
-            self._feed_block(_readable(block))
+            self._feed_block(_readable(block, self.prefixes, self.lines))
             self._partial, self._partial_len = [], 0
         for e in self.extractors:  # a report still open at the end of the log
             e.finish()
@@ -149,8 +149,11 @@ class LogAnalyzer:
         if not self.findings.total and not self.findings.markers:  # warnings failed it, if anything
             for w in sorted((w for e in self.extractors for w in e.warnings), key=lambda w: w.line):
                 self.findings.add(w)
-        self.findings.root, self.findings.root_is_users = self._root()
-        return self.findings
+                self.findings.promoted = True
+        f = self.findings
+        self.prefixes.attribute([*f.failures, *f.markers, *([f.verdict] if f.verdict else [])])
+        f.root, f.root_is_users = self._root()
+        return f
 
     def _settle_findings(self) -> None:
         """The findings layer settles what it found against the extractors' failures, their

@@ -24,6 +24,7 @@ class Failure:
     line: int  # 1-based line number in the log where it was reported
     location: str | None = None  # first failing file:line[:col]
     test: str | None = None  # failing test id, when a test runner reported it
+    task: str | None = None  # the task whose prefixed lines reported it (`web:build`, `api`)
     # the generic layer's markers only: the report's own lines, (line number, text), for the summary
     lines: list[tuple[int, str]] | None = None
 
@@ -58,6 +59,21 @@ class Findings:
     seen: dict[str, None] = field(default_factory=dict)  # codes in the markers' lines, as written
     # the markers' lines that are a library's stack frames: left out of a failure's lines
     library_rows: set[int] = field(default_factory=set)
+    # the tool's own verdict: its first failing word (`FAILED`, `ERROR`, `✗`, `##[error]`), with
+    # the lines around it
+    verdict: Failure | None = None
+    # the failures are findings kept because nothing else failed (warnings, or findings without a
+    # severity): no error-level evidence
+    promoted: bool = False
+
+    def failed(self, exit_code: int | None) -> bool:
+        """Whether the run failed: its exit code when known; piped, the tool's verdict (a failing
+        word, or error-level failures; warnings alone are not a failure)."""
+        if exit_code is not None:
+            return exit_code != 0
+        if self.verdict is not None:
+            return True
+        return bool(self.failures or self.markers) and not self.promoted
 
     def seen_code(self, code: str) -> None:
         if len(self.seen) < MAX_KEPT:

@@ -45,6 +45,15 @@ _NOT_USER = (
     "libsanitizer",
     "<null>",
     "<unknown>",
+    # a virtualenv's launcher scripts (`.venv/bin/jupyter`) and other installed commands
+    "/.venv/",
+    "/venv/",
+    "/.tox/",
+    "/.nox/",
+    "/virtualenvs/",
+    "/usr/bin/",
+    "/usr/local/bin/",
+    "/.local/bin/",
 )
 _NOT_USER_START = (
     "node:",
@@ -59,6 +68,11 @@ _NOT_USER_START = (
     "sun.",
     "kotlin.",
     "scala.",
+    "clojure.",
+    "groovy.",
+    "org.codehaus.groovy.",
+    ".venv/",
+    "venv/",
     "org.junit.",
     "org.opentest4j.",
     "org.gradle.",
@@ -101,13 +115,16 @@ _AFTER_EXT = (
     r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d|,line=\d"
     r"|, line \d|\" line \d|\"\},\s*\{line,|: .* at line \d+, column \d| \d+:\d|:? [\w ]{0,40}line \d)"
 )
-PLACE_HINT = re.compile(rf"{_AFTER_EXT}|\(\d+:\d+\)$|\bAt line \d+ of file |(?:{_NAMED}):\d")
+PLACE_HINT = re.compile(
+    rf"{_AFTER_EXT}|\bCell In\[\d+\], line \d|\(\d+:\d+\)$|\bAt line \d+ of file |(?:{_NAMED}):\d"
+)
 # the same, cheap over a whole block (a leading literal `.`, no top-level alternation): where the
 # analyzer finds lines with a place beside its trigger words
 PLACE_SCAN = re.compile(_AFTER_EXT)
 # most specific first; each yields (path, line, column or None)
 FORMS = (
     re.compile(r'File "([^"]+)", line (\d+)()'),
+    re.compile(r"\bCell (In\[\d+\]), line (\d+)()"),  # a notebook's cell (IPython): the user's code
     re.compile(rf"(?:file://)?({_PATH}):(\d+):(\d+)"),
     re.compile(rf"\((?:file://)?({_PATH}):(\d+)()\)"),
     re.compile(rf"\bat ({_PATH}) line (\d+)()"),
@@ -140,12 +157,17 @@ FORMS = (
     # the line said after the file: `x.dot: syntax error in line 7`, `file x.xsl line 8 element`
     re.compile(rf"(?:^|\s)({_PATH}):? (?:[\w ]{{0,40}} )?(?:in |at |on )?line (\d+)()\b"),
 )
+# a task's name glued to an absolute path (`:compileJava/var/lib/x/A.java:3`): the path alone
+GLUED = re.compile(
+    r"^[A-Za-z][\w-]*(/(?:var|home|usr|tmp|opt|srv|mnt|Users|builds|workspace|__w|root|private)/.+)"
+)
 _URLISH = re.compile(r"^(?:https?|ftp)://|^[\w-]+\.(?:com|org|net|io)/")
 PYTHON_FRAME = FORMS[0]
 # a string each form's match always holds: a line without it skips the form
 # fmt: skip
 GUARDS = (
     'File "',
+    "Cell In[",
     ":",
     "(",
     " line ",
@@ -214,6 +236,16 @@ def _url_part(line: str, start: int, path: str) -> bool:
     )
 
 
+def _opens(line: str, start: int, path: str) -> str:
+    """`path` as an editor opens it: no `file://` or `./` before it, no task glued to it."""
+    path = path.removeprefix("file://")
+    while path.startswith("./"):
+        path = path[2:]
+    if start and line[start - 1] == ":" and (glued := GLUED.match(path)):
+        path = glued.group(1)
+    return path
+
+
 def find_all(line: str) -> list[tuple[str, str, str | None, int]]:
     """Every location in `line` as (path, line, column, offset), in the order they appear."""
     if len(line) > 4000:
@@ -232,9 +264,7 @@ def find_all(line: str) -> list[tuple[str, str, str | None, int]]:
             taken.append((start, end))
             if _url_part(line, start, m.group(1)):
                 continue
-            path = m.group(1).removeprefix("file://")
-            while path.startswith("./"):
-                path = path[2:]
+            path = _opens(line, start, m.group(1))
             found[start] = (path, m.group(2), m.group(3) or None, start)
     if "file:" in line:
         _named_files(line, taken, found)

@@ -443,12 +443,8 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
     final = refs / f"{task}_{node}{reflog.SUFFIX}"
     log_rel = final.relative_to(vault).as_posix()
     raw_tokens, estimator = count_log_tokens(spool.tmp)
-    note = None
-    if seen is not None:
-        try:
-            note = seen(findings.root)
-        except Exception:  # an index that cannot answer names nothing
-            note = None
+    failed = findings.failed(exit_code)
+    note = _seen_note(seen, findings) if failed else None
     text = summary.render(
         seen=note,
         command=cmd_text,
@@ -467,10 +463,14 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
         saved_lines = max(spool.lines - text.count("\n") - 2, 0)
         return f"{text}\nsaved {saved_lines:,} lines / {saved:,} tokens ({pct:.1f}%) · tokens: {estimator}"
 
-    summary_tokens = count_tokens(text)
+    def tokens_of(summary_text: str) -> int:
+        """Counted with the node id as a fixed placeholder: the same log, the same figures."""
+        return count_tokens(summary_text.replace(node, summary.NODE_PLACEHOLDER))
+
+    summary_tokens = tokens_of(text)
     for _ in range(2):  # the savings line is part of the summary: settle its own token count
         final_text = with_savings(summary_tokens)
-        summary_tokens = count_tokens(final_text)
+        summary_tokens = tokens_of(final_text)
     if summary_tokens > raw_tokens * MAX_SUMMARY_SHARE or _wordier(final_text, spool):
         return None
     root = findings.root
@@ -488,8 +488,10 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
         estimator=estimator,
         stack=[s for s in findings.stacks if s != "generic"],
         error_codes=findings.error_codes,
-        first_location=findings.first_location,
-        failures=[f.as_dict() for f in (findings.all_failures or ([root] if root else []))[:200]],
+        first_location=findings.first_location if failed else None,
+        failures=[f.as_dict() for f in (findings.all_failures or ([root] if root else []))[:200]]
+        if failed
+        else [],
         mermaid=summary.mermaid(cmd_text, findings, exit_code, spool.lines),
         summary=final_text,
         duration_s=duration,
@@ -504,6 +506,18 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
         packed.unlink(missing_ok=True)
         raise
     return rec
+
+
+def _seen_note(
+    seen: Callable[[Failure | None], str | None] | None, findings: Findings
+) -> str | None:
+    """The vault's note about the same failure, if any (an index that cannot answer names none)."""
+    if seen is None:
+        return None
+    try:
+        return seen(findings.root)
+    except Exception:
+        return None
 
 
 def _wordier(text: str, spool: _Spool) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from k0maru.offload.findings import GENERIC_STACKS, UNCODED, Findings
+from k0maru.offload.findings import GENERIC_STACKS, UNCODED, Failure, Findings
 from k0maru.text import shorten
 
 MAX_GROUPS = 4
@@ -93,53 +93,102 @@ def render(  # noqa: PLR0913 - one parameter per part of the summary
     seen: str | None = None,
 ) -> str:
     """The text the terminal gets instead of the log (summary tokens are counted on this): status,
-    codes, the first failure, then within `budget` tokens the failure's own lines (the block around
-    its marker) and the failure's lines among the log's last 30 (all of those when nothing was
-    recognised, the view `tail -n 30` would give)."""
-    from k0maru.llm_tokens import count_tokens
-
-    root = findings.root
-    parts = _head(findings, exit_code, lines, raw_tokens, log_rel)
-    parts += _verdict(findings, exit_code, tail, seen)
+    codes, the first failure (or warning, on a run that passed), then within `budget` tokens the
+    failure's own lines (the block around its marker), the failure evidence of the log's last 30
+    lines it does not show (never less than `tail -n 30` gives), and the rest of those lines (all
+    of them when nothing was recognised). The room is counted with the node id as a fixed
+    placeholder, so the same log gives the same summary whatever its node id."""
+    failed = findings.failed(exit_code)
+    parts = _head(findings, exit_code, lines, raw_tokens, log_rel, failed)
+    parts += _verdict(findings, exit_code, tail, seen, failed)
     closing = f"inspect: k0maru log show {node_id}{_hint(findings, lines)}"
-    room = _Room(
-        (budget or budget_for(raw_tokens, lines, root is not None or bool(exit_code)))
-        - count_tokens("\n".join([*parts, closing]))
-        - 30
-    )
-    confident = root is not None and findings.root_is_users and root.stack != "generic"
-    own = _own_lines(findings, room, confident, bool(tail))
-    if own:
-        parts.append(f"failure lines (log {own[0][0]}-{own[-1][0]}):")
-        parts += [f"  {n}| {text}" for n, text in own]
-    others = _other_failures(findings, room)
-    if others:
-        parts.append("other failures:")
-        parts += others
-    if tail:
-        # a failure named without a place says little: the log's last lines are the rest of it
-        shown = _tail_lines(tail, room, root is None or root.location is None, confident)
-        if shown:
-            parts.append(f"last lines (log {shown[0][0]}-{shown[-1][0]}):")
-            parts += [f"  {n}| {text}" for n, text in shown]
+    fixed = "\n".join([*parts, closing])
+    fixed = fixed.replace(node_id, NODE_PLACEHOLDER) if node_id else fixed
+    room = _Room((budget or budget_for(raw_tokens, lines, failed)) - _tokens(fixed) - 30)
+    parts += _log_lines(findings, room, tail, failed)
     parts.append(closing)
     return "\n".join(parts)
 
 
-def _head(
-    findings: Findings, exit_code: int | None, lines: int, raw_tokens: int, log_rel: str
+# what the node id counts as when the room for log lines is measured: the same width for every id
+NODE_PLACEHOLDER = "0" * 8
+
+
+def _tokens(text: str) -> int:
+    from k0maru.llm_tokens import count_tokens
+
+    return count_tokens(text)
+
+
+def _log_lines(
+    findings: Findings, room: _Room, tail: list[tuple[int, str]] | None, failed: bool
+) -> list[str]:
+    """The log lines the summary shows: the verdict's when the failure names no place, the
+    failure's own, the first of each other code, then the log's last ones; the tail's failure
+    evidence the rest lacks has its room kept first."""
+    root = findings.root
+    confident = root is not None and findings.root_is_users and root.stack != "generic"
+    out: list[str] = []
+    bare = root is None or (root.location is None and not findings.block_of(root))
+    if bare and findings.verdict is not None and failed:  # nothing recognised says more
+        out += _rows("verdict lines", room.take(findings.verdict.lines or [], room.room))
+    reserve = _tail_reserve(findings, room, tail, failed)
+    own = _own_lines(findings, room, confident, bool(tail), reserve)
+    out += _rows(f"{'failure' if failed else 'warning'} lines", own)
+    others = _other_failures(findings, room)
+    if others:
+        out.append("other failures:" if failed else "other warnings:")
+        out += others
+    if tail:
+        # a failure named without a place says little: the log's last lines are the rest of it
+        unplaced = root is None or root.location is None
+        out += _rows("last lines", _tail_lines(tail, room, unplaced, confident or reserve > 0))
+    return out
+
+
+def _rows(title: str, rows: list[tuple[int, str]]) -> list[str]:
+    """`title (log a-b):` and the rows under it; nothing when there are none."""
+    if not rows:
+        return []
+    return [f"{title} (log {rows[0][0]}-{rows[-1][0]}):", *(f"  {n}| {text}" for n, text in rows)]
+
+
+def _tail_reserve(
+    findings: Findings, room: _Room, tail: list[tuple[int, str]] | None, failed: bool
+) -> int:
+    """Tokens kept for the failure evidence among the log's last lines when the first failure is
+    not within them (never below `tail -n 30`): up to half the room."""
+    root = findings.root
+    last = (tail or [])[-SHOWN_TAIL:]
+    if not failed or root is None or not last or root.line >= last[0][0]:
+        return 0
+    evidence = [t for n, t in last if _failure_like(t) and not PASSED.match(t) and n != root.line]
+    return min(sum(_tokens(t) + 3 for t in evidence), room.room // 2)
+
+
+def _head(  # noqa: PLR0913 - the log's size, place and status
+    findings: Findings,
+    exit_code: int | None,
+    lines: int,
+    raw_tokens: int,
+    log_rel: str,
+    failed: bool,
 ) -> list[str]:
     """The summary's first two lines: the log's size and place, then status, stacks, count and
-    codes."""
+    codes (a run that passed counts warnings, never failures)."""
     found = findings.error_codes
     # `NumberFormatException` beside `java.lang.NumberFormatException`: the name as written is
     # enough
     codes = ", ".join(c for c in found if not any(o.endswith("." + c) for o in found)) or "none"
     stacks = ", ".join(s for s in findings.stacks if s not in GENERIC_STACKS) or "unknown"
     status = f"exit {exit_code}" if exit_code is not None else PIPED_STATUS
+    count = f"{findings.count:,} failure(s)"
+    if not failed:
+        passed = "passed" if exit_code is not None else "no failure verdict"
+        count = f"{passed} · {findings.count:,} warning(s)"
     return [
         f"k0maru offload: {lines:,} lines, {raw_tokens:,} tokens -> {log_rel}",
-        f"{status} · stack: {stacks} · {findings.count:,} failure(s) · error codes: {codes}",
+        f"{status} · stack: {stacks} · {count} · error codes: {codes}",
     ]
 
 
@@ -148,21 +197,34 @@ def _verdict(
     exit_code: int | None,
     tail: list[tuple[int, str]] | None,
     seen: str | None,
+    failed: bool,
 ) -> list[str]:
-    """The first failure (and where it was seen before), or that none was recognised."""
+    """The first failure (and where it was seen before; the first warning on a run that passed),
+    the tool's verdict line when no failure was recognised, or that none was."""
     root = findings.root
     if root is not None:
-        where = root.location or f"log line {root.line}"
-        test = f" [{root.test}]" if root.test else ""
-        said = root.message if root.stack == "generic" else f"{root.code}: {root.message}"
-        out = [f"first failure: {where}{test}  {said}"]
-        if seen:
+        out = [_first(root, failed)]
+        if seen and failed:
             out.append(f"seen before: {seen}")
         return out
-    if exit_code or any(_failure_like(t) for _, t in (tail or [])[-SHOWN_TAIL:]):
+    verdict = findings.verdict
+    if failed and verdict is not None:
+        return [f"no failure recognised; verdict: log line {verdict.line}  {verdict.message}"]
+    if failed and (exit_code or any(_failure_like(t) for _, t in (tail or [])[-SHOWN_TAIL:])):
         # the log says it failed (its status, or failure-looking lines): never "no failures"
         return ["no failure recognised: the log's last lines follow"]
     return ["no failures recognised"]
+
+
+def _first(root: Failure, failed: bool) -> str:
+    """`first failure: PLACE [test] (task)  CODE: message` (`first warning:` on a run that
+    passed)."""
+    where = root.location or f"log line {root.line}"
+    test = f" [{root.test}]" if root.test else ""
+    task = f" ({root.task})" if root.task else ""
+    plain = root.stack == "generic" or (not failed and root.code in UNCODED)
+    said = root.message if plain else f"{root.code}: {root.message}"
+    return f"first {'failure' if failed else 'warning'}: {where}{test}{task}  {said}"
 
 
 def _hint(findings: Findings, lines: int) -> str:
@@ -201,15 +263,17 @@ class _Room:
 
 
 def _own_lines(
-    findings: Findings, room: _Room, confident: bool, has_tail: bool
+    findings: Findings, room: _Room, confident: bool, has_tail: bool, reserve: int = 0
 ) -> list[tuple[int, str]]:
     """The first failure's own lines (the block around its marker) that fit: all the room when the
-    failure is confidently the user's or there is no tail, else three fifths of it."""
+    failure is confidently the user's or there is no tail, else three fifths of it; never the
+    `reserve` kept for the tail's evidence."""
     root = findings.root
     block = findings.block_of(root) if root is not None else []
     if root is not None:  # the line the first failure already quotes is not shown twice
         room.shown.update(n for n, text in block if text.strip() == root.message)
-    return room.take(block, room.room if confident or not has_tail else room.room * 3 // 5)
+    limit = room.room if confident or not has_tail else room.room * 3 // 5
+    return room.take(block, min(limit, room.room - reserve))
 
 
 def _other_failures(findings: Findings, room: _Room) -> list[str]:

@@ -285,7 +285,8 @@ class GenericExtractor(Extractor):
                 continue
             where = locations.text(path, ln, col)
             named = True
-            if line[max(offset - 6, 0) : offset] == 'File "':
+            said = line[max(offset - 6, 0) : offset]
+            if said == 'File "' or said.endswith("Cell "):  # a Python frame, or a notebook cell's
                 self.python.append(where)
                 continue
             before = line[:offset].removesuffix("file://").rstrip()

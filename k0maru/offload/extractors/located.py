@@ -370,6 +370,7 @@ class FindingsLayer(Extractor):
         levels = _Levels.of(self._fresh(seen, markers), self.strict)
         alone = not others and not markers  # no extractor, no located marker names a failure
         chosen = levels.failures(alone)
+        self.f.promoted = bool(chosen) and not levels.errors  # nothing said it was an error
         for f in chosen:
             self.f.add(self._failure(f))
         rest = levels.warnings or levels.unknown
