@@ -86,7 +86,7 @@ def run_case(
         stderr=subprocess.STDOUT,
         timeout=900,
     )
-    if run.returncode == 0:
+    if run.returncode == 0 and not case.get("passing"):  # a passing case must exit 0
         raise RuntimeError(f"{' '.join(cmd)} succeeded; the case must fail")
     return run.stdout, run.returncode
 
@@ -207,12 +207,14 @@ def capture(args: argparse.Namespace, cases_dir: Path) -> int:
             log.write_bytes(data)
             said = f"exit {rc}, "
         bad = problems(case, data, rnd["roots"])
+        if said and "exit" in case and rc != case["exit"]:
+            bad.append(f"exit {rc}, not {case['exit']}")
         failed += bool(bad)
         has = case.get("tail30_has_root", tail30_has_root(data, case["root"], rnd["roots"]))
         keys = ("tool", "family", "codes", "root", "cause")
         found.setdefault(folder, {})[log.name] = {k: case[k] for k in keys} | {
             "tail30_has_root": has
-        }
+        } | {k: case[k] for k in ("exit", "passing") if k in case}
         where = "heldout" if case.get("heldout") else "dev"
         lines = data.count(b"\n")
         print(f"{case['name']} [{where}]: {said}{len(data):,} bytes, {lines:,} lines", *bad)
