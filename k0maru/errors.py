@@ -13,10 +13,16 @@ RESOURCE_NOT_FOUND = -32002
 
 
 class K0maruError(Exception):
-    """A failure the user can act on; str() is the one-line message."""
+    """A failure the user can act on; str() is the one-line message: `reason` (what is wrong), then,
+    after a semicolon, `hint` (what to do about it) where there is one. A front end that shows only
+    what is wrong reads `reason`, never cuts the message."""
 
     exit_code = 2
     mcp_code = INVALID_PARAMS
+
+    def __init__(self, reason: str = "", *, hint: str = "") -> None:
+        super().__init__(f"{reason}; {hint}" if hint else reason)
+        self.reason, self.hint = reason, hint
 
 
 class ConfigError(K0maruError):
@@ -33,10 +39,15 @@ class IndexLockedError(K0maruError):
 
 
 class IndexCorruptError(K0maruError):
-    """The SQLite file is not a usable database."""
+    """The SQLite file is not a usable database; `damage`: what was found wrong with it (SQLite's
+    own words, or a reader's), without the file's name or what to do."""
 
     exit_code = 4
     mcp_code = INTERNAL_ERROR
+
+    def __init__(self, reason: str = "", *, hint: str = "", damage: str = "") -> None:
+        super().__init__(reason, hint=hint)
+        self.damage = damage or reason
 
 
 class IndexNewerError(K0maruError):

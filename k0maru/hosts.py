@@ -36,6 +36,7 @@ import shutil
 import stat
 import sys
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,7 @@ NO_HOOKS = {
     "claude-desktop": "Claude Desktop runs no shell commands",
 }
 HOOK_COMMAND = "k0maru-hook"
+NOTHING_WRITTEN = "nothing was written"  # the hint of a file connect will not edit
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,11 +120,12 @@ def _inside(vault: Path, rel: str) -> Path:
         path = path / part
         if path.is_symlink() and not path.resolve().is_relative_to(root):
             raise K0maruError(
-                f"{path} is a symlink out of the repository; connect writes only inside it: replace "
-                "the link with a folder (or file) of its own, nothing was written"
+                f"{path} is a symlink out of the repository",
+                hint="connect writes only inside it: replace the link with a folder (or file) of "
+                "its own, nothing was written",
             )
     if path.exists() and not path.is_file():
-        raise K0maruError(f"{path} is not a regular file; nothing was written")
+        raise K0maruError(f"{path} is not a regular file", hint=NOTHING_WRITTEN)
     return path
 
 
@@ -130,10 +133,10 @@ def config_path(host: str, vault: Path) -> Path:
     if host == "claude-desktop":
         path = claude_desktop_config()
         if path.exists() and not stat.S_ISREG(path.stat().st_mode):  # through its symlink
-            raise K0maruError(f"{path} is not a regular file; nothing was written")
+            raise K0maruError(f"{path} is not a regular file", hint=NOTHING_WRITTEN)
         return path
     if host not in PROJECT_FILES:
-        raise K0maruError(f"unknown host {host[:40]!r}; use one of {', '.join(HOSTS)}")
+        raise K0maruError(f"unknown host {host[:40]!r}", hint=f"use one of {', '.join(HOSTS)}")
     return _inside(vault, PROJECT_FILES[host])
 
 
@@ -144,7 +147,8 @@ def _read(path: Path) -> str | None:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise K0maruError(
-            f"{path}: cannot read it ({exc}); fix or move it, then run `k0maru connect` again"
+            f"{path}: cannot read it ({exc})",
+            hint="fix or move it, then run `k0maru connect` again",
         ) from None
 
 
@@ -170,10 +174,10 @@ def _parse_json(text: str, path: Path) -> Any:
         data = jsonedit.parse(text).value
     except jsonedit.JSONCError as exc:
         raise K0maruError(
-            f"{path}: not valid JSON ({exc}); fix it by hand, nothing was written"
+            f"{path}: not valid JSON ({exc})", hint="fix it by hand, nothing was written"
         ) from None
     if not isinstance(data, dict):
-        raise K0maruError(f"{path}: expected a JSON object at the top; nothing was written")
+        raise K0maruError(f"{path}: expected a JSON object at the top", hint=NOTHING_WRITTEN)
     return data
 
 
@@ -209,7 +213,7 @@ def _merge_json(host: str, old: str | None, vault: Path, path: Path, remove: boo
     table = table_of(host)
     servers = data.get(table, {})
     if not isinstance(servers, dict):
-        raise K0maruError(f"{path}: `{table}` is not an object; nothing was written")
+        raise K0maruError(f"{path}: `{table}` is not an object", hint=NOTHING_WRITTEN)
     name = entry_name(host, vault, servers, removing=remove)
     if remove:
         if name is None or name not in servers:
@@ -240,11 +244,11 @@ def _merge_toml(old: str | None, vault: Path, path: Path, remove: bool) -> str:
         doc = tomlkit.parse(text)
     except TOMLKitError as exc:
         raise K0maruError(
-            f"{path}: not valid TOML ({exc}); fix it by hand, nothing was written"
+            f"{path}: not valid TOML ({exc})", hint="fix it by hand, nothing was written"
         ) from None
     servers = doc.get("mcp_servers")
     if servers is not None and not isinstance(servers, dict):
-        raise K0maruError(f"{path}: `mcp_servers` is not a table; nothing was written")
+        raise K0maruError(f"{path}: `mcp_servers` is not a table", hint=NOTHING_WRITTEN)
     if remove:
         if servers is None or NAME not in servers:
             return text
@@ -388,7 +392,7 @@ def _set_toml_entry(servers: Any, entry: dict[str, Any], path: Path) -> None:
         return
     current = servers[NAME]
     if not isinstance(current, dict):
-        raise K0maruError(f"{path}: `mcp_servers.{NAME}` is not a table; nothing was written")
+        raise K0maruError(f"{path}: `mcp_servers.{NAME}` is not a table", hint=NOTHING_WRITTEN)
     for key, value in entry.items():
         if current.get(key) != value:
             current[key] = value
@@ -411,26 +415,42 @@ def connect(host: str, vault: Path, write: bool = True, remove: bool = False) ->
     and file connect created for it (one it found there empty stays: `_store`)."""
     path = config_path(host, vault)
     old = _read(path)
-    if host == "codex":
-        new = _merge_toml(old, vault, path, remove)
-    else:
-        new = _merge_json(host, old, vault, path, remove)
+    merge = _merge_toml if host == "codex" else partial(_merge_json, host)
+    new = merge(old, vault, path, remove)
+    if write:
+        _write_entry(host, vault, path, old, new, remove)
     if remove:
         outcome = "absent" if old is None or new == old else "removed"
-    else:
-        outcome = "up_to_date" if new == old else "created" if old is None else "updated"
-    if write and new != (old or "") and not (remove and old is None):
+        return Change(host, path, outcome, new if old is not None else "", None)
+    return Change(host, path, _outcome(old, new), new, _not_on_path(host))
+
+
+def _outcome(old: str | None, new: str) -> str:
+    """What adding or updating did to a file that held `old` (None: there was none)."""
+    return "up_to_date" if new == old else "created" if old is None else "updated"
+
+
+def _write_entry(
+    host: str, vault: Path, path: Path, old: str | None, new: str, remove: bool
+) -> None:
+    """Store the config file connect merged, where it differs from what was there (removing from
+    no file writes nothing); for Codex, also the state folder `k0maru mcp` finds the vault by when
+    run in a subfolder."""
+    if new != (old or "") and not (remove and old is None):
         added = not remove and _entry(host, vault, old or "") is None
         _store(host, vault, path, old, new, [table_of(host)] if added else [], remove)
-    if write and host == "codex" and not remove:  # where `k0maru mcp` run in a subfolder finds it
+    if host == "codex" and not remove:
         ensure_state_dir(vault)
-    warning = None
-    if not remove and host in PORTABLE and shutil.which(NAME) is None:
-        warning = (
-            f"`{NAME}` is not on PATH here; the host starts `{NAME} mcp` from PATH (install it with "
-            "pipx or activate its environment before starting the host)"
-        )
-    return Change(host, path, outcome, new if old is not None or not remove else "", warning)
+
+
+def _not_on_path(host: str) -> str | None:
+    """The warning for a host that starts `k0maru mcp` from PATH when it is not on PATH here."""
+    if host not in PORTABLE or shutil.which(NAME) is not None:
+        return None
+    return (
+        f"`{NAME}` is not on PATH here; the host starts `{NAME} mcp` from PATH (install it with "
+        "pipx or activate its environment before starting the host)"
+    )
 
 
 def _empty(text: str) -> bool:
@@ -559,8 +579,8 @@ def hook_file(host: str, vault: Path, removing: bool = False) -> Path:
         return _inside(vault, OLD_HOOK_FILES[host])
     if host not in HOOK_FILES:
         raise K0maruError(
-            f"{host} cannot run k0maru's command hook: {NO_HOOKS.get(host, 'unknown host')}; the "
-            "server's instructions ask the agent to use `k0maru offload` instead"
+            f"{host} cannot run k0maru's command hook: {NO_HOOKS.get(host, 'unknown host')}",
+            hint="the server's instructions ask the agent to use `k0maru offload` instead",
         )
     return _inside(vault, HOOK_FILES[host])
 
@@ -573,7 +593,7 @@ HOOKS_PATH = ["hooks", "PreToolUse"]
 def _hook_groups(text: str, path: Path) -> list[Any]:
     hooks = _parse_json(text, path).get("hooks", {})
     if not isinstance(hooks, dict) or not isinstance(hooks.get("PreToolUse", []), list):
-        raise K0maruError(f"{path}: `hooks.PreToolUse` is not a list; nothing was written")
+        raise K0maruError(f"{path}: `hooks.PreToolUse` is not a list", hint=NOTHING_WRITTEN)
     return list(hooks.get("PreToolUse", []))
 
 
@@ -652,7 +672,7 @@ def hooks_configured(vault: Path) -> list[tuple[str, Path, str]]:
             found = text is not None and bool(_our_hooks(_hook_groups(text, path)))
             state = "installed" if found else "not installed" if text is not None else "no file"
         except K0maruError as exc:
-            path, state = vault / rel, str(exc).split(";")[0]
+            path, state = vault / rel, exc.reason
         if host in OLD_HOOK_FILES:
             state = (
                 f"inactive, never rewrites: `k0maru connect {host} --remove` takes it out"
@@ -684,7 +704,7 @@ def configured(vault: Path) -> list[tuple[str, Path, str]]:
         try:
             path = config_path(host, vault)
         except K0maruError as exc:
-            out.append((host, vault / PROJECT_FILES.get(host, ""), str(exc).split(";")[0]))
+            out.append((host, vault / PROJECT_FILES.get(host, ""), exc.reason))
             continue
         text = _read(path)
         if text is None:

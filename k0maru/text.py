@@ -29,3 +29,9 @@ def shorten(text: str, limit: int, at_word: bool = False) -> str:
     if at_word:
         head = head.rsplit(" ", 1)[0].rstrip(",;:")
     return head + "…"
+
+
+def tags_key(frontmatter: dict[str, object]) -> str:
+    """The frontmatter key a note's tags are read from: `tags`, else `tag` where only that is
+    there (the index and the note page read it alike)."""
+    return "tag" if "tag" in frontmatter and "tags" not in frontmatter else "tags"

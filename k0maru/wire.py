@@ -18,26 +18,29 @@ def _compact(value: Any) -> Any:
     """Dataclasses as dicts without the fields that are None or at their default; scores (`SCORES`)
     to 4 significant digits, every other number exact; sequences as lists."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {}
-        for f in dataclasses.fields(value):
-            v = getattr(value, f.name)
-            if v is None:
-                continue
-            if f.default is not dataclasses.MISSING and (
-                v == f.default or (isinstance(v, list | tuple) and not v and f.default == ())
-            ):
-                continue
-            if f.default_factory is not dataclasses.MISSING and v == f.default_factory():
-                continue
-            out[f.name] = (
-                float(f"{v:.4g}") if f.name in SCORES and isinstance(v, float) else _compact(v)
-            )
-        return out
+        return {
+            f.name: _compact_field(f.name, v)
+            for f in dataclasses.fields(value)
+            if not _left_out(f, v := getattr(value, f.name))
+        }
     if isinstance(value, dict):
         return {k: _compact(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_compact(v) for v in value]
     return value
+
+
+def _left_out(f: dataclasses.Field[Any], v: Any) -> bool:
+    """Whether a field's value goes unsent: None, or its default (an empty sequence for `()`)."""
+    if v is None:
+        return True
+    if f.default is not dataclasses.MISSING:
+        return bool(v == f.default or (isinstance(v, list | tuple) and not v and f.default == ()))
+    return f.default_factory is not dataclasses.MISSING and bool(v == f.default_factory())
+
+
+def _compact_field(name: str, v: Any) -> Any:
+    return float(f"{v:.4g}") if name in SCORES and isinstance(v, float) else _compact(v)
 
 
 class Result:

@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from subprocess import CompletedProcess
+from typing import Any
 
 import pytest
 
@@ -79,7 +80,7 @@ def _no_process_outlives_the_suite() -> Iterator[None]:
 
 @pytest.fixture
 def k0(tmp_path: Path) -> Callable[..., CompletedProcess[str]]:
-    def call(*args: str, **kw):
+    def call(*args: str, **kw: Any) -> CompletedProcess[str]:
         kw.setdefault("cwd", tmp_path)
         return run_k0maru(*args, **kw)
 

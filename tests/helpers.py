@@ -8,9 +8,15 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from k0maru.index.scan_result import ScanResult
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_VAULT = REPO / "examples" / "vault"
+# The type of the `k0` fixture (conftest.py): the real CLI in a subprocess, run in tmp_path.
+K0 = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def run_k0maru(
@@ -33,7 +39,7 @@ def run_k0maru(
     )
 
 
-def scan(root: Path, **settings):
+def scan(root: Path, **settings: Any) -> ScanResult:
     """One lexical scan of `root` with the real scanner and store (no embeddings)."""
     from k0maru.config import load_settings
     from k0maru.index.scanner import IncrementalScanner

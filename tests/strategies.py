@@ -23,7 +23,7 @@ TIMES = st.builds(
     st.integers(0, 61),
     st.sampled_from(["", "Z", "+02:00", "-11:30", "+99:00", "+23:59"]),
 )
-SCALARS = st.one_of(
+SCALARS: st.SearchStrategy[str] = st.one_of(
     WORDS,
     DATES,
     TIMES,

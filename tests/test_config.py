@@ -5,7 +5,7 @@ import pytest
 from k0maru.config import load_settings
 from k0maru.errors import ConfigError
 from k0maru.layout import find_vault
-from tests.helpers import write
+from tests.helpers import K0, write
 
 
 def test_defaults(vault: Path) -> None:
@@ -21,7 +21,7 @@ def test_settings_are_read_only_and_never_share_a_default() -> None:
     a.include.append("x/*.txt")  # a default list is the instance's own
     assert b.include == ["**/*.md"] and Settings().include == ["**/*.md"] and b.pool_min == 7
     with pytest.raises(AttributeError):
-        b.pool_min = 8  # type: ignore[misc]
+        b.pool_min = 8
     with pytest.raises(TypeError, match="unknown settings: nope"):
         Settings(nope=1)
     assert Settings(pool_min=7) == b != a
@@ -88,7 +88,7 @@ def test_vault_defaults_to_git_root(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_cli_reports_bad_env_value_in_one_line(k0, vault: Path) -> None:
+def test_cli_reports_bad_env_value_in_one_line(k0: K0, vault: Path) -> None:
     r = k0("status", "--vault", str(vault), env={"K0MARU_POOL_MIN": "-3"})
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "pool_min" in r.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from pathlib import Path
 
 import pytest
 
@@ -80,7 +81,7 @@ def test_every_mcp_tool_is_in_the_reference() -> None:
 
 
 @pytest.mark.slow
-def test_search_sample_is_what_its_command_prints(tmp_path) -> None:
+def test_search_sample_is_what_its_command_prints(tmp_path: Path) -> None:
     """The `--explain` sample in docs/search.md is the output of the command it names, on the
     demo."""
     import shlex

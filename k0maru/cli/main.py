@@ -7,8 +7,8 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from k0maru import __version__
 from k0maru.cli.output import Run, common
@@ -23,6 +23,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "servers": ("mcp", "ui", "connect"),
     "git_cmds": ("hooks",),
 }
+COMMANDS = frozenset(c for commands in GROUPS.values() for c in commands)
 
 
 class Formatter(argparse.HelpFormatter):
@@ -44,17 +45,26 @@ class Formatter(argparse.HelpFormatter):
 class Parser(argparse.ArgumentParser):
     """argparse's, with "did you mean" for a mistyped command or choice."""
 
-    def error(self, message: str) -> NoReturn:
-        import difflib
-        import re
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """argparse's check of a choice; one that resembles a valid choice is answered with it."""
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError:
+            close = close_choice(value, action.choices or ())
+            if close is None:
+                raise
+            # no action named: the line is this, without argparse's "argument X:" before it
+            raise argparse.ArgumentError(
+                None, f"unknown choice {value!r}; did you mean {close!r}?"
+            ) from None
 
-        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
-        if m:
-            choices = re.findall(r"'([^']*)'", m.group(2))
-            close = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
-            if close:
-                message = f"unknown choice {m.group(1)!r}; did you mean {close[0]!r}?"
-        super().error(message)
+
+def close_choice(value: Any, choices: Iterable[Any]) -> str | None:
+    """The choice `value` most resembles, None when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -103,28 +113,39 @@ def unknown_flag(parser: argparse.ArgumentParser, argv: list[str], word: str) ->
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    known = {c for commands in GROUPS.values() for c in commands}
-    if argv and not argv[0].startswith("-") and argv[0] not in known:
-        import difflib
-
-        close = difflib.get_close_matches(argv[0], sorted(known), n=1, cutoff=0.6)
-        hint = f"did you mean `k0maru {close[0]}`?" if close else "`k0maru --help` lists them"
-        print(f"k0maru: error: unknown command {argv[0][:40]!r}; {hint}", file=sys.stderr)
-        return 2
-    parser = build_parser(argv[0] if argv and argv[0] in known else None)
+    first = argv[0] if argv else "-"  # no words: the parser's help
+    if not first.startswith("-") and first not in COMMANDS:
+        return usage_error(unknown_command(first))
+    parser = build_parser(first if first in COMMANDS else None)
     args, unknown = parser.parse_known_args(argv)
     if unknown:
-        print(f"k0maru: error: {unknown_flag(parser, argv, unknown[0])}", file=sys.stderr)
-        return 2
+        return usage_error(unknown_flag(parser, argv, unknown[0]))
     if not getattr(args, "run", None):
         parser.print_help()
         return 0
+    return run_command(args)
+
+
+def usage_error(line: str) -> int:
+    print(f"k0maru: error: {line}", file=sys.stderr)
+    return 2
+
+
+def unknown_command(word: str) -> str:
+    """One line for a first word that is no command: the command it most resembles, or where the
+    commands are listed."""
+    close = close_choice(word, sorted(COMMANDS))
+    hint = f"did you mean `k0maru {close}`?" if close else "`k0maru --help` lists them"
+    return f"unknown command {word[:40]!r}; {hint}"
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """The parsed command's exit status; a failure the user can act on is one line on stderr."""
     try:
         status: int = args.run(args)
         return status
     except K0maruError as exc:
-        print(f"k0maru: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return failed(exc)
     except BrokenPipeError:  # a reader that went away (`| head`): what it read is all it wanted
         # so the exit's flush cannot fail again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -135,11 +156,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         err = database_error(exc)
         if err is None:
             raise
-        print(f"k0maru: error: {err}", file=sys.stderr)
-        return err.exit_code
+        return failed(err)
     except KeyboardInterrupt:
         print("k0maru: interrupted", file=sys.stderr)
         return 130
+
+
+def failed(error: K0maruError) -> int:
+    print(f"k0maru: error: {error}", file=sys.stderr)
+    return error.exit_code
 
 
 def entry() -> None:

@@ -33,7 +33,7 @@ def port_number(text: str) -> int:
     return port
 
 
-def ui(vault: str | None, host: str, port: int, open: bool) -> int:  # noqa: A002 - the flag's name
+def ui(vault: str | None, host: str, port: int, open: bool) -> int:  # `open`: the flag's name
     from k0maru.console.server import serve
     from k0maru.layout import resolve_vault
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -26,6 +27,8 @@ from k0maru.console.params import (
 from k0maru.console.render import render_markdown
 from k0maru.errors import K0maruError
 from k0maru.service.attachments import IMAGE_TYPES
+from k0maru.service.models import NoteLink, NoteView
+from k0maru.text import tags_key
 
 pages = Blueprint("pages", __name__)
 
@@ -126,43 +129,52 @@ def frame_line(node: str, located: int) -> int:
 @pages.get("/logs/<node>")
 def log_page(node: str) -> Any:
     rec = service().log_view(node)
-    try:
-        svg = Markup(mermaid_svg.render(rec.mermaid or "", f"log {rec.node_id}"))
-    except mermaid_svg.MermaidError as exc:
-        svg = Markup("<p class='warn'>diagram not renderable: {}</p>").format(str(exc))
     first = (
         failing_line(node, rec.failure_lines[0], rec.first_location) if rec.failure_lines else None
     )
+    around = [first] if first else []
     error = None
     try:
-        view = log_slice(node, [first] if first else [])
+        view = log_slice(node, around)
     except K0maruError as exc:  # a bad grep: one line above the log, shown as without it
         error = str(exc)
-        view = log_slice(node, [first] if first else [], grep=False)
+        view = log_slice(node, around, grep=False)
     shown = [ln.n for ln in view.lines]
-    groups: list[list[Any]] = []  # grep: runs of consecutive lines, shown with `--` between them
-    for ln in view.lines:
-        if groups and ln.n == groups[-1][-1].n + 1:
-            groups[-1].append(ln)
-        else:
-            groups.append([ln])
-    span = (shown[0], shown[-1]) if shown else None
     return render_template(
         "log.html",
         rec=rec,
-        svg=svg,
+        svg=log_diagram(rec.mermaid or "", rec.node_id),
         slice=view,
-        groups=groups,
-        span=span,
+        groups=consecutive_runs(view.lines),
+        span=(shown[0], shown[-1]) if shown else None,
         page_lines=PAGE_LINES,
         grep_page=GREP_PAGE,
         skip=number("skip", 0, 0, 10**9) if request.args.get("grep") and not error else 0,
-        failures=set(rec.failure_lines) | ({first} if first else set()),
+        failures=set(rec.failure_lines) | set(around),
         first_failure=first,
         args=request.args,
         error=error,
         page="logs",
     ), (400 if error else 200)
+
+
+def log_diagram(mermaid: str, node_id: str) -> Markup:
+    """The log's Mermaid diagram as SVG, or one line saying why it cannot be drawn."""
+    try:
+        return Markup(mermaid_svg.render(mermaid, f"log {node_id}"))
+    except mermaid_svg.MermaidError as exc:
+        return Markup("<p class='warn'>diagram not renderable: {}</p>").format(str(exc))
+
+
+def consecutive_runs(lines: Sequence[Any]) -> list[list[Any]]:
+    """grep: runs of consecutive lines, shown with `--` between them."""
+    groups: list[list[Any]] = []
+    for ln in lines:
+        if groups and ln.n == groups[-1][-1].n + 1:
+            groups[-1].append(ln)
+        else:
+            groups.append([ln])
+    return groups
 
 
 NOTES_PER_PAGE = 200
@@ -214,53 +226,62 @@ def image_file(path: str) -> Any:
 @pages.get("/notes/<path:path>")
 def note_page(path: str) -> Any:
     note = service().note_view(path)
-    links_to = service().link_paths()
-    images = {
-        x.target: x.attachment
-        for x in note.links
-        if x.target and x.attachment and PurePosixPath(x.attachment).suffix.lower() in IMAGE_TYPES
-    }
-    html = render_markdown(
-        note.body, links_to.path_of, note.path, links_to.path_of_href, note.title, images
-    )
-    links, seen = [], set()
-    for x in note.links:  # a note that links to another twice lists it once
-        key = x.path or (x.target or "").lower()
-        if key not in seen:
-            seen.add(key)
-            links.append(x)
+    links = distinct_links(note.links)
     backlinks = list({b.path: b for b in note.backlinks}.values())
     neighbours = {x.path for x in links if x.path} | {b.path for b in backlinks}
-    graph = (
-        graph_svg.neighbourhood(
-            note.title,
-            [(x.path, x.title or x.target or "") for x in links if x.path],
-            [(b.path or "", b.title or "") for b in backlinks],
-            lambda p: "/notes/" + quote(p),
-        )
-        if 0 < len(neighbours) <= GRAPH_MAX
-        else ""
-    )
     front = note.frontmatter or {}
-    tags = front.get("tags") or []
-    if isinstance(tags, str):
-        tags = [t.strip() for t in tags.replace(",", " ").split() if t.strip()]
-    tags = [str(t).lstrip("#") for t in tags]
-    written = {t.lower() for t in tags}
-    tags += [t for t in note.tags if t not in written]  # inline #tags, as the index found them
-    properties = {k: shown_value(v) for k, v in front.items() if k not in ("title", "tags")}
+    shown_apart = {"title", tags_key(front)}  # in the header already
     return render_template(
         "note.html",
         note=note,
         links=links,
         backlinks=backlinks,
         neighbours=len(neighbours),
-        tags=tags,
-        properties=properties,
-        body=Markup(html),
-        graph=Markup(graph),
+        tags=note.tags,  # as the index holds them: the tag filter finds the note by each
+        properties={k: shown_value(v) for k, v in front.items() if k not in shown_apart},
+        body=Markup(note_html(note)),
+        graph=Markup(note_graph(note.title, links, backlinks) if len(neighbours) else ""),
         page="notes",
     )
+
+
+def note_html(note: NoteView) -> str:
+    """The note's body as HTML, its links resolved as the index resolves them and its embedded
+    images served from the vault."""
+    links_to = service().link_paths()
+    images = {
+        x.target: x.attachment
+        for x in note.links
+        if x.target and x.attachment and PurePosixPath(x.attachment).suffix.lower() in IMAGE_TYPES
+    }
+    return render_markdown(
+        note.body, links_to.path_of, note.path, links_to.path_of_href, note.title, images
+    )
+
+
+def distinct_links(links: Sequence[NoteLink]) -> list[NoteLink]:
+    """Each link once: a note that links to another twice lists it once."""
+    kept: list[NoteLink] = []
+    seen: set[str] = set()
+    for x in links:
+        key = x.path or (x.target or "").lower()
+        if key not in seen:
+            seen.add(key)
+            kept.append(x)
+    return kept
+
+
+def note_graph(title: str, links: list[NoteLink], backlinks: list[NoteLink]) -> str:
+    """The note with its neighbours on a circle, or nothing where they are too many to label."""
+    outgoing = [(x.path, link_label(x)) for x in links if x.path]
+    incoming = [(b.path or "", link_label(b)) for b in backlinks]
+    if len({p for p, _ in outgoing} | {p for p, _ in incoming}) > GRAPH_MAX:
+        return ""
+    return graph_svg.neighbourhood(title, outgoing, incoming, lambda p: "/notes/" + quote(p))
+
+
+def link_label(link: NoteLink) -> str:
+    return link.title or link.target or ""
 
 
 def shown_value(value: Any) -> str:

@@ -119,42 +119,8 @@ def uninstall(repo: Path) -> list[str]:
 
 def status(repo: Path, vault_root: Path) -> dict[str, Any]:
     target = hooks_dir(repo)
-    hooks = {}
-    for hook in HOOK_TYPES:
-        path = target / hook
-        if not path.exists():
-            hooks[hook] = "missing"
-            continue
-        text = _read(path)
-        chained = target / f"{hook}{CHAINED_SUFFIX}"
-        legacy = target / f"{hook}.legacy"  # pre-commit's "migration mode" keeps the old hook here
-        if MARKER in text:
-            hooks[hook] = "k0maru" + (" (chained)" if chained.exists() else "")
-            if _precommit_has_k0maru(repo) and chained.exists() and "pre-commit" in _read(chained):
-                hooks[hook] += DOUBLE
-        elif "pre-commit" in text:
-            hooks[hook] = "pre-commit" + (
-                " (k0maru via .pre-commit-config.yaml)" if _precommit_has_k0maru(repo) else ""
-            )
-            if legacy.exists() and MARKER in _read(legacy) and _precommit_has_k0maru(repo):
-                hooks[hook] += DOUBLE
-            elif legacy.exists() and MARKER in _read(legacy):
-                hooks[hook] += f" + k0maru's plain hook kept as {legacy.name}"
-        else:
-            hooks[hook] = "other"
-    from k0maru.service.operations import Service, database_error
-
-    pending: dict[str, int] = {}
-    unembedded, index_error = 0, None
-    try:  # a broken index must not hide which hooks run and what failed
-        with Service.open(vault_root) as service:
-            backlog = service.backlog()
-        pending, unembedded = backlog.pending, backlog.chunks_pending_embedding
-    except Exception as exc:  # an index failure (K0maruError or SQLite's) is reported, not raised
-        failure = exc if isinstance(exc, K0maruError) else database_error(exc)
-        if failure is None:
-            raise
-        index_error = str(failure)
+    hooks = {hook: hook_state(repo, target, hook) for hook in HOOK_TYPES}
+    pending, unembedded, index_error = _backlog(vault_root)
     error = vault_root / STATE_DIR / worker.ERROR
     return {
         "hooks": hooks,
@@ -166,6 +132,57 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
         "chunks_pending_embedding": unembedded,
         "worker_running": worker.running(vault_root),
     }
+
+
+def hook_state(repo: Path, target: Path, hook: str) -> str:
+    """Which hook runs as `hook` in the hooks folder `target`: 'missing', k0maru's (chained to the
+    user's own), pre-commit's (and whether its config runs k0maru), or 'other'; `DOUBLE` added when
+    k0maru would run twice."""
+    path = target / hook
+    if not path.exists():
+        return "missing"
+    text = _read(path)
+    if MARKER in text:
+        return _k0maru_hook_state(repo, target / f"{hook}{CHAINED_SUFFIX}")
+    if "pre-commit" in text:
+        # pre-commit's "migration mode" keeps the old hook as .legacy
+        return _precommit_hook_state(repo, target / f"{hook}.legacy")
+    return "other"
+
+
+def _k0maru_hook_state(repo: Path, chained: Path) -> str:
+    """k0maru's own hook, which runs the user's former hook (`chained`) after it where there is
+    one: twice k0maru when that is pre-commit's, with k0maru in its config."""
+    if not chained.exists():
+        return "k0maru"
+    twice = _precommit_has_k0maru(repo) and "pre-commit" in _read(chained)
+    return "k0maru (chained)" + (DOUBLE if twice else "")
+
+
+def _precommit_hook_state(repo: Path, legacy: Path) -> str:
+    """pre-commit's hook; its config may run k0maru, and it may have kept k0maru's plain hook as
+    `legacy` (which it runs too)."""
+    via_config = _precommit_has_k0maru(repo)
+    state = "pre-commit" + (" (k0maru via .pre-commit-config.yaml)" if via_config else "")
+    if not (legacy.exists() and MARKER in _read(legacy)):
+        return state
+    return state + (DOUBLE if via_config else f" + k0maru's plain hook kept as {legacy.name}")
+
+
+def _backlog(vault_root: Path) -> tuple[dict[str, int], int, str | None]:
+    """(pending files by kind, chunks waiting for a vector, the index's failure as one line): a
+    broken index must not hide which hooks run and what failed."""
+    from k0maru.service.operations import Service, database_error
+
+    try:
+        with Service.open(vault_root) as service:
+            backlog = service.backlog()
+    except Exception as exc:  # an index failure (K0maruError or SQLite's) is reported, not raised
+        failure = exc if isinstance(exc, K0maruError) else database_error(exc)
+        if failure is None:
+            raise
+        return {}, 0, str(failure)
+    return backlog.pending, backlog.chunks_pending_embedding, None
 
 
 def _read(path: Path) -> str:

@@ -35,7 +35,7 @@ def never_fail(job: str, vault_arg: str | None, work: Callable[[Path], str | Non
         line = work(vault_root)
         if line:
             worker.log_line(vault_root, line)
-    except Exception as exc:  # noqa: BLE001 - a hook must never fail git
+    except Exception as exc:  # a hook must never fail git
         import traceback
 
         where = vault_root or Path.cwd()

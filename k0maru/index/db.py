@@ -145,6 +145,30 @@ _VECTOR_DAMAGE = re.compile(  # sqlite-vec's words for stored vectors it cannot 
 )
 
 
+# SQLite's primary result codes (the low byte of an extended code, e.g. SQLITE_BUSY_SNAPSHOT)
+SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR = 5, 6, 8, 10
+SQLITE_CORRUPT, SQLITE_FULL, SQLITE_NOTADB = 11, 13, 26
+# damage reported with no code of its own (SQLITE_ERROR, or Python's and sqlite-vec's words)
+_UNCODED_DAMAGE = re.compile(
+    r"Could not decode to UTF-8"  # a text cell's bytes damaged
+    r"|no such table"  # a table of the schema is gone
+    r"|" + _VECTOR_DAMAGE.pattern,
+    re.I,
+)
+
+
+def sqlite_code(exc: BaseException) -> int | None:
+    """The primary SQLite result code an exception carries, None when it carries none (one Python
+    or an extension raised)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether SQLite reports the database busy or locked (another connection holds it)."""
+    return sqlite_code(exc) in (SQLITE_BUSY, SQLITE_LOCKED)
+
+
 def translate_error(exc: Exception, path: Path | str) -> K0maruError:
     """Turn an SQLite exception into a one-line, actionable error naming the file."""
     text = " ".join(str(exc).split())[:200]
@@ -152,31 +176,47 @@ def translate_error(exc: Exception, path: Path | str) -> K0maruError:
         return corrupt_error(path, "its text does not decode as UTF-8")
     if Path(path).is_dir():
         return K0maruError(
-            f"{path} is a folder, not an index; move it aside, then run `k0maru scan --rebuild`"
+            f"{path} is a folder, not an index",
+            hint="move it aside, then run `k0maru scan --rebuild`",
         )
-    if "locked" in text or "busy" in text:
-        return IndexLockedError(
-            f"{path}: index is locked by another k0maru process; retry in a moment"
-        )
-    if "readonly" in text or "read-only" in text:
-        return IndexReadOnlyError(
-            f"{path}: the index cannot be written ({text}); make .k0maru/ writable"
-        )
-    if (
-        "not a database" in text
-        or "malformed" in text
-        or "corrupt" in text
-        or "Could not decode to UTF-8" in text  # a text cell's bytes damaged
-        or "no such table" in text  # a table of the schema is gone
-        or _VECTOR_DAMAGE.search(text)
-    ):
+    code = sqlite_code(exc)
+    by_code = _BY_CODE.get(code)
+    if by_code is not None:
+        return by_code(path, text)
+    if _UNCODED_DAMAGE.search(text):
         return corrupt_error(path, text)
-    if "disk is full" in text or ("I/O error" in text and disk_full(path)):
-        return IndexDiskFullError(
-            f"{path}: the disk is full ({text}); free some space, then run `k0maru scan` "
-            "(searches answer from the index as it is)"
-        )
+    if code == SQLITE_IOERR and disk_full(path):
+        return _disk_full(path, text)
     return K0maruError(f"{path}: SQLite error: {text}")
+
+
+def _locked(path: Path | str, text: str) -> K0maruError:
+    return IndexLockedError(
+        f"{path}: index is locked by another k0maru process", hint="retry in a moment"
+    )
+
+
+def _readonly(path: Path | str, text: str) -> K0maruError:
+    return IndexReadOnlyError(
+        f"{path}: the index cannot be written ({text})", hint="make .k0maru/ writable"
+    )
+
+
+def _disk_full(path: Path | str, text: str) -> K0maruError:
+    return IndexDiskFullError(
+        f"{path}: the disk is full ({text})",
+        hint="free some space, then run `k0maru scan` (searches answer from the index as it is)",
+    )
+
+
+_BY_CODE: dict[int | None, Callable[[Path | str, str], K0maruError]] = {
+    SQLITE_BUSY: _locked,
+    SQLITE_LOCKED: _locked,
+    SQLITE_READONLY: _readonly,
+    SQLITE_CORRUPT: lambda path, text: corrupt_error(path, text),
+    SQLITE_NOTADB: lambda path, text: corrupt_error(path, text),
+    SQLITE_FULL: _disk_full,
+}
 
 
 def disk_full(path: Path | str) -> bool:
@@ -193,21 +233,26 @@ def corrupt_error(path: Path | str, detail: str) -> IndexCorruptError:
     (`CORRUPT_MARK`, naming the file's inode), so writers stop on it too until a rebuild replaces
     the file."""
     error = IndexCorruptError(
-        f"{path}: index is corrupt ({detail}); run `k0maru scan --rebuild` (your notes are untouched)"
+        f"{path}: index is corrupt ({detail})",
+        hint="run `k0maru scan --rebuild` (your notes are untouched)",
+        damage=detail,
     )
     with suppress(OSError, ValueError):
         inode = os.stat(path).st_ino
-        Path(path).with_name(CORRUPT_MARK).write_text(f"{inode}\n{error}\n", encoding="utf-8")
+        fields = "\n".join(" ".join(f.split()) for f in (error.reason, error.hint, detail))
+        Path(path).with_name(CORRUPT_MARK).write_text(f"{inode}\n{fields}\n", encoding="utf-8")
     return error
 
 
 def known_corrupt(path: Path) -> IndexCorruptError | None:
     """The corruption a reader found in this very index file (not one a rebuild has since
-    replaced)."""
+    replaced). The mark holds the inode, then the error's reason, hint and damage a line each (a
+    mark written before these fields: the whole message on one line)."""
     try:
-        inode, line = path.with_name(CORRUPT_MARK).read_text(encoding="utf-8").split("\n", 1)
+        inode, reason, *more = path.with_name(CORRUPT_MARK).read_text(encoding="utf-8").split("\n")
         if int(inode) == os.stat(path).st_ino:
-            return IndexCorruptError(line.strip())
+            hint, damage = (more + ["", ""])[:2]
+            return IndexCorruptError(reason.strip(), hint=hint.strip(), damage=damage.strip())
     except (OSError, ValueError):
         pass
     return None
@@ -222,9 +267,7 @@ def retry_locked(fn: Callable[[], T], path: Path, wait_s: float = 10.0) -> T:
         try:
             return fn()
         except sqlite3.OperationalError as exc:
-            if (
-                "locked" not in str(exc) and "busy" not in str(exc)
-            ) or time.monotonic() + delay > deadline:
+            if not is_busy(exc) or time.monotonic() + delay > deadline:
                 raise translate_error(exc, path) from exc
             time.sleep(delay)
             delay = min(delay * 2, 1.0)

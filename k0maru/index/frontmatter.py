@@ -36,7 +36,7 @@ def load(text: str, first_line: int = 2) -> dict[str, Any] | None:
     loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, in C, where installed
     try:
         _check_events(loader_class, text, first_line)
-        data = yaml.load(text, Loader=loader_class)  # noqa: S506 - a safe loader
+        data = yaml.load(text, Loader=loader_class)  # a safe loader
     except FrontmatterError:
         raise
     except yaml.YAMLError as exc:
@@ -45,7 +45,7 @@ def load(text: str, first_line: int = 2) -> dict[str, Any] | None:
         raise FrontmatterError(
             f"invalid YAML ({problem})", first_line + (mark.line if mark else 0)
         ) from None
-    except Exception as exc:  # noqa: BLE001 - a constructor's error: 2026-02-30, a 5000-digit int
+    except Exception as exc:  # a constructor's error: 2026-02-30, a 5000-digit int
         raise FrontmatterError(
             f"invalid value ({_one_line(exc)})", _failing_line(loader_class, text, first_line)
         ) from None
@@ -55,7 +55,7 @@ def load(text: str, first_line: int = 2) -> dict[str, Any] | None:
         raise FrontmatterError("frontmatter is not a key: value mapping", first_line)
     try:
         json.dumps(data, default=str, ensure_ascii=False)  # exactly what the index will store
-    except Exception as exc:  # noqa: BLE001 - a key JSON cannot hold (a date), or anything else
+    except Exception as exc:  # a key JSON cannot hold (a date), or anything else
         raise FrontmatterError(
             f"a key that is not text ({_one_line(exc)})",
             _failing_line(loader_class, text, first_line),
@@ -150,7 +150,7 @@ def _builds(node: Any, kinds: type | tuple[type, ...] = object) -> bool:
 
     try:
         return isinstance(SafeConstructor().construct_object(node, deep=True), kinds)
-    except Exception:  # noqa: BLE001 - a value that cannot be built
+    except Exception:  # a value that cannot be built
         return False
 
 
@@ -164,7 +164,7 @@ def _failing_line(loader_class: Any, text: str, first_line: int) -> int:
             root = loader.get_single_node()
         finally:
             loader.dispose()
-    except Exception:  # noqa: BLE001 - only a better line was at stake
+    except Exception:  # only a better line was at stake
         return first_line
     stack = [root]
     seen: set[int] = set()

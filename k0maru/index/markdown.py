@@ -12,6 +12,7 @@ from urllib.parse import unquote
 import xxhash
 
 from k0maru.index.languages import note_language
+from k0maru.text import tags_key
 from k0maru.wikilinks import WIKILINK, inline_tags, wikilink, without_code
 
 _FRONTMATTER = re.compile(
@@ -89,41 +90,48 @@ _BOOLS = {
 
 
 def _plain_scalar(raw: str) -> Any:
-    """YAML 1.1 scalar resolution for the plain and simply-quoted values of typical frontmatter."""
+    """YAML 1.1 scalar resolution for the plain and simply-quoted values of typical frontmatter;
+    ValueError for anything else (PyYAML reads it)."""
     if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
-        inner = raw[1:-1]
-        if "\\" in inner or raw[0] in inner:
-            raise ValueError("escapes")
-        return inner
-    if (
-        not raw
-        or raw[0] in _UNSAFE_PLAIN
-        or ": " in raw
-        or " #" in raw
-        or raw[0] in "-?,"
-        and len(raw) > 1
-        and raw[1] in " \t"
-    ):
+        return _simply_quoted(raw)
+    if _complex_plain(raw):
         raise ValueError("complex scalar")
     low = raw.lower()
     if low in _BOOLS:
         return _BOOLS[low]
-    if (
-        raw[0] in "0123456789+-."
-    ):  # YAML 1.1 has octal, hex, sexagesimal, .inf: only the plain forms here
-        if (
-            _INT.match(raw)
-            and not (raw.lstrip("+-").startswith("0") and raw.lstrip("+-") != "0")
-            and "_" not in raw
-        ):
-            return int(raw)
-        if _FLOAT.match(raw):
-            return float(raw)
-        if _DATE.match(raw):
-            _date.fromisoformat(raw)  # 2026-02-30: PyYAML's answer (an error) is the one given
-            return raw
-        raise ValueError("numeric-looking scalar")
+    if raw[0] in "0123456789+-.":
+        return _numeric_looking(raw)
     return raw
+
+
+def _simply_quoted(raw: str) -> str:
+    """A quoted value without escapes or its own quote inside, as written between the quotes."""
+    inner = raw[1:-1]
+    if "\\" in inner or raw[0] in inner:
+        raise ValueError("escapes")
+    return inner
+
+
+def _complex_plain(raw: str) -> bool:
+    """Whether an unquoted value may mean more than its text: empty, starting with an indicator,
+    holding a mapping's `: ` or a comment's ` #`, or a block sequence's or mapping's dash."""
+    if not raw or raw[0] in _UNSAFE_PLAIN or ": " in raw or " #" in raw:
+        return True
+    return raw[0] in "-?," and len(raw) > 1 and raw[1] in " \t"
+
+
+def _numeric_looking(raw: str) -> Any:
+    """A value starting like a number: a plain decimal int or float, or a date kept as text (YAML
+    1.1 also has octal, hex, sexagesimal, .inf: ValueError, PyYAML reads those)."""
+    digits = raw.lstrip("+-")
+    if _INT.match(raw) and not (digits.startswith("0") and digits != "0") and "_" not in raw:
+        return int(raw)
+    if _FLOAT.match(raw):
+        return float(raw)
+    if _DATE.match(raw):
+        _date.fromisoformat(raw)  # 2026-02-30: PyYAML's answer (an error) is the one given
+        return raw
+    raise ValueError("numeric-looking scalar")
 
 
 def _fast_frontmatter(text: str) -> dict[str, Any] | None:
@@ -208,7 +216,20 @@ def strip_code(body: str) -> str:
 def md_link_key(href: str, note_dir: str) -> tuple[str, str | None] | None:
     """(vault path key, anchor) of a Markdown link to another note, None for anything else (URLs,
     images, same-note anchors, paths that leave the vault)."""
-    href = href.strip().strip("<>")
+    split = _note_href(href.strip().strip("<>"))
+    if split is None:
+        return None
+    path, anchor = split
+    base = [] if path.startswith("/") else [p for p in note_dir.split("/") if p]
+    parts = _walked(base, path.split("/"))
+    key = "/".join(parts).lower().removesuffix(".md") if parts else ""
+    # leading "/": this exact vault path only
+    return ("/" + key, unquote(anchor) or None) if key else None
+
+
+def _note_href(href: str) -> tuple[str, str] | None:
+    """(path, anchor) of a link that may lead to a note (a path to a `.md` file or to a name without
+    an extension); None for URLs, same-note anchors and other files."""
     if not href or href.startswith("#") or _SCHEME.match(href):
         return None
     path, _, anchor = href.partition("#")
@@ -216,19 +237,20 @@ def md_link_key(href: str, note_dir: str) -> tuple[str, str | None] | None:
     name = path.rsplit("/", 1)[-1]
     if not name or ("." in name and not name.lower().endswith(".md")):
         return None
-    parts: list[str] = [] if path.startswith("/") else [p for p in note_dir.split("/") if p]
-    for part in path.split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
+    return path, anchor
+
+
+def _walked(parts: list[str], steps: list[str]) -> list[str] | None:
+    """The folder path `parts` after following the path `steps` (`.`, `..`, names); None when a
+    `..` leaves the vault."""
+    for step in steps:
+        if step == "..":
             if not parts:
                 return None
             parts.pop()
-        else:
-            parts.append(part)
-    key = "/".join(parts).lower().removesuffix(".md")
-    # leading "/": this exact vault path only
-    return ("/" + key, unquote(anchor) or None) if key else None
+        elif step not in ("", "."):
+            parts.append(step)
+    return parts
 
 
 def extract_links(body: str, rel_path: str = "", code_free: str | None = None) -> list[Link]:
@@ -239,26 +261,31 @@ def extract_links(body: str, rel_path: str = "", code_free: str | None = None) -
     if not has_wiki and not has_md:
         return []
     text = strip_code(body) if code_free is None else code_free
+    links = _markdown_links(text, rel_path) if has_md else []
+    return links + _wikilinks(text) if has_wiki else links
+
+
+def _markdown_links(text: str, rel_path: str) -> list[Link]:
+    """The Markdown links (inline and reference definitions) of `text` that lead to notes."""
+    note_dir = rel_path.rsplit("/", 1)[0] if "/" in rel_path else ""
     links: list[Link] = []
-    if has_md:
-        note_dir = rel_path.rsplit("/", 1)[0] if "/" in rel_path else ""
-        for match in _MD_LINK.finditer(text):
-            href = match.group(2) or match.group(3)
-            # a name with brackets is no note's (Obsidian refuses them), as in `[0]: [`
-            found = md_link_key(href, note_dir) if href and not _BRACKETS & set(href) else None
-            if found:
-                display = (match.group(1) or "").strip() or None
-                links.append(Link(href.strip(), found[0], found[1], display))
-    if not has_wiki:
-        return links
+    for match in _MD_LINK.finditer(text):
+        href = match.group(2) or match.group(3)
+        # a name with brackets is no note's (Obsidian refuses them), as in `[0]: [`
+        found = md_link_key(href, note_dir) if href and not _BRACKETS & set(href) else None
+        if found:
+            display = (match.group(1) or "").strip() or None
+            links.append(Link(href.strip(), found[0], found[1], display))
+    return links
+
+
+def _wikilinks(text: str) -> list[Link]:
+    """The wikilinks of `text` to other notes ([[#Heading]] points into the same note: none)."""
+    links: list[Link] = []
     for match in WIKILINK.finditer(text):
         target, heading, alias = wikilink(match)
-        if not target:  # [[#Heading]] points into the same note
-            continue
-        key = target.lower()
-        if key.endswith(".md"):
-            key = key[:-3]
-        links.append(Link(target, key, heading, alias))
+        if target:
+            links.append(Link(target, target.lower().removesuffix(".md"), heading, alias))
     return links
 
 
@@ -284,7 +311,7 @@ FOLDER_KINDS = {
 def note_tags(frontmatter: dict[str, Any], code_free_body: str) -> list[str]:
     """Tags from frontmatter (`tags`/`tag`, list or comma string) and inline `#tag` / `#a/b` outside
     code and headings (`code_free_body`: the body after `strip_code`), lower-case, without '#'."""
-    found = [t.lstrip("#") for t in _as_str_list(frontmatter.get("tags", frontmatter.get("tag")))]
+    found = [t.lstrip("#") for t in _as_str_list(frontmatter.get(tags_key(frontmatter)))]
     found += [tag for _, _, tag in inline_tags(code_free_body)]
     return sorted(
         {t.lower().strip("/") for t in found if t and _TAG_OK.match(t) and not t.isdigit()}
@@ -342,14 +369,22 @@ def note_title(frontmatter: dict[str, Any], body: str, rel_path: str) -> str:
     title = frontmatter.get("title")
     if isinstance(title, str) and clean_title(title):
         return clean_title(title)
+    return _heading_title(body) or _file_title(rel_path)
+
+
+def _heading_title(body: str) -> str | None:
+    """The first level-1 heading outside code; else a heading of any level that opens the note."""
     starts = [(pos, clean_title(text), level) for pos, text, level in _heading_starts(body)]
     starts = [h for h in starts if h[1]]
     first = next((text for _, text, level in starts if level == 1), None)
-    opening = _LEADING_NOISE.match(body)
-    if first is None and starts and opening and starts[0][0] == opening.end():
-        first = starts[0][1]
-    if first:
+    if first is not None or not starts:
         return first
+    opening = _LEADING_NOISE.match(body)
+    return starts[0][1] if opening and starts[0][0] == opening.end() else None
+
+
+def _file_title(rel_path: str) -> str:
+    """The file name, or for an `index.md` / `README.md` in a folder the folder's name."""
     folder, _, name = rel_path.rpartition("/")
     stem = name.removesuffix(".md")
     if stem.lower() in INDEX_PAGES and folder:
@@ -387,26 +422,8 @@ def chunk_note(title: str, body: str, cap: int, first_line: int = 1) -> list[Chu
     A chunk's hash covers the text the embedder sees (title, heading and text), so an unchanged
     section keeps its vector across edits elsewhere in the note.
     """
-    sections: list[tuple[int, str, str, str]] = []  # (offset, heading, heading path, text)
-    starts = _heading_starts(body)
-    if not starts or starts[0][0] > 0:
-        starts.insert(0, (0, "", 0))
-    trail: list[tuple[int, str]] = []  # (level, heading) of the enclosing headings
-    for i, (pos, heading, level) in enumerate(starts):
-        while trail and trail[-1][0] >= level > 0:
-            trail.pop()
-        if level and not (
-            level == 1 and not trail and heading.strip().lower() == title.strip().lower()
-        ):
-            trail.append((level, heading))
-        end = starts[i + 1][0] if i + 1 < len(starts) else len(body)
-        raw = body[pos:end]
-        section = raw.strip()
-        if section:
-            lead = pos + (len(raw) - len(raw.lstrip()))
-            sections.append((lead, heading, " > ".join(h for _, h in trail), section))
     chunks: list[Chunk] = []
-    for offset, heading, path, section in sections:
+    for offset, heading, path, section in _sections(title, body):
         cursor = 0
         for piece in _cap(section, cap):
             at = section.find(piece[:80], cursor)
@@ -418,6 +435,38 @@ def chunk_note(title: str, body: str, cap: int, first_line: int = 1) -> list[Chu
                 Chunk(len(chunks), heading, piece, digest, path, start, start + piece.count("\n"))
             )
     return chunks
+
+
+def _sections(title: str, body: str) -> list[tuple[int, str, str, str]]:
+    """(offset, heading, heading path, text) of each heading section with text; the text before
+    the first heading is a section without one, and a level-1 heading that repeats the title is
+    left out of the heading paths."""
+    sections: list[tuple[int, str, str, str]] = []
+    starts = _heading_starts(body)
+    if not starts or starts[0][0] > 0:
+        starts.insert(0, (0, "", 0))
+    ends = [pos for pos, _, _ in starts[1:]] + [len(body)]
+    trail: list[tuple[int, str]] = []  # (level, heading) of the enclosing headings
+    for (pos, heading, level), end in zip(starts, ends, strict=True):
+        _enter(trail, heading, level, title)
+        raw = body[pos:end]
+        if raw.strip():
+            lead = pos + (len(raw) - len(raw.lstrip()))
+            sections.append((lead, heading, " > ".join(h for _, h in trail), raw.strip()))
+    return sections
+
+
+def _enter(trail: list[tuple[int, str]], heading: str, level: int, title: str) -> None:
+    """The enclosing headings `trail` at a heading of `level` (0: the text before any heading): the
+    headings at its level or below close, and it opens, unless it is the level-1 title."""
+    while trail and trail[-1][0] >= level > 0:
+        trail.pop()
+    if level and not (level == 1 and not trail and same_text(heading, title)):
+        trail.append((level, heading))
+
+
+def same_text(a: str, b: str) -> bool:
+    return a.strip().lower() == b.strip().lower()
 
 
 def _heading_starts(body: str) -> list[tuple[int, str, int]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,24 @@ def same_stat(known: CachedDoc | None, entry: Entry) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class _Ending:
+    """What a scan records at its end: when it began, whether it keeps its counts (`record`), read
+    every note for a new parser (`reparse_all`), left every file of the vault indexed (`whole`,
+    through `walk` where the walk snapshot knew the walk)."""
+
+    started: float
+    t0: float
+    record: bool
+    reparse_all: bool
+    whole: bool
+    walk: Walk | None
+
+    def writes(self, store: Store) -> bool:
+        """Whether the end writes to the index even when no note changed."""
+        return self.record or self.reparse_all or (self.whole and not store.readonly)
+
+
 class IncrementalScanner:
     def __init__(self, store: Store, settings: Settings):
         self.store = store
@@ -88,12 +107,11 @@ class IncrementalScanner:
         started = time.time()
         t0 = time.perf_counter()
         reparse = self.store.get_meta("parser_version") != PARSER_VERSION
-        if walk is not None and not reparse:
+        walk = None if reparse else walk
+        if walk is not None:
             only = walk.changed  # the other files are as the snapshot's walk found them
-        else:
-            walk = None
-        if reparse and only is None:  # the parser learned something: every note is read again, once
-            full = True
+        reparse_all = reparse and only is None
+        full = full or reparse_all  # the parser learned something: every note is read again, once
         # before the walk: what changes after it is another's
         known = self.store.cached_documents(only)
         entries = list(self._entries(only))
@@ -105,31 +123,35 @@ class IncrementalScanner:
         links_dirty = dirty_names(self.store.get_meta(LINKS_DIRTY)) != set()
         if work:
             self._write_batches(work, result, progress, full)
-        # every file of the vault is indexed: the walk snapshot records this scan
-        whole = (only is None or walk is not None) and not result.deferred
-        if (
-            gone
-            or result.changed
-            or result.skipped
-            or links_dirty
-            or record
-            or (reparse and only is None)
-            or (whole and not self.store.readonly)
-        ):
+        ending = _Ending(
+            started,
+            t0,
+            record=record,
+            reparse_all=reparse_all,
+            # every file of the vault is indexed: the walk snapshot records this scan
+            whole=(only is None or walk is not None) and not result.deferred,
+            walk=walk,
+        )
+        if any((gone, result.changed, result.skipped, links_dirty, ending.writes(self.store))):
             with self.store.transaction():
                 if gone:  # re-diff deletions under the write lock: another writer may have moved on
                     result.removed += self._remove(self._still_gone(entries, known, only))
-                if reparse and only is None:
-                    self.store.set_meta("parser_version", PARSER_VERSION)
                 self._record_skips(only, work)
                 self._resolve_dirty_links()
-                result.elapsed_ms = (time.perf_counter() - t0) * 1000
-                if record:
-                    self.store.record_scan(started, result.elapsed_ms, result.counts())
-                if whole:
-                    self._record_walk(result, walk)
+                self._end(result, ending)
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
+
+    def _end(self, result: ScanResult, ending: _Ending) -> None:
+        """What a scan records last, in its last transaction: the parser version that read every
+        note, the scan's counts, the walk."""
+        if ending.reparse_all:
+            self.store.set_meta("parser_version", PARSER_VERSION)
+        result.elapsed_ms = (time.perf_counter() - ending.t0) * 1000
+        if ending.record:
+            self.store.record_scan(ending.started, result.elapsed_ms, result.counts())
+        if ending.whole:
+            self._record_walk(result, ending.walk)
 
     @staticmethod
     def _bounded(
@@ -209,16 +231,7 @@ class IncrementalScanner:
                 while done < total and time.perf_counter() - t_batch < BATCH_SECONDS:
                     group = [entry for entry, _ in work[done : done + GROUP]]
                     done += len(group)
-                    # re-checked under the lock
-                    cached = self.store.cached_documents([e.rel for e in group])
-                    for entry in group:
-                        known = cached.get(entry.rel)
-                        if not full and same_stat(known, entry):
-                            result.unchanged += 1
-                            continue
-                        changed, new_links = self._apply_one(entry, known, result, full)
-                        batch_changed |= changed
-                        links.extend(new_links)
+                    batch_changed |= self._apply_group(group, result, full, links)
                     if progress is not None:
                         progress(done, total)
                 if links:  # links to notes of later batches are resolved at the end of the scan
@@ -226,6 +239,23 @@ class IncrementalScanner:
                 if batch_changed or links:
                     self.store.bump_corpus_version()
                 self._mark_links_dirty()
+
+    def _apply_group(
+        self, group: list[Entry], result: ScanResult, full: bool, links: list[tuple[int, Link]]
+    ) -> bool:
+        """Index the files of `group` that differ from the index, re-checked under the lock; their
+        links are added to `links`. Whether any document changed."""
+        changed = False
+        cached = self.store.cached_documents([e.rel for e in group])
+        for entry in group:
+            known = cached.get(entry.rel)
+            if not full and same_stat(known, entry):
+                result.unchanged += 1
+                continue
+            one_changed, new_links = self._apply_one(entry, known, result, full)
+            changed |= one_changed
+            links.extend(new_links)
+        return changed
 
     def _mark_links_dirty(self) -> None:
         """Add the names that changed to those whose links the end of the scan re-resolves (call it
@@ -474,11 +504,11 @@ def _parse(rel: str, text: str) -> ParsedNote | None:
     (one warning), and None when even that fails."""
     try:
         note = parse_note(rel, text)
-    except Exception as exc:  # noqa: BLE001 - one note never stops the scan
+    except Exception as exc:  # one note never stops the scan
         try:
             body = split_frontmatter(text)[1]
             note = parse_note(rel, body)
-        except Exception:  # noqa: BLE001
+        except Exception:
             return None
         note.body_line = text.count("\n", 0, len(text) - len(body)) + 1
         note.warnings.append(f"{rel}: frontmatter unusable ({exc}); indexed without frontmatter")

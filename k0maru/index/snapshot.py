@@ -96,47 +96,81 @@ def known_walk(
 ) -> int | Walk | None:
     """The number of files when a full scan would find nothing to do; the walk itself when only
     files changed, in folders that did not; else None."""
-    try:
-        snap: dict[str, Any] = json.loads((root / STATE_DIR / FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    snap = _snapshot(root)
+    if snap is None:
         return None
     # the one read of the index before the walk: a moved corpus or a vector backlog needs no walk to
     # rule out; skipped when the index files are as they were the last time this read found it as
     # left
     index = _index_files(root)
-    trusted = snap.get("index") == index and (snap.get("vectors") or not embed)
+    trusted = _index_unchanged(snap, index, embed)
     if snap.get("key") != scan_key(include, exclude, max_file_bytes) or not (
         trusted or _index_as_left(root, snap.get("corpus_version"), embed)
     ):
         return None
-    folders = snap.get("folders")
-    known = _known_files(root, folders)
-    update: dict[str, Any] = {}
-    if (
-        known is None
-    ):  # a folder changed (a file added, removed or renamed, or of another kind): walk
-        from k0maru.index.walker import VaultWalker
-
-        walker = VaultWalker(root, include, exclude)
-        files = sum(1 for _ in walker.walk(ordered=False))
-        if walker.skips or walker.linked or walker.walked != snap.get("walked"):
-            return None
-        update["folders"] = walker.folders  # the same notes: the next check need not list folders
-    else:
-        rels, signatures = known
-        walked = digest(rels, signatures)
-        if walked != snap.get("walked"):
-            changed = _changed(root, rels, signatures, snap.get("walked"))
-            if changed is None or not isinstance(folders, list):
-                return None
-            return Walk(changed, len(rels), walked, signatures, folders)
-        files = len(rels)
+    found = _files_now(root, snap, include, exclude)
+    if found is None or isinstance(found, Walk):
+        return found
+    files, update = found
     if not trusted and _index_files(root) == index:  # nothing wrote to the index while it was read
         update.update(index=index, vectors=embed)
     if update:
-        with suppress(OSError):
-            atomic_write_text(root / STATE_DIR / FILE, json.dumps({**snap, **update}))
+        _update(root, snap, update)
     return files
+
+
+def _index_unchanged(snap: dict[str, Any], index: list[list[int] | None], embed: bool) -> bool:
+    """Whether the index files are as they were when a check last found the index as the snapshot
+    left it (with every vector, when embedding)."""
+    return snap.get("index") == index and bool(snap.get("vectors") or not embed)
+
+
+def _update(root: Path, snap: dict[str, Any], update: dict[str, Any]) -> None:
+    with suppress(OSError):  # a read-only state folder: the next check does the same work again
+        atomic_write_text(root / STATE_DIR / FILE, json.dumps({**snap, **update}))
+
+
+def _snapshot(root: Path) -> dict[str, Any] | None:
+    """The walk snapshot as saved, None when there is none or it is not JSON."""
+    try:
+        snap: dict[str, Any] = json.loads((root / STATE_DIR / FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return snap
+
+
+def _files_now(
+    root: Path, snap: dict[str, Any], include: list[str], exclude: list[str]
+) -> tuple[int, dict[str, Any]] | Walk | None:
+    """With the index as the snapshot left it: (the number of files, what to update in the
+    snapshot) when the vault is as the snapshot's walk found it; the walk when only files changed,
+    in folders that did not; None when a walk finds something else."""
+    folders = snap.get("folders")
+    known = _known_files(root, folders)
+    if known is None:  # a folder changed (a file added, removed or renamed, or of another kind)
+        return _walked_again(root, snap, include, exclude)
+    rels, signatures = known
+    walked = digest(rels, signatures)
+    if walked == snap.get("walked"):
+        return len(rels), {}
+    changed = _changed(root, rels, signatures, snap.get("walked"))
+    if changed is None or not isinstance(folders, list):
+        return None
+    return Walk(changed, len(rels), walked, signatures, folders)
+
+
+def _walked_again(
+    root: Path, snap: dict[str, Any], include: list[str], exclude: list[str]
+) -> tuple[int, dict[str, Any]] | None:
+    """A walk finds the same notes as the snapshot's: their number, with the folders it listed for
+    the snapshot (the next check need not list them); None when it finds anything else."""
+    from k0maru.index.walker import VaultWalker
+
+    walker = VaultWalker(root, include, exclude)
+    files = sum(1 for _ in walker.walk(ordered=False))
+    if walker.skips or walker.linked or walker.walked != snap.get("walked"):
+        return None
+    return files, {"folders": walker.folders}
 
 
 def _changed(root: Path, rels: list[str], now: array[int], walked: object) -> list[str] | None:

@@ -227,42 +227,44 @@ class VaultWalker:
         """Entries for just these vault-relative paths (those that exist and would be walked)."""
         for rel in sorted(set(rels)):
             parts = rel.split("/")
-            if any(p in ALWAYS_SKIP_DIRS or p in ("", ".", "..") for p in parts[:-1]):
+            if self._walked_past(rel, parts) or self._ignored_path(rel, parts):
                 continue
-            if not self._included(rel, parts[-1]):
-                continue
-            specs: list[tuple[str, Spec]] = []
-            if self._root_ignore is not None:
-                specs.append(("", self._root_ignore))
-            for depth in range(len(parts)):
-                base = "/".join(parts[:depth]) + ("/" if depth else "")
-                gitignore = self.root / base / ".gitignore"
-                if gitignore.is_file():
-                    specs.append(
-                        (
-                            base,
-                            gitignore_spec(
-                                gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
-                            ),
-                        )
-                    )
-            ancestors = ["/".join(parts[:d]) + "/" for d in range(1, len(parts))]
-            if any(_ignored(specs, a) for a in ancestors) or _ignored(specs, rel):
-                continue
-            path = self.root / rel
-            try:
-                st = path.lstat()
-            except OSError:
-                continue
-            if path.is_file() and not path.is_symlink():
-                yield Entry(
-                    rel,
-                    str(path),
-                    st.st_mtime_ns,
-                    st.st_size,
-                    st.st_ctime_ns,
-                    st.st_ino & INODE_BITS,
-                )
+            entry = _file_entry(self.root / rel, rel)
+            if entry is not None:
+                yield entry
+
+    def _walked_past(self, rel: str, parts: list[str]) -> bool:
+        """Whether the walk never reaches the file: in a folder it always skips (or a path that is
+        no plain vault path), or a name the settings leave out."""
+        if any(p in ALWAYS_SKIP_DIRS or p in ("", ".", "..") for p in parts[:-1]):
+            return True
+        return not self._included(rel, parts[-1])
+
+    def _ignored_path(self, rel: str, parts: list[str]) -> bool:
+        """Whether a .gitignore on the way (the vault's own, then each folder's) ignores the file or
+        a folder above it."""
+        specs: list[tuple[str, Spec]] = []
+        if self._root_ignore is not None:
+            specs.append(("", self._root_ignore))
+        for depth in range(len(parts)):
+            base = "/".join(parts[:depth]) + ("/" if depth else "")
+            gitignore = self.root / base / ".gitignore"
+            if gitignore.is_file():
+                lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
+                specs.append((base, gitignore_spec(lines)))
+        ancestors = ["/".join(parts[:d]) + "/" for d in range(1, len(parts))]
+        return any(_ignored(specs, a) for a in ancestors) or _ignored(specs, rel)
+
+
+def _file_entry(path: Path, rel: str) -> Entry | None:
+    """The entry of a regular file (not a symlink) at `path`, None for anything else."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return None
+    if not path.is_file() or path.is_symlink():
+        return None
+    return Entry(rel, str(path), st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino & INODE_BITS)
 
 
 def digest(rels: list[str], signatures: array[int]) -> str:

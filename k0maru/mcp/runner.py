@@ -130,6 +130,6 @@ class LocalRunner:
             return work()
         except K0maruError as exc:
             raise ToolFailure(agent_line(exc), exc.mcp_code) from None
-        except Exception as exc:  # noqa: BLE001 - one line for the agent, the traceback for stderr
+        except Exception as exc:  # one line for the agent, the traceback for stderr
             log.exception("%s failed", what)
             raise ToolFailure(failure_line(what, exc)) from None

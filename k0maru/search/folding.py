@@ -86,21 +86,38 @@ def translation_key(path: str, frontmatter: str) -> tuple[str, str] | None:
         # Docusaurus: `i18n/fr/docusaurus-plugin-content-docs/current/x.md` translates `docs/x.md`
         original = f"{site.group(1) or ''}{_DOCUSAURUS_HOME[site.group(3)]}/{site.group(4)}"
         return original + NAMED, site.group(2).lower()
-    parts = path.split("/")
-    for i in range(len(parts) - 2, -1, -1):  # the innermost language folder
+    return _folder_key(path.split("/"), frontmatter) or _named_key(path)
+
+
+def _folder_key(parts: list[str], frontmatter: str) -> tuple[str, str] | None:
+    """The key of a note inside a language folder (the innermost one): the frontmatter's shared
+    key where it has one, else its path with the folder as `*`."""
+    for i in range(len(parts) - 2, -1, -1):
         code = language_folder(parts[i])
         if code is None:
             continue
-        try:
-            meta = json.loads(frontmatter) if frontmatter else {}
-        except ValueError:
-            meta = {}
-        shared = next((str(meta[k]) for k in _KEYS if isinstance(meta, dict) and meta.get(k)), "")
+        shared = _shared_key(frontmatter)
         if shared:
             return f"{'/'.join(parts[:i])}\0key\0{shared}", code
         return "/".join([*parts[:i], "*", *parts[i + 1 :]]), code
+    return None
+
+
+def _shared_key(frontmatter: str) -> str:
+    """The value of the first frontmatter key (`_KEYS`) translations share, "" where none is set."""
+    try:
+        meta = json.loads(frontmatter) if frontmatter else {}
+    except ValueError:
+        return ""
+    if not isinstance(meta, dict):
+        return ""
+    return next((str(meta[k]) for k in _KEYS if meta.get(k)), "")
+
+
+def _named_key(path: str) -> tuple[str, str] | None:
+    """The key of a note whose name carries a language code: `install.fr.md`."""
     stem, dot, code = path.removesuffix(".md").rpartition(".")
-    if dot and "/" not in code and language_folder(code) is not None:  # `install.fr.md`
+    if dot and "/" not in code and language_folder(code) is not None:
         return stem + NAMED, code.lower()
     return None
 
@@ -114,19 +131,30 @@ def translation_keys(rows: dict[int, tuple[str, str, str]]) -> dict[int, tuple[s
     keys = {d: translation_key(path, fm) for d, (path, fm, _) in rows.items()}
     for d, (path, _, read_as) in rows.items():
         key = keys[d]
-        if (
-            key
-            and path.lower().removesuffix(".md").endswith("." + key[1])
-            and key[0].endswith(NAMED)
-        ):
-            named_as = CODES.get(key[1].split("-")[0])
-            if named_as is not None and named_as != (read_as or "english"):
-                keys[d] = None
+        if key and _named_in_another_language(path, key, read_as):
+            keys[d] = None
+    _join_named(rows, keys)
+    return keys
+
+
+def _join_named(
+    rows: dict[int, tuple[str, str, str]], keys: dict[int, tuple[str, str] | None]
+) -> None:
+    """A note without a key whose name its translations carry with a code (`install.md` beside
+    `install.fr.md`) joins them, in the language it was read in."""
     named = {k[0] for k in keys.values() if k and k[0].endswith(NAMED)}
     for d, (path, _, read_as) in rows.items():
         if keys[d] is None and (name := path.removesuffix(".md") + NAMED) in named:
             keys[d] = name, next((c for c, n in CODES.items() if n == read_as), "en")
-    return keys
+
+
+def _named_in_another_language(path: str, key: tuple[str, str], read_as: str) -> bool:
+    """Whether a note keyed by the language code in its name (`name.xx.md`) was read in another
+    language than the code names (where that language has a stemmer to tell it by)."""
+    if not (path.lower().removesuffix(".md").endswith("." + key[1]) and key[0].endswith(NAMED)):
+        return False
+    named_as = CODES.get(key[1].split("-")[0])
+    return named_as is not None and named_as != (read_as or "english")
 
 
 @dataclass

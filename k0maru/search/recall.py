@@ -387,11 +387,7 @@ class Recall:
     ) -> Ranked:
         """Fuse the channels' evidence, then add the graph's (hybrid only)."""
         channels = gathered.channels
-        top = max(gathered.bm25, key=gathered.bm25.__getitem__, default=None)
-        matched = gathered.bm25_best[top].matched if top is not None else 0.0
-        w_bm25 = self.bm25_weight(query, channels, matched)
-        if channels == "hybrid" and gathered.coverage < 1:
-            w_bm25 = pending_weight(w_bm25, gathered.coverage)
+        w_bm25 = self._fused_bm25_weight(query, gathered)
         vec_floor = floor if channels == "hybrid" else -1.0
         parts = fuse(
             gathered.bm25,
@@ -403,11 +399,8 @@ class Recall:
         if gathered.pending and channels == "hybrid":
             parts, borrowed = centred(parts, self._unembedded(gathered))
         fused = {d: b + v for d, (b, v) in parts.items() if b > 0 or v > 0}
-        boosts: dict[int, tuple[float, list[str]]] = {}
-        if mode == "hybrid":  # a single-channel mode ranks by that channel alone
-            boost = self.settings.graph_boost if graph_boost is None else graph_boost
-            titles = self.store.titles(list(fused))
-            boosts = graph_boosts(self.store.edges_among(list(fused)), boost, fused, titles)
+        # a single-channel mode ranks by that channel alone
+        boosts = self._graph_boosts(fused, graph_boost) if mode == "hybrid" else {}
         return Ranked(
             query=query,
             gathered=gathered,
@@ -420,6 +413,25 @@ class Recall:
             v_pos={d: i for i, d in enumerate(gathered.vec_rank)},
             borrowed=borrowed,
         )
+
+    def _fused_bm25_weight(self, query: str, gathered: Gathered) -> float:
+        """BM25's weight against the vectors' for this query (by how much of it the best BM25 hit
+        matched), lowered in hybrid while some chunks still wait for their vectors."""
+        top = max(gathered.bm25, key=gathered.bm25.__getitem__, default=None)
+        matched = gathered.bm25_best[top].matched if top is not None else 0.0
+        w_bm25 = self.bm25_weight(query, gathered.channels, matched)
+        if gathered.channels == "hybrid" and gathered.coverage < 1:
+            return pending_weight(w_bm25, gathered.coverage)
+        return w_bm25
+
+    def _graph_boosts(
+        self, fused: dict[int, float], graph_boost: float | None
+    ) -> dict[int, tuple[float, list[str]]]:
+        """What links among the fused candidates add to each (`graph_boosts`), with the titles that
+        explain it."""
+        boost = self.settings.graph_boost if graph_boost is None else graph_boost
+        titles = self.store.titles(list(fused))
+        return graph_boosts(self.store.edges_among(list(fused)), boost, fused, titles)
 
     def _unembedded(self, gathered: Gathered) -> set[int]:
         """The BM25 candidates whose best chunk has no vector yet."""

@@ -39,7 +39,7 @@ def offload(
 
     try:
         vault = Vault.open(vault_dir, writes_state=True, offload_threshold=threshold)
-    except Exception as exc:  # noqa: BLE001 - no vault, a full disk, a broken index: the command still runs
+    except Exception as exc:  # no vault, a full disk, a broken index: the command still runs
         outcome = run_offload(
             _somewhere(vault_dir),
             command,
@@ -87,7 +87,7 @@ def _record(vault: Vault, rec: OffloadRecord) -> None:
         cap = vault.settings.offload_max_mb
         if cap:
             records.prune(vault.store, vault.root, max_bytes=cap * 1_000_000)
-    except Exception as exc:  # noqa: BLE001 - any failure of the index, one line
+    except Exception as exc:  # any failure of the index, one line
         print(
             f"k0maru: warning: log kept at {rec.log_path} but not recorded: {exc}", file=sys.stderr
         )

@@ -716,7 +716,7 @@ def _readable_offloads(vault: Vault) -> list[OffloadRecord]:
 
     try:
         return records.readable(vault.store)
-    except Exception:  # noqa: BLE001 - a damaged index: its records come from the sidecars alone
+    except Exception:  # a damaged index: its records come from the sidecars alone
         return []
 
 

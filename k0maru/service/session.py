@@ -93,38 +93,51 @@ class VaultSession:
         self._lag.text = self._lag.reopened = None
         with self._in_flight():
             try:
-                reopened = self.vault.reopen_if_replaced()  # two stat()s: the file and its log
-                if reopened:
-                    log.warning("%s: %s", db_path(self.vault.root), reopened)
-                    self._lag.reopened = reopened
-                    self._last_scan = None
-                watcher = self._watcher
-                if fresh and watcher is not None and self._last_scan is not None:
-                    watcher.sync()  # every change made before this request is marked
+                self._follow_replaced()
+                if fresh and self._watcher is not None and self._last_scan is not None:
+                    self._watcher.sync()  # every change made before this request is marked
                 if write:
                     with self.lock:
                         if fresh:
                             self.fresh()
                         yield self.vault
                 else:
-                    if fresh and self._lock_for_read():
-                        try:
-                            self.fresh()
-                        finally:
-                            self.lock.release()
-                    elif fresh and watcher is not None and (watcher.pending() or self._refreshing):
-                        self._lag.text = "another request is indexing; files changed just now may not be in this answer"
-                    if fresh and self._backlog():
-                        self._lag.text = (
-                            f"{self._deferred} new or changed note(s) are not indexed yet; the "
-                            "indexing worker is adding them, so this answer may miss them"
-                        )
+                    if fresh:
+                        self._refresh_for_read()
                     yield self.vault
             except (
                 db.DatabaseError,
                 UnicodeDecodeError,
             ) as exc:  # e.g. a corrupt page met mid-query: one line, not a traceback
                 raise self._explain(exc) from None
+
+    def _follow_replaced(self) -> None:
+        """Reopen the index when a rebuild replaced its file (two stat()s: the file and its log);
+        the answer says so."""
+        reopened = self.vault.reopen_if_replaced()
+        if reopened:
+            log.warning("%s: %s", db_path(self.vault.root), reopened)
+            self._lag.reopened = reopened
+            self._last_scan = None
+
+    def _refresh_for_read(self) -> None:
+        """A read's rescan, where it can take the write lock (`_lock_for_read`); the answer says
+        what it may miss: changes another request is indexing, or a backlog the worker has."""
+        watcher = self._watcher
+        if self._lock_for_read():
+            try:
+                self.fresh()
+            finally:
+                self.lock.release()
+        elif watcher is not None and (watcher.pending() or self._refreshing):
+            self._lag.text = (
+                "another request is indexing; files changed just now may not be in this answer"
+            )
+        if self._backlog():
+            self._lag.text = (
+                f"{self._deferred} new or changed note(s) are not indexed yet; the "
+                "indexing worker is adding them, so this answer may miss them"
+            )
 
     def _backlog(self) -> int:
         """The notes a request left to the worker, while the worker has not finished them."""
@@ -349,7 +362,7 @@ class VaultSession:
             try:
                 self.vault.reopen_if_replaced()
                 missed = self.vault.changed_paths()
-            except Exception as exc:  # noqa: BLE001 - the next walk tries again
+            except Exception as exc:  # the next walk tries again
                 log.warning("background walk failed: %s", exc)
                 continue
             if missed:
@@ -409,7 +422,7 @@ class VaultSession:
                         pass
         except IndexReplacedError:
             pass  # a rebuild: the next request reopens and embeds into the new file
-        except Exception as exc:  # noqa: BLE001 - the next rescan retries
+        except Exception as exc:  # the next rescan retries
             log.warning("background embedding stopped: %s", exc)
         self._hand_on_request()
 

@@ -33,7 +33,7 @@ def warm_up(session: VaultSession) -> None:
         llm_tokens.prepare(sample)  # a vault in other scripts: a counter that covers them at once
         gc.freeze()  # what the start made lives as long as the process: no collection walks it again
         release_free_memory()
-    except Exception as exc:  # noqa: BLE001 - a failed warm-up must not end the server
+    except Exception as exc:  # a failed warm-up must not end the server
         log.warning("warm-up failed: %s", exc)
     finally:
         gc.enable()
@@ -49,13 +49,13 @@ def load_model_early(vault: Vault) -> threading.Thread | None:
     try:
         import numpy  # noqa: F401
         import onnxruntime  # noqa: F401
-    except Exception:  # noqa: BLE001 - missing or broken (a library it links): the warm-up's load says so
+    except Exception:  # missing or broken (a library it links): the warm-up's load says so
         return None
 
     def load() -> None:
         try:
             vault.embedder  # noqa: B018 - the property loads the model
-        except Exception as exc:  # noqa: BLE001 - the warm-up tries again and says why
+        except Exception as exc:  # the warm-up tries again and says why
             log.warning("loading the embedding model failed: %s", exc)
 
     thread = threading.Thread(target=load, name="k0maru-model")

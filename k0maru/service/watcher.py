@@ -157,7 +157,7 @@ class ChangeWatcher:
                         self._walk = True
                     self._ready.set()
                 self._mark(batch)
-        except Exception as exc:  # noqa: BLE001 - no watcher: the session walks instead
+        except Exception as exc:  # no watcher: the session walks instead
             log.warning("file watcher stopped (%s); changes are found by walking the vault", exc)
         finally:
             self._ready.set()  # stopped: `running` is False and the session walks

@@ -10,9 +10,9 @@ import os
 import shutil
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from k0maru.config import Settings, default_config_toml, load_settings
 from k0maru.errors import K0maruError
@@ -60,6 +60,48 @@ class IndexReport:
             "embed_ms": round(self.embed_ms, 2),
             "warnings": s.warnings + self.warnings,
         }
+
+
+@dataclass(frozen=True, kw_only=True)
+class IndexOptions:
+    """What one `Vault.index` run does.
+
+    full: re-read and re-parse every file. only: index these vault paths, not the whole vault.
+    embed: embed the chunks that have no vector yet, at most `embed_limit` of them. record: keep
+    the scan's counts. lexical: also merge the BM25 delta when it is due; a server's or a query's
+    run passes `merge=False`: a merge due is then only reported (`merge_due`), for the background
+    thread or the worker to do. snapshot_first: ask the walk snapshot first (False when the caller
+    has just asked, as the CLI's scan does, so a vault with changes is not walked one time more).
+    limit: at most this many new or changed files are indexed, the latest first (a reader's share
+    of a backlog; `scan.deferred` counts the rest)."""
+
+    full: bool = False
+    only: list[str] | None = None
+    embed: bool = True
+    scan_progress: ProgressFn | None = None
+    embed_progress: ProgressFn | None = None
+    record: bool = True
+    lexical: bool = False
+    embed_limit: int | None = None
+    snapshot_first: bool = True
+    merge: bool = True
+    limit: int | None = None
+
+
+class IndexChoices(TypedDict, total=False):
+    """`IndexOptions` by keyword: `vault.index(only=[path], embed=False)`."""
+
+    full: bool
+    only: list[str] | None
+    embed: bool
+    scan_progress: ProgressFn | None
+    embed_progress: ProgressFn | None
+    record: bool
+    lexical: bool
+    embed_limit: int | None
+    snapshot_first: bool
+    merge: bool
+    limit: int | None
 
 
 CONVENTIONS_TTL_S = 60.0
@@ -195,7 +237,7 @@ class Vault:
                 return
             try:
                 self._conventions = (time.monotonic(), ConventionSniffer(self.root).sniff())
-            except Exception:  # noqa: BLE001, S110 - the next flush sniffs again
+            except Exception:  # the next flush sniffs again
                 pass
             finally:
                 self._sniffing.release()
@@ -266,80 +308,84 @@ class Vault:
         done.append(f"index at {db_path(self.root).relative_to(self.root)}")
         return done
 
-    def index(  # noqa: PLR0913 - each caller's choice of what an index run does
-        self,
-        full: bool = False,
-        only: list[str] | None = None,
-        embed: bool = True,
-        scan_progress: ProgressFn | None = None,
-        embed_progress: ProgressFn | None = None,
-        record: bool = True,
-        lexical: bool = False,
-        embed_limit: int | None = None,
-        snapshot_first: bool = True,
-        merge: bool = True,
-        limit: int | None = None,
+    def index(
+        self, options: IndexOptions | None = None, /, **choices: Unpack[IndexChoices]
     ) -> IndexReport:
         """Incremental scan (of `only`, else everything), then embed the chunks that have no vector
-        yet (at most `embed_limit`); with `lexical`, also merge the BM25 delta into its main segment
-        when it has grown past `Bm25State.merge_due` (a query only ever scores the delta). A
-        whole-vault run that a walk shows has nothing to do (snapshot.py) stops after the walk, and
-        one that finds only files changed, in folders that did not, reads those files without
-        walking again; `snapshot_first=False` when the caller has just asked (the CLI's scan), so a
-        vault with changes is not walked one time more. A server's or a query's run passes
-        `merge=False`: a merge due is then only reported (`merge_due`), for the background thread
-        or the worker to do. `limit`: at most this many new or changed files are indexed, the
-        latest first (a reader's share of a backlog; `scan.deferred` counts the rest)."""
-        s = self.settings
-        walk = None  # the walk, when the check knows it: only files changed, in the same folders
-        if only is None and not full and snapshot_first:
-            known = snapshot.known_walk(
-                self.root, s.include, s.exclude, s.max_file_bytes, embed and s.embed
-            )
-            if isinstance(known, int):
-                return IndexReport(ScanResult(unchanged=known))
-            walk = known
+        yet; what each option does: `IndexOptions`. `options` and `choices` (the same, by keyword)
+        together: the keywords win. A whole-vault run that a walk shows has nothing to do
+        (snapshot.py) stops after the walk, and one that finds only files changed, in folders that
+        did not, reads those files without walking again."""
+        run = replace(options or IndexOptions(), **choices)
+        walk = self._known_walk(run)
+        if isinstance(walk, int):
+            return IndexReport(ScanResult(unchanged=walk))
         last_chunk = self.store.last_chunk_id()
         from k0maru.index.scanner import IncrementalScanner
 
         scan = IncrementalScanner(self.store, self.settings).scan(
-            full=full, only=only, progress=scan_progress, record=record, limit=limit, walk=walk
+            full=run.full,
+            only=run.only,
+            progress=run.scan_progress,
+            record=run.record,
+            limit=run.limit,
+            walk=walk,
         )
-        report = IndexReport(scan)
-        if scan.new_chunks and self.settings.embed and not self.store.readonly:
-            # the chunks just added: the same text as before gets its vector, not the model
-            report.reused = self.store.reuse_vectors(after_id=last_chunk)
-        if (
-            lexical
-        ):  # before embedding: a large change is searchable at full speed while vectors follow
-            state = self.store.bm25_state()
-            if state is not None and state.merge_due and not merge:
-                report.merge_due = True  # a query reads the persisted segment plus the delta
-            elif (
-                state is None or state.merge_due
-            ):  # else the delta serves queries and nothing is loaded
-                self.merge_bm25(self.store)
-        if embed and self.settings.embed and self.store.has_unembedded_chunks():
-            from k0maru.search import vectors
-
-            if not self._embedder_loaded:
-                release_free_memory()  # what the scan and a BM25 build freed, before the model loads
-            embedder = self.embedder
-            if embedder is None:
-                report.warnings.append(self.model_warning or "no embedding model")
-            else:
-                t0 = time.perf_counter()
-                report.embedded = vectors.embed_pending(
-                    self.store,
-                    embedder,
-                    self.settings.embed_batch,
-                    embed_progress,
-                    limit=embed_limit,
-                    stop=self.store.replaced,  # a rebuild moved the file: go on in the new one
-                )
-                report.embed_ms = (time.perf_counter() - t0) * 1000
-        self._keep_snapshot(scan, lexical and not report.merge_due)
+        report = IndexReport(scan, reused=self._reuse_vectors(scan, last_chunk))
+        if run.lexical:  # before embedding: a large change is searchable at full speed while
+            self._merge_if_due(report, run.merge)  # vectors follow
+        if run.embed and self.settings.embed and self.store.has_unembedded_chunks():
+            self._embed_pending(report, run)
+        self._keep_snapshot(scan, run.lexical and not report.merge_due)
         return report
+
+    def _reuse_vectors(self, scan: ScanResult, last_chunk: int) -> int:
+        """The chunks just added (after `last_chunk`) whose text had a vector before get it, not
+        the model's time; how many."""
+        if scan.new_chunks and self.settings.embed and not self.store.readonly:
+            return self.store.reuse_vectors(after_id=last_chunk)
+        return 0
+
+    def _known_walk(self, run: IndexOptions) -> snapshot.Walk | int | None:
+        """What the walk snapshot's check knows of a whole-vault run (`snapshot.known_walk`): the
+        number of unchanged files when nothing changed, the walk when only files changed in the
+        same folders; None when the run walks anyway."""
+        if run.only is not None or run.full or not run.snapshot_first:
+            return None
+        s = self.settings
+        return snapshot.known_walk(
+            self.root, s.include, s.exclude, s.max_file_bytes, run.embed and s.embed
+        )
+
+    def _merge_if_due(self, report: IndexReport, merge: bool) -> None:
+        """Merge the BM25 delta into its main segment when it has grown past `Bm25State.merge_due`
+        (or there is no segment yet); without `merge`, a merge due is only reported."""
+        state = self.store.bm25_state()
+        if state is not None and state.merge_due and not merge:
+            report.merge_due = True  # a query reads the persisted segment plus the delta
+        elif state is None or state.merge_due:  # else the delta serves queries, nothing is loaded
+            self.merge_bm25(self.store)
+
+    def _embed_pending(self, report: IndexReport, run: IndexOptions) -> None:
+        """Embed the chunks that have no vector yet (at most `run.embed_limit`), into `report`."""
+        from k0maru.search import vectors
+
+        if not self._embedder_loaded:
+            release_free_memory()  # what the scan and a BM25 build freed, before the model loads
+        embedder = self.embedder
+        if embedder is None:
+            report.warnings.append(self.model_warning or "no embedding model")
+            return
+        t0 = time.perf_counter()
+        report.embedded = vectors.embed_pending(
+            self.store,
+            embedder,
+            self.settings.embed_batch,
+            run.embed_progress,
+            limit=run.embed_limit,
+            stop=self.store.replaced,  # a rebuild moved the file: go on in the new one
+        )
+        report.embed_ms = (time.perf_counter() - t0) * 1000
 
     def merge_bm25(self, store: Bm25Store) -> None:
         """Fold the BM25 delta into a rebuilt, persisted main segment, through `store` (a background
@@ -457,7 +503,7 @@ class Vault:
         try:
             return self.store.reader_problem()
         except IndexCorruptError as exc:
-            return str(exc).split("index is corrupt (", 1)[-1].split(");", 1)[0]
+            return exc.damage
         except (K0maruError, db.DatabaseError) as exc:
             return " ".join(str(exc).split())[:120]
 

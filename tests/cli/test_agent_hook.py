@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -132,9 +133,9 @@ def sink(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 def hook_input(
     command: str, host: str = "claude-code", cwd: str | None = None, mode: str = "default"
-) -> dict:
+) -> dict[str, Any]:
     """The PreToolUse input each host documents for a Bash call (cwd: the test's project)."""
-    event = {
+    event: dict[str, Any] = {
         "session_id": "0b1c2d3e",
         "transcript_path": "/tmp/transcript.jsonl",
         "cwd": cwd or os.environ["CLAUDE_PROJECT_DIR"],
@@ -150,7 +151,7 @@ def hook_input(
     return event
 
 
-def run_hook(event: dict, env: dict[str, str] | None = None) -> dict | None:
+def run_hook(event: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any] | None:
     r = subprocess.run(
         [str(HOOK)],
         input=json.dumps(event),
@@ -248,7 +249,7 @@ def test_allow_only_when_the_users_rules_allow_every_command(
     ],
 )
 def test_a_deny_or_ask_rule_leaves_the_line_as_written(
-    command: str, lists: dict, claude_config: Path
+    command: str, lists: dict[str, list[str]], claude_config: Path
 ) -> None:
     """The host's own rule then meets the line the agent wrote."""
     rules(claude_config, name=".claude/settings.local.json", **lists)
@@ -329,6 +330,7 @@ def test_outside_any_vault_the_command_is_left_alone(tmp_path: Path) -> None:
     out = answer(hook_input(f"cd {plain} && ls && cd .. && pytest -q", **by))
     assert out is None  # `cd ..` from x is tmp_path: still no vault
     inside = answer(hook_input("cd sub && pytest -q", **by))
+    assert inside is not None
     assert inside["hookSpecificOutput"]["updatedInput"]["command"] == P + "cd sub && pytest -q" + M
 
 
@@ -531,7 +533,9 @@ def test_every_rewritten_command_runs_for_real(
     env = project(root)
     sink = str(Path(sys.executable).parent / "k0maru") + " offload"
     monkeypatch.setenv("K0MARU_HOOK_SINK", sink)
-    results = []
+    results: list[
+        tuple[str, subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]
+    ] = []
     for command, expected in REWRITTEN:
         out = run_hook(hook_input(command, cwd=str(root), mode="bypassPermissions"))
         assert out is not None
@@ -543,7 +547,7 @@ def test_every_rewritten_command_runs_for_real(
             )
             for c in (command, rewritten)
         ]
-        results.append((command, *runs))
+        results.append((command, runs[0], runs[1]))
     for command, original, routed in results:
         assert routed.returncode == original.returncode, (command, routed.stderr[-2000:])
         lines = (original.stdout + original.stderr).count("\n")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -194,6 +195,7 @@ def test_hooks_outside_a_repository_is_one_line(
 def test_every_group_module_registers_its_commands() -> None:
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
+    assert sub.choices is not None
     assert sorted(sub.choices) == sorted(c for cs in GROUPS.values() for c in cs)
 
 
@@ -350,7 +352,7 @@ def test_durations_read_in_the_unit_a_person_reads(capsys: pytest.CaptureFixture
     assert [took(s) for s in (None, 0.0842, 12.34, 1590.4118)] == [
         "-", "84.2 ms", "12.3 s", "26 min 30 s",
     ]  # fmt: skip
-    counts = dict.fromkeys(
+    counts: dict[str, Any] = dict.fromkeys(
         ("added", "modified", "unchanged", "removed", "skipped", "symlinks", "touched"), 0
     )
     report = ScanReport(**counts, elapsed_ms=1590411.8, files_read=0, embedded=5211)

@@ -11,15 +11,16 @@ import shutil
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any, cast
 
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from k0maru import hosts
+from k0maru import hosts, jsonedit
 from k0maru.errors import K0maruError
-from tests.helpers import write
+from tests.helpers import K0, write
 
 JSON_HOSTS = ("claude-code", "cursor", "vscode")
 
@@ -71,11 +72,14 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def entry_of(host: str, path: Path, name: str = "k0maru") -> dict:
+def entry_of(host: str, path: Path, name: str = "k0maru") -> dict[str, Any]:
+    entry: dict[str, Any]
     if host == "codex":
-        return tomllib.loads(path.read_text())["mcp_servers"][name]
-    data = hosts.jsonedit.parse(path.read_text()).value
-    return data[hosts.table_of(host)][name]
+        entry = tomllib.loads(path.read_text())["mcp_servers"][name]
+        return entry
+    data = jsonedit.parse(path.read_text()).value
+    entry = data[hosts.table_of(host)][name]
+    return entry
 
 
 @pytest.mark.parametrize("host", [*JSON_HOSTS, "codex"])
@@ -187,7 +191,9 @@ def test_claude_desktop_holds_one_entry_per_vault(tmp_path: Path, home: Path) ->
     for v in (first, second, same_name):
         assert hosts.connect("claude-desktop", v).outcome == "updated"
     servers = json.loads(config.read_text())["mcpServers"]
-    vaults = {k: hosts._vault_of(e) for k, e in servers.items() if k.startswith("k0maru")}
+    vaults = {
+        k: cast(str, hosts._vault_of(e)) for k, e in servers.items() if k.startswith("k0maru")
+    }
     assert sorted(vaults.values()) == sorted(str(v) for v in (first, second, same_name))
     assert (
         "k0maru-proj" in vaults and "k0maru-other" in vaults and servers["fs"] == {"command": "fs"}
@@ -291,7 +297,9 @@ def test_a_codex_hook_an_earlier_version_installed_is_listed_and_removed(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("host", ["claude-code", "vscode", "codex", "claude-desktop"])
-def test_the_entry_as_written_starts_the_server(vault: Path, tmp_path: Path, k0, host: str) -> None:
+def test_the_entry_as_written_starts_the_server(
+    vault: Path, tmp_path: Path, k0: K0, host: str
+) -> None:
     env = {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config")}
     write(vault, "a.md", "# A\n\nwombat\n")
     printed = k0("connect", host, "--vault", str(vault), "--print", env=env)

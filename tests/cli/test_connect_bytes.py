@@ -268,7 +268,8 @@ def render(value: Any, style: dict[str, Any], depth: int = 0) -> str:
     comment after each member of a container that spans lines."""
     if not isinstance(value, dict | list) or (value and depth >= style["inline"]):
         return json.dumps(value, ensure_ascii=False)
-    unit, nl = style["unit"], style["nl"]
+    unit: str = style["unit"]
+    nl: str = style["nl"]
     brackets = "{}" if isinstance(value, dict) else "[]"
     if not value:
         return brackets[0] + (nl + unit * depth if style["open"] else "") + brackets[1]

@@ -9,6 +9,7 @@ import argparse
 import io
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return rc, out, err
 
 
-def test_every_command_names_its_vault_on_stderr_but_not_with_json(capsys, vault: Path) -> None:
+def test_every_command_names_its_vault_on_stderr_but_not_with_json(
+    capsys: pytest.CaptureFixture[str], vault: Path
+) -> None:
     write(vault, "a.md", "# Alpha\n\nlease renewal\n")
     rc, _, err = run(capsys, "init", "--vault", str(vault))
     assert rc == 0 and f"k0maru: vault {vault}\n" in err
@@ -44,7 +47,9 @@ def test_every_command_names_its_vault_on_stderr_but_not_with_json(capsys, vault
     assert rc == 0 and "k0maru: vault" not in err and json.loads(out)["documents"] == 1
 
 
-def test_no_vault_is_created_where_none_was_asked_for(capsys, tmp_path: Path, monkeypatch) -> None:
+def test_no_vault_is_created_where_none_was_asked_for(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     plain = tmp_path / "downloads"
     plain.mkdir()
     monkeypatch.chdir(plain)
@@ -63,7 +68,7 @@ def test_no_vault_is_created_where_none_was_asked_for(capsys, tmp_path: Path, mo
 
 
 def test_a_vault_inside_a_repository_is_the_one_used_from_inside_it(
-    capsys, tmp_path: Path, monkeypatch
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
@@ -94,7 +99,7 @@ def test_a_vault_inside_a_repository_is_the_one_used_from_inside_it(
     ],
 )
 def test_bad_arguments_are_refused_before_any_work(
-    capsys, vault: Path, argv: list[str], needle: str
+    capsys: pytest.CaptureFixture[str], vault: Path, argv: list[str], needle: str
 ) -> None:
     write(vault, "a.md", "# A\n")
     rc, out, err = run(capsys, *argv, "--vault", str(vault))
@@ -126,7 +131,9 @@ class Stdin(io.TextIOWrapper):
         return False
 
 
-def test_offload_json_is_on_stdout_alone(capsys, vault: Path, monkeypatch) -> None:
+def test_offload_json_is_on_stdout_alone(
+    capsys: pytest.CaptureFixture[str], vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     log = "".join(f"collecting item {i} of the suite\n" for i in range(400)) + "error: it broke\n"
     monkeypatch.setattr("sys.stdin", Stdin(io.BytesIO(log.encode())))
     rc, out, err = run(capsys, "offload", "--json", "--threshold", "10", "--vault", str(vault))
@@ -139,7 +146,9 @@ def test_offload_json_is_on_stdout_alone(capsys, vault: Path, monkeypatch) -> No
     assert "short" in err
 
 
-def test_a_skipped_file_is_warned_about_once_per_change(capsys, vault: Path) -> None:
+def test_a_skipped_file_is_warned_about_once_per_change(
+    capsys: pytest.CaptureFixture[str], vault: Path
+) -> None:
     write(vault, "a.md", "# A\n\nlease\n")
     (vault / "blob.md").write_bytes(b"\x89PNG\x00\x00binary")
     run(capsys, "init", "--vault", str(vault))
@@ -163,14 +172,16 @@ def test_utf16_notes_are_told_to_be_resaved_not_removed(vault: Path) -> None:
     assert "skipped bin.md: binary content" in warnings
 
 
-def test_an_empty_vault_says_why_there_are_no_results(capsys, vault: Path) -> None:
+def test_an_empty_vault_says_why_there_are_no_results(
+    capsys: pytest.CaptureFixture[str], vault: Path
+) -> None:
     (vault / ".git").mkdir()  # a repository root, as `git init` leaves it
     rc, out, err = run(capsys, "search", "anything", "--vault", str(vault))
     assert rc == 0 and out == ""
     assert "no notes are indexed in this vault: k0maru reads **/*.md" in err
 
 
-def test_typos_get_a_did_you_mean(capsys) -> None:
+def test_typos_get_a_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
     rc, _, err = run(capsys, "serch", "x")
     assert rc == 2 and "unknown command 'serch'; did you mean `k0maru search`?" in err
     rc, _, err = run(capsys, "log", "shw", "abc")
@@ -179,7 +190,9 @@ def test_typos_get_a_did_you_mean(capsys) -> None:
     assert rc == 2 and "`k0maru --help` lists them" in err
 
 
-def _actions(parser: argparse.ArgumentParser, name: str = "k0maru"):
+def _actions(
+    parser: argparse.ArgumentParser, name: str = "k0maru"
+) -> Iterator[tuple[str, argparse.Action]]:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub_name, sub in action.choices.items():
@@ -208,14 +221,14 @@ def test_every_flag_has_help_and_names_its_default() -> None:
 
 
 @pytest.mark.parametrize("command", ["mcp", "ui", "worker"])
-def test_no_flag_that_means_nothing(capsys, command: str) -> None:
+def test_no_flag_that_means_nothing(capsys: pytest.CaptureFixture[str], command: str) -> None:
     rc, _, err = run(capsys, command, "--json")
     assert rc == 2 and f"unknown flag '--json' for `k0maru {command}`" in err
     assert command in {c for cs in GROUPS.values() for c in cs}
 
 
 def test_offload_names_the_vault_only_when_it_is_not_the_working_folder(
-    capsys, vault: Path, monkeypatch
+    capsys: pytest.CaptureFixture[str], vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every offload's summary reaches an agent: the vault line is sent only when the vault-relative
     log path would otherwise be ambiguous."""

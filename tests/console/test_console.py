@@ -9,16 +9,22 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from flask.testing import FlaskClient
 
 from k0maru.console.app import create_app
 from k0maru.console.mermaid_svg import MermaidError, render
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
 from k0maru.wiring.vault import Vault
-from tests.helpers import png_pixels, write
+from tests.helpers import K0, png_pixels, write
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Dialog, Page, Playwright
 
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 LOADED_MACHINE_MS = 120_000  # Playwright's waits: generous, a loaded machine is slow, not broken
@@ -30,7 +36,7 @@ XSS_NOTE = (
 
 
 @pytest.fixture
-def console(demo: Path):
+def console(demo: Path) -> Iterator[FlaskClient]:
     write(demo, "20_Cards/evil.md", XSS_NOTE)
     vault = Vault.open(demo)
     vault.index()
@@ -39,7 +45,7 @@ def console(demo: Path):
     service.close()
 
 
-def test_api_search_explains_hits(console) -> None:
+def test_api_search_explains_hits(console: FlaskClient) -> None:
     r = console.get("/api/search?q=SQLITE_BUSY&boost=0.1")
     assert r.status_code == 200
     data = r.get_json()
@@ -83,13 +89,13 @@ def test_api_search_explains_hits(console) -> None:
         ("/api/notes/does/not/exist.md", 404, "no note"),
     ],
 )
-def test_api_rejects_bad_input(console, url: str, status: int, needle: str) -> None:
+def test_api_rejects_bad_input(console: FlaskClient, url: str, status: int, needle: str) -> None:
     r = console.get(url)
     assert r.status_code == status and needle in r.get_json()["error"]
     assert "root:" not in r.get_data(as_text=True)
 
 
-def test_note_content_is_sanitised(console) -> None:
+def test_note_content_is_sanitised(console: FlaskClient) -> None:
     page = console.get("/notes/20_Cards/evil.md").get_data(as_text=True)
     article = page.split('<article class="card note">', 1)[1].split("</article>", 1)[0]
     assert "<script" not in article and not re.search(r"href=[\"']?javascript", article)
@@ -112,7 +118,7 @@ def test_note_content_is_sanitised(console) -> None:
     ]
 
 
-def test_search_page_escapes_the_query(console) -> None:
+def test_search_page_escapes_the_query(console: FlaskClient) -> None:
     page = console.get("/search?q=%3Cscript%3Ealert(1)%3C/script%3E").get_data(as_text=True)
     assert (
         "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -137,7 +143,7 @@ def test_search_page_shows_copies_and_one_line_for_nothing(demo: Path) -> None:
 
 
 @pytest.mark.slow
-def test_tokens_and_logs(console, demo: Path) -> None:
+def test_tokens_and_logs(console: FlaskClient, demo: Path) -> None:
     script = write(
         demo,
         "noisy.py",
@@ -191,12 +197,13 @@ def test_mermaid_renderer() -> None:
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 def _start_ui(
     vault: Path, port: int = 0, env: dict[str, str] | None = None
-) -> tuple[subprocess.Popen, str]:
+) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "k0maru", "ui", "--vault", str(vault), "--port", str(port)],
         stdout=subprocess.PIPE,
@@ -204,6 +211,7 @@ def _start_ui(
         text=True,
         env={**os.environ, **(env or {})},
     )
+    assert proc.stdout is not None
     line = proc.stdout.readline()
     m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
     if not m:
@@ -235,7 +243,7 @@ def test_sigint_stops_at_once_and_frees_the_port(demo: Path) -> None:
         again.wait(timeout=120)
 
 
-def _chromium():
+def _chromium() -> "tuple[Playwright, Browser]":
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
@@ -268,7 +276,7 @@ def _chromium():
     return pw, browser
 
 
-def _wait_until(page, expression: str, timeout_s: float = 120.0) -> None:
+def _wait_until(page: "Page", expression: str, timeout_s: float = 120.0) -> None:
     """Poll a JavaScript expression with page.evaluate. Not page.wait_for_function: its in-page
     polling evals the predicate again on later frames, which the console's CSP (no 'unsafe-eval')
     may refuse (microsoft/playwright#36986); each evaluate runs inside DevTools' own call, which CSP
@@ -306,7 +314,9 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         capture_output=True,
     )
     ARTIFACTS.mkdir(exist_ok=True)
-    proc = pw = browser = None
+    proc: subprocess.Popen[str] | None = None
+    pw: Playwright | None = None
+    browser: Browser | None = None
     try:  # everything started inside: a skip or a failure at any step stops what was started
         pw, browser = _chromium()
         proc, url = _start_ui(demo)
@@ -325,6 +335,7 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         import base64
 
         box = slow.locator("select[name=mode]").bounding_box()
+        assert box is not None
         shot = slow.context.new_cdp_session(slow).send(
             "Page.captureScreenshot",
             {  # no wait for fonts
@@ -341,7 +352,12 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         dialogs: list[str] = []
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+        def dismiss(d: "Dialog") -> None:
+            dialogs.append(d.message)
+            d.dismiss()
+
+        page.on("dialog", dismiss)
 
         page.goto(url + "search")
         page.fill("input[name=q]", "SQLITE_BUSY")
@@ -366,6 +382,7 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
             "121Traceback"
         )  # the line number, then the failure's first line
         error_line = page.locator("pre.log span:has-text('ValueError: bad lease')")
+        assert page.viewport_size is not None
         for line in (failure, error_line):
             top = line.evaluate("e => e.getBoundingClientRect().top")
             assert 0 <= top < page.viewport_size["height"], (
@@ -382,7 +399,7 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
         assert (
             page.locator("svg.chart-svg text.label-raw").count() == 1
         )  # one offload still draws both lines
-        assert "summary" in page.locator("svg.chart-svg text.label-summary").text_content()
+        assert "summary" in (page.locator("svg.chart-svg text.label-summary").text_content() or "")
         fill = page.evaluate(
             "() => { const s = document.querySelector('svg.chart-svg'); "
             "return s.getBoundingClientRect().width / s.parentElement.clientWidth; }"
@@ -426,7 +443,7 @@ def test_end_to_end_in_headless_chromium(demo: Path) -> None:
 
 
 @pytest.mark.slow
-def test_console_binds_localhost_by_default(k0) -> None:
+def test_console_binds_localhost_by_default(k0: K0) -> None:
     from k0maru.cli.main import build_parser
 
     args = build_parser().parse_args(["ui"])
@@ -435,7 +452,7 @@ def test_console_binds_localhost_by_default(k0) -> None:
     assert "(default: 8765)" in help_text and "(default: 127.0.0.1, local only)" in help_text
 
 
-def test_link_badge_names_the_link_once(console) -> None:
+def test_link_badge_names_the_link_once(console: FlaskClient) -> None:
     page = console.get("/search?q=SQLITE_BUSY&boost=0").get_data(
         as_text=True
     )  # links shown, none boosts
@@ -451,7 +468,7 @@ def test_link_badge_names_the_link_once(console) -> None:
 
 
 @pytest.mark.slow
-def test_bad_or_busy_port_is_a_one_line_error(demo: Path, k0) -> None:
+def test_bad_or_busy_port_is_a_one_line_error(demo: Path, k0: K0) -> None:
     r = k0("ui", "--vault", str(demo), "--port", "99999")
     assert r.returncode == 2 and "port 99999 is out of range" in r.stderr
     with socket.socket() as held:
@@ -474,7 +491,9 @@ def test_bad_or_busy_port_is_a_one_line_error(demo: Path, k0) -> None:
         ("[::1]:8765", 200),
     ],
 )
-def test_only_requests_addressed_to_the_console_itself(console, host: str, status: int) -> None:
+def test_only_requests_addressed_to_the_console_itself(
+    console: FlaskClient, host: str, status: int
+) -> None:
     """DNS rebinding: a page at evil.example resolving to 127.0.0.1 sends Host: evil.example."""
     r = console.get("/api/notes/20_Cards/sqlite-busy-timeout.md", headers={"Host": host})
     assert r.status_code == status
@@ -485,13 +504,13 @@ def test_only_requests_addressed_to_the_console_itself(console, host: str, statu
 @pytest.mark.parametrize(
     "url,is_json", [("/api/notes/a%00b", True), ("/notes/%00", False), ("/api/logs/x%00", True)]
 )
-def test_nul_in_a_url_is_a_400(console, url: str, is_json: bool) -> None:
+def test_nul_in_a_url_is_a_400(console: FlaskClient, url: str, is_json: bool) -> None:
     r = console.get(url)
     assert r.status_code == 400 and r.is_json == is_json
     assert "Traceback" not in r.get_data(as_text=True)
 
 
-def test_bad_search_keeps_the_form(console) -> None:
+def test_bad_search_keeps_the_form(console: FlaskClient) -> None:
     r = console.get("/search?q=x&limit=abc")
     page = r.get_data(as_text=True)
     assert (
@@ -502,7 +521,7 @@ def test_bad_search_keeps_the_form(console) -> None:
 
 
 @pytest.fixture
-def token_console(console):
+def token_console(console: FlaskClient) -> FlaskClient:
     service = console.application.extensions["k0maru"]
     return create_app(service, token="s3cret-token-of-24-chars").test_client()
 
@@ -511,7 +530,9 @@ def token_console(console):
     "headers",
     [{}, {"Host": "localhost"}, {"Host": "127.0.0.1:8765"}, {"Authorization": "Bearer wrong"}],
 )
-def test_a_console_beyond_loopback_answers_only_its_token(token_console, headers) -> None:
+def test_a_console_beyond_loopback_answers_only_its_token(
+    token_console: FlaskClient, headers: dict[str, str]
+) -> None:
     """`ui --host 0.0.0.0`: a client that sends `Host: localhost` no longer reads the vault."""
     r = token_console.get("/api/notes/20_Cards/sqlite-busy-timeout.md", headers=headers)
     assert r.status_code == 401 and "SQLITE_BUSY" not in r.get_data(as_text=True)
@@ -519,7 +540,9 @@ def test_a_console_beyond_loopback_answers_only_its_token(token_console, headers
     assert token_console.get("/status", headers=headers).status_code == 401
 
 
-def test_the_token_opens_the_console_once_then_a_cookie_carries_it(token_console) -> None:
+def test_the_token_opens_the_console_once_then_a_cookie_carries_it(
+    token_console: FlaskClient,
+) -> None:
     r = token_console.get(
         "/search?q=lease&token=s3cret-token-of-24-chars", headers={"Host": "192.168.1.9:8765"}
     )
@@ -537,7 +560,9 @@ def test_the_token_opens_the_console_once_then_a_cookie_carries_it(token_console
     assert r.status_code == 200 and "SQLITE_BUSY" in r.get_data(as_text=True)
 
 
-def test_a_short_token_is_refused(monkeypatch, capsys) -> None:
+def test_a_short_token_is_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from k0maru.cli.main import main
 
     monkeypatch.setenv("K0MARU_UI_TOKEN", "short")
@@ -559,6 +584,7 @@ def test_ui_beyond_loopback_prints_a_token_once_and_checks_it(demo: Path) -> Non
         text=True,
         env={**os.environ, "K0MARU_EMBED": "0"},
     )
+    assert proc.stdout is not None and proc.stderr is not None
     try:
         line = proc.stdout.readline()
         m = re.search(
@@ -575,14 +601,16 @@ def test_ui_beyond_loopback_prints_a_token_once_and_checks_it(demo: Path) -> Non
         r = get("/api/notes/20_Cards/sqlite-busy-timeout.md", "localhost")
         assert r.status == 401 and b"SQLITE_BUSY" not in r.read()
         r = get(f"/status?token={token}", "192.168.1.9:8765")
-        assert r.status == 302 and f"k0maru_token={token}" in r.getheader("Set-Cookie")
+        assert r.status == 302 and f"k0maru_token={token}" in r.getheader("Set-Cookie", "")
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=120)
     assert token not in proc.stdout.read() + proc.stderr.read()  # printed once, at start only
 
 
-def test_dashboard_and_pages_hold_what_a_person_looks_for(console, demo: Path, monkeypatch) -> None:
+def test_dashboard_and_pages_hold_what_a_person_looks_for(
+    console: FlaskClient, demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """In-process twin of test_layout.py's content checks (that one measures the layout in
     Chromium)."""
     import io
@@ -626,7 +654,9 @@ def test_dashboard_and_pages_hold_what_a_person_looks_for(console, demo: Path, m
     assert "pending vectors" in status and "worker" in status
 
 
-def test_grep_pages_by_next_and_previous(console, demo: Path, monkeypatch) -> None:
+def test_grep_pages_by_next_and_previous(
+    console: FlaskClient, demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A grep shows 120 matches a page with `--` between groups, and next/previous move by
     matches."""
     import io
@@ -649,7 +679,7 @@ def test_grep_pages_by_next_and_previous(console, demo: Path, monkeypatch) -> No
     assert groups.count('class="sep">--<') == 1
 
 
-def test_search_page_with_a_filter_nothing_matches_answers_200(console) -> None:
+def test_search_page_with_a_filter_nothing_matches_answers_200(console: FlaskClient) -> None:
     """Before: 500 (UndefinedError: 'bm25_weight'), while /api/search answered 200."""
     r = console.get("/search?q=x&tag=nosuchtag")
     assert r.status_code == 200 and b"bm25 weight" in r.data
@@ -675,7 +705,9 @@ def test_console_serves_a_read_only_index(demo: Path) -> None:
     assert "sqlite-busy-timeout.md" in page
 
 
-def offload_in_process(console, vault: Path, task: str, data: bytes, monkeypatch) -> str:
+def offload_in_process(
+    console: FlaskClient, vault: Path, task: str, data: bytes, monkeypatch: pytest.MonkeyPatch
+) -> str:
     """The log offloaded as `k0maru offload --task-id TASK` would (stdin), its node id."""
     import io
 
@@ -686,7 +718,9 @@ def offload_in_process(console, vault: Path, task: str, data: bytes, monkeypatch
     return str(console.get("/api/logs").get_json()[0]["node_id"])
 
 
-def test_the_first_failure_is_the_first_in_the_log(console, demo: Path, monkeypatch) -> None:
+def test_the_first_failure_is_the_first_in_the_log(
+    console: FlaskClient, demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A pytest run whose 16 failures all fail at the same line opens at the first of them (its `>`
     line), not at the last one above the short summary."""
     log = Path(__file__).parents[1] / "data" / "console" / "pytest_16_failures.log"
@@ -695,7 +729,9 @@ def test_the_first_failure_is_the_first_in_the_log(console, demo: Path, monkeypa
     assert "log line 24<" in page, re.findall(r"log line \d+", page)
 
 
-def test_a_bad_grep_keeps_the_log_page(console, demo: Path, monkeypatch) -> None:
+def test_a_bad_grep_keeps_the_log_page(
+    console: FlaskClient, demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`?grep=(unclosed` says what is wrong in one line above the log; the page stays."""
     ticks = "".join(f"tick {i}\n" for i in range(300)) + "error: the end\n"
     node = offload_in_process(console, demo, "ticks", ticks.encode(), monkeypatch)
@@ -706,7 +742,9 @@ def test_a_bad_grep_keeps_the_log_page(console, demo: Path, monkeypatch) -> None
     assert len(errors) == 1 and "(unclosed" in errors[0], errors
 
 
-def test_a_server_logs_each_skip_warning_once(vault: Path, caplog) -> None:
+def test_a_server_logs_each_skip_warning_once(
+    vault: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """A console rescans again and again; a file it skips is named once, not at every rescan."""
     import logging
 
@@ -737,6 +775,7 @@ def test_ui_names_its_vault_and_not_its_queue(demo: Path) -> None:
         text=True,
         env={**os.environ, "K0MARU_EMBED": "0"},
     )
+    assert proc.stdout is not None
     try:
         url = re.search(r"http://127\.0\.0\.1:\d+/", proc.stdout.readline())
         assert url, "the console did not start"

@@ -2,9 +2,11 @@
 learnt from the folder's own records, through Flask's test client over a real index."""
 
 import html
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from flask.testing import FlaskClient
 
 from k0maru.console.app import create_app
 from k0maru.service.operations import Service
@@ -19,7 +21,7 @@ RECORD = (
 
 
 @pytest.fixture
-def console(vault: Path):
+def console(vault: Path) -> Iterator[FlaskClient]:
     write(vault, "doc/adr/0001-record-architecture-decisions.md", RECORD.format(n=1, title="A"))
     write(vault, "doc/adr/0002-use-shell.md", RECORD.format(n=2, title="Use shell"))
     index = Vault.open(vault)
@@ -33,7 +35,7 @@ def kind_section(page: str, kind: str) -> str:
     return page.split(f'id="kind-{kind}"', 1)[1].split("</section>", 1)[0]
 
 
-def test_the_conventions_page_shows_the_learnt_record_form(console) -> None:
+def test_the_conventions_page_shows_the_learnt_record_form(console: FlaskClient) -> None:
     r = console.get("/conventions")
     assert r.status_code == 200
     page = html.unescape(r.get_data(as_text=True))
@@ -52,7 +54,7 @@ def test_the_conventions_page_shows_the_learnt_record_form(console) -> None:
     assert rows["first status"] == "Accepted"
 
 
-def test_a_kind_without_records_says_k0maru_keeps_its_own_form(console) -> None:
+def test_a_kind_without_records_says_k0maru_keeps_its_own_form(console: FlaskClient) -> None:
     page = html.unescape(console.get("/conventions").get_data(as_text=True))
     card = kind_section(page, "card")
     assert "k0maru's default, created on the first flush" in card

@@ -11,11 +11,15 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.console.test_console import ARTIFACTS, LOADED_MACHINE_MS, _chromium, _start_ui
 from tests.helpers import REPO, png_pixels, write
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Error, Page
 
 SIZES = ((1440, 900), (390, 844))
 PYTEST_LOG = REPO / "tests" / "data" / "logs" / "pytest_many_verbose.log"
@@ -41,7 +45,7 @@ CONTRAST = """sel => { const el = document.querySelector(sel); if (!el) return n
   return (hi + 0.05) / (lo + 0.05); }"""
 
 
-def one_h1(page, what: str) -> None:
+def one_h1(page: Page, what: str) -> None:
     """The page's own h1 (a note's text may hold more)."""
     assert page.locator("main > h1, main header h1, main section h1").count() == 1, f"{what}: no h1"
 
@@ -88,7 +92,11 @@ def test_console_at_desktop_and_phone_sizes(big_demo: Path) -> None:
             page = browser.new_page(viewport={"width": width, "height": height})
             page.set_default_timeout(LOADED_MACHINE_MS)
             errors: list[str] = []
-            page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+
+            def record(e: Error, errors: list[str] = errors) -> None:
+                errors.append(str(e))
+
+            page.on("pageerror", record)
             check_size(page, url, width, height)
             assert not errors, errors
             page.close()
@@ -102,12 +110,12 @@ def test_console_at_desktop_and_phone_sizes(big_demo: Path) -> None:
             proc.wait(timeout=120)
 
 
-def no_horizontal_scroll(page, what: str) -> None:
+def no_horizontal_scroll(page: Page, what: str) -> None:
     wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert wide <= 0, f"{what} scrolls sideways by {wide} px"
 
 
-def check_size(page, url: str, width: int, height: int) -> None:
+def check_size(page: Page, url: str, width: int, height: int) -> None:
     size = f"{width}x{height}"
 
     def shot(name: str, full: bool = True) -> None:
@@ -201,7 +209,7 @@ def check_size(page, url: str, width: int, height: int) -> None:
     # a note: title, tags, properties, each link once
     page.goto(url + "notes/20_Cards/twice.md")
     assert page.inner_text("h1.note-title") == "Linked twice"
-    assert page.locator(".tags .badge").all_inner_texts() == ["#twice", "#links"]
+    assert page.locator(".tags .badge").all_inner_texts() == ["#links", "#twice"]  # as indexed
     assert "owner" in page.inner_text("dl.props") and "draft" in page.inner_text("dl.props")
     assert page.locator("aside li a:text('SQLITE_BUSY and busy_timeout')").count() == 1
     assert "HTML comment" not in page.inner_text("article")

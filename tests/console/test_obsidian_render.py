@@ -5,9 +5,11 @@ attachments, inline tags, and properties as written."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from flask.testing import FlaskClient
 
 from k0maru.console.app import create_app
 from k0maru.index.markdown import chunk_note, parse_note
@@ -51,7 +53,7 @@ Use it. `a<br>b` and `#not-a-tag` stay code.
 
 
 @pytest.fixture
-def client(vault: Path):
+def client(vault: Path) -> Iterator[FlaskClient]:
     write(vault, "help.md", HELP)
     write(
         vault, "other.md", "# Other\n\n## Setup\n\nsteps ^step1\n\n- item one ^item1\n- item two\n"
@@ -66,7 +68,7 @@ def client(vault: Path):
 
 
 @pytest.fixture
-def note_page(vault: Path):
+def note_page(vault: Path) -> str:
     write(vault, "help.md", HELP)
     write(vault, "other.md", "# Other\n\n## Setup\n\nsteps ^step1\n")
     (vault / "attachments").mkdir()
@@ -127,7 +129,7 @@ def test_header_and_sidebar_show_what_the_index_holds(note_page: str) -> None:
     assert "other\\" not in aside
 
 
-def test_blocks_carry_their_ids_and_the_title_is_not_repeated(client) -> None:
+def test_blocks_carry_their_ids_and_the_title_is_not_repeated(client: FlaskClient) -> None:
     page = client.get("/notes/other.md").get_data(as_text=True)
     body = article(page)
     assert '<p id="^step1">steps</p>' in body and '<li id="^item1">item one</li>' in body
@@ -137,7 +139,7 @@ def test_blocks_carry_their_ids_and_the_title_is_not_repeated(client) -> None:
     assert '<h2 id="setup">Setup</h2>' in body
 
 
-def test_an_embedded_image_is_shown_and_served_from_the_vault_alone(client) -> None:
+def test_an_embedded_image_is_shown_and_served_from_the_vault_alone(client: FlaskClient) -> None:
     body = article(client.get("/notes/help.md").get_data(as_text=True))
     assert '<img src="/files/attachments/diagram.png" alt="diagram.png"> and gone.png' in body
     r = client.get("/files/attachments/diagram.png")
@@ -153,7 +155,7 @@ def test_an_embedded_image_is_shown_and_served_from_the_vault_alone(client) -> N
         assert client.get(url).status_code == 404, url
 
 
-def test_search_passages_show_code_spans_and_escape_the_rest(client) -> None:
+def test_search_passages_show_code_spans_and_escape_the_rest(client: FlaskClient) -> None:
     page = client.get("/search?q=stay+code&mode=bm25").get_data(as_text=True)
     snippet = page.split('<p class="snippet">', 1)[1].split("</p>", 1)[0]
     assert "<code>a&lt;br&gt;b</code>" in snippet and "<code>#not-a-tag</code>" in snippet

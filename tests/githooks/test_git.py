@@ -7,11 +7,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
 
+from k0maru.index.document_store import DocRow
 from k0maru.index.store import Store
-from tests.helpers import REPO, write
+from tests.helpers import K0, REPO, write
 
 pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
 
@@ -54,7 +56,7 @@ def background_env() -> dict[str, str]:
     return {k: v for k, v in {**os.environ, **GIT_ENV}.items() if k != "K0MARU_HOOK_EMBED"}
 
 
-def settle(root: Path, k0) -> None:
+def settle(root: Path, k0: K0) -> None:
     """Run the worker the hook asks for, in the foreground (the tests set K0MARU_HOOK_EMBED=off)."""
     r = k0("worker", "--vault", str(root))
     assert r.returncode == 0, r.stderr
@@ -76,7 +78,7 @@ def wait_for_worker(root: Path, timeout_s: float = 120) -> None:
 
 def indexed(root: Path) -> dict[str, str]:
     with Store.open(root) as store:
-        return {p: store.document_by_path(p).body for p in store.cached_documents()}
+        return {p: cast(DocRow, store.document_by_path(p)).body for p in store.cached_documents()}
 
 
 def on_disk(root: Path) -> dict[str, str]:
@@ -89,7 +91,7 @@ def on_disk(root: Path) -> dict[str, str]:
     }
 
 
-def test_plain_hooks_chain_existing_and_track_merge_checkout_rebase(repo: Path, k0) -> None:
+def test_plain_hooks_chain_existing_and_track_merge_checkout_rebase(repo: Path, k0: K0) -> None:
     user_hook = repo / ".git" / "hooks" / "post-commit"
     marker = repo.parent / "user-hook-ran.txt"
     user_hook.write_text(f"#!/bin/sh\necho ran >> {marker}\n")
@@ -148,7 +150,7 @@ def test_plain_hooks_chain_existing_and_track_merge_checkout_rebase(repo: Path, 
     assert user_hook.read_text().startswith("#!/bin/sh\necho ran")
 
 
-def test_adr_trailer_yields_exactly_one_adr(repo: Path, k0) -> None:
+def test_adr_trailer_yields_exactly_one_adr(repo: Path, k0: K0) -> None:
     k0("hooks", "install", "--vault", str(repo))
     write(repo, "src/lease.py", "RENEW_EVERY = 10\n")
     git(repo, "add", "-A")
@@ -180,7 +182,7 @@ def test_adr_trailer_yields_exactly_one_adr(repo: Path, k0) -> None:
     assert hits[0]["path"] == "docs/adr/0002-batch-lease-renewals-per-worker.md"
 
 
-def test_broken_index_never_blocks_a_commit(repo: Path, k0) -> None:
+def test_broken_index_never_blocks_a_commit(repo: Path, k0: K0) -> None:
     """The hook never opens the index; the background worker finds it broken, and the next git
     command says so in one line while the commit still succeeds."""
     k0("hooks", "install", "--vault", str(repo))
@@ -211,7 +213,7 @@ def test_broken_index_never_blocks_a_commit(repo: Path, k0) -> None:
     assert not (repo / ".k0maru" / "worker-error").exists()  # fixed: the next commit stays quiet
 
 
-def test_real_pre_commit_from_local_path(repo: Path, k0, tmp_path: Path) -> None:
+def test_real_pre_commit_from_local_path(repo: Path, k0: K0, tmp_path: Path) -> None:
     """pre-commit installs k0maru from this checkout into its own environment and runs the
     post-commit hooks."""
     pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
@@ -289,7 +291,7 @@ def test_real_pre_commit_from_local_path(repo: Path, k0, tmp_path: Path) -> None
     assert "last background failure:" in status.stdout, status.stdout + status.stderr
 
 
-def test_background_finish_embeds_and_warms_bm25(repo: Path, k0) -> None:
+def test_background_finish_embeds_and_warms_bm25(repo: Path, k0: K0) -> None:
     """With the default hook settings, vectors are finished off the commit's path (that the commit
     never waits for the index is shown by test_commit_with_the_index_locked_by_another_process);
     BM25 answers for the new note from its delta without a rebuild."""
@@ -315,7 +317,7 @@ def test_background_finish_embeds_and_warms_bm25(repo: Path, k0) -> None:
     assert [h["path"] for h in hits["hits"]] == ["notes/theta.md"]
 
 
-def test_amended_adr_follows_the_new_sha(repo: Path, k0) -> None:
+def test_amended_adr_follows_the_new_sha(repo: Path, k0: K0) -> None:
     k0("hooks", "install", "--vault", str(repo))
     message = "Cache tokens\n\nADR: Cache auth tokens for 60 s\n"
     write(repo, "src/auth.py", "TTL = 60\n")
@@ -332,7 +334,7 @@ def test_amended_adr_follows_the_new_sha(repo: Path, k0) -> None:
     assert len(list((repo / "docs/adr").glob("*.md"))) == 2
 
 
-def test_commit_with_the_index_locked_by_another_process(repo: Path, k0) -> None:
+def test_commit_with_the_index_locked_by_another_process(repo: Path, k0: K0) -> None:
     """Another k0maru holds the write lock until it is killed: the commit ends while the lock is
     still held (the hook never opens the index); the worker indexes the note once the lock is
     gone."""
@@ -351,6 +353,7 @@ def test_commit_with_the_index_locked_by_another_process(repo: Path, k0) -> None
         stdout=subprocess.PIPE,
         text=True,
     )
+    assert holder.stdout is not None
     try:
         assert holder.stdout.readline().strip() == "locked"
         write(repo, "notes/locked.md", "# Locked\n\nwombat failover drill\n")
@@ -366,7 +369,7 @@ def test_commit_with_the_index_locked_by_another_process(repo: Path, k0) -> None
     assert "notes/locked.md" in indexed(repo) and not (repo / ".k0maru" / "reindex-wanted").exists()
 
 
-def test_reset_hard_is_caught_by_the_next_worker(repo: Path, k0) -> None:
+def test_reset_hard_is_caught_by_the_next_worker(repo: Path, k0: K0) -> None:
     """`git reset --hard` runs no hook; the worker the next git event starts scans the whole vault
     (stat() per file), so the note the reset removed leaves the index too."""
     k0("hooks", "install", "--vault", str(repo))
@@ -417,15 +420,17 @@ def test_pre_commit_manifest_stays_quiet_on_success() -> None:
 
 
 @pytest.mark.slow
-def test_the_readme_pre_commit_block_works_as_written(repo: Path, k0, tmp_path: Path) -> None:
+def test_the_readme_pre_commit_block_works_as_written(repo: Path, k0: K0, tmp_path: Path) -> None:
     """The README's config and install command, run with the real pre-commit on a repository that
     already has k0maru's plain hooks: `hooks status` reports the double install, `hooks uninstall`
     clears it, and then each git event prints one line."""
     import re
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    config = re.search(r"```yaml\n(repos:.*?)```", readme, re.S).group(1)
-    install = re.search(r"```bash\n(pre-commit install [^\n]*)\n```", readme).group(1)
+    config_block = re.search(r"```yaml\n(repos:.*?)```", readme, re.S)
+    install_line = re.search(r"```bash\n(pre-commit install [^\n]*)\n```", readme)
+    assert config_block is not None and install_line is not None
+    config, install = config_block.group(1), install_line.group(1)
     pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
     env = {
         **os.environ,
@@ -459,7 +464,7 @@ def test_the_readme_pre_commit_block_works_as_written(repo: Path, k0, tmp_path: 
     assert "notes/gamma.md" in hits.stdout
 
 
-def test_the_first_hook_leaves_git_status_clean(tmp_path: Path, k0) -> None:
+def test_the_first_hook_leaves_git_status_clean(tmp_path: Path, k0: K0) -> None:
     """A repository that never ignored .k0maru/: the state folder the hook creates ignores
     itself."""
     root = tmp_path / "plain"
@@ -476,7 +481,7 @@ def test_the_first_hook_leaves_git_status_clean(tmp_path: Path, k0) -> None:
     assert git(root, "status", "--porcelain").stdout == ""
 
 
-def test_a_hook_whose_python_is_gone_uses_path_or_says_what_to_do(repo: Path, k0) -> None:
+def test_a_hook_whose_python_is_gone_uses_path_or_says_what_to_do(repo: Path, k0: K0) -> None:
     """The plain hook runs the Python that installed it; once that is gone (a deleted virtual
     environment) it runs `k0maru` from PATH, and without one it says in one line what to run."""
     import re
@@ -507,7 +512,9 @@ def test_a_hook_whose_python_is_gone_uses_path_or_says_what_to_do(repo: Path, k0
     assert "hook=post-commit" in (repo / ".k0maru" / "hooks.log").read_text(encoding="utf-8")
 
 
-def test_install_refuses_a_double_install_before_writing(repo: Path, k0, tmp_path: Path) -> None:
+def test_install_refuses_a_double_install_before_writing(
+    repo: Path, k0: K0, tmp_path: Path
+) -> None:
     """pre-commit already runs k0maru: `hooks install` says so and writes nothing (before, it
     chained its hook in front of pre-commit's and only `hooks status` warned afterwards)."""
     pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
@@ -532,7 +539,7 @@ def test_install_refuses_a_double_install_before_writing(repo: Path, k0, tmp_pat
     assert {p.name: p.read_bytes() for p in hooks.iterdir()} == before
 
 
-def test_hooks_status_and_status_agree_while_the_worker_embeds(repo: Path, k0) -> None:
+def test_hooks_status_and_status_agree_while_the_worker_embeds(repo: Path, k0: K0) -> None:
     """While a worker holds its lock with vectors pending, both say the worker is embedding them;
     neither tells the person to run `k0maru scan`."""
     from k0maru.service import worker

@@ -15,13 +15,15 @@ import pytest
 from k0maru.index.markdown import hash_bytes
 from tests.githooks import test_git
 from tests.githooks.test_git import GIT_ENV, git
-from tests.helpers import write
+from tests.helpers import K0, write
 
 pytestmark = pytest.mark.slow
 repo = test_git.repo  # the fixture: a repository with notes and docs/adr/0001-start.md
 
 
-def commit(repo: Path, message: str, env: dict[str, str] | None = None, timeout: float = 300):
+def commit(
+    repo: Path, message: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     """`git commit` with the hooks, failing the test (not hanging it) if git does not return."""
     return subprocess.run(
         ["git", "commit", "-q", "-m", message],
@@ -34,7 +36,7 @@ def commit(repo: Path, message: str, env: dict[str, str] | None = None, timeout:
     )
 
 
-def test_a_fifo_among_the_adrs_never_hangs_git_commit(repo: Path, k0) -> None:
+def test_a_fifo_among_the_adrs_never_hangs_git_commit(repo: Path, k0: K0) -> None:
     k0("hooks", "install", "--vault", str(repo))
     os.mkfifo(repo / "docs/adr/0002-pipe.md")
     os.mkfifo(repo / "AGENTS.md")
@@ -45,7 +47,7 @@ def test_a_fifo_among_the_adrs_never_hangs_git_commit(repo: Path, k0) -> None:
     assert "Traceback" not in r.stderr
 
 
-def test_rules_folder_out_of_the_vault_is_refused_with_one_line(repo: Path, k0) -> None:
+def test_rules_folder_out_of_the_vault_is_refused_with_one_line(repo: Path, k0: K0) -> None:
     """`- adr: ../x` with an ADR there that holds this decision: before, the hook rewrote it."""
     k0("hooks", "install", "--vault", str(repo))
     outside = repo.parent / "x"
@@ -67,7 +69,7 @@ def test_rules_folder_out_of_the_vault_is_refused_with_one_line(repo: Path, k0) 
     assert json.loads(shown.stdout)["kinds"]["adr"]["folder"] == "docs/adr"
 
 
-def test_k0maru_vault_outside_the_repository_is_ignored_by_hooks(repo: Path, k0) -> None:
+def test_k0maru_vault_outside_the_repository_is_ignored_by_hooks(repo: Path, k0: K0) -> None:
     k0("hooks", "install", "--vault", str(repo))
     elsewhere = repo.parent / "elsewhere"
     elsewhere.mkdir()
@@ -83,7 +85,7 @@ def test_k0maru_vault_outside_the_repository_is_ignored_by_hooks(repo: Path, k0)
     assert (inside / "docs/adr").is_dir()
 
 
-def test_nul_byte_in_a_template_path_is_one_line(repo: Path, k0) -> None:
+def test_nul_byte_in_a_template_path_is_one_line(repo: Path, k0: K0) -> None:
     k0("hooks", "install", "--vault", str(repo))
     write(repo, "AGENTS.md", "- card template: templates/ca\x00rd.md\n- adr: docs/adr\n")
     r = k0("conventions", "--vault", str(repo))
@@ -101,7 +103,9 @@ def test_nul_byte_in_a_template_path_is_one_line(repo: Path, k0) -> None:
     assert "Traceback" not in r.stderr
 
 
-def test_control_characters_in_a_trailer_never_reach_a_title_or_terminal(repo: Path, k0) -> None:
+def test_control_characters_in_a_trailer_never_reach_a_title_or_terminal(
+    repo: Path, k0: K0
+) -> None:
     k0("hooks", "install", "--vault", str(repo))
     write(repo, "src/d.py", "D = 4\n")
     git(repo, "add", "src/d.py")
@@ -120,7 +124,9 @@ def test_control_characters_in_a_trailer_never_reach_a_title_or_terminal(repo: P
     assert not any(c in r.stdout for c in "\x1b\x07\x01")
 
 
-def test_adr_trailers_arriving_by_pull_and_merge_write_adrs(repo: Path, k0, tmp_path: Path) -> None:
+def test_adr_trailers_arriving_by_pull_and_merge_write_adrs(
+    repo: Path, k0: K0, tmp_path: Path
+) -> None:
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(repo), str(clone))
     k0("hooks", "install", "--vault", str(clone))
@@ -142,7 +148,7 @@ def test_adr_trailers_arriving_by_pull_and_merge_write_adrs(repo: Path, k0, tmp_
 
 
 def test_pre_commits_post_merge_stage_writes_the_merged_adrs(
-    repo: Path, k0, tmp_path: Path
+    repo: Path, k0: K0, tmp_path: Path
 ) -> None:
     """pre-commit runs `k0maru hooks run reindex` with no hook name; its post-merge stage is known
     by the PRE_COMMIT_IS_SQUASH_MERGE it sets."""

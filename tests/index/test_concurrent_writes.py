@@ -7,6 +7,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -97,7 +98,7 @@ def repeat_until(stop: threading.Event, body: Callable[[], object], errors: list
     while not stop.is_set():
         try:
             body()
-        except Exception as exc:  # noqa: BLE001 - every failure is the finding
+        except Exception as exc:  # every failure is the finding
             errors.append(repr(exc))
 
 
@@ -110,9 +111,10 @@ def test_concurrent_writers_reuse_and_embed_without_wedging(vault: Path) -> None
         write(vault, f"n{i}.md", TEXTS[i % len(TEXTS)])
     with Vault.open(vault) as v:
         v.index()
-    stop, errors = threading.Event(), []
+    stop = threading.Event()
+    errors: list[str] = []
 
-    def guarded(body):  # type: ignore[no-untyped-def]
+    def guarded(body: Callable[[], object]) -> Callable[[], None]:
         return lambda: repeat_until(stop, body, errors)
 
     rng = random.Random(45)
@@ -132,7 +134,7 @@ def test_concurrent_writers_reuse_and_embed_without_wedging(vault: Path) -> None
         threading.Thread(target=guarded(write_some)),
         *(
             threading.Thread(
-                target=guarded(lambda s=s: s.index(embed=False, snapshot_first=False, record=False))
+                target=guarded(partial(s.index, embed=False, snapshot_first=False, record=False))
             )
             for s in scanners
         ),

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from k0maru.index.scan_result import ScanResult
 from k0maru.index.store import Store
 from tests.helpers import scan, write
 from tests.strategies import notes
@@ -38,7 +39,7 @@ def test_no_note_stops_the_scan(texts: list[str], edit: str) -> None:
         _check(root, scan(root), 0)
 
 
-def _check(root: Path, result, added: int) -> None:
+def _check(root: Path, result: ScanResult, added: int) -> None:
     assert result.added == added and result.skipped == 0
     for warning in result.warnings:
         assert "\n" not in warning and warning.split(":", 1)[0].endswith(".md")

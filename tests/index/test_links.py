@@ -9,6 +9,7 @@ from tests.helpers import scan, write
 def targets(root: Path, rel: str) -> list[tuple[str, str | None, str | None, str | None]]:
     with Store.open(root) as store:
         doc = store.document_by_path(rel)
+        assert doc is not None
         return [
             (link["target"], link["heading"], link["display"], link["path"])
             for link in store.links_from(doc.id)
@@ -64,6 +65,7 @@ def test_backlinks_and_late_targets(vault: Path) -> None:
     with Store.open(vault) as store:
         c = store.document_by_path("c.md")
         b = store.document_by_path("b.md")
+        assert c is not None and b is not None
         assert [x["path"] for x in store.backlinks(c.id)] == ["a.md"]
         assert [x["path"] for x in store.backlinks(b.id)] == ["a.md"]
     (vault / "c.md").unlink()
@@ -151,6 +153,7 @@ def test_markdown_link_forms(vault: Path) -> None:
     scan(vault)
     with Store.open(vault) as store:
         start = store.document_by_path("docs/guide/start.md")
+        assert start is not None
         links = [(x["target"], x["path"]) for x in store.links_from(start.id)]
     assert links == [
         ("../adr/0003-db.md#context", "docs/adr/0003-db.md"),
@@ -265,6 +268,7 @@ def test_only_the_links_of_changed_names_are_read_again(vault: Path) -> None:
     scan(vault)
     with Store.open(vault) as store:
         src = store.document_by_path("src.md")
+        assert src is not None
         with store.transaction():  # a wrong target, which re-resolving the link would correct
             stale = store.conn.execute(
                 "UPDATE links SET dst_id = ? WHERE target_key = 'beta'", (src.id,)
@@ -275,6 +279,7 @@ def test_only_the_links_of_changed_names_are_read_again(vault: Path) -> None:
     scan(vault)
     with Store.open(vault) as store:
         src = store.document_by_path("src.md")
+        assert src is not None
         dst = {x["target"]: x["doc_id"] for x in store.links_from(src.id)}
     assert dst["alpha"] is not None and dst["/guide"] is not None
     assert dst["beta"] == src.id  # not a name that changed: left as it was, never read

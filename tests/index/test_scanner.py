@@ -43,7 +43,9 @@ def test_each_state_with_real_files(vault: Path) -> None:
     r = scan(vault)
     assert (r.added, r.modified, r.unchanged) == (0, 1, 1)
     with Store.open(vault) as store:
-        assert "alpha changed" in store.document_by_path("a.md").body
+        doc = store.document_by_path("a.md")
+        assert doc is not None
+        assert "alpha changed" in doc.body
 
     (vault / "sub" / "b.md").rename(vault / "sub" / "c.md")  # rename = remove + add
     r = scan(vault)
@@ -79,6 +81,7 @@ def test_bad_files_are_skipped_with_named_warnings(vault: Path) -> None:
     assert "broken-fm.md" in text and "YAML" in text
     with Store.open(vault) as store:
         doc = store.document_by_path("broken-fm.md")
+        assert doc is not None
         assert doc.title == "Still indexed" and doc.frontmatter == {}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,10 +16,11 @@ from tests.helpers import run_k0maru, write
 pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
 
 
-def scan(vault: Path, *flags: str) -> dict:
+def scan(vault: Path, *flags: str) -> dict[str, Any]:
     r = run_k0maru("scan", "--vault", str(vault), "--json", *flags)
     assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)
+    report: dict[str, Any] = json.loads(r.stdout)
+    return report
 
 
 def scans_recorded(vault: Path) -> int:

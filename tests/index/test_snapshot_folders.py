@@ -18,6 +18,8 @@ from k0maru.wiring.vault import Vault
 from tests.helpers import write
 
 AN_HOUR_NS = 3600 * 10**9
+# The vault, and the arguments of `snapshot.unchanged_files` for it.
+Indexed = tuple[Path, tuple[Path, list[str], list[str], int, bool]]
 
 
 def age(path: Path) -> None:
@@ -27,7 +29,7 @@ def age(path: Path) -> None:
 
 
 @pytest.fixture()
-def indexed(vault: Path) -> tuple[Path, tuple]:
+def indexed(vault: Path) -> Indexed:
     for i in range(3):
         write(vault, f"notes/n{i}.md", f"# Note {i}\n\nlease {i}\n")
     write(vault, ".gitignore", "drafts/\n")
@@ -53,13 +55,17 @@ def listings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return listed
 
 
-def test_a_check_with_nothing_changed_lists_no_folder(indexed, listings: list[str]) -> None:
+def test_a_check_with_nothing_changed_lists_no_folder(
+    indexed: Indexed, listings: list[str]
+) -> None:
     _, args = indexed
     assert snapshot.unchanged_files(*args) == 3
     assert listings == []
 
 
-def test_an_in_place_edit_keeping_the_folder_mtime_is_seen(indexed, listings: list[str]) -> None:
+def test_an_in_place_edit_keeping_the_folder_mtime_is_seen(
+    indexed: Indexed, listings: list[str]
+) -> None:
     vault, args = indexed
     folder = vault / "notes"
     before = folder.stat().st_mtime_ns
@@ -70,7 +76,7 @@ def test_an_in_place_edit_keeping_the_folder_mtime_is_seen(indexed, listings: li
 
 
 def test_an_in_place_edit_is_indexed_from_the_check_without_a_second_walk(
-    indexed, listings: list[str]
+    indexed: Indexed, listings: list[str]
 ) -> None:
     """The check stats every file it knows; when only files changed, the scan takes those stats
     as its walk instead of listing every folder and stat()ing every file again, and leaves a
@@ -92,13 +98,15 @@ def test_an_in_place_edit_is_indexed_from_the_check_without_a_second_walk(
     assert snapshot.unchanged_files(*args) == 3 and listings == []
 
 
-def test_a_gitignore_edited_in_place_is_seen(indexed) -> None:
+def test_a_gitignore_edited_in_place_is_seen(indexed: Indexed) -> None:
     vault, args = indexed
     (vault / ".gitignore").write_text("notes/\n", encoding="utf-8")
     assert snapshot.unchanged_files(*args) is None
 
 
-def test_a_new_note_is_seen_and_another_file_costs_one_walk(indexed, listings: list[str]) -> None:
+def test_a_new_note_is_seen_and_another_file_costs_one_walk(
+    indexed: Indexed, listings: list[str]
+) -> None:
     vault, args = indexed
     (vault / "notes/.n1.md.swp").write_bytes(b"an editor's swap file")  # not a note
     assert snapshot.unchanged_files(*args) == 3  # the folder moved: a walk finds the same notes

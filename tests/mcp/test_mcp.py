@@ -5,22 +5,35 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 import anyio
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.types import (
+    CallToolResult,
+    ErrorData,
+    ReadResourceResult,
+    Resource,
+    TextContent,
+    TextResourceContents,
+)
 
 from tests.helpers import write
 
 pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
 
 DATA = Path(__file__).parents[1] / "data" / "logs"
+T = TypeVar("T")
 
 
-def run_session(vault: Path, body, env: dict[str, str] | None = None):
-    async def main():
+def run_session(
+    vault: Path, body: Callable[[ClientSession], Awaitable[T]], env: dict[str, str] | None = None
+) -> T:
+    async def main() -> T:
         params = StdioServerParameters(
             command=sys.executable,
             args=["-m", "k0maru", "mcp", "--vault", str(vault)],
@@ -62,8 +75,8 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
     with Vault.open(demo) as v:
         node = records.list_all(v.store)[0].node_id
 
-    async def body(s: ClientSession):
-        out = {}
+    async def body(s: ClientSession) -> dict[str, Any]:
+        out: dict[str, Any] = {}
         tools = {t.name: t for t in (await s.list_tools()).tools}
         out["tools"] = tools
         out["loadout"] = await s.call_tool("get_project_loadout", {"token_budget": 800})
@@ -201,25 +214,25 @@ def test_tools_schemas_and_calls(demo: Path, tmp_path: Path) -> None:
 
 
 def test_resources_list_and_read(demo: Path) -> None:
-    async def body(s: ClientSession):
+    async def body(s: ClientSession) -> tuple[list[Resource], ReadResourceResult, str | None]:
         listed = (await s.list_resources()).resources
         read = await s.read_resource("k0maru://note/20_Cards/feature-flags.md")
-        bad = None
+        bad: str | None = None
         try:
             await s.read_resource("k0maru://note/../../etc/passwd")
-        except Exception as exc:  # noqa: BLE001 - the SDK raises its protocol error type
+        except Exception as exc:  # the SDK raises its protocol error type
             bad = str(exc)
         return listed, read, bad
 
     listed, read, bad = run_session(demo, body)
     uris = {str(r.uri) for r in listed}
     assert "k0maru://note/docs/adr/0002-lease-based-job-locking.md" in uris and len(uris) >= 49
-    assert "# Feature flags" in read.contents[0].text
+    assert "# Feature flags" in cast(TextResourceContents, read.contents[0]).text
     assert bad is not None and "root:" not in bad  # refused, nothing outside the vault was read
 
 
 def test_errors_are_tool_errors_and_server_survives(demo: Path) -> None:
-    async def body(s: ClientSession):
+    async def body(s: ClientSession) -> tuple[list[CallToolResult], CallToolResult]:
         results = [
             await s.call_tool("recall_memory", {"query": "   "}),
             await s.call_tool("inspect_log_node", {"node_id": "deadbeef"}),
@@ -236,7 +249,7 @@ def test_errors_are_tool_errors_and_server_survives(demo: Path) -> None:
 
     results, ok = run_session(demo, body)
     assert all(r.is_error for r in results)
-    texts = [r.content[0].text for r in results]
+    texts = [cast(TextContent, r.content[0]).text for r in results]
     assert "empty query" in texts[0] and "unknown log node" in texts[1] and "trace" in texts[3]
     assert (
         "k0maru" not in texts[1] and "none recorded yet" in texts[1]
@@ -259,8 +272,8 @@ def test_protocol_errors_carry_the_specs_codes_over_stdio(demo: Path) -> None:
     MCP 2025-11-25) with its URI and the path meant; an unknown tool is -32602 naming the tools."""
     from mcp.shared.exceptions import MCPError
 
-    async def body(s: ClientSession):
-        errors = []
+    async def body(s: ClientSession) -> tuple[list[ErrorData | None], CallToolResult]:
+        errors: list[ErrorData | None] = []
         for call in (
             lambda: s.read_resource("k0maru://note/Home"),
             lambda: s.call_tool("recall", {"query": "lease"}),
@@ -292,9 +305,9 @@ def test_concurrent_reindex_during_calls(demo: Path) -> None:
         "    time.sleep(0.05)\n"
     )
 
-    async def body(s: ClientSession):
+    async def body(s: ClientSession) -> tuple[list[CallToolResult], int | None]:
         writer = subprocess.Popen([sys.executable, "-c", writer_code, str(demo)])
-        results = []
+        results: list[CallToolResult] = []
         deadline = time.time() + 60
         while writer.poll() is None and time.time() < deadline:
             results.append(
@@ -310,7 +323,7 @@ def test_concurrent_reindex_during_calls(demo: Path) -> None:
 
     results, rc = run_session(demo, body, env={"K0MARU_BUSY_TIMEOUT_MS": "20000"})
     assert rc == 0 and len(results) >= 2
-    assert not [r.content[0].text for r in results if r.is_error]
+    assert not [cast(TextContent, r.content[0]).text for r in results if r.is_error]
 
 
 def test_stdin_close_exits_cleanly(demo: Path) -> None:
@@ -330,6 +343,7 @@ def test_stdin_close_exits_cleanly(demo: Path) -> None:
             "clientInfo": {"name": "t", "version": "1"},
         },
     }
+    assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write((json.dumps(init) + "\n").encode())
     proc.stdin.flush()
     line = proc.stdout.readline()
@@ -352,7 +366,7 @@ def test_unembedded_vault_answers_at_once_and_embeds_in_background(tmp_path: Pat
     vault = tmp_path / "fresh"
     shutil.copytree(DEMO_VAULT, vault, ignore=shutil.ignore_patterns(".k0maru"))
 
-    async def body(s: ClientSession):
+    async def body(s: ClientSession) -> tuple[CallToolResult, float, CallToolResult | None]:
         t0 = time.perf_counter()
         first = await s.call_tool("recall_memory", {"query": "SQLITE_BUSY", "limit": 3})
         first_s = time.perf_counter() - t0

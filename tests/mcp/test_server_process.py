@@ -10,6 +10,7 @@ import anyio
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.types import CallToolResult
 
 from tests.mcp.test_mcp import run_session
 
@@ -79,7 +80,7 @@ def test_the_tools_run_in_the_server_itself(demo: Path) -> None:
         "runpy.run_module('k0maru', run_name='__main__')"
     )
 
-    async def main() -> tuple[list[int], object, object]:
+    async def main() -> tuple[list[int], CallToolResult, CallToolResult]:
         params = StdioServerParameters(command=sys.executable, args=["-c", code, str(demo)])
         async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
             await s.initialize()

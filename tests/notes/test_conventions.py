@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from tests.helpers import until
+
+if TYPE_CHECKING:
+    from k0maru.notes.conventions import Conventions
 
 
 def test_a_server_flush_never_waits_for_a_stale_sniff(tmp_path: Path) -> None:
@@ -23,5 +27,7 @@ def test_a_server_flush_never_waits_for_a_stale_sniff(tmp_path: Path) -> None:
     (root / "adr").mkdir()
     vault._conventions = (time.monotonic() - CONVENTIONS_TTL_S - 1, first)
     assert vault.conventions() is first  # served as it was, at once
-    assert until(lambda: vault._conventions[1] is not first), "never sniffed again"
+    assert until(lambda: cast("tuple[float, Conventions]", vault._conventions)[1] is not first), (
+        "never sniffed again"
+    )
     assert vault.conventions() is not first

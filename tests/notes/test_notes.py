@@ -11,15 +11,15 @@ import pytest
 import yaml
 
 from k0maru.index.markdown import split_frontmatter
-from k0maru.notes.conventions import ConventionSniffer
+from k0maru.notes.conventions import ConventionSniffer, KindRule
 from k0maru.notes.flush import FlushEngine
 from k0maru.wiring.vault import Vault
-from tests.helpers import DEMO_VAULT, errors, write
+from tests.helpers import DEMO_VAULT, K0, errors, write
 
 DATA = Path(__file__).parents[1] / "data" / "logs"
 
 
-def sniff(root: Path):
+def sniff(root: Path) -> dict[str, KindRule]:
     return ConventionSniffer(root).sniff().rules
 
 
@@ -104,7 +104,7 @@ def test_demo_vault_agents_md() -> None:
 
 
 @pytest.mark.slow
-def test_conventions_cli(k0) -> None:
+def test_conventions_cli(k0: K0) -> None:
     r = k0("conventions", "--vault", str(DEMO_VAULT), "--json")
     assert r.returncode == 0
     assert json.loads(r.stdout)["kinds"]["card"]["folder"] == "20_Cards"
@@ -210,7 +210,7 @@ def test_twenty_concurrent_flushes(vault: Path) -> None:
 
 
 @pytest.mark.slow
-def test_flush_cli_indexes_immediately(demo: Path, k0) -> None:
+def test_flush_cli_indexes_immediately(demo: Path, k0: K0) -> None:
     body = demo / "body.txt"
     body.write_text("Renew leases in batches of 500 per call to cut write load.")
     r = k0(
@@ -242,7 +242,7 @@ def test_flush_cli_indexes_immediately(demo: Path, k0) -> None:
 
 
 @pytest.mark.slow
-def test_related_notes_by_title_or_path_become_resolvable_links(demo: Path, k0) -> None:
+def test_related_notes_by_title_or_path_become_resolvable_links(demo: Path, k0: K0) -> None:
     related = "SQLITE_BUSY and busy_timeout,30_Runbooks/restore-from-backup.md,Lease renewal redesign,Ghost Note"
     r = k0(
         "flush",
@@ -266,7 +266,9 @@ def test_related_notes_by_title_or_path_become_resolvable_links(demo: Path, k0) 
     ]
     assert result["unresolved"] == ["Ghost Note"]
     with Vault.open(demo) as v:
-        src = v.store.document_by_path(result["path"]).id
+        doc = v.store.document_by_path(result["path"])
+        assert doc is not None
+        src = doc.id
         targets = {
             path
             for (path,) in v.store.conn.execute(
@@ -282,13 +284,13 @@ def test_related_notes_by_title_or_path_become_resolvable_links(demo: Path, k0) 
 
 
 @pytest.mark.slow
-def test_flush_refuses_bad_input(demo: Path, k0) -> None:
+def test_flush_refuses_bad_input(demo: Path, k0: K0) -> None:
     r = k0("flush", "--vault", str(demo), "--kind", "card", "--title", "x", input="   ")
     assert r.returncode == 2 and "empty body" in r.stderr
 
 
 @pytest.mark.slow
-def test_distill_rust_trace_is_specific(demo: Path, k0, tmp_path: Path) -> None:
+def test_distill_rust_trace_is_specific(demo: Path, k0: K0, tmp_path: Path) -> None:
     hermes = tmp_path / "hermes"
     r = k0(
         "distill",
@@ -347,7 +349,7 @@ def test_distill_rust_trace_is_specific(demo: Path, k0, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_distill_asan_and_python_traces(demo: Path, k0) -> None:
+def test_distill_asan_and_python_traces(demo: Path, k0: K0) -> None:
     r = k0(
         "distill", "--vault", str(demo), "--trace-file", str(DATA / "gcc_asan_uaf.log"), "--json"
     )
@@ -369,7 +371,7 @@ def test_distill_asan_and_python_traces(demo: Path, k0) -> None:
 
 
 @pytest.mark.slow
-def test_distill_from_offloaded_node(demo: Path, k0) -> None:
+def test_distill_from_offloaded_node(demo: Path, k0: K0) -> None:
     script = write(
         demo, "fail.py", "for i in range(2000):\n    print('step', i)\nraise KeyError('lease-42')\n"
     )
@@ -384,7 +386,7 @@ def test_distill_from_offloaded_node(demo: Path, k0) -> None:
 @pytest.mark.parametrize(
     "text", ["all good\nnothing to see\n", "everything is fine, no error here\n"]
 )
-def test_distill_refuses_what_is_not_a_failure(demo: Path, k0, text: str) -> None:
+def test_distill_refuses_what_is_not_a_failure(demo: Path, k0: K0, text: str) -> None:
     before = sorted(p.relative_to(demo) for p in demo.rglob("*.md"))
     r = k0("distill", "--vault", str(demo), input=text)
     assert (
@@ -398,7 +400,7 @@ def test_distill_refuses_what_is_not_a_failure(demo: Path, k0, text: str) -> Non
 
 @pytest.mark.slow
 def test_distilled_names_end_between_words_and_the_licence_is_the_vault_s(
-    demo: Path, k0, tmp_path: Path
+    demo: Path, k0: K0, tmp_path: Path
 ) -> None:
     (demo / "LICENSE").write_text("Apache License\nVersion 2.0, January 2004\n")
     trace = DATA / "cargo_build_plain_e0382.log"

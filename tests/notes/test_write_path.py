@@ -11,7 +11,7 @@ import pytest
 from k0maru.notes.adr import adr_from_head
 from k0maru.notes.conventions import ConventionSniffer
 from k0maru.notes.flush import FlushEngine
-from tests.helpers import write
+from tests.helpers import K0, write
 
 ADR_TOOLS = (
     "# {n}. {title}\n\nDate: 2020-01-0{n}\n\n## Status\n\nAccepted\n\n## Context\n\nWhy {n}.\n\n"
@@ -168,11 +168,13 @@ def test_commit_body_sections_are_not_duplicated(vault: Path) -> None:
     text = (vault / written["path"]).read_text()
     assert text.count("## Context") == 1 and text.count("## Decision") == 1
     assert text.startswith("# 3. Use X\n\nDate: ") and "## Status\n\nAccepted" in text
-    assert written == adr_from_head(vault) | {"outcome": "created"}  # idempotent
+    again = adr_from_head(vault)
+    assert again is not None
+    assert written == again | {"outcome": "created"}  # idempotent
 
 
 @pytest.mark.slow
-def test_flush_cli_takes_a_date(vault: Path, k0) -> None:
+def test_flush_cli_takes_a_date(vault: Path, k0: K0) -> None:
     adr_tools_vault(vault)
     body = vault / "body.md"
     body.write_text(BODY)
@@ -185,7 +187,7 @@ def test_flush_cli_takes_a_date(vault: Path, k0) -> None:
 
 
 @pytest.mark.slow
-def test_conventions_explain_and_json_show_the_learnt_template(vault: Path, k0) -> None:
+def test_conventions_explain_and_json_show_the_learnt_template(vault: Path, k0: K0) -> None:
     adr_tools_vault(vault)
     r = k0("conventions", "--vault", str(vault), "--explain")
     assert "folder: doc/adr/" in r.stdout and "heading: # {n}. {title}" in r.stdout

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from k0maru.offload.analyzer import LogAnalyzer
-from k0maru.offload.findings import UNCODED, same_place
+from k0maru.offload.findings import UNCODED, Findings, same_place
 
 DATA = Path(__file__).parents[1] / "data" / "logs"
 
 
-def analyze(text: str):
+def analyze(text: str) -> Findings:
     a = LogAnalyzer()
     a.feed(text)
     return a.close()

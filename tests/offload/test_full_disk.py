@@ -33,8 +33,11 @@ LOUD = (
 EXPECTED_LINES = 30001
 
 
-def _k0(*args: str, cwd: Path, input: bytes | None = None, limit_bytes: int | None = None):
+def _k0(
+    *args: str, cwd: Path, input: bytes | None = None, limit_bytes: int | None = None
+) -> subprocess.CompletedProcess[bytes]:
     def limit() -> None:  # pragma: no cover - runs in the child
+        assert limit_bytes is not None  # only set as preexec_fn with a limit
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
 

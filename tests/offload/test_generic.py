@@ -42,7 +42,7 @@ from k0maru.offload.runner import run_offload
         ("[error] src/app.js: SyntaxError: Unexpected token (2:15)", ("src/app.js", "2", "15")),
     ],
 )
-def test_every_common_location_form_is_read(line: str, want: tuple) -> None:
+def test_every_common_location_form_is_read(line: str, want: tuple[str, str, str | None]) -> None:
     assert [f[:3] for f in find_all(line)][0] == want
 
 

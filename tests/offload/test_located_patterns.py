@@ -98,5 +98,7 @@ LAYER = [
 @pytest.mark.parametrize(
     ("log", "want"), [pytest.param(log, want, id=name) for name, log, want in LAYER]
 )
-def test_the_layer_makes_a_finding_of_the_example(log: str, want: list) -> None:
+def test_the_layer_makes_a_finding_of_the_example(
+    log: str, want: list[tuple[str | None, str]]
+) -> None:
     assert findings_of(log) == want

@@ -10,6 +10,7 @@ import json
 import os
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -95,10 +96,13 @@ def test_grep_on_a_compressed_ref_matches_the_plain_file(tmp_path: Path) -> None
     assert [n for n, _, match in found[0] if match][0] > 332  # the skipped matches were in copy 1
 
 
-def _offload(vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch, data: bytes) -> dict:
+def _offload(
+    vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, data: bytes
+) -> dict[str, Any]:
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
     assert main(["offload", "--vault", str(vault), "--task-id", "t", "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    report: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return report
 
 
 def test_a_ref_cut_short_is_one_clear_line(

@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests.helpers import K0
 
 pytestmark = pytest.mark.slow
 
@@ -17,24 +20,25 @@ LOG = "".join(f"step {i}: compiling unit_{i}.c ok\n" for i in range(600)) + (
 )
 
 
-def _offload(k0, vault: Path, text: str = LOG, **env: str) -> str:
+def _offload(k0: K0, vault: Path, text: str = LOG, **env: str) -> str:
     r = k0("offload", "--vault", str(vault), "--task-id", "t", input=text, env=env or None)
     assert r.returncode == 0, r.stderr
     assert "first failure: app.py:3" in r.stdout, r.stdout
     return r.stdout.split("k0maru log show ", 1)[1].split()[0]
 
 
-def _listed(k0, vault: Path) -> list[dict]:
+def _listed(k0: K0, vault: Path) -> list[dict[str, Any]]:
     r = k0("log", "list", "--vault", str(vault), "--json")
     assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)
+    listed: list[dict[str, Any]] = json.loads(r.stdout)
+    return listed
 
 
 def _refs(vault: Path) -> list[str]:
     return sorted(p.name for p in (vault / ".k0maru" / "refs").iterdir())
 
 
-def test_records_come_back_after_a_rebuild_and_a_lost_index(k0, vault: Path) -> None:
+def test_records_come_back_after_a_rebuild_and_a_lost_index(k0: K0, vault: Path) -> None:
     node = _offload(k0, vault)
     assert _refs(vault) == [f"t_{node}.json", f"t_{node}.log.gz"]
     r = k0("scan", "--vault", str(vault), "--rebuild")
@@ -47,7 +51,9 @@ def test_records_come_back_after_a_rebuild_and_a_lost_index(k0, vault: Path) -> 
     assert r.returncode == 0 and "ZeroDivisionError: division by zero" in r.stdout, r.stderr
 
 
-def test_prune_by_count_and_age_removes_log_sidecar_and_record_together(k0, vault: Path) -> None:
+def test_prune_by_count_and_age_removes_log_sidecar_and_record_together(
+    k0: K0, vault: Path
+) -> None:
     nodes = [_offload(k0, vault) for _ in range(3)]
     r = k0("log", "prune", "--vault", str(vault), "--keep", "1")
     assert r.returncode == 0 and r.stdout.startswith("removed 2 log(s)"), r.stdout + r.stderr
@@ -61,7 +67,7 @@ def test_prune_by_count_and_age_removes_log_sidecar_and_record_together(k0, vaul
     assert r.returncode == 0 and _listed(k0, vault) == [] and _refs(vault) == []
 
 
-def test_the_size_cap_keeps_the_newest_logs_within_it_on_disk(k0, vault: Path) -> None:
+def test_the_size_cap_keeps_the_newest_logs_within_it_on_disk(k0: K0, vault: Path) -> None:
     """The cap counts compressed bytes on disk: two logs of 0.8 MB each fit in 1 MB once
     compressed."""
     rng = random.Random(7)
@@ -77,6 +83,6 @@ def test_the_size_cap_keeps_the_newest_logs_within_it_on_disk(k0, vault: Path) -
     assert len(_refs(vault)) == 4
 
 
-def test_a_bad_age_is_one_line(k0, vault: Path) -> None:
+def test_a_bad_age_is_one_line(k0: K0, vault: Path) -> None:
     r = k0("log", "prune", "--vault", str(vault), "--older-than", "soon")
     assert r.returncode != 0 and "bad age 'soon'" in r.stderr and "Traceback" not in r.stderr

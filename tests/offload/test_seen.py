@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import write
+from tests.helpers import K0, write
 
 pytestmark = pytest.mark.slow
 
@@ -17,14 +17,14 @@ LOG = "".join(f"step {i}: compiling module_{i}.c ok\n" for i in range(300)) + (
 )
 
 
-def _summary(k0, vault: Path) -> str:
+def _summary(k0: K0, vault: Path) -> str:
     assert k0("scan", "--vault", str(vault)).returncode == 0
     r = k0("offload", "--vault", str(vault), "--task-id", "t", input=LOG)
     assert r.returncode == 0 and "first failure: rate.py:3" in r.stdout, r.stdout + r.stderr
     return r.stdout
 
 
-def test_a_skill_about_the_same_failure_is_named(k0, vault: Path) -> None:
+def test_a_skill_about_the_same_failure_is_named(k0: K0, vault: Path) -> None:
     write(
         vault,
         "skills/zero-rate.md",
@@ -35,7 +35,7 @@ def test_a_skill_about_the_same_failure_is_named(k0, vault: Path) -> None:
     assert "seen before: skills/zero-rate.md\n" in _summary(k0, vault)
 
 
-def test_a_note_about_another_failure_is_not_named(k0, vault: Path) -> None:
+def test_a_note_about_another_failure_is_not_named(k0: K0, vault: Path) -> None:
     write(
         vault,
         "notes/billing.md",

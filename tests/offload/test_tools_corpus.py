@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from k0maru.offload.analyzer import LogAnalyzer
-from k0maru.offload.findings import same_place
-from k0maru.offload.runner import run_offload
+from k0maru.offload.findings import Findings, same_place
+from k0maru.offload.runner import OffloadOutcome, run_offload
 
 DATA = Path(__file__).parents[1] / "data" / "logs" / "tools"
 EXPECTATIONS = json.loads((DATA / "expectations.json").read_text())
@@ -20,7 +20,7 @@ EXPECTATIONS = json.loads((DATA / "expectations.json").read_text())
 NOT_YET = {"jasmine_spec.log", "nim_runtime_index.log"}
 
 
-def analyze(text: str):
+def analyze(text: str) -> Findings:
     a = LogAnalyzer()
     a.feed(text)
     return a.close()
@@ -73,7 +73,7 @@ def test_warnings_treated_as_errors_put_the_first_warning_first() -> None:
     assert f.first_location == "docs/index.rst:4"
 
 
-def _offload(text: str, tmp_path: Path):
+def _offload(text: str, tmp_path: Path) -> tuple[OffloadOutcome, str]:
     out = io.BytesIO()
     outcome = run_offload(
         tmp_path, None, threshold=0, task_id="t", stdin=io.BytesIO(text.encode()), out=out,
@@ -345,7 +345,7 @@ def test_no_summary_has_more_words_than_the_coloured_log_it_stands_for(
     assert outcome.passed_through or len(shown.split()) <= len(visible.split())
 
 
-def _generic_summary(log: Path, tmp_path: Path):
+def _generic_summary(log: Path, tmp_path: Path) -> tuple[OffloadOutcome, str]:
     outcome, shown = _offload(log.read_text(), tmp_path)
     assert outcome.findings is not None
     return outcome, shown
@@ -355,6 +355,7 @@ def _generic_summary(log: Path, tmp_path: Path):
 def test_a_jvm_exceptions_cause_is_the_failure_where_it_was_thrown(tmp_path: Path) -> None:
     # the frames of the wrapper, then `Caused by:` past the marker's first 30 lines, in maven's log
     outcome, shown = _generic_summary(DATA.parent / "maven_junit4_caused_by.log", tmp_path)
+    assert outcome.findings is not None
     assert outcome.findings.first_location == "Prices.java:5"
     assert 'For input string: "1999 EUR"' in shown
     f = analyze((DATA.parent / "java_caused_by.log").read_text())
@@ -367,8 +368,10 @@ def test_a_python_traceback_is_one_failure_named_by_its_last_line(tmp_path: Path
     outcome, shown = _generic_summary(
         DATA.parent / "python_thread_exception_then_logs.log", tmp_path
     )
+    assert outcome.findings is not None
     root = outcome.findings.root
-    assert root is not None and root.code == "KeyError" and root.location.endswith("sync.py:9")
+    assert root is not None and root.location is not None
+    assert root.code == "KeyError" and root.location.endswith("sync.py:9")
     assert "KeyError: 'rows'" in shown
     assert "threading.py" not in shown  # a library's frame is no failure line
 
@@ -377,6 +380,7 @@ def test_a_python_traceback_is_one_failure_named_by_its_last_line(tmp_path: Path
 def test_a_failures_own_report_inside_a_runners_block_is_shown(tmp_path: Path) -> None:
     # nextest's `FAIL` line, its captured stdout, then the panic and its `left:`/`right:` lines
     outcome, shown = _generic_summary(DATA.parent / "cargo_nextest_fail.log", tmp_path)
+    assert outcome.findings is not None
     assert outcome.findings.first_location == "src/lib.rs:11:9"
     assert "left: 11" in shown
     assert "rust_begin_unwind" not in shown and "/rustc/" not in shown
@@ -432,6 +436,7 @@ def test_a_failure_without_a_place_keeps_the_logs_last_lines(tmp_path: Path) -> 
     rows = "".join(f"| mod_{i:02}.py | 3 | 1 | 2 | 67% |\n" for i in range(60))
     text = rows + "| TOTAL | 180 | 60 | 120 | 66.7% |\n---- RESULT: FAILED (minimum: 90.0%) ----\n"
     outcome, shown = _offload(text, tmp_path)
+    assert outcome.findings is not None
     assert outcome.record is not None and outcome.findings.first_location is None
     assert "| TOTAL | 180 | 60 | 120 | 66.7% |" in shown
     assert "| mod_59.py |" in shown

@@ -9,7 +9,7 @@ from k0maru.errors import K0maruError
 from k0maru.search.filters import Filters
 from k0maru.search.folding import fold_passages, translation_key, translation_keys
 from k0maru.wiring.vault import Vault
-from tests.helpers import write
+from tests.helpers import K0, write
 
 STATUS = {
     "en": "# ADR status\n\nAn ADR can have the status proposed, accepted, rejected, deprecated or "
@@ -126,7 +126,7 @@ def test_translations_named_by_a_language_code_fold_into_their_original(vault: P
 
 
 @pytest.mark.slow
-def test_lang_in_the_cli_filters_and_refuses_an_unknown_code(guide: Path, k0) -> None:
+def test_lang_in_the_cli_filters_and_refuses_an_unknown_code(guide: Path, k0: K0) -> None:
     ok = k0("search", "ADR status", "--lang", "es", "--json", "--vault", str(guide))
     assert ok.returncode == 0, ok.stderr
     assert [h["path"] for h in json.loads(ok.stdout)["hits"]] == ["locales/es/status/index.md"]

@@ -33,7 +33,9 @@ def indexed(vault: Path) -> Path:
         )
     with Vault.open(vault) as v:
         v.index(embed=False, lexical=True)
-        assert v.store.bm25_state().backlog == 0
+        state = v.store.bm25_state()
+        assert state is not None
+        assert state.backlog == 0
     return vault
 
 
@@ -44,6 +46,7 @@ def test_a_change_is_served_from_the_delta_without_a_rebuild(indexed: Path) -> N
     with Vault.open(indexed) as v:
         v.index(embed=False, lexical=True)  # a small delta: scan leaves the main segment as it is
         state = v.store.bm25_state()
+        assert state is not None
         assert state.backlog == 4  # n01's new chunk, new.md's chunk, and the two deleted chunks
         cache = LexicalCache()
         index = cache.get(v.store)
@@ -93,7 +96,7 @@ def test_an_index_loaded_by_a_thread_that_ended_still_answers(indexed: Path) -> 
         def query() -> None:
             try:
                 answers.append(cache.get(v.store).search("quokka", 5))
-            except Exception as exc:  # noqa: BLE001 - the assertion below names it
+            except Exception as exc:  # the assertion below names it
                 answers.append(exc)
 
         asker = threading.Thread(target=query)
@@ -277,6 +280,7 @@ def test_the_delta_merges_once_it_grows_past_the_threshold(vault: Path) -> None:
             write(vault, f"bulk/{i}.md", f"# Bulk {i}\n\nwombat {i}\n")
         v.index(embed=False, lexical=True)
         state = v.store.bm25_state()
+        assert state is not None
         assert state.backlog == 0 and state.chunks == MERGE_MIN + 2
         assert v.store.lexical_stale() == []
 
@@ -294,7 +298,9 @@ def test_a_scan_with_no_merge_due_does_not_load_the_lexical_index(indexed: Path)
     )  # a small delta: no merge due either
     assert fresh_process(code) == ["False False"]
     with Vault.open(indexed) as v:
-        assert v.store.bm25_state().backlog == 2  # the edit's chunk replaced one: served as a delta
+        state = v.store.bm25_state()
+        assert state is not None
+        assert state.backlog == 2  # the edit's chunk replaced one: served as a delta
 
 
 def test_the_delta_ranks_as_a_full_rebuild_would(indexed: Path) -> None:

@@ -1,5 +1,6 @@
 import json
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -7,7 +8,7 @@ from k0maru.config import Settings
 from k0maru.search.recall import fuse
 from k0maru.search.terms import INDEX, tokenize
 from k0maru.wiring.vault import Vault
-from tests.helpers import write
+from tests.helpers import K0, write
 
 SYMBOL_NOTES = {
     "SQLITE_BUSY": "The writer failed with SQLITE_BUSY during the backup.",
@@ -101,7 +102,9 @@ def test_paraphrase_found_only_by_vector_channel(demo: Path) -> None:
     query = "concurrent routines frozen, nothing can progress"  # shares no term with the Go deadlock card
     target = "20_Cards/go-channel-deadlocks.md"
     with Vault.open(demo) as v:
-        doc_text = v.store.document_by_path(target).body
+        doc = v.store.document_by_path(target)
+        assert doc is not None
+        doc_text = doc.body
         assert not set(tokenize(query)) & set(tokenize(doc_text))
         bm25 = v.recall.search(query, limit=10, mode="bm25").hits
         vec = v.recall.search(query, limit=10, mode="vector").hits
@@ -149,19 +152,23 @@ def test_reported_scores_follow_the_formula(demo: Path) -> None:
         for query in ("lease renewal storms", "SQLITE_BUSY busy_timeout"):
             result = v.recall.search(query, limit=10)
             w, floor = result.bm25_weight, v.settings.min_cosine
+            assert w is not None
             # in the demo vault a passage holds every word of either query
             assert w == pytest.approx(v.recall.bm25_weight(query, "hybrid", matched=1.0))
-            best = max(h.bm25_score for h in result.hits if h.bm25_rank)
+            best = max(cast(float, h.bm25_score) for h in result.hits if h.bm25_rank)
             for h in result.hits:
-                assert h.bm25_part == pytest.approx(w * h.bm25_score / best if h.bm25_rank else 0)
+                assert h.bm25_part is not None and h.vector_part is not None
+                assert h.graph_boost is not None
+                assert h.bm25_part == pytest.approx(
+                    w * cast(float, h.bm25_score) / best if h.bm25_rank else 0
+                )
                 assert h.vector_part == pytest.approx(
-                    (1 - w) * (h.cosine - floor) / (1 - floor) if h.vector_rank else 0
+                    (1 - w) * (cast(float, h.cosine) - floor) / (1 - floor) if h.vector_rank else 0
                 )
                 assert h.score == pytest.approx(h.bm25_part + h.vector_part + h.graph_boost)
-        assert (
-            result.pool == v.settings.pool_min
-            and v.recall.search("lease renewal storms").bm25_weight < result.bm25_weight
-        )
+        assert result.pool == v.settings.pool_min and cast(
+            float, v.recall.search("lease renewal storms").bm25_weight
+        ) < cast(float, result.bm25_weight)
 
 
 def test_hybrid_bm25_reads_other_forms_of_a_word(vault: Path) -> None:
@@ -174,7 +181,9 @@ def test_hybrid_bm25_reads_other_forms_of_a_word(vault: Path) -> None:
     with Vault.open(vault) as v:
         v.index()
         hits = {h.path: h for h in v.recall.search("iframe loaded lazily", limit=5).hits}
-    assert hits["loading.md"].bm25_rank is not None and hits["loading.md"].bm25_part > 0
+    assert (
+        hits["loading.md"].bm25_rank is not None and cast(float, hits["loading.md"].bm25_part) > 0
+    )
     assert hits["page.md"].bm25_rank == 1  # the word as written still counts first
 
 
@@ -202,11 +211,13 @@ def test_vector_hits_under_the_cosine_floor_cast_no_vote(demo: Path) -> None:
     under = [h for h in floored.values() if h.cosine is not None and h.cosine < floor]
     assert under, "the query should pool notes below the floor"
     assert all(h.vector_rank is None for h in under)
-    assert all(h.cosine >= floor for h in floored.values() if h.vector_rank is not None)
+    assert all(
+        cast(float, h.cosine) >= floor for h in floored.values() if h.vector_rank is not None
+    )
     moved = [h for h in under if h.path in plain]
     assert moved and all(plain[h.path].vector_rank is not None for h in moved)
     assert all(
-        plain[h.path].vector_part > h.vector_part == 0 for h in moved
+        cast(float, plain[h.path].vector_part) > cast(float, h.vector_part) == 0 for h in moved
     )  # what the floor withheld
 
 
@@ -225,7 +236,7 @@ def test_no_note_without_a_vote_is_a_hit(vault: Path) -> None:
     with Vault.open(vault, min_cosine=0.99) as v:  # no vector hit clears this floor
         v.index()
         hits = v.recall.search("zebra", limit=4).hits
-    assert [h.path for h in hits] == ["zebra.md"] and hits[0].bm25_part > 0
+    assert [h.path for h in hits] == ["zebra.md"] and cast(float, hits[0].bm25_part) > 0
     with Vault.open(vault) as v:
         nothing = v.recall.search("the of and", limit=3)  # stop words only
     assert nothing.hits == [] and len(nothing.warnings) == 1
@@ -250,7 +261,7 @@ def test_graph_boost_exactly_on_linked_pool_members(vault: Path) -> None:
         v.index()
         hits = {h.path: h for h in v.recall.search("zebra migration", limit=10).hits}
     assert set(hits) == {"a.md", "b.md", "c.md", "d.md"}  # e is not in the pool
-    fused = {p: h.bm25_part + h.vector_part for p, h in hits.items()}
+    fused = {p: cast(float, h.bm25_part) + cast(float, h.vector_part) for p, h in hits.items()}
     pair = min(fused["a.md"], fused["b.md"])  # a boost is at most the note's own score
     assert hits["a.md"].graph_boost == pytest.approx(0.5 * pair) and hits["a.md"].boost_links == [
         "links to [[B]]"
@@ -277,7 +288,9 @@ def test_single_channel_modes_are_untouched_by_the_graph(vault: Path) -> None:
             assert [(h.path, h.score) for h in boosted] == [(h.path, h.score) for h in plain]
             assert all(h.graph_boost == 0 for h in boosted)
         hybrid = v.recall.search("zebra migration", limit=7, graph_boost=5.0).hits
-    assert any(h.graph_boost > 0 for h in hybrid)  # the graph is still there for hybrid
+    assert any(
+        cast(float, h.graph_boost) > 0 for h in hybrid
+    )  # the graph is still there for hybrid
 
 
 def test_the_top_five_do_not_depend_on_the_limit(vault: Path) -> None:
@@ -347,6 +360,7 @@ def test_deletion_removes_vectors(demo: Path) -> None:
     victim = "20_Cards/feature-flags.md"
     with Vault.open(demo) as v:
         doc = v.store.document_by_path(victim)
+        assert doc is not None
         chunk_ids = [
             i for (i,) in v.store.conn.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc.id,))
         ]
@@ -373,6 +387,7 @@ def test_incremental_reembed_touches_only_changed_chunks(demo: Path) -> None:
     note = demo / "docs/adr/0002-lease-based-job-locking.md"
     with Vault.open(demo) as v:
         doc = v.store.document_by_path("docs/adr/0002-lease-based-job-locking.md")
+        assert doc is not None
         n_chunks = v.store.conn.execute(
             "SELECT count(*) FROM chunks WHERE doc_id = ?", (doc.id,)
         ).fetchone()[0]
@@ -386,7 +401,7 @@ def test_incremental_reembed_touches_only_changed_chunks(demo: Path) -> None:
 
 
 @pytest.mark.slow
-def test_missing_model_degrades_to_bm25(demo: Path, k0) -> None:
+def test_missing_model_degrades_to_bm25(demo: Path, k0: K0) -> None:
     r = k0(
         "search",
         "--vault",
@@ -403,7 +418,7 @@ def test_missing_model_degrades_to_bm25(demo: Path, k0) -> None:
 
 
 @pytest.mark.slow
-def test_cli_explain_shows_every_component(demo: Path, k0) -> None:
+def test_cli_explain_shows_every_component(demo: Path, k0: K0) -> None:
     r = k0("search", "--vault", str(demo), "--explain", "--limit", "3", "lease", "expiry")
     assert r.returncode == 0, r.stderr
     assert (
@@ -420,13 +435,13 @@ def test_cli_explain_shows_every_component(demo: Path, k0) -> None:
 
 
 @pytest.mark.slow
-def test_empty_query_is_an_error(demo: Path, k0) -> None:
+def test_empty_query_is_an_error(demo: Path, k0: K0) -> None:
     r = k0("search", "--vault", str(demo), "  ")
     assert r.returncode == 2 and "empty query" in r.stderr
 
 
 @pytest.mark.slow
-def test_vault_without_indexable_words(vault: Path, k0) -> None:
+def test_vault_without_indexable_words(vault: Path, k0: K0) -> None:
     write(vault, "a.md", "# A\nb c d\n")
     r = k0("scan", "--vault", str(vault), "--no-embed", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["added"] == 1
@@ -435,7 +450,7 @@ def test_vault_without_indexable_words(vault: Path, k0) -> None:
 
 
 @pytest.mark.slow
-def test_filters_by_folder_tag_kind_and_date(demo: Path, k0) -> None:
+def test_filters_by_folder_tag_kind_and_date(demo: Path, k0: K0) -> None:
     """`--path`, `--tag` (nested tags included), `--kind` (frontmatter, else the folder) and a date
     window (frontmatter date, else mtime) restrict both channels; a filter nothing passes says
     so."""
@@ -672,6 +687,7 @@ def test_a_note_first_in_both_channels_ranks_first_while_most_vectors_are_pendin
         result = v.recall.search("extract a tar archive into a directory", limit=5)
     assert result.hits[0].path == "tar.md", [(h.path, h.score) for h in result.hits]
     for h in result.hits:
+        assert h.bm25_part is not None and h.vector_part is not None and h.graph_boost is not None
         assert h.score == pytest.approx(h.bm25_part + h.vector_part + h.graph_boost)
         if h.path != "tar.md":  # no vector: no vector rank, cosine or part
             assert h.vector_rank is None and h.cosine is None and h.vector_part == 0
@@ -694,6 +710,7 @@ def test_a_note_without_a_vector_is_not_refused_for_lacking_a_cosine(vault: Path
     assert [h.path for h in bm25.hits] == ["sync.md"]
     assert [h.path for h in hybrid.hits] == ["sync.md"], hybrid.warnings
     h = hybrid.hits[0]
+    assert h.bm25_part is not None and h.vector_part is not None and h.graph_boost is not None
     assert h.score == pytest.approx(h.bm25_part + h.vector_part + h.graph_boost)
 
 

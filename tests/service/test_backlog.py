@@ -113,6 +113,7 @@ def test_cli_and_mcp_flush_and_ui_do_not_wait_for_the_backlog(tmp_path: Path) ->
         [sys.executable, "-m", "k0maru", "ui", "--vault", str(vault), "--port", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ},
     )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
     try:
         m = re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stdout.readline())
         assert m, proc.stderr.read()

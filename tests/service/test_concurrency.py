@@ -38,6 +38,7 @@ def console_url(demo: Path) -> Iterator[str]:
         text=True,
         env={**os.environ},
     )
+    assert proc.stdout is not None and proc.stderr is not None
     try:
         m = re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stdout.readline())
         assert m, proc.stderr.read()
@@ -88,7 +89,7 @@ def test_mcp_reads_behind_a_1mb_flush(demo: Path) -> None:
             args=["-m", "k0maru", "mcp", "--vault", str(demo)],
             env={**os.environ},
         )
-        async with stdio_client(params) as (read, write_), ClientSession(read, write_) as s:
+        async with stdio_client(params) as (read_, write_), ClientSession(read_, write_) as s:
             await s.initialize()
             await s.call_tool("recall_memory", {"query": "lease", "mode": "bm25"})  # warm
 

@@ -13,7 +13,7 @@ import pytest
 
 from k0maru.index.store import db_path
 from tests.githooks.test_git import wait_for_worker
-from tests.helpers import write
+from tests.helpers import K0, write
 
 pytestmark = pytest.mark.slow  # real processes, a mount
 
@@ -44,7 +44,7 @@ def fill(folder: Path) -> None:
             pass
 
 
-def test_search_answers_on_a_full_disk_and_says_what_to_run(small_disk: Path, k0) -> None:
+def test_search_answers_on_a_full_disk_and_says_what_to_run(small_disk: Path, k0: K0) -> None:
     vault = small_disk / "vault"
     for i in range(5):
         write(vault, f"n{i}.md", f"# Note {i}\n\nlease renewal worker {i}\n")
@@ -83,7 +83,7 @@ def damage_a_vector_page(root: Path) -> None:
         fh.write(b"\xff\xff\xff\x7f" + b"\xab" * 60)
 
 
-def test_a_damaged_vector_page_leaves_bm25_answering_and_stops_writers(demo: Path, k0) -> None:
+def test_a_damaged_vector_page_leaves_bm25_answering_and_stops_writers(demo: Path, k0: K0) -> None:
     damage_a_vector_page(demo)
     r = k0("search", "lease renewal", "--vault", str(demo))
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr

@@ -14,7 +14,7 @@ import pytest
 
 from k0maru.index.db import sqlite3  # the library the index connections use (one per process)
 from k0maru.index.store import Store, db_path
-from tests.helpers import write
+from tests.helpers import K0, write
 
 pytestmark = pytest.mark.slow  # end-to-end: real processes (see CONTRIBUTING.md)
 
@@ -26,7 +26,7 @@ def one_line_error(r: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
-def test_corrupt_page_inside_a_valid_index_is_one_line(demo: Path, k0) -> None:
+def test_corrupt_page_inside_a_valid_index_is_one_line(demo: Path, k0: K0) -> None:
     path = db_path(demo)
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -45,7 +45,7 @@ def test_corrupt_page_inside_a_valid_index_is_one_line(demo: Path, k0) -> None:
         assert "index is corrupt" in line and "k0maru scan --rebuild" in line and str(path) in line
 
 
-def test_newer_schema_is_refused_and_not_written(vault: Path, k0) -> None:
+def test_newer_schema_is_refused_and_not_written(vault: Path, k0: K0) -> None:
     write(vault, "a.md", "# A\n")
     k0("scan", "--vault", str(vault), "--no-embed")
     with sqlite3.connect(db_path(vault)) as conn:
@@ -58,7 +58,7 @@ def test_newer_schema_is_refused_and_not_written(vault: Path, k0) -> None:
     assert db_path(vault).read_bytes() == before
 
 
-def test_read_only_state_dir_serves_reads(demo: Path, k0) -> None:
+def test_read_only_state_dir_serves_reads(demo: Path, k0: K0) -> None:
     state = demo / ".k0maru"
     if os.geteuid() == 0:  # root ignores permission bits: make the folder a read-only mount instead
         subprocess.run(["mount", "--bind", str(state), str(state)], check=True)
@@ -81,7 +81,7 @@ def test_read_only_state_dir_serves_reads(demo: Path, k0) -> None:
             state.chmod(0o755)
 
 
-def test_flush_refuses_a_body_the_scanner_would_skip(demo: Path, k0) -> None:
+def test_flush_refuses_a_body_the_scanner_would_skip(demo: Path, k0: K0) -> None:
     body = "x" * 300_000
     r = k0(
         "flush",
@@ -107,7 +107,7 @@ def test_flush_refuses_a_body_the_scanner_would_skip(demo: Path, k0) -> None:
     ],
 )
 def test_note_fields_are_one_line_and_bounded(
-    demo: Path, k0, title: str, tags: str, needle: str
+    demo: Path, k0: K0, title: str, tags: str, needle: str
 ) -> None:
     r = k0(
         "flush",
@@ -125,14 +125,14 @@ def test_note_fields_are_one_line_and_bounded(
     assert r.returncode == 2 and needle in line and len(line) < 400
 
 
-def test_huge_query_and_node_id_are_refused_without_echo(demo: Path, k0) -> None:
+def test_huge_query_and_node_id_are_refused_without_echo(demo: Path, k0: K0) -> None:
     r = k0("search", "--vault", str(demo), "--no-scan", "q" * 100_000)
     assert r.returncode == 2 and "the limit is 2,000" in one_line_error(r) and len(r.stderr) < 300
     r = k0("log", "show", "n" * 100_000, "--vault", str(demo))
     assert r.returncode == 2 and len(r.stderr) < 300
 
 
-def test_symlinks_inside_outside_and_looping(vault: Path, tmp_path: Path, k0) -> None:
+def test_symlinks_inside_outside_and_looping(vault: Path, tmp_path: Path, k0: K0) -> None:
     write(vault, "notes/index.md", "# Index\n\nokapi\n")
     (vault / "notes" / "README.md").symlink_to("index.md")
     outside = write(tmp_path, "elsewhere/secret.md", "# Secret\n")
@@ -164,7 +164,7 @@ def test_file_deleted_mid_scan_says_so(vault: Path) -> None:
 N_KILLED = 8000
 
 
-def test_killed_scan_leaves_whole_documents_and_resumes(vault: Path, k0) -> None:
+def test_killed_scan_leaves_whole_documents_and_resumes(vault: Path, k0: K0) -> None:
     for i in range(N_KILLED):
         write(
             vault,

@@ -13,6 +13,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,9 +23,10 @@ pytestmark = pytest.mark.slow
 ENV = {"K0MARU_EMBED": "false"}  # the lock hazard needs no model; it keeps the test short
 
 
-def get(url: str) -> dict:
+def get(url: str) -> dict[str, Any]:
     with urllib.request.urlopen(url, timeout=60) as resp:
-        return json.loads(resp.read())
+        data: dict[str, Any] = json.loads(resp.read())
+        return data
 
 
 def console_paths(base: str, query: str) -> list[str]:
@@ -56,6 +58,7 @@ def console(tmp_path: Path) -> Iterator[tuple[Path, str, subprocess.Popen[str]]]
         text=True,
         env={**os.environ, **ENV},
     )
+    assert proc.stdout is not None and proc.stderr is not None
     try:
         m = re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stdout.readline())
         assert m, proc.stderr.read()
@@ -70,7 +73,9 @@ def console(tmp_path: Path) -> Iterator[tuple[Path, str, subprocess.Popen[str]]]
 
 
 @pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs Linux /proc/locks")
-def test_console_and_one_shot_commands_share_one_index(console) -> None:
+def test_console_and_one_shot_commands_share_one_index(
+    console: tuple[Path, str, subprocess.Popen[str]],
+) -> None:
     vault, base, proc = console
     for round_ in range(3):
         write(vault, f"live/console{round_}.md", f"# Console {round_}\n\nmarkerconsole{round_}\n")

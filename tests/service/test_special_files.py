@@ -82,7 +82,7 @@ def finishes(call: Callable[[], object], seconds: float = 30) -> object:
     def run() -> None:
         try:
             box.append((True, call()))
-        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
+        except BaseException as exc:  # handed to the test's thread
             box.append((False, exc))
 
     thread = threading.Thread(target=run, daemon=True)

@@ -26,7 +26,11 @@ def test_an_edit_is_found_by_the_next_request(vault: Path) -> None:
         for i in range(5):
             write(vault, f"notes/new{i}.md", f"# New {i}\n\nmarkerfresh{i} just written.\n")
             t0 = time.perf_counter()
-            assert until(lambda i=i: svc.recall(f"markerfresh{i}", mode="bm25").hits), i
+
+            def fresh(i: int = i) -> object:
+                return svc.recall(f"markerfresh{i}", mode="bm25").hits
+
+            assert until(fresh), i
             waits.append(time.perf_counter() - t0)
         (vault / "notes" / "new0.md").unlink()
         assert until(lambda: not svc.recall("markerfresh0", mode="bm25").hits)  # a deletion, too
@@ -52,7 +56,8 @@ def test_the_first_request_does_not_wait_for_the_watch(
         assert watcher.take() is None  # one more walk, for what changed just before ...
         assert watcher.take() == []  # ... then the changed paths only
     finally:
-        watcher and watcher.stop(wait=5)
+        if watcher:
+            watcher.stop(wait=5)
 
 
 def test_a_server_walks_once_at_start_with_the_watch_in_place(
@@ -69,7 +74,8 @@ def test_a_server_walks_once_at_start_with_the_watch_in_place(
         assert watcher is not None
         assert watcher.wait_ready(wait=60)  # long before the first timeout: a marker did it
     finally:
-        watcher and watcher.stop(wait=5)
+        if watcher:
+            watcher.stop(wait=5)
     monkeypatch.undo()
     write(vault, "notes/a.md", "# A\n\nLease renewal.\n")
     live = VaultSession(Vault.open(vault, embed=False))
