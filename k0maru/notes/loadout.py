@@ -1,100 +1,196 @@
-"""The project loadout: explicit rules, sniffed conventions, hub notes and recent ADRs, within a
-token budget."""
+"""The project loadout: what an agent taking over a project must know of its conventions, within a
+token budget (issue #57).
+
+Sources are chosen by what they are for (loadout_sources): the agent files (AGENTS.md, CLAUDE.md,
+GEMINI.md, copilot and cursor rules, nested AGENTS.md) and the vault's rules files come first, whole
+while they fit AGENT_SHARE of the budget, else by their facts; then, ranked by the facts they
+state per token: the sections of the contributor, development, testing and style guides and of
+the README's install/dev/test parts, cut to their rule sentences and command fences
+(loadout_facts); the commands the manifests and CI run (loadout_commands); the decisions in force
+(accepted ADRs, a title and its decision sentence each). Copies and translations are dropped;
+changelogs, release notes, specs and licences are left out. Every section names its source (a path,
+`path#Heading` for a part of a note) so `read_note` can read on; the last one says which files were
+read and which were left out, and why. A `focus` (a task or a path) brings what concerns it first.
+
+DEFAULT_BUDGET is 4,000 tokens: the loadout is asked for once, at the start of a session, where
+2% of a 200k context is cheap and a typical agent file (2-4k tokens) fits whole beside the
+commands; it stays well under the 10,000 tokens at which Claude Code warns of a large MCP answer."""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from k0maru.fsutil import read_text
 from k0maru.llm_tokens import count_tokens, fit_tokens
-from k0maru.notes.conventions import RULE_FILES, ConventionSniffer
-from k0maru.text import shorten
+from k0maru.notes import loadout_sources as src
+from k0maru.notes.conventions import ConventionSniffer
+from k0maru.notes.loadout_facts import norm
+from k0maru.notes.loadout_plan import AGENT_SHARE, FRAME, Item, Note, Plan, plan_loadout
 
 if TYPE_CHECKING:
-    from k0maru.index.link_store import LinkStore
+    from pathlib import Path
+
     from k0maru.wiring.vault import Vault
 
-HUBS = 5
-ADRS = 5
+DEFAULT_BUDGET = 4000
+FOOTER_TOKENS = 110  # kept for the last section, which says what was read and left out
+_MAX_DISK_BYTES = 512 * 1024
+FOCUSED = 0.5  # a section holding this share of the focus terms is shown before the others
+
+Section = dict[str, str]
 
 
-def _excerpt(body: str, chars: int = 600) -> str:
-    text = re.sub(r"\n{3,}", "\n\n", body.strip())
-    return shorten(text, chars, at_word=True)
-
-
-def build_loadout(vault: Vault, budget: int) -> tuple[list[dict[str, str]], int, bool]:
-    """Sections in priority order; stops (and says so) where the next one would pass the budget."""
-    rules = _rules_sections(vault)
+def build_loadout(
+    vault: Vault, budget: int, focus: str | None = None
+) -> tuple[list[Section], int, bool]:
+    """Sections, best first, within `budget` tokens (FRAME a section for its framing): (sections,
+    tokens used, whether any candidate was cut or left out for the budget)."""
     conv = ConventionSniffer(vault.root, vault.settings.include).sniff()
-    lines = [f"layout: {conv.layout}"] + [
-        f"{k}: {r.folder}/ naming={r.naming} ({r.source})" for k, r in conv.rules.items()
+    lines = [
+        f"new {k} notes go to {r.folder or '.'}/ ({r.naming})"
+        for k, r in conv.rules.items()
+        if r.source != "default" and not r.empty
     ]
-    candidates = [
-        *rules,
-        {"kind": "conventions", "source": "k0maru conventions", "text": "\n".join(lines)},
-        *_hub_sections(vault.store),
-        *_adr_sections(vault.store, conv.rules["adr"].folder),
-    ]
-    return _fit(candidates, budget)
+    conventions = Item("conventions", "k0maru conventions", lines, 0.0, tier=1) if lines else None
+    notes = list(_vault_notes(vault, conv.rules["adr"].folder))
+    plan, agents = plan_loadout(vault.root, notes, focus, conv.rules["adr"].folder)
+    return fit_plan(plan, agents, budget, conventions, bool(focus))
 
 
-def _rules_sections(vault: Vault) -> list[dict[str, str]]:
-    """The vault's rules files, each whole."""
-    out = []
-    for name in RULE_FILES:
-        rule_path = vault.root / name
-        if rule_path.is_file():
-            text = read_text(rule_path, errors="replace").strip()
-            out.append({"kind": "rules", "source": name, "text": text})
-    return out
-
-
-def _hub_sections(store: LinkStore) -> list[dict[str, str]]:
-    """The most linked notes, each with how many notes link it and the start of its text."""
-    out = []
-    for doc_id, path, title, n in store.hub_documents(HUBS):
-        doc = store.document(doc_id)
-        text = f"{title} (linked from {n} notes)\n{_excerpt(doc.body if doc else '')}"
-        out.append({"kind": "hub", "source": path, "text": text})
-    return out
-
-
-def _adr_sections(store: LinkStore, folder: str) -> list[dict[str, str]]:
-    """The latest ADRs of `folder`, each with its status and the start of its text."""
-    out = []
-    for doc_id, path, title in store.latest_under(folder, ADRS):
-        doc = store.document(doc_id)
-        status = doc.frontmatter.get("status", "") if doc else ""
-        shown = f"{title}" + (f" [{status}]" if status else "")
-        out.append(
-            {
-                "kind": "adr",
-                "source": path,
-                "text": f"{shown}\n{_excerpt(doc.body if doc else '', 400)}",
-            }
-        )
-    return out
-
-
-def _fit(candidates: list[dict[str, str]], budget: int) -> tuple[list[dict[str, str]], int, bool]:
-    """The sections that fit `budget` tokens (8 a section for its framing), in order; a rules
-    section that does not fit is cut to what does. (sections, tokens used, whether any was cut or
-    left out)."""
-    out: list[dict[str, str]] = []
-    used = 0
-    truncated = False
-    for section in candidates:
-        cost = count_tokens(section["text"]) + 8
-        if used + cost > budget:
-            room = budget - used - 8
-            if room > 40 and section["kind"] == "rules":  # rules matter most: include what fits
-                text = fit_tokens(section["text"], room)
-                out.append({**section, "text": text})
-                used += count_tokens(text) + 8
-            truncated = True
+def _vault_notes(vault: Vault, adr_folder: str) -> Iterator[Note]:
+    """The indexed notes a loadout may read (bodies only of those), the ones left out by path
+    (bodies not read), and the agent files that are not Markdown or not indexed, from disk."""
+    store = vault.store
+    seen = set()
+    for doc_id, path, _title in store.list_documents():
+        seen.add(path)
+        role = src.role_of(path, adr_folder)
+        if isinstance(role, str):
+            yield Note(path, "")
             continue
-        out.append(section)
-        used += cost
-    return out, used, truncated
+        doc = store.document(doc_id)
+        if doc is not None:
+            yield Note(path, doc.body, doc.frontmatter, doc.title)
+    yield from disk_agent_notes(vault.root, seen)
+
+
+def disk_agent_notes(root: Path, seen: set[str]) -> Iterator[Note]:
+    """The agent and rules files at their known places under `root` that are not in `seen`."""
+    paths = [*src.VAULT_RULES, *src.AGENT_FILES, *(n for n in src.AGENT_NAMES)]
+    for pattern in src.AGENT_GLOBS:
+        paths += sorted(str(p.relative_to(root)) for p in root.glob(pattern))
+    for rel in dict.fromkeys(paths):
+        path = root / rel
+        if rel in seen or not path.is_file():
+            continue
+        try:
+            if path.stat().st_size > _MAX_DISK_BYTES:
+                continue
+            yield Note(rel, read_text(path, errors="replace"))
+        except OSError:
+            continue
+
+
+def _cost(item: Item) -> int:
+    """The item's tokens as the answer's text shows it: `## kind: source` and its text."""
+    return count_tokens(f"## {item.kind}: {item.source}\n{item.text}") + 2
+
+
+def _keys(text: str) -> set[str]:
+    return {k for k in (norm(line.split("  #")[0]) for line in text.splitlines()) if k}
+
+
+class _Fitter:
+    """Takes items in turn while they fit, dropping the lines already carried."""
+
+    def __init__(self, room: int) -> None:
+        self.room = room
+        self.used = 0
+        self.seen: set[str] = set()
+        self.chosen: list[Item] = []
+        self.cut = 0
+
+    def take(self, item: Item, whole: bool = False) -> bool:
+        lines = item.lines if whole else [ln for ln in item.lines if not _keys(ln) <= self.seen]
+        if not lines:
+            return False
+        fresh = Item(item.kind, item.source, lines, item.score, item.tier, item.focus)
+        cost = _cost(fresh)
+        if self.used + cost > self.room:
+            self.cut += 1
+            return False
+        self.chosen.append(fresh)
+        self.used += cost
+        for line in lines:
+            self.seen |= _keys(line)
+        return True
+
+
+def fit_plan(
+    plan: Plan,
+    agents: list[tuple[Item, list[Item]]],
+    budget: int,
+    conventions: Item | None = None,
+    focused: bool = False,
+) -> tuple[list[Section], int, bool]:
+    """The plan's items that fit `budget`, agent files first, then best per token; the sources
+    section last."""
+    fitter = _Fitter(max(0, budget - FOOTER_TOKENS))
+    pool = list(plan.items)
+    agent_room = int(fitter.room * AGENT_SHARE)
+    in_parts = []
+    for whole, parts in agents:
+        if fitter.used + _cost(whole) <= agent_room and fitter.take(whole, whole=True):
+            for part in parts:
+                fitter.seen |= _keys(part.text)
+        else:
+            pool += parts
+            in_parts.append(whole.source)
+    if conventions is not None:
+        fitter.take(conventions, whole=True)
+    pool.sort(key=lambda i: -i.score / _cost(i) ** 0.7)
+    for item in pool:
+        fitter.take(item)
+    chosen = _ordered(fitter.chosen, focused)
+    sections = [{"kind": i.kind, "source": i.source, "text": i.text} for i in chosen]
+    footer = _footer(plan, chosen, in_parts, fitter.cut)
+    room = budget - fitter.used - FRAME
+    if room > 20:
+        text = fit_tokens(footer, room)
+        sections.append({"kind": "sources", "source": "loadout", "text": text})
+        fitter.used += count_tokens(text) + FRAME
+    return sections, fitter.used, fitter.cut > 0 or bool(in_parts)
+
+
+def _ordered(chosen: list[Item], focused: bool) -> list[Item]:
+    """Agent files first, then the ranked facts (with a focus: what concerns it first, then the
+    rest by rank), k0maru's note conventions last."""
+    conventions = [i for i in chosen if i.tier == 1]
+    rest = [i for i in chosen if i.tier != 1]
+    if focused:
+        rest.sort(key=lambda i: (i.focus < FOCUSED, -i.score / _cost(i) ** 0.7))
+    return rest + conventions
+
+
+def _footer(plan: Plan, chosen: list[Item], in_parts: list[str], cut: int) -> str:
+    """Which files were read and which left out, and why."""
+    carried: dict[str, int] = {}
+    for item in chosen:
+        if item.kind in ("conventions",):
+            continue
+        path = item.source.split("#", 1)[0].removesuffix(" (read from the file)")
+        carried[path] = carried.get(path, 0) + 1
+    names = [f"{p}" + (f" ({n})" if n > 1 else "") for p, n in carried.items()]
+    text = "carried: " + (", ".join(names[:14]) or "nothing")
+    if len(names) > 14:
+        text += f" and {len(names) - 14} more"
+    if in_parts:
+        text += f"\nin parts (too long whole): {', '.join(in_parts[:6])}"
+    others = len(plan.read) - sum(1 for p in plan.read if p in carried)
+    why = [f"{n} {reason}" for reason, n in plan.left_out.most_common()]
+    if others > 0:
+        why.append(f"{others} read but ranked below the budget ({cut} sections)")
+    if why:
+        text += "\nleft out: " + "; ".join(why)
+    return text + "\nread_note(path) reads any of them on."

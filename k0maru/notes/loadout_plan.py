@@ -1,0 +1,252 @@
+"""The loadout's candidates, each scored, out of a vault's notes, its agent files and its manifests:
+agent and rules files (whole where the budget allows, else their facts), facts of the guides and
+the README, the commands the manifests and CI run, and the decisions in force. `fit` then takes
+them, best first, deduplicated, within a token budget, and says what it read and left out."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from k0maru.llm_tokens import count_tokens
+from k0maru.notes import loadout_sources as src
+from k0maru.notes.loadout_commands import all_commands
+from k0maru.notes.loadout_facts import Section, split_sections
+
+FRAME = 8  # tokens a section's framing costs (kind, source)
+AGENT_SHARE = 0.6  # agent files are carried whole while they fit this share of the budget
+SECTION_TOKENS = 320  # a guide section is cut to its best blocks past this
+MIN_BLOCK = 1.4
+COMMANDS_SCORE = 1.2  # a command line read from a manifest or CI
+DECISION_SCORE = 2.0
+FOCUS_WEIGHT = 6.0  # a candidate holding every focus term counts this much more
+_STOP = set(
+    [
+        "i",
+        "im",
+        "i'm",
+        "we",
+        "going",
+        "to",
+        "change",
+        "changing",
+        "add",
+        "adding",
+        "new",
+        "a",
+        "an",
+        "the",
+        "for",
+        "with",
+        "and",
+        "fix",
+        "fixing",
+        "bug",
+        "my",
+        "in",
+        "of",
+        "want",
+        "before",
+        "after",
+        "it",
+        "its",
+        "this",
+        "that",
+        "work",
+        "working",
+        "on",
+        "update",
+        "updating",
+        "write",
+        "writing",
+        "preparing",
+        "prepare",
+        "open",
+        "opening",
+        "make",
+        "sure",
+        "from",
+        "into",
+        "about",
+        "some",
+        "one",
+    ]
+)
+_STATUS_OUT = re.compile(r"supersed|reject|deprecat|withdrawn|obsolete|abandon|replaced", re.I)
+_STATUS_LINE = re.compile(r"^(?:\*\*)?status(?:\*\*)?:?(?:\*\*)?\s*(.+)$", re.I | re.M)
+_DECISION_HEAD = re.compile(r"decision|outcome|resolution|we decided|chosen", re.I)
+
+
+@dataclass(slots=True)
+class Note:
+    path: str
+    body: str
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    title: str = ""
+
+
+@dataclass(slots=True)
+class Item:
+    kind: str
+    source: str
+    lines: list[str]
+    score: float
+    tier: int = 2  # 0 agent/rules files whole, 1 k0maru's conventions, 2 the ranked pool
+    focus: float = 0.0
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+@dataclass(slots=True)
+class Plan:
+    items: list[Item]
+    read: Counter[str] = field(default_factory=Counter)  # path -> sections offered
+    left_out: Counter[str] = field(default_factory=Counter)  # reason -> notes
+    agent_tokens: int = 0
+
+
+def focus_terms(focus: str | None) -> list[str]:
+    """The words and paths of a focus ("I'm going to change src/auth/"), stemmed crudely."""
+    if not focus:
+        return []
+    words = re.findall(r"[\w./-]+", focus.lower())
+    out = []
+    for w in words:
+        w = w.strip("./-")
+        if len(w) < 3 or w in _STOP:
+            continue
+        out.append(w if "/" in w else w[:6] if len(w) > 6 else w.rstrip("s"))
+    return list(dict.fromkeys(out))
+
+
+def focus_of(terms: list[str], source: str, text: str) -> float:
+    """The share of the focus terms a candidate holds, a path term counting double."""
+    if not terms:
+        return 0.0
+    hay = f"{source}\n{text}".lower()
+    got = sum((2.0 if "/" in t else 1.0) for t in terms if t in hay)
+    return got / sum(2.0 if "/" in t else 1.0 for t in terms)
+
+
+def _section_item(section: Section, weight: float, kind: str) -> Item | None:
+    blocks = [b for b in section.blocks if b.score >= MIN_BLOCK]
+    if not blocks:
+        return None
+    blocks = _best_blocks(blocks)
+    score = weight * sum(b.score for b in blocks)
+    return Item(kind, section.source, [b.text for b in blocks], score)
+
+
+def _best_blocks(blocks: list[Any]) -> list[Any]:
+    """The blocks within SECTION_TOKENS, best first, shown in their order."""
+    ranked = sorted(range(len(blocks)), key=lambda i: -blocks[i].score)
+    keep: set[int] = set()
+    used = 0
+    for i in ranked:
+        cost = count_tokens(blocks[i].text) + 1
+        if used + cost > SECTION_TOKENS and keep:
+            continue
+        keep.add(i)
+        used += cost
+    return [b for i, b in enumerate(blocks) if i in keep]
+
+
+def _decision_item(note: Note) -> Item | None:
+    status = str(note.frontmatter.get("status", ""))
+    if not status:
+        m = _STATUS_LINE.search(note.body)
+        status = m.group(1) if m else ""
+        if not status:
+            after = re.search(r"^#+\s*status\s*$\s*(.+)$", note.body, re.I | re.M)
+            status = after.group(1) if after else ""
+    if _STATUS_OUT.search(status) or re.search(r"propos|draft", status, re.I):
+        return None
+    sentence = _decision_sentence(note)
+    if not sentence:
+        return None
+    h1 = re.search(r"^# (.+)$", note.body, re.M)
+    title = note.title or (h1.group(1).strip() if h1 else PurePosixPath(note.path).stem)
+    return Item("adr", note.path, [f"{title}: {sentence}"], DECISION_SCORE)
+
+
+def _decision_sentence(note: Note) -> str:
+    """The first sentence under the note's Decision heading, else its first long line."""
+    lines = note.body.splitlines()
+    starts = [i for i, ln in enumerate(lines) if ln.startswith("#") and _DECISION_HEAD.search(ln)]
+    for line in lines[starts[0] + 1 :] if starts else []:
+        if line.strip() and not line.startswith("#"):
+            return _sentence(line)
+    for line in lines:
+        if len(line) > 40 and not line.startswith(("#", "|", ">", "Status", "**Status")):
+            return _sentence(line)
+    return ""
+
+
+def _sentence(text: str) -> str:
+    first = re.split(r"(?<=[.!?])\s+", text.strip().lstrip("- "), maxsplit=1)[0]
+    return first[:300]
+
+
+def _agent_items(note: Note, weight: float) -> tuple[Item, list[Item]]:
+    """The agent file whole (tier 0), and its facts (should it not fit whole)."""
+    whole = Item("rules", note.path, [note.body.strip()], 0.0, tier=0)
+    parts = []
+    for section in split_sections(note.path, note.body):
+        item = _section_item(section, weight * 3.0, "rules")
+        if item:
+            parts.append(item)
+    return whole, parts
+
+
+def _agent_order(path: str) -> tuple[int, int, str]:
+    return (0 if path in src.VAULT_RULES else 1, path.count("/"), path)
+
+
+def plan_loadout(
+    root: Path, notes: Iterable[Note], focus: str | None = None, adr_folder: str = ""
+) -> tuple[Plan, list[tuple[Item, list[Item]]]]:
+    """Every candidate of the vault, scored; and the agent files, whole and in parts."""
+    plan = Plan([])
+    agents: list[tuple[Item, list[Item]]] = []
+    for note in sorted(notes, key=lambda n: _agent_order(n.path)):
+        role = src.role_of(note.path, adr_folder)
+        if isinstance(role, str):
+            plan.left_out[role] += 1
+            continue
+        kind, weight = role
+        if kind in (src.AGENT, src.RULES):
+            agents.append(_agent_items(note, weight))
+            continue
+        found = _note_items(note, kind, weight)
+        if found:
+            plan.read[note.path] += len(found)
+            plan.items += found
+        else:
+            plan.left_out["no rule or command"] += 1
+    for name, lines in all_commands(root):
+        score = COMMANDS_SCORE * len(lines)
+        plan.items.append(Item("commands", f"{name} (read from the file)", lines, score))
+    terms = focus_terms(focus)
+    for item in plan.items + [i for whole, parts in agents for i in (whole, *parts)]:
+        item.focus = focus_of(terms, item.source, item.text)
+        item.score *= 1.0 + FOCUS_WEIGHT * item.focus
+    return plan, agents
+
+
+def _note_items(note: Note, kind: str, weight: float) -> list[Item]:
+    if kind == src.DECISION:
+        item = _decision_item(note)
+        return [item] if item else []
+    out = []
+    for section in split_sections(note.path, note.body):
+        w = weight * src.heading_weight(kind, section.heading)
+        item = _section_item(section, w, "guide")
+        if item:
+            out.append(item)
+    return out

@@ -1,0 +1,148 @@
+"""The loadout (issue #57): sources chosen by what they are for, facts not openings, the commands
+manifests and CI run, a focus first, copies carried once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from k0maru.notes import loadout_sources as src
+from k0maru.notes.loadout import disk_agent_notes, fit_plan
+from k0maru.notes.loadout_commands import all_commands
+from k0maru.notes.loadout_facts import split_sections
+from k0maru.notes.loadout_plan import Note, focus_terms, plan_loadout
+
+
+def test_sources_are_chosen_by_what_they_are_for() -> None:
+    assert src.role_of("AGENTS.md") == (src.AGENT, 3.0)
+    assert src.role_of("packages/api/CLAUDE.md")[0] == src.AGENT  # type: ignore[index]
+    assert src.role_of(".github/copilot-instructions.md")[0] == src.AGENT  # type: ignore[index]
+    assert src.role_of(".k0maru/rules.md")[0] == src.RULES  # type: ignore[index]
+    assert src.role_of("CONTRIBUTING.md")[0] == src.GUIDE  # type: ignore[index]
+    assert src.role_of("docs/development/testing.md")[0] == src.GUIDE  # type: ignore[index]
+    assert src.role_of("docs/adr/0001-use-x.md")[0] == src.DECISION  # type: ignore[index]
+    assert src.role_of("CHANGELOG.md") == "changelog"
+    assert src.role_of("docs/ja/testing.md") == "translation"
+    assert src.role_of("README.zh-CN.md") == "translation"
+    assert src.role_of("docs/release-notes/v1.md") == "release notes"
+    assert src.role_of("LICENSE.md") == "licence/policy"
+    assert src.role_of("docs/architecture/history-service.md") != "changelog"
+
+
+def test_facts_not_openings() -> None:
+    body = (
+        "Welcome to the project, we are glad you came by. It has a long history.\n\n"
+        "## Running tests\n\nRun the unit tests before you push:\n\n"
+        "```sh\n# the fast ones\nmake unit-test\n```\n\n"
+        "- You must sign the CLA.\n- Prefer `require` over `assert` in tests.\n\n"
+        "## History\n\nThe project began in 2019 as a fork.\n"
+    )
+    sections = split_sections("CONTRIBUTING.md", body)
+    kept = {s.source: [b.text for b in s.blocks if b.score >= 1.4] for s in sections}
+    assert kept["CONTRIBUTING.md#Running tests"] == [
+        "Run the unit tests before you push:",
+        "make unit-test",
+        "- You must sign the CLA.",
+        "- Prefer `require` over `assert` in tests.",
+    ]
+    assert not kept.get("CONTRIBUTING.md") and not kept.get("CONTRIBUTING.md#History")
+
+
+def test_headings_inside_fences_are_not_headings() -> None:
+    body = "## Build\n\n```sh\n# not a heading\nmake build\n```\n"
+    (section,) = split_sections("README.md", body)
+    assert section.heading == "Build" and section.blocks[0].text == "make build"
+
+
+def test_manifest_and_ci_commands(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text(
+        json.dumps({"packageManager": "pnpm@9", "scripts": {"test:all": "vitest", "x": "y"}})
+    )
+    (tmp_path / "Makefile").write_text(
+        ".PHONY: lint\nlint: ## Lint the code\n\truff check\nunit-test:\n\tgo test ./...\n"
+    )
+    (tmp_path / "pyproject.toml").write_text('[project]\nrequires-python = ">=3.10"\n')
+    wf = tmp_path / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "ci.yml").write_text(
+        "jobs:\n  t:\n    steps:\n      - run: |\n          echo hi\n          cargo nextest run\n"
+    )
+    (wf / "release.yml").write_text("jobs:\n  r:\n    steps:\n      - run: cargo publish\n")
+    found = dict(all_commands(tmp_path))
+    assert "pnpm test:all: vitest" in found["package.json"]
+    assert found["Makefile"][:2] == ["make unit-test", "make lint  # Lint the code"]
+    assert "requires-python >=3.10" in found["pyproject.toml"]
+    (ci,) = [v for k, v in found.items() if k.startswith(".github/workflows/")]
+    assert ci == ["cargo nextest run"]  # the release workflow and the echo are not read
+
+
+def _plan(tmp_path: Path, notes: list[Note], budget: int, focus: str | None = None) -> str:
+    plan, agents = plan_loadout(tmp_path, notes, focus)
+    sections, used, _ = fit_plan(plan, agents, budget, None, bool(focus))
+    assert used <= budget
+    return "\n\n".join(f"## {s['kind']}: {s['source']}\n{s['text']}" for s in sections)
+
+
+def test_agent_files_first_whole_and_every_section_named(tmp_path: Path) -> None:
+    notes = [
+        Note("CONTRIBUTING.md", "## Testing\n\n```sh\nmake test\n```\n"),
+        Note("AGENTS.md", "# Agents\n\nAlways run `make lint` before committing.\n"),
+        Note("CHANGELOG.md", "## 1.0\n\n- Always ship `make release`.\n"),
+    ]
+    text = _plan(tmp_path, notes, 800)
+    assert text.startswith("## rules: AGENTS.md\n# Agents")
+    assert "## guide: CONTRIBUTING.md#Testing\nmake test" in text
+    assert "make release" not in text and "1 changelog" in text  # said in the sources section
+
+
+def test_copies_and_translations_are_carried_once(tmp_path: Path) -> None:
+    rule = "## Style\n\n- You must format with `ruff format` before pushing.\n"
+    notes = [
+        Note("CONTRIBUTING.md", rule),
+        Note("docs/contributing.md", rule),
+        Note("docs/zh/contributing.md", rule),
+    ]
+    text = _plan(tmp_path, notes, 800)
+    assert text.count("ruff format") == 1 and "1 translation" in text
+
+
+def test_a_focus_comes_first(tmp_path: Path) -> None:
+    notes = [
+        Note("CONTRIBUTING.md", "## Testing\n\n- Run `make test` before you push.\n"),
+        Note("docs/auth.md", "## Sessions\n\n- Never log tokens in `src/auth/`; use `redact()`.\n"),
+    ]
+    assert focus_terms("I'm going to change src/auth/") == ["src/auth"]
+    first = _plan(tmp_path, notes, 800, focus="I'm going to change src/auth/").split("\n## ")[0]
+    assert "src/auth/" in first
+    unfocused = _plan(tmp_path, notes, 800).split("\n## ")[0]
+    assert "make test" in unfocused
+
+
+def test_decisions_in_force_only(tmp_path: Path) -> None:
+    notes = [
+        Note(
+            "docs/adr/0001-a.md", "# Use Vogen\n\nStatus: Accepted\n\n## Decision\n\nUse Vogen.\n"
+        ),
+        Note("docs/adr/0002-b.md", "# Use X\n\nStatus: Superseded\n\n## Decision\n\nUse X.\n"),
+    ]
+    text = _plan(tmp_path, notes, 800)
+    assert "Use Vogen: Use Vogen." in text and "Use X" not in text
+
+
+def test_agent_files_off_the_index_are_read_from_disk(tmp_path: Path) -> None:
+    (tmp_path / ".cursor" / "rules").mkdir(parents=True)
+    (tmp_path / ".cursor" / "rules" / "style.mdc").write_text("Use tabs.\n")
+    (tmp_path / ".cursorrules").write_text("Never push to main.\n")
+    (tmp_path / "AGENTS.md").write_text("indexed\n")
+    found = {n.path: n.body for n in disk_agent_notes(tmp_path, {"AGENTS.md"})}
+    assert found == {
+        ".cursorrules": "Never push to main.\n",
+        ".cursor/rules/style.mdc": "Use tabs.\n",
+    }
+
+
+def test_the_budget_is_held(tmp_path: Path) -> None:
+    big = "\n".join(f"- You must run `make check-{i}` before pushing." for i in range(400))
+    notes = [Note("AGENTS.md", big), Note("CONTRIBUTING.md", "## Testing\n\n" + big)]
+    for budget in (200, 600, 2000):
+        _plan(tmp_path, notes, budget)
