@@ -24,6 +24,12 @@ its repositories. A repository whose mirror is not on this machine is skipped wi
 script, not a test.
 
     python scripts/eval_write_path.py [--json] [--show NAME] [--half dev] [--mirrors DIR]
+        [--set families]
+
+`--set families` reads scripts/write_path_families.json instead (#58: proposals, KEPs, RFCs, design
+docs, runbooks, postmortems, minutes, newsletters, notes vaults; halves dev and test): its family
+kinds are asked of flush as the k0maru kind they are written as (FAMILY_KINDS), and the fields its
+`unreachable` lists are left out of that record's points and of its `as is`.
 """
 
 from __future__ import annotations
@@ -43,6 +49,18 @@ from k0maru.notes.flush import FlushEngine
 
 REPO = Path(__file__).resolve().parents[1]
 REPOS = REPO / "scripts" / "write_path_repos.json"
+SETS = {"records": REPOS, "families": REPO / "scripts" / "write_path_families.json"}
+FAMILY_KINDS = {
+    "kep": "adr",
+    "proposal": "adr",
+    "rfc": "adr",
+    "design": "adr",
+    "runbook": "card",
+    "notes": "card",
+    "postmortem": "log",
+    "minutes": "log",
+    "newsletter": "log",
+}
 MIRRORS = Path("/work/.mirror")
 HALVES = ("round5", "round4", "test", "round3", "dev")
 BOOTSTRAP_ROUNDS = 2000
@@ -74,6 +92,7 @@ class Case:
     label_text: str = ""
     note: str = ""
     shared: frozenset[str] = frozenset()  # first headings the folder's records share
+    unreachable: frozenset[str] = frozenset()  # points left out (the set says none can get them)
 
 
 def git(mirror: Path, *args: str) -> bytes:
@@ -293,6 +312,7 @@ def run_case(case: Case, mirrors: Path) -> None:
         case.written = result.path
         case.written_text = (root / result.path).read_text(encoding="utf-8")
     case.score = score(case.path, case.label_text, case.written, case.written_text, case.shared)
+    case.score["as_is"] = all(case.score[p] for p in POINTS if p not in case.unreachable)
 
 
 def bootstrap(values: list[float], seed: int = 39) -> tuple[float, float]:
@@ -309,18 +329,23 @@ def bootstrap(values: list[float], seed: int = 39) -> tuple[float, float]:
 
 def summary(cases: list[Case]) -> dict[str, object]:
     scored = [c for c in cases if c.score]
-    points = sum(c.score[p] for c in scored for p in POINTS)
-    per_repo = [sum(c.score[p] for p in POINTS) / len(POINTS) for c in scored]
+    points = sum(c.score[p] for c in scored for p in POINTS if p not in c.unreachable)
+    total = sum(len(POINTS) - len(c.unreachable & set(POINTS)) for c in scored)
+    per_repo = [
+        sum(c.score[p] for p in POINTS if p not in c.unreachable)
+        / max(len(POINTS) - len(c.unreachable & set(POINTS)), 1)
+        for c in scored
+    ]
     return {
         "repositories": len(scored),
         "skipped": len(cases) - len(scored),
-        "points": f"{points}/{len(scored) * len(POINTS)}",
-        "points_pct": round(100 * points / max(len(scored) * len(POINTS), 1), 1),
+        "points": f"{points}/{total}",
+        "points_pct": round(100 * points / max(total, 1), 1),
         "as_is": f"{sum(c.score['as_is'] for c in scored)}/{len(scored)}",
         "as_is_pct": round(100 * sum(c.score["as_is"] for c in scored) / max(len(scored), 1), 1),
         "points_ci95": bootstrap(per_repo),
         "as_is_ci95": bootstrap([float(c.score["as_is"]) for c in scored]),
-        **{p: sum(c.score[p] for c in scored) for p in POINTS},
+        **{p: sum(c.score[p] for c in scored if p not in c.unreachable) for p in POINTS},
     }
 
 
@@ -330,16 +355,25 @@ def main() -> int:
     ap.add_argument("--show", help="print the label and the written file of this repository")
     ap.add_argument("--half", action="append", choices=HALVES, help="only this half (repeatable)")
     ap.add_argument("--mirrors", type=Path, default=MIRRORS)
+    ap.add_argument("--set", choices=sorted(SETS), default="records", help="which labelled set")
     args = ap.parse_args()
     wanted = [h for h in HALVES if not args.half or h in args.half]
-    entries = json.loads(REPOS.read_text(encoding="utf-8"))["repositories"]
+    entries = json.loads(SETS[args.set].read_text(encoding="utf-8"))["repositories"]
     cases = [
-        Case(e["repo"], e["kind"], e["split"], e["commit"], e["path"])
+        Case(
+            e["repo"],
+            FAMILY_KINDS.get(e["kind"], e["kind"]),
+            e["split"],
+            e["commit"],
+            e["path"],
+            unreachable=frozenset(u["field"] for u in e.get("unreachable") or []),
+        )
         for e in entries
         if e["split"] in wanted and (not args.show or e["repo"] == args.show)
     ]
     for case in cases:
         run_case(case, args.mirrors)
+    wanted = [h for h in wanted if any(c.split == h for c in cases)]
     halves = {h: summary([c for c in cases if c.split == h]) for h in wanted}
     if args.json:
         out = {"halves": halves, "cases": [_case_json(c) for c in cases]}

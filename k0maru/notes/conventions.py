@@ -60,12 +60,59 @@ _KIND_WORDS = {
 _FOLDER_WORDS = {
     "adr": {"adr", "adrs", "architecture-decisions", "decision-records"},
     "decision": {"decisions", "decision", "decision-log"},
-    "card": {"cards", "card", "zettel", "zettelkasten", "permanent", "notes", "knowledge"},
-    "log": {"logs", "log", "journal", "journals", "daily", "incidents", "dailies"},
+    "card": {
+        "cards",
+        "card",
+        "zettel",
+        "zettelkasten",
+        "permanent",
+        "notes",
+        "knowledge",
+        "runbooks",
+        "runbook",
+        "howtos",
+        "how-to",
+    },
+    "log": {
+        "logs",
+        "log",
+        "journal",
+        "journals",
+        "daily",
+        "incidents",
+        "dailies",
+        "postmortems",
+        "post-mortems",
+        "postmortem",
+        "minutes",
+        "meetings",
+        "meeting-notes",
+        "retros",
+        "retrospectives",
+        "newsletters",
+        "news",
+        "weekly",
+    },
     "skill": {"skills", "skill", "playbooks"},
 }
 _FLAT_VAULT = 10  # notes at the root (not a README, changelog...) that make it a card folder
-_PROPOSAL_WORDS = {"rfc", "rfcs", "proposal", "proposals", "design", "designs", "enhancements"}
+_PROPOSAL_WORDS = {
+    "rfc",
+    "rfcs",
+    "proposal",
+    "proposals",
+    "design",
+    "designs",
+    "enhancements",
+    "spec",
+    "specs",
+    "kep",
+    "keps",
+    "pep",
+    "peps",
+    "rfd",
+    "rfds",
+}
 DEFAULT_FOLDERS = {
     "adr": "docs/adr",
     "decision": "decisions",
@@ -159,6 +206,9 @@ class Conventions:
     refused_templates: dict[str, str] = field(default_factory=dict)
     # a vault filing notes by topic, where no folder is named for cards: each topic folder's notes
     topics: dict[str, list[str]] = field(default_factory=dict)
+    # kind -> its family's parallel folders (each with its files): a note goes to the one its
+    # folder hint names, else the one closest to its title and tags
+    parallel: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -219,11 +269,14 @@ class ConventionSniffer:
         self.warnings: list[str] = []
         self.refused_templates: dict[str, str] = {}
         self._kinds_read: dict[str, dict[str, int]] = {}  # a folder's frontmatter kinds, read once
+        # kind -> the parallel folders of its family (each with its files), where it has several
+        self.parallel: dict[str, dict[str, list[str]]] = {}
 
     def sniff(self) -> Conventions:
         """Each kind's rule: its folder (a rules file's, else the layout's best, else a default),
         then its naming and record form, read from that folder."""
         self._kinds_read = {}
+        self.parallel = {}
         files = [e.rel for e in VaultWalker(self.root, self.include, []).walk()]
         folders = self._folders(files)
         jd = sum(1 for top in {f.split("/", 1)[0] for f in files if "/" in f} if _JD.match(top))
@@ -243,7 +296,10 @@ class ConventionSniffer:
             rule.empty = not record_names(names)
             rules[kind] = rule
         topics = self._topics(rules["card"], rules, folders)
-        return Conventions(rules, layout, rule_files, self.warnings, self.refused_templates, topics)
+        parallel = {k: v for k, v in self.parallel.items() if rules[k].folder in v}
+        return Conventions(
+            rules, layout, rule_files, self.warnings, self.refused_templates, topics, parallel
+        )
 
     def _placed(
         self,
@@ -438,16 +494,24 @@ class ConventionSniffer:
     def _best_folder(
         self, kind: str, folders: dict[str, list[str]], files: list[str]
     ) -> tuple[str | None, list[str]]:
-        best: tuple[float, str] | None = None
-        evidence: list[str] = []
+        """The folder that looks most like the kind's home, with the evidence; the folders that
+        score as well but for their size (parallel folders of one family: `adr/` per component,
+        `proposals-accepted/` and `proposals-done/`) are kept in `parallel`."""
+        scored: list[tuple[float, str, list[str]]] = []
         for folder, names in folders.items():
             if not folder and kind != "adr":
                 continue  # root-level records: numbered ADRs (`adr-001-title.md`) only
             score, why = self._folder_score(kind, folder, names)
-            if score > 0 and (best is None or score > best[0]):
-                best = (score, folder)
-                evidence = [f"{folder or '.'}/: " + ", ".join(why)]
-        return (best[1] if best else None), evidence
+            if score > 0:
+                scored.append((score, folder, why))
+        if not scored:
+            return None, []
+        best, folder, why = max(scored, key=lambda x: x[0])
+        near = [f for sc, f, _ in scored if int(sc) == int(best) and f and not aside(f)]
+        near += _sub_folders(folder, folders, near)
+        if len(near) >= 2 and folder in near:
+            self.parallel[kind] = {f: folders[f] for f in near}
+        return folder, [f"{folder or '.'}/: " + ", ".join(why)]
 
     def _folder_score(self, kind: str, folder: str, names: list[str]) -> tuple[float, list[str]]:
         """How strongly `folder` (its files `names`) looks like the kind's home, and why: the
@@ -563,14 +627,20 @@ class ConventionSniffer:
             rule.slug_style = style.value
 
     def next_adr_number(self, rule: KindRule) -> int:
+        """The next free number of the kind's folder: one past the highest, counted among records
+        with the learnt prefix (`PM2024-`) where the records have one; the fixed number every
+        record carries (`0000-x.md`) where they all carry the same."""
+        record = rule.record
+        if record is not None and record.fixed_number is not None:
+            return record.fixed_number
         folder = self.root / rule.folder
+        prefix = record.prefix.lower() if record is not None and record.name_format else ""
         numbers = [0]
         if folder.is_dir():
             for _, name in folder_records(folder):
-                m = ADR_NUM.match(name) or ADR_PREFIXED.match(name)
-                n = record_number(name)
-                if m or n is not None:
-                    numbers.append(int(m.group(1)) if m else n or 0)
+                n = _numbered(name)
+                if n is not None and name.lower().startswith(prefix):
+                    numbers.append(n)
         return max(numbers) + 1
 
     def file_name(self, rule: KindRule, title: str, when: date, number: int | None = None) -> str:
@@ -627,6 +697,31 @@ _ASIDE = {
 }
 
 
+def _sub_folders(folder: str, folders: dict[str, list[str]], taken: list[str]) -> list[str]:
+    """The folders right under a family's folder that hold two or more records of their own
+    (`enhancements/security/`): the family's groups."""
+    if not folder:
+        return []
+    return [
+        f
+        for f, names in folders.items()
+        if f.startswith(folder + "/")
+        and "/" not in f[len(folder) + 1 :]
+        and f not in taken
+        and not aside(f)
+        and len(record_names(names)) >= 2
+    ]
+
+
+def _numbered(name: str) -> int | None:
+    """The number a record's file name gives (`0007-x.md`, `ADR-7-x.md`, `PM2024-007 - x.md`)."""
+    n = record_number(name)
+    if n is not None:
+        return n
+    m = ADR_NUM.match(name) or ADR_PREFIXED.match(name)
+    return int(m.group(1)) if m else None
+
+
 def _next_jd_area(folders: dict[str, list[str]]) -> int:
     """The first Johnny-Decimal area (10, 20 ... 90) no top folder uses, else 99."""
     used = {int(m.group(1)) for f in folders for m in [_JD.match(f.split("/", 1)[0])] if m}
@@ -647,6 +742,8 @@ def _name_score(kind: str, folder: str, words: set[str]) -> float:
     if words & _FOLDER_WORDS[kind]:
         return 3
     parts = {part for word in words for part in re.split(r"[-_ ]", word)}
+    if kind != "adr" and parts & _FOLDER_WORDS[kind]:
+        return 2  # `AllCoreDevs-CL-Meetings`, `Fleeting Notes`
     return 2 if kind == "adr" and parts & _PROPOSAL_WORDS else 0
 
 
@@ -657,10 +754,16 @@ def _numbered_clue(kind: str, names: list[str]) -> Clue | None:
     """ADRs: two or more files, at least half of them, numbered (`0007-x.md`, `ADR-7-x.md`)."""
     if kind != "adr":
         return None
-    numbered = sum(1 for n in names if ADR_NUM.match(n) or ADR_PREFIXED.match(n))
+    numbered = sum(
+        1 for n in names if ADR_NUM.match(n) or ADR_PREFIXED.match(n) or _OWN_FOLDER.match(n)
+    )
     if numbered >= 2 and numbered >= len(names) / 2:
         return 2, f"{numbered} numbered files"
     return None
+
+
+# a record kept as a numbered folder of its own: `KEP-1234/README.md`, `spec-0001/index.md`
+_OWN_FOLDER = re.compile(r"^[A-Za-z]{0,6}[-_]?\d{1,5}(?:[-_][^/]*)?/(?:index|readme)\.md$", re.I)
 
 
 def _dated_clue(kind: str, names: list[str], words: set[str]) -> Clue | None:

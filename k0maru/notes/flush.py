@@ -25,7 +25,7 @@ from k0maru.notes.conventions import KINDS, Conventions, ConventionSniffer, Kind
 from k0maru.notes.public_forms import first_record_form, has_records
 from k0maru.notes.record_render import render_record
 from k0maru.notes.template import folder_records, record_stem
-from k0maru.notes.topics import topic_of
+from k0maru.notes.topics import hinted, topic_of
 
 if TYPE_CHECKING:
     from k0maru.index.link_store import LinkStore
@@ -104,7 +104,8 @@ class FlushEngine:
         record = rule.record
         if record is not None and record.shaped:
             links = [self._link(name, record.link_style, rule.folder) for name in linked]
-            return render_record(record, title, body, when, number, extra or {}, links, unresolved)
+            given = {**(extra or {}), "tags": tags} if tags else extra or {}
+            return render_record(record, title, body, when, number, given, links, unresolved)
         fm = _own_frontmatter(rule, title, tags, linked, when, extra or {})
         head = yaml.safe_dump(fm, sort_keys=False, allow_unicode=True, width=1000)
         return f"---\n{head}---\n\n{_own_body(title, body, linked, unresolved)}\n"
@@ -123,7 +124,8 @@ class FlushEngine:
         """Write one note. `resolve(name)` gives the [[link]] text for a related note, None where no
         note matches (without it, names are linked as given)."""
         title = _checked(kind, title, body)
-        rule, filed = self._rule_for(kind, title, body)
+        hint = " ".join(str((extra or {}).get(k, "")) for k in ("folder", "group", "status"))
+        rule, filed = self._rule_for(kind, title, body, hint, " ".join(tags or []))
         when = when or date.today()
         linked, unresolved = _resolved(related or [], resolve)
 
@@ -142,13 +144,24 @@ class FlushEngine:
         )
 
     def _rule_for(
-        self, kind: str, title: str, body: str
+        self, kind: str, title: str, body: str, hint: str = "", tags: str = ""
     ) -> tuple[KindRule, tuple[str, str] | None]:
-        """The rule a note of `kind` is written by, and (folder, why) where a card is filed by
-        topic: the conventions' rule, a topic folder's, or a public form for a first ADR."""
+        """The rule a note of `kind` is written by, and (folder, why) where it is filed by topic
+        or among its family's parallel folders: the conventions' rule, a topic folder's, a
+        parallel folder's (the one `hint` names, else the closest by title and tags), or a public
+        form for a first ADR."""
         rule = self.conventions.rules[kind]
         topics = self.conventions.topics if kind == "card" else {}
+        parallel = self.conventions.parallel.get(kind, {})
         filed = topic_of(title, body, topics) if topics else None
+        if filed is None and parallel:
+            filed = hinted(hint, parallel) or topic_of(title, f"{tags} {hint}", parallel)
+            where = filed[0] if filed is not None else ""
+            if filed is not None and where != rule.folder:
+                filed = (where, f"{filed[1]}; {len(parallel)} parallel {kind} folders")
+            else:
+                filed = None
+            topics = parallel
         if filed is not None:
             rule = self.sniffer.rule_in(kind, filed[0], topics[filed[0]], filed[1])
         rule = first_record_form(rule, body, has_records(resolve_inside(self.root, rule.folder)))
@@ -194,7 +207,8 @@ class FlushEngine:
         content: Callable[[int | None], str],
         when: date,
     ) -> tuple[Path, str]:
-        if rule.naming in NUMBERED:
+        fixed = rule.record is not None and rule.record.fixed_number is not None
+        if rule.naming in NUMBERED and not fixed:
             return self._place_numbered(rule, folder, title, content, when)
         text = content(None)
         wanted = _normalise(text)

@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from k0maru.notes.conventions import slugify
 from k0maru.notes.template import RecordTemplate, is_meta_section, plain_title, split_sections
 
 
@@ -36,14 +37,39 @@ def render_record(
     """The note in the records' form: frontmatter and heading, metadata lines, the body's sections
     in the template's order, then its links, the names not found, and what k0maru keeps."""
     extra = dict(extra)
+    tags = [str(t) for t in extra.pop("tags", None) or []]
     values = _values(tpl, title, when, number, extra.pop("status", None))
+    hashed = _place_tags(tpl, tags, extra)
     out = [_head(tpl, values, extra)]
     meta = [line.format_map(values) for line in tpl.meta_lines]
     if meta:
         out.append(_meta_block(meta))
     out.extend(_sections(tpl, body, values))
+    out.append(hashed)
     out.extend(_tail(links, unresolved, {} if tpl.frontmatter else extra))
     return "\n\n".join(part for part in out if part) + "\n"
+
+
+def _place_tags(tpl: RecordTemplate, tags: list[str], extra: dict[str, Any]) -> str:
+    """Where the note's tags go, none dropped: the records' `tags:` key in their form (put into
+    `extra`), a `#tag` line where they tag in the text (returned), else a `tags` key of the
+    frontmatter, or of what k0maru keeps where the records have no frontmatter."""
+    if not tags:
+        return ""
+    tags = list(dict.fromkeys(re.sub(r"\s+", "-", t.strip().lstrip("#")) for t in tags if t))
+    if tpl.tag_form == "hash" and not any(k == "tags" for k, _ in tpl.frontmatter):
+        return " ".join(f"#{t}" for t in tags)
+    if tpl.tag_form == "inline":
+        extra["tags"] = _Inline(tags)
+    elif tpl.tag_form == "comma":
+        extra["tags"] = ", ".join(tags)
+    else:
+        extra["tags"] = tags if tpl.frontmatter else ", ".join(tags)
+    return ""
+
+
+class _Inline(list[str]):
+    """Tags written inline, `[a, b]`, as the records write them."""
 
 
 def _values(
@@ -57,6 +83,8 @@ def _values(
         "n": str(number) if number is not None else "",
         **{f"num{w}": f"{number or 0:0{w}d}" for w in range(1, 7)},
         "status": status_for(tpl, status),
+        "count": str(tpl.next_count),
+        "slug": slugify(title, "kebab"),
     }
 
 
@@ -92,12 +120,19 @@ def _meta_block(lines: list[str]) -> str:
 
 def _heading(form: str, values: dict[str, str]) -> str:
     """The heading line; a title that already starts with the words the form puts before it
-    (`Proposal: X` under `# Proposal: {title}`) is not given them twice."""
-    lead, _, _ = form.partition("{title}")
+    (`Proposal: X` under `# Proposal: {title}`), or ends with those after it (`X 2024-05-01` under
+    `# {title} {date}`), is not given them twice."""
+    lead, _, rest = form.partition("{title}")
+    if "{title}" not in form:
+        return form.format_map(values)
+    title = values["title"]
     said = lead.format_map(values)[2:].strip()
-    if said and "{title}" in form and values["title"].lower().startswith(said.lower()):
-        return "# " + values["title"] + form.partition("{title}")[2].format_map(values)
-    return form.format_map(values)
+    if said and title.lower().startswith(said.lower()):
+        lead = "# "
+    after = rest.format_map(values)
+    if after.strip() and title.lower().endswith(after.strip().lower()):
+        after = ""
+    return lead.format_map(values) + title + after
 
 
 def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, Any]) -> str:
@@ -106,7 +141,13 @@ def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, A
     lines = []
     for key, form in tpl.frontmatter:
         m = _PLACEHOLDER.fullmatch(form)
-        if m is None:  # the value every record gives it, as they write it (or none)
+        if key == "tags" and "tags" in extra:
+            lines.append(_scalar(key, extra["tags"]))
+        elif form == "{tags}":
+            lines.append(f"{key}:\n")  # every record gives tags; none were given
+        elif "{slug}" in form and m is None:
+            lines.append(f"{key}: {form.replace('{slug}', values['slug'])}\n")
+        elif m is None:  # the value every record gives it, as they write it (or none)
             lines.append(f"{key}: {form}\n" if form else f"{key}:\n")
         elif m.group(1):
             lines.append(f"{key}: {_quoted(values[m.group(2)], m.group(1))}")
@@ -117,16 +158,18 @@ def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, A
     return "---\n" + "".join(lines) + "---"
 
 
-_PLACEHOLDER = re.compile(r"""(["']?)\{(title|date|status|n)\}\1""")
+_PLACEHOLDER = re.compile(r"""(["']?)\{(title|date|status|n|count|slug)\}\1""")
 
 
 def _scalar(key: str, value: Any) -> str:
+    if isinstance(value, _Inline):
+        return f"{key}: [{', '.join(value)}]\n"
     return yaml.safe_dump({key: value}, sort_keys=False, allow_unicode=True, width=1000)
 
 
 def _typed(name: str, value: str) -> Any:
     """A record's number and an ISO date bare, as the records write them and YAML reads them."""
-    if name == "n" and value.isdigit():
+    if name in ("n", "count") and value.isdigit():
         return int(value)
     if name == "date" and re.fullmatch(r"\d{4}-\d\d-\d\d", value):
         with suppress(ValueError):
@@ -141,38 +184,46 @@ def _quoted(value: str, quote: str) -> str:
 
 
 def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[str]:
-    """The body's sections in the template's order; a metadata section the body lacks (`## Status`)
-    is filled, a template file's section keeps its placeholder text unless the template marks it
-    optional or the body gives it as a bold line (`**Context**`), the rest come in the body's
-    order."""
-    given = split_sections(_untitled(tpl, body, values["title"]))
+    """The body's sections in the family's order (the template's, whatever order the body gives
+    them in), at the family's level (`# Summary` where its records use level-1 sections); a
+    metadata section the body lacks (`## Status`) is filled, a template file's section keeps its
+    placeholder text unless the template marks it optional or the body gives it as a bold line
+    (`**Context**`). A body section the family does not name comes before the next one it does (at
+    the end where none follows): no text is lost."""
+    given = split_sections(_untitled(tpl, body, values["title"]), tpl.section_level)
     out = [s for t, s in given if not t]
     queue = [(t, s) for t, s in given if t]
     bold = _bold_titles(out)
     stands = {t: _stands_for(t, tpl.sections) for t in [*bold, *(t for t, _ in queue)]}
     in_bold = {stands[t] for t in bold}  # the body gives these in its own form
     names = [name for name in tpl.sections if name not in in_bold]
-    out.extend(_in_order(tpl, names, queue, stands, values))
-    out.extend(f"## {t}\n\n{s}".rstrip() for t, s in queue)
-    return out
-
-
-def _in_order(
-    tpl: RecordTemplate,
-    names: list[str],
-    queue: list[tuple[str, str]],
-    stands: dict[str, str | None],
-    values: dict[str, str],
-) -> list[str]:
-    """The template's sections `names` in order: each the body's section standing for it (those
-    before it in the body first, taken off `queue`), else the template's own filling."""
-    out = []
+    groups = _anchored(queue, stands)
+    mark = "#" * tpl.section_level
     for name in names:
-        if any(stands[t] == name for t, _ in queue):
-            out.extend(_take_through(queue, name, stands))
+        if name in groups:
+            out.extend(_section_text(mark, t, s) for t, s in groups.pop(name))
         else:
             out.append(_unfilled(tpl, name, values))
+    out.extend(_section_text(mark, t, s) for rest in groups.values() for t, s in rest)
     return out
+
+
+def _section_text(mark: str, title: str, text: str) -> str:
+    return f"{mark} {title}\n\n{text}".rstrip()
+
+
+def _anchored(
+    queue: list[tuple[str, str]], stands: dict[str, str | None]
+) -> dict[str, list[tuple[str, str]]]:
+    """The body's sections grouped under the family section each stands for; one standing for
+    none goes with the next body section that stands for one (after them all where none does:
+    key '\0')."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    anchor = "\0"
+    for title, text in reversed(queue):
+        anchor = stands[title] or anchor
+        groups.setdefault(anchor, []).insert(0, (title, text))
+    return dict(reversed(groups.items()))
 
 
 def _bold_titles(lead: list[str]) -> list[str]:
@@ -188,19 +239,6 @@ def _untitled(tpl: RecordTemplate, body: str, title: str) -> str:
     if text.startswith("# ") and (tpl.heading or text[2:].split("\n", 1)[0] == title):
         return text.split("\n", 1)[1] if "\n" in text else ""
     return text
-
-
-def _take_through(
-    queue: list[tuple[str, str]], name: str, stands: dict[str, str | None]
-) -> list[str]:
-    """The body's sections off the front of `queue`, through the one standing for `name`."""
-    out = []
-    while queue:
-        t, s = queue.pop(0)
-        out.append(f"## {t}\n\n{s}".rstrip())
-        if stands[t] == name:
-            break
-    return out
 
 
 def _unfilled(tpl: RecordTemplate, name: str, values: dict[str, str]) -> str:

@@ -24,19 +24,25 @@ _META_SECTIONS = ("status", "date")
 # `0278-template-only-x.md`
 _TEMPLATE_NAME = re.compile(r"^(?:0+-)?(?:adr[-_])?template(?:[-_ ].*)?\.md$", re.I)
 _SKIP_NAMES = {"readme.md", "index.md", "changelog.md", "agents.md", "contributing.md"}
+_SEP = r"(\s+[-_.:]\s+|[-_ ])"  # what joins a number and the words: `-`, `_`, ` `, ` - `
 _NAME_FORMS = (  # (regex on the stem, name format, naming class)
     (re.compile(r"^(\d{4}-\d{2}-\d{2})$"), "{date}", "date"),
     (re.compile(r"^(\d{4}_\d{2}_\d{2})$"), "{date_}", "date"),  # Logseq's journals
     (re.compile(r"^(\d{8})[-_ ].+$"), "{yyyymmdd}{sep}{slug}", "date-slug"),
     (re.compile(r"^((?:19|20)\d\d(?:0[1-9]|1[0-2]))[-_ ].+$"), "{yyyymm}{sep}{slug}", "date-slug"),
     (re.compile(r"^(\d{4}-\d{2}-\d{2})[-_ ].+$"), "{date}{sep}{slug}", "date-slug"),
+    (  # a counter under a year: `PM2024-001 - Title`
+        re.compile(r"^([A-Za-z]{1,5}[-_ ]?(?:19|20)\d\d[-_ ]?)()(\d{1,5})" + _SEP + r"\S.*$"),
+        "{prefix}{num}{sep}{slug}",
+        "adr-prefixed",
+    ),
     (
-        re.compile(r"^([A-Za-z]{1,5})([-_ ]?)(\d{1,5})[-_ ].+$"),
+        re.compile(r"^([A-Za-z]{1,5})([-_ ]?)(\d{1,5})" + _SEP + r"\S.*$"),
         "{prefix}{num}{sep}{slug}",
         "adr-prefixed",
     ),
     (re.compile(r"^([A-Za-z]{2,5})([-_ ]?)(\d{1,5})$"), "{prefix}{num}", "adr-prefixed"),
-    (re.compile(r"^(\d{1,5})[-_ ].+$"), "{num}{sep}{slug}", "adr-number"),
+    (re.compile(r"^(\d{1,5})" + _SEP + r"\S.*$"), "{num}{sep}{slug}", "adr-number"),
 )
 _META_LINE = re.compile(
     r"^(?P<lead>\s*(?:[-*+]\s+)?(?:\*\*)?)(?P<key>[A-Z][\w -]{0,30}?)(?P<colon>(?:\*\*)?:(?:\*\*)?\s*)"
@@ -54,6 +60,8 @@ class RecordTemplate:
     prefix: str = ""  # `ADR` of `ADR-{num}-{slug}`
     separator: str = "-"
     number_width: int = 4
+    next_count: int = 0  # a counter the records keep in a metadata value (`Number: 41`): the next
+    fixed_number: int | None = None  # every record carries this number (`0000-x.md`): kept
     heading: str = "# {title}"  # "" : the records have no heading line
     frontmatter: list[tuple[str, str]] = field(default_factory=list)  # key, value form
     meta_lines: list[str] = field(default_factory=list)  # between heading and body: `Date: {date}`
@@ -67,6 +75,8 @@ class RecordTemplate:
     learnt_from: list[str] = field(default_factory=list)
     shaped: bool = False  # heading, metadata and sections learnt too (else only the name)
     gap_after_frontmatter: bool = False  # a blank line between the frontmatter and what follows
+    tag_form: str = ""  # how the records give tags: "list", "inline", "comma", "hash" or ""
+    section_level: int = 2  # 1: the records' sections are `# Summary`, `# Motivation` ...
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -112,18 +122,29 @@ def template_files(names: list[str]) -> list[str]:
 def name_form(stem: str) -> tuple[str, str, str, int] | None:
     """(format, prefix, separator, number width) of a record's file stem, None when it has no
     pattern."""
+    found = _name_match(stem)
+    if found is None:
+        return None
+    form, m = found
+    if "{prefix}" in form:
+        sep = m.group(4) if m.re.groups >= 4 else "-"
+        return form, m.group(1) + m.group(2), sep, len(m.group(3))
+    if form in ("{date}", "{date_}"):
+        return form, "", "", 0
+    return form, "", m.group(2) if "{num}" in form else stem[len(m.group(1))], _width(form, m)
+
+
+def _name_match(stem: str) -> tuple[str, re.Match[str]] | None:
+    """The first name form `stem` is written in, with its match."""
     for regex, form, _ in _NAME_FORMS:
         m = regex.match(stem)
-        if not m:
-            continue
-        if "{prefix}" in form:
-            sep = stem[m.end(3)] if m.end(3) < len(stem) else "-"
-            return form, m.group(1) + m.group(2), sep, len(m.group(3))
-        if form in ("{date}", "{date_}"):
-            return form, "", "", 0
-        sep = stem[len(m.group(1))]
-        return form, "", sep, len(m.group(1)) if "{num}" in form else 0
+        if m:
+            return form, m
     return None
+
+
+def _width(form: str, m: re.Match[str]) -> int:
+    return len(m.group(1)) if "{num}" in form else 0
 
 
 def naming_class(name_format: str) -> str:
@@ -161,12 +182,17 @@ def _meta_lines(lines: list[str]) -> list[str]:
     return meta
 
 
-def split_sections(text: str) -> list[tuple[str, str]]:
-    """`## ` sections as (title, text); text before the first one has the title ''."""
+def split_sections(text: str, level: int = 2) -> list[tuple[str, str]]:
+    """`## ` sections (`# ` ones at `level` 1, where the text has any) as (title, text); text
+    before the first one has the title ''."""
+    lines = text.split("\n")
+    mark = "#" * level + " "
+    if level == 1 and not any(x.startswith(mark) for x in lines):
+        mark = "## "  # a body written with `## ` sections for a family of `# ` ones
     out: list[tuple[str, str]] = [("", "")]
-    for line in text.split("\n"):
-        if line.startswith("## "):
-            out.append((line[3:].strip(), ""))
+    for line in lines:
+        if line.startswith(mark):
+            out.append((line[len(mark) :].strip(), ""))
         else:
             title, acc = out[-1]
             out[-1] = (title, acc + line + "\n")
@@ -174,12 +200,13 @@ def split_sections(text: str) -> list[tuple[str, str]]:
 
 
 def record_number(name: str) -> int | None:
-    """The number in a record's file name (`0009-help.md`, `ADR-004-x.md`), None when it has
-    none."""
-    form = name_form(record_stem(name)[0])
-    if form is None or "{num}" not in form[0]:
+    """The number in a record's file name (`0009-help.md`, `ADR-004-x.md`, `PM2024-007 - x.md`),
+    None when it has none."""
+    found = _name_match(record_stem(name)[0])
+    if found is None or "{num}" not in found[0]:
         return None
-    return int(re.findall(r"\d+", name)[0])
+    m = found[1]
+    return int(m.group(3) if "{prefix}" in found[0] else m.group(1))
 
 
 def learn(
@@ -226,6 +253,7 @@ def _learn_shape(tpl: RecordTemplate, records: list[_Record], template: _Record 
     source = records or ([template] if template else [])
     _learn_heading(tpl, source)
     _learn_meta(tpl, source)
+    tpl.next_count = _next_count(records)
     tpl.meta_lines = _meta_template(records, template)
     _learn_sections(tpl, records, template)
 
@@ -275,6 +303,9 @@ def _learn_name(tpl: RecordTemplate, names: list[str]) -> None:
     form, prefix, sep, width = _majority(forms)
     tpl.name_format, tpl.prefix, tpl.separator = form, prefix, sep or "-"
     tpl.number_width = width or 4
+    numbers = {record_number(n) for n in names}
+    if len(names) >= 2 and len(numbers) == 1 and None not in numbers:
+        tpl.fixed_number = numbers.pop()
 
 
 def _heading_form(rec: _Record) -> str:
@@ -308,7 +339,50 @@ def _learn_heading(tpl: RecordTemplate, records: list[_Record]) -> None:
     forms = [_heading_form(r) for r in records if r.heading]
     if forms:
         form = _majority(forms)
-        tpl.heading = form if "{title}" in form or form.endswith("}") else form + "{title}"
+        form = form if "{title}" in form or form.endswith("}") else form + "{title}"
+        tpl.heading = _with_suffix(form, [_skeleton(r) for r in records if r.heading])
+
+
+def _skeleton(rec: _Record) -> str:
+    """A record's heading with its number and dates named (`{n}`, `{date}`)."""
+    text = rec.heading[2:].strip()
+    if rec.number is not None:
+        text = re.sub(rf"(?<!\d)0*{rec.number}(?!\d)", "{n}", text, count=1)
+    for pattern in _DATE_TEXT:
+        text = re.sub(pattern, "{date}", text)
+    return text
+
+
+_DATE_TEXT = (
+    r"\d{4}-\d{2}-\d{2}",
+    r"\d{4}/\d{2}/\d{2}",
+    r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2}, \d{4}",
+    r"\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}",
+)
+
+
+def _with_suffix(form: str, skeletons: list[str]) -> str:
+    """`form` with what every record's heading ends with after its title, where that holds a date
+    or number (`# {title} ({date})`); the records' one heading where all are the same but for it
+    (`# Meeting {date}`: the title is not in the heading)."""
+    if len(skeletons) < 2 or "{title}" not in form:
+        return form
+    if len(set(skeletons)) == 1 and "{date}" in skeletons[0]:
+        return "# " + skeletons[0]
+    tail = _common_suffix(skeletons)
+    if "{" not in tail or form.endswith(tail):
+        return form
+    return form + tail
+
+
+def _common_suffix(texts: list[str]) -> str:
+    """The text all of `texts` end with, from a point between words (` ({date})`)."""
+    tail = texts[0]
+    for text in texts[1:]:
+        while tail and not text.endswith(tail):
+            tail = tail[1:]
+    m = re.search(r"[^\w{}]", tail)
+    return tail[m.start() :] if m else ""
 
 
 def _headings_are_titles(records: list[_Record]) -> bool:
@@ -343,8 +417,26 @@ def _learn_frontmatter(tpl: RecordTemplate, records: list[_Record]) -> None:
         return
     ref = with_fm[-1]
     tpl.frontmatter = [(k, _value_form(k, v, ref, records)) for k, v in _majority_keys(with_fm)]
+    tpl.tag_form = _tag_form(with_fm)
     gaps = [re.match(r"---\n.*?\n---[ \t]*\n[ \t]*\n", r.text, re.S) is not None for r in with_fm]
     tpl.gap_after_frontmatter = sum(gaps) * 2 > len(gaps)
+
+
+def _tag_form(records: list[_Record]) -> str:
+    """How the records write their tags: a YAML list under `tags:`, an inline `[a, b]`, a comma
+    string, `#tag` words in the text, or '' where they give none."""
+    forms = []
+    for rec in records:
+        m = re.search(r"^tags:[ \t]*(.*)$", rec.text, re.M)
+        if m is None:
+            continue
+        value = m.group(1).strip()
+        forms.append("inline" if value.startswith("[") else "comma" if value else "list")
+    if forms:
+        return str(_majority(forms))
+    return (
+        "hash" if sum(1 for r in records if re.search(r"(?:^|\s)#[A-Za-z][\w/-]*", r.text)) else ""
+    )
 
 
 def _majority_keys(records: list[_Record]) -> list[tuple[str, str]]:
@@ -390,8 +482,32 @@ def _value_form(key: str, value: str, rec: _Record, records: list[_Record]) -> s
         return f"{quote}{{{named}}}{quote}"
     if rec.number is not None and bare == str(rec.number):
         return "{n}"
-    same = all(dict(r.frontmatter).get(key) == value for r in records if r.frontmatter)
-    return value if same else ""
+    return _derived_form(key, value, records)
+
+
+def _derived_form(key: str, value: str, records: list[_Record]) -> str:
+    """A value the records derive from their file name (`{slug}`) or a counter (`{count}`), the
+    value every record gives, the tags given (`{tags}`), else '' (the records' own values)."""
+    bare = value.strip("\"'")
+    if bare and all(_by_slug(key, r) for r in records if key in dict(r.frontmatter)):
+        return bare[: len(bare) - len(bare.lstrip("/"))] + "{slug}"
+    if _counted(key, records):
+        return "{count}"
+    if all(dict(r.frontmatter).get(key) == value for r in records if r.frontmatter):
+        return value
+    return "{tags}" if key.lower() == "tags" else ""
+
+
+def _by_slug(key: str, rec: _Record) -> bool:
+    """Whether a record's `key` holds the words of its file name (`feature: meson-builds`,
+    `permalink: /sync-conflicts`)."""
+    stem = record_stem(rec.name)[0]
+    words = _NAME_LEAD_TEXT.sub("", stem).lower()
+    value = dict(rec.frontmatter).get(key, "").strip("\"' /").lower()
+    return bool(words) and value.rsplit("/", 1)[-1] in (words, words.replace("-", "_"))
+
+
+_NAME_LEAD_TEXT = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|\d{8}|[A-Za-z]{0,5}[-_ ]?\d{1,5})\s*[-_. ]\s*")
 
 
 def _placeholder(key: str, value: str) -> str | None:
@@ -399,7 +515,7 @@ def _placeholder(key: str, value: str) -> str | None:
     `date` (the key, or a value that parses as a date), `status`; None for another value."""
     if key == "title":
         return "title"
-    if key == "date" or _parse_date(value):
+    if key == "date" or _parse_date(value) or re.match(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d", value):
         return "date"
     return "status" if key in _STATUS_KEYS else None
 
@@ -466,11 +582,53 @@ def _meta_form(line: str, records: list[_Record]) -> str:
     key, value = m.group("key"), m.group("value").strip()
     if key.lower().strip() in _STATUS_KEYS:
         value = "{status}"
+    elif key.lower().strip() == "title":
+        value = "{title}"
+    elif _counted(key, records):
+        value = "{count}"
+    elif _numbered_by_name(key, records):
+        value = "{n}"
     elif key.lower() == "date" or _parse_date(value):
         value = "{date}"
     elif len(records) < 2 or not all(line in r.meta_lines for r in records):
         value = ""  # a value of this record's own
     return f"{m.group('lead')}{key}{m.group('colon')}{value}".rstrip()
+
+
+def _values_of(key: str, rec: _Record) -> list[str]:
+    """What a record gives `key` (any case) in its metadata lines and frontmatter."""
+    out = [v for k, v in rec.frontmatter if k.lower() == key.lower()]
+    for line in rec.meta_lines:
+        m = _META_LINE.match(line)
+        if m and m.group("key").strip().lower() == key.lower().strip():
+            out.append(m.group("value"))
+    return [v.strip().strip("*\"' ") for v in out]
+
+
+def _counted(key: str, records: list[_Record]) -> bool:
+    """Whether `key` holds a counter: two or more records each give it a whole number, all
+    different, not the number of their file names."""
+    values = [v for r in records for v in _values_of(key, r)[:1]]
+    numbers = {v for v in values if v.isdigit()}
+    named = [r for r in records if r.number is not None]
+    by_name = bool(named) and all(str(r.number) in _values_of(key, r) for r in named)
+    return len(values) >= 2 and len(numbers) == len(values) and not by_name
+
+
+def _numbered_by_name(key: str, records: list[_Record]) -> bool:
+    """Whether `key` holds each record's file-name number (`Number: 41` in `issue-41.md`)."""
+    named = [r for r in records if r.number is not None]
+    return len(named) >= 2 and all(str(r.number) in _values_of(key, r) for r in named)
+
+
+def _next_count(records: list[_Record]) -> int:
+    """One past the highest value of the records' counter key (0: they keep none)."""
+    keys = {k for r in records for k, _ in r.frontmatter} | {
+        _meta_key(x) for r in records for x in r.meta_lines
+    }
+    for key in sorted(k for k in keys if k and _counted(k, records)):
+        return 1 + max(int(v) for r in records for v in _values_of(key, r)[:1])
+    return 0
 
 
 def _first_status(rec: _Record) -> str:
@@ -517,11 +675,40 @@ def _learn_sections(tpl: RecordTemplate, records: list[_Record], template: _Reco
     """The section titles in order: a template file's (those the records mostly keep), else the
     records' most common order (the longer on a tie)."""
     orders: list[tuple[str, ...]] = [tuple(t for t, _ in r.sections if t) for r in records]
+    if not tpl.heading and _level_one(records):
+        tpl.section_level = 1
+        orders = [_level_one_titles(r) for r in records]
     if template is not None:
         _template_sections(tpl, orders, template)
     elif orders:
         best: tuple[str, ...] = max(orders, key=lambda o: (orders.count(o), len(o)))
-        tpl.sections = list(best)
+        tpl.sections = list(best) if orders.count(best) > 1 else _consensus(best, orders)
+
+
+def _consensus(titles: tuple[str, ...], orders: list[tuple[str, ...]]) -> list[str]:
+    """`titles` in the order the records put them in on the whole (where no two records agree on
+    one order): each by its mean place, as a share of its record's length."""
+
+    def place(title: str) -> float:
+        seen = [o.index(title) / max(len(o), 1) for o in orders if title in o]
+        return sum(seen) / len(seen)
+
+    return sorted(titles, key=place)
+
+
+def _level_one_titles(rec: _Record) -> tuple[str, ...]:
+    """A record's `# ` lines (its first one read as its heading) as section titles."""
+    first = [rec.heading[2:].strip()] if rec.heading else []
+    text = "\n".join(s for _, s in rec.sections)
+    return tuple(first + re.findall(r"^# (.+?)\s*$", text, re.M))
+
+
+def _level_one(records: list[_Record]) -> bool:
+    """Whether the records' sections are level-1 (`# Summary`, `# Motivation`): most have two or
+    more `# ` lines and more of them than `## ` ones."""
+    ones = [len(_level_one_titles(r)) for r in records]
+    twos = [sum(1 for t, _ in r.sections if t) for r in records]
+    return sum(1 for a, b in zip(ones, twos, strict=True) if a >= 2 and a > b) * 2 > len(records)
 
 
 def _template_sections(

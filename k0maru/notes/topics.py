@@ -64,3 +64,15 @@ def _shared_weight(
     """The weight of the card's words a folder holds: each the rarer across the `folders` the more
     (`df`: how many hold it), twice for a word of the folder's own name (the topic itself)."""
     return sum(math.log(1 + folders / df[w]) * (2 if w in own_name else 1) for w in wanted & terms)
+
+
+def hinted(hint: str, folders: dict[str, list[str]]) -> tuple[str, str] | None:
+    """(the folder, why) whose path names `hint` (`accepted`, `security`): the one folder whose
+    path holds all the hint's words; None where no hint is given or not one folder fits."""
+    words = _words(hint)
+    if not words:
+        return None
+    fits = [f for f in folders if words <= _words(f)]
+    return (
+        (fits[0], f"the folder hint {hint.strip()!r} names {fits[0]}/") if len(fits) == 1 else None
+    )
