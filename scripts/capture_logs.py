@@ -212,9 +212,11 @@ def capture(args: argparse.Namespace, cases_dir: Path) -> int:
         failed += bool(bad)
         has = case.get("tail30_has_root", tail30_has_root(data, case["root"], rnd["roots"]))
         keys = ("tool", "family", "codes", "root", "cause")
-        found.setdefault(folder, {})[log.name] = {k: case[k] for k in keys} | {
-            "tail30_has_root": has
-        } | {k: case[k] for k in ("exit", "passing") if k in case}
+        found.setdefault(folder, {})[log.name] = (
+            {k: case[k] for k in keys}
+            | {"tail30_has_root": has}
+            | {k: case[k] for k in ("exit", "passing") if k in case}
+        )
         where = "heldout" if case.get("heldout") else "dev"
         lines = data.count(b"\n")
         print(f"{case['name']} [{where}]: {said}{len(data):,} bytes, {lines:,} lines", *bad)
