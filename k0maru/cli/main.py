@@ -20,6 +20,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "search_cmd": ("search",),
     "logs": ("offload", "log"),
     "notes": ("conventions", "flush", "distill"),
+    "loadout_cmd": ("loadout",),
     "servers": ("mcp", "ui", "connect"),
     "git_cmds": ("hooks",),
 }

@@ -87,10 +87,7 @@ def _explain(h: Any) -> str:
 
 
 def loadout_text(r: Loadout) -> str:
-    head = f"loadout of {r.vault}: {r.tokens_used}/{r.token_budget} tokens" + (
-        " (cut to fit)" if r.truncated else ""
-    )
-    return "\n\n".join([head, *(f"## {s.kind}: {s.source}\n{s.text}" for s in r.sections)])
+    return r.text()
 
 
 def agent_summary(summary: str, node_id: str, first_code: str | None, reader: str) -> str:

@@ -16,6 +16,7 @@ from pydantic import Field
 
 from k0maru.mcp import render
 from k0maru.service.models import (
+    LOADOUT_BUDGET,
     Filters,
     FlushOutcome,
     Loadout,
@@ -83,12 +84,22 @@ def get_project_loadout(
     service: Service,
     token_budget: Annotated[
         int, Field(ge=200, le=32000, description="maximum tokens to return")
-    ] = 2000,
+    ] = LOADOUT_BUDGET,
+    focus: Annotated[
+        str | None,
+        Field(
+            max_length=500,
+            description="a task or a path you are about to work on; what concerns it comes first",
+        ),
+    ] = None,
 ) -> Loadout:
-    """Start here when taking over or resuming work on this project: returns the team's explicit
-    rules (AGENTS.md, CONVENTIONS.md, .k0maru/rules.md), where notes of each kind live, the most
-    linked hub notes and the latest ADRs, within a token budget. Use for "what are the core
-    conventions?", "how does this project work?", "onboard me"."""
+    """Start here when taking over or resuming work on this project: what its people tell a
+    newcomer. The agent files (AGENTS.md, CLAUDE.md, copilot instructions, cursor rules), the
+    rules and commands of its guides (CONTRIBUTING, development, testing, style) and README, the
+    test, lint and build commands its manifests and CI run, and the decisions in force, each
+    section naming its file; the last says what was left out. Use for "what are the core
+    conventions?", "how do I test this?", "onboard me"; pass `focus` ("I'm changing src/auth/")
+    to get what concerns that area first."""
     import json
 
     from k0maru.llm_tokens import count_tokens
@@ -97,7 +108,7 @@ def get_project_loadout(
         structured = json.dumps(answer.payload(), ensure_ascii=False, separators=(",", ":"))
         return max(count_tokens(structured), count_tokens(render.loadout_text(answer)))
 
-    return service.loadout(token_budget, cost)
+    return service.loadout(token_budget, cost, focus)
 
 
 RECALL_MAX_BUDGET = 32000

@@ -203,9 +203,14 @@ class AdrOutcome(Result):
 # -----------------------------------------------------------------------------------------
 @dataclass(kw_only=True)
 class LoadoutSection(Result):
-    kind: str  # rules | conventions | hub | adr
-    source: str
+    kind: str  # rules | guide | commands | adr | conventions | sources
+    source: str  # the file (and heading) it comes from, or the manifest it was read from
     text: str
+
+
+LOADOUT_BUDGET = (
+    4000  # the front ends' default: notes.loadout.DEFAULT_BUDGET (docs/loadout.md says why)
+)
 
 
 @dataclass(kw_only=True)
@@ -215,6 +220,15 @@ class Loadout(Result):
     tokens_used: int
     truncated: bool
     sections: list[LoadoutSection]
+    focus: str | None = None
+
+    def text(self) -> str:
+        """The answer as one text, as the MCP text block and `k0maru loadout` give it."""
+        head = f"loadout of {self.vault}: {self.tokens_used}/{self.token_budget} tokens" + (
+            " (cut to fit)" if self.truncated else ""
+        )
+        head += f"; focus: {self.focus}" if self.focus else ""
+        return "\n\n".join([head, *(f"## {s.kind}: {s.source}\n{s.text}" for s in self.sections)])
 
 
 # ---- offloaded logs

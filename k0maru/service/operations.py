@@ -229,23 +229,29 @@ class Service:
         return fit_budget(answer, token_budget, cost or answer_tokens)
 
     # ---- loadout -------------------------------------------------------------------------------
-    def loadout(self, token_budget: int, cost: Callable[[Loadout], int] | None = None) -> Loadout:
-        """The rules, note kinds, hubs and latest ADRs within `token_budget`: the sections' own
-        tokens, or, with `cost`, the whole answer as `cost` counts it (its headers and keys
-        included)."""
+    def loadout(
+        self,
+        token_budget: int,
+        cost: Callable[[Loadout], int] | None = None,
+        focus: str | None = None,
+    ) -> Loadout:
+        """What the project tells a newcomer (agent files, guides, the commands it runs, decisions
+        in force; `focus` first) within `token_budget`: the sections' own tokens, or, with `cost`,
+        the whole answer as `cost` counts it (its headers and keys included)."""
         from k0maru.notes.loadout import build_loadout
         from k0maru.service.models import Loadout, LoadoutSection
 
         with self._session.session() as vault:
 
             def build(share: int) -> Loadout:
-                sections, used, truncated = build_loadout(vault, share)
+                sections, used, truncated = build_loadout(vault, share, focus)
                 return Loadout(
                     vault=str(vault.root),
                     token_budget=token_budget,
                     tokens_used=used,
                     truncated=truncated,
                     sections=[LoadoutSection(**s) for s in sections],
+                    focus=focus,
                 )
 
             return build(token_budget) if cost is None else fit_loadout(build, token_budget, cost)

@@ -547,3 +547,26 @@ def test_text_answers_carry_no_control_or_bidi_characters(demo: Path) -> None:
     assert not any(ch in text for ch in "\x1b\x07\u202e")
     hit = next(line for line in text.splitlines() if "Quokka" in line)
     assert "evil name.md" in hit
+
+
+def test_the_cli_and_the_mcp_tool_give_the_same_loadout(
+    service: Service, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`k0maru loadout` prints what the tool's text block says, at the same default budget, and a
+    focus reaches both and is named in the answer."""
+    from k0maru.cli.main import main
+    from k0maru.service.models import LOADOUT_BUDGET
+
+    async def body(c: Client) -> Any:
+        plain = await c.call_tool("get_project_loadout", {})
+        focused = await c.call_tool("get_project_loadout", {"focus": "the job store's SQLite"})
+        return plain, focused
+
+    plain, focused = call(service, body)
+    assert plain.structured_content["token_budget"] == LOADOUT_BUDGET
+    assert focused.structured_content["focus"] == "the job store's SQLite"
+    assert main(["loadout", "--vault", str(service.root)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.strip() == sent(plain)[0].strip()
+    assert main(["loadout", "--vault", str(service.root), "--focus", "the job store's SQLite"]) == 0
+    assert capsys.readouterr().out.strip() == sent(focused)[0].strip()
