@@ -15,12 +15,12 @@ from k0maru.notes.loadout_plan import Note, focus_terms, plan_loadout
 
 def test_sources_are_chosen_by_what_they_are_for() -> None:
     assert src.role_of("AGENTS.md") == (src.AGENT, 3.0)
-    assert src.role_of("packages/api/CLAUDE.md")[0] == src.AGENT  # type: ignore[index]
-    assert src.role_of(".github/copilot-instructions.md")[0] == src.AGENT  # type: ignore[index]
-    assert src.role_of(".k0maru/rules.md")[0] == src.RULES  # type: ignore[index]
-    assert src.role_of("CONTRIBUTING.md")[0] == src.GUIDE  # type: ignore[index]
-    assert src.role_of("docs/development/testing.md")[0] == src.GUIDE  # type: ignore[index]
-    assert src.role_of("docs/adr/0001-use-x.md")[0] == src.DECISION  # type: ignore[index]
+    assert src.role_of("packages/api/CLAUDE.md")[0] == src.AGENT
+    assert src.role_of(".github/copilot-instructions.md")[0] == src.AGENT
+    assert src.role_of(".k0maru/rules.md")[0] == src.RULES
+    assert src.role_of("CONTRIBUTING.md")[0] == src.GUIDE
+    assert src.role_of("docs/development/testing.md")[0] == src.GUIDE
+    assert src.role_of("docs/adr/0001-use-x.md")[0] == src.DECISION
     assert src.role_of("CHANGELOG.md") == "changelog"
     assert src.role_of("docs/ja/testing.md") == "translation"
     assert src.role_of("README.zh-CN.md") == "translation"
