@@ -1,5 +1,5 @@
-"""`k0maru loadout`: what the project tells a newcomer, as the MCP tool `get_project_loadout` gives
-it to an agent (the same answer, the same budget)."""
+"""`k0maru loadout`: what the project tells a newcomer, as the MCP server's loadout tool gives it to
+an agent (the same answer, the same budget)."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from k0maru.fsutil import read_text
+from k0maru.text import shorten
 
 MAX_LINES = 16
 MAX_LINE = 110
@@ -68,8 +69,7 @@ def _topical_first(items: list[str]) -> list[str]:
 
 
 def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_LINE else text[: MAX_LINE - 1] + "…"
+    return shorten(" ".join(text.split()), MAX_LINE)
 
 
 def _read(path: Path) -> str | None:
