@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from k0maru.errors import PathOutsideVaultError
-from k0maru.layout import STATE_DIR, own_state_dir
+from k0maru.errors import ConfigError, PathOutsideVaultError
+from k0maru.layout import DB_FILE, STATE_DIR, own_state_dir
 
 STATE_GITIGNORE = (
     "# k0maru's local state (index, offloaded logs, locks) is rebuilt from the notes.\n"
@@ -171,7 +171,8 @@ def read_regular(path: Path, limit: int) -> bytes | None:
 def open_append(path: Path) -> TextIO:
     """`path` opened to append text, created with the umask's mode; a FIFO, socket or device there
     is refused (OSError) without blocking, as is a file that cannot be opened."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW
+    fd = os.open(path, flags, 0o666)  # a symlink there is refused (ELOOP), never followed
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
@@ -196,10 +197,86 @@ def file_lock(lock_path: Path) -> Iterator[None]:
 
 def ensure_state_dir(root: Path) -> Path:
     """`<vault>/.k0maru`, created on first use with a .gitignore that keeps all of it out of git
-    (no edit of the repository's own .gitignore needed)."""
+    (no edit of the repository's own .gitignore needed). Anything in it that is not a plain file or
+    folder (a committed symlink, a FIFO, a device) is refused (`check_state_files`)."""
     state = own_state_dir(root) / STATE_DIR
+    check_state_files(state)
     ignore = state / ".gitignore"
     if not ignore.exists():
         state.mkdir(parents=True, exist_ok=True)
         atomic_write_text(ignore, STATE_GITIGNORE)
     return state
+
+
+# what k0maru keeps under `.k0maru/` (a name added there belongs here too)
+STATE_NAMES = (
+    ".gitignore",
+    "config.toml",
+    "rules.md",
+    "agent-hook.toml",
+    "connect.json",
+    "settings.cache.json",
+    "warned.json",
+    "index.sqlite",
+    "index.sqlite-wal",
+    "index.sqlite-shm",
+    "index.sqlite-journal",
+    "scan-snapshot.json",
+    "scan-snapshot.stat",
+    "hooks.log",
+    "hooks.log.1",
+    "worker.lock",
+    "worker-error",
+    "reindex-wanted",
+    "flush.lock",
+    "export.lock",
+    "adr-checked",
+    "refs",
+    "watch-sync",
+)
+
+
+def check_state_files(state: Path) -> None:
+    """Refuse, with one line naming the path and what to do, any of k0maru's files under the state
+    folder `state` (`<vault>/.k0maru`, `STATE_NAMES`) that is a symlink (a cloned repository's
+    committed `.k0maru/index.sqlite -> elsewhere` would have k0maru write at its target), and the
+    index's files when they are a FIFO (SQLite would hang opening it), a socket or a device; the
+    other files are opened without blocking (`open_regular`, `open_append`), which refuses those.
+    One lstat a name, no listing; nothing is followed or opened."""
+    for name in STATE_NAMES:
+        if name.startswith(DB_FILE):
+            check_state_file(state / name)
+        elif os.path.islink(state / name):
+            refuse_state_entry(state / name)
+
+
+def check_state_file(path: Path) -> None:
+    """Refuse (one line) a symlink, FIFO, socket or device at `path`, a file k0maru keeps under
+    `.k0maru/` (the index, its write-ahead log): call it before opening such a file. Nothing there
+    is fine."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:  # none there (or an unsearchable folder: opening it reports that)
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        refuse_state_entry(path)
+
+
+def refuse_state_entry(path: Path) -> None:
+    """The one-line refusal of a state file that is no plain file or folder of the vault's own."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return  # gone meanwhile
+    if stat.S_ISLNK(mode):
+        what = f"a symbolic link (to {os.readlink(path)!r})"
+    elif stat.S_ISFIFO(mode):
+        what = "a FIFO"
+    elif stat.S_ISSOCK(mode):
+        what = "a socket"
+    else:
+        what = "a device"
+    raise ConfigError(
+        f"{path} is {what}; k0maru keeps only its own plain files under .k0maru/ and never follows "
+        "or opens such a thing: remove it (k0maru recreates what it needs)"
+    )

@@ -1,12 +1,13 @@
 """The layering is checked, not only described (ARCHITECTURE.md): core < engines < service < front
 ends, imports point down only, front ends reach the engines through the service, only the
-`index/*_store` modules run SQL, and no import cycle exists, counting imports made inside
-functions."""
+`index/*_store` modules run SQL, no import cycle exists, counting imports made inside functions,
+and the engines get the vault as narrow types that mypy holds them to (a probe module)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 from tests.helpers import REPO
 
@@ -128,9 +129,14 @@ def test_only_the_store_modules_run_sql() -> None:
     assert offenders == []
 
 
+# The whole store, and the connection's lifecycle (close, migrations, the write-ahead log).
+WHOLE_STORE = {"k0maru.index.store": "Store", "k0maru.index.base_store": "IndexConnection"}
+
+
 def test_the_engines_take_the_store_families_they_use() -> None:
     """Search, notes and offload name the table families they read (`OffloadStore`, `VectorStore`,
-    `SearchStore`, ...), never the whole `Store`: mypy then holds each to its families' methods."""
+    `SearchStore`, ...), never the whole `Store` nor its lifecycle (`IndexConnection`): mypy then
+    holds each to its families' methods."""
     whole = []
     for name, path in modules().items():
         if layer(name) in ("search", "notes", "offload"):
@@ -139,10 +145,117 @@ def test_the_engines_take_the_store_families_they_use() -> None:
                 f"{name}:{node.lineno}"
                 for node in ast.walk(tree)
                 if isinstance(node, ast.ImportFrom)
-                and node.module == "k0maru.index.store"
-                and any(a.name == "Store" for a in node.names)
+                and node.module in WHOLE_STORE
+                and any(a.name == WHOLE_STORE[node.module] for a in node.names)
             ]
     assert whole == []
+
+
+# The engines that work on a vault get it as a narrow type, never the wiring's `Vault`.
+TAKE_NO_VAULT = ("search", "notes", "offload")
+
+
+def test_the_engines_never_name_the_wiring() -> None:
+    """`search/`, `notes/` and `offload/` never import `wiring/` (`Vault`), not even under
+    `if TYPE_CHECKING:`: each takes the collaborators it uses, typed narrowly (a Protocol listing
+    them, a table family's store, a callable), and the service hands them the `Vault`."""
+    up = [
+        f"{name} -> {m}"
+        for name, path in modules().items()
+        if layer(name) in TAKE_NO_VAULT
+        for m in imports(path)
+        if layer(m) == "wiring"
+    ]
+    assert up == []
+
+
+def test_notes_and_offload_meet_through_the_service() -> None:
+    """Notes never import offload nor offload notes, not even for types: what distill needs of
+    offload (reading failures) and what offload's `seen` needs of notes (which cards record no
+    fix) are handed in by the service (`service/bridges.py`)."""
+    apart = {"notes": "offload", "offload": "notes"}
+    found = [
+        f"{name} -> {m}"
+        for name, path in modules().items()
+        if layer(name) in apart
+        for m in imports(path)
+        if layer(m) == apart[layer(name)]
+    ]
+    assert found == []
+
+
+# The type each engine entry point gets of the vault: (module, function, parameter).
+ENGINE_VAULTS = (
+    ("k0maru.notes.flush", "flush_indexed", "vault"),
+    ("k0maru.notes.distill", "distill_source", "vault"),
+    ("k0maru.notes.loadout", "build_loadout", "vault"),
+    ("k0maru.offload.seen", "seen_before", "vault"),
+)
+# What none of them may do: write another family's rows, close the index, scan the vault, or reach
+# the lifecycle through recall's store. Each line must be a mypy error.
+FORBIDDEN = (
+    "vault.store.insert_offload([], [])",
+    "vault.store.close()",
+    "vault.store.migrate()",
+    "vault.close()",
+    "vault.index()",
+    "vault.recall.store.close()",
+)
+
+
+def _probe_source() -> tuple[str, set[int], set[int]]:
+    """A module over the engines' vault types, and the lines mypy must refuse and accept in it."""
+    import importlib
+    import inspect
+
+    lines = ["from k0maru.index.store import Store", ""]
+    for n, (module, function, parameter) in enumerate(ENGINE_VAULTS):
+        annotation = (
+            inspect.signature(getattr(importlib.import_module(module), function))
+            .parameters[parameter]
+            .annotation
+        )
+        lines.insert(0, f"from {module} import {annotation} as Vault{n}")
+    refused, accepted = set(), set()
+    lines += ["", "def whole(store: Store) -> None:"]  # the control: the whole store can
+    for call in ("store.insert_offload([], [])", "store.close()", "store.migrate()"):
+        lines.append(f"    {call}")
+        accepted.add(len(lines))
+    for n in range(len(ENGINE_VAULTS)):
+        lines += ["", f"def probe{n}(vault: Vault{n}) -> None:", "    print(vault.root)"]
+        accepted.add(len(lines))
+        for call in FORBIDDEN:
+            lines.append(f"    {call}")
+            refused.add(len(lines))
+    return "\n".join(lines) + "\n", refused, accepted
+
+
+def test_mypy_holds_the_engines_to_their_doors(tmp_path: Path, monkeypatch: Any) -> None:
+    """The narrowing is real: a module calling `insert_offload`, `close` or `migrate` on the store
+    that a notes or offload engine gets (or the vault's own `close` and `index`) fails mypy strict,
+    one error per call, while the same calls on the whole `Store` pass. In-process, with a kept
+    cache (`.cache/mypy-probe`): about 3 s cold, under 1 s warm."""
+    from mypy import api
+
+    source, refused, accepted = _probe_source()
+    probe = tmp_path / "probe_doors.py"
+    probe.write_text(source, encoding="utf-8")
+    monkeypatch.chdir(REPO)
+    out, err, _ = api.run(
+        [
+            "--config-file",
+            str(REPO / "pyproject.toml"),
+            "--cache-dir",
+            str(REPO / ".cache" / "mypy-probe"),
+            "--follow-imports",
+            "silent",
+            str(probe),
+        ]
+    )
+    errors = [line for line in out.splitlines() if ": error: " in line]
+    failed = {int(line.split(":")[1]) for line in errors}
+    assert err == "" and all(line.endswith("[attr-defined]") for line in errors), out
+    assert failed == refused and not failed & accepted, out
 
 
 def test_no_import_cycles() -> None:

@@ -1,7 +1,10 @@
-"""The index connection every per-concern store shares: schema migrations, transactions, `meta`.
+"""The index connection every per-concern store shares, and its lifecycle.
 
-`BaseStore` owns one connection to `<vault>/.k0maru/index.sqlite`; the `*_store` modules add one
-table family each, and `store.Store` combines them.
+`BaseStore` is the connection to `<vault>/.k0maru/index.sqlite` as a table family sees it
+(transactions, `meta` rows); the `*_store` modules add one table family each on it. Closing the
+connection, the file's and its write-ahead log's identity, the migrations and the checks are
+`IndexConnection`'s, which only `store.Store` (all the families in one) inherits: a caller handed a
+family's type cannot close or migrate the index, mypy says so.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from k0maru.errors import IndexNewerError, IndexReadOnlyError, IndexReplacedError
+from k0maru.fsutil import check_state_file
 from k0maru.index import db
 from k0maru.index.bm25_blob import SegmentBlob
 from k0maru.index.schema import EMBED_DIM, MIGRATIONS
@@ -40,7 +44,10 @@ def db_path(vault: Path) -> Path:
 
 
 class BaseStore:
-    """One connection to the index, its schema, transactions and `meta` rows."""
+    """One connection to the index as a table family sees it: its transactions and `meta` rows.
+    No lifecycle here (closing, migrating, the file's and its write-ahead log's identity, the
+    checks): that is `IndexConnection`'s, which only the whole `Store` (held by `wiring/` and the
+    service) has, so a caller typed with a family's store cannot close or migrate the index."""
 
     def __init__(self, vault: Path, conn: Any, path: Path, wait_s: float = 10.0):
         self.vault = vault
@@ -52,7 +59,103 @@ class BaseStore:
         self.identity: tuple[int, int] | None = (
             None  # the file this connection holds (db.file_identity)
         )
-        self.wal_identity: tuple[int, int] | None = None  # ... and its write-ahead log
+
+    def _moved(self) -> bool:
+        """The file at the index's path is no longer the one this connection holds (one stat())."""
+        return db.file_identity(self.path) != self.identity
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """BEGIN IMMEDIATE (retrying while another writer holds the lock) ... COMMIT, or ROLLBACK.
+        Under the lock, the file must still be the one at the index's path: a rebuild moves it aside
+        holding that lock, so no write ever lands in a moved-aside file (IndexReplacedError
+        instead)."""
+        self.require_writable()
+        db.retry_locked(lambda: self.conn.execute("BEGIN IMMEDIATE"), self.path, self.wait_s)
+        if self._moved():
+            self.conn.execute("ROLLBACK")
+            raise IndexReplacedError(
+                f"{self.path} was moved aside or replaced (a rebuild?) before this write; "
+                "nothing was written to the old file: run the command again"
+            )
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            db.retry_locked(lambda: self.conn.execute("COMMIT"), self.path, self.wait_s)
+
+    @contextmanager
+    def transaction_if_free(self) -> Iterator[bool]:
+        """A write transaction when the lock is free now, else none (False): for a write that
+        may be skipped, such as a cache, on a path that must not wait for another writer."""
+        if self.readonly or db.known_corrupt(self.path) is not None:
+            yield False
+            return
+        self.conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except db.DatabaseError:  # busy: another writer holds the lock
+            yield False
+            return
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(self.wait_s * 1000)}")
+        if self._moved():
+            self.conn.execute("ROLLBACK")
+            yield False
+            return
+        try:
+            yield True
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            try:
+                self.conn.execute("COMMIT")
+            except db.DatabaseError:
+                self.conn.execute("ROLLBACK")
+
+    def require_writable(self) -> None:
+        """Refuse to write an index that cannot be written, or that a reader found corrupt."""
+        corrupt = db.known_corrupt(self.path)
+        if corrupt is not None:
+            raise corrupt
+        if self.readonly and self.readonly_why is not None:
+            raise self.readonly_why
+        if self.readonly:
+            raise IndexReadOnlyError(
+                f"{self.path}: the index is read-only here (its folder or file is not "
+                "writable); reads work, to update it make .k0maru/ writable (chmod u+w)"
+            )
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def corpus_version(self) -> int:
+        return int(self.get_meta("corpus_version", "0") or 0)
+
+    def bump_corpus_version(self) -> None:
+        self.set_meta("corpus_version", str(self.corpus_version() + 1))
+
+
+class IndexConnection(BaseStore):
+    """The index file's lifecycle, over the connection: close, the file's and its write-ahead log's
+    identity (a rebuild or a deletion replaced them), the schema's migrations, the checks of what
+    the file holds, its size and the copies rebuilds kept."""
+
+    def __init__(self, vault: Path, conn: Any, path: Path, wait_s: float = 10.0):
+        super().__init__(vault, conn, path, wait_s)
+        self.wal_identity: tuple[int, int] | None = (
+            None  # the write-ahead log this connection writes
+        )
 
     def close(self) -> None:
         self.conn.close()
@@ -61,7 +164,7 @@ class BaseStore:
         """Whether the file at the index's path is no longer the one this connection holds (moved
         aside by a rebuild, deleted, replaced): a long-running process then reopens. One stat(), no
         SQL."""
-        return db.file_identity(self.path) != self.identity
+        return self._moved()
 
     def wal_lost(self) -> bool:
         """Whether the write-ahead log this connection writes was deleted or replaced under it
@@ -114,87 +217,6 @@ class BaseStore:
                 self.conn.execute(
                     "INSERT INTO schema_version VALUES (?, ?)", (version, time.time())
                 )
-
-    @contextmanager
-    def transaction(self) -> Iterator[Any]:
-        """BEGIN IMMEDIATE (retrying while another writer holds the lock) ... COMMIT, or ROLLBACK.
-        Under the lock, the file must still be the one at the index's path: a rebuild moves it aside
-        holding that lock, so no write ever lands in a moved-aside file (IndexReplacedError
-        instead)."""
-        self.require_writable()
-        db.retry_locked(lambda: self.conn.execute("BEGIN IMMEDIATE"), self.path, self.wait_s)
-        if self.replaced():
-            self.conn.execute("ROLLBACK")
-            raise IndexReplacedError(
-                f"{self.path} was moved aside or replaced (a rebuild?) before this write; "
-                "nothing was written to the old file: run the command again"
-            )
-        try:
-            yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        else:
-            db.retry_locked(lambda: self.conn.execute("COMMIT"), self.path, self.wait_s)
-
-    @contextmanager
-    def transaction_if_free(self) -> Iterator[bool]:
-        """A write transaction when the lock is free now, else none (False): for a write that
-        may be skipped, such as a cache, on a path that must not wait for another writer."""
-        if self.readonly or db.known_corrupt(self.path) is not None:
-            yield False
-            return
-        self.conn.execute("PRAGMA busy_timeout = 0")
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except db.DatabaseError:  # busy: another writer holds the lock
-            yield False
-            return
-        finally:
-            self.conn.execute(f"PRAGMA busy_timeout = {int(self.wait_s * 1000)}")
-        if self.replaced():
-            self.conn.execute("ROLLBACK")
-            yield False
-            return
-        try:
-            yield True
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        else:
-            try:
-                self.conn.execute("COMMIT")
-            except db.DatabaseError:
-                self.conn.execute("ROLLBACK")
-
-    def require_writable(self) -> None:
-        """Refuse to write an index that cannot be written, or that a reader found corrupt."""
-        corrupt = db.known_corrupt(self.path)
-        if corrupt is not None:
-            raise corrupt
-        if self.readonly and self.readonly_why is not None:
-            raise self.readonly_why
-        if self.readonly:
-            raise IndexReadOnlyError(
-                f"{self.path}: the index is read-only here (its folder or file is not "
-                "writable); reads work, to update it make .k0maru/ writable (chmod u+w)"
-            )
-
-    def get_meta(self, key: str, default: str | None = None) -> str | None:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else default
-
-    def set_meta(self, key: str, value: str) -> None:
-        self.conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
-
-    def corpus_version(self) -> int:
-        return int(self.get_meta("corpus_version", "0") or 0)
-
-    def bump_corpus_version(self) -> None:
-        self.set_meta("corpus_version", str(self.corpus_version() + 1))
 
     def release_mapped_pages(self) -> None:
         """Unmap the pages of the index file this connection has read: they count in the process's
@@ -344,6 +366,8 @@ def index_as_left(path: Path, corpus_version: str, embed: bool) -> bool:
     # the library every other connection of this process uses (db.py's route): closing a file that a
     # second SQLite library opened drops every POSIX lock the process holds on it, and a one-shot
     # command would then delete the write-ahead log under a running server
+    for part in (path, path.with_name(path.name + "-wal")):
+        check_state_file(part)  # a symlink is never followed, a FIFO never waited on
     try:
         conn = db.sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.2)
     except db.sqlite3.Error:

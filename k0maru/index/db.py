@@ -27,6 +27,7 @@ from k0maru.errors import (
     IndexReadOnlyError,
     K0maruError,
 )
+from k0maru.fsutil import check_state_file
 
 T = TypeVar("T")
 
@@ -100,6 +101,8 @@ def connect(
     would the cache filling up while vectors are written."""
     global last_opened
     last_opened = path
+    for part in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        check_state_file(part)  # a symlink is never followed, a FIFO never waited on
     try:
         if readonly:
             # immutable: a WAL index in a folder nobody can write to has no -shm to coordinate

@@ -12,7 +12,7 @@ from pathlib import Path
 from k0maru.errors import IndexDiskFullError, IndexReadOnlyError, K0maruError
 from k0maru.fsutil import ensure_state_dir
 from k0maru.index import db
-from k0maru.index.base_store import db_path
+from k0maru.index.base_store import IndexConnection, db_path
 from k0maru.index.bm25_merge import BM25_MERGE_FRACTION, BM25_MERGE_MIN, Bm25State
 from k0maru.index.bm25_store import Bm25Store
 from k0maru.index.chunk_store import ChunkStore, Passage
@@ -41,9 +41,11 @@ class SearchStore(LinkStore, ChunkStore, Bm25Store, VectorStore):
     scans)."""
 
 
-class Store(SearchStore, OffloadStore, ScanStore):
-    """Owns one connection to the index; every table family's methods, one object. A caller that
-    needs fewer takes the narrower type (`OffloadStore`, `VectorStore`, `SearchStore`, ...)."""
+class Store(SearchStore, OffloadStore, ScanStore, IndexConnection):
+    """Owns one connection to the index; every table family's methods and the connection's
+    lifecycle (`IndexConnection`: close, migrations, the write-ahead log, checks), one object. A
+    caller that needs fewer takes the narrower type (`OffloadStore`, `VectorStore`, `SearchStore`,
+    ...), which has no lifecycle method."""
 
     @classmethod
     def open(

@@ -14,7 +14,7 @@ import unicodedata
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
 
@@ -29,18 +29,84 @@ from k0maru.fsutil import (
 )
 from k0maru.notes.conventions import cut_at_word, slugify
 from k0maru.notes.fix_hints import FIXES, GENERATED_MARK, NO_FIX, fix_for, fix_recorded
-from k0maru.notes.flush import FlushEngine, FlushResult, vault_lock
-from k0maru.offload.analyzer import LogAnalyzer
-from k0maru.offload.findings import Failure, Findings
-from k0maru.offload.seen import shape
+from k0maru.notes.flush import FlushEngine, FlushResult, NoteVault, vault_lock
 from k0maru.text import shorten
 
 if TYPE_CHECKING:
-    from k0maru.wiring.vault import Vault
+    from collections.abc import Callable, Sequence
+
+    from k0maru.config import Settings
+    from k0maru.search.recall import Recall
 
 _HINT = re.compile(r"^\s*(?:=\s*)?(help|note|hint|suggestion):\s*(.+)$", re.I)
 _PYTEST_E = re.compile(r"^E\s{2,}(.+)$")
 MAX_EXCERPT = 30
+
+
+class Failure(Protocol):
+    """What a card reads of a failure (offload's `findings.Failure` is one)."""
+
+    @property
+    def stack(self) -> str: ...
+
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def line(self) -> int: ...  # 1-based, in the trace or log that reported it
+
+    @property
+    def location(self) -> str | None: ...
+
+    @property
+    def test(self) -> str | None: ...
+
+
+class Findings(Protocol):
+    """What a card reads of the failures in a trace (offload's `findings.Findings` is one)."""
+
+    @property
+    def failures(self) -> Sequence[Failure]: ...
+
+    @property
+    def error_codes(self) -> Sequence[str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedTrace:
+    """The failures of an offloaded log, and its lines around the first one (those before them
+    blank, so a line number is an index + 1)."""
+
+    node_id: str
+    command: str
+    findings: Findings
+    lines: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class FailureReading:
+    """What distill needs of offload, handed in by the service (notes and offload never import each
+    other): the failures pasted text shows, a message's shape (its words without the values that
+    change between runs: numbers, quoted strings, addresses) and an offloaded log's failures, by
+    its node id."""
+
+    analyze: Callable[[str], Findings]
+    shape: Callable[[str], list[str]]
+    logged: Callable[[str], LoggedTrace]
+
+
+class DistillVault(NoteVault, Protocol):
+    """What distill gets of the open vault: a flush's (`NoteVault`), its recall (the related notes)
+    and its settings (the skill's licence)."""
+
+    @property
+    def recall(self) -> Recall: ...
+
+    @property
+    def settings(self) -> Settings: ...
 
 
 @dataclass(slots=True)
@@ -62,40 +128,9 @@ class SkillCard:
         return data
 
 
-_FRAME_LINE = re.compile(r'^\s*File "[^"]+", line \d+')
-_EXCEPTION_LINE = re.compile(
-    r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Interrupt|Exit|Iteration)(?::|$)"
-)
-TRACEBACK = "Traceback (most recent call last):"
 KEPT_SIGHTINGS = (
     20  # the latest sightings a card remembers, so that the same one is not counted twice
 )
-
-
-def analyze_text(text: str) -> Findings:
-    analyzer = LogAnalyzer()
-    analyzer.feed(text)
-    return analyzer.close()
-
-
-def analyze_trace(text: str) -> Findings:
-    """The failures in pasted text; a Python trace pasted without its `Traceback` line is read with
-    that line given back before its first frame (or its exception line), the line numbers left the
-    text's."""
-    findings = analyze_text(text)
-    if findings.failures:
-        return findings
-    lines = text.splitlines()
-    at = next((i for i, line in enumerate(lines) if _FRAME_LINE.match(line)), None)
-    if at is None:
-        at = next((i for i, line in enumerate(lines) if _EXCEPTION_LINE.match(line)), None)
-    if at is None:
-        return findings
-    headed = analyze_text("\n".join([*lines[:at], TRACEBACK, *lines[at:]]) + "\n")
-    for failure in headed.failures:
-        if failure.line > at + 1:  # the added line counted no more
-            failure.line -= 1
-    return headed
 
 
 def place(failure: Failure) -> str:
@@ -103,16 +138,16 @@ def place(failure: Failure) -> str:
     return re.sub(r"(:\d+):\d+$", r"\1", failure.location or "")
 
 
-def same_failure(a: Failure, b: Failure) -> bool:
+def same_failure(a: Failure, b: Failure, shape: Callable[[str], list[str]]) -> bool:
     """Parts of one failure: reported at the same file and line (an exception and its cause, a test
-    runner's line about it), or the same code with the same message shape."""
+    runner's line about it), or the same code with the same message `shape`."""
     if place(a) and place(a) == place(b):
         return True
     return a.code == b.code and shape(a.message) == shape(b.message)
 
 
-def failure_id(failure: Failure) -> str:
-    """What identifies a failure across runs: its code, message shape and location (file and
+def failure_id(failure: Failure, shape: Callable[[str], list[str]]) -> str:
+    """What identifies a failure across runs: its code, message `shape` and location (file and
     line)."""
     key = "\n".join([failure.code, " ".join(shape(failure.message)), place(failure)])
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
@@ -155,8 +190,9 @@ LOOK_PAST = 20  # cards distilled here that may rank above them
 
 
 class DistillEngine:
-    def __init__(self, vault: Vault):
+    def __init__(self, vault: DistillVault, reading: FailureReading):
         self.vault = vault
+        self.reading = reading
 
     def distill(
         self,
@@ -170,7 +206,7 @@ class DistillEngine:
         """The card for the failure `text` (or `findings`) shows: written, or, when the failure has
         a card, that card with this sighting counted. `sighting` names this run (a log node), else
         the text does."""
-        findings = findings or analyze_trace(text)
+        findings = findings or self.reading.analyze(text)
         # a bare word "error" is not a failure
         failures = sorted(findings.failures, key=lambda f: f.line)
         if not failures:
@@ -184,12 +220,12 @@ class DistillEngine:
         flush = FlushEngine(self.vault.root, conventions=self.vault.conventions())
         folder = resolve_inside(self.vault.root, flush.conventions.rules["skill"].folder or ".")
         seen = Sighting(sighting or text_sighting(text), source, date.today())
-        fid = failure_id(primary)
+        fid = failure_id(primary, self.reading.shape)
         card = seen_again(self.vault.root, folder, fid, seen, primary)
         if card is None:
             card = self._write(flush, primary, failures, findings, lines, seen, fid)
         assert card.note is not None
-        self.vault.index(only=[card.note.path], embed=False)  # vectors follow in the background
+        self.vault.index_note(card.note.path)  # vectors follow in the background
         if export_dir is not None:
             card.hermes_path, card.hermes_outcome = export_hermes(
                 card, export_dir, self.vault.root, self.vault.settings.skill_license
@@ -208,7 +244,7 @@ class DistillEngine:
     ) -> SkillCard:
         """A new card about `primary` alone: the failures that are the same one, never the
         others."""
-        mine = [f for f in failures if same_failure(f, primary)]
+        mine = [f for f in failures if same_failure(f, primary, self.reading.shape)]
         named = {f.code for f in mine}
         codes = [c for c in findings.error_codes if c.rsplit(".", 1)[-1] in named]
         codes = codes or [primary.code]
@@ -874,13 +910,15 @@ def _skill_source(skill: str) -> str | None:
 
 
 def distill_source(
-    vault: Vault, trace_text: str | None, node: str | None, source: str, export: str | None
+    vault: DistillVault,
+    reading: FailureReading,
+    trace_text: str | None,
+    node: str | None,
+    source: str,
+    export: str | None,
 ) -> SkillCard:
-    """Distil a trace given as text, or the log of an offloaded node (streamed, never loaded
-    whole)."""
-    from k0maru.offload import records, reflog, slices
-
-    engine = DistillEngine(vault)
+    """Distil a trace given as text, or the log of an offloaded node (`reading.logged`)."""
+    engine = DistillEngine(vault, reading)
     export_dir = Path(export).expanduser() if export else None
     if node and trace_text:
         raise K0maruError(
@@ -889,16 +927,12 @@ def distill_source(
         )
     if not node:
         return engine.distill(trace_text or "", source, export_dir)
-    rec = records.get(vault.store, node)
-    path = records.log_file(vault.root, rec)
-    analyzer = LogAnalyzer()
-    for piece in reflog.text(path):
-        analyzer.feed(piece)
-    findings = analyzer.close()
-    first = min((f.line for f in findings.all_failures), default=1)
-    lines = [""] * max(first - 4, 0) + [
-        t for _, t in slices.line_range(path, max(first - 3, 1), first + 60)
-    ]
+    log = reading.logged(node)
     return engine.distill(
-        "", f"log node {rec.node_id} ({rec.command})", export_dir, findings, lines, rec.node_id
+        "",
+        f"log node {log.node_id} ({log.command})",
+        export_dir,
+        log.findings,
+        log.lines,
+        log.node_id,
     )

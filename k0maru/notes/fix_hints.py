@@ -115,3 +115,9 @@ def fix_recorded(card_text: str) -> bool:
     """Whether a distilled card records a fix (one found before, or written in since): it no longer
     says that none is recorded."""
     return NO_FIX not in card_text
+
+
+def unfixed_card(text: str) -> bool:
+    """Whether a note is a card k0maru distilled that records no fix: the failure seen again, not
+    something learnt (`offload.seen` never names one; the service hands it this)."""
+    return GENERATED_MARK in text[:2000] and not fix_recorded(text)

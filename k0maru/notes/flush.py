@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
 
@@ -29,7 +29,6 @@ from k0maru.notes.topics import hinted, topic_of
 
 if TYPE_CHECKING:
     from k0maru.index.link_store import LinkStore
-    from k0maru.wiring.vault import Vault
 
 MAX_VERSIONS = 99
 NUMBERED = ("adr-number", "adr-prefixed")
@@ -423,8 +422,25 @@ def note_date(text: str | None) -> date | None:
         raise K0maruError(f"date {text!r} is not a date; give it as YYYY-MM-DD") from None
 
 
+class NoteVault(Protocol):
+    """What a flush gets of the open vault (the service hands it the wiring's `Vault`): its root,
+    the links and notes of its index (`LinkStore`), its conventions and a way to index the note
+    written. Nothing more: mypy refuses any other table family or the index's lifecycle (closing,
+    migrating) to a caller typed with this."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def store(self) -> LinkStore: ...
+
+    def conventions(self) -> Conventions: ...
+
+    def index_note(self, path: str) -> None: ...
+
+
 def flush_indexed(  # noqa: PLR0913 - the note's fields
-    vault: Vault,
+    vault: NoteVault,
     kind: str,
     title: str,
     body: str,
@@ -439,5 +455,5 @@ def flush_indexed(  # noqa: PLR0913 - the note's fields
     result = engine.flush(
         kind, title, body, tags, related, resolve=link_text(vault.store), when=when
     )
-    vault.index(only=[result.path], embed=False)
+    vault.index_note(result.path)
     return result

@@ -19,7 +19,7 @@ commands; it stays well under the 10,000 tokens at which Claude Code warns of a 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from k0maru.fsutil import read_text
 from k0maru.llm_tokens import count_tokens, fit_tokens
@@ -31,7 +31,8 @@ from k0maru.notes.loadout_plan import AGENT_SHARE, FRAME, Item, Note, Plan, plan
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from k0maru.wiring.vault import Vault
+    from k0maru.config import Settings
+    from k0maru.index.document_store import DocumentStore
 
 DEFAULT_BUDGET = 4000
 FOOTER_TOKENS = 110  # kept for the last section, which says what was read and left out
@@ -41,8 +42,23 @@ FOCUSED = 0.5  # a section holding this share of the focus terms is shown before
 Section = dict[str, str]
 
 
+class LoadoutVault(Protocol):
+    """What the loadout gets of the open vault (the service hands it the wiring's `Vault`): its
+    root, its settings (the folders indexed) and the notes of its index (`DocumentStore`), nothing
+    more."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def store(self) -> DocumentStore: ...
+
+
 def build_loadout(
-    vault: Vault, budget: int, focus: str | None = None
+    vault: LoadoutVault, budget: int, focus: str | None = None
 ) -> tuple[list[Section], int, bool]:
     """Sections, best first, within `budget` tokens (FRAME a section for its framing): (sections,
     tokens used, whether any candidate was cut or left out for the budget)."""
@@ -58,7 +74,7 @@ def build_loadout(
     return fit_plan(plan, agents, budget, conventions, bool(focus))
 
 
-def _vault_notes(vault: Vault, adr_folder: str) -> Iterator[Note]:
+def _vault_notes(vault: LoadoutVault, adr_folder: str) -> Iterator[Note]:
     """The indexed notes a loadout may read (bodies only of those), the ones left out by path
     (bodies not read), and the agent files that are not Markdown or not indexed, from disk."""
     store = vault.store

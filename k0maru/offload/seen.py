@@ -11,14 +11,14 @@ otherwise, and a vault with no index answers nothing."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from k0maru.notes.fix_hints import GENERATED_MARK, fix_recorded
 from k0maru.offload.findings import UNCODED, Failure
 
 if TYPE_CHECKING:
-    from k0maru.wiring.vault import Vault
+    from k0maru.search.recall import Recall
 
 VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|0x[0-9a-fA-F]+|\d+")
 WORD = re.compile(r"[A-Za-z_][A-Za-z_]{2,}")
@@ -30,8 +30,23 @@ def shape(message: str) -> list[str]:
     return list(dict.fromkeys(w.lower() for w in WORD.findall(VARIABLE.sub(" ", message))))
 
 
-def seen_before(vault: Vault, root: Failure | None) -> str | None:
-    """The vault-relative path of a note about the same failure as `root`, else None."""
+class SeenVault(Protocol):
+    """What `seen_before` gets of the open vault (the service hands it the wiring's `Vault`): its
+    root and its recall, nothing more."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def recall(self) -> Recall: ...
+
+
+def seen_before(
+    vault: SeenVault, root: Failure | None, unfixed_card: Callable[[str], bool]
+) -> str | None:
+    """The vault-relative path of a note about the same failure as `root`, else None.
+    `unfixed_card(text)`: the note is a card k0maru distilled that records no fix (notes'
+    `fix_hints`, handed in by the service): never named."""
     if root is None or root.code in UNCODED or root.stack == "generic":
         return None
     words = shape(root.message)
@@ -40,7 +55,11 @@ def seen_before(vault: Vault, root: Failure | None) -> str | None:
     result = vault.recall.search(query, limit=3, mode="bm25")
     for hit in result.hits:
         text = _read(vault.root / hit.path)
-        if text is not None and _learnt(text, root.code) and _same_failure(text, words, place):
+        if (
+            text is not None
+            and _learnt(text, root.code, unfixed_card)
+            and _same_failure(text, words, place)
+        ):
             return hit.path
     return None
 
@@ -53,9 +72,9 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _learnt(text: str, code: str) -> bool:
+def _learnt(text: str, code: str, unfixed_card: Callable[[str], bool]) -> bool:
     """The note holds the failure's code and is no card k0maru distilled without a fix."""
-    return code in text and not (GENERATED_MARK in text[:2000] and not fix_recorded(text))
+    return code in text and not unfixed_card(text)
 
 
 def _same_failure(text: str, words: list[str], place: str) -> bool:

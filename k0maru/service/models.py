@@ -86,6 +86,23 @@ class IndexGaps(Result):
 
 
 @dataclass(kw_only=True)
+class NamedCount(Result):
+    name: str  # a tag or a kind of note
+    notes: int  # how many notes the console's note list shows for it (`/notes?tag=` / `?kind=`)
+
+
+@dataclass(kw_only=True)
+class IndexCounts(Result):
+    """Counts read from the index alone (the dashboard's, at every page load), each equal to the
+    rows of the page it links to."""
+
+    links_to_no_note: int  # links naming a note that is not there (`/gaps`' first list)
+    attachment_links: int  # links naming a file other than a note (an image, a PDF), not counted
+    tags: Sequence[NamedCount] = ()  # every tag, with its notes (nested tags' included)
+    kinds: Sequence[NamedCount] = ()  # every kind of note, with its notes
+
+
+@dataclass(kw_only=True)
 class MovedIndex(Result):
     path: str  # where a rebuild moved the old index file
     why: str  # "healthy ..." or "corrupt: ..."
@@ -206,11 +223,6 @@ class LoadoutSection(Result):
     kind: str  # rules | guide | commands | adr | conventions | sources
     source: str  # the file (and heading) it comes from, or the manifest it was read from
     text: str
-
-
-LOADOUT_BUDGET = (
-    4000  # the front ends' default: notes.loadout.DEFAULT_BUDGET (docs/loadout.md says why)
-)
 
 
 @dataclass(kw_only=True)

@@ -95,7 +95,7 @@ def _record(vault: Vault, rec: OffloadRecord) -> None:
 
 def _seen(vault: Vault, root: Failure | None) -> str | None:
     from k0maru.index.base_store import db_path
-    from k0maru.offload.seen import seen_before
+    from k0maru.service.bridges import seen_before
 
     return seen_before(vault, root) if db_path(vault.root).exists() else None
 

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         AdrOutcome,
         FlushOutcome,
         IndexBacklog,
+        IndexCounts,
         IndexGaps,
         LinkPaths,
         Loadout,
@@ -432,6 +433,7 @@ class Service:
         """A skill card from failure text or an offloaded log; `export_dir` '' means the configured
         Hermes folder, None no export."""
         from k0maru.notes.distill import distill_source
+        from k0maru.service.bridges import failure_reading
         from k0maru.service.models import SkillCardResult
 
         if not (trace and trace.strip()) and not node_id:
@@ -446,7 +448,7 @@ class Service:
             export_dir = self._vault.settings.hermes_dir
         with self._session.session(write=True) as vault:
             vault.store.require_writable()
-            card = distill_source(vault, trace, node_id, source, export_dir)
+            card = distill_source(vault, failure_reading(vault), trace, node_id, source, export_dir)
             assert card.note is not None
             text = read_text(vault.root / card.note.path)
         self._session.embed_later()
@@ -697,6 +699,42 @@ class Service:
                 resolve=vault.store.link_resolver(),
                 paths={i: p for i, p, _ in vault.store.list_documents()},
             )
+
+    def index_counts(self, fresh: bool = False) -> IndexCounts:
+        """Counts from the index alone (no walk, no file read; `fresh`: after the rescan a page's
+        list gets), each equal to the rows its list shows: the links to no note `index_gaps`
+        lists, every tag and kind with the notes `notes(filters=...)` lists for it."""
+        from k0maru.service.attachments import is_attachment_name
+        from k0maru.service.models import IndexCounts, NamedCount
+
+        with self._session.session(fresh=fresh) as vault:
+            targets = [t for t, _, _ in vault.store.dangling_links(-1)]  # -1: no limit
+            tags, kinds = vault.store.tag_counts(), vault.store.kind_counts()
+        files = sum(1 for t in targets if is_attachment_name(t))
+        return IndexCounts(
+            links_to_no_note=len(targets) - files,
+            attachment_links=files,
+            tags=[NamedCount(name=t, notes=n) for t, n in tags.items()],
+            kinds=[NamedCount(name=k, notes=n) for k, n in kinds.items()],
+        )
+
+    def freshness(self) -> str:
+        """One line: how the index follows the vault's changes without `k0maru scan`."""
+        from k0maru.gitutil import repo_root
+
+        watched = getattr(self._session, "_watcher", None) is not None
+        how = (
+            "this process watches the vault's files and indexes each change before its next answer"
+            if watched
+            else "each k0maru command first indexes the files changed since the last look; "
+            "`k0maru ui` and the MCP server watch the files"
+        )
+        git = (
+            "a git repository: `k0maru hooks install` also reindexes at each commit"
+            if repo_root(self._vault.root)
+            else "not a git repository: no hook is needed"
+        )
+        return f"{how}; no `k0maru scan` needed ({git})"
 
 
 def _check_kind(kind: str, present: set[str]) -> None:

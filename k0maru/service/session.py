@@ -341,15 +341,29 @@ class VaultSession:
                 embed_progress=self.embed_progress,
             )
 
+        started = time.time()
         self._refreshing = True
         try:
             try:
-                return run(only)
+                report = run(only)
             except IndexReplacedError:
                 self.vault.reopen_if_replaced()
-                return run(None)
+                report = run(None)
         finally:
             self._refreshing = False
+        self._record(started, report)
+        return report
+
+    def _record(self, started: float, report: IndexReport) -> None:
+        """A query's run that changed the index is recorded as a scan (what `status` calls the last
+        scan); one that found nothing is not, so a query on a current index writes nothing. Left out
+        when another writer holds the lock: the notes are indexed, only the record is missing."""
+        scan, store = report.scan, self.vault.store
+        if not scan.changed or store.readonly:
+            return
+        with store.transaction_if_free() as free:
+            if free:
+                store.record_scan(started, scan.elapsed_ms, scan.counts())
 
     def _safety_walks(self) -> None:
         """Every SAFETY_WALK_S, on its own connection and without writing: a stat walk of the vault

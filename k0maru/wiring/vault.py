@@ -322,8 +322,9 @@ class Vault:
             return IndexReport(ScanResult(unchanged=walk))
         last_chunk = self.store.last_chunk_id()
         from k0maru.index.scanner import IncrementalScanner
+        from k0maru.wiring.kind_folders import named_kind_folders
 
-        scan = IncrementalScanner(self.store, self.settings).scan(
+        scan = IncrementalScanner(self.store, self.settings, named_kind_folders).scan(
             full=run.full,
             only=run.only,
             progress=run.scan_progress,
@@ -338,6 +339,11 @@ class Vault:
             self._embed_pending(report, run)
         self._keep_snapshot(scan, run.lexical and not report.merge_due)
         return report
+
+    def index_note(self, path: str) -> None:
+        """Index the note just written at `path` (a flush's, a distill's): searchable by BM25 on
+        return, its vectors follow in the background (never the backlog's wait)."""
+        self.index(only=[path], embed=False)
 
     def _reuse_vectors(self, scan: ScanResult, last_chunk: int) -> int:
         """The chunks just added (after `last_chunk`) whose text had a vector before get it, not
