@@ -2,7 +2,13 @@
 trailer asks for (after a commit or rewrite) and hands the reindex to the background worker; it
 never opens the index, so it never waits on a lock and never fails git. Errors go to
 `.k0maru/hooks.log` and one stderr line, and the hook exits 0. Only light modules load here (see
-scripts/bench_hooks.py)."""
+scripts/bench_hooks.py).
+
+A commit's ADR is never lost to a hook that was killed, interrupted or failed: `.k0maru/adr-checked`
+names the last HEAD whose ADR step completed, written (atomically) only after its ADRs are, so the
+next hook's ADR step takes every commit since (`checked..HEAD`, up to MAX_MERGED_ADRS) and writes
+what was missed (idempotent: an ADR already written is left as it is); `pending_adrs` names them
+meanwhile (`k0maru hooks status`)."""
 
 from __future__ import annotations
 
@@ -24,6 +30,8 @@ ADR_HOOKS = (
     "post-merge",
 )
 MAX_MERGED_ADRS = 50  # commits a merge or pull brought in, newest first, that are looked at
+ADR_CHECKED = "adr-checked"  # under .k0maru/: the last HEAD whose ADR step completed
+TRAILERS = "--format=%H%x00%(trailers:key=ADR,valueonly,unfold,separator=%x20)%x00"
 
 
 def never_fail(job: str, vault_arg: str | None, work: Callable[[Path], str | None]) -> int:
@@ -35,13 +43,15 @@ def never_fail(job: str, vault_arg: str | None, work: Callable[[Path], str | Non
         line = work(vault_root)
         if line:
             worker.log_line(vault_root, line)
-    except Exception as exc:  # a hook must never fail git
+    except (Exception, KeyboardInterrupt) as exc:  # a hook must never fail git (Ctrl+C included)
         import traceback
 
         where = vault_root or Path.cwd()
-        worker.log_line(where, f"{job} failed: {exc}\n{traceback.format_exc()}")
+        why = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc)
+        worker.log_line(where, f"{job} failed: {why}\n{traceback.format_exc()}")
         print(
-            f"k0maru: {job} skipped ({exc}); details in {where / STATE_DIR / worker.LOG}",
+            f"k0maru: {job} skipped ({why}); details in {where / STATE_DIR / worker.LOG}"
+            + ("; the next hook writes any ADR it left" if job in ("reindex", "ADR") else ""),
             file=sys.stderr,
         )
     return 0
@@ -133,31 +143,33 @@ def _hand_to_worker(root: Path, hook: str | None) -> str:
 
 
 def _adr(root: Path, hook: str | None) -> str | None:
-    """The ADRs that commits' trailers ask for: HEAD's, or after a merge or pull every commit it
+    """The ADRs that commits' trailers ask for: HEAD's and those of the commits since the last
+    completed ADR step (a hook killed before it finished), or after a merge or pull every commit it
     brought in (ORIG_HEAD..HEAD). Nothing heavy is imported unless git sees such a trailer."""
     repo = repo_root(root)
     if repo is None:
         return None
-    span = (
-        ["ORIG_HEAD..HEAD", "-n", str(MAX_MERGED_ADRS)] if hook == "post-merge" else ["-1", "HEAD"]
-    )
-    out = git(
-        repo,
-        "log",
-        "--format=%H%x00%(trailers:key=ADR,valueonly,unfold,separator=%x20)%x00",
-        *span,
-        "--",
-    )
-    fields = (out or "").split("\0")
-    shas = [
-        sha.strip() for sha, value in zip(fields[::2], fields[1::2], strict=False) if value.strip()
-    ]
+    head = (git(repo, "rev-parse", "--verify", "-q", "HEAD") or "").strip()
+    if not head:
+        return None  # no commit yet
+    since = "ORIG_HEAD" if hook == "post-merge" else _checked(root, repo, head)
+    if since is None and not (root / STATE_DIR / ADR_CHECKED).exists():
+        _mark_checked(root, f"{head}^")  # a first hook: killed, the next one still takes HEAD
+    span = ["-1", head] if since is None else [f"{since}..{head}", "-n", str(MAX_MERGED_ADRS)]
+    lines = _write_adrs(root, _trailer_commits(repo, span))
+    _mark_checked(root, head)  # only now: a hook killed before this point is caught up next time
+    return "; ".join(lines) or None
+
+
+def _write_adrs(root: Path, shas: list[str]) -> list[str]:
+    """Write the ADRs of these commits' trailers, oldest first (ADR numbers follow the history);
+    their log lines."""
     if not shas:
-        return None
+        return []
     from k0maru.service.operations import adr_from_commit
 
     lines = []
-    for sha in reversed(shas):  # oldest first: ADR numbers follow the history
+    for sha in reversed(shas):
         result = adr_from_commit(root, sha)
         if not result:
             continue
@@ -165,4 +177,50 @@ def _adr(root: Path, hook: str | None) -> str | None:
             done = "written" if result.outcome == "created" else "updated"
             print(f"k0maru: ADR {done}: {result.path}", file=sys.stderr)
         lines.append(f"adr {result.outcome}: {result.path}")
-    return "; ".join(lines) or None
+    return lines
+
+
+def _trailer_commits(repo: Path, span: list[str]) -> list[str]:
+    """The commits of `span` (git log arguments) that carry an `ADR:` trailer, newest first."""
+    fields = (git(repo, "log", TRAILERS, *span, "--") or "").split("\0")
+    return [
+        sha.strip() for sha, value in zip(fields[::2], fields[1::2], strict=False) if value.strip()
+    ]
+
+
+def _checked(root: Path, repo: Path, head: str) -> str | None:
+    """The last HEAD whose ADR step completed when it is an older ancestor of `head` (the step
+    then covers `checked..head`); None when it is `head` itself, a commit not below it (a branch
+    switched, a rebase) or unknown: the step covers `head` alone."""
+    from k0maru.fsutil import read_text
+
+    try:
+        checked = read_text(root / STATE_DIR / ADR_CHECKED, errors="replace").strip()
+    except OSError:
+        return None
+    below = git(repo, "merge-base", "--is-ancestor", checked, head) if checked else None
+    if checked != head and below is not None:  # "" when it is an ancestor
+        return checked
+    return None
+
+
+def _mark_checked(root: Path, rev: str) -> None:
+    """Record `rev` as the last commit whose ADR step completed (atomically: a kill leaves the old
+    record or the new one)."""
+    from k0maru.fsutil import atomic_write_text, ensure_state_dir
+
+    repo = repo_root(root)
+    sha = (git(repo, "rev-parse", "--verify", "-q", rev) or "").strip() if repo else ""
+    if sha:
+        atomic_write_text(ensure_state_dir(root) / ADR_CHECKED, sha + "\n")
+
+
+def pending_adrs(root: Path) -> list[str]:
+    """The commits whose `ADR:` trailer no completed hook has taken yet (a hook killed, interrupted
+    or failed before it wrote their ADR), newest first: what the next hook writes."""
+    repo = repo_root(root)
+    head = (git(repo, "rev-parse", "--verify", "-q", "HEAD") or "").strip() if repo else ""
+    checked = _checked(root, repo, head) if repo is not None and head else None
+    if repo is None or checked is None:
+        return []
+    return _trailer_commits(repo, [f"{checked}..{head}", "-n", str(MAX_MERGED_ADRS)])

@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from k0maru import __version__
-from k0maru.fsutil import atomic_write_bytes, atomic_write_text
+from k0maru.errors import K0maruError
+from k0maru.fsutil import atomic_write_bytes, atomic_write_text, check_state_file, read_bytes
 from k0maru.index import PARSER_VERSION
-from k0maru.index.walker import INODE_BITS, Folder, digest, stat_signature
+from k0maru.index.walker import Folder, digest, int64, stat_numbers, stat_signature
 from k0maru.layout import DB_FILE, STATE_DIR
 
 FILE = "scan-snapshot.json"
@@ -133,8 +134,9 @@ def _update(root: Path, snap: dict[str, Any], update: dict[str, Any]) -> None:
 def _snapshot(root: Path) -> dict[str, Any] | None:
     """The walk snapshot as saved, None when there is none or it is not JSON."""
     try:
-        snap: dict[str, Any] = json.loads((root / STATE_DIR / FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        check_state_file(root / STATE_DIR / FILE)  # a symlink is not followed, a FIFO not opened
+        snap: dict[str, Any] = json.loads(read_bytes(root / STATE_DIR / FILE))
+    except (OSError, ValueError, K0maruError):
         return None
     return snap
 
@@ -178,8 +180,9 @@ def _changed(root: Path, rels: list[str], now: array[int], walked: object) -> li
     signatures kept beside it are not that walk's)."""
     before = array("q")
     try:
-        before.frombytes((root / STATE_DIR / SIGNATURES).read_bytes())
-    except (OSError, ValueError):
+        check_state_file(root / STATE_DIR / SIGNATURES)
+        before.frombytes(read_bytes(root / STATE_DIR / SIGNATURES))
+    except (OSError, ValueError, K0maruError):
         return None
     if len(before) != len(now) or digest(rels, before) != walked:
         return None
@@ -199,16 +202,13 @@ def _known_files(root: Path, folders: object) -> tuple[list[str], array[int]] | 
     try:
         for rel_dir, mtime, rules, names in folders:
             base = os.path.join(root, rel_dir)
-            if mtime is None or os.stat(base).st_mtime_ns != mtime:
+            if mtime is None or int64(os.stat(base).st_mtime_ns) != mtime:
                 return None
             if stat_signature(base + ".gitignore") != rules:
                 return None
             for name in names:
-                st = os.stat(base + name)
                 rels.append(rel_dir + name)
-                signatures.extend(
-                    (st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino & INODE_BITS)
-                )
+                signatures.extend(stat_numbers(os.stat(base + name)))
     except (OSError, ValueError, TypeError):  # a file gone meanwhile, or a damaged snapshot
         return None
     return rels, signatures
@@ -233,4 +233,9 @@ def _index_as_left(root: Path, corpus_version: object, embed: bool) -> bool:
     vector."""
     from k0maru.index.base_store import index_as_left
 
+    try:  # a symlink is not followed, a FIFO not opened (it would hang): the scan then refuses it
+        for name in (DB_FILE, f"{DB_FILE}-wal", f"{DB_FILE}-shm"):
+            check_state_file(root / STATE_DIR / name)
+    except K0maruError:
+        return False
     return index_as_left(root / STATE_DIR / DB_FILE, str(corpus_version), embed)

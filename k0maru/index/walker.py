@@ -2,7 +2,9 @@
 
 Symbolic links are not followed: a link to a note inside the vault is counted (`linked`) and the
 note is indexed once, at its target; a link that leaves the vault, dangles or loops is skipped with
-a reason (`skips`)."""
+a reason (`skips`), as is a file or folder whose name is not valid UTF-8 (named escaped, `escaped`).
+File times are kept whatever they are: one past 2262 or before 1678 (outside a signed 64-bit count
+of nanoseconds) is clamped to that range (`int64`)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ class Spec(Protocol):
 
 
 INODE_BITS = (1 << 63) - 1
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 MAX_DEPTH = 64  # folders below this many levels are not walked (one skip line per subtree)
 ALWAYS_SKIP_DIRS = {
     ".git",
@@ -126,24 +129,51 @@ class VaultWalker:
             with os.scandir(abspath) as it:  # stat()s while the directory is open, in its own order
                 for entry in it:
                     try:  # the common case first: a regular file, known from the listing (no system call)
-                        if entry.is_file(follow_symlinks=False):
+                        if not (entry.name.isascii() or _utf8(entry.name)):
+                            self._undecodable(rel_dir, entry)
+                        elif entry.is_file(follow_symlinks=False):
                             if self._file(entry, rel_dir, md_only, file_specs, out):
                                 names.append(entry.name)
-                        elif entry.is_dir(follow_symlinks=False):
-                            rel = f"{rel_dir}{entry.name}/"
-                            if _kept(specs, entry.name, rel):
-                                below.append((entry.path, rel, specs))
-                        elif entry.is_symlink():
-                            rel = rel_dir + entry.name
-                            if _kept(specs, entry.name, rel):
-                                self._symlink(rel, entry.path)
                         else:
-                            self._special(rel_dir + entry.name)
+                            self._other(entry, rel_dir, specs, below)
                     except OSError:  # gone, or unreadable, since it was listed
                         continue
         except OSError as exc:  # unreadable, or gone while listed: what was read of it counts
             self._unlistable(rel_dir, exc)
         return below
+
+    def _other(
+        self,
+        entry: os.DirEntry[str],
+        rel_dir: str,
+        specs: list[tuple[str, Spec]],
+        below: list[tuple[str, str, list[tuple[str, Spec]]]],
+    ) -> None:
+        """A listed entry that is no regular file: a folder to walk (added to `below`), a link, or a
+        FIFO, socket or device."""
+        if entry.is_dir(follow_symlinks=False):
+            rel = f"{rel_dir}{entry.name}/"
+            if _kept(specs, entry.name, rel):
+                below.append((entry.path, rel, specs))
+        elif entry.is_symlink():
+            rel = rel_dir + entry.name
+            if _kept(specs, entry.name, rel):
+                self._symlink(rel, entry.path)
+        else:
+            self._special(rel_dir + entry.name)
+
+    def _undecodable(self, rel_dir: str, entry: os.DirEntry[str]) -> None:
+        """Record a file or folder whose name is not valid UTF-8 (the index keeps UTF-8 paths) as
+        skipped, named escaped, when the walk would have taken it."""
+        if entry.name in ALWAYS_SKIP_DIRS:
+            return
+        rel = escaped(rel_dir + entry.name)
+        if entry.is_dir(follow_symlinks=False):
+            why = "a folder whose name is not valid UTF-8; not walked: rename it to a UTF-8 name"
+            self.skips.append((rel + "/", why))
+        elif self._included(rel, rel.rpartition("/")[2]):
+            why = "a file name that is not valid UTF-8; not indexed: rename it to a UTF-8 name"
+            self.skips.append((rel, why))
 
     def _folder(
         self, abspath: str, rel_dir: str, specs: list[tuple[str, Spec]], names: list[str]
@@ -152,7 +182,7 @@ class VaultWalker:
         listed still shows) and return the .gitignore rules in force in it, its own .gitignore's
         added."""
         try:
-            mtime: int | None = os.stat(abspath).st_mtime_ns
+            mtime: int | None = int64(os.stat(abspath).st_mtime_ns)
         except OSError:
             mtime = None
         if mtime is not None and not settled(mtime, self._started_ns):
@@ -163,10 +193,10 @@ class VaultWalker:
         if rules is None:
             return specs
         try:
-            with open(gitignore, encoding="utf-8", errors="replace") as fh:
-                return [*specs, (rel_dir, gitignore_spec(fh.read().splitlines()))]
+            lines = read_lines(gitignore)
         except OSError:
             return specs
+        return [*specs, (rel_dir, gitignore_spec(lines))]
 
     def _file(
         self,
@@ -185,11 +215,7 @@ class VaultWalker:
         if not (md_only or self._included(rel, name)) or (file_specs and _ignored(file_specs, rel)):
             return False
         st = entry.stat(follow_symlinks=False)
-        out.append(
-            Entry(
-                rel, entry.path, st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino & INODE_BITS
-            )
-        )
+        out.append(Entry(rel, entry.path, *stat_numbers(st)))
         return True
 
     def _unlistable(self, rel_dir: str, exc: OSError) -> None:
@@ -224,10 +250,12 @@ class VaultWalker:
             self.linked += 1
 
     def walk_paths(self, rels: list[str]) -> Iterator[Entry]:
-        """Entries for just these vault-relative paths (those that exist and would be walked)."""
+        """Entries for just these vault-relative paths (those that exist and would be walked); each
+        folder's .gitignore is read once, however many of the paths lie below it."""
+        rules: dict[str, Spec | None] = {}
         for rel in sorted(set(rels)):
             parts = rel.split("/")
-            if self._walked_past(rel, parts) or self._ignored_path(rel, parts):
+            if not _utf8(rel) or self._walked_past(rel, parts) or self._ignored_path(parts, rules):
                 continue
             entry = _file_entry(self.root / rel, rel)
             if entry is not None:
@@ -240,20 +268,63 @@ class VaultWalker:
             return True
         return not self._included(rel, parts[-1])
 
-    def _ignored_path(self, rel: str, parts: list[str]) -> bool:
-        """Whether a .gitignore on the way (the vault's own, then each folder's) ignores the file or
-        a folder above it."""
+    def _ignored_path(self, parts: list[str], rules: dict[str, Spec | None]) -> bool:
+        """Whether a .gitignore on the way (the vault's own, then each folder's, read once into
+        `rules`) ignores the file or a folder above it."""
         specs: list[tuple[str, Spec]] = []
         if self._root_ignore is not None:
             specs.append(("", self._root_ignore))
         for depth in range(len(parts)):
             base = "/".join(parts[:depth]) + ("/" if depth else "")
-            gitignore = self.root / base / ".gitignore"
-            if gitignore.is_file():
-                lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
-                specs.append((base, gitignore_spec(lines)))
+            if base not in rules:
+                rules[base] = _folder_rules(self.root / base / ".gitignore")
+            spec = rules[base]
+            if spec is not None:
+                specs.append((base, spec))
         ancestors = ["/".join(parts[:d]) + "/" for d in range(1, len(parts))]
-        return any(_ignored(specs, a) for a in ancestors) or _ignored(specs, rel)
+        return any(_ignored(specs, a) for a in ancestors) or _ignored(specs, "/".join(parts))
+
+
+def _folder_rules(gitignore: Path) -> Spec | None:
+    """A folder's .gitignore rules, None when it has none (or none readable)."""
+    if stat_signature(str(gitignore)) is None:
+        return None
+    try:
+        return gitignore_spec(read_lines(gitignore))
+    except OSError:
+        return None
+
+
+def read_lines(path: str | Path) -> list[str]:
+    """A .gitignore's lines (bytes not UTF-8 replaced), read only when it is a regular file."""
+    from k0maru.fsutil import read_bytes
+
+    return read_bytes(path).decode("utf-8", "replace").splitlines()
+
+
+def int64(n: int) -> int:
+    """`n` (a time in nanoseconds) within a signed 64-bit integer, what SQLite and the stat arrays
+    keep: a file time past 2262 or before 1678 is clamped to the range's end, never an error."""
+    return INT64_MIN if n < INT64_MIN else INT64_MAX if n > INT64_MAX else n
+
+
+def stat_numbers(st: os.stat_result) -> tuple[int, int, int, int]:
+    """(mtime, size, ctime, inode) of a stat, each a signed 64-bit integer."""
+    return int64(st.st_mtime_ns), st.st_size, int64(st.st_ctime_ns), st.st_ino & INODE_BITS
+
+
+def _utf8(name: str) -> bool:
+    """Whether `name` (from the file system, undecodable bytes as surrogates) is valid UTF-8."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def escaped(name: str) -> str:
+    """A file name shown safely: bytes that are not UTF-8 written as `\\xff`."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _file_entry(path: Path, rel: str) -> Entry | None:
@@ -262,9 +333,9 @@ def _file_entry(path: Path, rel: str) -> Entry | None:
         st = path.lstat()
     except OSError:
         return None
-    if not path.is_file() or path.is_symlink():
+    if not stat.S_ISREG(st.st_mode):
         return None
-    return Entry(rel, str(path), st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino & INODE_BITS)
+    return Entry(rel, str(path), *stat_numbers(st))
 
 
 def digest(rels: list[str], signatures: array[int]) -> str:
@@ -304,7 +375,7 @@ def stat_signature(path: str) -> list[int] | None:
         return None
     if not stat.S_ISREG(st.st_mode):
         return None
-    return [st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino & INODE_BITS]
+    return list(stat_numbers(st))
 
 
 def _pathspec() -> Any:
@@ -348,8 +419,21 @@ def gitignore_spec(lines: list[str]) -> Spec:
     patterns = [line for line in lines if line.strip() and not line.startswith("#")]
     if all(_PLAIN_DIRECTORY.fullmatch(p) and p not in ("./", "../") for p in patterns):
         return DirectoryNames(p[:-1] for p in patterns)
-    spec: Spec = _pathspec().GitIgnoreSpec.from_lines(lines)
+    build = _pathspec().GitIgnoreSpec.from_lines
+    try:
+        spec: Spec = build(lines)
+    except Exception:  # a line git ignores as invalid (a lone backslash): left out, as git does
+        spec = build([line for line in lines if _valid_pattern(line)])
     return spec
+
+
+def _valid_pattern(line: str) -> bool:
+    """Whether pathspec accepts `line` as a .gitignore pattern."""
+    try:
+        _pathspec().GitIgnoreSpec.from_lines([line])
+    except Exception:
+        return False
+    return True
 
 
 def _ignored(specs: list[tuple[str, Spec]], rel: str) -> bool:
