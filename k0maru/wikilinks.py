@@ -2,7 +2,8 @@
 console (what is shown): `[[target#heading|alias]]`, `[[#heading]]` into the same note,
 `[[target#^block]]`, `[[target\\|alias]]` (the form a table needs), inline `#tags`, and the code
 where links and tags are not: fences (also inside a callout or a list item) and inline code, except
-inline code inside a link's own brackets, which Obsidian shows as part of the link."""
+inline code inside a link's own brackets, which Obsidian shows as part of the link. `%%comments%%`
+outside code are hidden in Obsidian: neither shown nor indexed (`hide_comments`)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ INLINE_CODE = re.compile(r"`(`*)([^`\n]+(?:`+[^`\n]+)*?)`\1(?!`)")
 # a letter first: `#1` and a heading's `# ` are no tags
 _TAG_AFTER_HASH = re.compile(r"[^\W\d][\w\-/]*")
 _TAG_BEFORE = frozenset(" \t\n(,;")
+# an embed: `!` then a wikilink (the same groups)
+EMBED = re.compile(r"!\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
 WIKILINK = re.compile(r"\[\[([^\[\]\r\n|#^]*)(#[^\[\]\r\n|]*)?(?:\|([^\[\]\r\n]*))?\]\]")
 
 
@@ -99,3 +102,25 @@ def inline_tags(text: str) -> Iterator[tuple[int, int, str]]:
             if m:
                 yield at, m.end(), m.group(0)
         at = text.find("#", at + 1)
+
+
+def hide_comments(text: str) -> str:
+    """`text` with each `%%comment%%` outside code (`code_spans`) blanked: its characters become
+    spaces, its line breaks stay, so offsets and line numbers still hold. An unclosed `%%` hides the
+    rest, as in Obsidian."""
+    if "%%" not in text:
+        return text
+    spans = code_spans(text) if "`" in text or "~~~" in text else []
+    marks = [m.start() for m in re.finditer("%%", text) if not _inside(m.start(), spans)]
+    if not marks:
+        return text
+    out, at = [], 0
+    for start, end in zip(marks[::2], [*marks[1::2], len(text) - 2], strict=False):
+        out += [text[at:start], re.sub(r"[^\n]", " ", text[start : end + 2])]
+        at = end + 2
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
+    return any(s <= at < e for s, e in spans)

@@ -22,6 +22,10 @@ GAP_X = 28
 GAP_Y = 46
 PAD = 16
 MAX_LABEL = 64
+# the characters as written: JetBrains Mono would draw `->` as an arrow and `|-` as a turnstile
+NO_LIGATURES = (
+    "font-variant-ligatures:none;font-feature-settings:'liga' 0,'clig' 0,'calt' 0,'dlig' 0"
+)
 
 
 class MermaidError(ValueError):
@@ -156,7 +160,8 @@ def render(source: str, title: str = "flowchart") -> str:
             f'<g class="node" data-id="{html.escape(n)}"><rect x="{x:.1f}" y="{y:.1f}" width="{width[n]:.1f}" '
             f'height="{BOX_H}" rx="6" fill="#1E293B" stroke="#22C55E" stroke-width="1.2"/>'
             f'<text x="{x + width[n] / 2:.1f}" y="{y + BOX_H / 2 + 4:.1f}" text-anchor="middle" '
-            f'font-family="JetBrains Mono, monospace" font-size="12" fill="#E2E8F0">{html.escape(label[n])}</text></g>'
+            f'font-family="JetBrains Mono, monospace" font-size="12" fill="#E2E8F0" style="{NO_LIGATURES}">'
+            f"{html.escape(label[n])}</text></g>"
         )
     out.append("</svg>")
     return "".join(out)

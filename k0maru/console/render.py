@@ -2,25 +2,50 @@
 (no scripts, no event handlers, no javascript: URLs). Obsidian's syntax is shown as Obsidian shows
 it: [[wikilinks]] (read as the index reads them) become console links, `[[#Heading]]` a link to the
 heading on the page, `> [!tip]` a callout, `<br>` a line break, an inline `#tag` a link to the notes
-it tags."""
+it tags, `%%comments%%` hidden, `==highlights==` marked, `- [ ]` tasks as checkboxes, footnotes
+(`[^1]`, `^[inline]`) numbered with their notes at the end, `~~strike~~` struck, a `mermaid` block
+drawn (the flowcharts `mermaid_svg` draws; any other stays code), `$$math$$` as code, as written.
+
+Embeds (`![[...]]`): an image the vault holds is shown (`|100` or `|100x50` sizes it, a `#suffix`
+is a style hook, ignored), audio an `<audio>` player, a note or a section or block of one a link to
+it, and any other file (missing, an SVG icon, a PDF) its name: never a broken image."""
 
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Callable
 from html import escape
-from urllib.parse import quote
+from pathlib import PurePosixPath
+from urllib.parse import quote, unquote
 
 import nh3
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup
 
-from k0maru.wikilinks import INLINE_CODE, WIKILINK, inline_tags, outside_code, wikilink
+from k0maru.console import mermaid_svg
+from k0maru.wikilinks import (
+    EMBED,
+    INLINE_CODE,
+    WIKILINK,
+    hide_comments,
+    inline_tags,
+    outside_code,
+    wikilink,
+)
 
 _MD_INLINE = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
-# an embed: an image the vault holds is shown, anything else (a note, a PDF) as a link to it
-_EMBED = re.compile(r"!\[\[([^\]|#\n]+)(?:\|[^\]\n]*)?\]\]")
+_IMAGE = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp", ".svg"})
+_AUDIO = frozenset({".mp3", ".wav", ".m4a", ".ogg", ".flac", ".3gp", ".webm"})
+_SIZE = re.compile(r"(\d+)(?:x(\d+))?\Z")
+_FOOTNOTE_DEF = re.compile(r"^[ \t]{0,3}\[\^([^\]\s]+)\]:[ \t]?(.*)$", re.M)
+_FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)|\^\[([^\[\]\n]+)\]")
+# `$$` opening a line (behind any `>` of a quote) to `$$` closing one; `$x$` with no space inside
+_MATH_BLOCK = re.compile(r"^(?P<p>[ \t]*(?:>[ \t]?)*)\$\$(?P<body>.*?)\$\$[ \t]*$", re.S | re.M)
+_MATH_INLINE = re.compile(r"(?<![\\$\w])\$(?=[^\s$])([^$\n]*?[^\s\\$])\$(?![\d$])")
+_FN_HREFS = ("#^fn-", "#%5Efn-")  # a footnote reference, before and after the link is encoded
+_TASK = re.compile(r"\[([^\]\n])\][ \t]+")
 _BLOCK_ID = re.compile(r"[ \t]\^([A-Za-z0-9-]+)[ \t]*$")  # `text ^step1`: a block links can name
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _CALLOUT = re.compile(r"\[!([\w-]+)\][+-]?[ \t]*")
@@ -59,8 +84,14 @@ ALLOWED_TAGS = {
     "th",
     "td",
     "del",
+    "s",
     "span",
     "img",
+    "mark",
+    "sup",
+    "section",
+    "input",
+    "audio",
 }
 
 
@@ -80,10 +111,11 @@ def render_markdown(
     """`resolve(link key)` gives the vault path of a wikilink's target, `resolve_href(href, note
     folder)` a Markdown link's (`LinkPaths`); None for a dangling link. Links to notes become
     console links; other URLs, and Markdown links when there is no `resolve_href`, stay as they are.
-    `images`: the vault path of each embedded image that exists (`![[x.png]]`), shown from
-    `/files/`. An opening heading that says `title` again, which the page already shows, is left
-    out."""
+    `images`: the vault path of each embedded file that exists and is served (`![[x.png]]`), shown
+    from `/files/`. An opening heading that says `title` again, which the page already shows, is
+    left out."""
     note_dir = note_path.rsplit("/", 1)[0] if "/" in note_path else ""
+    nonce = secrets.token_hex(8)  # marks what this function adds, which no note can write
 
     def md_link(m: re.Match[str]) -> str:
         path = resolve_href(m.group(2), note_dir) if resolve_href else None
@@ -101,15 +133,15 @@ def render_markdown(
         path = resolve(target.lower().removesuffix(".md"))
         return f"[{shown}](/notes/{quote(path)}{anchor})" if path else shown
 
-    body = _COMMENT.sub("", body)  # hidden in any Markdown viewer: not shown as text either
-
-    def embed(m: re.Match[str]) -> str:
-        path = (images or {}).get(m.group(1).strip())
-        return f"![{m.group(1)}](/files/{quote(path)})" if path else m.group(0)[1:]
-
     def links(text: str) -> str:
-        return WIKILINK.sub(link, _EMBED.sub(embed, _MD_INLINE.sub(md_link, text)))
+        text = EMBED.sub(lambda m: embed(m, images or {}, nonce), _MD_INLINE.sub(md_link, text))
+        return WIKILINK.sub(link, text)
 
+    # comments are hidden in Obsidian (and HTML comments in any Markdown viewer): not shown either
+    body = _COMMENT.sub("", hide_comments(body))
+    body = outside_code(body, math)
+    notes = Footnotes()
+    body = notes.section(outside_code(body, notes.take))
     tokens = _md.parse(outside_code(body, links))
     if (
         title
@@ -118,23 +150,34 @@ def render_markdown(
         and tokens[1].content.strip() == title.strip()
     ):
         tokens = tokens[3:]
-    obsidian(tokens)
+    obsidian(tokens, nonce, images or {})
+    svgs = diagrams(tokens, nonce)
     html = _md.renderer.render(tokens, _md.options, {})
     if any(t.level >= MAX_NESTING - 1 for t in tokens):  # the parser stopped at its bound: say so
         html += (
             f"<p><strong>This note nests deeper than {MAX_NESTING // 2} levels; what follows is "
             f"its text as written.</strong></p><pre><code>{escape(body)}</code></pre>"
         )
+    return with_diagrams(clean(html), svgs, nonce)
+
+
+def clean(html: str) -> str:
+    """`html` with only the tags, attributes and URL schemes a note page shows."""
     return nh3.clean(
         html,
         tags=ALLOWED_TAGS,
         attributes={
             "a": {"href", "title", "class"},
             "code": {"class"},
-            "span": {"class"},
+            "span": {"class", "title"},
             "blockquote": {"class"},
-            "img": {"src", "alt"},
-            **dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "td"), {"id"}),
+            "img": {"src", "alt", "width", "height"},
+            "audio": {"src", "controls", "title"},
+            "input": {"type", "checked", "disabled"},
+            "section": {"class"},
+            "sup": {"class"},
+            "li": {"id", "class"},
+            **dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6", "p", "td"), {"id"}),
         },
         # a code block wider than the page scrolls; tabindex lets a keyboard scroll it too
         set_tag_attribute_values={"pre": {"tabindex": "0"}},
@@ -143,10 +186,129 @@ def render_markdown(
     )
 
 
-def obsidian(tokens: list[Token]) -> None:
-    """Heading ids, callouts, `<br>` and inline tags, in place on the parsed tokens (code
-    untouched)."""
+def embed(m: re.Match[str], files: dict[str, str], nonce: str) -> str:
+    """An embed as Markdown: a note's a wikilink to it (the link pass makes it a link), a file's
+    an image whose title tells `embeds` what it is (a served image, audio, a file to name)."""
+    target, _, alias = wikilink(m)
+    suffix = PurePosixPath(target).suffix.lower()
+    if not suffix or suffix == ".md" or " " in suffix:  # a note, a heading or a block of one
+        return m.group(0)[1:]
+    path = files.get(target)
+    size = _SIZE.match(alias or "")
+    shown = (target if size or not alias else alias).replace("[", "").replace("]", "")
+    if path is None:
+        kind = "file"
+    elif suffix in _AUDIO:
+        kind = "audio"
+    else:
+        kind = f"size {size.group(1)} {size.group(2) or ''}" if size else "image"
+    src = f"/files/{quote(path)}" if path else "#"
+    return f'![{shown}]({src} "k0-{nonce} {kind}")'
+
+
+def math(text: str) -> str:
+    """`$$ ... $$` as a fenced `math` block and `$x$` as inline code: shown as written (a Markdown
+    escape like `\\` left as it is), never read as Markdown."""
+
+    def block(m: re.Match[str]) -> str:
+        prefix, lines = m.group("p"), m.group("body").split("\n")
+        if len(lines) == 1:
+            return prefix + code_span(lines[0].strip())
+        if not lines[-1].strip(" \t>"):
+            lines.pop()
+        first = [prefix + lines[0].strip()] if lines[0].strip() else []
+        fence = "`" * max(3, longest_run(m.group("body")) + 1)
+        return "\n".join([f"{prefix}{fence}math", *first, *lines[1:], f"{prefix}{fence}"])
+
+    if "$" not in text:
+        return text
+    return _MATH_INLINE.sub(lambda m: code_span(m.group(1)), _MATH_BLOCK.sub(block, text))
+
+
+def longest_run(text: str) -> int:
+    return max((len(r) for r in re.findall("`+", text)), default=0)
+
+
+def code_span(text: str) -> str:
+    """`text` as an inline code span, whatever backticks it holds."""
+    ticks = "`" * (longest_run(text) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+class Footnotes:
+    """Obsidian's footnotes: each `[^id]` (and inline `^[text]`) becomes a numbered reference, each
+    `[^id]: text` definition leaves its place for a numbered list at the note's end."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}
+        self.order: list[str] = []
+
+    def take(self, text: str) -> str:
+        """`text` (no code) with its definitions taken out and its references numbered."""
+        if "^" not in text:
+            return text
+
+        def define(m: re.Match[str]) -> str:
+            self.texts.setdefault(m.group(1), m.group(2).strip())
+            return ""
+
+        return _FOOTNOTE_REF.sub(self.ref, _FOOTNOTE_DEF.sub(define, text))
+
+    def ref(self, m: re.Match[str]) -> str:
+        key = m.group(1)
+        if key is None:  # ^[inline note]
+            key = f"inline {len(self.texts)}"
+            self.texts[key] = m.group(2)
+        if key not in self.order:
+            self.order.append(key)
+        n = self.order.index(key) + 1
+        return f"[{n}](#^fn-{n})"
+
+    def section(self, body: str) -> str:
+        """`body` with the notes listed at its end, in the order they are first referred to (those
+        never referred to after them); a reference without a note is left as written."""
+        for key in self.texts:
+            if key not in self.order:
+                self.order.append(key)
+        for n, key in enumerate(self.order, 1):
+            if key not in self.texts:
+                body = body.replace(f"[{n}](#^fn-{n})", f"\\[^{key}\\]")
+        kept = [(n, self.texts[k]) for n, k in enumerate(self.order, 1) if k in self.texts]
+        if not kept:
+            return body
+        items = "\n".join(f"{n}. {text or ' '} ^fn-{n}" for n, text in kept)
+        return f"{body}\n\n---\n\n{items}\n"
+
+
+def diagrams(tokens: list[Token], nonce: str) -> list[str]:
+    """Each `mermaid` block `mermaid_svg` can draw, in place of its code: a placeholder that
+    `with_diagrams` fills once the page is sanitised (the SVG is built from escaped text)."""
+    svgs: list[str] = []
+    for token in tokens:
+        if token.type != "fence" or token.info.strip().lower() != "mermaid":
+            continue
+        try:
+            svg = mermaid_svg.render(token.content, "diagram")
+        except mermaid_svg.MermaidError:
+            continue  # a diagram it cannot draw: shown as the code it is
+        token.type, token.content = "html_block", f'<p id="k0-{nonce}-mermaid-{len(svgs)}"></p>'
+        svgs.append(svg)
+    return svgs
+
+
+def with_diagrams(html: str, svgs: list[str], nonce: str) -> str:
+    for n, svg in enumerate(svgs):
+        spot = f'<p id="k0-{nonce}-mermaid-{n}"></p>'
+        html = html.replace(spot, f'<figure class="mermaid">{svg}</figure>', 1)
+    return html
+
+
+def obsidian(tokens: list[Token], nonce: str = "", files: dict[str, str] | None = None) -> None:
+    """Heading ids, callouts, tasks, `<br>`, inline tags, highlights, footnote references and
+    embeds, in place on the parsed tokens (code untouched)."""
     ids: set[str] = set()
+    files = files or {}
     for i, token in enumerate(tokens):
         if token.type == "heading_open" and i + 1 < len(tokens):
             base = slug(tokens[i + 1].content)
@@ -158,9 +320,129 @@ def obsidian(tokens: list[Token]) -> None:
             token.attrSet("id", key)
         elif token.type == "blockquote_open" and i + 2 < len(tokens):
             callout(token, tokens[i + 2])
+        elif token.type == "list_item_open" and i + 2 < len(tokens):
+            task(token, tokens[i + 2])
         elif token.type == "inline" and token.children:
             block_id(tokens, i)
-            token.children = inline_marks(token.children)
+            children = highlights(inline_marks(token.children))
+            token.children = [embeds(c, nonce, files) for c in footnote_refs(children)]
+
+
+def task(item: Token, first: Token) -> None:
+    """`- [ ] text` and `- [x] text`: the item shows a checkbox, ticked for any mark but a space."""
+    kids = first.children or []
+    m = _TASK.match(kids[0].content) if first.type == "inline" and kids else None
+    if m is None or kids[0].type != "text":
+        return
+    item.attrSet("class", "task")
+    kids[0].content = kids[0].content[m.end() :]
+    checked = " checked" if m.group(1) != " " else ""
+    box = Token("html_inline", "", 0, content=f'<input type="checkbox" disabled{checked}> ')
+    first.children = [box, *kids]
+
+
+def highlights(children: list[Token]) -> list[Token]:
+    """`==text==` as marked text: each `==` of the text children opens or closes a mark (a last
+    one without its pair stays as written)."""
+    marks = sum(c.content.count("==") for c in children if c.type == "text")
+    if marks < 2:
+        return children
+    out: list[Token] = []
+    left, opened = marks - marks % 2, False
+    for child in children:
+        if child.type != "text" or "==" not in child.content or not left:
+            out.append(child)
+            continue
+        pieces = child.content.split("==")
+        for n, piece in enumerate(pieces):
+            if n and left:
+                out.append(
+                    Token("mark_close" if opened else "mark_open", "mark", -1 if opened else 1)
+                )
+                opened, left = not opened, left - 1
+            elif n:
+                piece = "==" + piece
+            out.append(Token("text", "", 0, content=piece))
+    return out
+
+
+def footnote_refs(children: list[Token]) -> list[Token]:
+    """A footnote's reference (a link to `#^fn-n`, as `Footnotes` writes it) as a superscript."""
+    out: list[Token] = []
+    in_ref = False
+    for child in children:
+        if child.type == "link_open" and str(child.attrGet("href") or "").startswith(_FN_HREFS):
+            child.attrSet("class", "footnote-ref")
+            out.append(Token("sup_open", "sup", 1))
+            in_ref = True
+        out.append(child)
+        if child.type == "link_close" and in_ref:
+            out.append(Token("sup_close", "sup", -1))
+            in_ref = False
+    return out
+
+
+def embeds(token: Token, nonce: str, files: dict[str, str]) -> Token:
+    """An image token `embed` wrote (its title says what it is) as that: a served image (sized
+    where the embed says so), an audio player, or the name of a file the page cannot show."""
+    title = str(token.attrGet("title") or "") if token.type == "image" else ""
+    if token.type == "image" and not (nonce and title.startswith(f"k0-{nonce} ")):
+        return md_image(token, files)
+    if not nonce or not title.startswith(f"k0-{nonce} "):
+        return token
+    kind = title.split(" ")[1:]
+    token.attrs.pop("title", None)
+    src, name = str(token.attrGet("src") or ""), token.content
+    if kind[0] == "size":
+        token.attrSet("width", kind[1])
+        if kind[2:] and kind[2]:
+            token.attrSet("height", kind[2])
+        return token
+    if kind[0] == "audio":
+        html = f'<audio controls src="{escape(src)}" title="{escape(name)}"></audio>'
+        return Token("html_inline", "", 0, content=html)
+    if kind[0] == "file":
+        return Token("html_inline", "", 0, content=file_name(name))
+    return token
+
+
+def md_image(token: Token, files: dict[str, str]) -> Token:
+    """A Markdown image `![alt|100x50](src)` as Obsidian shows it: sized by its alt's `|size`, a
+    vault file found by its name (its `#suffix` ignored) or named where not served, and a web page
+    that is no image (a video's, a post's) a link to it."""
+    src = str(token.attrGet("src") or "")
+    alt, _, size = (
+        token.content.rpartition("|") if "|" in token.content else (token.content, "", "")
+    )
+    sized = _SIZE.match(size)
+    if sized:
+        token.attrSet("width", sized.group(1))
+        if sized.group(2):
+            token.attrSet("height", sized.group(2))
+        token.content = alt
+        token.children = [Token("text", "", 0, content=alt)]
+    path = unquote(src.split("#", 1)[0])
+    suffix = PurePosixPath(path).suffix.lower()
+    if src.startswith(("http://", "https://")):
+        if suffix in _IMAGE:
+            return token
+        return Token(
+            "html_inline", "", 0, content=f'<a href="{escape(src)}">{escape(alt or src)}</a>'
+        )
+    found = files.get(path) or files.get(PurePosixPath(path).name)
+    if found and suffix in _IMAGE:
+        token.attrSet("src", f"/files/{quote(found)}")
+        return token
+    return Token("html_inline", "", 0, content=escape(alt or PurePosixPath(path).name))
+
+
+def file_name(name: str) -> str:
+    """A file the page cannot show (missing, an SVG, a PDF), as its name: an Obsidian icon
+    (`lucide-cog.svg`) as the icon's name, in brackets."""
+    stem = PurePosixPath(name).stem
+    if name.lower().endswith(".svg") and stem.startswith("lucide-"):
+        return f'<span class="icon" title="{escape(name)}">[{escape(stem[7:])}]</span>'
+    return escape(name)
 
 
 def block_id(tokens: list[Token], i: int) -> None:

@@ -13,7 +13,7 @@ import xxhash
 
 from k0maru.index.languages import note_language
 from k0maru.text import tags_key
-from k0maru.wikilinks import WIKILINK, inline_tags, wikilink, without_code
+from k0maru.wikilinks import WIKILINK, hide_comments, inline_tags, wikilink, without_code
 
 _FRONTMATTER = re.compile(
     r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M
@@ -21,7 +21,7 @@ _FRONTMATTER = re.compile(
 # [text](href "title") (not an image), or a reference definition `[id]: href`
 _MD_LINK = re.compile(
     r"(?<!!)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+[\"'(][^\n]*?[\"')])?\s*\)"
-    r"|^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]+>|\S+)",
+    r"|^[ \t]{0,3}\[(?!\^)[^\]\n]+\]:[ \t]*(<[^>\n]+>|\S+)",  # `[^1]: text` is a footnote
     re.M,
 )
 _BRACKETS = frozenset("[]")
@@ -352,7 +352,6 @@ def note_date(frontmatter: dict[str, Any]) -> float | None:
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark: a backslash before ASCII punctuation
-_LEADING_NOISE = re.compile(r"\A(?:\s|<!--.*?-->)*", re.S)
 INDEX_PAGES = ("index", "readme")
 
 
@@ -362,25 +361,28 @@ def clean_title(text: str) -> str:
     return " ".join(_ESCAPE.sub(r"\1", _COMMENT.sub(" ", text)).split())
 
 
-def note_title(frontmatter: dict[str, Any], body: str, rel_path: str) -> str:
-    """The frontmatter `title`; else the first level-1 heading outside code (a `# comment` in a
-    fence is none); else a heading of any level that opens the note; else the file name, or for an
-    `index.md` / `README.md` in a folder the folder's name."""
+def note_title(frontmatter: dict[str, Any], rel_path: str, body: str = "") -> str:
+    """The note's title: the frontmatter's `title` (as Obsidian Publish and the common title plugins
+    read it), else an H1 that opens the note, else the file name (for an `index.md` / `README.md` in
+    a folder, the folder's name), which is what Obsidian shows. A `##` heading is never the title
+    (a note without an H1 would take it), nor a template's `# {{title}}`. Obsidian itself always
+    shows the file name; an opening H1 is kept as the title because k0maru's own cards and many
+    documentation vaults name files by slug or code (`A002.md`) and put the name in the H1, which
+    search ranks by (docs/console.md states this fallback)."""
     title = frontmatter.get("title")
     if isinstance(title, str) and clean_title(title):
         return clean_title(title)
-    return _heading_title(body) or _file_title(rel_path)
+    opening = _OPENING_H1.match(body)
+    heading = clean_title(opening.group(1)) if opening else ""
+    if heading and "{{" not in heading:
+        return heading
+    return _file_title(rel_path)
 
 
-def _heading_title(body: str) -> str | None:
-    """The first level-1 heading outside code; else a heading of any level that opens the note."""
-    starts = [(pos, clean_title(text), level) for pos, text, level in _heading_starts(body)]
-    starts = [h for h in starts if h[1]]
-    first = next((text for _, text, level in starts if level == 1), None)
-    if first is not None or not starts:
-        return first
-    opening = _LEADING_NOISE.match(body)
-    return starts[0][1] if opening and starts[0][0] == opening.end() else None
+# an H1 before any other heading or text but blank lines, comments and images
+_OPENING_H1 = re.compile(
+    r"(?:[ \t]*(?:<!--.*?-->|%%.*?%%|!\[[^\n]*|#)?[ \t]*\n)*#[ \t]+([^\n]+?)[ \t#]*(?:\n|\Z)", re.S
+)
 
 
 def _file_title(rel_path: str) -> str:
@@ -395,9 +397,9 @@ def _file_title(rel_path: str) -> str:
 def parse_note(rel_path: str, text: str) -> ParsedNote:
     frontmatter, body, error = split_frontmatter(text)
     warnings = [f"{rel_path}: {error}; indexed without frontmatter, fix the YAML"] if error else []
-    title = note_title(frontmatter, body, rel_path)
+    title = note_title(frontmatter, rel_path, body)
     aliases = _as_str_list(frontmatter.get("aliases", frontmatter.get("alias")))
-    code_free = strip_code(body)
+    code_free = strip_code(hide_comments(body))  # a comment's links and tags are not the note's
     body_line = text.count("\n", 0, len(text) - len(body)) + 1 if text.endswith(body) else 1
     return ParsedNote(
         title,
@@ -423,6 +425,9 @@ def chunk_note(title: str, body: str, cap: int, first_line: int = 1) -> list[Chu
     section keeps its vector across edits elsewhere in the note.
     """
     chunks: list[Chunk] = []
+    body = hide_comments(
+        body
+    )  # `%%comments%%` are hidden in Obsidian: no search finds or shows them
     for offset, heading, path, section in _sections(title, body):
         cursor = 0
         for piece in _cap(section, cap):

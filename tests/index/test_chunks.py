@@ -67,9 +67,10 @@ def test_recall_answers_with_heading_path_and_lines(vault: Path) -> None:
 
 
 def test_a_title_never_comes_from_a_comment_in_code() -> None:
-    body = "Set up sync.\n\n```bash\n# Login\nob login\n```\n\n# Real title\n"
-    assert parse_note("Headless Sync.md", body).title == "Real title"
+    body = "Set up sync.\n\n```bash\n# Login\nob login\n```\n\n# Later heading\n"
+    assert parse_note("Headless Sync.md", body).title == "Headless Sync"  # Obsidian's: the file
     assert parse_note("Headless Sync.md", "```sh\n# Login\n```\n").title == "Headless Sync"
+    assert parse_note("Headless Sync.md", "# Real title\n\nSet up sync.\n").title == "Real title"
 
 
 def test_a_blank_heading_never_titles_a_note() -> None:
@@ -79,9 +80,12 @@ def test_a_blank_heading_never_titles_a_note() -> None:
     assert parse_note("notes/a.md", "#  \n# Real title\n").title == "Real title"
 
 
-def test_a_heading_of_any_level_that_opens_the_note_titles_it() -> None:
-    """An ADR guide's `index.md` opens with `## ...`: that heading is its title, not "index"."""
+def test_only_an_opening_h1_titles_a_note() -> None:
+    """An opening `##` is no title (Obsidian's help pages open with one): an `index.md` is named by
+    its folder, another note by its file; an opening H1 is the stated fallback."""
     body = "\n## File name conventions for ADRs\n\nUse a present-tense verb.\n"
+    assert parse_note("en/file-names/index.md", body).title == "file-names"
+    body = "\n# File name conventions for ADRs\n\nUse a present-tense verb.\n"
     assert parse_note("en/file-names/index.md", body).title == "File name conventions for ADRs"
     # a help page that opens with text keeps its file name, whatever its sections are called
     page = "Press a key to run a command.\n\n## Set a hotkey\n\nOpen settings.\n"
