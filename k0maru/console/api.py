@@ -41,3 +41,9 @@ def api_note(path: str) -> Any:
 @api.get("/status")
 def api_status() -> Any:
     return jsonify(service().status().payload())
+
+
+@api.get("/counts")
+def api_counts() -> Any:
+    """The dashboard's counts: links to no note, every tag and kind with its notes."""
+    return jsonify(service().index_counts(fresh=True).payload())

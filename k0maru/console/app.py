@@ -5,6 +5,7 @@ a Host check so a DNS-rebinding page cannot read the vault through the user's br
 from __future__ import annotations
 
 import hmac
+from functools import partial
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -30,6 +31,12 @@ def _error(status: int, message: str) -> Any:
 TOKEN_COOKIE = "k0maru_token"
 
 
+def obsidian_href(vault_name: str, path: str) -> str:
+    """Obsidian's link that opens the note at `path` of the vault named `vault_name` (Obsidian
+    names a vault after its folder), every part URL-encoded."""
+    return f"obsidian://open?{urlencode({'vault': vault_name, 'file': path}, quote_via=quote)}"
+
+
 def create_app(
     service: Service, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS, token: str | None = None
 ) -> Flask:
@@ -45,6 +52,7 @@ def create_app(
     app.config["JSON_SORT_KEYS"] = False
     app.extensions["k0maru"] = service
     app.jinja_env.globals["note_href"] = lambda path: "/notes/" + quote(path)
+    app.jinja_env.globals["obsidian_href"] = partial(obsidian_href, service.root.name)
     app.jinja_env.globals["when"] = when
     app.jinja_env.filters["passage"] = passage
     app.register_blueprint(api)

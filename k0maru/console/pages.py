@@ -41,6 +41,7 @@ def home() -> Any:
     return render_template(
         "home.html",
         info=svc.status(check=False),
+        counts=svc.index_counts(),
         logs=svc.log_list(5),
         tokens=svc.token_scoreboard(chart=False),
         page="home",
@@ -299,7 +300,14 @@ def shown_value(value: Any) -> str:
 
 @pages.get("/status")
 def status_page() -> Any:
-    return render_template("status.html", info=service().status(), page="status")
+    svc = service()
+    return render_template(
+        "status.html",
+        info=svc.status(),
+        counts=svc.index_counts(),
+        freshness=svc.freshness(),
+        page="status",
+    )
 
 
 @pages.get("/conventions")
@@ -316,5 +324,46 @@ def conventions_page() -> Any:
 
 @pages.get("/gaps")
 def gaps_page() -> Any:
-    """What the index leaves out: skipped files with why, links that lead to no note."""
-    return render_template("gaps.html", gaps=service().index_gaps(), page="status")
+    """What the index leaves out: skipped files with why, links that lead to no note, links to
+    attachments that are not there."""
+    gaps = service().index_gaps()
+    return render_template(
+        "gaps.html",
+        gaps=gaps,
+        to_notes=[d for d in gaps.dangling if not d.attachment],
+        to_files=[d for d in gaps.dangling if d.attachment],
+        page="status",
+    )
+
+
+@pages.get("/tags")
+def tags_page() -> Any:
+    """Every tag with how many notes it has, each linking to the list of those notes."""
+    return render_template(
+        "named_counts.html",
+        title="Tags",
+        noun="tag",
+        param="tag",
+        prefix="#",
+        rows=service().index_counts(fresh=True).tags,
+        about="a tag counts the notes of the tags nested under it (#a counts #a/b's)",
+        empty="no note has a tag",
+        page="tags",
+    )
+
+
+@pages.get("/kinds")
+def kinds_page() -> Any:
+    """Every kind of note (frontmatter `kind`/`type`, else the folder the vault's rules name for
+    it, else its folder's name) with how many notes are of it."""
+    return render_template(
+        "named_counts.html",
+        title="Kinds of note",
+        noun="kind",
+        param="kind",
+        prefix="",
+        rows=service().index_counts(fresh=True).kinds,
+        about="what `search --kind` and the note list's kind filter select",
+        empty="no note has a kind: none says one in its frontmatter or lies in a kind's folder",
+        page="kinds",
+    )

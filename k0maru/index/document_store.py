@@ -158,9 +158,10 @@ class DocumentStore(BaseStore):
             args.append(until)
         if tag:
             where.append(
-                "EXISTS (SELECT 1 FROM tags t WHERE t.doc_id = d.id AND (t.tag = ? OR t.tag LIKE ?))"
+                "EXISTS (SELECT 1 FROM tags t WHERE t.doc_id = d.id"
+                " AND (t.tag = ? OR t.tag LIKE ? ESCAPE '\\'))"
             )
-            args += [tag.lower(), tag.lower().replace("%", "").replace("_", "\\_") + "/%"]
+            args += [tag.lower(), _like_escaped(tag.lower()) + "/%"]
         sql = "SELECT d.id FROM documents d" + (" WHERE " + " AND ".join(where) if where else "")
         return {i for (i,) in self.conn.execute(sql, args)}
 
@@ -211,6 +212,36 @@ class DocumentStore(BaseStore):
     def note_kinds(self) -> set[str]:
         """The kinds the indexed notes have (frontmatter `kind`/`type`, else their folder's)."""
         return {k for (k,) in self.conn.execute("SELECT DISTINCT kind FROM documents") if k}
+
+    def kind_counts(self) -> dict[str, int]:
+        """kind -> how many notes are of it: what `filter_documents(kind=...)` selects."""
+        return dict(
+            self.conn.execute(
+                "SELECT kind, count(*) FROM documents WHERE kind IS NOT NULL AND kind != ''"
+                " GROUP BY kind ORDER BY kind"
+            )
+        )
+
+    def tag_counts(self) -> dict[str, int]:
+        """tag -> how many notes `filter_documents(tag=...)` selects for it: those tagged it or a
+        tag nested under it (`a` counts the notes tagged `a/b`)."""
+        pairs = list(self.conn.execute("SELECT DISTINCT tag, doc_id FROM tags"))
+        tags = {t for t, _ in pairs}
+        notes: dict[str, set[int]] = {t: set() for t in tags}
+        for tag, doc_id in pairs:
+            parts = tag.split("/")
+            for depth in range(1, len(parts) + 1):
+                if (prefix := "/".join(parts[:depth])) in notes:
+                    notes[prefix].add(doc_id)
+        return {t: len(notes[t]) for t in sorted(tags)}
+
+    def kind_sources(self) -> list[tuple[int, str, str, str | None]]:
+        """(id, path, frontmatter JSON, kind) of every note: what deciding the kinds again reads."""
+        return list(self.conn.execute("SELECT id, path, frontmatter, kind FROM documents"))
+
+    def set_kinds(self, kinds: Sequence[tuple[str | None, int]]) -> None:
+        """(kind, id) pairs: the notes' kinds decided again."""
+        self.conn.executemany("UPDATE documents SET kind = ? WHERE id = ?", kinds)
 
     def titles(self, doc_ids: Sequence[int]) -> dict[int, str]:
         if not doc_ids:
@@ -274,3 +305,8 @@ class DocumentStore(BaseStore):
 
 def _doc_row(row: tuple[Any, ...]) -> DocRow:
     return DocRow(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6])
+
+
+def _like_escaped(text: str) -> str:
+    """`text` matched literally by `LIKE ... ESCAPE '\\'` (`_` and `%` are wildcards there)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

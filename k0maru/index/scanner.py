@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from k0maru.config import Settings
+from k0maru.fsutil import open_regular
 from k0maru.index import PARSER_VERSION
 from k0maru.index.copies import signature
 from k0maru.index.document_store import NoteRecord
+from k0maru.index.kind_rules import KIND_FOLDERS_META, decide_again, decided_kind
 from k0maru.index.link_resolution import note_names
 from k0maru.index.markdown import (
     Link,
@@ -75,8 +77,16 @@ class _Ending:
 
 
 class IncrementalScanner:
-    def __init__(self, store: Store, settings: Settings):
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        kind_rules: Callable[[Path], dict[str, str]] | None = None,
+    ):
+        """`kind_rules`: the folders the vault's rules name for each kind (folder -> kind), read
+        at each scan; without it, those the last scan read."""
         self.store = store
+        self.kind_rules = kind_rules
         self.settings = settings
         self.root: Path = store.vault
         self.walker = VaultWalker(self.root, settings.include, settings.exclude)
@@ -85,6 +95,9 @@ class IncrementalScanner:
         # own links
         self.changed_names: set[str] = set()
         self.skipped_now: dict[str, list[Any]] = {}  # the files this scan skipped: stat and why
+        # folder -> kind, as the vault's rules files name them (`kind_rules`); read by a scan that
+        # stores notes or walks the whole vault
+        self.kind_folders: dict[str, str] | None = None
 
     def scan(
         self,
@@ -121,6 +134,7 @@ class IncrementalScanner:
         if only is None:
             self._walk_skips(result)
         links_dirty = dirty_names(self.store.get_meta(LINKS_DIRTY)) != set()
+        kinds_due = self._kinds_due(work, only, walk)
         if work:
             self._write_batches(work, result, progress, full)
         ending = _Ending(
@@ -132,15 +146,39 @@ class IncrementalScanner:
             whole=(only is None or walk is not None) and not result.deferred,
             walk=walk,
         )
-        if any((gone, result.changed, result.skipped, links_dirty, ending.writes(self.store))):
+        if any(
+            (
+                gone,
+                result.changed,
+                result.skipped,
+                links_dirty,
+                kinds_due,
+                ending.writes(self.store),
+            )
+        ):
             with self.store.transaction():
                 if gone:  # re-diff deletions under the write lock: another writer may have moved on
                     result.removed += self._remove(self._still_gone(entries, known, only))
                 self._record_skips(only, work)
                 self._resolve_dirty_links()
+                if kinds_due:
+                    decide_again(self.store, self.kind_folders or {})
                 self._end(result, ending)
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
+
+    def _kinds_due(self, work: list[Any], only: list[str] | None, walk: Walk | None) -> bool:
+        """The folders the rules name, read by a scan with notes to store or a whole walk; whether
+        they changed since the notes' kinds were decided (every note's kind is then decided
+        again)."""
+        if not work and (only is not None or walk is not None):
+            return False
+        known = self.store.get_meta(KIND_FOLDERS_META) or "{}"
+        if self.kind_rules is None:
+            self.kind_folders = json.loads(known)
+            return False
+        self.kind_folders = self.kind_rules(self.root)
+        return known != json.dumps(self.kind_folders, sort_keys=True)
 
     def _end(self, result: ScanResult, ending: _Ending) -> None:
         """What a scan records last, in its last transaction: the parser version that read every
@@ -386,8 +424,8 @@ class IncrementalScanner:
                 "raise it in .k0maru/config.toml or exclude the file",
             )
             return None
-        try:
-            with open(entry.abspath, "rb") as fh:
+        try:  # a file that became a FIFO since the walk is refused, not waited on
+            with open_regular(entry.abspath) as fh:
                 return fh.read()
         except FileNotFoundError:
             why = "it vanished during the scan (deleted or renamed meanwhile)"
@@ -436,7 +474,7 @@ class IncrementalScanner:
             entry.rel.rsplit("/", 1)[-1].removesuffix(".md").lower(),
             note.frontmatter,
             note.body,
-            note.kind,
+            decided_kind(note.kind, note.frontmatter, entry.rel, self.kind_folders or {}),
             note.date,
             entry.ctime_ns,
             entry.inode,

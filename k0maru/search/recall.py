@@ -245,6 +245,9 @@ class Recall:
         allowed = filters.allowed(self.store) if filters else None
         if filters and not allowed:
             warning = f"no note is {filters.describe()}"
+            if filters.kind:  # say which kinds there are
+                kinds = sorted(self.store.note_kinds())
+                warning += f"; the kinds of note here: {', '.join(kinds) or 'none'}"
             return RecallResult(query=query, mode=mode, hits=[], pool=pool, warnings=[warning])
         floor = self.settings.min_cosine if min_cosine is None else min_cosine
         gathered = self.gather(query, mode, pool, allowed, floor)
@@ -455,7 +458,9 @@ class Recall:
     def _refusal(self, query: str, top: list[int], ranked: Ranked, floor: float) -> str | None:
         """The one line saying nothing answers the query, or None when something does."""
         s = self.settings
-        if not top:
+        if not top and ranked.gathered.channels == "bm25":
+            why = "no note shares a term with it"
+        elif not top:
             why = f"no note shares a term with it or reaches cosine {floor:g}"
         elif (
             ranked.gathered.channels == "hybrid"
