@@ -14,6 +14,9 @@ MAX_TAGS = 32
 MAX_RELATED = 32
 MAX_PATTERN_CHARS = 500
 ECHO_CHARS = 200
+LOADOUT_BUDGET = (
+    4000  # the loadout's default: notes.loadout.DEFAULT_BUDGET (docs/loadout.md says why)
+)
 
 
 def echo(text: str, limit: int = ECHO_CHARS) -> str:

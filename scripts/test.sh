@@ -12,10 +12,14 @@ fi
 .venv/bin/python -m pip install -q -e '.[test]'
 
 # Headless Chromium for the console's end-to-end test (Debian's package; nothing is downloaded by tests).
+# apt-get waits up to 5 minutes for another apt or dpkg that holds its lock (an unattended upgrade)
+# instead of failing at once; on CI (CI=true) a browser that cannot be installed stops the run.
+# >>> chromium (tests/cli/test_cli_defects.py runs this part alone)
+apt_get() { apt-get -o DPkg::Lock::Timeout=300 -y -q "$@"; }
 if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
   apt_log="$(mktemp)"
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    (apt-get install -y -q chromium >"$apt_log" 2>&1 || { apt-get update -q >>"$apt_log" 2>&1 && apt-get install -y -q chromium >>"$apt_log" 2>&1; }) \
+    (apt_get install chromium >"$apt_log" 2>&1 || { apt_get update >>"$apt_log" 2>&1 && apt_get install chromium >>"$apt_log" 2>&1; }) \
       || { export K0MARU_NO_CHROMIUM="apt-get install chromium failed on this machine"; tail -n 5 "$apt_log" >&2; }
   else
     export K0MARU_NO_CHROMIUM="chromium is not installed and this user cannot apt-get install it"
@@ -23,8 +27,13 @@ if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
   rm -f "$apt_log"
 fi
 if [ -n "${K0MARU_NO_CHROMIUM:-}" ]; then
-  echo "test.sh: NO BROWSER: ${K0MARU_NO_CHROMIUM}; the console's browser test is skipped here (on CI, CI=true, it fails)" >&2
+  if [ "${CI:-}" = "true" ]; then
+    echo "test.sh: NO BROWSER on CI: ${K0MARU_NO_CHROMIUM}; the console's browser test cannot run, so the run stops here" >&2
+    exit 1
+  fi
+  echo "test.sh: NO BROWSER: ${K0MARU_NO_CHROMIUM}; the console's browser test is skipped here (on CI, CI=true, the run stops)" >&2
 fi
+# <<< chromium
 
 # Claude Code from the npm registry, for the live check of the agent hook (tests/cli/test_agent_hook.py
 # drives it offline with a stand-in model); where npm cannot install it, that test says so and skips.

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from k0maru.cli.output import Adder, common, say_vault
 from k0maru.errors import K0maruError
+
+TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing at start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 HOOKS = ["post-commit", "post-merge", "post-checkout", "post-rewrite"]
 
 
 def hooks(vault: str | None, as_json: bool, hooks_action: str) -> int:
+    import json
+
     from k0maru.githooks import install
     from k0maru.gitutil import repo_root
     from k0maru.layout import resolve_vault

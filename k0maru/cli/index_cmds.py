@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import time
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from k0maru.cli.output import Adder, emit, say_vault, service, took, warn
 from k0maru.errors import K0maruError
-from k0maru.service.operations import unchanged_scan
 
+TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing at start-up
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
     from k0maru.service.models import ScanReport
 
 
@@ -41,6 +40,7 @@ def scan(
     embed: bool | None,
 ) -> int:
     from k0maru.layout import resolve_vault
+    from k0maru.service.operations import unchanged_scan
 
     if max_file_bytes is not None and max_file_bytes < 1:
         raise K0maruError(f"--max-file-bytes must be at least 1, not {max_file_bytes}")
@@ -67,6 +67,8 @@ def embed_after_scan(root: Path, data: ScanReport, as_json: bool, flags: dict[st
     """Hand the embedding to the vault's one worker: this process becomes it (exec), so the vectors
     are computed with a fresh heap, not beside what the scan and the BM25 build left, and never
     twice at once. When a background worker already runs, it does them."""
+    import json
+
     from k0maru.service import worker as background
 
     if background.running(root):
@@ -110,6 +112,8 @@ def status(vault: str | None, as_json: bool) -> int:
         info = svc.status()
 
     def human() -> None:
+        import time
+
         last = info.last_scan
         when = (
             time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last["started_at"]))
@@ -169,6 +173,8 @@ def status(vault: str | None, as_json: bool) -> int:
 def worker(vault: str | None, after_scan: str | None) -> int:
     """The background worker; with `after_scan` (the scan's counts), the embedding half of a `k0maru
     scan` that handed over to it: a progress bar, then the scan's report with what was embedded."""
+    import json
+
     from k0maru.layout import resolve_vault
     from k0maru.progress import LazyProgress
     from k0maru.service import worker as background

@@ -4,12 +4,13 @@ an agent (the same answer, the same budget)."""
 from __future__ import annotations
 
 from k0maru.cli.output import Adder, emit, positive_int, service
-from k0maru.service.models import LOADOUT_BUDGET
 
 
-def loadout(vault: str | None, as_json: bool, budget: int, focus: str | None) -> int:
+def loadout(vault: str | None, as_json: bool, budget: int | None, focus: str | None) -> int:
+    from k0maru.limits import LOADOUT_BUDGET
+
     with service(vault, as_json) as svc:
-        answer = svc.loadout(budget, focus=focus)
+        answer = svc.loadout(budget or LOADOUT_BUDGET, focus=focus)
     emit(as_json, answer.payload(), lambda: print(answer.text()))
     return 0
 
@@ -23,9 +24,8 @@ def register(add: Adder) -> None:
     p.add_argument(
         "--budget",
         type=positive_int,
-        default=LOADOUT_BUDGET,
         metavar="TOKENS",
-        help="the most tokens the answer takes",
+        help="the most tokens the answer takes (default: the loadout's 4,000, as over MCP)",
     )
     p.add_argument(
         "--focus", metavar="TEXT", help="a task or a path you are about to work on: it comes first"

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from pathlib import Path
 
 from k0maru.cli.output import (
     Adder,
@@ -20,12 +18,17 @@ from k0maru.cli.output import (
     took,
 )
 from k0maru.errors import K0maruError, NotFoundError
-from k0maru.service.offload import check_log_view, offloaded_before
+
+TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing at start-up
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def offload(
     vault: str | None, as_json: bool, threshold: int | None, task_id: str | None, cmd: list[str]
 ) -> int:
+    from pathlib import Path
+
     from k0maru.service.offload import offload as run
 
     command = list(cmd)
@@ -54,6 +57,8 @@ def offload(
     if done.record is not None and roots and Path.cwd().resolve() != roots[0].resolve():
         say_vault(roots[0], as_json)
     if as_json:
+        import json
+
         print(json.dumps(done.payload()), flush=True)
     return done.exit_code
 
@@ -86,6 +91,8 @@ def log_prune(
 
 
 def log_list(vault: str | None, as_json: bool, limit: int) -> int:
+    from k0maru.service.offload import offloaded_before
+
     if not index_exists(vault) and not offloaded_before(vault):  # nothing was ever offloaded here
         nodes = []
     else:
@@ -117,6 +124,8 @@ def log_show(
     max_matches: int,
     fixed_strings: bool,
 ) -> int:
+    from k0maru.service.offload import check_log_view, offloaded_before
+
     check_log_view(lines, grep, fixed_strings)  # bad input is refused before the index is opened
     if not index_exists(vault) and not offloaded_before(vault):
         raise NotFoundError(

@@ -1,5 +1,9 @@
 """The `k0maru` command line: the parser is assembled from one module per command group; each
-command's `run` (set where it is registered) calls its handler with the parsed values by name."""
+command's `run` (set where it is registered) calls its handler with the parsed values by name.
+
+Start-up is part of every command's cost: this module and the command modules import what argparse
+imports and little more at their top (`--version` and `--help` import nothing else,
+tests/test_start_time.py); a command imports the service and its engines when it runs."""
 
 from __future__ import annotations
 
@@ -8,11 +12,14 @@ import importlib
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from k0maru import __version__
 from k0maru.cli.output import Run, common
 from k0maru.errors import K0maruError
+
+TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing at start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 # each module of k0maru.cli that registers commands, with the commands its register() adds
 GROUPS: dict[str, tuple[str, ...]] = {
@@ -20,11 +27,15 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "search_cmd": ("search",),
     "logs": ("offload", "log"),
     "notes": ("conventions", "flush", "distill"),
+    "show_cmd": ("show",),
     "loadout_cmd": ("loadout",),
     "servers": ("mcp", "ui", "connect"),
     "git_cmds": ("hooks",),
 }
 COMMANDS = frozenset(c for commands in GROUPS.values() for c in commands)
+# the flags every command takes (output.common), which may also come before the command, as git's
+# and gh's do: `k0maru --json search x`; True: the flag takes a value
+GLOBAL_FLAGS = {"--vault": True, "--json": False}
 
 
 class Formatter(argparse.HelpFormatter):
@@ -44,7 +55,13 @@ class Formatter(argparse.HelpFormatter):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse's, with "did you mean" for a mistyped command or choice."""
+    """argparse's, with "did you mean" for a mistyped command or choice, and no abbreviations: a
+    flag is taken only as it is spelt (`scan --ful` is refused with "did you mean --full?", never
+    run as `--full`), the subcommands' parsers too (argparse makes them of their parent's class)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         """argparse's check of a choice; one that resembles a valid choice is answered with it."""
@@ -71,10 +88,28 @@ def close_choice(value: Any, choices: Iterable[Any]) -> str | None:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; with `command`, only the group that defines it: a `k0maru scan` neither
     imports the other groups' modules nor builds their 15 commands."""
+    import functools
+
+    # argparse asks gettext for each of its words anew, a search of the locale folders every time
+    # (half the cost of building this parser): while it is built, each word is asked once
+    argparse_names = vars(argparse)
+    translate = argparse_names["_"]
+    argparse_names["_"] = functools.lru_cache(maxsize=None)(translate)
+    try:
+        return _build(command)
+    finally:
+        argparse_names["_"] = translate
+
+
+def _build(command: str | None) -> argparse.ArgumentParser:
     parser = Parser(
-        prog="k0maru", description="Local memory for coding agents.", formatter_class=Formatter
+        prog="k0maru",
+        description="Local memory for coding agents.",
+        formatter_class=Formatter,
+        epilog="--vault and --json may also come before the command: k0maru --json search QUERY",
     )
     parser.add_argument("--version", action="version", version=f"k0maru {__version__}")
+    common(parser, sub=True)  # listed by `k0maru --help`; hoisted() moves them after the command
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name: str, run: Run, help_text: str, json: bool = True) -> argparse.ArgumentParser:
@@ -112,9 +147,29 @@ def unknown_flag(parser: argparse.ArgumentParser, argv: list[str], word: str) ->
     return f"{what} {word[:40]!r} for `{name}`; {hint}`{name} --help` lists its flags"
 
 
+def hoisted(argv: list[str]) -> list[str]:
+    """`argv` with the flags every command takes (GLOBAL_FLAGS) that come before the command moved
+    after it: `--json --vault DIR search x` is `search --json --vault DIR x`, the flags then
+    parsed by the command's parser (or, for `log --json list`, its action's) like its own."""
+    lead: list[str] = []
+    rest = argv
+    while rest:
+        name, eq, _ = rest[0].partition("=")
+        if name not in GLOBAL_FLAGS:
+            break
+        n = 2 if GLOBAL_FLAGS[name] and not eq else 1
+        lead, rest = lead + rest[:n], rest[n:]
+    if not lead or not rest or rest[0].startswith("-"):  # no command after them: the top-level
+        return argv  # parser takes them (or says what is wrong)
+    return [rest[0], *lead, *rest[1:]]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = hoisted(list(sys.argv[1:] if argv is None else argv))
     first = argv[0] if argv else "-"  # no words: the parser's help
+    if first == "--version":  # argparse's answer, without building a parser
+        print(f"k0maru {__version__}")
+        return 0
     if not first.startswith("-") and first not in COMMANDS:
         return usage_error(unknown_command(first))
     parser = build_parser(first if first in COMMANDS else None)

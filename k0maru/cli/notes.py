@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from k0maru.cli.output import Adder, emit, index_exists, service, warn
 from k0maru.errors import K0maruError, NotFoundError
-from k0maru.service.offload import offloaded_before
+
+TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing at start-up
+if TYPE_CHECKING:
+    from pathlib import Path
 
 KINDS = ["adr", "decision", "card", "log", "skill"]
 
@@ -86,6 +88,8 @@ def flush(
 def shown_path(root: Path, name: str) -> str:
     """A trace file as the card records it: vault-relative inside the vault, else its name alone (an
     absolute path would leak the machine's layout into a note that is shared)."""
+    from pathlib import Path
+
     path = Path(name).resolve()
     return (
         path.relative_to(root.resolve()).as_posix()
@@ -101,6 +105,8 @@ def distill(
     node: str | None,
     export_hermes: str | None,
 ) -> int:
+    from k0maru.service.offload import offloaded_before
+
     text = None if node else read_text_input(trace_file)
     if node and not index_exists(vault) and not offloaded_before(vault):
         raise NotFoundError(

@@ -1,17 +1,19 @@
-"""What every command shares: the common flags, the service it works on, JSON or human output."""
+"""What every command shares: the common flags, the service it works on, JSON or human output.
+
+Imported by every command module as the parser is built (`k0maru --help` builds them all): what it
+imports at the top is what argparse already imports; the rest is imported where it is used."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
-from pathlib import Path
-from typing import Any
+from contextlib import contextmanager
 
-from k0maru.text import printable
+TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing at start-up
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 Run = Callable[[argparse.Namespace], int]  # a command's handler called with the parsed values
 Adder = Callable[..., argparse.ArgumentParser]  # main's add(name, run, help_text, json=True)
@@ -42,6 +44,8 @@ def emit(as_json: bool, payload: Any, human: Callable[[], None]) -> None:
     """JSON on stdout, or the human lines, whose note-borne text (titles, snippets, rules lines,
     paths) reaches the terminal without control characters."""
     if as_json:
+        import json
+
         print(json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str))
         return
     out = sys.stdout
@@ -59,6 +63,8 @@ class _Printable:
         self._stream = stream
 
     def write(self, text: str) -> int:
+        from k0maru.text import printable
+
         return self._stream.write(printable(text, keep="\n"))  # type: ignore[no-any-return]
 
     def __getattr__(self, name: str) -> Any:
@@ -66,6 +72,8 @@ class _Printable:
 
 
 def warn(lines: Sequence[str]) -> None:
+    from k0maru.text import printable
+
     for line in lines:
         print(f"k0maru: warning: {printable(line)}", file=sys.stderr)
 
@@ -109,13 +117,17 @@ def service(
     warn(once_per_change(svc.root, svc.warnings))
 
 
-SKIPPED = re.compile(r"skipped (.+?): ")
+SKIPPED = r"skipped (.+?): "  # the warning for a file the scan left out
 
 
 def once_per_change(root: Path, lines: Sequence[str]) -> list[str]:
     """`lines` less the skipped-file warnings already shown for the file as it is now (its size,
     mtime and the reason, kept in .k0maru/warned.json): a `search` does not repeat them until the
     file changes. Other warnings pass."""
+    import json
+    import re
+    from contextlib import suppress
+
     from k0maru.fsutil import atomic_write_text, read_text
     from k0maru.layout import STATE_DIR
 
@@ -127,7 +139,7 @@ def once_per_change(root: Path, lines: Sequence[str]) -> list[str]:
     shown: list[str] = []
     now: dict[str, str] = {}
     for line in lines:
-        m = SKIPPED.match(line)
+        m = re.match(SKIPPED, line)
         try:
             st = (root / m.group(1)).stat() if m else None
         except OSError:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-from typing import Any
+import argparse
+from collections.abc import Sequence
 
 from k0maru.cli.output import Adder, emit, index_exists, positive_int, service, warn
 from k0maru.errors import K0maruError
-from k0maru.service.models import Filters, RecallResult
-from k0maru.text import printable
+
+TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing at start-up
+if TYPE_CHECKING:
+    from typing import Any
+
+    from k0maru.service.models import RecallResult
 
 
 def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
@@ -26,7 +30,12 @@ def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
     until: str | None,
     budget: int | None,
     lang: str | None = None,
+    min_score: float | None = None,
 ) -> int:
+    from pathlib import PurePosixPath
+
+    from k0maru.service.models import Filters
+
     if path and (path.startswith(("/", "\\")) or ".." in PurePosixPath(path).parts):
         raise K0maruError(
             f"--path {path[:80]!r} is not a folder inside the vault; give a vault path such as docs/adr/"
@@ -47,8 +56,10 @@ def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
             explain=explain,
             filters=filters,
             token_budget=budget,
+            min_score=min_score,
         )
         notes = svc.status().documents if not result.hits else None
+    said = svc.warnings  # shown as the service closed
     empty = (
         [
             "no notes are indexed in this vault: k0maru reads **/*.md (set `include` in "
@@ -57,13 +68,34 @@ def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
         if notes == 0
         else []
     )
-    warn([*result.warnings, *empty])
+    warn([*unsaid(result.warnings, said), *empty])
     emit(as_json, result.payload(), lambda: _print(result, explain))
     return 0
 
 
+def unsaid(lines: Sequence[str], said: Sequence[str]) -> list[str]:
+    """`lines` less those whose reason (what follows the first ": ") a line already shown gave: a
+    read-only index's "index not refreshed: WHY" is not said again as "the index is behind the
+    files: WHY"."""
+    reasons = {line.partition(": ")[2] for line in said} - {""}
+    return [line for line in lines if line.partition(": ")[2] not in reasons]
+
+
+def score(text: str) -> float:
+    """An argparse type: a score of at least 0 (a hit's `score`, on the mode's scale)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r}") from None
+    if not value >= 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {text[:40]}")
+    return value
+
+
 def _print(result: RecallResult, explain: bool) -> None:
     import shutil
+
+    from k0maru.text import printable
 
     width = max(40, shutil.get_terminal_size().columns)  # $COLUMNS, the terminal, else 80
 
@@ -144,6 +176,7 @@ def register(add: Adder) -> None:
             until=a.until,
             budget=a.budget,
             lang=a.lang,
+            min_score=a.min_score,
         ),
         "hybrid search (BM25 + vectors + graph boost) over the vault",
     )
@@ -190,4 +223,11 @@ def register(add: Adder) -> None:
         "--lang",
         metavar="CODE",
         help="only notes in this language (ISO code: its stemmer's notes, its folder es/, or x.es.md)",
+    )
+    p.add_argument(
+        "--min-score",
+        type=score,
+        metavar="S",
+        help="leave out hits scoring below S (on the mode's scale: hybrid is the weighted sum, "
+        "bm25 relative to the best hit, vector (cosine + 1) / 2)",
     )

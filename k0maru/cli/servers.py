@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from k0maru.cli.output import Adder, say_vault
+
+TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing at start-up
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def mcp(vault: str | None) -> int:

@@ -3,7 +3,9 @@ chained), removing them, and reporting which hooks run and whether the index is 
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
 import stat
 import sys
 from pathlib import Path
@@ -143,11 +145,31 @@ def hook_state(repo: Path, target: Path, hook: str) -> str:
         return "missing"
     text = _read(path)
     if MARKER in text:
-        return _k0maru_hook_state(repo, target / f"{hook}{CHAINED_SUFFIX}")
+        state = _k0maru_hook_state(repo, target / f"{hook}{CHAINED_SUFFIX}")
+        gone = interpreter_gone(text)
+        return state if gone is None else f"{state}{gone}"
     if "pre-commit" in text:
         # pre-commit's "migration mode" keeps the old hook as .legacy
         return _precommit_hook_state(repo, target / f"{hook}.legacy")
     return "other"
+
+
+def interpreter_gone(text: str) -> str | None:
+    """What a k0maru hook (its `text`) does when the Python it names (FIND_K0MARU) is gone or not
+    executable (a deleted virtual environment): it runs `k0maru` from PATH, else nothing. None when
+    that Python runs, or the hook names none (an older hook, which runs `k0maru` from PATH)."""
+    line = next((ln for ln in text.splitlines() if ln.startswith("K0MARU_PYTHON=")), None)
+    if line is None:
+        return None
+    try:
+        python = shlex.split(line.partition("=")[2], comments=True)[0]
+    except (ValueError, IndexError):  # not as install() writes it
+        return " -- BROKEN: its K0MARU_PYTHON line does not parse; run `k0maru hooks install`"
+    if os.path.isfile(python) and os.access(python, os.X_OK):
+        return None
+    fallback = shutil.which("k0maru")
+    does = f"it runs {fallback} instead" if fallback else "k0maru is not on PATH: it does nothing"
+    return f" -- INTERPRETER GONE: {python} ({does}); run `k0maru hooks install` to fix it"
 
 
 def _k0maru_hook_state(repo: Path, chained: Path) -> str:

@@ -14,9 +14,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from k0maru.limits import LOADOUT_BUDGET
 from k0maru.mcp import render
 from k0maru.service.models import (
-    LOADOUT_BUDGET,
     Filters,
     FlushOutcome,
     Loadout,

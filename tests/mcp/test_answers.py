@@ -555,7 +555,7 @@ def test_the_cli_and_the_mcp_tool_give_the_same_loadout(
     """`k0maru loadout` prints what the tool's text block says, at the same default budget, and a
     focus reaches both and is named in the answer."""
     from k0maru.cli.main import main
-    from k0maru.service.models import LOADOUT_BUDGET
+    from k0maru.limits import LOADOUT_BUDGET
 
     async def body(c: Client) -> Any:
         plain = await c.call_tool("get_project_loadout", {})

@@ -146,3 +146,10 @@ def test_the_budget_is_held(tmp_path: Path) -> None:
     notes = [Note("AGENTS.md", big), Note("CONTRIBUTING.md", "## Testing\n\n" + big)]
     for budget in (200, 600, 2000):
         _plan(tmp_path, notes, budget)
+
+
+def test_the_front_ends_default_budget_is_the_engines() -> None:
+    from k0maru.limits import LOADOUT_BUDGET
+    from k0maru.notes.loadout import DEFAULT_BUDGET
+
+    assert LOADOUT_BUDGET == DEFAULT_BUDGET

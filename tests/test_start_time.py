@@ -1,0 +1,140 @@
+"""What `k0maru --version` and `k0maru --help` cost to start (#62): the command line imports what
+argparse imports, and each command the rest when it runs. The fast test lists what building the
+whole parser and answering --version and --help import; the slow one times the real commands beside
+Python importing argparse, sqlite3 and json."""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import io
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from types import ModuleType
+
+import pytest
+
+# what the command line may not import before a command runs: the service and its engines, the
+# third-party libraries behind them, and the standard modules they (not argparse) bring
+HEAVY = (
+    "k0maru.service",
+    "k0maru.search",
+    "k0maru.index",
+    "k0maru.wiring",
+    "k0maru.notes",
+    "k0maru.offload",
+    "k0maru.mcp",
+    "k0maru.console",
+    "k0maru.githooks",
+    "k0maru.config",
+    "k0maru.text",
+    "pydantic",
+    "numpy",
+    "sqlite_vec",
+    "onnxruntime",
+    "tokenizers",
+    "tiktoken",
+    "mcp",
+    "sqlite3",
+    "typing",
+    "pathlib",
+    "dataclasses",
+)
+
+
+def heavy(name: str) -> bool:
+    return any(name == h or name.startswith(h + ".") for h in HEAVY)
+
+
+@contextlib.contextmanager
+def fresh_imports() -> Iterator[set[str]]:
+    """The names of the modules imported in the block, with k0maru's own modules imported anew
+    (so each of their imports runs again and is seen, even of a module this process already has);
+    afterwards sys.modules is as it was, the modules this process had before included."""
+    saved = dict(sys.modules)
+    for name in [n for n in sys.modules if n == "k0maru" or n.startswith("k0maru.")]:
+        del sys.modules[name]
+    before = set(sys.modules)
+    seen: set[str] = set()
+    real = builtins.__import__
+
+    def spy(
+        name: str,
+        globals: Mapping[str, object] | None = None,
+        locals: Mapping[str, object] | None = None,
+        fromlist: Sequence[str] | None = (),
+        level: int = 0,
+    ) -> ModuleType:
+        seen.add(name)
+        seen.update(f"{name}.{f}" for f in fromlist or ())
+        return real(name, globals, locals, fromlist, level)
+
+    builtins.__import__ = spy
+    try:
+        yield seen
+    finally:
+        builtins.__import__ = real
+        seen.update(set(sys.modules) - before)
+        seen.intersection_update(sys.modules)  # the modules, not the names `from m import` took
+        sys.modules.clear()
+        sys.modules.update(saved)
+
+
+def test_version_and_help_import_no_service_nor_its_libraries() -> None:
+    out = io.StringIO()
+    with fresh_imports() as seen, contextlib.redirect_stdout(out):
+        from k0maru.cli.main import main
+
+        assert main(["--version"]) == 0
+        with pytest.raises(SystemExit) as done:
+            main(["--help"])  # builds every command's parser
+        assert done.value.code == 0
+    assert out.getvalue().startswith("k0maru ") and "show" in out.getvalue()
+    assert {"k0maru.cli.main", "k0maru.cli.search_cmd", "k0maru.cli.show_cmd"} <= seen
+    assert sorted(n for n in seen if heavy(n)) == []
+
+
+def test_the_version_builds_no_parser() -> None:
+    with fresh_imports() as seen, contextlib.redirect_stdout(io.StringIO()):
+        from k0maru.cli.main import main
+
+        assert main(["--version"]) == 0
+    assert sorted(n for n in seen if n.startswith("k0maru.cli.")) == [
+        "k0maru.cli.main",
+        "k0maru.cli.output",
+    ]
+
+
+RUNS = 21  # of each command, interleaved, so a moment of load falls on all three alike
+RATIO = 1.5  # the most --version and --help may cost, in times the baseline's cost
+SLACK = 0.15  # for a loaded machine: starting a process varies more than the work it does
+
+
+@pytest.mark.slow
+def test_version_and_help_start_about_as_fast_as_python_importing_argparse() -> None:
+    """The median over RUNS rounds of each command's time over the baseline's in the same round:
+    at most RATIO (plus SLACK, for the variance of a loaded machine)."""
+    commands = {
+        "baseline": [sys.executable, "-c", "import argparse, sqlite3, json"],
+        "--version": [sys.executable, "-m", "k0maru", "--version"],
+        "--help": [sys.executable, "-m", "k0maru", "--help"],
+    }
+    # as installed: byte-compiled (a first run writes what PYTHONDONTWRITEBYTECODE would not)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for turn in range(RUNS + 1):
+        for name, argv in commands.items():
+            start = time.perf_counter()
+            subprocess.run(argv, stdout=subprocess.DEVNULL, env=env, check=True)
+            if turn:  # the first turn compiles
+                times[name].append(time.perf_counter() - start)
+    ratios = {
+        name: statistics.median(t / b for t, b in zip(times[name], times["baseline"], strict=True))
+        for name in ("--version", "--help")
+    }
+    ms = {name: round(statistics.median(t) * 1000, 1) for name, t in times.items()}
+    assert max(ratios.values()) <= RATIO + SLACK, (ratios, ms)
