@@ -26,7 +26,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-DEMO = Path(__file__).resolve().parents[1] / "examples" / "vault"
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "vault"
 QUERIES = ["lease renewal", "retry backoff", "sqlite busy", "deploy rollback", "flaky test"]
 
 

@@ -85,7 +85,7 @@ def use_pre_commit(root: Path, home: Path) -> None:
     """Swap the plain hooks for the README's pre-commit block, installed as the README says."""
     import re
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     config = re.search(r"```yaml\n(repos:.*?)```", readme, re.S)
     install = re.search(r"```bash\n(pre-commit install [^\n]*)\n```", readme)
     assert config and install, "the README's pre-commit block moved"

@@ -161,7 +161,7 @@ async def _sizes_session(vault: Path) -> dict[str, dict[str, int]]:
     from k0maru.service.operations import Service
     from k0maru.wiring.vault import Vault
 
-    logs = Path(__file__).resolve().parents[1] / "tests" / "data" / "logs"
+    logs = Path(__file__).resolve().parents[2] / "tests" / "data" / "logs"
     work = Path(tempfile.mkdtemp(prefix="k0bench-sizes-")) / "vault"
     shutil.copytree(vault, work)
     with (
