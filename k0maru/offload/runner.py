@@ -6,6 +6,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
+import queue
 import re
 import selectors
 import shlex
@@ -27,7 +28,7 @@ from k0maru.llm_tokens import count_tokens
 from k0maru.offload import records, reflog, summary
 from k0maru.offload.analyzer import LogAnalyzer
 from k0maru.offload.findings import Failure, Findings
-from k0maru.offload.tokencount import count_log_tokens
+from k0maru.offload.tokencount import LogTokens, count_log_tokens
 from k0maru.text import shorten
 
 MAX_SUMMARY_SHARE = (
@@ -76,9 +77,11 @@ def _exit_status(code: int) -> int:
 
 class _Spool:
     """Everything read goes to a temp log in .k0maru/refs; the first `threshold` lines are also kept
-    in memory so a short output can be passed through untouched. When the log cannot be kept (a full
-    disk, an I/O error, `.k0maru/` gone), what it holds is passed to the terminal and the rest of
-    the output follows it there as it arrives: `broken` says why."""
+    in memory so a short output can be passed through untouched. Past them, the log's tokens are
+    counted as it arrives (`_Counting`) and it is read for failures as it arrives (`LogAnalyzer`):
+    little is left to do once the command ends. When the log cannot be kept (a full disk, an I/O
+    error, `.k0maru/` gone), what it holds is passed to the terminal and the rest of the output
+    follows it there as it arrives: `broken` says why."""
 
     def __init__(
         self,
@@ -114,6 +117,7 @@ class _Spool:
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.analyzer = LogAnalyzer(tree)
         self.progress: _Progress | None = None
+        self.counting: _Counting | None = None  # past the threshold
 
     @property
     def tmp(self) -> Path:
@@ -140,8 +144,11 @@ class _Spool:
             return
         if self.head is not None:
             self.head.append((from_stderr, chunk))
-            if self.lines > self.threshold:
-                self.head = None  # over the threshold: the file alone holds the log
+            if self.lines > self.threshold:  # over the threshold: the file alone holds the log
+                self.counting = _Counting([piece for _, piece in self.head])
+                self.head = None
+        elif self.counting is not None:
+            self.counting.put(chunk)
         text = self.decoder.decode(chunk)
         self.analyzer.feed(text)
         if self.progress is not None:
@@ -196,13 +203,63 @@ class _Spool:
                 self.give_up(exc)
         return self.analyzer.close()
 
+    def raw_tokens(self) -> tuple[int, str]:
+        """(tokens, estimator) of the log kept (`tokencount`)."""
+        if self.counting is None:  # never past the threshold
+            return count_log_tokens(self.tmp)
+        return self.counting.result()
+
     def discard(self) -> None:
+        if self.counting is not None:
+            self.counting.drop()
         if self.fh is not None and not self.fh.closed:
             self.fh.close()
         if self.path is not None:
             with contextlib.suppress(OSError):
                 self.path.unlink(missing_ok=True)
         self.path = None
+
+
+class _Counting:
+    """A log's tokens counted in a thread of their own as its chunks arrive (`LogTokens`): the
+    reader only queues them, and a tokenizer still loading holds up neither it nor the command."""
+
+    def __init__(self, chunks: list[bytes]):
+        self.chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        for chunk in chunks:
+            self.chunks.put(chunk)
+        self.counter = LogTokens()
+        self.error: Exception | None = None
+        self.dropped = False  # the count is not wanted: the chunks left are skipped
+        self.thread = threading.Thread(
+            target=self._count, name="k0maru-offload-tokens", daemon=True
+        )
+        self.thread.start()
+
+    def put(self, chunk: bytes) -> None:
+        self.chunks.put(chunk)
+
+    def _count(self) -> None:
+        while (chunk := self.chunks.get()) is not None:
+            if self.error is None and not self.dropped:
+                try:
+                    self.counter.feed(chunk)
+                except Exception as exc:  # raised again to the caller of `result`
+                    self.error = exc
+
+    def drop(self) -> None:
+        """The count is not wanted (the log is not kept, or the run was interrupted): the thread
+        skips what is queued and ends."""
+        self.dropped = True
+        self.chunks.put(None)
+
+    def result(self) -> tuple[int, str]:
+        """The count, once the thread has counted every chunk queued."""
+        self.chunks.put(None)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.counter.result()
 
 
 def why(exc: Exception, path: Path | None = None) -> str:
@@ -436,13 +493,78 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
 ) -> records.OffloadRecord | None:
     """The record of a kept log, its sidecar written and the log renamed into place; None when the
     summary is not clearly smaller than the log (the caller passes the log through). `when`: the
-    start (epoch seconds) and how long the command ran."""
+    start (epoch seconds) and how long the command ran. The log is compressed while its summary is
+    written."""
+    assert spool.fh is not None
+    packing = _Packing(spool.fh.fileno(), spool.written, refs)
+    try:
+        rec = _record(vault, refs, spool, findings, command, task, when, exit_code, seen)
+        if rec is None:
+            return None
+        packed = packing.result()
+        try:
+            records.write_sidecar(vault, rec)  # first: a log in place always has its record
+            os.replace(packed, vault / rec.log_path)
+            packing.path = None  # in place
+        except OSError:
+            records.sidecar_of(vault, rec).unlink(missing_ok=True)
+            raise
+        return rec
+    finally:
+        packing.discard()
+
+
+class _Packing:
+    """The kept log compressed into a temp file of `refs` (`reflog.write`) in a thread of its own:
+    zlib lets go of the GIL, so the summary is written meanwhile."""
+
+    def __init__(self, fd: int, size: int, refs: Path):
+        self.path: Path | None = None
+        self.error: Exception | None = None
+        self.thread = threading.Thread(
+            target=self._pack, args=(fd, size, refs), name="k0maru-offload-pack", daemon=True
+        )
+        self.thread.start()
+
+    def _pack(self, fd: int, size: int, refs: Path) -> None:
+        try:
+            self.path = reflog.write(fd, size, refs)
+        except Exception as exc:  # raised again to the caller of `result`
+            self.error = exc
+
+    def result(self) -> Path:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        assert self.path is not None
+        return self.path
+
+    def discard(self) -> None:
+        """The compressed copy goes unless it was renamed into place."""
+        self.thread.join()
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
+
+def _record(  # noqa: PLR0913 - everything a kept log's record is made of
+    vault: Path,
+    refs: Path,
+    spool: _Spool,
+    findings: Findings,
+    command: list[str] | None,
+    task: str,
+    when: tuple[float, float],
+    exit_code: int | None,
+    seen: Callable[[Failure | None], str | None] | None,
+) -> records.OffloadRecord | None:
+    """The record of a kept log and its summary; None when the summary is not clearly smaller than
+    the log."""
     started, duration = when
     cmd_text = shlex.join(command) if command else "<stdin>"
     node = hash_bytes(f"{task}|{cmd_text}|{started}|{os.getpid()}".encode())[:8]
     final = refs / f"{task}_{node}{reflog.SUFFIX}"
     log_rel = final.relative_to(vault).as_posix()
-    raw_tokens, estimator = count_log_tokens(spool.tmp)
+    raw_tokens, estimator = spool.raw_tokens()
     failed = findings.failed(exit_code)
     note = _seen_note(seen, findings) if failed else None
     text = summary.render(
@@ -474,7 +596,7 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
     if summary_tokens > raw_tokens * MAX_SUMMARY_SHARE or _wordier(final_text, spool):
         return None
     root = findings.root
-    rec = records.OffloadRecord(
+    return records.OffloadRecord(
         node_id=node,
         task_id=task,
         created_at=started,
@@ -496,16 +618,6 @@ def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
         summary=final_text,
         duration_s=duration,
     )
-    assert spool.fh is not None
-    packed = reflog.write(spool.fh.fileno(), spool.written, refs)
-    try:
-        records.write_sidecar(vault, rec)  # first: a log in place always has its record
-        os.replace(packed, final)
-    except OSError:
-        records.sidecar_of(vault, rec).unlink(missing_ok=True)
-        packed.unlink(missing_ok=True)
-        raise
-    return rec
 
 
 def _seen_note(
