@@ -28,13 +28,15 @@ import fnmatch
 import json
 import random
 import re
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mirrors import git, write_blobs  # noqa: E402 - a sibling module of scripts/
 
 REPO = Path(__file__).resolve().parents[1]
 SET = REPO / "tests" / "data" / "loadout" / "set.json"
@@ -80,12 +82,6 @@ _AGENT_ONLY = (
 )
 
 
-def git(mirror: Path, *args: str) -> bytes:
-    return subprocess.run(
-        ["git", "--git-dir", str(mirror), *args], capture_output=True, check=True
-    ).stdout
-
-
 def _kept(path: str) -> bool:
     """Markdown, agent rule files, manifests and CI workflows: what a vault is made of here."""
     if "node_modules/" in path or "/vendor/" in path or path.startswith("vendor/"):
@@ -112,25 +108,7 @@ def materialise(mirror: Path, commit: str, dest: Path) -> None:
         if size.isdigit() and int(size) > _MAX_BLOB:
             continue
         wanted.append((sha, path))
-    batch = subprocess.run(
-        ["git", "--git-dir", str(mirror), "cat-file", "--batch"],
-        input="".join(f"{sha}\n" for sha, _ in wanted).encode(),
-        capture_output=True,
-        check=True,
-    ).stdout
-    pos = 0
-    for _, path in wanted:
-        header_end = batch.index(b"\n", pos)
-        header = batch[pos:header_end].split()
-        pos = header_end + 1
-        if len(header) < 3 or header[1] == b"missing":
-            continue
-        length = int(header[2])
-        data = batch[pos : pos + length]
-        pos += length + 1
-        target = dest / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+    write_blobs(mirror, wanted, dest)
 
 
 def _glob_match(path: str, pattern: str) -> bool:

@@ -47,6 +47,9 @@ from pathlib import Path
 
 from k0maru.notes.flush import FlushEngine
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mirrors import git, write_blobs  # noqa: E402 - a sibling module of scripts/
+
 REPO = Path(__file__).resolve().parents[1]
 REPOS = REPO / "scripts" / "write_path_repos.json"
 SETS = {"records": REPOS, "families": REPO / "scripts" / "write_path_families.json"}
@@ -95,12 +98,6 @@ class Case:
     unreachable: frozenset[str] = frozenset()  # points left out (the set says none can get them)
 
 
-def git(mirror: Path, *args: str) -> bytes:
-    return subprocess.run(
-        ["git", "--git-dir", str(mirror), *args], capture_output=True, check=True
-    ).stdout
-
-
 def materialise(mirror: Path, commit: str, dest: Path) -> None:
     """The parent tree's Markdown and rule files, blob by blob (a mirror may lack big blobs)."""
     listing = git(mirror, "ls-tree", "-r", "-l", "-z", f"{commit}^").decode("utf-8", "replace")
@@ -117,25 +114,7 @@ def materialise(mirror: Path, commit: str, dest: Path) -> None:
         wanted.append((sha, path))
     if not wanted:
         return
-    batch = subprocess.run(
-        ["git", "--git-dir", str(mirror), "cat-file", "--batch"],
-        input="".join(f"{sha}\n" for sha, _ in wanted).encode(),
-        capture_output=True,
-        check=True,
-    ).stdout
-    pos = 0
-    for _, path in wanted:
-        header_end = batch.index(b"\n", pos)
-        header = batch[pos:header_end].split()
-        pos = header_end + 1
-        if len(header) < 3 or header[1] == b"missing":
-            continue
-        length = int(header[2])
-        data = batch[pos : pos + length]
-        pos += length + 1
-        target = dest / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+    write_blobs(mirror, wanted, dest)
 
 
 def split_record(

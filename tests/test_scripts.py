@@ -16,7 +16,10 @@ from types import ModuleType
 import pytest
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
-LIBRARIES = {"vaultgen.py"}  # imported by the others and by tests; no command line of its own
+LIBRARIES = {
+    "vaultgen.py",
+    "mirrors.py",
+}  # imported by the others and by tests; no command line of its own
 
 
 def load(name: str) -> ModuleType:
