@@ -41,6 +41,12 @@ def hooks(vault: str | None, as_json: bool, hooks_action: str) -> int:
             )
         if info["last_error"]:
             lines.append(f"last background failure: {info['last_error']} (see .k0maru/hooks.log)")
+        if info["adr_pending"]:
+            shas = ", ".join(sha[:12] for sha in info["adr_pending"])
+            lines.append(
+                f"ADR owed by {len(info['adr_pending'])} commit(s) ({shas}): a hook was stopped "
+                "before writing it; the next hook writes it"
+            )
         lines.append(index_line(info))
     print(json.dumps({"done": lines, "repo": str(repo)}) if as_json else "\n".join(lines))
     return 0

@@ -13,6 +13,7 @@ from typing import Any
 
 from k0maru.errors import K0maruError
 from k0maru.fsutil import read_text
+from k0maru.githooks.run import pending_adrs
 from k0maru.gitutil import hooks_dir
 from k0maru.layout import STATE_DIR
 from k0maru.resources import resource_text
@@ -133,6 +134,7 @@ def status(repo: Path, vault_root: Path) -> dict[str, Any]:
         "pending": pending,
         "chunks_pending_embedding": unembedded,
         "worker_running": worker.running(vault_root),
+        "adr_pending": pending_adrs(vault_root),
     }
 
 

@@ -84,8 +84,10 @@ def test_a_killed_hook_leaves_the_adr_pending_and_the_next_hook_writes_it(
     r = commit_and_kill(repo, "Add a\n\nADR: Keep A at one\n", sig)
     assert r.returncode == 0, r.stderr
     head = git(repo, "rev-parse", "HEAD").stdout.strip()
-    if not adr.exists():  # killed before it wrote the ADR: known, not lost
+    if not adr.exists():  # killed before it wrote the ADR: known, not lost, and said
         assert pending_adrs(repo) == [head]
+        said = k0("hooks", "status", "--vault", str(repo)).stdout
+        assert f"ADR owed by 1 commit(s) ({head[:12]})" in said, said
     if "skipped (interrupted)" in r.stderr:  # caught by the hook (not in Python's own start-up)
         assert "Traceback" not in r.stderr and "the next hook writes" in r.stderr, r.stderr
     nxt = commit(repo, "Another commit, no trailer")
