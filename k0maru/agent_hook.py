@@ -199,6 +199,13 @@ def tool_words(words: list[str]) -> list[str]:
     return [w for w in words[k:] if w != "2>&1"]
 
 
+def _runs_a_command(words: list[str]) -> bool:
+    """Whether a simple command runs a command of its own: not assignments alone, nor a shell
+    keyword or a builtin that changes how the rest of the line runs."""
+    rest = tool_words(words)
+    return bool(rest) and rest[0] not in SHELL_WORDS
+
+
 def _names(prefix: list[str], rest: list[str]) -> bool:
     """Whether `rest` starts with the tool `prefix`: the first word by its name (`.venv/bin/pytest`
     is `pytest`), the last also as a script family (`test:unit` is `test`)."""
@@ -259,7 +266,7 @@ def plan(
     parts = segments(line)
     if parts is None:
         return None, []
-    if any(not tool_words(p.words) or tool_words(p.words)[0] in SHELL_WORDS for p in parts):
+    if not all(_runs_a_command(p.words) for p in parts):
         return None, parts
     ends, here = [], cwd
     for part in parts:

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Protocol
 
 from k0maru.fsutil import read_text
+from k0maru.limits import LOADOUT_BUDGET
 from k0maru.llm_tokens import count_tokens, fit_tokens
 from k0maru.notes import loadout_sources as src
 from k0maru.notes.conventions import ConventionSniffer
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from k0maru.config import Settings
     from k0maru.index.document_store import DocumentStore
 
-DEFAULT_BUDGET = 4000
+DEFAULT_BUDGET = LOADOUT_BUDGET  # stated once, in limits.py, for the front ends too
 FOOTER_TOKENS = 110  # kept for the last section, which says what was read and left out
 _MAX_DISK_BYTES = 512 * 1024
 FOCUSED = 0.5  # a section holding this share of the focus terms is shown before the others
