@@ -7,7 +7,7 @@ host passes the model one of them)."""
 
 from __future__ import annotations
 
-import functools
+import inspect
 import logging
 import sys
 from typing import TYPE_CHECKING, Any
@@ -74,8 +74,12 @@ def _bind(spec: ToolSpec, runner: Runner) -> Any:
         )
 
     call.__name__ = call.__qualname__ = spec.name  # the schema's title: `<tool>Arguments`
-    # the runner supplies the Service; inspect reads the schema through __wrapped__
-    return functools.update_wrapper(call, functools.partial(spec.fn, None), assigned=(), updated=())
+    signature = inspect.signature(spec.fn, eval_str=True)
+    # the runner supplies the Service: the agent's parameters are the rest
+    call.__signature__ = signature.replace(  # type: ignore[attr-defined]  # PEP 362
+        parameters=list(signature.parameters.values())[1:]
+    )
+    return call
 
 
 def unknown_tool(name: str) -> str:
