@@ -1,15 +1,15 @@
 """Capture the failing-run corpus of tests/data/logs from the real tools, one round at a time.
 
-The cases are data: scripts/cases/ROUND.toml, one file a round (`first`, `more1`..`more9`, `tools`,
-`round3`..`round5`; its header says what the round is and which tools it needs). Each `[[case]]` is
-a tiny project with a planted bug: the files it writes, the setup and the command (a list runs as
-it is, a string with `bash -c`), the tool and family, and what its log must yield (`codes`, `root`,
-`cause`; `heldout = true` puts it in the held-out folder). The `[round]` table says where the logs
-go (`out`), the environment (`env`, `unset`, `stdin`), the default `paths` and how a root is found
-in a log (`roots`: "exact" forms of `file:line[:col]`, or "file": the file's name). The runner
-writes each case into a scratch folder, runs the command there, stores its combined output byte for
-byte, and writes the case's line in the folder's expectations.json (with whether `tail -n 30` shows
-the root), then says what in the expectations the log does not bear out.
+The cases are data: tests/data/capture/ROUND.toml, one file a round (`first`, `more1`..`more9`,
+`tools`, `round3`..`round6`; its header says what the round is and which tools it needs). Each
+`[[case]]` is a tiny project with a planted bug: the files it writes, the setup and the command (a
+list runs as it is, a string with `bash -c`), the tool and family, and what its log must yield
+(`codes`, `root`, `cause`; `heldout = true` puts it in the held-out folder). The `[round]` table
+says where the logs go (`out`), the environment (`env`, `unset`, `stdin`), the default `paths` and
+how a root is found in a log (`roots`: "exact" forms of `file:line[:col]`, or "file": the file's
+name). The runner writes each case into a scratch folder, runs the command there, stores its
+combined output byte for byte, and writes the case's line in the folder's expectations.json (with
+whether `tail -n 30` shows the root), then says what in the expectations the log does not bear out.
 
 `{name}` in commands, setup and env is replaced: python (this interpreter), python_bin (its folder),
 node_modules (`--node-modules`, resolved), node_bin (its .bin), cases (the scratch folder), and the
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-CASES = Path(__file__).resolve().parent / "cases"
+CASES = REPO / "tests" / "data" / "capture"
 ANSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 Case = dict[str, Any]
@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("round", choices=rounds(), help="the cases file scripts/cases/ROUND.toml")
+    ap.add_argument("round", choices=rounds(), help="the cases file tests/data/capture/ROUND.toml")
     ap.add_argument("--only", nargs="*", help="capture just these cases")
     ap.add_argument("--check", action="store_true", help="check the stored logs, capture nothing")
     ap.add_argument(

@@ -1,6 +1,6 @@
 """scripts/: every script answers `--help` (so each one at least imports and builds its parser), the
-benchmark harness answers it for each subcommand, and the capture cases (scripts/cases/*.toml) say
-what the stored expectations of their logs say."""
+benchmark harness answers it for each subcommand, and the capture cases (tests/data/capture/*.toml)
+say what the stored expectations of their logs say."""
 
 from __future__ import annotations
 
