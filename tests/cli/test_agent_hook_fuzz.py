@@ -1,4 +1,4 @@
-"""`k0maru-hook` fuzzed against an oracle of its own (scripts/fuzz_agent_hook.py): seeded command
+"""`k0maru-hook` fuzzed against an oracle of its own (tests/cli/hook_oracle.py): seeded command
 lines (comments holding quotes, `$'...'`, newlines, env prefixes, wrappers, groups, substitutions,
 redirections) asked of the hook in-process under every permission profile, and each rewrite judged
 by bash itself (what runs, its exit status and output, line against rewritten line) and by the
@@ -7,29 +7,13 @@ granted); the slow tier runs every line the hook answers under bash."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections import Counter
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fuzz_agent_hook.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fuzz_agent_hook", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fuzz_agent_hook"] = module  # its dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
-
-
-fz = _load()
+from tests.cli import hook_oracle as fz
 
 
 def clean(report: Any) -> str:

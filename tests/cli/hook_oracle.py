@@ -1,8 +1,8 @@
 """Fuzz `k0maru-hook` (the Claude Code PreToolUse hook) against an oracle of its own: a seeded
 generator of shell command lines, judged under many permission profiles, with bash as the judge.
 
-    python scripts/fuzz_agent_hook.py [--lines 20000] [--seed 3840] [--json] [--no-bash]
-                                      [--hook-root DIR] [--parallel 2]
+    python -m tests.cli.hook_oracle [--lines 20000] [--seed 3840] [--json] [--no-bash]
+                                    [--hook-root DIR] [--parallel 2]
 
 For each (line, profile) the hook is asked in-process (`k0maru.agent_hook.answer`, the environment
 set per profile: Claude Code's settings files in temp folders, K0MARU_VAULT=1, K0MARU_HOOK_SINK a
