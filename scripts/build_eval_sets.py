@@ -32,11 +32,14 @@ import subprocess
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+
+import mirrors
+from mirrors import MIRRORS
 
 REPO = Path(__file__).resolve().parents[1]
 EVAL = REPO / "examples" / "eval"
-MIRRORS = Path("/work/.mirror")
 SEED = 26  # the dev/test split and every sample
 KINDS = ("natural", "code", "keywords", "deep")
 
@@ -56,15 +59,7 @@ def run(*cmd: str) -> str:
 
 def git_reader(git_dir: Path) -> tuple[Callable[[str], list[str]], Callable[[str], str]]:
     """(list files under a folder, read a file) of HEAD of a bare checkout."""
-
-    def ls(folder: str) -> list[str]:
-        out = run("git", "--git-dir", str(git_dir), "ls-tree", "-r", "--name-only", "HEAD", folder)
-        return out.split("\n")[:-1]
-
-    def show(path: str) -> str:
-        return run("git", "--git-dir", str(git_dir), "show", f"HEAD:{path}")
-
-    return ls, show
+    return partial(mirrors.ls, git_dir), partial(mirrors.show, git_dir)
 
 
 def sample_corpus(built: Built, size: int, rng: random.Random) -> Built:

@@ -17,8 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 from pathlib import Path
+
+import mirrors
 
 LANGS = "en,zh,ja,ko,ru,uk,de,fr,es,hi,ar"
 
@@ -26,22 +27,11 @@ LANGS = "en,zh,ja,ko,ru,uk,de,fr,es,hi,ar"
 def build(
     git_dir: Path, lang: str, out: Path, pages: int, queries: int, seed: int
 ) -> tuple[int, int]:
-    def git(*cmd: str) -> str:
-        return subprocess.run(
-            ["git", "--git-dir", str(git_dir), *cmd], check=True, capture_output=True, text=True
-        ).stdout
-
     folder = "pages" if lang == "en" else f"pages.{lang}"
-    names = sorted(
-        p
-        for p in git("ls-tree", "--name-only", f"HEAD:{folder}/common").split()
-        if p.endswith(".md")
-    )
+    names = sorted(p for p in mirrors.ls(git_dir, f"{folder}/common") if p.endswith(".md"))
     rng = random.Random(seed)
     chosen = sorted(rng.sample(names, min(pages, len(names))))
-    texts = {
-        name.removesuffix(".md"): git("show", f"HEAD:{folder}/common/{name}") for name in chosen
-    }
+    texts = {p.rsplit("/", 1)[-1].removesuffix(".md"): mirrors.show(git_dir, p) for p in chosen}
     lines_of = {
         doc: [ln[2:].strip() for ln in text.splitlines() if ln.startswith("- ")]
         for doc, text in texts.items()

@@ -13,8 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 from pathlib import Path
+
+import mirrors
 
 SET = Path(__file__).resolve().parents[1] / "examples" / "eval" / "tldr"
 
@@ -25,18 +26,8 @@ def main() -> None:
     ap.add_argument("--others", type=int, default=420)
     args = ap.parse_args()
 
-    def git(*cmd: str) -> str:
-        return subprocess.run(
-            ["git", "--git-dir", str(args.git_dir), *cmd],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-
     names = [
-        p
-        for p in git("ls-tree", "-r", "--name-only", "HEAD", "pages/common", "pages/linux").split()
-        if p.endswith(".md")
+        p for p in mirrors.ls(args.git_dir, "pages/common", "pages/linux") if p.endswith(".md")
     ]
     ids = {p.removeprefix("pages/").removesuffix(".md"): p for p in names}
     judged = {
@@ -48,13 +39,13 @@ def main() -> None:
     others = random.Random(7).sample(sorted(ids.keys() - judged), args.others)
     with (SET / "corpus.jsonl").open("w", encoding="utf-8") as out:
         for doc in sorted(judged | set(others)):
-            text = git("show", f"HEAD:{ids[doc]}")
+            text = mirrors.show(args.git_dir, ids[doc])
             title = doc.split("/", 1)[1]
             body = text.split("\n", 1)[1].strip() if text.startswith("# ") else text
             out.write(
                 json.dumps({"_id": doc, "title": title, "text": body}, ensure_ascii=False) + "\n"
             )
-    commit = git("rev-parse", "HEAD").strip()
+    commit = mirrors.git(args.git_dir, "rev-parse", "HEAD").decode().strip()
     print(f"{len(judged) + len(others)} pages from tldr-pages {commit[:10]}")
 
 

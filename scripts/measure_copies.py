@@ -21,22 +21,19 @@ import random
 import subprocess
 from pathlib import Path
 
+import mirrors
+from mirrors import MIRRORS
+
 from k0maru.index.copies import COPY_SIMILARITY, signature, similarity, sketch
 
-MIRRORS = Path("/work/.mirror")
 OLD, NEW = "v1.9.0", "v2.3.1"
-
-
-def git(git_dir: Path, *cmd: str) -> str:
-    return subprocess.run(
-        ["git", "--git-dir", str(git_dir), *cmd], check=True, capture_output=True, text=True
-    ).stdout
 
 
 def index_pages(git_dir: Path, folder: str) -> list[str]:
     """The text at HEAD of every `*/index.md` under `folder`."""
-    listing = git(git_dir, "ls-tree", "-r", "--name-only", "HEAD", folder).split()
-    return [git(git_dir, "show", f"HEAD:{p}") for p in listing if p.endswith("/index.md")]
+    return [
+        mirrors.show(git_dir, p) for p in mirrors.ls(git_dir, folder) if p.endswith("/index.md")
+    ]
 
 
 def changed_share(a: str, b: str) -> float:
@@ -48,14 +45,14 @@ def changed_share(a: str, b: str) -> float:
 def pairs(args: argparse.Namespace) -> dict[str, list[tuple[str, str]]]:
     rng = random.Random(26)
     out: dict[str, list[tuple[str, str]]] = {}
-    files = [p for p in git(args.mypy, "ls-tree", "-r", "--name-only", NEW, "docs/source").split()]
+    files = mirrors.ls(args.mypy, "docs/source", rev=NEW)
     versions = []
     for path in (p for p in files if p.endswith(".rst")):
         try:
-            old = git(args.mypy, "show", f"{OLD}:{path}")
+            old = mirrors.show(args.mypy, path, OLD)
         except subprocess.CalledProcessError:
             continue
-        new = git(args.mypy, "show", f"{NEW}:{path}")
+        new = mirrors.show(args.mypy, path, NEW)
         versions.append((old, new, changed_share(old, new)))
     out["copy: two releases, <=10% lines changed"] = [
         (a, b) for a, b, c in versions if 0 < c <= 0.1
@@ -79,25 +76,25 @@ def pairs(args: argparse.Namespace) -> dict[str, list[tuple[str, str]]]:
     templates = index_pages(args.adr, "locales/en/templates")
     out["not: ADR templates, each with another"] = list(itertools.combinations(templates, 2))
     locale = []
-    for p in git(args.adr, "ls-tree", "-r", "--name-only", "HEAD", "locales/en").split():
+    for p in mirrors.ls(args.adr, "locales/en"):
         if p.endswith("/index.md"):
             try:
-                tr = git(args.adr, "show", f"HEAD:locales/tr/{p.removeprefix('locales/en/')}")
+                tr = mirrors.show(args.adr, f"locales/tr/{p.removeprefix('locales/en/')}")
             except subprocess.CalledProcessError:
                 continue
-            locale.append((git(args.adr, "show", f"HEAD:{p}"), tr))
+            locale.append((mirrors.show(args.adr, p), tr))
     out["copy: ADR locales/tr beside locales/en, <=10% changed"] = [
         (a, b) for a, b in locale if 0 < changed_share(a, b) <= 0.1
     ]
     out["not: ADR locales/tr beside locales/en, >33% changed"] = [
         (a, b) for a, b in locale if changed_share(a, b) > 1 / 3
     ]
-    names = git(args.tldr, "ls-tree", "--name-only", "HEAD:pages.de/common").split()
+    names = [p.rsplit("/", 1)[-1] for p in mirrors.ls(args.tldr, "pages.de/common")]
     trans = []
     for name in rng.sample(names, 120):
         try:
-            en = git(args.tldr, "show", f"HEAD:pages/common/{name}")
-            de = git(args.tldr, "show", f"HEAD:pages.de/common/{name}")
+            en = mirrors.show(args.tldr, f"pages/common/{name}")
+            de = mirrors.show(args.tldr, f"pages.de/common/{name}")
         except subprocess.CalledProcessError:
             continue
         trans.append((en, de))

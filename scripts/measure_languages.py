@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import subprocess
 from collections import Counter
 from pathlib import Path
+
+import mirrors
+from mirrors import MIRRORS
 
 from k0maru.index.languages import detect, folder_language, note_language
 
@@ -38,42 +40,15 @@ UNSUPPORTED = {
 
 
 def pages(git_dir: Path, folder: str, n: int, rng: random.Random) -> list[tuple[str, str]]:
-    names = subprocess.run(
-        [
-            "git",
-            "--git-dir",
-            str(git_dir),
-            "ls-tree",
-            "-r",
-            "--name-only",
-            "HEAD",
-            f"{folder}/common",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    names = mirrors.ls(git_dir, f"{folder}/common")
     picked = rng.sample(names, min(n, len(names)))
-    if not picked:
-        return []
-    blob = subprocess.run(
-        ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
-        input="".join(f"HEAD:{p}\n" for p in picked).encode(),
-        capture_output=True,
-        check=True,
-    ).stdout
-    out, i = [], 0
-    for path in picked:
-        nl = blob.index(b"\n", i)
-        size = int(blob[i:nl].split()[2])
-        out.append((path, blob[nl + 1 : nl + 1 + size].decode()))
-        i = nl + 1 + size + 1
-    return out
+    texts = mirrors.blobs(git_dir, [f"HEAD:{p}" for p in picked])
+    return [(path, (text or b"").decode()) for path, text in zip(picked, texts, strict=True)]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--tldr", type=Path, default=Path("/work/.mirror/tldr-pages+tldr/repo"))
+    ap.add_argument("--tldr", type=Path, default=MIRRORS / "tldr-pages+tldr/repo")
     ap.add_argument("--pages", type=int, default=100)
     args = ap.parse_args()
     rng = random.Random(26)

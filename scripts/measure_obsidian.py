@@ -25,13 +25,14 @@ import argparse
 import json
 import re
 import shutil
-import subprocess
 import tempfile
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote
+
+import mirrors
 
 _ARTICLE = re.compile(r'<article class="card note">(.*?)</article>', re.S)
 _H1 = re.compile(r'<h1 class="note-title">(.*?)</h1>', re.S)
@@ -72,22 +73,12 @@ class _Text(HTMLParser):
 
 def git_vault(git_dir: Path, under: str, dest: Path) -> Path:
     """The folder `under` of the bare git directory's HEAD, written under `dest`."""
-    names = subprocess.run(
-        ["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", "--name-only", "HEAD", under],
-        check=True,
-        capture_output=True,
-    ).stdout.split(b"\0")
-    for raw in names:
-        name = raw.decode()
-        if not name:
-            continue
-        shown = subprocess.run(
-            ["git", "--git-dir", str(git_dir), "show", f"HEAD:{name}"], capture_output=True
-        )
-        if shown.returncode == 0:
+    names = mirrors.ls(git_dir, under)
+    for name, data in zip(names, mirrors.blobs(git_dir, [f"HEAD:{n}" for n in names]), strict=True):
+        if data is not None:
             out = dest / PurePosixPath(name).relative_to(under)
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_bytes(shown.stdout)
+            out.write_bytes(data)
     return dest
 
 
