@@ -21,9 +21,10 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 REPO = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
 sys.path.insert(0, str(REPO / "scripts"))
 K0 = [sys.executable, "-m", "k0maru"]
 GIT_ENV = {
@@ -84,9 +85,9 @@ def timed(cmd: list[str], cwd: Path | str | None = None, env: dict[str, str] | N
     return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def interleave(runs: int, cases: Mapping[str, Callable[[], Sample]]) -> dict[str, list[Sample]]:
+def interleave(runs: int, cases: Mapping[str, Callable[[], T]]) -> dict[str, list[T]]:
     """Each round runs every case once, in order."""
-    got: dict[str, list[Sample]] = {name: [] for name in cases}
+    got: dict[str, list[T]] = {name: [] for name in cases}
     for _ in range(runs):
         for name, run in cases.items():
             got[name].append(run())
@@ -95,6 +96,32 @@ def interleave(runs: int, cases: Mapping[str, Callable[[], Sample]]) -> dict[str
 
 def median(values: Iterable[float], scale: float = 1.0, digits: int = 1) -> float:
     return round(statistics.median(values) * scale, digits)
+
+
+def clock(fn: Callable[[], object], times: int = 1) -> list[float]:
+    """Seconds of each of `times` calls of fn, in this process."""
+    out = []
+    for _ in range(times):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def k0(*args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> str:
+    """`python -m k0maru ARGS`, which must succeed; its stdout."""
+    done = subprocess.run([*K0, *args], cwd=cwd, env=env, check=True, capture_output=True, text=True)  # fmt: skip
+    return done.stdout
+
+
+def wait_for_worker(root: Path) -> float:
+    """ms until the worker the last command asked for in the vault has finished."""
+    from k0maru.service import worker
+
+    t0 = time.perf_counter()
+    while worker.busy(root):
+        time.sleep(0.02)
+    return (time.perf_counter() - t0) * 1000
 
 
 def medians(samples: list[Sample], *fields: str) -> dict[str, float]:

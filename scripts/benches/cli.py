@@ -25,13 +25,11 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import time
 from functools import partial
 from pathlib import Path
 
-from bench import FLOOR, Sample, interleave, like_a_users_install, medians
+from bench import FLOOR, Sample, interleave, k0, like_a_users_install, medians, wait_for_worker
 from bench import timed as bench_timed
 from vaultgen import tldr_like
 
@@ -85,22 +83,6 @@ def commands(root: Path, codes: list[str]) -> dict[str, tuple[list[str], dict[st
     return out
 
 
-def worker_done(timeout_s: float = 120.0) -> None:
-    """Wait until no `k0maru worker` process runs (Linux: read from /proc)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        running = False
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            except OSError:
-                continue
-            running = running or (b"k0maru" in cmdline and b"worker" in cmdline)
-        if not running:
-            return
-        time.sleep(0.1)
-
-
 def after_edit(root: Path, rounds: int = 3) -> dict[str, float]:
     """CPU ms of a warm search and of the first one after editing 1% of the notes in place, on a
     copy of the vault."""
@@ -114,20 +96,20 @@ def after_edit(root: Path, rounds: int = 3) -> dict[str, float]:
         shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".k0maru"))
         search = [sys.executable, "-m", "k0maru", "search", "--vault", str(copy), "--mode", "bm25"]
         timed([sys.executable, "-m", "k0maru", "scan", "--vault", str(copy), "--no-embed"], env)
-        worker_done()
+        wait_for_worker(copy)
         timed([*search, QUERY], env)
-        worker_done()
+        wait_for_worker(copy)
         warm = []
         for _ in range(5):
             warm.append(timed([*search, QUERY], env).cpu)
-            worker_done()
+            wait_for_worker(copy)
         notes, rng, first = sorted(copy.rglob("*.md")), random.Random(3), []
         for n in range(rounds):
             for note in rng.sample(notes, max(1, len(notes) // 100)):
                 with note.open("a", encoding="utf-8") as fh:
                     fh.write(f"\nedited in round {n}\n")
             first.append(timed([*search, QUERY], env).cpu)
-            worker_done()
+            wait_for_worker(copy)
     w, f = statistics.median(warm) * 1000, statistics.median(first) * 1000
     return {
         "warm_cpu_ms": round(w, 1),
@@ -149,12 +131,7 @@ def run(args: argparse.Namespace) -> None:
     root = args.vault or Path(f"/tmp/k0bench-cli-{args.notes}")
     if not any(root.rglob("*.md")):
         tldr_like(root, args.notes)
-    subprocess.run(
-        [sys.executable, "-m", "k0maru", "scan", "--vault", str(root), "--no-embed"],
-        env={**os.environ, "K0MARU_EMBED": "false"},
-        check=True,
-        capture_output=True,
-    )
+    k0("scan", "--vault", str(root), "--no-embed", env={**os.environ, "K0MARU_EMBED": "false"})
     runs = commands(root, args.code)
     got = interleave(args.runs, {k: partial(timed, c, e) for k, (c, e) in runs.items()})
     result = {

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import time
+from functools import partial
 from pathlib import Path
 
-from bench import emit, median
+from bench import clock, emit, median
 from vaultgen import generate
 
 
@@ -42,11 +42,6 @@ def run(args: argparse.Namespace) -> None:
     out: dict[str, object] = {"notes": client.get("/api/status").get_json()["documents"]}
     for url in ("/", "/status"):
         client.get(url)
-        times = []
-        for _ in range(args.runs):
-            t0 = time.perf_counter()
-            client.get(url)
-            times.append(time.perf_counter() - t0)
-        out[f"GET {url} ms_median"] = median(times, 1000)
+        out[f"GET {url} ms_median"] = median(clock(partial(client.get, url), args.runs), 1000)
     svc.close()
     emit(out, args.json, 16)

@@ -18,7 +18,10 @@ import json
 import statistics
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
+
+from bench import interleave, median
 
 REPO = Path(__file__).resolve().parents[2]
 CHILD = r"""
@@ -125,6 +128,14 @@ def corpus_flops(repeat: int) -> tuple[float, float]:
     return repeat * sum(model_flops(n) for n in lengths), statistics.mean(lengths)
 
 
+def child(kind: str, batch: int, repeat: int) -> dict[str, float]:
+    """One configuration's run in a process of its own."""
+    argv = [sys.executable, "-c", CHILD, kind, str(batch), str(repeat), str(REPO / "examples/eval")]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    found: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    return found
+
+
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--repeat", type=int, default=2, help="times each corpus text is embedded")
     ap.add_argument("--rounds", type=int, default=3)
@@ -144,29 +155,12 @@ def run(args: argparse.Namespace) -> None:
         f"bare, no memory pattern, batch {batch}": ("bare", batch),
         f"k0maru, batch {batch}": ("k0maru", batch),
     }
-    results: dict[str, list[dict[str, float]]] = {name: [] for name in runs}
-    for _ in range(args.rounds):
-        for name, (kind, size) in runs.items():
-            out = subprocess.run(
-                [
-                    sys.executable,
-                    "-c",
-                    CHILD,
-                    kind,
-                    str(size),
-                    str(args.repeat),
-                    str(REPO / "examples" / "eval"),
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            results[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    results = interleave(args.rounds, {n: partial(child, k, s, args.repeat) for n, (k, s) in runs.items()})  # fmt: skip
     table = {
         name: {
             "chunks": rows[0]["chunks"],
-            "chunks_per_s_median": round(statistics.median(r["per_s"] for r in rows), 1),
-            "peak_rss_mb_median": round(statistics.median(r["peak_rss_mb"] for r in rows), 1),
+            "chunks_per_s_median": median(r["per_s"] for r in rows),
+            "peak_rss_mb_median": median(r["peak_rss_mb"] for r in rows),
         }
         for name, rows in results.items()
     }

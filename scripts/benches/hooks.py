@@ -23,29 +23,24 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench import FLOOR, GIT_ENV, K0, emit, like_a_users_install
+from bench import FLOOR, GIT_ENV, K0, emit, k0, like_a_users_install, median, wait_for_worker
 from bench import timed as bench_timed
 from vaultgen import generate
 
 ENV = {**os.environ, **GIT_ENV, "K0MARU_EMBED": "false"}  # the worker: scan and BM25 only
 ENV.pop("K0MARU_HOOK_EMBED", None)
-COMMAND = Path(sys.executable).with_name(
-    "k0maru"
-)  # the console script pip installed beside this interpreter
+COMMAND = Path(sys.executable).with_name("k0maru")  # the console script pip installed
 
 
 def git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, env=ENV, check=True, capture_output=True)
 
 
-CPU_MS: list[
-    float
-] = []  # CPU time (user + system, the hooks' processes included) of each timed run
+CPU_MS: list[float] = []  # CPU time (user + system, the hooks' processes included) of each run
 
 
 def timed(cmd: list[str], cwd: Path) -> float:
@@ -89,7 +84,7 @@ def use_pre_commit(root: Path, home: Path) -> None:
     config = re.search(r"```yaml\n(repos:.*?)```", readme, re.S)
     install = re.search(r"```bash\n(pre-commit install [^\n]*)\n```", readme)
     assert config and install, "the README's pre-commit block moved"
-    subprocess.run([*K0, "hooks", "uninstall", "--vault", str(root)], check=True, env=ENV)
+    k0("hooks", "uninstall", "--vault", str(root), env=ENV)
     (root / ".pre-commit-config.yaml").write_text(config.group(1))
     ENV["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{ENV['PATH']}"  # `k0maru` on PATH
     ENV["PRE_COMMIT_HOME"] = str(home)
@@ -107,16 +102,6 @@ def use_no_op(root: Path) -> None:
     )
     git(root, "add", "-A")
     git(root, "commit", "-qm", "no-op pre-commit config")
-
-
-def wait_for_worker(root: Path) -> float:
-    """ms until the worker the last hook asked for has finished."""
-    from k0maru.service import worker
-
-    t0 = time.perf_counter()
-    while worker.busy(root):
-        time.sleep(0.02)
-    return (time.perf_counter() - t0) * 1000
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
@@ -138,15 +123,8 @@ def run(args: argparse.Namespace) -> None:
         git(root, "init", "-q", "-b", "main")
         git(root, "add", "-A")
         git(root, "commit", "-qm", "init")
-        subprocess.run(
-            [*K0, "scan", "--vault", str(root)], check=True, capture_output=True, env=ENV
-        )
-        subprocess.run(
-            [*K0, "hooks", "install", "--vault", str(root)],
-            check=True,
-            capture_output=True,
-            env=ENV,
-        )
+        k0("scan", "--vault", str(root), env=ENV)
+        k0("hooks", "install", "--vault", str(root), env=ENV)
         edited = iter(paths)
 
         def commit(run: int, hooks: bool) -> float:
@@ -171,42 +149,30 @@ def run(args: argparse.Namespace) -> None:
             use_no_op(root)
             no_op = alternate(commit, root, range(2 * args.runs, 3 * args.runs))
         command = [str(COMMAND)] if COMMAND.exists() else K0
-        subprocess.run(
-            [*K0, "scan", "--vault", str(root), "--no-embed"],
-            check=True,
-            capture_output=True,
-            env=ENV,
-        )
+        k0("scan", "--vault", str(root), "--no-embed", env=ENV)
         scan_ms, module_ms, floor_ms = [], [], []
         for _ in range(args.runs):  # after the scan above, every one of these has nothing to do
             scan_ms.append(timed([*command, "scan", "--vault", str(root), "--no-embed"], root))
             module_ms.append(timed([*K0, "scan", "--vault", str(root), "--no-embed"], root))
             floor_ms.append(timed([sys.executable, "-c", FLOOR, str(root)], root))
-        walk_only = json.loads(
-            subprocess.run(
-                [*command, "scan", "--vault", str(root), "--no-embed", "--json"],
-                check=True,
-                capture_output=True,
-                text=True,
-                env=ENV,
-            ).stdout
-        )["walk_only"]
+        scanned = k0("scan", "--vault", str(root), "--no-embed", "--json", env=ENV)
+        walk_only = json.loads(scanned)["walk_only"]
     out = {
         "notes": args.notes,
         "changed_per_commit": args.changed,
         "runs": args.runs,
-        "commit_no_hooks_ms_median": round(statistics.median(plain.wall[False]), 1),
-        "commit_with_hooks_ms_median": round(statistics.median(plain.wall[True]), 1),
+        "commit_no_hooks_ms_median": median(plain.wall[False]),
+        "commit_with_hooks_ms_median": median(plain.wall[True]),
         "commit_added_ms_median": plain.added("wall"),
         "commit_added_cpu_ms_median": plain.added("cpu"),
-        "worker_catch_up_ms_median": round(statistics.median(plain.catch_up), 1),
-        "cli_scan_no_change_ms_median": round(statistics.median(scan_ms), 1),
+        "worker_catch_up_ms_median": median(plain.catch_up),
+        "cli_scan_no_change_ms_median": median(scan_ms),
         "cli_scan_walk_only": walk_only,
         "cli_scan_command": Path(command[0]).name
         if command[0] != sys.executable
         else "python -m k0maru",
-        "python_m_scan_no_change_ms_median": round(statistics.median(module_ms), 1),
-        "scandir_stat_floor_ms_median": round(statistics.median(floor_ms), 1),
+        "python_m_scan_no_change_ms_median": median(module_ms),
+        "scandir_stat_floor_ms_median": median(floor_ms),
         "cli_scan_vs_floor_ratio": round(
             statistics.median(scan_ms) / statistics.median(floor_ms), 2
         ),

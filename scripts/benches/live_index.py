@@ -23,19 +23,8 @@ import threading
 import time
 from pathlib import Path
 
-WORDS = [
-    "lease",
-    "renewal",
-    "quorum",
-    "replica",
-    "backoff",
-    "retry",
-    "timeout",
-    "leader",
-    "follower",
-    "snapshot",
-    "compaction",
-]
+WORDS = ["lease", "renewal", "quorum", "replica", "backoff", "retry", "timeout", "leader",
+         "follower", "snapshot", "compaction"]  # fmt: skip
 
 
 def note(i: int) -> str:
@@ -60,7 +49,6 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-
     pending = make_vault(args)
     live_edits(args)
     due_merge(args.dir, pending)

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import GIT_ENV, K0, emit, like_a_users_install
+from bench import GIT_ENV, K0, clock, emit, k0, like_a_users_install, median
 from vaultgen import generate
 
 ENV = {**os.environ, **GIT_ENV, "K0MARU_HOOK_EMBED": "off"}
@@ -32,9 +32,7 @@ def sh(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def timed_commit(root: Path, path: Path, n: int) -> float:
     path.write_text(path.read_text() + f"\nedit {n}\n")
     sh(root, "git", "add", "-A")
-    t0 = time.perf_counter()
-    sh(root, "git", "commit", "-qm", f"edit {n}")
-    return (time.perf_counter() - t0) * 1000
+    return clock(lambda: sh(root, "git", "commit", "-qm", f"edit {n}"))[0] * 1000
 
 
 def hold_lock(root: Path, seconds: float) -> subprocess.Popen[str]:
@@ -68,13 +66,8 @@ def commit_latency(tmp: Path, notes: int, runs: int) -> dict[str, float]:
         finally:
             holder.kill()
             holder.wait()
-    subprocess.run(
-        [*K0, "worker", "--vault", str(root)],
-        cwd=root,
-        env={**ENV, "K0MARU_EMBED": "false"},
-        check=True,
-        capture_output=True,
-    )  # what the hooks asked for (embedding is not what is measured)
+    # what the hooks asked for (embedding is not what is measured)
+    k0("worker", "--vault", str(root), cwd=root, env={**ENV, "K0MARU_EMBED": "false"})
     from k0maru.index.store import Store
 
     with Store.open(root) as store:
@@ -85,9 +78,9 @@ def commit_latency(tmp: Path, notes: int, runs: int) -> dict[str, float]:
         f"edit {i}" in indexed[p.relative_to(root).as_posix()] for i, p in enumerate(edited)
     )
     return {
-        "commit_no_hooks_ms_median": round(statistics.median(plain), 1),
-        "commit_hooks_ms_median": round(statistics.median(hooked), 1),
-        "commit_hooks_lock_held_ms_median": round(statistics.median(locked), 1),
+        "commit_no_hooks_ms_median": median(plain),
+        "commit_hooks_ms_median": median(hooked),
+        "commit_hooks_lock_held_ms_median": median(locked),
         "commit_hooks_lock_held_ms_max": round(max(locked), 1),
         "lock_held_over_no_hooks_ms": round(
             statistics.median(locked) - statistics.median(plain), 1
@@ -116,22 +109,8 @@ def concurrent_writers(tmp: Path, writers: int) -> dict[str, int]:
         p.communicate(f"body of card {i}\n")
     ok = sum(p.returncode == 0 for p in procs)
     files = [p for p in root.rglob("*.md") if ".k0maru" not in p.parts and p.name != "a.md"]
-    indexed = json.loads(
-        sh(
-            root,
-            *K0,
-            "search",
-            "--vault",
-            str(root),
-            "--no-scan",
-            "--mode",
-            "bm25",
-            "--json",
-            "--limit",
-            "50",
-            "body card",
-        ).stdout
-    )["hits"]
+    query = ["--no-scan", "--mode", "bm25", "--json", "--limit", "50", "body card"]
+    indexed = json.loads(k0("search", "--vault", str(root), *query, env=ENV))["hits"]
     return {
         "writers": writers,
         "writers_ok": ok,

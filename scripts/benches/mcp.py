@@ -10,8 +10,6 @@ demo vault (`--vault examples/vault` is copied first, so the checkout stays clea
 
     python scripts/bench.py mcp [--vault DIR | --keep DIR | --notes 5000] [--starts 5] [--calls 100]
         [--json]
-    # each tool's answer, per part a host passes the model:
-    python scripts/bench.py mcp --sizes --keep DIR
 
 Index the vault first (`--keep DIR` generates it there once and uses it in place; `k0maru scan
 --vault DIR` indexes it), or the first start pays for it. k0maru's bytecode is compiled first, as an
@@ -28,11 +26,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import anyio
 import numpy as np
-from bench import emit, like_a_users_install
+from bench import emit, like_a_users_install, median, timed
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
@@ -75,13 +72,7 @@ def server_rss_mb(vault: Path) -> float | None:
 def import_floor_s() -> float:
     """A fresh interpreter that only imports the MCP SDK's server and client parts: the floor of any
     start."""
-    import subprocess
-
-    t0 = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-c", "import mcp.server.mcpserver, mcp.server.stdio"], check=True
-    )
-    return time.perf_counter() - t0
+    return timed([sys.executable, "-c", "import mcp.server.mcpserver, mcp.server.stdio"]).wall
 
 
 # A bare MCPServer with no-op tools of k0maru's names: what the SDK alone costs to answer a first
@@ -144,77 +135,6 @@ async def one_start(
     return cold, lat
 
 
-async def _sizes_session(vault: Path) -> dict[str, dict[str, int]]:
-    """One call of each tool (typical arguments) through the SDK's in-memory client: o200k tokens of
-    its structured content (what Claude Code, VS Code and Codex pass the model) and of its text
-    blocks (what text-only clients pass)."""
-    import io
-    import shutil
-
-    from mcp.client.client import Client
-
-    from k0maru.llm_tokens import count_tokens
-    from k0maru.mcp.runner import LocalRunner
-    from k0maru.mcp.server import build_server
-    from k0maru.offload import records
-    from k0maru.offload.runner import run_offload
-    from k0maru.service.operations import Service
-    from k0maru.wiring.vault import Vault
-
-    logs = Path(__file__).resolve().parents[2] / "tests" / "data" / "logs"
-    work = Path(tempfile.mkdtemp(prefix="k0bench-sizes-")) / "vault"
-    shutil.copytree(vault, work)
-    with (
-        Vault.open(work, writes_state=True) as v,
-        (logs / "pytest_many_verbose.log").open("rb") as fh,
-    ):
-        out = run_offload(
-            v.root,
-            None,
-            threshold=50,
-            stdin=fh,
-            out=io.BytesIO(),
-            err=io.BytesIO(),
-            save_record=lambda rec: records.save(v.store, rec),
-        )
-    assert out.record is not None
-    node = out.record.node_id
-    trace = (logs / "rustc_e0502.log").read_text()
-    backtrace = ((logs / "python_raise_from.log").read_text() * 40)[:2000]
-    calls: list[tuple[str, dict[str, Any]]] = [
-        ("get_project_loadout", {}),
-        ("recall_memory", {"query": "SQLITE_BUSY during the nightly backup"}),
-        ("recall_memory", {"query": backtrace, "limit": 8}),
-        ("read_note", {"path": "20_Cards/sqlite-busy-timeout.md"}),
-        ("inspect_log_node", {"node_id": node}),
-        ("inspect_log_node", {"node_id": node, "pattern": "ZeroDivisionError", "fixed": True}),
-        ("list_log_nodes", {}),
-        ("flush_session", {"title": "Batch lease renewals", "body": "One call per worker."}),
-        ("distill_session_skill", {"trace": trace}),
-    ]
-    sizes: dict[str, dict[str, int]] = {}
-    with Service.open(str(work)) as service:
-        async with Client(build_server(LocalRunner(service))) as client:
-            names = {t.name for t in (await client.list_tools()).tools}
-            for name, args in calls:
-                if name not in names:
-                    continue
-                res = await client.call_tool(name, args)
-                label = name + (" (2,000-char query)" if args.get("query") == backtrace else "")
-                label += " (summary)" if name == "inspect_log_node" and len(args) == 1 else ""
-                label += " (pattern)" if "pattern" in args else ""
-                structured = json.dumps(
-                    res.structured_content, separators=(",", ":"), ensure_ascii=False
-                )
-                text = "".join(c.text for c in res.content if isinstance(c, TextContent))
-                sizes[label] = {
-                    "structured": count_tokens(structured) if res.structured_content else 0,
-                    "text": count_tokens(text),
-                    "raw_log": out.record.raw_tokens if name == "inspect_log_node" else 0,
-                }
-    return sizes
-
-
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--vault", type=Path, help="a vault to copy (its index is not copied)")
     ap.add_argument(
@@ -223,21 +143,10 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--notes", type=int, default=5000)
     ap.add_argument("--starts", type=int, default=5)
     ap.add_argument("--calls", type=int, default=100)
-    ap.add_argument(
-        "--sizes",
-        action="store_true",
-        help="only the answer size of each tool, per part a host passes the model (in-process)",
-    )
 
 
 def run(args: argparse.Namespace) -> None:
     like_a_users_install()
-    if args.sizes:
-        sizes = anyio.run(_sizes_session, args.keep or args.vault or Path("examples/vault"))
-        print(
-            json.dumps(sizes) if args.json else "\n".join(f"{k:>45}: {v}" for k, v in sizes.items())
-        )
-        return
     vault = args.keep or Path(tempfile.mkdtemp(prefix="k0bench-mcp-"))
     vault.mkdir(parents=True, exist_ok=True)
     if args.vault and not args.keep:
@@ -276,15 +185,15 @@ def run(args: argparse.Namespace) -> None:
     out = {
         "notes": sum(1 for _ in vault.rglob("*.md")),
         "bare_sdk_import_s_median": round(floor, 3),
-        "noop_sdk_server_immediate_s_median": round(statistics.median(noop_immediate), 3),
+        "noop_sdk_server_immediate_s_median": median(noop_immediate, digits=3),
         "noop_sdk_server_ratio_to_sdk_import": round(statistics.median(noop_immediate) / floor, 3),
-        "immediate_first_recall_s_median": round(statistics.median(immediate), 3),
+        "immediate_first_recall_s_median": median(immediate, digits=3),
         "immediate_ratio_to_sdk_import": round(statistics.median(immediate) / floor, 3),
         "immediate_runs_s": [round(c, 3) for c in immediate],
-        "idle_cold_start_to_first_recall_s_median": round(statistics.median(colds), 3),
+        "idle_cold_start_to_first_recall_s_median": median(colds, digits=3),
         "idle_ratio_to_sdk_import": round(statistics.median(colds) / floor, 3),
         "idle_runs_s": [round(c, 3) for c in colds],
-        **{f"{k}_median": round(statistics.median(v), 3) for k, v in stats.items()},
+        **{f"{k}_median": median(v, digits=3) for k, v in stats.items()},
         "warm_recall_p50_ms": round(float(np.percentile(warm, 50)), 2),
         "warm_recall_p95_ms": round(float(np.percentile(warm, 95)), 2),
         "warm_calls": len(warm),

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from bench import like_a_users_install
+from bench import emit, interleave, like_a_users_install
 
 REPO = Path(__file__).resolve().parents[2]
 NOISE = [
@@ -309,10 +309,7 @@ def streaming(args: argparse.Namespace, tmp: Path) -> list[dict[str, object]]:
         vault = vaults[name]
         cases[f"wrapped {name}"] = partial(_wrapped, tool, stamp, vault, code)
         cases[f"piped {name}"] = partial(_piped, log, vault, code)
-    got: dict[str, list[dict[str, float]]] = {name: [] for name in cases}
-    for _ in range(args.rounds):
-        for name, case in cases.items():
-            got[name].append(case())
+    got = interleave(args.rounds, cases)
     alone = _medians(got["alone"])["wall_s"]
     rows: list[dict[str, object]] = [
         {"case": f"tool alone, {args.stream_mb:g} MB over {args.stream_s:g} s", "wall_s": alone}
@@ -347,7 +344,7 @@ def run(args: argparse.Namespace) -> None:
     if args.streaming:
         with tempfile.TemporaryDirectory() as tmp:
             rows = streaming(args, Path(tmp))
-        print(json.dumps(rows) if args.json else "\n".join(json.dumps(r) for r in rows))
+        emit(rows, args.json)
         return
     inputs = [("synthetic", mb, make_log) for mb in args.mb]
     inputs += [("real", mb, make_real_log) for mb in args.real_mb]
@@ -366,4 +363,4 @@ def run(args: argparse.Namespace) -> None:
             log.unlink()
         results.append(single_line(Path(tmp), args.line_mb))
         results.append(real_logs_ratio(Path(tmp)))
-    print(json.dumps(results) if args.json else "\n".join(json.dumps(r) for r in results))
+    emit(results, args.json)

@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import clock
 from vaultgen import generate
 
 from k0maru.config import load_settings
@@ -42,12 +43,9 @@ def bench_size(count: int, repeat: int) -> dict[str, float]:
             MainSegment.build(store)
             bm25_build = time.perf_counter() - t0
             scanner = IncrementalScanner(store, settings)
-            nochange = []
-            for _ in range(repeat):
-                t0 = time.perf_counter()
-                r = scanner.scan()
-                nochange.append(time.perf_counter() - t0)
-                assert r.unchanged == count and r.files_read == 0
+            nochange = clock(scanner.scan, repeat)
+            r = scanner.scan()
+            assert r.unchanged == count and r.files_read == 0
             touches = []
             for k in range(max(3, repeat // 5)):
                 stamp = time.time() + 10 + k

@@ -12,14 +12,13 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
-from bench import emit, like_a_users_install
+from bench import K0, clock, emit, like_a_users_install, median, timed
 from vaultgen import SYMBOLS, WORDS, generate
 
 from k0maru.index.markdown import embed_input
@@ -108,12 +107,10 @@ def run(args: argparse.Namespace) -> None:
         ]
         v.recall.search("warm up the model and the bm25 index", limit=10)
         for mode, key in (("hybrid", "hybrid"), ("bm25", "bm25")):
-            lat = []
-            for q in queries:
-                t0 = time.perf_counter()
-                v.recall.search(q, limit=10, mode=mode)
-                lat.append((time.perf_counter() - t0) * 1000)
-            out[f"{key}_p50_ms"] = round(statistics.median(lat), 2)
+            lat = [
+                clock(partial(v.recall.search, q, limit=10, mode=mode))[0] * 1000 for q in queries
+            ]
+            out[f"{key}_p50_ms"] = median(lat, digits=2)
             out[f"{key}_p95_ms"] = round(pct(lat, 95), 2)
 
         # incremental re-embed after editing one note: only its changed chunks
@@ -140,19 +137,13 @@ def run(args: argparse.Namespace) -> None:
             out["pending_chunks"] = v.store.unembedded_chunks()
             out["embedded_chunks"] = v.store.counts()["chunks_embedded"]
     if args.pending_notes:
-        cli = []
         env = {**os.environ, "K0MARU_HOOK_EMBED": "off"}
         with worker.held(root) as mine:  # a held lock: the search asks for the worker, none starts
             assert mine
-            for q in queries[:9]:
-                t0 = time.perf_counter()
-                subprocess.run(
-                    [sys.executable, "-m", "k0maru", "search", "--vault", str(root), q],
-                    check=True,
-                    capture_output=True,
-                    env=env,
-                )
-                cli.append((time.perf_counter() - t0) * 1000)
-        out["cli_search_with_backlog_ms_median"] = round(statistics.median(cli), 1)
+            cli = [
+                timed([*K0, "search", "--vault", str(root), q], env=env).wall * 1000
+                for q in queries[:9]
+            ]
+        out["cli_search_with_backlog_ms_median"] = median(cli)
         out["cli_search_with_backlog_ms_max"] = round(max(cli), 1)
     emit(out, args.json, 28)
