@@ -281,6 +281,11 @@ def rrf(*rankings: list[str], k: int = 60) -> list[str]:
     return sorted(score, key=lambda d: -score[d])
 
 
+def ranked(recall: Recall, text: str, mode: str, mapping: dict[str, str]) -> list[str]:
+    """The corpus ids of a search's top K."""
+    return [mapping.get(h.path, h.path) for h in recall.search(text, limit=K, mode=mode).hits]
+
+
 class QueryMemo:
     """The model, remembering the vector of each query text: every run asks for the same queries."""
 
@@ -307,11 +312,7 @@ def run_set(ls: LabelledSet, runs: dict[str, tuple[str, dict[str, Any]]], fresh:
         for name, (mode, overrides) in runs.items():
             recall.settings = Settings(**{**vars(v.settings), **overrides})
             ls.runs[name] = {
-                qid: [
-                    mapping.get(h.path, h.path)
-                    for h in recall.search(text, limit=K, mode=mode).hits
-                ]
-                for qid, (text, _) in ls.queries.items()
+                qid: ranked(recall, text, mode, mapping) for qid, (text, _) in ls.queries.items()
             }
         signal = relevance_signals(v, embedder)
         ls.signals = {qid: signal(text) for qid, (text, _) in ls.queries.items()}
@@ -363,22 +364,11 @@ def pending_table(ls: LabelledSet, half: str = "dev") -> None:
                 recall = Recall(v.store, v.settings, loaded)
                 score = {}
                 for mode in ("hybrid", "bm25"):
-                    score[mode] = float(
-                        np.mean(
-                            [
-                                ndcg_at(
-                                    [
-                                        mapping.get(h.path, h.path)
-                                        for h in recall.search(
-                                            ls.queries[q][0], limit=K, mode=mode
-                                        ).hits
-                                    ],
-                                    qrels[q],
-                                )
-                                for q in sorted(qrels)
-                            ]
-                        )
-                    )
+                    gains = [
+                        ndcg_at(ranked(recall, ls.queries[q][0], mode, mapping), qrels[q])
+                        for q in sorted(qrels)
+                    ]
+                    score[mode] = float(np.mean(gains))
         diff = score["hybrid"] - score["bm25"]
         print(f"{coverage:>9.0%}  {score['hybrid']:>7.3f}  {score['bm25']:>7.3f}  {diff:>+13.3f}")
     sys.stdout.flush()
@@ -427,6 +417,8 @@ def calibrate(sets: list[LabelledSet]) -> None:
     """The relevance floor on the dev halves: of the thresholds that keep >= 98% of every set's
     on-topic dev queries answered, the one that turns away the most off-topic dev queries; then its
     test figures."""
+    if not any("dev" in ls.halves for ls in sets):
+        return  # the project's own sets have no dev half to choose a floor on
     grid = [(c / 100, t / 100) for c in range(10, 61, 5) for t in range(50, 101, 5)]
 
     def rates(half: str, c: float, t: float) -> tuple[float, float]:

@@ -75,9 +75,8 @@ def _command(name: str, parser: argparse.ArgumentParser, level: int) -> list[str
 def cli_markdown() -> str:
     import os
 
-    os.environ["COLUMNS"] = (
-        "200"  # usage lines are wrapped by width; the file must not depend on it
-    )
+    # usage lines are wrapped by width; the file must not depend on it
+    os.environ["COLUMNS"] = "200"
     from k0maru.cli.main import build_parser
 
     parser = build_parser()
@@ -203,9 +202,8 @@ def mcp_markdown() -> str:
             out += [TOOL_PAGES[spec.name], ""]
         out += [f"Annotations: {hints_line}.", ""]
         hints = typing.get_type_hints(spec.fn, include_extras=True)
-        params = list(inspect.signature(spec.fn).parameters.values())[
-            1:
-        ]  # the first is the Service
+        # the first parameter is the Service
+        params = list(inspect.signature(spec.fn).parameters.values())[1:]
         if params:
             out += ["| parameter | type | default | meaning |", "|---|---|---|---|"]
             for p in params:
