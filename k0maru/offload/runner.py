@@ -347,9 +347,8 @@ def run_offload(  # noqa: PLR0913 - the run and everything its caller may say ab
     rec: records.OffloadRecord | None = None
     if refs is not None and spool.broken is None:
         try:
-            rec = _keep(
-                vault, refs, spool, findings, command, task, (started, duration), exit_code, seen
-            )
+            run = _Run(vault, refs, spool, findings, command, task, started, duration, exit_code)
+            rec = _keep(run, seen)
         except Exception as exc:  # whatever fails, the output still reaches its reader
             spool.give_up(exc)
     if spool.broken is not None:
@@ -421,7 +420,7 @@ def _open_refs(vault: Path, cannot_keep: str | None) -> tuple[Path | None, str |
     return refs, None
 
 
-def _capture(  # noqa: PLR0913 - the spool and where its output comes from and goes when interrupted
+def _capture(
     vault: Path,
     refs: Path | None,
     spool: _Spool,
@@ -480,34 +479,42 @@ def _replay_spool(spool: _Spool, out: BinaryIO) -> None:
     spool.discard()
 
 
-def _keep(  # noqa: PLR0913 - everything a kept log's record is made of
-    vault: Path,
-    refs: Path,
-    spool: _Spool,
-    findings: Findings,
-    command: list[str] | None,
-    task: str,
-    when: tuple[float, float],
-    exit_code: int | None,
-    seen: Callable[[Failure | None], str | None] | None = None,
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """Everything a kept log's record is made of: where it goes, its spool and findings, the
+    command and task, when it started (epoch seconds), how long it ran, and its exit status."""
+
+    vault: Path
+    refs: Path
+    spool: _Spool
+    findings: Findings
+    command: list[str] | None
+    task: str
+    started: float
+    duration: float
+    exit_code: int | None
+
+
+def _keep(
+    run: _Run, seen: Callable[[Failure | None], str | None] | None = None
 ) -> records.OffloadRecord | None:
     """The record of a kept log, its sidecar written and the log renamed into place; None when the
-    summary is not clearly smaller than the log (the caller passes the log through). `when`: the
-    start (epoch seconds) and how long the command ran. The log is compressed while its summary is
-    written."""
+    summary is not clearly smaller than the log (the caller passes the log through). The log is
+    compressed while its summary is written."""
+    spool = run.spool
     assert spool.fh is not None
-    packing = _Packing(spool.fh.fileno(), spool.written, refs)
+    packing = _Packing(spool.fh.fileno(), spool.written, run.refs)
     try:
-        rec = _record(vault, refs, spool, findings, command, task, when, exit_code, seen)
+        rec = _record(run, seen)
         if rec is None:
             return None
         packed = packing.result()
         try:
-            records.write_sidecar(vault, rec)  # first: a log in place always has its record
-            os.replace(packed, vault / rec.log_path)
+            records.write_sidecar(run.vault, rec)  # first: a log in place always has its record
+            os.replace(packed, run.vault / rec.log_path)
             packing.path = None  # in place
         except OSError:
-            records.sidecar_of(vault, rec).unlink(missing_ok=True)
+            records.sidecar_of(run.vault, rec).unlink(missing_ok=True)
             raise
         return rec
     finally:
@@ -546,24 +553,17 @@ class _Packing:
             self.path.unlink(missing_ok=True)
 
 
-def _record(  # noqa: PLR0913 - everything a kept log's record is made of
-    vault: Path,
-    refs: Path,
-    spool: _Spool,
-    findings: Findings,
-    command: list[str] | None,
-    task: str,
-    when: tuple[float, float],
-    exit_code: int | None,
-    seen: Callable[[Failure | None], str | None] | None,
+def _record(
+    run: _Run, seen: Callable[[Failure | None], str | None] | None
 ) -> records.OffloadRecord | None:
     """The record of a kept log and its summary; None when the summary is not clearly smaller than
     the log."""
-    started, duration = when
+    spool, findings, exit_code, command = run.spool, run.findings, run.exit_code, run.command
+    task, started = run.task, run.started
     cmd_text = shlex.join(command) if command else "<stdin>"
     node = hash_bytes(f"{task}|{cmd_text}|{started}|{os.getpid()}".encode())[:8]
-    final = refs / f"{task}_{node}{reflog.SUFFIX}"
-    log_rel = final.relative_to(vault).as_posix()
+    final = run.refs / f"{task}_{node}{reflog.SUFFIX}"
+    log_rel = final.relative_to(run.vault).as_posix()
     raw_tokens, estimator = spool.raw_tokens()
     failed = findings.failed(exit_code)
     note = _seen_note(seen, findings) if failed else None
@@ -616,7 +616,7 @@ def _record(  # noqa: PLR0913 - everything a kept log's record is made of
         else [],
         mermaid=summary.mermaid(cmd_text, findings, exit_code, spool.lines),
         summary=final_text,
-        duration_s=duration,
+        duration_s=run.duration,
     )
 
 

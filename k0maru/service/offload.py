@@ -34,7 +34,7 @@ def offload(
     """Run `command` (None: read stdin) through the offload spool of the vault at `vault_dir`.
     `on_open` gets the vault's root before the command starts; `out` receives what passes through;
     `stdin` replaces the process's standard input as the log read when there is no command."""
-    from k0maru.offload.runner import run_offload, why
+    from k0maru.offload.runner import run_offload
     from k0maru.wiring.vault import Vault
 
     try:
@@ -45,7 +45,7 @@ def offload(
             command,
             threshold=threshold or 50,
             task_id=task_id or "adhoc",
-            cannot_keep=why(exc) if isinstance(exc, OSError) else str(exc).split(";")[0],
+            cannot_keep=_not_kept(exc),
             stdin=stdin,
             out=out,
         )
@@ -64,6 +64,16 @@ def offload(
             out=out,
         )
     return _result(outcome.exit_code, outcome.lines, outcome.record)
+
+
+def _not_kept(exc: Exception) -> str:
+    """Why the log cannot be kept: an OS error's reason and file, a k0maru error's `reason` (its
+    hint says what to do about the vault, not about this command's log)."""
+    from k0maru.offload.runner import why
+
+    if isinstance(exc, OSError):
+        return why(exc)
+    return exc.reason if isinstance(exc, K0maruError) and exc.reason else str(exc)
 
 
 def _somewhere(vault_dir: str | None) -> Path:
