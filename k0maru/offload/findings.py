@@ -65,6 +65,9 @@ class Findings:
     # the failures are findings kept because nothing else failed (warnings, or findings without a
     # severity): no error-level evidence
     promoted: bool = False
+    # each file a unified diff in the log changes, at its first changed line, with its `+++` line
+    # (its number, its text) (`extractors/diff.py`)
+    changes: list[tuple[str, int, str]] = field(default_factory=list)
 
     def failed(self, exit_code: int | None) -> bool:
         """Whether the run failed: its exit code when known; piped, the tool's verdict (a failing
@@ -78,6 +81,12 @@ class Findings:
     def seen_code(self, code: str) -> None:
         if len(self.seen) < MAX_KEPT:
             self.seen[code] = None
+
+    def changed(self, place: str, header: tuple[int, str]) -> None:
+        """A file a diff in the log changes, at its first changed line; `header`: the diff's `+++`
+        line naming it."""
+        if len(self.changes) < MAX_KEPT:
+            self.changes.append((place, *header))
 
     def mark(self, marker: Failure) -> None:
         """A failure marker of the generic layer: a candidate root, not counted as a failure."""

@@ -115,16 +115,13 @@ _AFTER_EXT = (
     r"\.[A-Za-z][\w+-]{0,9}(?:[:(\[]\d|\", line \d|:\[\d| line \d| on line \d|: line \d|,line=\d"
     r"|, line \d|\" line \d|\"\},\s*\{line,|: .* at line \d+, column \d| \d+:\d|:? [\w ]{0,40}line \d)"
 )
-PLACE_HINT = re.compile(
-    rf"{_AFTER_EXT}|\bCell In\[\d+\], line \d|\(\d+:\d+\)$|\bAt line \d+ of file |(?:{_NAMED}):\d"
-)
+PLACE_HINT = re.compile(rf"{_AFTER_EXT}|\(\d+:\d+\)$|\bAt line \d+ of file |(?:{_NAMED}):\d")
 # the same, cheap over a whole block (a leading literal `.`, no top-level alternation): where the
 # analyzer finds lines with a place beside its trigger words
 PLACE_SCAN = re.compile(_AFTER_EXT)
 # most specific first; each yields (path, line, column or None)
 FORMS = (
     re.compile(r'File "([^"]+)", line (\d+)()'),
-    re.compile(r"\bCell (In\[\d+\]), line (\d+)()"),  # a notebook's cell (IPython): the user's code
     re.compile(rf"(?:file://)?({_PATH}):(\d+):(\d+)"),
     re.compile(rf"\((?:file://)?({_PATH}):(\d+)()\)"),
     re.compile(rf"\bat ({_PATH}) line (\d+)()"),
@@ -167,7 +164,6 @@ PYTHON_FRAME = FORMS[0]
 # fmt: skip
 GUARDS = (
     'File "',
-    "Cell In[",
     ":",
     "(",
     " line ",

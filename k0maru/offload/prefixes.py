@@ -20,7 +20,7 @@ CI_MARK = (
     r"|\[Pipeline\] ?"  # Jenkins' steps
 )
 TASK = (
-    r"(?P<task>[\w@][\w@./-]*:[A-Za-z][\w.-]*): (?=\S)"  # turbo, nx: `web:build: `
+    r"(?P<task>[\w@][\w@./-]*:[A-Za-z][\w.-]*):(?: |$)"  # turbo, nx: `web:build: `
     # docker compose: `api-1  | `; never a level (`ERROR |`) or a row's `L5 |`
     r"|(?!(?:ERROR|WARN|WARNING|INFO|DEBUG|FATAL|TRACE|NOTICE) )"
     r"(?P<service>[A-Za-z][A-Za-z_.-][\w.-]*) *\| "
@@ -50,7 +50,9 @@ class Prefixes:
         rows = block.split("\n")
         for row in rows:  # a task prefix that starts two lines of the block is known at once
             m = PREFIX.match(row)
-            if m is not None and (name := m.group("task") or m.group("service")):
+            # counted only before a word: `web:build:   ---` is stripped once the task is known
+            name = m.group("task") or m.group("service") if m is not None else None
+            if name and m is not None and row[m.end() : m.end() + 1].strip():
                 self._count(name)
         for i, row in enumerate(rows):
             rows[i] = self._line(row, base + 1 + i)

@@ -52,7 +52,7 @@ PASSED = re.compile(
 # a line worth showing has words beyond a leading `[INFO]`-style tag (not a rule, not blank)
 TAG = re.compile(r"^\W*\[\w+\]")
 WORD = re.compile(r"[A-Za-z0-9]{2}")
-FAILED_WORDS = re.compile(r"\b(?:FAIL|Aborted|failed|treated as errors?)\b")
+FAILED_WORDS = re.compile(r"\b(?:FAIL(?:ED)?|Aborted|failed|treated as errors?)\b")
 SHOWN_TAIL = 30  # the log's last lines read for the summary: the view `tail -n 30` gives
 
 
@@ -101,6 +101,7 @@ def render(  # noqa: PLR0913 - one parameter per part of the summary
     failed = findings.failed(exit_code)
     parts = _head(findings, exit_code, lines, raw_tokens, log_rel, failed)
     parts += _verdict(findings, exit_code, tail, seen, failed)
+    parts += _changes(findings)
     closing = f"inspect: k0maru log show {node_id}{_hint(findings, lines)}"
     fixed = "\n".join([*parts, closing])
     fixed = fixed.replace(node_id, NODE_PLACEHOLDER) if node_id else fixed
@@ -135,7 +136,7 @@ def _log_lines(
     reserve = _tail_reserve(findings, room, tail, failed)
     own = _own_lines(findings, room, confident, bool(tail), reserve)
     out += _rows(f"{'failure' if failed else 'warning'} lines", own)
-    others = _other_failures(findings, room)
+    others = _other_failures(findings, room, reserve)
     if others:
         out.append("other failures:" if failed else "other warnings:")
         out += others
@@ -166,7 +167,7 @@ def _tail_reserve(
     return min(sum(_tokens(t) + 3 for t in evidence), room.room // 2)
 
 
-def _head(  # noqa: PLR0913 - the log's size, place and status
+def _head(
     findings: Findings,
     exit_code: int | None,
     lines: int,
@@ -214,6 +215,22 @@ def _verdict(
         # the log says it failed (its status, or failure-looking lines): never "no failures"
         return ["no failure recognised: the log's last lines follow"]
     return ["no failures recognised"]
+
+
+MAX_CHANGES = 5  # files named of those a diff in the log changes
+
+
+def _changes(findings: Findings) -> list[str]:
+    """Where a diff in the log starts changing each file, when nothing else was recognised (a
+    formatter's check), and the first file's `+++` line: `diff changes: src/a.py:4, src/b.py:10
+    (+3 more files)`."""
+    changes = findings.changes
+    if findings.root is not None or not changes:
+        return []
+    more = f" (+{len(changes) - MAX_CHANGES} more files)" if len(changes) > MAX_CHANGES else ""
+    places = ", ".join(place for place, _, _ in changes[:MAX_CHANGES])
+    _, line, header = changes[0]
+    return [f"diff changes: {places}{more}", f"  {line}| {' '.join(header.split())}"]
 
 
 def _first(root: Failure, failed: bool) -> str:
@@ -273,29 +290,83 @@ def _own_lines(
     if root is not None:  # the line the first failure already quotes is not shown twice
         room.shown.update(n for n, text in block if text.strip() == root.message)
     limit = room.room if confident or not has_tail else room.room * 3 // 5
-    return room.take(block, min(limit, room.room - reserve))
+    return room.take(_own_report(block, root), min(limit, room.room - reserve))
 
 
-def _other_failures(findings: Findings, room: _Room) -> list[str]:
-    """The first failure of each other code, a line each, while they fit: a linter's later rules
-    can be the cause the first one is not."""
+# a line led by the place it is about (`u03.c:3:9: warning: ...`, `u03.c: In function 'f':`)
+LED_BY_FILE = re.compile(r"^([\w.@~+/\\-]*\w\.[A-Za-z][\w+-]{0,9})(?::\d|\(\d|: In )")
+
+
+def _own_report(block: list[tuple[int, str]], root: Failure | None) -> list[tuple[int, str]]:
+    """The rows of the first failure's block that are its own report: after its line, a row led
+    by another file of the user's (a parallel job's report interleaved with it: `make -j`) and the
+    unled rows under it (its source excerpt) are left out, until a row is led by the failure's
+    file again (a library's file, a C++ template's header, goes on with the report)."""
+    from k0maru.offload.locations import user_path
+
+    if root is None or not root.location:
+        return block
+    own = _file_of(root.location).rsplit("/", 1)[-1]
+    out: list[tuple[int, str]] = []
+    mine = True
+    for n, text in block:
+        led = LED_BY_FILE.match(text) if n > root.line else None
+        if led is not None and user_path(led.group(1)):
+            mine = led.group(1).rsplit("/", 1)[-1] == own
+        if mine or n <= root.line:
+            out.append((n, text))
+    return out
+
+
+def _other_failures(findings: Findings, room: _Room, reserve: int = 0) -> list[str]:
+    """The first failure of each other code, and of each other file the first failure's own kind
+    names (parallel jobs' reports, interleaved), a line each, in log order, while they fit beside
+    the `reserve` kept for the tail's evidence: a linter's later rules can be the cause the first
+    one is not."""
     from k0maru.llm_tokens import count_tokens
 
     out: list[str] = []
-    root = findings.root
-    for g in findings.grouped()[:MAX_GROUPS]:
-        f = g.first
-        if f is root or g.code in UNCODED or f.line in room.shown:
+    for f, code, count in _others(findings):
+        if f.line in room.shown:
             continue
-        times = f" (x{g.count})" if g.count > 1 else ""
-        text = shorten(f"  {f.location or f'log line {f.line}'}  {g.code}{times}: {f.message}", 160)
+        said = (
+            f.message
+            if code in UNCODED
+            else f"{code}{f' (x{count})' if count > 1 else ''}: {f.message}"
+        )
+        text = shorten(f"  {f.location or f'log line {f.line}'}  {said}", 160)
         cost = count_tokens(text) + 1
-        if cost > room.room:
+        if cost > room.room - reserve:
             break
         out.append(text)
         room.shown.add(f.line)
         room.room -= cost
     return out
+
+
+def _others(findings: Findings) -> list[tuple[Failure, str, int]]:
+    """The failures `_other_failures` names, with their code and how often it failed."""
+    root = findings.root
+    out = [
+        (g.first, g.code, g.count)
+        for g in findings.grouped()[:MAX_GROUPS]
+        if g.first is not root and g.code not in UNCODED
+    ]
+    if root is not None and root.location:
+        files = {_file_of(root.location)}
+        for f in findings.failures:
+            if len(files) > MAX_GROUPS:
+                break
+            same_kind = (f.stack, f.code) == (root.stack, root.code)
+            if same_kind and f.location and _file_of(f.location) not in files:
+                files.add(_file_of(f.location))
+                out.append((f, f.code, 1))
+    return sorted(out, key=lambda o: o[0].line)
+
+
+def _file_of(location: str) -> str:
+    """`src/a.c:3:5` -> `src/a.c`."""
+    return location.split(":", 1)[0]
 
 
 def _tail_lines(

@@ -195,25 +195,45 @@ def test_clojure_and_jvm_frames_are_library_in_any_jvm_language() -> None:
     assert analyze(text).first_location == "core.clj:7"
 
 
-def test_a_notebook_cell_is_user_code_and_a_venv_launcher_is_not() -> None:
-    text = (
-        "Traceback (most recent call last):\n"
-        '  File "/home/u/proj/.venv/bin/jupyter-nbconvert", line 8, in <module>\n'
-        "    sys.exit(main())\n"
-        "---------------------------------------------------------------------------\n"
-        "ZeroDivisionError                         Traceback (most recent call last)\n"
-        "Cell In[3], line 2\n"
-        "      1 x = 1\n"
-        "----> 2 y = x / 0\n"
+NOTEBOOK = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/u/proj/.venv/bin/jupyter-nbconvert", line 8, in <module>\n'
+    "    sys.exit(main())\n"
+    "---------------------------------------------------------------------------\n"
+    "ZeroDivisionError                         Traceback (most recent call last)\n"
+    "Cell In[3], line 2\n"
+    "      1 from stats import ratio\n"
+    "----> 2 ratio(1, 0)\n"
+)
+
+
+def test_a_notebook_cell_is_no_root_an_editor_cannot_open_and_a_venv_launcher_is_not() -> None:
+    findings = analyze(NOTEBOOK + "ZeroDivisionError: division by zero\n")
+    assert findings.first_location is None
+    assert findings.root is not None and "ZeroDivisionError" in findings.root.message
+    assert any("Cell In[3], line 2" in text for _, text in findings.block_of(findings.root))
+
+
+def test_a_module_the_notebook_called_is_the_root_innermost_frame_first() -> None:
+    text = NOTEBOOK + (
+        "\n"
+        "File ~/proj/stats.py:5, in ratio(a, b)\n"
+        "      4 def ratio(a, b):\n"
+        "----> 5     return scale(a) / b\n"
+        "\n"
+        "File ~/proj/stats.py:9, in scale(x)\n"
+        "----> 9     return x / 0\n"
+        "\n"
+        "File ~/proj/.venv/lib/python3.11/site-packages/numpy/core/x.py:3, in f()\n"
+        "\n"
         "ZeroDivisionError: division by zero\n"
     )
-    location = analyze(text).first_location
-    assert location == "In[3]:2"
+    assert analyze(text).first_location == "~/proj/stats.py:9"
 
 
 # 5. roots an editor opens
 
-OPENS = re.compile(r"^(?:[A-Za-z]:)?[^\s:]+:\d+(?::\d+)?$|^In\[\d+\]:\d+$")
+OPENS = re.compile(r"^(?:[A-Za-z]:)?[^\s:]+:\d+(?::\d+)?$")
 
 
 def test_every_root_of_the_dev_corpus_is_a_place_an_editor_opens() -> None:

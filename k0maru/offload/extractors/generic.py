@@ -85,6 +85,8 @@ TRIGGERS = (
     "overlap",
     "blocks are",
 )
+# a line that starts with an exception's name and its message (`TypeError: expected ...`)
+EXCEPTION_LINE = re.compile(r"^\s*(?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception): ")
 ERROR_NAME = re.compile(r"\b((?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception))\b")
 # codes a runner prints in a failure's lines, each as it is written in the log: exception names and
 # the like (`PropertyNameExpected`, `ComparisonFailure`), node's and npm's `E...` codes, sanitizers'
@@ -121,6 +123,9 @@ NUMBERED_FRAME = re.compile(r"^\s+\d+: \S+$")
 # an exception's cause, whose frames follow (the JVM's; node's `[cause]:` in the error's braces):
 # the failure is where the cause was thrown
 CAUSED_BY = ("Caused by: ", "[cause]: ")
+# IPython's frame of a module a notebook called (`File ~/proj/mod.py:3, in f(x)`); its `Cell In[3],
+# line 2` names no file an editor opens, so it is no location: the failure's lines show it
+IPYTHON_FRAME = re.compile(r"^\s*File \S+:\d+, in ")
 # the exception line ending a Python traceback (`KeyError: 'rows'`, `json.JSONDecodeError: x`)
 PYTHON_RAISED = re.compile(r"((?:\w+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt))(?::|$)")
 MAX_ROWS = 200  # lines kept of one marker's report
@@ -160,19 +165,30 @@ class GenericExtractor(Extractor):
             return
         caused = self.marker is not None and line.lstrip().startswith(CAUSED_BY)
         is_marker = not caused and MARKER.search(line) is not None
-        if is_marker and self.python and (name := PYTHON_RAISED.match(line)):
+        if is_marker and self._in_traceback() and (name := PYTHON_RAISED.match(line)):
             self._raised(line, lineno, name.group(1))
             return
-        if is_marker and self._starts_anew():
+        if is_marker and self._starts_anew(line):
             self._open(line, lineno)
         elif self.marker is None:
             return
         self._read_row(line, lineno, caused)
 
-    def _starts_anew(self) -> bool:
-        """A marker line starts a report of its own: none is open, or the open one already holds a
-        Python traceback or a frame (a second failure, not a line of the first one's)."""
-        return self.marker is None or bool(self.python) or any(f[0] <= FRAME for f in self.found)
+    def _in_traceback(self) -> bool:
+        """The open report is a Python traceback: it named a user frame, or it opened with
+        `Traceback` (its frames all a library's, or a notebook's cells)."""
+        return bool(self.python) or (
+            self.marker is not None and self.marker.message.startswith("Traceback (most recent")
+        )
+
+    def _starts_anew(self, line: str) -> bool:
+        """A marker line starts a report of its own: none is open, the open one already holds a
+        Python traceback or a frame (a second failure, not a line of the first one's), or it is an
+        exception's line after a report that named no place of the user's (stylus' `Error:` at
+        its library's file, then the `TypeError:` thrown at the user's)."""
+        if self.marker is None or self.python or any(f[0] <= FRAME for f in self.found):
+            return True
+        return not self.found and EXCEPTION_LINE.match(line) is not None
 
     def _read_row(self, line: str, lineno: int, caused: bool) -> None:
         """A line of the open marker's report: kept among its lines, read for a cause, places and
@@ -286,7 +302,7 @@ class GenericExtractor(Extractor):
             where = locations.text(path, ln, col)
             named = True
             said = line[max(offset - 6, 0) : offset]
-            if said == 'File "' or said.endswith("Cell "):  # a Python frame, or a notebook cell's
+            if said == 'File "' or IPYTHON_FRAME.match(line):  # a Python frame, innermost last
                 self.python.append(where)
                 continue
             before = line[:offset].removesuffix("file://").rstrip()

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from k0maru.offload import locations
 from k0maru.offload.extractors.base import Cursor, Extractor, register, short
-from k0maru.offload.extractors.generic import CAUSED_BY
+from k0maru.offload.extractors.generic import CAUSED_BY, IPYTHON_FRAME
 from k0maru.offload.extractors.located_patterns import (
     BARE_PATH,
     CARET_RULE,
@@ -43,10 +43,12 @@ from k0maru.offload.extractors.located_patterns import (
     RULE_NEXT,
     SAID_AFTER,
     SEVERITY,
+    STATUS_ROW,
     STEP,
     STRICT,
     STYLISH,
     STYLISH_RULE,
+    TABLE_FILE,
     WORDS,
 )
 from k0maru.offload.findings import Failure, Findings, same_place
@@ -126,6 +128,8 @@ class FindingsLayer(Extractor):
             self.strict = True
         if self._row(line, lineno) or self._stylish(line, lineno) or self._erlang(line, lineno):
             return
+        if self._status_row(line, lineno):
+            return
         self._placed(line, lineno)
 
     def _continues(self, line: str, lineno: int) -> bool:
@@ -161,6 +165,19 @@ class FindingsLayer(Extractor):
         where = locations.text(path, number, m.group(2))
         code = m.group(3) or self._head_rule()[0]
         self._keep(Finding(lineno, where, ERROR if failed else UNKNOWN, code, short(line)))
+        return True
+
+    def _status_row(self, line: str, lineno: int) -> bool:
+        """A table's row giving an item's line and a failing status (`| total (L4) | MISSED |`),
+        under the row naming its file (`| cart.py (module) | COVERED |`)."""
+        m = STATUS_ROW.match(line) if line.startswith("|") else None
+        if m is None:
+            return False
+        for before in self.cursor.before(HEADER_LINES):
+            if (f := TABLE_FILE.match(before)) and self.cursor.places.is_user(f.group(1)):
+                where = locations.text(f.group(1), m.group(1), None)
+                self._keep(Finding(lineno, where, ERROR, None, short(line)))
+                break
         return True
 
     def _stylish(self, line: str, lineno: int) -> bool:
@@ -229,8 +246,8 @@ class FindingsLayer(Extractor):
         self._told(lineno)
         if STEP.match(near.lead):
             self._open_step(line, lineno, where)
-        elif _not_where_it_failed(near.lead):
-            return
+        elif _not_where_it_failed(near.lead) or IPYTHON_FRAME.match(line):
+            return  # an IPython frame is a traceback's, which the generic layer reads
         elif near.is_bare(code):
             self._bare(line, lineno, where)
         else:

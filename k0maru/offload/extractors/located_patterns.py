@@ -315,5 +315,38 @@ RULE_LIKE = _row(
     ("syntax", None),
     how="search",
 )
-# lines the layer reads beside its trigger words (`┆`, `| P:`); one literal-led pattern each
-HINTS = (L_ROW_HINT, LINE_HINT, NUMBER_HINT)
+STATUS_ROW = _row(
+    "STATUS_ROW",
+    r"^\|[^|]*\(L(\d+)\)\s*\|.*\b(?:MISSED|MISSING|FAILED|FAIL|ERROR)\b",
+    "a table's row giving an item's line `(L4)` and a failing status (interrogate's coverage"
+    " table), under the row of its file (`TABLE_FILE`)",
+    ("| total (L4)                |      MISSED |", ("4",)),
+    ("| tax (L8)                  |     COVERED |", None),
+)
+TABLE_FILE = _row(
+    "TABLE_FILE",
+    rf"^\|\s*({locations._PATH})(?=[\s|(])",
+    "a table's row whose first cell names a file: the file of the status rows under it",
+    ("| cart.py (module)          |     COVERED |", ("cart.py",)),
+    ("| TOTAL  |   39 |", None),
+)
+LINE_REF_HINT = _row(
+    "LINE_REF_HINT",
+    r"\(L\d+\)",
+    "a hint that a line may be a `STATUS_ROW`",
+    ("| total (L4) | MISSED |", ()),
+    ("(L) x", None),
+    how="search",
+)
+CODE_ROW_HINT = _row(
+    "CODE_ROW_HINT",
+    r"(?m)^[A-Z]{1,5}\d{2,5} \d+:\d+ ",
+    "a hint that a line may be a row led by its rule and `line:col` (djlint's `H013 7:4 ...` under"
+    " its file's name): anchored at a line's start, so the scan stays cheap",
+    ("H013 7:4 Img tag should have an alt attribute.", ()),
+    ("  H013 7:4 indented", None),
+    ("12:04:33 INFO started", None),
+    how="search",
+)
+# lines the layer reads beside its trigger words (`┆`, `| P:`); one cheap pattern each
+HINTS = (L_ROW_HINT, LINE_HINT, NUMBER_HINT, CODE_ROW_HINT, LINE_REF_HINT)
