@@ -30,8 +30,8 @@ def find_vault(start: Path | None = None, create: bool = False) -> Path:
     if create:
         return own_state_dir(start)
     raise ConfigError(
-        f"{start} is not a k0maru vault nor inside a git repository; run `k0maru init` to make it "
-        "one, or pass --vault DIR"
+        f"{start} is not a k0maru vault nor inside a git repository",
+        hint="run `k0maru init` to make it one, or pass --vault DIR",
     )
 
 
@@ -42,7 +42,7 @@ def resolve_vault(explicit: str | os.PathLike[str] | None, create: bool = False)
         path = Path(chosen).expanduser().resolve()
         if not path.is_dir():
             raise ConfigError(
-                f"vault {path} is not a directory; pass --vault DIR with an existing folder"
+                f"vault {path} is not a directory", hint="pass --vault DIR with an existing folder"
             )
         return own_state_dir(path)
     return find_vault(create=create)
@@ -56,7 +56,8 @@ def own_state_dir(root: Path) -> Path:
     if state.is_symlink() or (os.path.lexists(state) and not state.is_dir()):
         what = "a symbolic link" if state.is_symlink() else "not a folder"
         raise ConfigError(
-            f"{state} is {what}; k0maru keeps its index there and writes only inside the vault: "
-            "remove it (k0maru creates the folder)"
+            f"{state} is {what}",
+            hint="k0maru keeps its index there and writes only inside the vault: "
+            "remove it (k0maru creates the folder)",
         )
     return root
