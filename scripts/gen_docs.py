@@ -127,7 +127,7 @@ Hosts pass the model one of the two, so neither is a summary of the other, and e
 | Codex, OpenCode | `structuredContent` when present, else the text (anomalyco/opencode#32074) |
 | Open WebUI, Kimi Code, other text-only clients | the text blocks only |
 
-The Claude Code row is checked against the real host: `scripts/drive_claude_code.py` runs Claude Code
+The Claude Code row is checked against the real host: `tests/cli/drive_claude_code.py` runs Claude Code
 (print mode) in a copy of the demo vault set up by `k0maru connect claude-code --hooks`, with a local
 stand-in for the model that makes a fixed series of tool calls, and reads the tool results Claude Code
 sends back: a test command comes back as `k0maru offload`'s summary (the hook rewrote it), a plain
@@ -157,7 +157,7 @@ an unknown tool is -32602 naming the tools; a note resource that does not exist 
 | Cursor | `beforeShellExecution` answers allow, deny or ask only; a `preToolUse` `updated_input` is described by third-party adapters, not in a form checked here | no hook; the instructions ask for `k0maru offload` |
 | VS Code, Claude Desktop | no command hook | no hook; the instructions ask for `k0maru offload` |
 
-Claude Code's hook is checked live by `scripts/drive_claude_code.py`. Should a Codex hook still run
+Claude Code's hook is checked live by `tests/cli/drive_claude_code.py`. Should a Codex hook still run
 (one installed by an earlier version), `k0maru-hook` knows Codex's input by its `turn_id` and answers
 nothing. In a live `codex exec` (0.171.0, `[features] hooks = true`, a
 stand-in model calling `exec_command`) no `PreToolUse` hook ran, neither k0maru's nor a plain

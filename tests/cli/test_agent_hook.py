@@ -572,14 +572,14 @@ def claude_code() -> str | None:
 
 @pytest.mark.slow
 def test_live_claude_code_runs_nothing_the_rules_refuse() -> None:
-    """Real Claude Code driven by a stand-in model (scripts/drive_claude_code.py): the test command
-    is offloaded; `echo X > proof.txt; python -m pytest ...` with only the test command allowed is
-    not run; and none of #55's bypasses (a comment's quote, `$'`, `--disallowedTools`, a
+    """Real Claude Code driven by a stand-in model (drive_claude_code.py beside this file): the test
+    command is offloaded; `echo X > proof.txt; python -m pytest ...` with only the test command
+    allowed is not run; and none of #55's bypasses (a comment's quote, `$'`, `--disallowedTools`, a
     repository's `extra_commands`) runs what the rules refuse."""
     claude = claude_code()
     if claude is None:
         pytest.skip("Claude Code is not installed: npm install @anthropic-ai/claude-code")
-    script = Path(__file__).resolve().parents[2] / "scripts" / "drive_claude_code.py"
+    script = Path(__file__).with_name("drive_claude_code.py")
     r = subprocess.run(
         [sys.executable, str(script), "--claude", claude, "--json"],
         capture_output=True,

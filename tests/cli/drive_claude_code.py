@@ -33,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NODE = re.compile(r"refs/\S*?_([0-9a-f]{6,})\.log")
 FAILING_TEST = (
     "def test_ok():\n    assert 1 + 1 == 2\n\n\n"
