@@ -4,8 +4,8 @@ start in (a user's install: bytecode compiled), a timed child process (wall, CPU
 rounds interleaved so that a change in the machine's load touches every case alike, medians, and
 the report (aligned lines, or one JSON document with `--json`).
 
-    python scripts/bench.py {scan,search,lexical,mcp,offload,hooks,agent-hook,locks,embed,
-        dashboard,cli,kept,ab,live-index,console-parallel} [options] [--json]
+    python scripts/bench.py {scan,search,lexical,mcp,offload,hooks,agent-hook,embed,cli}
+        [options] [--json]
 """
 
 from __future__ import annotations
@@ -47,8 +47,7 @@ def walk(d):
     return n
 print(walk(sys.argv[1]))
 """
-SUBCOMMANDS = ["scan", "search", "lexical", "mcp", "offload", "hooks", "agent-hook", "locks",
-               "embed", "dashboard", "cli", "kept", "ab", "live-index", "console-parallel"]  # fmt: skip
+SUBCOMMANDS = ["scan", "search", "lexical", "mcp", "offload", "hooks", "agent-hook", "embed", "cli"]
 
 
 def like_a_users_install() -> None:

@@ -5,17 +5,16 @@ Speed, on a generated vault (default 38,000 notes, 1-3 KB each): warm query late
 1% of the notes, the first query in the same process (main segment in memory, delta scored) and in a
 fresh one (main segment read from the index file, as the CLI does), against the full rebuild every
 edit used to cost; and SQLite FTS5 over the very same pre-tokenised terms (build, the 1% update,
-query latency), the alternative the design had to rule in or out. Quality, on the labelled sets of
-eval_retrieval.py: nDCG@10 of the BM25 channel with the main segment built without 10% of the notes
-and those notes in the delta, against a full rebuild, and of FTS5's bm25() over the same terms.
+query latency), the alternative the design had to rule in or out. The quality
+figures (the delta against a full rebuild and FTS5's bm25() on the labelled sets, nDCG@10) came from
+its `--skip-speed` half: `git show bb736b0:scripts/benches/lexical.py`.
 
-    python scripts/bench.py lexical [--notes 38000] [--queries 100] [--skip-quality] [--json]
+    python scripts/bench.py lexical [--notes 38000] [--queries 100] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import shutil
 import sqlite3
@@ -24,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from eval_retrieval import DEFAULT_SETS, load_set, materialise, ndcg_at
+from bench import emit
 from vaultgen import SYMBOLS, WORDS, generate
 
 from k0maru.config import load_settings
@@ -159,77 +158,10 @@ def speed(notes: int, n_queries: int) -> dict[str, float | int]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def doc_ranking(store: Store, chunk_hits: list[int]) -> list[str]:
-    seen: list[str] = []
-    for cid in chunk_hits:
-        row = store.conn.execute(
-            "SELECT d.path FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id = ?", (cid,)
-        ).fetchone()
-        if row[0] not in seen:
-            seen.append(row[0])
-    return seen[:10]
-
-
-def quality(folder: Path, vault: Path | None) -> dict[str, float | int | str]:
-    queries, qrels = load_set(folder)
-    with tempfile.TemporaryDirectory() as tmp:
-        root, mapping = materialise(folder, vault, Path(tmp))
-        held = Path(tmp) / "held"
-        notes = sorted(root.rglob("*.md"))
-        later = random.Random(1).sample(notes, max(1, len(notes) // 10))
-        for p in later:  # the main segment is built without 10% of the notes ...
-            dest = held / p.relative_to(root)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(p, dest)
-        with Store.open(root) as store:
-            scanner = IncrementalScanner(store, load_settings(root, embed=False))
-            scanner.scan()
-            MainSegment.build(store).save(store)
-            for p in later:  # ... which then arrive as the delta
-                shutil.move(held / p.relative_to(root), p)
-            scanner.scan()
-            incremental = LexicalCache().get(store)
-            assert incremental.delta_size >= len(later), incremental.delta_size  # chunks, not notes
-            full = LexicalIndex(MainSegment.build(store), None, store.corpus_version())
-            fts = Fts5()
-            fts.put(chunk_rows(store))
-            scores: dict[str, list[float]] = {"full": [], "delta": [], "fts5": []}
-            same_top10 = 0
-            for qid, text in queries.items():
-                rels = qrels.get(qid, {})
-                ranked = {
-                    "full": doc_ranking(store, [h.chunk_id for h in full.search(text, 80)]),
-                    "delta": doc_ranking(store, [h.chunk_id for h in incremental.search(text, 80)]),
-                    "fts5": doc_ranking(store, fts.search(text, 80)),
-                }
-                same_top10 += ranked["full"] == ranked["delta"]
-                for name, docs in ranked.items():
-                    scores[name].append(ndcg_at([mapping.get(d, d) for d in docs], rels))
-    out: dict[str, float | int | str] = {
-        "set": folder.name,
-        "queries": len(queries),
-        "delta_notes": len(later),
-    }
-    for name, vals in scores.items():
-        out[f"ndcg@10_{name}"] = round(sum(vals) / len(vals), 4)
-    out["identical_top10_pct"] = round(100 * same_top10 / len(queries), 1)
-    return out
-
-
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--notes", type=int, default=38_000)
     ap.add_argument("--queries", type=int, default=100)
-    ap.add_argument("--skip-quality", action="store_true")
-    ap.add_argument("--skip-speed", action="store_true")
 
 
 def run(args: argparse.Namespace) -> None:
-    fast = {} if args.skip_speed else speed(args.notes, args.queries)
-    judged = [] if args.skip_quality else [quality(folder, vault) for folder, vault in DEFAULT_SETS]
-    if args.json:
-        print(json.dumps({"speed": fast, "quality": judged}))
-        return
-    for key, val in fast.items():
-        print(f"{key:>32}: {val}")
-    for row in judged:
-        print("  " + "  ".join(f"{k}={v}" for k, v in row.items()))
+    emit(speed(args.notes, args.queries), args.json, 32)

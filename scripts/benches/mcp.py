@@ -1,35 +1,37 @@
 """MCP benchmark: server start to the first `recall_memory` answer, sent right after `initialize`
-(as agents call it) and after 1 s idle (initialize + recall, the idle second not counted), each
-beside the floor of a bare `import mcp` process in the same run (median of interleaved runs, and the
-ratios), and beside the same immediate call to a bare MCPServer with no-op tools of the same names
-(what the SDK alone costs to answer it; the rest is k0maru's); the RSS of the server, once
-initialized and idle, and after the first vector query; warm `recall_memory` round trips (p50/p95)
-over stdio; and what each 8-hit answer costs the agent (o200k tokens of the part a host passes the
-model: structured content or text, the larger), per query and in total, on a generated vault or the
-demo vault (`--vault examples/vault` is copied first, so the checkout stays clean).
+(as agents call it), beside the same call to a bare MCPServer with no-op tools of the same names
+(what the SDK alone costs to answer it; the rest is k0maru's), median of interleaved starts and the
+ratio; the server's RSS once initialized and idle, and after the first vector query; warm
+`recall_memory` round trips (p50/p95) over stdio; and what each 8-hit answer costs the agent
+(o200k tokens of the part a host passes the model: structured content or text, the larger), on a
+generated vault or the demo vault (`--vault examples/vault` is copied first, so the checkout stays
+clean). The figures against a bare `import mcp` and after an idle second came from
+`git show bb736b0:scripts/benches/mcp.py`.
 
     python scripts/bench.py mcp [--vault DIR | --keep DIR | --notes 5000] [--starts 5] [--calls 100]
         [--json]
 
 Index the vault first (`--keep DIR` generates it there once and uses it in place; `k0maru scan
 --vault DIR` indexes it), or the first start pays for it. k0maru's bytecode is compiled first, as an
-installed wheel has it (the SDK's is, from its install): an editable checkout run with
-PYTHONDONTWRITEBYTECODE set would otherwise compile every module of the server at each start.
+installed wheel has it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import anyio
 import numpy as np
-from bench import emit, like_a_users_install, median, timed
+from bench import emit, interleave, like_a_users_install
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
@@ -53,26 +55,18 @@ def answer_tokens(res: CallToolResult) -> int:  # an mcp CallToolResult
 
 
 def server_rss_mb(vault: Path) -> float | None:
-    """VmRSS of `k0maru mcp --vault VAULT` (found by its command line in /proc; the processes of an
-    older build that ran the tools in an engine process are counted with it)."""
-    total = None
+    """VmRSS of `k0maru mcp --vault VAULT`, found by its command line in /proc."""
     for proc in Path("/proc").iterdir():
         try:
             cmd = (proc / "cmdline").read_bytes().split(b"\0")
-            server = b"mcp" in cmd or any(b"k0maru.mcp.engine" in part for part in cmd)
-            if server and str(vault).encode() in cmd:
-                for line in (proc / "status").read_text().splitlines():
-                    if line.startswith("VmRSS:"):
-                        total = (total or 0.0) + int(line.split()[1]) / 1024
-        except OSError:
+            if b"mcp" in cmd and str(vault).encode() in cmd:
+                status = (proc / "status").read_text().splitlines()
+                return next(
+                    round(int(ln.split()[1]) / 1024, 1) for ln in status if ln.startswith("VmRSS:")
+                )
+        except (OSError, StopIteration):
             continue
-    return total
-
-
-def import_floor_s() -> float:
-    """A fresh interpreter that only imports the MCP SDK's server and client parts: the floor of any
-    start."""
-    return timed([sys.executable, "-c", "import mcp.server.mcpserver, mcp.server.stdio"]).wall
+    return None
 
 
 # A bare MCPServer with no-op tools of k0maru's names: what the SDK alone costs to answer a first
@@ -102,37 +96,37 @@ async def immediate_start(server: list[str]) -> float:
     return took
 
 
-async def one_start(
-    vault: Path, calls: int, sizes: list[int], stats: dict[str, list[float]]
-) -> tuple[float, list[float]]:
+async def warm_calls(vault: Path, calls: int) -> dict[str, Any]:
+    """RSS idle and after a first vector query, then `calls` warm recalls: latencies and tokens."""
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "k0maru", "mcp", "--vault", str(vault)]
     )
-    t0 = time.perf_counter()
+    lat: list[float] = []
+    sizes: list[int] = []
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
         await s.initialize()
-        stats["initialize_s"].append(time.perf_counter() - t0)
         await anyio.sleep(1.0)  # idle: whatever the server warms up on its own is done
-        stats["idle_rss_mb"].append(server_rss_mb(vault) or 0.0)
-        t1 = time.perf_counter()
-        res = await s.call_tool("recall_memory", {"query": "lease renewal", "limit": 8})
-        stats["first_recall_s"].append(time.perf_counter() - t1)
-        stats["rss_after_vector_query_mb"].append(server_rss_mb(vault) or 0.0)
-        cold = stats["initialize_s"][-1] + stats["first_recall_s"][-1]
-        assert not res.is_error, res.content
-        lat = []
+        idle_rss = server_rss_mb(vault)
+        await s.call_tool("recall_memory", {"query": "lease renewal", "limit": 8})
+        rss = server_rss_mb(vault)
         for i in range(calls):
-            q = (
-                WORDS[i % len(WORDS)] + " " + WORDS[(i * 7) % len(WORDS)]
-                if i % 3
-                else SYMBOLS[i % len(SYMBOLS)]
-            )
+            q = f"{WORDS[i % len(WORDS)]} {WORDS[(i * 7) % len(WORDS)]}" if i % 3 else SYMBOLS[i % len(SYMBOLS)]  # fmt: skip
             t1 = time.perf_counter()
             res = await s.call_tool("recall_memory", {"query": q, "limit": 8})
             lat.append((time.perf_counter() - t1) * 1000)
             assert not res.is_error
             sizes.append(answer_tokens(res))
-    return cold, lat
+    return {
+        "idle_rss_mb": idle_rss,
+        "rss_after_vector_query_mb": rss,
+        "warm_recall_p50_ms": round(float(np.percentile(lat, 50)), 2),
+        "warm_recall_p95_ms": round(float(np.percentile(lat, 95)), 2),
+        "warm_calls": len(lat),
+        "answer_tokens_median": int(np.median(sizes)),
+        "answer_tokens_max": max(sizes),
+        "answer_tokens_total": sum(sizes),
+        "answer_tokens_per_query": sizes,
+    }
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
@@ -150,56 +144,26 @@ def run(args: argparse.Namespace) -> None:
     vault = args.keep or Path(tempfile.mkdtemp(prefix="k0bench-mcp-"))
     vault.mkdir(parents=True, exist_ok=True)
     if args.vault and not args.keep:
-        import shutil
-
         vault = vault / "vault"
         shutil.copytree(args.vault, vault, ignore=shutil.ignore_patterns(".k0maru"))
     if not any(vault.rglob("*.md")):
         generate(vault, args.notes, seed=11, min_kb=0.3, max_kb=1.5)
-    colds: list[float] = []
-    warm: list[float] = []
-    answers: list[int] = []
-    stats: dict[str, list[float]] = {
-        "initialize_s": [],
-        "idle_rss_mb": [],
-        "first_recall_s": [],
-        "rss_after_vector_query_mb": [],
-    }
     from k0maru.mcp.tools import TOOLS
 
     noop = Path(tempfile.mkdtemp(prefix="k0bench-noop-")) / "server.py"
     noop.write_text(NOOP_SERVER.format(names=[spec.name for spec in TOOLS]), encoding="utf-8")
-    floors, immediate, noop_immediate = [], [], []
-    for i in range(args.starts):  # interleaved, so a change in the machine's load touches all four
-        floors.append(import_floor_s())
-        noop_immediate.append(anyio.run(immediate_start, [str(noop)]))
-        immediate.append(anyio.run(immediate_start, ["-m", "k0maru", "mcp", "--vault", str(vault)]))
-        cold, lat = anyio.run(
-            one_start, vault, args.calls if i == args.starts - 1 else 0, answers, stats
-        )
-        colds.append(cold)
-        warm.extend(lat)
-    noop.unlink()
-    noop.parent.rmdir()
-    floor = statistics.median(floors)
+    got = interleave(args.starts, {
+        "noop": partial(anyio.run, immediate_start, [str(noop)]),
+        "k0maru": partial(anyio.run, immediate_start, ["-m", "k0maru", "mcp", "--vault", str(vault)]),
+    })  # fmt: skip
+    shutil.rmtree(noop.parent)
+    ours, floor = statistics.median(got["k0maru"]), statistics.median(got["noop"])
     out = {
         "notes": sum(1 for _ in vault.rglob("*.md")),
-        "bare_sdk_import_s_median": round(floor, 3),
-        "noop_sdk_server_immediate_s_median": median(noop_immediate, digits=3),
-        "noop_sdk_server_ratio_to_sdk_import": round(statistics.median(noop_immediate) / floor, 3),
-        "immediate_first_recall_s_median": median(immediate, digits=3),
-        "immediate_ratio_to_sdk_import": round(statistics.median(immediate) / floor, 3),
-        "immediate_runs_s": [round(c, 3) for c in immediate],
-        "idle_cold_start_to_first_recall_s_median": median(colds, digits=3),
-        "idle_ratio_to_sdk_import": round(statistics.median(colds) / floor, 3),
-        "idle_runs_s": [round(c, 3) for c in colds],
-        **{f"{k}_median": median(v, digits=3) for k, v in stats.items()},
-        "warm_recall_p50_ms": round(float(np.percentile(warm, 50)), 2),
-        "warm_recall_p95_ms": round(float(np.percentile(warm, 95)), 2),
-        "warm_calls": len(warm),
-        "answer_tokens_median": int(np.median(answers)),
-        "answer_tokens_max": int(max(answers)),
-        "answer_tokens_total": int(sum(answers)),
-        "answer_tokens_per_query": answers,
+        "noop_sdk_server_first_recall_s_median": round(floor, 3),
+        "first_recall_s_median": round(ours, 3),
+        "ratio_to_noop_sdk_server": round(ours / floor, 3),
+        "first_recall_runs_s": [round(c, 3) for c in got["k0maru"]],
+        **anyio.run(warm_calls, vault, args.calls),
     }
     emit(out, args.json, 38)

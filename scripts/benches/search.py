@@ -1,7 +1,7 @@
-"""Search benchmark on a generated 5,000-note vault: hybrid and BM25 latency (p50/p95), embedding
-throughput of our pipeline vs the bare ONNX session, incremental re-embed after one edit, and a
-whole `k0maru search` process on the vault once `--pending-notes` more notes wait for vectors (the
-worker is kept from starting, so the backlog stays what it is while it is measured).
+"""Search benchmark on a generated 5,000-note vault: hybrid and BM25 latency (p50/p95), incremental
+re-embed after one edit, and a whole `k0maru search` process on the vault once `--pending-notes`
+more notes wait for vectors (the worker is kept from starting, so the backlog stays what it is while
+it is measured). Embedding throughput against a bare session: `bench.py embed`.
 
     python scripts/bench.py search [--notes 5000] [--pending-notes 4500] [--queries 200]
         [--keep DIR] [--json]
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
+import random
 import tempfile
 import time
 from functools import partial
@@ -21,12 +21,8 @@ import numpy as np
 from bench import K0, clock, emit, like_a_users_install, median, timed
 from vaultgen import SYMBOLS, WORDS, generate
 
-from k0maru.index.markdown import embed_input
-from k0maru.search import vectors
 from k0maru.service import worker
 from k0maru.wiring.vault import Vault
-
-ROUNDS = 3  # embedding throughput: medians of this many alternating runs
 
 
 def pct(values: list[float], p: float) -> float:
@@ -60,46 +56,7 @@ def run(args: argparse.Namespace) -> None:
         out["index_s"] = round(time.perf_counter() - t0, 1)
         out["chunks"] = v.store.counts()["chunks"]
         out["embedded_now"] = report.embedded
-        embedder = v.embedder
-        assert embedder is not None, v.model_warning
-
-        # embedding throughput: our pipeline (tokenise, run, pool, store) vs bare session.run on the
-        # same batches
-        rows = v.store.conn.execute(
-            "SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id LIMIT 512"
-        ).fetchall()
-        rows.sort(key=lambda r: len(r[3]))  # the order embed_pending uses: the very same batches
-        texts = [embed_input(r[1], r[2], r[3]) for r in rows]
-        bs = v.settings.embed_batch
-        feeds = [
-            f for i in range(0, len(texts), bs) for _, f in embedder.batches(texts[i : i + bs])
-        ]
-        embedder.session.run(None, feeds[0])  # warm
-        ids = [r[0] for r in rows]
-        marks = ",".join("?" * len(ids))
-        bare_s, ours_s = [], []
-        for _ in range(ROUNDS):  # alternate the two so drift in CPU speed hits both alike
-            t0 = time.perf_counter()
-            for f in feeds:
-                embedder.session.run(None, f)
-            bare_s.append(time.perf_counter() - t0)
-            with v.store.transaction():
-                v.store.conn.execute(f"DELETE FROM vec_chunks WHERE rowid IN ({marks})", ids)
-                v.store.conn.execute(f"UPDATE chunks SET embedded = 0 WHERE id IN ({marks})", ids)
-            t0 = time.perf_counter()
-            n = vectors.embed_pending(v.store, embedder, bs)
-            ours_s.append(time.perf_counter() - t0)
-        bare, ours = statistics.median(bare_s), statistics.median(ours_s)
-        out.update(
-            embed_chunks=n,
-            embed_rounds=ROUNDS,
-            bare_onnx_per_s=round(len(texts) / bare, 1),
-            ours_per_s=round(n / ours, 1),
-            embed_overhead_pct=round((ours / bare - 1) * 100, 1),
-        )
-
-        import random
-
+        assert v.embedder is not None, v.model_warning
         rng = random.Random(5)
         queries = [
             " ".join(rng.sample(WORDS, 3)) if i % 3 else rng.choice(SYMBOLS)
@@ -131,9 +88,7 @@ def run(args: argparse.Namespace) -> None:
         # a backlog: notes indexed but not embedded; whole CLI processes answer while it waits
         if args.pending_notes:
             generate(root / "backlog", args.pending_notes, seed=12, min_kb=2, max_kb=8)
-            v.index(
-                embed=False, lexical=True
-            )  # as `k0maru scan --no-embed` or the worker's first round
+            v.index(embed=False, lexical=True)  # as `k0maru scan --no-embed` would
             out["pending_chunks"] = v.store.unembedded_chunks()
             out["embedded_chunks"] = v.store.counts()["chunks_embedded"]
     if args.pending_notes:
@@ -146,4 +101,4 @@ def run(args: argparse.Namespace) -> None:
             ]
         out["cli_search_with_backlog_ms_median"] = median(cli)
         out["cli_search_with_backlog_ms_max"] = round(max(cli), 1)
-    emit(out, args.json, 28)
+    emit(out, args.json, 34)
