@@ -12,11 +12,11 @@ Baselines, always printed: plain bm25s over whole documents (its own tokenizer a
 words), the bundled model over heading sections (a document scores its best section's cosine), and
 naive RRF(k=60) of the two. The project's own sets (tidewater, opskb, devkb, tldr) run with --smoke.
 
-Each set's vault and index are kept under .cache-data/eval/<set>/ between runs (--fresh rebuilds
-them), so a rerun pays for embeddings only when the corpus changed.
+Each set's vault and index are kept under .cache-data/eval/<set>/ between runs (delete it to
+rebuild), so a rerun pays for embeddings only when the corpus changed.
 
-    python scripts/eval_retrieval.py [--set NAME ...] [--smoke] [--sweep] [--half dev|test]
-        [--json FILE]
+    python scripts/eval_retrieval.py [--set NAME ...] [--smoke] [--sweep] [--pending]
+        [--markdown FILE]
 """
 
 from __future__ import annotations
@@ -80,14 +80,8 @@ SWEEP: dict[str, tuple[str, dict[str, Any]]] = {
     },
 }
 # off-topic queries for a set: the dev queries of a set from another domain, and two from issue #26
-OFF_TOPIC_FROM = {
-    "ruff": "man",
-    "clippy": "tldr-pages",
-    "tldr-pages": "clippy",
-    "man": "ruff",
-    "mypy-docs": "tldr-pages",
-    "rust-by-example": "man",
-}
+OFF_TOPIC_FROM = {"ruff": "man", "clippy": "tldr-pages", "tldr-pages": "clippy", "man": "ruff",
+                  "mypy-docs": "tldr-pages", "rust-by-example": "man"}  # fmt: skip
 OFF_TOPIC_EXTRA = ["recipe for banana bread", "kubernetes ingress annotations"]
 BASELINES = ["bm25s whole docs", "model over sections", "naive RRF(60)"]
 
@@ -150,14 +144,8 @@ def load_set(folder: Path) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
 def materialise(folder: Path, vault: Path | None, work: Path) -> tuple[Path, dict[str, str]]:
     """A private copy of the set's documents under `work` and path -> corpus id."""
     ls = load_labelled(folder)
-    target = work / "vault"
-    mapping = {}
-    for doc, text in documents(ls).items():
-        path = file_path(ls, doc)
-        (target / path).parent.mkdir(parents=True, exist_ok=True)
-        (target / path).write_text(text, encoding="utf-8")
-        mapping[path] = doc
-    return target, mapping
+    docs = documents(ls)
+    return write_vault(work / "vault", ls, docs), {file_path(ls, d): d for d in docs}
 
 
 def ndcg_at(ranked: list[str], rels: dict[str, int], k: int = K) -> float:
@@ -198,20 +186,25 @@ def file_path(ls: LabelledSet, doc: str) -> str:
     return doc if ls.vault is not None or doc.endswith(".md") else f"{doc}.md"
 
 
-def cached_vault(ls: LabelledSet, docs: dict[str, str], fresh: bool) -> tuple[Path, dict[str, str]]:
+def cached_vault(ls: LabelledSet, docs: dict[str, str]) -> tuple[Path, dict[str, str]]:
     """The set's vault under .cache-data (rewritten when the corpus changed) and path -> corpus
     id."""
     root = CACHE / ls.name / "vault"
     stamp = CACHE / ls.name / "vault.stamp"
     digest = hashlib.sha1(json.dumps(docs, sort_keys=True).encode()).hexdigest()
-    mapping = {file_path(ls, doc): doc for doc in docs}
-    if fresh or not stamp.exists() or stamp.read_text() != digest:
+    if not stamp.exists() or stamp.read_text() != digest:
         shutil.rmtree(root, ignore_errors=True)
-        for path, doc in mapping.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(docs[doc], encoding="utf-8")
+        write_vault(root, ls, docs)
         stamp.write_text(digest)
-    return root, mapping
+    return root, {file_path(ls, doc): doc for doc in docs}
+
+
+def write_vault(root: Path, ls: LabelledSet, docs: dict[str, str]) -> Path:
+    for doc, text in docs.items():
+        path = root / file_path(ls, doc)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
 
 
 def bm25s_whole(docs: dict[str, str]) -> Callable[[str], list[str]]:
@@ -301,9 +294,9 @@ class QueryMemo:
         return self.memo[texts[0]]
 
 
-def run_set(ls: LabelledSet, runs: dict[str, tuple[str, dict[str, Any]]], fresh: bool) -> None:
+def run_set(ls: LabelledSet, runs: dict[str, tuple[str, dict[str, Any]]]) -> None:
     docs = documents(ls)
-    root, mapping = cached_vault(ls, docs, fresh)
+    root, mapping = cached_vault(ls, docs)
     with Vault.open(root, writes_state=True) as v:
         v.index()
         assert v.embedder is not None, "the bundled model is needed"
@@ -343,7 +336,7 @@ def pending_table(ls: LabelledSet, half: str = "dev") -> None:
     import tempfile
 
     docs = documents(ls)
-    root, mapping = cached_vault(ls, docs, fresh=False)
+    root, mapping = cached_vault(ls, docs)
     qrels = ls.halves[half]
     print(f"\n== {ls.name}, {half} half: nDCG@10 while vectors are pending")
     print(f"{'embedded':>9}  {'hybrid':>7}  {'bm25':>7}  {'hybrid - bm25':>13}")
@@ -549,13 +542,11 @@ def main() -> None:
     )
     ap.add_argument("--smoke", action="store_true", help="the project's own sets instead")
     ap.add_argument("--sweep", action="store_true", help="also the tuning variants (read dev only)")
-    ap.add_argument("--fresh", action="store_true", help="rebuild each set's vault and index")
     ap.add_argument(
         "--pending",
         action="store_true",
         help="also the pending-vector tables (both halves of the vault-shaped sets, test first)",
     )
-    ap.add_argument("--json", type=Path, help="also write the report here")
     ap.add_argument("--markdown", type=Path, help="also write the figures table here")
     args = ap.parse_args()
     names = args.set or (list(SMOKE) if args.smoke else HELD_OUT + VAULTS)
@@ -564,7 +555,7 @@ def main() -> None:
     reports, done = [], []
     for folder in folders:
         ls = load_labelled(folder)
-        run_set(ls, runs, args.fresh)
+        run_set(ls, runs)
         rep = report(ls)
         print_report(rep)
         reports.append(rep)
@@ -573,8 +564,6 @@ def main() -> None:
             for half in ("test", "dev"):
                 pending_table(ls, half)
     calibrate(done)
-    if args.json:
-        args.json.write_text(json.dumps(reports, indent=1))
     if args.markdown:
         args.markdown.write_text(markdown_table(reports))
 
