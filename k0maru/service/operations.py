@@ -799,9 +799,6 @@ def answer_tokens(result: RecallResult) -> int:
     return count_tokens(json.dumps(result.payload(), ensure_ascii=False, separators=(",", ":")))
 
 
-MIN_LOADOUT_SHARE = 50  # tokens: the sections' share never goes below it
-
-
 def fit_budget(
     result: RecallResult, budget: int, cost: Callable[[RecallResult], int] = answer_tokens
 ) -> RecallResult:
@@ -840,12 +837,21 @@ def fit_budget(
 def fit_loadout(
     build: Callable[[int], Loadout], budget: int, cost: Callable[[Loadout], int]
 ) -> Loadout:
-    """The loadout built for the largest sections' share whose whole answer fits `budget` as `cost`
-    counts it: the share shrinks by the overshoot until it fits (or reaches its floor)."""
-    share = budget
-    while True:
-        result = build(share)
-        over = cost(result)
-        if over <= budget or share <= MIN_LOADOUT_SHARE:
-            return result
-        share = max(MIN_LOADOUT_SHARE, share - (over - budget) - 5)
+    """The loadout built once for `budget`; where the whole answer is over `budget` as `cost`
+    counts it (its headers and keys too), its last sections go, the closing `sources` section kept
+    while it fits."""
+    from k0maru.llm_tokens import count_tokens, largest
+
+    result = build(budget)
+    if cost(result) <= budget:
+        return result
+    ranked = [s for s in result.sections if s.kind != "sources"]
+    closing = [s for s in result.sections if s.kind == "sources"]
+
+    def kept(n: int, end: list[Any]) -> Loadout:
+        sections = [*ranked[:n], *end]
+        used = sum(count_tokens(f"## {s.kind}: {s.source}\n{s.text}") for s in sections)
+        return result.but(sections=sections, tokens_used=used, truncated=True)
+
+    n = largest(len(ranked), lambda n: cost(kept(n, closing)) <= budget)
+    return kept(n, closing) if cost(kept(n, closing)) <= budget else kept(0, [])
