@@ -156,9 +156,9 @@ def fit_plan(
     fitter = _Fitter(max(0, budget - FOOTER_TOKENS))
     pool = list(plan.items)
     agent_room = int(fitter.room * AGENT_SHARE)
-    in_parts = []
-    for whole, parts in agents:
-        if fitter.used + _cost(whole) <= agent_room and fitter.take(whole, whole=True):
+    in_parts: list[str] = []
+    for whole, parts in agents:  # whole while they fit in turn; after one in parts, all are
+        if not in_parts and fitter.used + _cost(whole) <= agent_room and fitter.take(whole, True):
             for part in parts:
                 fitter.seen |= _keys(part.text)
         else:
@@ -181,13 +181,19 @@ def fit_plan(
 
 
 def _ordered(chosen: list[Item], focused: bool) -> list[Item]:
-    """Agent files first, then the ranked facts (with a focus: what concerns it first, then the
-    rest by rank), k0maru's note conventions last."""
+    """As taken (agent files first, then the ranked facts); with a focus, what concerns it most
+    first, then the commands and decisions, then the rest by rank. k0maru's conventions last."""
     conventions = [i for i in chosen if i.tier == 1]
     rest = [i for i in chosen if i.tier != 1]
     if focused:
-        rest.sort(key=lambda i: (i.focus < FOCUSED, -i.score / _cost(i) ** 0.7))
+        rest.sort(key=lambda i: (_place(i), -round(i.focus, 1), -i.score / _cost(i) ** 0.7))
     return rest + conventions
+
+
+def _place(item: Item) -> int:
+    """With a focus: what concerns it, then what holds for any change (the commands that check
+    it, the decisions in force), then the rest."""
+    return 0 if item.focus >= FOCUSED else 1 if item.kind in ("commands", "adr") else 2
 
 
 def _footer(plan: Plan, chosen: list[Item], in_parts: list[str], cut: int) -> str:

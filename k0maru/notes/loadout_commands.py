@@ -33,7 +33,7 @@ _BAD_WORKFLOW = re.compile(
     r"cleanup|lock|sync-|report|welcome|greet|backport|auto-|dependabot|codeql|scorecard",
     re.I,
 )
-_MAKE_TARGET = re.compile(r"^([A-Za-z0-9][\w./-]*)\s*:(?!=)([^#\n]*)(?:##\s*(.*))?$", re.M)
+_MAKE_TARGET = re.compile(r"^([A-Za-z0-9][\w./-]*)\s*:(?!=)([^#\n]*)(?:##\s*(.*)|#.*)?$", re.M)
 _JUST_RECIPE = re.compile(r"^@?([A-Za-z][\w-]*)(?:\s+[^:=\n]*)?:(?!=)", re.M)
 
 
@@ -94,11 +94,16 @@ def _package_json(text: str) -> list[str]:
 
 
 def _makefile(text: str) -> list[str]:
+    """`make target`, with its help comment, or else the targets it runs (`lint: lint-code ...`)."""
+    found = _MAKE_TARGET.findall(text)
+    targets = {name for name, _, _ in found}
     out = []
-    for name, _deps, help_text in _MAKE_TARGET.findall(text):
+    for name, deps, help_text in found:
         if name.startswith(".") or "%" in name or "/" in name or "." in name:
             continue
-        out.append(f"make {name}" + (f"  # {_clip(help_text)[:60]}" if help_text else ""))
+        runs = " ".join(d for d in deps.split() if d in targets)
+        note = help_text or (f"runs {runs}" if runs else "")
+        out.append(f"make {name}" + (f"  # {_clip(note)[:60]}" if note else ""))
     return out
 
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([\w+-]*)")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)")  # in list items too
 _LIST_ITEM = re.compile(r"^[ \t]{0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+")
 _RULE_WORDS = re.compile(
     r"\b(?:must|never|always|should(?:n't| not)?|do not|don't|prefer(?:red)?|avoid|required?|"
@@ -25,28 +25,36 @@ _IMPERATIVE = re.compile(
     r"include|document|mark|tag|prefix|squash|rebase|regenerate|generate|build|start|stop|"
     r"execute|type-check|typecheck|verify|target|branch|submit|describe|disclose|record|"
     r"re-run|rerun|restore|pass|fix|bump|link|read|see|apply|skip|exclude|wrap|import|export|"
-    r"return|declare|define|register|configure|choose|select|move|remove|delete|rename)\b",
+    r"return|declare|define|register|configure|choose|select|move|remove|delete|rename|align|"
+    r"ask|file|discuss|split)\b",
     re.I,
 )
+_LEAD = re.compile(r"^(?:for|if|when|before|after|once|unless|while|in)\b[^,:.]{0,80}[,:]\s*", re.I)
 _TOPIC = re.compile(
     r"\b(?:test\w*|lint\w*|build\w*|format\w*|fmt|release|typecheck\w*|type-check\w*|"
-    r"clippy|style|commit\w*|pull request|PR|branch\w*|migrat\w*|snapshot\w*|coverage|"
+    r"clippy|style|commit\w*|pull requests?|PRs?|branch\w*|migrat\w*|snapshot\w*|coverage|"
     r"install\w*|setup|set up|develop\w*|depend\w*|generat\w*|convention\w*|review\w*|"
     r"changelog|docs?|check\w*|ci)\b",
     re.I,
 )
 _SHELL_LANGS = {"", "sh", "bash", "shell", "console", "zsh", "powershell", "pwsh", "cmd", "bat"}
 _COMMAND = re.compile(
-    r"^(?:\$ |> )?(?:sudo )?(?:\./|bin/|\.\\)?(?:make|npm|npx|pnpm|yarn|bun|bunx|deno|node|cargo|"
-    r"rustup|go|uv|uvx|pip|pip3|pipx|python3?|pytest|tox|nox|hatch|poetry|pdm|ruff|mypy|pyright|"
-    r"black|isort|flake8|pre-commit|prek|bundle|rake|rails|rspec|rubocop|gem|dotnet|msbuild|"
+    r"^(?:\$ |> )?(?:sudo )?(?:bin/[\w-]+|(?:\./|bin/|\.\\)?(?:make|npm|npx|pnpm|yarn|bun|bunx|"
+    r"deno|node|cargo|rustup|go|uv|uvx|pip|pip3|pipx|python3?|pytest|tox|nox|hatch|poetry|pdm|"
+    r"ruff|mypy|pyright|black|isort|flake8|pre-commit|prek|bundle|rake|rails|rspec|rubocop|gem|"
+    r"dotnet|msbuild|"
     r"nuget|mvn|mvnw|gradle|gradlew|mix|iex|elixir|composer|php|artisan|vendor/bin/\w+|just|"
     r"docker|docker-compose|podman|kubectl|helm|git|gh|cmake|ninja|bazel|meson|ctest|swift|"
     r"xcodebuild|flutter|dart|sbt|lein|stack|cabal|zig|task|earthly|nix|direnv|terraform|"
     r"tsc|eslint|prettier|biome|vitest|jest|playwright|turbo|nx|lerna|changeset|"
-    r"build\.sh|build\.cmd|test\.sh|dotnet\.sh|[\w./-]+\.sh)\b",
+    r"aspire|build\.sh|build\.cmd|test\.sh|dotnet\.sh|[\w./-]+\.sh))\b",
     re.I,
 )
+_RULE_HEADING = re.compile(
+    r"checklist|principles|guidelines|rules|conventions|best practices|requirements|do'?s\b|"
+    r"don'?ts|standards|policy|policies",
+    re.I,
+)  # a list under such a heading states rules, one an item
 _INLINE_CODE = re.compile(r"`([^`\n]{2,200})`")
 _NOISE = re.compile(r"^(?:\[!\[|!\[|<(?:img|a|p|div|br|picture|source|h\d)\b|\[[^\]]*\]:\s)", re.I)
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
@@ -147,11 +155,21 @@ def _raw_blocks(lines: list[str]) -> list[tuple[str, str | None]]:
 
 
 def blocks_of(lines: list[str], heading: str) -> list[Block]:
-    """The blocks of a section's lines, each scored (0: no fact)."""
-    topical = bool(_TOPIC.search(heading))
+    """The blocks of a section's lines, each scored (0: no fact). The items of a list under a
+    heading of rules ("Checklist") or after a line that gives one ("Do not:") state rules."""
+    ruled = bool(_RULE_HEADING.search(heading))
+    topical = ruled or bool(_TOPIC.search(heading))
     out = []
+    lead = False
     for text, lang in _raw_blocks(lines):
-        block = _prose_block(text, topical) if lang is None else _code_block(text, lang, topical)
+        item = bool(_LIST_ITEM.match(text))
+        block = (
+            _prose_block(text, topical, ruled or lead and item)
+            if lang is None
+            else _code_block(text, lang, topical)
+        )
+        if not item:
+            lead = text.rstrip().endswith(":") and _fact_score(text) >= 1.0
         if block is not None:
             out.append(block)
     return out
@@ -172,24 +190,15 @@ def _code_block(text: str, lang: str, topical: bool) -> Block | None:
     return Block(shown, (1.5 if topical else 1.0) * min(3.0, 1.0 + 0.5 * len(commands)), True)
 
 
-def _prose_block(text: str, topical: bool) -> Block | None:
+def _prose_block(text: str, topical: bool, ruled: bool = False) -> Block | None:
     flat = _WS.sub(" ", text).strip()
     if not flat or _NOISE.match(flat) or len(flat) < 12:
         return None
     flat = _LINK.sub(r"\1", flat)
     body = _LIST_ITEM.sub("", flat)
-    score = 0.0
-    if _RULE_WORDS.search(body):
-        score += 1.0
-    if _IMPERATIVE.match(body.lstrip("*_ ")):
-        score += 1.0
-    codes = _INLINE_CODE.findall(body)
-    if any(_COMMAND.match(c.strip()) for c in codes):
-        score += 1.5
-    elif codes:
-        score += 0.4
-    if _PATHISH.search(body):
-        score += 0.4
+    item = bool(_LIST_ITEM.match(flat))
+    score = (1.0 if ruled else 0.6 if topical else 0.0) if item else 0.0
+    score += _fact_score(body)
     if score == 0.0:
         return None
     if topical or _TOPIC.search(body):
@@ -197,7 +206,20 @@ def _prose_block(text: str, topical: bool) -> Block | None:
     if len(body) > 600:
         score *= 0.5
         body = _first_sentences(body, 400)
-    return Block(("- " if _LIST_ITEM.match(flat) else "") + body, score)
+    return Block(("- " if item else "") + body, score)
+
+
+def _fact_score(body: str) -> float:
+    """How plainly a paragraph or list item states a rule, a command or a place."""
+    score = 1.0 if _RULE_WORDS.search(body) else 0.0
+    if _IMPERATIVE.match(_LEAD.sub("", body.lstrip("*_ "), count=1)):
+        score += 1.0
+    codes = _INLINE_CODE.findall(body)
+    if any(_COMMAND.match(c.strip()) for c in codes):
+        score += 1.5
+    elif codes:
+        score += 0.4
+    return score + (0.4 if _PATHISH.search(body) else 0.0)
 
 
 def _first_sentences(text: str, limit: int) -> str:

@@ -1,7 +1,7 @@
 """Which notes a loadout reads, by what they are for: agent files (read first, whole where the
 budget allows), the vault's rules files, contributor and development guides, style guides, the
 README's install/dev/test/usage parts, decisions in force; and which it leaves out (changelogs,
-release notes, translations, specs, licences), each with its reason."""
+release notes, translations, specs, licences, CI workflows' prompts), each with its reason."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ README = "readme"
 DOCS = "docs"
 DECISION = "decision"
 
-AGENT_NAMES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", "AGENT.md", "CONVENTIONS.md")
+AGENT_NAMES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", "AGENT.md")
 AGENT_FILES = (
     ".github/copilot-instructions.md",
     ".cursorrules",
@@ -65,6 +65,7 @@ _LEFT_OUT = (
         re.compile(r"(?:^|/)\.github/(?:ISSUE_TEMPLATE|DISCUSSION_TEMPLATE)/", re.I),
         "issue template",
     ),
+    (re.compile(r"(?:^|/)\.github/workflows/", re.I), "CI prompt"),
 )
 _GUIDE_NAME = re.compile(
     r"(?:^|[-_ .])(?:contribut\w*|develop\w*|dev[-_]?guide|hacking|testing|tests?|building|build"
@@ -114,7 +115,7 @@ def role_of(path: str, adr_folder: str = "") -> tuple[str, float] | str:
 
 _GUIDE_DEPTH = (2.5, 2.0, 1.4)
 _README_DEPTH = (1.5, 0.6, 0.6)
-_DOCS_DEPTH = (0.5, 0.5, 0.5)
+_DOCS_DEPTH = (0.25, 0.25, 0.25)
 
 
 def _weighted(path: str) -> tuple[str, float]:
@@ -147,5 +148,5 @@ def heading_weight(role: str, heading: str) -> float:
     if not heading:
         return 0.8 if role == README else 1.0
     if _README_KEEP.search(heading):
-        return 1.5
+        return 1.0 if role == DOCS else 1.5  # a user doc's "Installation" is for its users
     return 0.3 if role == README else 0.8
