@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from k0maru.service.models import ScanReport
+    from k0maru.service.models import IndexCounts, ScanReport, VaultStatus
 
 
 def init(vault: str | None, as_json: bool) -> int:
@@ -108,66 +108,77 @@ def print_scan(data: ScanReport, as_json: bool) -> None:
 
 
 def status(vault: str | None, as_json: bool) -> int:
+    """The index's state, with the counts the console's dashboard and status page show (each equal
+    to the rows the page it links to lists) and how the index is kept current."""
     with service(vault, as_json, rescan=False) as svc:
         info = svc.status()
-
-    def human() -> None:
-        import time
-
-        last = info.last_scan
-        when = (
-            time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last["started_at"]))
-            if last
-            else "never"
-        )
-        print(f"vault      {info.vault}")
-        print(
-            f"index      {info.index} ({info.db_size_bytes / 1e6:.2f} MB, schema v{info.schema_version})"
-        )
-        if info.old_copies:
-            print(
-                f"old copies {info.old_copies} kept by rebuilds "
-                f"({info.old_copies_bytes / 1e6:.2f} MB, the newest 2 are kept)"
-            )
-        print(f"sqlite     {info.sqlite}")
-        print(f"model      {info.model or 'none: ' + str(info.model_warning)}")
-        print(
-            f"documents  {info.documents:,}   chunks {info.chunks:,} "
-            f"({info.chunks_embedded:,} embedded)"
-        )
-        if info.chunks_pending_embedding:
-            print(
-                f"embedding  {info.chunks_pending_embedding:,} chunk(s) wait for vectors: "
-                + (
-                    "the worker is embedding them"
-                    if info.worker_running
-                    else "the next scan embeds them"
-                )
-            )
-        print(
-            f"links      {info.links:,} ({info.links_resolved:,} resolved)   "
-            f"offloads {info.offloads:,}"
-        )
-        if info.bm25_main_chunks is None:
-            print("bm25       not built yet (the first search or scan builds it)")
-        else:
-            print(
-                f"bm25       {info.bm25_main_chunks:,} chunks persisted, {info.bm25_delta_chunks:,} changed since "
-                "(scored per query; merged by scan or the worker past 10%)"
-            )
-        print(
-            f"last scan  {when}"
-            + (
-                f" ({took(last['elapsed_ms'] / 1000)}, +{last['added']} ~{last['modified']}"
-                f" -{last['removed']})"
-                if last
-                else ""
-            )
-        )
-
-    emit(as_json, info.payload(), human)
+        counts = svc.index_counts()
+        current = svc.freshness()
+    payload = {
+        **info.payload(),
+        "links_to_no_note": counts.links_to_no_note,
+        "attachment_links": counts.attachment_links,
+        "tags": len(counts.tags),
+        "kinds": len(counts.kinds),
+        "kept_current": current,
+    }
+    emit(as_json, payload, lambda: print_status(info, counts, current))
     warn(info.problems)
     return 1 if info.problems else 0
+
+
+def print_status(info: VaultStatus, counts: IndexCounts, current: str) -> None:
+    import time
+
+    last = info.last_scan
+    when = (
+        time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last["started_at"])) if last else "never"
+    )
+    print(f"vault      {info.vault}")
+    print(
+        f"index      {info.index} ({info.db_size_bytes / 1e6:.2f} MB, schema v{info.schema_version})"
+    )
+    if info.old_copies:
+        print(
+            f"old copies {info.old_copies} kept by rebuilds "
+            f"({info.old_copies_bytes / 1e6:.2f} MB, the newest 2 are kept)"
+        )
+    print(f"sqlite     {info.sqlite}")
+    print(f"model      {info.model or 'none: ' + str(info.model_warning)}")
+    print(
+        f"documents  {info.documents:,}   chunks {info.chunks:,} ({info.chunks_embedded:,} embedded)"
+    )
+    if info.chunks_pending_embedding:
+        print(
+            f"embedding  {info.chunks_pending_embedding:,} chunk(s) wait for vectors: "
+            + (
+                "the worker is embedding them"
+                if info.worker_running
+                else "the next scan embeds them"
+            )
+        )
+    print(
+        f"links      {info.links:,}: {info.links_resolved:,} to notes, "
+        f"{counts.attachment_links:,} to other files (images, PDFs), "
+        f"{counts.links_to_no_note:,} to no note (the console's /gaps lists them)"
+    )
+    print(
+        f"tags       {len(counts.tags):,}   kinds {len(counts.kinds):,}   offloads {info.offloads:,}"
+    )
+    if info.bm25_main_chunks is None:
+        print("bm25       not built yet (the first search or scan builds it)")
+    else:
+        print(
+            f"bm25       {info.bm25_main_chunks:,} chunks persisted, {info.bm25_delta_chunks:,} "
+            "changed since (scored per query; merged by scan or the worker past 10%)"
+        )
+    scanned = (
+        f" ({took(last['elapsed_ms'] / 1000)}, +{last['added']} ~{last['modified']} -{last['removed']})"
+        if last
+        else ""
+    )
+    print(f"last scan  {when}{scanned}")
+    print(f"current    {current}")
 
 
 def worker(vault: str | None, after_scan: str | None) -> int:
