@@ -200,6 +200,7 @@ class Service:
         from k0maru.service.models import RecallResult
 
         check_length("query", query, MAX_QUERY_CHARS)
+        mode = _lexical_without_embedding(mode, self._vault.settings.embed)
         with self._session.session() as vault:
             if filters and filters.kind:
                 _check_kind(filters.kind, vault.store.note_kinds())
@@ -735,6 +736,19 @@ class Service:
             else "not a git repository: no hook is needed"
         )
         return f"{how}; no `k0maru scan` needed ({git})"
+
+
+def _lexical_without_embedding(mode: str, embed: bool) -> str:
+    """The mode a search runs in: with `embed = false` no vector ever comes, so hybrid is BM25 (the
+    answer names that mode) and vector is refused in one line."""
+    if embed or mode == "bm25":
+        return mode
+    if mode == "vector":
+        raise K0maruError(
+            "embedding is off (embed = false, or K0MARU_EMBED=false): no vector search; "
+            "use --mode bm25 or hybrid"
+        )
+    return "bm25"
 
 
 def _check_kind(kind: str, present: set[str]) -> None:
