@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from flask import Blueprint, Response, render_template, request
 from markupsafe import Markup
+from werkzeug.wsgi import wrap_file
 
 from k0maru.console import graph_svg, mermaid_svg
 from k0maru.console.params import (
@@ -24,13 +25,15 @@ from k0maru.console.params import (
     search_args,
     service,
 )
-from k0maru.console.render import render_markdown
+from k0maru.console.render import render_markdown, slug
 from k0maru.errors import K0maruError
-from k0maru.service.attachments import IMAGE_TYPES
+from k0maru.limits import LOADOUT_BUDGET, check_length
+from k0maru.service.attachments import SERVED_TYPES, open_served
 from k0maru.service.models import NoteLink, NoteView
 from k0maru.text import tags_key
 
 pages = Blueprint("pages", __name__)
+SHOWN = SERVED_TYPES.keys()  # attachments a note page shows (or links) where embedded
 
 
 @pages.get("/")
@@ -218,10 +221,17 @@ GRAPH_MAX = 12  # more neighbours than this cannot be labelled legibly on a circ
 
 
 @pages.get("/files/<path:path>")
-def image_file(path: str) -> Any:
-    """An image a note embeds, as the vault holds it (`Service.image` says which files qualify)."""
-    data, media = service().image(path)
-    return Response(data, mimetype=media, headers={"X-Content-Type-Options": "nosniff"})
+def vault_file(path: str) -> Any:
+    """An attachment a note embeds (an image, audio, a video, a PDF) as the vault holds it, in
+    ranges where the browser asks (a player seeking); `open_served` says which files qualify."""
+    file, media, size = open_served(service().root, path)
+    try:
+        resp = Response(wrap_file(request.environ, file), mimetype=media, direct_passthrough=True)
+        resp.content_length = size
+        return resp.make_conditional(request.environ, accept_ranges=True, complete_length=size)
+    except BaseException:
+        file.close()
+        raise
 
 
 @pages.get("/notes/<path:path>")
@@ -238,6 +248,9 @@ def note_page(path: str) -> Any:
         links=links,
         backlinks=backlinks,
         neighbours=len(neighbours),
+        served={
+            x.attachment for x in links if x.attachment and suffix(x.attachment) in SERVED_TYPES
+        },
         tags=note.tags,  # as the index holds them: the tag filter finds the note by each
         properties={k: shown_value(v) for k, v in front.items() if k not in shown_apart},
         body=Markup(note_html(note)),
@@ -253,11 +266,15 @@ def note_html(note: NoteView) -> str:
     images = {
         x.target: x.attachment
         for x in note.links
-        if x.target and x.attachment and PurePosixPath(x.attachment).suffix.lower() in IMAGE_TYPES
+        if x.target and x.attachment and suffix(x.attachment) in SHOWN
     }
     return render_markdown(
         note.body, links_to.path_of, note.path, links_to.path_of_href, note.title, images
     )
+
+
+def suffix(path: str) -> str:
+    return PurePosixPath(path).suffix.lower()
 
 
 def distinct_links(links: Sequence[NoteLink]) -> list[NoteLink]:
@@ -307,6 +324,36 @@ def status_page() -> Any:
         counts=svc.index_counts(),
         freshness=svc.freshness(),
         page="status",
+    )
+
+
+LOADOUT_MAX_BUDGET, FOCUS_CHARS = 32_000, 500  # as the MCP tool bounds them
+
+
+@pages.get("/loadout")
+def loadout_page() -> Any:
+    """The loadout an agent gets first (the MCP tool, `k0maru loadout`): the project's agent files,
+    guides, commands and decisions in force within `?budget=` tokens, what concerns `?focus=`
+    first."""
+    focus = check_length("focus", (request.args.get("focus") or "").strip(), FOCUS_CHARS)
+    budget = number("budget", LOADOUT_BUDGET, 200, LOADOUT_MAX_BUDGET)
+    answer = service().loadout(budget, focus=focus or None)
+    notes = set(service().link_paths().paths.values())
+    return render_template(
+        "loadout.html",
+        answer=answer,
+        sections=[(s, source_href(s.source, notes)) for s in answer.sections],
+        focus=focus,
+        budget=budget,
+        page="loadout",
+    )
+
+
+def source_href(source: str, notes: set[str]) -> str | None:
+    """Where a loadout section's source (`path` or `path#Heading`) opens, when it is a note."""
+    path, _, heading = source.partition("#")
+    return (
+        f"/notes/{quote(path)}{'#' + slug(heading) if heading else ''}" if path in notes else None
     )
 
 

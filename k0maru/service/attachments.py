@@ -7,14 +7,25 @@ from __future__ import annotations
 
 import os
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
-from k0maru.errors import PathOutsideVaultError
-from k0maru.fsutil import resolve_inside
+from k0maru.errors import NotFoundError, PathOutsideVaultError
+from k0maru.fsutil import open_regular, resolve_inside
+from k0maru.limits import echo
 
 IMAGE_TYPES = {  # the images a note page shows where a note embeds them (never SVG: it holds script)
     ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
     ".webp": "image/webp",
 }  # fmt: skip
+AUDIO_TYPES = {  # Obsidian's audio embeds, shown as an <audio> player
+    ".mp3": "audio/mpeg", ".wav": "audio/wav", ".m4a": "audio/mp4", ".ogg": "audio/ogg",
+    ".flac": "audio/flac", ".3gp": "audio/3gpp", ".webm": "audio/webm",
+}  # fmt: skip
+SERVED_TYPES = {  # what `/files/` serves: the embeds Obsidian shows (never SVG or HTML: script)
+    **IMAGE_TYPES, **AUDIO_TYPES, ".mp4": "video/mp4", ".ogv": "video/ogg", ".mov": "video/quicktime",
+    ".mkv": "video/x-matroska", ".pdf": "application/pdf",
+}  # fmt: skip
+MAX_SERVED_BYTES = 512 << 20  # a bigger attachment is not served (a recording of hours)
 
 
 def is_attachment_name(target: str) -> bool:
@@ -75,3 +86,30 @@ def _vault_files(root: Path, names: set[str]) -> list[str]:
         for name in names.intersection(files):
             hits.append(os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/"))
     return hits
+
+
+def open_served(root: Path, path: str) -> tuple[BinaryIO, str, int]:
+    """The attachment at vault `path` opened for the console to send, with its media type and size:
+    a regular file of a `SERVED_TYPES` type, inside the vault once its symlinks are followed and
+    outside its hidden folders, of at most `MAX_SERVED_BYTES`; anything else is not found."""
+    try:
+        real = resolve_inside(root, path)
+        rel = PurePosixPath(real.relative_to(root.resolve()).as_posix())
+    except (PathOutsideVaultError, OSError, ValueError):
+        rel = PurePosixPath(".")
+    media = SERVED_TYPES.get(rel.suffix.lower())
+    hidden = any(part.startswith(".") for part in rel.parts)
+    if media is None or hidden:
+        raise NotFoundError(f"no attachment {echo(path)} the console serves", what="file")
+    try:
+        file = open_regular(real)
+    except (OSError, ValueError):
+        raise NotFoundError(f"no attachment {echo(path)} in the vault", what="file") from None
+    size = os.fstat(file.fileno()).st_size
+    if size > MAX_SERVED_BYTES:
+        file.close()
+        raise NotFoundError(
+            f"{echo(path)} is larger than the console serves ({MAX_SERVED_BYTES >> 20} MiB)",
+            what="file",
+        )
+    return file, media, size

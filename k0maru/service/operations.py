@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from k0maru.errors import K0maruError, NotFoundError
@@ -512,23 +512,11 @@ class Service:
             )
         return NoteText(path=doc.path, text=data.decode("utf-8", errors="replace"))
 
-    def image(self, path: str) -> tuple[bytes, str]:
-        """An image file of the vault, as a note embeds it (`![[x.png]]`): its bytes and media type.
-        Only PNG, JPEG, GIF and WebP files, regular, inside the vault and outside its hidden
-        folders, of at most `max_file_bytes`; anything else is not found."""
-        from k0maru.fsutil import read_regular, resolve_inside
-        from k0maru.service.attachments import IMAGE_TYPES
+    def _why_not_indexed(self, vault: Vault, path: str) -> str | None:
+        """Why a vault path holds no note (the scans' record, else the walk's rules), if a file."""
+        from k0maru.index.scanner import why_not_indexed
 
-        media = IMAGE_TYPES.get(PurePosixPath(path).suffix.lower())
-        hidden = any(part.startswith(".") for part in PurePosixPath(path).parts)
-        data = None
-        if media is not None and not hidden:
-            limit = self._vault.settings.max_file_bytes
-            data = read_regular(resolve_inside(self._vault.root, path), limit + 1)
-        if data is None or len(data) > self._vault.settings.max_file_bytes:
-            raise NotFoundError(f"no image {echo(path)} in the vault", what="image")
-        assert media is not None
-        return data, media
+        return why_not_indexed(vault.root, vault.settings, vault.skipped_files(), unescape(path))
 
     def note_view(self, path: str) -> NoteView:
         """A note with its outgoing links (resolved where possible) and backlinks."""

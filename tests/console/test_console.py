@@ -644,7 +644,7 @@ def test_dashboard_and_pages_hold_what_a_person_looks_for(
     )
     note = console.get("/notes/20_Cards/twice.md").get_data(as_text=True)
     assert '<h1 class="note-title">Twice</h1>' in note and "#a" in note and "<dt>owner</dt>" in note
-    listed = note.split("<h3>links (", 1)[1].split("</ul>", 1)[0]
+    listed = note.split("<h2>links (", 1)[1].split("</ul>", 1)[0]
     assert listed.startswith("1)") and listed.count("sqlite-busy-timeout.md") == 1  # linked twice
     notes = console.get("/notes").get_data(as_text=True)
     assert re.search(r"1–\d+ of \d+ notes", notes) and '<aside class="card tree">' in notes

@@ -10,6 +10,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import wave
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -73,8 +74,15 @@ def big_demo(demo: Path) -> Path:
         "See [[sqlite-busy-timeout]] and again [[sqlite-busy-timeout|the same card]].\n\n"
         "| option | effect | notes |\n|---|---|---|\n"
         f"| {'x' * 90} | {'a_very_long_identifier_' * 4} | {'wide ' * 30} |\n\n"
-        f"```\n{'IMPORTANT: a very long line of code that does not wrap ' * 3}\n```\n",
+        f"```\n{'IMPORTANT: a very long line of code that does not wrap ' * 3}\n```\n\n"
+        "![[beep.wav]]\n",
     )
+    (demo / "att").mkdir()
+    with wave.open(str(demo / "att" / "beep.wav"), "wb") as beep:  # half a second of silence
+        beep.setnchannels(1)
+        beep.setsampwidth(2)
+        beep.setframerate(8000)
+        beep.writeframes(bytes(8000))
     offload(demo, "pytest", PYTEST_LOG.read_bytes())
     ticks = "".join(f"tick {i}\n" for i in range(3000)) + "error: the end\n"
     offload(demo, "ticks", ticks.encode())
@@ -213,6 +221,9 @@ def check_size(page: Page, url: str, width: int, height: int) -> None:
     assert "owner" in page.inner_text("dl.props") and "draft" in page.inner_text("dl.props")
     assert page.locator("aside li a:text('SQLITE_BUSY and busy_timeout')").count() == 1
     assert "HTML comment" not in page.inner_text("article")
+    # the embedded recording plays: the browser fetched it from /files/ and read its length
+    page.wait_for_function("() => document.querySelector('article audio').readyState >= 1")
+    assert page.evaluate("() => document.querySelector('article audio').duration") == 0.5
     no_horizontal_scroll(page, f"a note at {size}")
 
     # the link graph: legible labels that do not overlap
@@ -239,6 +250,14 @@ def check_size(page: Page, url: str, width: int, height: int) -> None:
     no_horizontal_scroll(page, f"the status page at {size}")
     shot("status")
     one_h1(page, "status")
+
+    # the loadout an agent gets first, what concerns the focus first
+    page.goto(url + "loadout?focus=sqlite")
+    assert page.locator("section.loadout").count() >= 1
+    assert page.input_value("input[name=focus]") == "sqlite"
+    no_horizontal_scroll(page, f"the loadout at {size}")
+    one_h1(page, "the loadout")
+    shot("loadout")
     for path in ("", "tokens", "notes", "notes/20_Cards/twice.md", "gaps"):
         page.goto(url + path)
         one_h1(page, f"/{path}")

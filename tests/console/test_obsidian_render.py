@@ -124,7 +124,10 @@ def test_header_and_sidebar_show_what_the_index_holds(note_page: str) -> None:
     props = dict(re.findall(r"<dt>(\w+)</dt><dd>([^<]*)</dd>", head))
     assert props == {"draft": "true", "reviewed": "false", "owner": "ada"}
     aside = note_page.split("<aside>", 1)[1]
-    assert 'diagram.png</span> <span class="muted">(attachment)' in aside
+    link = (
+        '<a href="/files/attachments/diagram.png" title="attachments/diagram.png">diagram.png</a>'
+    )
+    assert link + ' <span class="muted">(attachment)' in aside
     assert "gone.png (missing)" in aside
     assert "other\\" not in aside
 
