@@ -283,7 +283,12 @@ def _validate(
 
     from pydantic import Field as PydanticField
     from pydantic import ValidationError, create_model
-    from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+    from pydantic_settings import (
+        BaseSettings,
+        PydanticBaseSettingsSource,
+        SettingsConfigDict,
+        SettingsError,
+    )
 
     warnings = [
         f"{toml_path}: config key '{key}' is retired and ignored ({RETIRED[key]}); delete it"
@@ -327,12 +332,44 @@ def _validate(
         )
     model = create_model("K0maruSettings", __base__=Base, **fields)
     try:
-        return model(**flags).model_dump(), warnings
+        values: dict[str, Any] = model(**flags).model_dump()
     except ValidationError as exc:
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"]) or "?"
-        where = f"{toml_path}, K0MARU_{key.upper()} or a command-line flag"
+        where = f"{toml_path}, K0MARU_{str(err['loc'][0]).upper()} or a command-line flag"
         raise ConfigError(f"invalid config key '{key}': {err['msg']} (set in {where})") from None
+    except SettingsError as exc:  # an environment value a list setting cannot parse as JSON
+        key = str(exc).split('"')[1] if str(exc).count('"') >= 2 else "?"
+        raise ConfigError(
+            f"invalid config key '{key}': K0MARU_{key.upper()} is not a JSON list"
+            ' (e.g. ["**/*.md"])'
+        ) from None
+    _check_globs(values, toml_path)
+    return values, warnings
+
+
+def _check_globs(values: dict[str, Any], toml_path: Path) -> None:
+    """One line for a pattern of `include` or `exclude` that is no gitignore-style glob (`!`, a
+    lone backslash, `[z-a]`), which the walker could not match."""
+    import re
+
+    defaults = {f.name: f.default for f in FIELDS}
+    for key in ("include", "exclude"):
+        for pattern in values[key] if values[key] != defaults[key] else []:
+            try:
+                _glob_spec(pattern)
+            except (ValueError, re.error) as exc:
+                where = f"{toml_path}, K0MARU_{key.upper()} or a command-line flag"
+                raise ConfigError(
+                    f"invalid config key '{key}': {pattern[:80]!r} is not a glob ({exc});"
+                    f" fix it (set in {where})"
+                ) from None
+
+
+def _glob_spec(pattern: str) -> Any:
+    import pathspec  # only for a changed include or exclude, on a settings-cache miss
+
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
 
 
 def default_config_toml() -> str:

@@ -63,6 +63,36 @@ def test_invalid_value_names_the_key(vault: Path) -> None:
     assert "pool_min" in str(err.value) and "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "said"),
+    [
+        ("INCLUDE", "[", "K0MARU_INCLUDE is not a JSON list"),  # before: a SettingsError traceback
+        ("EXCLUDE", "", "K0MARU_EXCLUDE is not a JSON list"),
+        ("INCLUDE", '["[z-a]"]', "'[z-a]' is not a glob"),  # before: re.error from the walker
+        ("INCLUDE", '["!"]', "'!' is not a glob"),  # before: GitIgnorePatternError
+        ("EXCLUDE", r'["docs/", "a\\"]', r"'a\\' is not a glob"),  # before: left out unsaid
+        ("INCLUDE", "[1]", "'include.0': Input should be a valid string"),
+        ("MAX_FILE_BYTES", "lots", "'max_file_bytes'"),
+        ("MIN_COSINE", "nan", "'min_cosine'"),
+    ],
+)
+def test_a_bad_setting_from_the_environment_is_one_line(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, key: str, value: str, said: str
+) -> None:
+    monkeypatch.setenv(f"K0MARU_{key}", value)
+    with pytest.raises(ConfigError) as err:
+        load_settings(vault)
+    assert said in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_bad_glob_in_the_config_file_is_one_line(vault: Path) -> None:
+    write(vault, ".k0maru/config.toml", 'include = ["notes/**/*.md", "[z-a]*.md"]\n')
+    with pytest.raises(ConfigError, match=r"'include': '\[z-a\]\*.md' is not a glob"):
+        load_settings(vault)
+    write(vault, ".k0maru/config.toml", 'include = ["[", "**/*.txt"]\n')  # a lone [ is literal
+    assert load_settings(vault).include == ["[", "**/*.txt"]
+
+
 def test_unknown_key_is_rejected(vault: Path) -> None:
     write(vault, ".k0maru/config.toml", "pool_minn = 3\n")
     with pytest.raises(ConfigError, match="pool_minn"):
