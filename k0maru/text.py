@@ -1,15 +1,19 @@
 """Text that reaches a terminal or a note's title: control characters removed (ESC sequences, \\x01,
-DEL, the C1 range, bidi overrides), so a commit trailer or a note cannot move the cursor, recolour
-or retitle a terminal, nor reorder what an agent or a person reads."""
+DEL, the C1 range, bidi overrides, zero-width characters), so a commit trailer or a note cannot move
+the cursor, recolour or retitle a terminal, nor reorder or hide what an agent or a person reads.
+`visible` shows them escaped instead (`\\u202e`), and `unescape` turns such a path back."""
 
 from __future__ import annotations
 
 import re
 
-# bidi controls (U+202E and its kin) reorder what a terminal or a reader shows: dropped as well
+# bidi controls (U+202E and its kin) reorder what a terminal or a reader shows, zero-width
+# characters hide text or join look-alikes: dropped as well
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
-_CONTROL_AND_NEWLINES = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
+_ZERO_WIDTH = "\u200b-\u200d\u2060-\u2064\ufeff"
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_ZERO_WIDTH}]")
+_CONTROL_AND_NEWLINES = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}{_ZERO_WIDTH}]")
+_ESCAPED = re.compile(r"\\x([0-9a-f]{2})|\\u([0-9a-f]{4})")
 
 
 def printable(text: str, keep: str = "") -> str:
@@ -18,6 +22,31 @@ def printable(text: str, keep: str = "") -> str:
     if keep:
         return _CONTROL.sub("", text)
     return _CONTROL_AND_NEWLINES.sub(lambda m: " " if m.group(0) in "\t\n\r" else "", text)
+
+
+def visible(text: str, keep: str = "", wide: bool = False) -> str:
+    """`text` with each control, bidi and zero-width character shown escaped (`\\x1b`, `\\u202e`),
+    so a reader sees it is there and a path shown can be opened again (`unescape`). `keep`: "\\n"
+    keeps lines and tabs, for a multi-line block; `wide`: every escape as `\\uXXXX` (JSON's form,
+    for a JSON text whose strings carry them)."""
+    pattern = _CONTROL if keep else _CONTROL_AND_NEWLINES
+
+    def escape(m: re.Match[str]) -> str:
+        code = ord(m.group(0))
+        return f"\\x{code:02x}" if code < 0x100 and not wide else f"\\u{code:04x}"
+
+    return pattern.sub(escape, text)
+
+
+def unescape(text: str) -> str:
+    """`text` with the escapes `visible` writes turned back into their characters (only those: a
+    `\\u0041` stays as it is)."""
+
+    def back(m: re.Match[str]) -> str:
+        char = chr(int(m.group(1) or m.group(2), 16))
+        return char if _CONTROL_AND_NEWLINES.fullmatch(char) else m.group(0)
+
+    return _ESCAPED.sub(back, text)
 
 
 def shorten(text: str, limit: int, at_word: bool = False) -> str:

@@ -42,11 +42,17 @@ def common(p: argparse.ArgumentParser, json: bool = True, sub: bool = False) -> 
 
 def emit(as_json: bool, payload: Any, human: Callable[[], None]) -> None:
     """JSON on stdout, or the human lines, whose note-borne text (titles, snippets, rules lines,
-    paths) reaches the terminal without control characters."""
+    paths) reaches the terminal with control, bidi and zero-width characters escaped (`\\u202e`):
+    in JSON as JSON's escapes (the value read back is the note's own), in the lines as
+    `text.visible` writes them (a path shown so opens again with `show`)."""
     if as_json:
         import json
 
-        print(json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str))
+        from k0maru.text import visible
+
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+        # they stand only inside strings (JSON's own text is ASCII): `\\u202e` is JSON's escape
+        print(visible(text, keep="\n", wide=True))
         return
     out = sys.stdout
     sys.stdout = _Printable(out)
@@ -57,25 +63,26 @@ def emit(as_json: bool, payload: Any, human: Callable[[], None]) -> None:
 
 
 class _Printable:
-    """A text stream that drops control characters (ESC, \x01, ...) but tabs and newlines."""
+    """A text stream that escapes control, bidi and zero-width characters (ESC, \x01, U+202E, ...)
+    but tabs and newlines."""
 
     def __init__(self, stream: Any):
         self._stream = stream
 
     def write(self, text: str) -> int:
-        from k0maru.text import printable
+        from k0maru.text import visible
 
-        return self._stream.write(printable(text, keep="\n"))  # type: ignore[no-any-return]
+        return self._stream.write(visible(text, keep="\n"))  # type: ignore[no-any-return]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 
 def warn(lines: Sequence[str]) -> None:
-    from k0maru.text import printable
+    from k0maru.text import visible
 
     for line in lines:
-        print(f"k0maru: warning: {printable(line)}", file=sys.stderr)
+        print(f"k0maru: warning: {visible(line)}", file=sys.stderr)
 
 
 def say_vault(root: Any, as_json: bool) -> None:

@@ -95,13 +95,13 @@ def score(text: str) -> float:
 def _print(result: RecallResult, explain: bool) -> None:
     import shutil
 
-    from k0maru.text import printable
+    from k0maru.text import visible
 
     width = max(40, shutil.get_terminal_size().columns)  # $COLUMNS, the terminal, else 80
 
     def say(text: str, indent: str = "") -> None:
         """Lines wrapped to the terminal's width, continued under `indent`."""
-        for line in printable(text, keep="\n").splitlines() or [""]:
+        for line in visible(text, keep="\n").splitlines() or [""]:
             print(fit(line, width, indent))
 
     if not result.hits and not result.warnings:  # else the warning is the one line that says so

@@ -12,6 +12,7 @@ vanish, the links of their names are re-resolved once all documents are in (the 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -515,6 +516,22 @@ class IncrementalScanner:
             self.changed_names |= self.store.link_names_of([known.id])
             self.store.delete_documents([known.id])
             result.removed += 1
+
+
+def why_not_indexed(
+    root: Path, settings: Settings, recorded: list[tuple[str, str]], rel: str
+) -> str | None:
+    """Why the vault path `rel` holds no note of the index: the scans' own record of why they
+    skipped it (`recorded`: binary, too big, not UTF-8, ...), else why the walk leaves it out, else
+    that it waits for the next scan; None when there is no such file."""
+    why = dict(recorded).get(rel)
+    if why is not None:
+        return why
+    walker = VaultWalker(root, settings.include, settings.exclude)
+    why = walker.why_left_out(rel)
+    if why is None and os.path.isfile(root / rel):
+        return "not indexed yet: the next scan reads it"
+    return why
 
 
 def dirty_names(value: str | None) -> set[str] | None:

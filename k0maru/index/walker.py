@@ -261,6 +261,25 @@ class VaultWalker:
             if entry is not None:
                 yield entry
 
+    def why_left_out(self, rel: str) -> str | None:
+        """Why the walk never takes the vault path `rel` (a folder, a special file, a symlink, a
+        name the settings or a .gitignore leave out), None for a file it takes or one not there."""
+        parts = rel.split("/")
+        try:
+            mode = os.lstat(self.root / rel).st_mode
+        except (OSError, ValueError):
+            return None
+        if any(p in ALWAYS_SKIP_DIRS for p in parts[:-1]):
+            return f"it lies in a folder no scan walks ({', '.join(sorted(ALWAYS_SKIP_DIRS))})"
+        for test, why in _LEFT_OUT:
+            if test(mode):
+                return why
+        if not self._included(rel, parts[-1]):
+            return "its file type is not indexed: no `include` glob of the settings matches it"
+        if self._ignored_path(parts, {}):
+            return "a .gitignore or the `exclude` setting ignores it"
+        return None
+
     def _walked_past(self, rel: str, parts: list[str]) -> bool:
         """Whether the walk never reaches the file: in a folder it always skips (or a path that is
         no plain vault path), or a name the settings leave out."""
@@ -283,6 +302,20 @@ class VaultWalker:
                 specs.append((base, spec))
         ancestors = ["/".join(parts[:d]) + "/" for d in range(1, len(parts))]
         return any(_ignored(specs, a) for a in ancestors) or _ignored(specs, "/".join(parts))
+
+
+# what a path the walk never takes is, by its mode
+_LEFT_OUT = (
+    (stat.S_ISDIR, "it is a folder, not a note"),
+    (
+        stat.S_ISLNK,
+        "it is a symlink, not followed: its target is indexed where it lies in the vault",
+    ),
+    (
+        lambda mode: not stat.S_ISREG(mode),
+        "not a regular file (a FIFO, socket or device); not read",
+    ),
+)
 
 
 def _folder_rules(gitignore: Path) -> Spec | None:

@@ -1,4 +1,6 @@
-"""Each tool result as the compact text block a model reads.
+"""Each tool result as the compact text block a model reads, note-borne text (titles, paths,
+snippets) with control, bidi and zero-width characters escaped (`text.visible`): a path shown opens
+again with `read_note`.
 
 Hosts pass one part of a tool result to the model: some the structured content (serialised as JSON),
 others only the text content (docs/mcp.md says which). So the text block is the complete answer, not
@@ -19,7 +21,7 @@ from k0maru.service.models import (
     RecallResult,
     SkillCardResult,
 )
-from k0maru.text import printable
+from k0maru.text import visible
 
 MERMAID_BLOCK = re.compile(r"\n?```mermaid\n.*?\n```", re.DOTALL)
 CLI_HINT = re.compile(r"^inspect: k0maru log show .*\n?", re.MULTILINE)
@@ -39,15 +41,15 @@ def recall_text(r: RecallResult, reader: str = "read_note", most: int = 32000) -
         where = h.path + (f":{h.lines}" if h.lines else "")
         heading = f" · section: {h.heading}" if h.heading else ""
         lines.append(
-            printable(f"{rank}. {h.title} · {where}{heading} · {r.mode} score {h.score:.4g}")
+            visible(f"{rank}. {h.title} · {where}{heading} · {r.mode} score {h.score:.4g}")
         )
         if h.bm25_rank is not None or h.vector_rank is not None:
             lines.append("   " + _explain(h))
-        lines.append("   " + h.snippet.replace("\n", "\n   "))
+        lines.append("   " + visible(h.snippet, keep="\n").replace("\n", "\n   "))
         if h.also_at:
-            lines.append(printable("   also at: " + ", ".join(h.also_at)))
+            lines.append(visible("   also at: " + ", ".join(h.also_at)))
         if h.also_in:
-            lines.append(printable("   also in: " + ", ".join(h.also_in)))
+            lines.append(visible("   also in: " + ", ".join(h.also_in)))
     lines += [f"note: {w}" for w in r.warnings]
     if r.left_out or r.passages_cut:
         lines.append(_budget_note(r, reader, most))
@@ -87,7 +89,7 @@ def _explain(h: Any) -> str:
 
 
 def loadout_text(r: Loadout) -> str:
-    return r.text()
+    return visible(r.text(), keep="\n")
 
 
 def agent_summary(summary: str, node_id: str, first_code: str | None, reader: str) -> str:
@@ -152,11 +154,13 @@ def log_list_text(r: LogNodeList) -> str:
 
 
 def note_text(r: NoteExcerpt) -> str:
-    head = f"{r.path} lines {r.lines} of {r.total_lines}" + (
-        f" · section: {r.heading}" if r.heading else ""
+    head = visible(
+        f"{r.path} lines {r.lines} of {r.total_lines}"
+        + (f" · section: {r.heading}" if r.heading else "")
     )
     tail = "\n(cut to the token budget: ask for a later line range)" if r.truncated else ""
-    return f"{head}\n{r.text}{tail}"
+    body = visible(r.text, keep="\n")
+    return f"{head}\n{body}{tail}"
 
 
 def flush_text(r: FlushOutcome) -> str:
@@ -165,6 +169,7 @@ def flush_text(r: FlushOutcome) -> str:
         out += "; linked: " + ", ".join(r.linked)
     if r.unresolved:
         out += "; unresolved links: " + ", ".join(r.unresolved)
+    out = visible(out)
     for line in r.warnings:
         out += f"\nwarning: {line}"
     return out

@@ -21,7 +21,7 @@ from k0maru.limits import (
     echo,
     one_line,
 )
-from k0maru.text import shorten
+from k0maru.text import shorten, unescape
 
 if TYPE_CHECKING:
     import threading
@@ -493,15 +493,17 @@ class Service:
 
         resolve_inside(self._vault.root, path)
         with self._session.session(fresh=False) as vault:
-            doc = vault.store.document_by_path(path)
+            # a path as answers show it, control and bidi characters escaped (`text.visible`)
+            doc = vault.store.document_by_path(path) or vault.store.document_by_path(unescape(path))
+            why = None if doc else self._why_not_indexed(vault, path)
             if doc is None:
                 raise NotFoundError(
-                    f"no note {echo(path)} in the index",
+                    f"no note {echo(path)} in the index" + (f": {why}" if why else ""),
                     what="note",
-                    finding="list the notes to see their paths",
-                    similar=similar_notes(
-                        path, [(p, t) for _, p, t in vault.store.list_documents()]
-                    ),
+                    finding="" if why else "list the notes to see their paths",
+                    similar=[]
+                    if why
+                    else similar_notes(path, [(p, t) for _, p, t in vault.store.list_documents()]),
                 )
         data = read_regular(
             resolve_inside(self._vault.root, doc.path), self._vault.settings.max_file_bytes
@@ -526,9 +528,12 @@ class Service:
 
         resolve_inside(self._vault.root, path)
         with self._session.session() as vault:
-            doc = vault.store.document_by_path(path)
+            doc = vault.store.document_by_path(path) or vault.store.document_by_path(unescape(path))
             if doc is None:
-                raise NotFoundError(f"no note {echo(path)} in the index")
+                why = self._why_not_indexed(vault, path)
+                raise NotFoundError(
+                    f"no note {echo(path)} in the index" + (f": {why}" if why else "")
+                )
             links = vault.store.links_from(doc.id)
             back = vault.store.backlinks(doc.id)
             tags = vault.store.tags_of(doc.id)

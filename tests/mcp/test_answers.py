@@ -539,14 +539,17 @@ def test_errors_carry_the_specs_codes_and_say_what_was_meant(service: Service) -
 
 def test_text_answers_carry_no_control_or_bidi_characters(demo: Path) -> None:
     """A title with ESC, BEL and U+202E and a file name with a newline: the text block keeps none of
-    them, and each hit stays on its own line (before: raw, and the name split the hit line)."""
+    them, and each hit stays on its own line (before: raw, and the name split the hit line); the
+    path is shown escaped, and `read_note` opens it so."""
     write(demo, "evil\nname.md", "# Quokka \x1b[31mred\x07 \u202etxt.exe\n\nquokka zebu marmot\n")
     with Service.open(str(demo)) as svc:
         result = call(svc, lambda c: c.call_tool("recall_memory", {"query": "quokka zebu marmot"}))
-    text, _ = sent(result)
-    assert not any(ch in text for ch in "\x1b\x07\u202e")
-    hit = next(line for line in text.splitlines() if "Quokka" in line)
-    assert "evil name.md" in hit
+        text, _ = sent(result)
+        assert not any(ch in text for ch in "\x1b\x07\u202e")
+        hit = next(line for line in text.splitlines() if "Quokka" in line)
+        assert "evil\\x0aname.md" in hit and "section: Quokka \\x1b[31mred\\x07 \\u202etxt" in hit
+        read = call(svc, lambda c: c.call_tool("read_note", {"path": "evil\\x0aname.md"}))
+    assert "quokka zebu marmot" in sent(read)[0]
 
 
 def test_the_cli_and_the_mcp_tool_give_the_same_loadout(
