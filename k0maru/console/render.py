@@ -12,9 +12,10 @@ it, and any other file (missing, an SVG icon, a PDF) its name: never a broken im
 
 from __future__ import annotations
 
+import bisect
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from html import escape
 from pathlib import PurePosixPath
 from urllib.parse import quote, unquote
@@ -29,27 +30,37 @@ from k0maru.wikilinks import (
     EMBED,
     INLINE_CODE,
     WIKILINK,
+    code_spans,
     hide_comments,
     inline_tags,
     outside_code,
     wikilink,
 )
 
-_MD_INLINE = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
+# neither the text nor the href holds a bracket: each `[` looks no further than the next (linear)
+_MD_INLINE = re.compile(r"(?<!!)\[([^\[\]\n]*)\]\(([^()\[\]\s]+)\)")
 _IMAGE = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp", ".svg"})
 _AUDIO = frozenset({".mp3", ".wav", ".m4a", ".ogg", ".flac", ".3gp", ".webm"})
+_VIDEO = frozenset({".mp4", ".ogv", ".mov", ".mkv"})
+# what an embedded file that is not an image becomes on the page
+_PLAYED = {**dict.fromkeys(_AUDIO, "audio"), **dict.fromkeys(_VIDEO, "video"), ".pdf": "pdf"}
 _SIZE = re.compile(r"(\d+)(?:x(\d+))?\Z")
 _FOOTNOTE_DEF = re.compile(r"^[ \t]{0,3}\[\^([^\]\s]+)\]:[ \t]?(.*)$", re.M)
-_FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)|\^\[([^\[\]\n]+)\]")
+_FOOTNOTE_REF = re.compile(r"\[\^([^\[\]\s]+)\](?!:)|\^\[([^\[\]\n]+)\]")
 # `$$` opening a line (behind any `>` of a quote) to `$$` closing one; `$x$` with no space inside
 _MATH_BLOCK = re.compile(r"^(?P<p>[ \t]*(?:>[ \t]?)*)\$\$(?P<body>.*?)\$\$[ \t]*$", re.S | re.M)
 _MATH_INLINE = re.compile(r"(?<![\\$\w])\$(?=[^\s$])([^$\n]*?[^\s\\$])\$(?![\d$])")
 _FN_HREFS = ("#^fn-", "#%5Efn-")  # a footnote reference, before and after the link is encoded
 _TASK = re.compile(r"\[([^\]\n])\][ \t]+")
 _BLOCK_ID = re.compile(r"[ \t]\^([A-Za-z0-9-]+)[ \t]*$")  # `text ^step1`: a block links can name
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)  # an unclosed one hides the rest, as a browser
 _CALLOUT = re.compile(r"\[!([\w-]+)\][+-]?[ \t]*")
 _BREAK = re.compile(r"<br[ \t]*/?>", re.I)
+# an escaped bracket (not one), a bracket, a paragraph's end; what ends a link's destination
+_BRACKET = re.compile(r"\\[\[\]]|[\[\]]|\n[ \t]*\n")
+_DESTINATION_END = re.compile(r"[\s\[\])]")
+RENDER_CHARS = 500_000  # a note page renders this much of a note as Markdown (about 2 s at most)
+BRACKET_SCAN = 200_000  # characters markdown-it may scan for brackets' ends before they are escaped
 MAX_NESTING = (
     40  # markdown-it's bound on open blocks (a list level takes two); deeper content is dropped
 )
@@ -92,6 +103,7 @@ ALLOWED_TAGS = {
     "section",
     "input",
     "audio",
+    "video",
 }
 
 
@@ -137,12 +149,13 @@ def render_markdown(
         text = EMBED.sub(lambda m: embed(m, images or {}, nonce), _MD_INLINE.sub(md_link, text))
         return WIKILINK.sub(link, text)
 
+    body, rest = _first_part(body)
     # comments are hidden in Obsidian (and HTML comments in any Markdown viewer): not shown either
     body = _COMMENT.sub("", hide_comments(body))
     body = outside_code(body, math)
     notes = Footnotes()
     body = notes.section(outside_code(body, notes.take))
-    tokens = _md.parse(outside_code(body, links))
+    tokens = _md.parse(bounded_brackets(outside_code(body, links)))
     if (
         title
         and len(tokens) > 2
@@ -151,6 +164,7 @@ def render_markdown(
     ):
         tokens = tokens[3:]
     obsidian(tokens, nonce, images or {})
+    accessible(tokens)
     svgs = diagrams(tokens, nonce)
     html = _md.renderer.render(tokens, _md.options, {})
     if any(t.level >= MAX_NESTING - 1 for t in tokens):  # the parser stopped at its bound: say so
@@ -158,7 +172,85 @@ def render_markdown(
             f"<p><strong>This note nests deeper than {MAX_NESTING // 2} levels; what follows is "
             f"its text as written.</strong></p><pre><code>{escape(body)}</code></pre>"
         )
+    if rest:  # the parser's time grows with the note: past RENDER_CHARS, the text as written
+        html += (
+            f"<p><strong>This note is longer than {RENDER_CHARS:,} characters; what follows is "
+            f"its text as written.</strong></p><pre><code>{escape(rest)}</code></pre>"
+        )
     return with_diagrams(clean(html), svgs, nonce)
+
+
+def _first_part(body: str) -> tuple[str, str]:
+    """`body` cut at the last line break within `RENDER_CHARS`: (what is rendered, the rest)."""
+    if len(body) <= RENDER_CHARS:
+        return body, ""
+    cut = body.rfind("\n", 0, RENDER_CHARS)
+    cut = cut if cut > 0 else RENDER_CHARS
+    return body[:cut], body[cut:]
+
+
+def bounded_brackets(text: str) -> str:
+    """`text`, or where markdown-it would scan too far for the ends of its brackets (a link's
+    label looks for its `]` to the paragraph's end: quadratic in unclosed or deeply nested `[`,
+    which took a 200 KB note over 90 s), with those brackets escaped (`\\[`) and so shown as text:
+    each `[` without its `]` in the paragraph, each pair nested deeper than two, each label whose
+    `(` destination runs into another bracket. A note whose scans add up to `BRACKET_SCAN` or
+    fewer characters is left as it is."""
+    if "[" not in text:
+        return text
+    spans = code_spans(text)
+    offenders, cost = _bracket_offenders(text, spans)
+    if cost <= BRACKET_SCAN:
+        return text
+    out, at = [], 0
+    for pos in sorted(set(offenders)):
+        out += [text[at:pos], "\\"]
+        at = pos
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _bracket_offenders(text: str, spans: list[tuple[int, int]]) -> tuple[list[int], int]:
+    """The positions of the brackets `bounded_brackets` escapes, and how far markdown-it would
+    scan from them (characters)."""
+    offenders: list[int] = []
+    cost, stack = 0, []
+    spaces = [m.start() for m in re.finditer(r"\s", text)]  # a destination's scan ends at one
+    for at, token in _brackets(text, spans):
+        if token == "[":
+            stack.append(at)
+        elif token != "]" or not stack:  # a paragraph's end: its open brackets never close
+            cost += sum(at - s for s in stack)
+            offenders += stack
+            stack = []
+        elif len(stack) > 2 or _runs_into_bracket(text, at):  # too deep, or `[a]([b]...`
+            offenders += [stack[-1], at]
+            space = bisect.bisect(spaces, at)
+            cost += (spaces[space] if space < len(spaces) else len(text)) - stack.pop()
+        else:
+            stack.pop()
+    cost += sum(len(text) - s for s in stack)
+    return offenders + stack, cost
+
+
+def _brackets(text: str, spans: list[tuple[int, int]]) -> Iterator[tuple[int, str]]:
+    """(position, `[`, `]` or a paragraph's end) of `text`, less what lies in code (`spans`, in
+    order) and escaped brackets."""
+    span = 0
+    for m in _BRACKET.finditer(text):
+        at = m.start()
+        while span < len(spans) and spans[span][1] <= at:
+            span += 1
+        if m.group()[0] != "\\" and not (span < len(spans) and spans[span][0] <= at):
+            yield at, m.group()
+
+
+def _runs_into_bracket(text: str, close: int) -> bool:
+    """Whether the `]` at `close` opens a destination `(` that meets a bracket before its end."""
+    if not text.startswith("(", close + 1):
+        return False
+    end = _DESTINATION_END.search(text, close + 2)
+    return end is not None and end.group() in "[]"
 
 
 def clean(html: str) -> str:
@@ -173,11 +265,13 @@ def clean(html: str) -> str:
             "blockquote": {"class"},
             "img": {"src", "alt", "width", "height"},
             "audio": {"src", "controls", "title"},
-            "input": {"type", "checked", "disabled"},
+            "video": {"src", "controls", "title"},
+            "input": {"type", "checked", "disabled", "aria-label"},
             "section": {"class"},
             "sup": {"class"},
             "li": {"id", "class"},
-            **dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6", "p", "td"), {"id"}),
+            **dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), {"id", "aria-level"}),
+            **dict.fromkeys(("p", "td"), {"id"}),
         },
         # a code block wider than the page scrolls; tabindex lets a keyboard scroll it too
         set_tag_attribute_values={"pre": {"tabindex": "0"}},
@@ -188,7 +282,8 @@ def clean(html: str) -> str:
 
 def embed(m: re.Match[str], files: dict[str, str], nonce: str) -> str:
     """An embed as Markdown: a note's a wikilink to it (the link pass makes it a link), a file's
-    an image whose title tells `embeds` what it is (a served image, audio, a file to name)."""
+    an image whose title tells `embeds` what it is (a served image, audio, video or PDF, a file to
+    name)."""
     target, _, alias = wikilink(m)
     suffix = PurePosixPath(target).suffix.lower()
     if not suffix or suffix == ".md" or " " in suffix:  # a note, a heading or a block of one
@@ -196,12 +291,9 @@ def embed(m: re.Match[str], files: dict[str, str], nonce: str) -> str:
     path = files.get(target)
     size = _SIZE.match(alias or "")
     shown = (target if size or not alias else alias).replace("[", "").replace("]", "")
-    if path is None:
-        kind = "file"
-    elif suffix in _AUDIO:
-        kind = "audio"
-    else:
-        kind = f"size {size.group(1)} {size.group(2) or ''}" if size else "image"
+    kind = "file" if path is None else _PLAYED.get(suffix) or "image"
+    if kind == "image" and size:
+        kind = f"size {size.group(1)} {size.group(2) or ''}"
     src = f"/files/{quote(path)}" if path else "#"
     return f'![{shown}]({src} "k0-{nonce} {kind}")'
 
@@ -328,6 +420,20 @@ def obsidian(tokens: list[Token], nonce: str = "", files: dict[str, str] | None 
             token.children = [embeds(c, nonce, files) for c in footnote_refs(children)]
 
 
+def accessible(tokens: list[Token]) -> None:
+    """What a screen reader needs of a note's body: heading levels that step down one at a time
+    (`aria-level` where the note skips one; the look is kept) and no empty header cell."""
+    level = 1  # the page's title is its h1
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open":
+            written = int(token.tag[1])
+            level = min(written, level + 1)
+            if level != written:
+                token.attrSet("aria-level", str(level))
+        elif token.type == "th_open" and not tokens[i + 1].content.strip():
+            token.tag = tokens[i + 2].tag = "td"
+
+
 def task(item: Token, first: Token) -> None:
     """`- [ ] text` and `- [x] text`: the item shows a checkbox, ticked for any mark but a space."""
     kids = first.children or []
@@ -336,7 +442,7 @@ def task(item: Token, first: Token) -> None:
         return
     item.attrSet("class", "task")
     kids[0].content = kids[0].content[m.end() :]
-    checked = " checked" if m.group(1) != " " else ""
+    checked = ' checked aria-label="done"' if m.group(1) != " " else ' aria-label="to do"'
     box = Token("html_inline", "", 0, content=f'<input type="checkbox" disabled{checked}> ')
     first.children = [box, *kids]
 
@@ -384,7 +490,8 @@ def footnote_refs(children: list[Token]) -> list[Token]:
 
 def embeds(token: Token, nonce: str, files: dict[str, str]) -> Token:
     """An image token `embed` wrote (its title says what it is) as that: a served image (sized
-    where the embed says so), an audio player, or the name of a file the page cannot show."""
+    where the embed says so), an audio or video player, a link to a PDF, or the name of a file the
+    page cannot show."""
     title = str(token.attrGet("title") or "") if token.type == "image" else ""
     if token.type == "image" and not (nonce and title.startswith(f"k0-{nonce} ")):
         return md_image(token, files)
@@ -398,9 +505,11 @@ def embeds(token: Token, nonce: str, files: dict[str, str]) -> Token:
         if kind[2:] and kind[2]:
             token.attrSet("height", kind[2])
         return token
-    if kind[0] == "audio":
-        html = f'<audio controls src="{escape(src)}" title="{escape(name)}"></audio>'
+    if kind[0] in ("audio", "video"):
+        html = f'<{kind[0]} controls src="{escape(src)}" title="{escape(name)}"></{kind[0]}>'
         return Token("html_inline", "", 0, content=html)
+    if kind[0] == "pdf":
+        return Token("html_inline", "", 0, content=f'<a href="{escape(src)}">{escape(name)}</a>')
     if kind[0] == "file":
         return Token("html_inline", "", 0, content=file_name(name))
     return token

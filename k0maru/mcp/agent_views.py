@@ -12,7 +12,7 @@ from k0maru.service.models import NoteExcerpt
 from k0maru.text import shorten
 
 UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+HEADING = re.compile(r"^(#{1,6})\s+(.*)$")  # closing #s cut in Python: a lazy regex was quadratic
 HEADER_TOKENS = 30  # the excerpt's first line (path, range, heading) and its JSON keys
 
 
@@ -52,8 +52,9 @@ def section_range(lines: list[str], heading: str) -> tuple[int, int, str]:
         level = len(m.group(1))
         if found is not None and level <= found[1]:
             return found[0], i, found[2]
-        if found is None and _slug(m.group(2)) == want:
-            found = (i, level, m.group(2))
+        text = m.group(2).rstrip().rstrip("#").rstrip()
+        if found is None and _slug(text) == want:
+            found = (i, level, text)
     if found is None:
         raise K0maruError(f"no heading {echo(heading)} in this note; read it without `heading`")
     return found[0], len(lines), found[2]

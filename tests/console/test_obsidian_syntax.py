@@ -107,8 +107,9 @@ def test_footnotes_are_numbered_notes_not_links(
 def test_marks_tasks_strike_and_callouts(tour: str) -> None:
     assert "<mark>highlighted <strong>text</strong></mark>" in tour
     assert "<s>struck text</s>" in tour
-    assert '<li class="task"><input type="checkbox" disabled=""> an open task</li>' in tour
-    assert 'disabled="" checked=""> a done task' in tour
+    open_box = '<input type="checkbox" disabled="" aria-label="to do">'
+    assert f'<li class="task">{open_box} an open task</li>' in tour
+    assert 'disabled="" checked="" aria-label="done"> a done task' in tour
     assert (
         '<blockquote class="callout callout-tip">' in tour and "<strong>Folded tip</strong>" in tour
     )
