@@ -57,7 +57,7 @@ def split_list(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
-def flush(
+def flush(  # noqa: PLR0913 - the command's options
     vault: str | None,
     as_json: bool,
     kind: str,
@@ -66,6 +66,7 @@ def flush(
     tags: str | None,
     related: str | None,
     date: str | None = None,
+    folder: str | None = None,
 ) -> int:
     if not title.split():  # refused before the vault's index is opened (or created)
         raise K0maruError("empty title; give the note a title")
@@ -73,7 +74,7 @@ def flush(
     if not body.strip():
         raise K0maruError("empty body; pass the note text with --body-file or on stdin")
     with service(vault, as_json) as svc:
-        result = svc.flush(kind, title, body, split_list(tags), split_list(related), date)
+        result = svc.flush(kind, title, body, split_list(tags), split_list(related), date, folder)
     warn(result.warnings)  # stderr, with --json too: the note lacks what the rules asked for
 
     def human() -> None:
@@ -156,6 +157,7 @@ def register(add: Adder) -> None:
             tags=a.tags,
             related=a.related,
             date=a.date,
+            folder=a.folder,
         ),
         "write a note (adr, decision, card, log, skill) following the vault's conventions",
     )
@@ -172,6 +174,11 @@ def register(add: Adder) -> None:
     )
     p.add_argument(
         "--date", metavar="YYYY-MM-DD", help="the note's date (its name, date line); default today"
+    )
+    p.add_argument(
+        "--folder",
+        metavar="HINT",
+        help="which of the kind's parallel folders (a status, group or component: accepted)",
     )
     p = add(
         "distill",

@@ -263,14 +263,24 @@ def flush_session(
     date: Annotated[
         str | None, Field(description="the note's date, YYYY-MM-DD (default today)")
     ] = None,
+    folder: Annotated[
+        str | None,
+        Field(
+            max_length=200,
+            description="which of the kind's parallel folders: a status, group or component "
+            "(e.g. 'accepted', 'sig-storage'); default: the one the records start in, else the "
+            "closest by title and tags",
+        ),
+    ] = None,
 ) -> FlushOutcome:
     """Save what was just decided or learned as a note in the vault, where the team's conventions
     put that kind of note, written like the vault's own records (name, number, heading, metadata,
     sections; body sections fill the template's) with links to related notes. Idempotent: the same
     note twice is `up_to_date`; a changed one gets the next number (numbered logs) or a -v2 file,
-    never overwriting. Use for "save the lock-renewal design we just agreed", "record this
-    decision", "write an ADR for this"."""
-    return service.flush(kind, title, body, tags, related_notes, date)
+    never overwriting; a changed decision supersedes the one before it (both linked). Use for
+    "save the lock-renewal design we just agreed", "record this decision", "write an ADR for
+    this"."""
+    return service.flush(kind, title, body, tags, related_notes, date, folder)
 
 
 @tool(

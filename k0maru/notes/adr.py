@@ -11,7 +11,6 @@ from k0maru.fsutil import atomic_write_text, read_regular, resolve_inside
 from k0maru.gitutil import Commit, head_commit, repo_root
 from k0maru.index.markdown import hash_bytes
 from k0maru.notes.flush import FlushEngine
-from k0maru.notes.template import RecordTemplate
 from k0maru.text import printable
 
 _HEAD_BYTES = 8192  # where an ADR k0maru wrote holds its decision_key
@@ -19,6 +18,8 @@ _MAX_ADR_BYTES = 1 << 20
 _TRAILER = re.compile(r"^([A-Za-z][\w-]*):\s*(.*)$")
 _CONTEXT = re.compile(r"^context\b", re.I)
 _DECISION = re.compile(r"^decision\b(?!\s+drivers?\b)", re.I)  # not MADR's `Decision Drivers`
+_PROPOSAL = re.compile(r"^(?:proposal|proposed (?:solution|change)|outcome|resolution)\b", re.I)
+_COMMIT = re.compile(r"^commits?\b", re.I)
 
 
 def parse_trailers(message: str) -> tuple[dict[str, str], str]:
@@ -71,10 +72,12 @@ def adr_from_head(vault_root: Path, rev: str = "HEAD") -> dict[str, str] | None:
     if existing is not None:
         rel = existing.relative_to(vault_root.resolve()).as_posix()
         return {"outcome": _repoint(existing, commit.sha), "path": rel}
-    sections = _sections(body, context, decision or title, _own_titles(rule.record))
+    family = rule.record.sections if rule.record is not None and rule.record.shaped else []
+    sections = _sections(body, context, decision or title, _own_titles(family))
     if consequences:
         sections.append(f"## Consequences\n\n{consequences}")
-    sections.append(_commit_section(commit))
+    if not family or any(_COMMIT.match(n) for n in family):  # else its sha is kept out of sight
+        sections.append(_commit_section(commit))
     result = engine.flush(
         "adr",
         title,
@@ -127,16 +130,17 @@ def _commit_section(commit: Commit) -> str:
     )
 
 
-def _own_titles(record: RecordTemplate | None) -> tuple[str, str]:
-    """The titles the vault's records give their context and decision sections (MADR's `Context and
-    Problem Statement`, `Decision Outcome`), else `Context` and `Decision`."""
-    names = record.sections if record is not None and record.shaped else []
-    context = next((n for n in names if _CONTEXT.match(n)), "Context")
-    decision = next((n for n in names if _DECISION.match(n)), "Decision")
-    return context, decision
+def _own_titles(names: list[str]) -> tuple[str, str | None]:
+    """The titles the family's records (`names`: their sections) give their context and decision
+    sections (MADR's `Context and Problem Statement`, `Decision Outcome`; a proposal's first
+    section and its `Proposal`), else `Context` and `Decision`; no decision title where the family
+    has sections but none for a decision (the decision joins the context)."""
+    context = next((n for n in names if _CONTEXT.match(n)), names[0] if names else "Context")
+    decision = next((n for n in names if _DECISION.match(n) or _PROPOSAL.match(n)), None)
+    return context, decision if decision or names else "Decision"
 
 
-def _sections(body: str, context: str, decision: str, titles: tuple[str, str]) -> list[str]:
+def _sections(body: str, context: str, decision: str, titles: tuple[str, str | None]) -> list[str]:
     """A commit body that already has `## ` sections is the record's sections as written (the
     subject added as the decision only where no section of the body is one); else its text is the
     context and the subject (or `Decision:` trailer) the decision, under the titles the vault's
@@ -144,9 +148,11 @@ def _sections(body: str, context: str, decision: str, titles: tuple[str, str]) -
     context_title, decision_title = titles
     if re.search(r"^## \S", body, re.M):
         named = re.findall(r"^## (.+?)\s*$", body, re.M)
-        has_decision = any(_DECISION.match(n) for n in named)
-        extra = [] if has_decision else [f"## {decision_title}\n\n{decision}"]
-        return [printable(body, keep="\n"), *extra]
+        if any(_DECISION.match(n) for n in named) or decision_title is None:
+            return [printable(body, keep="\n")]
+        return [printable(body, keep="\n"), f"## {decision_title}\n\n{decision}"]
+    if decision_title is None:
+        return [f"## {context_title}\n\n{context}\n\n{decision}"]
     return [f"## {context_title}\n\n{context}", f"## {decision_title}\n\n{decision}"]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
@@ -37,6 +38,7 @@ from k0maru.notes.naming import (
     slug_style_of,
 )
 from k0maru.notes.template import (
+    VARIES,
     RecordTemplate,
     folder_records,
     learn,
@@ -72,6 +74,8 @@ _FOLDER_WORDS = {
         "runbook",
         "howtos",
         "how-to",
+        "manual",
+        "handbook",
     },
     "log": {
         "logs",
@@ -92,6 +96,7 @@ _FOLDER_WORDS = {
         "newsletters",
         "news",
         "weekly",
+        "issues",
     },
     "skill": {"skills", "skill", "playbooks"},
 }
@@ -128,6 +133,8 @@ DEFAULT_JD_NAMES = {
     "skill": "Skills",
 }
 _JD = re.compile(r"^(\d{2})[_ -](.+)$")
+_TAIL = re.compile(r"[-_](0\d+)$")  # a zero-padded counter ending a name: `notes-0012`
+_SUFFIX = re.compile(r"[^.](\.[a-z]{2,5})\.md$")
 _RULE_FOLDER = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s*(?::|=|->|→)\s*`?([\w./ -]+?)/?`?\s*$")
 _RULE_NAMING = re.compile(
     r"^\s*(?:[-*+]\s*)?([A-Za-z]+)\s+naming\s*(?::|=|->|→)\s*`?([^`]+?)`?\s*$", re.I
@@ -143,7 +150,7 @@ class KindRule:
     kind: str
     folder: str
     naming: str  # "date-slug" | "slug" | "adr-number" | "adr-prefixed"
-    slug_style: str = "kebab"  # "kebab" | "snake" | "title"
+    slug_style: str = "kebab"  # "kebab" | "snake" | "title" | "sentence" | "pascal" | "cased"
     number_width: int = 4
     template: dict[str, Any] = field(default_factory=dict)
     evidence: list[str] = field(default_factory=list)
@@ -151,6 +158,7 @@ class KindRule:
     template_file: str = ""  # a template a rules file names, vault-relative
     record: RecordTemplate | None = None  # how the folder's own records are written
     empty: bool = False  # no note in its folder yet
+    suffix: str = ""  # what most records' names carry before `.md` (`.html` of `x.html.md`)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -163,9 +171,11 @@ class KindRule:
             "default": "no folder of this kind found: k0maru's default, created on the first flush",
         }.get(self.source, "chosen by its name and records (see the evidence)")
         out = [("folder", f"{self.folder or '.'}/ ({why})")]
+        if self.kind in ("adr", "decision"):
+            out.append(("a new text", "under a title written before supersedes it: both linked"))
         record = self.record
         if record is not None and record.shaped:
-            return [*out, *_record_form(record)]
+            return [*out, *_record_form(record, self.suffix, self.slug_style)]
         own = "k0maru's own (frontmatter title, date, kind, category, tags)"
         if self.kind == "adr" and self.empty and not self.template_file:
             own = f"the first record's body: Nygard's or MADR's sections give theirs, else {own}"
@@ -176,16 +186,16 @@ class KindRule:
         return [f"{what}: {how}" for what, how in self.form()]
 
 
-def _record_form(record: RecordTemplate) -> list[tuple[str, str]]:
-    """(what, how) pairs of a learnt record form: where from, its name, heading, metadata,
-    sections and first status."""
+def _record_form(record: RecordTemplate, suffix: str, style: str) -> list[tuple[str, str]]:
+    """(what, how) pairs of a learnt record form: where from, its name, heading, metadata (each
+    frontmatter key with what flush writes there), sections and first status."""
     out = [
         ("learnt from", ", ".join(record.learnt_from)),
-        ("name", f"{record.name_format or '{slug}'}.md"),
+        ("name", f"{record.name_format or '{slug}'}{suffix}.md" + _styled(style)),
         ("heading", record.heading or "(none)"),
     ]
     if record.frontmatter:
-        out.append(("frontmatter", ", ".join(k for k, _ in record.frontmatter)))
+        out.append(("frontmatter", ", ".join(_key_form(k, f) for k, f in record.frontmatter)))
     out.extend(("metadata line", line) for line in record.meta_lines)
     if not record.frontmatter and not record.meta_lines:
         out.append(("metadata", "none above the sections"))
@@ -251,11 +261,18 @@ def slugify(title: str, style: str = "kebab", limit: int = 80, ascii_only: bool 
         return "note"
     if style == "title":
         slug = " ".join(w if w.isupper() else w[:1].upper() + w[1:] for w in words)
+    elif style == "sentence":  # the title's words as written, the first a capital
+        slug = " ".join([words[0][:1].upper() + words[0][1:], *words[1:]])
+    elif style in ("pascal", "cased"):  # the title's own words, as written, the first capital
+        words = [words[0][:1].upper() + words[0][1:], *words[1:]]
+        slug = ("" if style == "pascal" else "-").join(
+            w[:1].upper() + w[1:] if style == "pascal" else w for w in words
+        )
     elif style == "snake":
         slug = "_".join(w.lower() for w in words)
     else:
         slug = "-".join(w.lower() for w in words)
-    sep = {"title": " ", "snake": "_"}.get(style, "-")
+    sep = {"title": " ", "sentence": " ", "snake": "_"}.get(style, "-")
     slug = cut_at_word(slug, limit, sep)
     while len(slug.encode()) > SLUG_MAX_BYTES:
         slug = cut_at_word(slug, len(slug) - 1, sep)
@@ -499,8 +516,8 @@ class ConventionSniffer:
         `proposals-accepted/` and `proposals-done/`) are kept in `parallel`."""
         scored: list[tuple[float, str, list[str]]] = []
         for folder, names in folders.items():
-            if not folder and kind != "adr":
-                continue  # root-level records: numbered ADRs (`adr-001-title.md`) only
+            if not folder and kind not in ("adr", "log"):
+                continue  # root-level records: numbered ADRs (`adr-001-title.md`), dated logs
             score, why = self._folder_score(kind, folder, names)
             if score > 0:
                 scored.append((score, folder, why))
@@ -509,9 +526,26 @@ class ConventionSniffer:
         best, folder, why = max(scored, key=lambda x: x[0])
         near = [f for sc, f, _ in scored if int(sc) == int(best) and f and not aside(f)]
         near += _sub_folders(folder, folders, near)
-        if len(near) >= 2 and folder in near:
-            self.parallel[kind] = {f: folders[f] for f in near}
+        folder, why = self._in_family(kind, folder, why, near, folders)
         return folder, [f"{folder or '.'}/: " + ", ".join(why)]
+
+    def _in_family(  # noqa: PLR0913 - the folder chosen and those beside it
+        self, kind: str, folder: str, why: list[str], near: list[str], folders: dict[str, list[str]]
+    ) -> tuple[str, list[str]]:
+        """Where the folder is one of a family's parallel folders (`near`, or a drafts folder
+        beside it): kept in `parallel`, and the one a new record starts in, with why."""
+        draft = _draft_beside(folder, folders) if folder else None
+        if draft is not None:
+            near = [folder, draft]
+        if len(near) < 2 or folder not in near:
+            return folder, why
+        self.parallel[kind] = {f: folders[f] for f in near}
+        folder, why = _started(folder, why, near)
+        shown = ", ".join(f"{f}/" for f in near[:8]) + (", ..." if len(near) > 8 else "")
+        return folder, [
+            *why,
+            f"parallel folders {shown}: `flush --folder` names one, else by title",
+        ]
 
     def _folder_score(self, kind: str, folder: str, names: list[str]) -> tuple[float, list[str]]:
         """How strongly `folder` (its files `names`) looks like the kind's home, and why: the
@@ -522,7 +556,7 @@ class ConventionSniffer:
         score = _name_score(kind, folder, words)
         why = [f"folder name '{leaf}'"] if score else []
         clues = (
-            _numbered_clue(kind, names),
+            _numbered_clue("adr" if kind == "log" and not folder else kind, names),  # `PM-001`
             _dated_clue(kind, names, words),
             _frontmatter_clue(kind, self._frontmatter_kinds(folder, names[:20])),
             _template_clue(kind, names, words),
@@ -604,9 +638,11 @@ class ConventionSniffer:
         if layout == "johnny-decimal":
             folder = f"{_next_jd_area(folders):02d}_{DEFAULT_JD_NAMES[kind]}"
             return folder, [f"no {kind} folder found; next free Johnny-Decimal area {folder}"]
-        at_root = len(record_names(folders.get("", [])))
-        if kind == "card" and at_root >= _FLAT_VAULT:
-            return "", [f"no card folder found; the vault keeps its {at_root} notes at its root"]
+        main = _notes_folder(folders) if kind == "card" else None
+        if main is not None:
+            return main[0], [
+                f"no card folder found; the vault keeps {main[1]} notes in {main[0] or 'its root'}/"
+            ]
         return DEFAULT_FOLDERS[kind], [f"no {kind} folder found; default {DEFAULT_FOLDERS[kind]}"]
 
     # ---- naming ----------------------------------------------------------------------------------
@@ -625,25 +661,53 @@ class ConventionSniffer:
             rule.number_width = naming.width or rule.number_width
         if style is not None:
             rule.slug_style = style.value
+        suffixes = Counter(m.group(1) for n in names if (m := _SUFFIX.search(n)))
+        suffix, count = suffixes.most_common(1)[0] if suffixes else ("", 0)
+        if count * 2 > len(record_names(names)):
+            rule.suffix = suffix
+            rule.evidence.append(f"{count} names end in {suffix}.md")
 
-    def next_adr_number(self, rule: KindRule) -> int:
-        """The next free number of the kind's folder: one past the highest, counted among records
+    def next_adr_number(self, rule: KindRule, family: list[str] | None = None) -> int:
+        """The next free number of the kind's folder (and of the `family`'s parallel folders: one
+        count across `accepted/` and `implemented/`): one past the highest, counted among records
         with the learnt prefix (`PM2024-`) where the records have one; the fixed number every
         record carries (`0000-x.md`) where they all carry the same."""
         record = rule.record
         if record is not None and record.fixed_number is not None:
             return record.fixed_number
-        folder = self.root / rule.folder
         prefix = record.prefix.lower() if record is not None and record.name_format else ""
         numbers = [0]
-        if folder.is_dir():
-            for _, name in folder_records(folder):
-                n = _numbered(name)
-                if n is not None and name.lower().startswith(prefix):
-                    numbers.append(n)
+        for where in {rule.folder, *(family or [])}:
+            folder = self.root / where
+            names = [name for _, name in folder_records(folder)] if folder.is_dir() else []
+            own = [name for name in names if name.lower().startswith(prefix)]
+            numbers += [n for n in map(_numbered, own) if n is not None]
         return max(numbers) + 1
 
     def file_name(self, rule: KindRule, title: str, when: date, number: int | None = None) -> str:
+        """The new record's file name, with the suffix most records' names carry."""
+        name = self._file_name(rule, title, when, number)
+        if rule.naming == "slug":
+            name = self._counted_tail(rule, name)
+        return name.removesuffix(".md") + rule.suffix + ".md"
+
+    def _counted_tail(self, rule: KindRule, name: str) -> str:
+        """`name` with the zero-padded counter most of the folder's names end in
+        (`this-week-in-fluvio-0063.md`): the title's own number padded, else the next one."""
+        folder = self.root / rule.folder
+        names = record_names([p.name for p in folder.glob("*.md")]) if folder.is_dir() else []
+        tails = [m for n in names if (m := _TAIL.search(n.removesuffix(rule.suffix + ".md")))]
+        if len(tails) * 2 <= len(names) or not tails:
+            return name
+        width = len(tails[-1].group(1))
+        stem = name.removesuffix(".md")
+        own = re.search(r"[-_](\d+)$", stem)
+        if own is not None:
+            return f"{stem[: own.start(1)]}{int(own.group(1)):0{width}d}.md"
+        sep = tails[-1].group(0)[0]
+        return f"{stem}{sep}{max(int(m.group(1)) for m in tails) + 1:0{width}d}.md"
+
+    def _file_name(self, rule: KindRule, title: str, when: date, number: int | None) -> str:
         slug = slugify(title, rule.slug_style)
         record = rule.record
         if record is not None and record.name_format:
@@ -664,7 +728,7 @@ class ConventionSniffer:
         if rule.naming == "date":  # a daily note: the date alone
             return f"{when.isoformat()}.md"
         if rule.naming == "date-slug":
-            sep = " " if rule.slug_style == "title" else "-"
+            sep = " " if rule.slug_style in ("title", "sentence") else "-"
             return f"{when.isoformat()}{sep}{slug}.md"
         if rule.naming in ("adr-number", "adr-prefixed"):
             n = number if number is not None else self.next_adr_number(rule)
@@ -695,6 +759,71 @@ _ASIDE = {
     "dist",
     "build",
 }
+
+
+_STAGES = (
+    {"draft", "drafts", "wip", "inbox", "incoming", "new"},
+    {"proposed", "proposal", "proposals", "pending", "open", "review"},
+    {"accepted", "active", "approved"},
+)
+
+
+def _notes_folder(folders: dict[str, list[str]]) -> tuple[str, int] | None:
+    """(the folder, its notes) where a vault keeps its notes: the root or the top-level folder
+    with the most, at least _FLAT_VAULT of them, whose tree holds most of the vault's notes."""
+    count = {f: len(record_names(n)) for f, n in folders.items() if not aside(f)}
+    total = sum(count.values())
+
+    def holds(top: str) -> bool:
+        tree = sum(n for f, n in count.items() if f == top or f.startswith(top + "/"))
+        return count[top] >= _FLAT_VAULT and (not top or tree * 2 > total)
+
+    tops = [f for f in count if "/" not in f and holds(f)]
+    best = max(tops, key=lambda f: (count[f], f == ""), default=None)
+    return None if best is None else (best, count[best])
+
+
+def _styled(style: str) -> str:
+    return "" if style == "kebab" else f" (slug {style})"
+
+
+def _key_form(key: str, form: str) -> str:
+    """A frontmatter key as `conventions --explain` says flush writes it."""
+    if form == VARIES:
+        return f"{key} (only when given)"
+    if key == "tags":
+        return f"{key} (the tags given, else left out)"
+    return f"{key}: {form}" if form else f"{key}: (left empty, as the records leave it or to fill)"
+
+
+def _draft_beside(folder: str, folders: dict[str, list[str]]) -> str | None:
+    """A drafts folder beside the chosen one holding a record (`draft/` beside `content/`): where
+    a new record starts."""
+    parent = folder.rpartition("/")[0]
+    for leaf in sorted(_STAGES[0]):
+        beside = f"{parent}/{leaf}" if parent else leaf
+        if beside != folder and record_names(folders.get(beside, [])):
+            return beside
+    return None
+
+
+def _started(folder: str, why: list[str], near: list[str]) -> tuple[str, list[str]]:
+    """The folder among parallel ones (`near`) a new record starts in, and why."""
+    start = first_stage(near)
+    if start is None or start == folder:
+        return folder, why
+    return start, [f"new records start in {start}/, the first stage of {', '.join(near)}"]
+
+
+def first_stage(folders: list[str]) -> str | None:
+    """The one folder of parallel `folders` a new record starts in where they are stages of its
+    life (`draft/` before `content/`, `accepted/` before `implemented/`): the earliest stage, None
+    where no folder or two name it."""
+    for stage in _STAGES:
+        found = [f for f in folders if f.rsplit("/", 1)[-1].lower() in stage]
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
 
 
 def _sub_folders(folder: str, folders: dict[str, list[str]], taken: list[str]) -> list[str]:

@@ -930,7 +930,7 @@ def distill_source(
     log = reading.logged(node)
     return engine.distill(
         "",
-        f"log node {log.node_id} ({log.command})",
+        f"offloaded log {log.node_id} ({log.command})",  # no stock word a query matches: `node`
         export_dir,
         log.findings,
         log.lines,

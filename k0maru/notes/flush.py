@@ -1,9 +1,10 @@
 """FlushEngine: write a note where the vault's conventions say, idempotently and atomically.
 
 Same target and same content -> `up_to_date` (nothing written). Different content -> the next free
-`-v2`, `-v3`, ... name: a human's or an agent's note is never overwritten. Files appear complete or
-not at all (temp file + hard link), and a lock file serialises flushes across processes so ADR
-numbers and version suffixes are allocated once."""
+`-v2`, `-v3`, ... name (the next number in a numbered family): a human's or an agent's note is
+never overwritten; a decision's earlier record is marked superseded by the new one (supersede.py).
+Files appear complete or not at all (temp file + hard link), and a lock file serialises flushes
+across processes so ADR numbers and version suffixes are allocated once."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import posixpath
 import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -21,9 +22,17 @@ import yaml
 from k0maru.errors import K0maruError
 from k0maru.fsutil import create_exclusive, ensure_state_dir, file_lock, read_text, resolve_inside
 from k0maru.index.link_resolution import key_name
-from k0maru.notes.conventions import KINDS, Conventions, ConventionSniffer, KindRule
+from k0maru.notes.conventions import (
+    KINDS,
+    Conventions,
+    ConventionSniffer,
+    KindRule,
+    first_stage,
+)
 from k0maru.notes.public_forms import first_record_form, has_records
 from k0maru.notes.record_render import render_record
+from k0maru.notes.sidecar import write_sidecar
+from k0maru.notes.supersede import MARK, SUPERSEDING, link_both_ways
 from k0maru.notes.template import folder_records, record_stem
 from k0maru.notes.topics import hinted, topic_of
 
@@ -48,6 +57,7 @@ class FlushResult:
     linked: list[str] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # e.g. the kind's template was refused
+    supersedes: str = ""  # vault-relative: the decision this one replaces, marked superseded
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -58,11 +68,11 @@ def vault_lock(root: Path) -> AbstractContextManager[None]:
 
 
 def _normalise(text: str) -> str:
-    """Content identity ignores the flush date and the first status (the same note flushed tomorrow,
-    when the records' most common status may have moved, is up to date)."""
-    text = _DATE_LINE.sub("", text.replace("\r\n", "\n"))
+    """Content identity ignores the flush date, the first status (the same note flushed tomorrow,
+    when the records' most common status may have moved, is up to date) and supersession marks."""
+    text = MARK.sub("", _DATE_LINE.sub("", text.replace("\r\n", "\n")))
     text = _STATUS_SECTION.sub(r"\1", _STATUS_LINE.sub("", text))
-    return _DATE.sub("", text).strip()
+    return re.sub(r"\n{3,}", "\n\n", _DATE.sub("", text)).strip()
 
 
 class FlushEngine:
@@ -125,7 +135,10 @@ class FlushEngine:
         title = _checked(kind, title, body)
         hint = " ".join(str((extra or {}).get(k, "")) for k in ("folder", "group", "status"))
         rule, filed = self._rule_for(kind, title, body, hint, " ".join(tags or []))
+        extra = {k: v for k, v in (extra or {}).items() if k not in ("folder", "group")}
+        given, title = given_number(rule, title)
         when = when or date.today()
+        rule = _in_year(rule, when)
         linked, unresolved = _resolved(related or [], resolve)
 
         def content(number: int | None) -> str:
@@ -136,11 +149,16 @@ class FlushEngine:
         folder = resolve_inside(self.root, rule.folder or ".")
         created_folder = not folder.is_dir()
         with vault_lock(self.root):
-            path, outcome = self._place(rule, folder, title, content, when)
+            path, outcome = self._place(rule, folder, title, content, when, given)
+            replaced = self._replaced(kind, rule, folder, title, path, outcome)
+            if replaced is not None:
+                link_both_ways(replaced, path, self._ref(replaced, rule), self._ref(path, rule))
         warnings = self._warnings(kind, rule, filed, created_folder)
-        return FlushResult(
-            path.relative_to(self.root).as_posix(), outcome, kind, linked, unresolved, warnings
-        )
+        warnings += index_hint(self.root, folder, path) if outcome != "up_to_date" else []
+        warnings += _with_sidecar(self.root, path, title, when) if outcome == "created" else []
+        old = replaced.relative_to(self.root).as_posix() if replaced is not None else ""
+        rel = path.relative_to(self.root).as_posix()
+        return FlushResult(rel, outcome, kind, linked, unresolved, warnings, old)
 
     def _rule_for(
         self, kind: str, title: str, body: str, hint: str = "", tags: str = ""
@@ -154,7 +172,9 @@ class FlushEngine:
         parallel = self.conventions.parallel.get(kind, {})
         filed = topic_of(title, body, topics) if topics else None
         if filed is None and parallel:
-            filed = hinted(hint, parallel) or topic_of(title, f"{tags} {hint}", parallel)
+            filed = hinted(hint, parallel)
+            if filed is None and first_stage(list(parallel)) is None:  # stages: by hint only
+                filed = topic_of(title, f"{tags} {hint}", parallel)
             where = filed[0] if filed is not None else ""
             if filed is not None and where != rule.folder:
                 filed = (where, f"{filed[1]}; {len(parallel)} parallel {kind} folders")
@@ -165,6 +185,37 @@ class FlushEngine:
             rule = self.sniffer.rule_in(kind, filed[0], topics[filed[0]], filed[1])
         rule = first_record_form(rule, body, has_records(resolve_inside(self.root, rule.folder)))
         return rule, filed
+
+    def _replaced(  # noqa: PLR0913 - the write and where it went
+        self, kind: str, rule: KindRule, folder: Path, title: str, path: Path, outcome: str
+    ) -> Path | None:
+        """The decision a new text under the same title supersedes: the version before a `-vN`,
+        the latest other record of the title in a numbered family; None for other kinds."""
+        if kind not in SUPERSEDING or outcome == "up_to_date":
+            return None
+        if outcome == "versioned":
+            m = re.match(
+                r"^(.*)-v(\d+)((?:/[^/]+|\.\w+)?\.md)$", path.relative_to(folder).as_posix()
+            )
+            if m is None:
+                return None
+            before = int(m.group(2)) - 1
+            return folder / f"{m.group(1)}{f'-v{before}' if before > 1 else ''}{m.group(3)}"
+        if rule.naming not in NUMBERED:
+            return None
+        others = [(n, p) for p, n in self._same_title(rule, folder, title) if p != path]
+        return max(others)[1] if others else None
+
+    def _ref(self, path: Path, rule: KindRule) -> str:
+        """How a record links another of its family: `[[name]]`, or a Markdown link relative to the
+        family's folder."""
+        rel = path.relative_to(self.root).with_suffix("").as_posix()
+        style = rule.record.link_style if rule.record is not None else "wiki"
+        if style != "markdown":
+            own = Path(rel).name.lower() in ("index", "readme")
+            return f"[[{rel if own else Path(rel).name}]]"
+        target = posixpath.relpath(rel, rule.folder or ".")
+        return f"[{Path(rel).name}]({target.replace(' ', '%20')}.md)"
 
     def _warnings(
         self, kind: str, rule: KindRule, filed: tuple[str, str] | None, created_folder: bool
@@ -205,14 +256,17 @@ class FlushEngine:
         title: str,
         content: Callable[[int | None], str],
         when: date,
+        given: int | None = None,
     ) -> tuple[Path, str]:
         fixed = rule.record is not None and rule.record.fixed_number is not None
         if rule.naming in NUMBERED and not fixed:
-            return self._place_numbered(rule, folder, title, content, when)
+            return self._place_numbered(rule, folder, title, content, when, given)
         text = content(None)
         wanted = _normalise(text)
         stem = self.sniffer.file_name(rule, title, when).removesuffix(".md")
         own, tail = record_stem(stem + ".md")  # a record in a folder of its own: `x-v2/index.md`
+        if rule.suffix and own.endswith(rule.suffix):  # `x-v2.html.md`
+            own, tail = own.removesuffix(rule.suffix), rule.suffix + tail
         if rule.naming == "date-slug":
             earlier = _same_on_another_day(folder, own, tail, when, wanted)
             if earlier is not None:
@@ -231,19 +285,29 @@ class FlushEngine:
         title: str,
         content: Callable[[int | None], str],
         when: date,
+        given: int | None = None,
     ) -> tuple[Path, str]:
         """A numbered log: the same title and text is the record already there (up to date); a new
         text under the same title is the next record, with the next number (never
-        `0002-x-v2.md`)."""
+        `0002-x-v2.md`); the number the title gives (`KEP-5905: ...`) where it is free."""
         for existing, number in self._same_title(rule, folder, title):
             if _same(existing, _normalise(content(number))):
                 return existing, "up_to_date"
+        if given is not None:
+            candidate = folder / self.sniffer.file_name(rule, title, when, given)
+            if create_exclusive(candidate, content(given).encode("utf-8")):
+                return candidate, "created"
         for _ in range(MAX_VERSIONS):
-            number = self.sniffer.next_adr_number(rule)
+            number = self.sniffer.next_adr_number(rule, list(self._family(rule)))
             candidate = folder / self.sniffer.file_name(rule, title, when, number)
             if create_exclusive(candidate, content(number).encode("utf-8")):
                 return candidate, "created"
         raise K0maruError(f"{folder}: no free number for {title!r}; pick a new title")
+
+    def _family(self, rule: KindRule) -> dict[str, list[str]]:
+        """The parallel folders of the rule's family (its own among them), else none."""
+        family = self.conventions.parallel.get(rule.kind, {})
+        return family if rule.folder in family else {}
 
     def _same_title(self, rule: KindRule, folder: Path, title: str) -> list[tuple[Path, int]]:
         """The numbered records of this title (an ADR keeps its number: a re-flush targets its
@@ -261,6 +325,68 @@ class FlushEngine:
             if number is not None and pattern.match(name.lower()):
                 out.append((p, number))
         return out
+
+
+def _with_sidecar(root: Path, path: Path, title: str, when: date) -> list[str]:
+    """The family's metadata file written beside a record kept as a folder (`kep.yaml`), said."""
+    if path.name.lower() not in ("readme.md", "index.md"):
+        return []
+    m = re.match(r"^(?:[A-Za-z]+-)?(\d+)", path.parent.name)
+    written = write_sidecar(path, title, int(m.group(1)) if m else None, when)
+    if written is None:
+        return []
+    shown = Path(written).relative_to(root).as_posix()
+    return [f"also wrote {shown}, as the family's records keep one: check its values"]
+
+
+def index_hint(root: Path, folder: Path, path: Path) -> list[str]:
+    """A line saying which index file of the family (its folder's README or index, listing two or
+    more of its records by link) lacks the new record, and what to add."""
+    names = {p.name for p in folder.glob("*.md")} | {p.parent.name for p in folder.glob("*/*.md")}
+    new = path.relative_to(folder).as_posix()
+    for index in (folder / "README.md", folder / "index.md"):
+        if index == path or not index.is_file():
+            continue
+        text = read_text(index, errors="replace")
+        linked = {m for m in re.findall(r"\]\(\.?/?([^)#\s]+?)/?(?:#[^)]*)?\)", text) if m in names}
+        if len(linked) >= 2 and new not in text:
+            shown = index.relative_to(root).as_posix()
+            return [f"{shown} lists {len(linked)} records: add a row or line for {new}"]
+    return []
+
+
+def _in_year(rule: KindRule, when: date) -> KindRule:
+    """The rule for a family filed by year (`meetings/2024/`, `accepted/2022/`): the record's own
+    year's folder, in the form learnt from the latest; a year in the names' prefix (`PM2024-001`)
+    is the record's year, its counter that year's."""
+    record = rule.record
+    if record is not None and re.search(r"(?:19|20)\d\d", record.prefix):
+        prefix = re.sub(r"(?:19|20)\d\d", str(when.year), record.prefix, count=1)
+        rule = replace(rule, record=replace(record, prefix=prefix))
+    parent, _, leaf = rule.folder.rpartition("/")
+    if not re.fullmatch(r"(?:19|20)\d\d", leaf) or leaf == str(when.year):
+        return rule
+    folder = f"{parent}/{when.year}" if parent else str(when.year)
+    why = f"records filed by year: {folder}/ for a record of {when.isoformat()}"
+    return replace(rule, folder=folder, evidence=[*rule.evidence, why])
+
+
+def given_number(rule: KindRule, title: str) -> tuple[int | None, str]:
+    """(the number, the title without it) where the title opens with the family's own number form
+    (`KEP-5905: Mixins` where records are headed `# KEP-{n}: {title}` or named `CFP-{num}-...`), or
+    ends with it (`... Call 150`, kept): the user gave the number. (None, title) otherwise."""
+    record = rule.record
+    if record is None or rule.naming not in NUMBERED or record.fixed_number is not None:
+        return None, title
+    lead = re.match(r"#\s+([A-Za-z]{2,8})[-_ ]?\{n", record.heading)
+    for prefix in {record.prefix.strip("-_ "), lead.group(1) if lead else ""} - {""}:
+        m = re.match(rf"{re.escape(prefix)}[-_ ]?(\d{{1,6}})\s*[:.-]\s*(\S.*)$", title, re.I)
+        if m:
+            return int(m.group(1)), m.group(2)
+        m = re.search(rf"\b{re.escape(prefix)}[-_ #]?(\d{{1,6}})$", title, re.I)
+        if m:  # `Consensus Layer Call 150` where records are `call_148.md`: the title keeps it
+            return int(m.group(1)), title
+    return None, title
 
 
 def _checked(kind: str, title: str, body: str) -> str:
@@ -447,13 +573,23 @@ def flush_indexed(  # noqa: PLR0913 - the note's fields
     tags: list[str],
     related: list[str],
     when: date | None = None,
+    folder: str | None = None,
 ) -> FlushResult:
     """Flush through the engine, link only notes the index knows, and index the new note at once: it
     is searchable by BM25 on return; its vectors follow in the background (never the backlog's
-    wait)."""
+    wait). `folder`: which of a family's parallel folders (a status, group or component)."""
     engine = FlushEngine(vault.root, conventions=vault.conventions(), locate=note_path(vault.store))
     result = engine.flush(
-        kind, title, body, tags, related, resolve=link_text(vault.store), when=when
+        kind,
+        title,
+        body,
+        tags,
+        related,
+        resolve=link_text(vault.store),
+        extra={"folder": folder} if folder else None,
+        when=when,
     )
     vault.index_note(result.path)
+    if result.supersedes:
+        vault.index_note(result.supersedes)  # now marked superseded
     return result

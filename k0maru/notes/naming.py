@@ -104,10 +104,26 @@ def _snake(words: str) -> bool:
     return "_" in words and " " not in words and "-" not in words
 
 
+def _sentence(words: str) -> bool:
+    """Spaced names whose longer words are not all capitalised (`Sync conflicts on iOS`)."""
+    return " " in words and any(w[:1].islower() for w in words.split() if len(w) > 3)
+
+
+def _pascal(words: str) -> bool:
+    return re.fullmatch(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*", words) is not None
+
+
+def _cased(words: str) -> bool:
+    return re.match(r"[A-Z][a-z]", words) is not None and not re.search(r"[ _]", words)
+
+
 # (slug style, whether a name's words are joined so, what the evidence says of such names)
 SLUG_STYLES = (
+    ("sentence", _sentence, "names use spaces (Sentence case)"),  # `Sync conflicts on iOS`
     ("title", _spaced, "names use spaces (Title Case)"),  # `2024-05-01 Cache Layout`
     ("snake", _snake, "names use snake_case"),  # `0007_cache_layout`
+    ("pascal", _pascal, "names use PascalCase"),  # `KubeProxyDown`
+    ("cased", _cased, "names keep the title's case"),  # `Binary-search-tree`, `Apache-Iceberg`
 )
 
 

@@ -12,7 +12,13 @@ from typing import Any
 import yaml
 
 from k0maru.notes.conventions import slugify
-from k0maru.notes.template import RecordTemplate, is_meta_section, plain_title, split_sections
+from k0maru.notes.template import (
+    VARIES,
+    RecordTemplate,
+    is_meta_section,
+    plain_title,
+    split_sections,
+)
 
 
 def status_for(tpl: RecordTemplate, given: str | None) -> str:
@@ -141,10 +147,10 @@ def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, A
     lines = []
     for key, form in tpl.frontmatter:
         m = _PLACEHOLDER.fullmatch(form)
-        if key == "tags" and "tags" in extra:
-            lines.append(_scalar(key, extra["tags"]))
-        elif form == "{tags}":
-            lines.append(f"{key}:\n")  # every record gives tags; none were given
+        if key in extra and (key == "tags" or m is None):
+            lines.append(_scalar(key, extra[key]))  # what the caller gives
+        elif form in ("{tags}", VARIES):
+            pass  # the records fill it, the caller gave none: left out, never written empty
         elif "{slug}" in form and m is None:
             lines.append(f"{key}: {form.replace('{slug}', values['slug'])}\n")
         elif m is None:  # the value every record gives it, as they write it (or none)

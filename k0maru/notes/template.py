@@ -248,11 +248,13 @@ def _shaped(rec: _Record) -> bool:
 
 def _learn_shape(tpl: RecordTemplate, records: list[_Record], template: _Record | None) -> None:
     """The heading, metadata and sections of the records (of the template file where there are
-    none)."""
+    none); a key whose value varies is a slot left empty where the template file has it."""
     tpl.shaped = True
     source = records or ([template] if template else [])
     _learn_heading(tpl, source)
     _learn_meta(tpl, source)
+    slots = {k for k, _ in template.frontmatter} if template else set()
+    tpl.frontmatter = [(k, "" if f == VARIES and k in slots else f) for k, f in tpl.frontmatter]
     tpl.next_count = _next_count(records)
     tpl.meta_lines = _meta_template(records, template)
     _learn_sections(tpl, records, template)
@@ -487,15 +489,24 @@ def _value_form(key: str, value: str, rec: _Record, records: list[_Record]) -> s
 
 def _derived_form(key: str, value: str, records: list[_Record]) -> str:
     """A value the records derive from their file name (`{slug}`) or a counter (`{count}`), the
-    value every record gives, the tags given (`{tags}`), else '' (the records' own values)."""
+    value most records give, the tags given (`{tags}`), '' for a key two in three records fill
+    their own way (`author:`, a slot to fill), else VARIES (given by the caller or left out)."""
     bare = value.strip("\"'")
     if bare and all(_by_slug(key, r) for r in records if key in dict(r.frontmatter)):
         return bare[: len(bare) - len(bare.lstrip("/"))] + "{slug}"
     if _counted(key, records):
         return "{count}"
-    if all(dict(r.frontmatter).get(key) == value for r in records if r.frontmatter):
-        return value
-    return "{tags}" if key.lower() == "tags" else ""
+    if key.lower() == "tags":
+        return "{tags}"
+    given = Counter(dict(r.frontmatter)[key] for r in records if key in dict(r.frontmatter))
+    common, count = given.most_common(1)[0] if given else (value, 0)
+    if count * 2 > sum(given.values()):
+        return common  # the value most records give it (`owner_slack: "#team"`), or leave empty
+    form = 3 * sum(given.values()) >= 2 * len([r for r in records if r.frontmatter]) > 2
+    return "" if form else VARIES  # a key of the family's form (2 in 3 give it): a slot
+
+
+VARIES = "{varies}"  # a key whose value differs from record to record: written only when given
 
 
 def _by_slug(key: str, rec: _Record) -> bool:

@@ -162,7 +162,7 @@ class KindConvention(Result):
     kind: str
     folder: str
     naming: str  # "date-slug" | "slug" | "adr-number" | "adr-prefixed"
-    slug_style: str  # "kebab" | "snake" | "title"
+    slug_style: str  # "kebab" | "snake" | "title" | "sentence" | "pascal" | "cased"
     number_width: int
     template: dict[str, Any]  # frontmatter fields and their values
     evidence: list[str]  # why this folder: a rules file's line, the notes found there
@@ -171,6 +171,7 @@ class KindConvention(Result):
     record: dict[str, Any] | None  # the record form learnt from the folder's notes
     empty: bool  # no note in its folder yet: a first ADR takes the public form its body follows
     explained: list[str]  # which folder and why, and the record form, one line each
+    suffix: str = ""  # what the records' names carry before `.md` (`.html` of `x.html.md`)
 
 
 @dataclass(kw_only=True)
@@ -337,6 +338,7 @@ class FlushOutcome(Result):
     linked: Sequence[str] = ()
     unresolved: Sequence[str] = ()
     warnings: Sequence[str] = ()  # one line each, e.g. the kind's template was refused
+    supersedes: str = ""  # the decision this one replaces, marked superseded by it
 
 
 @dataclass(kw_only=True)

@@ -197,6 +197,7 @@ class Service:
         `token_budget`, the answer is cut to fit it exactly as `cost` counts it (default: the
         compact JSON in o200k tokens), see `fit_budget`. The query comes back cut to a short
         echo."""
+        from k0maru.notes.supersede import standing_first
         from k0maru.service.models import RecallResult
 
         check_length("query", query, MAX_QUERY_CHARS)
@@ -213,11 +214,13 @@ class Service:
                 filters=filters,
                 passage_chars=PASSAGE_CAPS[0] if token_budget else 280,
             )
+            root = vault.root
         hits = [
             h if explain else h.brief()
             for h in result.hits
             if min_score is None or h.score >= min_score
         ]
+        hits = [hits[i] for i in standing_first(root, [h.path for h in hits])]
         answer = RecallResult(
             query=shorten(" ".join(result.query.split()), QUERY_ECHO_CHARS, at_word=True),
             mode=result.mode,
@@ -409,8 +412,10 @@ class Service:
         tags: list[str],
         related: list[str],
         when: str | None = None,
+        folder: str | None = None,
     ) -> FlushOutcome:
-        """`when`: the note's date, YYYY-MM-DD (default today)."""
+        """`when`: the note's date, YYYY-MM-DD (default today); `folder`: which of the family's
+        parallel folders (a status, group or component: `accepted`, `sig-storage`)."""
         from k0maru.notes.flush import flush_indexed, note_date
         from k0maru.service.models import FlushOutcome
 
@@ -420,7 +425,7 @@ class Service:
             fresh=False, write=True
         ) as vault:  # indexes its own note: no walk
             vault.store.require_writable()
-            result = flush_indexed(vault, kind, title, body, tags, related, day)
+            result = flush_indexed(vault, kind, title, body, tags, related, day, folder)
         self._session.embed_later()
         return FlushOutcome(**result.as_dict())
 
@@ -769,6 +774,20 @@ def _readable_offloads(vault: Vault) -> list[OffloadRecord]:
         return records.readable(vault.store)
     except Exception:  # a damaged index: its records come from the sidecars alone
         return []
+
+
+def _rewrite_sidecars(vault: Vault) -> list[str]:
+    """The offload sidecars that do not read back, written again from the index's records."""
+    from k0maru.offload import records
+
+    root = vault.root
+    bad = set(records.unreadable_sidecars(root))
+    kept = _readable_offloads(vault) if bad else []
+    lost = [r for r in kept if str(records.sidecar_of(root, r).relative_to(root)) in bad]
+    return [
+        f"{records.write_sidecar(root, r).relative_to(root)}: written again from the index's record"
+        for r in lost
+    ]
 
 
 def _restore_offloads(vault: Vault, kept: list[OffloadRecord]) -> list[str]:

@@ -49,7 +49,8 @@ def test_the_same_failure_again_updates_its_card(demo: Path, service: Service) -
     text = (demo / cards[0].note_path).read_text()
     front = yaml.safe_load(text.split("---\n")[1])
     assert front["seen_count"] == 4 and front["sightings"].split() == nodes
-    assert f"Seen 4 times; last on {front['last_seen']} from log node {nodes[-1]}" in text
+    assert f"Seen 4 times; last on {front['last_seen']} from offloaded log {nodes[-1]}" in text
+    assert "node" not in text.replace(nodes[-1], "").lower()  # #58: no stock word for recall
     again = service.distill(None, nodes[1])  # a sighting already counted
     assert again.note_outcome == "up_to_date" and (demo / again.note_path).read_text() == text
     assert sorted(p.name for p in (demo / "50_Skills").glob("keyerror*")) == [

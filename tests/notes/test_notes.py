@@ -152,7 +152,9 @@ def test_flush_created_up_to_date_versioned(vault: Path) -> None:
     assert (  # a numbered log takes the next number: never two records numbered 0003 (#39)
         changed.outcome == "created" and changed.path == "docs/adr/0004-lease-renewal-batching.md"
     )
-    assert (vault / a.path).read_text() == text  # never overwritten
+    old = (vault / a.path).read_text()  # its text kept, marked superseded by the new one
+    assert old.replace("\nSuperseded by [[0004-lease-renewal-batching]]\n", "") == text
+    assert "Supersedes [[0003-lease-renewal-batching]]" in (vault / changed.path).read_text()
     third = engine.flush("adr", "Lease renewal batching", "Third text.", [])
     assert third.path == "docs/adr/0005-lease-renewal-batching.md"
     cards = [engine.flush("card", "Lease", text, []).path for text in ("One.", "Two.")]

@@ -13,8 +13,10 @@ from tests.helpers import write
 WHEN = date(2026, 7, 20)
 
 
-def written(vault: Path, kind: str, title: str, body: str) -> tuple[str, str]:
-    note = FlushEngine(vault).flush(kind, title, body, when=WHEN)
+def written(
+    vault: Path, kind: str, title: str, body: str, tags: list[str] | None = None
+) -> tuple[str, str]:
+    note = FlushEngine(vault).flush(kind, title, body, tags, when=WHEN)
     return note.path, (vault / note.path).read_text(encoding="utf-8")
 
 
@@ -161,10 +163,10 @@ def test_cards_go_to_the_root_of_a_flat_vault_in_its_own_frontmatter(vault: Path
         head = keys.format(name=name, d=n % 9 + 1) + "updated: 2024-02-01T10:00:00+08:00\n"
         write(vault, f"{name}.md", f"---\n{head}---\n\n- a point {n}\n")
     write(vault, "README.md", "# Notes\n")
-    path, text = written(vault, "card", "Dark Time", "- thinking time\n")
+    path, text = written(vault, "card", "Dark Time", "- thinking time\n", ["t"])
     assert path == "Dark Time.md"
     head = text.split("---\n")[1]
-    assert [line.split(":")[0] for line in head.splitlines() if not line.startswith(" ")] == [
+    assert [line.split(":")[0] for line in head.splitlines() if line[:1] not in " -"] == [
         "title",
         "tags",
         "created",
@@ -178,7 +180,7 @@ def test_frontmatter_keys_come_in_the_order_most_records_give_them(vault: Path) 
     for n, order in enumerate(orders, start=1):
         head = "".join(f"{k}: v{n}\n" for k in order.split(","))
         write(vault, f"docs/adr/000{n}-r{n}.md", f"---\n{head}---\n\n# R{n}\n\nText.\n")
-    _, text = written(vault, "adr", "Use X", "Text.\n")
+    _, text = written(vault, "adr", "Use X", "Text.\n", ["t"])
     assert [line.split(":")[0] for line in text.split("---\n")[1].splitlines()] == [
         "title",
         "tags",
