@@ -2,26 +2,22 @@
 
 Each repository of scripts/write_path_repos.json keeps records (ADRs, RFCs, decision logs, daily
 notes). The label is the record its `commit` added at `path`; the vault is the tree of that commit's
-parent, written to a temporary folder (Markdown and small rule files only; nothing of it is kept or
-committed). k0maru's flush is asked to write that record from its title and body (the body: the
-record's own sections, without its heading and metadata) and the record's date; the file it writes
-is compared with the label. Points per repository:
-- folder: the same folder;
+parent, written to a temporary folder (Markdown and small rule files only). k0maru's flush is asked
+to write that record from its title, body (its own sections, without heading and metadata), tags
+and date; the file it writes is compared with the label. Points per repository:
+- folder: the same folder; number: the same number (or none where the record has none);
 - name: the same file-name pattern (prefix, number width, date form, separator, slug style,
   per-record folder);
-- number: the same number (or none where the record has none);
 - heading: the same heading line (digits aside: the number is scored above);
 - metadata: the same metadata format (frontmatter keys in order, `Key: value` lines, list items,
   metadata sections such as `## Status`, with their date form);
 - sections: the same section headings in the same order;
 - as is: all six right, so the file would be committed with no hand edit beyond its body text.
 Repositories are split into halves by repository (`split` in the json, fixed before any change): dev
-(tuned on), test (reported in the second round), round3 (added in the third round, labels listed
-before its changes), round4 (chosen in the fourth round by a helper blind to the code and its
-changes, reported once at its end), round5 (chosen the same way, read once at the end of the fifth
-round). Each half's percentages come with a 95% bootstrap interval over
-its repositories. A repository whose mirror is not on this machine is skipped with a note: this is a
-script, not a test.
+(tuned on), test (reported in the second round), round3 (labels listed before its changes), round4
+and round5 (chosen by a helper blind to the code, read once at the end of their round). Each half's
+percentages come with a 95% bootstrap interval over its repositories. A repository whose mirror is
+not on this machine is skipped with a note: this is a script, not a test.
 
     python scripts/eval_write_path.py [--json] [--show NAME] [--half dev] [--mirrors DIR]
         [--set families]
@@ -29,7 +25,7 @@ script, not a test.
 `--set families` reads scripts/write_path_families.json instead (#58: proposals, KEPs, RFCs, design
 docs, runbooks, postmortems, minutes, newsletters, notes vaults; halves dev and test): its family
 kinds are asked of flush as the k0maru kind they are written as (FAMILY_KINDS), and the fields its
-`unreachable` lists are left out of that record's points and of its `as is`.
+`unreachable` lists (each with its evidence) are left out of that record's points and `as is`.
 """
 
 from __future__ import annotations
@@ -44,6 +40,8 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+
+import yaml
 
 from k0maru.notes.flush import FlushEngine
 
@@ -173,6 +171,15 @@ def title_of(fm: list[str], heading: str, path: str) -> str:
     return re.sub(r"[-_]+", " ", words).strip().capitalize()
 
 
+def tags_of(fm: list[str]) -> list[str]:
+    """The tags the record gives in its frontmatter (asked of flush like its title)."""
+    try:
+        tags = (yaml.safe_load("\n".join(fm)) or {}).get("tags") if fm else None
+    except (yaml.YAMLError, AttributeError):
+        tags = None
+    return [str(t) for t in tags] if isinstance(tags, list) else str(tags or "").split()
+
+
 def shared_headings(root: Path, label_path: str) -> frozenset[str]:
     """The first `# ` lines that two or more other records of the label's folder share."""
     seen: list[str] = []
@@ -283,7 +290,8 @@ def run_case(case: Case, mirrors: Path) -> None:
         fm, heading, _, body = split_record(case.label_text, case.shared)
         title = title_of(fm, heading, case.path)
         try:
-            result = FlushEngine(root).flush(case.kind, title, body or title, when=when)
+            tags = tags_of(fm)
+            result = FlushEngine(root).flush(case.kind, title, body or title, tags, when=when)
         except Exception as exc:  # the eval reports any failure as a miss
             case.note = f"flush failed: {exc}"
             case.score = {p: False for p in (*POINTS, "as_is")}
@@ -355,8 +363,7 @@ def main() -> int:
     wanted = [h for h in wanted if any(c.split == h for c in cases)]
     halves = {h: summary([c for c in cases if c.split == h]) for h in wanted}
     if args.json:
-        out = {"halves": halves, "cases": [_case_json(c) for c in cases]}
-        print(json.dumps(out, indent=2))
+        print(json.dumps({"halves": halves, "cases": [_case_json(c) for c in cases]}, indent=2))
         return 0
     for half in wanted:
         print(f"== {half}: {json.dumps(halves[half])}")
@@ -364,22 +371,15 @@ def main() -> int:
             misses = [p for p in POINTS if c.score and not c.score[p]]
             shown = c.note or ("as is" if c.score["as_is"] else "miss: " + ", ".join(misses))
             print(f"  {c.name:<45} {c.path} -> {c.written or '-'}  [{shown}]")
-    if args.show:
-        for c in cases:
-            print(f"\n--- label {c.path}\n{c.label_text[:1500]}\n--- written {c.written}")
-            print(c.written_text[:1500])
+    for c in cases if args.show else []:
+        print(f"\n--- label {c.path}\n{c.label_text[:1500]}\n--- written {c.written}")
+        print(c.written_text[:1500])
     return 0
 
 
 def _case_json(c: Case) -> dict[str, object]:
-    return {
-        "repo": c.name,
-        "split": c.split,
-        "label": c.path,
-        "written": c.written,
-        "score": c.score,
-        "note": c.note,
-    }
+    keys = {"repo": "name", "split": "split", "label": "path", "written": "written"}
+    return {**{k: getattr(c, a) for k, a in keys.items()}, "score": c.score, "note": c.note}
 
 
 if __name__ == "__main__":
