@@ -1,12 +1,9 @@
-"""The corruption table (#45): kinds of damage done to a real index (and its offload sidecars), each
-followed by what a user runs: `k0maru status` (is it detected, with which line), `search`, `log
-list`, then `k0maru scan --rebuild` (are the notes and every offload record back).
+"""The corruption table (#45, #61): kinds of damage done to a real index (and its offload
+sidecars), each followed by `k0maru status` (detected: exits non-zero naming the damage, or repairs
+it), `search` in each mode (traceback?), `log list`, then `scan --rebuild` (recovered: every note
+indexed, every offload record listed; lost: offload records missing).
 
-    python scripts/corrupt_index.py [--notes 30] [--json]
-
-Columns: detected (status exits non-zero with a line naming the damage and what to run), the line,
-recovered (after the rebuild: every note indexed, every offload record listed), lost (offload
-records missing after the rebuild)."""
+    python scripts/corrupt_index.py [--notes 30] [--json]"""
 
 from __future__ import annotations
 
@@ -26,18 +23,23 @@ from k0maru.index import db
 INDEX = Path(".k0maru/index.sqlite")
 OFFLOADS = 3
 ENV = {**os.environ, "K0MARU_EMBED": "false"}  # after the damage: no model needed to judge
+MODES = ("bm25", "hybrid", "vector")
+GARBAGE = b"\x00\xffnot json"
+Run = subprocess.CompletedProcess[str]
 
 
-def k0(
-    vault: Path, *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
+def k0(vault: Path, *args: str, env: dict[str, str] = ENV) -> Run:
     at = args.index("--") if "--" in args else len(args)
-    return subprocess.run(
-        [sys.executable, "-m", "k0maru", *args[:at], "--vault", str(vault), *args[at:]],
-        capture_output=True,
-        text=True,
-        env=env or ENV,
-        timeout=300,
+    argv = [sys.executable, "-m", "k0maru", *args[:at], "--vault", str(vault), *args[at:]]
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+
+
+def note(path: Path, i: int, notes: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f"---\ntags: [t{i % 3}]\n---\n# Note {i}\n\nLease renewal {i} links [[Note {(i + 1) % notes}]].\n"
+        f"\n## Retries\n\nRetry backoff {i}.\n",
+        encoding="utf-8",
     )
 
 
@@ -46,16 +48,15 @@ def template(root: Path, notes: int) -> Path:
     (vault / "notes").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(vault)], check=True)
     for i in range(notes):
-        (vault / "notes" / f"n{i}.md").write_text(
-            f"---\ntags: [t{i % 3}]\n---\n# Note {i}\n\nLease renewal {i} links [[Note {(i + 1) % notes}]].\n"
-            f"\n## Retries\n\nRetry backoff {i}.\n",
-            encoding="utf-8",
-        )
-    assert k0(vault, "scan", env=dict(os.environ)).returncode == 0  # with vectors
+        if i == notes - 1:  # with vectors; the last note is a kept BM25 delta's
+            assert k0(vault, "scan", env=dict(os.environ)).returncode == 0
+        note(vault / "notes" / f"n{i}.md", i, notes)
+    assert k0(vault, "search", "lease", "--mode", "bm25").returncode == 0
+    other = root / "other"  # another vault, whose index is copied in
+    note(other / "x.md", 0, 1)
+    assert k0(other, "scan").returncode == 0
     for n in range(OFFLOADS):
-        script = (
-            f"for i in $(seq 80); do echo line $i; done; echo 'x.py:{n}: error: boom {n}'; exit 1"
-        )
+        script = f"for i in $(seq 80); do echo l $i; done; echo 'x.py:{n}: error: boom {n}'; exit 1"
         k0(vault, "offload", "--", "sh", "-c", script)
     conn = db.connect(vault / INDEX)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -63,7 +64,7 @@ def template(root: Path, notes: int) -> Path:
     return vault
 
 
-def sql(*statements: str) -> Callable[[Path], None]:
+def sql(*statements: str) -> Callable[[Path], object]:
     def damage(vault: Path) -> None:
         conn = db.connect(vault / INDEX)
         for s in statements:
@@ -74,44 +75,33 @@ def sql(*statements: str) -> Callable[[Path], None]:
     return damage
 
 
-def flip(count: int, start: int = 4096, end: int | None = None) -> Callable[[Path], None]:
+def edit(change: Callable[[bytearray], object]) -> Callable[[Path], object]:
+    """Damage the index file's bytes in place with `change`."""
+
     def damage(vault: Path) -> None:
-        path = vault / INDEX
-        data = bytearray(path.read_bytes())
+        data = bytearray((vault / INDEX).read_bytes())
+        change(data)
+        (vault / INDEX).write_bytes(bytes(data))
+
+    return damage
+
+
+def flip(count: int, start: int = 4096, end: int | None = None) -> Callable[[Path], object]:
+    def change(data: bytearray) -> None:
         rng = random.Random(count)
-        for _ in range(count):
-            i = rng.randrange(start, end or len(data))
+        for i in [rng.randrange(start, end or len(data)) for _ in range(count)]:
             data[i] ^= 0xFF
-        path.write_bytes(bytes(data))
 
-    return damage
-
-
-def write_file(rel: str, data: bytes | None) -> Callable[[Path], None]:
-    def damage(vault: Path) -> None:
-        path = vault / rel
-        if data is None:
-            path.unlink()
-        else:
-            path.write_bytes(data)
-
-    return damage
+    return edit(change)
 
 
-def truncate(fraction: float) -> Callable[[Path], None]:
-    def damage(vault: Path) -> None:
-        path = vault / INDEX
-        os.truncate(path, int(path.stat().st_size * fraction))
-
-    return damage
-
-
-def zero_page(vault: Path) -> None:
-    path = vault / INDEX
-    data = bytearray(path.read_bytes())
+def zero_page(data: bytearray) -> None:
     middle = (len(data) // 2) // 4096 * 4096
     data[middle : middle + 4096] = bytes(4096)
-    path.write_bytes(bytes(data))
+
+
+def write_file(rel: str, data: bytes | None) -> Callable[[Path], object]:
+    return lambda vault: (vault / rel).unlink() if data is None else (vault / rel).write_bytes(data)
 
 
 def index_is_a_folder(vault: Path) -> None:
@@ -121,20 +111,6 @@ def index_is_a_folder(vault: Path) -> None:
 
 def first_sidecar(vault: Path) -> Path:
     return sorted((vault / ".k0maru/refs").glob("*.json"))[0]
-
-
-def garbage_sidecar(vault: Path) -> None:
-    first_sidecar(vault).write_bytes(b"\x00\xffnot json")
-
-
-def truncated_sidecar(vault: Path) -> None:
-    path = first_sidecar(vault)
-    path.write_bytes(path.read_bytes()[:40])
-
-
-def garbage_sidecar_and_index(vault: Path) -> None:
-    garbage_sidecar(vault)
-    flip(100)(vault)
 
 
 def killed_rebuild(vault: Path) -> None:
@@ -147,13 +123,13 @@ def killed_rebuild(vault: Path) -> None:
         v.index(only=[f"notes/n{i}.md" for i in range(3)], embed=False)
 
 
-CASES: dict[str, Callable[[Path], None]] = {
+CASES: dict[str, Callable[[Path], object]] = {
     "100 flipped bytes": flip(100),
     "1000 flipped bytes": flip(1000),
     "flipped header bytes": flip(20, 0, 100),
-    "a zeroed page": zero_page,
-    "truncated to half": truncate(0.5),
-    "truncated to 0 bytes": truncate(0),
+    "a zeroed page": edit(zero_page),
+    "truncated to half": edit(lambda d: d.__delitem__(slice(len(d) // 2, None))),
+    "truncated to 0 bytes": edit(bytearray.clear),
     "random bytes": write_file(str(INDEX), random.Random(1).randbytes(200_000)),
     "index deleted": write_file(str(INDEX), None),
     "index is a folder": index_is_a_folder,
@@ -170,10 +146,26 @@ CASES: dict[str, Callable[[Path], None]] = {
     "links table dropped": sql("DROP TABLE links"),
     "offload rows deleted": sql("DELETE FROM offloads"),
     "schema from the future": sql("INSERT INTO schema_version VALUES (99, 0)"),
-    "garbage sidecar": garbage_sidecar,
-    "truncated sidecar": truncated_sidecar,
-    "garbage sidecar + flipped index": garbage_sidecar_and_index,
+    "garbage sidecar": lambda v: first_sidecar(v).write_bytes(GARBAGE),
+    "truncated sidecar": lambda v: first_sidecar(v).write_bytes(first_sidecar(v).read_bytes()[:40]),
+    "garbage sidecar + flipped index": lambda v: (
+        flip(100)(v),
+        first_sidecar(v).write_bytes(GARBAGE),
+    ),
     "killed rebuild": killed_rebuild,
+    "index of another vault": lambda v: (v / INDEX).write_bytes(
+        (v.parent / "other" / INDEX).read_bytes()
+    ),
+    "BM25 term rows deleted": sql("DELETE FROM bm25_terms WHERE rowid % 2 = 0"),
+    "BM25 delta flipped": sql(
+        "UPDATE bm25_delta SET blob = substr(blob, 1, 60) || randomblob(40) || substr(blob, 101)"
+    ),
+    "vector rows deleted": sql("DELETE FROM vec_chunks WHERE rowid % 2 = 0"),
+    "vectors NaN": sql(f"UPDATE vec_chunks SET embedding = x'{'0000c07f' * 384}' WHERE rowid = 2"),
+    "vectors garbage": sql("UPDATE vec_chunks SET embedding = randomblob(1536)"),
+    "a document row deleted": sql(
+        "PRAGMA foreign_keys = OFF", "DELETE FROM documents WHERE id = 2"
+    ),
 }
 
 
@@ -181,45 +173,52 @@ HARMLESS = {"garbage WAL"}
 
 
 def last_line(text: str) -> str:
-    lines = [
-        x for x in text.strip().splitlines() if x.strip() and not x.startswith("k0maru: vault")
-    ]
+    lines = [x for x in text.splitlines() if x.strip() and not x.startswith("k0maru: vault")]
     return lines[-1][:150] if lines else ""
 
 
 def try_case(
-    base: Path, name: str, damage: Callable[[Path], None], notes: int
+    base: Path, name: str, damage: Callable[[Path], object], notes: int
 ) -> dict[str, object]:
     vault = base / name.replace(" ", "_").replace("/", "_")
     shutil.copytree(base / "template", vault)
     damage(vault)
     status = k0(vault, "status")
-    search = k0(vault, "search", "lease", "--mode", "bm25")
-    logs = k0(vault, "log", "list")
+    runs = [k0(vault, "search", "lease", "--mode", m, env=dict(os.environ)) for m in MODES]
+    runs += [status, k0(vault, "log", "list"), k0(vault, "doctor", "--fix")]
+    fixed = whole(k0(vault, "status", "--json"), k0(vault, "log", "list", "--json"), notes)
     rebuild = k0(vault, "scan", "--rebuild")
     after = k0(vault, "status", "--json")
     listed = k0(vault, "log", "list", "--json")
-    info = json.loads(after.stdout) if after.returncode in (0, 1) and after.stdout else {}
-    records = len(json.loads(listed.stdout)) if listed.returncode == 0 and listed.stdout else 0
     line = last_line(status.stderr)
+    doctor = "rebuilt" if "moved" in runs[-1].stdout else "in place"
+    doctor = doctor if fixed == OFFLOADS else ""  # after `doctor --fix`: in place or rebuilt
     restored_on_read = name == "offload rows deleted" and status.returncode == 0
     # SQLite discards a WAL whose checksums fail: nothing is read wrong, nothing is lost
-    harmless = name in HARMLESS and status.returncode == 0 and search.returncode == 0
+    harmless = name in HARMLESS and status.returncode == 0 and runs[0].returncode == 0
     return {
         "damage": name,
         "detected": status.returncode != 0 or restored_on_read or harmless,
         "line": line
         if status.returncode
         else ("restored on read" if restored_on_read else "harmless" if harmless else ""),
-        "search": "ok" if search.returncode == 0 else last_line(search.stderr),
-        "log list": "ok" if logs.returncode == 0 else last_line(logs.stderr),
-        "rebuild called it healthy": "healthy" in rebuild.stderr and "corrupt" in line,
-        "recovered": info.get("documents") == notes
-        and records == OFFLOADS
-        and after.returncode == 0,
-        "lost": OFFLOADS - records,
+        "tracebacks": sum("Traceback" in r.stderr for r in runs),
+        "doctor": doctor,  # fixed by it: the rebuild finds the index healthy
+        "rebuild called it healthy": "healthy" in rebuild.stderr
+        and "corrupt" in line
+        and not doctor,
+        "recovered": whole(after, listed, notes) == OFFLOADS,
+        "lost": OFFLOADS - whole(after, listed, notes, any_count=True),
         "after": "" if after.returncode == 0 else last_line(after.stderr),
     }
+
+
+def whole(status: Run, listed: Run, notes: int, any_count: bool = False) -> int:
+    """Offload records listed when status is clean with every note indexed (any_count: always)."""
+    info = json.loads(status.stdout) if status.returncode in (0, 1) and status.stdout else {}
+    records = len(json.loads(listed.stdout)) if listed.returncode == 0 and listed.stdout else 0
+    sound = info.get("documents") == notes and status.returncode == 0
+    return records if sound or any_count else -1
 
 
 def main() -> int:
@@ -228,27 +227,28 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp)
-        template(base, args.notes)
-        rows = [try_case(base, name, damage, args.notes) for name, damage in CASES.items()]
-    if args.json:
-        print(json.dumps(rows, indent=1))
-    else:
-        for r in rows:
-            print(
-                f"{r['damage']:<32} detected={'yes' if r['detected'] else 'NO ':<3} "
-                f"recovered={'yes' if r['recovered'] else 'NO ':<3} lost={r['lost']}  "
-                f"{'REBUILD SAID HEALTHY ' if r['rebuild called it healthy'] else ''}| {r['line']}"
-                + (f" | after: {r['after']}" if r["after"] else "")
-            )
-    undetected = sum(1 for r in rows if not r["detected"])
+        template(Path(tmp), args.notes)
+        rows = [try_case(Path(tmp), n, damage, args.notes) for n, damage in CASES.items()]
+    for r in rows if not args.json else []:
+        print(
+            f"{r['damage']:<30} detected={'yes' if r['detected'] else 'NO ':<3} "
+            f"tracebacks={r['tracebacks']} doctor --fix={r['doctor'] or 'NO':<8} "
+            f"recovered={'yes' if r['recovered'] else 'NO ':<3} lost={r['lost']}  "
+            f"{'REBUILD SAID HEALTHY ' if r['rebuild called it healthy'] else ''}| {r['line']}"
+            + (f" | after: {r['after']}" if r["after"] else "")
+        )
+    print(json.dumps(rows, indent=1) if args.json else "", end="")
+    count = {k: sum(1 for r in rows if r[k]) for k in ("detected", "doctor", "recovered")}
+    in_place = sum(1 for r in rows if r["doctor"] == "in place")
+    tracebacks = sum(1 for r in rows if r["tracebacks"])
     lost = sum(int(r["lost"]) for r in rows)  # type: ignore[call-overload]
-    unrecovered = sum(1 for r in rows if not r["recovered"])
     print(
-        f"{len(rows)} kinds of damage: {len(rows) - undetected} detected, {undetected} undetected, "
-        f"{len(rows) - unrecovered} recovered, {lost} offload record(s) lost"
+        f"{len(rows)} kinds of damage: {count['detected']} detected, {tracebacks} with a "
+        f"traceback, {count['doctor']} fixed by `doctor --fix` ({in_place} in place), "
+        f"{count['recovered']} recovered by `scan --rebuild`, "
+        f"{lost} offload record(s) lost"
     )
-    return 1 if undetected or lost or unrecovered else 0
+    return 1 if len(rows) > min(count.values()) or lost or tracebacks else 0
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 # each module of k0maru.cli that registers commands, with the commands its register() adds
 GROUPS: dict[str, tuple[str, ...]] = {
     "index_cmds": ("init", "scan", "status", "worker"),
+    "doctor_cmd": ("doctor",),
     "search_cmd": ("search",),
     "logs": ("offload", "log"),
     "notes": ("conventions", "flush", "distill"),

@@ -17,13 +17,25 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Self
 
-from k0maru.errors import IndexNewerError, IndexReadOnlyError, IndexReplacedError
+from k0maru.errors import (
+    IndexCorruptError,
+    IndexNewerError,
+    IndexReadOnlyError,
+    IndexReplacedError,
+)
 from k0maru.fsutil import check_state_file
-from k0maru.index import db
+from k0maru.index import db, integrity_store
 from k0maru.index.bm25_blob import SegmentBlob
 from k0maru.index.schema import EMBED_DIM, MIGRATIONS
 from k0maru.layout import DB_FILE, STATE_DIR
 
+VAULT_META = "vault"  # "device:inode path" of the vault folder the index was built in
+SAMPLE_NOTES = 16  # notes of an index from elsewhere looked for in this vault
+REPAIRED = {  # what happens next to each part `integrity_store.heal` rebuilt
+    "documents": "their notes are indexed again from the files",
+    "bm25": "the BM25 segment is built again from the chunks",
+    "vectors": "their chunks are embedded again",
+}
 CHECK_ROWS = 50_000  # rows of each table a deep check decodes (every row of most vaults)
 JSON_COLUMNS = {  # columns a reader parses as JSON
     "documents": ("frontmatter",),
@@ -90,8 +102,8 @@ class BaseStore:
     def transaction_if_free(self) -> Iterator[bool]:
         """A write transaction when the lock is free now, else none (False): for a write that
         may be skipped, such as a cache, on a path that must not wait for another writer."""
-        if self.readonly or db.known_corrupt(self.path) is not None:
-            yield False
+        if self.readonly or self.conn.in_transaction or db.known_corrupt(self.path) is not None:
+            yield False  # inside a read snapshot: no write
             return
         self.conn.execute("PRAGMA busy_timeout = 0")
         try:
@@ -128,6 +140,20 @@ class BaseStore:
                 f"{self.path}: the index is read-only here (its folder or file is not "
                 "writable); reads work, to update it make .k0maru/ writable (chmod u+w)"
             )
+
+    @contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """One read transaction: every read inside sees the index as one commit left it (a writer
+        committing meanwhile is not seen half). Inside a transaction already: that one."""
+        if self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -227,6 +253,71 @@ class IndexConnection(BaseStore):
             self.conn.execute("PRAGMA mmap_size = 0")
             self.conn.execute(f"PRAGMA mmap_size = {int(mapped)}")
 
+    def open_checks(self) -> list[str]:
+        """What every open checks, in one read transaction (well under a millisecond at 1,000
+        notes): that the index is this vault's (else `IndexCorruptError`: it is never answered
+        from) and the counts that tie its derived rows to the notes' (`integrity_store.cheap`),
+        repaired when they differ; returns one line per repair. An index too damaged to be read
+        is left to `reader_problem`."""
+        try:
+            with self.read_snapshot():
+                foreign, adopt = self._vault_identity()
+                findings = integrity_store.cheap(self.conn)
+        except db.DatabaseError:
+            return []
+        if foreign is not None:
+            raise IndexCorruptError(
+                f"{self.path}: this index was built for another vault ({foreign}); none of its "
+                "notes is here, so it is never answered from",
+                hint="run `k0maru scan --rebuild` (or `k0maru doctor --fix`)",
+                damage=f"built for another vault ({foreign})",
+            )
+        if adopt:
+            with self.transaction_if_free() as free:
+                if free:
+                    self.set_meta(VAULT_META, _vault_id(self.vault))
+        return self.repair(integrity_store.cheap) if findings else []
+
+    def damage(self) -> list[integrity_store.Finding]:
+        """What the whole check of the derived rows finds (`integrity_store.deep`)."""
+        return integrity_store.deep(self.conn)
+
+    def repair(self, check: integrity_store.Check) -> list[str]:
+        """Run `check` again under the write lock and rebuild what it finds damaged
+        (`integrity_store.heal`); one line per repair. A read-only index is only reported."""
+        if self.readonly or db.known_corrupt(self.path) is not None:
+            return [
+                f"the index is damaged: {f.what} (read-only: not repaired)"
+                for f in check(self.conn)
+            ]
+        with self.transaction():
+            findings = check(self.conn)
+            integrity_store.heal(self.conn, findings)
+        return [f"repaired the index: {f.what}; {REPAIRED[f.part]}" for f in findings]
+
+    def _vault_identity(self) -> tuple[str | None, bool]:
+        """(the other vault when the index is another vault's, else None; whether this vault's
+        identity is to be recorded). The index is this vault's when it was built here, in this
+        folder since moved (its inode), or when most of a sample of its notes are here (a copied
+        vault)."""
+        here = _vault_id(self.vault)
+        stored = self.get_meta(VAULT_META)
+        if stored == here:
+            return None, False
+        inode, _, root = (stored or "").partition(" ")
+        if stored and (root == str(self.vault) or inode == here.partition(" ")[0]):
+            return None, True
+        paths = [
+            p
+            for (p,) in self.conn.execute(
+                f"SELECT path FROM documents ORDER BY random() LIMIT {SAMPLE_NOTES}"
+            )
+        ]
+        found = sum(1 for p in paths if (self.vault / p).exists())
+        if 2 * found >= len(paths):
+            return None, True
+        return root or "its notes are not here", False
+
     def require_sound(self) -> None:
         """Raise the corrupt-index error when SQLite's quick_check finds damage."""
         problem = self.integrity_problem()
@@ -250,7 +341,7 @@ class IndexConnection(BaseStore):
         try:
             return (
                 self.integrity_problem()
-                or self._missing_tables()
+                or self.missing_tables()
                 or self._undecodable_rows()
                 or self._bad_segment()
                 or self._bad_vectors()
@@ -264,7 +355,7 @@ class IndexConnection(BaseStore):
         if problem:
             raise db.corrupt_error(self.path, problem)
 
-    def _missing_tables(self) -> str | None:
+    def missing_tables(self) -> str | None:
         have = {
             n for (n,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         }
@@ -279,16 +370,25 @@ class IndexConnection(BaseStore):
             )
         ]
         for table in tables:
-            parsed = JSON_COLUMNS.get(table, ())
-            cursor = self.conn.execute(f'SELECT * FROM "{table}" LIMIT {CHECK_ROWS}')
-            names = [d[0] for d in cursor.description]
-            for row in cursor:  # text columns are decoded as UTF-8 here
-                for name, value in zip(names, row, strict=True):
-                    if name in parsed and value is not None:
-                        try:
-                            json.loads(value)
-                        except ValueError:
-                            return f"table {table}: column {name} holds broken JSON"
+            try:
+                problem = self._undecodable_row(table)
+            except db.DatabaseError as exc:  # a text column's bytes are not UTF-8
+                problem = f"table {table}: {' '.join(str(exc).split())[:80]}"
+            if problem:
+                return problem
+        return None
+
+    def _undecodable_row(self, table: str) -> str | None:
+        parsed = JSON_COLUMNS.get(table, ())
+        cursor = self.conn.execute(f'SELECT * FROM "{table}" LIMIT {CHECK_ROWS}')
+        names = [d[0] for d in cursor.description]
+        for row in cursor:  # text columns are decoded as UTF-8 here
+            for name, value in zip(names, row, strict=True):
+                if name in parsed and value is not None:
+                    try:
+                        json.loads(value)
+                    except ValueError:
+                        return f"table {table}: column {name} holds broken JSON"
         return None
 
     def _bad_segment(self) -> str | None:
@@ -319,6 +419,15 @@ class IndexConnection(BaseStore):
     def old_copies(self) -> list[Path]:
         """The index files rebuilds moved aside (`.old-*`, `.corrupt-*`), oldest first."""
         return old_copies(self.path)
+
+
+def _vault_id(vault: Path) -> str:
+    """ "device:inode path" of the vault folder."""
+    try:
+        st = vault.stat()
+    except OSError:
+        return f"? {vault}"
+    return f"{st.st_dev}:{st.st_ino} {vault}"
 
 
 def old_copies(path: Path) -> list[Path]:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 
 from k0maru.index.base_store import BaseStore
 from k0maru.index.bm25_merge import Bm25State
+from k0maru.index.integrity_store import TERMS_META, seal, sealed
 
 
 class Bm25Store(BaseStore):
@@ -66,7 +67,7 @@ class Bm25Store(BaseStore):
 
     def bm25_blob(self) -> tuple[int, bytes] | None:
         row = self.conn.execute(
-            "SELECT corpus_version, blob FROM bm25_index WHERE id = 1"
+            "SELECT corpus_version, CAST(blob AS BLOB) FROM bm25_index WHERE id = 1"
         ).fetchone()
         return (int(row[0]), row[1]) if row else None
 
@@ -82,7 +83,8 @@ class Bm25Store(BaseStore):
         for at in range(0, len(terms), 500):  # each statement checks the segment it reads
             part = terms[at : at + 500]
             rows = self.conn.execute(
-                "SELECT i.corpus_version, t.term, t.chunks, t.scores FROM bm25_index i"
+                "SELECT i.corpus_version, t.term, CAST(t.chunks AS BLOB), CAST(t.scores AS BLOB)"
+                " FROM bm25_index i"
                 f" LEFT JOIN bm25_terms t ON t.term IN ({','.join('?' * len(part))}) WHERE i.id = 1",
                 part,
             ).fetchall()
@@ -117,16 +119,20 @@ class Bm25Store(BaseStore):
             self.conn.executemany(
                 "INSERT INTO bm25_terms(term, chunks, scores) VALUES (?, ?, ?)", terms
             )
+            (rows,) = self.conn.execute("SELECT count(*) FROM bm25_terms").fetchone()
+            self.set_meta(TERMS_META, str(rows))  # the open check counts them (integrity_store)
             self.conn.execute("DELETE FROM lexical_stale")
         return True
 
     def bm25_delta(self, version: int, main_version: int) -> bytes | None:
-        """The kept delta of corpus `version` over the main segment built at `main_version`."""
+        """The kept delta of corpus `version` over the main segment built at `main_version`; None
+        when there is none or its checksum fails (damaged: computed again)."""
         row = self.conn.execute(
-            "SELECT blob FROM bm25_delta WHERE id = 1 AND corpus_version = ? AND main_version = ?",
+            "SELECT CAST(blob AS BLOB) FROM bm25_delta"
+            " WHERE id = 1 AND corpus_version = ? AND main_version = ?",
             (version, main_version),
         ).fetchone()
-        return bytes(row[0]) if row else None
+        return bytes(row[0])[:-4] if row and sealed(bytes(row[0])) else None
 
     def keep_bm25_delta(self, version: int, main_version: int, blob: bytes) -> None:
         """Keep the delta computed for corpus `version` over the main segment of `main_version`,
@@ -138,5 +144,5 @@ class Bm25Store(BaseStore):
                     "INSERT INTO bm25_delta(id, corpus_version, main_version, blob) VALUES (1, ?, ?, ?)"
                     " ON CONFLICT(id) DO UPDATE SET corpus_version = excluded.corpus_version,"
                     " main_version = excluded.main_version, blob = excluded.blob",
-                    (version, main_version, blob),
+                    (version, main_version, seal(blob)),
                 )

@@ -247,6 +247,12 @@ def corrupt_error(path: Path | str, detail: str) -> IndexCorruptError:
     return error
 
 
+def forget_corrupt(path: Path) -> None:
+    """Drop the mark `corrupt_error` left: the file was checked again and what it named repaired."""
+    with suppress(OSError):
+        path.with_name(CORRUPT_MARK).unlink()
+
+
 def known_corrupt(path: Path) -> IndexCorruptError | None:
     """The corruption a reader found in this very index file (not one a rebuild has since
     replaced). The mark holds the inode, then the error's reason, hint and damage a line each (a

@@ -83,9 +83,14 @@ def save(store: OffloadStore, rec: OffloadRecord) -> None:
 
 
 def _row(row: tuple[Any, ...]) -> OffloadRecord:
+    """A record from its row; a list column that does not read back (a damaged row, which
+    `doctor` finds and rewrites from the sidecar) reads as empty, so listing never fails."""
     data = dict(zip(COLUMNS, row, strict=True))
     for c in ("stack", "error_codes", "failures"):
-        data[c] = json.loads(data[c])
+        try:
+            data[c] = json.loads(data[c])
+        except (TypeError, ValueError):  # JSONDecodeError is a ValueError
+            data[c] = []
     return OffloadRecord(**data)
 
 

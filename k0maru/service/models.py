@@ -150,6 +150,17 @@ SCAN_COUNTS = (
 
 
 @dataclass(kw_only=True)
+class DoctorReport(Result):
+    """What `doctor` found wrong in the index (a line each) and, with `fix`, repaired; `sound`:
+    nothing is left wrong; `moved_aside`: where a rebuild put a file too damaged to repair."""
+
+    sound: bool
+    findings: list[str] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+    moved_aside: MovedIndex | None = None
+
+
+@dataclass(kw_only=True)
 class SearchDefaults(Result):
     graph_boost: float  # how much a linked hit lifts its neighbours
     min_cosine: float  # the relevance floor of a vector hit

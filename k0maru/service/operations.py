@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from k0maru.search.filters import Filters
     from k0maru.service.models import (
         AdrOutcome,
+        DoctorReport,
         FlushOutcome,
         IndexBacklog,
         IndexCounts,
@@ -611,7 +612,8 @@ class Service:
             moved, why = vault.rebuild() if rebuild else (None, "")
             if rebuild:  # until the scan below completes, `status` says notes are missing
                 vault.mark_rebuilding()
-            report = vault.index(
+            report = vault.index_or_put_back(  # a rebuild that fails puts the old index back
+                moved,
                 full=full or rebuild,
                 snapshot_first=False,
                 scan_progress=self._session.scan_progress,
@@ -649,6 +651,7 @@ class Service:
         with self._session.session(fresh=False) as vault:
             unfinished = vault.missing_notes()
             problems = [unfinished] if unfinished else []
+            problems += [*vault.take_repairs(), *vault.damage()] if check else []
             problems += [
                 f"{path}: not a readable offload record; `k0maru scan --rebuild` writes it "
                 "again from the index's record (or remove it)"
@@ -658,6 +661,29 @@ class Service:
             return VaultStatus(
                 **vault.status(check), worker_running=worker.running(vault.root), problems=problems
             )
+
+    def doctor(self, fix: bool = False) -> DoctorReport:
+        """The whole integrity check (`Vault.doctor`: the file, every derived row against the
+        notes', the vault it was built for, the model's checksum); with `fix`, derived parts are
+        rebuilt from the notes, and a file too damaged for that by `scan(rebuild=True)`."""
+        from k0maru.errors import IndexCorruptError
+        from k0maru.index.store import db_path
+        from k0maru.service.models import DoctorReport
+
+        if not db_path(self._vault.root).exists():  # it reports; it never creates an index
+            raise K0maruError(f"no index in {self._vault.root}; run `k0maru scan` there first")
+        try:
+            with self._session.session(fresh=False, write=fix) as vault:
+                done, found = vault.doctor(fix)
+                self._session.embed_later()  # the chunks whose vectors a repair dropped
+                done += _rewrite_sidecars(vault) if fix and not found else []
+        except IndexCorruptError as exc:
+            done, found = [], [exc.damage]
+        if not (fix and found):
+            return DoctorReport(findings=found, repaired=done, sound=not found)
+        moved = self.scan(rebuild=True).moved_aside
+        done.append("rebuilt the index")
+        return DoctorReport(findings=found, repaired=done, sound=True, moved_aside=moved)
 
     def index_gaps(self, limit: int = 2000) -> IndexGaps:
         """The files the scans skipped (with why) and the links that lead to no note, as the index

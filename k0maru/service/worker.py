@@ -24,6 +24,7 @@ from k0maru.layout import STATE_DIR
 
 if TYPE_CHECKING:  # a git hook imports this module: nothing of the index
     from k0maru.index.scan_result import ProgressFn
+    from k0maru.wiring.vault import Vault
 
 WANTED = "reindex-wanted"
 LOCK = "worker.lock"
@@ -178,6 +179,14 @@ def run(root: Path, progress: ProgressFn | None = None, **flags: Any) -> CatchUp
             return done
 
 
+def _idle_check(root: Path, vault: Vault) -> None:
+    """Caught up: the whole integrity check (at most hourly), its repairs logged; vectors it dropped
+    are embedded by the next round."""
+    for line in vault.idle_check():
+        log_line(root, f"worker: {line}")
+        (root / STATE_DIR / WANTED).touch()
+
+
 class RunProgress:
     """The embedding progress of a whole run, over one total: what was done plus what was left when
     the round began (a round embeds a slice of it), growing only when new chunks arrive."""
@@ -240,6 +249,7 @@ def _catch_up(
                     wanted.unlink(missing_ok=True)
                 elif not (report.embedded and vault.store.has_unembedded_chunks()):
                     break
+            _idle_check(root, vault)
     except Exception as exc:
         from k0maru.errors import IndexLockedError
 

@@ -26,7 +26,7 @@ from k0maru.layout import CONFIG_FILE, STATE_DIR, resolve_vault
 from k0maru.memory import release_free_memory
 
 if TYPE_CHECKING:  # heavy modules (numpy, onnxruntime, bm25s) load only when a command needs them
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from k0maru.notes.conventions import Conventions
     from k0maru.search.embedding import Embedder
@@ -105,6 +105,9 @@ class IndexChoices(TypedDict, total=False):
 
 
 CONVENTIONS_TTL_S = 60.0
+IDLE_CHECK_S = 3600.0  # the worker's whole integrity check runs at most this often
+CHECKED_AT = "integrity_checked_at"  # meta: when it last ran
+MODEL_DIGEST = "embed_model_sha256"  # the model file's checksum when its vectors were made
 
 
 class Vault:
@@ -127,6 +130,8 @@ class Vault:
         self.lean = (
             False  # the embedding worker: an index connection that maps nothing and caches little
         )
+        self.rebuilt_from: Path | None = None  # where the last rebuild moved the old index
+        self.repairs: list[str] = []  # what the open checks repaired, for the next answer to say
 
     @classmethod
     def open(
@@ -165,12 +170,96 @@ class Vault:
         store = self._store
         if store is None:
             store = Store.open(self.root, self.settings.busy_timeout_ms, lean=self.lean)
+            try:
+                self._repaired(store.open_checks())
+            except K0maruError:
+                store.close()
+                raise
             self._local.store, self._local.recall = store, None
             with self._guard:
                 for gone in [t for t in self._stores if not t.is_alive()]:
                     self._stores.pop(gone).close()  # its thread ended: nobody uses it any more
                 self._stores[threading.current_thread()] = store
         return store
+
+    def _repaired(self, lines: list[str]) -> None:
+        """Keep what a repair did for the next answer to say (`IndexReport.warnings`); rows of a
+        note it removed make the next scan walk, to index that note again."""
+        if lines:
+            snapshot.forget(self.root)
+            with self._guard:
+                self.repairs += lines
+
+    def take_repairs(self) -> list[str]:
+        """What repairs were made since the last call (each said once)."""
+        with self._guard:
+            lines, self.repairs = self.repairs, []
+        return lines
+
+    def doctor(self, fix: bool) -> tuple[list[str], list[str]]:
+        """The whole check: the file (SQLite's quick_check, its tables), every derived row against
+        the notes' (`integrity_store.deep`), what every reader decodes (`reader_problem`) and the
+        model file against the one the vectors were made with. Returns (what was repaired, what
+        is wrong); with `fix`, the derived rows are rebuilt from the notes' first."""
+        store = self.store  # the open checks repair the counts, said in take_repairs
+        problem = store.integrity_problem() or store.missing_tables()
+        if problem:
+            return self.take_repairs(), [f"the index file is damaged: {problem}"]
+        if fix:
+            self._repair_deep(store)
+        found = [f"the index is damaged: {f.what}" for f in store.damage()]
+        problem = store.reader_problem()
+        found += [f"the index does not read back: {problem}"] if problem else []
+        found += [m] if (m := self._model_changed(fix)) else []
+        return self.take_repairs(), found
+
+    def damage(self) -> list[str]:
+        """What the whole check of the derived rows finds wrong (`integrity_store.deep`, the model
+        file), a line each naming `k0maru doctor --fix`; none when the file itself is damaged
+        (`reader_problem` names that)."""
+        try:
+            found = [f.what for f in self.store.damage()]
+            found += [m] if (m := self._model_changed(False)) else []
+        except (K0maruError, db.DatabaseError):
+            return []
+        return [f"the index is damaged: {what}; `k0maru doctor --fix` repairs it" for what in found]
+
+    def idle_check(self, every_s: float = IDLE_CHECK_S) -> list[str]:
+        """The worker's whole check, once `every_s` have passed since the last one: what
+        `_repair_deep` repaired, a line each."""
+        store = self.store
+        last = float(store.get_meta(CHECKED_AT) or 0)
+        if store.readonly or time.time() - last < every_s:
+            return []
+        self._repair_deep(store)
+        with contextlib.suppress(K0maruError), store.transaction():
+            store.set_meta(CHECKED_AT, str(time.time()))
+        return self.take_repairs()
+
+    def _repair_deep(self, store: Store) -> None:
+        """Repair what the whole check (`integrity_store.deep`) finds in the derived rows, when the
+        file itself is sound (`take_repairs` says what was done)."""
+        from k0maru.index import integrity_store
+
+        with contextlib.suppress(db.DatabaseError):
+            if store.integrity_problem() or store.missing_tables():
+                return
+            if store.damage():
+                db.forget_corrupt(store.path)  # the file is sound: what a reader met is repaired
+                self._repaired(store.repair(integrity_store.deep))
+
+    def _model_changed(self, fix: bool) -> str | None:
+        """Whether the model file differs from the one the vectors were made with (its SHA-256, kept
+        with the first vectors); with `fix`, every chunk is embedded again, by this file."""
+        digest = model_digest(self.settings.model_path)
+        kept = self.store.get_meta(MODEL_DIGEST)
+        if digest is None or kept is None or kept == digest or not self.store.has_vectors():
+            return None
+        if fix:
+            self.store.reset_vectors(self.store.get_meta("embed_model") or "")
+            self._repaired(["the model file changed since its vectors were made: re-embedding"])
+            return None
+        return "the model file changed since the vectors were made (its checksum differs)"
 
     def reopen_if_replaced(self) -> str | None:
         """Close this thread's connection when the file at the index's path is no longer the one it
@@ -333,6 +422,7 @@ class Vault:
             walk=walk,
         )
         report = IndexReport(scan, reused=self._reuse_vectors(scan, last_chunk))
+        report.warnings += self.take_repairs()
         if run.lexical:  # before embedding: a large change is searchable at full speed while
             self._merge_if_due(report, run.merge)  # vectors follow
         if run.embed and self.settings.embed and self.store.has_unembedded_chunks():
@@ -382,6 +472,11 @@ class Vault:
         if embedder is None:
             report.warnings.append(self.model_warning or "no embedding model")
             return
+        if self.store.get_meta(MODEL_DIGEST) is None and (
+            d := model_digest(self.settings.model_path)
+        ):
+            with self.store.transaction():  # what `doctor` compares the model file with
+                self.store.set_meta(MODEL_DIGEST, d)
         t0 = time.perf_counter()
         report.embedded = vectors.embed_pending(
             self.store,
@@ -444,8 +539,9 @@ class Vault:
         The move is made holding the old file's write lock (when it can be taken), so another
         process's write lands either before it or, finding the file replaced, nowhere
         (`BaseStore.transaction`)."""
-        why = self._health()
         path = db_path(self.root)
+        room_to_rebuild(path)
+        why = self._health()
         moved = None
         with contextlib.ExitStack() as held:
             with contextlib.suppress(
@@ -463,13 +559,51 @@ class Vault:
                         str(side), str(moved) + suffix if moved else side.with_suffix(".old")
                     )
         self.close()
+        self.rebuilt_from = moved
         prune_old_copies(path)
         why = why and f"corrupt: {why}"
         return moved, why or "healthy (quick_check ok), rebuilt on request"
 
+    def index_or_put_back(self, moved: Path | None, **choices: Unpack[IndexChoices]) -> IndexReport:
+        """`index`, into the new file of a rebuild that moved the old one to `moved`: when it fails,
+        the old file is put back (`put_back`), so a rebuild never leaves less than it found."""
+        with self._or_put_back(moved):
+            return self.index(**choices)
+
+    @contextlib.contextmanager
+    def _or_put_back(self, moved: Path | None) -> Iterator[None]:
+        try:
+            yield
+        except (K0maruError, db.DatabaseError, OSError) as exc:
+            if moved is None:
+                raise
+            if isinstance(exc, db.DatabaseError):
+                exc = db.translate_error(exc, db_path(self.root))
+            error = exc if isinstance(exc, K0maruError) else K0maruError(str(exc))
+            raise self.put_back(moved, error) from exc
+
+    def put_back(self, moved: Path, error: K0maruError) -> K0maruError:
+        """A rebuild that failed before its index was whole: the index it moved aside (`moved`) is
+        put back in place of the partial one; returns the error saying so in one line."""
+        self.close()
+        path = db_path(self.root)
+        for suffix in ("", "-wal", "-shm"):
+            side = Path(f"{moved}{suffix}")
+            with contextlib.suppress(OSError):
+                Path(f"{path}{suffix}").unlink()
+                if side.exists():
+                    os.replace(side, f"{path}{suffix}")
+        snapshot.forget(self.root)
+        said = f"the rebuild stopped ({error.reason}); the old index is back in place"
+        try:  # its kind kept: the exit code says a full disk, a read-only folder
+            return type(error)(said, hint=error.hint)
+        except TypeError:
+            return K0maruError(said, hint=error.hint)
+
     def mark_rebuilding(self) -> None:
-        """A new index starts: marked unfinished until a whole scan has put every note in it."""
-        with self.store.transaction():
+        """A new index starts: marked unfinished until a whole scan has put every note in it (the
+        old one put back when even that fails)."""
+        with self._or_put_back(self.rebuilt_from), self.store.transaction():
             self.store.set_meta(REBUILDING, "1")
 
     def skipped_files(self) -> list[tuple[str, str]]:
@@ -550,6 +684,41 @@ class Vault:
             "last_scan": last,
             "last_scan_age_s": round(time.time() - last["started_at"], 1) if last else None,
         }
+
+
+def model_digest(model_path: str) -> str | None:
+    """The SHA-256 of the embedding model file, None when there is none."""
+    import hashlib
+
+    from k0maru.search.embedding import ModelUnavailable, model_file
+
+    try:
+        with model_file(Path(model_path) if model_path else None).open("rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except (ModelUnavailable, OSError):
+        return None
+
+
+def room_to_rebuild(path: Path) -> None:
+    """Refuse a rebuild, before anything moves, that could not be whole: a state folder that
+    cannot be written, or a disk with less room than the index takes now."""
+    from k0maru.errors import IndexDiskFullError, IndexReadOnlyError
+
+    if path.exists() and not os.access(path.parent, os.W_OK):
+        raise IndexReadOnlyError(
+            f"{path.parent} cannot be written: no rebuild, the old index stays in place",
+            hint="make .k0maru/ writable (chmod u+w)",
+        )
+    need = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.is_file())
+    with contextlib.suppress(OSError):
+        st = os.statvfs(path.parent)
+        free = st.f_bavail * st.f_frsize
+        if free < need + (1 << 20):  # the new index takes about what the old one does
+            raise IndexDiskFullError(
+                f"only {free / 1e6:.1f} MB free beside the index ({need / 1e6:.1f} MB): no "
+                "rebuild, the old index stays in place",
+                hint="free some space, then run `k0maru scan --rebuild`",
+            )
 
 
 KEEP_OLD_COPIES = 2  # index files moved aside by rebuilds that are kept; older ones are removed

@@ -126,3 +126,12 @@ def test_a_garbage_sidecar_whose_row_is_damaged_too_loses_no_record(vault: Path)
         svc.scan(rebuild=True)
         assert [n.node_id for n in svc.log_list()] == ["cccc3333"]
         assert svc.log_view("cccc3333").summary == "boo\ufffdm"
+
+
+def test_a_row_whose_lists_do_not_read_back_still_lists(vault: Path) -> None:
+    indexed(vault)
+    offload(vault, "dddd4444")
+    damage(vault, "UPDATE offloads SET failures = '{not json', stack = '['")
+    with service(vault) as svc:
+        listed = svc.log_list()
+    assert [(n.node_id, list(n.failures)) for n in listed] == [("dddd4444", [])]

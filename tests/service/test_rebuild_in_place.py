@@ -1,0 +1,107 @@
+"""A rebuild never leaves less than it found (#61): one that cannot be whole (a full disk, a state
+folder that cannot be written) leaves the old index in place and says why in one line."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from k0maru.errors import IndexDiskFullError, K0maruError
+from k0maru.index.store import Store, db_path
+from k0maru.service.operations import Service
+from k0maru.service.session import VaultSession
+from k0maru.wiring.vault import Vault
+from tests.helpers import write
+
+NOTES = 120
+
+
+def indexed(vault: Path) -> None:
+    for i in range(NOTES):
+        words = " ".join(f"word{i}x{k}" for k in range(60))
+        write(vault, f"notes/n{i}.md", f"# Note {i}\n\nLease renewal {i}. {words}\n")
+    with Service(VaultSession(Vault.open(vault, embed=False), rescan_interval=0)) as svc:
+        svc.scan()
+
+
+def documents(vault: Path) -> int:
+    with Store.open(vault) as store:
+        return store.counts()["documents"]
+
+
+def test_a_rebuild_that_fails_puts_the_old_index_back(vault: Path) -> None:
+    indexed(vault)
+    before = os.stat(db_path(vault)).st_ino
+    with Vault.open(vault, embed=False) as v:
+        moved, _ = v.rebuild()
+        assert moved is not None
+        v.mark_rebuilding()
+        v.index(only=["notes/n0.md"], embed=False)  # a partial new index
+        error = v.put_back(moved, IndexDiskFullError("the disk is full"))
+    assert "old index is back in place" in str(error) and "\n" not in str(error)
+    assert os.stat(db_path(vault)).st_ino == before
+    assert documents(vault) == NOTES
+
+
+def test_a_rebuild_without_room_for_the_new_index_moves_nothing(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    indexed(vault)
+    before = os.stat(db_path(vault)).st_ino
+    full = os.statvfs_result((4096, 4096, 10**6, 10, 10, 10**5, 10**5, 10**5, 0, 255))
+    monkeypatch.setattr(os, "statvfs", lambda _: full)  # 40 KB free: less than the index takes
+    with (
+        Service(VaultSession(Vault.open(vault, embed=False), rescan_interval=0)) as svc,
+        pytest.raises(IndexDiskFullError, match="old index stays in place"),
+    ):
+        svc.scan(rebuild=True)
+    assert os.stat(db_path(vault)).st_ino == before
+    assert documents(vault) == NOTES
+
+
+@pytest.mark.slow
+def test_scan_rebuild_on_a_full_disk_leaves_the_old_index(vault: Path) -> None:
+    """The real command, in a process whose files cannot grow past 64 KB (RLIMIT_FSIZE): the new
+    index cannot be whole, the old one is back, one line says why."""
+    indexed(vault)
+    before = os.stat(db_path(vault)).st_ino
+    assert db_path(vault).stat().st_size > 64 * 1024
+
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+
+    r = subprocess.run(
+        [sys.executable, "-m", "k0maru", "scan", "--rebuild", "--no-embed", "--vault", str(vault)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        preexec_fn=limited,
+        env={**os.environ, "K0MARU_EMBED": "false"},
+    )
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
+    assert "old index is back in place" in r.stderr, r.stderr
+    assert os.stat(db_path(vault)).st_ino == before
+    assert documents(vault) == NOTES
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes any folder")
+def test_a_rebuild_of_a_read_only_vault_moves_nothing(vault: Path) -> None:
+    indexed(vault)
+    state = db_path(vault).parent
+    state.chmod(0o555)
+    try:
+        with (
+            Service(VaultSession(Vault.open(vault, embed=False), rescan_interval=0)) as svc,
+            pytest.raises(K0maruError, match="old index stays in place"),
+        ):
+            svc.scan(rebuild=True)
+    finally:
+        state.chmod(0o755)
+    assert documents(vault) == NOTES
