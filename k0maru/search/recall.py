@@ -20,6 +20,7 @@ scripts/eval_retrieval.py's dev halves (docs/retrieval.md).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -241,6 +242,22 @@ class Recall:
         a query that nothing in the vault answers (`answered`) gets no hits and one warning saying
         so."""
         query = _checked(query, mode, limit)
+        if mode != "vector":  # loaded (a delta computed and kept) before the read snapshot,
+            with contextlib.suppress(K0maruError):  # in which nothing is written
+                self.lexical.get(self.store)
+        with self.store.read_snapshot():  # chunks, vectors and notes of one commit
+            return self._search(query, limit, mode, graph_boost, min_cosine, filters, passage_chars)
+
+    def _search(  # noqa: PLR0913 - search's options
+        self,
+        query: str,
+        limit: int,
+        mode: str,
+        graph_boost: float | None,
+        min_cosine: float | None,
+        filters: Filters | None,
+        passage_chars: int,
+    ) -> RecallResult:
         pool = self.pool_size(limit)
         allowed = filters.allowed(self.store) if filters else None
         if filters and not allowed:
@@ -376,12 +393,20 @@ class Recall:
             return None
         qvec = embedder.embed([query])[0]
         try:
-            return vectors.search(self.store, qvec, chunk_k if allowed is None else vectors.KNN_MAX)
+            hits, damaged = vectors.nearest(
+                self.store, qvec, chunk_k if allowed is None else vectors.KNN_MAX
+            )
         except db.DatabaseError as exc:  # a damaged vector page: BM25 still answers
             gathered.warnings.append(
                 f"vector channel off: {db.translate_error(exc, self.store.path)}"
             )
             return None
+        if damaged:
+            gathered.warnings.append(
+                f"{damaged} damaged vector(s) left out; `k0maru doctor --fix` embeds their "
+                "chunks again"
+            )
+        return hits
 
     # ---- rank: fuse, graph ----
 
@@ -508,6 +533,8 @@ class Recall:
         but for case, whitespace, a changed line or a footer (index/copies.py; a translation is not
         one)."""
         signatures = self.store.copy_signatures(ranked)
+        # the lexical index is loaded before the read snapshot: a note deleted since is not a hit
+        ranked = [d for d in ranked if d in signatures]
         kept = copies.fold([signatures[d][1] for d in ranked], limit)
         return [ranked[i] for i in kept], {
             ranked[i]: [signatures[ranked[c]][0] for c in found] for i, found in kept.items()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -81,11 +82,22 @@ def embed_pending(
 
 
 def search(store: VectorStore, query_vector: np.ndarray, k: int) -> list[VectorHit]:
-    """k nearest chunks by cosine similarity, best first (k capped at sqlite-vec's KNN limit)."""
+    """k nearest chunks by cosine similarity, best first (`nearest`'s hits)."""
+    return nearest(store, query_vector, k)[0]
+
+
+def nearest(store: VectorStore, query_vector: np.ndarray, k: int) -> tuple[list[VectorHit], int]:
+    """k nearest chunks by cosine similarity, best first (k capped at sqlite-vec's KNN limit), and
+    how many were left out for a damaged vector (NaN, infinite: no distance)."""
     import numpy as np
 
     if k <= 0:
-        return []
+        return [], 0
     k = min(k, KNN_MAX)
     rows = store.nearest_chunks(query_vector.astype(np.float32).tobytes(), k)
-    return [VectorHit(int(rowid), int(doc_id), 1.0 - float(dist)) for rowid, dist, doc_id in rows]
+    hits = [
+        VectorHit(int(rowid), int(doc_id), 1.0 - float(dist))
+        for rowid, dist, doc_id in rows
+        if isinstance(dist, float) and math.isfinite(dist)
+    ]
+    return hits, len(rows) - len(hits)
