@@ -63,7 +63,8 @@ def test_parallel_console_searches(console_url: str) -> None:
     single = statistics.median(timed_get(url) for url in urls[:15])
     with ThreadPoolExecutor(max_workers=50) as pool:
         parallel = list(pool.map(timed_get, urls))
-    p50 = statistics.median(parallel)  # how it compares: git show bb736b0:scripts/benches/console_parallel.py
+    # how it compares: git show bb736b0:scripts/benches/console_parallel.py
+    p50 = statistics.median(parallel)
     print(f"single {single * 1000:.1f} ms, 50 parallel p50 {p50 * 1000:.1f} ms")
     assert len(parallel) == len(urls)  # every one answered 200 with JSON (timed_get)
 
