@@ -1,6 +1,6 @@
 """How close a note k0maru writes comes to the record a vault's own people wrote (issue #39).
 
-Each repository of scripts/write_path_repos.json keeps records (ADRs, RFCs, decision logs, daily
+Each repository of tests/data/write_path/repos.json keeps records (ADRs, RFCs, decision logs, daily
 notes). The label is the record its `commit` added at `path`; the vault is the tree of that commit's
 parent, written to a temporary folder (Markdown and small rule files only). k0maru's flush is asked
 to write that record from its title, body (its own sections, without heading and metadata), tags
@@ -22,10 +22,11 @@ not on this machine is skipped with a note: this is a script, not a test.
     python scripts/eval_write_path.py [--json] [--show NAME] [--half dev] [--mirrors DIR]
         [--set families]
 
-`--set families` reads scripts/write_path_families.json instead (#58: proposals, KEPs, RFCs, design
-docs, runbooks, postmortems, minutes, newsletters, notes vaults; halves dev and test): its family
-kinds are asked of flush as the k0maru kind they are written as (FAMILY_KINDS), and the fields its
-`unreachable` lists (each with its evidence) are left out of that record's points and `as is`.
+`--set families` reads tests/data/write_path/families.json instead (#58: proposals, KEPs, RFCs,
+design docs, runbooks, postmortems, minutes, newsletters, notes vaults; halves dev and test): its
+family kinds are asked of flush as the k0maru kind they are written as (FAMILY_KINDS), and the
+fields its `unreachable` lists (each with its evidence) are left out of that record's points and
+`as is`.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mirrors import git, write_blobs  # noqa: E402 - a sibling module of scripts/
 
 REPO = Path(__file__).resolve().parents[1]
-REPOS = REPO / "scripts" / "write_path_repos.json"
-SETS = {"records": REPOS, "families": REPO / "scripts" / "write_path_families.json"}
+REPOS = REPO / "tests" / "data" / "write_path" / "repos.json"
+SETS = {"records": REPOS, "families": REPOS.with_name("families.json")}
 FAMILY_KINDS = {
     "kep": "adr",
     "proposal": "adr",
