@@ -3,7 +3,7 @@ its word SHINGLE-grams, case and whitespace ignored), kept in the index, so reca
 same page vendored in two folders, a copy with a changed line or a footer) by comparing the
 candidates' sketches alone. The share of the union's SLOTS smallest hashes that both sketches hold
 estimates the Jaccard similarity of the two notes' shingle sets; recall folds a pair at
-COPY_SIMILARITY, measured by scripts/measure_copies.py (docs/retrieval.md). Pure Python: a scan does
+COPY_SIMILARITY, measured on real pages (docs/retrieval.md). Pure Python: a scan does
 not import numpy."""
 
 from __future__ import annotations
