@@ -112,71 +112,6 @@ def _description(annotation: object) -> str:
     return ""
 
 
-MCP_ANSWERS = """## What the model sees
-
-A tool result carries the answer twice, each part complete: `structuredContent` (compact JSON: fields
-at their default left out, floats to 4 significant digits) and one text block (the same data as
-readable lines: for `recall_memory` the rank, title, `path:lines`, heading path and passage of each hit).
-Hosts pass the model one of the two, so neither is a summary of the other, and each fits the tool's
-`token_budget` (o200k tokens) on its own:
-
-| host | passes the model |
-|---|---|
-| Claude Code | `structuredContent` as JSON when present, else the text (anthropics/claude-code#79944) |
-| VS Code (Copilot agent), Copilot CLI | `structuredContent` when present (microsoft/vscode#290063, github/copilot-cli#3258) |
-| Codex, OpenCode | `structuredContent` when present, else the text (anomalyco/opencode#32074) |
-| Open WebUI, Kimi Code, other text-only clients | the text blocks only |
-
-The Claude Code row is checked against the real host: `tests/cli/drive_claude_code.py` runs Claude Code
-(print mode) in a copy of the demo vault set up by `k0maru connect claude-code --hooks`, with a local
-stand-in for the model that makes a fixed series of tool calls, and reads the tool results Claude Code
-sends back: a test command comes back as `k0maru offload`'s summary (the hook rewrote it), a plain
-command unchanged, and each k0maru tool as its structured content in JSON.
-
-What does not fit is said, never dropped silently: `recall_memory` leaves out its lowest hits before
-it shortens a kept passage below 200 characters, and its answer counts what went (`left_out`,
-`passages_cut`) and names the `token_budget` that returns it all whole (`whole_tokens`) or `read_note`
-for one hit; `inspect_log_node` shows 50 matches at a time and gives the `skip` of the next page.
-
-Nothing is sent twice within a part: an offloaded log's summary goes out once (its Mermaid diagram,
-a picture for people, stays in the console and `k0maru log show`), and a query pasted as a
-2,000-character backtrace comes back cut to 80 characters. Errors are one line (`is_error`), naming
-the cause of an unforeseen failure (e.g. `flush_session failed: FileExistsError: ...`) and, where the
-agent can act, the tool to call (`list_log_nodes` for an unknown node id), never a shell command. A
-name that matches nothing gets the ones meant (`read_note "Home"`: did you mean `00_Index/Home.md`; an
-unknown `kind` lists the kinds of note in the vault). Protocol errors carry the spec's JSON-RPC codes:
-an unknown tool is -32602 naming the tools; a note resource that does not exist is -32002 with its
-`uri` for clients on MCP 2025-11-25 or older and -32602 from 2026-07-28 on (SEP-2164).
-
-## Automatic offload (`k0maru connect HOST --hooks`)
-
-| host | hook | what k0maru does |
-|---|---|---|
-| Claude Code | `PreToolUse` (matcher `Bash`) in `.claude/settings.json` | pipes a test/build/lint command's output into `k0maru offload` through `updatedInput`, the user's command first and unchanged, answering `allow` only when the user's own rules allow every command ([agent-hook.md](agent-hook.md)) |
-| Codex | none: `connect codex --hooks` is refused with the reason, before anything is written | Codex takes `updatedInput` only with `permissionDecision: "allow"` (openai/codex#20527), which would waive its own approval, so a hook could never rewrite a command there; the instructions ask for `k0maru offload`. A hook an earlier version put in `.codex/hooks.json` is listed as inactive by `connect --list` and taken out by `connect codex --remove` |
-| Cursor | `beforeShellExecution` answers allow, deny or ask only; a `preToolUse` `updated_input` is described by third-party adapters, not in a form checked here | no hook; the instructions ask for `k0maru offload` |
-| VS Code, Claude Desktop | no command hook | no hook; the instructions ask for `k0maru offload` |
-
-Claude Code's hook is checked live by `tests/cli/drive_claude_code.py`. Should a Codex hook still run
-(one installed by an earlier version), `k0maru-hook` knows Codex's input by its `turn_id` and answers
-nothing. In a live `codex exec` (0.171.0, `[features] hooks = true`, a
-stand-in model calling `exec_command`) no `PreToolUse` hook ran, neither k0maru's nor a plain
-logging one, in the project's or the user's `hooks.json`, so the command ran unchanged.
-
-The hook, `k0maru-hook`, reads the host's hook input on stdin and pipes the output of a test, build or
-lint command (pytest, cargo test/build/clippy/check, go test/build/vet, npm test / run build, npx
-jest/vitest/tsc/eslint, make and mvn/gradle with build or test goals only, ruff check, mypy, tsc,
-...) into `k0maru offload`: `pytest -q` becomes `set -o pipefail; pytest -q 2>&1 | k0maru offload`,
-every other field of the tool input kept. The user's command stays first and unchanged, so the
-host's deny and ask rules still meet it; it answers `allow` only when the user's own rules allow every
-command of the line, and leaves everything else untouched (a line of anything but plain words, quotes
-and `&&`/`||`/`;`, plan mode, a folder in no vault); [agent-hook.md](agent-hook.md) is the threat
-model. The list is changed by the user's own `~/.config/k0maru/agent-hook.toml` (`commands = [...]`
-replaces it, `extra_commands` adds, `skip` removes); a project's `.k0maru/agent-hook.toml` can only
-`skip`. `K0MARU_HOOK=off` turns the hook off for a session.
-"""
-
-
 def mcp_markdown() -> str:
     from k0maru.mcp.server import PAGE_SIZE, instructions
     from k0maru.mcp.tools import TOOLS
@@ -192,7 +127,9 @@ def mcp_markdown() -> str:
         "",
         "> " + instructions(),
         "",
-        MCP_ANSWERS,
+        "What a host passes the model of each answer, and which hosts run the offload hook: "
+        "[agents.md](agents.md#what-the-model-sees).",
+        "",
     ]
     for spec in TOOLS:
         doc = spec.description
