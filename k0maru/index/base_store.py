@@ -313,7 +313,7 @@ class IndexConnection(BaseStore):
                 f"SELECT path FROM documents ORDER BY random() LIMIT {SAMPLE_NOTES}"
             )
         ]
-        found = sum(1 for p in paths if (self.vault / p).exists())
+        found = sum(1 for p in paths if _present(self.vault / p))
         if 2 * found >= len(paths):
             return None, True
         return root or "its notes are not here", False
@@ -492,3 +492,15 @@ def index_as_left(path: Path, corpus_version: str, embed: bool) -> bool:
         return False
     finally:
         conn.close()
+
+
+def _present(path: Path) -> bool:
+    """Whether a note is there; one that cannot be looked at (an unreadable folder) counts as
+    there: only a missing one says the index is another vault's."""
+    try:
+        path.lstat()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:  # it is there, out of sight
+        pass
+    return True
