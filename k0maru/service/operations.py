@@ -886,19 +886,22 @@ def fit_budget(
     )
 
 
+CLOSING_SECTIONS = ("conventions", "sources")  # a loadout's last sections, kept while they fit
+
+
 def fit_loadout(
     build: Callable[[int], Loadout], budget: int, cost: Callable[[Loadout], int]
 ) -> Loadout:
     """The loadout built once for `budget`; where the whole answer is over `budget` as `cost`
-    counts it (its headers and keys too), its last sections go, the closing `sources` section kept
-    while it fits."""
+    counts it (its headers and keys too), its last ranked sections go, the closing ones (how to
+    write notes here, what was left out) kept while they fit."""
     from k0maru.llm_tokens import count_tokens, largest
 
     result = build(budget)
     if cost(result) <= budget:
         return result
-    ranked = [s for s in result.sections if s.kind != "sources"]
-    closing = [s for s in result.sections if s.kind == "sources"]
+    ranked = [s for s in result.sections if s.kind not in CLOSING_SECTIONS]
+    closing = [s for s in result.sections if s.kind in CLOSING_SECTIONS]
 
     def kept(n: int, end: list[Any]) -> Loadout:
         sections = [*ranked[:n], *end]

@@ -1,5 +1,5 @@
 """`fit_loadout` (issue #56): the loadout is built once; where the whole answer is over its budget,
-its last sections go and the closing `sources` section stays."""
+its last ranked sections go and the closing ones (`conventions`, `sources`) stay."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ def _answer(share: int) -> Loadout:
     sections = [
         LoadoutSection(kind="guide", source=f"g{i}.md", text="word " * 60) for i in range(8)
     ]
+    sections.append(LoadoutSection(kind="conventions", source="k0maru", text="cards in 20_Cards/"))
     sections.append(LoadoutSection(kind="sources", source="loadout", text="carried: g0.md"))
     return Loadout(
         vault="v", token_budget=share, tokens_used=share, truncated=False, sections=sections
@@ -31,6 +32,6 @@ def test_the_loadout_is_built_once_and_cut_from_its_end() -> None:
     whole = cost(_answer(400))
     fitted = fit_loadout(build, 400, cost)
     assert shares == [400] and whole > 400 >= cost(fitted)
-    assert [s.source for s in fitted.sections][-2:] == ["g4.md", "loadout"]
+    assert [s.source for s in fitted.sections][-3:] == ["g4.md", "k0maru", "loadout"]
     assert fitted.truncated and fitted.tokens_used < 400
     assert fit_loadout(build, 4000, cost) == _answer(4000)  # what fits is not touched
