@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from k0maru.errors import IndexDiskFullError, K0maruError
+from k0maru.errors import IndexDiskFullError
 from k0maru.index.store import Store, db_path
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
@@ -91,17 +91,27 @@ def test_scan_rebuild_on_a_full_disk_leaves_the_old_index(vault: Path) -> None:
     assert documents(vault) == NOTES
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes any folder")
-def test_a_rebuild_of_a_read_only_vault_moves_nothing(vault: Path) -> None:
+@pytest.mark.slow
+def test_a_rebuild_of_a_read_only_state_folder_moves_nothing(vault: Path) -> None:
+    """The real command, without the capabilities that let root write any folder (`setpriv`, as
+    tests/index/test_unreadable_folder.py does): it refuses before anything moves."""
     indexed(vault)
+    before = os.stat(db_path(vault)).st_ino
     state = db_path(vault).parent
     state.chmod(0o555)
     try:
-        with (
-            Service(VaultSession(Vault.open(vault, embed=False), rescan_interval=0)) as svc,
-            pytest.raises(K0maruError, match="old index stays in place"),
-        ):
-            svc.scan(rebuild=True)
+        r = subprocess.run(
+            ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"]
+            + [sys.executable, "-m", "k0maru", "scan", "--rebuild", "--no-embed"]
+            + ["--vault", str(vault)],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env={**os.environ, "K0MARU_EMBED": "false"},
+        )
     finally:
         state.chmod(0o755)
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
+    assert "old index stays in place" in r.stderr, r.stderr
+    assert os.stat(db_path(vault)).st_ino == before
     assert documents(vault) == NOTES
