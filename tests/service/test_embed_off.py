@@ -1,6 +1,7 @@
 """With `embed = false` no chunk waits for a vector (#44): `status` and the backlog that `hooks
-status` reads count none, so neither says the index is behind. Real index, real CLI handlers
-in-process."""
+status` reads count none, so neither says the index is behind; a hybrid search is a BM25 one, named
+so, with no warning about vectors to wait for, and `--mode vector` is refused in one line (#60).
+Real index, real CLI handlers in-process."""
 
 from __future__ import annotations
 
@@ -49,3 +50,28 @@ def test_with_embedding_on_the_same_chunks_wait(
     with Service.open(lexical_only) as service:
         assert service.backlog().chunks_pending_embedding == 2
         assert service.status().chunks_pending_embedding == 2
+
+
+def test_hybrid_is_bm25_named_so_without_a_warning(
+    lexical_only: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["search", "--json", "--vault", str(lexical_only), "SQLITE_BUSY"]) == 0
+    out, err = capsys.readouterr()
+    answer = json.loads(out)
+    assert answer["mode"] == "bm25" and answer["hits"][0]["path"] == "a.md"
+    assert "warning" not in err and "vector" not in err
+
+
+def test_vector_mode_is_refused_in_one_line(
+    lexical_only: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    code = main(["search", "--mode", "vector", "--vault", str(lexical_only), "SQLITE_BUSY"])
+    out, err = capsys.readouterr()
+    errors = [line for line in err.splitlines() if "error" in line]
+    assert code == 2 and out == ""
+    assert errors == [
+        "k0maru: error: embedding is off (embed = false, or K0MARU_EMBED=false): no vector "
+        "search; use --mode bm25 or hybrid"
+    ]
