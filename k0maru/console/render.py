@@ -421,13 +421,14 @@ def obsidian(tokens: list[Token], nonce: str = "", files: dict[str, str] | None 
 
 
 def accessible(tokens: list[Token]) -> None:
-    """What a screen reader needs of a note's body: heading levels that step down one at a time
-    (`aria-level` where the note skips one; the look is kept) and no empty header cell."""
+    """What a screen reader needs of a note's body: heading levels below the page's title that step
+    down one at a time (`aria-level` where the note writes another H1 or skips a level; the look is
+    kept) and no empty header cell."""
     level = 1  # the page's title is its h1
     for i, token in enumerate(tokens):
         if token.type == "heading_open":
             written = int(token.tag[1])
-            level = min(written, level + 1)
+            level = min(max(written, 2), level + 1)
             if level != written:
                 token.attrSet("aria-level", str(level))
         elif token.type == "th_open" and not tokens[i + 1].content.strip():
