@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
+import subprocess
 import sys
 import time
 import uuid
@@ -114,3 +116,27 @@ def demo(tmp_path: Path, _indexed_demo_template: Path) -> Path:
     root = tmp_path / "demo"
     shutil.copytree(_indexed_demo_template, root)
     return root
+
+
+@pytest.fixture
+def console_url(demo: Path) -> Iterator[str]:
+    """`k0maru ui` over a copy of the indexed demo vault, on a free port: its base URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "k0maru", "ui", "--vault", str(demo), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    try:
+        m = re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stdout.readline())
+        assert m, proc.stderr.read()
+        yield m.group(1)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

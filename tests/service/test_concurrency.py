@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import statistics
-import subprocess
 import sys
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -27,29 +24,6 @@ def timed_get(url: str) -> float:
         assert resp.status == 200
         json.loads(resp.read())
     return time.perf_counter() - t0
-
-
-@pytest.fixture
-def console_url(demo: Path) -> Iterator[str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "k0maru", "ui", "--vault", str(demo), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ},
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    try:
-        m = re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stdout.readline())
-        assert m, proc.stderr.read()
-        yield m.group(1)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_parallel_console_searches(console_url: str) -> None:
