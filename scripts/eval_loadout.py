@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mirrors import git, write_blobs  # noqa: E402 - a sibling module of scripts/
+from mirrors import files, write_blobs  # noqa: E402 - a sibling module of scripts/
 
 REPO = Path(__file__).resolve().parents[1]
 SET = REPO / "tests" / "data" / "loadout" / "set.json"
@@ -96,18 +96,11 @@ def _kept(path: str) -> bool:
 
 def materialise(mirror: Path, commit: str, dest: Path) -> None:
     """The commit's Markdown, manifest and CI files, blob by blob (a mirror may lack big blobs)."""
-    listing = git(mirror, "ls-tree", "-r", "-l", "-z", commit).decode("utf-8", "replace")
-    wanted = []
-    for entry in listing.split("\0"):
-        if not entry:
-            continue
-        meta, _, path = entry.partition("\t")
-        mode, kind, sha, size = meta.split()
-        if kind != "blob" or mode == "120000" or not _kept(path):
-            continue
-        if size.isdigit() and int(size) > _MAX_BLOB:
-            continue
-        wanted.append((sha, path))
+    wanted = [
+        (sha, path)
+        for sha, path, size in files(mirror, commit)
+        if _kept(path) and (size or 0) <= _MAX_BLOB
+    ]
     write_blobs(mirror, wanted, dest)
 
 

@@ -47,7 +47,7 @@ import yaml
 from k0maru.notes.flush import FlushEngine
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mirrors import git, write_blobs  # noqa: E402 - a sibling module of scripts/
+from mirrors import files, git, write_blobs  # noqa: E402 - a sibling module of scripts/
 
 REPO = Path(__file__).resolve().parents[1]
 REPOS = REPO / "tests" / "data" / "write_path" / "repos.json"
@@ -99,20 +99,11 @@ class Case:
 
 def materialise(mirror: Path, commit: str, dest: Path) -> None:
     """The parent tree's Markdown and rule files, blob by blob (a mirror may lack big blobs)."""
-    listing = git(mirror, "ls-tree", "-r", "-l", "-z", f"{commit}^").decode("utf-8", "replace")
-    wanted = []
-    for entry in listing.split("\0"):
-        if not entry:
-            continue
-        meta, _, path = entry.partition("\t")
-        mode, kind, sha, size = meta.split()
-        if kind != "blob" or mode == "120000" or not path.endswith(_KEEP):
-            continue
-        if "node_modules/" in path or (size.isdigit() and int(size) > _MAX_BLOB):
-            continue
-        wanted.append((sha, path))
-    if not wanted:
-        return
+    wanted = [
+        (sha, path)
+        for sha, path, size in files(mirror, f"{commit}^")
+        if path.endswith(_KEEP) and "node_modules/" not in path and (size or 0) <= _MAX_BLOB
+    ]
     write_blobs(mirror, wanted, dest)
 
 

@@ -21,6 +21,19 @@ def ls(mirror: Path, *folders: str, rev: str = "HEAD") -> list[str]:
     return listing.split("\0")[:-1]
 
 
+def files(mirror: Path, rev: str) -> list[tuple[str, str, int | None]]:
+    """(blob sha, path, size) of each regular file at `rev` (symbolic links left out); the size is
+    None for a blob the snapshot lacks (git says `BAD`)."""
+    listing = git(mirror, "ls-tree", "-r", "-l", "-z", rev).decode("utf-8", "replace")
+    out: list[tuple[str, str, int | None]] = []
+    for entry in listing.split("\0")[:-1]:
+        meta, _, path = entry.partition("\t")
+        mode, kind, sha, size = meta.split()
+        if kind == "blob" and mode != "120000":
+            out.append((sha, path, int(size) if size.isdigit() else None))
+    return out
+
+
 def show(mirror: Path, path: str, rev: str = "HEAD") -> str:
     return git(mirror, "show", f"{rev}:{path}").decode()
 
