@@ -26,6 +26,7 @@ from markdown_it.token import Token
 from markupsafe import Markup
 
 from k0maru.console import mermaid_svg
+from k0maru.service.attachments import SERVED_TYPES
 from k0maru.wikilinks import (
     EMBED,
     INLINE_CODE,
@@ -40,10 +41,13 @@ from k0maru.wikilinks import (
 # neither the text nor the href holds a bracket: each `[` looks no further than the next (linear)
 _MD_INLINE = re.compile(r"(?<!!)\[([^\[\]\n]*)\]\(([^()\[\]\s]+)\)")
 _IMAGE = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp", ".svg"})
-_AUDIO = frozenset({".mp3", ".wav", ".m4a", ".ogg", ".flac", ".3gp", ".webm"})
-_VIDEO = frozenset({".mp4", ".ogv", ".mov", ".mkv"})
-# what an embedded file that is not an image becomes on the page
-_PLAYED = {**dict.fromkeys(_AUDIO, "audio"), **dict.fromkeys(_VIDEO, "video"), ".pdf": "pdf"}
+# what an embedded file the console serves and that is no image becomes on the page: a player
+# (audio, video) or a link (pdf)
+_PLAYED = {
+    suffix: "pdf" if media == "application/pdf" else media.partition("/")[0]
+    for suffix, media in SERVED_TYPES.items()
+    if not media.startswith("image/")
+}
 _SIZE = re.compile(r"(\d+)(?:x(\d+))?\Z")
 _FOOTNOTE_DEF = re.compile(r"^[ \t]{0,3}\[\^([^\]\s]+)\]:[ \t]?(.*)$", re.M)
 _FOOTNOTE_REF = re.compile(r"\[\^([^\[\]\s]+)\](?!:)|\^\[([^\[\]\n]+)\]")
