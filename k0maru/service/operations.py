@@ -671,7 +671,9 @@ class Service:
         from k0maru.service.models import DoctorReport
 
         if not db_path(self._vault.root).exists():  # it reports; it never creates an index
-            raise K0maruError(f"no index in {self._vault.root}; run `k0maru scan` there first")
+            raise K0maruError(
+                f"no index in {self._vault.root}", hint="run `k0maru scan` there first"
+            )
         try:
             with self._session.session(fresh=False, write=fix) as vault:
                 done, found = vault.doctor(fix)
@@ -769,8 +771,8 @@ def _lexical_without_embedding(mode: str, embed: bool) -> str:
         return mode
     if mode == "vector":
         raise K0maruError(
-            "embedding is off (embed = false, or K0MARU_EMBED=false): no vector search; "
-            "use --mode bm25 or hybrid"
+            "embedding is off (embed = false, or K0MARU_EMBED=false): no vector search",
+            hint="use --mode bm25 or hybrid",
         )
     return "bm25"
 
