@@ -31,7 +31,7 @@ def link_both_ways(old: Path, new: Path, old_link: str, new_link: str) -> None:
     """Mark `old` superseded by `new` (as `new_link` names it from old's folder) and say in `new`
     which record it supersedes (`old_link`)."""
     atomic_write_text(old, mark_superseded(read_text(old), new_link))
-    atomic_write_text(new, _with_line(read_text(new), f"Supersedes {old_link}", key="supersedes"))
+    atomic_write_text(new, _with_line(read_text(new), "supersedes", old_link))
 
 
 def mark_superseded(text: str, link: str) -> str:
@@ -46,24 +46,27 @@ def mark_superseded(text: str, link: str) -> str:
         return f"---\n{head}superseded-by: {_quoted(link)}\n---\n" + text[fm.end() :]
     body_at = fm.end() if fm else 0
     head, body = text[:body_at], text[body_at:]
-    said = f"Superseded by {link}"
+    said = f"{_LEADS['superseded-by']} {link}"
     if _STATUS_LINE.search(body):
         return head + _STATUS_LINE.sub(lambda m: f"{m.group(1)} {said}", body, 1)
     if _STATUS_SECTION.search(body):
         return head + _STATUS_SECTION.sub(lambda m: m.group(1) + said, body, 1)
-    return _with_line(text, said, key="superseded-by")
+    return _with_line(text, "superseded-by", link)
 
 
-def _with_line(text: str, line: str, key: str) -> str:
-    """`text` with `line` under its heading (a `key:` of its frontmatter where it has one and no
-    heading)."""
+_LEADS = {"supersedes": "Supersedes", "superseded-by": "Superseded by"}  # each key as a line
+
+
+def _with_line(text: str, key: str, link: str) -> str:
+    """`text` saying `key` `link` in a line under its heading (a `key:` of its frontmatter where it
+    has one and no heading)."""
+    line = f"{_LEADS[key]} {link}"
     heading = _HEADING.search(text)
     if heading is not None:
         return f"{text[: heading.end()]}\n\n{line}{text[heading.end() :]}"
     fm = _FM.match(text)
     if fm is not None:
-        value = line.split(" ", 2)[-1] if key == "superseded-by" else line.split(" ", 1)[1]
-        return f"---\n{fm.group(1)}{key}: {_quoted(value)}\n---\n" + text[fm.end() :]
+        return f"---\n{fm.group(1)}{key}: {_quoted(link)}\n---\n" + text[fm.end() :]
     return f"{line}\n\n{text}"
 
 
