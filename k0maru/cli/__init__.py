@@ -7,6 +7,9 @@ import sys
 
 def entry() -> None:
     if sys.argv[1:3] == ["hooks", "run"]:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C stops git, not the ADR step
         from k0maru.githooks.run import run_argv
 
         status = run_argv(sys.argv[3:])

@@ -7,8 +7,9 @@ scripts/bench_hooks.py).
 A commit's ADR is never lost to a hook that was killed, interrupted or failed: `.k0maru/adr-checked`
 names the last HEAD whose ADR step completed, written (atomically) only after its ADRs are, so the
 next hook's ADR step takes every commit since (`checked..HEAD`, up to MAX_MERGED_ADRS) and writes
-what was missed (idempotent: an ADR already written is left as it is); `pending_adrs` names them
-meanwhile (`k0maru hooks status`)."""
+what was missed (idempotent: an ADR already written is left as it is); before any step
+completed, every commit since the hook file was written. `pending_adrs` names them meanwhile
+(`k0maru hooks status`). The hook ignores Ctrl+C (it stops git, never the ADR step)."""
 
 from __future__ import annotations
 
@@ -153,12 +154,26 @@ def _adr(root: Path, hook: str | None) -> str | None:
     if not head:
         return None  # no commit yet
     since = "ORIG_HEAD" if hook == "post-merge" else _checked(root, repo, head)
-    if since is None and not (root / STATE_DIR / ADR_CHECKED).exists():
-        _mark_checked(root, f"{head}^")  # a first hook: killed, the next one still takes HEAD
     span = ["-1", head] if since is None else [f"{since}..{head}", "-n", str(MAX_MERGED_ADRS)]
+    if since is None and not (root / STATE_DIR / ADR_CHECKED).exists():
+        span = _since_installed(repo, head, hook) or span  # a first hook, or all before killed
+        _mark_checked(root, f"{head}^")  # killed after this, the next hook still takes HEAD
     lines = _write_adrs(root, _trailer_commits(repo, span))
     _mark_checked(root, head)  # only now: a hook killed before this point is caught up next time
     return "; ".join(lines) or None
+
+
+def _since_installed(repo: Path, head: str, hook: str | None) -> list[str] | None:
+    """The git log span of a hook that finds no completed ADR step: every commit since its hook
+    file was written (installed), so the ADRs of first commits whose hooks were all killed before
+    they recorded anything are still written; None when no such hook file is there."""
+    from k0maru.gitutil import hooks_dir
+
+    try:
+        installed = int((hooks_dir(repo) / (hook or "post-commit")).stat().st_mtime)
+    except OSError:
+        return None
+    return [head, f"--since=@{installed}", "-n", str(MAX_MERGED_ADRS)]
 
 
 def _write_adrs(root: Path, shas: list[str]) -> list[str]:
@@ -220,7 +235,10 @@ def pending_adrs(root: Path) -> list[str]:
     or failed before it wrote their ADR), newest first: what the next hook writes."""
     repo = repo_root(root)
     head = (git(repo, "rev-parse", "--verify", "-q", "HEAD") or "").strip() if repo else ""
-    checked = _checked(root, repo, head) if repo is not None and head else None
-    if repo is None or checked is None:
+    if repo is None or not head:
         return []
-    return _trailer_commits(repo, [f"{checked}..{head}", "-n", str(MAX_MERGED_ADRS)])
+    checked = _checked(root, repo, head)
+    span = None if checked is None else [f"{checked}..{head}", "-n", str(MAX_MERGED_ADRS)]
+    if checked is None and not (root / STATE_DIR / ADR_CHECKED).exists():
+        span = _since_installed(repo, head, None)  # no hook has completed its ADR step yet
+    return _trailer_commits(repo, span) if span else []

@@ -101,6 +101,31 @@ def test_a_killed_hook_leaves_the_adr_pending_and_the_next_hook_writes_it(
     ]
 
 
+def test_the_first_hooks_killed_after_install_lose_no_adr(repo: Path, k0: K0) -> None:
+    """No hook has completed its ADR step yet (no record of one): the next hook still takes every
+    commit made since the hooks were installed."""
+    k0("hooks", "install", "--vault", str(repo))
+    shas = []
+    for n, title in enumerate(("Keep B at two", "Keep C at three")):
+        write(repo, f"src/m{n}.py", f"M = {n}\n")
+        git(repo, "add", "-A")
+        commit_and_kill(repo, f"Add m{n}\n\nADR: {title}\n", signal.SIGKILL)
+        shas.append(git(repo, "rev-parse", "HEAD").stdout.strip())
+    written = sorted(p.name for p in (repo / "docs/adr").iterdir())
+    assert set(pending_adrs(repo)) == {
+        s
+        for s, name in zip(shas, ("0002", "0003"), strict=True)
+        if not any(w.startswith(name) for w in written)
+    }
+    commit(repo, "A commit whose hook completes")
+    assert sorted(p.name for p in (repo / "docs/adr").iterdir()) == [
+        "0001-start.md",
+        "0002-keep-b-at-two.md",
+        "0003-keep-c-at-three.md",
+    ]
+    assert pending_adrs(repo) == []
+
+
 def test_far_file_times_and_a_lone_backslash_never_lose_the_adr(repo: Path, k0: K0) -> None:
     k0("hooks", "install", "--vault", str(repo))
     write(repo, ".gitignore", ".k0maru/\n\\\n")
