@@ -13,7 +13,8 @@ _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _ZERO_WIDTH = "\u200b-\u200d\u2060-\u2064\ufeff"
 _CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_ZERO_WIDTH}]")
 _CONTROL_AND_NEWLINES = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}{_ZERO_WIDTH}]")
-_ESCAPED = re.compile(r"\\x([0-9a-f]{2})|\\u([0-9a-f]{4})")
+_ESCAPED = re.compile(r"\\x([0-9a-f]{2})|\\u([0-9a-f]{4})|\\([ntr])")
+_LETTERS = {"n": "\n", "t": "\t", "r": "\r"}  # as Python's repr writes them (a "did you mean")
 
 
 def printable(text: str, keep: str = "") -> str:
@@ -39,11 +40,11 @@ def visible(text: str, keep: str = "", wide: bool = False) -> str:
 
 
 def unescape(text: str) -> str:
-    """`text` with the escapes `visible` writes turned back into their characters (only those: a
-    `\\u0041` stays as it is)."""
+    """`text` with the escapes `visible` (or Python's repr: `\\n`) writes turned back into their
+    characters (only those: a `\\u0041` stays as it is)."""
 
     def back(m: re.Match[str]) -> str:
-        char = chr(int(m.group(1) or m.group(2), 16))
+        char = _LETTERS[m.group(3)] if m.group(3) else chr(int(m.group(1) or m.group(2), 16))
         return char if _CONTROL_AND_NEWLINES.fullmatch(char) else m.group(0)
 
     return _ESCAPED.sub(back, text)

@@ -82,3 +82,19 @@ def test_mcp_texts_escape_note_text_and_read_note_opens_the_path_shown(vault: Pa
         note = svc.read_note(visible(NAME))
     shown = render.note_text(note_excerpt(note.path, note.text, None, None, 4000))
     assert note.text == NOTE and hostile(shown) == 0 and shown.startswith(visible(NAME))
+
+
+def test_a_newline_in_a_name_stays_on_its_hit_line_and_its_repr_opens(
+    vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the hit line broke in two at the name's newline, and the "did you mean" form
+    (Python's repr, `\\n`) was refused by `show`."""
+    monkeypatch.setenv("K0MARU_EMBED", "false")
+    name = "two\nlines\x1b.md"
+    write(vault, name, "# Kestrel\n\nkestrel hovering\n")
+    code, out = cli(capsys, "search", "--vault", str(vault), "kestrel")
+    hit = next(line for line in out.splitlines() if "Kestrel" in line)
+    assert code == 0 and "[two\\x0alines\\x1b.md:1]" in hit, out
+    for shown in (visible(name), repr(name)[1:-1]):
+        code, out = cli(capsys, "show", "--vault", str(vault), shown)
+        assert code == 0 and "kestrel hovering" in out, (shown, out)

@@ -113,9 +113,10 @@ def _print(result: RecallResult, explain: bool) -> None:
             "        ",
         )
     for i, hit in enumerate(result.hits, start=1):
-        where = f"{hit.path}:{hit.lines.split('-')[0]}" if hit.lines else hit.path
-        heading = f" > {hit.heading}" if hit.heading else ""
-        say(f"{i:>2}. {hit.title}{heading}  [{where}]  score={hit.score:.5f}", "    ")
+        # one line each: a newline in a name is shown escaped, as `show` takes it back
+        where = visible(f"{hit.path}:{hit.lines.split('-')[0]}" if hit.lines else hit.path)
+        heading = f" > {visible(hit.heading)}" if hit.heading else ""
+        say(f"{i:>2}. {visible(hit.title)}{heading}  [{where}]  score={hit.score:.5f}", "    ")
         if explain:
             say(explained(hit), "      ")
         say(f"    {hit.snippet}".replace("\n", "\n    "), "    ")
