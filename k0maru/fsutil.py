@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from k0maru.errors import ConfigError, PathOutsideVaultError
+from k0maru.errors import ConfigError, NotFoundError, PathOutsideVaultError
 from k0maru.layout import DB_FILE, STATE_DIR, own_state_dir
 
 STATE_GITIGNORE = (
@@ -103,10 +103,15 @@ def create_exclusive(path: Path, data: bytes) -> bool:
 
 def resolve_inside(root: Path, relative: str | os.PathLike[str]) -> Path:
     """Resolve `relative` under `root`, refusing anything that lands outside it (.., symlinks,
-    absolute)."""
+    absolute) or cannot be followed (a symlink loop)."""
     root = root.resolve()
     raw = Path(relative)
-    candidate = (raw if raw.is_absolute() else root / raw).resolve()
+    try:
+        candidate = (raw if raw.is_absolute() else root / raw).resolve()
+    except (RuntimeError, OSError) as exc:  # a symlink loop (RuntimeError before Python 3.13)
+        raise NotFoundError(
+            f"path {str(relative)!r} cannot be followed ({exc}); fix or remove the symbolic link"
+        ) from None
     if candidate != root and root not in candidate.parents:
         raise PathOutsideVaultError(
             f"path {str(relative)!r} is outside the vault {root}; use a path inside it"

@@ -32,6 +32,18 @@ def test_read_note_on_a_note_replaced_by_a_fifo_answers_one_line(vault: Path) ->
     assert "\n" not in str(refused.value) and "a.md" in str(refused.value)
 
 
+def test_read_note_on_a_symlink_loop_answers_one_line(vault: Path) -> None:
+    """Before: pathlib's RuntimeError (a traceback in `show`, MCP and the console)."""
+    write(vault, "a.md", "# A\n\nplain\n")
+    os.symlink("loop2.md", vault / "loop1.md")
+    os.symlink("loop1.md", vault / "loop2.md")
+    with Vault.open(vault) as v:
+        v.index(embed=False)
+    with Service.open(str(vault)) as service, pytest.raises(K0maruError) as refused:
+        service.read_note("loop1.md")
+    assert "\n" not in str(refused.value) and "loop1.md" in str(refused.value)
+
+
 def test_a_fifo_at_the_hooks_log_is_refused_without_blocking(vault: Path) -> None:
     (vault / ".k0maru").mkdir()
     os.mkfifo(vault / ".k0maru" / worker.LOG)
