@@ -17,6 +17,7 @@ from k0maru.console.render import RENDER_CHARS, bounded_brackets, render_markdow
 from k0maru.errors import NotFoundError
 from k0maru.index.markdown import chunk_note, note_title, parse_note
 from k0maru.mcp.agent_views import section_range
+from k0maru.notes.loadout_facts import split_sections
 from k0maru.service.operations import Service
 from tests.helpers import write
 
@@ -38,6 +39,12 @@ def seconds(work: Callable[[], object]) -> float:
 )
 def test_parsing_a_note_is_linear(text: str) -> None:
     assert seconds(lambda: parse_note("x.md", text)) < 2
+
+
+@pytest.mark.parametrize("text", ["[" * 50_000 + "x" + "]" * 50_000, "[a](" * 50_000])
+def test_a_loadout_reads_a_paragraph_of_nested_brackets_at_once(text: str) -> None:
+    """Before: the link regex was quadratic; 100,000 nested brackets hung `k0maru loadout`."""
+    assert seconds(lambda: split_sections("x.md", "# X\n\nRun this: " + text)) < 2
 
 
 def test_a_heading_line_of_many_hashes_is_read_at_once() -> None:

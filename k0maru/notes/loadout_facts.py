@@ -57,7 +57,7 @@ _RULE_HEADING = re.compile(
 )  # a list under such a heading states rules, one an item
 _INLINE_CODE = re.compile(r"`([^`\n]{2,200})`")
 _NOISE = re.compile(r"^(?:\[!\[|!\[|<(?:img|a|p|div|br|picture|source|h\d)\b|\[[^\]]*\]:\s)", re.I)
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_LINK = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\n]*\)")  # no nesting: linear on `[[[`
 _PATHISH = re.compile(r"`[\w.-]*/[\w./{}*<>-]*`|\b(?:src|lib|tests?|docs|crates|packages)/[\w./-]+")
 _WS = re.compile(r"\s+")
 
