@@ -37,6 +37,7 @@ from k0maru.notes.naming import (
     naming_of,
     slug_style_of,
 )
+from k0maru.notes.sidecar import find_index
 from k0maru.notes.template import (
     VARIES,
     RecordTemplate,
@@ -47,7 +48,7 @@ from k0maru.notes.template import (
     record_number,
 )
 from k0maru.notes.topics import topic_folders
-from k0maru.text import printable
+from k0maru.text import printable, shorten
 
 KINDS = ("adr", "decision", "card", "log", "skill")
 RULE_FILES = (".k0maru/rules.md", "AGENTS.md", "CONVENTIONS.md")
@@ -100,6 +101,7 @@ _FOLDER_WORDS = {
     },
     "skill": {"skills", "skill", "playbooks"},
 }
+TOPICAL = "notes filed by topic"  # the card rule's evidence line where cards go by topic
 _FLAT_VAULT = 10  # notes at the root (not a README, changelog...) that make it a card folder
 _PROPOSAL_WORDS = {
     "rfc",
@@ -170,13 +172,18 @@ class KindRule:
             "rules": "named by a rules file",
             "default": "no folder of this kind found: k0maru's default, created on the first flush",
         }.get(self.source, "chosen by its name and records (see the evidence)")
-        out = [("folder", f"{self.folder or '.'}/ ({why})")]
+        topical = next((e for e in self.evidence if e.startswith(TOPICAL)), "")
+        out = [("folder", topical or f"{self.folder or '.'}/ ({why})")]
         if self.kind in ("adr", "decision"):
             out.append(("a new text", "under a title written before supersedes it: both linked"))
         record = self.record
+        if record is not None and record.index_file:
+            out.append(("index", f"{record.index_file} lists the records: a new one gets a line"))
         if record is not None and record.shaped:
             return [*out, *_record_form(record, self.suffix, self.slug_style)]
         own = "k0maru's own (frontmatter title, date, kind, category, tags)"
+        if topical:
+            own = f"the form of the topic folder's own notes (its names, keys, tags), else {own}"
         if self.kind == "adr" and self.empty and not self.template_file:
             own = f"the first record's body: Nygard's or MADR's sections give theirs, else {own}"
         return [*out, ("form", own)]
@@ -348,11 +355,11 @@ class ConventionSniffer:
         if card.source != "default":
             return {}
         kept = {f: names for f, names in folders.items() if not aside(f)}
-        topics = topic_folders(kept, {r.folder for r in rules.values()})
+        topics = jd_categories(kept) or topic_folders(kept, {r.folder for r in rules.values()})
         if topics:
             shown = ", ".join(sorted(topics)[:6]) + (", ..." if len(topics) > 6 else "")
             card.evidence.append(
-                f"notes filed by topic in {len(topics)} folders ({shown}): a card goes to the one "
+                f"{TOPICAL} in {len(topics)} folders ({shown}): a card goes to the one "
                 f"whose name and notes share the most words with it, else {card.folder}/"
             )
         return topics
@@ -364,6 +371,14 @@ class ConventionSniffer:
         self._infer_naming(rule, names)
         self._learn_record(rule, names)
         return rule
+
+    def _index_of(self, folder: str) -> str:
+        """The vault path of the file listing `folder`'s records, "" where none does."""
+        try:
+            index = find_index(resolve_inside(self.root, folder or "."))
+        except (K0maruError, ValueError, OSError):
+            return ""
+        return index.path.relative_to(self.root).as_posix() if index is not None else ""
 
     # ---- explicit rules --------------------------------------------------------------------------
     def _explicit_rules(self) -> tuple[dict[str, KindRule], list[str]]:
@@ -525,7 +540,7 @@ class ConventionSniffer:
             return None, []
         best, folder, why = max(scored, key=lambda x: x[0])
         near = [f for sc, f, _ in scored if int(sc) == int(best) and f and not aside(f)]
-        near += _sub_folders(folder, folders, near)
+        near = _family_folders(folder, near + _sub_folders(folder, folders, near), folders)
         folder, why = self._in_family(kind, folder, why, near, folders)
         return folder, [f"{folder or '.'}/: " + ", ".join(why)]
 
@@ -551,7 +566,7 @@ class ConventionSniffer:
         """How strongly `folder` (its files `names`) looks like the kind's home, and why: the
         clues' points summed, cut a hundredfold under a test or vendored tree, a fuller folder
         ahead on a tie."""
-        leaf = folder.rsplit("/", 1)[-1]
+        leaf = _unyeared(folder).rsplit("/", 1)[-1]  # `meetings/2026/`: named as `meetings/`
         words = _folder_words(leaf)
         score = _name_score(kind, folder, words)
         why = [f"folder name '{leaf}'"] if score else []
@@ -608,10 +623,31 @@ class ConventionSniffer:
         if not record.learnt:
             return
         rule.record = record
+        record.index_file = self._index_of(rule.folder)
         if record.name_format and rule.source != "rules" or not rule.naming:
             rule.naming = naming_class(record.name_format)
             rule.number_width = record.number_width
         rule.evidence.append(_learnt_evidence(rule.folder, record))
+        if "{num}" in record.name_format and record.fixed_number is None:
+            self._guide_number(rule, record)
+
+    def _guide_number(self, rule: KindRule, record: RecordTemplate) -> None:
+        """A contributing guide (the `README.md` or `CONTRIBUTING.md` of the family's folder or one
+        above it) that names new records `0000-my-proposal.md` and leaves their numbering to a bot
+        after the merge (npm's RFCs): the record is written as `0000`, as its people commit it."""
+        parts = [p for p in rule.folder.split("/") if p]
+        for depth in range(len(parts), -1, -1):
+            for name in _GUIDES:
+                where = "/".join([*parts[:depth], name])
+                data = self._read_inside(where, _MAX_RULES_BYTES)
+                text = data.decode("utf-8", "replace") if data is not None else ""
+                line = _zero_named(text, parts[-1] if parts else "", depth == len(parts))
+                if line is not None and not (self.root / rule.folder / line[1]).exists():
+                    record.fixed_number = 0
+                    rule.evidence.append(
+                        f"{where}: {line[0]}: numbered by a bot once merged, so written as 0000"
+                    )
+                    return
 
     def _frontmatter_kinds(self, folder: str, names: list[str]) -> dict[str, int]:
         if folder in self._kinds_read:  # asked once per kind of note
@@ -680,7 +716,7 @@ class ConventionSniffer:
         for where in {rule.folder, *(family or [])}:
             folder = self.root / where
             names = [name for _, name in folder_records(folder)] if folder.is_dir() else []
-            own = [name for name in names if name.lower().startswith(prefix)]
+            own = [name for name in names if _undated(name).lower().startswith(prefix)]
             numbers += [n for n in map(_numbered, own) if n is not None]
         return max(numbers) + 1
 
@@ -690,6 +726,26 @@ class ConventionSniffer:
         if rule.naming == "slug":
             name = self._counted_tail(rule, name)
         return name.removesuffix(".md") + rule.suffix + ".md"
+
+    def _series_slug(self, folder: str, slug: str) -> str:
+        """The one name the latest dated records of `folder` all share after their date
+        (`2026-06-08-this-week-in-rust.md`) where `slug` opens with it (the title `This Week in
+        Rust 601`): a series keeps its name. Else `slug`."""
+        where = self.root / folder
+        names = sorted(record_names([p.name for p in where.glob("*.md")]))[-8:]
+        tails = {re.sub(r"^\d{4}-\d{2}-\d{2}[-_ ]", "", n).removesuffix(".md") for n in names}
+        tail = tails.pop() if len(tails) == 1 and len(names) >= 2 else ""
+        return tail if tail and slug.lower().startswith(tail.lower()) else slug
+
+    def _jd_id(self, folder: str) -> str:
+        """The next Johnny-Decimal ID of a category folder whose notes carry theirs (`11.04` after
+        `11 Category/11.03 Note.md`), "" for any other folder."""
+        m = _JD_CATEGORY.match(folder)
+        where = self.root / folder
+        if m is None or not where.is_dir():
+            return ""
+        own = [int(n.group(1)) for p in where.glob("*.md") if (n := _jd_note(m.group(1), p.name))]
+        return f"{m.group(1)}.{max(own, default=0) + 1:02d}" if own else ""
 
     def _counted_tail(self, rule: KindRule, name: str) -> str:
         """`name` with the zero-padded counter most of the folder's names end in
@@ -709,15 +765,22 @@ class ConventionSniffer:
 
     def _file_name(self, rule: KindRule, title: str, when: date, number: int | None) -> str:
         slug = slugify(title, rule.slug_style)
+        jd_id = self._jd_id(rule.folder)
+        if jd_id:
+            return f"{jd_id} {slugify(title, 'sentence')}.md"
         record = rule.record
+        if record is not None and record.name_format.startswith("{date}{sep}{slug}"):
+            slug = self._series_slug(rule.folder, slug)
         if record is not None and record.name_format:
-            n = number if number is not None else self.next_adr_number(rule)
+            n = number if number is not None else _series_number(record, title)
+            n = n if n is not None else self.next_adr_number(rule)
             return (
                 record.name_format.format(
                     date=when.isoformat(),
                     yyyymmdd=when.strftime("%Y%m%d"),
                     yyyymm=when.strftime("%Y%m"),
                     date_=when.strftime("%Y_%m_%d"),
+                    month=when.strftime("%Y-%m"),
                     sep=record.separator,
                     prefix=record.prefix,
                     num=f"{n:0{record.number_width}d}",
@@ -791,6 +854,8 @@ def _key_form(key: str, form: str) -> str:
     """A frontmatter key as `conventions --explain` says flush writes it."""
     if form == VARIES:
         return f"{key} (only when given)"
+    if form.startswith("\n"):  # a mapping: its children, as `data: {twin: {n}}`
+        return f"{key}: {{{', '.join(line.strip() for line in form.split(chr(10))[1:])}}}"
     if key == "tags":
         return f"{key} (the tags given, else left out)"
     return f"{key}: {form}" if form else f"{key}: (left empty, as the records leave it or to fill)"
@@ -842,6 +907,31 @@ def _sub_folders(folder: str, folders: dict[str, list[str]], taken: list[str]) -
     ]
 
 
+def _family_folders(folder: str, near: list[str], folders: dict[str, list[str]]) -> list[str]:
+    """The folders `near` the chosen one that are its family's parallel folders: not a record
+    kept as a folder, not a year folder beside it (the record's year's is chosen at a flush)."""
+    near = [f for f in near if f == folder or not _record_folder(f, folders)]
+    if _unyeared(folder) == folder:
+        return near
+    return [f for f in near if _unyeared(f) != _unyeared(folder)]
+
+
+def _unyeared(folder: str) -> str:
+    """The folder above a year folder (`meetings/2026` -> `meetings`), else `folder`."""
+    parent, _, leaf = folder.rpartition("/")
+    return parent if parent and re.fullmatch(r"(?:19|20)\d\d", leaf) else folder
+
+
+def _record_folder(folder: str, folders: dict[str, list[str]]) -> bool:
+    """Whether `folder` is one record kept as a folder (`0000-kep-process/README.md`, a
+    `NNNN-kep-template/`), not a folder of records."""
+    leaf = folder.rsplit("/", 1)[-1]
+    own = any(n.lower() in ("readme.md", "index.md") for n in folders.get(folder, []))
+    return own and bool(
+        re.match(r"^(?:[A-Za-z]{0,6}[-_]?)?(?:\d{1,5}|N{3,5}|X{3,5})[-_]", leaf, re.I)
+    )
+
+
 def _numbered(name: str) -> int | None:
     """The number a record's file name gives (`0007-x.md`, `ADR-7-x.md`, `PM2024-007 - x.md`)."""
     n = record_number(name)
@@ -849,6 +939,37 @@ def _numbered(name: str) -> int | None:
         return n
     m = ADR_NUM.match(name) or ADR_PREFIXED.match(name)
     return int(m.group(1)) if m else None
+
+
+# a Johnny-Decimal category under its area: `10-19 Area/11 Category`, and its notes `11.01 Note.md`
+_JD_CATEGORY = re.compile(r"^(?:.*/)?\d\d-\d\d[ _-][^/]+/(\d\d)[ _-][^/]+$")
+
+
+def _jd_note(category: str, name: str) -> re.Match[str] | None:
+    return re.match(rf"^{category}\.(\d\d)[ _-]", name)
+
+
+def jd_categories(folders: dict[str, list[str]]) -> dict[str, list[str]]:
+    """A Johnny-Decimal vault's category folders (`10-19 Area/11 Category/`) whose notes carry
+    their IDs (`11.01 Note.md`), each with its notes, where two or more do; else none."""
+    found = {
+        f: names
+        for f, names in folders.items()
+        if (m := _JD_CATEGORY.match(f)) and any(_jd_note(m.group(1), n) for n in names)
+    }
+    return found if len(found) >= 2 else {}
+
+
+def _undated(name: str) -> str:
+    """A record's name without its opening date (`2026-08-21-twin0365.md` -> `twin0365.md`)."""
+    return re.sub(r"^\d{4}-\d{2}-\d{2}[-_ ]", "", name)
+
+
+def _series_number(record: RecordTemplate, title: str) -> int | None:
+    """The issue number a title ends with (`This week in Nushell #365`) where the records are
+    dated issues of a counted series (`2026-08-21-twin0365.md`), else None."""
+    m = re.search(r"#?(\d{1,5})\s*$", title)
+    return int(m.group(1)) if m and record.name_format.startswith("{date}") else None
 
 
 def _next_jd_area(folders: dict[str, list[str]]) -> int:
@@ -996,6 +1117,26 @@ def _learnt_evidence(folder: str, record: RecordTemplate) -> str:
         f"(latest: {shown}): name {record.name_format or 'by rule'}, "
         f"heading {record.heading or 'none'!r}"
     )
+
+
+_GUIDES = ("README.md", "CONTRIBUTING.md")
+# a guide's backticked name of a new record: `0000-my-feature.md`, `text/0000-your-rfc-name.md`
+_ZERO_NAMED = re.compile(r"`((?:[\w.-]+/)*)(0{3,5}-(?!template)[\w-]+\.md)`", re.I)
+_BOT_NUMBERED = re.compile(r"\b(?:bot|automation)\b[^.]*\bnumber|\bnumber\w*\b[^.]*\bbot\b", re.I)
+
+
+def _zero_named(text: str, leaf: str, inside: bool) -> tuple[str, str] | None:
+    """(the guide's line, the name it gives) where `text` names new records of the folder `leaf`
+    with a zero number (`leaf/0000-x.md`, or `0000-x.md` in a guide `inside` that folder) and says
+    a bot numbers them; None otherwise."""
+    if not _BOT_NUMBERED.search(" ".join(text.split())):
+        return None
+    for line in text.splitlines():
+        for m in _ZERO_NAMED.finditer(line):
+            folder = m.group(1).strip("/").rsplit("/", 1)[-1]
+            if folder == leaf if folder else inside:
+                return shorten(line.strip(), 120), m.group(2)
+    return None
 
 
 def _md_pattern(line: str) -> str | None:

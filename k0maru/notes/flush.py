@@ -31,9 +31,9 @@ from k0maru.notes.conventions import (
 )
 from k0maru.notes.public_forms import first_record_form, has_records
 from k0maru.notes.record_render import render_record
-from k0maru.notes.sidecar import write_sidecar
+from k0maru.notes.sidecar import add_to_index, write_sidecar
 from k0maru.notes.supersede import MARK, SUPERSEDING, link_both_ways
-from k0maru.notes.template import folder_records, record_stem
+from k0maru.notes.template import folder_records, record_names, record_stem
 from k0maru.notes.topics import hinted, topic_of
 
 if TYPE_CHECKING:
@@ -153,8 +153,8 @@ class FlushEngine:
             replaced = self._replaced(kind, rule, folder, title, path, outcome)
             if replaced is not None:
                 link_both_ways(replaced, path, self._ref(replaced, rule), self._ref(path, rule))
-        warnings = self._warnings(kind, rule, filed, created_folder)
-        warnings += index_hint(self.root, folder, path) if outcome != "up_to_date" else []
+            indexed = add_to_index(self.root, path, title, when) if outcome != "up_to_date" else []
+        warnings = self._warnings(kind, rule, filed, created_folder) + indexed
         warnings += _with_sidecar(self.root, path, title, when) if outcome == "created" else []
         old = replaced.relative_to(self.root).as_posix() if replaced is not None else ""
         rel = path.relative_to(self.root).as_posix()
@@ -183,8 +183,26 @@ class FlushEngine:
             topics = parallel
         if filed is not None:
             rule = self.sniffer.rule_in(kind, filed[0], topics[filed[0]], filed[1])
+        rule = self._named_family(rule, title)
         rule = first_record_form(rule, body, has_records(resolve_inside(self.root, rule.folder)))
         return rule, filed
+
+    def _named_family(self, rule: KindRule, title: str) -> KindRule:
+        """Where the folder holds two families of names (monthly `2026-07.md` notes and
+        `summary-2026-07-16.md` ones): the rule learnt from the one whose lead word the title
+        says, else `rule`."""
+        folder = resolve_inside(self.root, rule.folder or ".")
+        names = record_names([p.name for p in folder.glob("*.md")]) if folder.is_dir() else []
+        groups: dict[str, list[str]] = {}
+        for name in names:
+            m = re.match(r"^([A-Za-z]{3,})[-_ ]?\d", name)
+            groups.setdefault(m.group(1).lower() if m else "", []).append(name)
+        words = set(re.findall(r"[a-z]+", title.lower()))
+        said = [lead for lead, own in groups.items() if lead in words and len(own) >= 2]
+        if rule.record is None or len(groups) < 2 or len(said) != 1:
+            return rule
+        why = f"{len(groups[said[0]])} records of {rule.folder}/ are named {said[0]}-, as the title"
+        return self.sniffer.rule_in(rule.kind, rule.folder, groups[said[0]], why)
 
     def _replaced(  # noqa: PLR0913 - the write and where it went
         self, kind: str, rule: KindRule, folder: Path, title: str, path: Path, outcome: str
@@ -226,7 +244,9 @@ class FlushEngine:
         warnings = (
             [f"{refused}; the note was written without the template's fields"] if refused else []
         )
-        if filed is not None:
+        if filed is not None and kind in self.conventions.parallel:
+            warnings.append(f"{filed[1]}; `flush --folder NAME` picks another")
+        elif filed is not None:
             warnings.append(
                 f"{filed[1]}; name a folder for cards with a line `- card: FOLDER` in AGENTS.md"
             )
@@ -261,9 +281,9 @@ class FlushEngine:
         fixed = rule.record is not None and rule.record.fixed_number is not None
         if rule.naming in NUMBERED and not fixed:
             return self._place_numbered(rule, folder, title, content, when, given)
-        text = content(None)
-        wanted = _normalise(text)
         stem = self.sniffer.file_name(rule, title, when).removesuffix(".md")
+        text = content(_issue_number(rule, stem))
+        wanted = _normalise(text)
         own, tail = record_stem(stem + ".md")  # a record in a folder of its own: `x-v2/index.md`
         if rule.suffix and own.endswith(rule.suffix):  # `x-v2.html.md`
             own, tail = own.removesuffix(rule.suffix), rule.suffix + tail
@@ -339,20 +359,13 @@ def _with_sidecar(root: Path, path: Path, title: str, when: date) -> list[str]:
     return [f"also wrote {shown}, as the family's records keep one: check its values"]
 
 
-def index_hint(root: Path, folder: Path, path: Path) -> list[str]:
-    """A line saying which index file of the family (its folder's README or index, listing two or
-    more of its records by link) lacks the new record, and what to add."""
-    names = {p.name for p in folder.glob("*.md")} | {p.parent.name for p in folder.glob("*/*.md")}
-    new = path.relative_to(folder).as_posix()
-    for index in (folder / "README.md", folder / "index.md"):
-        if index == path or not index.is_file():
-            continue
-        text = read_text(index, errors="replace")
-        linked = {m for m in re.findall(r"\]\(\.?/?([^)#\s]+?)/?(?:#[^)]*)?\)", text) if m in names}
-        if len(linked) >= 2 and new not in text:
-            shown = index.relative_to(root).as_posix()
-            return [f"{shown} lists {len(linked)} records: add a row or line for {new}"]
-    return []
+def _issue_number(rule: KindRule, stem: str) -> int | None:
+    """The issue number of a dated record of a counted series (`2026-08-21-twin0365`), which its
+    heading and frontmatter may give too; None for other records."""
+    from k0maru.notes.template import record_number
+
+    form = rule.record.name_format if rule.record is not None else ""
+    return record_number(stem + ".md") if form.startswith("{date}") and "{num}" in form else None
 
 
 def _in_year(rule: KindRule, when: date) -> KindRule:

@@ -151,6 +151,8 @@ def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, A
             lines.append(_scalar(key, extra[key]))  # what the caller gives
         elif form in ("{tags}", VARIES):
             pass  # the records fill it, the caller gave none: left out, never written empty
+        elif form.startswith("\n"):  # a mapping (`data:`), its children as the records give them
+            lines.append(f"{key}:{form.replace('{n}', values['n'])}\n")
         elif "{slug}" in form and m is None:
             lines.append(f"{key}: {form.replace('{slug}', values['slug'])}\n")
         elif m is None:  # the value every record gives it, as they write it (or none)

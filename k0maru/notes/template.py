@@ -25,12 +25,25 @@ _META_SECTIONS = ("status", "date")
 _TEMPLATE_NAME = re.compile(r"^(?:0+-)?(?:adr[-_])?template(?:[-_ ].*)?\.md$", re.I)
 _SKIP_NAMES = {"readme.md", "index.md", "changelog.md", "agents.md", "contributing.md"}
 _SEP = r"(\s+[-_.:]\s+|[-_ ])"  # what joins a number and the words: `-`, `_`, ` `, ` - `
+_DATED_COUNT = "{date}{sep}{prefix}{num}"
+_LEAD_DATE = "{prefix}{date}"
 _NAME_FORMS = (  # (regex on the stem, name format, naming class)
     (re.compile(r"^(\d{4}-\d{2}-\d{2})$"), "{date}", "date"),
     (re.compile(r"^(\d{4}_\d{2}_\d{2})$"), "{date_}", "date"),  # Logseq's journals
+    (re.compile(r"^((?:19|20)\d\d-(?:0[1-9]|1[0-2]))$"), "{month}", "date"),  # monthly `2026-07`
     (re.compile(r"^(\d{8})[-_ ].+$"), "{yyyymmdd}{sep}{slug}", "date-slug"),
     (re.compile(r"^((?:19|20)\d\d(?:0[1-9]|1[0-2]))[-_ ].+$"), "{yyyymm}{sep}{slug}", "date-slug"),
+    (  # a dated issue of a counted series: `2026-08-21-twin0365`
+        re.compile(r"^(\d{4}-\d{2}-\d{2})([-_])([A-Za-z]{2,8})(\d{2,5})$"),
+        _DATED_COUNT,
+        "date-slug",
+    ),
     (re.compile(r"^(\d{4}-\d{2}-\d{2})[-_ ].+$"), "{date}{sep}{slug}", "date-slug"),
+    (  # a lead word before the date: `summary-2026-07-16`
+        re.compile(r"^([A-Za-z]{2,12}[-_])\d{4}-\d{2}-\d{2}$"),
+        _LEAD_DATE,
+        "date",
+    ),
     (  # a counter under a year: `PM2024-001 - Title`
         re.compile(r"^([A-Za-z]{1,5}[-_ ]?(?:19|20)\d\d[-_ ]?)()(\d{1,5})" + _SEP + r"\S.*$"),
         "{prefix}{num}{sep}{slug}",
@@ -77,6 +90,7 @@ class RecordTemplate:
     gap_after_frontmatter: bool = False  # a blank line between the frontmatter and what follows
     tag_form: str = ""  # how the records give tags: "list", "inline", "comma", "hash" or ""
     section_level: int = 2  # 1: the records' sections are `# Summary`, `# Motivation` ...
+    index_file: str = ""  # the file listing the records (`teps/README.md`), vault-relative
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -126,10 +140,14 @@ def name_form(stem: str) -> tuple[str, str, str, int] | None:
     if found is None:
         return None
     form, m = found
+    if form == _DATED_COUNT:
+        return form, m.group(3), m.group(2), len(m.group(4))
+    if form == _LEAD_DATE:
+        return form, m.group(1), "", 0
     if "{prefix}" in form:
         sep = m.group(4) if m.re.groups >= 4 else "-"
         return form, m.group(1) + m.group(2), sep, len(m.group(3))
-    if form in ("{date}", "{date_}"):
+    if form in ("{date}", "{date_}", "{month}"):
         return form, "", "", 0
     return form, "", m.group(2) if "{num}" in form else stem[len(m.group(1))], _width(form, m)
 
@@ -157,8 +175,9 @@ def parse_record(name: str, text: str) -> _Record:
     body = text.replace("\r\n", "\n")
     if body.startswith("---\n"):
         fm, rest, broken = split_frontmatter(body)  # YAML's `@user` breaks it, not its keys
-        keys = re.findall(r"^([\w-]+):(.*)$", body[4 : len(body) - len(rest)], re.M)
-        fm_lines = [(k, v.strip()) for k, v in keys if k in fm or broken]
+        head = body[4 : len(body) - len(rest)]
+        keys = re.findall(r"^([\w-]+):(.*)$", head, re.M)
+        fm_lines = [(k, v.strip() or _mapping(k, head)) for k, v in keys if k in fm or broken]
         body = rest
     lines = body.split("\n")
     heading = ""
@@ -170,6 +189,34 @@ def parse_record(name: str, text: str) -> _Record:
     meta += _meta_lines(lines)
     number = record_number(name)
     return _Record(name, fm_lines, heading, meta, split_sections("\n".join(lines)), number, text)
+
+
+def _mapping(key: str, head: str) -> str:
+    """The indented `child: value` lines under a frontmatter key that holds a mapping (`data:`),
+    as a block opening with a newline; '' where the key holds none."""
+    m = re.search(rf"^{re.escape(key)}:[ \t]*\n((?:[ \t]+[\w-]+:.*(?:\n|$))+)", head, re.M)
+    return "\n" + m.group(1).rstrip() if m else ""
+
+
+def _block_form(key: str, rec: _Record, records: list[_Record]) -> str:
+    """A mapping's form (`data:` with `twin: 365`): each child key the records give the same value
+    kept, one holding the record's number `{n}`; the others left out, as a varying key is (the key
+    alone where none is kept)."""
+    blocks = [dict(_children(dict(r.frontmatter).get(key, ""))) for r in records]
+    out = []
+    for child, value in _children(dict(rec.frontmatter)[key]):
+        seen = [(b.get(child), r.number) for b, r in zip(blocks, records, strict=True)]
+        if all(v is not None and v == str(n) for v, n in seen):
+            out.append(f"{child}: {{n}}")
+        elif len({v for v, _ in seen}) == 1:
+            out.append(f"{child}: {value}")
+    indent = re.match(r"\n([ \t]+)", dict(rec.frontmatter)[key])
+    lead = indent.group(1) if indent else "  "
+    return "".join(f"\n{lead}{line}" for line in out)  # none kept: the key, as a slot
+
+
+def _children(block: str) -> list[tuple[str, str]]:
+    return [(k, v.strip()) for k, v in re.findall(r"^[ \t]+([\w-]+):(.*)$", block, re.M)]
 
 
 def _meta_lines(lines: list[str]) -> list[str]:
@@ -206,6 +253,8 @@ def record_number(name: str) -> int | None:
     if found is None or "{num}" not in found[0]:
         return None
     m = found[1]
+    if found[0] == _DATED_COUNT:
+        return int(m.group(4))
     return int(m.group(3) if "{prefix}" in found[0] else m.group(1))
 
 
@@ -369,8 +418,8 @@ def _with_suffix(form: str, skeletons: list[str]) -> str:
     (`# Meeting {date}`: the title is not in the heading)."""
     if len(skeletons) < 2 or "{title}" not in form:
         return form
-    if len(set(skeletons)) == 1 and "{date}" in skeletons[0]:
-        return "# " + skeletons[0]
+    if len(set(skeletons)) == 1:  # `# Meeting {date}`; `# This week in Nu #{n}` is the title
+        return "# " + skeletons[0] if "{date}" in skeletons[0] else form
     tail = _common_suffix(skeletons)
     if "{" not in tail or form.endswith(tail):
         return form
@@ -477,6 +526,8 @@ def _position(key: str, records: list[_Record], order: list[str]) -> tuple[int, 
 def _value_form(key: str, value: str, rec: _Record, records: list[_Record]) -> str:
     """What a new record writes under `key`: a placeholder (`{title}`, `{date}`, `{status}`,
     `{n}`), in the quotes the records put it in, else the value every record gives it."""
+    if value.startswith("\n"):
+        return _block_form(key, rec, records)
     bare = value.strip("\"'")
     quote = value[0] if len(value) > 1 and value[0] in "\"'" and value[-1] == value[0] else ""
     named = _placeholder(key.lower(), bare)
@@ -515,7 +566,8 @@ def _by_slug(key: str, rec: _Record) -> bool:
     stem = record_stem(rec.name)[0]
     words = _NAME_LEAD_TEXT.sub("", stem).lower()
     value = dict(rec.frontmatter).get(key, "").strip("\"' /").lower()
-    return bool(words) and value.rsplit("/", 1)[-1] in (words, words.replace("-", "_"))
+    kebab = re.sub(r"[\W_]+", "-", words).strip("-")
+    return bool(words) and value.rsplit("/", 1)[-1] in (words, words.replace("-", "_"), kebab)
 
 
 _NAME_LEAD_TEXT = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|\d{8}|[A-Za-z]{0,5}[-_ ]?\d{1,5})\s*[-_. ]\s*")

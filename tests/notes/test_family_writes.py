@@ -174,15 +174,51 @@ def test_conventions_say_what_flush_writes_and_the_folder_hint_passes_through(
     assert "folder" not in (vault / note.path).read_text()  # a hint, not a field
 
 
-def test_an_index_of_the_records_is_said_to_lack_the_new_one(vault: Path) -> None:
+def test_an_index_of_the_records_gets_the_new_ones_row(vault: Path) -> None:
     rows = (
-        "| TEP | Title |\n|---|---|\n| [TEP-0001](0001-a.md) | A |\n| [TEP-0002](0002-b.md) | B |\n"
+        "| TEP | Title | Status | Updated |\n|---|---|---|---|\n"
+        "| [TEP-0001](0001-alpha.md) | Alpha | implemented | 2020-01-02 |\n"
+        "| [TEP-0002](0002-beta.md) | Beta | proposed | 2021-03-04 |\n\nMore text.\n"
     )
     write(vault, "teps/README.md", "# TEPs\n\n" + rows)
+    for n, t in ((1, "Alpha"), (2, "Beta")):
+        head = f"---\nstatus: proposed\ntitle: {t}\n---\n"
+        write(vault, f"teps/000{n}-{t.lower()}.md", f"{head}# TEP-000{n}: {t}\n\n## Summary\n\nx\n")
+    told = ConventionSniffer(vault).sniff().rules["adr"].explain()
+    assert "index: teps/README.md lists the records: a new one gets a line" in told
+    note = FlushEngine(vault).flush("adr", "Fail fast", "## Summary\n\nS.\n", when=WHEN)
+    assert note.path == "teps/0003-fail-fast.md"
+    index = (vault / "teps/README.md").read_text()
+    assert "| [TEP-0002](0002-beta.md) | Beta | proposed | 2021-03-04 |\n" in index
+    assert "| [TEP-0003](0003-fail-fast.md) | Fail fast | proposed | 2026-07-20 |\n\nMore" in index
+    assert note.warnings == [
+        "added a line for 0003-fail-fast.md to teps/README.md, made from its last one's: check it"
+    ]
+    again = FlushEngine(vault).flush("adr", "Fail fast", "## Summary\n\nS.\n", when=WHEN)
+    assert again.outcome == "up_to_date" and again.warnings == []
+    assert (vault / "teps/README.md").read_text() == index
+
+
+def test_a_list_index_gets_an_item_and_an_unread_one_is_said(vault: Path) -> None:
+    write(
+        vault,
+        "runbooks/README.md",
+        "# Runbooks\n\n- [Disk full](disk-full.md)\n- [CPU hot](cpu-hot.md)\n",
+    )
+    for name, title in (("disk-full", "Disk full"), ("cpu-hot", "CPU hot")):
+        write(vault, f"runbooks/{name}.md", f"# {title}\n\n## Steps\n\nx\n")
+    note = FlushEngine(vault).flush("card", "Queue stuck", "## Steps\n\nS.\n", when=WHEN)
+    assert note.path == "runbooks/queue-stuck.md"
+    assert (
+        (vault / "runbooks/README.md")
+        .read_text()
+        .endswith("- [CPU hot](cpu-hot.md)\n- [Queue stuck](queue-stuck.md)\n")
+    )
+    write(vault, "teps/README.md", "| [one](0001-a.md) | x |\n| [two](0002-b.md) | y |\n")
     for n, t in ((1, "a"), (2, "b")):
         write(vault, f"teps/000{n}-{t}.md", f"# TEP-000{n}: {t}\n\n## Summary\n\nx\n")
-    note = FlushEngine(vault).flush("adr", "Fail fast", "## Summary\n\nS.\n", when=WHEN)
-    assert note.warnings == [
+    told = FlushEngine(vault).flush("adr", "Fail fast", "## Summary\n\nS.\n", when=WHEN)
+    assert told.warnings == [
         "teps/README.md lists 2 records: add a row or line for 0003-fail-fast.md"
     ]
 
