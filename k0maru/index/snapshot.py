@@ -28,9 +28,8 @@ import json
 import os
 from array import array
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from k0maru import __version__
 from k0maru.errors import K0maruError
@@ -70,8 +69,7 @@ def forget(root: Path) -> None:
     (root / STATE_DIR / FILE).unlink(missing_ok=True)
 
 
-@dataclass(frozen=True, slots=True)
-class Walk:
+class Walk(NamedTuple):
     """A whole-vault walk known without listing a folder: no folder changed since the snapshot's
     walk, so its files are the same ones, and only `changed` stat signatures moved (an edit in
     place). A scan takes it instead of walking, and reads only those files
@@ -201,17 +199,36 @@ def _known_files(root: Path, folders: object) -> tuple[list[str], array[int]] | 
     signatures = array("q")
     try:
         for rel_dir, mtime, rules, names in folders:
-            base = os.path.join(root, rel_dir)
-            if mtime is None or int64(os.stat(base).st_mtime_ns) != mtime:
+            if not _folder_files(os.path.join(root, rel_dir), mtime, rules, names, signatures):
                 return None
-            if stat_signature(base + ".gitignore") != rules:
-                return None
-            for name in names:
-                rels.append(rel_dir + name)
-                signatures.extend(stat_numbers(os.stat(base + name)))
+            rels += [rel_dir + name for name in names]
     except (OSError, ValueError, TypeError):  # a file gone meanwhile, or a damaged snapshot
         return None
     return rels, signatures
+
+
+def _folder_files(
+    base: str, mtime: int | None, rules: list[int] | None, names: list[str], out: array[int]
+) -> bool:
+    """Add the stat signatures of a folder's files `names` to `out`, each stat()ed relative to the
+    open folder (the kernel resolves the vault's path once a folder, not once a file); False when
+    the folder's mtime or .gitignore moved."""
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        if mtime is None or int64(os.fstat(fd).st_mtime_ns) != mtime:
+            return False
+        if stat_signature(os.path.join(base, ".gitignore")) != rules:
+            return False
+        for name in names:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            try:  # stat_numbers(st), inlined: this loop runs once a file of the vault
+                out.extend((st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino))
+            except OverflowError:  # a time past 2262 or a 64-bit inode: kept as the walk keeps it
+                del out[len(out) - len(out) % 4 :]
+                out.extend(stat_numbers(st))
+    finally:
+        os.close(fd)
+    return True
 
 
 def _index_files(root: Path) -> list[list[int] | None]:

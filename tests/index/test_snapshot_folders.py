@@ -132,3 +132,23 @@ def test_a_folder_changed_as_it_is_walked_is_not_trusted(vault: Path) -> None:
     assert snapshot.unchanged_files(vault, s.include, s.exclude, s.max_file_bytes, False) == 1
     now = time.time_ns()
     assert settled(now - 10**9 - 1, now) and not settled(now - 10**6, now)
+
+
+def test_a_file_time_past_2262_is_checked_without_a_walk(vault: Path, listings: list[str]) -> None:
+    """A time that overflows a signed 64-bit count of nanoseconds is clamped by the check as by the
+    walk: the check still finds nothing to do, and still names the one file edited in place."""
+    for i in range(3):
+        write(vault, f"notes/n{i}.md", f"# Note {i}\n\nlease {i}\n")
+    os.utime(vault / "notes/n0.md", ns=(1 << 63, 1 << 63))
+    with Vault.open(vault, create=True, writes_state=True) as opened:
+        for folder in (vault / "notes", vault):
+            age(folder)
+        opened.index(embed=False, lexical=True)
+        s = opened.settings
+    args = (vault, s.include, s.exclude, s.max_file_bytes, False)
+    listings.clear()
+    assert snapshot.known_walk(*args) == 3
+    (vault / "notes/n2.md").write_text("# Note 2\n\nrenewed\n", encoding="utf-8")
+    walk = snapshot.known_walk(*args)
+    assert isinstance(walk, snapshot.Walk) and walk.changed == ["notes/n2.md"]
+    assert listings == []
