@@ -8,15 +8,19 @@ from __future__ import annotations
 import builtins
 import contextlib
 import io
+import json
 import os
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.helpers import write
 
 # what the command line may not import before a command runs: the service and its engines, the
 # third-party libraries behind them, and the standard modules they (not argparse) bring
@@ -46,8 +50,12 @@ HEAVY = (
 )
 
 
+def within(name: str, packages: Sequence[str]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in packages)
+
+
 def heavy(name: str) -> bool:
-    return any(name == h or name.startswith(h + ".") for h in HEAVY)
+    return within(name, HEAVY)
 
 
 @contextlib.contextmanager
@@ -107,6 +115,41 @@ def test_the_version_builds_no_parser() -> None:
         "k0maru.cli.main",
         "k0maru.cli.output",
     ]
+
+
+# what a scan with nothing to do may not import: it stats the files the walk snapshot names and
+# stops, without opening the index, the scanner, the parser or the settings' validation
+NOT_ON_A_NO_CHANGE_SCAN = (
+    "k0maru.index.store",
+    "k0maru.index.scanner",
+    "k0maru.index.markdown",
+    "k0maru.service.session",
+    "k0maru.wiring",
+    "k0maru.notes",
+    "k0maru.search.lexical",
+    "sqlite3",
+    "pysqlite3",
+    "pydantic",
+    "yaml",
+)
+
+
+def test_a_scan_with_nothing_to_do_opens_no_index(vault: Path) -> None:
+    from k0maru.cli.main import main
+
+    for i in range(3):
+        write(vault, f"notes/n{i}.md", f"# Note {i}\n\nbody {i}\n")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["scan", "--vault", str(vault), "--no-embed"]) == 0
+        assert main(["scan", "--vault", str(vault), "--no-embed"]) == 0  # trusts the index files
+    out = io.StringIO()
+    with fresh_imports() as seen, contextlib.redirect_stdout(out):
+        from k0maru.cli.main import main as fresh_main
+
+        assert fresh_main(["scan", "--vault", str(vault), "--no-embed", "--json"]) == 0
+    report = json.loads(out.getvalue().splitlines()[-1])
+    assert report["walk_only"] and report["unchanged"] == 3
+    assert sorted(n for n in seen if within(n, NOT_ON_A_NO_CHANGE_SCAN)) == []
 
 
 RUNS = 21  # of each command, interleaved, so a moment of load falls on all three alike
