@@ -33,8 +33,9 @@ GIT_ENV = {
     "GIT_COMMITTER_NAME": "bench",
     "GIT_COMMITTER_EMAIL": "b@example.com",
 }
-# the floor of a no-change scan: a Python process that walks the tree and stat()s every note
-FLOOR = """import os, sys
+# the floor of a no-change scan (#62): a Python process that imports what a small command-line tool
+# does (argparse, sqlite3, json), walks the tree and stat()s every note
+FLOOR = """import argparse, json, os, sqlite3, sys
 def walk(d):
     n = 0
     with os.scandir(d) as it:
