@@ -19,6 +19,9 @@ from k0maru.search.filters import (
 )
 from k0maru.search.results import RecallHit as RecallHit
 from k0maru.search.results import RecallResult as RecallResult
+from k0maru.service.scan_report import SCAN_COUNTS as SCAN_COUNTS
+from k0maru.service.scan_report import MovedIndex as MovedIndex
+from k0maru.service.scan_report import ScanReport as ScanReport
 from k0maru.wire import Result as Result
 
 
@@ -100,53 +103,6 @@ class IndexCounts(Result):
     attachment_links: int  # links naming a file other than a note (an image, a PDF), not counted
     tags: Sequence[NamedCount] = ()  # every tag, with its notes (nested tags' included)
     kinds: Sequence[NamedCount] = ()  # every kind of note, with its notes
-
-
-@dataclass(kw_only=True)
-class MovedIndex(Result):
-    path: str  # where a rebuild moved the old index file
-    why: str  # "healthy ..." or "corrupt: ..."
-
-
-@dataclass(kw_only=True)
-class ScanReport(Result):
-    """What a scan did. payload() is the shape `scan --json` sends: the counts and `walk_only`."""
-
-    added: int
-    modified: int
-    unchanged: int
-    removed: int
-    skipped: int
-    symlinks: int
-    elapsed_ms: float
-    touched: int
-    files_read: int
-    embedded: int
-    warnings: list[str] = field(default_factory=list)
-    walk_only: bool = False  # known unchanged from the walk snapshot, nothing read
-    pending_embedding: int = 0  # chunks left for the embedding worker
-    moved_aside: MovedIndex | None = None  # with a rebuild
-
-    def counts(self) -> dict[str, Any]:
-        """The counts and the time, as the embedding worker takes them over."""
-        return {f: getattr(self, f) for f in SCAN_COUNTS}
-
-    def payload(self) -> dict[str, Any]:
-        return {**self.counts(), "walk_only": self.walk_only}
-
-
-SCAN_COUNTS = (
-    "added",
-    "modified",
-    "unchanged",
-    "removed",
-    "skipped",
-    "symlinks",
-    "elapsed_ms",
-    "touched",
-    "files_read",
-    "embedded",
-)
 
 
 @dataclass(kw_only=True)

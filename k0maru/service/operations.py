@@ -70,7 +70,7 @@ def unchanged_scan(vault_dir: str | None, **flags: Any) -> ScanReport | None:
     from k0maru.config import load_settings
     from k0maru.index.snapshot import FILE, unchanged_files
     from k0maru.layout import STATE_DIR, resolve_vault
-    from k0maru.service.models import ScanReport
+    from k0maru.service.scan_report import ScanReport
 
     t0 = time.perf_counter()
     root = resolve_vault(vault_dir)
