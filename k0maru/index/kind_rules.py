@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from k0maru.index.document_store import DocumentStore
 
 KIND_FOLDERS_META = "kind_folders"  # the folders the notes' kinds were last decided with
+RULE_FILES = (".k0maru/rules.md", "AGENTS.md", "CONVENTIONS.md")  # the vault's own rules files
+ADR_DIR, DAILY_NOTES = ".adr-dir", ".obsidian/daily-notes.json"  # the tools' settings read too
 
 
 def folder_kinds(rules: Mapping[str, str]) -> dict[str, str]:

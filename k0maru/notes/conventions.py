@@ -27,6 +27,7 @@ import regex
 
 from k0maru.errors import K0maruError, PathOutsideVaultError
 from k0maru.fsutil import read_regular, resolve_inside
+from k0maru.index.kind_rules import ADR_DIR, DAILY_NOTES, RULE_FILES
 from k0maru.index.markdown import split_frontmatter
 from k0maru.index.walker import VaultWalker
 from k0maru.notes.naming import (
@@ -51,7 +52,6 @@ from k0maru.notes.topics import topic_folders
 from k0maru.text import printable, shorten
 
 KINDS = ("adr", "decision", "card", "log", "skill")
-RULE_FILES = (".k0maru/rules.md", "AGENTS.md", "CONVENTIONS.md")
 _MAX_RULES_BYTES = 1 << 20  # a rules file or a template read past this is cut
 _KIND_WORDS = {
     "adr": ("adr", "adrs", "architecture decision", "architecture decisions"),
@@ -414,17 +414,17 @@ class ConventionSniffer:
 
     def _adr_dir(self, found: dict[str, KindRule]) -> list[str]:
         """adr-tools' `.adr-dir`: its first line is the ADR folder. The file's name where read."""
-        data = self._read_inside(".adr-dir", 4096)
+        data = self._read_inside(ADR_DIR, 4096)
         line = data.decode("utf-8", "replace").strip().splitlines()[:1] if data is not None else []
         if not line:
             return []
-        self._rule_line(f"adr: {line[0].strip()}", ".adr-dir:1", found)
-        return [".adr-dir"]
+        self._rule_line(f"adr: {line[0].strip()}", f"{ADR_DIR}:1", found)
+        return [ADR_DIR]
 
     def _daily_notes(self, found: dict[str, KindRule]) -> list[str]:
         """Obsidian's daily notes settings: the log folder, a date-only name for the default
         format, and the template. The file's name where read."""
-        where = ".obsidian/daily-notes.json"
+        where = DAILY_NOTES
         daily = _json_object(self._read_inside(where, 65536))
         if daily is None:
             return []
