@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from k0maru.errors import NotFoundError
@@ -91,7 +91,14 @@ def _row(row: tuple[Any, ...]) -> OffloadRecord:
             data[c] = json.loads(data[c])
         except (TypeError, ValueError):  # JSONDecodeError is a ValueError
             data[c] = []
-    return OffloadRecord(**data)
+    return OffloadRecord(**{**data, "log_path": _confined(data["log_path"])})
+
+
+def _confined(log_path: object) -> str:
+    """A record's log path as a name in .k0maru/refs, whatever the row or sidecar says (a cloned
+    repository's `../../etc/passwd` reads as `.k0maru/refs/passwd`, which is not there)."""
+    name = PurePosixPath(str(log_path).replace("\\", "/")).name
+    return f"{STATE_DIR}/refs/{name if name not in ('', '.', '..') else '-'}"
 
 
 def list_all(store: OffloadStore, limit: int = 200) -> list[OffloadRecord]:
@@ -128,7 +135,10 @@ def _read_sidecar(path: Path) -> OffloadRecord | None:
         rec.duration_s = float(took) if isinstance(took, int | float) else None
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return rec if isinstance(rec.node_id, str) and isinstance(rec.log_path, str) else None
+    if not isinstance(rec.node_id, str) or not isinstance(rec.log_path, str):
+        return None
+    rec.log_path = _confined(rec.log_path)
+    return rec
 
 
 def restore(store: OffloadStore, vault: Path) -> int:
@@ -240,7 +250,14 @@ def get(store: OffloadStore, node: str) -> OffloadRecord:
 
 
 def log_file(vault: Path, rec: OffloadRecord) -> Path:
-    path = (vault / rec.log_path).resolve()
+    """The record's log, a plain file of .k0maru/refs: never a symbolic link (which a cloned
+    repository could commit) nor a path out of it."""
+    path = vault / _confined(rec.log_path)
+    if path.is_symlink() or path.parent.is_symlink():
+        raise NotFoundError(
+            f"log file {echo(rec.log_path)} of node {rec.node_id} is a symbolic link; it is not "
+            "followed (remove it, or `k0maru log prune`)"
+        )
     if not path.is_file():
         raise NotFoundError(
             f"log file {rec.log_path} of node {rec.node_id} is missing; it was deleted from .k0maru/refs"

@@ -57,3 +57,40 @@ def test_bad_view_arguments_are_refused_before_anything_opens(
 ) -> None:
     with pytest.raises(K0maruError):
         check_log_view(lines, pattern, fixed=False)
+
+
+def _kept(vault: Path) -> tuple[str, Path]:
+    """A kept log's node and file."""
+    run = offload(str(vault), None, stdin=io.BytesIO(LOG.encode()), out=io.BytesIO())
+    assert run.record is not None
+    return str(run.record["node_id"]), vault / run.record["log_path"]
+
+
+def test_a_kept_log_replaced_by_a_link_out_of_the_vault_is_not_read(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A cloned repository can commit `.k0maru/refs/NODE.log.gz -> /etc/passwd`; before, `log show`
+    printed the link's target."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0\n")
+    node, log = _kept(vault)
+    with Service.open(str(vault), rescan=False, one_shot=True) as svc:
+        log.unlink()
+        log.symlink_to(secret)
+        with pytest.raises(K0maruError, match="symbolic link"):
+            svc.log_view(node, lines="1:3")
+
+
+def test_a_recorded_log_path_out_of_refs_is_read_as_a_name_in_refs(vault: Path) -> None:
+    """A row saying `../../../../etc/passwd` reads as `.k0maru/refs/passwd`, which is not there."""
+    import sqlite3
+
+    node, _ = _kept(vault)
+    with sqlite3.connect(vault / ".k0maru" / "index.sqlite") as db:
+        db.execute("update offloads set log_path = '../../../../etc/passwd'")
+    with Service.open(str(vault), rescan=False, one_shot=True) as svc:
+        with pytest.raises(K0maruError, match="missing") as refused:
+            svc.log_view(node, lines="1:3")
+        (listed,) = svc.log_list()
+    assert ".k0maru/refs/passwd" in str(refused.value) and "root:" not in str(refused.value)
+    assert listed.node_id == node
