@@ -1,7 +1,8 @@
 """MCP benchmark: server start to the first `recall_memory` answer, sent right after `initialize`
 (as agents call it), beside the same call to a bare MCPServer with no-op tools of the same names
 (what the SDK alone costs to answer it; the rest is k0maru's), median of interleaved starts and the
-ratio; the server's RSS once initialized and idle, and after the first vector query; warm
+ratio, each server's CPU seconds by then (steadier than the wall time on a busy machine) and the
+load average; the server's RSS once initialized and idle, and after the first vector query; warm
 `recall_memory` round trips (p50/p95) over stdio; and what each 8-hit answer costs the agent
 (o200k tokens of the part a host passes the model: structured content or text, the larger), on a
 generated vault or the demo vault (`--vault examples/vault` is copied first, so the checkout stays
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -54,19 +56,38 @@ def answer_tokens(res: CallToolResult) -> int:  # an mcp CallToolResult
     return max(count_tokens(sent), count_tokens(text))
 
 
-def server_rss_mb(vault: Path) -> float | None:
-    """VmRSS of `k0maru mcp --vault VAULT`, found by its command line in /proc."""
+def server_proc(args: list[str]) -> Path | None:
+    """The /proc folder of the server started as `python ARGS` (not the worker of the same
+    vault)."""
+    want = [a.encode() for a in args]
     for proc in Path("/proc").iterdir():
         try:
-            cmd = (proc / "cmdline").read_bytes().split(b"\0")
-            if b"mcp" in cmd and str(vault).encode() in cmd:
-                status = (proc / "status").read_text().splitlines()
-                return next(
-                    round(int(ln.split()[1]) / 1024, 1) for ln in status if ln.startswith("VmRSS:")
-                )
-        except (OSError, StopIteration):
+            if (proc / "cmdline").read_bytes().split(b"\0")[1:-1] == want:
+                return proc
+        except OSError:
             continue
     return None
+
+
+def server_rss_mb(vault: Path) -> float | None:
+    """VmRSS of `k0maru mcp --vault VAULT`."""
+    proc = server_proc(["-m", "k0maru", "mcp", "--vault", str(vault)])
+    try:
+        status = (proc / "status").read_text().splitlines() if proc else []
+        return next(round(int(ln.split()[1]) / 1024, 1) for ln in status if ln.startswith("VmRSS:"))
+    except (OSError, StopIteration):
+        return None
+
+
+def server_cpu_s(args: list[str]) -> float | None:
+    """The CPU seconds so far (user + system, all its threads) of the server started as `python
+    ARGS`: steadier than the wall time on a machine other work keeps busy."""
+    proc = server_proc(args)
+    try:
+        fields = (proc / "stat").read_text().rsplit(")", 1)[1].split() if proc else []
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") if fields else None
 
 
 # A bare MCPServer with no-op tools of k0maru's names: what the SDK alone costs to answer a first
@@ -83,17 +104,18 @@ server.run("stdio")
 """
 
 
-async def immediate_start(server: list[str]) -> float:
+async def immediate_start(server: list[str]) -> tuple[float, float | None]:
     """Server start to the answer of a `recall_memory` sent right after `initialize`, as agents call
-    it."""
+    it, and the server's CPU seconds by then."""
     params = StdioServerParameters(command=sys.executable, args=server)
     t0 = time.perf_counter()
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
         await s.initialize()
         res = await s.call_tool("recall_memory", {"query": "lease renewal", "limit": 8})
         took = time.perf_counter() - t0
+        cpu = server_cpu_s(server)
         assert not res.is_error, res.content
-    return took
+    return took, cpu
 
 
 async def warm_calls(vault: Path, calls: int) -> dict[str, Any]:
@@ -157,13 +179,19 @@ def run(args: argparse.Namespace) -> None:
         "k0maru": partial(anyio.run, immediate_start, ["-m", "k0maru", "mcp", "--vault", str(vault)]),
     })  # fmt: skip
     shutil.rmtree(noop.parent)
-    ours, floor = statistics.median(got["k0maru"]), statistics.median(got["noop"])
+    wall = {name: [w for w, _ in runs] for name, runs in got.items()}
+    cpu = {name: [c for _, c in runs if c is not None] for name, runs in got.items()}
+    ours, floor = statistics.median(wall["k0maru"]), statistics.median(wall["noop"])
     out = {
         "notes": sum(1 for _ in vault.rglob("*.md")),
+        "load_average": [round(x, 1) for x in os.getloadavg()],
         "noop_sdk_server_first_recall_s_median": round(floor, 3),
         "first_recall_s_median": round(ours, 3),
         "ratio_to_noop_sdk_server": round(ours / floor, 3),
-        "first_recall_runs_s": [round(c, 3) for c in got["k0maru"]],
+        "first_recall_runs_s": [round(c, 3) for c in wall["k0maru"]],
+        "server_cpu_s_median": {
+            name: round(statistics.median(c), 3) if c else None for name, c in cpu.items()
+        },
         **anyio.run(warm_calls, vault, args.calls),
     }
     emit(out, args.json, 38)
