@@ -100,15 +100,7 @@ def get_project_loadout(
     section naming its file; the last says what was left out. Use for "what are the core
     conventions?", "how do I test this?", "onboard me"; pass `focus` ("I'm changing src/auth/")
     to get what concerns that area first."""
-    import json
-
-    from k0maru.llm_tokens import count_tokens
-
-    def cost(answer: Loadout) -> int:  # either part is held to the budget
-        structured = json.dumps(answer.payload(), ensure_ascii=False, separators=(",", ":"))
-        return max(count_tokens(structured), count_tokens(render.loadout_text(answer)))
-
-    return service.loadout(token_budget, cost, focus)
+    return service.loadout(token_budget, focus)
 
 
 RECALL_MAX_BUDGET = 32000

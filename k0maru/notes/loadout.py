@@ -18,6 +18,7 @@ commands; it stays well under the 10,000 tokens at which Claude Code warns of a 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Protocol
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from k0maru.index.document_store import DocumentStore
 
 DEFAULT_BUDGET = LOADOUT_BUDGET  # stated once, in limits.py, for the front ends too
+HEAD_TOKENS = 32  # the answer's head and JSON keys, besides its vault path and focus
 FOOTER_TOKENS = 110  # kept for the last section, which says what was read and left out
 _MAX_DISK_BYTES = 512 * 1024
 FOCUSED = 0.5  # a section holding this share of the focus terms is shown before the others
@@ -72,7 +74,8 @@ def build_loadout(
     conventions = Item("conventions", "k0maru conventions", lines, 0.0, tier=1) if lines else None
     notes = list(_vault_notes(vault, conv.rules["adr"].folder))
     plan, agents = plan_loadout(vault.root, notes, focus, conv.rules["adr"].folder)
-    return fit_plan(plan, agents, budget, conventions, bool(focus))
+    head = HEAD_TOKENS + count_tokens(f"{vault.root} {focus or ''}")
+    return fit_plan(plan, agents, budget - head, conventions, bool(focus))
 
 
 def _vault_notes(vault: LoadoutVault, adr_folder: str) -> Iterator[Note]:
@@ -110,8 +113,18 @@ def disk_agent_notes(root: Path, seen: set[str]) -> Iterator[Note]:
 
 
 def _cost(item: Item) -> int:
-    """The item's tokens as the answer's text shows it: `## kind: source` and its text."""
-    return count_tokens(f"## {item.kind}: {item.source}\n{item.text}") + 2
+    """The item's tokens as the answer shows it, the more of its text (`## kind: source` and
+    its text) and its JSON (escapes and keys), since each is held to the budget."""
+    shown = f"## {item.kind}: {item.source}\n{item.text}"
+    keyed = {"kind": item.kind, "source": item.source, "text": item.text}
+    as_json = json.dumps(keyed, ensure_ascii=False, separators=(",", ":"))
+    return max(count_tokens(shown), count_tokens(as_json)) + 1
+
+
+def _density(item: Item) -> float:
+    """What a ranked item states per token, as the pool is ordered."""
+    damped: float = _cost(item) ** 0.7
+    return item.score / damped
 
 
 def _keys(text: str) -> set[str]:
@@ -166,7 +179,7 @@ def fit_plan(
             in_parts.append(whole.source)
     if conventions is not None:
         fitter.take(conventions, whole=True)
-    pool.sort(key=lambda i: -i.score / _cost(i) ** 0.7)
+    pool.sort(key=lambda i: -_density(i))
     for item in pool:
         fitter.take(item)
     chosen = _ordered(fitter.chosen, focused)
@@ -186,7 +199,7 @@ def _ordered(chosen: list[Item], focused: bool) -> list[Item]:
     conventions = [i for i in chosen if i.tier == 1]
     rest = [i for i in chosen if i.tier != 1]
     if focused:
-        rest.sort(key=lambda i: (_place(i), -round(i.focus, 1), -i.score / _cost(i) ** 0.7))
+        rest.sort(key=lambda i: (_place(i), -round(i.focus, 1), -_density(i)))
     return rest + conventions
 
 

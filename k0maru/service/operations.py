@@ -235,17 +235,20 @@ class Service:
         return fit_budget(answer, token_budget, cost or answer_tokens)
 
     # ---- loadout -------------------------------------------------------------------------------
-    def loadout(
-        self,
-        token_budget: int,
-        cost: Callable[[Loadout], int] | None = None,
-        focus: str | None = None,
-    ) -> Loadout:
+    def loadout(self, token_budget: int, focus: str | None = None) -> Loadout:
         """What the project tells a newcomer (agent files, guides, the commands it runs, decisions
-        in force; `focus` first) within `token_budget`: the sections' own tokens, or, with `cost`,
-        the whole answer as `cost` counts it (its headers and keys included)."""
+        in force; `focus` first) within `token_budget`, the whole answer counted: its JSON and its
+        text each fit (fit_loadout), so MCP, `k0maru loadout` and the console give the same one."""
+        import json
+
+        from k0maru.llm_tokens import count_tokens
         from k0maru.notes.loadout import build_loadout
         from k0maru.service.models import Loadout, LoadoutSection
+        from k0maru.text import visible
+
+        def cost(answer: Loadout) -> int:  # the JSON and the text block as MCP sends them
+            structured = json.dumps(answer.payload(), ensure_ascii=False, separators=(",", ":"))
+            return max(count_tokens(structured), count_tokens(visible(answer.text(), keep="\n")))
 
         with self._session.session() as vault:
 
@@ -260,7 +263,7 @@ class Service:
                     focus=focus,
                 )
 
-            return build(token_budget) if cost is None else fit_loadout(build, token_budget, cost)
+            return fit_loadout(build, token_budget, cost)
 
     # ---- offloaded logs ------------------------------------------------------------------------
     def log_list(self, limit: int = 50) -> list[LogNode]:
@@ -894,21 +897,19 @@ CLOSING_SECTIONS = ("conventions", "sources")  # a loadout's last sections, kept
 def fit_loadout(
     build: Callable[[int], Loadout], budget: int, cost: Callable[[Loadout], int]
 ) -> Loadout:
-    """The loadout built once for `budget`; where the whole answer is over `budget` as `cost`
-    counts it (its headers and keys too), its last ranked sections go, the closing ones (how to
-    write notes here, what was left out) kept while they fit."""
-    from k0maru.llm_tokens import count_tokens, largest
+    """The loadout built once for `budget`, its `tokens_used` the whole answer as `cost` counts
+    it (headers and keys too); where that is over `budget`, its last ranked sections go, the
+    closing ones (how to write notes here, what was left out) kept while they fit."""
+    from k0maru.llm_tokens import largest
 
-    result = build(budget)
-    if cost(result) <= budget:
-        return result
-    ranked = [s for s in result.sections if s.kind not in CLOSING_SECTIONS]
-    closing = [s for s in result.sections if s.kind in CLOSING_SECTIONS]
+    result = build(budget).but(tokens_used=budget)  # counted with the widest number it can show
+    if cost(result) > budget:
+        ranked = [s for s in result.sections if s.kind not in CLOSING_SECTIONS]
+        closing = [s for s in result.sections if s.kind in CLOSING_SECTIONS]
 
-    def kept(n: int, end: list[Any]) -> Loadout:
-        sections = [*ranked[:n], *end]
-        used = sum(count_tokens(f"## {s.kind}: {s.source}\n{s.text}") for s in sections)
-        return result.but(sections=sections, tokens_used=used, truncated=True)
+        def kept(n: int, end: list[Any]) -> Loadout:
+            return result.but(sections=[*ranked[:n], *end], truncated=True)
 
-    n = largest(len(ranked), lambda n: cost(kept(n, closing)) <= budget)
-    return kept(n, closing) if cost(kept(n, closing)) <= budget else kept(0, [])
+        n = largest(len(ranked), lambda n: cost(kept(n, closing)) <= budget)
+        result = kept(n, closing) if cost(kept(n, closing)) <= budget else kept(0, [])
+    return result.but(tokens_used=cost(result))
