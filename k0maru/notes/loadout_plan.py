@@ -18,7 +18,7 @@ from k0maru.notes.loadout_commands import all_commands
 from k0maru.notes.loadout_facts import Section, split_sections
 
 FRAME = 8  # tokens a section's framing costs (kind, source)
-AGENT_SHARE = 0.6  # agent files are carried whole while they fit this share of the budget
+AGENT_SHARE = 0.65  # agent files are carried whole while they fit this share of the budget
 SECTION_TOKENS = 320  # a guide section is cut to its best blocks past this
 MIN_BLOCK = 1.4
 COMMANDS_SCORE = 1.2  # a command line read from a manifest or CI
@@ -119,7 +119,7 @@ def focus_terms(focus: str | None) -> list[str]:
     out = []
     for w in words:
         w = w.strip("./-")
-        if len(w) < 3 or w in _STOP:
+        if len(w) < 2 or w in _STOP:
             continue
         out.append(w if "/" in w else w[:6] if len(w) > 6 else w.rstrip("s"))
     return list(dict.fromkeys(out))
@@ -130,8 +130,14 @@ def focus_of(terms: list[str], source: str, text: str) -> float:
     if not terms:
         return 0.0
     hay = f"{source}\n{text}".lower()
-    got = sum((2.0 if "/" in t else 1.0) for t in terms if t in hay)
+    got = sum((2.0 if "/" in t else 1.0) for t in terms if _term(t).search(hay))
     return got / sum(2.0 if "/" in t else 1.0 for t in terms)
+
+
+def _term(term: str) -> re.Pattern[str]:
+    """A focus term as it must appear: at a word's start; a short one (`ty`, `ui`) as a word."""
+    end = r"(?!\w)" if len(term) < 4 else ""
+    return re.compile(rf"(?<!\w){re.escape(term)}{end}")
 
 
 def _section_item(section: Section, weight: float, kind: str) -> Item | None:

@@ -88,6 +88,8 @@ _DECISION_DIR = re.compile(
     re.I,
 )
 
+_NOT_DECISION = re.compile(r"(?:^|/)(?:index|readme|toc|[\w-]*template[\w-]*)\.md$", re.I)
+
 
 def is_agent_file(path: str) -> bool:
     """An instructions file written for coding agents (or the vault's own rules)."""
@@ -105,7 +107,8 @@ def role_of(path: str, adr_folder: str = "") -> tuple[str, float] | str:
         return AGENT, 3.0
     if _TRANSLATION_DIR.search(path) or _TRANSLATION_NAME.search(path):
         return "translation"
-    if adr_folder and path.startswith(adr_folder.rstrip("/") + "/") or _DECISION_DIR.search(path):
+    in_adrs = adr_folder and path.startswith(adr_folder.rstrip("/") + "/")
+    if (in_adrs or _DECISION_DIR.search(path)) and not _NOT_DECISION.search(path):
         return DECISION, 1.0
     for pattern, why in _LEFT_OUT:
         if pattern.search(path):
