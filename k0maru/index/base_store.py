@@ -25,8 +25,7 @@ from k0maru.errors import (
 )
 from k0maru.fsutil import check_state_file
 from k0maru.index import db, integrity_store
-from k0maru.index.bm25_blob import SegmentBlob
-from k0maru.index.schema import EMBED_DIM, MIGRATIONS
+from k0maru.index.schema import MIGRATIONS
 from k0maru.layout import DB_FILE, STATE_DIR
 
 VAULT_META = "vault"  # "device:inode path" of the vault folder the index was built in
@@ -49,6 +48,7 @@ SCHEMA_TABLES = {  # the tables the migrations leave
         r"CREATE (?:VIRTUAL )?TABLE (?:IF NOT EXISTS )?(\w+)", "\n".join(MIGRATIONS)
     )
 }
+SCHEMA_TRIGGERS = set(re.findall(r"CREATE TRIGGER (\w+)", "\n".join(MIGRATIONS)))
 
 
 def db_path(vault: Path) -> Path:
@@ -182,6 +182,9 @@ class IndexConnection(BaseStore):
         self.wal_identity: tuple[int, int] | None = (
             None  # the write-ahead log this connection writes
         )
+        self.set_aside: list[str] = []  # what opening moved aside (a stray write-ahead log)
+        # (the index's state, what `damage` found in it)
+        self._checked: tuple[tuple[int, int], list[integrity_store.Finding]] | None = None
 
     def close(self) -> None:
         self.conn.close()
@@ -258,13 +261,14 @@ class IndexConnection(BaseStore):
         notes): that the index is this vault's (else `IndexCorruptError`: it is never answered
         from) and the counts that tie its derived rows to the notes' (`integrity_store.cheap`),
         repaired when they differ; returns one line per repair. An index too damaged to be read
-        is left to `reader_problem`."""
+        is left to `reader_problem`. A write-ahead log set aside on opening is said first."""
+        said, self.set_aside = self.set_aside, []
         try:
             with self.read_snapshot():
                 foreign, adopt = self._vault_identity()
                 findings = integrity_store.cheap(self.conn)
         except db.DatabaseError:
-            return []
+            return said
         if foreign is not None:
             raise IndexCorruptError(
                 f"{self.path}: this index was built for another vault ({foreign}); none of its "
@@ -276,11 +280,16 @@ class IndexConnection(BaseStore):
             with self.transaction_if_free() as free:
                 if free:
                     self.set_meta(VAULT_META, _vault_id(self.vault))
-        return self.repair(integrity_store.cheap) if findings else []
+        return said + (self.repair(integrity_store.cheap) if findings else [])
 
     def damage(self) -> list[integrity_store.Finding]:
-        """What the whole check of the derived rows finds (`integrity_store.deep`)."""
-        return integrity_store.deep(self.conn)
+        """What the whole check of the derived rows finds (`integrity_store.deep`), decoded once per
+        state of the index: `reader_problem` and `doctor` share it until a commit (this
+        connection's or another's) changes what it would read."""
+        state = (self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes)
+        if self._checked is None or self._checked[0] != state:
+            self._checked = (state, integrity_store.deep(self.conn, self.vault))
+        return list(self._checked[1])
 
     def repair(self, check: integrity_store.Check) -> list[str]:
         """Run `check` again under the write lock and rebuild what it finds damaged
@@ -288,10 +297,10 @@ class IndexConnection(BaseStore):
         if self.readonly or db.known_corrupt(self.path) is not None:
             return [
                 f"the index is damaged: {f.what} (read-only: not repaired)"
-                for f in check(self.conn)
+                for f in check(self.conn, self.vault)
             ]
         with self.transaction():
-            findings = check(self.conn)
+            findings = check(self.conn, self.vault)
             integrity_store.heal(self.conn, findings)
         return [f"repaired the index: {f.what}; {REPAIRED[f.part]}" for f in findings]
 
@@ -335,19 +344,21 @@ class IndexConnection(BaseStore):
         return text[:120] or "quick_check failed"
 
     def reader_problem(self) -> str | None:
-        """None when the index reads back whole, else what is wrong: SQLite's quick_check, then what
-        a reader decodes (the rows of every table as UTF-8 text, their JSON, the BM25 segment, the
-        stored vectors). Damage inside a row (flipped bytes) passes quick_check but not this."""
+        """None when the index reads back whole, else what is wrong: the file (`file_problem`),
+        then the derived rows a reader could not decode (the BM25 segment and its terms, the
+        stored vectors: `damage`'s unreadable findings). Damage inside a row (flipped bytes) passes
+        quick_check but not this."""
         try:
-            return (
-                self.integrity_problem()
-                or self.missing_tables()
-                or self._undecodable_rows()
-                or self._bad_segment()
-                or self._bad_vectors()
+            return self.file_problem() or next(
+                (f.what for f in self.damage() if f.unreadable), None
             )
         except (db.DatabaseError, ValueError) as exc:
             return " ".join(str(exc).split())[:120] or type(exc).__name__
+
+    def file_problem(self) -> str | None:
+        """None when SQLite's quick_check passes, every table is there and every row decodes (its
+        text as UTF-8, its JSON), else the first complaint."""
+        return self.integrity_problem() or self.missing_tables() or self._undecodable_rows()
 
     def require_readable(self) -> None:
         """Raise the corrupt-index error when `reader_problem` finds damage."""
@@ -356,11 +367,12 @@ class IndexConnection(BaseStore):
             raise db.corrupt_error(self.path, problem)
 
     def missing_tables(self) -> str | None:
-        have = {
-            n for (n,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        }
-        missing = sorted(SCHEMA_TABLES - have)
-        return f"table {missing[0]} is missing" if missing else None
+        """The first table or trigger of the schema that is not there (a trigger keeps the
+        vectors and the BM25 segment in step with the chunks)."""
+        have = set(self.conn.execute("SELECT type, name FROM sqlite_master"))
+        schema = {("table", t) for t in SCHEMA_TABLES} | {("trigger", t) for t in SCHEMA_TRIGGERS}
+        missing = sorted(schema - have)
+        return f"{missing[0][0]} {missing[0][1]} is missing" if missing else None
 
     def _undecodable_rows(self) -> str | None:
         tables = [
@@ -389,27 +401,6 @@ class IndexConnection(BaseStore):
                         json.loads(value)
                     except ValueError:
                         return f"table {table}: column {name} holds broken JSON"
-        return None
-
-    def _bad_segment(self) -> str | None:
-        row = self.conn.execute("SELECT blob FROM bm25_index WHERE id = 1").fetchone()
-        if row is None:
-            return None
-        try:
-            SegmentBlob.unpack(row[0])  # its checksum
-        except ValueError:
-            return "the BM25 segment is not readable"
-        (uneven,) = self.conn.execute(
-            "SELECT count(*) FROM bm25_terms WHERE length(chunks) != length(scores)"
-        ).fetchone()
-        return f"{uneven} terms of the BM25 segment are damaged" if uneven else None
-
-    def _bad_vectors(self) -> str | None:
-        size = EMBED_DIM * 4
-        cursor = self.conn.execute(f"SELECT rowid, embedding FROM vec_chunks LIMIT {CHECK_ROWS}")
-        for rowid, vector in cursor:
-            if not isinstance(vector, bytes) or len(vector) != size:
-                return f"the vector of chunk {rowid} is damaged"
         return None
 
     def db_size_bytes(self) -> int:

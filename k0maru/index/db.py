@@ -140,6 +140,68 @@ def connect(
     return conn
 
 
+WAL_MAGIC = (0x377F0682, 0x377F0683)  # a write-ahead log's first 4 bytes (big-endian)
+WAL_HEADER, FRAME_HEADER = 32, 24  # the log's header, then each frame's (its salts at 8..16)
+
+
+def stray_wal(path: Path) -> str | None:
+    """Why the write-ahead log beside the index at `path` is none of this index's, None when it
+    may be (or there is none). SQLite replays any log whose frames match its own header into the
+    database beside it, whichever database wrote it. Its connections remove the log and its
+    shared-memory file together on close and a crash leaves both, so a log without that file was
+    left by no connection of this index: copied in, or its -shm deleted. A log too short to hold a
+    frame replays nothing."""
+    wal = path.with_name(path.name + "-wal")
+    if os.path.lexists(path.with_name(path.name + "-shm")):
+        return None  # open somewhere now, or left by a crash: SQLite recovers it
+    check_state_file(wal)  # a FIFO is never opened
+    try:
+        with open(wal, "rb") as f:
+            head = f.read(WAL_HEADER + FRAME_HEADER)
+    except OSError:
+        return None
+    if len(head) < WAL_HEADER + FRAME_HEADER:
+        return None
+    if int.from_bytes(head[:4], "big") not in WAL_MAGIC:
+        return "it is not a write-ahead log"
+    if head[16:24] != head[WAL_HEADER + 8 : WAL_HEADER + 16]:
+        return "its frames do not match its header"
+    return (
+        "its shared-memory file is missing: another database's log, or one whose -shm was deleted"
+    )
+
+
+def set_aside_stray_wal(path: Path) -> str | None:
+    """Move a write-ahead log that is none of this index's (`stray_wal`) aside, as
+    `<index>-wal.stray-<time>`, before SQLite opens the index and replays it; the line saying so,
+    None when nothing was moved."""
+    why = stray_wal(path)
+    if why is None:
+        return None
+    wal = path.with_name(path.name + "-wal")
+    aside = wal.with_name(f"{wal.name}.stray-{int(time.time())}")
+    try:
+        os.rename(wal, aside)
+    except OSError:  # another process moved it first, or the folder is read-only
+        return None
+    return (
+        f"set aside a write-ahead log that is not this index's ({why}) as {aside.name}; "
+        "notes it may have held are indexed again"
+    )
+
+
+def settle(path: Path) -> None:
+    """Merge what the write-ahead log of the index at `path` holds into its file, which then stands
+    alone (a rebuild's new index, about to be renamed: a log left beside it would be lost)."""
+    conn = connect(path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    if os.path.exists(f"{path}-wal"):
+        raise K0maruError(f"{path}: still open elsewhere, not renamed into place")
+
+
 CORRUPT_MARK = "index-corrupt"  # beside the index: a reader found it damaged (see corrupt_error)
 _VECTOR_DAMAGE = re.compile(  # sqlite-vec's words for stored vectors it cannot read back
     r"could not fetch vector data|could not find a row with rowid|blob read error"

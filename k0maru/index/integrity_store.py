@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 import operator
+import os
 import zlib
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from k0maru.index import db
@@ -39,16 +41,17 @@ class Finding:
     what: str
     ids: tuple[int, ...] | None = None
     whole: bool = False  # the part does not read back: rebuilt whole
+    unreadable: bool = False  # a reader cannot decode it (not merely wrong): `reader_problem`
 
 
-Check = Callable[[Any], list[Finding]]  # `cheap` or `deep`, over a connection
+Check = Callable[[Any, Path | None], list[Finding]]  # `cheap` or `deep`: a connection, the vault
 
 
 def _count(conn: Any, sql: str, *args: object) -> int:
     return int(conn.execute(sql, args).fetchone()[0])
 
 
-def cheap(conn: Any) -> list[Finding]:
+def cheap(conn: Any, root: Path | None = None) -> list[Finding]:
     """The invariants a few indexed counts prove (run inside one read transaction)."""
     found: list[Finding] = []
     orphans = sum(
@@ -72,23 +75,91 @@ def cheap(conn: Any) -> list[Finding]:
     return found
 
 
-def deep(conn: Any) -> list[Finding]:
-    """`cheap`, then every derived row decoded: the BM25 segment, its terms and kept delta, each
-    vector (its size, finite values, unit length) and which chunks they belong to. Rows that do
-    not read back at all damage their whole part."""
-    found = cheap(conn)
+def deep(conn: Any, root: Path | None = None) -> list[Finding]:
+    """`cheap`, then every derived row decoded: each note's rows against what its file gives
+    (`_documents`; with `root`, the vault, that its file is there), the BM25 segment, its terms
+    and kept delta, each vector (its size, finite values, unit length) and which chunks they
+    belong to. Rows that do not read back at all damage their whole part."""
+    found = cheap(conn) + _documents(conn, root)
     for part, check in (("bm25", _segment), ("vectors", _vectors)):
         try:
             found += check(conn)
         except (db.DatabaseError, ValueError) as exc:
             what = " ".join(str(exc).split())[:100]
-            found.append(Finding(part, f"the {part} rows do not read back ({what})", whole=True))
+            found.append(
+                Finding(
+                    part, f"the {part} rows do not read back ({what})", whole=True, unreadable=True
+                )
+            )
     return found
 
 
+def _documents(conn: Any, root: Path | None) -> list[Finding]:
+    """The notes whose rows are not what their file gave: a chunk whose hash is not that of its
+    note's title, its heading and text (a row altered) or whose lines run backwards, chunks not
+    numbered 0..n-1 (one deleted, duplicated or moved to another note), none for a note with text,
+    or (with `root`) a note whose file is not in the vault (a path altered, a row of no note; not
+    one deleted since it was indexed). Their rows are dropped by `heal`: the next scan indexes the
+    files again."""
+    from k0maru.index.markdown import embed_input, hash_bytes
+    from k0maru.wikilinks import hide_comments
+
+    bad: set[int] = set()
+    ords: dict[int, list[int]] = {}
+    for doc, title, heading, text, digest, order, first, last in conn.execute(
+        "SELECT c.doc_id, d.title, c.heading, c.text, c.hash, c.ord, c.line_start, c.line_end"
+        " FROM chunks c JOIN documents d ON d.id = c.doc_id"
+    ):
+        lines_wrong = first < 0 or last < first  # (0, 0): made before lines were kept
+        if lines_wrong or hash_bytes(embed_input(title, heading, text).encode()) != digest:
+            bad.add(doc)
+        ords.setdefault(doc, []).append(order)
+    bad |= {doc for doc, got in ords.items() if sorted(got) != list(range(len(got)))}
+    chunkless = conn.execute(
+        "SELECT id, body FROM documents WHERE id NOT IN (SELECT doc_id FROM chunks)"
+    )
+    bad |= {doc for doc, body in chunkless if hide_comments(body).strip()}  # text, no chunk
+    if root is not None:
+        rows = conn.execute("SELECT id, path, indexed_at FROM documents")
+        bad |= {doc for doc, path, at in rows if _not_there(root / path, at)}
+    what = f"{len(bad)} note(s) are indexed unlike their files"
+    return [Finding("documents", what, tuple(sorted(bad)))] if bad else []
+
+
+def _not_there(path: Path, indexed_at: float) -> bool:
+    """Whether a note's file is missing while its folder has not changed since the note was
+    indexed: no deletion the next scan will see, but a row naming a file that never was there."""
+    if os.path.lexists(path):
+        return False
+    try:
+        return os.stat(path.parent).st_mtime <= indexed_at
+    except OSError:  # its folder is gone too
+        return True
+
+
 def _vectors(conn: Any) -> list[Finding]:
-    bad = tuple(_bad_vectors(conn))
-    return [Finding("vectors", f"{len(bad)} vector(s) are damaged", bad)] if bad else []
+    unreadable, wrong = _bad_vectors(conn)
+    found = []
+    if unreadable:
+        what = f"{len(unreadable)} vector(s) do not read back"
+        found.append(Finding("vectors", what, tuple(unreadable), unreadable=True))
+    if wrong:
+        found.append(Finding("vectors", f"{len(wrong)} vector(s) are damaged", tuple(wrong)))
+    return found + _vector_query(conn)
+
+
+def _vector_query(conn: Any) -> list[Finding]:
+    """A nearest-vector query, as a search makes it: sqlite-vec's own blobs (sizes, the bitmap of
+    which rows hold a vector) are read only there. It raises on a blob that does not read back,
+    and finds nothing when the bitmap was lost."""
+    if not _count(conn, "SELECT count(*) FROM vec_chunks_rowids"):
+        return []
+    probe = array("f", [1.0] + [0.0] * (EMBED_DIM - 1)).tobytes()
+    hits = conn.execute(
+        "SELECT count(*) FROM (SELECT rowid FROM vec_chunks WHERE embedding MATCH ? AND k = 1)",
+        (probe,),
+    ).fetchone()[0]
+    return [] if hits else [Finding("vectors", "the stored vectors answer no query", whole=True)]
 
 
 def _segment(conn: Any) -> list[Finding]:
@@ -98,13 +169,14 @@ def _segment(conn: Any) -> list[Finding]:
     try:
         size = len(SegmentBlob.unpack(row[0]).chunk_ids)
     except ValueError:
-        return [Finding("bm25", "the BM25 segment is not readable")]
+        return [Finding("bm25", "the BM25 segment is not readable", unreadable=True)]
     for term, chunks, scores in conn.execute(
         "SELECT term, CAST(chunks AS BLOB), CAST(scores AS BLOB) FROM bm25_terms"
     ):
         where = array("i")
         if len(chunks) != len(scores) or len(chunks) % 4:
-            return [Finding("bm25", f"the BM25 term {term!r} is damaged")]
+            what = f"the BM25 segment's term {term!r} is damaged"
+            return [Finding("bm25", what, unreadable=True)]
         where.frombytes(chunks)
         if where and (min(where) < 0 or max(where) >= size):
             return [Finding("bm25", f"the BM25 term {term!r} names chunks the segment lacks")]
@@ -114,14 +186,17 @@ def _segment(conn: Any) -> list[Finding]:
     return []
 
 
-def _bad_vectors(conn: Any) -> list[int]:
-    """The chunks whose stored vector is damaged, or that hold one without being embedded."""
+def _bad_vectors(conn: Any) -> tuple[list[int], list[int]]:
+    """(the chunks whose stored vector does not read back as EMBED_DIM floats, those whose vector
+    is wrong: not finite, not unit length, or held without the chunk being embedded)."""
     embedded = {i for (i,) in conn.execute("SELECT id FROM chunks WHERE embedded = 1")}
-    bad = []
+    unreadable, wrong = [], []
     for rowid, blob in conn.execute("SELECT rowid, embedding FROM vec_chunks"):
-        if rowid not in embedded or not sound_vector(blob):
-            bad.append(int(rowid))
-    return bad
+        if not isinstance(blob, bytes) or len(blob) != VECTOR_BYTES:
+            unreadable.append(int(rowid))
+        elif rowid not in embedded or not sound_vector(blob):
+            wrong.append(int(rowid))
+    return unreadable, wrong
 
 
 def sound_vector(blob: object) -> bool:
@@ -155,12 +230,7 @@ def heal(conn: Any, findings: list[Finding]) -> None:
             " WHERE key = 'corpus_version'"
         )
     if "documents" in parts:
-        for table in _DOC_ROWS:
-            conn.execute(f"DELETE FROM {table} WHERE doc_id NOT IN (SELECT id FROM documents)")
-        conn.execute("DELETE FROM links WHERE src_id NOT IN (SELECT id FROM documents)")
-        conn.execute(
-            "UPDATE links SET dst_id = NULL WHERE dst_id NOT IN (SELECT id FROM documents)"
-        )
+        _heal_documents(conn, _ids(findings, "documents"))
     if "bm25" in parts:
         for table in ("bm25_index", "bm25_terms", "bm25_delta", "lexical_stale"):
             conn.execute(f"DELETE FROM {table}")
@@ -170,7 +240,21 @@ def heal(conn: Any, findings: list[Finding]) -> None:
         conn.execute(VECTORS_TABLE)
         conn.execute("UPDATE chunks SET embedded = 0")
     elif "vectors" in parts:
-        _heal_vectors(conn, {i for f in findings if f.ids for i in f.ids})
+        _heal_vectors(conn, _ids(findings, "vectors"))
+
+
+def _ids(findings: list[Finding], part: str) -> set[int]:
+    return {i for f in findings if f.part == part and f.ids for i in f.ids}
+
+
+def _heal_documents(conn: Any, notes: set[int]) -> None:
+    """Drop the rows of the notes `notes` (all of them go with the note's own) and the rows that
+    belong to no note; links to a note that is gone are left unresolved."""
+    conn.executemany("DELETE FROM documents WHERE id = ?", [(i,) for i in sorted(notes)])
+    for table in _DOC_ROWS:
+        conn.execute(f"DELETE FROM {table} WHERE doc_id NOT IN (SELECT id FROM documents)")
+    conn.execute("DELETE FROM links WHERE src_id NOT IN (SELECT id FROM documents)")
+    conn.execute("UPDATE links SET dst_id = NULL WHERE dst_id NOT IN (SELECT id FROM documents)")
 
 
 def _heal_vectors(conn: Any, bad: set[int]) -> None:

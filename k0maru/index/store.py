@@ -7,6 +7,8 @@ keep writing `store.method(...)` whichever module holds the statement.
 from __future__ import annotations
 
 import os
+import time
+from contextlib import ExitStack, suppress
 from pathlib import Path
 
 from k0maru.errors import IndexDiskFullError, IndexReadOnlyError, K0maruError
@@ -49,16 +51,24 @@ class Store(SearchStore, OffloadStore, ScanStore, IndexConnection):
 
     @classmethod
     def open(
-        cls, vault: Path, busy_timeout_ms: int = 10_000, create: bool = True, lean: bool = False
+        cls,
+        vault: Path,
+        busy_timeout_ms: int = 10_000,
+        create: bool = True,
+        lean: bool = False,
+        path: Path | None = None,
     ) -> Store:
-        path = db_path(vault)
+        """The vault's index (`path`: another file of its state folder, a rebuild's new index)."""
+        path = path or db_path(vault)
         if not path.exists() and not create:
             raise K0maruError(f"{path}: no index yet; run `k0maru scan` in the vault first")
         readonly = path.exists() and not (
             os.access(path.parent, os.W_OK) and os.access(path, os.W_OK)
         )
+        stray = None
         if not readonly:
             _make_state_dir(vault, path)
+            stray = db.set_aside_stray_wal(path)
         full: IndexDiskFullError | None = None
         try:
             conn = db.connect(path, busy_timeout_ms, readonly=readonly, lean=lean)
@@ -70,6 +80,7 @@ class Store(SearchStore, OffloadStore, ScanStore, IndexConnection):
         store = cls(vault, conn, path, busy_timeout_ms / 1000)
         store.readonly = readonly
         store.readonly_why = full
+        store.set_aside = [stray] if stray else []
         store.identity = db.file_identity(path)
         if not readonly:
             store.wal_identity = db.file_identity(path.with_name(path.name + "-wal"))
@@ -84,7 +95,11 @@ class Store(SearchStore, OffloadStore, ScanStore, IndexConnection):
                 self.migrate()  # read-only: raises, the schema is newer
         except db.DatabaseError as exc:
             self.close()
-            raise db.translate_error(exc, self.path) from exc
+            error = db.translate_error(exc, self.path)
+            if type(error) is K0maruError:  # a table there that its version says is to come
+                what = " ".join(str(exc).split())[:80]
+                error = db.corrupt_error(self.path, f"its tables do not match its version: {what}")
+            raise error from exc
         except K0maruError:
             self.close()
             raise
@@ -99,3 +114,52 @@ def _make_state_dir(vault: Path, path: Path) -> None:
         raise IndexReadOnlyError(
             f"{path.parent}: cannot create the index there ({exc.strerror}); make the folder writable"
         ) from None
+
+
+def beside(path: Path) -> Path:
+    """Where a rebuild builds the new index of the one at `path` (`<index>.new`), cleared of what a
+    rebuild killed before its swap left there."""
+    new = path.with_name(path.name + ".new")
+    discard(new)
+    return new
+
+
+def discard(new: Path) -> None:
+    """Remove a rebuild's new index that will not be swapped in, with its -wal and -shm."""
+    for suffix in ("", "-wal", "-shm"):
+        with suppress(OSError):  # a folder there: the build names it
+            Path(f"{new}{suffix}").unlink()
+
+
+def swap_in(new: Path, path: Path, label: str, old: Store | None = None) -> Path | None:
+    """Put the whole index `new` (closed: no -wal of its own) at `path` in one rename; the index
+    that was there, with its -wal and -shm, goes to `<path>.<label>-<time>` (returned; None when
+    there was none). Made holding `old`'s write lock when it can be taken (a damaged file: as it
+    is), so another process's write lands before the swap or, finding the file replaced, nowhere
+    (`BaseStore.transaction`); a reader meanwhile reads the old index whole, then reopens."""
+    db.settle(new)
+    moved = path.with_name(f"{path.name}.{label}-{int(time.time())}") if path.exists() else None
+    with ExitStack() as held:
+        if old is not None:
+            with suppress(K0maruError, db.DatabaseError):
+                held.enter_context(old.transaction())
+        if moved is not None:
+            _keep_as(path, moved)
+        for suffix in ("-wal", "-shm"):  # never adopted by the new index
+            with suppress(FileNotFoundError):
+                if moved is None:
+                    os.unlink(f"{path}{suffix}")
+                else:
+                    os.rename(f"{path}{suffix}", f"{moved}{suffix}")
+        os.replace(new, path)
+    db.forget_corrupt(path)  # the damage a reader marked was the old file's
+    return moved
+
+
+def _keep_as(path: Path, moved: Path) -> None:
+    """A second name for the index at `path`: the old index stays at `path` until the swap's one
+    rename replaces it (a file system without hard links: moved now)."""
+    try:
+        os.link(path, moved)
+    except OSError:
+        os.rename(path, moved)
