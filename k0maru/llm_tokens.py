@@ -221,12 +221,13 @@ def _cached_ranks(extra: frozenset[int]) -> dict[bytes, int]:
         f"{vocabulary.resolve()}|{st.st_size}|{st.st_mtime_ns}|{sorted(extra)}|{made_by}".encode()
     ).hexdigest()[:16]
     cached = tokens / f"{ENCODING}-{key}.marshal"
+    data = usercache.read(cached)  # None when missing, truncated or overwritten: made again
     try:
-        ranks = marshal.loads(cached.read_bytes())
+        ranks = marshal.loads(data) if data is not None else None
         if isinstance(ranks, dict):
             usercache.used(cached)
             return ranks
-    except (OSError, EOFError, ValueError, TypeError):
+    except (EOFError, ValueError, TypeError):
         pass
     ranks = _read_ranks(vocabulary, extra)
     try:  # written whole or not at all; a cache that cannot be written costs only the time

@@ -91,8 +91,11 @@ class Embedder:
         copy = optimized_copy(path, ort.__version__)
         self.session: Any = None
         if copy is not None:
-            with suppress(ModelUnavailable):
-                self.session = _session(ort, copy, self.threads) if copy.is_file() else None
+            from k0maru import usercache
+
+            with suppress(ModelUnavailable):  # a copy is used only as it was recorded whole
+                if copy.is_file() and usercache.intact(copy.parent):
+                    self.session = _session(ort, copy, self.threads)
             if self.session is None and optimize:  # a damaged or partial copy: made again below
                 shutil.rmtree(copy.parent, ignore_errors=True)
         if self.session is None:
