@@ -1,7 +1,9 @@
 """The corruption table (#45, #61): kinds of damage done to a real index (and its offload
 sidecars), each followed by `k0maru status` (detected: exits non-zero naming the damage, or repairs
 it), `search` in each mode (traceback?), `log list`, then `scan --rebuild` (recovered: every note
-indexed, every offload record listed; lost: offload records missing).
+indexed, every offload record listed; lost: offload records missing). Damage to the per-user caches
+(a private `XDG_CACHE_HOME`, copied for each such kind) is detected when the damaged file is not
+used: the vector search and the token count answer as before the damage.
 
     python scripts/corrupt_index.py [--notes 30] [--json]"""
 
@@ -15,8 +17,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from k0maru.index import db
 
@@ -25,6 +30,7 @@ OFFLOADS = 3
 ENV = {**os.environ, "K0MARU_EMBED": "false"}  # after the damage: no model needed to judge
 MODES = ("bm25", "hybrid", "vector")
 GARBAGE = b"\x00\xffnot json"
+CACHE: dict[str, str] = {}  # the private per-user cache folder every run uses (main sets it)
 Run = subprocess.CompletedProcess[str]
 
 
@@ -58,10 +64,92 @@ def template(root: Path, notes: int) -> Path:
     for n in range(OFFLOADS):
         script = f"for i in $(seq 80); do echo l $i; done; echo 'x.py:{n}: error: boom {n}'; exit 1"
         k0(vault, "offload", "--", "sh", "-c", script)
+    for _ in range(2):  # the first asks the worker for the last note's vectors: answers after it
+        idle(vault)
+        for name, args in ANSWERS.items():
+            (root / name).write_text(answer(vault, args, dict(os.environ)), "utf-8")
+    idle(vault)
     conn = db.connect(vault / INDEX)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
+    with held_open(other):  # another index's log, holding a scan's frames
+        note(other / "y.md", 1, 1)
+        assert k0(other, "scan").returncode == 0
+        (root / "other.wal").write_bytes((other / f"{INDEX}-wal").read_bytes())
+    with held_open(vault) as conn:  # this index's own log, holding a write's frames
+        conn.execute("INSERT INTO meta VALUES ('wal-probe', '1')")
+        (root / "own.wal").write_bytes((vault / f"{INDEX}-wal").read_bytes())
     return vault
+
+
+def idle(vault: Path) -> None:
+    """Until the vault's background worker (started by a command that left chunks without a
+    vector) has exited: a copy of the vault is then whole."""
+    from k0maru.service import worker
+
+    deadline = time.monotonic() + 300
+    while worker.running(vault) and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
+@contextmanager
+def held_open(vault: Path) -> Iterator[Any]:
+    """A connection held open (its log never merged meanwhile): a process closing the index
+    beside it is not the last, so the log it wrote stays."""
+    conn = db.connect(vault / INDEX)
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+ANSWERS = {  # what the caches serve, answered before any damage
+    "vector.answer": ("search", "lease renewal", "--mode", "vector", "--json"),
+    "tokens.answer": ("-c", "from k0maru import llm_tokens; print(llm_tokens.count_tokens(TEXT))"),
+}
+# counted by the o200k ranks the token counter keeps per user: ASCII and a few other scripts
+TEXT = "Lease renewal: naïve café, Grüße, 東京, ретрай\n" * 40
+
+
+def answer(vault: Path, args: tuple[str, ...], env: dict[str, str]) -> str:
+    """What the command answers (a k0maru command, or Python's `-c`), its vault's path left out."""
+    if args[0] == "-c":
+        code = args[1].replace("TEXT", repr(TEXT))
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        return run.stdout
+    return k0(vault, *args, env=env).stdout.replace(str(vault), "VAULT")
+
+
+def wal(source: str, salt: bool = False) -> Callable[[Path], object]:
+    """Put a captured log (`other.wal`, `own.wal`) beside the index; `salt`: its salt changed."""
+
+    def damage(vault: Path) -> None:
+        data = bytearray((vault.parent / source).read_bytes())
+        if salt:
+            data[16:24] = bytes(b ^ 0xFF for b in data[16:24])
+        (vault / f"{INDEX}-wal").write_bytes(bytes(data))
+
+    return damage
+
+
+def cache(kind: str, change: Callable[[bytearray], object]) -> Callable[[Path], object]:
+    """Damage each file of the cache `kind` ("models/*/model.onnx.data", "tokens/*.marshal") in
+    a copy of the private cache folder the case's commands use."""
+
+    def damage(vault: Path) -> None:
+        copy = xdg(vault)
+        shutil.copytree(Path(os.environ["XDG_CACHE_HOME"]), copy)
+        for path in (copy / "k0maru").glob(kind):
+            data = bytearray(path.read_bytes())
+            change(data)
+            path.write_bytes(bytes(data))
+
+    return damage
+
+
+def xdg(vault: Path) -> Path:
+    return vault.with_name(vault.name + ".xdg")
 
 
 def sql(*statements: str) -> Callable[[Path], object]:
@@ -166,6 +254,16 @@ CASES: dict[str, Callable[[Path], object]] = {
     "a document row deleted": sql(
         "PRAGMA foreign_keys = OFF", "DELETE FROM documents WHERE id = 2"
     ),
+    "WAL of another index": wal("other.wal"),
+    "WAL with another salt": wal("own.wal", salt=True),
+    "model copy garbage": cache(
+        "models/*/model.onnx.data",
+        lambda d: d.__setitem__(slice(None), random.Random(2).randbytes(len(d))),
+    ),
+    "model copy truncated": cache(
+        "models/*/model.onnx.data", lambda d: d.__delitem__(slice(len(d) // 2, None))
+    ),
+    "rank cache bit flipped": cache("tokens/*.marshal", lambda d: d.__setitem__(len(d) // 3, 0)),
 }
 
 
@@ -183,8 +281,15 @@ def try_case(
     vault = base / name.replace(" ", "_").replace("/", "_")
     shutil.copytree(base / "template", vault)
     damage(vault)
+    private = {"XDG_CACHE_HOME": str(xdg(vault))} if xdg(vault).exists() else {}
+    ENV.update(private)
     status = k0(vault, "status")
-    runs = [k0(vault, "search", "lease", "--mode", m, env=dict(os.environ)) for m in MODES]
+    embed = {**os.environ, **private}
+    runs = [k0(vault, "search", "lease", "--mode", m, env=embed) for m in MODES]
+    answered = all(
+        answer(vault, args, embed) == (base / name).read_text(encoding="utf-8")
+        for name, args in ANSWERS.items()
+    )
     runs += [status, k0(vault, "log", "list"), k0(vault, "doctor", "--fix")]
     fixed = whole(k0(vault, "status", "--json"), k0(vault, "log", "list", "--json"), notes)
     rebuild = k0(vault, "scan", "--rebuild")
@@ -196,18 +301,30 @@ def try_case(
     restored_on_read = name == "offload rows deleted" and status.returncode == 0
     # SQLite discards a WAL whose checksums fail: nothing is read wrong, nothing is lost
     harmless = name in HARMLESS and status.returncode == 0 and runs[0].returncode == 0
+    # a damaged cache file is never used: the answers it serves are those made before the damage
+    unused = bool(private) and answered and all(r.returncode == 0 for r in runs)
+    ENV.pop("XDG_CACHE_HOME", None)
+    ENV.update(CACHE)
     return {
         "damage": name,
-        "detected": status.returncode != 0 or restored_on_read or harmless,
+        "detected": status.returncode != 0 or restored_on_read or harmless or unused,
         "line": line
         if status.returncode
-        else ("restored on read" if restored_on_read else "harmless" if harmless else ""),
+        else (
+            "restored on read"
+            if restored_on_read
+            else "harmless"
+            if harmless
+            else "not used, answers unchanged"
+            if unused
+            else ""
+        ),
         "tracebacks": sum("Traceback" in r.stderr for r in runs),
         "doctor": doctor,  # fixed by it: the rebuild finds the index healthy
         "rebuild called it healthy": "healthy" in rebuild.stderr
         and "corrupt" in line
         and not doctor,
-        "recovered": whole(after, listed, notes) == OFFLOADS,
+        "recovered": whole(after, listed, notes) == OFFLOADS and (answered or not private),
         "lost": OFFLOADS - whole(after, listed, notes, any_count=True),
         "after": "" if after.returncode == 0 else last_line(after.stderr),
     }
@@ -225,10 +342,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=30)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--only", default="", help="only the kinds whose name holds one of these")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        CACHE["XDG_CACHE_HOME"] = os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")
+        ENV.update(CACHE)
         template(Path(tmp), args.notes)
-        rows = [try_case(Path(tmp), n, damage, args.notes) for n, damage in CASES.items()]
+        parts = args.only.split(",")
+        kinds = {n: damage for n, damage in CASES.items() if any(p in n for p in parts)}
+        rows = [try_case(Path(tmp), n, damage, args.notes) for n, damage in kinds.items()]
     for r in rows if not args.json else []:
         print(
             f"{r['damage']:<30} detected={'yes' if r['detected'] else 'NO ':<3} "
