@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import threading
 
     from k0maru.index.scan_result import ProgressFn
+    from k0maru.index.store import Store
     from k0maru.offload.records import OffloadRecord
     from k0maru.search.filters import Filters
     from k0maru.service.models import (
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
         VaultStatus,
     )
     from k0maru.service.session import VaultSession
-    from k0maru.wiring.vault import Vault
+    from k0maru.wiring.vault import IndexReport, Vault
 
 DEFAULT_LOG_LINES = 120
 QUERY_ECHO_CHARS = 80  # a pasted backtrace as the query is not sent back whole
@@ -611,21 +612,11 @@ class Service:
         with self._session.session(fresh=False, write=True) as vault:
             if full and not rebuild:  # a full scan also vouches for the file it rewrites
                 vault.store.require_sound()
-            kept = _readable_offloads(vault) if rebuild else []
-            moved, why = vault.rebuild() if rebuild else (None, "")
-            if rebuild:  # until the scan below completes, `status` says notes are missing
-                vault.mark_rebuilding()
-            report = vault.index_or_put_back(  # a rebuild that fails puts the old index back
-                moved,
-                full=full or rebuild,
-                snapshot_first=False,
-                scan_progress=self._session.scan_progress,
-                embed=False,
-                lexical=True,
+            moved, why, data = (
+                self._rebuild(vault)
+                if rebuild
+                else (None, "", self._index_all(vault, full).as_dict())
             )
-            data = report.as_dict()
-            if rebuild:
-                data["warnings"] += _restore_offloads(vault, kept)
             pending = vault.store.unembedded_chunks() if vault.settings.embed else 0
             model, warning = check_model(vault.settings.model_path, vault.settings.embed)
             if pending and model is None:
@@ -636,6 +627,46 @@ class Service:
                 pending_embedding=pending if model and not vault.store.readonly else 0,
                 moved_aside=MovedIndex(path=str(moved), why=why) if moved else None,
             )
+
+    def _index_all(self, vault: Vault, full: bool) -> IndexReport:
+        return vault.index(
+            full=full,
+            snapshot_first=False,
+            scan_progress=self._session.scan_progress,
+            embed=False,
+            lexical=True,
+        )
+
+    def _rebuild(self, vault: Vault) -> tuple[Path | None, str, dict[str, Any]]:
+        """A new index built beside the old one (`<index>.new`, readers meanwhile answer from the
+        old) from every note, the offload records put back, then swapped in whole by one rename:
+        (where the old index went, why it was rebuilt, the scan's report). A build that fails
+        leaves the old index in place, untouched, and says so in one line."""
+        from k0maru.index import db, snapshot, store
+        from k0maru.wiring.vault import Vault as Fresh
+        from k0maru.wiring.vault import prune_old_copies, room_to_rebuild
+
+        path = store.db_path(vault.root)
+        room_to_rebuild(path)
+        health = vault.health()
+        kept = _readable_offloads(vault) if path.exists() else []
+        new = store.beside(path)
+        try:
+            with Fresh(vault.root, vault.settings, index=new) as fresh:
+                data = self._index_all(fresh, full=True).as_dict()
+                data["warnings"] += _restore_offloads(fresh, kept)
+            moved = store.swap_in(new, path, "corrupt" if health else "old", _open_or_none(vault))
+        except (K0maruError, db.DatabaseError, OSError) as exc:
+            store.discard(new)
+            raise _rebuild_stopped(exc, new) from exc
+        vault.close()  # this process's connections reopen the new index
+        snapshot.forget(vault.root)
+        prune_old_copies(path)
+        return (
+            moved,
+            f"corrupt: {health}" if health else "healthy (quick_check ok), rebuilt on request",
+            data,
+        )
 
     def status(self, check: bool = True) -> VaultStatus:
         """What the index holds and lacks, and whether the worker runs; never creates an index.
@@ -795,6 +826,30 @@ def _check_kind(kind: str, present: set[str]) -> None:
         + (f"; did you mean {maybe[0]}?" if maybe else ";")
         + f" the kinds of note here: {', '.join(known)}"
     )
+
+
+def _open_or_none(vault: Vault) -> Store | None:
+    """The vault's open index, None when it does not open (damaged: a rebuild moves it as it is)."""
+    from k0maru.index import db
+
+    try:
+        return vault.store
+    except (K0maruError, db.DatabaseError):
+        return None
+
+
+def _rebuild_stopped(exc: BaseException, new: Path) -> K0maruError:
+    """A rebuild's build that failed, as one line: the old index was never touched."""
+    from k0maru.index import db
+
+    if isinstance(exc, db.DatabaseError):
+        exc = db.translate_error(exc, new)
+    error = exc if isinstance(exc, K0maruError) else K0maruError(str(exc))
+    said = f"the rebuild stopped ({error.reason}); the old index stays in place"
+    try:  # its kind kept: the exit code says a full disk, a read-only folder
+        return type(error)(said, hint=error.hint)
+    except TypeError:
+        return K0maruError(said, hint=error.hint)
 
 
 def _readable_offloads(vault: Vault) -> list[OffloadRecord]:

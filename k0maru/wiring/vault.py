@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -26,7 +25,7 @@ from k0maru.layout import CONFIG_FILE, STATE_DIR, resolve_vault
 from k0maru.memory import release_free_memory
 
 if TYPE_CHECKING:  # heavy modules (numpy, onnxruntime, bm25s) load only when a command needs them
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
 
     from k0maru.notes.conventions import Conventions
     from k0maru.search.embedding import Embedder
@@ -111,9 +110,11 @@ MODEL_DIGEST = "embed_model_sha256"  # the model file's checksum when its vector
 
 
 class Vault:
-    def __init__(self, root: Path, settings: Settings):
+    def __init__(self, root: Path, settings: Settings, index: Path | None = None):
+        """`index`: another index file than the vault's own (a rebuild builds its new one there)."""
         self.root = root
         self.settings = settings
+        self.index_path = index
         self._local = threading.local()  # this thread's store and recall
         self._stores: dict[threading.Thread, Store] = {}  # every open one, closed by close()
         self._lexical: tuple[object, LexicalCache] | None = None  # (file identity, its BM25 cache)
@@ -130,7 +131,6 @@ class Vault:
         self.lean = (
             False  # the embedding worker: an index connection that maps nothing and caches little
         )
-        self.rebuilt_from: Path | None = None  # where the last rebuild moved the old index
         self.repairs: list[str] = []  # what the open checks repaired, for the next answer to say
 
     @classmethod
@@ -169,7 +169,9 @@ class Vault:
         """This thread's connection to the index (opened on first use)."""
         store = self._store
         if store is None:
-            store = Store.open(self.root, self.settings.busy_timeout_ms, lean=self.lean)
+            store = Store.open(
+                self.root, self.settings.busy_timeout_ms, lean=self.lean, path=self.index_path
+            )
             try:
                 self._repaired(store.open_checks())
             except K0maruError:
@@ -198,7 +200,7 @@ class Vault:
 
     def doctor(self, fix: bool) -> tuple[list[str], list[str]]:
         """The whole check: the file (SQLite's quick_check, its tables), every derived row against
-        the notes' (`integrity_store.deep`), what every reader decodes (`reader_problem`) and the
+        the notes' (`integrity_store.deep`), every row decoded (`file_problem`) and the
         model file against the one the vectors were made with. Returns (what was repaired, what
         is wrong); with `fix`, the derived rows are rebuilt from the notes' first."""
         store = self.store  # the open checks repair the counts, said in take_repairs
@@ -208,7 +210,7 @@ class Vault:
         if fix:
             self._repair_deep(store)
         found = [f"the index is damaged: {f.what}" for f in store.damage()]
-        problem = store.reader_problem()
+        problem = store.file_problem()  # the derived rows' damage is named above, once
         found += [f"the index does not read back: {problem}"] if problem else []
         found += [m] if (m := self._model_changed(fix)) else []
         return self.take_repairs(), found
@@ -532,80 +534,6 @@ class Vault:
 
         return IncrementalScanner(self.store, self.settings).pending()
 
-    def rebuild(self) -> tuple[Path | None, str]:
-        """Move the index aside and start a new one; returns where the old one went and why it was
-        moved: named `.corrupt-*` only when SQLite finds damage, else `.old-*` (a healthy index
-        rebuilt on request). Processes that hold the old file notice (`Store.replaced`) and reopen.
-        The move is made holding the old file's write lock (when it can be taken), so another
-        process's write lands either before it or, finding the file replaced, nowhere
-        (`BaseStore.transaction`)."""
-        path = db_path(self.root)
-        room_to_rebuild(path)
-        why = self._health()
-        moved = None
-        with contextlib.ExitStack() as held:
-            with contextlib.suppress(
-                K0maruError, db.DatabaseError
-            ):  # a damaged or unreadable file: moved as is
-                held.enter_context(self.store.transaction())
-            if path.exists():
-                label = "old" if why is None else "corrupt"
-                moved = path.with_name(f"{path.name}.{label}-{int(time.time())}")
-                shutil.move(str(path), moved)
-            for suffix in ("-wal", "-shm"):
-                side = path.with_name(path.name + suffix)
-                if side.exists():
-                    shutil.move(
-                        str(side), str(moved) + suffix if moved else side.with_suffix(".old")
-                    )
-        self.close()
-        self.rebuilt_from = moved
-        prune_old_copies(path)
-        why = why and f"corrupt: {why}"
-        return moved, why or "healthy (quick_check ok), rebuilt on request"
-
-    def index_or_put_back(self, moved: Path | None, **choices: Unpack[IndexChoices]) -> IndexReport:
-        """`index`, into the new file of a rebuild that moved the old one to `moved`: when it fails,
-        the old file is put back (`put_back`), so a rebuild never leaves less than it found."""
-        with self._or_put_back(moved):
-            return self.index(**choices)
-
-    @contextlib.contextmanager
-    def _or_put_back(self, moved: Path | None) -> Iterator[None]:
-        try:
-            yield
-        except (K0maruError, db.DatabaseError, OSError) as exc:
-            if moved is None:
-                raise
-            if isinstance(exc, db.DatabaseError):
-                exc = db.translate_error(exc, db_path(self.root))
-            error = exc if isinstance(exc, K0maruError) else K0maruError(str(exc))
-            raise self.put_back(moved, error) from exc
-
-    def put_back(self, moved: Path, error: K0maruError) -> K0maruError:
-        """A rebuild that failed before its index was whole: the index it moved aside (`moved`) is
-        put back in place of the partial one; returns the error saying so in one line."""
-        self.close()
-        path = db_path(self.root)
-        for suffix in ("", "-wal", "-shm"):
-            side = Path(f"{moved}{suffix}")
-            with contextlib.suppress(OSError):
-                Path(f"{path}{suffix}").unlink()
-                if side.exists():
-                    os.replace(side, f"{path}{suffix}")
-        snapshot.forget(self.root)
-        said = f"the rebuild stopped ({error.reason}); the old index is back in place"
-        try:  # its kind kept: the exit code says a full disk, a read-only folder
-            return type(error)(said, hint=error.hint)
-        except TypeError:
-            return K0maruError(said, hint=error.hint)
-
-    def mark_rebuilding(self) -> None:
-        """A new index starts: marked unfinished until a whole scan has put every note in it (the
-        old one put back when even that fails)."""
-        with self._or_put_back(self.rebuilt_from), self.store.transaction():
-            self.store.set_meta(REBUILDING, "1")
-
     def skipped_files(self) -> list[tuple[str, str]]:
         """(vault path, why) of the files the scans skipped and the folders and links the last whole
         walk did not follow, as the scans recorded them (no walk here), by path."""
@@ -634,7 +562,7 @@ class Vault:
         why = "a rebuild stopped before it finished" if rebuilding else "the index is empty"
         return f"{why}: {missing} note(s) are not in the index; run `k0maru scan`"
 
-    def _health(self) -> str | None:
+    def health(self) -> str | None:
         """None when the index opens and reads back whole (`reader_problem`), else what is wrong."""
         from k0maru.errors import IndexCorruptError
 

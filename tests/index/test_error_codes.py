@@ -119,5 +119,5 @@ def test_status_names_the_damage_whatever_its_words(
         raise db.corrupt_error(db_path(vault), "row 3 (of t); then more")
 
     monkeypatch.setattr(v.store, "reader_problem", damaged)
-    assert v._health() == "row 3 (of t); then more"
+    assert v.health() == "row 3 (of t); then more"
     v.close()

@@ -91,16 +91,17 @@ def test_a_rebuild_keeps_every_offload_record_and_reports_a_garbage_sidecar(vaul
         assert svc.status().problems == []  # the sidecar was written again from the record
 
 
-def test_status_reports_a_rebuild_that_stopped_before_its_scan(vault: Path) -> None:
+def test_a_rebuild_killed_before_its_swap_leaves_the_old_index_whole(vault: Path) -> None:
     indexed(vault)
-    with Vault.open(vault, embed=False) as v:  # what a rebuild killed during its scan leaves
-        v.rebuild()
-        v.mark_rebuilding()
+    new = db_path(vault).with_name("index.sqlite.new")
+    settings = Vault.open(vault, embed=False).settings
+    with Vault(vault, settings, index=new) as v:  # what a rebuild killed during its build leaves
         v.index(only=["notes/n0.md"], embed=False)
     with service(vault) as svc:
-        assert any("rebuild stopped" in p and "5 note(s)" in p for p in svc.status().problems)
-        svc.scan()
-        assert svc.status().problems == []
+        assert svc.status().problems == [] and svc.status().documents == 6
+        svc.scan(rebuild=True)
+        assert svc.status().documents == 6
+    assert not new.exists()
 
 
 def test_rebuilds_keep_two_old_copies_and_status_counts_the_live_index_alone(vault: Path) -> None:

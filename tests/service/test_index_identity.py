@@ -130,9 +130,10 @@ def test_a_write_to_a_moved_aside_index_is_refused(vault: Path) -> None:
     with Vault.open(vault, embed=False) as v:
         v.index()
     with Store.open(vault) as old:
-        with Vault.open(vault, embed=False) as other:
-            moved, _ = other.rebuild()
-        assert moved is not None
+        with server_session(vault) as other:
+            aside = other.scan(rebuild=True).moved_aside
+        assert aside is not None
+        moved = Path(aside.path)
         with (
             pytest.raises(IndexReplacedError, match="moved aside or replaced"),
             old.transaction(),
@@ -159,11 +160,11 @@ def test_the_worker_writes_no_batch_into_the_moved_aside_file(vault: Path) -> No
     backlog_vault(vault, 150)
     assert worker.request(vault)
     _wait_for_vectors(db_path(vault), 120, "the worker embedded nothing")
-    with Vault.open(vault, embed=False) as v:
-        moved, _ = v.rebuild()
-        assert moved is not None
+    with server_session(vault) as v:
+        moved_aside = v.scan(rebuild=True).moved_aside
+        assert moved_aside is not None
+        moved = Path(moved_aside.path)
         aside = _embedded(moved)  # read the moment the rebuild returns
-        v.index(embed=False)  # what `scan --rebuild` does next
     try:
         worker.request(vault)
         _wait_for_vectors(db_path(vault), 120, "the worker never came to the new index")

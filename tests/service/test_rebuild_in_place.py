@@ -1,5 +1,7 @@
-"""A rebuild never leaves less than it found (#61): one that cannot be whole (a full disk, a state
-folder that cannot be written) leaves the old index in place and says why in one line."""
+"""A rebuild never leaves less than it found (#61): the new index is built beside the old one
+(`index.sqlite.new`) while readers answer from the old, and renamed over it only when whole; one
+that cannot be whole (a full disk, a state folder that cannot be written) leaves the old index in
+place, untouched, and says why in one line."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from k0maru.errors import IndexDiskFullError
+from k0maru.errors import IndexDiskFullError, K0maruError
 from k0maru.index.store import Store, db_path
 from k0maru.service.operations import Service
 from k0maru.service.session import VaultSession
@@ -35,18 +37,47 @@ def documents(vault: Path) -> int:
         return store.counts()["documents"]
 
 
-def test_a_rebuild_that_fails_puts_the_old_index_back(vault: Path) -> None:
+def test_a_rebuild_whose_build_fails_leaves_the_old_index_untouched(vault: Path) -> None:
     indexed(vault)
     before = os.stat(db_path(vault)).st_ino
-    with Vault.open(vault, embed=False) as v:
-        moved, _ = v.rebuild()
-        assert moved is not None
-        v.mark_rebuilding()
-        v.index(only=["notes/n0.md"], embed=False)  # a partial new index
-        error = v.put_back(moved, IndexDiskFullError("the disk is full"))
-    assert "old index is back in place" in str(error) and "\n" not in str(error)
+    new = db_path(vault).with_name("index.sqlite.new")
+    (new / "x").mkdir(parents=True)  # the new index cannot be made there
+    with (
+        Service(VaultSession(Vault.open(vault, embed=False), rescan_interval=0)) as svc,
+        pytest.raises(K0maruError, match="old index stays in place") as raised,
+    ):
+        svc.scan(rebuild=True)
+    assert "\n" not in str(raised.value) and "is a folder" in str(raised.value)
     assert os.stat(db_path(vault)).st_ino == before
     assert documents(vault) == NOTES
+    assert list(db_path(vault).parent.glob("index.sqlite.old-*")) == []
+
+
+def test_readers_answer_from_the_old_index_until_the_new_one_is_whole(vault: Path) -> None:
+    indexed(vault)
+    before = os.stat(db_path(vault)).st_ino
+    seen: list[tuple[int, int, int]] = []
+
+    def meanwhile(done: int, total: int) -> None:  # called while the new index is built
+        if seen:
+            return
+        with Service(VaultSession(Vault.open(vault, embed=False), rescan_interval=0)) as reader:
+            hits = reader.recall("lease renewal", mode="bm25", limit=200).hits
+            seen.append(
+                (len({h.path for h in hits}), documents(vault), os.stat(db_path(vault)).st_ino)
+            )
+
+    session = VaultSession(
+        Vault.open(vault, embed=False), rescan_interval=0, scan_progress=meanwhile
+    )
+    with Service(session) as svc:
+        moved = svc.scan(rebuild=True).moved_aside
+        assert moved is not None and moved.why.startswith("healthy")
+        assert svc.status().documents == NOTES
+    assert seen == [(NOTES, NOTES, before)]  # the old index, whole, at its path
+    assert os.stat(db_path(vault)).st_ino != before
+    assert os.stat(moved.path).st_ino == before
+    assert not db_path(vault).with_name("index.sqlite.new").exists()
 
 
 def test_a_rebuild_without_room_for_the_new_index_moves_nothing(
@@ -68,7 +99,7 @@ def test_a_rebuild_without_room_for_the_new_index_moves_nothing(
 @pytest.mark.slow
 def test_scan_rebuild_on_a_full_disk_leaves_the_old_index(vault: Path) -> None:
     """The real command, in a process whose files cannot grow past 64 KB (RLIMIT_FSIZE): the new
-    index cannot be whole, the old one is back, one line says why."""
+    index cannot be whole, the old one was never touched, one line says why."""
     indexed(vault)
     before = os.stat(db_path(vault)).st_ino
     assert db_path(vault).stat().st_size > 64 * 1024
@@ -86,7 +117,7 @@ def test_scan_rebuild_on_a_full_disk_leaves_the_old_index(vault: Path) -> None:
         env={**os.environ, "K0MARU_EMBED": "false"},
     )
     assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
-    assert "old index is back in place" in r.stderr, r.stderr
+    assert "old index stays in place" in r.stderr, r.stderr
     assert os.stat(db_path(vault)).st_ino == before
     assert documents(vault) == NOTES
 
