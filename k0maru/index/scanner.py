@@ -20,27 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from k0maru.config import Settings
-from k0maru.fsutil import open_regular
 from k0maru.index import PARSER_VERSION
-from k0maru.index.copies import signature
 from k0maru.index.document_store import NoteRecord
 from k0maru.index.kind_rules import KIND_FOLDERS_META, decide_again, decided_kind
 from k0maru.index.link_resolution import note_names
-from k0maru.index.markdown import (
-    Link,
-    ParsedNote,
-    chunk_note,
-    hash_bytes,
-    parse_note,
-    split_frontmatter,
-)
+from k0maru.index.markdown import Link
+from k0maru.index.prepare import Job, Prepared, prepare
 from k0maru.index.scan_result import REBUILDING, SKIPPED, WALK_SKIPS, ProgressFn, ScanResult
 from k0maru.index.snapshot import Walk
 from k0maru.index.store import CachedDoc, Store
 from k0maru.index.walker import Entry, VaultWalker
-from k0maru.text import printable
 
-_BINARY_PROBE = 8192
 BATCH_SECONDS = 0.5
 GROUP = 64  # files re-checked against the index with one query
 LINKS_DIRTY = "links_dirty"  # key names whose links to re-resolve (JSON), "1" for every link
@@ -259,9 +249,16 @@ class IncrementalScanner:
         full: bool,
     ) -> None:
         """Apply the work in transactions of about BATCH_SECONDS each; each file is re-checked under
-        the lock (another writer may have indexed it meanwhile)."""
+        the lock (another writer may have indexed it meanwhile). Each group's files are read and
+        parsed (index/prepare.py) before its writes."""
         total = len(work)
+        cap, chars = self.settings.max_file_bytes, self.settings.chunk_chars
+        jobs = [
+            Job(e.rel, e.abspath, e.size, cap, k.xxh3_64 if k else None, full, chars)
+            for e, k in work
+        ]
         done = 0
+        ready = map(prepare, jobs)
         while done < total:
             with self.store.transaction():
                 t_batch = time.perf_counter()
@@ -270,7 +267,8 @@ class IncrementalScanner:
                 while done < total and time.perf_counter() - t_batch < BATCH_SECONDS:
                     group = [entry for entry, _ in work[done : done + GROUP]]
                     done += len(group)
-                    batch_changed |= self._apply_group(group, result, full, links)
+                    prepared = [next(ready) for _ in group]
+                    batch_changed |= self._apply_group(group, prepared, result, full, links)
                     if progress is not None:
                         progress(done, total)
                 if links:  # links to notes of later batches are resolved at the end of the scan
@@ -280,18 +278,24 @@ class IncrementalScanner:
                 self._mark_links_dirty()
 
     def _apply_group(
-        self, group: list[Entry], result: ScanResult, full: bool, links: list[tuple[int, Link]]
+        self,
+        group: list[Entry],
+        prepared: list[Prepared],
+        result: ScanResult,
+        full: bool,
+        links: list[tuple[int, Link]],
     ) -> bool:
-        """Index the files of `group` that differ from the index, re-checked under the lock; their
-        links are added to `links`. Whether any document changed."""
+        """Index the files of `group` (read and parsed ahead: `prepared`) that differ from the
+        index, re-checked under the lock; their links are added to `links`. Whether any document
+        changed."""
         changed = False
         cached = self.store.cached_documents([e.rel for e in group])
-        for entry in group:
+        for entry, ready in zip(group, prepared, strict=True):
             known = cached.get(entry.rel)
             if not full and same_stat(known, entry):
                 result.unchanged += 1
                 continue
-            one_changed, new_links = self._apply_one(entry, known, result, full)
+            one_changed, new_links = self._apply_one(entry, known, result, full, ready)
             changed |= one_changed
             links.extend(new_links)
         return changed
@@ -387,84 +391,37 @@ class IncrementalScanner:
         yield from allowed.values()
 
     def _apply_one(
-        self, entry: Entry, known: CachedDoc | None, result: ScanResult, full: bool
+        self, entry: Entry, known: CachedDoc | None, result: ScanResult, full: bool, ready: Prepared
     ) -> tuple[bool, list[tuple[int, Link]]]:
-        """Read, hash and (if needed) parse one file; returns whether the index changed, and its
-        links. Its outcomes in order: too big, gone, unreadable, the same bytes, not UTF-8 text,
-        parsed."""
-        data = self._read(entry, known, result)
-        if data is None:
+        """Index one file as read and parsed ahead (`ready`); returns whether the index changed,
+        and its links. Its outcomes in order: skipped unread (too big, gone, unreadable), the same
+        bytes, skipped (not UTF-8 text, unparsable), parsed."""
+        if ready.read < 0:
+            self._skip(result, entry, known, ready.skip or "unreadable")
             return known is not None, []
         result.files_read += 1
-        result.bytes_read += len(data)
-        digest = hash_bytes(data)
-        if known is not None and known.xxh3_64 == digest and not full:
+        result.bytes_read += ready.read
+        if known is not None and known.xxh3_64 == ready.digest and not full:
             self.store.touch_document(
                 known.id, entry.mtime_ns, entry.size, entry.ctime_ns, entry.inode
             )
             result.unchanged += 1
             result.touched += 1
             return False, []
-        text = self._text(entry, known, result, data)
-        note = _parse(entry.rel, text) if text is not None else None
-        if note is None:
-            if text is not None:
-                self._skip(result, entry, known, "the parser failed on it; please report it")
+        if ready.note is None and ready.skip is None:  # left unparsed for a digest since replaced
+            cap, chars = self.settings.max_file_bytes, self.settings.chunk_chars
+            ready = prepare(Job(entry.rel, entry.abspath, entry.size, cap, None, True, chars))
+        if ready.note is None:
+            self._skip(result, entry, known, ready.skip or "unreadable")
             return known is not None, []
-        return True, self._store_note(entry, known, result, note, digest)
-
-    def _read(self, entry: Entry, known: CachedDoc | None, result: ScanResult) -> bytes | None:
-        """The file's bytes; None when it is skipped (too big, gone, unreadable)."""
-        cap = self.settings.max_file_bytes
-        if entry.size > cap:
-            self._skip(
-                result,
-                entry,
-                known,
-                f"{entry.size:,} bytes is above max_file_bytes={cap:,}; "
-                "raise it in .k0maru/config.toml or exclude the file",
-            )
-            return None
-        try:  # a file that became a FIFO since the walk is refused, not waited on
-            with open_regular(entry.abspath) as fh:
-                return fh.read()
-        except FileNotFoundError:
-            why = "it vanished during the scan (deleted or renamed meanwhile)"
-        except OSError as exc:
-            why = f"unreadable ({exc.strerror}); check its permissions"
-        self._skip(result, entry, known, why)
-        return None
-
-    def _text(
-        self, entry: Entry, known: CachedDoc | None, result: ScanResult, data: bytes
-    ) -> str | None:
-        """The file as UTF-8 text without a byte-order mark; None when it is skipped (UTF-16 or
-        UTF-32, binary, not UTF-8)."""
-        if wide_text(data[:_BINARY_PROBE]):
-            self._skip(result, entry, known, "UTF-16/UTF-32 text; re-save it as UTF-8")
-            return None
-        if b"\x00" in data[:_BINARY_PROBE]:
-            why = "binary content (NUL bytes); exclude it or remove it from the vault"
-            self._skip(result, entry, known, why)
-            return None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            why = f"not valid UTF-8 (byte {exc.start}); re-save it as UTF-8"
-            self._skip(result, entry, known, why)
-            return None
-        return text.removeprefix("\ufeff")
+        return True, self._store_note(entry, known, result, ready)
 
     def _store_note(
-        self,
-        entry: Entry,
-        known: CachedDoc | None,
-        result: ScanResult,
-        note: ParsedNote,
-        digest: str,
+        self, entry: Entry, known: CachedDoc | None, result: ScanResult, ready: Prepared
     ) -> list[tuple[int, Link]]:
         """Write a parsed note (row, tags, aliases, chunks); returns its links."""
-        store = self.store
+        store, note, digest = self.store, ready.note, ready.digest
+        assert note is not None
         result.warnings.extend(note.warnings)
         record = NoteRecord(
             entry.rel,
@@ -480,14 +437,14 @@ class IncrementalScanner:
             entry.ctime_ns,
             entry.inode,
             note.lang,
-            signature(note.body),
+            ready.sig,
         )
         doc_id = store.upsert_document(record, known.id if known else None)
         if known is not None or note.tags:
             store.set_tags(doc_id, note.tags, new=known is None)
         if known is not None or note.aliases:
             self.changed_names |= store.set_aliases(doc_id, note.aliases)
-        chunks = chunk_note(note.title, note.body, self.settings.chunk_chars, note.body_line)
+        chunks = ready.chunks
         if known is None:
             store.insert_chunks(chunks, doc_id)
             result.new_chunks += len(chunks)
@@ -542,30 +499,3 @@ def dirty_names(value: str | None) -> set[str] | None:
         return None
     names: list[str] = json.loads(value)
     return set(names)
-
-
-def wide_text(head: bytes) -> bool:
-    """Whether a file's first bytes look like UTF-16 or UTF-32 text (a byte-order mark, or ASCII
-    with every other byte NUL), which wants re-saving as UTF-8, not removing as binary."""
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:4] == b"\x00\x00\xfe\xff":
-        return True
-    half = len(head) // 2
-    return half >= 8 and max(head[0::2].count(0), head[1::2].count(0)) >= 0.9 * half
-
-
-def _parse(rel: str, text: str) -> ParsedNote | None:
-    """The note parsed, its title without control characters (titles reach terminals). One note
-    never stops a scan: if the parser fails on its frontmatter all the same, it is parsed without it
-    (one warning), and None when even that fails."""
-    try:
-        note = parse_note(rel, text)
-    except Exception as exc:  # one note never stops the scan
-        try:
-            body = split_frontmatter(text)[1]
-            note = parse_note(rel, body)
-        except Exception:
-            return None
-        note.body_line = text.count("\n", 0, len(text) - len(body)) + 1
-        note.warnings.append(f"{rel}: frontmatter unusable ({exc}); indexed without frontmatter")
-    note.title = printable(note.title).strip() or "untitled"
-    return note
