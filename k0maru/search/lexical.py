@@ -147,14 +147,24 @@ class TermIds(dict[str, int]):
         return tid
 
 
-def term_ids(
-    rows: Iterable[tuple[int, int, str, str, str, str]], vocab: TermIds
-) -> Iterator[tuple[int, int, list[int]]]:
-    """(chunk id, doc id, its terms as ids in `vocab`) of each (chunk id, doc id, title, heading,
-    text, language) row; a term new to `vocab` gets the next id."""
-    ids = vocab.__getitem__
-    for chunk_id, doc_id, title, heading, text, lang in rows:
-        yield chunk_id, doc_id, list(map(ids, tokenize(f"{title}\n{heading}\n{text}", INDEX, lang)))
+class Built:
+    """Every term's postings of a segment built here, as two buffers (chunk positions, scores) and
+    each term's bounds in them, each term's bytes cut only when asked for (saved or queried)."""
+
+    def __init__(self, where: bytes, score: bytes, bounds: array[int], vocab: dict[str, int]):
+        self.where, self.score, self.bounds, self.vocab = where, score, bounds, vocab
+
+    def get(self, term: str) -> tuple[bytes, bytes] | None:
+        i = self.vocab.get(term)
+        if i is None or i + 1 >= len(self.bounds):  # bm25s adds "", a term of no chunk
+            return None
+        at, end = self.bounds[i], self.bounds[i + 1]
+        return self.where[at:end], self.score[at:end]
+
+    def items(self) -> Iterator[tuple[str, tuple[bytes, bytes]]]:
+        for term in self.vocab:
+            if (got := self.get(term)) is not None:
+                yield term, got
 
 
 class MainSegment:
@@ -169,7 +179,7 @@ class MainSegment:
         avgdl: float,
         num_docs: int,
         version: int,
-        built: dict[str, tuple[bytes, bytes]] | None = None,
+        built: Built | None = None,
     ):
         self.chunk_ids = chunk_ids
         self.doc_ids = doc_ids
@@ -190,25 +200,28 @@ class MainSegment:
         # the chunks stream from the index, each kept only as its term ids (4 bytes a term, not a
         # string each), so a large vault never holds every text and token list at once
         vocab = TermIds()
+        ids = vocab.__getitem__
         chunk_ids, doc_ids, corpus = array("q"), array("q"), []
-        for chunk_id, doc_id, ids in term_ids(store.lexical_corpus(), vocab):
+        for chunk_id, doc_id, title, heading, text, lang in store.lexical_corpus():
             chunk_ids.append(chunk_id)
             doc_ids.append(doc_id)
-            corpus.append(array("I", ids))
+            corpus.append(
+                array("I", map(ids, tokenize(f"{title}\n{heading}\n{text}", INDEX, lang)))
+            )
         if not vocab:  # nothing indexable (e.g. only one-letter words): an empty index, not a crash
-            return cls(chunk_ids, doc_ids, 1.0, 0, version, {})
+            return cls(chunk_ids, doc_ids, 1.0, 0, version, Built(b"", b"", array("q"), {}))
+        avgdl = max(sum(map(len, corpus)) / len(corpus), 1.0)
+        store.unmap_corpus()
         bm25 = bm25s.BM25(k1=K1, b=B, method="lucene")
         bm25.index((corpus, dict(vocab)), show_progress=False)
+        del corpus, vocab  # freed before the postings are drawn from the scores
         m = bm25.scores
-        where = np.asarray(m["indices"], dtype=np.int32).tobytes()
-        score = np.asarray(m["data"], dtype=np.float32).tobytes()
-        bounds = (np.asarray(m["indptr"], dtype=np.int64) * 4).tolist()
-        built = {
-            term: (where[bounds[i] : bounds[i + 1]], score[bounds[i] : bounds[i + 1]])
-            for term, i in bm25.vocab_dict.items()
-            if i + 1 < len(bounds)  # bm25s adds "", a term of no chunk
-        }
-        avgdl = max(sum(map(len, corpus)) / len(corpus), 1.0)
+        built = Built(
+            np.asarray(m["indices"], dtype=np.int32).tobytes(),
+            np.asarray(m["data"], dtype=np.float32).tobytes(),
+            array("q", (np.asarray(m["indptr"], dtype=np.int64) * 4).tobytes()),
+            bm25.vocab_dict,
+        )
         return cls(chunk_ids, doc_ids, avgdl, int(m["num_docs"]), version, built)
 
     def postings(self, term: str) -> Posting | None:
@@ -223,7 +236,7 @@ class MainSegment:
         missing = [t for t in dict.fromkeys(terms) if t not in self._read]
         if not missing:
             return
-        rows = self.built
+        rows: Built | dict[str, tuple[bytes, bytes]] | None = self.built
         if rows is None:
             rows = store.bm25_terms(self.version, missing) if store is not None else None
             if rows is None:
