@@ -9,21 +9,32 @@ query latency), the alternative the design had to rule in or out. The quality
 figures (the delta against a full rebuild and FTS5's bm25() on the labelled sets, nDCG@10) came from
 its `--skip-speed` half: `git show bb736b0:scripts/benches/lexical.py`.
 
+A build (`--build DIR`, repeatable): `k0maru scan --no-embed` of each real vault into a new index
+(wall, CPU, peak RSS of the process tree's largest process) against SQLite FTS5's build of the same
+pages in a Python process (read every note, one insert each, one transaction), interleaved rounds,
+medians; `--before PATH` adds the same build by the code at PATH (a worktree, put first on the
+PYTHONPATH).
+
     python scripts/bench.py lexical [--notes 38000] [--queries 100] [--json]
+    python scripts/bench.py lexical --build DIR [--build DIR] [--runs 3] [--before PATH] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import sqlite3
 import statistics
+import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
-from bench import emit
+from bench import K0, REPO, Sample, emit, interleave, like_a_users_install, median, timed
 from vaultgen import SYMBOLS, WORDS, generate
 
 from k0maru.config import load_settings
@@ -31,6 +42,20 @@ from k0maru.index.scanner import IncrementalScanner
 from k0maru.index.store import Store
 from k0maru.search.lexical import LexicalCache, LexicalIndex, MainSegment
 from k0maru.search.terms import tokenize
+
+# SQLite FTS5's build of a vault's notes, the floor a lexical build is held to (#62)
+FTS5_BUILD = """import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[2])
+db.execute("CREATE VIRTUAL TABLE f USING fts5(path UNINDEXED, body)")
+with db:
+    for top, dirs, files in os.walk(sys.argv[1]):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if name.endswith(".md"):
+                path = os.path.join(top, name)
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    db.execute("INSERT INTO f VALUES (?, ?)", (path, fh.read()))
+"""
 
 
 class Fts5:
@@ -158,10 +183,57 @@ def speed(notes: int, n_queries: int) -> dict[str, float | int]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def k0_build(root: Path, before: Path | None) -> Sample:
+    """`k0maru scan --no-embed` of `root` into a new index (by the code at `before`, if given)."""
+    shutil.rmtree(root / ".k0maru", ignore_errors=True)
+    env = dict(os.environ)
+    if before is not None:
+        env["PYTHONPATH"] = str(before)
+    # `-m` puts the working folder first on the path: the code measured is the one run from
+    return timed([*K0, "scan", "--no-embed", "--vault", str(root)], cwd=before or REPO, env=env)
+
+
+def fts5_build(root: Path) -> Sample:
+    with tempfile.TemporaryDirectory(prefix="k0bench-fts5-") as tmp:
+        return timed([sys.executable, "-c", FTS5_BUILD, str(root), str(Path(tmp) / "f.db")])
+
+
+def builds(roots: list[Path], runs: int, before: Path | None) -> list[dict[str, float | int]]:
+    """Per vault: the medians of each build and the ratio of k0maru's wall to FTS5's."""
+    like_a_users_install()
+    out: list[dict[str, float | int]] = []
+    for root in roots:
+        cases: dict[str, Callable[[], Sample]] = {
+            "k0maru": partial(k0_build, root, None),
+            "fts5": partial(fts5_build, root),
+        }
+        if before is not None:
+            cases["before"] = partial(k0_build, root, before)
+        load = os.getloadavg()[0]
+        got = interleave(runs, cases)
+        row: dict[str, float | int] = {"notes": sum(1 for _ in root.rglob("*.md"))}
+        for name, samples in got.items():
+            row[f"{name}_s"] = median((s.wall for s in samples), digits=2)
+            row[f"{name}_cpu_s"] = median((s.cpu for s in samples), digits=2)
+            row[f"{name}_rss_mb"] = median(s.rss_mb for s in samples)
+        row["k0maru_vs_fts5"] = round(float(row["k0maru_s"]) / float(row["fts5_s"]), 1)
+        if before is not None:
+            row["before_vs_fts5"] = round(float(row["before_s"]) / float(row["fts5_s"]), 1)
+        row["load_before"], row["load_after"] = round(load, 1), round(os.getloadavg()[0], 1)
+        out.append(row)
+    return out
+
+
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--notes", type=int, default=38_000)
     ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--build", type=Path, action="append", help="a real vault to build, again")
+    ap.add_argument("--runs", type=int, default=3, help="interleaved rounds of each build")
+    ap.add_argument("--before", type=Path, help="a worktree of the code to compare with")
 
 
 def run(args: argparse.Namespace) -> None:
+    if args.build:
+        emit(builds(args.build, args.runs, args.before), args.json)
+        return
     emit(speed(args.notes, args.queries), args.json, 32)

@@ -5,6 +5,14 @@ it is measured). Embedding throughput against a bare session: `bench.py embed`.
 
     python scripts/bench.py search [--notes 5000] [--pending-notes 4500] [--queries 200]
         [--keep DIR] [--json]
+
+One-shot search on real vaults (`--real DIR`, repeatable; indexed first, untimed): a whole
+`k0maru search --mode bm25` process against ripgrep (`--rg PATH`: the files holding any of the
+query's words, case-folded) and qmd's BM25 search (`--qmd CMD`, each vault's index named by
+`--qmd-index`, in the order of `--real`), the same queries, interleaved, medians.
+
+    python scripts/bench.py search --real DIR [--real DIR] [--rg PATH] [--qmd CMD]
+        [--qmd-index NAME ...] [--runs 3] [--json]
 """
 
 from __future__ import annotations
@@ -12,13 +20,14 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shlex
 import tempfile
 import time
 from functools import partial
 from pathlib import Path
 
 import numpy as np
-from bench import K0, clock, emit, like_a_users_install, median, timed
+from bench import K0, clock, emit, interleave, k0, like_a_users_install, median, timed
 from vaultgen import SYMBOLS, WORDS, generate
 
 from k0maru.service import worker
@@ -29,7 +38,63 @@ def pct(values: list[float], p: float) -> float:
     return float(np.percentile(np.asarray(values), p))
 
 
+# what a reader of the tldr pages (the real vaults measured) asks for
+REAL_QUERIES = [
+    "extract a tar archive",
+    "list open network ports",
+    "undo the last git commit",
+    "convert video to gif",
+    "find files by name",
+    "show disk usage of a directory",
+]
+
+
+def real_searches(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
+    """Per real vault: the median wall of each tool's one-shot search, and k0maru's ratios."""
+    like_a_users_install()
+    env = {**os.environ, "K0MARU_HOOK_EMBED": "off"}
+    out: list[dict[str, float | int | str]] = []
+    for i, root in enumerate(args.real):
+        k0("scan", "--no-embed", "--vault", str(root), env=env)  # the index, once
+        cases = {
+            "k0maru": [
+                [*K0, "search", "--mode", "bm25", "--vault", str(root), q] for q in REAL_QUERIES
+            ]
+        }
+        if args.rg:
+            cases["rg"] = [
+                [args.rg, "-il", *(a for w in q.split() for a in ("-e", w)), str(root)]
+                for q in REAL_QUERIES
+            ]
+        if args.qmd:
+            name = ["--index", args.qmd_index[i]] if args.qmd_index else []
+            cases["qmd"] = [[*shlex.split(args.qmd), *name, "search", q] for q in REAL_QUERIES]
+        load = os.getloadavg()[0]
+        with worker.held(root) as mine:  # a held lock: no search starts the worker
+            assert mine
+            got = interleave(args.runs, {
+                tool: partial(lambda cmds: [timed(c, env=env, check=False).wall for c in cmds], cmds)
+                for tool, cmds in cases.items()
+            })  # fmt: skip
+        row: dict[str, float | int | str] = {"vault": str(root)}
+        for tool, rounds in got.items():
+            row[f"{tool}_ms"] = median((w for r in rounds for w in r), 1000)
+        for peer in ("rg", "qmd"):
+            if f"{peer}_ms" in row:
+                row[f"k0maru_vs_{peer}"] = round(
+                    float(row["k0maru_ms"]) / float(row[f"{peer}_ms"]), 2
+                )
+        row["load_before"], row["load_after"] = round(load, 1), round(os.getloadavg()[0], 1)
+        out.append(row)
+    return out
+
+
 def add_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--real", type=Path, action="append", help="a real vault searched one-shot")
+    ap.add_argument("--runs", type=int, default=3, help="interleaved rounds (--real)")
+    ap.add_argument("--rg", help="ripgrep's executable (--real)")
+    ap.add_argument("--qmd", help="qmd's command line, before its arguments (--real)")
+    ap.add_argument("--qmd-index", action="append", help="qmd's index of each --real vault")
     ap.add_argument("--notes", type=int, default=5000)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument(
@@ -44,6 +109,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    if args.real:
+        emit(real_searches(args), args.json)
+        return
     like_a_users_install()
     root = args.keep or Path(tempfile.mkdtemp(prefix="k0bench-search-"))
     if not any(root.rglob("*.md")):
