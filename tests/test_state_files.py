@@ -13,6 +13,7 @@ from k0maru.errors import ConfigError
 from k0maru.fsutil import check_state_file, ensure_state_dir, open_append
 from k0maru.index import snapshot
 from k0maru.service import worker
+from k0maru.service.operations import Service
 from tests.helpers import scan, write
 
 
@@ -37,6 +38,19 @@ def test_a_symlink_in_the_state_folder_is_refused_and_never_followed(
     assert "symbolic link" in line and "remove it" in line
     worker.log_line(vault, "a hook's line")
     assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize("operation", ["status", "doctor"])
+def test_status_and_doctor_name_a_dangling_index_link_as_scan_does(
+    vault: Path, outside: Path, operation: str
+) -> None:
+    """Before: "no index; run `k0maru scan`", which then refused the link."""
+    write(vault, "a.md", "# A\n")
+    (vault / ".k0maru").mkdir()
+    (vault / ".k0maru" / "index.sqlite").symlink_to(outside / "gone.sqlite")
+    with Service.open(str(vault), rescan=False) as svc, pytest.raises(ConfigError) as refused:
+        getattr(svc, operation)()
+    assert "symbolic link" in str(refused.value) and "remove it" in str(refused.value)
 
 
 def test_a_fifo_at_the_index_is_refused_at_once(vault: Path) -> None:

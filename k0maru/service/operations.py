@@ -675,7 +675,7 @@ class Service:
         from k0maru.index.store import db_path
         from k0maru.service.models import VaultStatus
 
-        if not db_path(self._vault.root).exists():  # status only reports; it never creates an index
+        if not os.path.lexists(db_path(self._vault.root)):  # it only reports: never creates one
             raise K0maruError(
                 f"no index in {self._vault.root}; run `k0maru scan` (or `k0maru init`) there first"
             )
@@ -704,7 +704,7 @@ class Service:
         from k0maru.index.store import db_path
         from k0maru.service.models import DoctorReport
 
-        if not db_path(self._vault.root).exists():  # it reports; it never creates an index
+        if not os.path.lexists(db_path(self._vault.root)):  # a link is refused by the open
             raise K0maruError(
                 f"no index in {self._vault.root}", hint="run `k0maru scan` there first"
             )
