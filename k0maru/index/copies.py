@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 import re
 from array import array
+from collections import Counter
 
 import xxhash
 
@@ -61,27 +62,29 @@ def similarity(a: frozenset[int], b: frozenset[int]) -> float:
 def fold(signatures: list[bytes], limit: int) -> dict[int, list[int]]:
     """The first `limit` positions of `signatures` (best first) that are no copy of an earlier kept
     one, each with the positions of its copies among all of them. A row without a signature (an
-    index from before them) is never a copy."""
+    index from before them) is never a copy. A copy shares hashes with its original, so only the
+    kept sketches sharing one are compared (`holders`), the best-ranked that passes first."""
     kept: dict[int, list[int]] = {}
     sketches = [sketch(s) for s in signatures]
+    holders: dict[int, tuple[int, ...]] = {}  # a hash: the kept positions whose sketch holds it
     for i, mine in enumerate(sketches):
-        # most pairs share few hashes: the full estimate only for those that could reach the
-        # threshold
-        original = (
-            next(
-                (
-                    k
-                    for k in kept
-                    if len(mine & sketches[k]) >= COPY_SIMILARITY * min(len(mine), len(sketches[k]))
-                    and similarity(mine, sketches[k]) >= COPY_SIMILARITY
-                ),
-                None,
-            )
-            if mine
-            else None
-        )
+        common = holders.keys() & mine
+        shared = Counter(k for h in common for k in holders[h])
+        original = next((k for k in sorted(shared) if _copy(mine, sketches[k], shared[k])), None)
         if original is not None:
             kept[original].append(i)
         elif len(kept) < limit:
             kept[i] = []
+            for h in common:
+                holders[h] += (i,)
+            holders.update(dict.fromkeys(mine - common, (i,)))
     return kept
+
+
+def _copy(mine: frozenset[int], theirs: frozenset[int], shared: int) -> bool:
+    """Whether two sketches sharing `shared` hashes are of one note: the full estimate only for
+    the pairs that could reach the threshold (most share few hashes)."""
+    return (
+        shared >= COPY_SIMILARITY * min(len(mine), len(theirs))
+        and similarity(mine, theirs) >= COPY_SIMILARITY
+    )
