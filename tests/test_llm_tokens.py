@@ -85,3 +85,38 @@ def test_counts_equal_bpe_openais_encoder_on_varied_texts(texts: list[str]) -> N
     whitespace and punctuation."""
     text = "".join(texts)
     assert count_tokens(text) == len(_oracle().encode(text)), repr(text)
+
+
+WORDS = st.text(
+    alphabet=st.one_of(
+        st.sampled_from(list("abcXYZ019'_-.:/\n")),
+        st.sampled_from(list("·…é日ß̈ ")),
+        st.characters(codec="utf-8", exclude_categories=("Cn", "Cs")),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@pytest.mark.filterwarnings("ignore:open_binary is deprecated")
+@settings(max_examples=200, deadline=None)
+@given(words=st.lists(WORDS, min_size=1, max_size=60), gap=st.sampled_from([" ", "  ", ", "]))
+def test_one_long_line_with_other_characters_counts_as_bpe_openai(
+    words: list[str], gap: str
+) -> None:
+    """A JSON answer is one line: it is cut between words, and each cut counts as in the whole."""
+    text = gap.join(words)
+    assert count_tokens(text) == len(_oracle().encode(text)), repr(text)
+
+
+@pytest.mark.filterwarnings("ignore:open_binary is deprecated")
+def test_real_pages_as_one_line_json_count_as_bpe_openai() -> None:
+    import json
+
+    root = Path(__file__).parents[1]
+    pages = sorted((root / "docs").glob("*.md")) + [root / "README.md"]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        line = json.dumps({"path": page.name, "text": text + " é · 日本"}, ensure_ascii=False)
+        assert count_tokens(line) == len(_oracle().encode(line)), page.name
+        assert count_tokens(text) == len(_oracle().encode(text)), page.name
