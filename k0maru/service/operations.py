@@ -200,7 +200,7 @@ class Service:
         compact JSON in o200k tokens), see `fit_budget`. The query comes back cut to a short
         echo."""
         from k0maru.notes.supersede import standing_first
-        from k0maru.service.models import RecallResult
+        from k0maru.search import results  # service.models' RecallResult, without its other models
 
         check_length("query", query, MAX_QUERY_CHARS)
         mode = _lexical_without_embedding(mode, self._vault.settings.embed)
@@ -223,7 +223,7 @@ class Service:
             if min_score is None or h.score >= min_score
         ]
         hits = [hits[i] for i in standing_first(root, [h.path for h in hits])]
-        answer = RecallResult(
+        answer = results.RecallResult(
             query=shorten(" ".join(result.query.split()), QUERY_ECHO_CHARS, at_word=True),
             mode=result.mode,
             hits=hits,
