@@ -8,8 +8,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import regex
-
 from k0maru.search.terms import tokenize
 from k0maru.text import shorten
 from k0maru.wikilinks import FENCE, INLINE_CODE
@@ -28,9 +26,19 @@ _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$", re.M)
 # a sentence ends at . ! ? before a capital (or a letter of a script without case), a digit or a
 # quote
 _FULL_STOPS = "。！？"  # Chinese and Japanese: no space follows them
-_SENTENCE = regex.compile(
-    rf"(?<=[.!?])\s+(?=[\p{{Lu}}\p{{Lt}}\p{{Lo}}\d`\"'(])|(?<=[{_FULL_STOPS}])\s*|\n+"
-)
+_SENTENCE = rf"(?<=[.!?])\s+(?=[\p{{Lu}}\p{{Lt}}\p{{Lo}}\d`\"'(])|(?<=[{_FULL_STOPS}])\s*|\n+"
+# the same on ASCII text, in `re` (the `regex` module loads only for other text): `regex`'s
+# whitespace (re's \s also takes \x1c-\x1f), capitals and digits
+_ASCII_SENTENCE = re.compile(r"(?<=[.!?])[ \t\n\v\f\r]+(?=[A-Z0-9`\"'(])|\n+")
+
+
+def _split(text: str) -> list[str]:
+    """`text` cut at its sentence ends."""
+    if text.isascii():
+        return _ASCII_SENTENCE.split(text)
+    import regex
+
+    return regex.split(_SENTENCE, text)  # type: ignore[no-any-return]
 
 
 def _link_text(m: re.Match[str]) -> str:
@@ -74,7 +82,7 @@ def _joined(sentences: list[str]) -> str:
 def _sentences(markdown: str) -> tuple[str, ...]:
     """A chunk's plain-text sentences, kept for the chunks recent queries showed (they come again:
     each costs a dozen regular-expression passes)."""
-    found = (" ".join(s.split()) for s in _SENTENCE.split(plain(markdown)))
+    found = (" ".join(s.split()) for s in _split(plain(markdown)))
     return tuple(s for s in found if s)
 
 

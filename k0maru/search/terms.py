@@ -23,18 +23,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
+from typing import Any
 
-import regex
 import Stemmer
 
 from k0maru.index.languages import LATIN
 
 _RAW = re.compile(r"[^\s`'\"(){}\[\],;|*!?，。、；：？！（）「」『』【】《》〈〉・…]+")
 _ALNUM = re.compile(r"[^\W_]+")  # on an ASCII token: [A-Za-z0-9]+
-# any script: letters with their combining marks, digits
-_WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")
-_CJK = regex.compile(r"([\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u30fc\u3005]+)")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _LINE_SUFFIX = re.compile(r"(?::\d+)+$|\(\d+(?:,\d+)?\)$")
 _EDGE = ".:,=#>"
@@ -176,6 +173,22 @@ def _latin_word(word: str, lang: str) -> str:
 
 # what tokenize emits for a plain word: its stem; stem and =surface
 STEMS, INDEX = 0, 1
+
+
+# text outside ASCII needs the `regex` module's Unicode classes: compiled at its first token, so an
+# ASCII query over ASCII notes never imports it
+_WORD = r"[\p{L}\p{M}\p{N}]+"  # any script: letters with their combining marks, digits
+_CJK = r"([\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u30fc\u3005]+)"
+_NOT_LATIN = r"(?!\p{Latin})\p{L}"
+
+
+@cache
+def _unicode(pattern: str) -> Any:
+    import regex
+
+    return regex.compile(pattern)
+
+
 _CACHES: dict[tuple[int, str], dict[str, tuple[str, ...]]] = {}
 _CACHE_MAX = 500_000
 
@@ -244,16 +257,15 @@ def _terms(raw: str, forms: int = STEMS, lang: str = "") -> list[str]:
         token = _unaccented(nfkc)
         if lang and token != nfkc and token.isascii():
             accented = nfkc
-        if _CJK.search(
-            token
-        ):  # no spaces between words: CJK runs as pairs, the pieces between as tokens
+        # no spaces between words: CJK runs as pairs, the pieces between as tokens
+        if _unicode(_CJK).search(token):
             return _cjk_terms(token, forms, lang)
-    runs = (_ALNUM if token.isascii() else _WORD).findall(token)
+    runs = (_ALNUM if token.isascii() else _unicode(_WORD)).findall(token)
     if not runs:
         return out
     if len(runs) > 1 or runs[0] != token:
         _symbol_terms(token, out)
-    marked = _WORD.findall(accented) if accented else []
+    marked = _unicode(_WORD).findall(accented) if accented else []
     if len(marked) != len(runs):
         marked = runs
     for run, as_written in zip(runs, marked, strict=True):
@@ -264,7 +276,7 @@ def _terms(raw: str, forms: int = STEMS, lang: str = "") -> list[str]:
 def _cjk_terms(token: str, forms: int, lang: str) -> list[str]:
     """Terms of a token with CJK in it: CJK runs as pairs, the pieces between as tokens."""
     out: list[str] = []
-    for i, part in enumerate(_CJK.split(token)):
+    for i, part in enumerate(_unicode(_CJK).split(token)):
         if i % 2:
             out.extend(
                 [part] if len(part) == 1 else [part[j : j + 2] for j in range(len(part) - 1)]
@@ -347,7 +359,6 @@ def _unaccented(token: str) -> str:
 
 
 _CODE_TOKEN = re.compile(r"[_:/\\<>&$#@.=()\[\]{}]|\d|^-|^[A-Z0-9]{2,}$|[a-z][A-Z]")
-_NOT_LATIN = regex.compile(r"(?!\p{Latin})\p{L}")
 
 
 def lexical_share(query: str, other_scripts: bool = True) -> float:
@@ -360,5 +371,8 @@ def lexical_share(query: str, other_scripts: bool = True) -> float:
     if not words:
         return 0.0
     return sum(
-        1 for w in words if _CODE_TOKEN.search(w) or (other_scripts and _NOT_LATIN.search(w))
+        1
+        for w in words
+        if _CODE_TOKEN.search(w)
+        or (other_scripts and not w.isascii() and _unicode(_NOT_LATIN).search(w))
     ) / len(words)
