@@ -12,7 +12,7 @@ TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typin
 if TYPE_CHECKING:
     from typing import Any
 
-    from k0maru.service.models import RecallResult
+    from k0maru.service.models import Filters, RecallResult
 
 
 def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
@@ -32,17 +32,7 @@ def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
     lang: str | None = None,
     min_score: float | None = None,
 ) -> int:
-    from pathlib import PurePosixPath
-
-    from k0maru.service.models import Filters
-
-    if path and (path.startswith(("/", "\\")) or ".." in PurePosixPath(path).parts):
-        raise K0maruError(
-            f"--path {path[:80]!r} is not a folder inside the vault; give a vault path such as docs/adr/"
-        )
-    filters = Filters(path, tag, kind, since, until, lang)
-    filters.window()  # a bad date or language is refused before anything is opened or indexed
-    filters.language()
+    filters = _filters(path, tag, kind, since, until, lang)
     if no_scan and not index_exists(vault):
         raise K0maruError(
             "no index yet, and --no-scan skips building it; run `k0maru scan` first "
@@ -71,6 +61,26 @@ def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
     warn([*unsaid(result.warnings, said), *empty])
     emit(as_json, result.payload(), lambda: _print(result, explain))
     return 0
+
+
+def _filters(*flags: str | None) -> Filters | None:
+    """The filters of the flags (path, tag, kind, since, until, lang), checked before anything is
+    opened or indexed; None without any (a plain search imports no service model)."""
+    if not any(flags):
+        return None
+    from pathlib import PurePosixPath
+
+    from k0maru.service.models import Filters
+
+    filters = Filters(*flags)
+    path = filters.path
+    if path and (path.startswith(("/", "\\")) or ".." in PurePosixPath(path).parts):
+        raise K0maruError(
+            f"--path {path[:80]!r} is not a folder inside the vault; give a vault path such as docs/adr/"
+        )
+    filters.window()  # a bad date or language is refused
+    filters.language()
+    return filters
 
 
 def unsaid(lines: Sequence[str], said: Sequence[str]) -> list[str]:

@@ -31,13 +31,14 @@ from k0maru.index import copies, db
 from k0maru.index.chunk_store import Passage
 from k0maru.index.languages import CODES, detect
 from k0maru.index.store import SearchStore
-from k0maru.search import folding, lexical, vectors
+from k0maru.search import folding, lexical
 from k0maru.search.filters import Filters
 from k0maru.search.results import RecallHit, RecallResult
 from k0maru.search.snippets import snippet
 from k0maru.search.terms import lexical_share
 
 if TYPE_CHECKING:
+    from k0maru.search import vectors
     from k0maru.search.embedding import Embedder
 
 Mode = Literal["bm25", "vector", "hybrid"]
@@ -391,6 +392,8 @@ class Recall:
         if embedder is None:
             gathered.warnings.append(model_warning or "no embedding model: vector channel off")
             return None
+        from k0maru.search import vectors
+
         qvec = embedder.embed([query])[0]
         try:
             hits, damaged = vectors.nearest(

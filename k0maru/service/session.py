@@ -15,7 +15,6 @@ background thread on its own connection; a BM25 merge that is due is left to the
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -30,10 +29,21 @@ from k0maru.errors import (
 )
 from k0maru.index.scan_result import ProgressFn
 from k0maru.index.store import db_path
-from k0maru.service.watcher import ChangeWatcher
 from k0maru.wiring.vault import IndexReport, Vault
 
-log = logging.getLogger("k0maru.session")
+TYPE_CHECKING = False  # as typing's (mypy reads it so): servers alone import these
+if TYPE_CHECKING:
+    import logging
+
+    from k0maru.service.watcher import ChangeWatcher
+
+
+def log() -> logging.Logger:
+    """The session's logger (servers log; a one-shot search imports no logging)."""
+    import logging
+
+    return logging.getLogger("k0maru.session")
+
 
 READ_INDEX_LIMIT = (
     50  # a request indexes at most this many new or changed notes; the worker the rest
@@ -116,7 +126,7 @@ class VaultSession:
         the answer says so."""
         reopened = self.vault.reopen_if_replaced()
         if reopened:
-            log.warning("%s: %s", db_path(self.vault.root), reopened)
+            log().warning("%s: %s", db_path(self.vault.root), reopened)
             self._lag.reopened = reopened
             self._last_scan = None
 
@@ -219,7 +229,7 @@ class VaultSession:
     def _rescan_due(self) -> tuple[bool, list[str] | None]:
         """Whether a rescan is due now, and the paths it covers (None: the whole stat walk)."""
         if self._watcher is not None and not self._watcher.running and not self._closing.is_set():
-            log.warning("the file watcher stopped; walking the vault for what it may have missed")
+            log().warning("the file watcher stopped; walking the vault for what it may have missed")
             self._watcher = None  # started again by fresh(), a few times at most
             return True, None
         if self._last_scan is not None and self._watcher is not None:
@@ -273,7 +283,7 @@ class VaultSession:
             for w in self.warnings:
                 if w not in self._logged:
                     self._logged.add(w)
-                    log.warning("%s", w)
+                    log().warning("%s", w)
             if pending:
                 self._embed_in_background()
             if report.merge_due and not self.vault.store.readonly:
@@ -307,6 +317,8 @@ class VaultSession:
             or self._watcher_starts >= WATCHER_STARTS
         ):
             return
+        from k0maru.service.watcher import ChangeWatcher
+
         self._watcher = ChangeWatcher.start(self.vault.root)
         self._watcher_starts += 1
         if self._safety_thread is None and self._watcher is not None:
@@ -377,10 +389,10 @@ class VaultSession:
                 self.vault.reopen_if_replaced()
                 missed = self.vault.changed_paths()
             except Exception as exc:  # the next walk tries again
-                log.warning("background walk failed: %s", exc)
+                log().warning("background walk failed: %s", exc)
                 continue
             if missed:
-                log.info("the walk found %d change(s) the watcher did not report", len(missed))
+                log().info("the walk found %d change(s) the watcher did not report", len(missed))
                 watcher.mark(missed)
 
     def behind(self) -> list[str]:
@@ -437,7 +449,7 @@ class VaultSession:
         except IndexReplacedError:
             pass  # a rebuild: the next request reopens and embeds into the new file
         except Exception as exc:  # the next rescan retries
-            log.warning("background embedding stopped: %s", exc)
+            log().warning("background embedding stopped: %s", exc)
         self._hand_on_request()
 
     def _hand_on_request(self) -> None:
@@ -450,7 +462,7 @@ class VaultSession:
             try:
                 worker.request(root)
             except OSError as exc:  # a read-only state folder: the next git event asks again
-                log.warning("could not start the worker: %s", exc)
+                log().warning("could not start the worker: %s", exc)
 
     def close(self) -> None:
         """Stop background embedding, wait for it, then close the vault under the lock (tearing down
