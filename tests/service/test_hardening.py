@@ -149,15 +149,19 @@ def test_symlinks_inside_outside_and_looping(vault: Path, tmp_path: Path, k0: K0
 
 def test_file_deleted_mid_scan_says_so(vault: Path) -> None:
     from k0maru.config import load_settings
+    from k0maru.index.prepare import Job, prepare
     from k0maru.index.scan_result import ScanResult
     from k0maru.index.scanner import IncrementalScanner
     from k0maru.index.walker import Entry
 
+    settings = load_settings(vault, embed=False)
+    gone = Entry("gone.md", str(vault / "gone.md"), 1, 10)  # walked, then deleted before its read
+    ready = prepare(Job(gone.rel, gone.abspath, 1, settings.max_file_bytes, None, False, 1000))
     with Store.open(vault) as store:
-        scanner = IncrementalScanner(store, load_settings(vault, embed=False))
+        scanner = IncrementalScanner(store, settings)
         result = ScanResult()
         with store.transaction():
-            scanner._apply_one(Entry("gone.md", str(vault / "gone.md"), 1, 10), None, result, False)
+            scanner._apply_one(gone, None, result, False, ready)
     assert result.skipped == 1 and "vanished during the scan" in result.warnings[0]
 
 
