@@ -3,17 +3,19 @@
 The notes are the truth: `documents` (and what a scan parses from each note) is read from them;
 chunks belong to a document, BM25 term rows and vectors are derived from the chunks. `cheap` checks
 the counts that tie them (a few indexed counts: every open runs it); `deep` decodes every derived
-row (`k0maru doctor`). Each `Finding` names the derived part it damages; `heal` rebuilds that part
-from the rows it derives from (the next scan, query and worker fill in what it removed)."""
+row (`status`, `k0maru doctor`); `note_files` and `sampled_vectors` read the notes and embed a
+sample again (`doctor` alone). Each `Finding` names the derived part it damages; `heal` rebuilds
+that part from the rows it derives from (the next scan, query and worker refill what it removed)."""
 
 from __future__ import annotations
 
 import math
 import operator
 import os
+import random
 import zlib
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,8 @@ VECTORS_TABLE = (  # schema.py's, made again when its rows do not read back
     f"CREATE VIRTUAL TABLE vec_chunks USING vec0(embedding float[{EMBED_DIM}] distance_metric=cosine)"
 )
 NORM_SLACK = 0.01  # a stored vector is L2-normalised: its norm is 1 within this
+SAMPLE = 16  # chunks whose vectors `sampled_vectors` makes again
+SAME = 0.99  # a vector made again has at least this cosine with the one stored for its chunk
 # rows that name a document: deleted with it (links to it are left unresolved)
 _DOC_ROWS = ("chunks", "tags", "aliases")
 
@@ -126,6 +130,97 @@ def _documents(conn: Any, root: Path | None) -> list[Finding]:
     return [Finding("documents", what, tuple(sorted(bad)))] if bad else []
 
 
+def note_files(conn: Any, root: Path, chunk_chars: int, cap: int) -> list[Finding]:
+    """`doctor`'s reading of the notes (never on open or `status`: it reads and parses every
+    file): each note whose file still holds the bytes it was indexed from, parsed and chunked as a
+    scan does; a note whose tags, links or chunks differ from what that gives (rows deleted, the
+    last chunk dropped) is indexed again by `heal`."""
+    from k0maru.index.prepare import Job, prepare
+
+    bad = []
+    for doc, path, size, digest in conn.execute(
+        "SELECT id, path, size, xxh3_64 FROM documents"
+    ).fetchall():
+        got = prepare(Job(path, str(root / path), size, cap, None, True, chunk_chars))
+        if got.note is None or got.digest != digest:
+            continue  # changed since its scan: the next scan indexes it again
+        tags = sorted(set(got.note.tags))
+        links = sorted((x.target, x.key, x.heading or "", x.display or "") for x in got.note.links)
+        if _rows(conn, doc) != (tags, links, [c.hash for c in got.chunks]):
+            bad.append(doc)
+    what = f"{len(bad)} note(s) lack tags, links or chunks their files give"
+    return [Finding("documents", what, tuple(bad))] if bad else []
+
+
+def reading_back(
+    root: Path, chunk_chars: int, cap: int, embed: Callable[[Sequence[str]], Any] | None
+) -> Check:
+    """`doctor`'s check against the notes' files (`note_files`), then, when they agree and a
+    model is there (`embed`), of the vectors (`sampled_vectors`)."""
+
+    def check(conn: Any, _: Path | None = None) -> list[Finding]:
+        found = note_files(conn, root, chunk_chars, cap)
+        return found or (sampled_vectors(conn, embed) if embed is not None else [])
+
+    return check
+
+
+def findings(store: Any, check: Check) -> list[Finding]:
+    """What `check` finds in `store` (an open `Store`), nothing repaired."""
+    return check(store.conn, store.vault)
+
+
+def _rows(conn: Any, doc: int) -> tuple[list[Any], ...]:
+    """A note's (tags, links, chunk hashes) as the index holds them, in `note_files`' order."""
+    tags = [
+        t for (t,) in conn.execute("SELECT tag FROM tags WHERE doc_id = ? ORDER BY tag", (doc,))
+    ]
+    links = sorted(
+        conn.execute(
+            "SELECT target, target_key, coalesce(heading, ''), coalesce(display, '')"
+            " FROM links WHERE src_id = ?",
+            (doc,),
+        ).fetchall()
+    )
+    chunks = conn.execute("SELECT hash FROM chunks WHERE doc_id = ? ORDER BY ord", (doc,))
+    return tags, links, [h for (h,) in chunks]
+
+
+def sampled_vectors(
+    conn: Any, embed: Callable[[Sequence[str]], Any], seed: int = 61
+) -> list[Finding]:
+    """`doctor`'s test of which chunk each vector belongs to (nothing else ties them): SAMPLE
+    embedded chunks, chosen by `seed`, embedded again by `embed` (the bundled model). A stored
+    vector unlike its chunk's (cosine under SAME: vectors swapped or left on the wrong chunk)
+    means no vector can be trusted: all are made again."""
+    from k0maru.index.markdown import embed_input
+
+    ids = [i for (i,) in conn.execute("SELECT id FROM chunks WHERE embedded = 1 ORDER BY id")]
+    picked = random.Random(seed).sample(ids, min(SAMPLE, len(ids)))
+    rows = [
+        conn.execute(
+            "SELECT d.title, c.heading, c.text, v.embedding FROM chunks c"
+            " JOIN documents d ON d.id = c.doc_id LEFT JOIN vec_chunks v ON v.rowid = c.id"
+            " WHERE c.id = ?",
+            (i,),
+        ).fetchone()
+        for i in picked
+    ]
+    made = embed([embed_input(t, h, x) for t, h, x, _ in rows]) if rows else []
+    wrong = sum(1 for row, v in zip(rows, made, strict=True) if _cosine(row[3], v) < SAME)
+    what = f"{wrong} of {len(rows)} sampled vector(s) are not their chunk's (swapped or moved)"
+    return [Finding("vectors", what, whole=True)] if wrong else []
+
+
+def _cosine(stored: object, made: Sequence[float]) -> float:
+    if not isinstance(stored, bytes) or not sound_vector(stored):
+        return 0.0
+    values = array("f")
+    values.frombytes(stored)
+    norm = math.sqrt(sum(float(x) * float(x) for x in made)) or 1.0
+    return float(sum(map(operator.mul, values, made))) / norm
+
+
 def _not_there(path: Path, indexed_at: float) -> bool:
     """Whether a note's file is missing while its folder has not changed since the note was
     indexed: no deletion the next scan will see, but a row naming a file that never was there."""
@@ -151,8 +246,16 @@ def _vectors(conn: Any) -> list[Finding]:
 def _vector_query(conn: Any) -> list[Finding]:
     """A nearest-vector query, as a search makes it: sqlite-vec's own blobs (sizes, the bitmap of
     which rows hold a vector) are read only there. It raises on a blob that does not read back,
-    and finds nothing when the bitmap was lost."""
-    if not _count(conn, "SELECT count(*) FROM vec_chunks_rowids"):
+    and finds nothing when the bitmap was lost; the bitmap counts the rows (`vec_chunks_rowids`)."""
+    stored = _count(conn, "SELECT count(*) FROM vec_chunks_rowids")
+    valid = sum(
+        int.from_bytes(bits if isinstance(bits, bytes) else b"", "little").bit_count()
+        for (bits,) in conn.execute("SELECT validity FROM vec_chunks_chunks")
+    )
+    if valid != stored:  # a query would answer slots no row names (their rowids rows deleted)
+        what = f"the vectors' bitmap holds {valid} vector(s) for {stored} row(s)"
+        return [Finding("vectors", what, whole=True)]
+    if not stored:
         return []
     probe = array("f", [1.0] + [0.0] * (EMBED_DIM - 1)).tobytes()
     hits = conn.execute(

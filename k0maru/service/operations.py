@@ -699,7 +699,8 @@ class Service:
     def doctor(self, fix: bool = False) -> DoctorReport:
         """The whole integrity check (`Vault.doctor`: the file, every derived row against the
         notes', the vault it was built for, the model's checksum); with `fix`, derived parts are
-        rebuilt from the notes, and a file too damaged for that by `scan(rebuild=True)`."""
+        rebuilt from the notes (the notes whose rows were dropped indexed again at once), and a
+        file too damaged for that by `scan(rebuild=True)`."""
         from k0maru.errors import IndexCorruptError
         from k0maru.index.store import db_path
         from k0maru.service.models import DoctorReport
@@ -711,6 +712,8 @@ class Service:
         try:
             with self._session.session(fresh=False, write=fix) as vault:
                 done, found = vault.doctor(fix)
+                if fix and done and not (found or vault.store.readonly):  # notes a repair dropped
+                    self._index_all(vault, full=False)
                 self._session.embed_later()  # the chunks whose vectors a repair dropped
                 done += _rewrite_sidecars(vault) if fix and not found else []
         except IndexCorruptError as exc:

@@ -210,10 +210,26 @@ class Vault:
         if fix:
             self._repair_deep(store)
         found = [f"the index is damaged: {f.what}" for f in store.damage()]
+        if not found:  # what only the notes' files and the model tell (never on `status`)
+            found += self._read_notes_back(store, fix)
         problem = store.file_problem()  # the derived rows' damage is named above, once
         found += [f"the index does not read back: {problem}"] if problem else []
         found += [m] if (m := self._model_changed(fix)) else []
         return self.take_repairs(), found
+
+    def _read_notes_back(self, store: Store, fix: bool) -> list[str]:
+        """`doctor`'s checks against the notes' files and the model (`integrity_store.note_files`,
+        `sampled_vectors`); with `fix`, what they find is repaired (`take_repairs` says what)."""
+        from k0maru.index import integrity_store
+
+        s, embedder = self.settings, (self.embedder if self.settings.embed else None)
+        embed = embedder.embed if embedder is not None else None
+        check = integrity_store.reading_back(self.root, s.chunk_chars, s.max_file_bytes, embed)
+        found = integrity_store.findings(store, check)
+        if fix and found and not store.readonly:
+            self._repaired(store.repair(check))
+            return []
+        return [f"the index is damaged: {f.what}" for f in found]
 
     def damage(self) -> list[str]:
         """What the whole check of the derived rows finds wrong (`integrity_store.deep`, the model
