@@ -1,6 +1,7 @@
 """The corruption table (#45, #61): kinds of damage done to a real index (and its offload
-sidecars), each followed by `k0maru status` (detected: exits non-zero naming the damage, or repairs
-it), `search` in each mode (traceback?), `log list`, then `scan --rebuild` (recovered: every note
+sidecars), each followed by `k0maru status` and `k0maru doctor` (detected: either exits non-zero
+naming the damage, or status repairs it), `search` in each mode (traceback?), `log list`, `doctor
+--fix`, then `scan --rebuild` (recovered: every note
 indexed, every offload record listed; lost: offload records missing). Damage to the per-user caches
 (a private `XDG_CACHE_HOME`, copied for each such kind) is detected when the damaged file is not
 used: the vector search and the token count answer as before the damage.
@@ -211,6 +212,15 @@ def killed_rebuild(vault: Path) -> None:
         v.index(only=[f"notes/n{i}.md" for i in range(3)], embed=False)
 
 
+def swap_vectors(vault: Path) -> None:
+    """Each chunk gets the next chunk's vector (valid, unit length, another chunk's)."""
+    conn = db.connect(vault / INDEX)
+    rows = conn.execute("SELECT rowid, embedding FROM vec_chunks ORDER BY rowid").fetchall()
+    for (rowid, _), (_, vector) in zip(rows, rows[1:] + rows[:1], strict=True):
+        conn.execute("UPDATE vec_chunks SET embedding = ? WHERE rowid = ?", (vector, rowid))
+    conn.close()
+
+
 CASES: dict[str, Callable[[Path], object]] = {
     "100 flipped bytes": flip(100),
     "1000 flipped bytes": flip(1000),
@@ -264,6 +274,14 @@ CASES: dict[str, Callable[[Path], object]] = {
         "models/*/model.onnx.data", lambda d: d.__delitem__(slice(len(d) // 2, None))
     ),
     "rank cache bit flipped": cache("tokens/*.marshal", lambda d: d.__setitem__(len(d) // 3, 0)),
+    # found by `doctor` alone (it reads the notes and embeds a sample again; `status` stays cheap)
+    "tag rows deleted": sql("DELETE FROM tags"),
+    "link rows deleted": sql("DELETE FROM links"),
+    "a note's last chunk deleted": sql(
+        "DELETE FROM chunks WHERE id = (SELECT max(id) FROM chunks WHERE doc_id = 2)"
+    ),
+    "vectors swapped between chunks": swap_vectors,
+    "half the vector rowid rows deleted": sql("DELETE FROM vec_chunks_rowids WHERE rowid % 2 = 0"),
 }
 
 
@@ -290,12 +308,14 @@ def try_case(
         answer(vault, args, embed) == (base / name).read_text(encoding="utf-8")
         for name, args in ANSWERS.items()
     )
-    runs += [status, k0(vault, "log", "list"), k0(vault, "doctor", "--fix")]
+    check = k0(vault, "doctor", env=embed)  # the notes read back, a sample of vectors made again
+    runs += [status, check, k0(vault, "log", "list"), k0(vault, "doctor", "--fix")]
     fixed = whole(k0(vault, "status", "--json"), k0(vault, "log", "list", "--json"), notes)
     rebuild = k0(vault, "scan", "--rebuild")
     after = k0(vault, "status", "--json")
     listed = k0(vault, "log", "list", "--json")
-    line = last_line(status.stderr)
+    said = (status if status.returncode else check).stderr.splitlines()  # not doctor's advice
+    line = last_line("\n".join(x for x in said if "--fix` to repair it" not in x))
     doctor = "rebuilt" if "moved" in runs[-1].stdout else "in place"
     doctor = doctor if fixed == OFFLOADS else ""  # after `doctor --fix`: in place or rebuilt
     restored_on_read = name == "offload rows deleted" and status.returncode == 0
@@ -307,9 +327,13 @@ def try_case(
     ENV.update(CACHE)
     return {
         "damage": name,
-        "detected": status.returncode != 0 or restored_on_read or harmless or unused,
+        "detected": status.returncode != 0
+        or check.returncode != 0
+        or restored_on_read
+        or harmless
+        or unused,
         "line": line
-        if status.returncode
+        if status.returncode or check.returncode
         else (
             "restored on read"
             if restored_on_read
