@@ -5,9 +5,7 @@ repository's own guides, decisions and manifest, indexed without embeddings; bud
 from __future__ import annotations
 
 import json
-import re
 import shutil
-from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ from k0maru.llm_tokens import count_tokens
 from k0maru.mcp.runner import LocalRunner
 from k0maru.mcp.server import build_server
 from k0maru.service.operations import Service
+from tests.console.test_loadout_page import sections
 from tests.helpers import REPO, write
 
 Shown = list[tuple[str, str, str]]  # (kind, source, text) of each section
@@ -58,15 +57,9 @@ def over_cli(capsys: pytest.CaptureFixture[str], project: Path, *argv: str) -> S
 
 
 def on_console(service: Service, query: str) -> Shown:
-    page = create_app(service).test_client().get(f"/loadout?{query}").get_data(as_text=True)
-    found = re.findall(
-        r'<section class="card loadout">\s*<h2><span class="badge linked">([^<]*)</span> '
-        r'<(?:span|a) class="cmd"[^>]*>([^<]*)</(?:span|a)></h2>\s*'
-        r'<pre class="loadout-text" tabindex="0">(.*?)</pre>',
-        page,
-        re.S,
+    return sections(
+        create_app(service).test_client().get(f"/loadout?{query}").get_data(as_text=True)
     )
-    return [(unescape(k), unescape(s), unescape(t)) for k, s, t in found]
 
 
 @pytest.mark.parametrize(
