@@ -142,6 +142,15 @@ class Bm25Store(BaseStore):
         ).fetchone()
         return bytes(row[0])[:-4] if row and sealed(bytes(row[0])) else None
 
+    def bm25_prior_delta(self, main_version: int) -> bytes | None:
+        """The delta kept over the main segment of `main_version` for whichever corpus version it
+        was computed at (a newer delta starts from its chunks); None as `bm25_delta`."""
+        row = self.conn.execute(
+            "SELECT CAST(blob AS BLOB) FROM bm25_delta WHERE id = 1 AND main_version = ?",
+            (main_version,),
+        ).fetchone()
+        return bytes(row[0])[:-4] if row and sealed(bytes(row[0])) else None
+
     def keep_bm25_delta(self, version: int, main_version: int, blob: bytes) -> None:
         """Keep the delta computed for corpus `version` over the main segment of `main_version`,
         when the index can be written now without waiting (else the next process computes it

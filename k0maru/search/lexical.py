@@ -6,8 +6,10 @@ their precomputed BM25 scores) beside a small blob of the chunks' ids; a query r
 terms' rows and scores them in plain Python, so it never imports numpy or reads the whole segment.
 
 An edit costs O(chunks changed since the last merge), never O(corpus): the chunks added since the
-main segment was built (ids above its `max_chunk_id`) are tokenised when the corpus version moves,
-and the main segment's entries for chunks deleted since (`lexical_stale`) are masked. IDF is exact
+main segment was built (ids above its `max_chunk_id`) form a delta when the corpus version moves,
+and the main segment's entries for chunks deleted since (`lexical_stale`) are masked. The delta is
+kept in the index; the next version's starts from it and tokenises only the chunks it lacks (a
+chunk's id and a hash of its text, title and language say whether it is the same). IDF is exact
 for the corpus as it is now: each query term's document frequency is the main segment's, less its
 stale chunks, plus the delta's, and the main segment's stored scores are rescaled by new IDF / old
 IDF; only the average chunk length stays the main segment's. So a delta chunk scores as the same
@@ -32,7 +34,10 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, chain
+from typing import Any
+
+import xxhash
 
 from k0maru.errors import K0maruError
 from k0maru.index.bm25_blob import SegmentBlob
@@ -273,16 +278,110 @@ class MainSegment:
         )
 
 
-# a kept delta: its chunks, terms, postings, stale positions and size; then the chunks' ids and
-# notes' ids (int64), stale positions (int32), each term's postings count (uint32), positions
-# (int32), tf components (float64), and the terms, one per line
-DELTA_HEADER = struct.Struct("<IIIII")
+# a kept delta: magic; its chunks, terms, postings, stale positions and size; then the chunks' ids,
+# notes' ids and fingerprints (int64 each), stale positions (int32), each term's postings count
+# (uint32), positions (int32), tf components (float64), and the terms, one per line
+DELTA_HEADER = struct.Struct("<4sIIIII")
+DELTA_MAGIC = b"k0d1"
+Tfc = dict[str, tuple[list[int], list[float]]]  # a term's positions and tf components
+Row = tuple[int, int, str, str, str, str]  # a delta chunk as `Bm25Store.lexical_delta` gives it
+
+
+def _fingerprint(row: Row) -> int:
+    """What a chunk's postings are made of (title, heading, text, language), hashed: a chunk of a
+    kept delta with the same id and fingerprint has the same postings."""
+    _, _, title, heading, text, lang = row
+    return (
+        xxhash.xxh3_64_intdigest(
+            f"{lang}\n{title}\n{heading}\n{text}".encode(errors="surrogatepass")
+        )
+        - 2**63
+    )
+
+
+def _tf_parts(row: Row, avgdl: float) -> dict[str, float]:
+    """Each term of a chunk and its tf component (its length normalised by the main segment's)."""
+    _, _, title, heading, text, lang = row
+    terms = tokenize(f"{title}\n{heading}\n{text}", INDEX, lang)
+    norm = K1 * (1 - B + B * len(terms) / avgdl)  # the length part of the tf component
+    return {term: tf / (tf + norm) for term, tf in Counter(terms).items()}
+
+
+class _Kept:
+    """A kept delta's arrays, as `_pack` wrote them (ValueError or struct.error if damaged)."""
+
+    def __init__(self, blob: bytes):
+        magic, n, t, p, k, self.size = DELTA_HEADER.unpack_from(blob)
+        if magic != DELTA_MAGIC:
+            raise ValueError("not a BM25 delta of this format")
+        at = DELTA_HEADER.size
+        parts: list[array[Any]] = []
+        for code, count in (("q", n), ("q", n), ("q", n), ("i", k), ("I", t), ("i", p), ("d", p)):
+            part = array(code)
+            part.frombytes(blob[at : at + part.itemsize * count])
+            at += part.itemsize * count
+            parts.append(part)
+        self.chunk_ids, self.doc_ids, self.prints, self.stale, counts, self.where, _ = parts
+        self.tfc: array[float] = parts[-1]
+        self.terms = blob[at:].decode().split("\n") if t else []
+        if len(self.terms) != t or len(self.tfc) != p or sum(counts) != p:
+            raise ValueError("a damaged BM25 delta")
+        self.starts = dict(
+            zip(self.terms, zip(accumulate(counts, initial=0), counts, strict=False), strict=True)
+        )
+
+    def postings(self, term: str) -> Posting | None:
+        if (found := self.starts.get(term)) is None:
+            return None
+        start, count = found
+        return self.where[start : start + count], self.tfc[start : start + count]
+
+    def moved(self, rows: Sequence[Row], prints: Sequence[int], n: int) -> array[int]:
+        """Each kept chunk's position among `rows` (after the main segment's `n`), -1 where it is
+        gone or changed."""
+        at = {
+            (c, f): n + j for j, (c, f) in enumerate(zip((r[0] for r in rows), prints, strict=True))
+        }
+        return array(
+            "q", (at.get(key, -1) for key in zip(self.chunk_ids, self.prints, strict=True))
+        )
+
+    def carried(self, moved: array[int], n: int) -> Tfc:
+        """The postings of the kept chunks still in the delta, at their new positions."""
+        at = [-1] * n + moved.tolist()  # by a kept posting's position
+        to_all, part_all = list(map(at.__getitem__, self.where)), self.tfc.tolist()
+        gone = -1 in to_all
+        out: Tfc = {}
+        for term, (start, count) in self.starts.items():
+            to, part = to_all[start : start + count], part_all[start : start + count]
+            if gone and -1 in to:
+                part = [s for p, s in zip(to, part, strict=True) if p >= 0]
+                to = [p for p in to if p >= 0]
+            if to:
+                out[term] = (to, part)
+        return out
+
+
+def _merged(carried: Tfc, fresh: Tfc) -> Tfc:
+    """Both chunks' postings, each term's in position order."""
+    for term, (where, part) in fresh.items():
+        have = carried.get(term)
+        if have is None:
+            carried[term] = (where, part)
+        elif have[0][-1] < where[0]:
+            have[0].extend(where)
+            have[1].extend(part)
+        else:
+            pairs = sorted(zip(have[0] + where, have[1] + part, strict=True))
+            carried[term] = ([p for p, _ in pairs], [s for _, s in pairs])
+    return carried
 
 
 class Delta:
     """The chunks the main segment lacks (their tf components; IDF is applied per query) and the
     main segment's stale positions. The first process to compute it for a corpus version keeps it
-    in the index (`Delta.of`): the others read it instead of tokenising its chunks again."""
+    in the index (`Delta.of`): the others read it instead of tokenising its chunks again, and a
+    later version tokenises only the chunks the kept one lacks."""
 
     def __init__(
         self,
@@ -300,23 +399,16 @@ class Delta:
 
     @classmethod
     def of(cls, main: MainSegment, store: Bm25Store, version: int) -> Delta:
-        """The delta that brings `main` to corpus `version`: read when kept, else computed and
-        kept."""
+        """The delta that brings `main` to corpus `version`: read when kept, else computed (from
+        the delta kept for an earlier version, when there is one) and kept."""
         kept = store.bm25_delta(version, main.version)
         if kept is not None:
             with contextlib.suppress(ValueError, struct.error):  # damaged: computed again
                 return cls.unpack(kept)
         rows = store.lexical_delta(main.max_chunk_id)
-        stale = store.lexical_stale()
-        ids, n = main.chunk_ids, len(main.chunk_ids)
-        tfc: dict[str, tuple[list[int], list[float]]] = {}
-        for i, (_, _, title, heading, text, lang) in enumerate(rows):
-            terms = tokenize(f"{title}\n{heading}\n{text}", INDEX, lang)
-            norm = K1 * (1 - B + B * len(terms) / main.avgdl)  # the length part of the tf component
-            for term, tf in Counter(terms).items():
-                where, part = tfc.setdefault(term, ([], []))
-                where.append(n + i)
-                part.append(tf / (tf + norm))
+        prints = array("q", map(_fingerprint, rows))
+        tfc = _tfc(main, rows, prints, store.bm25_prior_delta(main.version))
+        stale, ids, n = store.lexical_stale(), main.chunk_ids, len(main.chunk_ids)
         delta = cls(
             array("q", (r[0] for r in rows)),
             array("q", (r[1] for r in rows)),
@@ -326,48 +418,50 @@ class Delta:
             tfc.get,
         )
         with contextlib.suppress(K0maruError):  # a cache: kept next time
-            store.keep_bm25_delta(version, main.version, _pack(delta, tfc))
+            store.keep_bm25_delta(version, main.version, _pack(delta, prints, tfc))
         return delta
 
     @classmethod
     def unpack(cls, blob: bytes) -> Delta:
         """A kept delta (ValueError or struct.error if damaged)."""
-        n, t, p, k, size = DELTA_HEADER.unpack_from(blob)
-        at = DELTA_HEADER.size
-        parts = []
-        for code, count in (("q", n), ("q", n), ("i", k), ("I", t), ("i", p), ("d", p)):
-            part = array(code)
-            part.frombytes(blob[at : at + part.itemsize * count])
-            at += part.itemsize * count
-            parts.append(part)
-        chunk_ids, doc_ids, stale, counts, where, tfc = parts
-        terms = blob[at:].decode().split("\n") if t else []
-        if len(terms) != t or len(tfc) != p or sum(counts) != p:
-            raise ValueError("a damaged BM25 delta")
-        starts = dict(
-            zip(terms, zip(accumulate(counts, initial=0), counts, strict=False), strict=True)
-        )
-
-        def postings(term: str) -> Posting | None:
-            if (found := starts.get(term)) is None:
-                return None
-            start, count = found
-            return where[start : start + count], tfc[start : start + count]
-
-        return cls(chunk_ids, doc_ids, set(stale), size, postings)
+        kept = _Kept(blob)
+        return cls(kept.chunk_ids, kept.doc_ids, set(kept.stale), kept.size, kept.postings)
 
 
-def _pack(delta: Delta, tfc: dict[str, tuple[list[int], list[float]]]) -> bytes:
+def _tfc(main: MainSegment, rows: Sequence[Row], prints: Sequence[int], prior: bytes | None) -> Tfc:
+    """The postings of the delta's `rows`: a chunk of the `prior` kept delta (same id and
+    fingerprint) keeps its postings there, only the others are tokenised."""
+    n = len(main.chunk_ids)
+    carried: Tfc = {}
+    fresh_rows: Sequence[int] = range(len(rows))
+    if prior is not None:
+        with contextlib.suppress(ValueError, struct.error, IndexError):  # damaged: all tokenised
+            kept = _Kept(prior)
+            moved = kept.moved(rows, prints, n)
+            carried = kept.carried(moved, n)
+            fresh_rows = sorted(set(fresh_rows) - {p - n for p in moved if p >= 0})
+    fresh: Tfc = {}
+    for j in fresh_rows:
+        for term, s in _tf_parts(rows[j], main.avgdl).items():
+            if (got := fresh.get(term)) is None:
+                fresh[term] = ([n + j], [s])
+            else:
+                got[0].append(n + j)
+                got[1].append(s)
+    return _merged(carried, fresh)
+
+
+def _pack(delta: Delta, prints: array[int], tfc: Tfc) -> bytes:
     """`Delta.unpack`'s blob of a computed delta and its postings."""
-    terms = list(tfc)
-    where, part = array("i"), array("d")
-    for term in terms:
-        where.extend(tfc[term][0])
-        part.extend(tfc[term][1])
+    terms, postings = list(tfc), tfc.values()
+    where = array("i", list(chain.from_iterable(w for w, _ in postings)))
+    part = array("d", list(chain.from_iterable(s for _, s in postings)))
     stale = array("i", sorted(delta.stale))
-    counts = array("I", (len(tfc[term][0]) for term in terms))
-    head = DELTA_HEADER.pack(len(delta.chunk_ids), len(terms), len(where), len(stale), delta.size)
-    body = (delta.chunk_ids, delta.doc_ids, stale, counts, where, part)
+    counts = array("I", [len(w) for w, _ in postings])
+    head = DELTA_HEADER.pack(
+        DELTA_MAGIC, len(delta.chunk_ids), len(terms), len(where), len(stale), delta.size
+    )
+    body = (delta.chunk_ids, delta.doc_ids, prints, stale, counts, where, part)
     return head + b"".join(a.tobytes() for a in body) + "\n".join(terms).encode()
 
 
