@@ -118,25 +118,3 @@ def generate(
         )
         paths.append(path)
     return paths
-
-
-def tldr_like(root: Path, count: int) -> list[Path]:
-    """`count` pages laid out as tldr-pages' translations (`pages.N/<platform>/<command>.md`), made
-    of the 502 real pages of examples/eval/tldr, copy N of each page carrying its number so no two
-    are equal."""
-    import json
-
-    corpus = Path(__file__).resolve().parents[1] / "examples" / "eval" / "tldr" / "corpus.jsonl"
-    pages = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
-    paths = []
-    for i in range(count):
-        page = pages[i % len(pages)]
-        copy = i // len(pages)
-        platform, command = page["_id"].split("/", 1)
-        path = root / f"pages.{copy}" / platform / f"{command.replace('/', '_')}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            f"# {page['title']}\n\n{page['text']}\n\nEdition {copy}.\n", encoding="utf-8"
-        )
-        paths.append(path)
-    return paths
