@@ -23,6 +23,10 @@ AGENT_FILES = (
     ".clinerules",
 )
 AGENT_GLOBS = (".cursor/rules/*", ".github/instructions/*.instructions.md", ".clinerules/*")
+# the globs as PurePosixPath.match reads them (matched from the end), one pattern for every path
+_AGENT_PATH = re.compile(
+    "|".join(f"(?:^|/){re.escape(g).replace(re.escape('*'), '[^/]*')}$" for g in AGENT_GLOBS)
+)
 VAULT_RULES = (".k0maru/rules.md",)
 
 _TRANSLATION_DIR = re.compile(
@@ -96,7 +100,7 @@ def is_agent_file(path: str) -> bool:
     name = PurePosixPath(path).name
     if name in AGENT_NAMES or path in AGENT_FILES or path in VAULT_RULES:
         return True
-    return any(PurePosixPath(path).match(g) for g in AGENT_GLOBS)
+    return _AGENT_PATH.search(path) is not None
 
 
 def role_of(path: str, adr_folder: str = "") -> tuple[str, float] | str:
