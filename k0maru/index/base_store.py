@@ -171,6 +171,15 @@ class BaseStore:
     def bump_corpus_version(self) -> None:
         self.set_meta("corpus_version", str(self.corpus_version() + 1))
 
+    def release_mapped_pages(self) -> None:
+        """Unmap the pages of the index file this connection has read: they count in the process's
+        RSS until then (a server's warm-up reads the BM25 segment's pages, which it keeps as arrays
+        anyway; a build reads every chunk once). Later reads map what they touch again."""
+        mapped = self.conn.execute("PRAGMA mmap_size").fetchone()[0]
+        if mapped:
+            self.conn.execute("PRAGMA mmap_size = 0")
+            self.conn.execute(f"PRAGMA mmap_size = {int(mapped)}")
+
 
 class IndexConnection(BaseStore):
     """The index file's lifecycle, over the connection: close, the file's and its write-ahead log's
@@ -246,15 +255,6 @@ class IndexConnection(BaseStore):
                 self.conn.execute(
                     "INSERT INTO schema_version VALUES (?, ?)", (version, time.time())
                 )
-
-    def release_mapped_pages(self) -> None:
-        """Unmap the pages of the index file this connection has read: they count in the process's
-        RSS until then (a server's warm-up reads the BM25 segment's pages, which it keeps as arrays
-        anyway). Later reads map what they touch again."""
-        mapped = self.conn.execute("PRAGMA mmap_size").fetchone()[0]
-        if mapped:
-            self.conn.execute("PRAGMA mmap_size = 0")
-            self.conn.execute(f"PRAGMA mmap_size = {int(mapped)}")
 
     def open_checks(self) -> list[str]:
         """What every open checks, in one read transaction (well under a millisecond at 1,000

@@ -29,14 +29,6 @@ class Bm25Store(BaseStore):
             )
         )
 
-    def unmap_corpus(self) -> None:
-        """Unmap the index pages this connection has read (a build reads every chunk once: they
-        would count in the process's RSS); later reads map what they touch again."""
-        (mapped,) = self.conn.execute("PRAGMA mmap_size").fetchone()
-        if mapped:
-            self.conn.execute("PRAGMA mmap_size = 0")
-            self.conn.execute(f"PRAGMA mmap_size = {int(mapped)}")
-
     def lexical_delta(self, after_id: int) -> list[tuple[int, int, str, str, str, str]]:
         """Chunks the BM25 main segment (built up to chunk `after_id`) lacks: newer ones, and
         re-used or re-tokenised ids (as `lexical_corpus` gives them)."""

@@ -216,7 +216,7 @@ class MainSegment:
         if not vocab:  # nothing indexable (e.g. only one-letter words): an empty index, not a crash
             return cls(chunk_ids, doc_ids, 1.0, 0, version, Built(b"", b"", array("q"), {}))
         avgdl = max(sum(map(len, corpus)) / len(corpus), 1.0)
-        store.unmap_corpus()
+        store.release_mapped_pages()
         bm25 = bm25s.BM25(k1=K1, b=B, method="lucene")
         bm25.index((corpus, dict(vocab)), show_progress=False)
         del corpus, vocab  # freed before the postings are drawn from the scores
