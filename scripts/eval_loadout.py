@@ -65,6 +65,11 @@ _MANIFESTS = (
     "Cargo.toml",
     ".cargo/config.toml",
     "setup.cfg",
+    "Gemfile",
+    ".golangci.yml",
+    ".golangci.yaml",
+    ".github/.golangci.yml",
+    "Directory.Packages.props",
 )
 _AGENT_NAMES = {"agents.md", "claude.md", "gemini.md", "copilot-instructions.md", "skill.md"}
 _AGENT_ONLY = (

@@ -1,8 +1,10 @@
 """The commands a repository actually runs, read from its manifests and CI at the vault root (they
 need not be indexed): package.json scripts, Makefile and justfile targets, pyproject.toml tasks
 and tools, tox.ini, noxfile.py, .pre-commit-config.yaml, composer.json, mix.exs aliases, Rakefile
-tasks, Taskfile, cargo aliases and CI workflow `run:` lines. Each source gives one section, labelled
-with the file it was read from, its testing, linting, building and formatting commands first."""
+tasks, Taskfile, cargo aliases and CI workflow `run:` lines; and what a Gemfile's development and
+test groups, a .golangci.yml and a Directory.Packages.props say of the tools and the dependencies.
+Each source gives one section, labelled with the file it was read from, its testing, linting,
+building and formatting commands first."""
 
 from __future__ import annotations
 
@@ -201,6 +203,38 @@ def _workflow(text: str) -> list[str]:
     return [_clip(c) for c in out if c and not _SKIP_RUN.match(c) and "${{" not in c and len(c) > 4]
 
 
+def _gemfile(text: str) -> list[str]:
+    """The gems of the development and test groups: the tools the project checks itself with."""
+    groups: dict[str, list[str]] = {}
+    current = ""
+    for line in text.splitlines():
+        head = line.rstrip()
+        if head.startswith("group ") and head.endswith(" do"):
+            names = [g for g in re.findall(r":(\w+)", head) if g in ("development", "test")]
+            current = ", ".join(names)
+        elif line.startswith("end"):
+            current = ""
+        gem = re.match(r"\s+gem\s+[\"']([\w.-]+)", line) if current else None
+        if gem:
+            groups.setdefault(current, []).append(gem.group(1))
+    return [f"gems ({names}): " + ", ".join(gems) for names, gems in groups.items()]
+
+
+def _golangci(text: str) -> list[str]:
+    """golangci-lint and the linters it enables."""
+    blocks = re.findall(
+        r"^[ \t]*enable:[ \t]*\n((?:[ \t]+-[ \t]*[\w-]+[ \t]*(?:#.*)?\n?)+)", text, re.M
+    )
+    linters = [n for b in blocks for n in re.findall(r"-\s*([\w-]+)", b)]
+    return ["golangci-lint run" + (": " + ", ".join(linters) if linters else "")]
+
+
+def _packages_props(text: str) -> list[str]:
+    """Central package management: NuGet versions are set in this file, not in the projects."""
+    count = len(re.findall(r"<PackageVersion\b", text))
+    return [f"package versions are managed centrally here ({count} PackageVersion entries)"]
+
+
 PARSERS: tuple[tuple[str, Callable[[str], list[str]]], ...] = (
     ("Makefile", _makefile),
     ("makefile", _makefile),
@@ -217,6 +251,11 @@ PARSERS: tuple[tuple[str, Callable[[str], list[str]]], ...] = (
     ("Rakefile", _rake),
     ("Taskfile.yml", _taskfile),
     (".cargo/config.toml", _cargo_config),
+    ("Gemfile", _gemfile),
+    (".golangci.yml", _golangci),
+    (".golangci.yaml", _golangci),
+    (".github/.golangci.yml", _golangci),
+    ("Directory.Packages.props", _packages_props),
 )
 
 

@@ -79,6 +79,25 @@ def test_manifest_and_ci_commands(tmp_path: Path) -> None:
     assert ci == ["cargo nextest run"]  # the release workflow and the echo are not read
 
 
+def test_lint_and_dependency_configs_are_read(tmp_path: Path) -> None:
+    (tmp_path / "Gemfile").write_text(
+        'gem "rails"\n\ngroup :development, :test do\n  gem "erb_lint"\n  gem "rubocop", '
+        'require: false\nend\ngroup :production do\n  gem "pg"\nend\n'
+    )
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / ".golangci.yml").write_text(
+        "formatters:\n  enable:\n    - gci\nlinters:\n  enable:\n    - errcheck  # why\n"
+        "    - testifylint\n  settings: {}\n"
+    )
+    (tmp_path / "Directory.Packages.props").write_text(
+        '<Project><ItemGroup><PackageVersion Include="xunit" Version="2" /></ItemGroup></Project>'
+    )
+    found = dict(all_commands(tmp_path))
+    assert found["Gemfile"] == ["gems (development, test): erb_lint, rubocop"]  # not rails
+    assert found[".github/.golangci.yml"] == ["golangci-lint run: gci, errcheck, testifylint"]
+    assert "managed centrally here (1 PackageVersion" in found["Directory.Packages.props"][0]
+
+
 def _plan(tmp_path: Path, notes: list[Note], budget: int, focus: str | None = None) -> str:
     plan, agents = plan_loadout(tmp_path, notes, focus)
     sections, used, _ = fit_plan(plan, agents, budget, None, bool(focus))
