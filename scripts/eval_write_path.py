@@ -23,7 +23,8 @@ not on this machine is skipped with a note: this is a script, not a test.
         [--set families]
 
 `--set families` reads tests/data/write_path/families.json instead (#58: proposals, KEPs, RFCs,
-design docs, runbooks, postmortems, minutes, newsletters, notes vaults; halves dev and test): its
+design docs, runbooks, postmortems, minutes, newsletters, notes vaults; halves test, round2, dev and
+dev2, the last two later repositories split the same way: dev2 to tune on, round2 held out): its
 family kinds are asked of flush as the k0maru kind they are written as (FAMILY_KINDS), and the
 fields its `unreachable` lists (each with its evidence) are left out of that record's points and
 `as is`.
@@ -64,7 +65,7 @@ FAMILY_KINDS = {
     "newsletter": "log",
 }
 MIRRORS = Path("/work/.mirror")
-HALVES = ("round5", "round4", "test", "round3", "dev")
+HALVES = ("round5", "round4", "test", "round2", "round3", "dev", "dev2")
 BOOTSTRAP_ROUNDS = 2000
 POINTS = ("folder", "name", "number", "heading", "metadata", "sections")
 _META_SECTIONS = {"status", "date", "dates", "deciders", "metadata"}
@@ -76,7 +77,8 @@ _HEADING_PREFIX = re.compile(
     r"|\d+[.:]?\s+|\d{4}-\d{2}-\d{2}\s+)",
     re.I,
 )
-_NAME_PREFIX = re.compile(r"^(?:[A-Za-z]{2,4}[-_ ]?)?\d+(?:[-_.]\d+)*(?:[-_ .]|$)")
+_NAME_PREFIX = re.compile(r"^(?:[A-Za-z]{2,4}[-_ ]?)?\d+(?:[-_.]\d+)*(?:[-_ ./]|$)")
+_EMPTY_KEY = re.compile(r"^(?:[-*]\s+)?([\w -]{1,30}?):\s*(?:\"\"|''|\[\])?$")
 _KEEP = (".md", ".adr-dir", ".log4brains.yml", ".obsidian/daily-notes.json")
 _MAX_BLOB = 1 << 20
 
@@ -95,6 +97,7 @@ class Case:
     note: str = ""
     shared: frozenset[str] = frozenset()  # first headings the folder's records share
     unreachable: frozenset[str] = frozenset()  # points left out (the set says none can get them)
+    lost: list[str] = field(default_factory=list)  # the request's title or tags, empty keys
 
 
 def materialise(mirror: Path, commit: str, dest: Path) -> None:
@@ -151,16 +154,17 @@ def _split_frontmatter(lines: list[str]) -> tuple[list[str], list[str]]:
 
 
 def title_of(fm: list[str], heading: str, path: str) -> str:
-    """The title a person would give: the frontmatter's, the heading's, else the file name's
-    words."""
-    for line in fm:
-        if line.lower().startswith("title:"):
+    """The title a person would give: the frontmatter's (a nested one, `data:` `title:`, where
+    it has none at the top), the heading's, else the file name's words."""
+    for line in sorted(fm, key=lambda x: x[:1].isspace()):
+        if line.strip().lower().startswith("title:"):
             return line.split(":", 1)[1].strip().strip("\"'")
     if heading:
         return _HEADING_PREFIX.sub("", heading[2:].strip()).strip() or heading[2:].strip()
     stem = Path(path).parent.name if Path(path).stem in ("index", "README") else Path(path).stem
     words = _NAME_PREFIX.sub("", stem) or stem
-    return re.sub(r"[-_]+", " ", words).strip().capitalize()
+    words = re.sub(r"[-_]+", " ", words).strip()
+    return words[:1].upper() + words[1:]  # `ML training` as the name writes it
 
 
 def tags_of(fm: list[str]) -> list[str]:
@@ -290,8 +294,30 @@ def run_case(case: Case, mirrors: Path) -> None:
             return
         case.written = result.path
         case.written_text = (root / result.path).read_text(encoding="utf-8")
+    case.lost = lost(title, tags, case.label_text, case.written, case.written_text)
     case.score = score(case.path, case.label_text, case.written, case.written_text, case.shared)
     case.score["as_is"] = all(case.score[p] for p in POINTS if p not in case.unreachable)
+
+
+def lost(title: str, tags: list[str], label: str, path: str, written: str) -> list[str]:
+    """What the written record (its path and text) drops of the request (its title, each tag, in
+    any case and word form) and the keys it leaves empty that the label fills or lacks: the
+    issue's "zero tags or titles dropped; zero empty keys the records do not have"."""
+    flat = re.sub(r"[\W_]+", " ", f"{path}\n{written}").lower()
+    gone = [] if _words(title) in flat else ["title"]
+    gone += [f"tag:{t}" for t in tags if _words(t) not in flat]
+    empty = _empty_keys(written) - _empty_keys(label)
+    return gone + [f"empty:{k}" for k in sorted(empty)]
+
+
+def _words(text: str) -> str:
+    return re.sub(r"[\W_]+", " ", text).lower().strip()
+
+
+def _empty_keys(text: str) -> set[str]:
+    fm, _, meta, _ = split_record(text)
+    lines = [x for x in fm if not x.startswith((" ", "-"))] + meta
+    return {m.group(1).lower() for x in lines if (m := _EMPTY_KEY.match(x.strip()))}
 
 
 def bootstrap(values: list[float], seed: int = 39) -> tuple[float, float]:
@@ -325,6 +351,7 @@ def summary(cases: list[Case]) -> dict[str, object]:
         "points_ci95": bootstrap(per_repo),
         "as_is_ci95": bootstrap([float(c.score["as_is"]) for c in scored]),
         **{p: sum(c.score[p] for c in scored if p not in c.unreachable) for p in POINTS},
+        "lost": sum(len(c.lost) for c in scored),
     }
 
 
@@ -362,6 +389,7 @@ def main() -> int:
         for c in (c for c in cases if c.split == half):
             misses = [p for p in POINTS if c.score and not c.score[p]]
             shown = c.note or ("as is" if c.score["as_is"] else "miss: " + ", ".join(misses))
+            shown += "; lost: " + ", ".join(c.lost) if c.lost else ""
             print(f"  {c.name:<45} {c.path} -> {c.written or '-'}  [{shown}]")
     for c in cases if args.show else []:
         print(f"\n--- label {c.path}\n{c.label_text[:1500]}\n--- written {c.written}")
@@ -370,7 +398,7 @@ def main() -> int:
 
 
 def _case_json(c: Case) -> dict[str, object]:
-    keys = {"repo": "name", "split": "split", "label": "path", "written": "written"}
+    keys = {"repo": "name", "split": "split", "label": "path", "written": "written", "lost": "lost"}
     return {**{k: getattr(c, a) for k, a in keys.items()}, "score": c.score, "note": c.note}
 
 
