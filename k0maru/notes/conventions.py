@@ -77,6 +77,7 @@ _FOLDER_WORDS = {
         "how-to",
         "manual",
         "handbook",
+        *("sops", "procedures", "kb", "knowledge-base", "wiki", "til", "evergreen", "literature"),
     },
     "log": {
         "logs",
@@ -98,6 +99,8 @@ _FOLDER_WORDS = {
         "news",
         "weekly",
         "issues",
+        *("incident", "incident-reports", "outages", "rca", "rcas", "standups", "standup"),
+        *("newsletter", "digest", "digests", "monthly", "meeting", "notulen", "actas"),
     },
     "skill": {"skills", "skill", "playbooks"},
 }
@@ -119,6 +122,7 @@ _PROPOSAL_WORDS = {
     "peps",
     "rfd",
     "rfds",
+    *("enhancement", "blueprints", "design-docs", "designdocs", "improvement-proposals"),
 }
 DEFAULT_FOLDERS = {
     "adr": "docs/adr",
@@ -706,8 +710,9 @@ class ConventionSniffer:
     def next_adr_number(self, rule: KindRule, family: list[str] | None = None) -> int:
         """The next free number of the kind's folder (and of the `family`'s parallel folders: one
         count across `accepted/` and `implemented/`): one past the highest, counted among records
-        with the learnt prefix (`PM2024-`) where the records have one; the fixed number every
-        record carries (`0000-x.md`) where they all carry the same."""
+        with the learnt prefix (`PM2024-`) where the records have one, a reserved all-nines one
+        (`CIP-9999`) aside; the fixed number every record carries (`0000-x.md`) where they all
+        carry the same."""
         record = rule.record
         if record is not None and record.fixed_number is not None:
             return record.fixed_number
@@ -718,7 +723,7 @@ class ConventionSniffer:
             names = [name for _, name in folder_records(folder)] if folder.is_dir() else []
             own = [name for name in names if _undated(name).lower().startswith(prefix)]
             numbers += [n for n in map(_numbered, own) if n is not None]
-        return max(numbers) + 1
+        return max(filter(_unreserved, numbers)) + 1
 
     def file_name(self, rule: KindRule, title: str, when: date, number: int | None = None) -> str:
         """The new record's file name, with the suffix most records' names carry."""
@@ -930,6 +935,11 @@ def _record_folder(folder: str, folders: dict[str, list[str]]) -> bool:
     return own and bool(
         re.match(r"^(?:[A-Za-z]{0,6}[-_]?)?(?:\d{1,5}|N{3,5}|X{3,5})[-_]", leaf, re.I)
     )
+
+
+def _unreserved(number: int) -> bool:
+    """Whether a record's number is one of the count, not a reserved all-nines one (`9999`)."""
+    return number < 999 or set(str(number)) != {"9"}
 
 
 def _numbered(name: str) -> int | None:

@@ -34,7 +34,7 @@ from k0maru.notes.record_render import render_record
 from k0maru.notes.sidecar import add_to_index, write_sidecar
 from k0maru.notes.supersede import MARK, SUPERSEDING, link_both_ways
 from k0maru.notes.template import folder_records, record_names, record_stem
-from k0maru.notes.topics import hinted, topic_of
+from k0maru.notes.topics import closest, hinted, topic_of
 
 if TYPE_CHECKING:
     from k0maru.index.link_store import LinkStore
@@ -165,8 +165,8 @@ class FlushEngine:
     ) -> tuple[KindRule, tuple[str, str] | None]:
         """The rule a note of `kind` is written by, and (folder, why) where it is filed by topic
         or among its family's parallel folders: the conventions' rule, a topic folder's, a
-        parallel folder's (the one `hint` names, else the closest by title and tags), or a public
-        form for a first ADR."""
+        parallel folder's (the one `hint` names, else the closest by title and tags, else by the
+        body's `# ` heading), or a public form for a first ADR."""
         rule = self.conventions.rules[kind]
         topics = self.conventions.topics if kind == "card" else {}
         parallel = self.conventions.parallel.get(kind, {})
@@ -174,7 +174,7 @@ class FlushEngine:
         if filed is None and parallel:
             filed = hinted(hint, parallel)
             if filed is None and first_stage(list(parallel)) is None:  # stages: by hint only
-                filed = topic_of(title, f"{tags} {hint}", parallel)
+                filed = closest(title, f"{tags} {hint}", body, parallel)
             where = filed[0] if filed is not None else ""
             if filed is not None and where != rule.folder:
                 filed = (where, f"{filed[1]}; {len(parallel)} parallel {kind} folders")

@@ -16,6 +16,7 @@ from k0maru.notes.template import (
     VARIES,
     RecordTemplate,
     is_meta_section,
+    meta_key,
     plain_title,
     split_sections,
 )
@@ -47,8 +48,12 @@ def render_record(
     values = _values(tpl, title, when, number, extra.pop("status", None))
     hashed = _place_tags(tpl, tags, extra)
     out = [_head(tpl, values, extra)]
-    meta = [line.format_map(values) for line in tpl.meta_lines]
-    if meta:
+    meta, body = _given_meta(
+        [line.format_map(values) for line in tpl.meta_lines], _untitled(tpl, body, title)
+    )
+    if meta and tpl.meta_tight and tpl.heading:
+        out[0] += "\n" + _meta_block(meta)  # right under the heading, as the records put them
+    elif meta:
         out.append(_meta_block(meta))
     out.extend(_sections(tpl, body, values))
     out.append(hashed)
@@ -85,13 +90,19 @@ def _values(
     `{n}` and `{num1}`..`{num6}` (the number, zero-padded), `{status}` as the vault spells it."""
     return {
         "title": title,
-        "date": when.strftime(tpl.date_format),
+        "date": when.strftime(_unpadded(tpl.date_format, when)),
         "n": str(number) if number is not None else "",
         **{f"num{w}": f"{number or 0:0{w}d}" for w in range(1, 7)},
         "status": status_for(tpl, status),
         "count": str(tpl.next_count),
         "slug": slugify(title, "kebab"),
     }
+
+
+def _unpadded(fmt: str, when: date) -> str:
+    """`fmt` with the day unpadded beside a month's name (`Aug 3, 2021`), as such dates are
+    written."""
+    return fmt.replace("%d", str(when.day)) if re.search("%[bB]", fmt) else fmt
 
 
 def _head(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, Any]) -> str:
@@ -152,7 +163,7 @@ def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, A
         elif form in ("{tags}", VARIES):
             pass  # the records fill it, the caller gave none: left out, never written empty
         elif form.startswith("\n"):  # a mapping (`data:`), its children as the records give them
-            lines.append(f"{key}:{form.replace('{n}', values['n'])}\n")
+            lines.append(f"{key}:{_children(form, values)}\n")
         elif "{slug}" in form and m is None:
             lines.append(f"{key}: {form.replace('{slug}', values['slug'])}\n")
         elif m is None:  # the value every record gives it, as they write it (or none)
@@ -166,6 +177,18 @@ def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, A
     return "---\n" + "".join(lines) + "---"
 
 
+def _children(form: str, values: dict[str, str]) -> str:
+    """A mapping's children with the record's number, title and date put in (the title quoted
+    where YAML would read it otherwise)."""
+
+    def value(m: re.Match[str]) -> str:
+        text = values[m.group(1)]
+        plain = m.group(1) != "title" or yaml.safe_load(text) == text and ": " not in text
+        return text if plain else json.dumps(text, ensure_ascii=False)
+
+    return re.sub(r"\{(n|title|date)\}", value, form)
+
+
 _PLACEHOLDER = re.compile(r"""(["']?)\{(title|date|status|n|count|slug)\}\1""")
 
 
@@ -176,9 +199,10 @@ def _scalar(key: str, value: Any) -> str:
 
 
 def _typed(name: str, value: str) -> Any:
-    """A record's number and an ISO date bare, as the records write them and YAML reads them."""
-    if name in ("n", "count") and value.isdigit():
-        return int(value)
+    """A record's number and an ISO date bare, as the records write them and YAML reads them; a
+    number not given yet (a bot gives it) is YAML's null, as the family's template writes it."""
+    if name in ("n", "count"):
+        return int(value) if value.isdigit() else None
     if name == "date" and re.fullmatch(r"\d{4}-\d\d-\d\d", value):
         with suppress(ValueError):
             return date.fromisoformat(value)
@@ -198,7 +222,7 @@ def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[st
     placeholder text unless the template marks it optional or the body gives it as a bold line
     (`**Context**`). A body section the family does not name comes before the next one it does (at
     the end where none follows): no text is lost."""
-    given = split_sections(_untitled(tpl, body, values["title"]), tpl.section_level)
+    given = split_sections(body, tpl.section_level)
     out = [s for t, s in given if not t]
     queue = [(t, s) for t, s in given if t]
     bold = _bold_titles(out)
@@ -240,6 +264,17 @@ def _bold_titles(lead: list[str]) -> list[str]:
     return re.findall(r"^\*\*([^*]+?):?\*\*:?\s*$", lead[0] if lead else "", re.M)
 
 
+def _given_meta(meta: list[str], body: str) -> tuple[list[str], str]:
+    """The metadata lines, each the body's own where the body opens with a line of its key (`Date:
+    Aug 30, 2021`), and the body without those lines: nothing said twice."""
+    keys = [meta_key(line) for line in meta]
+    lines = body.split("\n")
+    while lines and meta_key(lines[0]) in keys and meta_key(lines[0]):
+        line = lines.pop(0)
+        meta[keys.index(meta_key(line))] = line.rstrip()
+    return meta, "\n".join(lines).strip("\n")
+
+
 def _untitled(tpl: RecordTemplate, body: str, title: str) -> str:
     """The body without its `# ` title line, where the heading writes the title above it (or the
     line is that very title)."""
@@ -256,7 +291,7 @@ def _unfilled(tpl: RecordTemplate, name: str, values: dict[str, str]) -> str:
         filled = values["status"] if name.lower() == "status" else values["date"]
         return f"## {name}\n\n{filled}".rstrip()
     if name in tpl.section_text and name not in tpl.optional_sections:
-        return f"## {name}\n\n{tpl.section_text[name]}".rstrip()
+        return f"{'#' * tpl.section_level} {name}\n\n{tpl.section_text[name]}".rstrip()
     return ""
 
 

@@ -64,7 +64,10 @@ _META_LINE = re.compile(
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _OPTIONAL = re.compile(r"<!--(?:(?!-->).)*\bop[ct]ion(?:(?!-->).)*-->", re.I | re.S)
 _STATUS_KEYS = {"status", "statut", "estado", "stato"}  # the key a record's status is given under
-_DATE_FORMS = ("%Y-%m-%d", "%Y/%m/%d", "%d/%m/%Y", "%d.%m.%Y", "%B %d, %Y", "%d %B %Y", "%Y%m%d")
+_DATE_FORMS = (
+    *("%Y-%m-%d", "%Y/%m/%d", "%d/%m/%Y", "%d.%m.%Y", "%Y%m%d"),
+    *("%B %d, %Y", "%d %B %Y", "%b %d, %Y", "%d %b %Y"),  # a month's name: its day not padded
+)
 
 
 @dataclass(slots=True)
@@ -78,6 +81,7 @@ class RecordTemplate:
     heading: str = "# {title}"  # "" : the records have no heading line
     frontmatter: list[tuple[str, str]] = field(default_factory=list)  # key, value form
     meta_lines: list[str] = field(default_factory=list)  # between heading and body: `Date: {date}`
+    meta_tight: bool = False  # the metadata lines right under the heading, no blank line between
     sections: list[str] = field(default_factory=list)  # `## ` titles in order
     section_text: dict[str, str] = field(default_factory=dict)  # a template file's placeholder text
     # a template file marks them optional
@@ -200,14 +204,18 @@ def _mapping(key: str, head: str) -> str:
 
 def _block_form(key: str, rec: _Record, records: list[_Record]) -> str:
     """A mapping's form (`data:` with `twin: 365`): each child key the records give the same value
-    kept, one holding the record's number `{n}`; the others left out, as a varying key is (the key
-    alone where none is kept)."""
+    kept, one holding the record's number `{n}`, a `title:` or `date:` every record gives (its
+    title, its date); the others left out, as a varying key is (the key alone where none is
+    kept)."""
     blocks = [dict(_children(dict(r.frontmatter).get(key, ""))) for r in records]
     out = []
     for child, value in _children(dict(rec.frontmatter)[key]):
         seen = [(b.get(child), r.number) for b, r in zip(blocks, records, strict=True)]
+        named = child.lower()
         if all(v is not None and v == str(n) for v, n in seen):
             out.append(f"{child}: {{n}}")
+        elif named in ("title", "date") and all(v is not None for v, _ in seen):
+            out.append(f"{child}: {{{named}}}")
         elif len({v for v, _ in seen}) == 1:
             out.append(f"{child}: {value}")
     indent = re.match(r"\n([ \t]+)", dict(rec.frontmatter)[key])
@@ -385,13 +393,24 @@ def _learn_heading(tpl: RecordTemplate, records: list[_Record]) -> None:
     """The heading form most records give (`# {n}. {title}`), or none where the records' `# `
     lines are not their titles."""
     if not _headings_are_titles(records):
-        tpl.heading = ""
+        tpl.heading = _fixed_heading(records)
         return
     forms = [_heading_form(r) for r in records if r.heading]
     if forms:
         form = _majority(forms)
         form = form if "{title}" in form or form.endswith("}") else form + "{title}"
         tpl.heading = _with_suffix(form, [_skeleton(r) for r in records if r.heading])
+
+
+def _fixed_heading(records: list[_Record]) -> str:
+    """The `# ` line more than half the records open with where it heads `## ` sections, not its
+    fellow level-1 ones (`# Outreach WG` over each group's minutes), its braces kept; else ''."""
+    same = Counter(r.heading for r in records if r.heading).most_common(1)
+    if len(records) < 2 or not same or same[0][1] * 2 <= len(records):
+        return ""
+    if any(len(_level_one_titles(r)) > 1 for r in records if r.heading == same[0][0]):
+        return ""
+    return same[0][0].replace("{", "{{").replace("}", "}}")
 
 
 def _skeleton(rec: _Record) -> str:
@@ -454,6 +473,8 @@ def _learn_meta(tpl: RecordTemplate, records: list[_Record]) -> None:
     if statuses:
         tpl.status = Counter(statuses).most_common(1)[0][0]
     tpl.link_style = _link_style(records)
+    tight = [_tight(r) for r in records if r.heading and r.meta_lines]
+    tpl.meta_tight = sum(tight) * 2 > len(tight)
     for r in records:
         fmt = _date_format(r)
         if fmt:
@@ -583,7 +604,7 @@ def _placeholder(key: str, value: str) -> str | None:
     return "status" if key in _STATUS_KEYS else None
 
 
-def _meta_key(line: str) -> str:
+def meta_key(line: str) -> str:
     m = _META_LINE.match(line)
     return m.group("key").lower().strip() if m else ""
 
@@ -598,7 +619,7 @@ def _meta_template(records: list[_Record], template: _Record | None) -> list[str
     out: dict[str, tuple[int, int, str]] = {}  # key -> (position, source, line form)
     for rank, rec in enumerate(sources):
         for position, line in enumerate(rec.meta_lines):
-            key = _meta_key(line)
+            key = meta_key(line)
             if key and key not in out and _meta_kept(line, rec is template, counts, leads, records):
                 out[key] = (position, rank, _meta_form(line, records))
     return [form for _, _, form in sorted(out.values())]
@@ -606,7 +627,7 @@ def _meta_template(records: list[_Record], template: _Record | None) -> list[str
 
 def _meta_key_counts(records: list[_Record]) -> Counter[str]:
     """How many records give each metadata key."""
-    return Counter(k for r in records for k in {_meta_key(x) for x in r.meta_lines})
+    return Counter(k for r in records for k in {meta_key(x) for x in r.meta_lines})
 
 
 def _meta_sources(
@@ -626,7 +647,7 @@ def _meta_kept(
     """Whether a metadata line's key goes into a new record: a key more than half the records
     (`counts`) give; a template file's line unless it is in a form no record writes (`leads`: how
     theirs start; MADR's `Technical Story:`)."""
-    key = _meta_key(line)
+    key = meta_key(line)
     if from_template:
         return not (leads and not counts[key] and _lead_form(line) not in leads)
     return counts[key] * 2 > len(records)
@@ -687,7 +708,7 @@ def _numbered_by_name(key: str, records: list[_Record]) -> bool:
 def _next_count(records: list[_Record]) -> int:
     """One past the highest value of the records' counter key (0: they keep none)."""
     keys = {k for r in records for k, _ in r.frontmatter} | {
-        _meta_key(x) for r in records for x in r.meta_lines
+        meta_key(x) for r in records for x in r.meta_lines
     }
     for key in sorted(k for k in keys if k and _counted(k, records)):
         return 1 + max(int(v) for r in records for v in _values_of(key, r)[:1])
@@ -734,6 +755,12 @@ def _date_format(rec: _Record) -> str | None:
     return None
 
 
+def _tight(rec: _Record) -> bool:
+    """Whether a record's heading line is followed at once by a metadata line."""
+    after = rec.text.replace("\r\n", "\n").split(rec.heading + "\n", 1)
+    return len(after) == 2 and bool(_META_LINE.match(after[1].split("\n", 1)[0]))
+
+
 def _learn_sections(tpl: RecordTemplate, records: list[_Record], template: _Record | None) -> None:
     """The section titles in order: a template file's (those the records mostly keep), else the
     records' most common order (the longer on a tie)."""
@@ -749,14 +776,20 @@ def _learn_sections(tpl: RecordTemplate, records: list[_Record], template: _Reco
 
 
 def _consensus(titles: tuple[str, ...], orders: list[tuple[str, ...]]) -> list[str]:
-    """`titles` in the order the records put them in on the whole (where no two records agree on
-    one order): each by its mean place, as a share of its record's length."""
+    """`titles` (the fullest record's, where no two records agree on one order) with each pair in
+    the order most records holding both put it in: a pair no other record holds keeps its own."""
 
-    def place(title: str) -> float:
-        seen = [o.index(title) / max(len(o), 1) for o in orders if title in o]
-        return sum(seen) / len(seen)
+    def later(a: str, b: str) -> bool:
+        both = [o for o in orders if a in o and b in o]
+        return sum(o.index(a) > o.index(b) for o in both) * 2 > len(both)
 
-    return sorted(titles, key=place)
+    out: list[str] = []
+    for title in titles:
+        at = len(out)
+        while at and later(out[at - 1], title):
+            at -= 1
+        out.insert(at, title)
+    return out
 
 
 def _level_one_titles(rec: _Record) -> tuple[str, ...]:
@@ -779,7 +812,10 @@ def _template_sections(
 ) -> None:
     """A template file's sections the records mostly keep (an optional one is dropped), with its
     placeholder text and its optional marks."""
-    own = [(plain_title(t), _MARKER_AT_END.sub("", s)) for t, s in template.sections if t]
+    sections = template.sections
+    if tpl.section_level == 1:  # `# Summary`, `# Motivation`: the template's own `# ` lines
+        sections = split_sections(split_frontmatter(template.text)[1], 1)
+    own = [(plain_title(t), _MARKER_AT_END.sub("", s)) for t, s in sections if t]
     tpl.sections = _kept_sections([t for t, _ in own], orders)
     tpl.section_text = {t: s for t, s in own if t in tpl.sections}
     tpl.optional_sections = [t for t in optional_sections(template.text) if t in tpl.sections]

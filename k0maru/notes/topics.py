@@ -51,11 +51,26 @@ def topic_of(title: str, body: str, topics: dict[str, list[str]]) -> tuple[str, 
     )
 
 
+def closest(
+    title: str, tags: str, body: str, folders: dict[str, list[str]]
+) -> tuple[str, str] | None:
+    """(the folder, why) of a family's parallel folders closest by the note's title and tags,
+    else by its body's `# ` headings too (minutes headed `# Outreach WG`, a date for a
+    title)."""
+    by_title = topic_of(title, tags, folders)
+    heads = "\n".join(x for x in body.splitlines() if x.startswith("# "))
+    if by_title is not None or not heads:
+        return by_title
+    by_body = topic_of(title, f"{tags}\n{heads}", folders)
+    return None if by_body is None else (by_body[0], by_body[1] + ", in the note's headings")
+
+
 def _words(text: str) -> set[str]:
-    """The search terms of `text`, its `-` and `_` read as spaces."""
+    """The search terms of `text`, its `-` and `_` read as spaces; numbers (a date's, a
+    record's) name no topic."""
     from k0maru.search.terms import tokenize
 
-    return set(tokenize(text.replace("-", " ").replace("_", " ")))
+    return {w for w in tokenize(text.replace("-", " ").replace("_", " ")) if not w.isdigit()}
 
 
 def _shared_weight(

@@ -152,3 +152,46 @@ def test_numbered_record_folders_are_a_record_set(tmp_path: Path) -> None:
     write(tmp_path, "specs/spec-0002/index.md", "# S\n")
     rules = ConventionSniffer(tmp_path / "specs").sniff().rules
     assert rules["adr"].folder == ""  # spec-NNNN/index.md at the root of its tree
+
+
+def test_group_minutes_keep_their_heading_and_go_where_the_body_heading_says(
+    tmp_path: Path,
+) -> None:
+    for group, days in (("outreach", (2, 16)), ("ecosystem", (8, 22)), ("api", (1, 15))):
+        name = group.capitalize()
+        for day in days:
+            write(
+                tmp_path,
+                f"wg-{group}/meeting-notes/2021-07-{day:02d}.md",
+                f"# {name} WG\nDate: Jul {day}, 2021\n\n## Attendees\n\n* a\n\n## Agenda\n\nx\n",
+            )
+    body = "# Outreach WG\nDate: Aug 30, 2021\n\n## Attendees\n\n* b\n\n## Agenda\n\ny\n"
+    path, text = flushed(tmp_path, "log", "2021 08 30", body)
+    # no title word names a group: the body's own `# ` heading does, and it is said
+    assert path == "wg-outreach/meeting-notes/2024-03-01.md"
+    # the group's one heading heads the note once, and the body's date line is not said twice
+    assert text.startswith("# Outreach WG\nDate: Aug 30, 2021\n\n## Attendees\n")
+    assert text.count("Date:") == 1 and text.count("# Outreach WG") == 1
+    _, plain = flushed(tmp_path, "log", "Outreach sync", "## Attendees\n\n* c\n")
+    assert plain.startswith("# Outreach WG\nDate: Mar 1, 2024\n\n## Attendees\n\n* c")
+
+
+def test_a_reserved_all_nines_number_is_not_counted(tmp_path: Path) -> None:
+    for n in ("0001", "0002", "9999"):
+        write(tmp_path, f"CIP-{n}/README.md", f"---\nCIP: {int(n)}\n---\n\n## Abstract\n\na\n")
+    path, _ = flushed(tmp_path, "adr", "Ledger rules", "## Abstract\n\nb\n")
+    assert path == "CIP-0003/README.md"
+
+
+def test_a_templates_section_order_beats_the_bodys_and_the_records(tmp_path: Path) -> None:
+    write(tmp_path, "rfcs/0000-template.md", "# Summary\n\n# Motivation\n\nWhy?\n\n# Drawbacks\n")
+    for n in (1, 2, 3):  # the records drift from the template: it still gives the order
+        write(
+            tmp_path, f"rfcs/000{n}-r{n}.md", "# Drawbacks\n\nd\n\n# Summary\n\ns\n\n# Motivation\n"
+        )
+    body = "# Drawbacks\n\nbad\n\n# Motivation\n\nwhy\n\n# Summary\n\nsum\n"
+    _, text = flushed(tmp_path, "adr", "New", body)
+    assert heads(text, "# ") == ["Summary", "Motivation", "Drawbacks"]
+    assert all(word in text for word in ("bad", "why", "sum"))
+    _, text = flushed(tmp_path, "adr", "Other", "# Drawbacks\n\nbad\n\n# Summary\n\nsum\n")
+    assert "# Summary\n\nsum\n\n# Motivation\n\nWhy?\n\n# Drawbacks\n\nbad\n" in text

@@ -11,13 +11,13 @@ from k0maru.notes.flush import FlushEngine
 from tests.helpers import write
 
 WHEN = date(2026, 8, 21)
-RFC = "---\ntitle: {t}\n---\n\n# {t}\n\n## Summary\n\nx\n"
+RFC = "---\ntitle: {t}\nnumber: {n}\n---\n\n# {t}\n\n## Summary\n\nx\n"
 
 
 def rfcs(vault: Path, guide: str) -> None:
     write(vault, "README.md", guide)
     for n, t in ((28, "publish-prompt"), (35, "registry-spec"), (37, "audit-overrides")):
-        write(vault, f"accepted/00{n}-{t}.md", RFC.format(t=t))
+        write(vault, f"accepted/00{n}-{t}.md", RFC.format(t=t, n=n))
 
 
 def test_a_guide_that_leaves_numbers_to_a_bot_keeps_the_zero_number(vault: Path) -> None:
@@ -28,6 +28,7 @@ def test_a_guide_that_leaves_numbers_to_a_bot_keeps_the_zero_number(vault: Path)
     )
     note = FlushEngine(vault).flush("adr", "Manifest repairs", "## Summary\n\nS.\n", when=WHEN)
     assert note.path == "accepted/0000-manifest-repairs.md"
+    assert "\nnumber: null\n" in (vault / note.path).read_text()  # not given yet, never ''
     told = "\n".join(ConventionSniffer(vault).sniff().rules["adr"].evidence)
     assert "README.md: * Copy `accepted/0000-template.md`" in told
     assert "numbered by a bot once merged, so written as 0000" in told
@@ -37,6 +38,7 @@ def test_a_guide_naming_drafts_0000_without_a_bot_gives_the_next_number(vault: P
     rfcs(vault, "# RFCs\n\nCreate your proposal as `accepted/0000-my-feature.md`.\n")
     note = FlushEngine(vault).flush("adr", "Manifest repairs", "## Summary\n\nS.\n", when=WHEN)
     assert note.path == "accepted/0038-manifest-repairs.md"
+    assert "\nnumber: 38\n" in (vault / note.path).read_text()
 
 
 def test_a_johnny_decimal_vault_files_a_card_in_its_category_with_the_next_id(
@@ -71,6 +73,20 @@ def test_a_dated_series_keeps_its_counter_name_and_nested_frontmatter(vault: Pat
     )
     plain = FlushEngine(vault).flush("log", "Quiet week", "News.\n", ["twin"], when=WHEN)
     assert plain.path == "blog/2026-08-21-twin0366.md"  # no number given: the next one
+
+
+def test_a_nested_title_and_date_take_the_requests(vault: Path) -> None:
+    for n in (17, 18):
+        head = f"template: layouts/issue\n\ndata:\n    date: 2022-11-{n}\n"
+        head += f"    title: This Week in Dart - Issue {n}\n    description: No. {n}\n"
+        write(vault, f"pages/issues/issue-{n}.md", f"---\n{head}    weight: {n}\n---\n\nHello.\n")
+    note = FlushEngine(vault).flush("log", "This Week in Dart: Issue 19", "Hi.\n", when=WHEN)
+    text = (vault / note.path).read_text()
+    assert note.path == "pages/issues/issue-19.md"
+    assert (
+        '    date: 2026-08-21\n    title: "This Week in Dart: Issue 19"\n    weight: 19\n' in text
+    )
+    assert "description" not in text  # a child each record gives its own way is left out
 
 
 def test_a_topic_vault_keeps_tags_case_and_the_keys_its_notes_leave_empty(vault: Path) -> None:
