@@ -5,7 +5,9 @@ own `Service`."""
 
 from __future__ import annotations
 
+import gc
 import logging
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol, TypeVar
@@ -81,11 +83,14 @@ class LocalRunner:
         self._owned = False
 
     @classmethod
-    def open(cls, vault: str | None) -> LocalRunner:
+    def open(cls, vault: str | None) -> LocalRunner | Refused:
         """The server's runner: the vault opened and watched, and the embedding model loading in a
-        thread, started before the SDK import (a `K0maruError` with its one line when the vault
-        cannot open)."""
-        runner = cls(Service.open(vault))
+        thread, started before the SDK import. A vault that cannot open gives a `Refused` runner:
+        the server still starts and answers every call with the one line (also on stderr)."""
+        try:
+            runner = cls(Service.open(vault))
+        except Exception as exc:
+            return Refused.because(exc)
         runner._owned = True
         runner.service.watch()
         runner._threads = [t for t in (runner.service.load_model_early(),) if t is not None]
@@ -133,3 +138,36 @@ class LocalRunner:
         except Exception as exc:  # one line for the agent, the traceback for stderr
             log.exception("%s failed", what)
             raise ToolFailure(failure_line(what, exc)) from None
+
+
+class Refused:
+    """The runner of a server whose vault did not open: every call fails with the line that said
+    why, so the agent reads it (a server that exited would show it only "connection closed")."""
+
+    def __init__(self, line: str, code: int):
+        self.line, self.code = line, code
+
+    @classmethod
+    def because(cls, exc: Exception) -> Refused:
+        if isinstance(exc, K0maruError):
+            refused = cls(str(exc), exc.mcp_code)
+        else:
+            log.error("opening the vault failed", exc_info=exc)
+            refused = cls(failure_line("opening the vault", exc), INTERNAL_ERROR)
+        print(f"k0maru: error: {refused.line}", file=sys.stderr, flush=True)
+        return refused
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Answer:
+        raise ToolFailure(self.line, self.code)
+
+    def note_list(self) -> list[tuple[str, str | None]]:
+        raise ToolFailure(self.line, self.code)
+
+    def note_text(self, path: str) -> str:
+        raise ToolFailure(self.line, self.code)
+
+    def started(self) -> None:
+        gc.enable()  # `k0maru mcp` turned it off for a warm-up that will not run
+
+    def close(self) -> None:
+        pass

@@ -18,7 +18,7 @@ from k0maru.mcp.runner import Runner, ToolFailure, failure_line
 from k0maru.mcp.tools import LOG_TOOLS, TOOLS, ToolSpec
 
 if TYPE_CHECKING:
-    from k0maru.mcp.runner import LocalRunner
+    from k0maru.mcp.runner import LocalRunner, Refused
 
 log = logging.getLogger("k0maru.mcp")
 
@@ -210,8 +210,9 @@ def build_server(runner: Runner) -> Any:
     return server
 
 
-def serve(runner: LocalRunner) -> int:
-    """Serve on stdio, each call run by `runner` (opened before the SDK import). The garbage
+def serve(runner: LocalRunner | Refused) -> int:
+    """Serve on stdio, each call run by `runner` (opened before the SDK import; a `Refused` one
+    answers each call with why the vault did not open). The garbage
     collector is off until the warm-up is done (`k0maru mcp` turns it off before its imports): the
     start makes hundreds of thousands of objects that live as long as the process."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="k0maru-mcp: %(message)s")

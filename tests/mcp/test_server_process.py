@@ -1,8 +1,7 @@
 """`k0maru mcp` as one process, driven by the SDK's stdio client: concurrent calls each get their
-own answer, it starts no other process, and a vault it cannot open ends it with one line."""
+own answer, it starts no other process, and a vault it cannot open is one line to every call."""
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -10,7 +9,8 @@ import anyio
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.types import CallToolResult
+from mcp.shared.exceptions import MCPError
+from mcp.types import CallToolResult, TextContent
 
 from tests.mcp.test_mcp import run_session
 
@@ -57,19 +57,67 @@ def test_concurrent_calls_each_get_their_own_answer(demo: Path) -> None:
     assert run_session(demo, body) == {p: p for p in paths}
 
 
-def test_a_vault_it_cannot_open_ends_the_server_with_its_one_line(tmp_path: Path) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "k0maru", "mcp", "--vault", str(tmp_path / "gone")],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert out.returncode == 2, out.stderr
-    assert out.stdout == "" and out.stderr == (
-        f"k0maru: error: vault {tmp_path / 'gone'} is not a directory; pass --vault DIR with an "
-        "existing folder\n"
-    )
+def refused_session(vault: Path, errlog: Path) -> tuple[CallToolResult, CallToolResult, str]:
+    """A recall and a read_note over a real stdio client, and what the resource list said."""
+
+    async def main() -> tuple[CallToolResult, CallToolResult, str]:
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "k0maru", "mcp", "--vault", str(vault)]
+        )
+        with errlog.open("w") as err:
+            async with (
+                stdio_client(params, errlog=err) as (read, write),
+                ClientSession(read, write) as s,
+            ):
+                await s.initialize()
+                recall = await s.call_tool("recall_memory", {"query": "backup"})
+                note = await s.call_tool("read_note", {"path": "a.md"})
+                try:
+                    await s.list_resources()
+                    listed = "listed"
+                except MCPError as exc:
+                    listed = exc.error.message
+                return recall, note, listed
+
+    return anyio.run(main)
+
+
+@pytest.mark.parametrize("state", ["gone", "symlink", "file", "bad-config"])
+def test_a_vault_it_cannot_open_answers_each_call_with_its_one_line(
+    tmp_path: Path, state: str
+) -> None:
+    """The server stays up: every call (and the resource list) answers why, never a closed
+    connection; the line goes to stderr too."""
+    vault, other = tmp_path / "v", tmp_path / "other"
+    (other / ".k0maru").mkdir(parents=True)
+    if state != "gone":
+        vault.mkdir()
+        (vault / "a.md").write_text("# a\n")
+    if state == "symlink":
+        (vault / ".k0maru").symlink_to(other / ".k0maru")
+    elif state == "file":
+        (vault / ".k0maru").write_text("x")
+    elif state == "bad-config":
+        (vault / ".k0maru").mkdir()
+        (vault / ".k0maru" / "config.toml").write_text("pool_min = 'sixty'\n")
+    expected = {
+        "gone": f"vault {vault} is not a directory; pass --vault DIR with an existing folder",
+        "symlink": f"{vault / '.k0maru'} is a symbolic link;",
+        "file": f"{vault / '.k0maru'} is not a folder;",
+        "bad-config": "pool_min",
+    }[state]
+    recall, note, listed = refused_session(vault, tmp_path / "err.txt")
+    texts = []
+    for answer in (recall, note):
+        (block,) = answer.content
+        assert answer.is_error and isinstance(block, TextContent)
+        texts.append(block.text)
+    assert texts[0] == texts[1] and expected in texts[0]
+    assert "\n" not in texts[0] and "Traceback" not in texts[0]
+    assert expected in listed
+    err = (tmp_path / "err.txt").read_text()
+    assert f"k0maru: error: {texts[0]}\n" in err and "Traceback" not in err
+    assert not (other / ".k0maru" / "index.sqlite").exists()  # nothing written through the link
 
 
 def test_the_tools_run_in_the_server_itself(demo: Path) -> None:
