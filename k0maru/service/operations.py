@@ -607,6 +607,7 @@ class Service:
         is off or has no model). The caller asks `unchanged_scan` first (before importing any of
         this), so the walk snapshot is not asked again."""
         from k0maru.search.embedding import check_model
+        from k0maru.service import worker
         from k0maru.service.models import SCAN_COUNTS, MovedIndex, ScanReport
 
         with self._session.session(fresh=False, write=True) as vault:
@@ -621,10 +622,14 @@ class Service:
             model, warning = check_model(vault.settings.model_path, vault.settings.embed)
             if pending and model is None:
                 data["warnings"].append(warning)
+            readonly = vault.store.readonly
+            data["warnings"] += worker.scan_bound(
+                vault.root, pending if model and not readonly else 0
+            )
             return ScanReport(
                 **{f: data[f] for f in SCAN_COUNTS},
                 warnings=data["warnings"],
-                pending_embedding=pending if model and not vault.store.readonly else 0,
+                pending_embedding=pending if model and not readonly else 0,
                 moved_aside=MovedIndex(path=str(moved), why=why) if moved else None,
             )
 

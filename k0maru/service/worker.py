@@ -34,6 +34,10 @@ LOG_MAX_BYTES = 1_000_000
 EMBED_SLICE = (
     512  # chunks embedded between two looks at the notes: a new commit waits at most one slice
 )
+# how long `k0maru scan`'s own embedding runs (someone waits on it), in slices of SCAN_SLICE (a
+# slice took 7 s under a load of 10 on two cores): the chunks left then are a background worker's
+SCAN_EMBED_S = 20.0
+SCAN_SLICE = 32
 # a locked index: first wait, longest wait, give up after (kept)
 LOCKED_RETRY_S = (
     0.5,
@@ -133,28 +137,32 @@ class CatchUp:
     """What one worker run did (a plain class: dataclasses would cost a git hook the import of
     `inspect`)."""
 
-    __slots__ = ("added", "modified", "removed", "embedded", "rounds", "elapsed_ms")
+    __slots__ = ("added", "modified", "removed", "embedded", "rounds", "elapsed_ms", "left")
 
     def __init__(self) -> None:
         self.added = self.modified = self.removed = self.embedded = self.rounds = 0
+        self.left = 0  # chunks without a vector when a scan's time was up
         self.elapsed_ms = 0.0
 
     def __str__(self) -> str:
         return (
             f"worker: +{self.added} ~{self.modified} -{self.removed}, {self.embedded} chunk(s) embedded, "
             f"{self.rounds} round(s) in {self.elapsed_ms:.0f} ms"
+            + (f"; {self.left} left to a background worker" if self.left else "")
         )
 
 
 def run(root: Path, progress: ProgressFn | None = None, **flags: Any) -> CatchUp | None:
     """The worker: under the worker lock, catch up until nothing is left and no request is pending;
     returns what it did (also logged), None when another worker holds the lock. `progress(done,
-    total)` follows the embedding; `flags` are setting overrides (`k0maru scan` hands its embedding
-    over to this, in the same process, with its command-line flags)."""
+    total)` follows the embedding: someone waits (`k0maru scan` hands its embedding over to this, in
+    the same process, with its command-line flags), so it embeds for SCAN_EMBED_S at most and
+    leaves what is left to a background worker it starts (`CatchUp.left`)."""
     from k0maru.errors import IndexLockedError
 
     done = None
     run_progress = RunProgress(progress) if progress else None
+    budget = time.monotonic() + SCAN_EMBED_S if progress else None
     delay, longest, give_up = LOCKED_RETRY_S
     deadline = time.monotonic() + give_up
     while True:
@@ -163,11 +171,14 @@ def run(root: Path, progress: ProgressFn | None = None, **flags: Any) -> CatchUp
             if not mine:
                 return done
             try:
-                done = _catch_up(root, run_progress, done or CatchUp(), flags)
+                done = _catch_up(root, run_progress, done or CatchUp(), flags, budget)
             except IndexLockedError as exc:  # another process writes: the request is kept, retried
                 if time.monotonic() + delay > deadline:
                     raise
                 locked = exc
+        if done is not None and done.left:  # the scan's time is up: a background worker goes on
+            request(root)
+            return done
         if locked is not None:
             log_line(root, f"worker: {locked}; retrying in {delay:.1f} s")
             time.sleep(delay)
@@ -177,6 +188,23 @@ def run(root: Path, progress: ProgressFn | None = None, **flags: Any) -> CatchUp
             root / STATE_DIR / WANTED
         ).exists():  # asked while we were releasing the lock: go again
             return done
+
+
+def scan_bound(root: Path, pending: int) -> list[str]:
+    """The line of a scan leaving `pending` chunks to embed, more than a slice: the worker it
+    becomes embeds them for SCAN_EMBED_S at most (none when a background worker has them)."""
+    if pending <= EMBED_SLICE or running(root):
+        return []
+    return [
+        f"{pending} chunk(s) wait for vectors: this scan embeds them for at most "
+        f"{SCAN_EMBED_S:.0f} s, then a background worker embeds the rest "
+        "(`k0maru status` shows how many are left)"
+    ]
+
+
+def _time_up(budget: float | None, vault: Vault) -> bool:
+    """Whether a scan's own embedding (`budget`: when it ends) is to stop, chunks being left."""
+    return budget is not None and time.monotonic() > budget and vault.store.has_unembedded_chunks()
 
 
 def _idle_check(root: Path, vault: Vault) -> None:
@@ -207,8 +235,15 @@ class RunProgress:
 
 
 def _catch_up(
-    root: Path, run_progress: RunProgress | None, done: CatchUp, flags: dict[str, Any]
+    root: Path,
+    run_progress: RunProgress | None,
+    done: CatchUp,
+    flags: dict[str, Any],
+    budget: float | None = None,
 ) -> CatchUp:
+    """Rounds of scan, BM25 and a slice of embedding until caught up; with `budget` (a scan's
+    own run: when its time is up, `time.monotonic()`), in slices of SCAN_SLICE and stopping then,
+    the chunks left counted in `done.left`."""
     from k0maru.errors import IndexReplacedError
     from k0maru.index import db
     from k0maru.wiring.vault import Vault
@@ -227,7 +262,7 @@ def _catch_up(
                 try:
                     report = vault.index(
                         lexical=True,
-                        embed_limit=EMBED_SLICE,
+                        embed_limit=EMBED_SLICE if budget is None else min(SCAN_SLICE, EMBED_SLICE),
                         embed_progress=run_progress.round(
                             done.embedded, vault.store.unembedded_chunks()
                         )
@@ -245,11 +280,15 @@ def _catch_up(
                 if vault.reopen_if_replaced():  # a rebuild moved the index aside: on in the new one
                     log_line(root, "worker: the index file was replaced; reopened it")
                     continue
+                if _time_up(budget, vault):
+                    done.left = vault.store.unembedded_chunks()
+                    break
                 if wanted.exists():  # a git event since this round's scan: look again
                     wanted.unlink(missing_ok=True)
                 elif not (report.embedded and vault.store.has_unembedded_chunks()):
                     break
-            _idle_check(root, vault)
+            if not done.left:
+                _idle_check(root, vault)
     except Exception as exc:
         from k0maru.errors import IndexLockedError
 
