@@ -57,6 +57,7 @@ def template(root: Path, notes: int) -> Path:
     for i in range(notes):
         if i == notes - 1:  # with vectors; the last note is a kept BM25 delta's
             assert k0(vault, "scan", env=dict(os.environ)).returncode == 0
+            shutil.copy(vault / INDEX, root / "older.sqlite")  # this index before that note
         note(vault / "notes" / f"n{i}.md", i, notes)
     assert k0(vault, "search", "lease", "--mode", "bm25").returncode == 0
     other = root / "other"  # another vault, whose index is copied in
@@ -80,6 +81,12 @@ def template(root: Path, notes: int) -> Path:
     with held_open(vault) as conn:  # this index's own log, holding a write's frames
         conn.execute("INSERT INTO meta VALUES ('wal-probe', '1')")
         (root / "own.wal").write_bytes((vault / f"{INDEX}-wal").read_bytes())
+    conn = db.connect(root / "older.sqlite")  # an older copy's log, with its shared memory
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    conn.execute("INSERT INTO meta VALUES ('wal-probe', '1')")
+    for suffix in ("-wal", "-shm"):
+        shutil.copy(root / f"older.sqlite{suffix}", root / f"older{suffix}")
+    conn.close()
     return vault
 
 
@@ -266,6 +273,9 @@ CASES: dict[str, Callable[[Path], object]] = {
     ),
     "WAL of another index": wal("other.wal"),
     "WAL with another salt": wal("own.wal", salt=True),
+    "WAL and -shm of an older copy": lambda v: [
+        shutil.copy(v.parent / f"older{x}", v / f"{INDEX}{x}") for x in ("-wal", "-shm")
+    ],
     "model copy garbage": cache(
         "models/*/model.onnx.data",
         lambda d: d.__setitem__(slice(None), random.Random(2).randbytes(len(d))),

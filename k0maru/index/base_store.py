@@ -34,6 +34,7 @@ REPAIRED = {  # what happens next to each part `integrity_store.heal` rebuilt
     "documents": "their notes are indexed again from the files",
     "bm25": "the BM25 segment is built again from the chunks",
     "vectors": "their chunks are embedded again",
+    "version": "it moves on, and queries score the chunks changed since the segment again",
 }
 CHECK_ROWS = 50_000  # rows of each table a deep check decodes (every row of most vaults)
 JSON_COLUMNS = {  # columns a reader parses as JSON
@@ -265,7 +266,7 @@ class IndexConnection(BaseStore):
         said, self.set_aside = self.set_aside, []
         try:
             with self.read_snapshot():
-                foreign, adopt = self._vault_identity()
+                foreign, adopt, copied = self._vault_identity()
                 findings = integrity_store.cheap(self.conn)
         except db.DatabaseError:
             return said
@@ -276,11 +277,31 @@ class IndexConnection(BaseStore):
                 hint="run `k0maru scan --rebuild` (or `k0maru doctor --fix`)",
                 damage=f"built for another vault ({foreign})",
             )
-        if adopt:
-            with self.transaction_if_free() as free:
-                if free:
-                    self.set_meta(VAULT_META, _vault_id(self.vault))
+        said += self._adopt(copied) if adopt else []
         return said + (self.repair(integrity_store.cheap) if findings else [])
+
+    def _adopt(self, copied: str | None) -> list[str]:
+        """Record this vault as the index's; one `copied` from another vault's folder also drops
+        the offload records whose log is not in this vault's `.k0maru/refs` (the index came
+        without them: another vault's, or copied alone) and says so (the caller then walks every
+        note again). A whole vault copied, its logs with it, says nothing."""
+        with self.transaction_if_free() as free:
+            if not free:
+                return []
+            self.set_meta(VAULT_META, _vault_id(self.vault))
+            if copied is None:
+                return []
+            refs = self.vault / STATE_DIR / "refs"
+            logs = self.conn.execute("SELECT node_id, log_path FROM offloads").fetchall()
+            gone = [(n,) for n, path in logs if not (refs / Path(path).name).is_file()]
+            self.conn.executemany("DELETE FROM offloads WHERE node_id = ?", gone)
+        if not gone:
+            return []
+        return [
+            f"took over the index built for {copied} (most of its notes are here: a copied vault)"
+            f" without {len(gone)} offload record(s) whose log it did not bring; every note is"
+            " checked again by the next scan"
+        ]
 
     def damage(self) -> list[integrity_store.Finding]:
         """What the whole check of the derived rows finds (`integrity_store.deep`), decoded once per
@@ -304,18 +325,18 @@ class IndexConnection(BaseStore):
             integrity_store.heal(self.conn, findings)
         return [f"repaired the index: {f.what}; {REPAIRED[f.part]}" for f in findings]
 
-    def _vault_identity(self) -> tuple[str | None, bool]:
+    def _vault_identity(self) -> tuple[str | None, bool, str | None]:
         """(the other vault when the index is another vault's, else None; whether this vault's
-        identity is to be recorded). The index is this vault's when it was built here, in this
-        folder since moved (its inode), or when most of a sample of its notes are here (a copied
-        vault)."""
+        identity is to be recorded; the folder of the vault it was copied from). The index is this
+        vault's when it was built here, in this folder since moved (its inode), or when most of a
+        sample of its notes are here (a copied vault)."""
         here = _vault_id(self.vault)
         stored = self.get_meta(VAULT_META)
         if stored == here:
-            return None, False
+            return None, False, None
         inode, _, root = (stored or "").partition(" ")
         if stored and (root == str(self.vault) or inode == here.partition(" ")[0]):
-            return None, True
+            return None, True, None
         paths = [
             p
             for (p,) in self.conn.execute(
@@ -324,8 +345,8 @@ class IndexConnection(BaseStore):
         ]
         found = sum(1 for p in paths if _present(self.vault / p))
         if 2 * found >= len(paths):
-            return None, True
-        return root or "its notes are not here", False
+            return None, True, root or None  # None: an index that never recorded its vault
+        return root or "its notes are not here", False, None
 
     def require_sound(self) -> None:
         """Raise the corrupt-index error when SQLite's quick_check finds damage."""

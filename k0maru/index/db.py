@@ -12,6 +12,8 @@ import importlib
 import importlib.util
 import os
 import re
+import stat
+import sys
 import time
 from collections.abc import Callable
 from contextlib import suppress
@@ -250,6 +252,8 @@ def translate_error(exc: Exception, path: Path | str) -> K0maruError:
         return by_code(path, text)
     if _UNCODED_DAMAGE.search(text):
         return corrupt_error(path, text)
+    if code == SQLITE_IOERR and lost_log(path):
+        return _lost_log_error(path)
     if code == SQLITE_IOERR and disk_full(path):
         return _disk_full(path, text)
     return K0maruError(f"{path}: SQLite error: {text}")
@@ -293,10 +297,44 @@ def disk_full(path: Path | str) -> bool:
     return st.f_bavail * st.f_frsize < 1 << 20
 
 
+def lost_log(path: Path | str) -> bool:
+    """Whether the write-ahead log of the index at `path` was deleted or cut under a process that
+    holds the index: the shared memory it keeps counts more frames than the log holds. The pages
+    SQLite then cannot read are missing, not damaged (that process still has them)."""
+    shm, wal = Path(f"{path}-shm"), Path(f"{path}-wal")
+    try:
+        if not stat.S_ISREG(os.lstat(shm).st_mode):
+            return False
+        with open(shm, "rb") as f:
+            head = f.read(24)
+        size = os.lstat(wal).st_size if os.path.lexists(wal) else 0
+    except OSError:
+        return False
+    if len(head) < 24:
+        return False
+    page = int.from_bytes(head[14:16], sys.byteorder)  # the wal-index header, native order
+    page = 65536 if page == 1 else page
+    frames = int.from_bytes(head[16:20], sys.byteorder)
+    return frames > 0 and page >= 512 and size < WAL_HEADER + frames * (page + FRAME_HEADER)
+
+
+def _lost_log_error(path: Path | str) -> IndexCorruptError:
+    return IndexCorruptError(
+        f"{path}: its write-ahead log was deleted or cut while another k0maru process "
+        "(`k0maru ui`, `k0maru mcp`, a worker) holds the index",
+        hint="restart that process: it writes what the log held into the index, which is not "
+        "damaged (do not rebuild it)",
+        damage="its write-ahead log was deleted under a process that holds it",
+    )
+
+
 def corrupt_error(path: Path | str, detail: str) -> IndexCorruptError:
     """The one corrupt-index line, whatever found the damage. The finding is kept beside the index
     (`CORRUPT_MARK`, naming the file's inode), so writers stop on it too until a rebuild replaces
-    the file."""
+    the file. Pages missing from a log deleted under a process that holds it are no damage: that
+    is said instead, and nothing kept."""
+    if lost_log(path):
+        return _lost_log_error(path)
     error = IndexCorruptError(
         f"{path}: index is corrupt ({detail})",
         hint="run `k0maru scan --rebuild` (your notes are untouched)",

@@ -38,8 +38,8 @@ _DOC_ROWS = ("chunks", "tags", "aliases")
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One broken invariant: the derived `part` it damages ("documents", "bm25", "vectors") and
-    what is wrong; `ids`: the chunks whose vectors are bad."""
+    """One broken invariant: the derived `part` it damages ("documents", "bm25", "vectors", the
+    corpus "version") and what is wrong; `ids`: the chunks whose vectors are bad."""
 
     part: str
     what: str
@@ -76,7 +76,31 @@ def cheap(conn: Any, root: Path | None = None) -> list[Finding]:
         rows = _count(conn, "SELECT count(*) FROM bm25_terms")
         if rows != int(terms[0]):
             found.append(Finding("bm25", f"{rows} BM25 term row(s) of the {terms[0]} saved"))
-    return found
+    return found + _version(conn)
+
+
+def _version(conn: Any) -> list[Finding]:
+    """The corpus version only moves on: a BM25 segment (or kept delta) from a later version, or
+    one at this version while chunks changed since it was built, means `meta` went back (another
+    database's log replayed over it), and a query would score no chunk changed since."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'corpus_version'").fetchone()
+    now = int(row[0]) if row and str(row[0]).isdigit() else 0
+    seg = conn.execute(
+        "SELECT corpus_version, max_chunk_id FROM bm25_index WHERE id = 1"
+    ).fetchone()
+    kept = conn.execute("SELECT corpus_version FROM bm25_delta WHERE id = 1").fetchone()
+    later = max(seg[0] if seg else 0, kept[0] if kept else 0)
+    since = seg is not None and seg[0] == now and _changed_since(conn, seg[1])
+    if later <= now and not since:
+        return []
+    return [Finding("version", f"the corpus version ({now}) went back behind its BM25 segment")]
+
+
+def _changed_since(conn: Any, max_chunk_id: int) -> bool:
+    """Whether a chunk was added or removed since the segment built up to `max_chunk_id`."""
+    added = conn.execute("SELECT 1 FROM chunks WHERE id > ? LIMIT 1", (max_chunk_id,)).fetchone()
+    removed = conn.execute("SELECT 1 FROM lexical_stale LIMIT 1").fetchone()
+    return added is not None or removed is not None
 
 
 def deep(conn: Any, root: Path | None = None) -> list[Finding]:
@@ -331,6 +355,13 @@ def heal(conn: Any, findings: list[Finding]) -> None:
         conn.execute(
             "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
             " WHERE key = 'corpus_version'"
+        )
+    if "version" in parts:  # past every version the BM25 rows were made at
+        conn.execute(
+            "INSERT OR REPLACE INTO meta(key, value) SELECT 'corpus_version', CAST(1 + max("
+            "coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'corpus_version'), 0),"
+            " coalesce((SELECT corpus_version FROM bm25_index), 0),"
+            " coalesce((SELECT corpus_version FROM bm25_delta), 0)) AS TEXT)"
         )
     if "documents" in parts:
         _heal_documents(conn, _ids(findings, "documents"))

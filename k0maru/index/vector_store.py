@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
+from k0maru.index import db
 from k0maru.index.base_store import BaseStore
+from k0maru.index.integrity_store import sound_vector
 
 KEEP_MAX = (
     20_000  # vectors of deleted chunks kept for reuse (~1.5 KB each), the most recently dropped
@@ -110,6 +113,33 @@ class VectorStore(BaseStore):
             (vector, k),
         ).fetchall()
         return rows
+
+    def carry_vectors(self, old: Path) -> int:
+        """A rebuild's new index: give each chunk the sound vector the index at `old` holds for
+        the same text (its hash), made by the same model, so the new one is whole when it is
+        swapped in; returns how many chunks got one (none when `old` does not read back)."""
+        if not old.is_file():  # ATTACH would create it
+            return 0
+        try:
+            self.conn.execute("ATTACH DATABASE ? AS old", (str(old),))
+        except db.DatabaseError:
+            return 0
+        try:
+            model = self.conn.execute("SELECT value FROM old.meta WHERE key = 'embed_model'")
+            found = model.fetchone()
+            if found is None or self.get_meta("embed_model") not in (None, found[0]):
+                return 0
+            self.set_meta("embed_model", found[0])
+            vectors = self.conn.execute(
+                "SELECT c.id, c.hash, v.embedding FROM chunks c JOIN old.chunks o"
+                " ON o.hash = c.hash AND o.embedded = 1 JOIN old.vec_chunks v ON v.rowid = o.id"
+                " WHERE c.embedded = 0 GROUP BY c.id"
+            ).fetchall()
+            return self.write_vectors([row for row in vectors if sound_vector(row[2])])
+        except db.DatabaseError:  # the old index does not read back: embedded again
+            return 0
+        finally:
+            self.conn.execute("DETACH DATABASE old")
 
     # ---- vectors keyed by content
     # ------------------------------------------------------------------

@@ -644,7 +644,8 @@ class Service:
 
     def _rebuild(self, vault: Vault) -> tuple[Path | None, str, dict[str, Any]]:
         """A new index built beside the old one (`<index>.new`, readers meanwhile answer from the
-        old) from every note, the offload records put back, then swapped in whole by one rename:
+        old) from every note, the offload records and (from a sound old one) the vectors of the
+        same texts put back, then swapped in whole by one rename:
         (where the old index went, why it was rebuilt, the scan's report). A build that fails
         leaves the old index in place, untouched, and says so in one line."""
         from k0maru.index import db, snapshot, store
@@ -660,6 +661,8 @@ class Service:
             with Fresh(vault.root, vault.settings, index=new) as fresh:
                 data = self._index_all(fresh, full=True).as_dict()
                 data["warnings"] += _restore_offloads(fresh, kept)
+                if not health:  # whole before the swap: the vectors of the same texts
+                    fresh.store.carry_vectors(path)
             moved = store.swap_in(new, path, "corrupt" if health else "old", _open_or_none(vault))
         except (K0maruError, db.DatabaseError, OSError) as exc:
             store.discard(new)

@@ -166,3 +166,35 @@ def test_doctor_fix_writes_an_unreadable_sidecar_again_from_the_index(vault: Pat
         assert report.moved_aside is None
         assert any("written again" in line for line in report.repaired), report.repaired
         assert svc.status().problems == []
+
+
+def test_an_index_copied_alone_from_a_vault_of_the_same_notes_says_so(tmp_path: Path) -> None:
+    """An index copied from another vault whose notes are mostly here too (a copied vault, or
+    its index alone) is taken over; the offload records whose log it did not bring are dropped,
+    with one line, and every note is walked again (the other vault's extra note goes)."""
+    from tests.service.test_damage import offload
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    for root in (first, second):
+        for i in range(4):
+            write(root, f"notes/n{i}.md", f"# N{i}\n\nshared lease {i}.\n")
+    write(first, "notes/only-there.md", "# Only\n\nmarkeronly lease.\n")
+    with service(first) as svc:
+        svc.scan()
+    offload(first, "eeee5555")
+    (db_path(second).parent).mkdir(parents=True)
+    shutil.copy(db_path(first), db_path(second))
+    with service(second) as svc:
+        line, *rest = svc.status().problems  # and the other vault's note, not here
+        assert rest == [
+            "the index is damaged: 1 note(s) are indexed unlike their files; `k0maru doctor "
+            "--fix` repairs it"
+        ]
+        assert line == (
+            f"took over the index built for {first} (most of its notes are here: a copied vault)"
+            " without 1 offload record(s) whose log it did not bring; every note is checked again"
+            " by the next scan"
+        )
+        assert svc.recall("markeronly", mode="bm25").hits == []  # walked again: it is gone
+        after = svc.status()
+        assert after.problems == [] and (after.offloads, after.documents) == (0, 4)

@@ -78,7 +78,10 @@ def test_rows_a_notes_file_gives_are_found_by_doctor_and_indexed_again(
     damage(vault, NOTE_ROWS[kind])
     assert rows(vault) != want
     with service(vault) as svc:
-        assert svc.status().problems == []  # `status` stays cheap: it does not read the notes
+        # `status` stays cheap: it does not read the notes (a deleted chunk left a BM25 stale
+        # row behind at the same corpus version, which its open check moves on)
+        problems = svc.status().problems
+        assert all("corpus version" in p for p in problems), problems
         found = svc.doctor().findings
         assert any("lack tags, links or chunks their files give" in f for f in found), found
         report = svc.doctor(fix=True)

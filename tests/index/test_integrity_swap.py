@@ -40,3 +40,30 @@ def test_what_a_killed_rebuild_left_beside_is_cleared(vault: Path) -> None:
         Path(f"{new}{suffix}").write_bytes(b"left by a killed rebuild")
     assert stores.beside(path) == new
     assert [p for p in path.parent.iterdir() if p.name.startswith(new.name)] == []
+
+
+def test_a_rebuild_is_swapped_in_with_the_vectors_of_the_same_texts(vault: Path) -> None:
+    """A sound index's vectors go into the new one by their chunk's text before the swap: a
+    rebuild leaves no chunk to embed again (nor a disk filling meanwhile with the index
+    vectorless), and a damaged vector is not carried."""
+    from tests.index.test_integrity import NAN, damage, indexed, service
+
+    indexed(vault)
+    damage(vault, "INSERT OR REPLACE INTO meta VALUES ('embed_model', 'the model')")
+    damage(vault, f"UPDATE vec_chunks SET embedding = x'{NAN}' WHERE rowid = 3")
+
+    def vectors() -> dict[str, bytes]:
+        with Store.open(vault) as s:
+            rows = s.conn.execute(
+                "SELECT c.hash, v.embedding FROM chunks c JOIN vec_chunks v ON v.rowid = c.id"
+            )
+            return dict(rows.fetchall())
+
+    before = vectors()
+    with Store.open(vault) as s:
+        (bad,) = s.conn.execute("SELECT hash FROM chunks WHERE id = 3").fetchone()
+    with service(vault) as svc:
+        assert svc.scan(rebuild=True).moved_aside is not None
+    with Store.open(vault) as s:
+        assert s.unembedded_chunks() == 1 and s.get_meta("embed_model") == "the model"
+    assert vectors() == {h: v for h, v in before.items() if h != bad}
