@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import defaultdict
 from typing import Any, NamedTuple
 
 # ISO 639-1 codes of the Snowball languages (names are accepted as well)
@@ -166,7 +167,7 @@ def _evidence(text: str) -> tuple[dict[str, float], dict[str, set[str]]]:
     """`stopword_counts`, and which distinct function words each language's count holds."""
     prose = _CODE.sub(" ", text[:DETECT_CHARS])
     counts = dict.fromkeys(STOPWORDS, 0.0)
-    words: dict[str, set[str]] = {lang: set() for lang in STOPWORDS}
+    words: dict[str, set[str]] = defaultdict(set)  # only the languages a word names
     listed_by = _LISTED_BY.get
     for word in _WORDS.findall(unicodedata.normalize("NFC", prose.lower())):
         langs = listed_by(word)

@@ -9,10 +9,11 @@ An edit costs O(chunks changed since the last merge), never O(corpus): the chunk
 main segment was built (ids above its `max_chunk_id`) form a delta when the corpus version moves,
 and the main segment's entries for chunks deleted since (`lexical_stale`) are masked. The delta is
 kept in the index; the next version's starts from it and tokenises only the chunks it lacks (a
-chunk's id and a hash of its text, title and language say whether it is the same). IDF is exact
-for the corpus as it is now: each query term's document frequency is the main segment's, less its
-stale chunks, plus the delta's, and the main segment's stored scores are rescaled by new IDF / old
-IDF; only the average chunk length stays the main segment's. So a delta chunk scores as the same
+chunk's id and a hash of its text, title and language say whether it is the same), adding their
+postings as a block of their own; its chunks gone since are masked as the main segment's are. IDF is
+exact for the corpus as it is now: each query term's document frequency is the main segment's plus
+the delta's, less their stale chunks, and the main segment's stored scores are rescaled by new IDF /
+old IDF; only the average chunk length stays the main segment's. So a delta chunk scores as the same
 text in the main segment would, and the ranking matches a full rebuild but for that length term. The
 segments are merged (a full rebuild) off the query path, by `scan` and the background worker, once
 `Bm25State.merge_due`; `scripts/bench_lexical.py` measures the ranking difference against a full
@@ -278,11 +279,16 @@ class MainSegment:
         )
 
 
-# a kept delta: magic; its chunks, terms, postings, stale positions and size; then the chunks' ids,
-# notes' ids and fingerprints (int64 each), stale positions (int32), each term's postings count
-# (uint32), positions (int32), tf components (float64), and the terms, one per line
-DELTA_HEADER = struct.Struct("<4sIIIII")
-DELTA_MAGIC = b"k0d1"
+# a kept delta: magic; its chunks, stale positions, blocks and size; then the chunks' ids, notes'
+# ids and fingerprints (int64 each) and the stale positions (int32); then each block of postings:
+# its terms, postings and terms' bytes (uint32 each), each term's postings count (uint32),
+# positions (int32), tf components (float64) and the terms, one per line
+DELTA_HEADER = struct.Struct("<4sIIII")
+BLOCK_HEADER = struct.Struct("<III")
+DELTA_MAGIC = b"k0d2"
+# a version's delta keeps the blocks of the one before it and adds one for its new chunks; past
+# this many, they are joined into one
+MAX_BLOCKS = 8
 Tfc = dict[str, tuple[list[int], list[float]]]  # a term's positions and tf components
 Row = tuple[int, int, str, str, str, str]  # a delta chunk as `Bm25Store.lexical_delta` gives it
 
@@ -307,28 +313,49 @@ def _tf_parts(row: Row, avgdl: float) -> dict[str, float]:
     return {term: tf / (tf + norm) for term, tf in Counter(terms).items()}
 
 
-class _Kept:
-    """A kept delta's arrays, as `_pack` wrote them (ValueError or struct.error if damaged)."""
-
-    def __init__(self, blob: bytes):
-        magic, n, t, p, k, self.size = DELTA_HEADER.unpack_from(blob)
-        if magic != DELTA_MAGIC:
-            raise ValueError("not a BM25 delta of this format")
-        at = DELTA_HEADER.size
-        parts: list[array[Any]] = []
-        for code, count in (("q", n), ("q", n), ("q", n), ("i", k), ("I", t), ("i", p), ("d", p)):
-            part = array(code)
-            part.frombytes(blob[at : at + part.itemsize * count])
-            at += part.itemsize * count
-            parts.append(part)
-        self.chunk_ids, self.doc_ids, self.prints, self.stale, counts, self.where, _ = parts
-        self.tfc: array[float] = parts[-1]
-        self.terms = blob[at:].decode().split("\n") if t else []
-        if len(self.terms) != t or len(self.tfc) != p or sum(counts) != p:
+def _read(blob: bytes, at: int, parts: Iterable[tuple[str, int]]) -> tuple[list[array[Any]], int]:
+    """Arrays of the given type codes and lengths, read from `blob` at `at`, and where they end
+    (ValueError if the blob is short)."""
+    out: list[array[Any]] = []
+    for code, count in parts:
+        part = array(code)
+        end = at + part.itemsize * count
+        part.frombytes(blob[at:end])
+        if len(part) != count:
             raise ValueError("a damaged BM25 delta")
-        self.starts = dict(
-            zip(self.terms, zip(accumulate(counts, initial=0), counts, strict=False), strict=True)
+        out.append(part)
+        at = end
+    return out, at
+
+
+class _Block:
+    """A block of a kept delta's postings: each term's positions and tf components, and the bytes
+    it is kept as (ValueError or struct.error if damaged)."""
+
+    def __init__(self, blob: bytes, at: int = 0):
+        t, p, size = BLOCK_HEADER.unpack_from(blob, at)
+        (counts, self.where, self.tfc), end = _read(
+            blob, at + BLOCK_HEADER.size, (("I", t), ("i", p), ("d", p))
         )
+        terms = blob[end : end + size].decode().split("\n") if t else []
+        if len(terms) != t or sum(counts) != p:
+            raise ValueError("a damaged BM25 delta")
+        self.end = end + size
+        self.raw = blob[at : self.end]
+        self.starts = dict(
+            zip(terms, zip(accumulate(counts, initial=0), counts, strict=False), strict=True)
+        )
+
+    @classmethod
+    def of(cls, tfc: Tfc) -> _Block:
+        """The block of these postings."""
+        terms, postings = list(tfc), tfc.values()
+        where = array("i", list(chain.from_iterable(w for w, _ in postings)))
+        part = array("d", list(chain.from_iterable(s for _, s in postings)))
+        counts = array("I", [len(w) for w, _ in postings])
+        text = "\n".join(terms).encode()
+        head = BLOCK_HEADER.pack(len(terms), len(where), len(text))
+        return cls(head + counts.tobytes() + where.tobytes() + part.tobytes() + text)
 
     def postings(self, term: str) -> Posting | None:
         if (found := self.starts.get(term)) is None:
@@ -336,52 +363,116 @@ class _Kept:
         start, count = found
         return self.where[start : start + count], self.tfc[start : start + count]
 
-    def moved(self, rows: Sequence[Row], prints: Sequence[int], n: int) -> array[int]:
-        """Each kept chunk's position among `rows` (after the main segment's `n`), -1 where it is
-        gone or changed."""
-        at = {
-            (c, f): n + j for j, (c, f) in enumerate(zip((r[0] for r in rows), prints, strict=True))
-        }
-        return array(
-            "q", (at.get(key, -1) for key in zip(self.chunk_ids, self.prints, strict=True))
+
+def _joined(blocks: list[_Block]) -> _Block:
+    """One block of the postings of `blocks` (each term's positions stay in order: a later block's
+    are after an earlier one's)."""
+    tfc: Tfc = {}
+    for block in blocks:
+        where, part = block.where.tolist(), block.tfc.tolist()
+        for term, (start, count) in block.starts.items():
+            got = tfc.setdefault(term, ([], []))
+            got[0].extend(where[start : start + count])
+            got[1].extend(part[start : start + count])
+    return _Block.of(tfc)
+
+
+def _fresh_block(rows: Sequence[Row], fresh: list[int], at: int, avgdl: float) -> _Block:
+    """The block of the `fresh` rows' postings, at positions from `at` on: they are tokenised."""
+    tfc: Tfc = {}
+    for i, j in enumerate(fresh):
+        for term, s in _tf_parts(rows[j], avgdl).items():
+            if (got := tfc.get(term)) is None:
+                tfc[term] = ([at + i], [s])
+            else:
+                got[0].append(at + i)
+                got[1].append(s)
+    return _Block.of(tfc)
+
+
+class _Kept:
+    """A delta's chunks (every one it ever held: those gone since are stale positions, as the main
+    segment's deleted chunks are), its blocks of postings and size, as kept in the index."""
+
+    def __init__(self, blob: bytes = b""):
+        """The kept delta `blob` (ValueError or struct.error if damaged); empty without one."""
+        self.chunk_ids, self.doc_ids, self.prints = array("q"), array("q"), array("q")
+        self.stale, self.size, self.blocks = array("i"), 0, list[_Block]()
+        if not blob:
+            return
+        magic, n, k, b, self.size = DELTA_HEADER.unpack_from(blob)
+        if magic != DELTA_MAGIC:
+            raise ValueError("not a BM25 delta of this format")
+        parts, at = _read(blob, DELTA_HEADER.size, (("q", n), ("q", n), ("q", n), ("i", k)))
+        self.chunk_ids, self.doc_ids, self.prints, self.stale = parts
+        for _ in range(b):
+            self.blocks.append(block := _Block(blob, at))
+            at = block.end
+        if at != len(blob):
+            raise ValueError("a damaged BM25 delta")
+
+    def postings(self, term: str) -> Posting | None:
+        found = [got for block in self.blocks if (got := block.postings(term)) is not None]
+        if len(found) < 2:
+            return found[0] if found else None
+        where, part = array("i"), array("d")
+        for w, s in found:
+            where.extend(w)
+            part.extend(s)
+        return where, part
+
+    def pack(self) -> bytes:
+        head = DELTA_HEADER.pack(
+            DELTA_MAGIC, len(self.chunk_ids), len(self.stale), len(self.blocks), self.size
         )
+        body = (self.chunk_ids, self.doc_ids, self.prints, self.stale)
+        return head + b"".join(a.tobytes() for a in body) + b"".join(b.raw for b in self.blocks)
 
-    def carried(self, moved: array[int], n: int) -> Tfc:
-        """The postings of the kept chunks still in the delta, at their new positions."""
-        at = [-1] * n + moved.tolist()  # by a kept posting's position
-        to_all, part_all = list(map(at.__getitem__, self.where)), self.tfc.tolist()
-        gone = -1 in to_all
-        out: Tfc = {}
-        for term, (start, count) in self.starts.items():
-            to, part = to_all[start : start + count], part_all[start : start + count]
-            if gone and -1 in to:
-                part = [s for p, s in zip(to, part, strict=True) if p >= 0]
-                to = [p for p in to if p >= 0]
-            if to:
-                out[term] = (to, part)
+    def _fresh(self, rows: Sequence[Row], prints: list[int], n: int) -> tuple[list[int], set[int]]:
+        """The `rows` this delta lacks (by index), and its positions (after the main segment's `n`)
+        of chunks no longer among them: those stale already, and those gone or changed since."""
+        gone = {p for p in self.stale if p >= n}
+        live = {
+            key: n + j
+            for j, key in enumerate(zip(self.chunk_ids, self.prints, strict=True))
+            if n + j not in gone
+        }
+        fresh = []
+        for j, key in enumerate(zip((r[0] for r in rows), prints, strict=True)):
+            if live.pop(key, None) is None:
+                fresh.append(j)
+        return fresh, gone | set(live.values())
+
+    def next(self, main: MainSegment, rows: Sequence[Row], stale_ids: list[int]) -> _Kept:
+        """The delta of `rows` over `main`, from this one: each of its chunks still among `rows`
+        (same id and fingerprint) keeps its position and postings, the others are stale; the rows
+        it lacks are tokenised into a new block, after them. Positions never move, so no posting
+        is rewritten."""
+        n, ids = len(main.chunk_ids), main.chunk_ids
+        prints = list(map(_fingerprint, rows))
+        fresh, gone = self._fresh(rows, prints, n)
+        out = _Kept()
+        out.chunk_ids = self.chunk_ids + array("q", (rows[j][0] for j in fresh))
+        out.doc_ids = self.doc_ids + array("q", (rows[j][1] for j in fresh))
+        out.prints = self.prints + array("q", (prints[j] for j in fresh))
+        # main.chunk_ids is sorted: a binary search per stale chunk, not a pass over the corpus
+        in_main = {p for c in stale_ids if (p := bisect_left(ids, c)) < n and ids[p] == c}
+        out.stale = array("i", sorted(in_main | gone))
+        out.size = len(rows) + len(stale_ids)
+        out.blocks = list(self.blocks)
+        if fresh:
+            out.blocks.append(_fresh_block(rows, fresh, n + len(self.chunk_ids), main.avgdl))
+        if len(out.blocks) > MAX_BLOCKS:
+            out.blocks = [_joined(out.blocks)]
         return out
-
-
-def _merged(carried: Tfc, fresh: Tfc) -> Tfc:
-    """Both chunks' postings, each term's in position order."""
-    for term, (where, part) in fresh.items():
-        have = carried.get(term)
-        if have is None:
-            carried[term] = (where, part)
-        elif have[0][-1] < where[0]:
-            have[0].extend(where)
-            have[1].extend(part)
-        else:
-            pairs = sorted(zip(have[0] + where, have[1] + part, strict=True))
-            carried[term] = ([p for p, _ in pairs], [s for _, s in pairs])
-    return carried
 
 
 class Delta:
     """The chunks the main segment lacks (their tf components; IDF is applied per query) and the
-    main segment's stale positions. The first process to compute it for a corpus version keeps it
-    in the index (`Delta.of`): the others read it instead of tokenising its chunks again, and a
-    later version tokenises only the chunks the kept one lacks."""
+    stale positions: the main segment's chunks deleted since it was built, and the delta's own
+    gone since it was first kept. The first process to compute it for a corpus version keeps it in
+    the index (`Delta.of`): the others read it instead of tokenising its chunks again, and a later
+    version tokenises only the chunks the kept one lacks."""
 
     def __init__(
         self,
@@ -393,7 +484,7 @@ class Delta:
     ):
         self.chunk_ids = chunk_ids
         self.doc_ids = doc_ids
-        self.stale = stale  # the main segment's positions of chunks deleted since it was built
+        self.stale = stale  # positions (main segment's, then the delta's) of chunks deleted since
         self.size = size  # chunks new since, plus those deleted
         self.postings = postings  # a term's positions (after the main segment's) and tf components
 
@@ -405,64 +496,23 @@ class Delta:
         if kept is not None:
             with contextlib.suppress(ValueError, struct.error):  # damaged: computed again
                 return cls.unpack(kept)
-        rows = store.lexical_delta(main.max_chunk_id)
-        prints = array("q", map(_fingerprint, rows))
-        tfc = _tfc(main, rows, prints, store.bm25_prior_delta(main.version))
-        stale, ids, n = store.lexical_stale(), main.chunk_ids, len(main.chunk_ids)
-        delta = cls(
-            array("q", (r[0] for r in rows)),
-            array("q", (r[1] for r in rows)),
-            # main.chunk_ids is sorted: a binary search per stale chunk, not a pass over the corpus
-            {p for c in stale if (p := bisect_left(ids, c)) < n and ids[p] == c},
-            len(rows) + len(stale),
-            tfc.get,
-        )
+        prior = _Kept()
+        if (blob := store.bm25_prior_delta(main.version)) is not None:
+            with contextlib.suppress(ValueError, struct.error):  # damaged: all tokenised
+                prior = _Kept(blob)
+        now = prior.next(main, store.lexical_delta(main.max_chunk_id), store.lexical_stale())
         with contextlib.suppress(K0maruError):  # a cache: kept next time
-            store.keep_bm25_delta(version, main.version, _pack(delta, prints, tfc))
-        return delta
+            store.keep_bm25_delta(version, main.version, now.pack())
+        return cls.kept(now)
+
+    @classmethod
+    def kept(cls, kept: _Kept) -> Delta:
+        return cls(kept.chunk_ids, kept.doc_ids, set(kept.stale), kept.size, kept.postings)
 
     @classmethod
     def unpack(cls, blob: bytes) -> Delta:
         """A kept delta (ValueError or struct.error if damaged)."""
-        kept = _Kept(blob)
-        return cls(kept.chunk_ids, kept.doc_ids, set(kept.stale), kept.size, kept.postings)
-
-
-def _tfc(main: MainSegment, rows: Sequence[Row], prints: Sequence[int], prior: bytes | None) -> Tfc:
-    """The postings of the delta's `rows`: a chunk of the `prior` kept delta (same id and
-    fingerprint) keeps its postings there, only the others are tokenised."""
-    n = len(main.chunk_ids)
-    carried: Tfc = {}
-    fresh_rows: Sequence[int] = range(len(rows))
-    if prior is not None:
-        with contextlib.suppress(ValueError, struct.error, IndexError):  # damaged: all tokenised
-            kept = _Kept(prior)
-            moved = kept.moved(rows, prints, n)
-            carried = kept.carried(moved, n)
-            fresh_rows = sorted(set(fresh_rows) - {p - n for p in moved if p >= 0})
-    fresh: Tfc = {}
-    for j in fresh_rows:
-        for term, s in _tf_parts(rows[j], main.avgdl).items():
-            if (got := fresh.get(term)) is None:
-                fresh[term] = ([n + j], [s])
-            else:
-                got[0].append(n + j)
-                got[1].append(s)
-    return _merged(carried, fresh)
-
-
-def _pack(delta: Delta, prints: array[int], tfc: Tfc) -> bytes:
-    """`Delta.unpack`'s blob of a computed delta and its postings."""
-    terms, postings = list(tfc), tfc.values()
-    where = array("i", list(chain.from_iterable(w for w, _ in postings)))
-    part = array("d", list(chain.from_iterable(s for _, s in postings)))
-    stale = array("i", sorted(delta.stale))
-    counts = array("I", [len(w) for w, _ in postings])
-    head = DELTA_HEADER.pack(
-        DELTA_MAGIC, len(delta.chunk_ids), len(terms), len(where), len(stale), delta.size
-    )
-    body = (delta.chunk_ids, delta.doc_ids, prints, stale, counts, where, part)
-    return head + b"".join(a.tobytes() for a in body) + "\n".join(terms).encode()
+        return cls.kept(_Kept(blob))
 
 
 class _Memo:
@@ -531,7 +581,7 @@ class LexicalIndex:
     def _postings(self, term: str) -> list[Part]:
         """Where `term` occurs (chunk positions, main segment then delta) and its BM25 there, with
         IDF for the corpus as it is now, in one part per segment; empty when no live chunk holds it.
-        Stale main entries are included: `_query_scores` drops them at the end."""
+        Stale entries are included: `_query_scores` drops them at the end."""
         main, delta = self.main, self.delta
         in_main = main.postings(term)
         if delta is None:  # the main segment alone: its stored scores as they are
@@ -541,8 +591,10 @@ class LexicalIndex:
             return []
         n_main = main.size
         df_main = len(in_main[0]) if in_main is not None else 0
-        stale = sum(p in delta.stale for p in in_main[0]) if in_main and delta.stale else 0
-        df = df_main - stale + (len(in_delta[0]) if in_delta is not None else 0)
+        df = df_main + (len(in_delta[0]) if in_delta is not None else 0)
+        if delta.stale:
+            stale = delta.stale
+            df -= sum(p in stale for got in (in_main, in_delta) if got for p in got[0])
         if df <= 0:
             return []
         idf = _idf(df, n_main + len(delta.chunk_ids) - len(delta.stale))
@@ -643,7 +695,7 @@ class LexicalIndex:
         if memo.counts is None:
             counts = Counter(self.doc_ids)
             if self.delta is not None:
-                counts.subtract(self.main.doc_ids[p] for p in self.delta.stale)
+                counts.subtract(self.doc_ids[p] for p in self.delta.stale)
             memo.counts = counts
         return memo.counts
 

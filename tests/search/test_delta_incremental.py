@@ -1,5 +1,6 @@
 """A new corpus version's BM25 delta is built from the one kept for the version before: only the
-chunks that one lacks are tokenised, and the result is the delta computed from scratch."""
+chunks that one lacks are tokenised (a block of their own; its chunks gone since are stale), and
+the result holds what the delta computed from scratch holds."""
 
 import tempfile
 from pathlib import Path
@@ -8,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from k0maru.index.bm25_store import Bm25Store
-from k0maru.search.lexical import Delta, LexicalIndex, MainSegment, _Kept, _pack
+from k0maru.search.lexical import MAX_BLOCKS, Delta, LexicalIndex, MainSegment, _Block, _Kept
 from k0maru.wiring.vault import Vault
 from tests.helpers import write
 
@@ -47,11 +48,24 @@ def _apply(root: Path, step: int, edit: Edit) -> None:
         write(root, path.name, _note(i, what, words, step))
 
 
-def _postings(blob: bytes | None) -> tuple[object, ...]:
+def _postings(blob: bytes | None, n: int) -> tuple[object, ...]:
+    """What a kept delta holds, whatever its layout: each live chunk's id, note and terms' tf
+    components (by chunk id), the main segment's stale positions and the size."""
     assert blob is not None
     kept = _Kept(blob)
-    terms = {t: tuple(map(list, kept.postings(t) or ([], []))) for t in kept.terms}
-    return (list(kept.chunk_ids), list(kept.doc_ids), sorted(kept.stale), kept.size, terms)
+    stale = set(kept.stale)
+    chunks: dict[int, tuple[int, dict[str, float]]] = {
+        c: (d, {})
+        for p, (c, d) in enumerate(zip(kept.chunk_ids, kept.doc_ids, strict=True))
+        if n + p not in stale
+    }
+    for block in kept.blocks:
+        for term in block.starts:
+            where, part = block.postings(term) or ([], [])
+            for p, s in zip(where, part, strict=True):
+                if p not in stale:
+                    chunks[kept.chunk_ids[p - n]][1][term] = s
+    return chunks, sorted(p for p in stale if p < n), kept.size
 
 
 def _scores(main: MainSegment, delta: Delta, version: int) -> list[object]:
@@ -62,13 +76,15 @@ def _scores(main: MainSegment, delta: Delta, version: int) -> list[object]:
 def _step(store: Bm25Store, main: MainSegment) -> tuple[object, object]:
     """(postings, scores) of the delta built from the kept one, then of one from scratch."""
     version = store.corpus_version()
+    n = len(main.chunk_ids)
     built = Delta.of(main, store, version)
-    incremental = _postings(store.bm25_delta(version, main.version)), _scores(main, built, version)
+    kept = store.bm25_delta(version, main.version)
+    incremental = _postings(kept, n), _scores(main, built, version)
     store.conn.execute("DELETE FROM bm25_delta")
     scratch = Delta.of(main, store, version)
     assert store.bm25_delta(version, main.version) is not None
     return incremental, (
-        _postings(store.bm25_delta(version, main.version)),
+        _postings(store.bm25_delta(version, main.version), n),
         _scores(main, scratch, version),
     )
 
@@ -104,19 +120,39 @@ def test_only_the_chunks_the_kept_delta_lacks_are_tokenised(vault: Path) -> None
         write(vault, "n1.md", _note(1, 0, [4, 5], 1))
         v.index(embed=False, lexical=False)
         version = v.store.corpus_version()
-        first = Delta.of(main, v.store, version)
+        Delta.of(main, v.store, version)
         kept = _Kept(v.store.bm25_delta(version, main.version) or b"")
-        tfc = {
-            t: (list(kept.where[a : a + c]), list(kept.tfc[a : a + c]))
-            for t, (a, c) in kept.starts.items()
-        }
         n = len(main.chunk_ids)
-        tfc["planted"] = ([n], [0.5])
-        v.store.keep_bm25_delta(version, main.version, _pack(first, kept.prints, tfc))
+        kept.blocks.append(_Block.of({"planted": ([n], [0.5])}))
+        v.store.keep_bm25_delta(version, main.version, kept.pack())
         write(vault, "n2.md", _note(2, 0, [7, 8], 2))
         v.index(embed=False, lexical=False)
         delta = Delta.of(main, v.store, v.store.corpus_version())
         assert len(delta.chunk_ids) == 4  # both notes' two chunks
-        assert delta.postings("planted") == ([n], [0.5])  # n1's first chunk: carried over
+        planted = delta.postings("planted")  # n1's first chunk: carried over
+        assert planted is not None and list(planted[0]) == [n] and list(planted[1]) == [0.5]
         got = delta.postings("numbat")  # n2's new word: tokenised
         assert got is not None and list(got[0]) == [n + 2, n + 3]
+
+
+def test_a_chunk_gone_from_the_kept_delta_is_stale_and_its_postings_stay(vault: Path) -> None:
+    """Editing a note of the kept delta again leaves its old chunks where they were, stale (no
+    posting is rewritten), and the note's new chunks come after them; past MAX_BLOCKS versions the
+    blocks are joined into one, to the same postings."""
+    for i in range(3):
+        write(vault, f"n{i}.md", _note(i, 0, [i, 2], 0))
+    with Vault.open(vault) as v:
+        v.index(embed=False, lexical=True)
+        main = MainSegment.build(v.store)
+        main.save(v.store)
+        n = len(main.chunk_ids)
+        for step in range(1, MAX_BLOCKS + 2):
+            write(vault, "n1.md", _note(1, 0, [step % 9], step))
+            v.index(embed=False, lexical=False)
+            delta = Delta.of(main, v.store, v.store.corpus_version())
+            kept = _Kept(v.store.bm25_delta(v.store.corpus_version(), main.version) or b"")
+            assert len(delta.chunk_ids) == 2 * step  # every version's two chunks, the last live
+            assert set(range(n, n + 2 * step - 2)) <= delta.stale
+            assert len(kept.blocks) == (step if step <= MAX_BLOCKS else 1)
+            got = delta.postings("=" + WORDS[step % 9])
+            assert got is not None and n + 2 * step - 1 in got[0]
