@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -131,17 +132,25 @@ NOT_ON_A_NO_CHANGE_SCAN = (
     "pysqlite3",
     "pydantic",
     "yaml",
+    "k0maru.index.base_store",
+    "dataclasses",  # the result types (service/models.py, scan_report.py)
+    "k0maru.service.scan_report",
+    "shutil",  # argparse's formatter asks it for the terminal's width (cli/main.py's does not)
 )
 
 
 def test_a_scan_with_nothing_to_do_opens_no_index(vault: Path) -> None:
     from k0maru.cli.main import main
+    from k0maru.service.scan_report import SCAN_COUNTS, ScanReport
 
     for i in range(3):
         write(vault, f"notes/n{i}.md", f"# Note {i}\n\nbody {i}\n")
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         assert main(["scan", "--vault", str(vault), "--no-embed"]) == 0
-        assert main(["scan", "--vault", str(vault), "--no-embed"]) == 0  # trusts the index files
+        # reads the index once (it opens the write-ahead log the scan had closed), and records its
+        # files' stat: the next scan trusts them
+        assert main(["scan", "--vault", str(vault), "--no-embed"]) == 0
+        assert main(["scan", "--vault", str(vault), "--no-embed"]) == 0
     out = io.StringIO()
     with fresh_imports() as seen, contextlib.redirect_stdout(out):
         from k0maru.cli.main import main as fresh_main
@@ -149,7 +158,19 @@ def test_a_scan_with_nothing_to_do_opens_no_index(vault: Path) -> None:
         assert fresh_main(["scan", "--vault", str(vault), "--no-embed", "--json"]) == 0
     report = json.loads(out.getvalue().splitlines()[-1])
     assert report["walk_only"] and report["unchanged"] == 3
+    counts: dict[str, Any] = dict.fromkeys(SCAN_COUNTS, 0)
+    assert report.keys() == ScanReport(**counts).payload().keys()  # the shape of every scan's
     assert sorted(n for n in seen if within(n, NOT_ON_A_NO_CHANGE_SCAN)) == []
+
+
+@pytest.mark.parametrize("columns", ["120", "", "x", "-3", "0"])
+def test_the_help_is_as_wide_as_shutil_says(columns: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from k0maru.cli.main import terminal_columns
+
+    monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_columns() == shutil.get_terminal_size().columns
 
 
 RUNS = 21  # of each command, interleaved, so a moment of load falls on all three alike

@@ -45,10 +45,10 @@ def scan(
     if max_file_bytes is not None and max_file_bytes < 1:
         raise K0maruError(f"--max-file-bytes must be at least 1, not {max_file_bytes}")
     flags: dict[str, Any] = {"include": include, "max_file_bytes": max_file_bytes, "embed": embed}
-    data = None if full or rebuild else unchanged_scan(str(resolve_vault(vault)), **flags)
-    if data is not None:  # nothing to do, found from a walk and a look at the index files
+    walked = None if full or rebuild else unchanged_scan(str(resolve_vault(vault)), **flags)
+    if walked is not None:  # nothing to do, found from a walk and a look at the index files
         say_vault(resolve_vault(vault), as_json)
-        print_scan(data, as_json)
+        print_counts(walked, as_json)
         return 0
     with service(vault, as_json, rescan=False, **flags) as svc:
         data = svc.scan(full=full, rebuild=rebuild)
@@ -95,14 +95,20 @@ def embed_after_scan(root: Path, data: ScanReport, as_json: bool, flags: dict[st
 
 
 def print_scan(data: ScanReport, as_json: bool) -> None:
+    print_counts(data.payload(), as_json)
+
+
+def print_counts(report: dict[str, Any], as_json: bool) -> None:
+    """A scan's report as `ScanReport.payload()` shapes it."""
     emit(
         as_json,
-        data.payload(),
+        report,
         lambda: print(
-            f"added {data.added}  modified {data.modified}  unchanged {data.unchanged}  "
-            f"removed {data.removed}  skipped {data.skipped}  embedded {data.embedded}  "
-            + (f"symlinks {data.symlinks}  " if data.symlinks else "")
-            + f"in {took(data.elapsed_ms / 1000)}"
+            f"added {report['added']}  modified {report['modified']}  "
+            f"unchanged {report['unchanged']}  removed {report['removed']}  "
+            f"skipped {report['skipped']}  embedded {report['embedded']}  "
+            + (f"symlinks {report['symlinks']}  " if report["symlinks"] else "")
+            + f"in {took(report['elapsed_ms'] / 1000)}"
         ),
     )
 

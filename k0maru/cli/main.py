@@ -40,7 +40,18 @@ GLOBAL_FLAGS = {"--vault": True, "--json": False}
 
 
 class Formatter(argparse.HelpFormatter):
-    """argparse's, naming each flag's default in its help."""
+    """argparse's, naming each flag's default in its help. argparse makes one for each flag added
+    (to check its metavar), and its own asks shutil for the terminal's width: this one does not
+    import shutil (and the compression modules shutil imports) for a command that prints no help."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        super().__init__(prog, indent_increment, max_help_position, width or terminal_columns())
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         """Every flag's help names its default, when it has one worth naming."""
@@ -53,6 +64,22 @@ class Formatter(argparse.HelpFormatter):
         ):
             text += " (default: %(default)s)"
         return text
+
+
+def terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`: $COLUMNS, else the width of the terminal on stdout,
+    else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    stdout = sys.__stdout__
+    if columns > 0 or stdout is None:
+        return max(columns, 0) or 80
+    try:
+        return os.get_terminal_size(stdout.fileno()).columns or 80
+    except (ValueError, OSError):
+        return 80
 
 
 class Parser(argparse.ArgumentParser):

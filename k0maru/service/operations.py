@@ -63,15 +63,15 @@ PASSAGE_CAPS = (800, 560, 400, 280, 200, 140, 100, 70, 40)  # characters per pas
 MIN_PASSAGE_CHARS = 200  # no kept passage is cut shorter while leaving out lower hits makes room
 
 
-def unchanged_scan(vault_dir: str | None, **flags: Any) -> ScanReport | None:
+def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None:
     """The report of a scan that finds nothing to do, known from a walk and one read of the index
-    (index/snapshot.py); None when there is anything to do, and the full scan then runs."""
+    (index/snapshot.py), as `ScanReport.payload()` shapes it; None when there is anything to do,
+    and the full scan then runs. A dict, so that this answer imports no result type (dataclasses)."""
     import time
 
     from k0maru.config import load_settings
     from k0maru.index.snapshot import FILE, unchanged_files
     from k0maru.layout import STATE_DIR, resolve_vault
-    from k0maru.service.scan_report import ScanReport
 
     t0 = time.perf_counter()
     root = resolve_vault(vault_dir)
@@ -81,19 +81,19 @@ def unchanged_scan(vault_dir: str | None, **flags: Any) -> ScanReport | None:
     files = unchanged_files(root, s.include, s.exclude, s.max_file_bytes, s.embed)
     if files is None:
         return None
-    return ScanReport(
-        added=0,
-        modified=0,
-        unchanged=files,
-        removed=0,
-        skipped=0,
-        symlinks=0,
-        elapsed_ms=round((time.perf_counter() - t0) * 1000, 2),
-        touched=0,
-        files_read=0,
-        embedded=0,
-        walk_only=True,
-    )
+    return {
+        "added": 0,
+        "modified": 0,
+        "unchanged": files,
+        "removed": 0,
+        "skipped": 0,
+        "symlinks": 0,
+        "elapsed_ms": round((time.perf_counter() - t0) * 1000, 2),
+        "touched": 0,
+        "files_read": 0,
+        "embedded": 0,
+        "walk_only": True,
+    }
 
 
 def adr_from_commit(vault_root: Path, rev: str) -> AdrOutcome | None:

@@ -1,5 +1,6 @@
-"""What a scan reports, apart from the other result types (models.py re-exports it): a scan with
-nothing to do builds it without importing the rest of the service's result types (#62)."""
+"""What a scan reports, apart from the other result types (models.py re-exports it). A scan with
+nothing to do sends the same shape as a plain dict (`operations.unchanged_scan`), so it imports no
+result type at all, nor dataclasses (#62)."""
 
 from __future__ import annotations
 
