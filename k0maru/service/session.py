@@ -385,6 +385,7 @@ class VaultSession:
             watcher = self._watcher
             if watcher is None or self._last_scan is None:
                 continue
+            watcher.sync()  # what the notifier holds is marked, not reported as missed
             try:
                 self.vault.reopen_if_replaced()
                 missed = self.vault.changed_paths()
