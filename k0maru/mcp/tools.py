@@ -182,8 +182,11 @@ def recall_memory(  # noqa: PLR0913 - a tool's parameters are its input schema
     from k0maru.llm_tokens import count_tokens
     from k0maru.service.operations import answer_tokens
 
-    def cost(answer: RecallResult) -> int:  # either part is held to the budget
-        return max(answer_tokens(answer), count_tokens(recall_text(answer)))
+    def cost(answer: RecallResult, over: int | None) -> int:  # each part is held to the budget
+        tokens = answer_tokens(answer)
+        if over is not None and tokens > over:
+            return tokens
+        return max(tokens, count_tokens(recall_text(answer)))
 
     return service.recall(
         query,

@@ -193,7 +193,7 @@ class Service:
         filters: Filters | None = None,
         token_budget: int | None = None,
         min_score: float | None = None,
-        cost: Callable[[RecallResult], int] | None = None,
+        cost: Callable[[RecallResult, int | None], int] | None = None,
     ) -> RecallResult:
         """Ranked notes with their answering passages (those scoring at least `min_score`); with
         `token_budget`, the answer is cut to fit it exactly as `cost` counts it (default: the
@@ -913,7 +913,7 @@ def database_error(exc: BaseException) -> K0maruError | None:
     return db.translate_error(exc, db.last_opened or "the index")
 
 
-def answer_tokens(result: RecallResult) -> int:
+def answer_tokens(result: RecallResult, over: int | None = None) -> int:
     """What the answer costs an agent: its compact JSON, counted with the LLM tokenizer."""
     import json
 
@@ -923,17 +923,24 @@ def answer_tokens(result: RecallResult) -> int:
 
 
 def fit_budget(
-    result: RecallResult, budget: int, cost: Callable[[RecallResult], int] = answer_tokens
+    result: RecallResult,
+    budget: int,
+    cost: Callable[[RecallResult, int | None], int] = answer_tokens,
 ) -> RecallResult:
-    """`result` within `budget` tokens as `cost` counts them. Every hit stays if its passages, cut
+    """`result` within `budget` tokens as `cost(result, over)` counts them (given `over`, it may
+    stop counting once a part of the answer is over that). Every hit stays if its passages, cut
     evenly (at a word, with "…"), fit at `MIN_PASSAGE_CHARS` or more; else the lowest-ranked hits go
     until they do, so no kept passage becomes a stub while dropping hits can make room. The answer
-    says what was cut (`left_out`, `passages_cut`) and what it costs whole (`whole_tokens`)."""
+    says what was cut (`left_out`, `passages_cut`) and what it costs whole (`whole_tokens`). All
+    the hits are tried first: they mostly fit."""
     from k0maru.llm_tokens import largest
 
-    whole = cost(result)
+    whole = cost(result, None)
     if whole <= budget:
         return result
+
+    def fits(candidate: RecallResult) -> bool:
+        return cost(candidate, budget) <= budget
 
     def trial(count: int, cap: int) -> RecallResult:
         kept = [h.but(snippet=shorten(h.snippet, cap, at_word=True)) for h in result.hits[:count]]
@@ -946,11 +953,15 @@ def fit_budget(
             whole_tokens=whole,
         )
 
-    count = largest(len(result.hits), lambda n: cost(trial(n, MIN_PASSAGE_CHARS)) <= budget)
+    most = len(result.hits)
+    if most and fits(trial(most, MIN_PASSAGE_CHARS)):
+        count = most
+    else:
+        count = largest(most - 1, lambda n: fits(trial(n, MIN_PASSAGE_CHARS)))
     caps = [c for c in PASSAGE_CAPS if (c >= MIN_PASSAGE_CHARS) == (count > 0)]
     for cap in caps:  # the longest passages that fit; a lone hit may go below the floor
         candidate = trial(max(count, 1), cap)
-        if cost(candidate) <= budget:
+        if fits(candidate):
             return candidate
     return result.but(
         hits=[], warnings=[*result.warnings, f"token_budget {budget} is too small for any hit"]
