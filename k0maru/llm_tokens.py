@@ -10,10 +10,11 @@ text with common punctuation (logs, code, English notes) needs 130,926 of the 19
 loads sooner and takes less memory (docs/benchmarks.md); a text with any other byte rebuilds the
 encoder over the whole vocabulary, once, so counts are always exact.
 
-Text made only of ASCII characters is split by the same pattern written with ASCII classes, for the
-`re` module (about three times faster than `regex` with its Unicode properties); a text with other
-characters is cut where no piece is split (`_SAFE_CUT`), and only the cuts that hold them are split
-by the published pattern. Each distinct piece is looked up once per cut."""
+Text made only of ASCII characters and the common punctuation (an answer's "·" and "…") is split by
+the same pattern written with ASCII classes, for the `re` module (about three times faster than
+`regex` with its Unicode properties, which then is not even imported); a text with other characters
+is cut where no piece is split (`_SAFE_CUT`), and only the cuts that hold them are split by the
+published pattern. Each distinct piece is looked up once per cut."""
 
 from __future__ import annotations
 
@@ -28,6 +29,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from k0maru.errors import K0maruError
+
+TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 ENCODING = "o200k_base"
 ESTIMATOR = f"{ENCODING} BPE"  # exact o200k counts
@@ -61,11 +66,14 @@ _ASCII_PIECES = re.compile(
         ]
     )
 )
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASCII = bytes(range(128))
-# bytes of the non-ASCII punctuation common in tool output and notes, kept from the start so that a
-# summary line with "·" or a test runner's "✓" does not widen the encoder
-_COMMON = frozenset("·—–…→←✓✗✔✘•“”‘’×°±≤≥".encode())
+# the non-ASCII punctuation and symbols common in tool output, notes and answers: their bytes are
+# kept from the start, so that a summary line with "·" or a test runner's "✓" does not widen the
+# encoder; and being neither letter, mark, number nor whitespace, they split as ASCII punctuation
+# does, so text with no other non-ASCII character is split by the ASCII pattern too
+_COMMON_TEXT = "·—–…→←✓✗✔✘•“”‘’×°±≤≥"
+_COMMON = frozenset(_COMMON_TEXT.encode())
+_OTHER = re.compile(f"[^\\x00-\\x7f{_COMMON_TEXT}]")  # only the published pattern splits these
 _EVERY_BYTE = frozenset(range(256))
 COUNT_PIECE = 8192  # a long text is counted in cuts of about this many characters (`count_tokens`)
 MAX_PIECES = 50_000  # the counts of up to this many distinct pieces are kept
@@ -90,12 +98,10 @@ class _Encoder:
     encoder holds 35 MB more, and takes longer to build than the MCP server's first answer."""
 
     def __init__(self, extra: frozenset[int]):
-        import regex  # for the pattern's Unicode classes, as tiktoken's published pattern is written
-
         self.extra = extra
         self.ranks = _cached_ranks(extra)
         self.size = len(self.ranks)
-        self.pieces = regex.compile(_O200K_PATTERN)
+        self._pieces: Any = None  # the published pattern, compiled for the first text that needs it
         self.counts: dict[str, int] = {}  # a piece's token count: most pieces recur
 
     def count(self, text: str) -> int:
@@ -103,10 +109,14 @@ class _Encoder:
             text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate: replaced, as tiktoken does
             text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        if text.isascii():
+        if _OTHER.search(text) is None:
             return self._tokens(_ASCII_PIECES.findall(text))
+        if self._pieces is None:
+            import regex  # for the Unicode classes, as tiktoken's published pattern is written
+
+            self._pieces = regex.compile(_O200K_PATTERN)
         return sum(
-            self._tokens((_ASCII_PIECES if plain else self.pieces).findall(run))
+            self._tokens((_ASCII_PIECES if plain else self._pieces).findall(run))
             for run, plain in _runs(text)
         )
 
@@ -125,10 +135,11 @@ class _Encoder:
 
 
 def _runs(text: str) -> Iterator[tuple[str, bool]]:
-    """`text` cut where no piece is split (`_SAFE_CUT`) into runs, each with whether it is all
-    ASCII: a run with another character reaches from the cut before it to the cut after it."""
+    """`text` cut where no piece is split (`_SAFE_CUT`) into runs, each with whether the ASCII
+    pattern splits it (ASCII and common punctuation only): a run with another character reaches
+    from the cut before it to the cut after it."""
     pos = 0
-    while (other := _NON_ASCII.search(text, pos)) is not None:
+    while (other := _OTHER.search(text, pos)) is not None:
         start = _cut_before(text, pos, other.start())
         if start > pos:
             yield text[pos:start], True
