@@ -2,12 +2,12 @@
 (as agents call it), beside the same call to a bare MCPServer with no-op tools of the same names
 (what the SDK alone costs to answer it; the rest is k0maru's), median of interleaved starts and the
 ratio, each server's CPU seconds by then (steadier than the wall time on a busy machine) and the
-load average; the server's RSS once initialized and idle, and after the first vector query; warm
-`recall_memory` round trips (p50/p95) over stdio; and what each 8-hit answer costs the agent
-(o200k tokens of the part a host passes the model: structured content or text, the larger), on a
-generated vault or the demo vault (`--vault examples/vault` is copied first, so the checkout stays
-clean). The figures against a bare `import mcp` and after an idle second came from
-`git show bb736b0:scripts/benches/mcp.py`.
+load average; the server's RSS and CPU per second once initialized and idle, and its RSS after the
+first vector query; warm `recall_memory` round trips (p50/p95) over stdio; and what each 8-hit
+answer costs the agent (o200k tokens of the part a host passes the model: structured content or
+text, the larger), on a generated vault or the demo vault (`--vault examples/vault` is copied
+first, so the checkout stays clean). The figures against a bare `import mcp` and after an idle
+second came from `git show bb736b0:scripts/benches/mcp.py`.
 
     python scripts/bench.py mcp [--vault DIR | --keep DIR | --notes 5000] [--starts 5] [--calls 100]
         [--json]
@@ -129,6 +129,11 @@ async def warm_calls(vault: Path, calls: int) -> dict[str, Any]:
         await s.initialize()
         await anyio.sleep(1.0)  # idle: whatever the server warms up on its own is done
         idle_rss = server_rss_mb(vault)
+        args = ["-m", "k0maru", "mcp", "--vault", str(vault)]
+        before = server_cpu_s(args)
+        await anyio.sleep(2.0)  # what the server costs while no request comes
+        after = server_cpu_s(args)
+        idle_cpu = (after - before) / 2 * 1000 if before is not None and after is not None else None
         await s.call_tool("recall_memory", {"query": "lease renewal", "limit": 8})
         rss = server_rss_mb(vault)
         for i in range(calls):
@@ -140,6 +145,7 @@ async def warm_calls(vault: Path, calls: int) -> dict[str, Any]:
             sizes.append(answer_tokens(res))
     return {
         "idle_rss_mb": idle_rss,
+        "idle_cpu_ms_per_s": round(idle_cpu, 1) if idle_cpu is not None else None,
         "rss_after_vector_query_mb": rss,
         "warm_recall_p50_ms": round(float(np.percentile(lat, 50)), 2),
         "warm_recall_p95_ms": round(float(np.percentile(lat, 95)), 2),
