@@ -250,6 +250,9 @@ CASES: dict[str, Callable[[Path], object]] = {
     "frontmatter JSON broken": sql("UPDATE documents SET frontmatter = '{' WHERE id = 2"),
     "links table dropped": sql("DROP TABLE links"),
     "offload rows deleted": sql("DELETE FROM offloads"),
+    "one offload row deleted": sql(
+        "DELETE FROM offloads WHERE rowid = (SELECT min(rowid) FROM offloads)"
+    ),
     "schema from the future": sql("INSERT INTO schema_version VALUES (99, 0)"),
     "garbage sidecar": lambda v: first_sidecar(v).write_bytes(GARBAGE),
     "truncated sidecar": lambda v: first_sidecar(v).write_bytes(first_sidecar(v).read_bytes()[:40]),
@@ -328,7 +331,6 @@ def try_case(
     line = last_line("\n".join(x for x in said if "--fix` to repair it" not in x))
     doctor = "rebuilt" if "moved" in runs[-1].stdout else "in place"
     doctor = doctor if fixed == OFFLOADS else ""  # after `doctor --fix`: in place or rebuilt
-    restored_on_read = name == "offload rows deleted" and status.returncode == 0
     # SQLite discards a WAL whose checksums fail: nothing is read wrong, nothing is lost
     harmless = name in HARMLESS and status.returncode == 0 and runs[0].returncode == 0
     # a damaged cache file is never used: the answers it serves are those made before the damage
@@ -337,22 +339,10 @@ def try_case(
     ENV.update(CACHE)
     return {
         "damage": name,
-        "detected": status.returncode != 0
-        or check.returncode != 0
-        or restored_on_read
-        or harmless
-        or unused,
+        "detected": status.returncode != 0 or check.returncode != 0 or harmless or unused,
         "line": line
         if status.returncode or check.returncode
-        else (
-            "restored on read"
-            if restored_on_read
-            else "harmless"
-            if harmless
-            else "not used, answers unchanged"
-            if unused
-            else ""
-        ),
+        else ("harmless" if harmless else "not used, answers unchanged" if unused else ""),
         "tracebacks": sum("Traceback" in r.stderr for r in runs),
         "doctor": doctor,  # fixed by it: the rebuild finds the index healthy
         "rebuild called it healthy": "healthy" in rebuild.stderr

@@ -17,12 +17,13 @@ import zlib
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from k0maru.index import db
 from k0maru.index.bm25_blob import SegmentBlob
 from k0maru.index.schema import EMBED_DIM
+from k0maru.layout import STATE_DIR
 
 TERMS_META = "bm25_terms"  # how many term rows the saved BM25 segment wrote (save_bm25)
 VECTOR_BYTES = EMBED_DIM * 4
@@ -32,6 +33,7 @@ VECTORS_TABLE = (  # schema.py's, made again when its rows do not read back
 NORM_SLACK = 0.01  # a stored vector is L2-normalised: its norm is 1 within this
 SAMPLE = 16  # chunks whose vectors `sampled_vectors` makes again
 SAME = 0.99  # a vector made again has at least this cosine with the one stored for its chunk
+LOGS = (".log.gz", ".log")  # how a kept offload log's name ends (offload/reflog.py)
 # rows that name a document: deleted with it (links to it are left unresolved)
 _DOC_ROWS = ("chunks", "tags", "aliases")
 
@@ -192,6 +194,44 @@ def reading_back(
 def findings(store: Any, check: Check) -> list[Finding]:
     """What `check` finds in `store` (an open `Store`), nothing repaired."""
     return check(store.conn, store.vault)
+
+
+def offload_gaps(conn: Any, root: Path) -> tuple[list[str], list[str]]:
+    """The offload records against the kept logs in `.k0maru/refs/`: (the node ids of logs kept
+    with their sidecar but without a row: the row was deleted, the sidecar holds it; those of rows
+    whose log is not there: deleted by hand, nothing to show). A log renamed into place a moment
+    before its row is written reads as the first, for that moment."""
+    try:
+        names = {p.name for p in (root / STATE_DIR / "refs").iterdir()}
+    except OSError:
+        names = set()
+    rows = {str(n): str(p) for n, p in conn.execute("SELECT node_id, log_path FROM offloads")}
+    stems = {n.removesuffix(".gz").removesuffix(".log") for n in names if n.endswith(LOGS)}
+    unrecorded = [
+        node
+        for node, stem in sorted((s.rsplit("_", 1)[-1], s) for s in stems)
+        if f"{stem}.json" in names and node not in rows
+    ]
+    logless = sorted(
+        n for n, path in rows.items() if PurePosixPath(path.replace("\\", "/")).name not in names
+    )
+    return unrecorded, logless
+
+
+def offloads(conn: Any, root: Path | None = None) -> list[Finding]:
+    """`offload_gaps` as findings (none without the vault, `root`); the vault's wiring repairs
+    them (the sidecars are read by the offload engine)."""
+    if root is None:
+        return []
+    unrecorded, logless = offload_gaps(conn, root)
+    found = []
+    if unrecorded:
+        what = f"{len(unrecorded)} kept offload log(s) have no record in the index"
+        found.append(Finding("offloads", what))
+    if logless:
+        what = f"{len(logless)} offload record(s) name a log that is not in {STATE_DIR}/refs"
+        found.append(Finding("offloads", what))
+    return found
 
 
 def _rows(conn: Any, doc: int) -> tuple[list[Any], ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from k0maru.index import integrity_store
 from k0maru.index.base_store import BaseStore
 
 
@@ -52,3 +53,8 @@ class OffloadStore(BaseStore):
             "SELECT coalesce(sum(raw_tokens), 0), coalesce(sum(summary_tokens), 0), count(*) FROM offloads"
         ).fetchone()
         return totals
+
+    def offload_gaps(self) -> tuple[list[str], list[str]]:
+        """`integrity_store.offload_gaps`: (node ids of kept logs without a row, of rows without
+        their log)."""
+        return integrity_store.offload_gaps(self.conn, self.vault)

@@ -210,12 +210,31 @@ class Vault:
         if fix:
             self._repair_deep(store)
         found = [f"the index is damaged: {f.what}" for f in store.damage()]
+        found += self._offload_records(store, fix)
         if not found:  # what only the notes' files and the model tell (never on `status`)
             found += self._read_notes_back(store, fix)
         problem = store.file_problem()  # the derived rows' damage is named above, once
         found += [f"the index does not read back: {problem}"] if problem else []
         found += [m] if (m := self._model_changed(fix)) else []
         return self.take_repairs(), found
+
+    def _offload_records(self, store: Store, fix: bool) -> list[str]:
+        """What `integrity_store.offloads` finds, a line each; with `fix`, the records put back
+        from their sidecars and those of no log dropped (`take_repairs` says what)."""
+        from k0maru.index import integrity_store
+        from k0maru.offload import records
+
+        found = integrity_store.findings(store, integrity_store.offloads)
+        if not (fix and found) or store.readonly:
+            return [f"the index is damaged: {f.what}" for f in found]
+        _, logless = store.offload_gaps()
+        restored = records.restore(store, self.root)
+        store.delete_offloads(logless)
+        self._repaired(
+            [f"restored {restored} offload record(s) from their sidecars"] * bool(restored)
+            + [f"dropped {len(logless)} offload record(s) whose log is gone"] * bool(logless)
+        )
+        return []
 
     def _read_notes_back(self, store: Store, fix: bool) -> list[str]:
         """`doctor`'s checks against the notes' files and the model (`integrity_store.note_files`,
@@ -232,11 +251,16 @@ class Vault:
         return [f"the index is damaged: {f.what}" for f in found]
 
     def damage(self) -> list[str]:
-        """What the whole check of the derived rows finds wrong (`integrity_store.deep`, the model
-        file), a line each naming `k0maru doctor --fix`; none when the file itself is damaged
-        (`reader_problem` names that)."""
+        """What the whole check of the derived rows finds wrong (`integrity_store.deep`, the
+        offload records against their logs, the model file), a line each naming `k0maru doctor
+        --fix`; none when the file itself is damaged (`reader_problem` names that)."""
+        from k0maru.index import integrity_store
+
         try:
             found = [f.what for f in self.store.damage()]
+            found += [
+                f.what for f in integrity_store.findings(self.store, integrity_store.offloads)
+            ]
             found += [m] if (m := self._model_changed(False)) else []
         except (K0maruError, db.DatabaseError):
             return []
@@ -281,29 +305,41 @@ class Vault:
 
     def reopen_if_replaced(self) -> str | None:
         """Close this thread's connection when the file at the index's path is no longer the one it
-        holds (a rebuild moved it aside, a person deleted or replaced it), or its write-ahead log
-        was deleted (what the log held is written into the index first), so the next use opens the
-        one there now; returns what happened, None when nothing did. Other threads' connections
-        notice on their own next request."""
+        holds (a rebuild moved it aside, a person deleted or replaced it), so the next use opens the
+        one there now; every thread's when a write-ahead log was deleted (`_after_lost_log`).
+        Returns what happened, None when nothing did."""
         store = self._store
-        if store is None:
-            return None
-        if store.replaced():
-            why = "the index file was deleted or replaced (a rebuild?); reopened the one there now"
-        elif store.wal_lost():
-            store.save_lost_wal()
-            snapshot.forget(self.root)  # the next scan walks for real
-            why = (
-                "the index's write-ahead log was deleted or replaced; its changes were written "
-                "into the index and the index reopened"
-            )
-        else:
-            return None
+        if store is not None and store.replaced():
+            with self._guard:
+                self._stores.pop(threading.current_thread(), None)
+            self._local.store = self._local.recall = None
+            store.close()
+            return "the index file was deleted or replaced (a rebuild?); reopened the one there now"
+        return self._after_lost_log()
+
+    def _after_lost_log(self) -> str | None:
+        """When any thread's connection writes a log that was deleted or replaced: every other
+        connection closed (a read in flight too: it would hold the merge back), what the log held
+        written into the index through that one, then it closed too. One left open keeps the
+        shared memory that counts the lost frames: each connection opened beside it fails."""
         with self._guard:
-            self._stores.pop(threading.current_thread(), None)
+            lost = next(
+                (s for s in self._stores.values() if s.wal_lost() and not s.replaced()), None
+            )
+            if lost is None:
+                return None
+            stores, self._stores = list(self._stores.values()), {}
         self._local.store = self._local.recall = None
-        store.close()
-        return why
+        for other in stores:
+            if other is not lost:
+                other.close()
+        lost.save_lost_wal()
+        lost.close()
+        snapshot.forget(self.root)  # the next scan walks for real
+        return (
+            "the index's write-ahead log was deleted or replaced; its changes were written "
+            "into the index and the index reopened"
+        )
 
     def close(self) -> None:
         """Close every connection (no thread may be using one: the session waits for its
