@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from k0maru.llm_tokens import ESTIMATOR, count_tokens, fit_tokens
+from k0maru.llm_tokens import _O200K_PATTERN, ESTIMATOR, LONG_PIECE, count_tokens, fit_tokens
 
 
 def test_the_label_names_the_encoding_not_one_library() -> None:
@@ -120,3 +120,64 @@ def test_real_pages_as_one_line_json_count_as_bpe_openai() -> None:
         line = json.dumps({"path": page.name, "text": text + " é · 日本"}, ensure_ascii=False)
         assert count_tokens(line) == len(_oracle().encode(line)), page.name
         assert count_tokens(text) == len(_oracle().encode(text)), page.name
+
+
+# Runs of one unit (a letter, a word, a CJK pair) up to the longest piece counted whole, between
+# separators that end a piece; and text in any script around them.
+UNITS = ("a", "ab", "xyzzy", "漢字", "日本語の文章", "é", "0")
+RUNS = st.tuples(st.integers(1, LONG_PIECE), st.sampled_from(UNITS), TEXTS)
+
+
+@pytest.mark.filterwarnings("ignore:open_binary is deprecated")
+@settings(max_examples=40, deadline=None)
+@given(runs=st.lists(RUNS, min_size=1, max_size=3), gap=st.sampled_from([" ", ", ", "\n", "-"]))
+@example(runs=[(LONG_PIECE, "a", "")], gap=" ")  # one piece of LONG_PIECE characters
+@example(runs=[(1, "0", ""), (LONG_PIECE - 1, "漢字", "")], gap=" ")  # " 漢字漢…": as long
+def test_text_without_a_piece_over_the_bound_counts_exactly(
+    runs: list[tuple[int, str, str]], gap: str
+) -> None:
+    """Slicing long pieces changes no count of text whose pieces are all at most LONG_PIECE
+    characters: the count is the oracle's, long runs included."""
+    import regex
+
+    text = gap.join((unit * size)[:size] + other for size, unit, other in runs)
+    assume(max(map(len, regex.findall(_O200K_PATTERN, text))) <= LONG_PIECE)
+    assert count_tokens(text) == len(_oracle().encode(text)), repr(text[:80])
+
+
+@pytest.mark.filterwarnings("ignore:open_binary is deprecated")
+def test_a_piece_over_the_bound_counts_as_its_slices_within_two_tokens_a_cut() -> None:
+    """A longer piece is counted as its slices of LONG_PIECE characters: a few tokens per cut from
+    the exact count at most (docs/limits.md)."""
+    import random
+
+    rnd = random.Random(61)
+    pieces = [
+        "a" * (LONG_PIECE + 1),
+        "漢字" * 50_000,
+        "".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(200_000)),
+        "".join(rnd.choice("一二三四五六七八九十日本語漢字") for _ in range(100_000)),
+    ]
+    for piece in pieces:
+        slices = [piece[i : i + LONG_PIECE] for i in range(0, len(piece), LONG_PIECE)]
+        assert count_tokens(piece) == sum(map(count_tokens, slices))
+        exact = len(_oracle().encode(piece))
+        assert abs(count_tokens(piece) - exact) <= 2 * (len(slices) - 1), piece[:20]
+    assert count_tokens(pieces[0]) == len(_oracle().encode(pieces[0]))  # one cut, same count
+
+
+@pytest.mark.filterwarnings("ignore:open_binary is deprecated")
+def test_a_2mb_single_token_or_cjk_line_counts_in_well_under_a_second() -> None:
+    """The tester's hostile notes: one 2 MB token and a 2 MB line of CJK without a space took 15 s
+    and 24 s to count whole (the merges of one piece); in slices, well under a second."""
+    import time
+
+    assert count_tokens("a 漢字") == len(
+        _oracle().encode("a 漢字")
+    )  # the encoder that holds every byte, built before timing
+    token, cjk = "a" * 2_000_000, "漢字" * 333_334
+    for text, exact in ((token, 250_000), (cjk, 666_668)):  # the oracle's counts (its limit's
+        # error says 666,668 for the CJK line; its Rust encoder counts 250,000 for the token)
+        started = time.perf_counter()
+        assert count_tokens(text) == exact
+        assert time.perf_counter() - started < 2, len(text)

@@ -2,7 +2,8 @@
 (`LogTokens.feed`), so that little is left to count once the command has ended. The spool counts
 only an output past its threshold: one that passes through never loads the tokenizer.
 
-The BPE is slow on long text, so a log of up to `EXACT_BYTES + SAMPLE_BYTES` is counted exactly; a
+The BPE is slow on long text, so a log of up to `EXACT_BYTES + SAMPLE_BYTES` is counted exactly (as
+`llm_tokens.count_tokens` counts: a piece over `LONG_PIECE` characters in slices); a
 longer one exactly on its first `EXACT_BYTES` (whole lines) and, beyond, on evenly spaced windows of
 whole lines, whose token rate is scaled to the bytes they stand for. The windows are laid out as the
 bytes arrive, so the log's length need not be known: one of `WINDOW` bytes every `stride` bytes from
