@@ -11,6 +11,8 @@ the README's install/dev/test parts, cut to their rule sentences and command fen
 changelogs, release notes, specs and licences are left out. Every section names its source (a path,
 `path#Heading` for a part of a note) so `read_note` can read on; the last one says which files were
 read and which were left out, and why. A `focus` (a task or a path) brings what concerns it first.
+Its cost does not grow with the vault: the index's paths are listed once and the bodies of the
+MAX_READ best-placed notes read at most (issue #61).
 
 DEFAULT_BUDGET is 4,000 tokens: the loadout is asked for once, at the start of a session, where
 2% of a 200k context is cheap and a typical agent file (2-4k tokens) fits whole beside the
@@ -18,6 +20,7 @@ commands; it stays well under the 10,000 tokens at which Claude Code warns of a 
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Protocol
@@ -40,6 +43,10 @@ DEFAULT_BUDGET = LOADOUT_BUDGET  # stated once, in limits.py, for the front ends
 HEAD_TOKENS = 32  # the answer's head and JSON keys, besides its vault path and focus
 FOOTER_TOKENS = 110  # kept for the last section, which says what was read and left out
 _MAX_DISK_BYTES = 512 * 1024
+# the notes whose bodies a loadout reads at most, the best placed (agent files, guides, READMEs,
+# decisions before other docs): its cost stays bounded in a vault of 100,000 notes, while the
+# largest repository of the loadout eval keeps 456
+MAX_READ = 2000
 FOCUSED = 0.5  # a section holding this share of the focus terms is shown before the others
 
 Section = dict[str, str]
@@ -61,10 +68,11 @@ class LoadoutVault(Protocol):
 
 
 def build_loadout(
-    vault: LoadoutVault, budget: int, focus: str | None = None
+    vault: LoadoutVault, budget: int, focus: str | None = None, max_read: int = MAX_READ
 ) -> tuple[list[Section], int, bool]:
-    """Sections, best first, within `budget` tokens (FRAME a section for its framing): (sections,
-    tokens used, whether any candidate was cut or left out for the budget)."""
+    """Sections, best first, within `budget` tokens (FRAME a section for its framing), the bodies
+    of `max_read` notes at most read: (sections, tokens used, whether any candidate was cut or
+    left out for the budget)."""
     conv = ConventionSniffer(vault.root, vault.settings.include).sniff()
     lines = [
         f"new {k} notes go to {r.folder or '.'}/ ({r.naming})"
@@ -72,27 +80,34 @@ def build_loadout(
         if r.source != "default" and not r.empty
     ]
     conventions = Item("conventions", "k0maru conventions", lines, 0.0, tier=1) if lines else None
-    notes = list(_vault_notes(vault, conv.rules["adr"].folder))
+    notes = list(_vault_notes(vault, conv.rules["adr"].folder, max_read))
     plan, agents = plan_loadout(vault.root, notes, focus, conv.rules["adr"].folder)
     head = HEAD_TOKENS + count_tokens(f"{vault.root} {focus or ''}")
     return fit_plan(plan, agents, budget - head, conventions, bool(focus))
 
 
-def _vault_notes(vault: LoadoutVault, adr_folder: str) -> Iterator[Note]:
-    """The indexed notes a loadout may read (bodies only of those), the ones left out by path
-    (bodies not read), and the agent files that are not Markdown or not indexed, from disk."""
+def _vault_notes(vault: LoadoutVault, adr_folder: str, max_read: int) -> Iterator[Note]:
+    """The indexed notes a loadout may read, in the index's order: the `max_read` best placed with
+    their bodies, the others by path only (bodies not read, their reason given); then the agent
+    files that are not Markdown or not indexed, from disk."""
     store = vault.store
-    seen = set()
-    for doc_id, path, _title in store.list_documents():
-        seen.add(path)
-        role = src.role_of(path, adr_folder)
-        if isinstance(role, str):
-            yield Note(path, "")
+    listed = [(i, path, src.role_of(path, adr_folder)) for i, path, _ in store.list_documents()]
+    chosen = _to_read(listed, max_read)
+    for doc_id, path, role in listed:
+        if doc_id not in chosen:
+            past = f"past the {max_read:,} best-placed notes read"
+            yield Note(path, "", role=role if isinstance(role, str) else past)
             continue
         doc = store.document(doc_id)
         if doc is not None:
-            yield Note(path, doc.body, doc.frontmatter, doc.title)
-    yield from disk_agent_notes(vault.root, seen)
+            yield Note(path, doc.body, doc.frontmatter, doc.title, role)
+    yield from disk_agent_notes(vault.root, {path for _, path, _ in listed})
+
+
+def _to_read(listed: list[tuple[int, str, tuple[str, float] | str]], most: int) -> set[int]:
+    """The ids of the `most` notes kept that weigh most (then the shallowest, then by path)."""
+    kept = [(-r[1], p.count("/"), p, i) for i, p, r in listed if not isinstance(r, str)]
+    return {i for *_, i in heapq.nsmallest(most, kept)}
 
 
 def disk_agent_notes(root: Path, seen: set[str]) -> Iterator[Note]:

@@ -87,6 +87,7 @@ class Note:
     body: str
     frontmatter: dict[str, Any] = field(default_factory=dict)
     title: str = ""
+    role: tuple[str, float] | str | None = None  # src.role_of(path), where known already
 
 
 @dataclass(slots=True)
@@ -221,7 +222,7 @@ def plan_loadout(
     plan = Plan([])
     agents: list[tuple[Item, list[Item]]] = []
     for note in sorted(notes, key=lambda n: _agent_order(n.path)):
-        role = src.role_of(note.path, adr_folder)
+        role = note.role if note.role is not None else src.role_of(note.path, adr_folder)
         if isinstance(role, str):
             plan.left_out[role] += 1
             continue

@@ -6,7 +6,6 @@ release notes, translations, specs, licences, CI workflows' prompts), each with 
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 
 AGENT = "agent"
 RULES = "rules"
@@ -97,7 +96,7 @@ _NOT_DECISION = re.compile(r"(?:^|/)(?:index|readme|toc|[\w-]*template[\w-]*)\.m
 
 def is_agent_file(path: str) -> bool:
     """An instructions file written for coding agents (or the vault's own rules)."""
-    name = PurePosixPath(path).name
+    name = path.rsplit("/", 1)[-1]
     if name in AGENT_NAMES or path in AGENT_FILES or path in VAULT_RULES:
         return True
     return _AGENT_PATH.search(path) is not None
@@ -130,7 +129,7 @@ def _weighted(path: str) -> tuple[str, float]:
     deeper, the less; examples and user docs less still."""
     depth = path.count("/")
     damp = 0.3 if _EXAMPLES.search(path) else 0.5 if _USER_DOCS.search(path) else 1.0
-    stem = PurePosixPath(path).stem
+    stem = _stem(path)
     if _GUIDE_NAME.search(stem) or _GUIDE_DIR.search(path):
         role, weights, deep = GUIDE, _GUIDE_DEPTH, 1.0
     elif stem.lower() == "readme":
@@ -140,6 +139,13 @@ def _weighted(path: str) -> tuple[str, float]:
     else:
         role, weights, deep = DOCS, _DOCS_DEPTH, 0.3
     return role, damp * (weights[depth] if depth < len(weights) else deep)
+
+
+def _stem(path: str) -> str:
+    """`PurePosixPath(path).stem` without building a path: this runs once per note of the vault."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
 
 
 _README_KEEP = re.compile(
