@@ -66,7 +66,7 @@ MIN_PASSAGE_CHARS = 200  # no kept passage is cut shorter while leaving out lowe
 def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None:
     """The report of a scan that finds nothing to do, known from a walk and one read of the index
     (index/snapshot.py), as `ScanReport.payload()` shapes it; None when there is anything to do,
-    and the full scan then runs. A dict, so that this answer imports no result type (dataclasses)."""
+    and the full scan then runs. A dict, so that this answer imports no result type."""
     import time
 
     from k0maru.config import load_settings
