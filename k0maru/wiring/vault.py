@@ -509,17 +509,11 @@ class Vault:
 
     def _merge_if_due(self, report: IndexReport, merge: bool) -> None:
         """Merge the BM25 delta into its main segment when it has grown past `Bm25State.merge_due`
-        (or there is no segment yet); without `merge`, a merge due is only reported. With `merge`
-        (scan, worker) a corpus version the kept delta lacks is computed and kept here, so the
-        next query does not tokenise the notes just indexed."""
+        (or there is no segment yet); without `merge`, a merge due is only reported."""
         state = self.store.bm25_state()
         if state is not None and state.merge_due and not merge:
             report.merge_due = True  # a query reads the persisted segment plus the delta
-        elif (
-            state is None
-            or state.merge_due
-            or (merge and state.version != self.store.corpus_version())
-        ):
+        elif state is None or state.merge_due:  # else the delta serves queries, nothing is loaded
             self.merge_bm25(self.store)
 
     def _embed_pending(self, report: IndexReport, run: IndexOptions) -> None:

@@ -204,7 +204,7 @@ def test_a_segment_rebuilt_or_damaged_under_a_loaded_one_is_read_again(indexed: 
 def test_the_first_process_keeps_the_delta_and_the_next_reads_it(indexed: Path) -> None:
     """Each one-shot query tokenised every chunk of the delta again (100 ms per query at 38,000
     notes after a 1% edit); the first to compute it for a corpus version keeps it in the index, the
-    next reads it, an index run keeps a new version's, and a merge empties it."""
+    next reads it, and a new version or a merge computes it again."""
     write(indexed, "n04.md", "# Note 4\n\nquokka numbat\n")
     with Vault.open(indexed) as v:
         v.index(embed=False, lexical=True)
@@ -224,9 +224,9 @@ def test_the_first_process_keeps_the_delta_and_the_next_reads_it(indexed: Path) 
         write(indexed, "n05.md", "# Note 5\n\nnumbat\n")
         v.index(embed=False, lexical=True)
         now = v.store.corpus_version()
-        # the index run (scan, worker) keeps the new version's delta: no query tokenises it
-        assert now != version and v.store.bm25_delta(now, main) is not None
-        assert [h.doc_id for h in LexicalCache().get(v.store).search("wombat", 9)]
+        assert now != version and v.store.bm25_delta(now, main) is None
+        assert [h.doc_id for h in LexicalCache().get(v.store).search("wombat", 9)]  # computed again
+        assert v.store.bm25_delta(now, main) is not None
         MainSegment.build(v.store).save(v.store)
         assert v.store.conn.execute("SELECT count(*) FROM bm25_delta").fetchone()[0] == 0
 
@@ -241,7 +241,7 @@ def test_a_query_never_waits_for_the_lock_to_keep_the_delta(indexed: Path) -> No
 
     write(indexed, "n04.md", "# Note 4\n\nquokka numbat\n")
     with Vault.open(indexed) as v:
-        v.index(embed=False, lexical=True, merge=False)  # a server's run: keeps no delta
+        v.index(embed=False, lexical=True)
         other = db.connect(db_path(indexed))
         other.execute("BEGIN IMMEDIATE")
         try:
