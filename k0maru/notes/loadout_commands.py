@@ -2,9 +2,10 @@
 need not be indexed): package.json scripts, Makefile and justfile targets, pyproject.toml tasks
 and tools, tox.ini, noxfile.py, .pre-commit-config.yaml, composer.json, mix.exs aliases, Rakefile
 tasks, Taskfile, cargo aliases and CI workflow `run:` lines; and what a Gemfile's development and
-test groups, a .golangci.yml and a Directory.Packages.props say of the tools and the dependencies.
-Each source gives one section, labelled with the file it was read from, its testing, linting,
-building and formatting commands first."""
+test groups, a .golangci.yml (its linters, and what its forbidigo and depguard rules forbid) and a
+Directory.Packages.props say of the tools and the dependencies. Each source gives one section,
+labelled with the file it was read from, its testing, linting, building and formatting commands
+first."""
 
 from __future__ import annotations
 
@@ -220,13 +221,28 @@ def _gemfile(text: str) -> list[str]:
     return [f"gems ({names}): " + ", ".join(gems) for names, gems in groups.items()]
 
 
+_FORBID = re.compile(
+    r"^[ \t]*-[ \t]*(?:pattern|p|pkg):[ \t]*(['\"]?)(.+?)\1[ \t]*\n"
+    r"[ \t]*(?:msg|desc):[ \t]*(['\"]?)(.+?)\3[ \t]*$",
+    re.M,
+)
+
+
+def _first(message: str) -> str:
+    """A message's first sentence or clause ("Use X instead of Y — Y does not ..." gives its
+    first part)."""
+    return re.split(r"(?<=[.;!?])\s|\s[—–]\s", message, maxsplit=1)[0].rstrip(";")
+
+
 def _golangci(text: str) -> list[str]:
-    """golangci-lint and the linters it enables."""
+    """golangci-lint and the linters it enables; what its forbidigo and depguard rules forbid,
+    each with its message ("forbidden time.Sleep: use await.Require")."""
     blocks = re.findall(
         r"^[ \t]*enable:[ \t]*\n((?:[ \t]+-[ \t]*[\w-]+[ \t]*(?:#.*)?\n?)+)", text, re.M
     )
     linters = [n for b in blocks for n in re.findall(r"-\s*([\w-]+)", b)]
-    return ["golangci-lint run" + (": " + ", ".join(linters) if linters else "")]
+    rules = [_clip(f"forbidden {what}: {_first(why)}") for _, what, _, why in _FORBID.findall(text)]
+    return ["golangci-lint run" + (": " + ", ".join(linters) if linters else ""), *rules]
 
 
 def _packages_props(text: str) -> list[str]:

@@ -98,6 +98,24 @@ def test_lint_and_dependency_configs_are_read(tmp_path: Path) -> None:
     assert "managed centrally here (1 PackageVersion" in found["Directory.Packages.props"][0]
 
 
+def test_the_rules_a_golangci_config_forbids_are_read_with_their_message(tmp_path: Path) -> None:
+    (tmp_path / ".golangci.yml").write_text(
+        "linters:\n  enable:\n    - forbidigo\n  settings:\n    forbidigo:\n      forbid:\n"
+        '        - pattern: time.Sleep\n          msg: "Use await.Require; it polls."\n'
+        "        - pattern: 'assert\\.\\w+'\n"
+        "          msg: Use require.X instead of assert.X — assert lets the test go on\n"
+        "    depguard:\n      rules:\n        main:\n          deny:\n"
+        "            - pkg: github.com/pborman/uuid\n              desc: use google/uuid\n"
+        "    importas:\n      alias:\n        - pkg: go.temporal.io/api\n          alias: pb\n"
+    )
+    assert dict(all_commands(tmp_path))[".golangci.yml"] == [
+        "golangci-lint run: forbidigo",
+        "forbidden time.Sleep: Use await.Require",  # the message's first clause
+        "forbidden assert\\.\\w+: Use require.X instead of assert.X",
+        "forbidden github.com/pborman/uuid: use google/uuid",  # an alias forbids nothing
+    ]
+
+
 def _plan(tmp_path: Path, notes: list[Note], budget: int, focus: str | None = None) -> str:
     plan, agents = plan_loadout(tmp_path, notes, focus)
     sections, used, _ = fit_plan(plan, agents, budget, None, bool(focus))
