@@ -20,14 +20,15 @@ percentages come with a 95% bootstrap interval over its repositories. A reposito
 not on this machine is skipped with a note: this is a script, not a test.
 
     python scripts/eval_write_path.py [--json] [--show NAME] [--half dev] [--mirrors DIR]
-        [--set families]
+        [--set families] [--labels PATH]
 
 `--set families` reads tests/data/write_path/families.json instead (#58: proposals, KEPs, RFCs,
 design docs, runbooks, postmortems, minutes, newsletters, notes vaults; halves test, round2, dev and
 dev2, the last two later repositories split the same way: dev2 to tune on, round2 held out): its
 family kinds are asked of flush as the k0maru kind they are written as (FAMILY_KINDS), and the
 fields its `unreachable` lists (each with its evidence) are left out of that record's points and
-`as is`.
+`as is`. `--labels PATH` reads the entries from another file of the same shape (a new half being
+labelled, `round3.json`); `--half NAME` keeps that half (any `split` the file names).
 """
 
 from __future__ import annotations
@@ -167,13 +168,20 @@ def title_of(fm: list[str], heading: str, path: str) -> str:
     return words[:1].upper() + words[1:]  # `ML training` as the name writes it
 
 
-def tags_of(fm: list[str]) -> list[str]:
-    """The tags the record gives in its frontmatter (asked of flush like its title)."""
+def tags_of(fm: list[str], meta: list[str]) -> list[str]:
+    """The tags the record gives in its frontmatter, else on a `Tags:` metadata line (`- Tags:
+    agile team`, `Tags: [[ML]]`), asked of flush like its title."""
     try:
         tags = (yaml.safe_load("\n".join(fm)) or {}).get("tags") if fm else None
     except (yaml.YAMLError, AttributeError):
         tags = None
-    return [str(t) for t in tags] if isinstance(tags, list) else str(tags or "").split()
+    if isinstance(tags, list):
+        return [str(t) for t in tags]
+    lined = [
+        m.group(2) or "" for x in meta if (m := _META_LINE.match(x)) and m[1].lower() == "tags"
+    ]
+    given = str(tags or "") or (lined[0] if lined else "")
+    return [w.strip("#[]") for w in re.split(r"[\s,]+", given) if w.strip("#[]")]
 
 
 def shared_headings(root: Path, label_path: str) -> frozenset[str]:
@@ -283,10 +291,10 @@ def run_case(case: Case, mirrors: Path) -> None:
             case.note = f"skipped: {case.commit[:10]} has no parent in the mirror"
             return
         case.shared = shared_headings(root, case.path)
-        fm, heading, _, body = split_record(case.label_text, case.shared)
+        fm, heading, meta, body = split_record(case.label_text, case.shared)
         title = title_of(fm, heading, case.path)
         try:
-            tags = tags_of(fm)
+            tags = tags_of(fm, meta)
             result = FlushEngine(root).flush(case.kind, title, body or title, tags, when=when)
         except Exception as exc:  # the eval reports any failure as a miss
             case.note = f"flush failed: {exc}"
@@ -359,12 +367,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--show", help="print the label and the written file of this repository")
-    ap.add_argument("--half", action="append", choices=HALVES, help="only this half (repeatable)")
+    ap.add_argument("--half", action="append", help="only this half (repeatable)")
     ap.add_argument("--mirrors", type=Path, default=MIRRORS)
     ap.add_argument("--set", choices=sorted(SETS), default="records", help="which labelled set")
+    ap.add_argument("--labels", type=Path, help="read the entries from this file (same shape)")
     args = ap.parse_args()
-    wanted = [h for h in HALVES if not args.half or h in args.half]
-    entries = json.loads(SETS[args.set].read_text(encoding="utf-8"))["repositories"]
+    labels = args.labels or SETS[args.set]
+    try:
+        entries = json.loads(labels.read_text(encoding="utf-8"))["repositories"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"eval_write_path: cannot read labels from {labels}: {exc}", file=sys.stderr)
+        return 2
+    halves_in = [e.get("split", "") for e in entries]
+    wanted = [h for h in dict.fromkeys([*HALVES, *halves_in]) if not args.half or h in args.half]
     cases = [
         Case(
             e["repo"],
