@@ -20,6 +20,7 @@ from k0maru.notes.template import (
     plain_title,
     split_sections,
 )
+from k0maru.text import shorten
 
 
 def status_for(tpl: RecordTemplate, given: str | None) -> str:
@@ -46,11 +47,10 @@ def render_record(
     extra = dict(extra)
     tags = [str(t) for t in extra.pop("tags", None) or []]
     values = _values(tpl, title, when, number, extra.pop("status", None))
-    hashed = _place_tags(tpl, tags, extra)
+    _summarised(tpl, body, extra)
+    hashed, kept = _tags_placed(tpl, tags, extra, values)
     out = [_head(tpl, values, extra)]
-    meta, body = _given_meta(
-        [line.format_map(values) for line in tpl.meta_lines], _untitled(tpl, body, title)
-    )
+    meta, body = _given_meta([x.format_map(values) for x in kept], _untitled(tpl, body, title))
     if meta and tpl.meta_tight and tpl.heading:
         out[0] += "\n" + _meta_block(meta)  # right under the heading, as the records put them
     elif meta:
@@ -59,6 +59,41 @@ def render_record(
     out.append(hashed)
     out.extend(_tail(links, unresolved, {} if tpl.frontmatter else extra))
     return "\n\n".join(part for part in out if part) + "\n"
+
+
+def _summarised(tpl: RecordTemplate, body: str, extra: dict[str, Any]) -> None:
+    """A `summary:` or `description:` key the records fill each their own way, not given: the
+    body's own first sentence (put into `extra`, as a given value)."""
+    summary = _summary(body)
+    for key, form in tpl.frontmatter:
+        if summary and form == VARIES and key.lower() in _SUMMARY_KEYS and key not in extra:
+            extra[key] = summary
+
+
+def _tags_placed(
+    tpl: RecordTemplate, tags: list[str], extra: dict[str, Any], values: dict[str, str]
+) -> tuple[str, list[str]]:
+    """(a `#tag` line to add, the metadata lines to write): a `Tags:` line the records fill takes
+    the tags given (`values["tags"]`) and is left out without them, never written empty; else
+    the tags go where `_place_tags` puts them."""
+    lined = any("{tags}" in line for line in tpl.meta_lines)
+    values["tags"] = _tag_line(tpl.tag_form, tags) if lined else ""
+    hashed = "" if lined else _place_tags(tpl, tags, extra)
+    return hashed, [x for x in tpl.meta_lines if "{tags}" not in x or values["tags"]]
+
+
+def _tag_line(form: str, tags: list[str]) -> str:
+    """The tags on a `Tags:` line, as the records write theirs there."""
+    tags = [re.sub(r"\s+", "-", t.strip().lstrip("#")) for t in tags if t.strip()]
+    if not tags:
+        return ""
+    if form == "wiki":
+        return " ".join(f"[[{t}]]" for t in tags)
+    if form == "hash":
+        return " ".join(f"#{t}" for t in tags)
+    if form == "list":
+        return f"[{', '.join(tags)}]"
+    return " ".join(tags) if form == "space" else ", ".join(tags)
 
 
 def _place_tags(tpl: RecordTemplate, tags: list[str], extra: dict[str, Any]) -> str:
@@ -97,6 +132,20 @@ def _values(
         "count": str(tpl.next_count),
         "slug": slugify(title, "kebab"),
     }
+
+
+_SUMMARY_KEYS = {"summary", "description", "excerpt", "abstract", "tldr"}
+
+
+def _summary(body: str) -> str:
+    """The body's first sentence of prose (no heading, list, table, quote or code), cut at a
+    word: what a `summary:` or `description:` key the records fill each their own way takes."""
+    for para in re.split(r"\n\s*\n", body):
+        text = " ".join(para.split())
+        if text and not re.match(r"[#>|`<!*-]|\d+\.\s|\[", text):
+            sentence = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+            return shorten(sentence, 200, at_word=True)
+    return ""
 
 
 def _unpadded(fmt: str, when: date) -> str:

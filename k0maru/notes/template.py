@@ -314,6 +314,8 @@ def _learn_shape(tpl: RecordTemplate, records: list[_Record], template: _Record 
     tpl.frontmatter = [(k, "" if f == VARIES and k in slots else f) for k, f in tpl.frontmatter]
     tpl.next_count = _next_count(records)
     tpl.meta_lines = _meta_template(records, template)
+    if any("{tags}" in line for line in tpl.meta_lines) and not tpl.tag_form:
+        tpl.tag_form = _line_tag_form(records)
     _learn_sections(tpl, records, template)
 
 
@@ -494,6 +496,22 @@ def _learn_frontmatter(tpl: RecordTemplate, records: list[_Record]) -> None:
     tpl.gap_after_frontmatter = sum(gaps) * 2 > len(gaps)
 
 
+def _filled(key: str, records: list[_Record]) -> bool:
+    """Whether every record giving `key` fills it (none leaves it empty)."""
+    return all(_values_of(key, r) != [""] for r in records)
+
+
+def _line_tag_form(records: list[_Record]) -> str:
+    """How the records fill a `Tags:` line: `[[links]]`, `#tags`, `[a, b]`, words joined by
+    commas, else by spaces."""
+    values = [v for r in records for v in _values_of("tags", r) if v]
+    for form, lead in (("wiki", "[["), ("hash", "#"), ("list", "[")):
+        if sum(1 for v in values if v.startswith(lead)) * 2 > len(values):
+            return form
+    spaced = sum(1 for v in values if " " in v and "," not in v)
+    return "space" if spaced * 2 > len(values) else "comma"
+
+
 def _tag_form(records: list[_Record]) -> str:
     """How the records write their tags: a YAML list under `tags:`, an inline `[a, b]`, a comma
     string, `#tag` words in the text, or '' where they give none."""
@@ -561,8 +579,8 @@ def _value_form(key: str, value: str, rec: _Record, records: list[_Record]) -> s
 
 def _derived_form(key: str, value: str, records: list[_Record]) -> str:
     """A value the records derive from their file name (`{slug}`) or a counter (`{count}`), the
-    value most records give, the tags given (`{tags}`), '' for a key two in three records fill
-    their own way (`author:`, a slot to fill), else VARIES (given by the caller or left out)."""
+    value most records give ('' where they leave it empty), the tags given (`{tags}`), else
+    VARIES (each record its own: given by the caller or left out, never written empty)."""
     bare = value.strip("\"'")
     if bare and all(_by_slug(key, r) for r in records if key in dict(r.frontmatter)):
         return bare[: len(bare) - len(bare.lstrip("/"))] + "{slug}"
@@ -574,8 +592,8 @@ def _derived_form(key: str, value: str, records: list[_Record]) -> str:
     common, count = given.most_common(1)[0] if given else (value, 0)
     if count * 2 > sum(given.values()):
         return common  # the value most records give it (`owner_slack: "#team"`), or leave empty
-    form = 3 * sum(given.values()) >= 2 * len([r for r in records if r.frontmatter]) > 2
-    return "" if form else VARIES  # a key of the family's form (2 in 3 give it): a slot
+    # each record its own: empty where a record leaves it so (a slot), else never written empty
+    return "" if "" in given else VARIES
 
 
 VARIES = "{varies}"  # a key whose value differs from record to record: written only when given
@@ -659,7 +677,7 @@ def _lead_form(line: str) -> str:
     return re.sub(r"\s+", " ", m.group("lead").strip()) if m else ""
 
 
-def _meta_form(line: str, records: list[_Record]) -> str:
+def _meta_form(line: str, records: list[_Record], from_template: bool = False) -> str:
     m = _META_LINE.match(line)
     if not m:
         return line
@@ -668,6 +686,8 @@ def _meta_form(line: str, records: list[_Record]) -> str:
         value = "{status}"
     elif key.lower().strip() == "title":
         value = "{title}"
+    elif key.lower().strip() == "tags" and not from_template and _filled("tags", records):
+        value = "{tags}"  # the tags given, in the records' form; the line left out without
     elif _counted(key, records):
         value = "{count}"
     elif _numbered_by_name(key, records):

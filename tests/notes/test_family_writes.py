@@ -78,17 +78,18 @@ def test_pascal_case_runbooks_and_a_double_suffix_are_kept(vault: Path) -> None:
 
 
 def test_no_empty_key_the_records_fill_and_given_values_are_written(vault: Path) -> None:
-    """A key most records fill alike gets their value; one two in three fill their own way is a
-    slot (as a template's); one fewer give is left out, never written empty."""
+    """A key most records fill alike gets their value; one they fill each their own way, or one
+    fewer give, is written only when given: never an empty key the records do not leave empty."""
     for n, (section, team) in enumerate((("A", "x"), ("B", "y"), ("C", ""), ("D", "")), start=1):
         head = f'owner: "#team"\ntitle: T{n}\nsection: {section}\n' + (
             f"team: {team}\n" if team else ""
         )
         write(vault, f"docs/manual/howto-{n}.md", f"---\n{head}---\n\nText {n}.\n")
     text = (vault / flushed(vault, "card", "Fix it")).read_text()
-    assert 'owner: "#team"' in text and "section:\n" in text and "\nteam" not in text
-    given = flushed(vault, "card", "Fix that", extra={"team": "z"}, tags=["a b"])
+    assert 'owner: "#team"' in text and "section" not in text and "\nteam" not in text
+    given = flushed(vault, "card", "Fix that", extra={"team": "z", "section": "E"}, tags=["a b"])
     assert "team: z\n" in (vault / given).read_text()
+    assert "section: E\n" in (vault / given).read_text()
 
 
 def test_a_family_filed_by_year_takes_the_records_year(vault: Path) -> None:
@@ -167,7 +168,7 @@ def test_conventions_say_what_flush_writes_and_the_folder_hint_passes_through(
     adr = service.conventions().kinds["adr"]
     told = adr.explained
     assert adr.folder == "rfcs/accepted" and "parallel folders" in adr.evidence[0]
-    assert "frontmatter: title: {title}, owner: o, author: (left empty" in "\n".join(told)
+    assert "frontmatter: title: {title}, owner: o, author (only when given)" in "\n".join(told)
     assert any(line.startswith("a new text:") for line in told)
     note = service.flush("adr", "Late one", "## Summary\n\nS.\n", [], [], folder="implemented")
     assert note.path == "rfcs/implemented/0008-late-one.md"

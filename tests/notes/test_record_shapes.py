@@ -43,7 +43,13 @@ def test_a_records_own_value_is_not_copied_from_a_single_record(vault: Path) -> 
         "# First\n\n- Status: proposed\n- Tags: [groups, cip]\n\n## Context\n\nC.\n",
     )
     _, text = written(vault, "decision", "Second", "## Context\n\nC2.\n")
-    assert "- Status: proposed\n- Tags:\n" in text and "groups" not in text
+    # the records fill their tags line: the tags given, in their form, else no line at all
+    assert "- Status: proposed\n\n" in text and "groups" not in text and "Tags" not in text
+    other = vault / "other"
+    first = "# First\n\n- Status: proposed\n- Tags: [groups, cip]\n\n## Context\n\nC.\n"
+    write(other, "decisions/20250909-first.md", first)
+    _, text = written(other, "decision", "Third", "## Context\n\nC3.\n", tags=["db", "ops"])
+    assert "- Status: proposed\n- Tags: [db, ops]\n" in text
 
 
 def test_a_template_gives_the_metadata_keys_while_the_records_are_few(vault: Path) -> None:
