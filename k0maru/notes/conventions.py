@@ -177,7 +177,7 @@ class KindRule:
             "default": "no folder of this kind found: k0maru's default, created on the first flush",
         }.get(self.source, "chosen by its name and records (see the evidence)")
         topical = next((e for e in self.evidence if e.startswith(TOPICAL)), "")
-        out = [("folder", topical or f"{self.folder or '.'}/ ({why})")]
+        out = [("folder", topical or f"{self.folder or '.'}/ ({why})"), *_by_year(self.folder)]
         if self.kind in ("adr", "decision"):
             out.append(("a new text", "under a title written before supersedes it: both linked"))
         record = self.record
@@ -195,6 +195,14 @@ class KindRule:
     def explain(self) -> list[str]:
         """Which folder and why, and the record form learnt there (`conventions --explain`)."""
         return [f"{what}: {how}" for what, how in self.form()]
+
+
+def _by_year(folder: str) -> list[tuple[str, str]]:
+    """The explain line of a family filed by year (`meetings/2025/`), none for another folder."""
+    parent, _, leaf = folder.rpartition("/")
+    if not re.fullmatch(r"(?:19|20)\d\d", leaf):
+        return []
+    return [("year", f"a record goes to its own year's folder, {parent or '.'}/YYYY/")]
 
 
 def _record_form(record: RecordTemplate, suffix: str, style: str) -> list[tuple[str, str]]:
@@ -516,14 +524,18 @@ class ConventionSniffer:
     # ---- layout heuristics -----------------------------------------------------------------------
     @staticmethod
     def _folders(files: list[str]) -> dict[str, list[str]]:
-        """Folder -> its files; a record kept as a folder of its own (`adr/0001-x/index.md`) is also
-        listed in the folder above as `0001-x/index.md`."""
+        """Folder -> its files; a record kept as a folder of its own (`adr/0001-x/index.md`, or
+        `282-x/vep.md` where its sibling folders hold the same name) is also listed in the folder
+        above as `0001-x/index.md`."""
         folders: dict[str, list[str]] = {}
         for f in files:
             folder, _, name = f.rpartition("/")
             folders.setdefault(folder, []).append(name)
-            if name.lower() in ("index.md", "readme.md") and folder:
-                above, _, leaf = folder.rpartition("/")
+        shared = own_names(files)
+        for f in files:
+            folder, _, name = f.rpartition("/")
+            above, _, leaf = folder.rpartition("/")
+            if folder and name.lower() in ("index.md", "readme.md", shared.get(above, "")):
                 folders.setdefault(above, []).append(f"{leaf}/{name}")
         return folders
 
@@ -533,7 +545,7 @@ class ConventionSniffer:
         """The folder that looks most like the kind's home, with the evidence; the folders that
         score as well but for their size (parallel folders of one family: `adr/` per component,
         `proposals-accepted/` and `proposals-done/`) are kept in `parallel`."""
-        scored: list[tuple[float, str, list[str]]] = []
+        scored: list[Scored] = []
         for folder, names in folders.items():
             if not folder and kind not in ("adr", "log"):
                 continue  # root-level records: numbered ADRs (`adr-001-title.md`), dated logs
@@ -543,6 +555,7 @@ class ConventionSniffer:
         if not scored:
             return None, []
         best, folder, why = max(scored, key=lambda x: x[0])
+        best, folder, why = _latest_year(scored, (best, folder, why))
         near = [f for sc, f, _ in scored if int(sc) == int(best) and f and not aside(f)]
         near = _family_folders(folder, near + _sub_folders(folder, folders, near), folders)
         folder, why = self._in_family(kind, folder, why, near, folders)
@@ -576,7 +589,11 @@ class ConventionSniffer:
         why = [f"folder name '{leaf}'"] if score else []
         clues = (
             _numbered_clue("adr" if kind == "log" and not folder else kind, names),  # `PM-001`
-            _dated_clue(kind, names, words),
+            _dated_clue(kind, names, words, leaf != folder.rsplit("/", 1)[-1]),
+            _stage_clue(kind, leaf, names),
+            self._guide_clue(kind, folder, names),
+            self._id_clue(kind, folder, names),
+            self._howto_clue(kind, folder, names),
             _frontmatter_clue(kind, self._frontmatter_kinds(folder, names[:20])),
             _template_clue(kind, names, words),
         )
@@ -590,6 +607,53 @@ class ConventionSniffer:
         if score > 0:
             score += min(len(names), 50) / 1000  # prefer the fuller folder on a tie
         return score, why
+
+    def _guide_clue(self, kind: str, folder: str, names: list[str]) -> Clue | None:
+        """ADRs (proposals): dated records (`20240102-BRS-x.md`), two or more and most of the
+        folder's, beside a guide (its `README.md`) that names them proposals, RFCs or designs."""
+        records = record_names(names)
+        count = sum(1 for n in records if dated(n))
+        if kind != "adr" or count < 2 or count * 2 < len(records):
+            return None
+        where = f"{folder}/README.md" if folder else "README.md"
+        data = self._read_inside(where, 16384)
+        said = _GUIDE_WORDS.search(data.decode("utf-8", "replace")) if data else None
+        return None if said is None else (2, f"{count} dated records its {where} calls {said[0]}")
+
+    def _id_clue(self, kind: str, folder: str, names: list[str]) -> Clue | None:
+        """Logs (postmortems, incidents): records named by an id (`data/<uuid>.md`), three or more
+        and most of the folder's, whose frontmatter gives the same keys (the latest five read)."""
+        records = record_names(names)
+        ids = [n for n in records if _ID_NAME.match(n)]
+        if kind != "log" or len(ids) < 3 or len(ids) * 2 < len(records):
+            return None
+        keys = set()
+        for name in ids[-5:]:
+            data = self._read_inside(f"{folder}/{name}" if folder else name, 4096)
+            fm = split_frontmatter(data.decode("utf-8", "replace"))[0] if data else {}
+            keys.add(tuple(sorted(fm)))
+        if len(keys) != 1 or not next(iter(keys)):
+            return None
+        return 1, f"{len(ids)} id-named records with the same frontmatter keys"
+
+    def _howto_clue(self, kind: str, folder: str, names: list[str]) -> Clue | None:
+        """Cards (recipes, runbooks, how-tos): three or more notes, most of the latest ten named
+        or titled as how-tos (`howto-x.md`, `description: How to ...`, `# Troubleshooting X`) and
+        giving the same frontmatter keys."""
+        records = record_names(names)[-10:]
+        if kind != "card" or len(records) < 3:
+            return None
+        count, keys = 0, Counter[tuple[str, ...]]()
+        for name in records:
+            data = self._read_inside(f"{folder}/{name}" if folder else name, 2048)
+            head = data.decode("utf-8", "replace") if data else ""
+            said = [name, *re.findall(r"^(?:title:|description:|summary:|# )(.*)$", head, re.M)]
+            count += any(_HOWTO.search(line) for line in said)
+            keys[tuple(sorted(split_frontmatter(head)[0]))] += 1
+        ((common, held),) = keys.most_common(1)
+        if count * 2 <= len(records) or not common or held * 2 <= len(records):
+            return None  # not how-tos, or not one form (a TIL's plain notes)
+        return 2, f"{count} of the latest {len(records)} notes are how-tos"
 
     def _nested_rules(self, rule: KindRule) -> None:
         """Rules files in the kind's folder and the folders above it (the root's are read already):
@@ -786,6 +850,7 @@ class ConventionSniffer:
                     yyyymm=when.strftime("%Y%m"),
                     date_=when.strftime("%Y_%m_%d"),
                     month=when.strftime("%Y-%m"),
+                    mmdd=when.strftime("%m-%d"),
                     sep=record.separator,
                     prefix=record.prefix,
                     num=f"{n:0{record.number_width}d}",
@@ -890,7 +955,7 @@ def first_stage(folders: list[str]) -> str | None:
     life (`draft/` before `content/`, `accepted/` before `implemented/`): the earliest stage, None
     where no folder or two name it."""
     for stage in _STAGES:
-        found = [f for f in folders if f.rsplit("/", 1)[-1].lower() in stage]
+        found = [f for f in folders if _unyeared(f).rsplit("/", 1)[-1].lower() in stage]
         if found:
             return found[0] if len(found) == 1 else None
     return None
@@ -914,11 +979,46 @@ def _sub_folders(folder: str, folders: dict[str, list[str]], taken: list[str]) -
 
 def _family_folders(folder: str, near: list[str], folders: dict[str, list[str]]) -> list[str]:
     """The folders `near` the chosen one that are its family's parallel folders: not a record
-    kept as a folder, not a year folder beside it (the record's year's is chosen at a flush)."""
+    kept as a folder, one year folder of each (the chosen one, else the latest: the record's
+    year's is chosen at a flush)."""
     near = [f for f in near if f == folder or not _record_folder(f, folders)]
-    if _unyeared(folder) == folder:
-        return near
-    return [f for f in near if _unyeared(f) != _unyeared(folder)]
+    latest = {_unyeared(f): f for f in sorted(near)}  # a family's years: its latest stands for it
+    latest[_unyeared(folder)] = folder
+    return [f for f in near if f in latest.values()]
+
+
+Scored = tuple[float, str, list[str]]  # a folder's score, the folder, why
+
+
+def _latest_year(scored: list[Scored], chosen: Scored) -> Scored:
+    """Of a family filed by year (`main/2025/`, `main/2026/`), the latest year's folder that
+    scores as well as the chosen one: its records have the family's newest form."""
+    parent = _unyeared(chosen[1])
+    if parent == chosen[1]:
+        return chosen
+    years = [s for s in scored if int(s[0]) == int(chosen[0]) and _unyeared(s[1]) == parent]
+    return max((s for s in years if s[1] != parent), key=lambda s: s[1])
+
+
+def own_names(files: list[str]) -> dict[str, str]:
+    """Folder -> the one file name (lower case) its record folders share where it is no README
+    or index (`veps/sig-x/` whose `282-x/vep.md`, `21-y/vep.md` are records): two or more
+    sub-folders hold it and more than half of those holding a Markdown file."""
+    held: dict[str, Counter[str]] = {}
+    subs: dict[str, set[str]] = {}
+    for f in files:
+        parts = f.split("/")
+        if len(parts) < 2 or not f.endswith(".md"):
+            continue
+        above = "/".join(parts[:-2])
+        held.setdefault(above, Counter())[parts[-1].lower()] += 1
+        subs.setdefault(above, set()).add(parts[-2])
+    out = {}
+    for above, names in held.items():
+        name, count = names.most_common(1)[0]
+        if count >= 2 and count * 2 > len(subs[above]) and name not in ("index.md", "readme.md"):
+            out[above] = name
+    return out
 
 
 def _unyeared(folder: str) -> str:
@@ -929,9 +1029,12 @@ def _unyeared(folder: str) -> str:
 
 def _record_folder(folder: str, folders: dict[str, list[str]]) -> bool:
     """Whether `folder` is one record kept as a folder (`0000-kep-process/README.md`, a
-    `NNNN-kep-template/`), not a folder of records."""
-    leaf = folder.rsplit("/", 1)[-1]
-    own = any(n.lower() in ("readme.md", "index.md") for n in folders.get(folder, []))
+    `NNNN-kep-template/`, an issue's number alone: `design/24543/`), not a folder of records."""
+    above, _, leaf = folder.rpartition("/")
+    if re.fullmatch(r"\d{1,6}", leaf) and not re.fullmatch(r"(?:19|20)\d\d", leaf):
+        return True
+    kept = {f"{leaf}/{n}".lower() for n in folders.get(folder, [])}
+    own = any(n.lower() in kept for n in folders.get(above, []))
     return own and bool(
         re.match(r"^(?:[A-Za-z]{0,6}[-_]?)?(?:\d{1,5}|N{3,5}|X{3,5})[-_]", leaf, re.I)
     )
@@ -1015,7 +1118,10 @@ def _numbered_clue(kind: str, names: list[str]) -> Clue | None:
     if kind != "adr":
         return None
     numbered = sum(
-        1 for n in names if ADR_NUM.match(n) or ADR_PREFIXED.match(n) or _OWN_FOLDER.match(n)
+        1
+        for n in names
+        if (ADR_NUM.match(n) or ADR_PREFIXED.match(n) or _OWN_FOLDER.match(n))
+        and not _DAY_NAME.match(n)  # `CG-01-14.md`: a day's minutes, not record 1
     )
     if numbered >= 2 and numbered >= len(names) / 2:
         return 2, f"{numbered} numbered files"
@@ -1023,18 +1129,66 @@ def _numbered_clue(kind: str, names: list[str]) -> Clue | None:
 
 
 # a record kept as a numbered folder of its own: `KEP-1234/README.md`, `spec-0001/index.md`
-_OWN_FOLDER = re.compile(r"^[A-Za-z]{0,6}[-_]?\d{1,5}(?:[-_][^/]*)?/(?:index|readme)\.md$", re.I)
+_OWN_FOLDER = re.compile(r"^[A-Za-z]{0,6}[-_]?\d{1,5}(?:[-_][^/]*)?/[^/]+\.md$", re.I)
 
 
-def _dated_clue(kind: str, names: list[str], words: set[str]) -> Clue | None:
-    """Logs: two or more files, at least half of them, dated (`2024-05-01-x.md`, `2024-05-01.md`),
-    in a folder not named for decisions."""
+# dated names beyond `2024-05-01-x.md`: `20240501-x.md`, a lead word before the date
+# (`summary-2026-07-16.md`, `CG-2026-01-13.md`)
+_DATED_NAME = re.compile(r"^(?:\d{8}[-_ ]|[A-Za-z]{1,12}[-_]\d{4}-\d{2}-\d{2}\.md$)")
+# a month and day under a year folder: `2025/CG-01-14.md`, `2025/01-14.md`
+_DAY_NAME = re.compile(r"^(?:[A-Za-z]{1,12}[-_])?(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\.md$")
+
+
+def dated(name: str, yearly: bool = False) -> bool:
+    """Whether a file name is a dated record's (`2024-05-01-x.md`, `summary-2026-07-16.md`,
+    `20240501-x.md`; `CG-01-14.md` in a year folder, `yearly`)."""
+    if DATE_PREFIX.match(name) or DAILY.match(name) or _DATED_NAME.match(name):
+        return True
+    return yearly and bool(_DAY_NAME.match(name))
+
+
+def _dated_clue(kind: str, names: list[str], words: set[str], yearly: bool) -> Clue | None:
+    """Logs: two or more files, at least half of them, dated (`2024-05-01-x.md`, `2024-05-01.md`,
+    `summary-2024-05-01.md`, `CG-05-01.md` in a year folder), in a folder not named for
+    decisions."""
     if kind != "log" or words & _FOLDER_WORDS["decision"]:
         return None
-    dated = sum(1 for n in names if DATE_PREFIX.match(n) or DAILY.match(n))
-    if dated >= 2 and dated >= len(names) / 2:
-        return 1, f"{dated} dated files"
+    count = sum(1 for n in names if dated(n, yearly))
+    if count >= 2 and count >= len(names) / 2:
+        return 1, f"{count} dated files"
     return None
+
+
+# a record named by an id: a UUID, or 16 or more hex digits
+_ID_NAME = re.compile(
+    r"^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,})\.md$"
+)
+
+# how a recipe, runbook or how-to is named or titled
+_HOWTO = re.compile(
+    r"(?:^|\b)(?:how[- ]?to|troubleshoot\w*|what to do|runbook|playbook|recipe|step[- ]by[- ]step)\b",
+    re.I,
+)
+
+# what a guide calls the records of a proposal family
+_GUIDE_WORDS = re.compile(
+    r"\b(?:proposals?|rfcs?|design docs?|designs|enhancement proposals?|decision records?)\b", re.I
+)
+
+# the stages of a proposal's life a family files its records by (`accepted/`, `implemented/`)
+_STAGE_WORDS = {
+    *("draft", "drafts", "proposed", "accepted", "approved", "implementable", "provisional"),
+    *("implemented", "rejected", "withdrawn", "superseded", "deferred", "final", "archived"),
+    *("completed", "declined", "postponed", "obsolete", "active", "inactive", "replaced"),
+}
+
+
+def _stage_clue(kind: str, leaf: str, names: list[str]) -> Clue | None:
+    """ADRs (proposals, designs): a folder named for a stage of a record's life (`accepted/`,
+    `proposed/`, `accepted/2022/`) holding two or more records, whatever their names."""
+    if kind != "adr" or leaf.lower() not in _STAGE_WORDS or len(record_names(names)) < 2:
+        return None
+    return 2, f"a stage folder of {len(record_names(names))} records"
 
 
 def _frontmatter_clue(kind: str, kinds_in_fm: dict[str, int]) -> Clue | None:

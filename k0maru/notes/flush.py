@@ -174,14 +174,13 @@ class FlushEngine:
         if filed is None and parallel:
             filed = hinted(hint, parallel)
             if filed is None and first_stage(list(parallel)) is None:  # stages: by hint only
-                filed = closest(title, f"{tags} {hint}", body, parallel)
-            where = filed[0] if filed is not None else ""
-            if filed is not None and where != rule.folder:
-                filed = (where, f"{filed[1]}; {len(parallel)} parallel {kind} folders")
+                filed = closest(title, f"{tags} {hint}", body, _headed(self.root, parallel))
+            if filed is None:
+                filed = _kept(rule, parallel)
             else:
-                filed = None
+                filed = (filed[0], f"{filed[1]}; {len(parallel)} parallel {kind} folders")
             topics = parallel
-        if filed is not None:
+        if filed is not None and filed[0] != rule.folder:
             rule = self.sniffer.rule_in(kind, filed[0], topics[filed[0]], filed[1])
         rule = self._named_family(rule, title)
         rule = first_record_form(rule, body, has_records(resolve_inside(self.root, rule.folder)))
@@ -345,6 +344,37 @@ class FlushEngine:
             if number is not None and pattern.match(name.lower()):
                 out.append((p, number))
         return out
+
+
+def _kept(rule: KindRule, parallel: dict[str, list[str]]) -> tuple[str, str]:
+    """(the folder, why) where a note stays in the folder the conventions chose among its
+    family's parallel ones: the first stage of a record's life, else none closer by title."""
+    why = (
+        "new records start in the first stage"
+        if first_stage(list(parallel)) == rule.folder
+        else "no other shares more words with the title and tags"
+    )
+    return rule.folder, f"{rule.folder}/ of {len(parallel)} parallel {rule.kind} folders: {why}"
+
+
+_HEADED = 30  # members of each parallel folder whose titles are read
+
+
+def _headed(root: Path, folders: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Each parallel folder's member names with their titles (a frontmatter `title:`, else the
+    first `# ` line) beside them: what a request's words are matched with."""
+    out = {}
+    for folder, names in folders.items():
+        titles = []
+        for name in record_names(names)[-_HEADED:]:
+            try:
+                head = (root / folder / name).open(encoding="utf-8", errors="replace").read(2048)
+            except OSError:
+                continue
+            m = re.search(r"^(?:title:|# )\s*(.+)$", head, re.M)
+            titles += [m.group(1).strip("\"' ")] if m else []
+        out[folder] = names + titles
+    return out
 
 
 def _with_sidecar(root: Path, path: Path, title: str, when: date) -> list[str]:

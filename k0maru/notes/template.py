@@ -27,6 +27,7 @@ _SKIP_NAMES = {"readme.md", "index.md", "changelog.md", "agents.md", "contributi
 _SEP = r"(\s+[-_.:]\s+|[-_ ])"  # what joins a number and the words: `-`, `_`, ` `, ` - `
 _DATED_COUNT = "{date}{sep}{prefix}{num}"
 _LEAD_DATE = "{prefix}{date}"
+_DAY = "{prefix}{mmdd}"
 _NAME_FORMS = (  # (regex on the stem, name format, naming class)
     (re.compile(r"^(\d{4}-\d{2}-\d{2})$"), "{date}", "date"),
     (re.compile(r"^(\d{4}_\d{2}_\d{2})$"), "{date_}", "date"),  # Logseq's journals
@@ -42,6 +43,11 @@ _NAME_FORMS = (  # (regex on the stem, name format, naming class)
     (  # a lead word before the date: `summary-2026-07-16`
         re.compile(r"^([A-Za-z]{2,12}[-_])\d{4}-\d{2}-\d{2}$"),
         _LEAD_DATE,
+        "date",
+    ),
+    (  # a month and day under a year folder: `2025/CG-01-14`
+        re.compile(r"^([A-Za-z]{1,12}[-_])(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$"),
+        _DAY,
         "date",
     ),
     (  # a counter under a year: `PM2024-001 - Title`
@@ -123,13 +129,16 @@ def record_names(names: list[str]) -> list[str]:
 
 def folder_records(folder: Path) -> list[tuple[Path, str]]:
     """The Markdown files of `folder` with the names they are numbered by: `0001-x.md` as it is, a
-    record kept as a folder of its own (`0001-x/index.md`, `0001-x/README.md`) as `0001-x.md`."""
+    record kept as a folder of its own (`0001-x/index.md`, `0001-x/README.md`, or the one name
+    most of its sub-folders hold, `0001-x/vep.md`) as `0001-x.md`."""
     out = [(p, p.name) for p in sorted(folder.glob("*.md"))]
-    out += [
-        (p, p.parent.name + ".md")
-        for p in sorted(folder.glob("*/*.md"))
-        if p.name.lower() in ("index.md", "readme.md")
-    ]
+    inner = sorted(folder.glob("*/*.md"))
+    shared = Counter(p.name.lower() for p in inner).most_common(1)
+    subs = len({p.parent.name for p in inner})
+    own = {"index.md", "readme.md"}
+    if shared and shared[0][1] >= 2 and shared[0][1] * 2 > subs:  # `282-x/vep.md`, `21-y/vep.md`
+        own.add(shared[0][0])
+    out += [(p, p.parent.name + ".md") for p in inner if p.name.lower() in own]
     return out
 
 
@@ -146,7 +155,7 @@ def name_form(stem: str) -> tuple[str, str, str, int] | None:
     form, m = found
     if form == _DATED_COUNT:
         return form, m.group(3), m.group(2), len(m.group(4))
-    if form == _LEAD_DATE:
+    if form in (_LEAD_DATE, _DAY):
         return form, m.group(1), "", 0
     if "{prefix}" in form:
         sep = m.group(4) if m.re.groups >= 4 else "-"
@@ -639,7 +648,7 @@ def _meta_template(records: list[_Record], template: _Record | None) -> list[str
         for position, line in enumerate(rec.meta_lines):
             key = meta_key(line)
             if key and key not in out and _meta_kept(line, rec is template, counts, leads, records):
-                out[key] = (position, rank, _meta_form(line, records))
+                out[key] = (position, rank, _meta_form(line, records, rec is template))
     return [form for _, _, form in sorted(out.values())]
 
 

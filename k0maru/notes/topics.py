@@ -83,11 +83,14 @@ def _shared_weight(
 
 def hinted(hint: str, folders: dict[str, list[str]]) -> tuple[str, str] | None:
     """(the folder, why) whose path names `hint` (`accepted`, `security`): the one folder whose
-    path holds all the hint's words; None where no hint is given or not one folder fits."""
+    path ends with it, else whose path holds all the hint's words; None where no hint is given or
+    not one folder fits."""
     words = _words(hint)
     if not words:
         return None
-    fits = [f for f in folders if words <= _words(f)]
+    named = hint.strip().strip("/").lower()
+    fits = [f for f in folders if f.lower() == named or f.lower().endswith("/" + named)]
+    fits = fits if len(fits) == 1 else [f for f in folders if words <= _words(f)]
     return (
         (fits[0], f"the folder hint {hint.strip()!r} names {fits[0]}/") if len(fits) == 1 else None
     )

@@ -122,9 +122,14 @@ def test_numbered_clue_needs_two_numbered_files_and_half() -> None:
 
 def test_dated_clue_counts_dated_and_daily_files_outside_decision_folders() -> None:
     names = ["2024-05-01-a.md", "2024-05-02.md", "c.md"]
-    assert _dated_clue("log", names, {"journal"}) == (1, "2 dated files")
-    assert _dated_clue("log", names, {"decisions"}) is None
-    assert _dated_clue("card", names, {"journal"}) is None
+    assert _dated_clue("log", names, {"journal"}, False) == (1, "2 dated files")
+    assert _dated_clue("log", names, {"decisions"}, False) is None
+    assert _dated_clue("card", names, {"journal"}, False) is None
+    days = ["CG-01-14.md", "CG-01-28.md", "notes.md"]  # a month and day count in a year folder
+    assert _dated_clue("log", days, {"meetings"}, True) == (1, "2 dated files")
+    assert _dated_clue("log", days, {"meetings"}, False) is None
+    lead = ["summary-2026-01-15.md", "summary-2026-02-05.md"]
+    assert _dated_clue("log", lead, {"notes"}, False) == (1, "2 dated files")
 
 
 def test_frontmatter_clue_weighs_the_kinds_share() -> None:

@@ -1,0 +1,165 @@
+"""Record sets found by the shape of their members, without a folder word (#58): stage folders of
+slug-named docs, year folders of dated minutes, record folders holding one shared file name,
+dated proposals a guide names, id-named records; and that `conventions` says what flush writes."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from k0maru.notes.conventions import ConventionSniffer
+from k0maru.notes.flush import FlushEngine
+
+WHEN = date(2026, 5, 6)
+BODY = "## Summary\n\nWhat it is.\n\n## Details\n\nHow.\n"
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def said_and_written(root: Path, kind: str, title: str, **kw: object) -> tuple[list[str], str]:
+    """What `conventions --explain` says of the kind, and the path flush writes."""
+    said = ConventionSniffer(root).sniff().rules[kind]
+    result = FlushEngine(root).flush(kind, title, BODY, when=WHEN, **kw)  # type: ignore[arg-type]
+    return [*said.explain(), *said.evidence], result.path
+
+
+def test_stage_folders_of_slug_named_docs_are_a_proposal_family(tmp_path: Path) -> None:
+    for year, names in (("2021", ("a-thing", "b-thing")), ("2022", ("c-thing", "d-thing"))):
+        for name in names:
+            write(tmp_path, f"accepted/{year}/{name}.md", f"# {name}\n\n{BODY}")
+    for name in ("e-idea", "f-idea"):
+        write(tmp_path, f"proposed/{name}.md", f"# {name}\n\n{BODY}")
+    write(tmp_path, "guides/how-to-build.md", "# Build\n\ntext\n")
+    said, path = said_and_written(tmp_path, "adr", "Simplify the RID model")
+    # a new design starts in the first stage; the accepted years are one folder of the family
+    assert path == "proposed/simplify-the-rid-model.md"
+    assert any("new records start in proposed/, the first stage" in line for line in said)
+    assert any(line.startswith("folder: proposed/") for line in said)
+    again = FlushEngine(tmp_path).flush("adr", "Third", BODY, when=WHEN)
+    assert any(
+        "proposed/ of 2 parallel adr folders: new records start" in w for w in again.warnings
+    )
+    hinted = FlushEngine(tmp_path).flush(
+        "adr", "Other", BODY, when=WHEN, extra={"folder": "accepted"}
+    )
+    assert hinted.path == "accepted/2026/other.md"  # the hint, then the record's year
+    assert any("the folder hint 'accepted'" in w for w in hinted.warnings)
+
+
+def test_a_year_folder_of_dated_minutes_is_the_log_folder(tmp_path: Path) -> None:
+    for day in ("01-14", "01-28", "02-11"):
+        write(tmp_path, f"main/2025/CG-{day}.md", f"# CG meeting {day}\n\n## Agenda\n\nx\n")
+    write(tmp_path, "docs/guide.md", "# Guide\n\ntext\n")
+    said, path = said_and_written(tmp_path, "log", "CG meeting")
+    assert path == "main/2026/CG-05-06.md"  # the next year's folder, the family's name form
+    assert any("3 dated files" in line for line in said)
+    assert any("name: {prefix}{mmdd}.md" in line for line in said)
+    assert any("year: a record goes to its own year's folder, main/YYYY/" in line for line in said)
+    adr = ConventionSniffer(tmp_path).sniff().rules["adr"]
+    assert adr.folder == "docs/adr"  # `CG-01-14` is a day's minutes, not a numbered record
+
+
+def test_lead_word_dated_names_count_as_dated(tmp_path: Path) -> None:
+    for day in ("2026-01-15", "2026-02-05", "2026-03-05"):
+        write(tmp_path, f"notes/2026/summary-{day}.md", f"# Summary {day}\n\n## Notes\n\nx\n")
+    write(tmp_path, "agendas/2026/01-wg-primary.md", "# Agenda\n\nx\n")
+    said, path = said_and_written(tmp_path, "log", "Meeting summary")
+    assert path == "notes/2026/summary-2026-05-06.md"
+    assert any(line.startswith("folder: notes/2026/") for line in said)
+
+
+def test_record_folders_sharing_one_file_name_are_records(tmp_path: Path) -> None:
+    for n, slug in ((21, "passt"), (76, "templates"), (248, "convergence")):
+        write(tmp_path, f"veps/sig-compute/{n}-{slug}/vep.md", f"# VEP {n}: {slug}\n\n{BODY}")
+    write(tmp_path, "veps/sig-compute/76-templates/appendix.md", "# Appendix\n\nx\n")
+    write(tmp_path, "veps/NNNN-vep-template/vep.md", "# VEP NNNN: Title\n\n" + BODY)
+    said, path = said_and_written(tmp_path, "adr", "Persistent reservation")
+    assert path == "veps/sig-compute/249-persistent-reservation/vep.md"
+    assert any("name: {num}{sep}{slug}/vep.md" in line for line in said)
+
+
+def test_root_level_dated_proposals_named_by_their_guide(tmp_path: Path) -> None:
+    write(tmp_path, "README.md", "# Proposals\n\nThis repository stores proposals.\n")
+    for name in ("20240102-BRS-workflow", "20250320-RS-multi-app", "20260304-CR-server"):
+        write(tmp_path, f"{name}.md", f"# {name}\n\n{BODY}")
+    write(tmp_path, "guides/api.md", "# API\n\nx\n")
+    said, path = said_and_written(tmp_path, "adr", "Event timer tracking")
+    assert path == "20260506-event-timer-tracking.md"
+    assert any("3 dated records its README.md calls" in line for line in said)
+
+
+def test_root_level_dated_records_need_a_guide_naming_them(tmp_path: Path) -> None:
+    for name in ("20240102-outage", "20250320-slow-db", "20260304-dns"):
+        write(tmp_path, f"{name}.md", f"# {name}\n\n{BODY}")
+    _, path = said_and_written(tmp_path, "adr", "Use X")
+    assert path.startswith("docs/adr/")  # postmortems at the root are no proposals
+
+
+def test_id_named_records_with_fixed_frontmatter_are_a_log_family(tmp_path: Path) -> None:
+    ids = ("0b8e1c2a-1111-4222-8333-944455556666", "9e37c7fa-26e9-4154-8e12-1d8688906edf")
+    for n, uid in enumerate((*ids, "3f1d2c4b-aaaa-4bbb-8ccc-dddd00001111")):
+        write(
+            tmp_path,
+            f"data/{uid}.md",
+            f"---\nuuid: {uid}\ntitle: Outage {n}\nurl: https://x/{n}\n---\n\nWhat broke.\n",
+        )
+    said, path = said_and_written(tmp_path, "log", "Bungie outage")
+    assert path.startswith("data/")
+    assert any("3 id-named records with the same frontmatter keys" in line for line in said)
+    assert (tmp_path / path).read_text(encoding="utf-8").startswith("---\nuuid:")
+
+
+def test_parallel_folders_are_matched_by_their_members_titles_too(tmp_path: Path) -> None:
+    titles = {"sig-a": ("Pod eviction", "Node drain"), "sig-b": ("Metrics export", "Log rotation")}
+    n = 0
+    for group, pair in titles.items():
+        for title in pair:
+            n += 1
+            write(tmp_path, f"keps/{group}/{n:04d}-k{n}/README.md", f"# {title}\n\n{BODY}")
+    said, path = said_and_written(tmp_path, "adr", "Prometheus metrics dashboards")
+    # no word of the title is in a folder or file name: the members' headings name the group
+    assert path == "keps/sig-b/0005-prometheus-metrics-dashboards/README.md"
+    assert any("parallel folders" in line for line in said)
+    hinted = FlushEngine(tmp_path).flush("adr", "X", BODY, when=WHEN, extra={"folder": "sig-a"})
+    assert hinted.path.startswith("keps/sig-a/")  # the hint wins
+
+
+def test_a_topic_folder_of_how_tos_is_the_card_folder(tmp_path: Path) -> None:
+    for name, what in (
+        ("balance-workloads", "How to balance workloads"),
+        ("network-error", "How to troubleshoot network errors"),
+        ("cilium", "If the CNI misbehaves"),
+        ("check-apis", "How to use Pluto to find deprecated APIs"),
+    ):
+        head = f"---\ntitle: {name}\nowner:\ndescription: {what}\n---\n\n"
+        write(tmp_path, f"content/docs/ops/ops-recipes/{name}.md", head + BODY)
+    for name in ("vision", "values", "hiring"):
+        write(tmp_path, f"content/docs/people/{name}.md", f"---\ntitle: {name}\n---\n\nText.\n")
+    said, path = said_and_written(tmp_path, "card", "Ensure the image is in our registry")
+    assert path == "content/docs/ops/ops-recipes/ensure-the-image-is-in-our-registry.md"
+    assert any("3 of the latest 4 notes are how-tos" in line for line in said)
+    text = (tmp_path / path).read_text(encoding="utf-8")
+    assert text.startswith("---\ntitle: Ensure the image is in our registry\nowner:\n")
+
+
+def test_an_issue_numbered_folder_is_one_record_not_a_group(tmp_path: Path) -> None:
+    for n in (12345, 23456, 34567):
+        write(tmp_path, f"design/{n}-leak-{n}.md", f"# Proposal: leak {n}\n\n{BODY}")
+    for part in ("proposal", "goroutine-leak-details"):
+        write(tmp_path, f"design/24543/{part}.md", f"# Goroutine leak {part}\n\n{BODY}")
+    _, path = said_and_written(tmp_path, "adr", "Goroutine leak detection")
+    assert path == "design/34568-goroutine-leak-detection.md"
+
+
+def test_the_latest_year_folder_gives_the_familys_form(tmp_path: Path) -> None:
+    for day in ("01-14", "01-28", "02-11", "02-25"):
+        write(tmp_path, f"main/2025/CG-{day}.md", f"# CG {day}\n\n## Agenda\n\nx\n")
+    for day in ("01-13", "01-27", "02-10"):
+        write(tmp_path, f"main/2026/CG-2026-{day}.md", f"# CG {day}\n\n## Agenda\n\nx\n")
+    said, path = said_and_written(tmp_path, "log", "CG meeting")
+    assert path == "main/2026/CG-2026-05-06.md"  # 2026's names, though 2025 holds more
+    assert any(line.startswith("folder: main/2026/") for line in said)
