@@ -324,7 +324,9 @@ def _words(text: str) -> str:
 
 def _empty_keys(text: str) -> set[str]:
     fm, _, meta, _ = split_record(text)
-    lines = [x for x in fm if not x.startswith((" ", "-"))] + meta
+    nested = [i + 1 < len(fm) and fm[i + 1].startswith((" ", "-")) for i in range(len(fm))]
+    kept = [x for x, n in zip(fm, nested, strict=True) if not x.startswith((" ", "-")) and not n]
+    lines = kept + meta
     return {m.group(1).lower() for x in lines if (m := _EMPTY_KEY.match(x.strip()))}
 
 
