@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import os
 from contextlib import suppress
-from pathlib import Path
-from typing import Any, NamedTuple
 
 import xxhash
 
@@ -20,19 +18,27 @@ from k0maru.errors import ConfigError
 from k0maru.fsutil import atomic_write_text, read_bytes, read_text
 from k0maru.layout import CONFIG_FILE, STATE_DIR
 
+TYPE_CHECKING = False  # as typing's (mypy reads it so): a no-change scan imports no typing (#62)
+if TYPE_CHECKING:
+    from typing import Any
+
 CACHE_FILE = "settings.cache.json"
 CACHE_ENTRIES = 16
 
 
-class Field(NamedTuple):
-    """A setting: its name and type (as annotated), default, the line `k0maru init` writes above it,
-    and its pydantic bounds."""
+class Field:
+    """A setting: its name and type (as annotated, set once the class is built), default, the line
+    `k0maru init` writes above it, and its pydantic bounds."""
 
-    name: str
-    type: str
-    default: Any
-    description: str
-    bounds: dict[str, Any]
+    __slots__ = ("name", "type", "default", "description", "bounds")
+
+    def __init__(self, default: Any, description: str, bounds: dict[str, Any]) -> None:
+        self.name = self.type = ""
+        self.default, self.description, self.bounds = default, description, bounds
+
+    def named(self, name: str, kind: str) -> Field:
+        self.name, self.type = name, kind
+        return self
 
     def fresh_default(self) -> Any:
         return list(self.default) if isinstance(self.default, list) else self.default
@@ -40,7 +46,7 @@ class Field(NamedTuple):
 
 def setting(default: Any, description: str = "", **bounds: float) -> Any:
     """Declares a field of Settings (collected into FIELDS once the class is built)."""
-    return Field("", "", default, description, bounds)
+    return Field(default, description, bounds)
 
 
 class Settings:
@@ -192,7 +198,7 @@ class Settings:
 
 
 FIELDS = tuple(
-    spec._replace(name=name, type=kind)
+    spec.named(name, kind)
     for name, kind in Settings.__annotations__.items()
     if isinstance(spec := vars(Settings).get(name), Field)
 )
@@ -209,7 +215,7 @@ SCHEMA = repr(
 )
 
 
-def _read_toml(path: Path, raw: bytes) -> dict[str, Any]:
+def _read_toml(path: str, raw: bytes) -> dict[str, Any]:
     import tomllib  # only when the file changed: a cache hit never parses it
 
     try:
@@ -228,9 +234,10 @@ RETIRED = {
 }
 
 
-def load_settings(vault: Path, **overrides: Any) -> Settings:
+def load_settings(vault: str | os.PathLike[str], **overrides: Any) -> Settings:
     """Build Settings for `vault`; `overrides` are CLI flags (None values are ignored)."""
-    toml_path = vault / STATE_DIR / CONFIG_FILE
+    state = os.path.join(vault, STATE_DIR)  # strings: no pathlib on a cache hit
+    toml_path = os.path.join(state, CONFIG_FILE)
     try:
         raw = read_bytes(toml_path)
     except FileNotFoundError:
@@ -246,7 +253,7 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
     digest = xxhash.xxh3_128(raw)
     digest.update(json.dumps([__version__, SCHEMA, env, flags], default=str).encode())
     key = digest.hexdigest()
-    cache = vault / STATE_DIR / CACHE_FILE
+    cache = os.path.join(state, CACHE_FILE)
     entries: dict[str, Any] = {}
     try:
         entries = json.loads(read_text(cache))
@@ -257,11 +264,13 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
         entries = entries if isinstance(entries, dict) else {}
     values, warnings = _validate(toml_path, _read_toml(toml_path, raw) if raw else {}, flags)
     _warn(warnings)
-    if cache.parent.is_dir():  # one entry per flag set commands use, newest last
+    if os.path.isdir(state):  # one entry per flag set commands use, newest last
+        from pathlib import Path
+
         entries = {k: v for k, v in list(entries.items())[-(CACHE_ENTRIES - 1) :] if k != key}
         entries[key] = {"values": values, "warnings": warnings}
         with suppress(OSError):  # a read-only state folder: the next command validates again
-            atomic_write_text(cache, json.dumps(entries))
+            atomic_write_text(Path(cache), json.dumps(entries))
     return Settings(**values)
 
 
@@ -275,7 +284,7 @@ def _warn(warnings: list[str]) -> None:
 
 
 def _validate(
-    toml_path: Path, toml_data: dict[str, Any], flags: dict[str, Any]
+    toml_path: str, toml_data: dict[str, Any], flags: dict[str, Any]
 ) -> tuple[dict[str, Any], list[str]]:
     """pydantic-settings over `Settings`' fields: (validated values, warnings) or one ConfigError
     line."""
@@ -348,7 +357,7 @@ def _validate(
     return values, warnings
 
 
-def _check_globs(values: dict[str, Any], toml_path: Path) -> None:
+def _check_globs(values: dict[str, Any], toml_path: str) -> None:
     """One line for a pattern of `include` or `exclude` that is no gitignore-style glob (`!`, a
     lone backslash, `[z-a]`), which the walker could not match."""
     import re

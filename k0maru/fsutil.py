@@ -1,4 +1,7 @@
-"""Atomic, collision-safe file writes and vault-confined path resolution."""
+"""Atomic, collision-safe file writes, vault-confined path resolution, and files' stat signatures.
+
+Imports nothing heavy at its top (no pathlib, no typing): a no-change scan reads its snapshot
+through it (#62)."""
 
 from __future__ import annotations
 
@@ -8,11 +11,18 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import BinaryIO, TextIO
 
 from k0maru.errors import ConfigError, NotFoundError, PathOutsideVaultError
 from k0maru.layout import DB_FILE, STATE_DIR, own_state_dir
+
+TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing
+if TYPE_CHECKING:
+    from array import array
+    from pathlib import Path
+    from typing import BinaryIO, TextIO
+
+INODE_BITS = (1 << 63) - 1
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 STATE_GITIGNORE = (
     "# k0maru's local state (index, offloaded logs, locks) is rebuilt from the notes.\n"
@@ -46,6 +56,7 @@ def durable_temp(
     plain `open()` gives under the user's umask); its path, for the caller to rename. Removed if
     `fill` fails."""
     import tempfile  # not on the git hooks' path, which writes no file this way
+    from pathlib import Path
 
     fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
     try:
@@ -104,6 +115,8 @@ def create_exclusive(path: Path, data: bytes) -> bool:
 def resolve_inside(root: Path, relative: str | os.PathLike[str]) -> Path:
     """Resolve `relative` under `root`, refusing anything that lands outside it (.., symlinks,
     absolute) or cannot be followed (a symlink loop)."""
+    from pathlib import Path
+
     root = root.resolve()
     raw = Path(relative)
     try:
@@ -255,7 +268,7 @@ def check_state_files(state: Path) -> None:
             refuse_state_entry(state / name)
 
 
-def check_state_file(path: Path) -> None:
+def check_state_file(path: str | os.PathLike[str]) -> None:
     """Refuse (one line) a symlink, FIFO, socket or device at `path`, a file k0maru keeps under
     `.k0maru/` (the index, its write-ahead log): call it before opening such a file. Nothing there
     is fine."""
@@ -267,7 +280,7 @@ def check_state_file(path: Path) -> None:
         refuse_state_entry(path)
 
 
-def refuse_state_entry(path: Path) -> None:
+def refuse_state_entry(path: str | os.PathLike[str]) -> None:
     """The one-line refusal of a state file that is no plain file or folder of the vault's own."""
     try:
         mode = os.lstat(path).st_mode
@@ -285,3 +298,36 @@ def refuse_state_entry(path: Path) -> None:
         f"{path} is {what}; k0maru keeps only its own plain files under .k0maru/ and never follows "
         "or opens such a thing: remove it (k0maru recreates what it needs)"
     )
+
+
+def int64(n: int) -> int:
+    """`n` (a time in nanoseconds) within a signed 64-bit integer, what SQLite and the stat arrays
+    keep: a file time past 2262 or before 1678 is clamped to the range's end, never an error."""
+    return INT64_MIN if n < INT64_MIN else INT64_MAX if n > INT64_MAX else n
+
+
+def stat_numbers(st: os.stat_result) -> tuple[int, int, int, int]:
+    """(mtime, size, ctime, inode) of a stat, each a signed 64-bit integer."""
+    return int64(st.st_mtime_ns), st.st_size, int64(st.st_ctime_ns), st.st_ino & INODE_BITS
+
+
+def stat_signature(path: str) -> list[int] | None:
+    """(mtime, size, ctime, inode) of a regular file, None when there is none at `path`."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return list(stat_numbers(st))
+
+
+def digest(rels: list[str], signatures: array[int]) -> str:
+    """xxh3-128 of a walk's paths `rels`, then of their stat signatures (mtime, size, ctime,
+    inode: four numbers a path), in order: what a scan that finds nothing to do compares
+    (index/snapshot.py)."""
+    import xxhash
+
+    hashed = xxhash.xxh3_128("\n".join(rels).encode("utf-8", "surrogateescape"))
+    hashed.update(signatures.tobytes())
+    return hashed.hexdigest()

@@ -4,9 +4,12 @@ the git hooks start with it and must stay short."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from k0maru.errors import ConfigError
+
+TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing
+if TYPE_CHECKING:
+    from pathlib import Path
 
 STATE_DIR = ".k0maru"
 CONFIG_FILE = "config.toml"
@@ -18,6 +21,8 @@ def find_vault(start: Path | None = None, create: bool = False) -> Path:
     git repository's root), else that repository's root. Outside any repository and any vault,
     `start` itself only with `create` (`k0maru init`); otherwise a one-line refusal, so a command
     run in an unrelated folder does not silently make it a vault."""
+    from pathlib import Path  # imported where used: a no-change scan works on strings (#62)
+
     from k0maru.gitutil import repo_root
 
     start = (start or Path.cwd()).resolve()
@@ -39,6 +44,8 @@ def resolve_vault(explicit: str | os.PathLike[str] | None, create: bool = False)
     """The vault a command means: `--vault`, else $K0MARU_VAULT, else `find_vault` from the cwd."""
     chosen = explicit or os.environ.get("K0MARU_VAULT")
     if chosen:
+        from pathlib import Path
+
         path = Path(chosen).expanduser().resolve()
         if not path.is_dir():
             raise ConfigError(

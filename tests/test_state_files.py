@@ -84,7 +84,6 @@ def test_the_index_is_never_opened_through_a_link(tmp_path: Path, outside: Path)
     """The last door: SQLite itself is never handed a linked database or write-ahead log, whoever
     opens it (a server, the worker, the snapshot's look at the corpus version)."""
     from k0maru.index import db
-    from k0maru.index.base_store import index_as_left
 
     state = tmp_path / ".k0maru"
     state.mkdir()
@@ -92,5 +91,5 @@ def test_the_index_is_never_opened_through_a_link(tmp_path: Path, outside: Path)
     with pytest.raises(ConfigError, match="symbolic link"):
         db.connect(state / "index.sqlite")
     with pytest.raises(ConfigError, match="symbolic link"):
-        index_as_left(state / "index.sqlite", "v1", embed=False)
+        db.index_as_left(state / "index.sqlite", "v1", embed=False)
     assert list(outside.iterdir()) == []

@@ -23,7 +23,6 @@ from k0maru.errors import (
     IndexReadOnlyError,
     IndexReplacedError,
 )
-from k0maru.fsutil import check_state_file
 from k0maru.index import db, integrity_store
 from k0maru.index.schema import MIGRATIONS
 from k0maru.layout import DB_FILE, STATE_DIR
@@ -478,32 +477,6 @@ def _split_sql(script: str) -> list[str]:
     if "".join(buf).strip():
         statements.append("\n".join(buf).strip())
     return statements
-
-
-def index_as_left(path: Path, corpus_version: str, embed: bool) -> bool:
-    """Whether the index at `path` is at `corpus_version` with (when `embed`) a vector for every
-    chunk, read without a `Store`: no migration, no sqlite-vec, no wait longer than 0.2 s for a
-    lock."""
-    # the library every other connection of this process uses (db.py's route): closing a file that a
-    # second SQLite library opened drops every POSIX lock the process holds on it, and a one-shot
-    # command would then delete the write-ahead log under a running server
-    for part in (path, path.with_name(path.name + "-wal")):
-        check_state_file(part)  # a symlink is never followed, a FIFO never waited on
-    try:
-        conn = db.sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.2)
-    except db.sqlite3.Error:
-        return False
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'corpus_version'").fetchone()
-        if row is None or str(row[0]) != corpus_version:
-            return False
-        return not (
-            embed and conn.execute("SELECT 1 FROM chunks WHERE embedded = 0 LIMIT 1").fetchone()
-        )
-    except db.sqlite3.Error:
-        return False
-    finally:
-        conn.close()
 
 
 def _present(path: Path) -> bool:

@@ -15,12 +15,8 @@ import re
 import stat
 import sys
 import time
-from collections.abc import Callable
 from contextlib import suppress
 from functools import lru_cache
-from pathlib import Path
-from types import ModuleType
-from typing import Any, TypeVar
 
 from k0maru.errors import (
     IndexCorruptError,
@@ -31,7 +27,14 @@ from k0maru.errors import (
 )
 from k0maru.fsutil import check_state_file
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # as typing's (mypy reads it so): the walk snapshot's look at the index
+if TYPE_CHECKING:  # (`index_as_left`) imports neither typing nor pathlib
+    from collections.abc import Callable
+    from pathlib import Path
+    from types import ModuleType
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 
 def _pick_module() -> tuple[ModuleType, str]:
@@ -78,6 +81,32 @@ def sqlite_route() -> str:
     finally:
         conn.close()
     return f"{ROUTE} (SQLite {sqlite3.sqlite_version}) + sqlite-vec {vec}"
+
+
+def index_as_left(path: str | os.PathLike[str], corpus_version: str, embed: bool) -> bool:
+    """Whether the index at `path` is at `corpus_version` with (when `embed`) a vector for every
+    chunk, read without a `Store`: no migration, no sqlite-vec, no wait longer than 0.2 s for a
+    lock (the walk snapshot's look, index/snapshot.py)."""
+    # the library every other connection of this process uses (this module's route): closing a file
+    # that a second SQLite library opened drops every POSIX lock the process holds on it, and a
+    # one-shot command would then delete the write-ahead log under a running server
+    for part in (path, f"{path}-wal"):
+        check_state_file(part)  # a symlink is never followed, a FIFO never waited on
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.2)
+    except sqlite3.Error:
+        return False
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'corpus_version'").fetchone()
+        if row is None or str(row[0]) != corpus_version:
+            return False
+        return not (
+            embed and conn.execute("SELECT 1 FROM chunks WHERE embedded = 0 LIMIT 1").fetchone()
+        )
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
 
 
 def file_identity(path: Path) -> tuple[int, int] | None:
@@ -241,7 +270,7 @@ def translate_error(exc: Exception, path: Path | str) -> K0maruError:
     text = " ".join(str(exc).split())[:200]
     if isinstance(exc, UnicodeDecodeError):  # SQLite's text (a name in the schema) is garbled bytes
         return corrupt_error(path, "its text does not decode as UTF-8")
-    if Path(path).is_dir():
+    if os.path.isdir(path):
         return K0maruError(
             f"{path} is a folder, not an index",
             hint="move it aside, then run `k0maru scan --rebuild`",
@@ -291,7 +320,7 @@ _BY_CODE: dict[int | None, Callable[[Path | str, str], K0maruError]] = {
 def disk_full(path: Path | str) -> bool:
     """Whether the filesystem holding `path` has less than 1 MiB left for this user."""
     try:
-        st = os.statvfs(Path(path).parent)
+        st = os.statvfs(os.path.dirname(os.path.abspath(path)))
     except OSError:
         return False
     return st.f_bavail * st.f_frsize < 1 << 20
@@ -301,7 +330,7 @@ def lost_log(path: Path | str) -> bool:
     """Whether the write-ahead log of the index at `path` was deleted or cut under a process that
     holds the index: the shared memory it keeps counts more frames than the log holds. The pages
     SQLite then cannot read are missing, not damaged (that process still has them)."""
-    shm, wal = Path(f"{path}-shm"), Path(f"{path}-wal")
+    shm, wal = f"{path}-shm", f"{path}-wal"
     try:
         if not stat.S_ISREG(os.lstat(shm).st_mode):
             return False
@@ -343,7 +372,9 @@ def corrupt_error(path: Path | str, detail: str) -> IndexCorruptError:
     with suppress(OSError, ValueError):
         inode = os.stat(path).st_ino
         fields = "\n".join(" ".join(f.split()) for f in (error.reason, error.hint, detail))
-        Path(path).with_name(CORRUPT_MARK).write_text(f"{inode}\n{fields}\n", encoding="utf-8")
+        mark = os.path.join(os.path.dirname(path), CORRUPT_MARK)
+        with open(mark, "w", encoding="utf-8") as fh:
+            fh.write(f"{inode}\n{fields}\n")
     return error
 
 

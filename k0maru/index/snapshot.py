@@ -27,16 +27,28 @@ from __future__ import annotations
 import json
 import os
 from array import array
-from contextlib import suppress
-from pathlib import Path
-from typing import Any, NamedTuple
 
 from k0maru import __version__
 from k0maru.errors import K0maruError
-from k0maru.fsutil import atomic_write_bytes, atomic_write_text, check_state_file, read_bytes
+from k0maru.fsutil import (
+    atomic_write_bytes,
+    atomic_write_text,
+    check_state_file,
+    digest,
+    int64,
+    read_bytes,
+    stat_numbers,
+    stat_signature,
+)
 from k0maru.index import PARSER_VERSION
-from k0maru.index.walker import Folder, digest, int64, stat_numbers, stat_signature
 from k0maru.layout import DB_FILE, STATE_DIR
+
+TYPE_CHECKING = False  # as typing's (mypy reads it so): the no-change check imports no typing
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from k0maru.index.walker import Folder
 
 FILE = "scan-snapshot.json"
 SIGNATURES = "scan-snapshot.stat"  # the walk's stat signatures, four int64 a file, in its order
@@ -69,21 +81,32 @@ def forget(root: Path) -> None:
     (root / STATE_DIR / FILE).unlink(missing_ok=True)
 
 
-class Walk(NamedTuple):
+class Walk:
     """A whole-vault walk known without listing a folder: no folder changed since the snapshot's
     walk, so its files are the same ones, and only `changed` stat signatures moved (an edit in
     place). A scan takes it instead of walking, and reads only those files
-    (`IncrementalScanner.scan`)."""
+    (`IncrementalScanner.scan`). A plain class: a NamedTuple would import typing."""
 
-    changed: list[str]
-    files: int
-    walked: str  # its fingerprint (`digest`) ...
-    signatures: array[int]  # ... over these
-    folders: list[Folder]
+    __slots__ = ("changed", "files", "walked", "signatures", "folders")
+
+    def __init__(
+        self,
+        changed: list[str],
+        files: int,
+        walked: str,  # its fingerprint (`digest`) ...
+        signatures: array[int],  # ... over these
+        folders: list[Folder],
+    ) -> None:
+        self.changed, self.files, self.walked = changed, files, walked
+        self.signatures, self.folders = signatures, folders
 
 
 def unchanged_files(
-    root: Path, include: list[str], exclude: list[str], max_file_bytes: int, embed: bool
+    root: str | os.PathLike[str],
+    include: list[str],
+    exclude: list[str],
+    max_file_bytes: int,
+    embed: bool,
 ) -> int | None:
     """The number of files when a full scan would find nothing to do, else None."""
     known = known_walk(root, include, exclude, max_file_bytes, embed)
@@ -91,10 +114,15 @@ def unchanged_files(
 
 
 def known_walk(
-    root: Path, include: list[str], exclude: list[str], max_file_bytes: int, embed: bool
+    vault: str | os.PathLike[str],
+    include: list[str],
+    exclude: list[str],
+    max_file_bytes: int,
+    embed: bool,
 ) -> int | Walk | None:
     """The number of files when a full scan would find nothing to do; the walk itself when only
     files changed, in folders that did not; else None."""
+    root = os.fspath(vault)  # paths as strings: no pathlib on this path
     snap = _snapshot(root)
     if snap is None:
         return None
@@ -124,23 +152,27 @@ def _index_unchanged(snap: dict[str, Any], index: list[list[int] | None], embed:
     return snap.get("index") == index and bool(snap.get("vectors") or not embed)
 
 
-def _update(root: Path, snap: dict[str, Any], update: dict[str, Any]) -> None:
+def _update(root: str, snap: dict[str, Any], update: dict[str, Any]) -> None:
+    from contextlib import suppress
+    from pathlib import Path
+
     with suppress(OSError):  # a read-only state folder: the next check does the same work again
-        atomic_write_text(root / STATE_DIR / FILE, json.dumps({**snap, **update}))
+        atomic_write_text(Path(root, STATE_DIR, FILE), json.dumps({**snap, **update}))
 
 
-def _snapshot(root: Path) -> dict[str, Any] | None:
+def _snapshot(root: str) -> dict[str, Any] | None:
     """The walk snapshot as saved, None when there is none or it is not JSON."""
+    path = os.path.join(root, STATE_DIR, FILE)
     try:
-        check_state_file(root / STATE_DIR / FILE)  # a symlink is not followed, a FIFO not opened
-        snap: dict[str, Any] = json.loads(read_bytes(root / STATE_DIR / FILE))
+        check_state_file(path)  # a symlink is not followed, a FIFO not opened
+        snap: dict[str, Any] = json.loads(read_bytes(path))
     except (OSError, ValueError, K0maruError):
         return None
     return snap
 
 
 def _files_now(
-    root: Path, snap: dict[str, Any], include: list[str], exclude: list[str]
+    root: str, snap: dict[str, Any], include: list[str], exclude: list[str]
 ) -> tuple[int, dict[str, Any]] | Walk | None:
     """With the index as the snapshot left it: (the number of files, what to update in the
     snapshot) when the vault is as the snapshot's walk found it; the walk when only files changed,
@@ -160,26 +192,29 @@ def _files_now(
 
 
 def _walked_again(
-    root: Path, snap: dict[str, Any], include: list[str], exclude: list[str]
+    root: str, snap: dict[str, Any], include: list[str], exclude: list[str]
 ) -> tuple[int, dict[str, Any]] | None:
     """A walk finds the same notes as the snapshot's: their number, with the folders it listed for
     the snapshot (the next check need not list them); None when it finds anything else."""
+    from pathlib import Path
+
     from k0maru.index.walker import VaultWalker
 
-    walker = VaultWalker(root, include, exclude)
+    walker = VaultWalker(Path(root), include, exclude)
     files = sum(1 for _ in walker.walk(ordered=False))
     if walker.skips or walker.linked or walker.walked != snap.get("walked"):
         return None
     return files, {"folders": walker.folders}
 
 
-def _changed(root: Path, rels: list[str], now: array[int], walked: object) -> list[str] | None:
+def _changed(root: str, rels: list[str], now: array[int], walked: object) -> list[str] | None:
     """The files whose stat signature is not the one the snapshot's walk recorded (None when the
     signatures kept beside it are not that walk's)."""
     before = array("q")
+    path = os.path.join(root, STATE_DIR, SIGNATURES)
     try:
-        check_state_file(root / STATE_DIR / SIGNATURES)
-        before.frombytes(read_bytes(root / STATE_DIR / SIGNATURES))
+        check_state_file(path)
+        before.frombytes(read_bytes(path))
     except (OSError, ValueError, K0maruError):
         return None
     if len(before) != len(now) or digest(rels, before) != walked:
@@ -189,7 +224,7 @@ def _changed(root: Path, rels: list[str], now: array[int], walked: object) -> li
     ]
 
 
-def _known_files(root: Path, folders: object) -> tuple[list[str], array[int]] | None:
+def _known_files(root: str, folders: object) -> tuple[list[str], array[int]] | None:
     """Without listing a folder: each file the snapshot's walk found and its stat signature (four
     numbers a file), when every folder it listed is as it was (its mtime, its .gitignore); None
     when a folder changed, a file is gone, or the snapshot has no folders: only a walk can tell."""
@@ -231,13 +266,13 @@ def _folder_files(
     return True
 
 
-def _index_files(root: Path) -> list[list[int] | None]:
+def _index_files(root: str) -> list[list[int] | None]:
     """(inode, size, mtime) of the index file and its write-ahead log: any write changes one of them
     (not the ctime: SQLite changes the log's on every open)."""
     out: list[list[int] | None] = []
     for name in (DB_FILE, f"{DB_FILE}-wal"):
         try:
-            st = os.stat(root / STATE_DIR / name)
+            st = os.stat(os.path.join(root, STATE_DIR, name))
         except OSError:
             out.append(None)
             continue
@@ -245,14 +280,15 @@ def _index_files(root: Path) -> list[list[int] | None]:
     return out
 
 
-def _index_as_left(root: Path, corpus_version: object, embed: bool) -> bool:
+def _index_as_left(root: str, corpus_version: object, embed: bool) -> bool:
     """The index is still at the snapshot's corpus version, and (when embedding) every chunk has a
     vector."""
-    from k0maru.index.base_store import index_as_left
+    from k0maru.index.db import index_as_left
 
+    state = os.path.join(root, STATE_DIR)
     try:  # a symlink is not followed, a FIFO not opened (it would hang): the scan then refuses it
         for name in (DB_FILE, f"{DB_FILE}-wal", f"{DB_FILE}-shm"):
-            check_state_file(root / STATE_DIR / name)
+            check_state_file(os.path.join(state, name))
     except K0maruError:
         return False
-    return index_as_left(root / STATE_DIR / DB_FILE, str(corpus_version), embed)
+    return index_as_left(os.path.join(state, DB_FILE), str(corpus_version), embed)

@@ -19,6 +19,9 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
+from k0maru.fsutil import INT64_MAX as INT64_MAX
+from k0maru.fsutil import digest, int64, stat_numbers, stat_signature
+
 
 class Spec(Protocol):
     """A .gitignore matcher: pathspec's GitIgnoreSpec, or DirectoryNames."""
@@ -26,8 +29,6 @@ class Spec(Protocol):
     def match_file(self, file: str) -> bool: ...
 
 
-INODE_BITS = (1 << 63) - 1
-INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 MAX_DEPTH = 64  # folders below this many levels are not walked (one skip line per subtree)
 ALWAYS_SKIP_DIRS = {
     ".git",
@@ -335,17 +336,6 @@ def read_lines(path: str | Path) -> list[str]:
     return read_bytes(path).decode("utf-8", "replace").splitlines()
 
 
-def int64(n: int) -> int:
-    """`n` (a time in nanoseconds) within a signed 64-bit integer, what SQLite and the stat arrays
-    keep: a file time past 2262 or before 1678 is clamped to the range's end, never an error."""
-    return INT64_MIN if n < INT64_MIN else INT64_MAX if n > INT64_MAX else n
-
-
-def stat_numbers(st: os.stat_result) -> tuple[int, int, int, int]:
-    """(mtime, size, ctime, inode) of a stat, each a signed 64-bit integer."""
-    return int64(st.st_mtime_ns), st.st_size, int64(st.st_ctime_ns), st.st_ino & INODE_BITS
-
-
 def _utf8(name: str) -> bool:
     """Whether `name` (from the file system, undecodable bytes as surrogates) is valid UTF-8."""
     try:
@@ -371,17 +361,6 @@ def _file_entry(path: Path, rel: str) -> Entry | None:
     return Entry(rel, str(path), *stat_numbers(st))
 
 
-def digest(rels: list[str], signatures: array[int]) -> str:
-    """xxh3-128 of the walk's paths `rels`, then of their stat signatures (mtime, size, ctime,
-    inode: four numbers a path), in order: what a scan that finds nothing to do compares
-    (snapshot.py)."""
-    import xxhash
-
-    hashed = xxhash.xxh3_128("\n".join(rels).encode("utf-8", "surrogateescape"))
-    hashed.update(signatures.tobytes())
-    return hashed.hexdigest()
-
-
 # A folder as walked: its vault path ("" or "a/b/"), its mtime (None: not to be trusted), its
 # .gitignore's stat signature (None: it has none) and the names of the files the walk took from it,
 # in its order.
@@ -398,17 +377,6 @@ def settled(mtime_ns: int, walk_started_ns: int) -> bool:
     entries)."""
     margin = SETTLE_COARSE_NS if mtime_ns % 1_000_000_000 == 0 else SETTLE_NS
     return mtime_ns < walk_started_ns - margin
-
-
-def stat_signature(path: str) -> list[int] | None:
-    """(mtime, size, ctime, inode) of a regular file, None when there is none at `path`."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    return list(stat_numbers(st))
 
 
 def _pathspec() -> Any:
