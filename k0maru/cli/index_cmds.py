@@ -39,16 +39,15 @@ def scan(
     max_file_bytes: int | None,
     embed: bool | None,
 ) -> int:
-    from k0maru.layout import resolve_vault
     from k0maru.service.operations import unchanged_scan
 
     if max_file_bytes is not None and max_file_bytes < 1:
         raise K0maruError(f"--max-file-bytes must be at least 1, not {max_file_bytes}")
     flags: dict[str, Any] = {"include": include, "max_file_bytes": max_file_bytes, "embed": embed}
-    walked = None if full or rebuild else unchanged_scan(str(resolve_vault(vault)), **flags)
+    walked = None if full or rebuild else unchanged_scan(vault, **flags)
     if walked is not None:  # nothing to do, found from a walk and a look at the index files
-        say_vault(resolve_vault(vault), as_json)
-        print_counts(walked, as_json)
+        say_vault(walked[0], as_json)
+        print_counts(walked[1], as_json)
         return 0
     with service(vault, as_json, rescan=False, **flags) as svc:
         data = svc.scan(full=full, rebuild=rebuild)
@@ -61,6 +60,43 @@ def scan(
         embed_after_scan(root, data, as_json, flags)
     print_scan(data, as_json)
     return 0
+
+
+def quick_scan(words: list[str]) -> int | None:
+    """`scan` with no flags but `--vault DIR`, `--json` and `--no-embed`, answered when it has
+    nothing to do (`unchanged_scan`) without building the parser; None for any other words, any
+    doubt, or a scan with work: the parser then takes the command (and reports what is wrong)."""
+    from k0maru.service.operations import unchanged_scan
+
+    given = _simple_scan_flags(words)
+    if given is None:
+        return None
+    try:
+        walked = unchanged_scan(given["--vault"], embed=False if given["--no-embed"] else None)
+    except K0maruError:  # the full scan says it, with its own line
+        return None
+    if walked is None:
+        return None
+    say_vault(walked[0], given["--json"])
+    print_counts(walked[1], given["--json"])
+    return 0
+
+
+def _simple_scan_flags(words: list[str]) -> dict[str, Any] | None:
+    """`--vault`'s value and whether `--json` and `--no-embed` are given, when `words` are those
+    flags only (`--vault DIR` or `--vault=DIR`); None for any other word."""
+    given: dict[str, Any] = {"--vault": None, "--json": False, "--no-embed": False}
+    rest = list(words)
+    while rest:
+        word = rest.pop(0)
+        flag, eq, value = word.partition("=")
+        if flag == "--vault" and (eq or (rest and not rest[0].startswith("-"))):
+            given[flag] = value if eq else rest.pop(0)
+        elif word in ("--json", "--no-embed"):
+            given[word] = True
+        else:
+            return None
+    return given
 
 
 def embed_after_scan(root: Path, data: ScanReport, as_json: bool, flags: dict[str, Any]) -> None:

@@ -11,7 +11,7 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from k0maru import __version__
 from k0maru.cli.output import Run, common
@@ -200,6 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not first.startswith("-") and first not in COMMANDS:
         return usage_error(unknown_command(first))
+    if first == "scan" and (done := quick_scan(argv[1:])) is not None:
+        return done  # a scan with nothing to do, answered before any parser is built
     parser = build_parser(first if first in COMMANDS else None)
     args, unknown = parser.parse_known_args(argv)
     if unknown:
@@ -207,7 +209,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 0
-    return run_command(args)
+    status = run_command(lambda: args.run(args))
+    return 0 if status is None else status
+
+
+def quick_scan(words: list[str]) -> int | None:
+    """`index_cmds.quick_scan`, its failures reported as a parsed command's are."""
+    from k0maru.cli import index_cmds
+
+    return run_command(lambda: index_cmds.quick_scan(words))
 
 
 def usage_error(line: str) -> int:
@@ -223,11 +233,11 @@ def unknown_command(word: str) -> str:
     return f"unknown command {word[:40]!r}; {hint}"
 
 
-def run_command(args: argparse.Namespace) -> int:
-    """The parsed command's exit status; a failure the user can act on is one line on stderr."""
+def run_command(run: Callable[[], int | None]) -> int | None:
+    """The exit status of `run` (a parsed command), or its None; a failure the user can act on is
+    one line on stderr."""
     try:
-        status: int = args.run(args)
-        return status
+        return run()
     except K0maruError as exc:
         return failed(exc)
     except BrokenPipeError:  # a reader that went away (`| head`): what it read is all it wanted

@@ -6,9 +6,6 @@ typed result; none of them touches the store or the engines directly."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from k0maru.errors import K0maruError, NotFoundError
 from k0maru.fsutil import read_text
@@ -23,8 +20,12 @@ from k0maru.limits import (
 )
 from k0maru.text import shorten, unescape
 
+TYPE_CHECKING = False  # as typing's (mypy reads it so): `unchanged_scan` imports no typing (#62)
 if TYPE_CHECKING:
     import threading
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any
 
     from k0maru.index.scan_result import ProgressFn
     from k0maru.index.store import Store
@@ -63,10 +64,12 @@ PASSAGE_CAPS = (800, 560, 400, 280, 200, 140, 100, 70, 40)  # characters per pas
 MIN_PASSAGE_CHARS = 200  # no kept passage is cut shorter while leaving out lower hits makes room
 
 
-def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None:
-    """The report of a scan that finds nothing to do, known from a walk and one read of the index
-    (index/snapshot.py), as `ScanReport.payload()` shapes it; None when there is anything to do,
-    and the full scan then runs. A dict, so that this answer imports no result type."""
+def unchanged_scan(vault_dir: str | None, **flags: Any) -> tuple[str, dict[str, Any]] | None:
+    """The vault's root and the report of a scan that finds nothing to do, known from a walk and
+    one read of the index (index/snapshot.py), as `ScanReport.payload()` shapes it; None when there
+    is anything to do, or any doubt, and the full scan then runs (and says what is wrong). A dict
+    and strings, so that this answer imports no result type and no pathlib."""
+    import stat
     import time
 
     from k0maru.config import load_settings
@@ -74,14 +77,20 @@ def unchanged_scan(vault_dir: str | None, **flags: Any) -> dict[str, Any] | None
     from k0maru.layout import STATE_DIR, resolve_vault
 
     t0 = time.perf_counter()
-    root = resolve_vault(vault_dir)
-    if not (root / STATE_DIR / FILE).is_file():  # a first scan: settings are read once, by the scan
+    chosen = vault_dir or os.environ.get("K0MARU_VAULT")
+    root = os.path.realpath(os.path.expanduser(chosen)) if chosen else str(resolve_vault(None))
+    try:  # the state folder a folder of the vault's own (not a link), with a snapshot in it
+        if not stat.S_ISDIR(os.lstat(os.path.join(root, STATE_DIR)).st_mode):
+            return None
+        if not os.path.isfile(os.path.join(root, STATE_DIR, FILE)):  # a first scan
+            return None
+    except OSError:
         return None
     s = load_settings(root, **flags)
     files = unchanged_files(root, s.include, s.exclude, s.max_file_bytes, s.embed)
     if files is None:
         return None
-    return {
+    return root, {
         "added": 0,
         "modified": 0,
         "unchanged": files,
