@@ -11,9 +11,11 @@ import re
 # characters hide text or join look-alikes: dropped as well
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _ZERO_WIDTH = "\u200b-\u200d\u2060-\u2064\ufeff"
-_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_ZERO_WIDTH}]")
-_CONTROL_AND_NEWLINES = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}{_ZERO_WIDTH}]")
-_ESCAPED = re.compile(r"\\x([0-9a-f]{2})|\\u([0-9a-f]{4})|\\([ntr])")
+# patterns, compiled (and cached) by `re` on first use: a command that prints only plain text
+# compiles none
+_CONTROL = f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_ZERO_WIDTH}]"
+_CONTROL_AND_NEWLINES = f"[\x00-\x1f\x7f-\x9f{_BIDI}{_ZERO_WIDTH}]"
+_ESCAPED = r"\\x([0-9a-f]{2})|\\u([0-9a-f]{4})|\\([ntr])"
 _LETTERS = {"n": "\n", "t": "\t", "r": "\r"}  # as Python's repr writes them (a "did you mean")
 
 
@@ -21,8 +23,8 @@ def printable(text: str, keep: str = "") -> str:
     """`text` without control characters; tabs and newlines become spaces unless `keep` names them
     ("\\n": lines and tabs are kept, for a multi-line block)."""
     if keep:
-        return _CONTROL.sub("", text)
-    return _CONTROL_AND_NEWLINES.sub(lambda m: " " if m.group(0) in "\t\n\r" else "", text)
+        return re.sub(_CONTROL, "", text)
+    return re.sub(_CONTROL_AND_NEWLINES, lambda m: " " if m.group(0) in "\t\n\r" else "", text)
 
 
 def visible(text: str, keep: str = "", wide: bool = False) -> str:
@@ -36,7 +38,7 @@ def visible(text: str, keep: str = "", wide: bool = False) -> str:
         code = ord(m.group(0))
         return f"\\x{code:02x}" if code < 0x100 and not wide else f"\\u{code:04x}"
 
-    return pattern.sub(escape, text)
+    return re.sub(pattern, escape, text)
 
 
 def unescape(text: str) -> str:
@@ -45,9 +47,9 @@ def unescape(text: str) -> str:
 
     def back(m: re.Match[str]) -> str:
         char = _LETTERS[m.group(3)] if m.group(3) else chr(int(m.group(1) or m.group(2), 16))
-        return char if _CONTROL_AND_NEWLINES.fullmatch(char) else m.group(0)
+        return char if re.fullmatch(_CONTROL_AND_NEWLINES, char) else m.group(0)
 
-    return _ESCAPED.sub(back, text)
+    return re.sub(_ESCAPED, back, text)
 
 
 def shorten(text: str, limit: int, at_word: bool = False) -> str:

@@ -48,11 +48,13 @@ def emit(as_json: bool, payload: Any, human: Callable[[], None]) -> None:
     if as_json:
         import json
 
-        from k0maru.text import visible
-
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
-        # they stand only inside strings (JSON's own text is ASCII): `\\u202e` is JSON's escape
-        print(visible(text, keep="\n", wide=True))
+        if not plain(text):
+            from k0maru.text import visible
+
+            # they stand only inside strings (JSON's own text is ASCII): `\\u202e` is JSON's escape
+            text = visible(text, keep="\n", wide=True)
+        print(text)
         return
     out = sys.stdout
     sys.stdout = _Printable(out)
@@ -70,12 +72,20 @@ class _Printable:
         self._stream = stream
 
     def write(self, text: str) -> int:
+        if plain(text):
+            return self._stream.write(text)  # type: ignore[no-any-return]
         from k0maru.text import visible
 
         return self._stream.write(visible(text, keep="\n"))  # type: ignore[no-any-return]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+def plain(text: str) -> bool:
+    """Whether `text.visible(text, keep="\\n")` is `text` itself: ASCII with no control character
+    but tabs and newlines. Most lines are, and then need no regular expression compiled."""
+    return text.isascii() and text.replace("\n", "").replace("\t", "").isprintable()
 
 
 def warn(lines: Sequence[str]) -> None:
