@@ -590,6 +590,7 @@ class ConventionSniffer:
         clues = (
             _numbered_clue("adr" if kind == "log" and not folder else kind, names),  # `PM-001`
             _dated_clue(kind, names, words, leaf != folder.rsplit("/", 1)[-1]),
+            _issue_clue(kind, names),
             _stage_clue(kind, leaf, names),
             self._guide_clue(kind, folder, names),
             self._id_clue(kind, folder, names),
@@ -833,7 +834,7 @@ class ConventionSniffer:
         return f"{stem}{sep}{max(int(m.group(1)) for m in tails) + 1:0{width}d}.md"
 
     def _file_name(self, rule: KindRule, title: str, when: date, number: int | None) -> str:
-        slug = slugify(title, rule.slug_style)
+        slug = slugify(_undated_title(rule, title), rule.slug_style)
         jd_id = self._jd_id(rule.folder)
         if jd_id:
             return f"{jd_id} {slugify(title, 'sentence')}.md"
@@ -901,6 +902,18 @@ _STAGES = (
 )
 
 
+def _undated_title(rule: KindRule, title: str) -> str:
+    """The title without the date it opens with (`2022-01-27, pod limit`) where the name gives
+    the date already (`2022-06-02-pod-limit.md`), so that no name says a date twice."""
+    form = rule.record.name_format if rule.record is not None else ""
+    if rule.naming != "date-slug" and "{yyyy" not in form and "{date}" not in form:
+        return title
+    return _LEAD_DAY.sub("", title) or title
+
+
+_LEAD_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}[,:;.]?\s+")
+
+
 def _notes_folder(folders: dict[str, list[str]]) -> tuple[str, int] | None:
     """(the folder, its notes) where a vault keeps its notes: the root or the top-level folder
     with the most, at least _FLAT_VAULT of them, whose tree holds most of the vault's notes."""
@@ -924,8 +937,11 @@ def _key_form(key: str, form: str) -> str:
     """A frontmatter key as `conventions --explain` says flush writes it."""
     if form == VARIES:
         return f"{key} (only when given)"
-    if form.startswith("\n"):  # a mapping: its children, as `data: {twin: {n}}`
-        return f"{key}: {{{', '.join(line.strip() for line in form.split(chr(10))[1:])}}}"
+    if form.startswith("\n"):  # a mapping: its children, as `data: {twin: {n}}`; a list `[a]`
+        lines = [line.strip() for line in form.split("\n")[1:]]
+        if all(line.startswith("- ") for line in lines):
+            return f"{key}: [{', '.join(line[2:] for line in lines)}]"
+        return f"{key}: {{{', '.join(lines)}}}"
     if key == "tags":
         return f"{key} (the tags given, else left out)"
     return f"{key}: {form}" if form else f"{key}: (left empty, as the records leave it or to fill)"
@@ -1125,7 +1141,32 @@ def _numbered_clue(kind: str, names: list[str]) -> Clue | None:
     )
     if numbered >= 2 and numbered >= len(names) / 2:
         return 2, f"{numbered} numbered files"
+    lead, count = _shared_lead(names, 3)
+    if count >= 2 and count >= len(names) / 2 and lead not in _ISSUE_WORDS:
+        return 2, f"{count} files numbered {lead}-N (`{lead}-0087.md`)"
     return None
+
+
+# the word a newsletter's numbered issues are named by (`issue-407.md`, `episode-12.md`)
+_ISSUE_WORDS = {"issue", "issues", "episode", "ep", "edition", "vol", "volume", "no", "number"}
+# a lower-case word before a record's number: `cap-0087.md`, `issue-407.md`
+_LEAD_NUMBERED = re.compile(r"^([a-z]{2,8})[-_](\d{1,5})(?=[-_.])")
+
+
+def _shared_lead(names: list[str], width: int = 1) -> tuple[str, int]:
+    """The lower-case word most names lead their number (of `width` digits or more) with (`cap`
+    of `cap-0087.md`) and how many names do."""
+    leads = Counter(m[1] for n in names if (m := _LEAD_NUMBERED.match(n)) and len(m[2]) >= width)
+    return leads.most_common(1)[0] if leads else ("", 0)
+
+
+def _issue_clue(kind: str, names: list[str]) -> Clue | None:
+    """Logs (newsletters): three or more files, at least half of them, numbered as issues
+    (`issue-407.md`)."""
+    lead, count = _shared_lead(names)
+    if kind != "log" or lead not in _ISSUE_WORDS or count < 3 or count < len(names) / 2:
+        return None
+    return 1, f"{count} numbered issues ({lead}-N)"
 
 
 # a record kept as a numbered folder of its own: `KEP-1234/README.md`, `spec-0001/index.md`
@@ -1134,9 +1175,15 @@ _OWN_FOLDER = re.compile(r"^[A-Za-z]{0,6}[-_]?\d{1,5}(?:[-_][^/]*)?/[^/]+\.md$",
 
 # dated names beyond `2024-05-01-x.md`: `20240501-x.md`, a lead word before the date
 # (`summary-2026-07-16.md`, `CG-2026-01-13.md`)
-_DATED_NAME = re.compile(r"^(?:\d{8}[-_ ]|[A-Za-z]{1,12}[-_]\d{4}-\d{2}-\d{2}\.md$)")
+_DATED_NAME = re.compile(r"^(?:\d{8}[-_. ]|[A-Za-z]{1,12}[-_]\d{4}-\d{2}-\d{2}\.md$)")
 # a month and day under a year folder: `2025/CG-01-14.md`, `2025/01-14.md`
 _DAY_NAME = re.compile(r"^(?:[A-Za-z]{1,12}[-_])?(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\.md$")
+
+
+# a month's record: `2024-08-steering-council-update.md`, a folder of its own `2026-05/index.md`
+_MONTH_NAME = re.compile(
+    r"^\d{4}-(?:0[1-9]|1[0-2])(?:[-_,][^/]*)?(?:\.md|/index\.md|/readme\.md)$", re.I
+)
 
 
 def dated(name: str, yearly: bool = False) -> bool:
@@ -1149,11 +1196,12 @@ def dated(name: str, yearly: bool = False) -> bool:
 
 def _dated_clue(kind: str, names: list[str], words: set[str], yearly: bool) -> Clue | None:
     """Logs: two or more files, at least half of them, dated (`2024-05-01-x.md`, `2024-05-01.md`,
-    `summary-2024-05-01.md`, `CG-05-01.md` in a year folder), in a folder not named for
+    `summary-2024-05-01.md`, `CG-05-01.md` in a year folder, a month's `2024-08-x.md` or
+    `2024-08/index.md`), in a folder not named for
     decisions."""
     if kind != "log" or words & _FOLDER_WORDS["decision"]:
         return None
-    count = sum(1 for n in names if dated(n, yearly))
+    count = sum(1 for n in names if dated(n, yearly) or _MONTH_NAME.match(n))
     if count >= 2 and count >= len(names) / 2:
         return 1, f"{count} dated files"
     return None

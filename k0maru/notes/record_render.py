@@ -187,18 +187,27 @@ def _meta_block(lines: list[str]) -> str:
 def _heading(form: str, values: dict[str, str]) -> str:
     """The heading line; a title that already starts with the words the form puts before it
     (`Proposal: X` under `# Proposal: {title}`), or ends with those after it (`X 2024-05-01` under
-    `# {title} {date}`), is not given them twice."""
+    `# {title} {date}`), is not given them twice; one opening with a word lead of its own
+    (`Design: X`) keeps it instead of the form's (`# Proposal: `)."""
     lead, _, rest = form.partition("{title}")
     if "{title}" not in form:
         return form.format_map(values)
     title = values["title"]
     said = lead.format_map(values)[2:].strip()
-    if said and title.lower().startswith(said.lower()):
+    if said and title.lower().startswith(said.lower()) or _own_lead(lead, title):
         lead = "# "
     after = rest.format_map(values)
     if after.strip() and title.lower().endswith(after.strip().lower()):
         after = ""
     return lead.format_map(values) + title + after
+
+
+def _own_lead(lead: str, title: str) -> bool:
+    """Whether the form's lead is a word and a colon (`# Proposal: `) and the title has one."""
+    return bool(_WORD_LEAD.match(lead[2:]) and _WORD_LEAD.match(title))
+
+
+_WORD_LEAD = re.compile(r"^[A-Z][a-z]+: ")
 
 
 def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, Any]) -> str:

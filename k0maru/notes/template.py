@@ -32,7 +32,7 @@ _NAME_FORMS = (  # (regex on the stem, name format, naming class)
     (re.compile(r"^(\d{4}-\d{2}-\d{2})$"), "{date}", "date"),
     (re.compile(r"^(\d{4}_\d{2}_\d{2})$"), "{date_}", "date"),  # Logseq's journals
     (re.compile(r"^((?:19|20)\d\d-(?:0[1-9]|1[0-2]))$"), "{month}", "date"),  # monthly `2026-07`
-    (re.compile(r"^(\d{8})[-_ ].+$"), "{yyyymmdd}{sep}{slug}", "date-slug"),
+    (re.compile(r"^(\d{8})[-_. ].+$"), "{yyyymmdd}{sep}{slug}", "date-slug"),
     (re.compile(r"^((?:19|20)\d\d(?:0[1-9]|1[0-2]))[-_ ].+$"), "{yyyymm}{sep}{slug}", "date-slug"),
     (  # a dated issue of a counted series: `2026-08-21-twin0365`
         re.compile(r"^(\d{4}-\d{2}-\d{2})([-_])([A-Za-z]{2,8})(\d{2,5})$"),
@@ -40,6 +40,7 @@ _NAME_FORMS = (  # (regex on the stem, name format, naming class)
         "date-slug",
     ),
     (re.compile(r"^(\d{4}-\d{2}-\d{2})[-_ ].+$"), "{date}{sep}{slug}", "date-slug"),
+    (re.compile(r"^((?:19|20)\d\d-(?:0[1-9]|1[0-2]))[-_ ].+$"), "{month}{sep}{slug}", "date-slug"),
     (  # a lead word before the date: `summary-2026-07-16`
         re.compile(r"^([A-Za-z]{2,12}[-_])\d{4}-\d{2}-\d{2}$"),
         _LEAD_DATE,
@@ -205,20 +206,37 @@ def parse_record(name: str, text: str) -> _Record:
 
 
 def _mapping(key: str, head: str) -> str:
-    """The indented `child: value` lines under a frontmatter key that holds a mapping (`data:`),
-    as a block opening with a newline; '' where the key holds none."""
-    m = re.search(rf"^{re.escape(key)}:[ \t]*\n((?:[ \t]+[\w-]+:.*(?:\n|$))+)", head, re.M)
+    """The indented `child: value` lines (or `- item` lines) under a frontmatter key that holds a
+    mapping (`data:`) or a list (`authors:`), as a block opening with a newline; '' where the key
+    holds none."""
+    block = r"((?:(?:[ \t]+[\w-]+:|[ \t]*- ).*(?:\n|$))+)"
+    m = re.search(rf"^{re.escape(key)}:[ \t]*\n{block}", head, re.M)
     return "\n" + m.group(1).rstrip() if m else ""
 
 
-def _block_form(key: str, rec: _Record, records: list[_Record]) -> str:
-    """A mapping's form (`data:` with `twin: 365`): each child key the records give the same value
-    kept, one holding the record's number `{n}`, a `title:` or `date:` every record gives (its
-    title, its date); the others left out, as a varying key is (the key alone where none is
-    kept)."""
+def _block_form(key: str, block: str, records: list[_Record]) -> str:
+    """A mapping's or a list's form (`data:` with `twin: 365`, `authors:` with `- name`): the
+    children kept (`_kept_children`); where none is, a block every record gives the same as it
+    is, VARIES where every record fills it its own way, else the key alone (a record leaves it
+    empty)."""
+    out = _kept_children(key, block, records)
+    if out:
+        indent = re.match(r"\n([ \t]+)", block)
+        lead = indent.group(1) if indent else "  "
+        return "".join(f"\n{lead}{line}" for line in out)
+    given = {dict(r.frontmatter)[key].strip() for r in records if key in dict(r.frontmatter)}
+    if "" in given:
+        return ""
+    return block if len(given) == 1 else VARIES
+
+
+def _kept_children(key: str, block: str, records: list[_Record]) -> list[str]:
+    """A mapping's children each record gives the same value, one holding the record's number
+    `{n}`, a `title:` or `date:` every record gives (its title, its date); the others left out,
+    as a varying key is."""
     blocks = [dict(_children(dict(r.frontmatter).get(key, ""))) for r in records]
     out = []
-    for child, value in _children(dict(rec.frontmatter)[key]):
+    for child, value in _children(block):
         seen = [(b.get(child), r.number) for b, r in zip(blocks, records, strict=True)]
         named = child.lower()
         if all(v is not None and v == str(n) for v, n in seen):
@@ -227,9 +245,7 @@ def _block_form(key: str, rec: _Record, records: list[_Record]) -> str:
             out.append(f"{child}: {{{named}}}")
         elif len({v for v, _ in seen}) == 1:
             out.append(f"{child}: {value}")
-    indent = re.match(r"\n([ \t]+)", dict(rec.frontmatter)[key])
-    lead = indent.group(1) if indent else "  "
-    return "".join(f"\n{lead}{line}" for line in out)  # none kept: the key, as a slot
+    return out
 
 
 def _children(block: str) -> list[tuple[str, str]]:
@@ -314,13 +330,11 @@ def _shaped(rec: _Record) -> bool:
 
 def _learn_shape(tpl: RecordTemplate, records: list[_Record], template: _Record | None) -> None:
     """The heading, metadata and sections of the records (of the template file where there are
-    none); a key whose value varies is a slot left empty where the template file has it."""
+    none)."""
     tpl.shaped = True
     source = records or ([template] if template else [])
     _learn_heading(tpl, source)
     _learn_meta(tpl, source)
-    slots = {k for k, _ in template.frontmatter} if template else set()
-    tpl.frontmatter = [(k, "" if f == VARIES and k in slots else f) for k, f in tpl.frontmatter]
     tpl.next_count = _next_count(records)
     tpl.meta_lines = _meta_template(records, template)
     if any("{tags}" in line for line in tpl.meta_lines) and not tpl.tag_form:
@@ -362,6 +376,25 @@ def record_stem(name: str) -> tuple[str, str]:
     return (head, sep + leaf) if sep else (stem, "")
 
 
+def _counters_only(
+    forms: list[tuple[str, str, str, int]], names: list[str]
+) -> list[tuple[str, str, str, int]]:
+    """The forms with a letter prefix before one number all its names share (`x86 assembly.md`,
+    `x86 status flags.md`: a word, not a counter; `0000` aside, a fixed number) read as slugs."""
+    numbers: dict[str, set[int | None]] = {}
+    for (form, prefix, _, _), name in zip(forms, names, strict=True):
+        if prefix and "{num}" in form:
+            numbers.setdefault(prefix, set()).add(record_number(name))
+    words = {p for p, ns in numbers.items() if len(ns) == 1 and not ns & {0, None}}
+    held = sum(1 for f in forms if f[1] in words)
+    if not words or held < 2:
+        return forms
+    return [
+        ("{slug}" + f[0][f[0].find("/") :] * ("/" in f[0]), "", "-", 0) if f[1] in words else f
+        for f in forms
+    ]
+
+
 def _learn_name(tpl: RecordTemplate, names: list[str]) -> None:
     forms = []
     for name in names:
@@ -370,6 +403,7 @@ def _learn_name(tpl: RecordTemplate, names: list[str]) -> None:
         forms.append((form + tail, prefix, sep, width))
     if not forms:
         return
+    forms = _counters_only(forms, names)
     form, prefix, sep, width = _majority(forms)
     tpl.name_format, tpl.prefix, tpl.separator = form, prefix, sep or "-"
     tpl.number_width = width or 4
@@ -575,7 +609,7 @@ def _value_form(key: str, value: str, rec: _Record, records: list[_Record]) -> s
     """What a new record writes under `key`: a placeholder (`{title}`, `{date}`, `{status}`,
     `{n}`), in the quotes the records put it in, else the value every record gives it."""
     if value.startswith("\n"):
-        return _block_form(key, rec, records)
+        return _block_form(key, value, records)
     bare = value.strip("\"'")
     quote = value[0] if len(value) > 1 and value[0] in "\"'" and value[-1] == value[0] else ""
     named = _placeholder(key.lower(), bare)

@@ -15,16 +15,18 @@ BODY_CHARS = 4000  # of the card's text compared
 def topic_folders(folders: dict[str, list[str]], taken: set[str]) -> dict[str, list[str]]:
     """The vault's top-level folders of notes (`folders`: each folder's notes, those set aside left
     out; not one another kind has), when there are at least MIN_FOLDERS of them and they hold most
-    of the vault's notes; else none."""
+    of the vault's notes; else those of one top-level folder (`docs/web/`, `content/Concepts/`)
+    that do; else none."""
     notes = sum(len(n) for n in folders.values())
-    found = {
-        f: names
-        for f, names in folders.items()
-        if f and "/" not in f and f not in taken and len(names) >= MIN_NOTES
-    }
-    if len(found) < MIN_FOLDERS or sum(len(n) for n in found.values()) * 2 < notes:
-        return {}
-    return found
+    for top in ("", *sorted({f.split("/", 1)[0] for f in folders if f} - taken)):
+        found = {
+            f: names
+            for f, names in folders.items()
+            if f.rpartition("/")[0] == top and f and f not in taken and len(names) >= MIN_NOTES
+        }
+        if len(found) >= MIN_FOLDERS and sum(len(n) for n in found.values()) * 2 >= notes:
+            return found
+    return {}
 
 
 def topic_of(title: str, body: str, topics: dict[str, list[str]]) -> tuple[str, str] | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+from k0maru.notes.conventions import ConventionSniffer
 from k0maru.notes.flush import FlushEngine
 
 WHEN = date(2026, 5, 6)
@@ -51,3 +52,25 @@ def test_a_tags_line_is_filled_from_the_tags_or_left_out(tmp_path: Path) -> None
     assert "Tags: [[ML]] [[loss]]\n" in tagged
     untagged = flushed(tmp_path, "card", "Class weights", "# Intro\n\nText.\n")
     assert "Tags:" not in untagged and "Text." in untagged
+
+
+def test_a_list_key_the_records_fill_is_left_out_and_a_shared_one_kept(tmp_path: Path) -> None:
+    for n in (1, 2, 3):
+        head = f"---\ntitle: e-{n}\nauthors:\n  - '@a{n}'\nteam:\n  - core\nstatus: draft\n---\n\n"
+        write(tmp_path, f"enhancements/e-{n}.md", head + "## Summary\n\nx\n")
+    write(tmp_path, "enhancements/template.md", "---\ntitle:\nauthors:\nteam:\n---\n\n## Summary\n")
+    text = flushed(tmp_path, "adr", "e-4", "## Summary\n\ny\n")
+    assert "authors" not in text  # a template's slot every record fills: left out, never empty
+    assert "team:\n  - core\n" in text  # the list every record gives the same, kept
+    said = ConventionSniffer(tmp_path).sniff().rules["adr"].explain()
+    assert any("authors (only when given)" in line and "team: [core]" in line for line in said)
+
+
+def test_a_number_every_name_shares_is_a_word_not_a_counter(tmp_path: Path) -> None:
+    for name in ("x86 assembly", "x86 status flags", "x86 assemblers", "zero input", "work"):
+        write(tmp_path, f"Concepts/{name}.md", f"# {name}\n\ntext\n")
+    for folder in ("Writings", "Fleeting"):
+        for n in (1, 2):
+            write(tmp_path, f"{folder}/{folder.lower()} {n}.md", "text\n")
+    result = FlushEngine(tmp_path).flush("card", "Cryptography", "About ciphers.\n", when=WHEN)
+    assert result.path.rsplit("/", 1)[-1] == "cryptography.md"  # not `x87 cryptography.md`

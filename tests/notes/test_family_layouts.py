@@ -163,3 +163,70 @@ def test_the_latest_year_folder_gives_the_familys_form(tmp_path: Path) -> None:
     said, path = said_and_written(tmp_path, "log", "CG meeting")
     assert path == "main/2026/CG-2026-05-06.md"  # 2026's names, though 2025 holds more
     assert any(line.startswith("folder: main/2026/") for line in said)
+
+
+def test_lower_case_lead_numbered_records_are_a_proposal_family(tmp_path: Path) -> None:
+    for n in (84, 85, 86):
+        write(tmp_path, f"core/cap-{n:04d}.md", f"## Preamble\n\nCAP: {n:04d}\n\n{BODY}")
+    for n in (1, 2):
+        write(tmp_path, f"ecosystem/sep-{n:04d}.md", f"## Preamble\n\nSEP: {n:04d}\n\n{BODY}")
+    write(tmp_path, "docs/guide.md", "# Guide\n\ntext\n")
+    said, path = said_and_written(tmp_path, "adr", "cap-0087")
+    assert path == "core/cap-0087.md"  # the family whose members the title is named as
+    assert any("3 files numbered cap-N" in line for line in said)
+
+
+def test_numbered_issues_and_month_records_are_log_families(tmp_path: Path) -> None:
+    for n in (405, 406, 407):
+        write(tmp_path, f"docs/issue-{n}.md", f"# Weekly (No. {n}): x\n\n## News\n\nx\n")
+    write(tmp_path, "docs/free-music.md", "# Free music\n\ntext\n")
+    said, path = said_and_written(tmp_path, "log", "Weekly (No. 408): y")
+    assert path == "docs/issue-408.md"
+    assert any("3 numbered issues (issue-N)" in line for line in said)
+    monthly = tmp_path / "m"
+    for month in ("2024-06", "2024-07"):
+        write(monthly, f"updates/{month}-council-update.md", f"# Update {month}\n\n{BODY}")
+    assert said_and_written(monthly, "log", "Council update")[1] == (
+        "updates/2026-05-council-update.md"  # the month's name form, the record's month
+    )
+    folders = tmp_path / "f"
+    for month in ("2026-03", "2026-04"):
+        write(folders, f"content/this-month/{month}/index.md", f"# This month {month}\n\nx\n")
+    _, path = said_and_written(folders, "log", "This month")
+    assert path == "content/this-month/2026-05/index.md"  # a folder of its own per month
+
+
+def test_dated_names_say_the_date_once_and_keep_a_dot(tmp_path: Path) -> None:
+    for day in ("2022-01-27", "2022-03-02"):
+        write(tmp_path, f"incident-reports/{day}-outage.md", f"# {day}, outage\n\n{BODY}")
+    _, path = said_and_written(tmp_path, "log", "2022-01-27, pod limit reached")
+    assert path == "incident-reports/2026-05-06-pod-limit-reached.md"  # the date not said twice
+    dotted = tmp_path / "d"
+    for name in ("20250101.first-thing", "20250202.second-thing"):
+        write(dotted, f"design/{name}.md", f"# Proposal: {name[9:]}\n\n{BODY}")
+    write(dotted, "design/README.md", "# Design docs\n\nOur design proposals.\n")
+    result = FlushEngine(dotted).flush("adr", "Design: Renewal info", BODY, when=WHEN)
+    assert result.path == "design/20260506.design-renewal-info.md"
+    text = (dotted / result.path).read_text(encoding="utf-8")
+    assert text.startswith("# Design: Renewal info\n")  # its own lead, not `Proposal: Design:`
+
+
+def test_topic_folders_under_one_top_folder_hold_cards(tmp_path: Path) -> None:
+    for topic, names in (
+        ("web", ("nginx-restart", "nginx-logs")),
+        ("redis", ("redis-memory", "redis-failover")),
+        ("postgres", ("replication-lag", "vacuum")),
+    ):
+        for name in names:
+            write(tmp_path, f"docs/{topic}/{name}.md", f"# {name}\n\ntext\n")
+    write(tmp_path, "README.md", "# Runbooks\n")
+    said, path = said_and_written(tmp_path, "card", "Nginx is down")
+    assert path == "docs/web/nginx-is-down.md"  # the topic folder sharing `nginx`, not cards/
+    assert any("filed by topic in 3 folders" in line for line in said)
+
+
+def test_short_numbered_chapters_are_no_proposal_family(tmp_path: Path) -> None:
+    for n in (1, 2, 3):
+        write(tmp_path, f"book/chapter-{n:02d}.md", f"# Chapter {n}\n\ntext\n")
+    _, path = said_and_written(tmp_path, "adr", "Use SQLite")
+    assert path.startswith("docs/adr/")  # `chapter-01.md` is no `cap-0087.md`

@@ -58,8 +58,8 @@ def test_a_folder_of_k0marus_own_adrs_keeps_their_form(vault: Path) -> None:
 
 def test_frontmatter_values_are_written_as_the_records_write_them(vault: Path) -> None:
     """Dates were quoted (`date: '2026-07-20'`) where the records write them bare, quoted statuses
-    lost their quotes, an empty list key became `''`, and the blank line after the frontmatter
-    went."""
+    lost their quotes, an empty list key became `''` (now: a list each record fills is left out),
+    and the blank line after the frontmatter went."""
     for n in (1, 2, 3):
         write(
             vault,
@@ -70,10 +70,10 @@ def test_frontmatter_values_are_written_as_the_records_write_them(vault: Path) -
     note = FlushEngine(vault).flush("adr", "It's: y", "## Context\n\nc\n", when=WHEN)
     text = (vault / note.path).read_text()
     assert text.startswith(
-        "---\nstatus: \"accepted\"\ndate: 2026-07-20\nauthors:\ntitle: 'It''s: y'\n---\n\n# It's: y"
-    )
+        "---\nstatus: \"accepted\"\ndate: 2026-07-20\ntitle: 'It''s: y'\n---\n\n# It's: y"
+    )  # `authors:`, each record's own list, is left out: never written empty
     front = yaml.safe_load(text.split("---")[1])
-    assert front == {"status": "accepted", "date": WHEN, "authors": None, "title": "It's: y"}
+    assert front == {"status": "accepted", "date": WHEN, "title": "It's: y"}
 
 
 def til_vault(root: Path) -> None:
