@@ -262,6 +262,7 @@ def _catch_up(
                 try:
                     report = vault.index(
                         lexical=True,
+                        keep_delta=True,  # the next query tokenises none of this run's notes
                         embed_limit=EMBED_SLICE if budget is None else min(SCAN_SLICE, EMBED_SLICE),
                         embed_progress=run_progress.round(
                             done.embedded, vault.store.unembedded_chunks()

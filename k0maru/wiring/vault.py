@@ -72,7 +72,9 @@ class IndexOptions:
     thread or the worker to do. snapshot_first: ask the walk snapshot first (False when the caller
     has just asked, as the CLI's scan does, so a vault with changes is not walked one time more).
     limit: at most this many new or changed files are indexed, the latest first (a reader's share
-    of a backlog; `scan.deferred` counts the rest)."""
+    of a backlog; `scan.deferred` counts the rest). keep_delta: the background worker's run, after
+    the answer: keep the BM25 delta of the version it leaves (plain Python, no numpy), so the next
+    query tokenises none of the notes this run indexed."""
 
     full: bool = False
     only: list[str] | None = None
@@ -85,6 +87,7 @@ class IndexOptions:
     snapshot_first: bool = True
     merge: bool = True
     limit: int | None = None
+    keep_delta: bool = False
 
 
 class IndexChoices(TypedDict, total=False):
@@ -101,6 +104,7 @@ class IndexChoices(TypedDict, total=False):
     snapshot_first: bool
     merge: bool
     limit: int | None
+    keep_delta: bool
 
 
 CONVENTIONS_TTL_S = 60.0
@@ -479,6 +483,10 @@ class Vault:
         report.warnings += self.take_repairs()
         if run.lexical:  # before embedding: a large change is searchable at full speed while
             self._merge_if_due(report, run.merge)  # vectors follow
+        if run.keep_delta and scan.changed and not report.merge_due:
+            from k0maru.search.lexical import keep_delta
+
+            keep_delta(self.store)
         if run.embed and self.settings.embed and self.store.has_unembedded_chunks():
             self._embed_pending(report, run)
         self._keep_snapshot(scan, run.lexical and not report.merge_due)

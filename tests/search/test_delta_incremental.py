@@ -156,3 +156,5 @@ def test_a_chunk_gone_from_the_kept_delta_is_stale_and_its_postings_stay(vault: 
             assert len(kept.blocks) == (step if step <= MAX_BLOCKS else 1)
             got = delta.postings("=" + WORDS[step % 9])
             assert got is not None and n + 2 * step - 1 in got[0]
+        incremental, scratch = _step(v.store, main)  # the joined blocks hold the same postings
+        assert incremental == scratch
