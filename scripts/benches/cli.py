@@ -86,7 +86,8 @@ def commands(root: Path, codes: list[str]) -> dict[str, tuple[list[str], dict[st
 
 def after_edit(root: Path, codes: list[str], rounds: int) -> dict[str, dict[str, float]]:
     """CPU and wall ms of a warm search and of the first one after editing 1% of the notes in
-    place, for each checkout (`""`: this one), on a copy of the vault."""
+    place, for each checkout (`""`: this one), each on its own copy of the vault with the same
+    edits: one checkout's background worker never prepares another's first search."""
     import random
     import shutil
     import tempfile
@@ -94,29 +95,32 @@ def after_edit(root: Path, codes: list[str], rounds: int) -> dict[str, dict[str,
     env = {**os.environ, "K0MARU_EMBED": "false"}
     got: dict[str, dict[str, list[Sample]]] = {code: {"warm": [], "first": []} for code in codes}
     with tempfile.TemporaryDirectory() as tmp:
-        copy = Path(tmp) / "vault"
-        shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".k0maru"))
-        search = [sys.executable, "-m", "k0maru", "search", "--vault", str(copy), "--mode", "bm25"]
+        copies = {code: Path(tmp) / f"vault{i}" for i, code in enumerate(codes)}
 
-        def waited(code: str) -> Sample:
-            got = timed([*search, QUERY], {**env, "PYTHONPATH": code} if code else env)
+        def waited(code: str, words: list[str]) -> Sample:
+            copy = copies[code]
+            argv = [sys.executable, "-m", "k0maru", *words[:1], "--vault", str(copy), *words[1:]]
+            got = timed(argv, {**env, "PYTHONPATH": code} if code else env)
             wait_for_worker(copy)
             return got
 
-        timed([sys.executable, "-m", "k0maru", "scan", "--vault", str(copy), "--no-embed"], env)
-        wait_for_worker(copy)
-        notes, rng = sorted(copy.rglob("*.md")), random.Random(3)
-        for code in codes:  # each checkout's first run (a settings cache, compiled modules)
-            waited(code)
+        search = ["search", "--mode", "bm25", QUERY]
+        for code, copy in copies.items():  # each checkout's first runs: its index, its caches
+            shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".k0maru"))
+            waited(code, ["scan", "--no-embed"])
+            waited(code, search)
         for _ in range(5):  # warm: nothing changed since the last search
             for code in codes:
-                got[code]["warm"].append(waited(code))
+                got[code]["warm"].append(waited(code, search))
+        notes = sorted(p.relative_to(root) for p in root.rglob("*.md"))
+        rng = random.Random(3)
         for n in range(rounds):
+            edited = rng.sample(notes, max(1, len(notes) // 100))
             for code in codes:
-                for note in rng.sample(notes, max(1, len(notes) // 100)):
-                    with note.open("a", encoding="utf-8") as fh:
+                for rel in edited:
+                    with (copies[code] / rel).open("a", encoding="utf-8") as fh:
                         fh.write(f"\nedited in round {n}\n")
-                got[code]["first"].append(waited(code))
+                got[code]["first"].append(waited(code, search))
     out = {}
     for code, samples in got.items():
         warm, first = (
