@@ -19,6 +19,10 @@ class Bm25Store(BaseStore):
         total = sum(n for _, n in rows) or 1
         return {lang: n / total for lang, n in rows}
 
+    def release_page_cache(self) -> None:
+        """Free the pages this connection caches (a scan leaves them full of what it wrote)."""
+        self.conn.execute("PRAGMA shrink_memory")
+
     def lexical_corpus(self) -> Iterator[tuple[int, int, str, str, str, str]]:
         """(chunk id, doc id, title, heading, text, the note's language) of every chunk, by chunk
         id, read as they are consumed."""
