@@ -217,6 +217,8 @@ def builds(roots: list[Path], runs: int, before: Path | None) -> list[dict[str, 
             row[f"{name}_cpu_s"] = median((s.cpu for s in samples), digits=2)
             row[f"{name}_rss_mb"] = median(s.rss_mb for s in samples)
         row["k0maru_vs_fts5"] = round(float(row["k0maru_s"]) / float(row["fts5_s"]), 1)
+        # the peak per 10k notes: the issue states the build's memory at that scale (#62)
+        row["k0maru_rss_mb_per_10k"] = round(float(row["k0maru_rss_mb"]) * 10_000 / row["notes"], 1)
         if before is not None:
             row["before_vs_fts5"] = round(float(row["before_s"]) / float(row["fts5_s"]), 1)
         row["load_before"], row["load_after"] = round(load, 1), round(os.getloadavg()[0], 1)
