@@ -134,7 +134,15 @@ def _pyproject(text: str) -> list[str]:
         out.append("dependency groups: " + ", ".join(groups))
     if tool:
         out.append("tools configured: " + ", ".join(sorted(tool)))
-    return out
+    return out + _pytest_options(tool.get("pytest", {}).get("ini_options", {}))
+
+
+def _pytest_options(options: dict[str, Any]) -> list[str]:
+    """The settings every test run gets (`timeout = 5`) and the markers' names."""
+    plain = [f"{k} = {v}" for k, v in options.items() if isinstance(v, (str, int, float))]
+    markers = [str(m).split(":", 1)[0] for m in options.get("markers", [])]
+    out = ["pytest: " + ", ".join(_clip(p)[:80] for p in plain)] if plain else []
+    return out + (["pytest markers: " + ", ".join(markers)] if markers else [])
 
 
 def _precommit(text: str) -> list[str]:

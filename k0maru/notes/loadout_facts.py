@@ -26,7 +26,7 @@ _IMPERATIVE = re.compile(
     r"execute|type-check|typecheck|verify|target|branch|submit|describe|disclose|record|"
     r"re-run|rerun|restore|pass|fix|bump|link|read|see|apply|skip|exclude|wrap|import|export|"
     r"return|declare|define|register|configure|choose|select|move|remove|delete|rename|align|"
-    r"ask|file|discuss|split)\b",
+    r"ask|file|discuss|split|no)\b",
     re.I,
 )
 _LEAD = re.compile(r"^(?:for|if|when|before|after|once|unless|while|in)\b[^,:.]{0,80}[,:]\s*", re.I)
@@ -39,7 +39,7 @@ _TOPIC = re.compile(
 )
 _SHELL_LANGS = {"", "sh", "bash", "shell", "console", "zsh", "powershell", "pwsh", "cmd", "bat"}
 _COMMAND = re.compile(
-    r"^(?:\$ |> )?(?:sudo )?(?:bin/[\w-]+|(?:\./|bin/|\.\\)?(?:make|npm|npx|pnpm|yarn|bun|bunx|"
+    r"^(?:\$ |> )?(?:cd [\w./~-]+ && )?(?:[A-Z][A-Z0-9_]*=\S* )*(?:sudo )?(?:bin/[\w-]+|(?:\./|bin/|\.\\)?(?:make|npm|npx|pnpm|yarn|bun|bunx|"
     r"deno|node|cargo|rustup|go|uv|uvx|pip|pip3|pipx|python3?|pytest|tox|nox|hatch|poetry|pdm|"
     r"ruff|mypy|pyright|black|isort|flake8|pre-commit|prek|bundle|rake|rails|rspec|rubocop|gem|"
     r"dotnet|msbuild|"

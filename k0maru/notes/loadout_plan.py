@@ -23,6 +23,7 @@ SECTION_TOKENS = 320  # a guide section is cut to its best blocks past this
 MIN_BLOCK = 1.4
 COMMANDS_SCORE = 1.2  # a command line read from a manifest or CI
 DECISION_SCORE = 2.0
+NESTED = 0.3  # a nested agent file's facts weigh this much, unless the focus names its folder
 FOCUS_WEIGHT = 6.0  # a candidate holding every focus term counts this much more
 _STOP = set(
     [
@@ -218,9 +219,12 @@ def _agent_order(path: str) -> tuple[int, int, str]:
 def plan_loadout(
     root: Path, notes: Iterable[Note], focus: str | None = None, adr_folder: str = ""
 ) -> tuple[Plan, list[tuple[Item, list[Item]]]]:
-    """Every candidate of the vault, scored; and the agent files, whole and in parts."""
+    """Every candidate of the vault, scored; and the agent files, whole and in parts. A pointer
+    file (a body that only names a file, "CLAUDE.md" or "@AGENTS.md") is read as the file it
+    names; a nested agent file weighs less unless the focus names its folder."""
     plan = Plan([])
     agents: list[tuple[Item, list[Item]]] = []
+    notes = _follow_pointers(root, list(notes), plan)
     for note in sorted(notes, key=lambda n: _agent_order(n.path)):
         role = note.role if note.role is not None else src.role_of(note.path, adr_folder)
         if isinstance(role, str):
@@ -228,7 +232,8 @@ def plan_loadout(
             continue
         kind, weight = role
         if kind in (src.AGENT, src.RULES):
-            agents.append(_agent_items(note, weight))
+            nested = src.agent_folder(note.path) != ""
+            agents.append(_agent_items(note, weight * (NESTED if nested else 1.0)))
             continue
         found = _note_items(note, kind, weight)
         if found:
@@ -237,13 +242,63 @@ def plan_loadout(
         else:
             plan.left_out["no rule or command"] += 1
     for name, lines in all_commands(root):
-        score = COMMANDS_SCORE * len(lines)
+        score = COMMANDS_SCORE * sum(_named(line) for line in lines)
         plan.items.append(Item("commands", f"{name} (read from the file)", lines, score))
     terms = focus_terms(focus)
     for item in plan.items + [i for whole, parts in agents for i in (whole, *parts)]:
         item.focus = focus_of(terms, item.source, item.text)
         item.score *= 1.0 + FOCUS_WEIGHT * item.focus
     return plan, agents
+
+
+def _follow_pointers(root: Path, notes: list[Note], plan: Plan) -> list[Note]:
+    """The notes with each pointer file replaced by the file it names, read as an agent file
+    (from disk where it is not a note of the vault)."""
+    by_path = {n.path: n for n in notes}
+    out = []
+    for note in notes:
+        target = pointer_target(note)
+        if target is None:
+            out.append(note)
+            continue
+        plan.left_out["pointer to another file"] += 1
+        body = "" if target in by_path else _read_small(root / target)
+        if body:
+            by_path[target] = Note(target, body)
+            out.append(by_path[target])
+        found = by_path.get(target)
+        if found is not None:
+            found.role = (src.AGENT, 3.0)
+    return out
+
+
+_POINTER = re.compile(r"^@?((?:[\w.-]+/)*[\w.-]+\.(?:md|mdc|txt))$")
+
+
+def pointer_target(note: Note) -> str | None:
+    """The path an agent file only points to ("CLAUDE.md", "@AGENTS.md"), from the vault's root."""
+    if not src.is_agent_file(note.path):
+        return None
+    m = _POINTER.match(note.body.strip())
+    if m is None:
+        return None
+    folder = note.path.rpartition("/")[0]
+    target = str(PurePosixPath(folder, m.group(1))) if folder else m.group(1)
+    return None if target == note.path else target
+
+
+def _read_small(path: Path) -> str:
+    try:
+        if path.is_file() and path.stat().st_size <= 512 * 1024:
+            return path.read_text(errors="replace")
+    except OSError:
+        pass
+    return ""
+
+
+def _named(line: str) -> int:
+    """How many commands or tools a line read from a manifest names ("hooks: ruff, ty, loq")."""
+    return min(4, 1 + line.count(", ")) if ": " in line and "#" not in line else 1
 
 
 def _note_items(note: Note, kind: str, weight: float) -> list[Item]:

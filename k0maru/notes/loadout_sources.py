@@ -59,7 +59,8 @@ _LEFT_OUT = (
     (re.compile(r"(?:^|/)(?:specs?|specification|rfcs?|proposals?|enhancements)/", re.I), "spec"),
     (
         re.compile(
-            r"(?:^|/)(?:vendor|third_party|node_modules|\.venv|fixtures?|testdata|mdtests?|snapshots?)/",
+            r"(?:^|/)(?:vendor|third[-_]party|node_modules|\.venv|fixtures?|testdata|mdtests?"
+            r"|snapshots?|[\w.-]+-v?\d+\.\d+(?:\.\d+)*(?:[-_][\w.]+)?)/",
             re.I,
         ),
         "vendored or test data",
@@ -100,6 +101,15 @@ def is_agent_file(path: str) -> bool:
     if name in AGENT_NAMES or path in AGENT_FILES or path in VAULT_RULES:
         return True
     return _AGENT_PATH.search(path) is not None
+
+
+def agent_folder(path: str) -> str:
+    """The folder a nested agent file (`util/Seeder/CLAUDE.md`) speaks for; "" for the root's own
+    (`CLAUDE.md`, `.github/copilot-instructions.md`, `.cursor/rules/*`)."""
+    folder = path.rpartition("/")[0]
+    if not folder or folder.startswith(".") or path in AGENT_FILES or _AGENT_PATH.search(path):
+        return ""
+    return folder
 
 
 def role_of(path: str, adr_folder: str = "") -> tuple[str, float] | str:
