@@ -1,11 +1,11 @@
 """The commands a repository actually runs, read from its manifests and CI at the vault root (they
-need not be indexed): package.json scripts, Makefile and justfile targets, pyproject.toml tasks
-and tools, tox.ini, noxfile.py, .pre-commit-config.yaml, composer.json, mix.exs aliases, Rakefile
-tasks, Taskfile, cargo aliases and CI workflow `run:` lines; and what a Gemfile's development and
-test groups, a .golangci.yml (its linters, and what its forbidigo and depguard rules forbid) and a
-Directory.Packages.props say of the tools and the dependencies. Each source gives one section,
-labelled with the file it was read from, its testing, linting, building and formatting commands
-first."""
+need not be indexed): package.json scripts, Makefile and justfile targets, pyproject.toml tasks and
+tools, tox.ini, noxfile.py, .pre-commit-config.yaml, composer.json, mix.exs aliases, Rakefile tasks,
+Taskfile, cargo aliases and CI workflow `run:` lines; and what a Gemfile's development and test
+groups, a mix.exs's dev and test dependencies, a .golangci.yml (its linters, and what its forbidigo
+and depguard rules forbid) and a Directory.Packages.props say of the tools and the dependencies.
+Each source gives one section, labelled with the file it was read from, its testing, linting,
+building and formatting commands first."""
 
 from __future__ import annotations
 
@@ -171,9 +171,16 @@ def _composer(text: str) -> list[str]:
 
 
 def _mix(text: str) -> list[str]:
+    """The aliases of a mix.exs with what each runs (`mix lint: credo`), and the dependencies only
+    its dev and test environments take: the tools the project checks itself with."""
     block = re.search(r"defp aliases[^\n]*\n(.*?)\n\s*end", text, re.S)
-    names = re.findall(r"^\s*\"?([\w.]+)\"?:\s", block.group(1), re.M) if block else []
-    return [f"mix {n}" for n in names]
+    found = re.findall(r"^\s*\"?([\w.]+)\"?:\s(.*)$", block.group(1), re.M) if block else []
+    out = []
+    for name, rest in found:
+        runs = ", ".join(re.findall(r'"([^"]+)"', rest))
+        out.append(_clip(f"mix {name}: {runs}" if runs else f"mix {name}"))
+    tools = re.findall(r"\{:(\w+),[^}\n]*only:\s*\[?:(?:dev|test)\b[^}\n]*\}", text)
+    return out + (["deps (dev, test): " + ", ".join(tools)] if tools else [])
 
 
 def _rake(text: str) -> list[str]:

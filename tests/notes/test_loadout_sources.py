@@ -116,6 +116,22 @@ def test_the_rules_a_golangci_config_forbids_are_read_with_their_message(tmp_pat
     ]
 
 
+def test_mix_aliases_say_what_they_run_and_dev_test_deps_are_listed(tmp_path: Path) -> None:
+    (tmp_path / "mix.exs").write_text(
+        '  defp deps do\n    [\n      {:phoenix, "~> 1.7"},\n'
+        '      {:credo, "~> 1.6", only: [:dev, :test], runtime: false},\n'
+        '      {:excoveralls, "~> 0.10", only: :test},\n      {:live, "~> 1", only: :prod}\n    ]\n  end\n'
+        '  defp aliases do\n    [\n      setup: ["deps.get", "ecto.setup"],\n'
+        '      "test.format": ["format --check-formatted"],\n      test: &run_tests/1\n    ]\n  end\n'
+    )
+    assert sorted(dict(all_commands(tmp_path))["mix.exs"]) == [
+        "deps (dev, test): credo, excoveralls",  # not phoenix, not a prod-only one
+        "mix setup: deps.get, ecto.setup",
+        "mix test",  # a function: its name only
+        "mix test.format: format --check-formatted",
+    ]
+
+
 def _plan(tmp_path: Path, notes: list[Note], budget: int, focus: str | None = None) -> str:
     plan, agents = plan_loadout(tmp_path, notes, focus)
     sections, used, _ = fit_plan(plan, agents, budget, None, bool(focus))
