@@ -19,7 +19,6 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
-from k0maru.fsutil import INT64_MAX as INT64_MAX
 from k0maru.fsutil import digest, int64, stat_numbers, stat_signature
 
 

@@ -547,12 +547,12 @@ def keep_delta(store: Bm25Store) -> None:
     one kept before, tokenising only the chunks it lacks, its blocks joined into one), reading no
     term of the segment and importing no numpy: the background worker's, after the notes it
     indexed, so a query neither tokenises them nor joins blocks."""
-    row = store.bm25_blob()
-    if row is None or row[0] == store.corpus_version():
+    row, version = store.bm25_blob(), store.corpus_version()
+    if row is None or row[0] == version:
         return
     with contextlib.suppress(ValueError):  # a damaged or older segment: the next merge rebuilds it
         main = MainSegment.from_blob(row[1], row[0])
-        Delta.of(main, store, store.corpus_version(), join_past=1)
+        Delta.of(main, store, version, join_past=1)
 
 
 class _Memo:

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from k0maru.config import load_settings
+from k0maru.fsutil import INT64_MAX
 from k0maru.index import snapshot
-from k0maru.index.walker import INT64_MAX, VaultWalker
+from k0maru.index.walker import VaultWalker
 from tests.helpers import scan, write
 
 FAR = 1 << 63  # ns: 2262-04-11, one past the largest signed 64-bit integer
