@@ -45,6 +45,7 @@ from k0maru.notes.template import (
     folder_records,
     learn,
     naming_class,
+    own_names,
     record_names,
     record_number,
 )
@@ -1014,27 +1015,6 @@ def _latest_year(scored: list[Scored], chosen: Scored) -> Scored:
         return chosen
     years = [s for s in scored if int(s[0]) == int(chosen[0]) and _unyeared(s[1]) == parent]
     return max((s for s in years if s[1] != parent), key=lambda s: s[1])
-
-
-def own_names(files: list[str]) -> dict[str, str]:
-    """Folder -> the one file name (lower case) its record folders share where it is no README
-    or index (`veps/sig-x/` whose `282-x/vep.md`, `21-y/vep.md` are records): two or more
-    sub-folders hold it and more than half of those holding a Markdown file."""
-    held: dict[str, Counter[str]] = {}
-    subs: dict[str, set[str]] = {}
-    for f in files:
-        parts = f.split("/")
-        if len(parts) < 2 or not f.endswith(".md"):
-            continue
-        above = "/".join(parts[:-2])
-        held.setdefault(above, Counter())[parts[-1].lower()] += 1
-        subs.setdefault(above, set()).add(parts[-2])
-    out = {}
-    for above, names in held.items():
-        name, count = names.most_common(1)[0]
-        if count >= 2 and count * 2 > len(subs[above]) and name not in ("index.md", "readme.md"):
-            out[above] = name
-    return out
 
 
 def _unyeared(folder: str) -> str:

@@ -134,12 +134,30 @@ def folder_records(folder: Path) -> list[tuple[Path, str]]:
     most of its sub-folders hold, `0001-x/vep.md`) as `0001-x.md`."""
     out = [(p, p.name) for p in sorted(folder.glob("*.md"))]
     inner = sorted(folder.glob("*/*.md"))
-    shared = Counter(p.name.lower() for p in inner).most_common(1)
-    subs = len({p.parent.name for p in inner})
-    own = {"index.md", "readme.md"}
-    if shared and shared[0][1] >= 2 and shared[0][1] * 2 > subs:  # `282-x/vep.md`, `21-y/vep.md`
-        own.add(shared[0][0])
+    shared = own_names([f"{p.parent.name}/{p.name}" for p in inner]).get("", "index.md")
+    own = {"index.md", "readme.md", shared}  # `282-x/vep.md` where its siblings hold `vep.md`
     out += [(p, p.parent.name + ".md") for p in inner if p.name.lower() in own]
+    return out
+
+
+def own_names(files: list[str]) -> dict[str, str]:
+    """Folder -> the one file name (lower case) its record folders share where it is no README
+    or index (`veps/sig-x/` whose `282-x/vep.md`, `21-y/vep.md` are records): two or more
+    sub-folders hold it and more than half of those holding a Markdown file."""
+    held: dict[str, Counter[str]] = {}
+    subs: dict[str, set[str]] = {}
+    for f in files:
+        parts = f.split("/")
+        if len(parts) < 2 or not f.endswith(".md"):
+            continue
+        above = "/".join(parts[:-2])
+        held.setdefault(above, Counter())[parts[-1].lower()] += 1
+        subs.setdefault(above, set()).add(parts[-2])
+    out = {}
+    for above, names in held.items():
+        name, count = names.most_common(1)[0]
+        if count >= 2 and count * 2 > len(subs[above]) and name not in ("index.md", "readme.md"):
+            out[above] = name
     return out
 
 
