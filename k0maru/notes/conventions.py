@@ -44,6 +44,7 @@ from k0maru.notes.template import (
     RecordTemplate,
     folder_records,
     learn,
+    meta_key,
     naming_class,
     own_names,
     record_names,
@@ -216,9 +217,13 @@ def _record_form(record: RecordTemplate, suffix: str, style: str) -> list[tuple[
     ]
     if record.frontmatter:
         out.append(("frontmatter", ", ".join(_key_form(k, f) for k, f in record.frontmatter)))
-    out.extend(("metadata line", line) for line in record.meta_lines)
+    out.extend(("metadata line", _line_form(x, record.numbered)) for x in record.meta_lines)
     if not record.frontmatter and not record.meta_lines:
         out.append(("metadata", "none above the sections"))
+    out.extend(
+        (f"series {place}", f"{form} (a title of these words is written so, with its number)")
+        for place, form in record.series.items()
+    )
     if record.sections:
         out.append(("sections", " / ".join(record.sections)))
     if record.status:
@@ -689,7 +694,8 @@ class ConventionSniffer:
         if rule.kind == "skill" or self._frontmatter_kinds(rule.folder, names[:20]):
             return
         extra = [self.root / rule.template_file] if rule.template_file else []
-        record = learn(self.root / rule.folder, names, extra, plain=rule.kind in ("card", "log"))
+        plain = rule.kind in ("card", "log")
+        record = learn(self.root / rule.folder, names, extra, plain, self._stages(rule))
         if not record.learnt:
             return
         rule.record = record
@@ -697,9 +703,18 @@ class ConventionSniffer:
         if record.name_format and rule.source != "rules" or not rule.naming:
             rule.naming = naming_class(record.name_format)
             rule.number_width = record.number_width
-        rule.evidence.append(_learnt_evidence(rule.folder, record))
+        rule.evidence.append(_learnt_evidence(rule.folder, record, names))
         if "{num}" in record.name_format and record.fixed_number is None:
             self._guide_number(rule, record)
+
+    def _stages(self, rule: KindRule) -> dict[Path, list[str]] | None:
+        """The other stage folders of the rule's family (`draft/` and `content/`; each with its
+        files), None where its folder is none of them or they are groups, each with a form of its
+        own (`wg-api/`, `wg-outreach/`)."""
+        family = self.parallel.get(rule.kind, {})
+        if rule.folder not in family or first_stage(list(family)) is None:
+            return None
+        return {self.root / f: names for f, names in family.items() if f != rule.folder}
 
     def _guide_number(self, rule: KindRule, record: RecordTemplate) -> None:
         """A contributing guide (the `README.md` or `CONTRIBUTING.md` of the family's folder or one
@@ -932,6 +947,15 @@ def _notes_folder(folders: dict[str, list[str]]) -> tuple[str, int] | None:
 
 def _styled(style: str) -> str:
     return "" if style == "kebab" else f" (slug {style})"
+
+
+def _line_form(line: str, numbered: dict[str, str]) -> str:
+    """A metadata line as `conventions --explain` says flush writes it."""
+    form = numbered.get(meta_key(line))
+    said = f" (with a number given: {form.format(n='{n}')})" if form else ""
+    return (
+        line.replace(VARIES, "(only when given)").replace("{tagslot}", "{tags} (else empty)") + said
+    )
 
 
 def _key_form(key: str, form: str) -> str:
@@ -1301,11 +1325,13 @@ def _adopt(rule: KindRule, got: KindRule) -> None:
         rule.evidence.extend(e for e in got.evidence if "template" in e)
 
 
-def _learnt_evidence(folder: str, record: RecordTemplate) -> str:
-    """The evidence line of a record template learnt from `folder`'s files."""
+def _learnt_evidence(folder: str, record: RecordTemplate, names: list[str]) -> str:
+    """The evidence line of a record template learnt from `folder`'s files (`names`), and from its
+    family's other folders where it holds fewer than three records."""
     shown = ", ".join(record.learnt_from[-3:])
+    beside = " and its family's other folders" if set(record.learnt_from) - set(names) else ""
     return (
-        f"template learnt from {len(record.learnt_from)} file(s) of {folder or '.'}/ "
+        f"template learnt from {len(record.learnt_from)} file(s) of {folder or '.'}/{beside} "
         f"(latest: {shown}): name {record.name_format or 'by rule'}, "
         f"heading {record.heading or 'none'!r}"
     )

@@ -107,6 +107,7 @@ class FlushEngine:
         when: date,
         extra: dict[str, Any] | None = None,
         number: int | None = None,
+        number_given: bool = False,
     ) -> str:
         """The note's text: in the form the folder's records are written (a learnt template), else
         k0maru's own (frontmatter title, date, kind, category, tags; a `# ` title)."""
@@ -114,7 +115,9 @@ class FlushEngine:
         if record is not None and record.shaped:
             links = [self._link(name, record.link_style, rule.folder) for name in linked]
             given = {**(extra or {}), "tags": tags} if tags else extra or {}
-            return render_record(record, title, body, when, number, given, links, unresolved)
+            return render_record(
+                record, title, body, when, number, given, links, unresolved, number_given
+            )
         fm = _own_frontmatter(rule, title, tags, linked, when, extra or {})
         head = yaml.safe_dump(fm, sort_keys=False, allow_unicode=True, width=1000)
         return f"---\n{head}---\n\n{_own_body(title, body, linked, unresolved)}\n"
@@ -143,7 +146,16 @@ class FlushEngine:
 
         def content(number: int | None) -> str:
             return self.render(
-                rule, title, body, tags or [], linked, unresolved, when, extra, number
+                rule,
+                title,
+                body,
+                tags or [],
+                linked,
+                unresolved,
+                when,
+                extra,
+                number,
+                number is not None and number == given,
             )
 
         folder = resolve_inside(self.root, rule.folder or ".")

@@ -32,7 +32,7 @@ def status_for(tpl: RecordTemplate, given: str | None) -> str:
     return given[:1].upper() + given[1:] if tpl.status[:1].isupper() else given
 
 
-def render_record(
+def render_record(  # noqa: PLR0913 - the note and how to write it
     tpl: RecordTemplate,
     title: str,
     body: str,
@@ -41,16 +41,22 @@ def render_record(
     extra: dict[str, Any],
     links: list[str],
     unresolved: list[str],
+    number_given: bool = False,
 ) -> str:
     """The note in the records' form: frontmatter and heading, metadata lines, the body's sections
-    in the template's order, then its links, the names not found, and what k0maru keeps."""
+    in the template's order, then its links, the names not found, and what k0maru keeps;
+    `number_given`: the caller gave the number (`KEP-5905: ...`), not the next free one."""
     extra = dict(extra)
     tags = [str(t) for t in extra.pop("tags", None) or []]
     values = _values(tpl, title, when, number, extra.pop("status", None))
     _summarised(tpl, body, extra)
     hashed, kept = _tags_placed(tpl, tags, extra, values)
     out = [_head(tpl, values, extra)]
-    meta, body = _given_meta([x.format_map(values) for x in kept], _untitled(tpl, body, title))
+    kept = _when_given(kept, extra)
+    kept = [_numbered(tpl, x) for x in kept] if number_given else kept
+    lined = _in_series(tpl, "title", values)
+    meta = [x.format_map(lined).rstrip() for x in kept]
+    meta, body = _given_meta(meta, _untitled(tpl, body, title))
     if meta and tpl.meta_tight and tpl.heading:
         out[0] += "\n" + _meta_block(meta)  # right under the heading, as the records put them
     elif meta:
@@ -73,13 +79,49 @@ def _summarised(tpl: RecordTemplate, body: str, extra: dict[str, Any]) -> None:
 def _tags_placed(
     tpl: RecordTemplate, tags: list[str], extra: dict[str, Any], values: dict[str, str]
 ) -> tuple[str, list[str]]:
-    """(a `#tag` line to add, the metadata lines to write): a `Tags:` line the records fill takes
-    the tags given (`values["tags"]`) and is left out without them, never written empty; else
-    the tags go where `_place_tags` puts them."""
-    lined = any("{tags}" in line for line in tpl.meta_lines)
-    values["tags"] = _tag_line(tpl.tag_form, tags) if lined else ""
+    """(a `#tag` line to add, the metadata lines to write): a `Tags:` line takes the tags given
+    (`values["tags"]`); without them it is left out where the records always fill it (`{tags}`),
+    else left empty (`{tagslot}`); with no such line the tags go where `_place_tags` puts them."""
+    lined = any("{tag" in line for line in tpl.meta_lines)  # `{tags}`, `{tagslot}`
+    values["tags"] = values["tagslot"] = _tag_line(tpl.tag_form, tags) if lined else ""
     hashed = "" if lined else _place_tags(tpl, tags, extra)
     return hashed, [x for x in tpl.meta_lines if "{tags}" not in x or values["tags"]]
+
+
+def _in_series(tpl: RecordTemplate, place: str, values: dict[str, str]) -> dict[str, str]:
+    """`values` with the title as the records write it at `place` where they are a series
+    (`This week in Nushell #365` -> `This Week in Nushell #365`; `This week in Rust` -> `This Week
+    in Rust 666`, the number their counter gives); else as given."""
+    form, title = tpl.series.get(place, ""), values["title"]
+    if not form or _bare(title) != _bare(form.replace("{d}", "")):
+        return values
+    digits = re.findall(r"\d+", title) or ([values["count"]] if tpl.next_count else [])
+    return {**values, "title": form.replace("{d}", digits[0])} if digits else values
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"[\W\d_]+", " ", text).strip().lower()
+
+
+def _numbered(tpl: RecordTemplate, line: str) -> str:
+    """An empty metadata line filled with the number given, where the records' value holds
+    theirs (`* Issue: [#5093](.../issues/5093)`)."""
+    form = tpl.numbered.get(meta_key(line), "")
+    return f"{line.rstrip()} {form}" if form and line.rstrip().endswith(":") else line
+
+
+def _when_given(lines: list[str], extra: dict[str, Any]) -> list[str]:
+    """The metadata lines, each written only when given (`{varies}`) filled from `extra` (its key
+    in any case, taken out of it) or left out."""
+    given = {k.lower(): k for k in extra}
+    out = []
+    for line in lines:
+        if VARIES not in line:
+            out.append(line)
+        elif meta_key(line) in given:
+            value = str(extra.pop(given[meta_key(line)])).replace("{", "{{").replace("}", "}}")
+            out.append(line.replace(VARIES, value))
+    return out
 
 
 def _tag_line(form: str, tags: list[str]) -> str:
@@ -158,7 +200,8 @@ def _head(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, Any]) ->
     """The frontmatter (taking the keys it writes out of `extra`) and the heading line."""
     gap = "\n\n" if tpl.gap_after_frontmatter else "\n"
     head = _frontmatter(tpl, values, extra) + gap if tpl.frontmatter else ""
-    return head + _heading(tpl.heading, values) if tpl.heading else head.rstrip("\n")
+    heading = _heading(tpl.heading, _in_series(tpl, "heading", values))
+    return head + heading if tpl.heading else head.rstrip("\n")
 
 
 def _tail(links: list[str], unresolved: list[str], kept: dict[str, Any]) -> list[str]:
@@ -222,8 +265,8 @@ def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, A
             pass  # the records fill it, the caller gave none: left out, never written empty
         elif form.startswith("\n"):  # a mapping (`data:`), its children as the records give them
             lines.append(f"{key}:{_children(form, values)}\n")
-        elif "{slug}" in form and m is None:
-            lines.append(f"{key}: {form.replace('{slug}', values['slug'])}\n")
+        elif m is None and re.search(r"\{(?:slug|title)\}", form):
+            lines.append(f"{key}: {_form_filled(form, values)}")
         elif m is None:  # the value every record gives it, as they write it (or none)
             lines.append(f"{key}: {form}\n" if form else f"{key}:\n")
         elif m.group(1):
@@ -233,6 +276,18 @@ def _frontmatter(tpl: RecordTemplate, values: dict[str, str], extra: dict[str, A
         extra.pop(key, None)
     lines += [_scalar(key, extra.pop(key)) for key in list(extra)]
     return "---\n" + "".join(lines) + "---"
+
+
+def _form_filled(form: str, values: dict[str, str]) -> str:
+    """A value form holding the slug or the title among the records' own words (`/{slug}`,
+    `"GEP-{n}: {title}"`), filled in and in its quotes."""
+    quote = form[0] if len(form) > 1 and form[0] in "\"'" and form[-1] == form[0] else ""
+    lead, titled, rest = form.strip(quote).partition("{title}")
+    filled = [re.sub(r"\{(slug|n)\}", lambda m: values[m.group(1)], x) for x in (lead, rest)]
+    if titled and filled[0].strip() and values["title"].lower().startswith(filled[0].lower()):
+        filled[0] = ""  # the title says its lead itself: not twice
+    text = filled[0] + (values["title"] if titled else "") + filled[1]
+    return _quoted(text, quote) if quote else text + "\n"
 
 
 def _children(form: str, values: dict[str, str]) -> str:

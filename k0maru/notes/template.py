@@ -102,6 +102,12 @@ class RecordTemplate:
     tag_form: str = ""  # how the records give tags: "list", "inline", "comma", "hash" or ""
     section_level: int = 2  # 1: the records' sections are `# Summary`, `# Motivation` ...
     index_file: str = ""  # the file listing the records (`teps/README.md`), vault-relative
+    # place ("heading", "title": the `Title:` line) -> the text every record writes there but for
+    # one number (`This Week in Nushell #{d}`): a series' title, written in the records' case
+    series: dict[str, str] = field(default_factory=dict)
+    # a metadata key (lower case) -> its value with the record's number (`[#{n}](.../issues/{n})`):
+    # filled where the number is given (`GEP-5093: ...`), else the slot stays empty
+    numbered: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -310,12 +316,18 @@ def record_number(name: str) -> int | None:
 
 
 def learn(
-    folder: Path, names: list[str], extra_templates: list[Path] | None = None, plain: bool = False
+    folder: Path,
+    names: list[str],
+    extra_templates: list[Path] | None = None,
+    plain: bool = False,
+    stages: dict[Path, list[str]] | None = None,
 ) -> RecordTemplate:
-    """The template of `folder`'s records (`names`: its files), from its RECENT latest records;
-    `plain`: notes with no heading, metadata or sections are a form of their own (cards, logs)."""
+    """The template of `folder`'s records (`names`: its files), from its RECENT latest records
+    (with those of the family's later `stages`, their folders and files, where it holds fewer
+    than three: one draft beside the published issues); `plain`: notes with no heading, metadata
+    or sections are a form of their own (cards, logs)."""
     tpl = RecordTemplate()
-    records = _read_records(folder, names)
+    records = _read_records(_record_folders(folder, names, stages or {}))
     template = _read_template([folder / n for n in template_files(names)], extra_templates)
     if not records and template is None:
         return tpl
@@ -330,12 +342,23 @@ def learn(
     return tpl
 
 
-def _read_records(folder: Path, names: list[str]) -> list[_Record]:
-    """The RECENT latest records of `folder` (`names`: its files), parsed; unreadable ones left
-    out."""
+def _record_folders(
+    folder: Path, names: list[str], stages: dict[Path, list[str]]
+) -> dict[str, Path]:
+    """Each record's name and folder: `folder`'s, with its family's other stages' where it holds
+    fewer than three."""
+    where = dict.fromkeys(record_names(names), folder)
+    for other, more in stages.items() if len(where) < 3 else ():
+        where.update({n: other for n in record_names(more) if n not in where})
+    return where
+
+
+def _read_records(where: dict[str, Path]) -> list[_Record]:
+    """The RECENT latest records (`where`: each record's name and folder), parsed; unreadable ones
+    left out."""
     records = []
-    for name in _recent(record_names(names)):
-        data = read_regular(folder / name, _MAX_READ)
+    for name in _recent(list(where)):
+        data = read_regular(where[name] / name, _MAX_READ)
         if data is not None:
             records.append(parse_record(name, data.decode("utf-8", "replace")))
     return records
@@ -355,9 +378,28 @@ def _learn_shape(tpl: RecordTemplate, records: list[_Record], template: _Record 
     _learn_meta(tpl, source)
     tpl.next_count = _next_count(records)
     tpl.meta_lines = _meta_template(records, template)
-    if any("{tags}" in line for line in tpl.meta_lines) and not tpl.tag_form:
+    tpl.series = _series(records)
+    slots = [meta_key(x) for x in tpl.meta_lines if x.rstrip().endswith(":")]
+    tpl.numbered = {k: form for k in slots if (form := _number_form(k, records))}
+    if any("{tag" in line for line in tpl.meta_lines) and not tpl.tag_form:
         tpl.tag_form = _line_tag_form(records)
     _learn_sections(tpl, records, template)
+
+
+def _series(records: list[_Record]) -> dict[str, str]:
+    """Where more than half the records' headings, or `Title:` lines, are one text but for one
+    number (`# This Week in Nushell #364`, beside release notes): that text with `{d}` for the
+    number, by place."""
+    places = {
+        "heading": [r.heading[2:].strip() for r in records],
+        "title": [v for r in records for v in _values_of("title", r)[:1]],
+    }
+    out = {}
+    for place, texts in places.items():
+        forms = [re.sub(r"\d+", "{d}", t) for t in texts if len(re.findall(r"\d+", t)) == 1]
+        if len(forms) >= 2 and len(forms) * 2 > len(records) and len(set(forms)) == 1:
+            out[place] = forms[0]
+    return out
 
 
 def _recent(names: list[str]) -> list[str]:
@@ -632,10 +674,27 @@ def _value_form(key: str, value: str, rec: _Record, records: list[_Record]) -> s
     quote = value[0] if len(value) > 1 and value[0] in "\"'" and value[-1] == value[0] else ""
     named = _placeholder(key.lower(), bare)
     if named:
-        return f"{quote}{{{named}}}{quote}"
+        lead = _title_lead(key, records) if named == "title" else ""
+        return f"{quote}{lead}{{{named}}}{quote}"
     if rec.number is not None and bare == str(rec.number):
         return "{n}"
     return _derived_form(key, value, records)
+
+
+def _title_lead(key: str, records: list[_Record]) -> str:
+    """What more than half the records write before their title under `key`: their file name's
+    lead and number (`title: "GEP-3792: Out-of-Cluster Gateways"` in `gep-3792/`): `GEP-{n}: `;
+    else ''."""
+    leads = []
+    for rec in records:
+        value = dict(rec.frontmatter).get(key, "").strip("\"'")
+        m = re.match(r"^([A-Za-z]{1,8})([-_ ]?)0*(\d+)(:\s+)\S", value)
+        named = re.match(r"[A-Za-z]+", record_stem(rec.name)[0])
+        own = named is not None and m is not None and named.group(0).lower() == m.group(1).lower()
+        if m and own and int(m.group(3)) == rec.number:
+            leads.append(f"{m.group(1)}{m.group(2)}{{n}}{m.group(4)}")
+    best = Counter(leads).most_common(1)
+    return best[0][0] if best and best[0][1] * 2 > len(records) else ""
 
 
 def _derived_form(key: str, value: str, records: list[_Record]) -> str:
@@ -701,7 +760,20 @@ def _meta_template(records: list[_Record], template: _Record | None) -> list[str
             key = meta_key(line)
             if key and key not in out and _meta_kept(line, rec is template, counts, leads, records):
                 out[key] = (position, rank, _meta_form(line, records, rec is template))
-    return [form for _, _, form in sorted(out.values())]
+    return [_added_later(form, records) for _, _, form in sorted(out.values())]
+
+
+def _added_later(form: str, records: list[_Record]) -> str:
+    """A line of a new record's own value that its records add once they have one (one in four
+    records or more lack it, every one giving it fills it: `- Tracking Issue: <link>`) as
+    `{varies}`: written only when given, never empty; a line (nearly) every record gives stays a
+    slot to fill (#58)."""
+    m = _META_LINE.match(form)
+    if m is None or m.group("value"):
+        return form
+    given = [v for r in records for v in _values_of(meta_key(form), r)[:1]]
+    later = 0 < len(given) * 4 < len(records) * 3 and all(given)
+    return f"{form.rstrip()} {VARIES}" if later else form
 
 
 def _meta_key_counts(records: list[_Record]) -> Counter[str]:
@@ -747,17 +819,43 @@ def _meta_form(line: str, records: list[_Record], from_template: bool = False) -
         value = "{status}"
     elif key.lower().strip() == "title":
         value = "{title}"
-    elif key.lower().strip() == "tags" and not from_template and _filled("tags", records):
-        value = "{tags}"  # the tags given, in the records' form; the line left out without
-    elif _counted(key, records):
-        value = "{count}"
-    elif _numbered_by_name(key, records):
-        value = "{n}"
-    elif key.lower() == "date" or _parse_date(value):
-        value = "{date}"
-    elif len(records) < 2 or not all(line in r.meta_lines for r in records):
-        value = ""  # a value of this record's own
-    return f"{m.group('lead')}{key}{m.group('colon')}{value}".rstrip()
+    elif key.lower().strip() == "tags":
+        # the tags given, in the records' form; without, the line is left out where every record
+        # fills it, else left empty as some of theirs or the template's are (`{tagslot}`)
+        value = "{tags}" if not from_template and _filled("tags", records) else "{tagslot}"
+    else:
+        value = _own_value(key, value, line, records)
+    colon = m.group("colon")
+    colon += "" if colon[-1:].isspace() else " "  # `- Tags:` left empty: `- Tags: {tags}`
+    return f"{m.group('lead')}{key}{colon}{value}".rstrip()
+
+
+def _own_value(key: str, value: str, line: str, records: list[_Record]) -> str:
+    """A line's value form by what the records give: a counter, their file-name number, a date,
+    the one value they all give, else '' (each its own)."""
+    if _counted(key, records):
+        return "{count}"
+    if _numbered_by_name(key, records):
+        return "{n}"
+    if key.lower() == "date" or _parse_date(value):
+        return "{date}"
+    return value if len(records) >= 2 and all(line in r.meta_lines for r in records) else ""
+
+
+def _number_form(key: str, records: list[_Record]) -> str:
+    """The value more than half the records give `key` but for their own file-name number in it
+    (`* Issue: [#{n}](https://x.org/issues/{n})`), '' where they give none such."""
+    forms = []
+    for rec in records:
+        given = [_META_LINE.match(x) for x in rec.meta_lines if meta_key(x) == key.lower().strip()]
+        if rec.number is None or not given or given[0] is None:
+            continue
+        raw = given[0].group("value").strip().replace("{", "{{").replace("}", "}}")
+        forms.append(re.sub(rf"(?<!\d)0*{rec.number}(?!\d)", "{n}", raw))
+    best = Counter(forms).most_common(1)
+    if len(forms) < 2 or not best or "{n}" not in best[0][0] or best[0][1] * 2 <= len(records):
+        return ""
+    return best[0][0]
 
 
 def _values_of(key: str, rec: _Record) -> list[str]:

@@ -230,3 +230,18 @@ def test_short_numbered_chapters_are_no_proposal_family(tmp_path: Path) -> None:
         write(tmp_path, f"book/chapter-{n:02d}.md", f"# Chapter {n}\n\ntext\n")
     _, path = said_and_written(tmp_path, "adr", "Use SQLite")
     assert path.startswith("docs/adr/")  # `chapter-01.md` is no `cap-0087.md`
+
+
+def test_a_draft_folder_of_one_record_learns_with_the_published_ones(tmp_path: Path) -> None:
+    def issue(n: int) -> str:
+        return f"Title: Weekly {n}\nNumber: {n}\nDate: 2026-04-0{n}\nCategory: Weekly\n\n## News\n\nx\n"
+
+    for n in (1, 2, 3):
+        write(tmp_path, f"content/2026-04-0{n}-weekly.md", issue(n))
+    write(tmp_path, "draft/2026-04-04-weekly.md", issue(4))
+    said, path = said_and_written(tmp_path, "log", "Weekly")
+    assert path == "draft/2026-05-06-weekly.md"
+    text = (tmp_path / path).read_text(encoding="utf-8")
+    # the counter and the value every issue shares, from the published issues beside the draft
+    assert "Number: 5\nDate: 2026-05-06\nCategory: Weekly\n" in text
+    assert any("of draft/ and its family's other folders" in line for line in said)
