@@ -75,6 +75,9 @@ _STOP = set(
         "about",
         "some",
         "one",
+        "under",
+        "inside",
+        "within",
     ]
 )
 _STATUS_OUT = re.compile(r"supersed|reject|deprecat|withdrawn|obsolete|abandon|replaced", re.I)
@@ -123,8 +126,13 @@ def focus_terms(focus: str | None) -> list[str]:
         w = w.strip("./-")
         if len(w) < 2 or w in _STOP:
             continue
-        out.append(w if "/" in w else w[:6] if len(w) > 6 else w.rstrip("s"))
+        out.append(w if "/" in w else w[:6] if len(w) > 6 else _singular(w))
     return list(dict.fromkeys(out))
+
+
+def _singular(word: str) -> str:
+    """ "tests" -> "test"; "css", "class" and "os" kept as they are."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def focus_of(terms: list[str], source: str, text: str) -> float:
