@@ -14,9 +14,10 @@ read and which were left out, and why. A `focus` (a task or a path) brings what 
 Its cost does not grow with the vault: the index's paths are listed once and the bodies of the
 MAX_READ best-placed notes read at most (issue #61).
 
-DEFAULT_BUDGET is 4,000 tokens: the loadout is asked for once, at the start of a session, where
-2% of a 200k context is cheap and a typical agent file (2-4k tokens) fits whole beside the
-commands; it stays well under the 10,000 tokens at which Claude Code warns of a large MCP answer."""
+DEFAULT_BUDGET is 4,000 tokens, a ceiling, not a target: the loadout is asked for once, at the
+start of a session, where 2% of a 200k context is cheap and a typical agent file (2-4k tokens)
+fits whole beside the commands; it stays well under the 10,000 tokens at which Claude Code warns
+of a large MCP answer. The answer ends sooner where the guide sections left state little (FLOOR)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,15 @@ from k0maru.llm_tokens import count_tokens, fit_tokens
 from k0maru.notes import loadout_sources as src
 from k0maru.notes.conventions import ConventionSniffer
 from k0maru.notes.loadout_facts import norm
-from k0maru.notes.loadout_plan import AGENT_SHARE, FRAME, Item, Note, Plan, plan_loadout
+from k0maru.notes.loadout_plan import (
+    AGENT_SHARE,
+    FOCUS_WEIGHT,
+    FRAME,
+    Item,
+    Note,
+    Plan,
+    plan_loadout,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -48,6 +57,10 @@ _MAX_DISK_BYTES = 512 * 1024
 # largest repository of the loadout eval keeps 456
 MAX_READ = 2000
 FOCUSED = 0.5  # a section holding this share of the focus terms is shown before the others
+# the budget is a ceiling: a guide section stating less per token than this share of the third
+# best guide section's is left out, so the answer ends where what is left says little
+FLOOR = 0.2
+FLOOR_RANK = 2
 
 Section = dict[str, str]
 
@@ -142,6 +155,17 @@ def _density(item: Item) -> float:
     return item.score / damped
 
 
+def _floor(pool: list[Item]) -> float:
+    """The least a guide section must state per token, its focus left aside (FLOOR)."""
+    guides = sorted((_own(i) for i in pool if i.kind == "guide"), reverse=True)
+    return FLOOR * guides[min(FLOOR_RANK, len(guides) - 1)] if guides else 0.0
+
+
+def _own(item: Item) -> float:
+    """What an item states per token by its own evidence, without its focus weight."""
+    return item.score / _cost(item) / (1.0 + FOCUS_WEIGHT * item.focus)
+
+
 def _keys(text: str) -> set[str]:
     return {k for k in (norm(line.split("  #")[0]) for line in text.splitlines()) if k}
 
@@ -155,6 +179,7 @@ class _Fitter:
         self.seen: set[str] = set()
         self.chosen: list[Item] = []
         self.cut = 0
+        self.weak = 0  # guide sections under the floor
 
     def take(self, item: Item, whole: bool = False) -> bool:
         lines = item.lines if whole else [ln for ln in item.lines if not _keys(ln) <= self.seen]
@@ -195,11 +220,15 @@ def fit_plan(
     if conventions is not None:
         fitter.take(conventions, whole=True)
     pool.sort(key=lambda i: -_density(i))
+    floor = _floor(pool)
     for item in pool:
-        fitter.take(item)
+        if item.kind == "guide" and _own(item) < floor:
+            fitter.weak += 1
+        else:
+            fitter.take(item)
     chosen = _ordered(fitter.chosen, focused)
     sections = [{"kind": i.kind, "source": i.source, "text": i.text} for i in chosen]
-    footer = _footer(plan, chosen, in_parts, fitter.cut)
+    footer = _footer(plan, chosen, in_parts, fitter)
     room = budget - fitter.used - FRAME
     if room > 20:
         text = fit_tokens(footer, room)
@@ -209,12 +238,13 @@ def fit_plan(
 
 
 def _ordered(chosen: list[Item], focused: bool) -> list[Item]:
-    """As taken (agent files first, then the ranked facts); with a focus, what concerns it most
-    first, then the commands and decisions, then the rest by rank. k0maru's conventions last."""
+    """As taken (agent files first, then the ranked facts); with a focus, what concerns it first,
+    then the commands and decisions, then the rest, each by what it states per token (the focus
+    weighs in it), not by the share of the focus words it holds. k0maru's conventions last."""
     conventions = [i for i in chosen if i.tier == 1]
     rest = [i for i in chosen if i.tier != 1]
     if focused:
-        rest.sort(key=lambda i: (_place(i), -round(i.focus, 1), -_density(i)))
+        rest.sort(key=lambda i: (_place(i), -_density(i)))
     return rest + conventions
 
 
@@ -224,7 +254,7 @@ def _place(item: Item) -> int:
     return 0 if item.focus >= FOCUSED else 1 if item.kind in ("commands", "adr") else 2
 
 
-def _footer(plan: Plan, chosen: list[Item], in_parts: list[str], cut: int) -> str:
+def _footer(plan: Plan, chosen: list[Item], in_parts: list[str], fitter: _Fitter) -> str:
     """Which files were read and which left out, and why."""
     carried: dict[str, int] = {}
     for item in chosen:
@@ -241,7 +271,11 @@ def _footer(plan: Plan, chosen: list[Item], in_parts: list[str], cut: int) -> st
     others = len(plan.read) - sum(1 for p in plan.read if p in carried)
     why = [f"{n} {reason}" for reason, n in plan.left_out.most_common()]
     if others > 0:
-        why.append(f"{others} read but ranked below the budget ({cut} sections)")
+        why.append(f"{others} read but not carried")
+    if fitter.cut:
+        why.append(f"{fitter.cut} sections past the budget")
+    if fitter.weak:
+        why.append(f"{fitter.weak} sections stating too little per token")
     if why:
         text += "\nleft out: " + "; ".join(why)
     return text + "\nread_note(path) reads any of them on."
