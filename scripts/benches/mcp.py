@@ -104,10 +104,23 @@ server.run("stdio")
 """
 
 
+def server_params(args: list[str]) -> StdioServerParameters:
+    """`python ARGS` as the SDK's client starts it, on the k0maru this process imported (the
+    checkout PYTHONPATH names, for the code before in a worktree): the client passes a server only
+    a few variables, and `python -m` looks in its working folder first, so without both a server
+    would run whichever checkout it was started in."""
+    import k0maru
+
+    home = str(Path(k0maru.__file__).resolve().parents[1])
+    return StdioServerParameters(
+        command=sys.executable, args=args, env={"PYTHONPATH": home}, cwd=home
+    )
+
+
 async def immediate_start(server: list[str]) -> tuple[float, float | None]:
     """Server start to the answer of a `recall_memory` sent right after `initialize`, as agents call
     it, and the server's CPU seconds by then."""
-    params = StdioServerParameters(command=sys.executable, args=server)
+    params = server_params(server)
     t0 = time.perf_counter()
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
         await s.initialize()
@@ -120,9 +133,7 @@ async def immediate_start(server: list[str]) -> tuple[float, float | None]:
 
 async def warm_calls(vault: Path, calls: int) -> dict[str, Any]:
     """RSS idle and after a first vector query, then `calls` warm recalls: latencies and tokens."""
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "k0maru", "mcp", "--vault", str(vault)]
-    )
+    params = server_params(["-m", "k0maru", "mcp", "--vault", str(vault)])
     lat: list[float] = []
     sizes: list[int] = []
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
