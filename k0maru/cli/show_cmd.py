@@ -24,7 +24,10 @@ def show(vault: str | None, as_json: bool, note: str, lines: str | None) -> int:
         try:
             found: NoteText = svc.read_note(note)
         except NotFoundError as exc:
-            named = titled(note, svc.notes().notes)
+            hit = re.fullmatch(r"(.+):(\d+)", note)  # a hit's `path:12`: --lines 12:
+            if hit and lines is None:
+                note, lines = hit.group(1), f"{hit.group(2)}:"
+            named = [note] if hit else titled(note, svc.notes().notes)
             if len(named) != 1:  # none, or several (the error names them)
                 raise NotFoundError(
                     exc.message, what=exc.what, finding=FINDING, similar=exc.similar
@@ -82,7 +85,11 @@ def register(add: Adder) -> None:
         lambda a: show(vault=a.vault, as_json=a.as_json, note=a.note, lines=a.lines),
         "print a note of the vault (its path as hits show it, or its title), or a line range",
     )
-    p.add_argument("note", metavar="NOTE", help="vault path as in hits (docs/adr/0002.md) or title")
+    p.add_argument(
+        "note",
+        metavar="NOTE",
+        help="vault path as hits give it (docs/adr/0002.md; with :12, from line 12 on) or title",
+    )
     p.add_argument(
         "--lines",
         metavar="A:B",

@@ -115,6 +115,16 @@ def test_show_prints_a_note_by_path_or_title(
     }
 
 
+def test_show_takes_a_hit_path_with_its_line(
+    notes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`path:LINE` as a search hit prints it reads the note from that line on."""
+    code, out, _ = run(capsys, "show", "a.md:5", "--vault", str(notes))
+    assert code == 0 and out == "See [[b]].\n"
+    code, _, err = run(capsys, "show", "docs/c.md:2", "--vault", str(notes))
+    assert code != 0 and "no note 'docs/c.md' in the index" in err
+
+
 def test_show_refuses_a_note_or_range_it_cannot_show(
     notes: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
