@@ -20,7 +20,7 @@ percentages come with a 95% bootstrap interval over its repositories. A reposito
 not on this machine is skipped with a note: this is a script, not a test.
 
     python scripts/eval_write_path.py [--json] [--show NAME] [--half dev] [--mirrors DIR]
-        [--set families] [--labels PATH]
+        [--set families] [--labels PATH] [--shuffle]
 
 `--set families` reads tests/data/write_path/families.json instead (#58: proposals, KEPs, RFCs,
 design docs, runbooks, postmortems, minutes, newsletters, notes vaults; halves test, round2, dev and
@@ -29,6 +29,15 @@ family kinds are asked of flush as the k0maru kind they are written as (FAMILY_K
 fields its `unreachable` lists (each with its evidence) are left out of that record's points and
 `as is`. `--labels PATH` reads the entries from another file of the same shape (a new half being
 labelled, `round3.json`); `--half NAME` keeps that half (any `split` the file names).
+
+Two more counts per half (#58's done-whens): `foreign_keys`, the keys written (empty or not) that
+no record of the family in the parent tree has, the label among them (frontmatter keys and `Key:`
+lines; k0maru's own keys, `aliases:`, a template slot the records dropped); `order_kept`, of the
+cases whose family has a section order (a template's, found by name in the label's folder or two
+above it, else each pair of sections most of its records holding both give one way) and whose
+label holds a pair of it, those whose written sections break none of it. `--shuffle` passes each
+body's top-level sections out of order (a seed per repository), so that order is restored, not
+copied.
 """
 
 from __future__ import annotations
@@ -99,6 +108,8 @@ class Case:
     shared: frozenset[str] = frozenset()  # first headings the folder's records share
     unreachable: frozenset[str] = frozenset()  # points left out (the set says none can get them)
     lost: list[str] = field(default_factory=list)  # the request's title or tags, empty keys
+    foreign: list[str] = field(default_factory=list)  # keys written that no record of it has
+    order: str = ""  # the family's section order: "" none, "kept" or "broken"
 
 
 def materialise(mirror: Path, commit: str, dest: Path) -> None:
@@ -272,7 +283,7 @@ def score(
     return result
 
 
-def run_case(case: Case, mirrors: Path) -> None:
+def run_case(case: Case, mirrors: Path, shuffle: bool = False) -> None:
     mirror = mirrors / case.name.replace("/", "+") / "repo"
     if not mirror.is_dir():
         case.note = f"skipped: no mirror at {mirror}"
@@ -293,18 +304,159 @@ def run_case(case: Case, mirrors: Path) -> None:
         case.shared = shared_headings(root, case.path)
         fm, heading, meta, body = split_record(case.label_text, case.shared)
         title = title_of(fm, heading, case.path)
+        records = family_records(root, case.path)
+        family_order = majority_order(root, case.path, records, case.shared)
+        passed = shuffled(body, case.name) if shuffle else body
         try:
             tags = tags_of(fm, meta)
-            result = FlushEngine(root).flush(case.kind, title, body or title, tags, when=when)
+            result = FlushEngine(root).flush(case.kind, title, passed or title, tags, when=when)
         except Exception as exc:  # the eval reports any failure as a miss
             case.note = f"flush failed: {exc}"
             case.score = {p: False for p in (*POINTS, "as_is")}
             return
         case.written = result.path
         case.written_text = (root / result.path).read_text(encoding="utf-8")
+        case.foreign = foreign_keys(case.written_text, case.label_text, records)
+    if tests_order(section_heads(body), family_order):
+        heads = section_heads(split_record(case.written_text, case.shared)[3])
+        case.order = "kept" if keeps_order(heads, family_order) else "broken"
     case.lost = lost(title, tags, case.label_text, case.written, case.written_text)
     case.score = score(case.path, case.label_text, case.written, case.written_text, case.shared)
     case.score["as_is"] = all(case.score[p] for p in POINTS if p not in case.unreachable)
+
+
+_INDEX_NAMES = ("readme", "index", "_index")
+
+
+def family_records(root: Path, label_path: str) -> list[Path]:
+    """The parent tree's records of the label's family: the label folder's Markdown files (its
+    per-record folders' same-named file where the label is one), else those of the folders beside
+    it (a new year folder); templates and index files left out."""
+    label = Path(label_path)
+    per_record = label.stem in ("index", "README")
+    folder = root / folder_of(label_path)
+    pattern = f"*/{label.name}" if per_record else "*.md"
+    found = [p for p in folder.glob(pattern) if p.is_file()]
+    if not found and folder != root:
+        found = [p for p in folder.parent.glob(f"*/{pattern}") if p.is_file()]
+    return sorted(p for p in found if not _templated(p) and (per_record or not _indexed(p)))
+
+
+def _templated(path: Path) -> bool:
+    return "template" in path.as_posix().lower().rsplit("/", 2)[-2:][0] + path.name.lower()
+
+
+def _indexed(path: Path) -> bool:
+    return path.stem.lower() in _INDEX_NAMES
+
+
+def family_template(root: Path, label_path: str) -> Path | None:
+    """The nearest template of the family: a file or folder named `*template*` in the label's
+    folder or up to two folders above it."""
+    folder = root / folder_of(label_path)
+    for anc in (folder, folder.parent, folder.parent.parent):
+        if not anc.is_relative_to(root) or not anc.is_dir():
+            continue
+        hits = sorted(
+            p for p in [*anc.glob("*"), *anc.glob("*/*")] if p.is_file() and _templated(p)
+        )
+        hits = [p for p in hits if p.suffix in ("", ".md") and ".github" not in p.parts]
+        if hits:
+            return hits[0]
+    return None
+
+
+def section_heads(body: str) -> list[str]:
+    """The body's section headings at its top level (`# ` where it has any, else `## `), outside
+    code fences, lower-cased."""
+    heads = [h for h in _headings(body)]
+    top = min((level for level, _ in heads), default=0)
+    return [text for level, text in heads if level == top]
+
+
+def _headings(body: str) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
+    fenced = False
+    for line in body.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        m = None if fenced else re.match(r"^(#{1,2}) +(.+?)\s*#*\s*$", line)
+        if m:
+            out.append((len(m.group(1)), m.group(2).strip().lower()))
+    return out
+
+
+def majority_order(
+    root: Path, label_path: str, records: list[Path], shared: frozenset[str] = frozenset()
+) -> set[tuple[str, str]]:
+    """The family's section order as the pairs (a, b) where a comes first: every pair of its
+    template's sections, else each pair that most of the (two or more) records holding both give
+    one way."""
+    template = family_template(root, label_path)
+    if template is not None:
+        heads = section_heads(split_record(template.read_text("utf-8", "replace"), shared)[3])
+        if len(heads) >= 2:
+            return {(a, b) for i, a in enumerate(heads) for b in heads[i + 1 :] if a != b}
+    votes: dict[tuple[str, str], int] = {}
+    for path in records:
+        heads = section_heads(split_record(path.read_text("utf-8", "replace"), shared)[3])
+        for pair in {(a, b) for i, a in enumerate(heads) for b in heads[i + 1 :] if a != b}:
+            votes[pair] = votes.get(pair, 0) + 1
+    return {(a, b) for (a, b), n in votes.items() if n >= 2 and n > votes.get((b, a), 0)}
+
+
+def keeps_order(heads: list[str], order: set[tuple[str, str]]) -> bool:
+    """No two sections written against the family's order."""
+    return not any((b, a) in order for i, a in enumerate(heads) for b in heads[i + 1 :])
+
+
+def tests_order(heads: list[str], order: set[tuple[str, str]]) -> bool:
+    """The label's sections hold a pair the family's order ranks (so the order can be kept)."""
+    return any(
+        (a, b) in order or (b, a) in order for i, a in enumerate(heads) for b in heads[i + 1 :]
+    )
+
+
+def shuffled(body: str, seed: str) -> str:
+    """The body with its top-level sections out of order (a fixed seed per repository); the text
+    before the first one stays first."""
+    lines = body.split("\n")
+    heads = _headings(body)
+    top = min((level for level, _ in heads), default=0)
+    if not top:
+        return body
+    starts, fenced = [], False
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        if not fenced and re.match(rf"^#{{{top}}} ", line):
+            starts.append(i)
+    parts = [lines[a:b] for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
+    order = list(range(len(parts)))
+    random.Random(seed).shuffle(order)
+    if order == sorted(order) and len(order) > 1:
+        order = order[1:] + order[:1]
+    out = lines[: starts[0]] + [
+        x for i in order for x in ([*parts[i]] if parts[i][-1:] == [""] else [*parts[i], ""])
+    ]
+    return "\n".join(out).strip()
+
+
+def keys_of(text: str) -> set[str]:
+    """A record's metadata keys: its frontmatter's top-level ones and its `Key:` lines'."""
+    fm, _, meta, _ = split_record(text)
+    keys = {m.group(1).lower() for x in fm if (m := re.match(r"^([\w-]+):", x))}
+    return keys | {m.group(1).lower() for x in meta if (m := _META_LINE.match(x))}
+
+
+def foreign_keys(written: str, label: str, records: list[Path]) -> list[str]:
+    """The keys the written record has that no record of its family has, the label among them
+    (none where the family has no other record to judge by): the issue's "zero empty keys the
+    records do not have", strict."""
+    if not records:
+        return []
+    texts = [label, *(p.read_text("utf-8", "replace") for p in records)]
+    return sorted(keys_of(written) - set().union(*map(keys_of, texts)))
 
 
 def lost(title: str, tags: list[str], label: str, path: str, written: str) -> list[str]:
@@ -362,6 +514,8 @@ def summary(cases: list[Case]) -> dict[str, object]:
         "as_is_ci95": bootstrap([float(c.score["as_is"]) for c in scored]),
         **{p: sum(c.score[p] for c in scored if p not in c.unreachable) for p in POINTS},
         "lost": sum(len(c.lost) for c in scored),
+        "foreign_keys": sum(len(c.foreign) for c in scored),
+        "order_kept": f"{sum(c.order == 'kept' for c in scored)}/{sum(bool(c.order) for c in scored)}",
     }
 
 
@@ -373,6 +527,9 @@ def main() -> int:
     ap.add_argument("--mirrors", type=Path, default=MIRRORS)
     ap.add_argument("--set", choices=sorted(SETS), default="records", help="which labelled set")
     ap.add_argument("--labels", type=Path, help="read the entries from this file (same shape)")
+    ap.add_argument(
+        "--shuffle", action="store_true", help="pass each body's sections out of order (fixed seed)"
+    )
     args = ap.parse_args()
     labels = args.labels or SETS[args.set]
     try:
@@ -395,7 +552,7 @@ def main() -> int:
         if e["split"] in wanted and (not args.show or e["repo"] == args.show)
     ]
     for case in cases:
-        run_case(case, args.mirrors)
+        run_case(case, args.mirrors, args.shuffle)
     wanted = [h for h in wanted if any(c.split == h for c in cases)]
     halves = {h: summary([c for c in cases if c.split == h]) for h in wanted}
     if args.json:
@@ -407,6 +564,8 @@ def main() -> int:
             misses = [p for p in POINTS if c.score and not c.score[p]]
             shown = c.note or ("as is" if c.score["as_is"] else "miss: " + ", ".join(misses))
             shown += "; lost: " + ", ".join(c.lost) if c.lost else ""
+            shown += "; foreign: " + ", ".join(c.foreign) if c.foreign else ""
+            shown += "; order broken" if c.order == "broken" else ""
             print(f"  {c.name:<45} {c.path} -> {c.written or '-'}  [{shown}]")
     for c in cases if args.show else []:
         print(f"\n--- label {c.path}\n{c.label_text[:1500]}\n--- written {c.written}")
@@ -416,6 +575,7 @@ def main() -> int:
 
 def _case_json(c: Case) -> dict[str, object]:
     keys = {"repo": "name", "split": "split", "label": "path", "written": "written", "lost": "lost"}
+    keys |= {"foreign": "foreign", "order": "order"}
     return {**{k: getattr(c, a) for k, a in keys.items()}, "score": c.score, "note": c.note}
 
 

@@ -71,3 +71,27 @@ def test_capture_cases_say_what_the_stored_expectations_say() -> None:
                 assert case[key] == want[key], (round_name, case["name"], key)
             assert isinstance(case["command"], str | list), case["name"]
     assert len(names) >= 380
+
+
+def test_the_write_path_eval_shuffles_sections_and_counts_foreign_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """eval_write_path's evidence for #58: a body's sections passed out of order (a fixed seed,
+    its text kept), the family order a written record keeps or breaks, and the keys no record of
+    the family has."""
+    spec = importlib.util.spec_from_file_location("scripts_eval_wp", SCRIPTS / "eval_write_path.py")
+    assert spec and spec.loader
+    ev = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "scripts_eval_wp", ev)  # its dataclasses look themselves up
+    monkeypatch.setattr(sys, "path", [str(SCRIPTS), *sys.path])
+    spec.loader.exec_module(ev)
+    body = "Lead.\n\n## A\n\na\n\n```\n## not a section\n```\n\n## B\n\nb\n\n## C\n\nc"
+    mixed = ev.shuffled(body, "seed")
+    assert mixed.startswith("Lead.") and ev.section_heads(mixed) != ["a", "b", "c"]
+    assert sorted(x for x in mixed.split("\n") if x) == sorted(x for x in body.split("\n") if x)
+    assert mixed == ev.shuffled(body, "seed")
+    order = {("a", "b"), ("a", "c"), ("b", "c")}
+    assert ev.keeps_order(["a", "x", "c"], order) and not ev.keeps_order(["c", "a"], order)
+    (tmp_path / "r1.md").write_text("---\ntitle: x\nstatus: y\n---\n\n# X\n")
+    written = "---\ntitle: New\nstatus: y\naliases: []\n---\n\n# New\n\n- Owner: me\n"
+    assert ev.foreign_keys(written, "# New\n", [tmp_path / "r1.md"]) == ["aliases", "owner"]
