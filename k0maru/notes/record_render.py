@@ -173,6 +173,7 @@ def _values(
         "status": status_for(tpl, status),
         "count": str(tpl.next_count),
         "slug": slugify(title, "kebab"),
+        "iso": when.isoformat(),
     }
 
 
@@ -236,6 +237,7 @@ def _heading(form: str, values: dict[str, str]) -> str:
     if "{title}" not in form:
         return form.format_map(values)
     title = values["title"]
+    lead = _undated(lead, title, values.get("iso", ""))
     said = lead.format_map(values)[2:].strip()
     if said and title.lower().startswith(said.lower()) or _own_lead(lead, title):
         lead = "# "
@@ -243,6 +245,20 @@ def _heading(form: str, values: dict[str, str]) -> str:
     if after.strip() and title.lower().endswith(after.strip().lower()):
         after = ""
     return lead.format_map(values) + title + after
+
+
+def _undated(lead: str, title: str, iso: str) -> str:
+    """The form's lead without its `{date}` where the title already gives that date (`Incident
+    report August 12 2025 - ...` under `# {date} {title}`): a heading says its date once."""
+    if "{date}" not in lead or not iso:
+        return lead
+    when = date.fromisoformat(iso)
+    month, day, year = when.strftime("%B").lower(), when.day, when.year
+    forms = (iso, f"{month} {day} {year}", f"{day} {month} {year}", f"{month[:3]} {day} {year}")
+    said = " ".join(title.lower().replace(",", " ").split())
+    if not any(f in said for f in forms):
+        return lead
+    return "# " + lead.replace("{date}", "")[2:].lstrip(" -:|")
 
 
 def _own_lead(lead: str, title: str) -> bool:
@@ -333,24 +349,45 @@ def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[st
     them in), at the family's level (`# Summary` where its records use level-1 sections); a
     metadata section the body lacks (`## Status`) is filled, a template file's section keeps its
     placeholder text unless the template marks it optional or the body gives it as a bold line
-    (`**Context**`). A body section the family does not name comes before the next one it does (at
-    the end where none follows): no text is lost."""
+    (`**Context**`). A section the family's records give but do not keep goes where they put it; one
+    the family does not name comes before the next one it does (at the end where none follows): no
+    text is lost."""
     given = split_sections(body, tpl.section_level)
     out = [s for t, s in given if not t]
     queue = [(t, s) for t, s in given if t]
     bold = _bold_titles(out)
-    stands = {t: _stands_for(t, tpl.sections) for t in [*bold, *(t for t, _ in queue)]}
+    wider = tpl.order or tpl.sections  # where a section the family does not write goes
+    stands = {t: _standing(t, tpl.sections, wider) for t in [*bold, *(t for t, _ in queue)]}
     in_bold = {stands[t] for t in bold}  # the body gives these in its own form
-    names = [name for name in tpl.sections if name not in in_bold]
-    groups = _anchored(queue, stands)
+    return out + _placed(
+        tpl, [n for n in wider if n not in in_bold], _anchored(queue, stands), values
+    )
+
+
+def _placed(
+    tpl: RecordTemplate,
+    names: list[str],
+    groups: dict[str, list[tuple[str, str]]],
+    values: dict[str, str],
+) -> list[str]:
+    """The body's sections (`groups`, by the family section each stands for) in the order of
+    `names`, a family section the body lacks filled or left out, those standing for none last."""
+    out: list[str] = []
     mark = "#" * tpl.section_level
     for name in names:
         if name in groups:
             out.extend(_section_text(mark, t, s) for t, s in groups.pop(name))
-        else:
+        elif name in tpl.sections:
             out.append(_unfilled(tpl, name, values))
     out.extend(_section_text(mark, t, s) for rest in groups.values() for t, s in rest)
     return out
+
+
+def _standing(title: str, names: list[str], wider: list[str]) -> str | None:
+    """The family section a body's section stands for: one of `wider` of its very title, else the
+    one of `names` it stands for."""
+    words = plain_title(title).lower().split()
+    return next((n for n in wider if n.lower().split() == words), None) or _stands_for(title, names)
 
 
 def _section_text(mark: str, title: str, text: str) -> str:

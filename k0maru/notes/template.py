@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,7 @@ class RecordTemplate:
     meta_lines: list[str] = field(default_factory=list)  # between heading and body: `Date: {date}`
     meta_tight: bool = False  # the metadata lines right under the heading, no blank line between
     sections: list[str] = field(default_factory=list)  # `## ` titles in order
+    order: list[str] = field(default_factory=list)  # those and the others the family gives
     section_text: dict[str, str] = field(default_factory=dict)  # a template file's placeholder text
     # a template file marks them optional
     optional_sections: list[str] = field(default_factory=list)
@@ -353,11 +355,29 @@ def _record_folders(
     return where
 
 
+_REDIRECT = re.compile(r"\]\([^)\s]+\.md(?:#[^)]*)?\)")
+_REDIRECT_MAX = 400  # bytes: a line saying where the record went, not a record
+
+
+def redirect(path: Path) -> bool:
+    """Whether a file only says where its record went: a line or two, under 400 bytes, linking to
+    another Markdown file (`This document was moved to [0052-x](./0052-x.md)`)."""
+    data = read_regular(path, _REDIRECT_MAX + 1)
+    if data is None or len(data) > _REDIRECT_MAX:
+        return False
+    lines = [x for x in data.decode("utf-8", "replace").split("\n") if x.strip()]
+    return (
+        len(lines) <= 2
+        and not any(x.startswith("#") for x in lines)
+        and bool(_REDIRECT.search(" ".join(lines)))
+    )
+
+
 def _read_records(where: dict[str, Path]) -> list[_Record]:
     """The RECENT latest records (`where`: each record's name and folder), parsed; unreadable ones
-    left out."""
+    and those that only say where their record went left out."""
     records = []
-    for name in _recent(list(where)):
+    for name in _recent(list(where), lambda n: not redirect(where[n] / n)):
         data = read_regular(where[name] / name, _MAX_READ)
         if data is not None:
             records.append(parse_record(name, data.decode("utf-8", "replace")))
@@ -402,14 +422,20 @@ def _series(records: list[_Record]) -> dict[str, str]:
     return out
 
 
-def _recent(names: list[str]) -> list[str]:
-    """The latest records: by number or date in their names, else by name."""
+def _recent(names: list[str], kept: Callable[[str], bool] = bool) -> list[str]:
+    """The RECENT latest records that `kept` keeps: by number or date in their names, else by
+    name."""
 
     def key(n: str) -> tuple[int, str]:
         digits = re.match(r"^(?:[A-Za-z]{1,5}[-_ ]?)?(\d+)", n)
         return (int(digits.group(1)) if digits else -1, n)
 
-    return sorted(names, key=key)[-RECENT:]
+    out: list[str] = []
+    for name in sorted(names, key=key, reverse=True):
+        if len(out) == RECENT:
+            break
+        out += [name] if kept(name) else []
+    return out[::-1]
 
 
 def _read_template(beside: list[Path], named: list[Path] | None) -> _Record | None:
@@ -947,11 +973,36 @@ def _learn_sections(tpl: RecordTemplate, records: list[_Record], template: _Reco
     if not tpl.heading and _level_one(records):
         tpl.section_level = 1
         orders = [_level_one_titles(r) for r in records]
+    base: list[str] = []
     if template is not None:
-        _template_sections(tpl, orders, template)
+        base = _template_sections(tpl, orders, template)
     elif orders:
         best: tuple[str, ...] = max(orders, key=lambda o: (orders.count(o), len(o)))
         tpl.sections = list(best) if orders.count(best) > 1 else _consensus(best, orders)
+    tpl.order = _wider_order(base or tpl.sections, orders)
+
+
+def _wider_order(base: list[str], orders: list[tuple[str, ...]]) -> list[str]:
+    """`base` with every other section two or more records give (the latest record's first), each
+    placed after the last section most records holding both put before it: where a body's section
+    the family does not write goes."""
+    lowered = [tuple(t.lower() for t in o) for o in orders]
+    held = Counter(t for o in lowered for t in set(o))
+    known = {b.lower() for b in base}
+    extra = dict.fromkeys(t for o in reversed(orders) for t in o if held[t.lower()] >= 2)
+    out = list(base)
+    for title in [t for t in extra if t.lower() not in known] * 2:  # twice: again once all are in
+        if title in out:
+            out.remove(title)
+        after = [i for i, t in enumerate(out) if _before(t.lower(), title.lower(), lowered)]
+        out.insert(max(after, default=-1) + 1, title)
+    return out
+
+
+def _before(a: str, b: str, orders: list[tuple[str, ...]]) -> bool:
+    """Whether most of the `orders` holding both put `a` before `b`."""
+    both = [o for o in orders if a in o and b in o]
+    return sum(o.index(a) < o.index(b) for o in both) * 2 > len(both)
 
 
 def _consensus(titles: tuple[str, ...], orders: list[tuple[str, ...]]) -> list[str]:
@@ -988,9 +1039,9 @@ def _level_one(records: list[_Record]) -> bool:
 
 def _template_sections(
     tpl: RecordTemplate, orders: list[tuple[str, ...]], template: _Record
-) -> None:
+) -> list[str]:
     """A template file's sections the records mostly keep (an optional one is dropped), with its
-    placeholder text and its optional marks."""
+    placeholder text and its optional marks; all its sections returned."""
     sections = template.sections
     if tpl.section_level == 1:  # `# Summary`, `# Motivation`: the template's own `# ` lines
         sections = split_sections(split_frontmatter(template.text)[1], 1)
@@ -998,6 +1049,7 @@ def _template_sections(
     tpl.sections = _kept_sections([t for t, _ in own], orders)
     tpl.section_text = {t: s for t, s in own if t in tpl.sections}
     tpl.optional_sections = [t for t in optional_sections(template.text) if t in tpl.sections]
+    return [t for t, _ in own]
 
 
 def _kept_sections(titles: list[str], orders: list[tuple[str, ...]]) -> list[str]:

@@ -300,3 +300,19 @@ def test_a_body_title_with_its_templates_comment_stands_for_that_section(vault: 
         "## Context", "## Decision Drivers <!-- optional -->", "## Considered Options",
         "## Decision Outcome",
     ]  # fmt: skip
+
+
+def test_a_heading_says_its_date_once_where_the_title_gives_it(vault: Path) -> None:
+    """Postmortems headed `# 2023-01-23 What broke`: a title that already names the day
+    (`Incident report August 12 2025 - ...`) is the heading without the date before it."""
+    for day, what in (("2020-10-28", "Memory"), ("2023-01-23", "Ingress"), ("2023-02-01", "Dask")):
+        write(
+            vault,
+            f"reports/{day}-{what.lower()}.md",
+            f"# {day} {what} outage\n\n## Summary\n\nS.\n",
+        )
+    title = "Incident report August 12 2025 - LEAP hub outage"
+    note = FlushEngine(vault).flush("log", title, "## Summary\n\nS.", when=date(2025, 8, 12))
+    assert (vault / note.path).read_text().startswith(f"# {title}\n")
+    other = FlushEngine(vault).flush("log", "Disk full", "## Summary\n\nS.", when=WHEN)
+    assert (vault / other.path).read_text().startswith("# 2026-07-20 Disk full\n")

@@ -112,3 +112,50 @@ def test_a_status_kept_under_another_word_starts_new_records(vault: Path) -> Non
         .read_text()
         .startswith("# Use X\n\n* Statut : mergé\n* Date : 2026-07-20\n")
     )
+
+
+def test_a_record_moved_elsewhere_is_not_a_record_to_learn_from(tmp_path: Path) -> None:
+    """Stubs left where records were renamed (`This document was moved to [0052-x](./0052-x.md)`)
+    give the family neither its names nor its form: the records they point to do."""
+    for n in (1, 2, 3):
+        text = f"## Proposal {n}\n\n* **Owners:**\n  * @a\n\n## Why\n\nWhy {n}.\n\n## How\n\nHow.\n"
+        write(tmp_path, f"proposals/000{n}-p{n}.md", text)
+        moved = f"> This document was moved to [000{n}-p{n}](./000{n}-p{n}.md)\n"
+        write(tmp_path, f"proposals/2025-0{n}-01_p{n}.md", moved)
+    result = FlushEngine(tmp_path).flush("adr", "New thing", "## How\n\nHow.\n\n## Why\n\nWhy.")
+    assert result.path == "proposals/0004-new-thing.md"
+    text = (tmp_path / result.path).read_text()
+    assert not text.startswith("---")
+    assert text.index("## Why") < text.index("## How")
+
+
+def test_a_section_the_records_drop_goes_where_the_template_puts_it(tmp_path: Path) -> None:
+    """A body's template section the records mostly leave out (MADR's `Decision Drivers`) is
+    kept, in the template's place, whatever order the body gives."""
+    write(tmp_path, "docs/decisions/adr-template.md", MADR_TEMPLATE)
+    for n in (1, 2):
+        body = f"## Context and Problem Statement\n\nC{n}.\n\n## Decision Outcome\n\nO{n}.\n"
+        write(tmp_path, f"docs/decisions/000{n}-d{n}.md", f"# D{n}\n\n{body}")
+    body = "## Decision Outcome\n\nO.\n\n## Decision Drivers\n\nD.\n\n## Context and Problem Statement\n\nC."
+    path = FlushEngine(tmp_path).flush("adr", "Third", body, when=WHEN).path
+    text = (tmp_path / path).read_text()
+    heads = [x for x in text.split("\n") if x.startswith("## ")]
+    assert heads == [
+        "## Context and Problem Statement",
+        "## Decision Drivers",
+        "## Decision Outcome",
+    ]
+
+
+def test_sections_two_records_give_keep_their_order(tmp_path: Path) -> None:
+    """Sections the family's chosen order leaves out but two or more records give are placed as
+    most of those records place them, not in the body's order."""
+    forms = [("Summary", "Design", "Risks"), ("Summary", "Design", "Risks"), ("Summary", "Notes")]
+    forms += [("Summary", "Design", "Notes", "Risks")]
+    for n, form in enumerate(forms, 1):
+        text = "".join(f"## {s}\n\n{s} {n}.\n\n" for s in form)
+        write(tmp_path, f"rfcs/000{n}-r{n}.md", f"# R{n}\n\n{text}")
+    body = "## Risks\n\nR.\n\n## Notes\n\nN.\n\n## Summary\n\nS.\n\n## Design\n\nD."
+    path = FlushEngine(tmp_path).flush("adr", "Fifth", body, when=WHEN).path
+    heads = [x for x in (tmp_path / path).read_text().split("\n") if x.startswith("## ")]
+    assert heads == ["## Summary", "## Design", "## Notes", "## Risks"]
