@@ -136,24 +136,36 @@ def open_regular(path: Path | str) -> BinaryIO:
     """`path` opened to read bytes, as `open(path, "rb")` does, except that a FIFO, socket or device
     raises OSError at once (opened without blocking, never read); a folder raises
     IsADirectoryError."""
+    return os.fdopen(_regular_fd(path)[0], "rb")
+
+
+def _regular_fd(path: Path | str) -> tuple[int, int]:
+    """`path` opened as `open_regular` opens it: its descriptor and its size."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
             raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(st.st_mode):
             raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device)", str(path))
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
-    return os.fdopen(fd, "rb")
+    return fd, st.st_size
 
 
 def read_bytes(path: Path | str) -> bytes:
-    """`path`'s bytes, read through `open_regular`."""
-    with open_regular(path) as fh:
-        return fh.read()
+    """`path`'s bytes, opened as `open_regular` opens it and read by reads of its size (a third
+    less CPU than through a file object on short notes: 83 -> 50 ms for 7,425 of them)."""
+    fd, size = _regular_fd(path)
+    try:
+        parts = []
+        while part := os.read(fd, size + 1):  # to the end, if it grew since
+            parts.append(part)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
 
 
 def read_text(path: Path | str, errors: str = "strict") -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from k0maru.fsutil import open_regular
+from k0maru.fsutil import read_bytes
 from k0maru.index.copies import signature
 from k0maru.index.markdown import (
     Chunk,
@@ -81,8 +81,7 @@ def file_bytes(abspath: str, size: int, cap: int) -> bytes | str:
             "raise it in .k0maru/config.toml or exclude the file"
         )
     try:  # a file that became a FIFO since the walk is refused, not waited on
-        with open_regular(abspath) as fh:
-            return fh.read()
+        return read_bytes(abspath)
     except FileNotFoundError:
         return "it vanished during the scan (deleted or renamed meanwhile)"
     except OSError as exc:
