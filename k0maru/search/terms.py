@@ -251,6 +251,9 @@ def _terms(raw: str, forms: int = STEMS, lang: str = "") -> list[str]:
     """Terms of one whitespace-delimited raw token."""
     out: list[str] = []
     token = raw.strip(_EDGE)
+    if token.isalpha() and token.isascii():  # a plain word: the common case, in short
+        _run_terms(token, out, forms, lang)
+        return out
     accented = ""  # the token with its accents, for a language whose stemmer reads them
     if not token.isascii():
         nfkc = unicodedata.normalize("NFKC", token)
