@@ -134,6 +134,8 @@ def _print(result: RecallResult, explain: bool) -> None:
             say(f"    also at: {', '.join(hit.also_at)}", "    ")
         if hit.also_in:
             say(f"    also in: {', '.join(hit.also_in)}", "    ")
+        if hit.superseded_by is not None:
+            say(f"    superseded{f' by {hit.superseded_by}' if hit.superseded_by else ''}", "    ")
 
 
 def explained(hit: Any) -> str:

@@ -50,6 +50,10 @@ def recall_text(r: RecallResult, reader: str = "read_note", most: int = 32000) -
             lines.append(visible("   also at: " + ", ".join(h.also_at)))
         if h.also_in:
             lines.append(visible("   also in: " + ", ".join(h.also_in)))
+        if h.superseded_by is not None:
+            lines.append(
+                visible("   superseded" + (f" by {h.superseded_by}" if h.superseded_by else ""))
+            )
     lines += [f"note: {w}" for w in r.warnings]
     if r.left_out or r.passages_cut:
         lines.append(_budget_note(r, reader, most))

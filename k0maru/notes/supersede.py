@@ -18,6 +18,7 @@ _SUPERSEDES = re.compile(r"^(?:[-*]\s+)?(?:\*\*)?supersedes\b.*$", re.I | re.M)
 _SUPERSEDED = re.compile(
     r"^(?:[-*]\s+)?(?:\*\*)?(?:status\W*:\W*|##\s+status\s*\n\s*)?superseded\b", re.I | re.M
 )
+_BY = re.compile(r"superseded[-_ ]by\W*?[:\s]\s*(\S.*)$", re.I | re.M)
 _FM = re.compile(r"\A---\n(.*?\n)---\n", re.S)
 _STATUS_KEY = re.compile(r"^(status:)[ \t]*.*$", re.I | re.M)
 _STATUS_LINE = re.compile(
@@ -93,11 +94,14 @@ def is_superseded(text: str) -> bool:
 HEAD_BYTES = 16_384  # of each hit, read for its status and Supersedes lines
 
 
-def standing_first(root: Path, paths: list[str]) -> list[int]:
+def standing_first(root: Path, paths: list[str]) -> tuple[list[int], dict[int, str]]:
     """The order (indexes into `paths`, recall's ranking) with each superseded record moved to just
-    below the first record ranked after it that names it in a `Supersedes` line."""
+    below the first record ranked after it that names it in a `Supersedes` line; and each
+    superseded record's index with what replaces it: that record, else what its own `superseded
+    by` names ('' where nothing does)."""
     order = list(range(len(paths)))
     texts = {i: _read(root / p) for i, p in enumerate(paths)}
+    replaced_by: dict[int, str] = {}
     for i, path in enumerate(paths):
         if not is_superseded(texts[i]):
             continue
@@ -107,10 +111,17 @@ def standing_first(root: Path, paths: list[str]) -> list[int]:
             else Path(path).parent.name
         )
         later = [j for j in order[order.index(i) + 1 :] if _names(texts[j], stem)]
+        replaced_by[i] = paths[later[0]] if later else _named_by(texts[i])
         if later:
             order.remove(i)
             order.insert(order.index(later[0]) + 1, i)
-    return order
+    return order, replaced_by
+
+
+def _named_by(text: str) -> str:
+    """What a superseded record's own `superseded by` key or line names, else ''."""
+    m = _BY.search(text[:4000])
+    return m.group(1).strip().strip("\"'[]()*").strip() if m else ""
 
 
 def _names(text: str, stem: str) -> bool:

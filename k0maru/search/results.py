@@ -35,6 +35,8 @@ class RecallHit(Result):
         str
     ] = ()  # paths of copies of this note (or of its passage), folded into this hit
     also_in: Sequence[str] = ()  # language codes of this note's translations, folded into this hit
+    # the note says it is superseded: by this hit's path or what it names ('' where it names none)
+    superseded_by: str | None = None
     # per-channel detail, only with explain
     bm25_rank: int | None = None
     bm25_score: float | None = None

@@ -231,7 +231,8 @@ class Service:
             for h in result.hits
             if min_score is None or h.score >= min_score
         ]
-        hits = [hits[i] for i in standing_first(root, [h.path for h in hits])]
+        order, replaced_by = standing_first(root, [h.path for h in hits])
+        hits = [hits[i].but(superseded_by=replaced_by.get(i)) for i in order]
         answer = results.RecallResult(
             query=shorten(" ".join(result.query.split()), QUERY_ECHO_CHARS, at_word=True),
             mode=result.mode,

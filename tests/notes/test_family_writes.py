@@ -123,8 +123,8 @@ def test_a_superseding_decision_is_linked_both_ways(vault: Path) -> None:
     assert "Status: Superseded by [[0004-cache]]" in old and "Supersedes [[0003-cache]]" in new
     again = FlushEngine(vault).flush("adr", "Cache", "## Context\n\nRedis.\n", when=WHEN)
     assert again.outcome == "up_to_date" and again.path == second.path
-    assert standing_first(vault, [first.path, second.path]) == [1, 0]
-    assert standing_first(vault, [second.path, first.path]) == [0, 1]
+    assert standing_first(vault, [first.path, second.path]) == ([1, 0], {0: second.path})
+    assert standing_first(vault, [second.path, first.path]) == ([0, 1], {1: "0004-cache"})
 
 
 @pytest.mark.parametrize(
