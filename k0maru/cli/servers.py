@@ -76,7 +76,8 @@ def connect(
         if hooks or hook.outcome != "absent":
             changes.append(hook)
     for change in changes:
-        if print_only:
+        if print_only:  # the text alone on stdout, as it would be written; its file on stderr
+            print(f"k0maru: would write {change.path}:", file=sys.stderr)
             print(change.text, end="")
         elif as_json:
             print(json.dumps({"host": host, "file": str(change.path), "outcome": change.outcome}))
@@ -155,7 +156,7 @@ def register(add: Adder) -> None:
         "--print",
         dest="print_only",
         action="store_true",
-        help="show the file it would write; write nothing",
+        help="show the file it would write (its path on stderr); write nothing",
     )
     p.add_argument(
         "--remove",

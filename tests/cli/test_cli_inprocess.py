@@ -178,8 +178,9 @@ def test_flush_says_when_the_rules_template_was_refused(
 
 
 def test_connect_print_writes_nothing(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "connect", "claude-code", "--print", "--vault", str(vault))
+    code, out, err = run(capsys, "connect", "claude-code", "--print", "--vault", str(vault))
     assert code == 0 and '"k0maru"' in out
+    assert f"k0maru: would write {vault / '.mcp.json'}:\n" in err
     assert list(vault.iterdir()) == []
     code, _, err = run(capsys, "connect", "no-such-host", "--vault", str(vault))
     assert code != 0 and "unknown host" in err
