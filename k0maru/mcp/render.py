@@ -18,6 +18,7 @@ from k0maru.service.models import (
     LogNodeList,
     LogNodeView,
     NoteExcerpt,
+    RecallHit,
     RecallResult,
     SkillCardResult,
 )
@@ -46,18 +47,20 @@ def recall_text(r: RecallResult, reader: str = "read_note", most: int = 32000) -
         if h.bm25_rank is not None or h.vector_rank is not None:
             lines.append("   " + _explain(h))
         lines.append("   " + visible(h.snippet, keep="\n").replace("\n", "\n   "))
-        if h.also_at:
-            lines.append(visible("   also at: " + ", ".join(h.also_at)))
-        if h.also_in:
-            lines.append(visible("   also in: " + ", ".join(h.also_in)))
-        if h.superseded_by is not None:
-            lines.append(
-                visible("   superseded" + (f" by {h.superseded_by}" if h.superseded_by else ""))
-            )
+        lines += [visible(f"   {x}") for x in _asides(h)]
     lines += [f"note: {w}" for w in r.warnings]
     if r.left_out or r.passages_cut:
         lines.append(_budget_note(r, reader, most))
     return "\n".join(lines)
+
+
+def _asides(h: RecallHit) -> list[str]:
+    """A hit's lines below its passage: its copies, its translations, what supersedes it."""
+    out = [f"also at: {', '.join(h.also_at)}"] if h.also_at else []
+    out += [f"also in: {', '.join(h.also_in)}"] if h.also_in else []
+    if h.superseded_by is not None:
+        out.append("superseded" + (f" by {h.superseded_by}" if h.superseded_by else ""))
+    return out
 
 
 def _budget_note(r: RecallResult, reader: str, most: int) -> str:
