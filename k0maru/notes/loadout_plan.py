@@ -240,7 +240,7 @@ def plan_loadout(
             continue
         kind, weight = role
         if kind in (src.AGENT, src.RULES):
-            nested = src.agent_folder(note.path) != ""
+            nested = src.agent_folder(note.path) != "" or scoped(note)
             agents.append(_agent_items(note, weight * (NESTED if nested else 1.0)))
             continue
         found = _note_items(note, kind, weight)
@@ -257,6 +257,21 @@ def plan_loadout(
         item.focus = focus_of(terms, item.source, item.text)
         item.score *= 1.0 + FOCUS_WEIGHT * item.focus
     return plan, agents
+
+
+_SCOPE = re.compile(r"^(applyTo|globs|alwaysApply):[ \t]*(.*?)[ \t]*$", re.M)
+_EVERYWHERE = {"", "*", "**", "**/*"}
+
+
+def scoped(note: Note) -> bool:
+    """Whether an agent file holds only for some files (copilot's `applyTo`, cursor's `globs`
+    without `alwaysApply: true`): it speaks for them, as a nested one for its folder."""
+    front = note.body.split("\n---", 1)[0] if note.body.startswith("---") else ""
+    found = {k: str(v) for k, v in note.frontmatter.items() if k in ("applyTo", "globs")}
+    found |= {m.group(1): m.group(2) for m in _SCOPE.finditer(front)}
+    always = str(note.frontmatter.get("alwaysApply", found.pop("alwaysApply", ""))).lower()
+    globs = [v.strip("\"'[] ") for v in found.values()]
+    return always != "true" and any(g not in _EVERYWHERE for g in globs)
 
 
 def _follow_pointers(root: Path, notes: list[Note], plan: Plan) -> list[Note]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from k0maru.notes import loadout_plan as plan_mod
 from k0maru.notes import loadout_sources as src
 from k0maru.notes.loadout import fit_plan
 from k0maru.notes.loadout_facts import split_sections
@@ -77,3 +78,20 @@ def test_pytest_settings_and_hooks_count_by_the_names_they_list(tmp_path: Path) 
     hooks = items[".pre-commit-config.yaml (read from the file)"]
     assert hooks.text == "hooks: ruff, ty, loq"
     assert hooks.score > 3 * 1.2 - 0.01
+
+
+def test_a_scoped_instructions_file_speaks_for_the_files_it_applies_to(tmp_path: Path) -> None:
+    scoped = '---\napplyTo: "src/**/README.md"\n---\n# Readmes\n\n'
+    everywhere = '---\napplyTo: "**"\n---\n# All\n\n'
+    assert plan_mod.scoped(Note(".github/instructions/r.instructions.md", scoped))
+    assert not plan_mod.scoped(Note(".github/instructions/a.instructions.md", everywhere))
+    assert not plan_mod.scoped(Note(".cursor/rules/a.mdc", "# A", {"alwaysApply": True}))
+    assert plan_mod.scoped(Note(".cursor/rules/b.mdc", "# B", {"globs": "src/*.ts"}))
+    root = "".join(f"## Rules {i}\n\n- Lines should stay short (lint-{i}).\n\n" for i in range(40))
+    readme = "".join(f"## Part {i}\n\n- Always run `make readme-{i}`.\n\n" for i in range(40))
+    notes = [
+        Note("AGENTS.md", root),
+        Note(".github/instructions/r.instructions.md", scoped + readme),
+    ]
+    text = _answer(tmp_path, notes, 600)
+    assert text.count("(lint-") > text.count("make readme-")
