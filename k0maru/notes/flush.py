@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 import yaml
 
 from k0maru.errors import K0maruError
-from k0maru.fsutil import create_exclusive, ensure_state_dir, file_lock, read_text, resolve_inside
+from k0maru.fsutil import (
+    create_exclusive,
+    ensure_state_dir,
+    file_lock,
+    read_regular,
+    read_text,
+    resolve_inside,
+)
 from k0maru.index.link_resolution import key_name
 from k0maru.notes.conventions import (
     KINDS,
@@ -32,8 +39,8 @@ from k0maru.notes.conventions import (
 from k0maru.notes.public_forms import first_record_form, has_records
 from k0maru.notes.record_render import render_record
 from k0maru.notes.sidecar import add_to_index, write_sidecar
-from k0maru.notes.supersede import MARK, SUPERSEDING, link_both_ways
-from k0maru.notes.template import folder_records, record_names, record_stem
+from k0maru.notes.supersede import MARK, SUPERSEDING, is_superseded, link_both_ways
+from k0maru.notes.template import folder_records, record_names, record_number, record_stem
 from k0maru.notes.topics import closest, hinted, topic_of
 
 if TYPE_CHECKING:
@@ -47,6 +54,9 @@ _STATUS_WORD = r"(?:status|statut|estado|stato)"
 _STATUS_LINE = re.compile(rf"^\s*(?:[-*+]\s+)?(?:\*\*)?{_STATUS_WORD}(?:\*\*)?\s*:.*$", re.M | re.I)
 _STATUS_SECTION = re.compile(rf"^(##\s+{_STATUS_WORD}\s*\n)\s*[^\n#][^\n]*", re.M | re.I)
 _STAMP = {"%Y-%m-%d": r"\d{4}-\d{2}-\d{2}", "%Y%m%d": r"\d{8}"}
+# a title's numbered lead: `ADR 0002: `, `RFC-12 - `, `KEP-5905: `, `#12. `
+_NUMBERED_LEAD = re.compile(r"^(?:[A-Za-z]{2,8}[-_ ]?)?#?\d{1,6}(?:\s*:\s*|\s*[.\u2013\u2014-]\s+)")
+_TITLE_LINE = re.compile(r"^(?:title:|# )\s*(.+)$", re.M)
 
 
 @dataclass(slots=True)
@@ -138,6 +148,7 @@ class FlushEngine:
         title = _checked(kind, title, body)
         hint = " ".join(str((extra or {}).get(k, "")) for k in ("folder", "group", "status"))
         rule, filed = self._rule_for(kind, title, body, hint, " ".join(tags or []))
+        rule = self._asked(rule, str((extra or {}).get("folder", "")))
         extra = {k: v for k, v in (extra or {}).items() if k not in ("folder", "group")}
         given, title = given_number(rule, title)
         when = when or date.today()
@@ -161,14 +172,17 @@ class FlushEngine:
         folder = resolve_inside(self.root, rule.folder or ".")
         created_folder = not folder.is_dir()
         with vault_lock(self.root):
-            path, outcome = self._place(rule, folder, title, content, when, given)
-            replaced = self._replaced(kind, rule, folder, title, path, outcome)
+            taken = _holders(folder, given)
+            path, outcome = self._place(rule, folder, title, content, when, given, bool(taken))
+            replaced = self._replaced(kind, rule, folder, title, path, outcome, taken)
             if replaced is not None:
                 link_both_ways(replaced, path, self._ref(replaced, rule), self._ref(path, rule))
             indexed = add_to_index(self.root, path, title, when) if outcome != "up_to_date" else []
         warnings = self._warnings(kind, rule, filed, created_folder) + indexed
-        warnings += _with_sidecar(self.root, path, title, when) if outcome == "created" else []
-        old = replaced.relative_to(self.root).as_posix() if replaced is not None else ""
+        if outcome == "created":
+            warnings += self._taken(given, taken, path, replaced)
+            warnings += _with_sidecar(self.root, path, title, when)
+        old = self._shown(replaced) if replaced is not None else ""
         rel = path.relative_to(self.root).as_posix()
         return FlushResult(rel, outcome, kind, linked, unresolved, warnings, old)
 
@@ -198,6 +212,16 @@ class FlushEngine:
         rule = first_record_form(rule, body, has_records(resolve_inside(self.root, rule.folder)))
         return rule, filed
 
+    def _asked(self, rule: KindRule, folder: str) -> KindRule:
+        """Where the vault has no folder for the kind: the rule for the folder `--folder` names
+        (learnt from its notes where it has some), else `rule`."""
+        folder = folder.strip().strip("/")
+        if rule.source != "default" or not folder or rule.kind in self.conventions.parallel:
+            return rule
+        path = resolve_inside(self.root, folder)
+        names = [p.name for p in path.glob("*.md")] if path.is_dir() else []
+        return self.sniffer.rule_in(rule.kind, folder, names, f"--folder names {folder}/")
+
     def _named_family(self, rule: KindRule, title: str) -> KindRule:
         """Where the folder holds two families of names (monthly `2026-07.md` notes and
         `summary-2026-07-16.md` ones): the rule learnt from the one whose lead word the title
@@ -216,24 +240,45 @@ class FlushEngine:
         return self.sniffer.rule_in(rule.kind, rule.folder, groups[said[0]], why)
 
     def _replaced(  # noqa: PLR0913 - the write and where it went
-        self, kind: str, rule: KindRule, folder: Path, title: str, path: Path, outcome: str
+        self,
+        kind: str,
+        rule: KindRule,
+        folder: Path,
+        title: str,
+        path: Path,
+        outcome: str,
+        taken: list[Path] | None = None,
     ) -> Path | None:
-        """The decision a new text under the same title supersedes: the version before a `-vN`,
-        the latest other record of the title in a numbered family; None for other kinds."""
+        """The decision a new text under the same title supersedes: the version before a `-vN`;
+        in a numbered family, the record of the title holding the number the title gave (`taken`),
+        else the latest other standing record of the title; None for other kinds."""
         if kind not in SUPERSEDING or outcome == "up_to_date":
             return None
         if outcome == "versioned":
-            m = re.match(
-                r"^(.*)-v(\d+)((?:/[^/]+|\.\w+)?\.md)$", path.relative_to(folder).as_posix()
-            )
-            if m is None:
-                return None
-            before = int(m.group(2)) - 1
-            return folder / f"{m.group(1)}{f'-v{before}' if before > 1 else ''}{m.group(3)}"
+            return _version_before(folder, path)
         if rule.naming not in NUMBERED:
             return None
         others = [(n, p) for p, n in self._same_title(rule, folder, title) if p != path]
-        return max(others)[1] if others else None
+        standing = [(n, p) for n, p in others if not is_superseded(_head(p))]
+        named = [(n, p) for n, p in standing if p in (taken or [])]
+        return max(named or standing or others)[1] if others else None
+
+    def _taken(
+        self, given: int | None, taken: list[Path], path: Path, replaced: Path | None
+    ) -> list[str]:
+        """What the caller is told where the number the title gave is another record's."""
+        if not taken:
+            return []
+        shown, wrote = self._shown(taken[0]), self._shown(path)
+        why = "a new record"
+        if replaced is not None:
+            why = f"superseding {'it' if replaced == taken[0] else self._shown(replaced)}"
+        return [
+            f"number {given} is taken by {shown}; wrote {wrote} with the next free number, {why}"
+        ]
+
+    def _shown(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
 
     def _ref(self, path: Path, rule: KindRule) -> str:
         """How a record links another of its family: `[[name]]`, or a Markdown link relative to the
@@ -262,9 +307,12 @@ class FlushEngine:
                 f"{filed[1]}; name a folder for cards with a line `- card: FOLDER` in AGENTS.md"
             )
         if created_folder and rule.source == "default":
+            how = rule.evidence[0].partition("; ")[2] if rule.evidence else ""
+            why = f" ({how})" if how and not how.startswith("default ") else ""
             warnings.append(
-                f"no {kind} folder found in the vault ({'; '.join(rule.evidence)}); created "
-                f"{rule.folder}/ - name another with a line `- {kind}: FOLDER` in AGENTS.md"
+                f"no {kind} folder found in the vault, so {rule.folder}/ was created{why}: pass "
+                f"`--folder FOLDER` to write into another, or add a line `- {kind}: FOLDER` to "
+                "AGENTS.md"
             )
         return warnings
 
@@ -288,10 +336,11 @@ class FlushEngine:
         content: Callable[[int | None], str],
         when: date,
         given: int | None = None,
+        taken: bool = False,
     ) -> tuple[Path, str]:
         fixed = rule.record is not None and rule.record.fixed_number is not None
         if rule.naming in NUMBERED and not fixed:
-            return self._place_numbered(rule, folder, title, content, when, given)
+            return self._place_numbered(rule, folder, title, content, when, given, taken)
         stem = self.sniffer.file_name(rule, title, when).removesuffix(".md")
         text = content(_issue_number(rule, stem))
         wanted = _normalise(text)
@@ -317,14 +366,15 @@ class FlushEngine:
         content: Callable[[int | None], str],
         when: date,
         given: int | None = None,
+        taken: bool = False,
     ) -> tuple[Path, str]:
         """A numbered log: the same title and text is the record already there (up to date); a new
         text under the same title is the next record, with the next number (never
-        `0002-x-v2.md`); the number the title gives (`KEP-5905: ...`) where it is free."""
+        `0002-x-v2.md`); the number the title gives (`KEP-5905: ...`) where no record holds it."""
         for existing, number in self._same_title(rule, folder, title):
             if _same(existing, _normalise(content(number))):
                 return existing, "up_to_date"
-        if given is not None:
+        if given is not None and not taken:
             candidate = folder / self.sniffer.file_name(rule, title, when, given)
             if create_exclusive(candidate, content(given).encode("utf-8")):
                 return candidate, "created"
@@ -341,21 +391,57 @@ class FlushEngine:
         return family if rule.folder in family else {}
 
     def _same_title(self, rule: KindRule, folder: Path, title: str) -> list[tuple[Path, int]]:
-        """The numbered records of this title (an ADR keeps its number: a re-flush targets its
-        file)."""
+        """The numbered records of this title, by file name or by the title they give without its
+        numbered lead (`ADR 0002: Accept CAMT` is `Accept CAMT`): an ADR keeps its number, a
+        re-flush targets its file."""
         from k0maru.notes.conventions import slugify
-        from k0maru.notes.template import record_number
 
         slug = slugify(title, rule.slug_style).lower()
         if not folder.is_dir():
             return []
         pattern = re.compile(rf"^(?:[a-z]{{2,5}}[-_ ])?\d{{1,5}}[-_ ]{re.escape(slug)}\.md$")
+        bare = bare_title(title)
         out = []
         for p, name in folder_records(folder):
             number = record_number(name)
-            if number is not None and pattern.match(name.lower()):
+            if number is None:
+                continue
+            if pattern.match(name.lower()) or bare_title(_record_title(p)) == bare:
                 out.append((p, number))
         return out
+
+
+def _version_before(folder: Path, path: Path) -> Path | None:
+    """The version a `-vN` record follows: `x-v2.md` for `x-v3.md`, `x.md` for `x-v2.md`."""
+    m = re.match(r"^(.*)-v(\d+)((?:/[^/]+|\.\w+)?\.md)$", path.relative_to(folder).as_posix())
+    if m is None:
+        return None
+    before = int(m.group(2)) - 1
+    return folder / f"{m.group(1)}{f'-v{before}' if before > 1 else ''}{m.group(3)}"
+
+
+def bare_title(title: str) -> str:
+    """A title as records of a numbered family are compared: without a numbered lead (`ADR 0002:
+    `, `RFC-12 - `, `KEP-5905: `), case and spaces folded."""
+    return " ".join(_NUMBERED_LEAD.sub("", title.strip()).split()).casefold()
+
+
+def _head(path: Path) -> str:
+    data = read_regular(path, 4096)
+    return data.decode("utf-8", errors="replace") if data else ""
+
+
+def _record_title(path: Path) -> str:
+    """A record's title: its frontmatter `title:`, else its first `# ` line."""
+    m = _TITLE_LINE.search(_head(path))
+    return m.group(1).strip("\"' ") if m else ""
+
+
+def _holders(folder: Path, number: int | None) -> list[Path]:
+    """The records of `folder` numbered `number` (none where no number was given)."""
+    if number is None or not folder.is_dir():
+        return []
+    return [p for p, name in folder_records(folder) if record_number(name) == number]
 
 
 def _kept(rule: KindRule, parallel: dict[str, list[str]]) -> tuple[str, str]:
@@ -404,8 +490,6 @@ def _with_sidecar(root: Path, path: Path, title: str, when: date) -> list[str]:
 def _issue_number(rule: KindRule, stem: str) -> int | None:
     """The issue number of a dated record of a counted series (`2026-08-21-twin0365`), which its
     heading and frontmatter may give too; None for other records."""
-    from k0maru.notes.template import record_number
-
     form = rule.record.name_format if rule.record is not None else ""
     return record_number(stem + ".md") if form.startswith("{date}") and "{num}" in form else None
 

@@ -299,7 +299,7 @@ def _form_filled(form: str, values: dict[str, str]) -> str:
     `"GEP-{n}: {title}"`), filled in and in its quotes."""
     quote = form[0] if len(form) > 1 and form[0] in "\"'" and form[-1] == form[0] else ""
     lead, titled, rest = form.strip(quote).partition("{title}")
-    filled = [re.sub(r"\{(slug|n)\}", lambda m: values[m.group(1)], x) for x in (lead, rest)]
+    filled = [re.sub(r"\{(slug|n|num\d)\}", lambda m: values[m.group(1)], x) for x in (lead, rest)]
     if titled and filled[0].strip() and values["title"].lower().startswith(filled[0].lower()):
         filled[0] = ""  # the title says its lead itself: not twice
     text = filled[0] + (values["title"] if titled else "") + filled[1]
@@ -352,7 +352,7 @@ def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[st
     (`**Context**`). A section the family's records give but do not keep goes where they put it; one
     the family does not name comes before the next one it does (at the end where none follows): no
     text is lost."""
-    given = split_sections(body, tpl.section_level)
+    given = split_sections(_labelled(tpl, body), tpl.section_level)
     out = [s for t, s in given if not t]
     queue = [(t, s) for t, s in given if t]
     bold = _bold_titles(out)
@@ -362,6 +362,25 @@ def _sections(tpl: RecordTemplate, body: str, values: dict[str, str]) -> list[st
     return out + _placed(
         tpl, [n for n in wider if n not in in_bold], _anchored(queue, stands), values
     )
+
+
+_LABEL = re.compile(r"^(?:\*\*)?([A-Z][\w /-]{1,40}?)(?:\*\*)?:(?:\*\*)?[ \t]+(\S.*)$", re.S)
+
+
+def _labelled(tpl: RecordTemplate, body: str) -> str:
+    """A body of plain paragraphs with the family's sections given as labels (`Context: ...`,
+    `Decision: ...`) as sections under the family's headings; a body with sections of its own,
+    or whose labels name none of the family's, as it is."""
+    mark = "#" * tpl.section_level + " "
+    wider = tpl.order or tpl.sections
+    if not wider or any(line.startswith(("# ", "## ")) for line in body.split("\n")):
+        return body
+    out = []
+    for paragraph in re.split(r"\n[ \t]*\n", body):
+        m = _LABEL.match(paragraph.strip())
+        name = _standing(m.group(1), tpl.sections, wider) if m else None
+        out.append(f"{mark}{name}\n\n{m.group(2)}" if m and name else paragraph)
+    return "\n\n".join(out)
 
 
 def _placed(

@@ -709,16 +709,21 @@ def _value_form(key: str, value: str, rec: _Record, records: list[_Record]) -> s
 
 def _title_lead(key: str, records: list[_Record]) -> str:
     """What more than half the records write before their title under `key`: their file name's
-    lead and number (`title: "GEP-3792: Out-of-Cluster Gateways"` in `gep-3792/`): `GEP-{n}: `;
-    else ''."""
+    lead and number (`title: "GEP-3792: Out-of-Cluster Gateways"` in `gep-3792/`; `title: "ADR 0002:
+    X"` in `0002-x.md` headed `# ADR 0002: X`): `GEP-{n}: `; else ''."""
     leads = []
     for rec in records:
         value = dict(rec.frontmatter).get(key, "").strip("\"'")
-        m = re.match(r"^([A-Za-z]{1,8})([-_ ]?)0*(\d+)(:\s+)\S", value)
+        m = re.match(r"^([A-Za-z]{1,8})([-_ ]?)(\d+)(:\s+)\S", value)
         named = re.match(r"[A-Za-z]+", record_stem(rec.name)[0])
-        own = named is not None and m is not None and named.group(0).lower() == m.group(1).lower()
-        if m and own and int(m.group(3)) == rec.number:
-            leads.append(f"{m.group(1)}{m.group(2)}{{n}}{m.group(4)}")
+        if m is None or int(m.group(3)) != rec.number:
+            continue
+        lead = value[: m.end(4)].strip()  # `ADR 0002:`, where the heading says it too
+        own = named.group(0).lower() == m.group(1).lower() if named else None
+        if own or (own is None and rec.heading.lstrip("# ").startswith(lead)):
+            digits = m.group(3)
+            n = f"{{num{len(digits)}}}" if digits[0] == "0" and len(digits) > 1 else "{n}"
+            leads.append(f"{m.group(1)}{m.group(2)}{n}{m.group(4)}")
     best = Counter(leads).most_common(1)
     return best[0][0] if best and best[0][1] * 2 > len(records) else ""
 
