@@ -16,6 +16,7 @@ from k0maru.llm_tokens import count_tokens
 from k0maru.notes import loadout_sources as src
 from k0maru.notes.loadout_commands import all_commands
 from k0maru.notes.loadout_facts import Section, split_sections
+from k0maru.notes.supersede import MARK
 
 FRAME = 8  # tokens a section's framing costs (kind, source)
 AGENT_SHARE = 0.65  # agent files are carried whole while they fit this share of the budget
@@ -191,6 +192,9 @@ def _decision_item(note: Note) -> Item | None:
     return Item("adr", note.path, [f"{title}: {sentence}"], DECISION_SCORE)
 
 
+_NO_DECISION = ("#", "|", ">", "Status", "**Status")
+
+
 def _decision_sentence(note: Note) -> str:
     """The first sentence under the note's Decision heading, else its first long line."""
     lines = note.body.splitlines()
@@ -198,8 +202,8 @@ def _decision_sentence(note: Note) -> str:
     for line in lines[starts[0] + 1 :] if starts else []:
         if line.strip() and not line.startswith("#"):
             return _sentence(line)
-    for line in lines:
-        if len(line) > 40 and not line.startswith(("#", "|", ">", "Status", "**Status")):
+    for line in lines:  # not a "Supersedes [[0006-x]]" line: it names a record, decides nothing
+        if len(line) > 40 and not line.startswith(_NO_DECISION) and not MARK.match(line):
             return _sentence(line)
     return ""
 

@@ -185,6 +185,13 @@ def test_decisions_in_force_only(tmp_path: Path) -> None:
     assert "Use Vogen: Use Vogen." in text and "Use X" not in text
 
 
+def test_a_supersedes_line_is_not_the_decision(tmp_path: Path) -> None:
+    body = "# Use Y\n\nSupersedes [[0006-accept-only-camt-053-statements]]\n\n"
+    body += "Accept only CAMT.053 statements from every bank from now on.\n"
+    text = _plan(tmp_path, [Note("docs/adr/0007-y.md", body)], 800)
+    assert "Use Y: Accept only CAMT.053 statements" in text and "Use Y: Supersedes" not in text
+
+
 def test_agent_files_off_the_index_are_read_from_disk(tmp_path: Path) -> None:
     (tmp_path / ".cursor" / "rules").mkdir(parents=True)
     (tmp_path / ".cursor" / "rules" / "style.mdc").write_text("Use tabs.\n")
