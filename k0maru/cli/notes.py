@@ -178,7 +178,8 @@ def register(add: Adder) -> None:
     p.add_argument(
         "--folder",
         metavar="HINT",
-        help="which of the kind's parallel folders (a status, group or component: accepted)",
+        help="which of the kind's parallel folders (a status, group or component: accepted), "
+        "or the folder for a kind the vault has none for",
     )
     p = add(
         "distill",
