@@ -5,6 +5,7 @@ them, best first, deduplicated, within a token budget, and says what it read and
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -17,6 +18,7 @@ from k0maru.notes import loadout_sources as src
 from k0maru.notes.loadout_commands import all_commands
 from k0maru.notes.loadout_facts import Section, split_sections
 from k0maru.notes.supersede import MARK
+from k0maru.text import shorten
 
 FRAME = 8  # tokens a section's framing costs (kind, source)
 AGENT_SHARE = 0.65  # agent files are carried whole while they fit this share of the budget
@@ -193,24 +195,30 @@ def _decision_item(note: Note) -> Item | None:
 
 
 _NO_DECISION = ("#", "|", ">", "Status", "**Status")
+_NEW_BLOCK = re.compile(r"\s*(?:[-*+]\s|\d+[.)]\s|#|\||>|```)")  # an item, heading, table...
 
 
 def _decision_sentence(note: Note) -> str:
-    """The first sentence under the note's Decision heading, else its first long line."""
+    """The first sentence under the note's Decision heading, else of its first long line; a
+    sentence wrapped over several lines is read whole."""
     lines = note.body.splitlines()
     starts = [i for i, ln in enumerate(lines) if ln.startswith("#") and _DECISION_HEAD.search(ln)]
-    for line in lines[starts[0] + 1 :] if starts else []:
+    after = starts[0] + 1 if starts else len(lines)
+    for i, line in enumerate(lines[after:], start=after):
         if line.strip() and not line.startswith("#"):
-            return _sentence(line)
-    for line in lines:  # not a "Supersedes [[0006-x]]" line: it names a record, decides nothing
+            return _sentence(lines[i:])
+    for i, line in enumerate(lines):  # not "Supersedes [[0006-x]]": it names a record, no more
         if len(line) > 40 and not line.startswith(_NO_DECISION) and not MARK.match(line):
-            return _sentence(line)
+            return _sentence(lines[i:])
     return ""
 
 
-def _sentence(text: str) -> str:
-    first = re.split(r"(?<=[.!?])\s+", text.strip().lstrip("- "), maxsplit=1)[0]
-    return first[:300]
+def _sentence(lines: list[str]) -> str:
+    """The first sentence of the paragraph `lines` start with, in at most 300 characters."""
+    rest = itertools.takewhile(lambda ln: ln.strip() and not _NEW_BLOCK.match(ln), lines[1:])
+    paragraph = " ".join(ln.strip() for ln in [lines[0], *rest])
+    first = re.split(r"(?<=[.!?])\s+", paragraph.lstrip("- "), maxsplit=1)[0]
+    return shorten(first, 300, at_word=True)
 
 
 def _agent_items(note: Note, weight: float) -> tuple[Item, list[Item]]:

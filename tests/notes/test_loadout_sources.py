@@ -185,6 +185,13 @@ def test_decisions_in_force_only(tmp_path: Path) -> None:
     assert "Use Vogen: Use Vogen." in text and "Use X" not in text
 
 
+def test_a_decision_wrapped_over_lines_is_read_whole(tmp_path: Path) -> None:
+    body = "# Use locks\n\n## Decision\n\nEach matcher takes a lock and skips it if the\n"
+    body += "lock is held. Then it moves on.\n- an item\n"
+    text = _plan(tmp_path, [Note("docs/adr/0001-locks.md", body)], 800)
+    assert "Use locks: Each matcher takes a lock and skips it if the lock is held." in text
+
+
 def test_a_supersedes_line_is_not_the_decision(tmp_path: Path) -> None:
     body = "# Use Y\n\nSupersedes [[0006-accept-only-camt-053-statements]]\n\n"
     body += "Accept only CAMT.053 statements from every bank from now on.\n"
