@@ -254,6 +254,10 @@ def _place(item: Item) -> int:
     return 0 if item.focus >= FOCUSED else 1 if item.kind in ("commands", "adr") else 2
 
 
+def _sections(n: int) -> str:
+    return f"{n} section" + ("s" if n != 1 else "")
+
+
 def _footer(plan: Plan, chosen: list[Item], in_parts: list[str], fitter: _Fitter) -> str:
     """Which files were read and which left out, and why."""
     carried: dict[str, int] = {}
@@ -268,14 +272,15 @@ def _footer(plan: Plan, chosen: list[Item], in_parts: list[str], fitter: _Fitter
         text += f" and {len(names) - 14} more"
     if in_parts:
         text += f"\nin parts (too long whole): {', '.join(in_parts[:6])}"
-    others = len(plan.read) - sum(1 for p in plan.read if p in carried)
+    others = [p for p in plan.read if p not in carried]
     why = [f"{n} {reason}" for reason, n in plan.left_out.most_common()]
-    if others > 0:
-        why.append(f"{others} read but not carried")
+    if others:
+        named = ", ".join(others[:5]) + (" …" if len(others) > 5 else "")
+        why.append(f"{len(others)} read but not carried ({named})")
     if fitter.cut:
-        why.append(f"{fitter.cut} sections past the budget")
+        why.append(f"{_sections(fitter.cut)} past the budget")
     if fitter.weak:
-        why.append(f"{fitter.weak} sections stating too little per token")
+        why.append(f"{_sections(fitter.weak)} stating too little per token")
     if why:
         text += "\nleft out: " + "; ".join(why)
     return text + "\nread_note(path) reads any of them on."

@@ -25,7 +25,7 @@ def test_a_section_that_states_little_is_left_out_though_there_is_room() -> None
     sources = [s["source"] for s in sections]
     assert "CONTRIBUTING.md#weak" not in sources and used < 1000
     assert "Makefile (read from the file)" in sources  # a command is not held to the floor
-    assert "1 sections stating too little per token" in sections[-1]["text"]
+    assert "1 section stating too little per token" in sections[-1]["text"]
 
 
 def test_with_a_focus_its_sections_come_first_by_what_they_state() -> None:

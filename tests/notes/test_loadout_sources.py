@@ -242,3 +242,13 @@ def test_agent_globs_read_as_path_match_reads_them(parts: list[str], suffix: str
     path = str(PurePosixPath("/".join(parts) + suffix))
     expected = any(PurePosixPath(path).match(g) for g in src.AGENT_GLOBS)
     assert (src._AGENT_PATH.search(path) is not None) == expected, path
+
+
+def test_the_closing_section_names_what_was_read_and_not_carried(tmp_path: Path) -> None:
+    rules = "".join(f"- Always run `make check{n}` before you push.\n" for n in range(40))
+    notes = [
+        Note("CONTRIBUTING.md", f"# Contributing\n\n## Checks\n\n{rules}"),
+        Note("docs/testing.md", "# Testing\n\n## Run\n\nNever skip `make test-all` on CI.\n"),
+    ]
+    text = _plan(tmp_path, notes, 300)
+    assert "1 read but not carried (CONTRIBUTING.md); 1 section past the budget" in text
