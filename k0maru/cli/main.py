@@ -19,7 +19,7 @@ from k0maru.errors import K0maruError
 
 TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing at start-up
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NoReturn
 
 # each module of k0maru.cli that registers commands, with the commands its register() adds
 GROUPS: dict[str, tuple[str, ...]] = {
@@ -90,6 +90,11 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """One line, not argparse's usage block before it: what is wrong and where help is."""
+        join = " " if message.endswith("?") else "; "
+        self.exit(2, f"{self.prog}: error: {message}{join}`{self.prog} --help` lists its flags\n")
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         """argparse's check of a choice; one that resembles a valid choice is answered with it."""

@@ -59,6 +59,12 @@ def test_bad_input_is_one_line_and_an_exit_code(
     code, out, err = run(capsys, "search", "--vault", str(demo), "--since", "yesterdayish", "x")
     assert code != 0 and out == ""
     assert err.startswith("k0maru: error: ") and err.count("\n") == 1
+    for argv in (["--mode", "foo", "x"], ["--limit", "many", "x"], []):
+        with pytest.raises(SystemExit) as exit_:
+            main(["search", *argv])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and err.startswith("k0maru search: error: ")
+        assert err.count("\n") == 1 and "`k0maru search --help`" in err
 
 
 def test_offload_from_stdin_then_list_and_show(
