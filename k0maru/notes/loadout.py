@@ -272,7 +272,15 @@ def _footer(plan: Plan, chosen: list[Item], in_parts: list[str], fitter: _Fitter
         text += f" and {len(names) - 14} more"
     if in_parts:
         text += f"\nin parts (too long whole): {', '.join(in_parts[:6])}"
-    others = [p for p in plan.read if p not in carried]
+    why = _left_out(plan, [p for p in plan.read if p not in carried], fitter)
+    if why:
+        text += "\nleft out: " + "; ".join(why)
+    return text + "\nread_note(path) reads any of them on."
+
+
+def _left_out(plan: Plan, others: list[str], fitter: _Fitter) -> list[str]:
+    """Why what was not carried was left out: the plan's reasons, the files read but not carried
+    (the first five named), the sections past the budget or under the floor."""
     why = [f"{n} {reason}" for reason, n in plan.left_out.most_common()]
     if others:
         named = ", ".join(others[:5]) + (" …" if len(others) > 5 else "")
@@ -281,6 +289,4 @@ def _footer(plan: Plan, chosen: list[Item], in_parts: list[str], fitter: _Fitter
         why.append(f"{_sections(fitter.cut)} past the budget")
     if fitter.weak:
         why.append(f"{_sections(fitter.weak)} stating too little per token")
-    if why:
-        text += "\nleft out: " + "; ".join(why)
-    return text + "\nread_note(path) reads any of them on."
+    return why
