@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -359,11 +358,10 @@ _REDIRECT = re.compile(r"\]\([^)\s]+\.md(?:#[^)]*)?\)")
 _REDIRECT_MAX = 400  # bytes: a line saying where the record went, not a record
 
 
-def redirect(path: Path) -> bool:
+def _redirect(data: bytes) -> bool:
     """Whether a file only says where its record went: a line or two, under 400 bytes, linking to
     another Markdown file (`This document was moved to [0052-x](./0052-x.md)`)."""
-    data = read_regular(path, _REDIRECT_MAX + 1)
-    if data is None or len(data) > _REDIRECT_MAX:
+    if len(data) > _REDIRECT_MAX:
         return False
     lines = [x for x in data.decode("utf-8", "replace").split("\n") if x.strip()]
     return (
@@ -376,12 +374,18 @@ def redirect(path: Path) -> bool:
 def _read_records(where: dict[str, Path]) -> list[_Record]:
     """The RECENT latest records (`where`: each record's name and folder), parsed; unreadable ones
     and those that only say where their record went left out."""
-    records = []
-    for name in _recent(list(where), lambda n: not redirect(where[n] / n)):
+    records: list[_Record] = []
+    taken = 0  # of the RECENT latest: an unreadable one counts, a redirect does not
+    for name in _latest_first(list(where)):
         data = read_regular(where[name] / name, _MAX_READ)
+        if data is not None and _redirect(data):
+            continue
         if data is not None:
             records.append(parse_record(name, data.decode("utf-8", "replace")))
-    return records
+        taken += 1
+        if taken == RECENT:
+            break
+    return records[::-1]
 
 
 def _shaped(rec: _Record) -> bool:
@@ -422,20 +426,14 @@ def _series(records: list[_Record]) -> dict[str, str]:
     return out
 
 
-def _recent(names: list[str], kept: Callable[[str], bool] = bool) -> list[str]:
-    """The RECENT latest records that `kept` keeps: by number or date in their names, else by
-    name."""
+def _latest_first(names: list[str]) -> list[str]:
+    """The records latest first: by number or date in their names, else by name."""
 
     def key(n: str) -> tuple[int, str]:
         digits = re.match(r"^(?:[A-Za-z]{1,5}[-_ ]?)?(\d+)", n)
         return (int(digits.group(1)) if digits else -1, n)
 
-    out: list[str] = []
-    for name in sorted(names, key=key, reverse=True):
-        if len(out) == RECENT:
-            break
-        out += [name] if kept(name) else []
-    return out[::-1]
+    return sorted(names, key=key, reverse=True)
 
 
 def _read_template(beside: list[Path], named: list[Path] | None) -> _Record | None:
