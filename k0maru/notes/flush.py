@@ -24,7 +24,6 @@ from k0maru.fsutil import (
     create_exclusive,
     ensure_state_dir,
     file_lock,
-    read_regular,
     read_text,
     resolve_inside,
 )
@@ -39,7 +38,7 @@ from k0maru.notes.conventions import (
 from k0maru.notes.public_forms import first_record_form, has_records
 from k0maru.notes.record_render import render_record
 from k0maru.notes.sidecar import add_to_index, write_sidecar
-from k0maru.notes.supersede import MARK, SUPERSEDING, is_superseded, link_both_ways
+from k0maru.notes.supersede import MARK, SUPERSEDING, is_superseded, link_both_ways, read_head
 from k0maru.notes.template import folder_records, record_names, record_number, record_stem
 from k0maru.notes.topics import closest, hinted, topic_of
 
@@ -259,7 +258,7 @@ class FlushEngine:
         if rule.naming not in NUMBERED:
             return None
         others = [(n, p) for p, n in self._same_title(rule, folder, title) if p != path]
-        standing = [(n, p) for n, p in others if not is_superseded(_head(p))]
+        standing = [(n, p) for n, p in others if not is_superseded(read_head(p, 4096))]
         named = [(n, p) for n, p in standing if p in (taken or [])]
         return max(named or standing or others)[1] if others else None
 
@@ -426,14 +425,9 @@ def bare_title(title: str) -> str:
     return " ".join(_NUMBERED_LEAD.sub("", title.strip()).split()).casefold()
 
 
-def _head(path: Path) -> str:
-    data = read_regular(path, 4096)
-    return data.decode("utf-8", errors="replace") if data else ""
-
-
 def _record_title(path: Path) -> str:
     """A record's title: its frontmatter `title:`, else its first `# ` line."""
-    m = _TITLE_LINE.search(_head(path))
+    m = _TITLE_LINE.search(read_head(path, 4096))
     return m.group(1).strip("\"' ") if m else ""
 
 

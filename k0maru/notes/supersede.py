@@ -100,7 +100,7 @@ def standing_first(root: Path, paths: list[str]) -> tuple[list[int], dict[int, s
     superseded record's index with what replaces it: that record, else what its own `superseded
     by` names ('' where nothing does)."""
     order = list(range(len(paths)))
-    texts = {i: _read(root / p) for i, p in enumerate(paths)}
+    texts = {i: read_head(root / p) for i, p in enumerate(paths)}
     replaced_by: dict[int, str] = {}
     for i, path in enumerate(paths):
         if not is_superseded(texts[i]):
@@ -128,8 +128,8 @@ def _names(text: str, stem: str) -> bool:
     return any(stem in line for line in _SUPERSEDES.findall(text[:4000]))
 
 
-def _read(path: Path) -> str:
-    """A hit's head, where a record says it is superseded or what it supersedes (a recall reads
-    each hit's, so not the whole file)."""
-    data = read_regular(path, HEAD_BYTES)
+def read_head(path: Path, size: int = HEAD_BYTES) -> str:
+    """A record's first `size` bytes as text, where it says it is superseded or what it
+    supersedes (a recall reads each hit's, so not the whole file); '' where unreadable."""
+    data = read_regular(path, size)
     return data.decode("utf-8", errors="replace") if data else ""
