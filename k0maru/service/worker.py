@@ -38,6 +38,7 @@ EMBED_SLICE = (
 # slice took 7 s under a load of 10 on two cores): the chunks left then are a background worker's
 SCAN_EMBED_S = 20.0
 SCAN_SLICE = 32
+PROBE_TRIES = 100  # a lock only `running()` probes hold is tried again, for 0.1 s at most
 # a locked index: first wait, longest wait, give up after (kept)
 LOCKED_RETRY_S = (
     0.5,
@@ -115,6 +116,25 @@ def running(root: Path) -> bool:
         return False
 
 
+def _take(fh: IO[str]) -> bool:
+    """The lock taken for this process, unless a worker holds it. A `running()` probe holds it
+    shared for an instant: it is waited out, never mistaken for a worker (the embedder or worker
+    that met one gave up, and a request could be left with none)."""
+    for _ in range(PROBE_TRIES):
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            pass
+        try:
+            fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)  # taken too: only probes held it
+        except BlockingIOError:
+            return False  # a worker holds it
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        time.sleep(0.001)
+    return False
+
+
 @contextmanager
 def held(root: Path) -> Iterator[bool]:
     """The worker lock for the block, if no one else holds it: yields whether this process has
@@ -122,9 +142,7 @@ def held(root: Path) -> Iterator[bool]:
     lock = root / STATE_DIR / LOCK
     lock.parent.mkdir(parents=True, exist_ok=True)
     with open_append(lock) as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _take(fh):
             yield False
             return
         try:
