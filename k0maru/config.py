@@ -345,19 +345,33 @@ def _validate(
     except ValidationError as exc:
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"]) or "?"
-        where = f"{toml_path}, K0MARU_{str(err['loc'][0]).upper()} or a command-line flag"
-        raise ConfigError(f"invalid config key '{key}': {err['msg']} (set in {where})") from None
+        where = _source(str(err["loc"][0]) if err["loc"] else "?", toml_path, flags)
+        raise ConfigError(f"invalid config key '{key}': {err['msg']} ({where})") from None
     except SettingsError as exc:  # an environment value a list setting cannot parse as JSON
         key = str(exc).split('"')[1] if str(exc).count('"') >= 2 else "?"
         raise ConfigError(
             f"invalid config key '{key}': K0MARU_{key.upper()} is not a JSON list"
             ' (e.g. ["**/*.md"])'
         ) from None
-    _check_globs(values, toml_path)
+    _check_globs(values, toml_path, flags)
     return values, warnings
 
 
-def _check_globs(values: dict[str, Any], toml_path: str) -> None:
+def _source(key: str, toml_path: str, flags: dict[str, Any]) -> str:
+    """Which source set `key`'s value, by precedence: a command-line flag, else the environment
+    variable K0MARU_KEY (which overrides the config file), else the config file."""
+    from k0maru.text import shorten
+
+    if key in flags:
+        return f"set by the command-line flag --{key.replace('_', '-')}"
+    env = next((k for k in os.environ if k.upper() == f"K0MARU_{key.upper()}"), None)
+    if env is not None:
+        value = shorten(os.environ[env], 40)
+        return f"set by the environment variable {env}={value!r}, which overrides {toml_path}"
+    return f"set in the config file {toml_path}"
+
+
+def _check_globs(values: dict[str, Any], toml_path: str, flags: dict[str, Any]) -> None:
     """One line for a pattern of `include` or `exclude` that is no gitignore-style glob (`!`, a
     lone backslash, `[z-a]`), which the walker could not match."""
     import re
@@ -368,10 +382,9 @@ def _check_globs(values: dict[str, Any], toml_path: str) -> None:
             try:
                 _glob_spec(pattern)
             except (ValueError, re.error) as exc:
-                where = f"{toml_path}, K0MARU_{key.upper()} or a command-line flag"
                 raise ConfigError(
                     f"invalid config key '{key}': {pattern[:80]!r} is not a glob ({exc});"
-                    f" fix it (set in {where})"
+                    f" fix it ({_source(key, toml_path, flags)})"
                 ) from None
 
 
