@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from k0maru.cli.output import Adder, emit, say_vault, service, took, warn
+from k0maru.cli.output import Adder, emit, pending_vectors, say_vault, service, took, warn
 from k0maru.errors import K0maruError
 
 TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing at start-up
@@ -191,14 +191,9 @@ def print_status(info: VaultStatus, counts: IndexCounts, current: str) -> None:
         f"documents  {info.documents:,}   chunks {info.chunks:,} ({info.chunks_embedded:,} embedded)"
     )
     if info.chunks_pending_embedding:
-        print(
-            f"embedding  {info.chunks_pending_embedding:,} chunk(s) wait for vectors: "
-            + (
-                "the worker is embedding them"
-                if info.worker_running
-                else "the next scan embeds them"
-            )
-        )
+        print(f"embedding  {pending_vectors(info.chunks_pending_embedding, info.worker_running)}")
+    elif info.model is not None and info.chunks:
+        print(f"embedding  all {info.chunks_embedded:,} chunks embedded")
     print(
         f"links      {info.links:,}: {info.links_resolved:,} to notes, "
         f"{counts.attachment_links:,} to other files (images, PDFs), "
@@ -214,8 +209,10 @@ def print_status(info: VaultStatus, counts: IndexCounts, current: str) -> None:
             f"bm25       {info.bm25_main_chunks:,} chunks persisted, {info.bm25_delta_chunks:,} "
             "changed since (scored per query; merged by scan or the worker past 10%)"
         )
+    # the scan's own time: the vectors that follow it (the `embedding` line) are not in it
     scanned = (
-        f" ({took(last['elapsed_ms'] / 1000)}, +{last['added']} ~{last['modified']} -{last['removed']})"
+        f" ({took(last['elapsed_ms'] / 1000)} indexing, without the embedding after it; "
+        f"+{last['added']} ~{last['modified']} -{last['removed']})"
         if last
         else ""
     )

@@ -210,3 +210,14 @@ def took(seconds: float | None) -> str:
     if seconds < 60:
         return f"{seconds:.1f} s"
     return f"{int(seconds // 60)} min {int(seconds % 60):02} s"
+
+
+def pending_vectors(chunks: int, worker_running: bool) -> str:
+    """The one line `status` and `doctor` give for chunks still without vectors (no damage: they
+    follow), with what finishes them."""
+    if worker_running:
+        return (
+            f"{chunks:,} chunk(s) wait for vectors: the worker is embedding them "
+            "(`k0maru status` shows how many are left)"
+        )
+    return f"{chunks:,} chunk(s) wait for vectors: no worker runs; `k0maru scan` embeds them"
