@@ -117,11 +117,7 @@ def _print(result: RecallResult, explain: bool) -> None:
     if not result.hits and not result.warnings:  # else the warning is the one line that says so
         print("no results")
     elif explain and result.bm25_weight is not None:
-        say(
-            f"score = {result.bm25_weight:.2f} x bm25/best + {1 - result.bm25_weight:.2f} x cosine above the "
-            "floor + graph",
-            "        ",
-        )
+        say(formula(result, result.bm25_weight), "        ")
     for i, hit in enumerate(result.hits, start=1):
         # one line each: a newline in a name is shown escaped, as `show` takes it back
         where = visible(f"{hit.path}:{hit.lines.split('-')[0]}" if hit.lines else hit.path)
@@ -136,6 +132,18 @@ def _print(result: RecallResult, explain: bool) -> None:
             say(f"    also in: {', '.join(hit.also_in)}", "    ")
         if hit.superseded_by is not None:
             say(f"    superseded{f' by {hit.superseded_by}' if hit.superseded_by else ''}", "    ")
+
+
+def formula(result: RecallResult, w: float) -> str:
+    """The score's formula for this query (`w`: BM25's share), and on a line of its own the cosine
+    floor below which a vector hit adds nothing (the `min_cosine` setting; hybrid only)."""
+    text = f"score = {w:.2f} x bm25/best + {1 - w:.2f} x cosine above the floor + graph"
+    if result.cosine_floor is not None:
+        text += (
+            f"\nfloor = cosine {result.cosine_floor:g} (min_cosine): a vector hit below it adds "
+            "nothing"
+        )
+    return text
 
 
 def explained(hit: Any) -> str:
@@ -241,6 +249,6 @@ def register(add: Adder) -> None:
         "--min-score",
         type=score,
         metavar="S",
-        help="leave out hits scoring below S (on the mode's scale: hybrid is the weighted sum, "
-        "bm25 relative to the best hit, vector (cosine + 1) / 2)",
+        help="leave out hits scoring below S (scores run 0 to 1: hybrid is the weighted sum, plus "
+        "any graph boost, bm25 relative to the best hit, vector (cosine + 1) / 2)",
     )

@@ -37,6 +37,8 @@ def recall_text(r: RecallResult, reader: str = "read_note", most: int = 32000) -
         return "; ".join(r.warnings) or head
     if r.bm25_weight is not None:
         head += f", pool {r.pool}, bm25 weight {r.bm25_weight:.2f}"
+    if r.cosine_floor is not None:  # the setting's name: what changes it
+        head += f", cosine floor {r.cosine_floor:g} (min_cosine: a vector hit below adds nothing)"
     lines = [head]
     for rank, h in enumerate(r.hits, 1):
         where = h.path + (f":{h.lines}" if h.lines else "")

@@ -277,6 +277,8 @@ class Recall:
         lang = filters.lang if filters and filters.lang else query_language(query)
         top, best_chunks, folded = self._fold(ranked, pool, limit, lang)
         refusal = self._refusal(query, top, ranked, floor)
+        # the floor a vector hit met (hybrid alone has one)
+        used = floor if gathered.channels == "hybrid" else None
         if refusal is not None:
             return RecallResult(
                 query=query,
@@ -285,6 +287,7 @@ class Recall:
                 pool=pool,
                 warnings=[refusal],
                 bm25_weight=ranked.w_bm25,
+                cosine_floor=used,
             )
         return RecallResult(
             query=query,
@@ -298,6 +301,7 @@ class Recall:
             pool=pool,
             warnings=gathered.warnings,
             bm25_weight=ranked.w_bm25,
+            cosine_floor=used,
         )
 
     # ---- gather: each channel's candidates ----

@@ -63,6 +63,8 @@ class RecallResult(Result):
     warnings: Sequence[str] = ()
     pool: int | None = None  # with explain
     bm25_weight: float | None = None  # with explain: BM25's share of the score for this query
+    # with explain, hybrid: the cosine below which a vector hit adds nothing (`min_cosine`)
+    cosine_floor: float | None = None
     # when the answer was cut to fit a token budget (service/operations.py `fit_budget`):
     left_out: int = 0  # the lowest-ranked hits found but left out
     passages_cut: int = 0  # the passages shortened (they end in "…")

@@ -23,7 +23,7 @@ from k0maru.text import shorten, unescape
 TYPE_CHECKING = False  # as typing's (mypy reads it so): `unchanged_scan` imports no typing (#62)
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from pathlib import Path
     from typing import Any
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from k0maru.index.store import Store
     from k0maru.offload.records import OffloadRecord
     from k0maru.search.filters import Filters
+    from k0maru.search.results import RecallHit
     from k0maru.service.models import (
         AdrOutcome,
         DoctorReport,
@@ -225,21 +226,22 @@ class Service:
                 filters=filters,
                 passage_chars=PASSAGE_CAPS[0] if token_budget else 280,
             )
-            root = vault.root
-        hits = [
-            h if explain else h.brief()
-            for h in result.hits
-            if min_score is None or h.score >= min_score
-        ]
-        order, replaced_by = standing_first(root, [h.path for h in hits])
+            hits = _kept(result.hits, explain, min_score)
+            order, replaced_by = standing_first(vault.root, [h.path for h in hits])
+            replaced_by = _successor_paths(vault.store, replaced_by, {h.path for h in hits})
         hits = [hits[i].but(superseded_by=replaced_by.get(i)) for i in order]
         answer = results.RecallResult(
             query=shorten(" ".join(result.query.split()), QUERY_ECHO_CHARS, at_word=True),
             mode=result.mode,
             hits=hits,
-            warnings=[*self._session.behind(), *result.warnings],
+            warnings=[
+                *self._session.behind(),
+                *result.warnings,
+                *_all_below(result.hits, hits, min_score, result.mode),
+            ],
             pool=result.pool if explain else None,
             bm25_weight=result.bm25_weight if explain else None,
+            cosine_floor=result.cosine_floor if explain else None,
         )
         if not token_budget:
             return answer
@@ -709,9 +711,12 @@ class Service:
                 "again from the index's record (or remove it)"
                 for path in (records.unreadable_sidecars(vault.root) if check else [])
             ]
+            found = vault.status(check)
+            # a link naming a note by its title leads to it, as `show` and /gaps take it
+            found["links_resolved"] += len(_by_title(vault.store, vault.store.dangling_links(-1)))
             # the worker is the one process that embeds the chunks still without vectors
             return VaultStatus(
-                **vault.status(check), worker_running=worker.running(vault.root), problems=problems
+                **found, worker_running=worker.running(vault.root), problems=problems
             )
 
     def doctor(self, fix: bool = False) -> DoctorReport:
@@ -734,8 +739,8 @@ class Service:
                     self._index_all(vault, full=False)
                 self._session.embed_later()  # the chunks whose vectors a repair dropped
                 done += _rewrite_sidecars(vault) if fix and not found else []
-        except IndexCorruptError as exc:
-            done, found = [], [exc.damage]
+        except IndexCorruptError as exc:  # the line, and what to run, every command gives it
+            done, found = [], [str(exc)]
         if not (fix and found):
             return DoctorReport(findings=found, repaired=done, sound=not found)
         moved = self.scan(rebuild=True).moved_aside
@@ -744,21 +749,23 @@ class Service:
 
     def index_gaps(self, limit: int = 2000) -> IndexGaps:
         """The files the scans skipped (with why) and the links that lead to no note, as the index
-        recorded them; at most `limit` links. A link to an attachment that exists is not
-        dangling."""
+        recorded them; at most `limit` links. A link to an attachment that exists, or to a note
+        by its title (as `show` takes one), is not dangling."""
         from k0maru.service.attachments import missing_attachments
         from k0maru.service.models import DanglingLink, IndexGaps, SkippedFile
 
         with self._session.session(fresh=False) as vault:
             skipped = [SkippedFile(path=p, why=why) for p, why in vault.skipped_files()]
-            rows = vault.store.dangling_links(limit + 1)
+            found = vault.store.dangling_links(limit + 1)
+            titled = _by_title(vault.store, found)
+        rows = [row for i, row in enumerate(found) if i not in titled]
         missing = missing_attachments(self._vault.root, [(src, t) for t, src, _ in rows])
         dangling = [
             DanglingLink(target=t, source=src, heading=h, attachment=(src, t) in missing)
             for t, src, h in rows[:limit]
             if missing.get((src, t), True)
         ]
-        return IndexGaps(skipped=skipped, dangling=dangling, truncated=len(rows) > limit)
+        return IndexGaps(skipped=skipped, dangling=dangling, truncated=len(found) > limit)
 
     def backlog(self) -> IndexBacklog:
         """What the index lacks: files changed since the last scan, chunks without vectors."""
@@ -790,7 +797,9 @@ class Service:
         from k0maru.service.models import IndexCounts, NamedCount
 
         with self._session.session(fresh=fresh) as vault:
-            targets = [t for t, _, _ in vault.store.dangling_links(-1)]  # -1: no limit
+            rows = vault.store.dangling_links(-1)  # -1: no limit
+            titled = _by_title(vault.store, rows)
+            targets = [t for i, (t, _, _) in enumerate(rows) if i not in titled]
             tags, kinds = vault.store.tag_counts(), vault.store.kind_counts()
         files = sum(1 for t in targets if is_attachment_name(t))
         return IndexCounts(
@@ -830,6 +839,71 @@ def _lexical_without_embedding(mode: str, embed: bool) -> str:
             hint="use --mode bm25 or hybrid",
         )
     return "bm25"
+
+
+def _by_title(store: Store, rows: Sequence[tuple[str, str, str | None]]) -> set[int]:
+    """The indexes of the `dangling_links` rows whose target is a note's title (in any case): no
+    link to no note, as `show` opens a note by its title and flush writes a title as a link to
+    it."""
+    if not rows:
+        return set()
+    titles = {title.casefold() for _, _, title in store.list_documents() if title}
+    return {i for i, (target, _, _) in enumerate(rows) if target.strip().casefold() in titles}
+
+
+def _kept(hits: Sequence[RecallHit], explain: bool, min_score: float | None) -> list[RecallHit]:
+    """The hits scoring at least `min_score`, without their per-channel detail unless `explain`."""
+    return [h if explain else h.brief() for h in hits if min_score is None or h.score >= min_score]
+
+
+# what a hit's score is on, by the mode that ranked it (`search --min-score`'s help says the same)
+SCORE_SCALES = {
+    "hybrid": "hybrid scores run from 0 to 1, plus any graph boost",
+    "bm25": "bm25 scores run from 0 to 1, relative to the best hit",
+    "vector": "vector scores run from 0 to 1: (cosine + 1) / 2",
+}
+
+
+def _all_below(
+    found: Sequence[RecallHit], kept: Sequence[RecallHit], min_score: float | None, mode: str
+) -> list[str]:
+    """The line saying `min_score` left out every hit the ranking found, with the best score left
+    out and the scale scores are on; none while a hit is kept (or none was found)."""
+    if min_score is None or kept or not found:
+        return []
+    best = max(h.score for h in found)
+    return [
+        f"min score {min_score:g} left out all {len(found)} hit(s), the best scoring {best:.3f}: "
+        + SCORE_SCALES.get(mode, SCORE_SCALES["hybrid"])
+    ]
+
+
+def _successor_paths(store: Store, named: dict[int, str], paths: set[str]) -> dict[int, str]:
+    """What replaces each superseded hit as a vault path, as every hit is named: a name its own
+    `superseded by` gives is resolved as its links are (path, file name, alias), else as a title;
+    a name no note has stays as written ('' where it names nothing)."""
+    from k0maru.index.link_resolution import key_name
+
+    out = {}
+    for i, name in named.items():
+        key = _link_key(name)
+        if name in paths or not key:
+            out[i] = name
+            continue
+        doc = store.link_resolver({key_name(key)})(key)
+        doc = doc if doc is not None else store.document_id_by_title(name)
+        out[i] = store.path_and_title(doc)[0] if doc is not None else name
+    return out
+
+
+def _link_key(name: str) -> str:
+    """The link key a `superseded by` value names: a wikilink's target or a Markdown link's
+    destination (lower case, without `.md`, an alias or a heading)."""
+    import re
+
+    link = re.search(r"\]\(<?([^)>]+)", name)  # `[ADR 8](0008-x.md)`, its brackets stripped
+    key = (link.group(1) if link else name).split("|")[0].split("#")[0].strip()
+    return key.lower().removesuffix(".md").lstrip("/")
 
 
 def _check_kind(kind: str, present: set[str]) -> None:
