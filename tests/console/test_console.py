@@ -652,6 +652,7 @@ def test_dashboard_and_pages_hold_what_a_person_looks_for(
     assert "+ graph <b>" in search
     status = console.get("/status").get_data(as_text=True)
     assert "pending vectors" in status and "worker" in status
+    assert "ms indexing, the vectors after it not counted" in status  # the scan's time is its own
 
 
 def test_grep_pages_by_next_and_previous(
