@@ -77,6 +77,7 @@ class DanglingLink(Result):
     source: str  # the vault path of the note that holds the link
     heading: str | None = None
     attachment: bool = False  # names a file other than a note (an image, a PDF), not found
+    titled: str | None = None  # the path of a note whose title the link names (not its name)
 
 
 @dataclass(kw_only=True)

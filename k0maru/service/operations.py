@@ -711,12 +711,9 @@ class Service:
                 "again from the index's record (or remove it)"
                 for path in (records.unreadable_sidecars(vault.root) if check else [])
             ]
-            found = vault.status(check)
-            # a link naming a note by its title leads to it, as `show` and /gaps take it
-            found["links_resolved"] += len(_by_title(vault.store, vault.store.dangling_links(-1)))
             # the worker is the one process that embeds the chunks still without vectors
             return VaultStatus(
-                **found, worker_running=worker.running(vault.root), problems=problems
+                **vault.status(check), worker_running=worker.running(vault.root), problems=problems
             )
 
     def doctor(self, fix: bool = False) -> DoctorReport:
@@ -749,23 +746,28 @@ class Service:
 
     def index_gaps(self, limit: int = 2000) -> IndexGaps:
         """The files the scans skipped (with why) and the links that lead to no note, as the index
-        recorded them; at most `limit` links. A link to an attachment that exists, or to a note
-        by its title (as `show` takes one), is not dangling."""
+        recorded them; at most `limit` links. A link to an attachment that exists is not
+        dangling; one naming a note by its title says which (Obsidian links by name, not title)."""
         from k0maru.service.attachments import missing_attachments
         from k0maru.service.models import DanglingLink, IndexGaps, SkippedFile
 
         with self._session.session(fresh=False) as vault:
             skipped = [SkippedFile(path=p, why=why) for p, why in vault.skipped_files()]
-            found = vault.store.dangling_links(limit + 1)
-            titled = _by_title(vault.store, found)
-        rows = [row for i, row in enumerate(found) if i not in titled]
+            rows = vault.store.dangling_links(limit + 1)
+            titled = _titled(vault.store, [t for t, _, _ in rows])
         missing = missing_attachments(self._vault.root, [(src, t) for t, src, _ in rows])
         dangling = [
-            DanglingLink(target=t, source=src, heading=h, attachment=(src, t) in missing)
+            DanglingLink(
+                target=t,
+                source=src,
+                heading=h,
+                attachment=(src, t) in missing,
+                titled=titled.get(t.strip().casefold()),
+            )
             for t, src, h in rows[:limit]
             if missing.get((src, t), True)
         ]
-        return IndexGaps(skipped=skipped, dangling=dangling, truncated=len(found) > limit)
+        return IndexGaps(skipped=skipped, dangling=dangling, truncated=len(rows) > limit)
 
     def backlog(self) -> IndexBacklog:
         """What the index lacks: files changed since the last scan, chunks without vectors."""
@@ -797,9 +799,7 @@ class Service:
         from k0maru.service.models import IndexCounts, NamedCount
 
         with self._session.session(fresh=fresh) as vault:
-            rows = vault.store.dangling_links(-1)  # -1: no limit
-            titled = _by_title(vault.store, rows)
-            targets = [t for i, (t, _, _) in enumerate(rows) if i not in titled]
+            targets = [t for t, _, _ in vault.store.dangling_links(-1)]  # -1: no limit
             tags, kinds = vault.store.tag_counts(), vault.store.kind_counts()
         files = sum(1 for t in targets if is_attachment_name(t))
         return IndexCounts(
@@ -841,14 +841,17 @@ def _lexical_without_embedding(mode: str, embed: bool) -> str:
     return "bm25"
 
 
-def _by_title(store: Store, rows: Sequence[tuple[str, str, str | None]]) -> set[int]:
-    """The indexes of the `dangling_links` rows whose target is a note's title (in any case): no
-    link to no note, as `show` opens a note by its title and flush writes a title as a link to
-    it."""
-    if not rows:
-        return set()
-    titles = {title.casefold() for _, _, title in store.list_documents() if title}
-    return {i for i, (target, _, _) in enumerate(rows) if target.strip().casefold() in titles}
+def _titled(store: Store, targets: Sequence[str]) -> dict[str, str]:
+    """casefolded link target -> the path of the note with that title, for the targets that name
+    a note by its title: `show` opens it, Obsidian does not (it links by file name and alias)."""
+    if not targets:
+        return {}
+    wanted = {t.strip().casefold() for t in targets}
+    found: dict[str, str] = {}
+    for _, path, title in sorted(store.list_documents(), key=lambda d: (len(d[1]), d[1])):
+        if title and title.casefold() in wanted:
+            found.setdefault(title.casefold(), path)  # the shortest path first, as `show` picks
+    return found
 
 
 def _kept(hits: Sequence[RecallHit], explain: bool, min_score: float | None) -> list[RecallHit]:

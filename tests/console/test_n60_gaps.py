@@ -1,6 +1,6 @@
-"""/gaps takes a link naming a note by its title as leading to it, as `show` opens a note by its
-title: it is no link to no note there, on the dashboard, nor in `status` (#60, n). Flask's test
-client."""
+"""/gaps names the note a link names by its title and says how to link it: `show` opens a note by
+its title, Obsidian does not (it links by file name and alias), so the link stays unresolved in
+the index, the dashboard and `status` alike. Flask's test client."""
 
 from __future__ import annotations
 
@@ -39,22 +39,23 @@ def client(titled: Path) -> Iterator[Any]:
     svc.close()
 
 
-def test_gaps_leaves_out_links_that_name_a_note_by_its_title(client: Any) -> None:
-    """Was: [[Some Title]] and [[Front Title]] listed as unresolved, though `show` opens both."""
+def test_gaps_names_the_note_a_title_link_means_and_how_to_link_it(client: Any) -> None:
+    """Was: [[Some Title]] listed as leading to no note, though `show` opens `foo-bar.md` by it."""
     page = get(client, "/gaps")
-    assert "[[nowhere]]" in page and "no note of that name, path, alias or title" in page
-    assert "Some Title" not in page and "some title" not in page and "Front Title" not in page
-    assert section_rows(page, "unresolved") == 1
-    assert cards(get(client, "/"))["links to no note"][1] == 1
+    assert "[[nowhere]]" in page and "no note of that name, path or alias" in page
+    assert "a note has this title" in page and "[[foo-bar|Some Title]]" in page
+    assert "[[fm|Front Title]]" in page
+    assert section_rows(page, "unresolved") == 4  # Obsidian resolves none of the four
+    assert cards(get(client, "/"))["links to no note"][1] == 4  # the dashboard agrees
 
 
-def test_status_counts_the_titled_links_as_links_to_notes(
+def test_status_counts_title_links_as_obsidian_does_and_show_opens_them(
     titled: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["scan", "--vault", str(titled), "--json"]) == 0
     capsys.readouterr()
     assert main(["status", "--vault", str(titled), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
-    assert (info["links"], info["links_resolved"], info["links_to_no_note"]) == (5, 4, 1)
+    assert (info["links"], info["links_resolved"], info["links_to_no_note"]) == (5, 1, 4)
     assert main(["show", "--vault", str(titled), "Front Title"]) == 0  # as show takes a title
     assert "body" in capsys.readouterr().out
