@@ -405,8 +405,15 @@ def _placed(
 def _standing(title: str, names: list[str], wider: list[str]) -> str | None:
     """The family section a body's section stands for: one of `wider` of its very title, else the
     one of `names` it stands for."""
-    words = plain_title(title).lower().split()
-    return next((n for n in wider if n.lower().split() == words), None) or _stands_for(title, names)
+    words = _words(title)
+    return next((n for n in wider if _words(n) == words), None) or _stands_for(title, names)
+
+
+def _words(title: str) -> list[str]:
+    """A section title's words as titles are matched: without its comments and punctuation
+    (`Testing, Security and Privacy` is `Testing, Security, and Privacy`), case folded; its
+    emphasis kept (a `**Motivation**` section is the body's own form, not the family's)."""
+    return re.findall(r"[^\W_]+|[*_`]+", plain_title(title).lower())
 
 
 def _section_text(mark: str, title: str, text: str) -> str:
@@ -468,11 +475,11 @@ def _stands_for(given: str, names: list[str]) -> str | None:
     """The template section the body's section `given` stands for: the same title, else the one
     title whose words begin with its words or its words with them (`Context` for `Context and
     Problem Statement`; `Decision` for neither of `Decision Drivers` and `Decision Outcome`)."""
-    words = plain_title(given).lower().split()  # `Decision Drivers <!-- optional -->` as written
-    same = [n for n in names if n.lower().split() == words]
+    words = _words(given)  # `Decision Drivers <!-- optional -->` as written
+    same = [n for n in names if _words(n) == words]
     if same or not words:
         return same[0] if same else None
-    near = [n for n in names if _begins(words, n.lower().split())]
+    near = [n for n in names if _begins(words, _words(n))]
     return near[0] if len(near) == 1 else None
 
 

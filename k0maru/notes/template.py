@@ -20,9 +20,11 @@ from k0maru.index.markdown import split_frontmatter
 RECENT = 8  # records a template is learnt from
 _MAX_READ = 64 * 1024
 _META_SECTIONS = ("status", "date")
-# `template.md`, `adr-template.md`, `0000-template.md`, `template-daily.md`; not
-# `0278-template-only-x.md`
-_TEMPLATE_NAME = re.compile(r"^(?:0+-)?(?:adr[-_])?template(?:[-_ ].*)?\.md$", re.I)
+# `template.md`, `adr-template.md`, `0000-template.md`, `template-daily.md`, a family's own
+# `rfc-template.md`; not `0278-template-only-x.md`, `use-template-engine.md`
+_TEMPLATE_NAME = re.compile(
+    r"^(?:0+-)?(?:(?:adr[-_])?template(?:[-_ ].*)?|[a-z]{2,10}[-_]template)\.md$", re.I
+)
 _SKIP_NAMES = {"readme.md", "index.md", "changelog.md", "agents.md", "contributing.md"}
 _SEP = r"(\s+[-_.:]\s+|[-_ ])"  # what joins a number and the words: `-`, `_`, ` `, ` - `
 _DATED_COUNT = "{date}{sep}{prefix}{num}"
