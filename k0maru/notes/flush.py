@@ -172,8 +172,9 @@ class FlushEngine:
         created_folder = not folder.is_dir()
         with vault_lock(self.root):
             taken = _holders(folder, given)
-            path, outcome = self._place(rule, folder, title, content, when, given, bool(taken))
-            replaced = self._replaced(kind, rule, folder, title, path, outcome, taken)
+            titled = self._same_title(rule, folder, title)  # read once: placing, superseding
+            path, outcome = self._place(rule, folder, title, content, when, given, titled, taken)
+            replaced = self._replaced(kind, folder, path, outcome, titled, taken)
             if replaced is not None:
                 link_both_ways(replaced, path, self._ref(replaced, rule), self._ref(path, rule))
             indexed = add_to_index(self.root, path, title, when) if outcome != "up_to_date" else []
@@ -241,24 +242,23 @@ class FlushEngine:
     def _replaced(  # noqa: PLR0913 - the write and where it went
         self,
         kind: str,
-        rule: KindRule,
         folder: Path,
-        title: str,
         path: Path,
         outcome: str,
+        titled: list[tuple[Path, int, str]],
         taken: list[Path] | None = None,
     ) -> Path | None:
         """The decision a new text under the same title supersedes: the version before a `-vN`;
-        in a numbered family, the record of the title holding the number the title gave (`taken`),
-        else the latest other standing record of the title; None for other kinds."""
+        in a numbered family (`titled`: its records of the title, with their heads; none in other
+        families), the record holding the number the title gave (`taken`), else the latest other
+        standing one; None for other kinds."""
         if kind not in SUPERSEDING or outcome == "up_to_date":
             return None
         if outcome == "versioned":
             return _version_before(folder, path)
-        if rule.naming not in NUMBERED:
-            return None
-        others = [(n, p) for p, n in self._same_title(rule, folder, title) if p != path]
-        standing = [(n, p) for n, p in others if not is_superseded(read_head(p, 4096))]
+        heads = {p: head for p, _, head in titled}
+        others = [(n, p) for p, n, _ in titled if p != path]
+        standing = [(n, p) for n, p in others if not is_superseded(heads[p])]
         named = [(n, p) for n, p in standing if p in (taken or [])]
         return max(named or standing or others)[1] if others else None
 
@@ -335,11 +335,12 @@ class FlushEngine:
         content: Callable[[int | None], str],
         when: date,
         given: int | None = None,
-        taken: bool = False,
+        titled: list[tuple[Path, int, str]] | None = None,
+        taken: list[Path] | None = None,
     ) -> tuple[Path, str]:
         fixed = rule.record is not None and rule.record.fixed_number is not None
         if rule.naming in NUMBERED and not fixed:
-            return self._place_numbered(rule, folder, title, content, when, given, taken)
+            return self._place_numbered(rule, folder, title, content, when, given, titled, taken)
         stem = self.sniffer.file_name(rule, title, when).removesuffix(".md")
         text = content(_issue_number(rule, stem))
         wanted = _normalise(text)
@@ -365,12 +366,14 @@ class FlushEngine:
         content: Callable[[int | None], str],
         when: date,
         given: int | None = None,
-        taken: bool = False,
+        titled: list[tuple[Path, int, str]] | None = None,
+        taken: list[Path] | None = None,
     ) -> tuple[Path, str]:
-        """A numbered log: the same title and text is the record already there (up to date); a new
-        text under the same title is the next record, with the next number (never
-        `0002-x-v2.md`); the number the title gives (`KEP-5905: ...`) where no record holds it."""
-        for existing, number in self._same_title(rule, folder, title):
+        """A numbered log: the same title and text is the record already there (up to date;
+        `titled`: the records of the title); a new text under the same title is the next record,
+        with the next number (never `0002-x-v2.md`); the number the title gives (`KEP-5905: ...`)
+        where no record holds it (`taken`: those that do)."""
+        for existing, number, _ in titled or []:
             if _same(existing, _normalise(content(number))):
                 return existing, "up_to_date"
         if given is not None and not taken:
@@ -389,14 +392,15 @@ class FlushEngine:
         family = self.conventions.parallel.get(rule.kind, {})
         return family if rule.folder in family else {}
 
-    def _same_title(self, rule: KindRule, folder: Path, title: str) -> list[tuple[Path, int]]:
-        """The numbered records of this title, by file name or by the title they give without its
-        numbered lead (`ADR 0002: Accept CAMT` is `Accept CAMT`): an ADR keeps its number, a
-        re-flush targets its file."""
+    def _same_title(self, rule: KindRule, folder: Path, title: str) -> list[tuple[Path, int, str]]:
+        """The numbered records of this title in a numbered family, by file name or by the title
+        they give without its numbered lead (`ADR 0002: Accept CAMT` is `Accept CAMT`), each with
+        its number and head (read once per flush: where it is placed, what it supersedes): an ADR
+        keeps its number, a re-flush targets its file."""
         from k0maru.notes.conventions import slugify
 
         slug = slugify(title, rule.slug_style).lower()
-        if not folder.is_dir():
+        if rule.naming not in NUMBERED or not folder.is_dir():
             return []
         pattern = re.compile(rf"^(?:[a-z]{{2,5}}[-_ ])?\d{{1,5}}[-_ ]{re.escape(slug)}\.md$")
         bare = bare_title(title)
@@ -405,8 +409,9 @@ class FlushEngine:
             number = record_number(name)
             if number is None:
                 continue
-            if pattern.match(name.lower()) or bare_title(_record_title(p)) == bare:
-                out.append((p, number))
+            head = read_head(p, 4096)
+            if pattern.match(name.lower()) or bare_title(_record_title(head)) == bare:
+                out.append((p, number, head))
         return out
 
 
@@ -425,9 +430,10 @@ def bare_title(title: str) -> str:
     return " ".join(_NUMBERED_LEAD.sub("", title.strip()).split()).casefold()
 
 
-def _record_title(path: Path) -> str:
-    """A record's title: its frontmatter `title:`, else its first `# ` line."""
-    m = _TITLE_LINE.search(read_head(path, 4096))
+def _record_title(head: str) -> str:
+    """A record's title (`head`: its first bytes): its frontmatter `title:`, else its first `# `
+    line."""
+    m = _TITLE_LINE.search(head)
     return m.group(1).strip("\"' ") if m else ""
 
 
