@@ -217,7 +217,9 @@ def _record_form(record: RecordTemplate, suffix: str, style: str) -> list[tuple[
     ]
     if record.frontmatter:
         out.append(("frontmatter", ", ".join(_key_form(k, f) for k, f in record.frontmatter)))
-    out.extend(("metadata line", _line_form(x, record.numbered)) for x in record.meta_lines)
+    out.extend(
+        ("metadata line", _line_form(x, record.numbered, record.filled)) for x in record.meta_lines
+    )
     if not record.frontmatter and not record.meta_lines:
         out.append(("metadata", "none above the sections"))
     out.extend(
@@ -949,10 +951,12 @@ def _styled(style: str) -> str:
     return "" if style == "kebab" else f" (slug {style})"
 
 
-def _line_form(line: str, numbered: dict[str, str]) -> str:
+def _line_form(line: str, numbered: dict[str, str], filled: list[str]) -> str:
     """A metadata line as `conventions --explain` says flush writes it."""
     form = numbered.get(meta_key(line))
     said = f" (with a number given: {form.format(n='{n}')})" if form else ""
+    if meta_key(line) in {k.lower() for k in filled}:
+        said += " (left empty, said: every record fills it)"
     return (
         line.replace(VARIES, "(only when given)").replace("{tagslot}", "{tags} (else empty)") + said
     )

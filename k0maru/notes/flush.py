@@ -181,7 +181,7 @@ class FlushEngine:
         warnings = self._warnings(kind, rule, filed, created_folder) + indexed
         if outcome == "created":
             warnings += self._taken(given, taken, path, replaced)
-            warnings += _with_sidecar(self.root, path, title, when)
+            warnings += _with_sidecar(self.root, path, title, when) + _unfilled(rule, body, given)
         old = self._shown(replaced) if replaced is not None else ""
         rel = path.relative_to(self.root).as_posix()
         return FlushResult(rel, outcome, kind, linked, unresolved, warnings, old)
@@ -485,6 +485,21 @@ def _with_sidecar(root: Path, path: Path, title: str, when: date) -> list[str]:
         return []
     shown = Path(written).relative_to(root).as_posix()
     return [f"also wrote {shown}, as the family's records keep one: check its values"]
+
+
+def _unfilled(rule: KindRule, body: str, given: int | None) -> list[str]:
+    """What the caller is told of the metadata lines written empty that every record of the
+    family fills (`Deciders:`): to fill before a commit (not one the body gives, nor a number
+    line the number given fills)."""
+    record = rule.record
+    if record is None or not record.shaped:
+        return []
+    keys = [k for k in record.filled if given is None or k.lower() not in record.numbered]
+    keys = [k for k in keys if not re.search(rf"^\W*{re.escape(k)}\W*:", body, re.I | re.M)]
+    if not keys:
+        return []
+    said = ", ".join(f"`{k}:`" for k in keys)
+    return [f"left {said} empty, which every record of {rule.folder or '.'}/ fills: fill it in"]
 
 
 def _issue_number(rule: KindRule, stem: str) -> int | None:

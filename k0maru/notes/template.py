@@ -111,6 +111,9 @@ class RecordTemplate:
     # a metadata key (lower case) -> its value with the record's number (`[#{n}](.../issues/{n})`):
     # filled where the number is given (`GEP-5093: ...`), else the slot stays empty
     numbered: dict[str, str] = field(default_factory=dict)
+    # the keys of the metadata lines left as slots that every record giving them fills (`Deciders:`,
+    # `Authors:`): written empty, said so that they are filled before a commit (#58)
+    filled: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -407,6 +410,7 @@ def _learn_shape(tpl: RecordTemplate, records: list[_Record], template: _Record 
     tpl.series = _series(records)
     slots = [meta_key(x) for x in tpl.meta_lines if x.rstrip().endswith(":")]
     tpl.numbered = {k: form for k in slots if (form := _number_form(k, records))}
+    tpl.filled = _always_filled(tpl.meta_lines, records)
     if any("{tag" in line for line in tpl.meta_lines) and not tpl.tag_form:
         tpl.tag_form = _line_tag_form(records)
     _learn_sections(tpl, records, template)
@@ -805,6 +809,17 @@ def _added_later(form: str, records: list[_Record]) -> str:
     given = [v for r in records for v in _values_of(meta_key(form), r)[:1]]
     later = 0 < len(given) * 4 < len(records) * 3 and all(given)
     return f"{form.rstrip()} {VARIES}" if later else form
+
+
+def _always_filled(lines: list[str], records: list[_Record]) -> list[str]:
+    """The keys (as written) of the empty metadata `lines` that every record giving them fills."""
+    out = []
+    for line in lines:
+        m = _META_LINE.match(line)
+        given = [v for r in records for v in _values_of(meta_key(line), r)[:1]]
+        if m is not None and not m.group("value").strip() and given and all(given):
+            out.append(m.group("key").strip())
+    return out
 
 
 def _meta_key_counts(records: list[_Record]) -> Counter[str]:
