@@ -611,8 +611,8 @@ class ConventionSniffer:
                 score += clue[0]
                 why.append(clue[1])
         if score > 0 and aside(folder):
-            score /= 100  # tests, fixtures, examples, vendored or generated trees: last resort
-            why.append("under a test, fixture, example, vendored or generated tree")
+            score /= 100  # tests, fixtures, examples, vendored, generated, archived: last resort
+            why.append("under a test, fixture, example, vendored, generated or archive tree")
         if score > 0:
             score += min(len(names), 50) / 1000  # prefer the fuller folder on a tie
         return score, why
@@ -910,6 +910,15 @@ _ASIDE = {
     "__fixtures__",
     "dist",
     "build",
+    # what the vault keeps out of use: a new note never starts there
+    "archive",
+    "archived",
+    "archives",
+    "attic",
+    "deprecated",
+    "obsolete",
+    "trash",
+    ".trash",
 }
 
 

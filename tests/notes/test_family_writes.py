@@ -99,6 +99,17 @@ def test_a_family_filed_by_year_takes_the_records_year(vault: Path) -> None:
     assert flushed(vault, "log", "Meeting").startswith("meetings/2026/")
 
 
+def test_a_new_decision_never_starts_in_the_archive(vault: Path) -> None:
+    """A newcomer's Obsidian vault: two decisions in a project folder, a deprecated one filed by
+    year under Archive/; a new decision went to `Archive/2026/`."""
+    for name in ("Idempotency keys", "Retry budget"):
+        write(vault, f"Projects/Harbor/Design/{name}.md", f"---\nkind: decision\n---\n# {name}\n")
+    write(vault, "Archive/2025/Old decision.md", "---\nkind: decision\n---\n# Old decision\n")
+    write(vault, "Archive/2025/Big dump.md", "# Big dump\n")
+    path = flushed(vault, "decision", "Dead-letter queue for every topic")
+    assert path.startswith("Projects/Harbor/Design/")
+
+
 def test_the_trailer_path_writes_the_familys_sections_only() -> None:
     family = ["Summary", "Motivation", "Proposal", "Alternatives"]
     context, decision = _own_titles(family)
