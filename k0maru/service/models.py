@@ -194,6 +194,9 @@ class LoadoutSection(Result):
     text: str
 
 
+CLOSING_SECTIONS = ("conventions", "sources")  # a loadout's last sections, kept while they fit
+
+
 @dataclass(kw_only=True)
 class Loadout(Result):
     vault: str
@@ -210,6 +213,11 @@ class Loadout(Result):
         )
         head += f"; focus: {self.focus}" if self.focus else ""
         return "\n\n".join([head, *(f"## {s.kind}: {s.source}\n{s.text}" for s in self.sections)])
+
+    def carries(self) -> bool:
+        """Whether it holds a section of the project's (the closing ones are k0maru's: the note
+        conventions, what was read and left out)."""
+        return any(s.kind not in CLOSING_SECTIONS for s in self.sections)
 
 
 # ---- offloaded logs

@@ -1055,9 +1055,6 @@ def fit_budget(
     )
 
 
-CLOSING_SECTIONS = ("conventions", "sources")  # a loadout's last sections, kept while they fit
-
-
 def fit_loadout(
     build: Callable[[int], Loadout], budget: int, cost: Callable[[Loadout], int]
 ) -> Loadout:
@@ -1065,6 +1062,7 @@ def fit_loadout(
     it (headers and keys too); where that is over `budget`, its last ranked sections go, the
     closing ones (how to write notes here, what was left out) kept while they fit."""
     from k0maru.llm_tokens import largest
+    from k0maru.service.models import CLOSING_SECTIONS
 
     result = build(budget).but(tokens_used=budget)  # counted with the widest number it can show
     if cost(result) > budget:
