@@ -39,6 +39,7 @@ from k0maru.notes.loadout_plan import (
     Item,
     Note,
     Plan,
+    disk_note,
     plan_loadout,
 )
 
@@ -135,7 +136,7 @@ def disk_agent_notes(root: Path, seen: set[str]) -> Iterator[Note]:
         try:
             if path.stat().st_size > _MAX_DISK_BYTES:
                 continue
-            yield Note(rel, read_text(path, errors="replace"))
+            yield disk_note(rel, read_text(path, errors="replace"))
         except OSError:
             continue
 

@@ -275,15 +275,21 @@ _SCOPE = re.compile(r"^(applyTo|globs|alwaysApply):[ \t]*(.*?)[ \t]*$", re.M)
 _EVERYWHERE = {"", "*", "**", "**/*"}
 
 
+def disk_note(path: str, text: str) -> Note:
+    """A note read from disk, not from the index: the scope keys of its frontmatter are read off
+    its head line by line (a cursor rule's `globs: **/*.ts` is no valid YAML); its body whole."""
+    head = text.split("\n---", 1)[0] if text.startswith("---") else ""
+    return Note(path, text, {m.group(1): m.group(2) for m in _SCOPE.finditer(head)})
+
+
 def scoped(note: Note) -> bool:
     """Whether an agent file holds only for some files (copilot's `applyTo`, cursor's `globs`
-    without `alwaysApply: true`): it speaks for them, as a nested one for its folder."""
-    front = note.body.split("\n---", 1)[0] if note.body.startswith("---") else ""
-    found = {k: str(v) for k, v in note.frontmatter.items() if k in ("applyTo", "globs")}
-    found |= {m.group(1): m.group(2) for m in _SCOPE.finditer(front)}
-    always = str(note.frontmatter.get("alwaysApply", found.pop("alwaysApply", ""))).lower()
-    globs = [v.strip("\"'[] ") for v in found.values()]
-    return always != "true" and any(g not in _EVERYWHERE for g in globs)
+    without `alwaysApply: true`), by its frontmatter: it speaks for them, as a nested one for its
+    folder."""
+    front = {k: "" if v is None else str(v) for k, v in note.frontmatter.items()}
+    globs = [front[k].strip("\"'[] ") for k in ("applyTo", "globs") if k in front]
+    always = front.get("alwaysApply", "").lower() == "true"
+    return not always and any(g not in _EVERYWHERE for g in globs)
 
 
 def _follow_pointers(root: Path, notes: list[Note], plan: Plan) -> list[Note]:
@@ -299,7 +305,7 @@ def _follow_pointers(root: Path, notes: list[Note], plan: Plan) -> list[Note]:
         plan.left_out["pointer to another file"] += 1
         body = "" if target in by_path else _read_small(root / target)
         if body:
-            by_path[target] = Note(target, body)
+            by_path[target] = disk_note(target, body)
             out.append(by_path[target])
         found = by_path.get(target)
         if found is not None:

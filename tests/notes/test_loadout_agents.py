@@ -83,15 +83,18 @@ def test_pytest_settings_and_hooks_count_by_the_names_they_list(tmp_path: Path) 
 def test_a_scoped_instructions_file_speaks_for_the_files_it_applies_to(tmp_path: Path) -> None:
     scoped = '---\napplyTo: "src/**/README.md"\n---\n# Readmes\n\n'
     everywhere = '---\napplyTo: "**"\n---\n# All\n\n'
-    assert plan_mod.scoped(Note(".github/instructions/r.instructions.md", scoped))
-    assert not plan_mod.scoped(Note(".github/instructions/a.instructions.md", everywhere))
+    disk = plan_mod.disk_note  # read from disk: the frontmatter still in the body
+    assert plan_mod.scoped(disk(".github/instructions/r.instructions.md", scoped))
+    assert not plan_mod.scoped(disk(".github/instructions/a.instructions.md", everywhere))
+    assert plan_mod.scoped(disk(".cursor/rules/c.mdc", "---\nglobs: **/*.ts\n---\n# C"))
     assert not plan_mod.scoped(Note(".cursor/rules/a.mdc", "# A", {"alwaysApply": True}))
     assert plan_mod.scoped(Note(".cursor/rules/b.mdc", "# B", {"globs": "src/*.ts"}))
+    assert not plan_mod.scoped(Note(".cursor/rules/d.mdc", "# D", {"globs": None}))
     root = "".join(f"## Rules {i}\n\n- Lines should stay short (lint-{i}).\n\n" for i in range(40))
     readme = "".join(f"## Part {i}\n\n- Always run `make readme-{i}`.\n\n" for i in range(40))
     notes = [
         Note("AGENTS.md", root),
-        Note(".github/instructions/r.instructions.md", scoped + readme),
+        disk(".github/instructions/r.instructions.md", scoped + readme),
     ]
     text = _answer(tmp_path, notes, 600)
     assert text.count("(lint-") > text.count("make readme-")
