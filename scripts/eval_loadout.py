@@ -31,9 +31,11 @@ import fnmatch
 import json
 import random
 import re
+import shutil
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -279,6 +281,26 @@ def run_case(case: Case, spec: dict[str, Any], work: Path, budget: int, base: bo
         case.focus_got.append((len(carried(wanted, first)), len(wanted)))
 
 
+@contextmanager
+def workdir() -> Iterator[Path]:
+    """A folder for one repository's vaults, named the same from run to run (the first free
+    `run<n>`): the answer's head counts the vault's path, so a random name moved the budget by a
+    few tokens and a fact in or out between two runs of the same code."""
+    base = Path(tempfile.gettempdir()) / "k0maru-loadout-eval"
+    for n in range(1000):
+        path = base / f"run{n}"
+        try:
+            path.mkdir(parents=True)
+        except FileExistsError:
+            continue
+        try:
+            yield path
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+        return
+    raise RuntimeError(f"no free folder under {base}")
+
+
 def bootstrap(pairs: list[tuple[int, int]], seed: int = 57) -> tuple[float, float]:
     """A 95% interval of sum(carried)/sum(asked) over resampled repositories."""
     if not pairs:
@@ -366,8 +388,8 @@ def main() -> int:
                 print(f"skipped {repo['repo']}: no mirror", file=sys.stderr)
                 continue
             case = Case(repo["repo"], half, repo["facts"], repo.get("focus", []))
-            with tempfile.TemporaryDirectory() as tmp:
-                run_case(case, repo, Path(tmp), budget, not args.no_base)
+            with workdir() as tmp:
+                run_case(case, repo, tmp, budget, not args.no_base)
             cases.append(case)
             _show(case, args.show)
         results[half] = summary(cases)
