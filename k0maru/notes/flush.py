@@ -124,6 +124,16 @@ class FlushEngine:
         if record is not None and record.shaped:
             links = [self._link(name, record.link_style, rule.folder) for name in linked]
             given = {**(extra or {}), "tags": tags} if tags else extra or {}
+            text = render_record(
+                record, title, body, when, number, given, links, unresolved, number_given
+            )
+            named = self.sniffer.file_name(rule, title, when, number)
+            if _dated(title) or _says(f"{named}\n{text}", title):
+                return text
+            # nothing of the record's form carries the title (a daily note named and headed by
+            # its date): it leads the body, never dropped, in a line that adds no section the
+            # records do not have
+            body = f"**{title}**\n\n{body}"
             return render_record(
                 record, title, body, when, number, given, links, unresolved, number_given
             )
@@ -485,6 +495,20 @@ def _with_sidecar(root: Path, path: Path, title: str, when: date) -> list[str]:
         return []
     shown = Path(written).relative_to(root).as_posix()
     return [f"also wrote {shown}, as the family's records keep one: check its values"]
+
+
+def _dated(title: str) -> bool:
+    """Whether a title is only a date or number (`2021 08 30`): the record's own date carries it."""
+    return re.fullmatch(r"[\d\W_]+", title) is not None
+
+
+def _says(text: str, title: str) -> bool:
+    """Whether `text` holds the title's words, in any case and punctuation."""
+
+    def words(x: str) -> str:
+        return " ".join(re.sub(r"[\W_]+", " ", x).lower().split())
+
+    return words(title) in words(text)
 
 
 def _unfilled(rule: KindRule, body: str, given: int | None) -> list[str]:

@@ -47,7 +47,8 @@ def render_record(  # noqa: PLR0913 - the note and how to write it
     in the template's order, then its links, the names not found, and what k0maru keeps;
     `number_given`: the caller gave the number (`KEP-5905: ...`), not the next free one."""
     extra = dict(extra)
-    tags = [str(t) for t in extra.pop("tags", None) or []]
+    given = [str(t) for t in extra.pop("tags", None) or []]
+    tags = list({t.lower(): t for t in [*tpl.common_tags, *given]}.values())  # each tag once
     values = _values(tpl, title, when, number, extra.pop("status", None))
     _summarised(tpl, body, extra)
     hashed, kept = _tags_placed(tpl, tags, extra, values)

@@ -114,6 +114,8 @@ class RecordTemplate:
     # the keys of the metadata lines left as slots that every record giving them fills (`Deciders:`,
     # `Authors:`): written empty, said so that they are filled before a commit (#58)
     filled: list[str] = field(default_factory=list)
+    # the frontmatter tags every record carries (`daily` on each daily note): a new one carries them
+    common_tags: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -411,6 +413,7 @@ def _learn_shape(tpl: RecordTemplate, records: list[_Record], template: _Record 
     slots = [meta_key(x) for x in tpl.meta_lines if x.rstrip().endswith(":")]
     tpl.numbered = {k: form for k in slots if (form := _number_form(k, records))}
     tpl.filled = _always_filled(tpl.meta_lines, records)
+    tpl.common_tags = _common_tags(records)
     if any("{tag" in line for line in tpl.meta_lines) and not tpl.tag_form:
         tpl.tag_form = _line_tag_form(records)
     _learn_sections(tpl, records, template)
@@ -809,6 +812,21 @@ def _added_later(form: str, records: list[_Record]) -> str:
     given = [v for r in records for v in _values_of(meta_key(form), r)[:1]]
     later = 0 < len(given) * 4 < len(records) * 3 and all(given)
     return f"{form.rstrip()} {VARIES}" if later else form
+
+
+def _common_tags(records: list[_Record]) -> list[str]:
+    """The frontmatter tags each of two or more records carries, in the first one's order."""
+    tagged = [_frontmatter_tags(r.text) for r in records]
+    if len(tagged) < 2:
+        return []
+    return [t for t in tagged[0] if all(t in other for other in tagged[1:])]
+
+
+def _frontmatter_tags(text: str) -> list[str]:
+    """A record's frontmatter `tags` (a list, or words split by commas or spaces)."""
+    value = split_frontmatter(text)[0].get("tags")
+    items = value if isinstance(value, list) else str(value or "").replace(",", " ").split()
+    return [str(t).strip().lstrip("#") for t in items if str(t).strip()]
 
 
 def _always_filled(lines: list[str], records: list[_Record]) -> list[str]:

@@ -110,6 +110,20 @@ def test_a_new_decision_never_starts_in_the_archive(vault: Path) -> None:
     assert path.startswith("Projects/Harbor/Design/")
 
 
+def test_a_log_headed_by_its_date_keeps_its_title(vault: Path) -> None:
+    """A newcomer's daily notes (`Daily/2026-11-07.md`, `# 2026-11-07`): a flushed log's title
+    was in neither its name nor its heading, and dropped."""
+    for day in range(1, 8):
+        iso = f"2026-11-0{day}"
+        fm = f"---\ndate: {iso}\ntags: [daily{', ops' if day % 2 else ''}]\n---\n"
+        write(vault, f"Daily/{iso}.md", f"{fm}# {iso}\n- Standup: x\n")
+    path = flushed(vault, "log", "Lag follow-up", "Partition 7 is fine.\n", tags=["lag"])
+    assert path == "Daily/2026-07-20.md"
+    text = (vault / path).read_text()
+    assert "# 2026-07-20\n" in text and "\n**Lag follow-up**\n\nPartition 7 is fine." in text
+    assert "tags: [daily, lag]" in text  # the tag every daily note carries, then the one given
+
+
 def test_the_trailer_path_writes_the_familys_sections_only() -> None:
     family = ["Summary", "Motivation", "Proposal", "Alternatives"]
     context, decision = _own_titles(family)

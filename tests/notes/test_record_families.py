@@ -98,7 +98,7 @@ def test_tags_are_written_in_the_vault_tag_form(tmp_path: Path) -> None:
             )
     path, text = flushed(tmp_path, "card", "Sync conflicts on iOS", "text\n", tags=["sync", "ios"])
     assert path.startswith("Obsidian Sync/")
-    assert "tags: [sync, ios]\n" in text
+    assert "tags: [obsidian, sync, ios]\n" in text  # the tag each note of the folder has, first
 
 
 def test_tags_are_kept_where_the_records_have_no_tag_key(tmp_path: Path) -> None:
@@ -173,7 +173,8 @@ def test_group_minutes_keep_their_heading_and_go_where_the_body_heading_says(
     assert text.startswith("# Outreach WG\nDate: Aug 30, 2021\n\n## Attendees\n")
     assert text.count("Date:") == 1 and text.count("# Outreach WG") == 1
     _, plain = flushed(tmp_path, "log", "Outreach sync", "## Attendees\n\n* c\n")
-    assert plain.startswith("# Outreach WG\nDate: Mar 1, 2024\n\n## Attendees\n\n* c")
+    # the title no heading carries leads the body, never dropped
+    assert plain.startswith("# Outreach WG\nDate: Mar 1, 2024\n\n**Outreach sync**\n\n## Attendees")
 
 
 def test_a_reserved_all_nines_number_is_not_counted(tmp_path: Path) -> None:

@@ -97,7 +97,7 @@ def test_daily_notes_are_named_by_the_given_date(vault: Path) -> None:
         write(vault, f"Daily Notes/{d}.md", "## Tasks\n\n- a\n\n## Notes\n\nn\n")
     note = FlushEngine(vault).flush("log", "Standup", "## Tasks\n\n- b\n", when=WHEN)
     assert note.path == "Daily Notes/2026-07-20.md"
-    assert (vault / note.path).read_text() == "## Tasks\n\n- b\n"
+    assert (vault / note.path).read_text() == "**Standup**\n\n## Tasks\n\n- b\n"  # title kept
 
 
 def test_root_level_records_are_the_adr_folder(vault: Path) -> None:
@@ -223,7 +223,7 @@ def test_tool_settings_name_the_folders(vault: Path) -> None:
     note = FlushEngine(vault).flush("log", "Standup", "## Notes\n\nShipped X.\n", when=WHEN)
     assert note.path == "Journal/2026-07-20.md"
     assert (vault / note.path).read_text() == (
-        "# 2026-07-20\n\n## Tasks\n\n- [ ]\n\n## Notes\n\nShipped X.\n"
+        "# 2026-07-20\n\n**Standup**\n\n## Tasks\n\n- [ ]\n\n## Notes\n\nShipped X.\n"
     )
 
 
