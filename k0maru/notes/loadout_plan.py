@@ -15,6 +15,7 @@ from typing import Any
 
 from k0maru.llm_tokens import count_tokens
 from k0maru.notes import loadout_sources as src
+from k0maru.notes.fix_hints import unfixed_card
 from k0maru.notes.loadout_commands import all_commands
 from k0maru.notes.loadout_facts import Section, split_sections
 from k0maru.notes.supersede import MARK
@@ -254,6 +255,9 @@ def plan_loadout(
         if kind in (src.AGENT, src.RULES):
             nested = src.agent_folder(note.path) != "" or scoped(note)
             agents.append(_agent_items(note, weight * (NESTED if nested else 1.0)))
+            continue
+        if unfixed_card(note.body):  # k0maru's own boilerplate of a failure, nothing learnt yet
+            plan.left_out["a distilled card with no fix recorded"] += 1
             continue
         found = _note_items(note, kind, weight)
         if found:
