@@ -292,23 +292,24 @@ def _wikilinks(text: str) -> list[Link]:
     return links
 
 
-FOLDER_KINDS = {
-    "adr": "adr",
-    "adrs": "adr",
-    "decision": "decision",
-    "decisions": "decision",
-    "card": "card",
-    "cards": "card",
-    "log": "log",
-    "logs": "log",
-    "journal": "log",
-    "skill": "skill",
-    "skills": "skill",
-    "runbook": "runbook",
-    "runbooks": "runbook",
-    "incident": "incident",
-    "incidents": "incident",
+# a folder's name -> the kind of the notes in it: the names the conventions place each kind by
+# (`notes/conventions.py`), so a note is of the kind flush filed it as (`Daily/` holds logs);
+# incidents and runbooks keep kinds of their own
+_KIND_FOLDER_WORDS = {
+    "adr": ("adr", "adrs", "architecture-decisions", "decision-records"),
+    "decision": ("decision", "decisions", "decision-log"),
+    "card": ("card", "cards"),
+    "log": (
+        *("log", "logs", "journal", "journals", "daily", "dailies", "standup", "standups"),
+        *("postmortem", "postmortems", "post-mortems", "minutes", "meeting", "meetings"),
+        *("meeting-notes", "retros", "retrospectives", "weekly", "monthly", "outages", "rca"),
+        *("rcas", "incident-reports", "newsletter", "newsletters", "digest", "digests"),
+    ),
+    "skill": ("skill", "skills", "playbooks"),
+    "runbook": ("runbook", "runbooks"),
+    "incident": ("incident", "incidents"),
 }
+FOLDER_KINDS = {word: kind for kind, words in _KIND_FOLDER_WORDS.items() for word in words}
 
 
 def note_tags(frontmatter: dict[str, Any], code_free_body: str) -> list[str]:
@@ -330,7 +331,7 @@ def note_kind(frontmatter: dict[str, Any], rel_path: str) -> str | None:
         if isinstance(value, str) and value.strip():
             return value.strip().lower()[:32]
     for part in reversed(rel_path.lower().split("/")[:-1]):
-        word = re.sub(r"^[\d_\- ]+", "", part)
+        word = re.sub(r"^[\d_\- ]+", "", part).replace(" ", "-").replace("_", "-")
         if word in FOLDER_KINDS:
             return FOLDER_KINDS[word]
     return None
