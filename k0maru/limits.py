@@ -53,9 +53,23 @@ def check_note_input(
         raise K0maruError(f"{len(related)} related notes; the limit is {MAX_RELATED}")
     for name in related:
         one_line("related note", name, MAX_TITLE_CHARS)
-    size = len(body.encode("utf-8"))
+    size = note_bytes(title, tags, related, body)
     if size > max_bytes:
         raise K0maruError(
-            f"the note body is {size:,} bytes; the index takes notes up to max_file_bytes="
-            f"{max_bytes:,} (raise it in .k0maru/config.toml or split the note)"
+            f"the note would be up to {size:,} bytes (its body and the title, tags, links and "
+            f"frontmatter flush adds); the index takes notes up to max_file_bytes={max_bytes:,}: "
+            "nothing was written (raise it in .k0maru/config.toml or split the note)"
         )
+
+
+NOTE_FORM_BYTES = (
+    1024  # what a note's form adds beside its fields: frontmatter keys, date, headings
+)
+
+
+def note_bytes(title: str, tags: list[str], related: list[str], body: str) -> int:
+    """What a flushed note can take on disk: its body, its title twice (frontmatter and heading),
+    its tags, each related note twice (link and shown text) and k0maru's form around them (a
+    vault's learnt template adds its own fixed text: a bound, not an exact size)."""
+    fields = [body, title, title, *tags, *related, *related]
+    return sum(len(text.encode("utf-8")) for text in fields) + NOTE_FORM_BYTES
