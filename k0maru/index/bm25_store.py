@@ -47,6 +47,13 @@ class Bm25Store(BaseStore):
         ).fetchall()
         return rows
 
+    def alias_titles(self) -> dict[int, str]:
+        """Each note's aliases as one line (BM25 reads them beside its title)."""
+        rows = self.conn.execute(
+            "SELECT doc_id, group_concat(alias, ' ') FROM aliases GROUP BY doc_id"
+        )
+        return {doc_id: names for doc_id, names in rows}
+
     def lexical_stale(self) -> list[int]:
         """Chunks deleted since the BM25 main segment was built (its entries for them no longer
         count)."""

@@ -179,7 +179,7 @@ class DocumentStore(BaseStore):
 
     def set_aliases(self, doc_id: int, aliases: Iterable[str]) -> set[str]:
         """Replace a document's aliases; returns those added or dropped (links of those names may
-        resolve differently)."""
+        resolve differently). BM25 reads aliases beside the title: its chunks are read again."""
         new = {a.lower() for a in aliases}
         old = {
             a for (a,) in self.conn.execute("SELECT alias FROM aliases WHERE doc_id = ?", (doc_id,))
@@ -187,6 +187,10 @@ class DocumentStore(BaseStore):
         if new == old:
             return set()
         self.conn.execute("DELETE FROM aliases WHERE doc_id = ?", (doc_id,))
+        self.conn.execute(
+            "INSERT OR IGNORE INTO lexical_stale(chunk_id) SELECT id FROM chunks WHERE doc_id = ?",
+            (doc_id,),
+        )
         self.conn.executemany(
             "INSERT INTO aliases(doc_id, alias) VALUES (?, ?)", [(doc_id, a) for a in sorted(new)]
         )

@@ -55,8 +55,9 @@ VARIANT_WEIGHT = 0.4
 # a query whose words do not say its language is stemmed in English and in each language that holds
 # at least this share of the notes
 VAULT_LANGUAGE_SHARE = 0.1
-TERMS_FORMAT = 7  # 4: words of any script; 5: Cyrillic, Greek, Arabic... words stemmed; 6: each
-# note's Latin-script words stemmed in its language; 7: one row per term, read per query
+TERMS_FORMAT = 8  # 4: words of any script; 5: Cyrillic, Greek, Arabic... words stemmed; 6: each
+# note's Latin-script words stemmed in its language; 7: one row per term, read per query; 8: a
+# note's aliases read beside its title
 Posting = tuple[Sequence[int], Sequence[float]]  # chunk positions and their scores
 # ... and the factor that brings those scores to the corpus as it is now (IDF)
 Part = tuple[Sequence[int], Sequence[float], float]
@@ -230,7 +231,9 @@ class MainSegment:
         vocab = TermIds()
         ids = vocab.__getitem__
         chunk_ids, doc_ids, terms, ends = array("q"), array("q"), array("I"), array("q")
-        for chunk_id, doc_id, title, heading, text, lang in store.lexical_corpus():
+        for chunk_id, doc_id, title, heading, text, lang in with_aliases(
+            store.lexical_corpus(), store
+        ):
             chunk_ids.append(chunk_id)
             doc_ids.append(doc_id)
             terms.extend(map(ids, tokenize(f"{title}\n{heading}\n{text}", INDEX, lang)))
@@ -312,6 +315,15 @@ DELTA_MAGIC = b"k0d2"
 MAX_BLOCKS = 8
 Tfc = dict[str, tuple[list[int], list[float]]]  # a term's positions and tf components
 Row = tuple[int, int, str, str, str, str]  # a delta chunk as `Bm25Store.lexical_delta` gives it
+
+
+def with_aliases(rows: Iterable[Row], store: Bm25Store) -> Iterator[Row]:
+    """Chunk rows with their note's aliases beside its title: a name the note is also called by
+    (frontmatter `aliases`) is read as its title is, in every chunk."""
+    names = store.alias_titles()
+    for chunk_id, doc_id, title, heading, text, lang in rows:
+        also = names.get(doc_id)
+        yield chunk_id, doc_id, f"{title} {also}" if also else title, heading, text, lang
 
 
 def _fingerprint(row: Row) -> int:
@@ -526,7 +538,8 @@ class Delta:
         if (blob := store.bm25_prior_delta(main.version)) is not None:
             with contextlib.suppress(ValueError, struct.error):  # damaged: all tokenised
                 prior = _Kept(blob)
-        rows, stale = store.lexical_delta(main.max_chunk_id), store.lexical_stale()
+        rows = list(with_aliases(store.lexical_delta(main.max_chunk_id), store))
+        stale = store.lexical_stale()
         now = prior.next(main, rows, stale, join_past)
         with contextlib.suppress(K0maruError):  # a cache: kept next time
             store.keep_bm25_delta(version, main.version, now.pack())
