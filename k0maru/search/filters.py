@@ -23,11 +23,14 @@ _DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
 
 def parse_when(text: str, end_of_day: bool = False) -> float:
     """Epoch seconds for an ISO date/datetime or a relative age; a bare `until` date includes that
-    day."""
+    day. An age names the day that many days back (UTC, as note dates are read): `30d` on
+    2026-12-07 is 2026-11-07, that day included either way, as `--since 2026-11-07` includes it."""
     raw = text.strip().lower()
     m = _RELATIVE.match(raw)
     if m:
-        return time.time() - int(m.group(1)) * _DAYS[m.group(2)] * 86400
+        today = dt.datetime.fromtimestamp(time.time(), dt.UTC).date()
+        back = int(m.group(1)) * _DAYS[m.group(2)]
+        raw = (today - dt.timedelta(days=min(back, today.toordinal() - 1))).isoformat()
     try:
         if len(raw) == 10:
             day = dt.date.fromisoformat(raw)

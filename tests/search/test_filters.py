@@ -1,6 +1,7 @@
 """Filter dates: ISO, relative ages, a bare `until` date that includes its day, and one-line
 errors."""
 
+import datetime as dt
 import time
 
 import pytest
@@ -14,7 +15,10 @@ def test_dates_and_ages() -> None:
     assert parse_when("2026-11-01", end_of_day=True) - parse_when("2026-11-01") == pytest.approx(
         86399.999
     )
-    assert abs(parse_when("30d") - (time.time() - 30 * 86400)) < 5
+    day = dt.datetime.fromtimestamp(time.time() - 30 * 86400, dt.UTC).date().isoformat()
+    assert parse_when("30d") == parse_when(day)  # the day it names, all of it (as a date does)
+    assert parse_when("30d", end_of_day=True) == parse_when(day, end_of_day=True)
+    assert parse_when("99999y") == parse_when("0001-01-01")
     assert parse_when("2w") < parse_when("1w")
 
 
