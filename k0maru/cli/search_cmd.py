@@ -59,8 +59,24 @@ def search(  # noqa: PLR0913 - a CLI handler takes one parameter per flag
         else []
     )
     warn([*unsaid(result.warnings, said), *empty])
-    emit(as_json, result.payload(), lambda: _print(result, explain))
+    emit(as_json, result.payload(), lambda: _print_cut(result, explain))
     return 0
+
+
+def _print_cut(result: RecallResult, explain: bool) -> None:
+    """The hits, then one line saying what --budget cut and how to see it."""
+    _print(result, explain)
+    if result.left_out or result.passages_cut:
+        print(budget_line(result))
+
+
+def budget_line(result: RecallResult) -> str:
+    """What was cut to fit --budget (hits left out, passages shortened) and how to see it."""
+    cut = [f"{result.left_out} lower hit(s) left out"] if result.left_out else []
+    if result.passages_cut:
+        cut.append(f"{result.passages_cut} passage(s) shortened (ending …)")
+    whole = f"--budget {result.whole_tokens}" if result.whole_tokens else "a larger --budget"
+    return f"cut to fit --budget: {' and '.join(cut)}; {whole} shows them all, whole"
 
 
 def _filters(*flags: str | None) -> Filters | None:
