@@ -139,8 +139,8 @@ SKIPPED = r"skipped (.+?): "  # the warning for a file the scan left out
 
 def once_per_change(root: Path, lines: Sequence[str]) -> list[str]:
     """`lines` less the skipped-file warnings already shown for the file as it is now (its size,
-    mtime and the reason, kept in .k0maru/warned.json): a `search` does not repeat them until the
-    file changes. Other warnings pass."""
+    mtime and the reason, kept in .k0maru/warned.json; a symlink's own, so a dangling one too): a
+    `search` does not repeat them until the file changes. Other warnings pass."""
     import json
     import re
     from contextlib import suppress
@@ -158,7 +158,7 @@ def once_per_change(root: Path, lines: Sequence[str]) -> list[str]:
     for line in lines:
         m = re.match(SKIPPED, line)
         try:
-            st = (root / m.group(1)).stat() if m else None
+            st = (root / m.group(1)).lstat() if m else None  # a dangling symlink's own
         except OSError:
             st = None
         if m is None or st is None:
