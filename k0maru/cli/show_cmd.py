@@ -10,7 +10,7 @@ from k0maru.errors import K0maruError, NotFoundError
 
 TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typing at start-up
 if TYPE_CHECKING:
-    from k0maru.service.models import NoteEntry, NoteText
+    from k0maru.service.models import NoteText
 
 FINDING = "`k0maru search WORDS` gives the paths of the notes that have them"
 
@@ -22,17 +22,16 @@ def show(vault: str | None, as_json: bool, note: str, lines: str | None) -> int:
         line_range(lines, None)  # a bad range is refused before the vault is opened
     with service(vault, as_json, rescan=False) as svc:
         try:
-            found: NoteText = svc.read_note(note)
+            found: NoteText = svc.read_note(note, named=True)
         except NotFoundError as exc:
             hit = re.fullmatch(r"(.+):(\d+)", note)  # a hit's `path:12`: --lines 12:
             if hit and lines is None:
                 note, lines = hit.group(1), f"{hit.group(2)}:"
-            named = [note] if hit else titled(note, svc.notes().notes)
-            if len(named) != 1:  # none, or several (the error names them)
+            if not hit:  # read_note took it as a path, a link's name and a title
                 raise NotFoundError(
                     exc.message, what=exc.what, finding=FINDING, similar=exc.similar
                 ) from None
-            found = svc.read_note(named[0])
+            found = svc.read_note(note)
     all_lines = found.text.splitlines()
     start, end = line_range(lines, len(all_lines)) if lines else (0, len(all_lines))
     part = NoteExcerpt(
@@ -43,22 +42,6 @@ def show(vault: str | None, as_json: bool, note: str, lines: str | None) -> int:
     )
     emit(as_json, part.payload(), lambda: print(part.text))
     return 0
-
-
-def titled(note: str, notes: list[NoteEntry]) -> list[str]:
-    """The paths of the notes `note` names by their title, file name or path without `.md`, in any
-    case (`show "SQLite busy timeout"`)."""
-    want = note.strip().strip("/").casefold().removesuffix(".md")
-    return [
-        n.path
-        for n in notes
-        if want
-        in (
-            n.path.casefold().removesuffix(".md"),
-            n.path.rsplit("/", 1)[-1].casefold().removesuffix(".md"),
-            (n.title or "").casefold(),
-        )
-    ]
 
 
 def line_range(text: str, total: int | None) -> tuple[int, int]:

@@ -372,13 +372,14 @@ def conventions_page() -> Any:
 @pages.get("/gaps")
 def gaps_page() -> Any:
     """What the index leaves out: skipped files with why, links that lead to no note, links to
-    attachments that are not there."""
+    attachments that are not there, links to a heading their note lacks."""
     gaps = service().index_gaps()
     return render_template(
         "gaps.html",
         gaps=gaps,
         to_notes=[d for d in gaps.dangling if not d.attachment],
         to_files=[d for d in gaps.dangling if d.attachment],
+        to_headings=gaps.headings,
         page="status",
     )
 

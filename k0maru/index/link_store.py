@@ -131,6 +131,31 @@ class LinkStore(DocumentStore):
             )
         )
 
+    def heading_links(self, limit: int) -> list[tuple[str, str, str, int]]:
+        """(target, linking note's path, heading, target note's id) of the links to a heading of a
+        note found, by target: at most `limit`."""
+        return list(
+            self.conn.execute(
+                "SELECT l.target, d.path, l.heading, l.dst_id FROM links l"
+                " JOIN documents d ON d.id = l.src_id WHERE l.dst_id IS NOT NULL"
+                " AND l.heading IS NOT NULL AND l.heading != ''"
+                " ORDER BY l.target_key, d.path LIMIT ?",
+                (limit,),
+            )
+        )
+
+    def headings_of(self, doc_ids: Sequence[int]) -> dict[int, set[str]]:
+        """Each note's headings, as its chunks record them: each chunk's heading and those above
+        it (`A > B`), so a heading over no text of its own is there too."""
+        found: dict[int, set[str]] = {}
+        for doc_id, heading, section in self.conn.execute(
+            "SELECT doc_id, heading, section FROM chunks"
+            " WHERE doc_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(set(doc_ids))),),
+        ):
+            found.setdefault(doc_id, set()).update([heading, *section.split(" > ")])
+        return found
+
     def backlinks(self, doc_id: int) -> list[dict[str, Any]]:
         return [
             {"doc_id": src, "path": p, "title": t}

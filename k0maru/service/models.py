@@ -87,6 +87,7 @@ class IndexGaps(Result):
     skipped: Sequence[SkippedFile] = ()
     dangling: Sequence[DanglingLink] = ()
     truncated: bool = False  # more links lead nowhere than `dangling` lists
+    headings: Sequence[DanglingLink] = ()  # links to a note found, to a heading it lacks
 
 
 @dataclass(kw_only=True)

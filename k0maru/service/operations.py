@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from k0maru.index.document_store import DocRow
     from k0maru.index.scan_result import ProgressFn
     from k0maru.index.store import Store
     from k0maru.offload.records import OffloadRecord
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from k0maru.search.results import RecallHit
     from k0maru.service.models import (
         AdrOutcome,
+        DanglingLink,
         DoctorReport,
         FlushOutcome,
         IndexBacklog,
@@ -507,8 +509,9 @@ class Service:
             ]
         )
 
-    def read_note(self, path: str) -> NoteText:
-        """The raw Markdown of an indexed note (confined to the vault)."""
+    def read_note(self, path: str, named: bool = False) -> NoteText:
+        """The raw Markdown of an indexed note (confined to the vault) at vault path `path`; with
+        `named`, else the note it names as a link does (file name, alias), else by title."""
         from k0maru.fsutil import read_regular, resolve_inside
         from k0maru.service.models import NoteText
         from k0maru.suggest import similar_notes
@@ -517,6 +520,7 @@ class Service:
         with self._session.session(fresh=False) as vault:
             # a path as answers show it, control and bidi characters escaped (`text.visible`)
             doc = vault.store.document_by_path(path) or vault.store.document_by_path(unescape(path))
+            doc = doc or (_named(vault.store, path) if named else None)
             why = None if doc else self._why_not_indexed(vault, path)
             if doc is None:
                 raise NotFoundError(
@@ -745,12 +749,14 @@ class Service:
         return DoctorReport(findings=found, repaired=done, sound=True, moved_aside=moved)
 
     def index_gaps(self, limit: int = 2000) -> IndexGaps:
-        """The files the scans skipped (with why) and the links that lead to no note, as the index
-        recorded them; at most `limit` links. A link to an attachment that exists is not
-        dangling; one naming a note by its title says which (Obsidian links by name, not title)."""
+        """The files the scans skipped (with why), the links that lead to no note and those to a
+        heading their note lacks, as the index recorded them; at most `limit` links of each. A
+        link to an attachment that exists is not dangling; one naming a note by its title says
+        which (Obsidian links by name, not title)."""
         from k0maru.service.attachments import missing_attachments
         from k0maru.service.models import DanglingLink, IndexGaps, SkippedFile
 
+        headings = self._missing_headings(limit)
         with self._session.session(fresh=False) as vault:
             skipped = [SkippedFile(path=p, why=why) for p, why in vault.skipped_files()]
             rows = vault.store.dangling_links(limit + 1)
@@ -767,7 +773,25 @@ class Service:
             for t, src, h in rows[:limit]
             if missing.get((src, t), True)
         ]
-        return IndexGaps(skipped=skipped, dangling=dangling, truncated=len(rows) > limit)
+        return IndexGaps(
+            skipped=skipped, dangling=dangling, truncated=len(rows) > limit, headings=headings
+        )
+
+    def _missing_headings(self, limit: int) -> list[DanglingLink]:
+        """The links to a note found but to a heading it does not have (`[[Note#No such]]`, a
+        Markdown link's `#slug` alike), as the index recorded them; at most `limit` links are
+        read. A block reference (`#^id`) is no heading: never listed."""
+        from k0maru.service.models import DanglingLink
+
+        with self._session.session(fresh=False) as vault:
+            rows = vault.store.heading_links(limit)
+            headings = vault.store.headings_of([dst for _, _, _, dst in rows])
+        slugs = {doc: {heading_slug(h) for h in found} for doc, found in headings.items()}
+        return [
+            DanglingLink(target=target, source=source, heading=heading)
+            for target, source, heading, dst in rows
+            if not heading.startswith("^") and heading_slug(heading) not in slugs.get(dst, ())
+        ]
 
     def backlog(self) -> IndexBacklog:
         """What the index lacks: files changed since the last scan, chunks without vectors."""
@@ -841,6 +865,36 @@ def _lexical_without_embedding(mode: str, embed: bool) -> str:
     return "bm25"
 
 
+def _named(store: Store, name: str) -> DocRow | None:
+    """The note `name` names as a link does (path suffix, file name, alias), else by its title;
+    None where none does. Several notes of that title are named in the error, to choose one by
+    path."""
+    from k0maru.index.link_resolution import key_name
+
+    key = name.strip().strip("/").lower().removesuffix(".md")
+    doc_id = store.link_resolver({key_name(key)})(key) if key else None
+    if doc_id is not None:
+        return store.document(doc_id)
+    want = name.strip().casefold()
+    paths = [p for _, p, t in store.list_documents() if key and (t or "").casefold() == want]
+    if len(paths) > 1:
+        raise K0maruError(
+            f"{len(paths)} notes have the title {echo(name.strip())}: "
+            + ", ".join(map(repr, paths))
+            + "; name one by its path"
+        )
+    return store.document_by_path(paths[0]) if paths else None
+
+
+def heading_slug(heading: str) -> str:
+    """A heading as links name it, by its text or its slug (`No Such Heading`, `no-such-heading`);
+    of a nested `A#B`, the last."""
+    import re
+
+    text = " ".join(heading.rsplit("#", 1)[-1].split()).casefold()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
 def _titled(store: Store, targets: Sequence[str]) -> dict[str, str]:
     """casefolded link target -> the path of the note with that title, for the targets that name
     a note by its title: `show` opens it, Obsidian does not (it links by file name and alias)."""
@@ -911,7 +965,7 @@ def _link_key(name: str) -> str:
 
 def _check_kind(kind: str, present: set[str]) -> None:
     """Refuse a kind of note that neither k0maru nor any note of the vault knows, naming the
-    kinds."""
+    kinds the notes here have (as a search for a known kind no note has does, `recall.py`)."""
     from k0maru.notes.conventions import KINDS
     from k0maru.suggest import close_names
 
@@ -922,7 +976,7 @@ def _check_kind(kind: str, present: set[str]) -> None:
     raise K0maruError(
         f"unknown kind {echo(kind)}"
         + (f"; did you mean {maybe[0]}?" if maybe else ";")
-        + f" the kinds of note here: {', '.join(known)}"
+        + f" the kinds of note here: {', '.join(sorted(present)) or 'none'}"
     )
 
 

@@ -79,3 +79,27 @@ def test_dashboard_reads_counts_without_walking_or_reading_files(vault: Path, cl
     # ([[nowhere]]: the embeds name attachments, which /gaps lists apart, #60)
     assert '<span class="label">notes</span><span class="value">2</span>' in page
     assert '<span class="label">links to no note</span><span class="value">1</span>' in page
+
+
+def test_gaps_page_lists_links_to_a_heading_the_note_lacks(vault: Path) -> None:
+    """`[[Note#No Such Heading]]` leads to a note but not to a heading of it; headings named by
+    text, by slug, over no text of their own, and block references are not listed."""
+    write(vault, ".k0maru/config.toml", "embed = false\n")
+    write(vault, "target.md", "# Target\n\n## Parent\n\n### Child\n\nbody ^blk\n")
+    write(
+        vault,
+        "linker.md",
+        "# Linker\n\n[[target#No Such Heading]], [[target#Child]], [[target#parent]],"
+        " [[target#^blk]], [slug](target.md#child) and [bad](target.md#nowhere-at-all).\n",
+    )
+    svc = Service(VaultSession(Vault.open(vault)))
+    svc.scan()
+    try:
+        page = create_app(svc).test_client().get("/gaps").get_data(as_text=True)
+    finally:
+        svc.close()
+    section = page[page.index('id="headings"') :]
+    assert "[[target#No Such Heading]]" in section and "the note has no such heading" in section
+    assert "nowhere-at-all" in section
+    for found in ("#Child]]", "#parent]]", "#^blk", "#child]]"):
+        assert found not in section, found
