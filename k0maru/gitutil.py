@@ -89,3 +89,30 @@ def head_commit(repo: Path, rev: str = "HEAD") -> Commit | None:
         else git(repo, "ls-tree", "-r", "-z", "--name-only", sha)
     )
     return Commit(sha, author, email, date, message, files)
+
+
+def amended_from(repo: Path, sha: str, depth: int = 50) -> str | None:
+    """The commit that `git commit --amend` replaced by `sha`, as HEAD's reflog (its last `depth`
+    entries) records it; None when `sha` was not made by an amend, or the reflog does not say."""
+    out = git(repo, "reflog", "show", f"-n{depth}", "--format=%H %gs", "HEAD") or ""
+    entries = [line.partition(" ") for line in out.splitlines()]
+    for (new, _, what), (old, _, _) in zip(entries, entries[1:], strict=False):
+        if new == sha and what.startswith("commit (amend)"):
+            return old
+    return None
+
+
+def rewritten_from(repo: Path, sha: str, depth: int = 50) -> list[str]:
+    """The commits that `sha` may have replaced: the one an amend replaced (`amended_from`), else
+    those a rebase may have rewritten into it: ORIG_HEAD (the tip before the rebase) reaches them,
+    HEAD does not, and they have `sha`'s author and author date (which a rebase keeps)."""
+    amended = amended_from(repo, sha, depth)
+    if amended is not None:
+        return [amended]
+    ident = "--format=%H %an <%ae> %ad"
+    mine = (git(repo, "log", "-1", "--date=raw", ident, sha, "--") or "").partition(" ")[2].strip()
+    left = git(
+        repo, "log", "--date=raw", ident, "-n", str(depth), "ORIG_HEAD", "--not", "HEAD", "--"
+    )
+    lines = [line.partition(" ") for line in (left or "").splitlines()]
+    return [old for old, _, who in lines if mine and who == mine and old != sha]

@@ -28,6 +28,7 @@ ADR_HOOKS = (
     None,
     "post-commit",
     "post-rewrite",
+    "post-rebase",  # post-rewrite after a rebase
     "post-merge",
 )
 MAX_MERGED_ADRS = 50  # commits a merge or pull brought in, newest first, that are looked at
@@ -101,8 +102,7 @@ def hook_vault(vault_arg: str | None) -> Path:
 def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int:
     """The hook of every git event: the ADR step where it applies, then a request to the worker."""
 
-    if hook is None and "PRE_COMMIT_IS_SQUASH_MERGE" in os.environ:  # pre-commit's post-merge stage
-        hook = "post-merge"
+    hook = _stage(hook, args)
 
     def work(root: Path) -> str:
         adr_line = _adr(root, hook) if hook in ADR_HOOKS else None
@@ -111,12 +111,23 @@ def run_reindex(vault_arg: str | None, hook: str | None, args: list[str]) -> int
     return never_fail("reindex", vault_arg, work)
 
 
+def _stage(hook: str | None, args: list[str]) -> str | None:
+    """The git event: `hook`, else the one pre-commit names in its environment (None: a commit);
+    `post-rebase` for the post-rewrite after a rebase, whose ADR step takes every commit it
+    wrote."""
+    if hook is None and "PRE_COMMIT_IS_SQUASH_MERGE" in os.environ:  # pre-commit's post-merge stage
+        hook = "post-merge"
+    if hook is None and "PRE_COMMIT_REWRITE_COMMAND" in os.environ:  # its post-rewrite stage
+        hook, args = "post-rewrite", [os.environ["PRE_COMMIT_REWRITE_COMMAND"]]
+    return "post-rebase" if hook == "post-rewrite" and args[:1] == ["rebase"] else hook
+
+
 def run_adr(vault_arg: str | None) -> int:
     """Only the ADR step (pre-commit's `k0maru-adr`); a written ADR is handed to the worker to
     index."""
 
     def work(root: Path) -> str | None:
-        line = _adr(root, None)
+        line = _adr(root, _stage(None, []))
         return f"{line}; {_hand_to_worker(root, None)}" if line else None
 
     return never_fail("ADR", vault_arg, work)
@@ -146,14 +157,15 @@ def _hand_to_worker(root: Path, hook: str | None) -> str:
 def _adr(root: Path, hook: str | None) -> str | None:
     """The ADRs that commits' trailers ask for: HEAD's and those of the commits since the last
     completed ADR step (a hook killed before it finished), or after a merge or pull every commit it
-    brought in (ORIG_HEAD..HEAD). Nothing heavy is imported unless git sees such a trailer."""
+    brought in, after a rebase every commit it wrote (ORIG_HEAD..HEAD); none between a rebase's
+    picks. Nothing heavy is imported unless git sees such a trailer."""
     repo = repo_root(root)
     if repo is None:
         return None
     head = (git(repo, "rev-parse", "--verify", "-q", "HEAD") or "").strip()
-    if not head:
-        return None  # no commit yet
-    since = "ORIG_HEAD" if hook == "post-merge" else _checked(root, repo, head)
+    if not head or (hook != "post-rebase" and _rebasing(repo)):
+        return None  # no commit yet; a rebase's picks: its post-rewrite takes them
+    since = "ORIG_HEAD" if hook in ("post-merge", "post-rebase") else _checked(root, repo, head)
     span = ["-1", head] if since is None else [f"{since}..{head}", "-n", str(MAX_MERGED_ADRS)]
     if since is None and not (root / STATE_DIR / ADR_CHECKED).exists():
         span = _since_installed(repo, head, hook) or span  # a first hook, or all before killed
@@ -161,6 +173,14 @@ def _adr(root: Path, hook: str | None) -> str | None:
     lines = _write_adrs(root, _trailer_commits(repo, span))
     _mark_checked(root, head)  # only now: a hook killed before this point is caught up next time
     return "; ".join(lines) or None
+
+
+def _rebasing(repo: Path) -> bool:
+    """Whether a rebase is under way (git runs post-commit for each commit it picks). Its ADRs wait
+    for its post-rewrite hook: written between picks, an ADR file would stop the pick of a later
+    commit that adds it ("untracked working tree files would be overwritten")."""
+    out = git(repo, "rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply") or ""
+    return any((repo / line).exists() for line in out.splitlines() if line)
 
 
 def _since_installed(repo: Path, head: str, hook: str | None) -> list[str] | None:

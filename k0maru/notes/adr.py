@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import re
 import sys
+from datetime import date
 from pathlib import Path
 
-from k0maru.fsutil import atomic_write_text, read_regular, resolve_inside
-from k0maru.gitutil import Commit, head_commit, repo_root
+from k0maru.fsutil import atomic_write_text, read_regular, read_text, resolve_inside
+from k0maru.gitutil import Commit, head_commit, repo_root, rewritten_from
 from k0maru.index.markdown import hash_bytes
-from k0maru.notes.flush import FlushEngine
+from k0maru.notes.conventions import KindRule
+from k0maru.notes.flush import FlushEngine, vault_lock
+from k0maru.notes.supersede import mark_superseded, superseded_by, with_line
 from k0maru.text import printable
 
 _HEAD_BYTES = 8192  # where an ADR k0maru wrote holds its decision_key
@@ -20,6 +23,8 @@ _CONTEXT = re.compile(r"^context\b", re.I)
 _DECISION = re.compile(r"^decision\b(?!\s+drivers?\b)", re.I)  # not MADR's `Decision Drivers`
 _PROPOSAL = re.compile(r"^(?:proposal|proposed (?:solution|change)|outcome|resolution)\b", re.I)
 _COMMIT = re.compile(r"^commits?\b", re.I)
+_SUPERSEDES = re.compile(r"^supersedes:?\s+(\S.*)$", re.I | re.M)  # its line, or frontmatter key
+TAGS = ["adr", "from-commit"]
 
 
 def parse_trailers(message: str) -> tuple[dict[str, str], str]:
@@ -68,29 +73,69 @@ def adr_from_head(vault_root: Path, rev: str = "HEAD") -> dict[str, str] | None:
     for warning in engine.conventions.warnings:
         print(f"k0maru: {warning}", file=sys.stderr)
     rule = engine.conventions.rules["adr"]
-    existing = _written_for(vault_root, rule.folder, key)
+    existing = _written_for(vault_root, rule.folder, f"decision_key: {key}")
     if existing is not None:
-        rel = existing.relative_to(vault_root.resolve()).as_posix()
-        return {"outcome": _repoint(existing, commit.sha), "path": rel}
+        return {"outcome": _repoint(existing, commit.sha), "path": _rel(vault_root, existing)}
+    text = _record_text(rule, commit, body, (context, decision or title, consequences))
+    extra = {
+        "status": "accepted",
+        "commit": commit.sha,
+        "author": printable(commit.author),
+        "decision_key": key,
+    }
+    earlier = rewritten_from(repo_dir, commit.sha) if repo_dir is not None else []
+    amended = next(
+        filter(None, (_written_for(vault_root, rule.folder, f"commit: {c}") for c in earlier)), None
+    )
+    if amended is not None:
+        _rewrite(engine, amended, title, text, extra)
+        return {"outcome": "updated", "path": _rel(vault_root, amended)}
+    result = engine.flush("adr", title, text, tags=TAGS, extra=extra)
+    return {"outcome": result.outcome, "path": result.path}
+
+
+def _record_text(rule: KindRule, commit: Commit, body: str, parts: tuple[str, str, str]) -> str:
+    """The ADR's sections: context, decision and consequences under the titles the vault's records
+    use, and the `## Commit` section unless the family keeps no such section."""
+    context, decision, consequences = parts
     family = rule.record.sections if rule.record is not None and rule.record.shaped else []
-    sections = _sections(body, context, decision or title, _own_titles(family))
+    sections = _sections(body, context, decision, _own_titles(family))
     if consequences:
         sections.append(f"## Consequences\n\n{consequences}")
     if not family or any(_COMMIT.match(n) for n in family):  # else its sha is kept out of sight
         sections.append(_commit_section(commit))
-    result = engine.flush(
-        "adr",
-        title,
-        "\n\n".join(sections),
-        tags=["adr", "from-commit"],
-        extra={
-            "status": "accepted",
-            "commit": commit.sha,
-            "author": printable(commit.author),
-            "decision_key": key,
-        },
-    )
-    return {"outcome": result.outcome, "path": result.path}
+    return "\n\n".join(sections)
+
+
+def _rewrite(engine: FlushEngine, note: Path, title: str, text: str, extra: dict[str, str]) -> None:
+    """An amend or a rebase changed the message of a commit whose ADR k0maru wrote in `note`: the
+    note now records the amended commit's decision (title, text, sha), in place (its number, file
+    name and the record it supersedes kept), never as a second record of one commit."""
+    number = re.match(r"\d+", note.name)
+    rule = engine.conventions.rules["adr"]
+    with vault_lock(engine.root):
+        old = read_text(note, errors="replace")
+        new = engine.render(
+            rule,
+            title,
+            text,
+            TAGS,
+            [],
+            [],
+            date.today(),
+            extra,
+            int(number.group()) if number else None,
+        )
+        replaced = _SUPERSEDES.search(old)
+        if replaced is not None:
+            new = with_line(new, "supersedes", replaced.group(1).strip("\"' "))
+        if by := superseded_by(old):  # a later record replaced it: it stays replaced
+            new = mark_superseded(new, by)
+        atomic_write_text(note, new)
+
+
+def _rel(vault_root: Path, note: Path) -> str:
+    return note.relative_to(vault_root.resolve()).as_posix()
 
 
 def _parts(trailers: dict[str, str], body: str, summary: str) -> tuple[str, str, str]:
@@ -103,9 +148,9 @@ def _parts(trailers: dict[str, str], body: str, summary: str) -> tuple[str, str,
     return context, decision, printable(trailers.get("consequences", ""))
 
 
-def _written_for(vault_root: Path, folder: str, key: str) -> Path | None:
-    """The ADR k0maru already wrote for this decision (its `decision_key:` is `key`) in the ADR
-    `folder`; None when there is none. Links are not followed."""
+def _written_for(vault_root: Path, folder: str, line: str) -> Path | None:
+    """The ADR k0maru already wrote in the ADR `folder` with this `line` where it keeps its keys
+    (`decision_key: <key>`, `commit: <sha>`); None when there is none. Links are not followed."""
     where = resolve_inside(vault_root, folder or ".")
     if not where.is_dir():
         return None
@@ -113,7 +158,7 @@ def _written_for(vault_root: Path, folder: str, key: str) -> Path | None:
         head = read_regular(existing, _HEAD_BYTES)
         if head is None or existing.is_symlink():
             continue
-        if f"decision_key: {key}" in head.decode("utf-8", "replace"):
+        if re.search(rf"(?<![\w-]){re.escape(line)}(?!\w)", head.decode("utf-8", "replace")):
             return existing
     return None
 

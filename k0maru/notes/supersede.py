@@ -32,7 +32,7 @@ def link_both_ways(old: Path, new: Path, old_link: str, new_link: str) -> None:
     """Mark `old` superseded by `new` (as `new_link` names it from old's folder) and say in `new`
     which record it supersedes (`old_link`)."""
     atomic_write_text(old, mark_superseded(read_text(old), new_link))
-    atomic_write_text(new, _with_line(read_text(new), "supersedes", old_link))
+    atomic_write_text(new, with_line(read_text(new), "supersedes", old_link))
 
 
 def mark_superseded(text: str, link: str) -> str:
@@ -52,13 +52,13 @@ def mark_superseded(text: str, link: str) -> str:
         return head + _STATUS_LINE.sub(lambda m: f"{m.group(1)} {said}", body, 1)
     if _STATUS_SECTION.search(body):
         return head + _STATUS_SECTION.sub(lambda m: m.group(1) + said, body, 1)
-    return _with_line(text, "superseded-by", link)
+    return with_line(text, "superseded-by", link)
 
 
 _LEADS = {"supersedes": "Supersedes", "superseded-by": "Superseded by"}  # each key as a line
 
 
-def _with_line(text: str, key: str, link: str) -> str:
+def with_line(text: str, key: str, link: str) -> str:
     """`text` saying `key` `link` in a line under its heading (a `key:` of its frontmatter where it
     has one and no heading)."""
     line = f"{_LEADS[key]} {link}"
@@ -120,8 +120,14 @@ def standing_first(root: Path, paths: list[str]) -> tuple[list[int], dict[int, s
 
 def _named_by(text: str) -> str:
     """What a superseded record's own `superseded by` key or line names, else ''."""
+    return superseded_by(text).strip("[]()*").strip()
+
+
+def superseded_by(text: str) -> str:
+    """The value a superseded record's own `superseded by` key or line gives, as written (a link,
+    a name), else ''."""
     m = _BY.search(text[:4000])
-    return m.group(1).strip().strip("\"'[]()*").strip() if m else ""
+    return m.group(1).strip().strip("\"'") if m else ""
 
 
 def _names(text: str, stem: str) -> bool:

@@ -334,6 +334,72 @@ def test_amended_adr_follows_the_new_sha(repo: Path, k0: K0) -> None:
     assert len(list((repo / "docs/adr").glob("*.md"))) == 2
 
 
+def test_amend_with_an_edited_message_updates_the_adr_in_place(repo: Path, k0: K0) -> None:
+    """An amend that edits the message (the body, the title) rewrites the ADR k0maru wrote for
+    the commit it replaced: one record, the new decision and sha, never a second ADR superseding
+    the first (which would name a commit no longer in history)."""
+    k0("hooks", "install", "--vault", str(repo))
+    write(repo, "src/db.py", "RECYCLE = 300\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "Pool\n\nStale conns.\n\nADR: Recycle connections every 5 minutes\n")
+    first = git(repo, "rev-parse", "HEAD").stdout.strip()
+    edited = (
+        "Pool sizes\n\nStale connections behind the LB.\n\nADR: Recycle connections every 5 min\n"
+    )
+    r = git(repo, "commit", "-q", "--amend", "-m", edited)
+    amended = git(repo, "rev-parse", "HEAD").stdout.strip()
+    path = "docs/adr/0002-recycle-connections-every-5-minutes.md"
+    adr = (repo / path).read_text()
+    assert sorted(p.name for p in (repo / "docs/adr").glob("*.md")) == [
+        "0001-start.md",
+        Path(path).name,
+    ]
+    assert f"ADR updated: {path}" in r.stderr and "ADR written" not in r.stderr
+    assert "every 5 min\n" in adr and "behind the LB" in adr and "Stale conns." not in adr
+    assert f"commit: {amended}" in adr and first not in adr and "uperseded" not in adr
+
+
+def test_an_amended_adr_keeps_the_record_it_supersedes(repo: Path, k0: K0) -> None:
+    k0("hooks", "install", "--vault", str(repo))
+    for n, why in enumerate(("Fast.", "Faster.", "Faster still.")):
+        write(repo, "src/x.py", f"X = {n}\n")
+        git(repo, "add", "-A")
+        amend = ["--amend"] if n == 2 else []
+        git(repo, "commit", "-q", *amend, "-m", f"Use X\n\n{why}\n\nADR: Use X\n")
+    first, second = (repo / "docs/adr/0002-use-x.md"), (repo / "docs/adr/0003-use-x.md")
+    assert len(list((repo / "docs/adr").glob("*.md"))) == 3
+    assert "Superseded by [[0003-use-x]]" in first.read_text()
+    adr = second.read_text()
+    assert "Supersedes [[0002-use-x]]" in adr and "Faster still." in adr
+    assert f"commit: {git(repo, 'rev-parse', 'HEAD').stdout.strip()}" in adr
+
+
+def test_a_rebase_that_rewords_the_message_updates_the_adr_in_place(repo: Path, k0: K0) -> None:
+    """The ADR the hook wrote is committed next (as the README says); a rebase that rewords the
+    first commit picks both (no ADR is written between its picks, where it would stop the second
+    one) and then rewrites the ADR in place for the reworded commit."""
+    k0("hooks", "install", "--vault", str(repo))
+    write(repo, "src/db.py", "RECYCLE = 300\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "Pool\n\nStale conns.\n\nADR: Recycle connections\n")
+    write(repo, "src/other.py", "X = 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "later")
+    assert "docs/adr/0002-recycle-connections.md" in git(repo, "show", "--name-only", "HEAD").stdout
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/reword/", "GIT_EDITOR": "sed -i s/conns/links/"}
+    subprocess.run(
+        ["git", "rebase", "-q", "-i", "HEAD~2"],
+        cwd=repo,
+        env={**os.environ, **GIT_ENV, **env},
+        check=True,
+        capture_output=True,
+    )
+    reworded = git(repo, "rev-parse", "HEAD~1").stdout.strip()
+    adr = (repo / "docs/adr/0002-recycle-connections.md").read_text()
+    assert len(list((repo / "docs/adr").glob("*.md"))) == 2
+    assert "Stale links." in adr and f"commit: {reworded}" in adr and "uperseded" not in adr
+
+
 def test_commit_with_the_index_locked_by_another_process(repo: Path, k0: K0) -> None:
     """Another k0maru holds the write lock until it is killed: the commit ends while the lock is
     still held (the hook never opens the index); the worker indexes the note once the lock is
