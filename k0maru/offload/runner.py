@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import os
 import queue
 import re
@@ -49,6 +50,10 @@ class OffloadOutcome:
 
 class CommandNotFound(K0maruError):
     exit_code = 127  # as a shell reports it
+
+
+class CommandNotExecutable(K0maruError):
+    exit_code = 126  # as a shell reports it
 
 
 def default_task_id(vault: Path) -> str:
@@ -740,8 +745,16 @@ def _start(command: list[str]) -> subprocess.Popen[bytes]:
             f"command not found: {command[0]!r}; check the name and PATH"
         ) from None
     except PermissionError:
-        raise K0maruError(
-            f"command {command[0]!r} is not executable; check its permissions"
+        raise CommandNotExecutable(
+            f"command {command[0]!r} is not executable; check its permissions (chmod +x) or "
+            "run it through its interpreter"
+        ) from None
+    except OSError as exc:
+        if exc.errno != errno.ENOEXEC:
+            raise
+        raise CommandNotExecutable(
+            f"command {command[0]!r} cannot be run: not a program this system runs and no #! "
+            "line; run it through its interpreter"
         ) from None
 
 

@@ -358,6 +358,23 @@ def test_missing_command_is_a_clear_error(k0: K0, vault: Path) -> None:
     assert r.returncode == 127 and "command not found" in r.stderr
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "mode", "why"),
+    [
+        ("calc.py", "print(1)\n", 0o644, "is not executable"),  # no execute bit
+        ("tool", "\x7fELF not really\n", 0o755, "cannot be run"),  # exec format error
+    ],
+)
+def test_command_that_cannot_run_exits_126_as_a_shell_does(
+    k0: K0, vault: Path, name: str, text: str, mode: int, why: str
+) -> None:
+    script = write(vault, name, text)
+    script.chmod(mode)
+    r = offload(k0, vault, str(script))
+    assert r.returncode == 126 and why in r.stderr and "Traceback" not in r.stderr
+    assert len(errors(r.stderr).strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("task", ["../../etc", "a/b"])
 def test_task_id_cannot_escape_refs(k0: K0, vault: Path, task: str) -> None:
     script = write(vault, "p.py", "for i in range(2000): print('step', i, 'ok')\n")
