@@ -108,7 +108,7 @@ def distill(
 ) -> int:
     from k0maru.service.offload import offloaded_before
 
-    text = None if node else read_text_input(trace_file)
+    text = None if node else _trace_text(trace_file)
     if node and not index_exists(vault) and not offloaded_before(vault):
         raise NotFoundError(
             f"unknown log node {node[:40]!r}: nothing was offloaded in this vault yet "
@@ -133,6 +133,22 @@ def distill(
 
     emit(as_json, card.payload(), human)
     return 0
+
+
+def _trace_text(trace_file: str | None) -> str:
+    """The failure text `distill` was given; none (a terminal, an empty file or stdin) is one line
+    that names this command's own flags."""
+    if not trace_file and sys.stdin.isatty():
+        where = "stdin is a terminal"
+    else:
+        text = read_text_input(trace_file)
+        if text.strip():
+            return text
+        where = f"{trace_file or 'stdin'} is empty"
+    raise K0maruError(
+        f"no failure text ({where}): pass --trace-file FILE, pipe the trace on stdin, "
+        "or --node NODE_ID (an offloaded log)"
+    )
 
 
 def register(add: Adder) -> None:
