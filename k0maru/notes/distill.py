@@ -8,6 +8,7 @@ same log node, the same pasted text) is `up_to_date`."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import re
 import unicodedata
@@ -41,6 +42,17 @@ if TYPE_CHECKING:
 _HINT = re.compile(r"^\s*(?:=\s*)?(help|note|hint|suggestion):\s*(.+)$", re.I)
 _PYTEST_E = re.compile(r"^E\s{2,}(.+)$")
 MAX_EXCERPT = 30
+# the words that say a line failed without naming a code (offload's UNCODED): never a card's code
+NO_CODE = frozenset({"error", "FAIL", "fatal-error"})
+_UPPER = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
+# a code a failure's message names: an upper-case one between punctuation
+# (`code=MSG_SIZE_TOO_LARGE,`, `[ERR_ASSERTION]`, `SQLITE_BUSY:`), not a name in its prose
+# (`in CMAKE_MODULE_PATH this`); an errno name (`connect ECONNREFUSED`) anywhere
+_NAMED_CODE = re.compile(
+    rf"(?<=[=\[({{,:])\s?({_UPPER})\b|\b({_UPPER})(?=[\]}}),:])|\b(E[A-Z]{{2,}})\b"
+)
+_ERRNO = frozenset(errno.errorcode.values())
+_WORD = re.compile(r"\w+")
 
 
 class Failure(Protocol):
@@ -189,6 +201,34 @@ HUMAN_HITS = 10  # the team's notes a card's related notes are chosen from
 LOOK_PAST = 20  # cards distilled here that may rank above them
 
 
+def card_codes(seen: Sequence[str], mine: list[Failure], primary: Failure) -> list[str]:
+    """A card's error codes: those the log's reading saw that name its failures (never a bare
+    `error`), then the codes their messages name (`_NAMED_CODE`)."""
+    named = {f.code for f in mine}
+    codes = [c for c in seen if c.rsplit(".", 1)[-1] in named]
+    if not codes and primary.code not in NO_CODE:
+        codes = [primary.code]
+    return list(dict.fromkeys(codes + [c for f in mine for c in named_codes(f.message)]))
+
+
+def named_codes(message: str) -> list[str]:
+    """The codes a failure's message names (`_NAMED_CODE`), in order."""
+    found = [m.group(m.lastindex or 0) for m in _NAMED_CODE.finditer(message)]
+    return [c for c in found if "_" in c or c in _ERRNO]  # an `E...` word only as errno names it
+
+
+def card_title(primary: Failure) -> str:
+    """The failure's code and message, cut between words (`…` says so); a word that names no code
+    (`error`) is left out, and a message that says no more than where (`error --> src/main.rs:4:5`)
+    reads `error at src/main.rs:4:5`."""
+    message = " ".join(primary.message.split()).rstrip(" .:,")
+    rest = message.replace(primary.location, "") if primary.location else message
+    if primary.location and not [w for w in _WORD.findall(rest) if w != primary.code]:
+        return shorten(f"{primary.code} at {primary.location}", 90)
+    said = message if primary.code in NO_CODE and message else f"{primary.code} {message}"
+    return shorten(said.strip(), 90, at_word=True)
+
+
 class DistillEngine:
     def __init__(self, vault: DistillVault, reading: FailureReading):
         self.vault = vault
@@ -245,12 +285,8 @@ class DistillEngine:
         """A new card about `primary` alone: the failures that are the same one, never the
         others."""
         mine = [f for f in failures if same_failure(f, primary, self.reading.shape)]
-        named = {f.code for f in mine}
-        codes = [c for c in findings.error_codes if c.rsplit(".", 1)[-1] in named]
-        codes = codes or [primary.code]
-        title = cut_at_word(" ".join(f"{primary.code} {primary.message}".split()), 90).rstrip(
-            " .:,"
-        )
+        codes = card_codes(findings.error_codes, mine, primary)
+        title = card_title(primary)
         related = self._related(codes, primary, exclude_title=title)
         end = next((f.line for f in failures if f.line > primary.line and f not in mine), None)
         body = self._body(
@@ -342,7 +378,7 @@ class DistillEngine:
         out = [
             f"# {primary.code}: {primary.message}",
             "",
-            f"{GENERATED_MARK} {seen.source}. Stack: {primary.stack}. Error codes: {', '.join(codes)}.",
+            f"{GENERATED_MARK} {seen.source}. Stack: {primary.stack}. Error codes: {', '.join(codes) or 'none'}.",
             "",
             seen_line(1, seen),
             "",
@@ -480,7 +516,7 @@ def _card_from(
     root: Path, path: Path, meta: dict[str, Any], body: str, outcome: str, primary: Failure
 ) -> SkillCard:
     title = str(meta.get("title") or primary.message)
-    codes = [str(c) for c in meta.get("error_codes") or [primary.code]]
+    codes = [str(c) for c in meta.get("error_codes", [primary.code]) or []]
     related = [str(r).strip("[]") for r in meta.get("related_notes") or []]
     note = FlushResult(path.relative_to(root).as_posix(), outcome, "skill", related)
     return SkillCard(
