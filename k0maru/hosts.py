@@ -80,6 +80,7 @@ class Change:
     outcome: str  # created | updated | up_to_date | removed | absent
     text: str  # the whole file as written (or as it would be)
     warning: str | None = None
+    file_removed: bool = False  # removed: the file went too (it held only what connect wrote)
 
 
 def table_of(host: str) -> str:
@@ -417,11 +418,12 @@ def connect(host: str, vault: Path, write: bool = True, remove: bool = False) ->
     old = _read(path)
     merge = _merge_toml if host == "codex" else partial(_merge_json, host)
     new = merge(old, vault, path, remove)
+    gone = remove and old is not None and new != old and _deletes(vault, path, new)
     if write:
         _write_entry(host, vault, path, old, new, remove)
     if remove:
         outcome = "absent" if old is None or new == old else "removed"
-        return Change(host, path, outcome, new if old is not None else "", None)
+        return Change(host, path, outcome, new if old is not None else "", None, gone)
     return Change(host, path, _outcome(old, new), new, _not_on_path(host))
 
 
@@ -456,6 +458,17 @@ def _not_on_path(host: str) -> str | None:
 def _empty(text: str) -> bool:
     """Nothing left in the file: no member, no comment."""
     return re.sub(r"\s", "", text) in ("", "{}")
+
+
+def _found_blank(note: dict[str, Any]) -> bool:
+    """Whether connect found the file its `note` is on there but empty (remove then keeps it)."""
+    return "blank" in note or [] in note.get("kept", [])
+
+
+def _deletes(vault: Path, path: Path, new: str) -> bool:
+    """Whether removing k0maru leaves `path` to be deleted (`_save`): `new` is empty and the file
+    is a regular one that connect did not find there empty."""
+    return _empty(new) and not path.is_symlink() and not _found_blank(_note_on(vault, path))
 
 
 def _save(path: Path, old: str | None, new: str, user_file: bool, keep: bool = False) -> None:
@@ -531,8 +544,7 @@ def _store(
     if remove or added:
         found = _toml_found_empty(old) if path.suffix == ".toml" else _found_empty(old, added)
         _set_note(vault, path, {} if remove else found)
-    keep = remove and ("blank" in note or [] in note.get("kept", []))
-    _save(path, old, new, host == "claude-desktop", keep)
+    _save(path, old, new, host == "claude-desktop", remove and _found_blank(note))
 
 
 def _without_emptied(text: str, keys: list[str], note: dict[str, Any]) -> str:
@@ -651,13 +663,14 @@ def connect_hooks(host: str, vault: Path, write: bool = True, remove: bool = Fal
     else:
         new = _with_hook(text, groups)
         outcome = "up_to_date" if new == old else "created" if old is None else "updated"
+    gone = remove and new != text and _deletes(vault, path, new)
     if write and new != text:
         added = [] if remove or _our_hooks(groups) else HOOKS_PATH
         _store(host, vault, path, old, new, added, remove)
     warning = None
     if not remove and shutil.which(HOOK_COMMAND) is None:
         warning = f"`{HOOK_COMMAND}` is not on PATH here; the host runs it from PATH"
-    return Change(host, path, outcome, new, warning)
+    return Change(host, path, outcome, new, warning, gone)
 
 
 def hooks_configured(vault: Path) -> list[tuple[str, Path, str]]:

@@ -10,6 +10,8 @@ TYPE_CHECKING = False  # as typing's (mypy reads it so), without importing typin
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from k0maru.hosts import Change
+
 
 def mcp(vault: str | None) -> int:
     import gc
@@ -70,22 +72,40 @@ def connect(
     with_hook = hooks or (remove and host in hosts.HOOK_FILES | hosts.OLD_HOOK_FILES)
     if with_hook:  # a host without command hooks is refused before anything is written
         hosts.hook_file(host, root, removing=remove)
-    changes = [hosts.connect(host, root, write=not print_only, remove=remove)]
+    changes = [("entry", hosts.connect(host, root, write=not print_only, remove=remove))]
     if with_hook:
         hook = hosts.connect_hooks(host, root, write=not print_only, remove=remove)
         if hooks or hook.outcome != "absent":
-            changes.append(hook)
-    for change in changes:
+            changes.append(("command hook", hook))
+    for what, change in changes:
         if print_only:  # the text alone on stdout, as it would be written; its file on stderr
             print(f"k0maru: would write {change.path}:", file=sys.stderr)
             print(change.text, end="")
         elif as_json:
-            print(json.dumps({"host": host, "file": str(change.path), "outcome": change.outcome}))
+            gone = {"file_removed": change.file_removed} if remove else {}
+            print(
+                json.dumps(
+                    {"host": host, "file": str(change.path), "outcome": change.outcome} | gone
+                )
+            )
         else:
-            print(f"{change.outcome}: {change.path}")
+            print(said(change, what))
         if change.warning:
             print(f"k0maru: warning: {change.warning}", file=sys.stderr)
     return 0
+
+
+def said(change: Change, what: str) -> str:
+    """The line `connect` prints for a change to one file; a removal says what went: k0maru's
+    `what` (its `entry`, its `command hook`) from the file, or the file, when it held nothing
+    else."""
+    if change.outcome == "removed" and change.file_removed:
+        return f"removed: {change.path} (it held only k0maru's {what})"
+    if change.outcome == "removed":
+        return f"removed k0maru's {what} from {change.path} (the rest of the file kept)"
+    if change.outcome == "absent":
+        return f"absent: no k0maru {what} in {change.path}; nothing removed"
+    return f"{change.outcome}: {change.path}"
 
 
 def list_connections(root: Path, as_json: bool) -> int:

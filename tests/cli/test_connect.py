@@ -288,7 +288,8 @@ def test_a_codex_hook_an_earlier_version_installed_is_listed_and_removed(
     rows = {(r["host"], r["part"]): r["state"] for r in json.loads(capsys.readouterr().out)}
     assert rows[("codex", "hook")].startswith("inactive, never rewrites")
     assert main(["connect", "codex", "--remove", "--vault", str(vault)]) == 0
-    assert f"removed: {path}" in capsys.readouterr().out.splitlines()
+    out = capsys.readouterr().out.splitlines()
+    assert f"removed k0maru's command hook from {path} (the rest of the file kept)" in out
     assert (
         json.loads(path.read_text())["hooks"]["PreToolUse"]
         == json.loads(USER_SETTINGS)["hooks"]["PreToolUse"]
@@ -342,8 +343,8 @@ def test_the_command_line_installs_and_removes_both(
     assert settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == hosts.HOOK_COMMAND
     assert main(["connect", "claude-code", "--hooks", "--remove", "--vault", str(vault)]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        f"removed: {vault / '.mcp.json'}",
-        f"removed: {vault / '.claude' / 'settings.json'}",
+        f"removed: {vault / '.mcp.json'} (it held only k0maru's entry)",
+        f"removed: {vault / '.claude' / 'settings.json'} (it held only k0maru's command hook)",
     ]
     assert not (vault / ".mcp.json").exists() and not (vault / ".claude").exists()  # it made them
     assert main(["connect", "cursor", "--hooks", "--vault", str(vault)]) == 2
@@ -456,8 +457,8 @@ def test_remove_takes_the_hook_out_and_list_shows_hooks(
     )
     assert main(["connect", "claude-code", "--remove", "--vault", str(vault)]) == 0  # no --hooks
     assert capsys.readouterr().out.splitlines() == [
-        f"removed: {vault / '.mcp.json'}",
-        f"removed: {path}",
+        f"removed: {vault / '.mcp.json'} (it held only k0maru's entry)",
+        f"removed k0maru's command hook from {path} (the rest of the file kept)",
     ]
     assert path.read_text() == USER_SETTINGS
     assert main(["connect", "--list", "--vault", str(vault)]) == 0
