@@ -1104,8 +1104,11 @@ def fit_budget(
         candidate = trial(max(count, 1), cap)
         if fits(candidate):
             return candidate
+    least = cost(trial(1, caps[-1]), None) if result.hits else None  # the first hit, cut most
+    first = f"; the first takes {least}" if least else ""
     return result.but(
-        hits=[], warnings=[*result.warnings, f"token_budget {budget} is too small for any hit"]
+        hits=[],
+        warnings=[*result.warnings, f"a budget of {budget} tokens is too small for any hit{first}"],
     )
 
 
