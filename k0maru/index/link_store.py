@@ -132,13 +132,15 @@ class LinkStore(DocumentStore):
         )
 
     def heading_links(self, limit: int) -> list[tuple[str, str, str, int]]:
-        """(target, linking note's path, heading, target note's id) of the links to a heading of a
-        note found, by target: at most `limit`."""
+        """(target, linking note's path, heading, target note's id) of the wikilinks to a heading
+        of a note found, by target: at most `limit`. A Markdown link's `#anchor` (its target holds
+        it; a wikilink's never does) is left out: it names an anchor of the rendered page, which
+        the renderer makes (MkDocs and GitHub slug a heading apart, `{#id}`, `<span id=…>`)."""
         return list(
             self.conn.execute(
                 "SELECT l.target, d.path, l.heading, l.dst_id FROM links l"
                 " JOIN documents d ON d.id = l.src_id WHERE l.dst_id IS NOT NULL"
-                " AND l.heading IS NOT NULL AND l.heading != ''"
+                " AND l.heading IS NOT NULL AND l.heading != '' AND instr(l.target, '#') = 0"
                 " ORDER BY l.target_key, d.path LIMIT ?",
                 (limit,),
             )
