@@ -100,6 +100,8 @@ def log_list(vault: str | None, as_json: bool, limit: int) -> int:
             nodes = svc.log_list(limit)
 
     def human() -> None:
+        from k0maru.text import shorten, visible
+
         if not nodes:
             print("no offloaded logs yet; run `k0maru offload -- CMD`")
         for r in nodes:
@@ -107,7 +109,7 @@ def log_list(vault: str | None, as_json: bool, limit: int) -> int:
             print(
                 f"{r.node_id}  {when}  {took(r.duration_s):>9}  exit {r.exit_code if r.exit_code is not None else '-':>3}  "
                 f"{r.raw_lines:>7,} lines  {r.raw_tokens:>8,} -> {r.summary_tokens:,} tok  "
-                f"{','.join(r.error_codes[:4]) or '-'}  {r.command[:60]}"
+                f"{','.join(r.error_codes[:4]) or '-'}  {shorten(visible(r.command), 60)}"
             )
 
     emit(as_json, [n.payload() for n in nodes], human)
