@@ -250,7 +250,7 @@ def _hint(findings: Findings, lines: int) -> str:
     if root is not None and root.code not in UNCODED and root.stack != "generic":
         return f" --grep {shlex.quote(root.code)} --fixed-strings --context 5"
     if root is not None:
-        return f" --lines {max(root.line - 5, 1)}:{root.line + 40}"
+        return f" --lines {max(root.line - 5, 1)}:{min(root.line + 40, max(lines, root.line))}"
     return f" --lines {max(lines - 60, 1)}:{max(lines, 1)}"
 
 
