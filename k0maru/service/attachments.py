@@ -29,8 +29,9 @@ MAX_SERVED_BYTES = 512 << 20  # a bigger attachment is not served (a recording o
 
 
 def is_attachment_name(target: str) -> bool:
-    """Whether a link target names a file other than a note (it has a suffix, not `.md`)."""
-    suffix = PurePosixPath(target).suffix.lower()
+    """Whether a link target names a file other than a note (it has a suffix, not `.md`; a
+    Markdown link's `#anchor` aside: `gone.md#sec` names a note)."""
+    suffix = PurePosixPath(target.split("#", 1)[0]).suffix.lower()
     return bool(suffix) and suffix != ".md" and " " not in suffix
 
 
