@@ -254,7 +254,7 @@ def register(add: Adder) -> None:
     p.add_argument(
         "--until",
         metavar="WHEN",
-        help="only notes dated on or before (frontmatter date, else mtime)",
+        help="only notes dated on or before (frontmatter date, else the file name's, else mtime)",
     )
     p.add_argument(
         "--lang",

@@ -3,4 +3,4 @@
 PARSER_VERSION lives here, not in markdown.py, so a no-change scan can check it without importing
 the parser."""
 
-PARSER_VERSION = "12"  # bump when parsing changes what is stored: the next scan re-parses all
+PARSER_VERSION = "13"  # bump when parsing changes what is stored: the next scan re-parses all

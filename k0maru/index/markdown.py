@@ -12,6 +12,7 @@ from urllib.parse import unquote
 import xxhash
 
 from k0maru.index.languages import note_language
+from k0maru.kinds import folder_kind
 from k0maru.text import tags_key
 from k0maru.wikilinks import WIKILINK, hide_comments, inline_tags, wikilink, without_code
 
@@ -64,7 +65,7 @@ class ParsedNote:
     kind: str | None = (
         None  # frontmatter kind/type, else from a folder name (adr, decision, card, ...)
     )
-    date: float | None = None  # frontmatter date/created as epoch seconds (UTC midnight for a date)
+    date: float | None = None  # frontmatter date/created, else the file name's (UTC midnight)
     body_line: int = 1  # the file's line where the body starts (after the frontmatter)
     lang: str = (
         ""  # the Snowball language its words are stemmed in, "" for English (index/languages.py)
@@ -292,26 +293,6 @@ def _wikilinks(text: str) -> list[Link]:
     return links
 
 
-# a folder's name -> the kind of the notes in it: the names the conventions place each kind by
-# (`notes/conventions.py`), so a note is of the kind flush filed it as (`Daily/` holds logs);
-# incidents and runbooks keep kinds of their own
-_KIND_FOLDER_WORDS = {
-    "adr": ("adr", "adrs", "architecture-decisions", "decision-records"),
-    "decision": ("decision", "decisions", "decision-log"),
-    "card": ("card", "cards"),
-    "log": (
-        *("log", "logs", "journal", "journals", "daily", "dailies", "standup", "standups"),
-        *("postmortem", "postmortems", "post-mortems", "minutes", "meeting", "meetings"),
-        *("meeting-notes", "retros", "retrospectives", "weekly", "monthly", "outages", "rca"),
-        *("rcas", "incident-reports", "newsletter", "newsletters", "digest", "digests"),
-    ),
-    "skill": ("skill", "skills", "playbooks"),
-    "runbook": ("runbook", "runbooks"),
-    "incident": ("incident", "incidents"),
-}
-FOLDER_KINDS = {word: kind for kind, words in _KIND_FOLDER_WORDS.items() for word in words}
-
-
 def note_tags(frontmatter: dict[str, Any], code_free_body: str) -> list[str]:
     """Tags from frontmatter (`tags`/`tag`, list or comma string) and inline `#tag` / `#a/b` outside
     code and headings (`code_free_body`: the body after `strip_code`), lower-case, without '#'."""
@@ -326,14 +307,16 @@ _TAG_OK = re.compile(r"[\w\-/]+\Z")  # a frontmatter tag as Obsidian takes it
 
 
 def note_kind(frontmatter: dict[str, Any], rel_path: str) -> str | None:
+    """Frontmatter `kind`/`type`, else the kind of its deepest folder named for one (`kinds.py`,
+    the words the conventions file each kind by), so `Daily/` holds logs and `design/` ADRs."""
     for key in ("kind", "type"):
         value = frontmatter.get(key)
         if isinstance(value, str) and value.strip():
             return value.strip().lower()[:32]
     for part in reversed(rel_path.lower().split("/")[:-1]):
         word = re.sub(r"^[\d_\- ]+", "", part).replace(" ", "-").replace("_", "-")
-        if word in FOLDER_KINDS:
-            return FOLDER_KINDS[word]
+        if kind := folder_kind(word):
+            return kind
     return None
 
 
@@ -352,6 +335,24 @@ def note_date(frontmatter: dict[str, Any]) -> float | None:
             except ValueError:
                 continue
     return None
+
+
+# a whole date starting a file's name: Logseq's `2025_01_15.md`, `2025-01-15-x.md`, `20250115.md`
+_NAME_DATE = re.compile(r"(\d{4})([-_.]?)(\d{2})\2(\d{2})(?!\d)")
+
+
+def name_date(rel_path: str) -> float | None:
+    """The date a file's name starts with (UTC midnight), None where it starts with none."""
+    import datetime as dt
+
+    m = _NAME_DATE.match(rel_path.rpartition("/")[2])
+    if not m:
+        return None
+    try:
+        day = dt.date(int(m.group(1)), int(m.group(3)), int(m.group(4)))
+    except ValueError:
+        return None
+    return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC).timestamp()
 
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
@@ -420,10 +421,15 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
         warnings,
         note_tags(frontmatter, code_free),
         note_kind(frontmatter, rel_path),
-        note_date(frontmatter),
+        _dated(note_date(frontmatter), rel_path),
         body_line,
         note_language(frontmatter, rel_path, code_free),
     )
+
+
+def _dated(from_frontmatter: float | None, rel_path: str) -> float | None:
+    """A note's date: its frontmatter's, else the one its file name starts with."""
+    return name_date(rel_path) if from_frontmatter is None else from_frontmatter
 
 
 def chunk_note(title: str, body: str, cap: int, first_line: int = 1) -> list[Chunk]:

@@ -30,6 +30,7 @@ from k0maru.fsutil import read_regular, resolve_inside
 from k0maru.index.kind_rules import ADR_DIR, DAILY_NOTES, RULE_FILES
 from k0maru.index.markdown import split_frontmatter
 from k0maru.index.walker import VaultWalker
+from k0maru.kinds import FOLDER_WORDS, PROPOSAL_WORDS  # the one table the index reads too
 from k0maru.notes.naming import (
     ADR_NUM,
     ADR_PREFIXED,
@@ -62,70 +63,8 @@ _KIND_WORDS = {
     "log": ("log", "logs", "journal", "incident", "incidents"),
     "skill": ("skill", "skills", "runbook skill", "playbooks"),
 }
-_FOLDER_WORDS = {
-    "adr": {"adr", "adrs", "architecture-decisions", "decision-records"},
-    "decision": {"decisions", "decision", "decision-log"},
-    "card": {
-        "cards",
-        "card",
-        "zettel",
-        "zettelkasten",
-        "permanent",
-        "notes",
-        "knowledge",
-        "runbooks",
-        "runbook",
-        "howtos",
-        "how-to",
-        "manual",
-        "handbook",
-        *("sops", "procedures", "kb", "knowledge-base", "wiki", "til", "evergreen", "literature"),
-    },
-    "log": {
-        "logs",
-        "log",
-        "journal",
-        "journals",
-        "daily",
-        "incidents",
-        "dailies",
-        "postmortems",
-        "post-mortems",
-        "postmortem",
-        "minutes",
-        "meetings",
-        "meeting-notes",
-        "retros",
-        "retrospectives",
-        "newsletters",
-        "news",
-        "weekly",
-        "issues",
-        *("incident", "incident-reports", "outages", "rca", "rcas", "standups", "standup"),
-        *("newsletter", "digest", "digests", "monthly", "meeting", "notulen", "actas"),
-    },
-    "skill": {"skills", "skill", "playbooks"},
-}
 TOPICAL = "notes filed by topic"  # the card rule's evidence line where cards go by topic
 _FLAT_VAULT = 10  # notes at the root (not a README, changelog...) that make it a card folder
-_PROPOSAL_WORDS = {
-    "rfc",
-    "rfcs",
-    "proposal",
-    "proposals",
-    "design",
-    "designs",
-    "enhancements",
-    "spec",
-    "specs",
-    "kep",
-    "keps",
-    "pep",
-    "peps",
-    "rfd",
-    "rfds",
-    *("enhancement", "blueprints", "design-docs", "designdocs", "improvement-proposals"),
-}
 DEFAULT_FOLDERS = {
     "adr": "docs/adr",
     "decision": "decisions",
@@ -1135,12 +1074,12 @@ def _name_score(kind: str, folder: str, words: set[str]) -> float:
     (2: the project's decisions are its RFCs or proposals)."""
     if not folder:
         return 0
-    if words & _FOLDER_WORDS[kind]:
+    if words & FOLDER_WORDS[kind]:
         return 3
     parts = {part for word in words for part in re.split(r"[-_ ]", word)}
-    if kind != "adr" and parts & _FOLDER_WORDS[kind]:
+    if kind != "adr" and parts & FOLDER_WORDS[kind]:
         return 2  # `AllCoreDevs-CL-Meetings`, `Fleeting Notes`
-    return 2 if kind == "adr" and parts & _PROPOSAL_WORDS else 0
+    return 2 if kind == "adr" and parts & PROPOSAL_WORDS else 0
 
 
 Clue = tuple[float, str]  # (points toward a kind's folder, the evidence line)
@@ -1216,7 +1155,7 @@ def _dated_clue(kind: str, names: list[str], words: set[str], yearly: bool) -> C
     `summary-2024-05-01.md`, `CG-05-01.md` in a year folder, a month's `2024-08-x.md` or
     `2024-08/index.md`), in a folder not named for
     decisions."""
-    if kind != "log" or words & _FOLDER_WORDS["decision"]:
+    if kind != "log" or words & FOLDER_WORDS["decision"]:
         return None
     count = sum(1 for n in names if dated(n, yearly) or _MONTH_NAME.match(n))
     if count >= 2 and count >= len(names) / 2:
@@ -1267,7 +1206,7 @@ def _frontmatter_clue(kind: str, kinds_in_fm: dict[str, int]) -> Clue | None:
 
 def _template_clue(kind: str, names: list[str], words: set[str]) -> Clue | None:
     """ADRs and decisions: a record template beside the records of a folder named for them."""
-    decision_words = _FOLDER_WORDS["adr"] | _FOLDER_WORDS["decision"]
+    decision_words = FOLDER_WORDS["adr"] | FOLDER_WORDS["decision"]
     if kind in ("adr", "decision") and _has_template(names) and words & decision_words:
         return 2, "a record template beside the records"
     return None

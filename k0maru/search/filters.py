@@ -1,6 +1,6 @@
 """Recall filters: folder prefix, tag (nested tags included), kind, and a date window (the note's
-frontmatter date, else its file's mtime). Dates are ISO (`2026-11-01`) or relative (`30d`, `2w`,
-`6m`, `1y`)."""
+frontmatter date, else the date its file name starts with, else its file's mtime). Dates are ISO
+(`2026-11-01`) or relative (`30d`, `2w`, `6m`, `1y`)."""
 
 from __future__ import annotations
 
@@ -88,8 +88,8 @@ class Filters:
                 ("under", self.path),
                 ("tagged", self.tag),
                 ("kind", self.kind),
-                ("since", self.since),
-                ("until", self.until),
+                ("dated on or after", self.since),
+                ("dated on or before", self.until),
                 ("in language", self.lang),
             )
             if v
