@@ -1,7 +1,8 @@
 """Which notes a loadout reads, by what they are for: agent files (read first, whole where the
 budget allows), the vault's rules files, contributor and development guides, style guides, the
 README's install/dev/test/usage parts, decisions in force; and which it leaves out (changelogs,
-release notes, translations, specs, licences, CI workflows' prompts), each with its reason."""
+release notes, translations, specs, licences, CI workflows' prompts, archived records), each with
+its reason."""
 
 from __future__ import annotations
 
@@ -92,6 +93,8 @@ _DECISION_DIR = re.compile(
     re.I,
 )
 
+# what a vault keeps out of use (the conventions' `aside`): a record there is no decision in force
+_ARCHIVED = re.compile(r"(?:^|/)(?:archived?|archives|attic|deprecated|obsolete|\.?trash)/", re.I)
 _NOT_DECISION = re.compile(r"(?:^|/)(?:index|readme|toc|[\w-]*template[\w-]*)\.md$", re.I)
 
 
@@ -122,7 +125,7 @@ def role_of(path: str, adr_folder: str = "") -> tuple[str, float] | str:
         return "translation"
     in_adrs = adr_folder and path.startswith(adr_folder.rstrip("/") + "/")
     if (in_adrs or _DECISION_DIR.search(path)) and not _NOT_DECISION.search(path):
-        return DECISION, 1.0
+        return "archived record" if _ARCHIVED.search(path) else (DECISION, 1.0)
     for pattern, why in _LEFT_OUT:
         if pattern.search(path):
             return why
