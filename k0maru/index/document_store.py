@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from k0maru.index.base_store import BaseStore
+from k0maru.index.link_resolution import note_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +136,7 @@ class DocumentStore(BaseStore):
         lang: tuple[str | None, str] | None = None,
     ) -> set[int]:
         """Ids of the notes under `path_prefix`, tagged `tag` (or a nested `tag/...`), of `kind`,
-        dated (the frontmatter date, else the file's mtime) within [since, until] in epoch
+        dated (the frontmatter or file name date, else the mtime) within [since, until] in epoch
         seconds."""
         where: list[str] = []
         args: list[Any] = []
@@ -212,6 +213,15 @@ class DocumentStore(BaseStore):
 
     def list_documents(self) -> list[tuple[int, str, str]]:
         return list(self.conn.execute("SELECT id, path, title FROM documents ORDER BY path"))
+
+    def paths_named(self, name: str) -> list[str]:
+        """The paths of the notes a link names by `name` (lower case, no `/`): by their file name,
+        or an index.md or README.md by its folder's (`link_resolution.note_names`)."""
+        rows = self.conn.execute(
+            "SELECT path FROM documents WHERE stem = ? OR stem IN ('index', 'readme') ORDER BY path",
+            (name,),
+        )
+        return [path for (path,) in rows if name in note_names(path)]
 
     def note_kinds(self) -> set[str]:
         """The kinds the indexed notes have (frontmatter `kind`/`type`, else their folder's)."""

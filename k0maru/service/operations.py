@@ -778,9 +778,9 @@ class Service:
         )
 
     def _missing_headings(self, limit: int) -> list[DanglingLink]:
-        """The links to a note found but to a heading it does not have (`[[Note#No such]]`, a
-        Markdown link's `#slug` alike), as the index recorded them; at most `limit` links are
-        read. A block reference (`#^id`) is no heading: never listed."""
+        """The wikilinks to a note found but to a heading it does not have (`[[Note#No such]]`),
+        as the index recorded them; at most `limit` links are read. A block reference (`#^id`) is
+        no heading: never listed; nor is a Markdown link's anchor (`heading_links`)."""
         from k0maru.service.models import DanglingLink
 
         with self._session.session(fresh=False) as vault:
@@ -867,13 +867,14 @@ def _lexical_without_embedding(mode: str, embed: bool) -> str:
 
 def _named(store: Store, name: str) -> DocRow | None:
     """The note `name` names as a link does (path suffix, file name, alias), else by its title;
-    None where none does. Several notes of that title are named in the error, to choose one by
-    path."""
+    None where none does. Several notes of that file name or title are named in the error, to
+    choose one by path."""
     from k0maru.index.link_resolution import key_name
 
     key = name.strip().strip("/").lower().removesuffix(".md")
     doc_id = store.link_resolver({key_name(key)})(key) if key else None
     if doc_id is not None:
+        _one_named(store, key)
         return store.document(doc_id)
     want = name.strip().casefold()
     paths = [p for _, p, t in store.list_documents() if key and (t or "").casefold() == want]
@@ -884,6 +885,20 @@ def _named(store: Store, name: str) -> DocRow | None:
             + "; name one by its path"
         )
     return store.document_by_path(paths[0]) if paths else None
+
+
+def _one_named(store: Store, key: str) -> None:
+    """Refuses a bare name (no `/`) that several notes' file names answer to, naming them, unless
+    one of them is the vault root's note of that name; a path's tail (`development/overview`)
+    names one."""
+    paths = [] if "/" in key else store.paths_named(key)
+    if len(paths) > 1 and f"{key}.md" not in (p.lower() for p in paths):
+        more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
+        raise K0maruError(
+            f"{len(paths)} notes are named {echo(key)}: "
+            + ", ".join(map(repr, paths[:5]))
+            + f"{more}; name one by its path"
+        )
 
 
 def heading_slug(heading: str) -> str:
