@@ -169,6 +169,18 @@ def text_sighting(text: str) -> str:
     return "t-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
+# a rule with a title, where a runner starts another test's block (`____ test_div ____`) or
+# part of its report (`==== short test summary info ====`); never pytest's `_ _ _` frame rule
+_TITLED_RULE = re.compile(r"^\s*([_=-])\1{2,} \S.*? \1{3,}\s*$")
+
+
+def block_end(lines: list[str], line: int, end: int | None) -> int | None:
+    """The line (1-based) a failure's evidence stops before: the first titled rule after its
+    `line`, where another test's block starts, else `end` (the next other failure's line)."""
+    stop = (end or len(lines) + 1) - 1
+    return next((i + 1 for i in range(line, stop) if _TITLED_RULE.match(lines[i])), end)
+
+
 def trace_hints(lines: list[str], primary: Failure) -> list[str]:
     """What the tool itself suggested near the failure: rustc help/note, pytest E-lines, free
     sites."""
@@ -289,6 +301,7 @@ class DistillEngine:
         title = card_title(primary)
         related = self._related(codes, primary, exclude_title=title)
         end = next((f.line for f in failures if f.line > primary.line and f not in mine), None)
+        end = block_end(lines, primary.line, end)
         body = self._body(
             primary,
             mine,
