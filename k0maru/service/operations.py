@@ -876,8 +876,7 @@ def _named(store: Store, name: str) -> DocRow | None:
     if doc_id is not None:
         _one_named(store, key)
         return store.document(doc_id)
-    want = name.strip().casefold()
-    paths = [p for _, p, t in store.list_documents() if key and (t or "").casefold() == want]
+    paths = sorted(_by_title(store, [name]).get(name.strip().casefold(), [])) if key else []
     if len(paths) > 1:
         raise K0maruError(
             f"{len(paths)} notes have the title {echo(name.strip())}: "
@@ -913,13 +912,19 @@ def heading_slug(heading: str) -> str:
 def _titled(store: Store, targets: Sequence[str]) -> dict[str, str]:
     """casefolded link target -> the path of the note with that title, for the targets that name
     a note by its title: `show` opens it, Obsidian does not (it links by file name and alias)."""
-    if not targets:
-        return {}
-    wanted = {t.strip().casefold() for t in targets}
-    found: dict[str, str] = {}
+    return {title: paths[0] for title, paths in _by_title(store, targets).items()}
+
+
+def _by_title(store: Store, titles: Sequence[str]) -> dict[str, list[str]]:
+    """casefolded title -> the paths of the notes with that title in any case, the shortest
+    first, for `titles` (the notes' titles read once; none read for no titles)."""
+    wanted = {t.strip().casefold() for t in titles}
+    found: dict[str, list[str]] = {}
+    if not wanted:
+        return found
     for _, path, title in sorted(store.list_documents(), key=lambda d: (len(d[1]), d[1])):
         if title and title.casefold() in wanted:
-            found.setdefault(title.casefold(), path)  # the shortest path first, as `show` picks
+            found.setdefault(title.casefold(), []).append(path)
     return found
 
 
